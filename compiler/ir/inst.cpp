@@ -1,0 +1,136 @@
+#include "compiler/ir/inst.h"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace loom::ir {
+
+double Inst::float_value() const {
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+bool Inst::same_attributes(const Inst& o) const {
+  return op == o.op && type == o.type && bits == o.bits && attr0 == o.attr0 &&
+         attr1 == o.attr1 && text == o.text;
+}
+
+uint64_t float_bits(double value) {
+  uint64_t b;
+  std::memcpy(&b, &value, sizeof b);
+  return b;
+}
+
+std::unique_ptr<Inst> make_const(Scalar type, double value) {
+  auto c = std::make_unique<Inst>(Op::Const, type);
+  if (is_float(type)) {
+    c->bits = float_bits(type == Scalar::F32 ? static_cast<double>(static_cast<float>(value))
+                                             : value);
+  } else if (type == Scalar::Bool) {
+    c->bits = value != 0.0;
+  } else {
+    c->bits = static_cast<uint64_t>(static_cast<int64_t>(value));
+  }
+  return c;
+}
+
+std::unique_ptr<Inst> make_const_int(Scalar type, int64_t value) {
+  if (is_float(type)) return make_const(type, static_cast<double>(value));
+  auto c = std::make_unique<Inst>(Op::Const, type);
+  c->bits = static_cast<uint64_t>(type == Scalar::Bool ? (value != 0) : value);
+  return c;
+}
+
+Inst* Block::append(std::unique_ptr<Inst> inst) {
+  inst->parent = this;
+  insts.push_back(std::move(inst));
+  return insts.back().get();
+}
+
+Inst* Block::insert(size_t pos, std::unique_ptr<Inst> inst) {
+  inst->parent = this;
+  Inst* raw = inst.get();
+  insts.insert(insts.begin() + static_cast<std::ptrdiff_t>(pos), std::move(inst));
+  return raw;
+}
+
+size_t Block::index_of(const Inst* inst) const {
+  for (size_t i = 0; i < insts.size(); ++i)
+    if (insts[i].get() == inst) return i;
+  throw std::logic_error("Block::index_of: instruction not in block");
+}
+
+std::unique_ptr<Inst> Block::remove(size_t pos) {
+  auto inst = std::move(insts[pos]);
+  insts.erase(insts.begin() + static_cast<std::ptrdiff_t>(pos));
+  inst->parent = nullptr;
+  return inst;
+}
+
+Kernel::Kernel() : body(std::make_unique<Block>()) {}
+Kernel::~Kernel() = default;
+
+void Kernel::renumber() {
+  uint32_t next = 0;
+  walk(*body, [&](Inst& inst) { inst.id = next++; });
+}
+
+namespace {
+void clone_block(const Block& from, Block& to, std::unordered_map<const Inst*, Inst*>& map) {
+  for (const auto& inst : from.insts) {
+    auto copy = std::make_unique<Inst>(inst->op, inst->type);
+    copy->bits = inst->bits;
+    copy->attr0 = inst->attr0;
+    copy->attr1 = inst->attr1;
+    copy->text = inst->text;
+    copy->id = inst->id;
+    copy->node = inst->node;
+    copy->operands = inst->operands;  // remapped after the whole tree exists
+    Inst* raw = to.append(std::move(copy));
+    map[inst.get()] = raw;
+    for (const auto& region : inst->regions) {
+      raw->regions.push_back(std::make_unique<Block>(raw));
+      clone_block(*region, *raw->regions.back(), map);
+    }
+  }
+}
+}  // namespace
+
+std::unique_ptr<Kernel> Kernel::clone() const {
+  auto k = std::make_unique<Kernel>();
+  k->abi = abi;
+  k->debug = debug;
+  k->fast_math = fast_math;
+  std::unordered_map<const Inst*, Inst*> map;
+  clone_block(*body, *k->body, map);
+  walk(*k->body, [&](Inst& inst) {
+    for (auto& op : inst.operands) op = map.at(op);
+  });
+  return k;
+}
+
+void replace_uses(Block& root, const std::unordered_map<Inst*, Inst*>& map) {
+  if (map.empty()) return;
+  walk(root, [&](Inst& inst) {
+    for (auto& op : inst.operands) {
+      for (auto it = map.find(op); it != map.end(); it = map.find(op)) op = it->second;
+    }
+  });
+}
+
+std::unordered_map<const Inst*, int> count_uses(Block& root) {
+  std::unordered_map<const Inst*, int> uses;
+  walk(root, [&](Inst& inst) {
+    for (Inst* op : inst.operands) ++uses[op];
+  });
+  return uses;
+}
+
+bool is_inside(const Inst* inst, const Block* ancestor) {
+  for (const Block* b = inst->parent; b; b = b->owner ? b->owner->parent : nullptr)
+    if (b == ancestor) return true;
+  return false;
+}
+
+}  // namespace loom::ir

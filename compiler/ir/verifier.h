@@ -1,0 +1,21 @@
+// Structural and type checks of the IR. Runs after every pass in debug builds and tests,
+// so a broken pass is caught at the pass that broke it.
+#pragma once
+
+#include <string>
+
+namespace loom::ir {
+
+class Kernel;
+
+struct VerifyOptions {
+  bool offloaded = false;  // body must be a list of Offload tasks only
+  bool lowered = false;    // no GlobalPtr left (access lowering done)
+};
+
+// Returns "" when the kernel is well formed, otherwise the first problem found.
+std::string verify(Kernel& kernel, VerifyOptions options = {});
+// Throws std::logic_error naming the pass when verify() finds a problem.
+void verify_or_throw(Kernel& kernel, const std::string& after_pass, VerifyOptions options = {});
+
+}  // namespace loom::ir

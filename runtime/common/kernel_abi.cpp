@@ -1,0 +1,40 @@
+#include "runtime/common/kernel_abi.h"
+
+namespace loom {
+
+int texture_channels(TextureFormat f) {
+  switch (f) {
+    case TextureFormat::R32F: return 1;
+    case TextureFormat::RG32F: return 2;
+    case TextureFormat::RGBA32F: return 4;
+    case TextureFormat::RGBA8: return 4;
+  }
+  return 4;
+}
+
+const char* texture_format_name(TextureFormat f) {
+  switch (f) {
+    case TextureFormat::R32F: return "r32f";
+    case TextureFormat::RG32F: return "rg32f";
+    case TextureFormat::RGBA32F: return "rgba32f";
+    case TextureFormat::RGBA8: return "rgba8";
+  }
+  return "?";
+}
+
+std::vector<uint32_t> return_offsets(const KernelABI& abi, uint32_t* total_size) {
+  std::vector<uint32_t> offsets;
+  uint32_t at = 0;
+  for (const ValueType& t : abi.returns) {
+    auto size = static_cast<uint32_t>(size_of(t.scalar));
+    for (int c = 0; c < t.components(); ++c) {
+      at = (at + size - 1) / size * size;
+      offsets.push_back(at);
+      at += size;
+    }
+  }
+  if (total_size) *total_size = at;
+  return offsets;
+}
+
+}  // namespace loom

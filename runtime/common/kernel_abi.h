@@ -1,0 +1,105 @@
+// The contract between compiled kernel code and the runtime that launches it.
+// Both the compiler (which produces it) and the runtime (which may load it from an AOT
+// module with no compiler present) include this; it holds no compiler types.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/common/scalar.h"
+
+namespace loom {
+
+enum class ParamKind : uint8_t { Value, Ndarray, Texture, Argpack };
+enum class ResourceKind : uint8_t { Field, Ndarray, Texture };
+enum class TextureFormat : uint8_t { R32F, RG32F, RGBA32F, RGBA8 };
+enum class Layout : uint8_t { AoS, SoA };
+
+int texture_channels(TextureFormat f);
+const char* texture_format_name(TextureFormat f);
+
+constexpr int kMaxDims = 4;
+
+// One kernel parameter as the launcher sees it.
+struct ParamDesc {
+  std::string name;
+  ParamKind kind = ParamKind::Value;
+  ValueType type;          // Value: the value; Ndarray: element type
+  int ndim = 0;            // Ndarray: dimensions; Texture: 2 or 3
+  int argpack_type = -1;   // Argpack: index into the program's argpack types
+  uint32_t size = 0;       // bytes the launcher provides for this parameter
+};
+
+// One piece of memory a kernel touches, numbered by slot. Fields are bound at compile time
+// (their shape is constant in the code); ndarrays and textures come from parameters,
+// directly or from inside an argpack parameter.
+struct ResourceDesc {
+  ResourceKind kind = ResourceKind::Field;
+  Scalar dtype = Scalar::F32;   // element scalar type (textures: channel storage)
+  int components = 1;           // scalar components per element (vec3 -> 3)
+  int ndim = 1;
+  std::array<int64_t, kMaxDims> shape{};  // fields: fixed; others: filled at launch
+  Layout layout = Layout::AoS;
+  TextureFormat format = TextureFormat::RGBA32F;
+  std::string field;            // Field: the program field bound to this slot
+  int param = -1;               // Ndarray/Texture: the parameter it comes from
+  int32_t param_offset = -1;    // >= 0: found inside argpack `param` at this byte offset
+};
+
+// What the runtime passes to every compiled task. Plain C layout, read by generated code.
+struct ResourceView {
+  uint8_t* data;
+  int64_t shape[kMaxDims];
+};
+
+struct LaunchError {
+  int32_t code;      // 0: none; 1: out of bounds; 2: assertion
+  int32_t node;      // graph node id
+  int32_t slot;      // resource slot
+  int32_t dim;
+  int64_t index;
+  int64_t extent;
+};
+
+struct LaunchContext {
+  uint8_t* const* params;   // per parameter: pointer to its bytes (argpacks: the pack's data)
+  ResourceView* resources;  // per resource slot
+  uint8_t* returns;         // return values, see return_offsets()
+  uint8_t* temps;           // KernelABI::temps_size bytes handed between tasks
+  LaunchError* error;       // debug builds of kernels report here instead of faulting
+  uint64_t seed;            // random number seed of this launch
+};
+
+// One offloaded task of a compiled kernel.
+// Serial tasks run entry(ctx, 0, 1) once. Range and struct tasks run entry(ctx, b, e) over
+// chunks [b, e) of [0, extent(ctx)), the outermost dimension of their iteration space.
+struct TaskDesc {
+  uint8_t kind = 0;           // ir::TaskKind: 0 serial, 1 range_for, 2 struct_for
+  std::string symbol;         // void(LaunchContext*, int64_t begin, int64_t end)
+  std::string extent_symbol;  // int64_t(LaunchContext*), empty for serial tasks
+};
+
+struct KernelABI {
+  std::string name;
+  std::vector<ParamDesc> params;
+  std::vector<ResourceDesc> resources;
+  std::vector<ValueType> returns;
+  std::vector<TaskDesc> tasks;
+  uint32_t temps_size = 0;
+};
+
+// Byte offset of every scalar component of every return value, in order, each at its
+// natural alignment (a vec3<f32> return takes three consecutive f32 slots).
+std::vector<uint32_t> return_offsets(const KernelABI& abi, uint32_t* total_size = nullptr);
+
+// A field of the program: dense N-d storage of scalar, vector or matrix elements.
+struct FieldDesc {
+  std::string name;
+  ValueType elem;
+  std::vector<int64_t> shape;
+  Layout layout = Layout::AoS;
+};
+
+}  // namespace loom
