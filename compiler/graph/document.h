@@ -1,0 +1,160 @@
+// The graph document: the one front end of Loom. A document is JSON text (see
+// docs/graph-format.md); this is its in-memory form, which the editor edits and the
+// lowering reads. Order of everything is kept as written so load -> save is byte-identical.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/common/argpack_layout.h"
+#include "runtime/common/kernel_abi.h"
+#include "runtime/common/scalar.h"
+
+namespace loom::graph {
+
+constexpr int kFormatVersion = 2;
+
+// A literal JSON value inside a document: an input's constant, a node parameter, an
+// argpack member value or a launch argument.
+struct Literal {
+  enum class Kind : uint8_t { None, Bool, Int, Float, String, List };
+  Kind kind = Kind::None;
+  bool b = false;
+  int64_t i = 0;
+  double f = 0.0;
+  std::string s;
+  std::vector<Literal> list;
+  std::string spelling;  // numbers: the token as written ("1.0" stays "1.0" on save)
+
+  bool is_number() const { return kind == Kind::Int || kind == Kind::Float; }
+  double as_double() const { return kind == Kind::Int ? static_cast<double>(i) : f; }
+};
+
+// One input pin of a node: either linked to another node's output pin, or a literal.
+struct Input {
+  std::string pin;
+  bool linked = false;
+  int from_node = -1;      // linked: source node id
+  std::string from_pin;    // linked: source output pin ("out" when omitted in text)
+  Literal literal;         // not linked: the constant value
+};
+
+struct Node;
+
+// A nested block of a region node ("body" of a loop, "then"/"else" of an if).
+struct Region {
+  std::string name;
+  std::vector<Node> nodes;
+};
+
+// Within a region, effectful nodes (stores, atomics, variable writes, regions, break) run
+// in the order they are listed; pure nodes are evaluated where their results are needed.
+struct Node {
+  int id = -1;             // unique inside its kernel or function, across nested regions
+  std::string type;        // node type name from the node library, e.g. "add", "range_for"
+  int version = 1;         // per node type; older versions are upgraded on load
+  std::vector<Input> inputs;
+  std::vector<std::pair<std::string, Literal>> params;
+  std::vector<Region> regions;
+
+  const Literal* param(const std::string& name) const;
+  const Input* input(const std::string& pin) const;
+};
+
+enum class ParamKind : uint8_t { Value, Ndarray, Texture, Argpack, Template };
+
+struct KernelParam {
+  std::string name;
+  ParamKind kind = ParamKind::Value;
+  std::string type;        // Value: value type ("f32x3"); Ndarray: element type; Argpack: type name
+  int ndim = 0;            // Ndarray / Texture
+};
+
+struct KernelDecl {
+  std::string name;
+  std::vector<KernelParam> params;
+  std::vector<std::string> returns;   // value types
+  std::vector<Node> nodes;
+};
+
+struct FunctionPort {
+  std::string name;
+  std::string type;        // value type
+};
+
+// A sub-graph reused across kernels; inlined at every call node.
+struct FunctionDecl {
+  std::string name;
+  std::vector<FunctionPort> inputs;
+  std::vector<FunctionPort> outputs;
+  std::vector<Node> nodes;
+};
+
+struct NdarrayDecl {
+  std::string name;
+  ValueType elem;
+  std::vector<int64_t> shape;
+};
+
+struct TextureDecl {
+  std::string name;
+  std::vector<int64_t> size;   // 2 or 3 extents
+  TextureFormat format = TextureFormat::RGBA32F;
+};
+
+// An argpack instance of the program with its initial member values (dotted paths).
+struct ArgpackDecl {
+  std::string name;
+  std::string type;
+  std::vector<std::pair<std::string, Literal>> values;
+};
+
+// One launch of a pipeline: kernel arguments by parameter name. A string literal names a
+// program resource (field, ndarray, texture, argpack); numbers and lists are values.
+struct Launch {
+  std::string kernel;
+  std::vector<std::pair<std::string, Literal>> args;
+};
+
+struct Pipeline {
+  std::string name;        // at least "init" and "step" for `loom run`
+  std::vector<Launch> launches;
+};
+
+// Editor-only placement, kept apart from logic so moving a node never changes the program.
+struct NodePosition {
+  int node = -1;
+  float x = 0, y = 0;
+};
+struct GraphLayout {
+  std::string graph;       // kernel or function name
+  std::vector<NodePosition> positions;
+};
+
+struct Document {
+  std::string path;        // where it was loaded from ("<memory>" otherwise); not saved
+  int version = kFormatVersion;
+  std::string name;
+  std::vector<FieldDesc> fields;
+  std::vector<NdarrayDecl> ndarrays;
+  std::vector<TextureDecl> textures;
+  std::vector<ArgpackType> argpack_types;   // laid out by layout_argpack_types after load
+  std::vector<ArgpackDecl> argpacks;
+  std::vector<FunctionDecl> functions;
+  std::vector<KernelDecl> kernels;
+  std::vector<Pipeline> pipelines;
+  std::vector<GraphLayout> layout;
+
+  const KernelDecl* kernel(const std::string& name) const;
+  const FunctionDecl* function(const std::string& name) const;
+  const FieldDesc* field(const std::string& name) const;
+  const NdarrayDecl* ndarray(const std::string& name) const;
+  const TextureDecl* texture(const std::string& name) const;
+  const ArgpackDecl* argpack(const std::string& name) const;
+  int argpack_type(const std::string& name) const;   // -1 when absent
+  const Pipeline* pipeline(const std::string& name) const;
+};
+
+}  // namespace loom::graph

@@ -1,0 +1,158 @@
+// The C++ API: load a graph document (or build one in code), bind resources and argpacks,
+// launch kernels and pipelines, read results. Follows Taichi's kernel life cycle: kernels are
+// registered when the document is loaded, compiled on first launch per template signature,
+// and found again in the in-memory and offline caches.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/common/kernel_abi.h"
+#include "runtime/common/scalar.h"
+
+namespace loom {
+
+namespace graph {
+struct Document;
+}
+
+enum class Backend : uint8_t { Cpu };
+
+struct ProgramOptions {
+  Backend backend = Backend::Cpu;
+  bool debug = false;          // bounds checks and assertions compiled into kernels
+  bool fast_math = true;
+  bool offline_cache = true;
+  std::string cache_dir;       // empty: $LOOM_CACHE_DIR, $XDG_CACHE_HOME/loom, ~/.cache/loom
+  int threads = 0;             // 0: one per hardware thread
+  std::function<void(const std::string&)> warn;  // default: print to stderr
+};
+
+// A kernel argument: a number, a bool, a vector/matrix (column-major list), or the name of
+// a program resource (field, ndarray, texture, argpack).
+class Arg {
+ public:
+  Arg(int v) : kind_(Kind::Int), i_(v) {}
+  Arg(int64_t v) : kind_(Kind::Int), i_(v) {}
+  Arg(double v) : kind_(Kind::Float), f_(v) {}
+  Arg(float v) : kind_(Kind::Float), f_(v) {}
+  Arg(bool v) : kind_(Kind::Bool), i_(v) {}
+  Arg(std::vector<double> v) : kind_(Kind::List), list_(std::move(v)) {}
+  Arg(const char* resource) : kind_(Kind::Resource), name_(resource) {}
+  Arg(std::string resource) : kind_(Kind::Resource), name_(std::move(resource)) {}
+
+  enum class Kind : uint8_t { Int, Float, Bool, List, Resource };
+  Kind kind() const { return kind_; }
+  int64_t as_int() const { return kind_ == Kind::Float ? static_cast<int64_t>(f_) : i_; }
+  double as_double() const { return kind_ == Kind::Float ? f_ : static_cast<double>(i_); }
+  const std::vector<double>& list() const { return list_; }
+  const std::string& resource() const { return name_; }
+
+ private:
+  Kind kind_;
+  int64_t i_ = 0;
+  double f_ = 0;
+  std::vector<double> list_;
+  std::string name_;
+};
+
+using Args = std::vector<std::pair<std::string, Arg>>;
+
+// Return values of a launch, every component in order.
+struct KernelResult {
+  std::vector<ValueType> types;
+  std::vector<double> values;
+  std::vector<int64_t> ints;   // integer and bool components exactly
+  double value(size_t i = 0) const { return values.at(i); }
+};
+
+// A view of a field's or ndarray's storage (C order; AoS elements unless layout is SoA).
+struct ArrayView {
+  Scalar dtype = Scalar::F32;
+  int components = 1;
+  std::vector<int64_t> shape;
+  Layout layout = Layout::AoS;
+  uint8_t* data = nullptr;
+  size_t bytes = 0;
+};
+
+struct TextureView {
+  TextureFormat format = TextureFormat::RGBA32F;
+  std::vector<int64_t> size;
+  uint8_t* data = nullptr;
+  size_t bytes = 0;
+};
+
+struct PassTime {
+  std::string pass;
+  double ms = 0;
+};
+
+struct Stats {
+  int kernels_registered = 0;
+  int instantiations = 0;      // distinct (kernel, template signature) pairs compiled or loaded
+  int memory_hits = 0;
+  int disk_hits = 0;
+  int misses = 0;              // full compiles
+  int64_t launches = 0;
+  double ms_lower = 0, ms_passes = 0, ms_codegen = 0, ms_optimize = 0, ms_emit = 0;
+  double ms_cache_read = 0, ms_load = 0, ms_launch = 0;
+  std::vector<PassTime> per_pass;  // summed over compiles, in pipeline order
+  std::string to_string() const;
+};
+
+class Program {
+ public:
+  explicit Program(ProgramOptions options = {});
+  ~Program();
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+
+  // Registers the document's kernels and allocates its resources (fields and ndarrays
+  // zeroed, argpacks at their declared values). Throws loom::Error naming the place.
+  void load(graph::Document document);
+  void load_file(const std::string& path);
+  const graph::Document& document() const;
+
+  // Launches `kernel` with arguments by parameter name. Template parameters take a field
+  // name or a constant; a new binding makes a new instantiation.
+  KernelResult launch(const std::string& kernel, const Args& args = {});
+  void run_pipeline(const std::string& name);
+  bool has_pipeline(const std::string& name) const;
+
+  // Resources of the program.
+  ArrayView array(const std::string& name);       // field or ndarray
+  TextureView texture(const std::string& name);
+  void create_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape);
+  // Wraps caller memory (not copied, not freed); must outlive its use in launches.
+  void wrap_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape, void* data);
+  void set_argpack(const std::string& pack, const std::string& member, const Arg& value);
+  double get_argpack(const std::string& pack, const std::string& member, int component = 0) const;
+  void load_npy(const std::string& resource, const std::string& path);
+  void dump_npy(const std::string& resource, const std::string& path);
+  std::vector<std::string> resource_names() const;
+
+  // IR of one instantiation after a pass ("" = final), as `loom ir` prints it.
+  std::string ir_text(const std::string& kernel, const std::string& after_pass = "",
+                      const Args& template_args = {});
+
+  // Instantiates every (kernel, template arguments) pair the pipelines launch: lowered and
+  // optimised only (compile = false, as `loom check`), or compiled into the caches too.
+  // Returns one line per instantiation.
+  std::vector<std::string> prepare_pipelines(bool compile);
+  // Names accepted by ir_text's `after_pass`, in pipeline order ("lower" first).
+  static std::vector<std::string> pass_names();
+
+  const Stats& stats() const;
+  const ProgramOptions& options() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace loom

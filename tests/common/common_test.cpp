@@ -1,0 +1,139 @@
+// Scalar types, argpack layout, .npy files and compiled-kernel records.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "runtime/common/abi_serialize.h"
+#include "runtime/common/argpack_layout.h"
+#include "runtime/common/error.h"
+#include "runtime/common/npy.h"
+#include "runtime/common/scalar.h"
+
+using namespace loom;
+
+namespace {
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("loom_common_test_" + name)).string();
+}
+}  // namespace
+
+TEST(Scalar, ParsesValueTypes) {
+  EXPECT_EQ(parse_value_type("f32"), (ValueType{Scalar::F32, 1, 1}));
+  EXPECT_EQ(parse_value_type("i32x3"), (ValueType{Scalar::I32, 3, 1}));
+  EXPECT_EQ(parse_value_type("f64x3x2"), (ValueType{Scalar::F64, 3, 2}));
+  EXPECT_FALSE(parse_value_type("f32x5"));
+  EXPECT_FALSE(parse_value_type("f32x1"));
+  EXPECT_FALSE(parse_value_type("float"));
+  EXPECT_FALSE(parse_value_type("void"));
+  EXPECT_EQ(value_type_name({Scalar::U8, 4, 4}), "u8x4x4");
+}
+
+TEST(ArgpackLayout, FollowsStd140) {
+  // Taichi's struct-in-pack case: pack { element: struct { a: i32, c: f32 }, d: f32 }
+  std::vector<ArgpackType> types(2);
+  types[0].name = "Element";
+  types[0].is_pack = false;
+  types[0].members = {{"a", MemberKind::Value, {Scalar::I32}}, {"c", MemberKind::Value, {Scalar::F32}}};
+  types[1].name = "Pack";
+  types[1].members = {{"element", MemberKind::Struct, {}, 0, 0}, {"d", MemberKind::Value, {Scalar::F32}},
+                      {"v", MemberKind::Value, {Scalar::F32, 3, 1}}, {"b", MemberKind::Value, {Scalar::Bool}},
+                      {"m", MemberKind::Value, {Scalar::F32, 2, 2}}, {"arr", MemberKind::Ndarray, {Scalar::F32}, 1}};
+  layout_argpack_types(types);
+  EXPECT_EQ(types[0].size, 16u);
+  uint32_t off = 0;
+  ASSERT_TRUE(find_member(types, 1, "element.c", &off));
+  EXPECT_EQ(off, 4u);
+  ASSERT_TRUE(find_member(types, 1, "d", &off));
+  EXPECT_EQ(off, 16u);
+  ASSERT_TRUE(find_member(types, 1, "v", &off));
+  EXPECT_EQ(off, 32u);  // vec3 aligned to 16
+  ASSERT_TRUE(find_member(types, 1, "b", &off));
+  EXPECT_EQ(off, 44u);  // a scalar may fill the vec3's tail
+  ASSERT_TRUE(find_member(types, 1, "m", &off));
+  EXPECT_EQ(off, 48u);  // matrix columns have a 16-byte stride
+  EXPECT_EQ(std140_component_offset({Scalar::F32, 2, 2}, 1, 1), 20u);
+  ASSERT_TRUE(find_member(types, 1, "arr", &off));
+  EXPECT_EQ(off, 80u);
+  EXPECT_EQ(types[1].size, 112u);
+  EXPECT_FALSE(find_member(types, 1, "element.zz", &off));
+}
+
+TEST(ArgpackLayout, RejectsSelfContainingTypes) {
+  std::vector<ArgpackType> types(1);
+  types[0].name = "Loop";
+  types[0].members = {{"again", MemberKind::Pack, {}, 0, 0}};
+  try {
+    layout_argpack_types(types);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'Loop' contains itself"), std::string::npos);
+  }
+}
+
+TEST(Npy, RoundTripsAndRejectsCorruptFiles) {
+  NpyArray a;
+  a.dtype = Scalar::I32;
+  a.shape = {3, 2};
+  a.data.resize(24);
+  for (int i = 0; i < 6; ++i) std::memcpy(a.data.data() + 4 * i, &i, 4);
+  std::string path = temp_path("a.npy");
+  write_npy(path, a);
+  NpyArray b = read_npy(path);
+  EXPECT_EQ(b.dtype, Scalar::I32);
+  EXPECT_EQ(b.shape, a.shape);
+  EXPECT_EQ(b.data, a.data);
+  // header is padded to a multiple of 64 bytes, as NumPy requires
+  EXPECT_EQ(std::filesystem::file_size(path) % 64, 24u % 64);
+
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 5);
+  try {
+    read_npy(path);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos);
+  }
+  std::ofstream(path) << "not numpy";
+  EXPECT_THROW(read_npy(path), Error);
+  EXPECT_THROW(read_npy(temp_path("missing.npy")), Error);
+}
+
+TEST(KernelRecord, RoundTripsAndDetectsCorruption) {
+  KernelRecord r;
+  r.abi.name = "k";
+  r.abi.params.push_back({"a", ParamKind::Value, {Scalar::F32, 3, 1}, 0, -1, 12});
+  ResourceDesc res;
+  res.kind = ResourceKind::Field;
+  res.field = "x";
+  res.shape = {4, 5, 0, 0};
+  res.ndim = 2;
+  r.abi.resources.push_back(res);
+  r.abi.returns.push_back({Scalar::I32});
+  r.abi.tasks.push_back({1, "k_t0", "k_t0_extent"});
+  r.abi.temps_size = 16;
+  r.code = {1, 2, 3, 4, 5};
+  auto bytes = serialize_kernel_record(r);
+  KernelRecord back = deserialize_kernel_record(bytes, "mem");
+  EXPECT_EQ(back.abi.name, "k");
+  EXPECT_EQ(back.abi.params[0].type, (ValueType{Scalar::F32, 3, 1}));
+  EXPECT_EQ(back.abi.resources[0].shape[1], 5);
+  EXPECT_EQ(back.abi.tasks[0].extent_symbol, "k_t0_extent");
+  EXPECT_EQ(back.abi.temps_size, 16u);
+  EXPECT_EQ(back.code, r.code);
+
+  for (size_t cut : {size_t{0}, size_t{7}, bytes.size() / 2, bytes.size() - 1}) {
+    std::vector<uint8_t> truncated(bytes.begin(), bytes.begin() + static_cast<long>(cut));
+    EXPECT_THROW(deserialize_kernel_record(truncated, "cut"), Error) << cut;
+  }
+  auto flipped = bytes;
+  flipped[20] ^= 0x40;
+  try {
+    deserialize_kernel_record(flipped, "cache/x.lkr");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cache/x.lkr"), std::string::npos);
+  }
+}

@@ -1,0 +1,325 @@
+// The `loom` command line: run, check, ir, compile, spirv, bench.
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compiler/graph/document.h"
+#include "engine_plugin/include/loom/program.h"
+#include "runtime/common/error.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: loom COMMAND [options]
+
+commands:
+  run DOC      run the document's `init` pipeline, then `step` N times
+  check DOC    load and validate a document; compile nothing
+  ir DOC       print a kernel's IR after lowering or after a pass
+  compile DOC  compile every kernel the pipelines launch (fills the offline cache)
+  spirv DOC    print a kernel's SPIR-V disassembly (Vulkan backend)
+  bench DOC    time the `step` pipeline
+
+run `loom COMMAND --help` for the options of one command.
+)";
+
+struct CommandHelp {
+  const char* name;
+  const char* text;
+};
+
+constexpr CommandHelp kHelp[] = {
+    {"run", R"(usage: loom run DOC [--steps N] [--backend cpu] [--load NAME=FILE.npy ...]
+                [--dump NAME=FILE.npy ...] [--stats] [--debug] [--threads N]
+                [--cache-dir DIR] [--no-cache]
+
+Runs pipeline `init` once, then pipeline `step` N times (default 1), then writes the
+requested fields/ndarrays as NumPy .npy files and prints a summary of every resource.
+  --steps N          number of `step` runs
+  --load NAME=FILE   fill a field/ndarray from a .npy file after `init`
+  --dump NAME=FILE   write a field/ndarray/texture to a .npy file at the end
+  --stats            print compile and launch statistics
+  --debug            compile bounds checks into kernels
+  --threads N        worker threads (default: all hardware threads)
+  --cache-dir DIR    offline cache folder;  --no-cache: no offline cache
+)"},
+    {"check", R"(usage: loom check DOC
+
+Loads and validates the document: JSON, node types, links, cycles, types, pipeline
+bindings. Every kernel a pipeline launches is lowered and optimised, but not compiled.
+Prints "ok" or one error naming the place and exits non-zero.
+)"},
+    {"ir", R"(usage: loom ir DOC --kernel K [--after PASS] [--template NAME=VALUE ...]
+
+Prints the IR of kernel K after lowering (--after lower) or after a pass of the pipeline
+(default: the final IR). Template parameters take a field name or a number.
+  --list-passes      print the pass names usable with --after
+)"},
+    {"compile", R"(usage: loom compile DOC [--stats] [--cache-dir DIR] [--debug]
+
+Compiles every (kernel, template arguments) pair the document's pipelines launch and
+stores them in the offline cache. Prints the compile statistics.
+)"},
+    {"spirv", R"(usage: loom spirv DOC --kernel K
+
+Prints the SPIR-V of a kernel. Needs the Vulkan backend.
+)"},
+    {"bench", R"(usage: loom bench DOC [--steps N] [--threads N]
+
+Runs `init`, then times N runs of `step` (default 100) and prints the mean time per step.
+)"},
+};
+
+[[noreturn]] void fail(const std::string& message) {
+  std::fprintf(stderr, "loom: %s\n", message.c_str());
+  std::exit(1);
+}
+
+struct Options {
+  std::string command;
+  std::string doc;
+  std::map<std::string, std::vector<std::string>> values;
+  std::map<std::string, bool> flags;
+
+  bool flag(const std::string& f) const { return flags.count(f) > 0; }
+  std::string value(const std::string& k, const std::string& fallback = "") const {
+    auto it = values.find(k);
+    return it == values.end() ? fallback : it->second.back();
+  }
+  std::vector<std::string> all(const std::string& k) const {
+    auto it = values.find(k);
+    return it == values.end() ? std::vector<std::string>{} : it->second;
+  }
+};
+
+const std::map<std::string, std::vector<std::string>> kValueOptions = {
+    {"run", {"--steps", "--backend", "--load", "--dump", "--threads", "--cache-dir"}},
+    {"check", {}},
+    {"ir", {"--kernel", "--after", "--template"}},
+    {"compile", {"--cache-dir", "--backend"}},
+    {"spirv", {"--kernel"}},
+    {"bench", {"--steps", "--threads", "--backend", "--cache-dir"}},
+};
+const std::map<std::string, std::vector<std::string>> kFlagOptions = {
+    {"run", {"--stats", "--debug", "--no-cache"}},
+    {"check", {}},
+    {"ir", {"--list-passes", "--debug"}},
+    {"compile", {"--stats", "--debug", "--no-cache"}},
+    {"spirv", {}},
+    {"bench", {"--no-cache"}},
+};
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  for (const auto& x : v)
+    if (x == s) return true;
+  return false;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::fputs(kUsage, stdout);
+    std::exit(argc < 2 ? 2 : 0);
+  }
+  o.command = argv[1];
+  if (!kValueOptions.count(o.command)) fail("unknown command '" + o.command + "' (see loom --help)");
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      for (const auto& h : kHelp)
+        if (o.command == h.name) std::fputs(h.text, stdout);
+      std::exit(0);
+    }
+    if (a.rfind("--", 0) == 0) {
+      if (contains(kFlagOptions.at(o.command), a)) {
+        o.flags[a] = true;
+      } else if (contains(kValueOptions.at(o.command), a)) {
+        if (i + 1 >= argc) fail(a + " needs a value");
+        o.values[a].push_back(argv[++i]);
+      } else {
+        fail("unknown option '" + a + "' for 'loom " + o.command + "'");
+      }
+      continue;
+    }
+    if (!o.doc.empty()) fail("unexpected argument '" + a + "'");
+    o.doc = a;
+  }
+  if (o.doc.empty() && !(o.command == "ir" && o.flag("--list-passes")))
+    fail("'loom " + o.command + "' needs a document (see loom " + o.command + " --help)");
+  return o;
+}
+
+int to_int(const std::string& option, const std::string& text) {
+  try {
+    size_t used = 0;
+    int v = std::stoi(text, &used);
+    if (used != text.size() || v < 0) throw std::invalid_argument(text);
+    return v;
+  } catch (const std::exception&) {
+    fail(option + " expects a non-negative integer, got '" + text + "'");
+  }
+}
+
+std::pair<std::string, std::string> split_assignment(const std::string& option, const std::string& text) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    fail(option + " expects NAME=VALUE, got '" + text + "'");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+loom::ProgramOptions program_options(const Options& o) {
+  loom::ProgramOptions p;
+  std::string backend = o.value("--backend", "cpu");
+  if (backend != "cpu") {
+    if (backend == "vulkan" || backend == "auto")
+      fail("backend '" + backend + "' is not available in this build (the Vulkan backend is not built yet); use --backend cpu");
+    fail("unknown backend '" + backend + "' (choose cpu)");
+  }
+  p.debug = o.flag("--debug");
+  p.offline_cache = !o.flag("--no-cache");
+  p.cache_dir = o.value("--cache-dir");
+  if (!o.value("--threads").empty()) p.threads = to_int("--threads", o.value("--threads"));
+  return p;
+}
+
+loom::Arg parse_arg(const std::string& text) {
+  if (text == "true") return loom::Arg(true);
+  if (text == "false") return loom::Arg(false);
+  char* end = nullptr;
+  long long i = std::strtoll(text.c_str(), &end, 10);
+  if (end && *end == '\0' && !text.empty()) return loom::Arg(static_cast<int64_t>(i));
+  double d = std::strtod(text.c_str(), &end);
+  if (end && *end == '\0' && !text.empty()) return loom::Arg(d);
+  return loom::Arg(text);
+}
+
+void print_summary(loom::Program& program) {
+  for (const std::string& name : program.resource_names()) {
+    loom::ArrayView v;
+    try {
+      v = program.array(name);
+    } catch (const loom::Error&) {
+      continue;  // textures and argpacks have no array summary
+    }
+    double lo = 0, hi = 0, sum = 0;
+    int64_t n = 0;
+    size_t es = static_cast<size_t>(loom::size_of(v.dtype));
+    size_t count = es ? v.bytes / es : 0;
+    for (size_t i = 0; i < count; ++i) {
+      const uint8_t* p = v.data + i * es;
+      double x = 0;
+      switch (v.dtype) {
+        case loom::Scalar::F32: { float f; std::memcpy(&f, p, 4); x = f; break; }
+        case loom::Scalar::F64: { std::memcpy(&x, p, 8); break; }
+        case loom::Scalar::I32: { int32_t t; std::memcpy(&t, p, 4); x = t; break; }
+        case loom::Scalar::U32: { uint32_t t; std::memcpy(&t, p, 4); x = t; break; }
+        case loom::Scalar::I64: { int64_t t; std::memcpy(&t, p, 8); x = static_cast<double>(t); break; }
+        case loom::Scalar::U8: case loom::Scalar::Bool: x = *p; break;
+        case loom::Scalar::I8: x = static_cast<int8_t>(*p); break;
+        default: continue;
+      }
+      if (n == 0) lo = hi = x;
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+      sum += x;
+      ++n;
+    }
+    std::string shape;
+    for (size_t d = 0; d < v.shape.size(); ++d) shape += (d ? "x" : "") + std::to_string(v.shape[d]);
+    std::printf("  %-16s %-6s [%s]%s  min %.6g  max %.6g  mean %.6g  sum %.9g\n", name.c_str(),
+                std::string(loom::scalar_name(v.dtype)).c_str(), shape.c_str(),
+                v.components > 1 ? (" x" + std::to_string(v.components)).c_str() : "", lo, hi,
+                n ? sum / static_cast<double>(n) : 0.0, sum);
+  }
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int cmd_run(const Options& o, bool bench) {
+  loom::Program program(program_options(o));
+  program.load_file(o.doc);
+  int steps = to_int("--steps", o.value("--steps", bench ? "100" : "1"));
+  auto t0 = std::chrono::steady_clock::now();
+  if (program.has_pipeline("init")) program.run_pipeline("init");
+  double init_ms = ms_since(t0);
+  for (const std::string& load : o.all("--load")) {
+    auto [name, file] = split_assignment("--load", load);
+    program.load_npy(name, file);
+  }
+  if (!program.has_pipeline("step") && steps > 0)
+    fail(o.doc + ": the document has no 'step' pipeline");
+  if (bench && steps > 0) program.run_pipeline("step");  // warm: compile outside the timing
+  auto t1 = std::chrono::steady_clock::now();
+  for (int s = 0; s < steps; ++s) program.run_pipeline("step");
+  double step_ms = ms_since(t1);
+  for (const std::string& dump : o.all("--dump")) {
+    auto [name, file] = split_assignment("--dump", dump);
+    program.dump_npy(name, file);
+    std::printf("wrote %s -> %s\n", name.c_str(), file.c_str());
+  }
+  if (bench) {
+    std::printf("%s: %d steps, %.4f ms per step\n", o.doc.c_str(), steps, steps ? step_ms / steps : 0.0);
+    return 0;
+  }
+  std::printf("%s: init %.3f ms (includes compiles), %d steps in %.3f ms (%.4f ms per step)\n",
+              o.doc.c_str(), init_ms, steps, step_ms, steps ? step_ms / steps : 0.0);
+  print_summary(program);
+  if (o.flag("--stats")) std::fputs(program.stats().to_string().c_str(), stdout);
+  return 0;
+}
+
+int cmd_ir(const Options& o) {
+  if (o.flag("--list-passes")) {
+    for (const std::string& pass : loom::Program::pass_names()) std::printf("%s\n", pass.c_str());
+    return 0;
+  }
+  loom::ProgramOptions po;
+  po.debug = o.flag("--debug");
+  po.offline_cache = false;
+  loom::Program program(po);
+  program.load_file(o.doc);
+  std::string kernel = o.value("--kernel");
+  if (kernel.empty()) fail("loom ir needs --kernel K");
+  loom::Args targs;
+  for (const std::string& t : o.all("--template")) {
+    auto [name, value] = split_assignment("--template", t);
+    targs.emplace_back(name, parse_arg(value));
+  }
+  std::fputs(program.ir_text(kernel, o.value("--after"), targs).c_str(), stdout);
+  return 0;
+}
+
+int cmd_check_or_compile(const Options& o, bool compile) {
+  loom::ProgramOptions po = program_options(o);
+  if (!compile) po.offline_cache = false;
+  loom::Program program(po);
+  program.load_file(o.doc);  // load validates the document
+  for (const std::string& line : program.prepare_pipelines(compile)) std::printf("%s\n", line.c_str());
+  if (compile && o.flag("--stats")) std::fputs(program.stats().to_string().c_str(), stdout);
+  std::printf("ok\n");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o = parse(argc, argv);
+  try {
+    if (o.command == "run") return cmd_run(o, false);
+    if (o.command == "bench") return cmd_run(o, true);
+    if (o.command == "ir") return cmd_ir(o);
+    if (o.command == "check") return cmd_check_or_compile(o, false);
+    if (o.command == "compile") return cmd_check_or_compile(o, true);
+    if (o.command == "spirv") fail("the Vulkan backend is not built yet: 'loom spirv' has nothing to print");
+  } catch (const loom::Error& e) {
+    fail(e.what());
+  } catch (const std::exception& e) {
+    fail(std::string("internal error: ") + e.what());
+  }
+  return 0;
+}
