@@ -1,0 +1,150 @@
+#include "compiler/codegen_llvm/cpu_codegen.h"
+
+#include <chrono>
+#include <mutex>
+
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringMap.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/MC/SubtargetFeature.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+
+#include "compiler/codegen_llvm/emit_llvm.h"
+#include "compiler/ir/inst.h"
+#include "runtime/common/error.h"
+
+namespace loom::codegen {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::string host_features() {
+  llvm::StringMap<bool> map;
+  llvm::SubtargetFeatures features;
+  if (llvm::sys::getHostCPUFeatures(map))
+    for (auto& kv : map) features.AddFeature(kv.first(), kv.second);
+  return features.getString();
+}
+
+std::unique_ptr<llvm::TargetMachine> target_machine(const CpuCodegenOptions& o) {
+  int opt_level = o.opt_level;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  std::string triple = llvm::sys::getProcessTriple();
+  std::string problem;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, problem);
+  if (!target) throw Error("codegen: no LLVM target for " + triple + ": " + problem);
+  llvm::CodeGenOpt::Level level = opt_level <= 0   ? llvm::CodeGenOpt::None
+                                  : opt_level == 1 ? llvm::CodeGenOpt::Less
+                                  : opt_level == 2 ? llvm::CodeGenOpt::Default
+                                                   : llvm::CodeGenOpt::Aggressive;
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, o.cpu.empty() ? llvm::sys::getHostCPUName() : llvm::StringRef(o.cpu),
+      o.cpu.empty() ? host_features() : o.features, options, llvm::Reloc::PIC_,
+      llvm::CodeModel::Small, level));
+  if (!tm) throw Error("codegen: cannot create a target machine for CPU '" + o.cpu + "'");
+  return tm;
+}
+
+void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = opt_level >= 2;
+  tuning.SLPVectorization = opt_level >= 2;
+  llvm::PassBuilder pb(&tm, tuning);
+  llvm::Triple triple(module.getTargetTriple());
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(llvm::TargetLibraryInfoImpl(triple)); });
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel level = opt_level <= 0   ? llvm::OptimizationLevel::O0
+                                  : opt_level == 1 ? llvm::OptimizationLevel::O1
+                                  : opt_level == 2 ? llvm::OptimizationLevel::O2
+                                                   : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager mpm = opt_level <= 0 ? pb.buildO0DefaultPipeline(level)
+                                               : pb.buildPerModuleDefaultPipeline(level);
+  mpm.run(module, mam);
+}
+
+struct Lowered {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::TargetMachine> tm;
+  std::unique_ptr<llvm::Module> module;
+  std::vector<TaskDesc> tasks;
+};
+
+Lowered lower(ir::Kernel& kernel, const CpuCodegenOptions& options, bool optimized,
+              CodegenTimings* timings) {
+  Lowered out;
+  out.context = std::make_unique<llvm::LLVMContext>();
+  out.tm = target_machine(options);
+  EmitOptions emit;
+  emit.fast_math = options.fast_math && kernel.fast_math;
+  emit.cpu = out.tm->getTargetCPU().str();
+  emit.features = out.tm->getTargetFeatureString().str();
+  emit.triple = out.tm->getTargetTriple().str();
+  emit.data_layout = out.tm->createDataLayout().getStringRepresentation();
+  auto start = Clock::now();
+  out.module = emit_kernel_module(kernel, *out.context, emit, &out.tasks);
+  if (timings) timings->emit_ms = ms_since(start);
+  if (optimized) {
+    start = Clock::now();
+    optimize(*out.module, *out.tm, options.opt_level);
+    if (timings) timings->optimize_ms = ms_since(start);
+  }
+  return out;
+}
+
+}  // namespace
+
+CompiledCpuKernel compile_kernel_to_object(ir::Kernel& kernel, const CpuCodegenOptions& options,
+                                           CodegenTimings* timings) {
+  Lowered l = lower(kernel, options, true, timings);
+  auto start = Clock::now();
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (l.tm->addPassesToEmitFile(pm, os, nullptr, llvm::CGFT_ObjectFile))
+    throw Error("codegen: the host target cannot emit object files");
+  pm.run(*l.module);
+  if (timings) timings->object_ms = ms_since(start);
+
+  CompiledCpuKernel out;
+  out.abi = kernel.abi;
+  out.abi.tasks = l.tasks;
+  out.object.assign(buffer.begin(), buffer.end());
+  return out;
+}
+
+std::string dump_llvm_ir(ir::Kernel& kernel, const CpuCodegenOptions& options, bool optimized) {
+  Lowered l = lower(kernel, options, optimized, nullptr);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  l.module->print(os, nullptr);
+  return os.str();
+}
+
+}  // namespace loom::codegen

@@ -1,0 +1,48 @@
+// Offloaded, lowered kernel IR -> optimised host object code (ELF relocatable) that the
+// CPU runtime loads without the compiler. One function per task:
+//   void <symbol>(LaunchContext*, int64_t begin, int64_t end)
+// plus, for range and struct tasks, int64_t <symbol>_extent(LaunchContext*).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/common/kernel_abi.h"
+
+namespace loom::ir {
+class Kernel;
+}
+
+namespace loom::codegen {
+
+struct CpuCodegenOptions {
+  bool fast_math = true;  // combined with Kernel::fast_math
+  int opt_level = 3;      // 0..3
+  // Target CPU of the object; empty: the host CPU and all its features. Objects for other
+  // machines (AOT modules) name a baseline such as "x86-64-v3".
+  std::string cpu;
+  std::string features;  // with `cpu`: "+avx2,-avx512f" style additions; empty: its defaults
+};
+
+struct CodegenTimings {
+  double emit_ms = 0;      // kernel IR -> LLVM IR
+  double optimize_ms = 0;  // new pass manager pipeline
+  double object_ms = 0;    // machine code emission
+};
+
+struct CompiledCpuKernel {
+  KernelABI abi;                // the kernel's ABI with `tasks` filled
+  std::vector<uint8_t> object;  // ELF relocatable object for the host
+};
+
+// `kernel` must pass ir::verify(kernel, {.offloaded = true, .lowered = true}).
+// Throws loom::Error on IR the backend cannot compile.
+CompiledCpuKernel compile_kernel_to_object(ir::Kernel& kernel, const CpuCodegenOptions& options = {},
+                                           CodegenTimings* timings = nullptr);
+
+// The LLVM IR text of the kernel's module, after optimisation when `optimized`.
+std::string dump_llvm_ir(ir::Kernel& kernel, const CpuCodegenOptions& options = {},
+                         bool optimized = true);
+
+}  // namespace loom::codegen

@@ -1,0 +1,953 @@
+#include "compiler/codegen_llvm/emit_llvm.h"
+
+#include <cctype>
+#include <functional>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include <llvm/IR/BasicBlock.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "compiler/ir/inst.h"
+#include "runtime/common/error.h"
+
+namespace loom::codegen {
+
+namespace {
+
+using llvm::BasicBlock;
+using llvm::Function;
+using llvm::Type;
+using llvm::Value;
+using ir::Inst;
+using ir::Op;
+
+// Field indices of the plain C structs in kernel_abi.h.
+enum CtxField { kCtxParams, kCtxResources, kCtxReturns, kCtxTemps, kCtxError, kCtxSeed };
+enum ErrField { kErrCode, kErrNode, kErrSlot, kErrDim, kErrIndex, kErrExtent };
+
+constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
+
+std::string sanitize(const std::string& name) {
+  std::string s;
+  for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  return s.empty() ? "kernel" : s;
+}
+
+bool contains_op(const ir::Block& block, Op op) {
+  bool found = false;
+  ir::walk(const_cast<ir::Block&>(block), [&](Inst& inst) { found |= inst.op == op; });
+  return found;
+}
+
+struct LoopTarget {
+  bool is_while;
+  BasicBlock* cont;
+  BasicBlock* brk;
+};
+
+class Emitter {
+ public:
+  Emitter(ir::Kernel& kernel, llvm::LLVMContext& context, llvm::Module& module,
+          const EmitOptions& options)
+      : k_(kernel), c_(context), m_(module), opt_(options), b_(context), entry_(context) {
+    i8_ = b_.getInt8Ty();
+    i32_ = b_.getInt32Ty();
+    i64_ = b_.getInt64Ty();
+    ptr_ = llvm::PointerType::get(context, 0);
+    ctx_ty_ = llvm::StructType::create(context, {ptr_, ptr_, ptr_, ptr_, ptr_, i64_}, "loom.LaunchContext");
+    view_ty_ = llvm::StructType::create(context, {ptr_, llvm::ArrayType::get(i64_, kMaxDims)}, "loom.ResourceView");
+    err_ty_ = llvm::StructType::create(context, {i32_, i32_, i32_, i32_, i64_, i64_}, "loom.LaunchError");
+    if (options.fast_math) {
+      llvm::FastMathFlags fmf;
+      fmf.setAllowReassoc();
+      fmf.setNoSignedZeros();
+      fmf.setAllowReciprocal();
+      fmf.setAllowContract(true);
+      fmf.setApproxFunc();
+      b_.setFastMathFlags(fmf);
+    }
+    report_fn_ = make_report_function();
+  }
+
+  void emit_task(const Inst& offload, size_t index, TaskDesc* desc) {
+    auto kind = static_cast<ir::TaskKind>(offload.attr0);
+    std::string sym = "loom_" + sanitize(k_.abi.name) + "_task" + std::to_string(index);
+    desc->kind = static_cast<uint8_t>(kind);
+    task_index_ = index;
+    desc->symbol = sym;
+    if (kind != ir::TaskKind::Serial) {
+      desc->extent_symbol = sym + "_extent";
+      emit_extent_function(offload, desc->extent_symbol);
+    }
+
+    Function* fn = new_function(sym, b_.getVoidTy(), {ptr_, i64_, i64_});
+    begin_function(fn);
+    emit_uniforms();
+    uses_rand_ = contains_op(*offload.region(0), Op::Rand);
+    if (kind == ir::TaskKind::Serial) {
+      if (uses_rand_) init_rng({});
+      emit_block(*offload.region(0));
+    } else {
+      std::vector<Value*> lo, hi;
+      task_bounds(offload, &lo, &hi);
+      Value* first = b_.CreateAdd(lo[0], b_.CreateTrunc(fn->getArg(1), i32_));
+      Value* last = b_.CreateAdd(lo[0], b_.CreateTrunc(fn->getArg(2), i32_));
+      lo[0] = first;
+      hi[0] = last;
+      emit_nest(offload, 0, lo, hi, *offload.region(0));
+    }
+    finish_function();
+  }
+
+ private:
+  // ---------------------------------------------------------------- types and helpers
+  Type* reg_type(Scalar s) {
+    switch (s) {
+      case Scalar::Void: return b_.getVoidTy();
+      case Scalar::Bool: return b_.getInt1Ty();
+      case Scalar::I8: case Scalar::U8: return i8_;
+      case Scalar::I16: case Scalar::U16: return b_.getInt16Ty();
+      case Scalar::I32: case Scalar::U32: return i32_;
+      case Scalar::I64: case Scalar::U64: return i64_;
+      case Scalar::F32: return b_.getFloatTy();
+      case Scalar::F64: return b_.getDoubleTy();
+    }
+    return b_.getVoidTy();
+  }
+  Type* mem_type(Scalar s) { return s == Scalar::Bool ? i8_ : reg_type(s); }
+
+  Value* load_mem(Value* ptr, Scalar s) {
+    Value* v = b_.CreateLoad(mem_type(s), ptr);
+    return s == Scalar::Bool ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
+  }
+  void store_mem(Value* ptr, Value* v, Scalar s) {
+    if (s == Scalar::Bool) v = b_.CreateZExt(v, i8_);
+    b_.CreateStore(v, ptr);
+  }
+
+  Value* fconst(Scalar s, double v) { return llvm::ConstantFP::get(reg_type(s), v); }
+
+  Value* intrinsic(llvm::Intrinsic::ID id, std::initializer_list<Value*> args) {
+    std::vector<Value*> a(args);
+    return b_.CreateIntrinsic(id, {a[0]->getType()}, a);
+  }
+
+  Value* libm(const std::string& base, std::initializer_list<Value*> args) {
+    std::vector<Value*> a(args);
+    Type* t = a[0]->getType();
+    std::string name = t->isFloatTy() ? base + "f" : base;
+    std::vector<Type*> params(a.size(), t);
+    llvm::FunctionCallee callee = m_.getOrInsertFunction(name, llvm::FunctionType::get(t, params, false));
+    if (auto* f = llvm::dyn_cast<Function>(callee.getCallee())) {
+      f->setDoesNotThrow();
+      f->setWillReturn();
+    }
+    return b_.CreateCall(callee, a);
+  }
+
+  Function* new_function(const std::string& name, Type* ret, std::vector<Type*> params) {
+    auto* fn = Function::Create(llvm::FunctionType::get(ret, params, false),
+                                Function::ExternalLinkage, name, m_);
+    fn->setDoesNotThrow();
+    if (!opt_.cpu.empty()) fn->addFnAttr("target-cpu", opt_.cpu);
+    if (!opt_.features.empty()) fn->addFnAttr("target-features", opt_.features);
+    return fn;
+  }
+
+  void begin_function(Function* fn) {
+    fn_ = fn;
+    values_.clear();
+    loop_index_.clear();
+    data_.clear();
+    shapes_.clear();
+    args_.clear();
+    ctx_fields_.clear();
+    loops_.clear();
+    rng_ = nullptr;
+    ctx_ = fn->getArg(0);
+    BasicBlock* entry = BasicBlock::Create(c_, "entry", fn);
+    BasicBlock* body = BasicBlock::Create(c_, "body", fn);
+    llvm::BranchInst* br = llvm::BranchInst::Create(body, entry);
+    entry_.SetInsertPoint(br);
+    if (fn->getReturnType()->isVoidTy()) {
+      ret_bb_ = BasicBlock::Create(c_, "return", fn);
+      llvm::ReturnInst::Create(c_, ret_bb_);
+    } else {
+      ret_bb_ = nullptr;
+    }
+    b_.SetInsertPoint(body);
+  }
+
+  void finish_function() {
+    if (!b_.GetInsertBlock()->getTerminator()) b_.CreateBr(ret_bb_);
+    // Blocks opened after a terminator (dead code) may be left empty.
+    for (BasicBlock& bb : *fn_)
+      if (!bb.getTerminator()) {
+        llvm::IRBuilder<> t(&bb);
+        t.CreateUnreachable();
+      }
+  }
+
+  bool terminated() const { return b_.GetInsertBlock()->getTerminator() != nullptr; }
+  void ensure_open_block() {
+    if (terminated()) b_.SetInsertPoint(BasicBlock::Create(c_, "dead", fn_));
+  }
+
+  // ---------------------------------------------------------------- values hoisted to entry
+  Value* ctx_field(CtxField f) {
+    auto it = ctx_fields_.find(f);
+    if (it != ctx_fields_.end()) return it->second;
+    Value* p = entry_.CreateStructGEP(ctx_ty_, ctx_, f);
+    Value* v = entry_.CreateLoad(f == kCtxSeed ? static_cast<Type*>(i64_) : ptr_, p);
+    ctx_fields_[f] = v;
+    return v;
+  }
+
+  Value* view_field(int slot, int field, int dim) {
+    Value* views = ctx_field(kCtxResources);
+    Value* view = entry_.CreateGEP(view_ty_, views, entry_.getInt64(static_cast<uint64_t>(slot)));
+    if (field == 0) return entry_.CreateLoad(ptr_, entry_.CreateStructGEP(view_ty_, view, 0));
+    Value* p = entry_.CreateInBoundsGEP(view_ty_, view, {entry_.getInt32(0), entry_.getInt32(1), entry_.getInt32(static_cast<uint32_t>(dim))});
+    return entry_.CreateLoad(i64_, p);
+  }
+
+  const ResourceDesc& resource(int slot) {
+    if (slot < 0 || static_cast<size_t>(slot) >= k_.abi.resources.size())
+      throw Error("codegen: resource slot " + std::to_string(slot) + " out of range");
+    return k_.abi.resources[static_cast<size_t>(slot)];
+  }
+
+  Value* data(int slot) {
+    auto it = data_.find(slot);
+    if (it != data_.end()) return it->second;
+    resource(slot);
+    return data_[slot] = view_field(slot, 0, 0);
+  }
+
+  // Extent of `slot` along `dim` as i32 (fields: a constant).
+  Value* shape(int slot, int dim) {
+    auto key = std::make_pair(slot, dim);
+    auto it = shapes_.find(key);
+    if (it != shapes_.end()) return it->second;
+    const ResourceDesc& r = resource(slot);
+    if (dim < 0 || dim >= kMaxDims) throw Error("codegen: shape dimension out of range");
+    Value* v;
+    if (r.kind == ResourceKind::Field) {
+      v = b_.getInt32(static_cast<uint32_t>(r.shape[static_cast<size_t>(dim)]));
+    } else {
+      v = entry_.CreateTrunc(view_field(slot, 1, dim), i32_);
+    }
+    return shapes_[key] = v;
+  }
+
+  Value* arg_load(const Inst& in) {
+    auto key = std::make_tuple(in.attr0, in.attr1, static_cast<int>(in.type));
+    auto it = args_.find(key);
+    if (it != args_.end()) return it->second;
+    if (in.attr0 < 0 || static_cast<size_t>(in.attr0) >= k_.abi.params.size())
+      throw Error("codegen: argument index out of range");
+    Value* params = ctx_field(kCtxParams);
+    Value* base = entry_.CreateLoad(ptr_, entry_.CreateGEP(ptr_, params, entry_.getInt64(static_cast<uint64_t>(in.attr0))));
+    Value* p = entry_.CreateGEP(i8_, base, entry_.getInt64(static_cast<uint64_t>(in.attr1)));
+    Value* v = entry_.CreateLoad(mem_type(in.type), p);
+    // Bool: one byte for value parameters, a 32-bit 0/1 in argpacks; the low byte tells.
+    if (in.type == Scalar::Bool) v = entry_.CreateICmpNE(v, entry_.getInt8(0));
+    return args_[key] = v;
+  }
+
+  Value* entry_alloca(Type* t) {
+    llvm::IRBuilder<> a(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    return a.CreateAlloca(t);
+  }
+
+  // ---------------------------------------------------------------- error reporting
+  Function* make_report_function() {
+    auto* fn = Function::Create(
+        llvm::FunctionType::get(b_.getVoidTy(), {ptr_, i32_, i32_, i32_, i32_, i64_, i64_}, false),
+        Function::InternalLinkage, "loom.report_error", m_);
+    fn->addFnAttr(llvm::Attribute::NoInline);
+    fn->addFnAttr(llvm::Attribute::Cold);
+    fn->setDoesNotThrow();
+    llvm::IRBuilder<> r(BasicBlock::Create(c_, "entry", fn));
+    BasicBlock* has = BasicBlock::Create(c_, "has_error_record", fn);
+    BasicBlock* won = BasicBlock::Create(c_, "first_failure", fn);
+    BasicBlock* done = BasicBlock::Create(c_, "done", fn);
+    Value* err = r.CreateLoad(ptr_, r.CreateStructGEP(ctx_ty_, fn->getArg(0), kCtxError));
+    r.CreateCondBr(r.CreateIsNull(err), done, has);
+    r.SetInsertPoint(has);
+    Value* code_ptr = r.CreateStructGEP(err_ty_, err, kErrCode);
+    Value* pair = r.CreateAtomicCmpXchg(code_ptr, r.getInt32(0), fn->getArg(1), llvm::MaybeAlign(4),
+                                        llvm::AtomicOrdering::SequentiallyConsistent,
+                                        llvm::AtomicOrdering::SequentiallyConsistent);
+    r.CreateCondBr(r.CreateExtractValue(pair, 1), won, done);
+    r.SetInsertPoint(won);
+    r.CreateStore(fn->getArg(2), r.CreateStructGEP(err_ty_, err, kErrNode));
+    r.CreateStore(fn->getArg(3), r.CreateStructGEP(err_ty_, err, kErrSlot));
+    r.CreateStore(fn->getArg(4), r.CreateStructGEP(err_ty_, err, kErrDim));
+    r.CreateStore(fn->getArg(5), r.CreateStructGEP(err_ty_, err, kErrIndex));
+    r.CreateStore(fn->getArg(6), r.CreateStructGEP(err_ty_, err, kErrExtent));
+    r.CreateBr(done);
+    r.SetInsertPoint(done);
+    r.CreateRetVoid();
+    return fn;
+  }
+
+  // Branches to a failure path when `failed`; the path reports and ends the task.
+  void check(Value* failed, int code, int node, int slot, int dim, Value* index, Value* extent) {
+    BasicBlock* fail = BasicBlock::Create(c_, "check_failed", fn_);
+    BasicBlock* ok = BasicBlock::Create(c_, "check_ok", fn_);
+    llvm::MDBuilder md(c_);
+    b_.CreateCondBr(failed, fail, ok, md.createBranchWeights(1, 1u << 20));
+    b_.SetInsertPoint(fail);
+    b_.CreateCall(report_fn_, {ctx_, b_.getInt32(static_cast<uint32_t>(code)), b_.getInt32(static_cast<uint32_t>(node)),
+                               b_.getInt32(static_cast<uint32_t>(slot)), b_.getInt32(static_cast<uint32_t>(dim)), index, extent});
+    b_.CreateBr(ret_bb_);
+    b_.SetInsertPoint(ok);
+  }
+
+  // ---------------------------------------------------------------- random numbers
+  Value* mix64(Value* z) {
+    z = b_.CreateMul(b_.CreateXor(z, b_.CreateLShr(z, 30)), b_.getInt64(0xBF58476D1CE4E5B9ull));
+    z = b_.CreateMul(b_.CreateXor(z, b_.CreateLShr(z, 27)), b_.getInt64(0x94D049BB133111EBull));
+    return b_.CreateXor(z, b_.CreateLShr(z, 31));
+  }
+
+  // Counter-based: the state of an iteration is a hash of the seed and its indices.
+  void init_rng(const std::vector<Value*>& indices) {
+    if (!rng_) rng_ = entry_alloca(i64_);
+    // The task index keeps two tasks of one launch on different streams.
+    Value* h = mix64(b_.CreateAdd(ctx_field(kCtxSeed), b_.getInt64(kGolden * (task_index_ + 1))));
+    for (Value* i : indices) h = mix64(b_.CreateAdd(b_.CreateXor(h, b_.CreateZExt(i, i64_)), b_.getInt64(kGolden)));
+    b_.CreateStore(h, rng_);
+  }
+
+  Value* rand(Scalar t) {
+    if (!rng_) init_rng({});
+    Value* s = b_.CreateAdd(b_.CreateLoad(i64_, rng_), b_.getInt64(kGolden));
+    b_.CreateStore(s, rng_);
+    Value* z = mix64(s);
+    switch (t) {
+      case Scalar::F32:
+        return b_.CreateFMul(b_.CreateUIToFP(b_.CreateLShr(z, 40), b_.getFloatTy()), fconst(t, 1.0 / 16777216.0));
+      case Scalar::F64:
+        return b_.CreateFMul(b_.CreateUIToFP(b_.CreateLShr(z, 11), b_.getDoubleTy()), fconst(t, 1.0 / 9007199254740992.0));
+      default:
+        return b_.CreateTrunc(z, reg_type(t));
+    }
+  }
+
+  // ---------------------------------------------------------------- loops
+  using BodyFn = std::function<void(Value* iv, BasicBlock* latch)>;
+
+  // for (iv = lo; iv < hi; ++iv) over i32, the shape LLVM vectorises.
+  void counted_loop(Value* lo, Value* hi, const BodyFn& body) {
+    BasicBlock* pre = b_.GetInsertBlock();
+    BasicBlock* header = BasicBlock::Create(c_, "loop", fn_);
+    BasicBlock* inner = BasicBlock::Create(c_, "loop_body", fn_);
+    BasicBlock* latch = BasicBlock::Create(c_, "loop_latch", fn_);
+    BasicBlock* exit = BasicBlock::Create(c_, "loop_exit", fn_);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode* iv = b_.CreatePHI(i32_, 2, "i");
+    iv->addIncoming(lo, pre);
+    b_.CreateCondBr(b_.CreateICmpSLT(iv, hi), inner, exit);
+    b_.SetInsertPoint(inner);
+    body(iv, latch);
+    if (!terminated()) b_.CreateBr(latch);
+    b_.SetInsertPoint(latch);
+    Value* next = b_.CreateAdd(iv, b_.getInt32(1), "i.next", false, true);  // iv < hi: no overflow
+    iv->addIncoming(next, latch);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(exit);
+  }
+
+  Value* to_i32(Value* v, Scalar s) { return s == Scalar::I32 || s == Scalar::U32 ? v : b_.CreateIntCast(v, i32_, is_signed_int(s)); }
+
+  // Nested counted loops over dims [d, lo.size()); the body runs in the innermost one.
+  void emit_nest(const Inst& loop, size_t d, const std::vector<Value*>& lo, const std::vector<Value*>& hi,
+                 const ir::Block& body) {
+    counted_loop(lo[d], hi[d], [&](Value* iv, BasicBlock* latch) {
+      loop_index_[{&loop, static_cast<int>(d)}] = iv;
+      if (d + 1 < lo.size()) {
+        emit_nest(loop, d + 1, lo, hi, body);
+        return;
+      }
+      if (loop.op == Op::Offload && uses_rand_) {
+        std::vector<Value*> idx;
+        for (size_t i = 0; i < lo.size(); ++i) idx.push_back(loop_index_[{&loop, static_cast<int>(i)}]);
+        init_rng(idx);
+      }
+      loops_.push_back({false, latch, nullptr});
+      emit_block(body);
+      loops_.pop_back();
+    });
+  }
+
+  // Iteration bounds of a range/struct loop (Offload or nested RangeFor/StructFor).
+  void task_bounds(const Inst& loop, std::vector<Value*>* lo, std::vector<Value*>* hi) {
+    bool is_struct = loop.op == Op::StructFor ||
+                     (loop.op == Op::Offload && loop.attr0 == static_cast<int>(ir::TaskKind::StructFor));
+    if (is_struct) {
+      int slot = loop.op == Op::StructFor ? loop.attr0 : loop.attr1;
+      int dims = loop.op == Op::StructFor && loop.attr1 > 0 ? loop.attr1 : resource(slot).ndim;
+      for (int d = 0; d < dims; ++d) {
+        lo->push_back(b_.getInt32(0));
+        hi->push_back(shape(slot, d));
+      }
+      return;
+    }
+    if (loop.operands.size() % 2 != 0 || loop.operands.empty())
+      throw Error("codegen: range loop without begin/end pairs");
+    for (size_t i = 0; i < loop.operands.size(); i += 2) {
+      lo->push_back(to_i32(value(loop.operand(i)), loop.operand(i)->type));
+      hi->push_back(to_i32(value(loop.operand(i + 1)), loop.operand(i + 1)->type));
+    }
+  }
+
+  void emit_extent_function(const Inst& offload, const std::string& name) {
+    Function* fn = new_function(name, i64_, {ptr_});
+    begin_function(fn);
+    emit_uniforms();
+    std::vector<Value*> lo, hi;
+    task_bounds(offload, &lo, &hi);
+    Value* n = b_.CreateSub(b_.CreateSExt(hi[0], i64_), b_.CreateSExt(lo[0], i64_));
+    b_.CreateRet(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, n, b_.getInt64(0)));
+  }
+
+  // ---------------------------------------------------------------- instructions
+  Value* value(const Inst* inst) {
+    auto it = values_.find(inst);
+    if (it == values_.end())
+      throw Error("codegen: operand used before it is defined (" + std::string(ir::op_name(inst->op)) + ")");
+    return it->second;
+  }
+
+  void emit_uniforms() {
+    for (auto& inst : k_.body->insts)
+      if (inst->op != Op::Offload) emit_inst(*inst);
+  }
+
+  void emit_block(const ir::Block& block) {
+    for (const auto& inst : block.insts) {
+      ensure_open_block();
+      emit_inst(*inst);
+    }
+  }
+
+  void emit_inst(const Inst& in) {
+    Value* v = nullptr;
+    if (ir::is_unary(in.op)) {
+      v = unary(in);
+    } else if (ir::is_binary(in.op)) {
+      v = binary(in);
+    } else {
+      v = other(in);
+    }
+    if (v) values_[&in] = v;
+  }
+
+  Value* cast(Value* v, Scalar from, Scalar to) {
+    if (from == to) return v;
+    Type* t = reg_type(to);
+    if (to == Scalar::Bool)
+      return is_float(from) ? b_.CreateFCmpUNE(v, fconst(from, 0)) : b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+    if (from == Scalar::Bool) return is_float(to) ? b_.CreateUIToFP(v, t) : b_.CreateZExt(v, t);
+    if (is_float(from) && is_float(to)) return b_.CreateFPCast(v, t);
+    if (is_float(from)) return is_signed_int(to) ? b_.CreateFPToSI(v, t) : b_.CreateFPToUI(v, t);
+    if (is_float(to)) return is_signed_int(from) ? b_.CreateSIToFP(v, t) : b_.CreateUIToFP(v, t);
+    return b_.CreateIntCast(v, t, is_signed_int(from));
+  }
+
+  Value* sign(Value* a, Scalar t) {
+    if (is_float(t)) {
+      Value* pos = b_.CreateFCmpOGT(a, fconst(t, 0));
+      Value* neg = b_.CreateFCmpOLT(a, fconst(t, 0));
+      return b_.CreateSelect(pos, fconst(t, 1), b_.CreateSelect(neg, fconst(t, -1), fconst(t, 0)));
+    }
+    Type* ty = a->getType();
+    if (!is_signed_int(t)) return b_.CreateZExt(b_.CreateICmpNE(a, llvm::ConstantInt::get(ty, 0)), ty);
+    Value* pos = b_.CreateICmpSGT(a, llvm::ConstantInt::get(ty, 0));
+    Value* neg = b_.CreateICmpSLT(a, llvm::ConstantInt::get(ty, 0));
+    return b_.CreateSelect(pos, llvm::ConstantInt::get(ty, 1),
+                           b_.CreateSelect(neg, llvm::ConstantInt::getSigned(ty, -1), llvm::ConstantInt::get(ty, 0)));
+  }
+
+  Value* unary(const Inst& in) {
+    Value* a = value(in.operand(0));
+    Scalar t = in.type;
+    switch (in.op) {
+      case Op::Neg: return is_float(t) ? b_.CreateFNeg(a) : b_.CreateNeg(a);
+      case Op::BitNot: case Op::LogicNot: return b_.CreateNot(a);
+      case Op::Abs:
+        if (is_float(t)) return intrinsic(llvm::Intrinsic::fabs, {a});
+        if (is_signed_int(t)) return intrinsic(llvm::Intrinsic::abs, {a, b_.getFalse()});
+        return a;
+      case Op::Sign: return sign(a, t);
+      case Op::Floor: return intrinsic(llvm::Intrinsic::floor, {a});
+      case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, {a});
+      case Op::Round: return intrinsic(llvm::Intrinsic::round, {a});
+      case Op::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, {a});
+      case Op::Rsqrt: return b_.CreateFDiv(fconst(t, 1), intrinsic(llvm::Intrinsic::sqrt, {a}));
+      case Op::Sin: return intrinsic(llvm::Intrinsic::sin, {a});
+      case Op::Cos: return intrinsic(llvm::Intrinsic::cos, {a});
+      case Op::Tan: return libm("tan", {a});
+      case Op::Asin: return libm("asin", {a});
+      case Op::Acos: return libm("acos", {a});
+      case Op::Atan: return libm("atan", {a});
+      case Op::Exp: return intrinsic(llvm::Intrinsic::exp, {a});
+      case Op::Log: return intrinsic(llvm::Intrinsic::log, {a});
+      case Op::Cast: return cast(a, in.operand(0)->type, t);
+      case Op::Bitcast: return b_.CreateBitCast(a, reg_type(t));
+      default: break;
+    }
+    throw Error("codegen: unhandled unary op " + std::string(ir::op_name(in.op)));
+  }
+
+  // Integer power by squaring; a negative exponent gives 1.
+  Value* int_pow(Value* base, Value* exp) {
+    Type* ty = base->getType();
+    BasicBlock* pre = b_.GetInsertBlock();
+    BasicBlock* loop = BasicBlock::Create(c_, "ipow", fn_);
+    BasicBlock* done = BasicBlock::Create(c_, "ipow_done", fn_);
+    Value* zero = llvm::ConstantInt::get(ty, 0);
+    Value* one = llvm::ConstantInt::get(ty, 1);
+    b_.CreateCondBr(b_.CreateICmpSGT(exp, zero), loop, done);
+    b_.SetInsertPoint(loop);
+    llvm::PHINode* r = b_.CreatePHI(ty, 2);
+    llvm::PHINode* x = b_.CreatePHI(ty, 2);
+    llvm::PHINode* e = b_.CreatePHI(ty, 2);
+    r->addIncoming(one, pre);
+    x->addIncoming(base, pre);
+    e->addIncoming(exp, pre);
+    Value* odd = b_.CreateICmpNE(b_.CreateAnd(e, one), zero);
+    Value* r2 = b_.CreateSelect(odd, b_.CreateMul(r, x), r);
+    Value* x2 = b_.CreateMul(x, x);
+    Value* e2 = b_.CreateLShr(e, one);
+    r->addIncoming(r2, loop);
+    x->addIncoming(x2, loop);
+    e->addIncoming(e2, loop);
+    b_.CreateCondBr(b_.CreateICmpNE(e2, zero), loop, done);
+    b_.SetInsertPoint(done);
+    llvm::PHINode* out = b_.CreatePHI(ty, 2);
+    out->addIncoming(one, pre);
+    out->addIncoming(r2, loop);
+    return out;
+  }
+
+  // Integer division that cannot trap: x / 0 and x % 0 give 0, MIN / -1 wraps to MIN
+  // (x86 would raise SIGFPE inside the host engine's process otherwise).
+  Value* int_div_rem(Value* a, Value* c, bool is_signed, bool rem) {
+    Type* ty = a->getType();
+    Value* zero = llvm::ConstantInt::get(ty, 0);
+    Value* one = llvm::ConstantInt::get(ty, 1);
+    Value* by_zero = b_.CreateICmpEQ(c, zero);
+    Value* bad = by_zero;
+    Value* minus_one = nullptr;
+    if (is_signed && ty->getIntegerBitWidth() > 1) {
+      minus_one = b_.CreateICmpEQ(c, llvm::ConstantInt::getSigned(ty, -1));
+      bad = b_.CreateOr(bad, minus_one);
+    }
+    Value* safe = b_.CreateSelect(bad, one, c);
+    Value* q = rem ? (is_signed ? b_.CreateSRem(a, safe) : b_.CreateURem(a, safe))
+                   : (is_signed ? b_.CreateSDiv(a, safe) : b_.CreateUDiv(a, safe));
+    if (minus_one) q = b_.CreateSelect(minus_one, rem ? zero : b_.CreateNeg(a), q);
+    return b_.CreateSelect(by_zero, zero, q);
+  }
+
+  Value* binary(const Inst& in) {
+    Value* a = value(in.operand(0));
+    Value* c = value(in.operand(1));
+    Scalar t = in.operand(0)->type;
+    bool f = is_float(t), s = is_signed_int(t);
+    Type* ty = a->getType();
+    switch (in.op) {
+      case Op::Add: return f ? b_.CreateFAdd(a, c) : b_.CreateAdd(a, c);
+      case Op::Sub: return f ? b_.CreateFSub(a, c) : b_.CreateSub(a, c);
+      case Op::Mul: return f ? b_.CreateFMul(a, c) : b_.CreateMul(a, c);
+      case Op::Div: return f ? b_.CreateFDiv(a, c) : int_div_rem(a, c, s, false);
+      case Op::Mod: {
+        if (!f && !s) return int_div_rem(a, c, false, true);
+        // Floored: a remainder whose sign differs from the divisor's moves by one divisor.
+        Value* r = f ? b_.CreateFRem(a, c) : int_div_rem(a, c, true, true);
+        Value* fix;
+        if (f) {
+          Value* nonzero = b_.CreateFCmpUNE(r, fconst(t, 0));
+          Value* differ = b_.CreateXor(b_.CreateFCmpOLT(r, fconst(t, 0)), b_.CreateFCmpOLT(c, fconst(t, 0)));
+          fix = b_.CreateAnd(nonzero, differ);
+          return b_.CreateSelect(fix, b_.CreateFAdd(r, c), r);
+        }
+        Value* zero = llvm::ConstantInt::get(ty, 0);
+        fix = b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpSLT(b_.CreateXor(r, c), zero));
+        return b_.CreateSelect(fix, b_.CreateAdd(r, c), r);
+      }
+      case Op::Min:
+        return b_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::minnum : s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, c);
+      case Op::Max:
+        return b_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::maxnum : s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, c);
+      case Op::Pow: return f ? intrinsic(llvm::Intrinsic::pow, {a, c}) : int_pow(a, c);
+      case Op::Atan2: return libm("atan2", {a, c});
+      case Op::BitAnd: case Op::LogicAnd: return b_.CreateAnd(a, c);
+      case Op::BitOr: case Op::LogicOr: return b_.CreateOr(a, c);
+      case Op::BitXor: return b_.CreateXor(a, c);
+      case Op::Shl: case Op::Shr: {
+        // Shift counts wrap at the width (x86 and SPIR-V agree; LLVM would give poison).
+        unsigned width = ty->getIntegerBitWidth();
+        Value* n = b_.CreateIntCast(c, ty, false);
+        if (width > 1) n = b_.CreateAnd(n, llvm::ConstantInt::get(ty, width - 1));
+        if (in.op == Op::Shl) return b_.CreateShl(a, n);
+        return s ? b_.CreateAShr(a, n) : b_.CreateLShr(a, n);
+      }
+      case Op::Eq: return f ? b_.CreateFCmpOEQ(a, c) : b_.CreateICmpEQ(a, c);
+      case Op::Ne: return f ? b_.CreateFCmpUNE(a, c) : b_.CreateICmpNE(a, c);
+      case Op::Lt: return f ? b_.CreateFCmpOLT(a, c) : s ? b_.CreateICmpSLT(a, c) : b_.CreateICmpULT(a, c);
+      case Op::Le: return f ? b_.CreateFCmpOLE(a, c) : s ? b_.CreateICmpSLE(a, c) : b_.CreateICmpULE(a, c);
+      case Op::Gt: return f ? b_.CreateFCmpOGT(a, c) : s ? b_.CreateICmpSGT(a, c) : b_.CreateICmpUGT(a, c);
+      case Op::Ge: return f ? b_.CreateFCmpOGE(a, c) : s ? b_.CreateICmpSGE(a, c) : b_.CreateICmpUGE(a, c);
+      default: break;
+    }
+    throw Error("codegen: unhandled binary op " + std::string(ir::op_name(in.op)));
+  }
+
+  Value* constant(const Inst& in) {
+    Type* t = reg_type(in.type);
+    if (is_float(in.type)) return llvm::ConstantFP::get(t, in.float_value());
+    if (in.type == Scalar::Bool) return b_.getInt1(in.bits != 0);
+    return llvm::ConstantInt::get(t, in.bits, is_signed_int(in.type));
+  }
+
+  Value* atomic(const Inst& in) {
+    Value* ptr = value(in.operand(0));
+    Value* v = value(in.operand(1));
+    Scalar t = in.type;
+    auto op = static_cast<ir::AtomicOp>(in.attr0);
+    using RMW = llvm::AtomicRMWInst;
+    auto rmw = [&](RMW::BinOp bop, Value* val) {
+      auto align = llvm::MaybeAlign(static_cast<uint64_t>(size_of(t)));
+      return b_.CreateAtomicRMW(bop, ptr, val, align, llvm::AtomicOrdering::Monotonic);
+    };
+    if (is_float(t)) {
+      switch (op) {
+        case ir::AtomicOp::Add: return rmw(RMW::FAdd, v);
+        case ir::AtomicOp::Sub: return rmw(RMW::FSub, v);
+        case ir::AtomicOp::Min: return rmw(RMW::FMin, v);
+        case ir::AtomicOp::Max: return rmw(RMW::FMax, v);
+        default: {
+          Type* it = b_.getIntNTy(static_cast<unsigned>(bit_width(t)));
+          RMW::BinOp bop = op == ir::AtomicOp::And ? RMW::And : op == ir::AtomicOp::Or ? RMW::Or : RMW::Xor;
+          return b_.CreateBitCast(rmw(bop, b_.CreateBitCast(v, it)), v->getType());
+        }
+      }
+    }
+    bool s = is_signed_int(t);
+    if (t == Scalar::Bool) v = b_.CreateZExt(v, i8_);
+    RMW::BinOp bop = RMW::Add;
+    switch (op) {
+      case ir::AtomicOp::Add: bop = RMW::Add; break;
+      case ir::AtomicOp::Sub: bop = RMW::Sub; break;
+      case ir::AtomicOp::Min: bop = s ? RMW::Min : RMW::UMin; break;
+      case ir::AtomicOp::Max: bop = s ? RMW::Max : RMW::UMax; break;
+      case ir::AtomicOp::And: bop = RMW::And; break;
+      case ir::AtomicOp::Or: bop = RMW::Or; break;
+      case ir::AtomicOp::Xor: bop = RMW::Xor; break;
+    }
+    Value* old = rmw(bop, v);
+    return t == Scalar::Bool ? b_.CreateICmpNE(old, b_.getInt8(0)) : old;
+  }
+
+  // ---------------------------------------------------------------- textures
+  // Channel `channel` of texel (x, y, z) (i32, in range; y/z null below 2-d/3-d).
+  Value* texel(int slot, Value* x, Value* y, Value* z, int channel) {
+    const ResourceDesc& r = resource(slot);
+    int nc = texture_channels(r.format);
+    if (channel >= nc) return fconst(Scalar::F32, channel == 3 ? 1.0 : 0.0);
+    Value* i = b_.CreateSExt(x, i64_);
+    Value* w = b_.CreateSExt(shape(slot, 0), i64_);
+    if (y) i = b_.CreateAdd(i, b_.CreateMul(b_.CreateSExt(y, i64_), w));
+    if (z) i = b_.CreateAdd(i, b_.CreateMul(b_.CreateSExt(z, i64_), b_.CreateMul(w, b_.CreateSExt(shape(slot, 1), i64_))));
+    Value* at = b_.CreateAdd(b_.CreateMul(i, b_.getInt64(static_cast<uint64_t>(nc))), b_.getInt64(static_cast<uint64_t>(channel)));
+    if (r.format == TextureFormat::RGBA8) {
+      Value* byte = b_.CreateLoad(i8_, b_.CreateInBoundsGEP(i8_, data(slot), at));
+      return b_.CreateFMul(b_.CreateUIToFP(byte, b_.getFloatTy()), fconst(Scalar::F32, 1.0 / 255.0));
+    }
+    return b_.CreateLoad(b_.getFloatTy(), b_.CreateInBoundsGEP(b_.getFloatTy(), data(slot), at));
+  }
+
+  Value* clamp_i32(Value* v, Value* n) {
+    Value* hi = b_.CreateSub(n, b_.getInt32(1));
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, hi), b_.getInt32(0));
+  }
+
+  // A texel coordinate from a floored float coordinate `fl` for extent n (float nf).
+  Value* wrap(Value* fl, Value* n, Value* nf, bool repeat) {
+    Value* zero = fconst(Scalar::F32, 0);
+    Value* top = b_.CreateFSub(nf, fconst(Scalar::F32, 1));
+    if (repeat) fl = b_.CreateFSub(fl, b_.CreateFMul(nf, intrinsic(llvm::Intrinsic::floor, {b_.CreateFDiv(fl, nf)})));
+    Value* c = b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, fl, zero), top);
+    return clamp_i32(b_.CreateFPToSI(c, i32_), n);
+  }
+
+  Value* tex_sample(const Inst& in) {
+    int slot = in.attr0;
+    size_t dims = in.operands.size();
+    if (dims < 1 || dims > 3) throw Error("codegen: tex_sample needs 1 to 3 coordinates");
+    bool linear = in.bits & ir::kSampleLinear, repeat = in.bits & ir::kSampleRepeat;
+    std::vector<Value*> i0(3, nullptr), i1(3, nullptr), frac(3, nullptr);
+    for (size_t d = 0; d < dims; ++d) {
+      Value* n = shape(slot, static_cast<int>(d));
+      Value* nf = b_.CreateSIToFP(n, b_.getFloatTy());
+      Value* t = b_.CreateFMul(cast(value(in.operand(d)), in.operand(d)->type, Scalar::F32), nf);
+      if (!linear) {
+        i0[d] = wrap(intrinsic(llvm::Intrinsic::floor, {t}), n, nf, repeat);
+        continue;
+      }
+      t = b_.CreateFSub(t, fconst(Scalar::F32, 0.5));
+      Value* fl = intrinsic(llvm::Intrinsic::floor, {t});
+      frac[d] = b_.CreateFSub(t, fl);
+      i0[d] = wrap(fl, n, nf, repeat);
+      i1[d] = wrap(b_.CreateFAdd(fl, fconst(Scalar::F32, 1)), n, nf, repeat);
+    }
+    int ch = in.attr1;
+    if (!linear) return texel(slot, i0[0], i0[1], i0[2], ch);
+    auto lerp = [&](Value* a, Value* c, Value* w) { return b_.CreateFAdd(a, b_.CreateFMul(b_.CreateFSub(c, a), w)); };
+    // Interpolate along x, then y, then z.
+    std::function<Value*(size_t, std::vector<Value*>&)> sample = [&](size_t d, std::vector<Value*>& at) -> Value* {
+      if (d == 0) {
+        Value* a = texel(slot, i0[0], at[1], at[2], ch);
+        Value* c = texel(slot, i1[0], at[1], at[2], ch);
+        return lerp(a, c, frac[0]);
+      }
+      at[d] = i0[d];
+      Value* a = sample(d - 1, at);
+      at[d] = i1[d];
+      Value* c = sample(d - 1, at);
+      return lerp(a, c, frac[d]);
+    };
+    std::vector<Value*> at(3, nullptr);
+    return sample(dims - 1, at);
+  }
+
+  Value* tex_load(const Inst& in) {
+    int slot = in.attr0;
+    std::vector<Value*> c(3, nullptr);
+    for (size_t d = 0; d < in.operands.size() && d < 3; ++d)
+      c[d] = clamp_i32(to_i32(value(in.operand(d)), in.operand(d)->type), shape(slot, static_cast<int>(d)));
+    return texel(slot, c[0], c[1], c[2], in.attr1);
+  }
+
+  void tex_store(const Inst& in) {
+    int slot = in.attr0;
+    const ResourceDesc& r = resource(slot);
+    auto dims = static_cast<size_t>(in.attr1 > 0 ? in.attr1 : static_cast<int>(in.operands.size()) - 4);
+    if (in.operands.size() != dims + 4) throw Error("codegen: tex_store needs coordinates and 4 channels");
+    std::vector<Value*> c(3, nullptr);
+    Value* inside = b_.getTrue();
+    for (size_t d = 0; d < dims && d < 3; ++d) {
+      c[d] = to_i32(value(in.operand(d)), in.operand(d)->type);
+      inside = b_.CreateAnd(inside, b_.CreateICmpULT(c[d], shape(slot, static_cast<int>(d))));
+    }
+    // Stores outside the texture are dropped.
+    BasicBlock* write = BasicBlock::Create(c_, "tex_store", fn_);
+    BasicBlock* done = BasicBlock::Create(c_, "tex_store_done", fn_);
+    b_.CreateCondBr(inside, write, done);
+    b_.SetInsertPoint(write);
+    int nc = texture_channels(r.format);
+    Value* i = b_.CreateSExt(c[0], i64_);
+    Value* w = b_.CreateSExt(shape(slot, 0), i64_);
+    if (c[1]) i = b_.CreateAdd(i, b_.CreateMul(b_.CreateSExt(c[1], i64_), w));
+    if (c[2]) i = b_.CreateAdd(i, b_.CreateMul(b_.CreateSExt(c[2], i64_), b_.CreateMul(w, b_.CreateSExt(shape(slot, 1), i64_))));
+    for (int ch = 0; ch < nc; ++ch) {
+      const Inst* src = in.operand(dims + static_cast<size_t>(ch));
+      Value* v = cast(value(src), src->type, Scalar::F32);
+      Value* at = b_.CreateAdd(b_.CreateMul(i, b_.getInt64(static_cast<uint64_t>(nc))), b_.getInt64(static_cast<uint64_t>(ch)));
+      if (r.format == TextureFormat::RGBA8) {
+        Value* cl = b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum,
+                                             b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, v, fconst(Scalar::F32, 0)),
+                                             fconst(Scalar::F32, 1));
+        Value* byte = b_.CreateFPToUI(b_.CreateFAdd(b_.CreateFMul(cl, fconst(Scalar::F32, 255)), fconst(Scalar::F32, 0.5)), i8_);
+        b_.CreateStore(byte, b_.CreateInBoundsGEP(i8_, data(slot), at));
+      } else {
+        b_.CreateStore(v, b_.CreateInBoundsGEP(b_.getFloatTy(), data(slot), at));
+      }
+    }
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+  }
+
+  // ---------------------------------------------------------------- everything else
+  const LoopTarget& innermost(bool want_while) {
+    for (auto it = loops_.rbegin(); it != loops_.rend(); ++it)
+      if (!want_while || it->is_while) return *it;
+    throw Error(want_while ? "codegen: break outside a while loop" : "codegen: continue outside a loop");
+  }
+
+  Value* other(const Inst& in) {
+    switch (in.op) {
+      case Op::Const: return constant(in);
+      case Op::ArgLoad: return arg_load(in);
+      case Op::ResourceShape: return shape(in.attr0, in.attr1);
+      case Op::LoopIndex: {
+        auto it = loop_index_.find({in.operand(0), in.attr0});
+        if (it == loop_index_.end()) throw Error("codegen: loop_index outside its loop");
+        return it->second;
+      }
+      case Op::Select: return b_.CreateSelect(value(in.operand(0)), value(in.operand(1)), value(in.operand(2)));
+      case Op::Fma: {
+        Value* a = value(in.operand(0));
+        Value* c = value(in.operand(1));
+        Value* d = value(in.operand(2));
+        if (is_float(in.type)) return b_.CreateIntrinsic(llvm::Intrinsic::fma, {a->getType()}, {a, c, d});
+        return b_.CreateAdd(b_.CreateMul(a, c), d);
+      }
+      case Op::Rand: return rand(in.type);
+      case Op::Alloca: {
+        Value* p = entry_alloca(mem_type(in.type));
+        store_mem(p, llvm::Constant::getNullValue(reg_type(in.type)), in.type);
+        return p;
+      }
+      case Op::LocalLoad: return load_mem(value(in.operand(0)), in.type);
+      case Op::LocalStore: store_mem(value(in.operand(0)), value(in.operand(1)), in.operand(1)->type); return nullptr;
+      case Op::ElementPtr: {
+        Value* idx = value(in.operand(0));
+        idx = b_.CreateIntCast(idx, i64_, is_signed_int(in.operand(0)->type));
+        return b_.CreateInBoundsGEP(mem_type(in.type), data(in.attr0), idx);
+      }
+      case Op::GlobalLoad: return load_mem(value(in.operand(0)), in.type);
+      case Op::GlobalStore: store_mem(value(in.operand(0)), value(in.operand(1)), in.operand(1)->type); return nullptr;
+      case Op::AtomicRMW: return atomic(in);
+      case Op::TmpLoad:
+        return load_mem(b_.CreateGEP(i8_, ctx_field(kCtxTemps), b_.getInt64(static_cast<uint64_t>(in.attr0))), in.type);
+      case Op::TmpStore:
+        store_mem(b_.CreateGEP(i8_, ctx_field(kCtxTemps), b_.getInt64(static_cast<uint64_t>(in.attr0))),
+                  value(in.operand(0)), in.operand(0)->type);
+        return nullptr;
+      case Op::BoundsCheck: {
+        Value* idx = b_.CreateIntCast(value(in.operand(0)), i64_, is_signed_int(in.operand(0)->type));
+        Value* ext = b_.CreateIntCast(value(in.operand(1)), i64_, is_signed_int(in.operand(1)->type));
+        check(b_.CreateICmpUGE(idx, ext), 1, in.node, in.attr0, in.attr1, idx, ext);
+        return nullptr;
+      }
+      case Op::Assert: {
+        int node = in.attr0 == 0 && in.node >= 0 ? in.node : in.attr0;
+        check(b_.CreateNot(value(in.operand(0))), 2, node, -1, -1, b_.getInt64(0), b_.getInt64(0));
+        return nullptr;
+      }
+      case Op::TexLoad: return tex_load(in);
+      case Op::TexSample: return tex_sample(in);
+      case Op::TexStore: tex_store(in); return nullptr;
+      case Op::If: {
+        BasicBlock* then_bb = BasicBlock::Create(c_, "then", fn_);
+        BasicBlock* else_bb = BasicBlock::Create(c_, "else", fn_);
+        BasicBlock* merge = BasicBlock::Create(c_, "endif", fn_);
+        b_.CreateCondBr(value(in.operand(0)), then_bb, else_bb);
+        b_.SetInsertPoint(then_bb);
+        emit_block(*in.region(0));
+        if (!terminated()) b_.CreateBr(merge);
+        b_.SetInsertPoint(else_bb);
+        emit_block(*in.region(1));
+        if (!terminated()) b_.CreateBr(merge);
+        b_.SetInsertPoint(merge);
+        return nullptr;
+      }
+      case Op::While: {
+        BasicBlock* head = BasicBlock::Create(c_, "while", fn_);
+        BasicBlock* exit = BasicBlock::Create(c_, "while_exit", fn_);
+        b_.CreateBr(head);
+        b_.SetInsertPoint(head);
+        loops_.push_back({true, head, exit});
+        emit_block(*in.region(0));
+        loops_.pop_back();
+        if (!terminated()) b_.CreateBr(head);
+        b_.SetInsertPoint(exit);
+        return nullptr;
+      }
+      case Op::RangeFor: case Op::StructFor: {
+        std::vector<Value*> lo, hi;
+        task_bounds(in, &lo, &hi);
+        emit_nest(in, 0, lo, hi, *in.region(0));
+        return nullptr;
+      }
+      case Op::Break: b_.CreateBr(innermost(true).brk); return nullptr;
+      case Op::Continue: b_.CreateBr(innermost(false).cont); return nullptr;
+      case Op::Return: {
+        std::vector<uint32_t> offsets = return_offsets(k_.abi);
+        if (in.operands.size() > offsets.size()) throw Error("codegen: return of more values than the kernel returns");
+        for (size_t i = 0; i < in.operands.size(); ++i) {
+          Value* p = b_.CreateGEP(i8_, ctx_field(kCtxReturns), b_.getInt64(offsets[i]));
+          store_mem(p, value(in.operand(i)), in.operand(i)->type);
+        }
+        b_.CreateBr(ret_bb_);
+        return nullptr;
+      }
+      case Op::GlobalPtr: throw Error("codegen: global_ptr left in lowered IR");
+      case Op::Offload: throw Error("codegen: offload nested in a task");
+      default: break;
+    }
+    throw Error("codegen: unhandled op " + std::string(ir::op_name(in.op)));
+  }
+
+  ir::Kernel& k_;
+  llvm::LLVMContext& c_;
+  llvm::Module& m_;
+  EmitOptions opt_;
+  llvm::IRBuilder<> b_;
+  llvm::IRBuilder<> entry_;  // inserts before the entry block's branch: hoisted loads
+  Type* i8_;
+  Type* i32_;
+  Type* i64_;
+  llvm::PointerType* ptr_;
+  llvm::StructType* ctx_ty_;
+  llvm::StructType* view_ty_;
+  llvm::StructType* err_ty_;
+  Function* report_fn_ = nullptr;
+
+  // Per function.
+  Function* fn_ = nullptr;
+  Value* ctx_ = nullptr;
+  BasicBlock* ret_bb_ = nullptr;
+  Value* rng_ = nullptr;
+  bool uses_rand_ = false;
+  uint64_t task_index_ = 0;
+  std::unordered_map<const Inst*, Value*> values_;
+  std::map<std::pair<const Inst*, int>, Value*> loop_index_;
+  std::map<int, Value*> data_;
+  std::map<std::pair<int, int>, Value*> shapes_;
+  std::map<std::tuple<int, int, int>, Value*> args_;
+  std::map<int, Value*> ctx_fields_;
+  std::vector<LoopTarget> loops_;
+};
+
+}  // namespace
+
+std::unique_ptr<llvm::Module> emit_kernel_module(ir::Kernel& kernel, llvm::LLVMContext& context,
+                                                 const EmitOptions& options,
+                                                 std::vector<TaskDesc>* tasks) {
+  auto module = std::make_unique<llvm::Module>("loom_" + sanitize(kernel.abi.name), context);
+  if (!options.triple.empty()) module->setTargetTriple(options.triple);
+  if (!options.data_layout.empty()) module->setDataLayout(options.data_layout);
+  Emitter emitter(kernel, context, *module, options);
+  tasks->clear();
+  for (auto& inst : kernel.body->insts) {
+    if (inst->op != Op::Offload) continue;
+    TaskDesc desc;
+    emitter.emit_task(*inst, tasks->size(), &desc);
+    tasks->push_back(desc);
+  }
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (llvm::verifyModule(*module, &os)) throw Error("codegen: LLVM module verification failed: " + os.str());
+  return module;
+}
+
+}  // namespace loom::codegen

@@ -1,0 +1,453 @@
+#include "compiler/graph/lower.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_set>
+
+#include "compiler/graph/lowerer.h"
+#include "runtime/common/error.h"
+
+namespace loom::graph {
+
+const TemplateArg* TemplateArgs::find(const std::string& name) const {
+  for (const auto& [n, a] : values)
+    if (n == name) return &a;
+  return nullptr;
+}
+
+void TemplateArgs::set(const std::string& name, TemplateArg arg) {
+  for (auto& [n, a] : values)
+    if (n == name) {
+      a = std::move(arg);
+      return;
+    }
+  values.emplace_back(name, std::move(arg));
+}
+
+std::string TemplateArgs::signature() const {
+  auto sorted = values;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::string s;
+  for (const auto& [name, a] : sorted) {
+    if (!s.empty()) s += ',';
+    s += name + '=';
+    switch (a.kind) {
+      case TemplateArg::Kind::Field:
+        s += "field:" + a.field;
+        break;
+      case TemplateArg::Kind::Int:
+        s += "i:" + std::to_string(a.i);
+        break;
+      case TemplateArg::Kind::Bool:
+        s += a.b ? "b:1" : "b:0";
+        break;
+      case TemplateArg::Kind::Float: {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "f:%.17g", a.f);
+        s += buf;
+        break;
+      }
+    }
+  }
+  return s;
+}
+
+namespace detail {
+
+std::unique_ptr<ir::Kernel> Lowerer::run() {
+  kernel_ = std::make_unique<ir::Kernel>();
+  GraphInst g;
+  g.name = decl_.name;
+  collect_ids(decl_.nodes, g.all);
+  graph_ = &g;
+  try {
+    layout_argpack_types(types_);
+  } catch (const Error& e) {
+    fail(-1, "", e.message());
+  }
+  build_abi();
+  Cursor cursor(kernel_->body.get());
+  Scope root;
+  root.graph = &g;
+  root.cursor = &cursor;
+  init_scope(root, decl_.nodes);
+  lower_region(root);
+  return std::move(kernel_);
+}
+
+void Lowerer::fail(int node, const std::string& pin, const std::string& msg) const {
+  throw Error(Place{doc_.path, graph_ ? graph_->name : decl_.name, node, pin}, msg);
+}
+
+void Lowerer::fail_here(const std::string& pin, const std::string& msg) const {
+  fail(node_ ? node_->id : -1, pin, msg);
+}
+
+void Lowerer::build_abi() {
+  kernel_->abi.name = decl_.name;
+  for (const KernelParam& p : decl_.params) {
+    if (p.kind == graph::ParamKind::Template) {
+      const TemplateArg* a = targs_.find(p.name);
+      if (!a) fail(-1, p.name, "template parameter '" + p.name + "' needs an argument");
+      bool is_field = a->kind == TemplateArg::Kind::Field;
+      if (p.type == "field" && !is_field)
+        fail(-1, p.name, "template parameter '" + p.name + "' needs a field name as its argument");
+      if (parse_value_type(p.type) && is_field)
+        fail(-1, p.name,
+             "template parameter '" + p.name + "' needs a " + p.type + " constant, not field '" +
+                 a->field + "'");
+      continue;
+    }
+    ParamDesc d;
+    d.name = p.name;
+    switch (p.kind) {
+      case graph::ParamKind::Value: {
+        auto t = parse_value_type(p.type);
+        if (!t) fail(-1, p.name, "parameter '" + p.name + "' has unknown type '" + p.type + "'");
+        d.kind = loom::ParamKind::Value;
+        d.type = *t;
+        d.size = static_cast<uint32_t>(t->components() * size_of(t->scalar));
+        break;
+      }
+      case graph::ParamKind::Ndarray: {
+        auto t = parse_value_type(p.type);
+        if (!t)
+          fail(-1, p.name,
+               "ndarray parameter '" + p.name + "' has unknown element type '" + p.type + "'");
+        if (p.ndim < 1 || p.ndim > kMaxDims)
+          fail(-1, p.name, "ndarray parameter '" + p.name + "' needs 1 to 4 dimensions");
+        d.kind = loom::ParamKind::Ndarray;
+        d.type = *t;
+        d.ndim = p.ndim;
+        break;
+      }
+      case graph::ParamKind::Texture:
+        if (p.ndim != 2 && p.ndim != 3)
+          fail(-1, p.name, "texture parameter '" + p.name + "' must have 2 or 3 dimensions");
+        d.kind = loom::ParamKind::Texture;
+        d.type = vt(Scalar::F32, 4);
+        d.ndim = p.ndim;
+        break;
+      case graph::ParamKind::Argpack: {
+        int t = argpack_type_index(p.type);
+        if (t < 0 || !types_[static_cast<size_t>(t)].is_pack)
+          fail(-1, p.name, "parameter '" + p.name + "' names no argpack type ('" + p.type + "')");
+        d.kind = loom::ParamKind::Argpack;
+        d.argpack_type = t;
+        d.size = types_[static_cast<size_t>(t)].size;
+        break;
+      }
+      case graph::ParamKind::Template:
+        break;
+    }
+    param_index_[p.name] = static_cast<int>(kernel_->abi.params.size());
+    kernel_->abi.params.push_back(d);
+  }
+  // One slot per ndarray/texture parameter, in parameter order.
+  for (size_t i = 0; i < kernel_->abi.params.size(); ++i) {
+    const ParamDesc& d = kernel_->abi.params[i];
+    if (d.kind != loom::ParamKind::Ndarray && d.kind != loom::ParamKind::Texture) continue;
+    ResourceDesc r;
+    r.kind = d.kind == loom::ParamKind::Ndarray ? ResourceKind::Ndarray : ResourceKind::Texture;
+    r.dtype = d.type.scalar;
+    r.components = d.type.components();
+    r.ndim = d.ndim;
+    r.param = static_cast<int>(i);
+    add_slot("param:" + std::to_string(i), r);
+  }
+  for (const std::string& r : decl_.returns) {
+    if (argpack_type_index(r) >= 0)
+      fail(-1, "",
+           "an argpack ('" + r + "') cannot be returned from a kernel; return its values instead");
+    auto t = parse_value_type(r);
+    if (!t) fail(-1, "", "unknown return type '" + r + "'");
+    kernel_->abi.returns.push_back(*t);
+  }
+}
+
+int Lowerer::argpack_type_index(const std::string& name) const {
+  for (size_t i = 0; i < types_.size(); ++i)
+    if (types_[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+int Lowerer::add_slot(const std::string& key, const ResourceDesc& r) {
+  auto it = slots_.find(key);
+  if (it != slots_.end()) return it->second;
+  int slot = static_cast<int>(kernel_->abi.resources.size());
+  kernel_->abi.resources.push_back(r);
+  slots_[key] = slot;
+  return slot;
+}
+
+const KernelParam* Lowerer::kernel_param(const std::string& name) const {
+  for (const KernelParam& p : decl_.params)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+void Lowerer::init_scope(Scope& s, const std::vector<Node>& nodes) {
+  s.nodes = &nodes;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!s.index.emplace(nodes[i].id, i).second)
+      fail(nodes[i].id, "", "node id " + std::to_string(nodes[i].id) + " is used twice");
+  }
+}
+
+ir::Builder& Lowerer::B() {
+  ir::Builder& b = cur_->cursor->b;
+  b.set_node(graph_->stamp >= 0 ? graph_->stamp : (node_ ? node_->id : -1));
+  return b;
+}
+
+void Lowerer::lower_region(Scope& s) {
+  for (const Node& n : *s.nodes) {
+    const NodeSpec* spec = spec_of(n);
+    if (spec->effectful) lower_node(s, n);
+  }
+  for (const Node& n : *s.nodes) {
+    // Unused resource members would only add resource slots; everything else is checked.
+    if (s.done.count(n.id) || unused_resource_member(n)) continue;
+    lower_node(s, n);
+  }
+}
+
+bool Lowerer::unused_resource_member(const Node& n) const {
+  if (n.type != "member") return false;
+  const Literal* pname = find_param(n, "param");
+  const Literal* path = find_param(n, "path");
+  if (!pname || !path || pname->kind != Literal::Kind::String ||
+      path->kind != Literal::Kind::String)
+    return false;
+  auto index = param_index_.find(pname->s);
+  if (index == param_index_.end()) return false;
+  int root = kernel_->abi.params[static_cast<size_t>(index->second)].argpack_type;
+  const ArgpackMember* m = root < 0 ? nullptr : find_member(types_, root, path->s, nullptr);
+  return m && (m->kind == MemberKind::Ndarray || m->kind == MemberKind::Texture);
+}
+
+const NodeSpec* Lowerer::spec_of(const Node& n) const {
+  const NodeSpec* spec = find_node_spec(n.type);
+  if (!spec) fail(n.id, "", "unknown node type '" + n.type + "'");
+  return spec;
+}
+
+const Outs& Lowerer::lower_node(Scope& s, const Node& n) {
+  if (auto it = s.done.find(n.id); it != s.done.end()) return it->second;
+  if (std::find(stack_.begin(), stack_.end(), n.id) != stack_.end()) {
+    std::string path;
+    auto from = std::find(stack_.begin(), stack_.end(), n.id);
+    for (auto it = from; it != stack_.end(); ++it) path += std::to_string(*it) + " -> ";
+    path += std::to_string(n.id);
+    fail(n.id, "", "the links form a cycle: " + path);
+  }
+  check_node_shape(n);
+  stack_.push_back(n.id);
+  lower_inputs_first(s, n);
+  Scope* saved_scope = cur_;
+  const Node* saved_node = node_;
+  cur_ = &s;
+  node_ = &n;
+  Outs outs = dispatch(n);
+  cur_ = saved_scope;
+  node_ = saved_node;
+  stack_.pop_back();
+  return s.done[n.id] = std::move(outs);
+}
+
+void Lowerer::lower_inputs_first(Scope& s, const Node& n) {
+  struct Item {
+    Scope* scope;
+    const Node* node;
+    bool expanded;
+  };
+  std::vector<Item> work{{&s, &n, false}};
+  std::unordered_set<const Node*> seen{&n};
+  while (!work.empty()) {
+    if (work.back().expanded) {
+      Item item = work.back();
+      work.pop_back();
+      if (item.node != &n && !item.scope->done.count(item.node->id))
+        lower_node(*item.scope, *item.node);
+      continue;
+    }
+    work.back().expanded = true;
+    Item item = work.back();
+    // Reverse so the first input is lowered first (the work list is a stack).
+    for (auto input = item.node->inputs.rbegin(); input != item.node->inputs.rend(); ++input) {
+      const Input& in = *input;
+      if (!in.linked) continue;
+      for (Scope* at = item.scope; at; at = at->parent) {
+        if (at->owner && at->owner->id == in.from_node) break;  // a region's own value
+        auto found = at->index.find(in.from_node);
+        if (found == at->index.end()) continue;
+        const Node& src = (*at->nodes)[found->second];
+        const NodeSpec* spec = find_node_spec(src.type);
+        if (spec && !spec->effectful && !at->done.count(src.id) && seen.insert(&src).second)
+          work.push_back({at, &src, false});
+        break;
+      }
+    }
+  }
+}
+
+void Lowerer::check_node_shape(const Node& n) const {
+  const NodeSpec* spec = spec_of(n);
+  for (const Input& in : n.inputs)
+    if (!spec->any_inputs && !spec->input(in.pin))
+      fail(n.id, in.pin, "node type '" + n.type + "' has no input '" + in.pin + "'");
+  for (const PinSpec& p : spec->inputs)
+    if (p.required && !find_input(n, p.name))
+      fail(n.id, p.name,
+           "input '" + p.name + "' of this " + n.type + " node needs a link or a value");
+  for (const auto& [name, v] : n.params)
+    if (!spec->param(name))
+      fail(n.id, name, "node type '" + n.type + "' has no parameter '" + name + "'");
+  for (const ParamSpec& p : spec->params)
+    if (p.required && !find_param(n, p.name))
+      fail(n.id, p.name, "this " + n.type + " node needs the parameter '" + p.name + "'");
+  for (const Region& r : n.regions)
+    if (std::find(spec->regions.begin(), spec->regions.end(), r.name) == spec->regions.end())
+      fail(n.id, r.name, "node type '" + n.type + "' has no region '" + r.name + "'");
+}
+
+Val Lowerer::resolve(int id, const std::string& pin, const std::string& my_pin) {
+  for (Scope* s = cur_; s; s = s->parent) {
+    if (s->owner && s->owner->id == id) {
+      for (auto& [name, v] : s->region_values)
+        if (name == pin) return v;
+      if (s->loop && pin.size() == 2 && pin[0] == 'i' && pin[1] >= '0' && pin[1] <= '3') {
+        int dim = pin[1] - '0';
+        if (dim < s->loop_dims) {
+          Scope* saved = cur_;
+          cur_ = s;
+          Inst* idx = B().loop_index(s->loop, dim);
+          cur_ = saved;
+          Val v = value(vt(Scalar::I32), {idx});
+          s->region_values.emplace_back(pin, v);
+          return v;
+        }
+      }
+      fail_here(my_pin, "the " + s->owner->type + " node " + std::to_string(id) + " gives no '" +
+                            pin + "' inside its region");
+    }
+    auto it = s->index.find(id);
+    if (it == s->index.end()) continue;
+    const Node& src = (*s->nodes)[it->second];
+    const NodeSpec* spec = spec_of(src);
+    if (!s->done.count(id) && spec->effectful) {
+      if (std::find(stack_.begin(), stack_.end(), id) != stack_.end())
+        fail_here(my_pin, "node " + std::to_string(id) + " uses its own result (through node " +
+                              std::to_string(node_->id) + "); the links form a cycle");
+      fail_here(my_pin, "node " + std::to_string(id) + " (" + src.type +
+                            ") runs after this node; move it earlier in its region");
+    }
+    const Outs& outs = lower_node(*s, src);
+    for (auto& [name, v] : outs)
+      if (name == pin) return v;
+    fail_here(my_pin,
+              "node " + std::to_string(id) + " (" + src.type + ") has no output '" + pin + "'");
+  }
+  if (graph_->all.count(id))
+    fail_here(my_pin,
+              "node " + std::to_string(id) + " is inside another region and cannot be used here");
+  fail_here(my_pin, "link to node " + std::to_string(id) + ", which does not exist");
+}
+
+Outs Lowerer::one(Val v) { return Outs{{"out", std::move(v)}}; }
+
+Outs Lowerer::dispatch(const Node& n) {
+  const std::string& t = n.type;
+  const NodeSpec* spec = spec_of(n);
+  if (t == "const") return one(node_const());
+  if (t == "param") return one(node_param());
+  if (t == "member") return one(node_member());
+  if (t == "index") return one(node_index());
+  if (t == "input") return one(node_function_input());
+  if (t == "random") {
+    ValueType ty = param("type") ? param_type("type") : vt(Scalar::F32);
+    if (!is_numeric(ty.scalar))
+      fail_here("type", "random numbers are integers or floats, not " + tname(ty));
+    std::vector<Inst*> c;
+    for (int i = 0; i < ty.components(); ++i) c.push_back(B().make(Op::Rand, ty.scalar));
+    return one(value(ty, c));
+  }
+  if (t == "shape") return one(node_shape());
+  if (t == "var") return Outs{{"ref", node_var()}};
+  if (t == "get") {
+    Val r = input("var");
+    if (r.kind != Val::Kind::Ref)
+      fail_here("var", "pin 'var' must be linked to the 'ref' output of a var node");
+    std::vector<Inst*> c;
+    for (Inst* a : r.c) c.push_back(B().local_load(a));
+    return one(value(r.type, c));
+  }
+  if (t == "set") {
+    Val r = input("var");
+    if (r.member) fail_here("var", "argpack members are read-only inside kernels");
+    if (r.kind != Val::Kind::Ref)
+      fail_here("var", "pin 'var' must be linked to the 'ref' output of a var node");
+    Val v = convert(input("value"), r.type, "value");
+    for (size_t i = 0; i < r.c.size(); ++i) B().local_store(r.c[i], v.c[i]);
+    return {};
+  }
+  if (t == "cast") return one(explicit_cast(input("a"), param_type("type"), "a"));
+  if (t == "expr") return one(node_expr());
+  if (t == "load" || t == "store" || t.rfind("atomic_", 0) == 0) return node_memory();
+  if (t == "tex_load" || t == "tex_sample" || t == "tex_store") return node_texture();
+  if (t == "mat2" || t == "mat3" || t == "mat4") return one(node_matrix(t[3] - '0'));
+  if (t == "split") return node_split();
+  if (t == "vec2" || t == "vec3" || t == "vec4") {
+    std::vector<Val> a;
+    std::vector<std::string> pins;
+    for (const PinSpec& p : spec->inputs) {
+      a.push_back(input_value(p.name));
+      pins.push_back(p.name);
+    }
+    Scalar s = param("type") ? param_type("type").scalar : numeric(common_of(a));
+    return one(construct(a, pins, s, t[3] - '0'));
+  }
+  if (t == "if") return node_if();
+  if (t == "yield") return node_yield();
+  if (t == "range_for") return node_range_for();
+  if (t == "struct_for") return node_struct_for();
+  if (t == "unroll") return node_unroll();
+  if (t == "while") return node_while();
+  if (t == "carried") return one(node_carried());
+  if (t == "next") return node_next();
+  if (t == "break" || t == "continue") return node_break(t == "break");
+  if (t == "call") return node_call();
+  if (t == "output") return node_output();
+  if (t == "return") return node_return();
+  if (t == "assert") {
+    Val c = input_value("cond");
+    if (!c.type.is_scalar()) fail_here("cond", "assert needs one bool");
+    Inst* a = B().make(Op::Assert, Scalar::Void, {comps(c, Scalar::Bool)[0]}, n.id);
+    const Literal* m = param("message");
+    a->text = m && m->kind == Literal::Kind::String ? m->s : "assertion failed";
+    return {};
+  }
+  // Generic pure operation: inputs in spec order.
+  std::vector<Val> a;
+  std::vector<std::string> pins;
+  for (const PinSpec& p : spec->inputs) {
+    a.push_back(input_value(p.name));
+    pins.push_back(p.name);
+  }
+  return one(apply(t, a, pins));
+}
+
+}  // namespace detail
+
+std::unique_ptr<ir::Kernel> lower_kernel(const Document& doc, const std::string& kernel,
+                                         const TemplateArgs& args) {
+  const KernelDecl* decl = nullptr;
+  for (const KernelDecl& k : doc.kernels)
+    if (k.name == kernel) decl = &k;
+  if (!decl)
+    throw Error(Place{doc.path, kernel, -1, ""}, "the document has no kernel '" + kernel + "'");
+  return detail::Lowerer(doc, *decl, args).run();
+}
+
+}  // namespace loom::graph

@@ -1,0 +1,43 @@
+// Lowering of one kernel of a graph document to the scalar kernel IR: type inference
+// through pins (Taichi's implicit conversions), vectors and matrices split into components,
+// regions to IR regions, function calls inlined, template parameters bound.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/graph/document.h"
+
+namespace loom::ir {
+class Kernel;
+}
+
+namespace loom::graph {
+
+struct TemplateArg {
+  enum class Kind { Field, Int, Float, Bool } kind = Kind::Int;
+  std::string field;
+  int64_t i = 0;
+  double f = 0;
+  bool b = false;
+};
+
+struct TemplateArgs {
+  std::vector<std::pair<std::string, TemplateArg>> values;
+
+  const TemplateArg* find(const std::string& name) const;
+  void set(const std::string& name, TemplateArg arg);
+  // Canonical text, sorted by name: "n=i:3,src=field:x" ("" for no arguments).
+  std::string signature() const;
+};
+
+// Lowers `kernel` of `doc`. Throws loom::Error naming the node and pin of the first problem
+// (unknown node or pin, type mismatch, missing template argument, ...). The result passes
+// ir::verify() and is not offloaded.
+std::unique_ptr<ir::Kernel> lower_kernel(const Document& doc, const std::string& kernel,
+                                         const TemplateArgs& args = {});
+
+}  // namespace loom::graph

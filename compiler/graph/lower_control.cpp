@@ -1,0 +1,381 @@
+#include "compiler/graph/lowerer.h"
+
+#include <algorithm>
+
+#include "runtime/common/error.h"
+
+namespace loom::graph::detail {
+
+void Lowerer::open_child(Scope& child, const std::vector<Node>& nodes, Cursor* cursor) {
+  child.parent = cur_;
+  child.graph = graph_;
+  child.owner = node_;
+  child.cursor = cursor;
+  init_scope(child, nodes);
+}
+
+template <typename Setup>
+void Lowerer::lower_into(Inst* inst, size_t block, const Region* region, Setup&& setup,
+                         int branch) {
+  ir::Builder& outer = cur_->cursor->b;
+  outer.set_insert_point(outer.block(), outer.block()->index_of(inst));
+  Cursor inner(inst->region(block));
+  Scope child;
+  open_child(child, region ? region->nodes : empty_, &inner);
+  child.branch = branch;
+  setup(child);
+  lower_in(child);
+  outer.set_insert_point(outer.block(), outer.block()->index_of(inst) + 1);
+}
+
+void Lowerer::lower_in(Scope& child) {
+  Scope* saved = cur_;
+  const Node* saved_node = node_;
+  cur_ = &child;
+  lower_region(child);
+  cur_ = saved;
+  node_ = saved_node;
+}
+
+Outs Lowerer::node_if() {
+  Val c = input_value("cond");
+  if (!c.type.is_scalar() || is_float(c.type.scalar))
+    fail_here("cond", "the condition of an if is one bool, not " + tname(c.type));
+  Inst* cond = comps(c, Scalar::Bool)[0];
+  Inst* inst = B().if_(cond);
+  IfState state;
+  const Node* self = node_;
+  const char* names[] = {"then", "else"};
+  for (int b = 0; b < 2; ++b)
+    lower_into(
+        inst, static_cast<size_t>(b), find_region(*self, names[b]),
+        [&](Scope& s) { s.if_state = &state; }, b);
+  // Outputs: every yielded name, typed by both branches together (weak literals adapt).
+  std::vector<std::string> order;
+  for (int b = 0; b < 2; ++b)
+    for (const auto& y : state.yields[b])
+      if (std::find(order.begin(), order.end(), y.name) == order.end()) order.push_back(y.name);
+  ir::Builder& outer = cur_->cursor->b;
+  Outs outs;
+  for (const std::string& name : order) {
+    const IfState::Yield* y[2] = {nullptr, nullptr};
+    for (int b = 0; b < 2; ++b)
+      for (const auto& it : state.yields[b])
+        if (it.name == name) y[b] = &it;
+    for (int b = 0; b < 2; ++b)
+      if (!y[b])
+        fail(self->id, name,
+             std::string("the '") + names[b] + "' branch of this if does not yield '" + name +
+                 "'; both branches must yield every output");
+    const Val& v0 = y[0]->value;
+    const Val& v1 = y[1]->value;
+    ValueType t = v0.type.is_scalar() ? v1.type : v0.type;
+    t.scalar = common(v0, v1);
+    if (v0.weak && v1.weak) t.scalar = promote(v0.type.scalar, v1.type.scalar);
+    // allocas before the if
+    outer.set_insert_point(outer.block(), outer.block()->index_of(inst));
+    std::vector<Inst*> vars;
+    for (int i = 0; i < t.components(); ++i) vars.push_back(B().alloca_(t.scalar));
+    // stores at the end of each branch
+    for (int b = 0; b < 2; ++b) {
+      Cursor end(inst->region(static_cast<size_t>(b)));
+      Scope tmp;
+      tmp.graph = graph_;
+      tmp.cursor = &end;
+      Scope* saved = cur_;
+      const Node* saved_node = node_;
+      cur_ = &tmp;
+      node_ = y[b]->node;
+      Val cv = convert(y[b]->value, t, name);
+      for (size_t i = 0; i < vars.size(); ++i) B().local_store(vars[i], cv.c[i]);
+      cur_ = saved;
+      node_ = saved_node;
+    }
+    Val ref;
+    ref.kind = Val::Kind::Ref;
+    ref.type = t;
+    ref.c = vars;
+    outs.emplace_back(name, ref);
+  }
+  // The results, read once after the if.
+  outer.set_insert_point(outer.block(), outer.block()->index_of(inst) + 1);
+  for (auto& [name, v] : outs) {
+    std::vector<Inst*> loads;
+    for (Inst* a : v.c) loads.push_back(B().local_load(a));
+    v = value(v.type, loads);
+  }
+  return outs;
+}
+
+Outs Lowerer::node_yield() {
+  Scope* s = cur_;
+  if (!s->if_state)
+    fail_here("", "a yield node must be directly inside the then or else region of an if");
+  auto& list = s->if_state->yields[s->branch];
+  for (const Input& in : node_->inputs) {
+    Val v = input_value(in.pin);
+    auto it =
+        std::find_if(list.begin(), list.end(), [&](const auto& y) { return y.name == in.pin; });
+    if (it != list.end())
+      *it = {in.pin, v, node_};
+    else
+      list.push_back({in.pin, v, node_});
+  }
+  return {};
+}
+
+Outs Lowerer::node_range_for() {
+  std::vector<Inst*> bounds;
+  int dims = 0;
+  for (int d = 0; d < 3; ++d) {
+    std::string e = "end" + std::to_string(d);
+    if (!find_input(*node_, e)) break;
+    for (const std::string& pin : {"begin" + std::to_string(d), e}) {
+      Val v = input_value(pin);
+      if (!v.type.is_scalar() || is_float(v.type.scalar) || !implicit_ok(v, Scalar::I32))
+        fail_here(pin, "loop bound '" + pin + "' must be an integer of at most 32 bits, not " +
+                           tname(v.type));
+      bounds.push_back(comps(v, Scalar::I32)[0]);
+    }
+    ++dims;
+  }
+  Inst* inst = B().range_for(bounds);
+  lower_into(inst, 0, find_region(*node_, "body"), [&](Scope& s) {
+    s.loop = inst;
+    s.loop_dims = dims;
+  });
+  return {};
+}
+
+Outs Lowerer::node_struct_for() {
+  int slot = field_slot(param_string("field"), "field");
+  int ndim = kernel_->abi.resources[static_cast<size_t>(slot)].ndim;
+  Inst* inst = B().struct_for(slot, ndim);
+  lower_into(inst, 0, find_region(*node_, "body"), [&](Scope& s) {
+    s.loop = inst;
+    s.loop_dims = ndim;
+  });
+  return {};
+}
+
+Outs Lowerer::node_unroll() {
+  int64_t count = param_int("count", 0);
+  if (count < 0 || count > 1024) fail_here("count", "unroll count must be between 0 and 1024");
+  const Region* body = find_region(*node_, "body");
+  for (int64_t k = 0; k < count; ++k) {
+    Scope child;
+    open_child(child, body ? body->nodes : empty_, cur_->cursor);
+    child.region_values.emplace_back("i", weak_int(vt(Scalar::I32), {k}));
+    lower_in(child);
+  }
+  return {};
+}
+
+bool Lowerer::has_break(const std::vector<Node>& nodes) {
+  for (const Node& n : nodes) {
+    if (n.type == "break") return true;
+    if (n.type == "while") continue;
+    for (const Region& r : n.regions)
+      if (has_break(r.nodes)) return true;
+  }
+  return false;
+}
+
+Outs Lowerer::node_while() {
+  const Node* self = node_;
+  const Region* body = find_region(*self, "body");
+  if (!body || !has_break(body->nodes))
+    fail_here("", "this while loop has no break node and would never end");
+  WhileState state;
+  for (const Input& in : self->inputs) {
+    Val v = materialize(input_value(in.pin));
+    Val ref;
+    ref.kind = Val::Kind::Ref;
+    ref.type = v.type;
+    for (Inst* x : v.c) {
+      Inst* a = B().alloca_(x->type);
+      B().local_store(a, x);
+      ref.c.push_back(a);
+    }
+    state.vars.emplace_back(in.pin, ref);
+  }
+  Inst* inst = B().while_();
+  lower_into(inst, 0, body, [&](Scope& s) {
+    s.while_state = &state;
+    Scope* saved = cur_;
+    cur_ = &s;
+    for (auto& [name, ref] : state.vars) {
+      std::vector<Inst*> c;
+      for (Inst* a : ref.c) c.push_back(B().local_load(a));
+      state.current.emplace_back(name, value(ref.type, c));
+    }
+    cur_ = saved;
+  });
+  Outs outs;
+  for (auto& [name, ref] : state.vars) {
+    std::vector<Inst*> c;
+    for (Inst* a : ref.c) c.push_back(B().local_load(a));
+    outs.emplace_back(name, value(ref.type, c));
+  }
+  return outs;
+}
+
+WhileState* Lowerer::enclosing_while() {
+  for (Scope* s = cur_; s; s = s->parent)
+    if (s->while_state) return s->while_state;
+  return nullptr;
+}
+
+Val Lowerer::node_carried() {
+  std::string name = param_string("name");
+  WhileState* w = enclosing_while();
+  if (!w) fail_here("name", "a carried node must be inside the body of a while");
+  for (auto& [n, v] : w->current)
+    if (n == name) return v;
+  fail_here("name", "the enclosing while has no input '" + name + "' to carry");
+}
+
+Outs Lowerer::node_next() {
+  std::string name = param_string("name");
+  WhileState* w = enclosing_while();
+  if (!w) fail_here("name", "a next node must be inside the body of a while");
+  for (auto& [n, ref] : w->vars) {
+    if (n != name) continue;
+    Val v = convert(input("value"), ref.type, "value");
+    for (size_t i = 0; i < ref.c.size(); ++i) B().local_store(ref.c[i], v.c[i]);
+    return {};
+  }
+  fail_here("name", "the enclosing while has no input '" + name + "' to carry");
+}
+
+Outs Lowerer::node_break(bool is_break) {
+  Op op = is_break ? Op::Break : Op::Continue;
+  if (is_break) {
+    Scope* s = cur_;
+    while (s && !s->loop && !s->while_state) s = s->parent;
+    if (!s) fail_here("", "a break node must be inside the body of a while");
+    if (s->loop)
+      fail_here("", "break leaves a while loop only; a " + s->owner->type + " body cannot break");
+  }
+  if (!is_break && !enclosing_while() && !enclosing_loop(cur_))
+    fail_here("", "a continue node must be inside a loop body");
+  Val c = input_value("cond");
+  if (!c.type.is_scalar() || is_float(c.type.scalar))
+    fail_here("cond", "the condition is one bool, not " + tname(c.type));
+  Inst* cond = comps(c, Scalar::Bool)[0];
+  if (cond->is_const() && cond->int_value() != 0) {
+    B().make(op, Scalar::Void);
+    return {};
+  }
+  Inst* inst = B().if_(cond);
+  ir::Builder inner(inst->region(0));
+  inner.set_node(inst->node);
+  inner.make(op, Scalar::Void);
+  return {};
+}
+
+Outs Lowerer::node_call() {
+  std::string name = param_string("function");
+  const FunctionDecl* fn = nullptr;
+  for (const FunctionDecl& f : doc_.functions)
+    if (f.name == name) fn = &f;
+  if (!fn) fail_here("function", "unknown function '" + name + "'");
+  if (std::find(calls_.begin(), calls_.end(), name) != calls_.end()) {
+    std::string chain;
+    for (const std::string& c : calls_) chain += c + " -> ";
+    fail_here("function", "function '" + name + "' calls itself (" + chain + name +
+                              "); recursion is not supported");
+  }
+  GraphInst g;
+  g.name = fn->name;
+  g.is_function = true;
+  g.fn = fn;
+  g.stamp = graph_->stamp >= 0 ? graph_->stamp : node_->id;
+  for (const Input& in : node_->inputs) {
+    bool known = false;
+    for (const FunctionPort& p : fn->inputs) known |= p.name == in.pin;
+    if (!known) fail_here(in.pin, "function '" + name + "' has no input '" + in.pin + "'");
+  }
+  for (const FunctionPort& p : fn->inputs) {
+    auto t = parse_value_type(p.type);
+    if (!t)
+      fail(-1, p.name,
+           "function '" + name + "': input '" + p.name + "' has unknown type '" + p.type + "'");
+    g.inputs.emplace_back(p.name, convert(input(p.name), *t, p.name));
+  }
+  collect_ids(fn->nodes, g.all);
+  GraphInst* saved_graph = graph_;
+  Scope* saved_scope = cur_;
+  const Node* saved_node = node_;
+  std::vector<int> saved_stack;
+  saved_stack.swap(stack_);
+  calls_.push_back(name);
+  Scope root;
+  root.graph = &g;
+  root.cursor = cur_->cursor;
+  graph_ = &g;
+  node_ = nullptr;
+  init_scope(root, fn->nodes);
+  cur_ = &root;
+  lower_region(root);
+  calls_.pop_back();
+  graph_ = saved_graph;
+  cur_ = saved_scope;
+  node_ = saved_node;
+  stack_.swap(saved_stack);
+  Outs outs;
+  for (const FunctionPort& p : fn->outputs) {
+    bool found = false;
+    for (auto& [n, v] : g.outputs)
+      if (n == p.name) {
+        outs.emplace_back(n, v);
+        found = true;
+      }
+    if (!found)
+      fail_here(p.name, "function '" + name + "' never sets its output '" + p.name +
+                            "' (add an output node)");
+  }
+  return outs;
+}
+
+Outs Lowerer::node_output() {
+  if (!graph_->is_function)
+    fail_here("", "output nodes belong in functions; kernels use return nodes");
+  if (cur_->parent) fail_here("", "an output node must be at the top level of its function");
+  for (const Input& in : node_->inputs) {
+    const FunctionPort* port = nullptr;
+    for (const FunctionPort& p : graph_->fn->outputs)
+      if (p.name == in.pin) port = &p;
+    if (!port) fail_here(in.pin, "function '" + graph_->name + "' has no output '" + in.pin + "'");
+    auto t = parse_value_type(port->type);
+    if (!t) fail_here(in.pin, "output '" + in.pin + "' has unknown type '" + port->type + "'");
+    Val v = convert(input(in.pin), *t, in.pin);
+    graph_->outputs.emplace_back(in.pin, v);
+  }
+  return {};
+}
+
+Outs Lowerer::node_return() {
+  if (graph_->is_function)
+    fail_here("", "return nodes belong in kernels; functions use output nodes");
+  for (Scope* s = cur_; s; s = s->parent)
+    if (s->loop || s->while_state) fail_here("", "a return node cannot be inside a loop");
+  const auto& rets = kernel_->abi.returns;
+  for (const Input& in : node_->inputs) {
+    size_t k = std::stoul(in.pin.substr(1));
+    if (k >= rets.size())
+      fail_here(in.pin, "the kernel declares " + std::to_string(rets.size()) +
+                            " return value(s); '" + in.pin + "' is not one of them");
+  }
+  std::vector<Inst*> ops;
+  for (size_t k = 0; k < rets.size(); ++k) {
+    Val v = convert(input("r" + std::to_string(k)), rets[k], "r" + std::to_string(k));
+    for (Inst* x : v.c) ops.push_back(x);
+  }
+  auto inst = std::make_unique<Inst>(Op::Return, Scalar::Void);
+  inst->operands = ops;
+  B().insert(std::move(inst));
+  return {};
+}
+
+}  // namespace loom::graph::detail

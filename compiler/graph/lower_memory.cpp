@@ -1,0 +1,225 @@
+#include "compiler/graph/lowerer.h"
+
+#include <map>
+
+#include "runtime/common/error.h"
+
+namespace loom::graph::detail {
+
+int Lowerer::field_slot(const std::string& name, const std::string& pin) {
+  std::string field = name;
+  if (const KernelParam* p = kernel_param(name); p && p->kind == graph::ParamKind::Template) {
+    const TemplateArg* a = targs_.find(name);
+    if (!a || a->kind != TemplateArg::Kind::Field)
+      fail_here(pin, "template parameter '" + name + "' is not bound to a field");
+    field = a->field;
+  }
+  const FieldDesc* f = nullptr;
+  for (const FieldDesc& d : doc_.fields)
+    if (d.name == field) f = &d;
+  if (!f) fail_here(pin, "unknown field '" + field + "'");
+  ResourceDesc r;
+  r.kind = ResourceKind::Field;
+  r.dtype = f->elem.scalar;
+  r.components = f->elem.components();
+  r.ndim = static_cast<int>(f->shape.size());
+  for (size_t i = 0; i < f->shape.size() && i < kMaxDims; ++i) r.shape[i] = f->shape[i];
+  r.layout = f->layout;
+  r.field = f->name;
+  field_types_[f->name] = f->elem;
+  return add_slot("field:" + f->name, r);
+}
+
+ValueType Lowerer::slot_type(int slot) const {
+  const ResourceDesc& r = kernel_->abi.resources[static_cast<size_t>(slot)];
+  if (r.kind == ResourceKind::Field) return field_types_.at(r.field);
+  if (r.kind == ResourceKind::Texture) return vt(Scalar::F32, 4);
+  if (r.param_offset < 0) return kernel_->abi.params[static_cast<size_t>(r.param)].type;
+  return member_types_.at(slot);
+}
+
+Val Lowerer::resource(const std::string& link_pin, bool texture) {
+  if (find_input(*node_, link_pin)) {
+    Val v = input(link_pin);
+    if (v.kind == Val::Kind::Value && v.member)
+      fail_here(link_pin, "argpack members are read-only inside kernels");
+    bool ok = texture ? v.kind == Val::Kind::Texture : v.kind == Val::Kind::Resource;
+    if (!ok)
+      fail_here(link_pin, std::string("pin '") + link_pin + "' must be linked to " +
+                              (texture ? "a texture" : "a field or ndarray"));
+    return v;
+  }
+  Val v;
+  v.kind = texture ? Val::Kind::Texture : Val::Kind::Resource;
+  if (texture) {
+    const Literal* name = param("texture");
+    if (!name || name->kind != Literal::Kind::String)
+      fail_here("texture", "give the parameter 'texture' or link a texture to pin 'texture'");
+    resource_param(name->s, "texture", v, true);
+    return v;
+  }
+  if (param("field")) {
+    v.slot = field_slot(param_string("field"), "field");
+    v.type = slot_type(v.slot);
+    return v;
+  }
+  if (param("ndarray")) {
+    resource_param(param_string("ndarray"), "ndarray", v, false);
+    return v;
+  }
+  fail_here(
+      "field",
+      "say which memory to use: parameter 'field', parameter 'ndarray' or a link to pin 'array'");
+}
+
+void Lowerer::resource_param(const std::string& name, const std::string& pin, Val& v,
+                             bool texture) {
+  auto dot = name.find('.');
+  if (dot != std::string::npos) {
+    Val m = member_value(name.substr(0, dot), name.substr(dot + 1), pin);
+    if (m.kind == Val::Kind::Value) fail_here(pin, "argpack members are read-only inside kernels");
+    v = m;
+  } else {
+    const KernelParam* p = kernel_param(name);
+    if (p && p->kind == graph::ParamKind::Template) {
+      v.slot = field_slot(name, pin);
+      v.type = slot_type(v.slot);
+      v.kind = Val::Kind::Resource;
+      return;
+    }
+    auto want = texture ? graph::ParamKind::Texture : graph::ParamKind::Ndarray;
+    if (!p || p->kind != want)
+      fail_here(pin, "the kernel has no " + std::string(texture ? "texture" : "ndarray") +
+                         " parameter '" + name + "'");
+    int index = param_index_.at(name);
+    v.slot = slots_.at("param:" + std::to_string(index));
+    v.type = kernel_->abi.params[static_cast<size_t>(index)].type;
+  }
+  bool ok = texture ? v.kind == Val::Kind::Texture : v.kind == Val::Kind::Resource;
+  if (!ok) fail_here(pin, "'" + name + "' is not " + (texture ? "a texture" : "an ndarray"));
+}
+
+std::vector<Inst*> Lowerer::indices(int ndim, const std::vector<std::string>& pins, Scalar s) {
+  std::vector<Inst*> out;
+  for (const std::string& pin : pins) {
+    auto v = opt_input(pin);
+    if (!v) continue;
+    expect_value(*v, pin);
+    if (v->type.is_matrix()) fail_here(pin, "an index is an integer or a vector of integers");
+    if (!implicit_ok(*v, s)) {
+      std::string from = v->weak ? "a " + tname(v->type) + " literal" : tname(v->type);
+      fail_here(pin, "index '" + pin + "' is " + from + "; " +
+                         (s == Scalar::I32 ? "indices must be integers of at most 32 bits"
+                                           : "coordinates are f32") +
+                         " (add a cast node)");
+    }
+    for (Inst* x : comps(*v, s)) out.push_back(x);
+  }
+  if (static_cast<int>(out.size()) != ndim)
+    fail_here(pins[0], "this memory has " + std::to_string(ndim) + " dimension(s) but " +
+                           std::to_string(out.size()) + " index value(s) were given");
+  return out;
+}
+
+Outs Lowerer::node_memory() {
+  const std::string& t = node_->type;
+  Val r = resource("array", false);
+  const ResourceDesc& rd = kernel_->abi.resources[static_cast<size_t>(r.slot)];
+  std::vector<Inst*> idx = indices(rd.ndim, {"i0", "i1", "i2", "i3"}, Scalar::I32);
+  ValueType et = r.type;
+  if (t == "load") {
+    std::vector<Inst*> c;
+    for (int i = 0; i < et.components(); ++i)
+      c.push_back(B().global_load(B().global_ptr(et.scalar, r.slot, idx, i)));
+    return one(value(et, c));
+  }
+  Val v = convert(input("value"), et, "value");
+  if (t == "store") {
+    for (int i = 0; i < et.components(); ++i)
+      B().global_store(B().global_ptr(et.scalar, r.slot, idx, i), v.c[static_cast<size_t>(i)]);
+    return {};
+  }
+  static const std::map<std::string, ir::AtomicOp> atomics = {
+      {"atomic_add", ir::AtomicOp::Add}, {"atomic_sub", ir::AtomicOp::Sub},
+      {"atomic_min", ir::AtomicOp::Min}, {"atomic_max", ir::AtomicOp::Max},
+      {"atomic_and", ir::AtomicOp::And}, {"atomic_or", ir::AtomicOp::Or},
+      {"atomic_xor", ir::AtomicOp::Xor}};
+  ir::AtomicOp op = atomics.at(t);
+  if ((op == ir::AtomicOp::And || op == ir::AtomicOp::Or || op == ir::AtomicOp::Xor) &&
+      !is_int(et.scalar))
+    fail_here("value", t + " needs integer memory, this one holds " + tname(et));
+  std::vector<Inst*> c;
+  for (int i = 0; i < et.components(); ++i)
+    c.push_back(
+        B().atomic(op, B().global_ptr(et.scalar, r.slot, idx, i), v.c[static_cast<size_t>(i)]));
+  return one(value(et, c));
+}
+
+Val Lowerer::node_shape() {
+  Val r = resource("array", false);
+  const ResourceDesc& rd = kernel_->abi.resources[static_cast<size_t>(r.slot)];
+  int dim = static_cast<int>(param_int("dim", 0));
+  if (dim < 0 || dim >= rd.ndim)
+    fail_here("dim", "this memory has " + std::to_string(rd.ndim) + " dimension(s)");
+  if (rd.kind == ResourceKind::Field)
+    return value(vt(Scalar::I32), {B().i32(rd.shape[static_cast<size_t>(dim)])});
+  return value(vt(Scalar::I32), {B().make(Op::ResourceShape, Scalar::I32, {}, r.slot, dim)});
+}
+
+Outs Lowerer::node_texture() {
+  const std::string& t = node_->type;
+  Val r = resource("texture", true);
+  int dims = kernel_->abi.resources[static_cast<size_t>(r.slot)].ndim;
+  if (t == "tex_sample") {
+    std::vector<Inst*> uv = indices(
+        dims,
+        dims == 2 ? std::vector<std::string>{"u", "v"} : std::vector<std::string>{"u", "v", "w"},
+        Scalar::F32);
+    uint64_t bits = 0;
+    if (const Literal* f = param("filter")) {
+      if (f->kind != Literal::Kind::String || (f->s != "linear" && f->s != "nearest"))
+        fail_here("filter", "filter is \"linear\" or \"nearest\"");
+      if (f->s == "linear") bits |= ir::kSampleLinear;
+    }
+    if (const Literal* w = param("wrap")) {
+      if (w->kind != Literal::Kind::String || (w->s != "repeat" && w->s != "clamp"))
+        fail_here("wrap", "wrap is \"repeat\" or \"clamp\"");
+      if (w->s == "repeat") bits |= ir::kSampleRepeat;
+    }
+    std::vector<Inst*> c;
+    for (int ch = 0; ch < 4; ++ch) {
+      auto inst = std::make_unique<Inst>(Op::TexSample, Scalar::F32);
+      inst->operands = uv;
+      inst->attr0 = r.slot;
+      inst->attr1 = ch;
+      inst->bits = bits;
+      c.push_back(B().insert(std::move(inst)));
+    }
+    return one(value(vt(Scalar::F32, 4), c));
+  }
+  std::vector<Inst*> xy = indices(
+      dims,
+      dims == 2 ? std::vector<std::string>{"x", "y"} : std::vector<std::string>{"x", "y", "z"},
+      Scalar::I32);
+  if (t == "tex_load") {
+    std::vector<Inst*> c;
+    for (int ch = 0; ch < 4; ++ch) {
+      auto inst = std::make_unique<Inst>(Op::TexLoad, Scalar::F32);
+      inst->operands = xy;
+      inst->attr0 = r.slot;
+      inst->attr1 = ch;
+      c.push_back(B().insert(std::move(inst)));
+    }
+    return one(value(vt(Scalar::F32, 4), c));
+  }
+  Val v = convert(input("value"), vt(Scalar::F32, 4), "value");
+  auto inst = std::make_unique<Inst>(Op::TexStore, Scalar::Void);
+  inst->operands = xy;
+  for (Inst* x : v.c) inst->operands.push_back(x);
+  inst->attr0 = r.slot;
+  inst->attr1 = dims;
+  B().insert(std::move(inst));
+  return {};
+}
+
+}  // namespace loom::graph::detail

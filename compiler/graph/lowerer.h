@@ -1,0 +1,263 @@
+// Internals of the graph lowering, shared by lower.cpp (driver, scopes, links),
+// lower_values.cpp (literals, conversions, parameters), lower_math.cpp (operations, vectors,
+// formulas), lower_memory.cpp (fields, ndarrays, textures) and lower_control.cpp (regions,
+// calls). Not a public header: include lower.h.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "compiler/graph/document.h"
+#include "compiler/graph/expression.h"
+#include "compiler/graph/lower.h"
+#include "compiler/graph/node_library.h"
+#include "compiler/ir/builder.h"
+#include "compiler/ir/inst.h"
+
+namespace loom::graph::detail {
+
+using ir::Inst;
+using ir::Op;
+
+// A value flowing along a link. Vectors and matrices are kept as scalar components
+// (column-major). Untyped literals are "weak": they take the type of what they meet.
+struct Val {
+  enum class Kind { Value, Ref, Resource, Texture };
+  Kind kind = Kind::Value;
+  ValueType type;
+  std::vector<Inst*> c;       // Value: components; Ref: one alloca per component
+  std::vector<double> lit;    // weak literal components (c is empty)
+  std::vector<int64_t> ilit;  // the same, exactly, when they are whole numbers
+  bool weak = false;
+  int slot = -1;        // Resource / Texture
+  bool member = false;  // read from an argpack member (read-only)
+};
+
+using Outs = std::vector<std::pair<std::string, Val>>;
+
+inline ValueType vt(Scalar s, int rows = 1, int cols = 1) {
+  return ValueType{s, static_cast<uint8_t>(rows), static_cast<uint8_t>(cols)};
+}
+
+inline std::string tname(ValueType t) { return value_type_name(t); }
+
+// One insertion point; scopes that emit into the same block share it.
+struct Cursor {
+  explicit Cursor(ir::Block* block) : b(block) {}
+  ir::Builder b;
+};
+
+struct GraphInst;
+
+struct IfState {
+  struct Yield {
+    std::string name;
+    Val value;
+    const Node* node;
+  };
+  std::vector<Yield> yields[2];  // per branch, last yield of a name wins
+};
+
+struct WhileState {
+  std::vector<std::pair<std::string, Val>> vars;     // Ref values
+  std::vector<std::pair<std::string, Val>> current;  // loaded at the top of the body
+};
+
+// The nodes of one region, as lowered into one IR block.
+struct Scope {
+  Scope* parent = nullptr;
+  GraphInst* graph = nullptr;
+  const std::vector<Node>* nodes = nullptr;
+  std::unordered_map<int, size_t> index;
+  Cursor* cursor = nullptr;
+  const Node* owner = nullptr;  // region node whose block this is
+  int branch = -1;              // if: 0 then, 1 else
+  Inst* loop = nullptr;         // range_for / struct_for
+  int loop_dims = 0;
+  IfState* if_state = nullptr;
+  WhileState* while_state = nullptr;
+  Outs region_values;  // i0.., i (unroll)
+  std::unordered_map<int, Outs> done;
+};
+
+// One instance of a graph: the kernel, or a function inlined at a call node.
+struct GraphInst {
+  std::string name;
+  bool is_function = false;
+  const FunctionDecl* fn = nullptr;
+  Outs inputs;
+  Outs outputs;
+  int stamp = -1;                            // call node id stamped on inlined code
+  std::unordered_map<int, const Node*> all;  // every node, any region
+};
+
+inline const Literal* find_param(const Node& n, const std::string& name) {
+  for (const auto& [k, v] : n.params)
+    if (k == name) return &v;
+  return nullptr;
+}
+
+inline const Input* find_input(const Node& n, const std::string& pin) {
+  for (const Input& i : n.inputs)
+    if (i.pin == pin) return &i;
+  return nullptr;
+}
+
+inline void collect_ids(const std::vector<Node>& nodes, std::unordered_map<int, const Node*>& out) {
+  for (const Node& n : nodes) {
+    out.emplace(n.id, &n);
+    for (const Region& r : n.regions) collect_ids(r.nodes, out);
+  }
+}
+
+inline const Region* find_region(const Node& n, const std::string& name) {
+  for (const Region& r : n.regions)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+// Lowers one kernel (and the functions it calls). One instance per lower_kernel() call.
+class Lowerer {
+ public:
+  Lowerer(const Document& doc, const KernelDecl& kernel, const TemplateArgs& targs)
+      : doc_(doc), decl_(kernel), targs_(targs), types_(doc.argpack_types) {}
+
+  std::unique_ptr<ir::Kernel> run();
+
+ private:
+  // ---- lower.cpp: errors, ABI, scopes, links, dispatch
+  [[noreturn]] void fail(int node, const std::string& pin, const std::string& msg) const;
+  [[noreturn]] void fail_here(const std::string& pin, const std::string& msg) const;
+  void build_abi();
+  int argpack_type_index(const std::string& name) const;
+  int add_slot(const std::string& key, const ResourceDesc& r);
+  const KernelParam* kernel_param(const std::string& name) const;
+  void init_scope(Scope& s, const std::vector<Node>& nodes);
+  // The current scope's builder, stamping the current graph node.
+  ir::Builder& B();
+  // Lowers the effectful nodes of a region in order, then type-checks unused pure nodes.
+  void lower_region(Scope& s);
+  bool unused_resource_member(const Node& n) const;
+  const NodeSpec* spec_of(const Node& n) const;
+  // Lowers node `n`, which lives in scope `s`, into s's block (memoised in s).
+  const Outs& lower_node(Scope& s, const Node& n);
+  // Lowers the pure nodes `n` depends on, deepest first, without deep recursion.
+  void lower_inputs_first(Scope& s, const Node& n);
+  void check_node_shape(const Node& n) const;
+  // The value a link from the current node to `id`.`pin` carries.
+  Val resolve(int id, const std::string& pin, const std::string& my_pin);
+  Outs one(Val v);
+  Outs dispatch(const Node& n);
+
+  // ---- lower_values.cpp: literals, inputs, params, conversions, parameters and variables
+  static Val value(ValueType t, std::vector<Inst*> c);
+  static Val weak(ValueType t, std::vector<double> lit);
+  static Val weak_int(ValueType t, std::vector<int64_t> lit);
+  Val literal(const Literal& l, const std::string& pin);
+  std::optional<Val> opt_input(const std::string& pin);
+  Val input(const std::string& pin);
+  Val input_value(const std::string& pin);
+  void expect_value(const Val& v, const std::string& pin);
+  const Literal* param(const std::string& name) const;
+  std::string param_string(const std::string& name);
+  int64_t param_int(const std::string& name, int64_t fallback);
+  ValueType param_type(const std::string& name);
+  Inst* scalar_const(Scalar s, double v);
+  Inst* convert_scalar(Inst* x, Scalar to);
+  // Components of v as scalar type `s`, splatted to `n` components.
+  std::vector<Inst*> comps(const Val& v, Scalar s, int n = -1);
+  static int rank(Scalar s);
+  // Taichi's promotion of two operand types; `common` lets weak literals adapt.
+  static Scalar promote(Scalar a, Scalar b);
+  static Scalar common(const Val& a, const Val& b);
+  static bool implicit_ok(const Val& v, Scalar to);
+  // Implicit conversion to `to` (wider scalar, int -> float, scalar splat); else an error.
+  Val convert(const Val& v, ValueType to, const std::string& pin);
+  Val explicit_cast(const Val& v, ValueType to, const std::string& pin);
+  Val materialize(const Val& v);
+  Val node_const();
+  Val node_param();
+  Val node_member();
+  Val member_value(const std::string& pname, const std::string& path, const std::string& pin);
+  Scope* enclosing_loop(Scope* s);
+  Val node_index();
+  Val node_function_input();
+  Val node_var();
+
+  // ---- lower_math.cpp: element-wise operations, vectors, matrices, formulas
+  // Shape of an element-wise result; scalars splat.
+  ValueType broadcast(const std::vector<Val>& args, const std::vector<std::string>& pins);
+  Val elementwise(std::vector<Val> args, const std::vector<std::string>& pins, Scalar operand,
+                  Scalar result, const std::function<Inst*(const std::vector<Inst*>&)>& f);
+  Scalar common_of(const std::vector<Val>& args);
+  static Scalar numeric(Scalar s);
+  static Scalar floating(Scalar s);
+  // Evaluates an operation by node-type name; nodes and formulas both come here.
+  Val apply(const std::string& op, std::vector<Val> a, const std::vector<std::string>& pins);
+  Val construct(const std::vector<Val>& a, const std::vector<std::string>& pins, Scalar t, int n);
+  Val dot(const Val& x, const Val& y, const std::vector<std::string>& pins);
+  Val matmul(const Val& x, const Val& y, const std::vector<std::string>& pins);
+  using Rows = std::vector<std::vector<Inst*>>;
+  static Rows minor(const Rows& m, int skip_row, int skip_col);
+  Inst* det(const Rows& m);
+  Val node_matrix(int n);
+  Outs node_split();
+  Val node_expr();
+  Val eval(const Expr& e, const std::string& text);
+
+  // ---- lower_memory.cpp: fields, ndarrays, textures and their resource slots
+  int field_slot(const std::string& name, const std::string& pin);
+  ValueType slot_type(int slot) const;
+  // The resource a memory node works on: a link to `link_pin`, or the field / ndarray param.
+  Val resource(const std::string& link_pin, bool texture);
+  void resource_param(const std::string& name, const std::string& pin, Val& v, bool texture);
+  std::vector<Inst*> indices(int ndim, const std::vector<std::string>& pins, Scalar s);
+  Outs node_memory();
+  Val node_shape();
+  Outs node_texture();
+
+  // ---- lower_control.cpp: regions, loops, calls, returns
+  void open_child(Scope& child, const std::vector<Node>& nodes, Cursor* cursor);
+  // Lowers a region into block `block` of `inst`; pure values of enclosing scopes needed
+  // meanwhile are placed before `inst`.
+  template <typename Setup>
+  void lower_into(Inst* inst, size_t block, const Region* region, Setup&& setup, int branch = -1);
+  void lower_in(Scope& child);
+  Outs node_if();
+  Outs node_yield();
+  Outs node_range_for();
+  Outs node_struct_for();
+  Outs node_unroll();
+  static bool has_break(const std::vector<Node>& nodes);
+  Outs node_while();
+  WhileState* enclosing_while();
+  Val node_carried();
+  Outs node_next();
+  Outs node_break(bool is_break);
+  Outs node_call();
+  Outs node_output();
+  Outs node_return();
+
+  const Document& doc_;
+  const KernelDecl& decl_;
+  const TemplateArgs& targs_;
+  std::vector<ArgpackType> types_;  // laid out copy of the document's types
+  std::unique_ptr<ir::Kernel> kernel_;
+  std::unordered_map<std::string, int> param_index_;  // kernel param -> ABI index
+  std::unordered_map<std::string, int> slots_;        // "field:x", "param:1", "param:0@48"
+  std::unordered_map<std::string, ValueType> field_types_;
+  std::unordered_map<int, ValueType> member_types_;  // slot -> element type (argpack members)
+  GraphInst* graph_ = nullptr;
+  Scope* cur_ = nullptr;
+  const Node* node_ = nullptr;
+  std::vector<int> stack_;          // nodes being lowered, for cycle messages
+  std::vector<std::string> calls_;  // functions being inlined, for recursion
+  const std::vector<Node> empty_;
+};
+
+}  // namespace loom::graph::detail

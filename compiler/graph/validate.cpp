@@ -1,0 +1,432 @@
+#include "compiler/graph/validate.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <unordered_map>
+
+#include "compiler/graph/lower.h"
+#include "compiler/graph/lowerer.h"
+#include "compiler/graph/node_library.h"
+#include "compiler/ir/inst.h"
+#include "runtime/common/error.h"
+
+namespace loom::graph {
+
+namespace {
+
+// Where a node sits: its region's node list, its position there, the region node around it.
+struct NodeInfo {
+  const Node* node = nullptr;
+  const std::vector<Node>* siblings = nullptr;
+  size_t position = 0;
+  int parent = -1;  // enclosing region node id, -1 at top level
+};
+
+class GraphChecker {
+ public:
+  GraphChecker(const Document& doc, std::string graph) : doc_(doc), graph_(std::move(graph)) {}
+
+  [[noreturn]] void fail(int node, const std::string& pin, const std::string& msg) const {
+    throw Error(Place{doc_.path, graph_, node, pin}, msg);
+  }
+
+  void check(const std::vector<Node>& nodes) {
+    index(nodes, -1);
+    for (const auto& [id, info] : nodes_) check_node(info);
+    check_links();
+    check_cycles();
+  }
+
+ private:
+  void index(const std::vector<Node>& nodes, int parent) {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const Node& n = nodes[i];
+      if (n.id < 0) fail(n.id, "", "node ids must not be negative");
+      if (!nodes_.emplace(n.id, NodeInfo{&n, &nodes, i, parent}).second)
+        fail(n.id, "", "node id " + std::to_string(n.id) + " is used by two nodes");
+      order_.push_back(n.id);
+      for (const Region& r : n.regions) index(r.nodes, n.id);
+    }
+  }
+
+  void check_node(const NodeInfo& info) const {
+    const Node& n = *info.node;
+    const NodeSpec* spec = find_node_spec(n.type);
+    if (!spec) fail(n.id, "", "unknown node type '" + n.type + "'");
+    if (n.version > spec->version)
+      fail(n.id, "",
+           "node type '" + n.type + "' version " + std::to_string(n.version) +
+               " is newer than this Loom knows (" + std::to_string(spec->version) + ")");
+    std::set<std::string> seen;
+    for (const Input& in : n.inputs) {
+      if (!seen.insert(in.pin).second) fail(n.id, in.pin, "input '" + in.pin + "' is given twice");
+      if (!spec->any_inputs && !spec->input(in.pin))
+        fail(n.id, in.pin, "node type '" + n.type + "' has no input '" + in.pin + "'");
+    }
+    for (const PinSpec& p : spec->inputs)
+      if (p.required && !seen.count(p.name))
+        fail(n.id, p.name,
+             "input '" + p.name + "' of this " + n.type + " node needs a link or a value");
+    for (const auto& [name, value] : n.params)
+      if (!spec->param(name))
+        fail(n.id, name, "node type '" + n.type + "' has no parameter '" + name + "'");
+    for (const ParamSpec& p : spec->params) {
+      bool given = false;
+      for (const auto& [name, value] : n.params) given |= name == p.name;
+      if (p.required && !given)
+        fail(n.id, p.name, "this " + n.type + " node needs the parameter '" + p.name + "'");
+    }
+    for (const Region& r : n.regions)
+      if (std::find(spec->regions.begin(), spec->regions.end(), r.name) == spec->regions.end())
+        fail(n.id, r.name, "node type '" + n.type + "' has no region '" + r.name + "'");
+  }
+
+  bool effectful(const Node& n) const {
+    const NodeSpec* spec = find_node_spec(n.type);
+    return spec && spec->effectful;
+  }
+
+  // A node may use nodes of its own region or of enclosing regions; effectful ones only when
+  // they run before it.
+  void check_links() {
+    for (int id : order_) {
+      const NodeInfo& user = nodes_.at(id);
+      for (const Input& in : user.node->inputs) {
+        if (!in.linked) continue;
+        auto it = nodes_.find(in.from_node);
+        if (it == nodes_.end())
+          fail(id, in.pin,
+               "link to node " + std::to_string(in.from_node) + ", which does not exist");
+        const NodeInfo& src = it->second;
+        // Walk out from the user: its region chain (position of the chain member at each level).
+        int level_node = id;
+        bool visible = false;
+        while (true) {
+          const NodeInfo& at = nodes_.at(level_node);
+          if (at.parent == in.from_node) {  // the enclosing region node itself: loop indices etc.
+            visible = true;
+            break;
+          }
+          if (at.siblings == src.siblings) {
+            if (effectful(*src.node) && src.position >= at.position)
+              fail(id, in.pin,
+                   "node " + std::to_string(in.from_node) + " (" + src.node->type +
+                       ") runs after this node; move it earlier in its region");
+            visible = true;
+            break;
+          }
+          if (at.parent < 0) break;
+          level_node = at.parent;
+        }
+        if (!visible)
+          fail(id, in.pin,
+               "node " + std::to_string(in.from_node) +
+                   " is inside another region and cannot be used here");
+      }
+    }
+  }
+
+  // Edges: a node depends on its link sources and a region node on everything inside it.
+  void check_cycles() {
+    std::unordered_map<int, std::vector<int>> deps;
+    for (int id : order_) {
+      const NodeInfo& info = nodes_.at(id);
+      for (const Input& in : info.node->inputs) {
+        if (!in.linked) continue;
+        bool enclosing = false;
+        for (int p = info.parent; p >= 0; p = nodes_.at(p).parent) enclosing |= p == in.from_node;
+        if (!enclosing) deps[id].push_back(in.from_node);
+      }
+      if (info.parent >= 0) deps[info.parent].push_back(id);
+    }
+    std::unordered_map<int, int> state;  // 1 on the path, 2 done
+    // Iterative depth-first search: graphs may hold long chains of nodes.
+    std::vector<std::pair<int, size_t>> path;  // node, next dependency to look at
+    for (int root : order_) {
+      if (state[root]) continue;
+      state[root] = 1;
+      path.emplace_back(root, 0);
+      while (!path.empty()) {
+        auto& [id, next] = path.back();
+        const std::vector<int>& ds = deps[id];
+        if (next == ds.size()) {
+          state[id] = 2;
+          path.pop_back();
+          continue;
+        }
+        int d = ds[next++];
+        if (state[d] == 2) continue;
+        if (state[d] == 1) {
+          std::string text;
+          auto from =
+              std::find_if(path.begin(), path.end(), [&](const auto& p) { return p.first == d; });
+          for (auto it = from; it != path.end(); ++it) text += std::to_string(it->first) + " -> ";
+          text += std::to_string(d);
+          fail(d, "", "the links form a cycle: " + text);
+        }
+        state[d] = 1;
+        path.emplace_back(d, 0);
+      }
+    }
+  }
+
+  const Document& doc_;
+  std::string graph_;
+  std::unordered_map<int, NodeInfo> nodes_;
+  std::vector<int> order_;
+};
+
+void collect_calls(const std::vector<Node>& nodes, std::vector<std::pair<std::string, int>>& out) {
+  for (const Node& n : nodes) {
+    if (n.type == "call")
+      for (const auto& [name, v] : n.params)
+        if (name == "function" && v.kind == Literal::Kind::String) out.emplace_back(v.s, n.id);
+    for (const Region& r : n.regions) collect_calls(r.nodes, out);
+  }
+}
+
+void check_recursion(const Document& doc) {
+  std::unordered_map<std::string, const FunctionDecl*> fns;
+  for (const FunctionDecl& f : doc.functions) fns[f.name] = &f;
+  std::unordered_map<std::string, int> state;
+  std::vector<std::string> path;
+  std::function<void(const FunctionDecl&)> visit = [&](const FunctionDecl& f) {
+    state[f.name] = 1;
+    path.push_back(f.name);
+    std::vector<std::pair<std::string, int>> calls;
+    collect_calls(f.nodes, calls);
+    for (const auto& [callee, node] : calls) {
+      auto it = fns.find(callee);
+      if (it == fns.end())
+        throw Error(Place{doc.path, f.name, node, "function"}, "unknown function '" + callee + "'");
+      if (state[callee] == 1) {
+        std::string chain;
+        for (auto p = std::find(path.begin(), path.end(), callee); p != path.end(); ++p)
+          chain += *p + " -> ";
+        throw Error(Place{doc.path, f.name, node, "function"},
+                    "function '" + callee + "' calls itself (" + chain + callee +
+                        "); recursion is not supported");
+      }
+      if (state[callee] == 0) visit(*it->second);
+    }
+    path.pop_back();
+    state[f.name] = 2;
+  };
+  for (const FunctionDecl& f : doc.functions)
+    if (state[f.name] == 0) visit(f);
+}
+
+std::string literal_kind(const Literal& l) {
+  switch (l.kind) {
+    case Literal::Kind::None:
+      return "nothing";
+    case Literal::Kind::Bool:
+      return "a bool";
+    case Literal::Kind::Int:
+      return "a whole number";
+    case Literal::Kind::Float:
+      return "a number";
+    case Literal::Kind::String:
+      return "the name '" + l.s + "'";
+    case Literal::Kind::List:
+      return "a list of " + std::to_string(l.list.size());
+  }
+  return "?";
+}
+
+// Checks one launch argument against its parameter; fills the template argument if any.
+void check_argument(const Document& doc, const Pipeline& pipe, const KernelDecl& k,
+                    const KernelParam& p, const Literal& arg, TemplateArgs& targs) {
+  Place place{doc.path, k.name, -1, p.name};
+  auto bad = [&](const std::string& want) {
+    throw Error(place, "pipeline '" + pipe.name + "': argument '" + p.name + "' of kernel '" +
+                           k.name + "' must be " + want + ", got " + literal_kind(arg));
+  };
+  switch (p.kind) {
+    case ParamKind::Value: {
+      auto t = parse_value_type(p.type);
+      if (!t) return;
+      if (t->is_scalar()) {
+        if (t->scalar == Scalar::Bool ? arg.kind != Literal::Kind::Bool : !arg.is_number())
+          bad(value_type_name(*t) == "bool" ? "a bool" : "a number (" + value_type_name(*t) + ")");
+        if (is_int(t->scalar) && arg.kind == Literal::Kind::Float)
+          bad("a whole number (" + value_type_name(*t) + ")");
+        return;
+      }
+      size_t n = static_cast<size_t>(t->components());
+      size_t have = 0;
+      if (arg.kind == Literal::Kind::List)
+        for (const Literal& x : arg.list) have += x.kind == Literal::Kind::List ? x.list.size() : 1;
+      if (have != n)
+        bad("a list of " + std::to_string(n) + " numbers (" + value_type_name(*t) + ")");
+      return;
+    }
+    case ParamKind::Ndarray: {
+      if (arg.kind != Literal::Kind::String) bad("the name of an ndarray");
+      const NdarrayDecl* nd = nullptr;
+      for (const NdarrayDecl& d : doc.ndarrays)
+        if (d.name == arg.s) nd = &d;
+      if (!nd) bad("the name of an ndarray");
+      auto t = parse_value_type(p.type);
+      if ((t && nd->elem != *t) || static_cast<int>(nd->shape.size()) != p.ndim)
+        throw Error(place, "pipeline '" + pipe.name + "': ndarray '" + arg.s + "' holds " +
+                               value_type_name(nd->elem) + " in " +
+                               std::to_string(nd->shape.size()) + " dimension(s) but parameter '" +
+                               p.name + "' wants " + p.type + " in " + std::to_string(p.ndim));
+      return;
+    }
+    case ParamKind::Texture: {
+      if (arg.kind != Literal::Kind::String) bad("the name of a texture");
+      const TextureDecl* tx = nullptr;
+      for (const TextureDecl& d : doc.textures)
+        if (d.name == arg.s) tx = &d;
+      if (!tx) bad("the name of a texture");
+      if (static_cast<int>(tx->size.size()) != p.ndim)
+        throw Error(place, "pipeline '" + pipe.name + "': texture '" + arg.s + "' has " +
+                               std::to_string(tx->size.size()) + " dimensions but parameter '" +
+                               p.name + "' wants " + std::to_string(p.ndim));
+      return;
+    }
+    case ParamKind::Argpack: {
+      if (arg.kind != Literal::Kind::String) bad("the name of an argpack of type '" + p.type + "'");
+      const ArgpackDecl* pack = nullptr;
+      for (const ArgpackDecl& d : doc.argpacks)
+        if (d.name == arg.s) pack = &d;
+      if (!pack) bad("the name of an argpack of type '" + p.type + "'");
+      if (pack->type != p.type)
+        throw Error(place, "pipeline '" + pipe.name + "': argpack '" + arg.s + "' is of type '" +
+                               pack->type + "' but parameter '" + p.name + "' wants '" + p.type +
+                               "'");
+      return;
+    }
+    case ParamKind::Template: {
+      TemplateArg a;
+      if (arg.kind == Literal::Kind::String) {
+        bool field = false;
+        for (const FieldDesc& f : doc.fields) field |= f.name == arg.s;
+        if (!field) bad("a field name or a constant");
+        a.kind = TemplateArg::Kind::Field;
+        a.field = arg.s;
+      } else if (arg.kind == Literal::Kind::Int) {
+        a.kind = TemplateArg::Kind::Int;
+        a.i = arg.i;
+      } else if (arg.kind == Literal::Kind::Float) {
+        a.kind = TemplateArg::Kind::Float;
+        a.f = arg.f;
+      } else if (arg.kind == Literal::Kind::Bool) {
+        a.kind = TemplateArg::Kind::Bool;
+        a.b = arg.b;
+      } else {
+        bad("a field name or a constant");
+      }
+      targs.set(p.name, a);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+void validate_document(const Document& doc) {
+  {
+    std::set<std::string> names;
+    for (const FieldDesc& f : doc.fields) {
+      if (!names.insert(f.name).second)
+        throw Error(Place{doc.path, "", -1, f.name}, "two fields are named '" + f.name + "'");
+      if (f.shape.empty() || f.shape.size() > kMaxDims)
+        throw Error(Place{doc.path, "", -1, f.name},
+                    "field '" + f.name + "' needs 1 to 4 dimensions");
+    }
+  }
+  if (!doc.argpack_types.empty()) {
+    std::vector<ArgpackType> types = doc.argpack_types;
+    try {
+      layout_argpack_types(types);
+    } catch (const Error& e) {
+      throw Error(Place{doc.path, "", -1, ""}, e.message());
+    }
+  }
+  for (const FunctionDecl& f : doc.functions) GraphChecker(doc, f.name).check(f.nodes);
+  check_recursion(doc);
+  // Types inside every function, called or not: lower a call to it from a scratch kernel
+  // whose parameters are the function's inputs.
+  for (const FunctionDecl& f : doc.functions) {
+    KernelDecl probe;
+    probe.name = f.name;
+    Node call;
+    call.id = 0;
+    call.type = "call";
+    Literal name;
+    name.kind = Literal::Kind::String;
+    name.s = f.name;
+    call.params.emplace_back("function", name);
+    int id = 1;
+    for (const FunctionPort& port : f.inputs) {
+      probe.params.push_back({port.name, ParamKind::Value, port.type, 0});
+      Node param;
+      param.id = id;
+      param.type = "param";
+      Literal pname;
+      pname.kind = Literal::Kind::String;
+      pname.s = port.name;
+      param.params.emplace_back("name", pname);
+      probe.nodes.push_back(param);
+      Input in;
+      in.pin = port.name;
+      in.linked = true;
+      in.from_node = id++;
+      in.from_pin = "out";
+      call.inputs.push_back(in);
+    }
+    probe.nodes.push_back(call);
+    detail::Lowerer(doc, probe, TemplateArgs{}).run();
+  }
+  std::set<std::string> kernels;
+  for (const KernelDecl& k : doc.kernels) {
+    if (!kernels.insert(k.name).second)
+      throw Error(Place{doc.path, k.name, -1, ""}, "two kernels are named '" + k.name + "'");
+    GraphChecker(doc, k.name).check(k.nodes);
+  }
+  // Types: lower every kernel; template kernels once per distinct launch.
+  std::set<std::string> lowered;
+  for (const Pipeline& pipe : doc.pipelines) {
+    for (const Launch& launch : pipe.launches) {
+      const KernelDecl* k = nullptr;
+      for (const KernelDecl& d : doc.kernels)
+        if (d.name == launch.kernel) k = &d;
+      if (!k)
+        throw Error(Place{doc.path, launch.kernel, -1, ""},
+                    "pipeline '" + pipe.name + "' launches unknown kernel '" + launch.kernel + "'");
+      TemplateArgs targs;
+      for (const auto& [name, arg] : launch.args) {
+        const KernelParam* p = nullptr;
+        for (const KernelParam& kp : k->params)
+          if (kp.name == name) p = &kp;
+        if (!p)
+          throw Error(Place{doc.path, k->name, -1, name}, "pipeline '" + pipe.name + "': kernel '" +
+                                                              k->name + "' has no parameter '" +
+                                                              name + "'");
+        check_argument(doc, pipe, *k, *p, arg, targs);
+      }
+      for (const KernelParam& p : k->params) {
+        bool given = false;
+        for (const auto& [name, arg] : launch.args) given |= name == p.name;
+        if (!given)
+          throw Error(Place{doc.path, k->name, -1, p.name},
+                      "pipeline '" + pipe.name + "' launches kernel '" + k->name +
+                          "' without argument '" + p.name + "'");
+      }
+      if (lowered.insert(k->name + "|" + targs.signature()).second)
+        lower_kernel(doc, k->name, targs);
+    }
+  }
+  for (const KernelDecl& k : doc.kernels) {
+    bool is_template = false;
+    for (const KernelParam& p : k.params) is_template |= p.kind == ParamKind::Template;
+    if (is_template) continue;  // checked per launch above
+    if (lowered.insert(k.name + "|").second) lower_kernel(doc, k.name);
+  }
+}
+
+}  // namespace loom::graph

@@ -1,0 +1,13 @@
+// Structural and semantic checks of a whole document, without changing it: node types,
+// pins, links and their visibility, duplicate ids, cycles, parameters, types (by lowering
+// every kernel), functions, pipelines and launch arguments. The first problem is thrown as
+// a loom::Error whose Place names the document, kernel or function, node and pin.
+#pragma once
+
+#include "compiler/graph/document.h"
+
+namespace loom::graph {
+
+void validate_document(const Document& doc);
+
+}  // namespace loom::graph

@@ -1,0 +1,322 @@
+#include "compiler/passes/algebraic_simplify.h"
+
+#include <cmath>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "compiler/ir/inst.h"
+#include "compiler/passes/rewrite.h"
+
+namespace loom::passes {
+
+namespace {
+
+using ir::Block;
+using ir::Inst;
+using ir::Op;
+
+// True when every value of `from` converts to `to` exactly, so a cast through `to` loses
+// nothing and cast<T>(cast<to>(x)) == cast<T>(x).
+bool lossless(Scalar from, Scalar to) {
+  if (from == to) return true;
+  if (from == Scalar::Bool) return is_numeric(to);
+  if (is_int(from) && is_int(to)) {
+    if (is_signed_int(from)) return is_signed_int(to) && bit_width(to) >= bit_width(from);
+    return bit_width(to) > bit_width(from) || (is_unsigned_int(to) && bit_width(to) == bit_width(from));
+  }
+  if (is_int(from) && is_float(to)) {
+    int magnitude_bits = bit_width(from) - (is_signed_int(from) ? 1 : 0);
+    return magnitude_bits <= (to == Scalar::F32 ? 24 : 53);
+  }
+  return from == Scalar::F32 && to == Scalar::F64;
+}
+
+Op mirrored(Op op) {  // a < b  <=>  b > a
+  switch (op) {
+    case Op::Lt: return Op::Gt;
+    case Op::Gt: return Op::Lt;
+    case Op::Le: return Op::Ge;
+    case Op::Ge: return Op::Le;
+    default: return op;
+  }
+}
+
+Op inverse(Op op) {  // not (a < b)  <=>  a >= b, for integers
+  switch (op) {
+    case Op::Eq: return Op::Ne;
+    case Op::Ne: return Op::Eq;
+    case Op::Lt: return Op::Ge;
+    case Op::Ge: return Op::Lt;
+    case Op::Gt: return Op::Le;
+    case Op::Le: return Op::Gt;
+    default: return op;
+  }
+}
+
+class Simplifier {
+ public:
+  explicit Simplifier(ir::Kernel& k) : kernel_(k) {}
+
+  bool run() {
+    simplify_block(*kernel_.body);
+    // Every use was redirected while walking (uses follow definitions), so the replaced
+    // instructions are unused; erase the pure ones now.
+    std::unordered_set<Inst*> dead;
+    for (auto& [from, to] : replaced_)
+      if (ir::is_pure(from->op)) dead.insert(from);
+    replace_and_erase(*kernel_.body, replaced_, dead);
+    return progress_;
+  }
+
+ private:
+  Inst* resolve(Inst* v) {
+    for (auto it = replaced_.find(v); it != replaced_.end(); it = replaced_.find(v)) v = it->second;
+    return v;
+  }
+
+  void simplify_block(Block& block) {
+    for (size_t i = 0; i < block.insts.size(); ++i) {
+      Inst* inst = block.insts[i].get();
+      for (auto& op : inst->operands) op = resolve(op);
+      if (inst->op == Op::If && inst->operands.size() == 1 && inst->operands[0]->is_const()) {
+        i = splice_if(block, i);
+        continue;
+      }
+      size_t before = block.insts.size();
+      if (Inst* r = simplify(inst)) {
+        replaced_[inst] = r;
+        progress_ = true;
+      }
+      i += block.insts.size() - before;
+      for (auto& region : inst->regions) simplify_block(*region);
+    }
+  }
+
+  // Replaces `if <const>` by the taken branch; returns the index before the next instruction.
+  size_t splice_if(Block& block, size_t pos) {
+    progress_ = true;
+    std::unique_ptr<Inst> branch = block.remove(pos);
+    Block& taken = *branch->regions[branch->operands[0]->bits ? 0 : 1];
+    for (size_t j = 0; j < taken.insts.size(); ++j) block.insert(pos + j, std::move(taken.insts[j]));
+    return pos - 1;  // revisit the spliced instructions (wraps for pos 0; the loop's ++ undoes it)
+  }
+
+  Inst* constant(Inst* before, Scalar type, uint64_t bits) {
+    return insert_before(before, new_const_bits(type, normalize_bits(type, bits), before->node));
+  }
+
+  void become(Inst* inst, Op op, std::vector<Inst*> operands) {
+    inst->op = op;
+    inst->operands = std::move(operands);
+    inst->attr0 = inst->attr1 = 0;
+    progress_ = true;
+  }
+
+  void become_const(Inst* inst, uint64_t bits) {
+    become(inst, Op::Const, {});
+    inst->bits = normalize_bits(inst->type, bits);
+  }
+
+  // Returns a value that replaces `inst`, or null (possibly after rewriting it in place).
+  Inst* simplify(Inst* inst) {
+    if (ir::is_binary(inst->op) && inst->operands.size() == 2) return simplify_binary(inst);
+    if (ir::is_unary(inst->op) && inst->operands.size() == 1) return simplify_unary(inst);
+    if (inst->op == Op::Select && inst->operands.size() == 3) return simplify_select(inst);
+    if (inst->op == Op::Fma && inst->operands.size() == 3) return simplify_fma(inst);
+    return nullptr;
+  }
+
+  Inst* simplify_unary(Inst* inst) {
+    Inst* a = inst->operands[0];
+    Scalar t = inst->type;
+    switch (inst->op) {
+      case Op::LogicNot:
+        if (a->op == Op::LogicNot) return a->operands[0];
+        if (ir::is_comparison(a->op) && !is_float(a->operands[0]->type)) {
+          become(inst, inverse(a->op), a->operands);
+          return nullptr;
+        }
+        return nullptr;
+      case Op::Neg: case Op::BitNot:
+        if (a->op == inst->op) return a->operands[0];
+        return nullptr;
+      case Op::Abs:
+        if (a->op == Op::Abs || (is_unsigned_int(t))) return a;
+        return nullptr;
+      case Op::Floor: case Op::Ceil: case Op::Round:
+        if (a->op == Op::Floor || a->op == Op::Ceil || a->op == Op::Round) return a;  // integral already
+        return nullptr;
+      case Op::Cast:
+        if (a->type == t) return a;
+        if (a->op == Op::Cast && lossless(a->operands[0]->type, a->type)) {
+          if (a->operands[0]->type == t) return a->operands[0];
+          inst->operands[0] = a->operands[0];
+          progress_ = true;
+        }
+        return nullptr;
+      case Op::Bitcast:
+        if (a->type == t) return a;
+        if (a->op == Op::Bitcast) {
+          if (a->operands[0]->type == t) return a->operands[0];
+          inst->operands[0] = a->operands[0];
+          progress_ = true;
+        }
+        return nullptr;
+      default:
+        return nullptr;
+    }
+  }
+
+  Inst* simplify_select(Inst* inst) {
+    Inst *c = inst->operands[0], *a = inst->operands[1], *b = inst->operands[2];
+    if (c->is_const()) return c->bits ? a : b;
+    if (a == b) return a;
+    if (c->op == Op::LogicNot) {
+      inst->operands = {c->operands[0], b, a};
+      progress_ = true;
+      return nullptr;
+    }
+    if (inst->type == Scalar::Bool && a->is_const() && b->is_const()) {
+      if (a->bits && !b->bits) return c;
+      if (!a->bits && b->bits) become(inst, Op::LogicNot, {c});
+    }
+    return nullptr;
+  }
+
+  Inst* simplify_fma(Inst* inst) {
+    Inst *a = inst->operands[0], *b = inst->operands[1], *c = inst->operands[2];
+    if (is_int(inst->type) && (is_const_int(a, 0) || is_const_int(b, 0))) return c;
+    if (is_const_value(b, 1)) {
+      become(inst, Op::Add, {a, c});
+      return nullptr;
+    }
+    if (is_const_value(a, 1)) become(inst, Op::Add, {b, c});
+    return nullptr;
+  }
+
+  Inst* simplify_binary(Inst* inst) {
+    Op op = inst->op;
+    if (inst->operands[0]->is_const() && !inst->operands[1]->is_const() &&
+        (ir::is_commutative(op) || mirrored(op) != op)) {
+      std::swap(inst->operands[0], inst->operands[1]);
+      inst->op = op = mirrored(op);
+      progress_ = true;
+    }
+    Inst *a = inst->operands[0], *b = inst->operands[1];
+    Scalar t = inst->type;
+    Scalar ot = a->type;  // operand type (comparisons give bool)
+    bool integer = is_int(ot) || ot == Scalar::Bool;
+    bool fast = kernel_.fast_math;
+    switch (op) {
+      case Op::Add:
+        if (is_const_int(b, 0) || is_const_float(b, -0.0) || (fast && is_const_float(b, 0.0))) return a;
+        if (b->op == Op::Neg) become(inst, Op::Sub, {a, b->operands[0]});
+        return nullptr;
+      case Op::Sub:
+        if (is_const_int(b, 0) || is_const_float(b, 0.0) || (fast && is_const_float(b, -0.0))) return a;
+        if (integer && a == b) return become_const(inst, 0), nullptr;
+        if (integer && is_const_int(a, 0)) return become(inst, Op::Neg, {b}), nullptr;
+        if (b->op == Op::Neg) become(inst, Op::Add, {a, b->operands[0]});
+        return nullptr;
+      case Op::Mul: {
+        if (is_const_value(b, 1)) return a;
+        if (integer && is_const_int(b, 0)) return b;
+        if (is_const_value(b, -1) && is_signed_int(t)) return become(inst, Op::Neg, {a}), nullptr;
+        if (is_const_float(b, -1.0)) return become(inst, Op::Neg, {a}), nullptr;
+        int k = power_of_two(b);
+        if (k > 0) become(inst, Op::Shl, {a, constant(inst, t, static_cast<uint64_t>(k))});
+        return nullptr;
+      }
+      case Op::Div: {
+        if (is_const_value(b, 1)) return a;
+        if (is_signed_int(t) && is_const_int(b, -1)) return become(inst, Op::Neg, {a}), nullptr;
+        int k = power_of_two(b);
+        if (k > 0 && is_unsigned_int(t))
+          return become(inst, Op::Shr, {a, constant(inst, t, static_cast<uint64_t>(k))}), nullptr;
+        if (is_float(t) && b->is_const()) {  // x / 2^k == x * 2^-k exactly
+          int e;
+          double m = std::frexp(b->float_value(), &e);
+          double r = std::ldexp(1.0, 1 - e);
+          bool exact = std::fabs(m) == 0.5 && (t == Scalar::F64 || static_cast<float>(r) == r);
+          if (exact && std::isnormal(r)) {
+            if (m < 0) r = -r;
+            become(inst, Op::Mul, {a, constant(inst, t, ir::float_bits(r))});
+          }
+        }
+        return nullptr;
+      }
+      case Op::Mod: {
+        if (is_int(t) && (is_const_int(b, 1) || (is_signed_int(t) && is_const_int(b, -1))))
+          return become_const(inst, 0), nullptr;
+        int k = power_of_two(b);  // floored mod by 2^k keeps the low bits, signed or not
+        if (k > 0)
+          become(inst, Op::BitAnd, {a, constant(inst, t, (uint64_t{1} << k) - 1)});
+        return nullptr;
+      }
+      case Op::Min: case Op::Max:
+        if (a == b) return a;
+        return nullptr;
+      case Op::Pow:
+        if (is_const_value(b, 1)) return a;
+        if (is_const_value(b, 0)) {
+          if (is_float(t)) return become_const(inst, ir::float_bits(1.0)), nullptr;
+          return become_const(inst, 1), nullptr;
+        }
+        if (is_const_value(b, 2)) become(inst, Op::Mul, {a, a});
+        return nullptr;
+      case Op::BitAnd:
+        if (a == b) return a;
+        if (is_const_int(b, 0)) return b;
+        if (is_all_ones(b) || (t == Scalar::Bool && is_const_int(b, 1))) return a;
+        return nullptr;
+      case Op::BitOr:
+        if (a == b) return a;
+        if (is_const_int(b, 0)) return a;
+        if (is_all_ones(b) || (t == Scalar::Bool && is_const_int(b, 1))) return b;
+        return nullptr;
+      case Op::BitXor:
+        if (a == b) return become_const(inst, 0), nullptr;
+        if (is_const_int(b, 0)) return a;
+        return nullptr;
+      case Op::Shl: case Op::Shr:
+        if (b->is_const() && is_int(t) &&
+            (b->bits & static_cast<uint64_t>(bit_width(t) - 1)) == 0)
+          return a;
+        return nullptr;
+      case Op::Eq: case Op::Le: case Op::Ge:
+        if (integer && a == b) return become_const(inst, 1), nullptr;
+        if (op == Op::Eq && ot == Scalar::Bool && b->is_const()) {
+          if (b->bits) return a;
+          become(inst, Op::LogicNot, {a});
+        }
+        return nullptr;
+      case Op::Ne: case Op::Lt: case Op::Gt:
+        if (integer && a == b) return become_const(inst, 0), nullptr;
+        if (op == Op::Ne && ot == Scalar::Bool && b->is_const()) {
+          if (!b->bits) return a;
+          become(inst, Op::LogicNot, {a});
+        }
+        return nullptr;
+      case Op::LogicAnd:
+        if (a == b) return a;
+        if (b->is_const()) return b->bits ? a : b;
+        return nullptr;
+      case Op::LogicOr:
+        if (a == b) return a;
+        if (b->is_const()) return b->bits ? b : a;
+        return nullptr;
+      default:
+        return nullptr;
+    }
+  }
+
+  ir::Kernel& kernel_;
+  std::unordered_map<Inst*, Inst*> replaced_;
+  bool progress_ = false;
+};
+
+}  // namespace
+
+bool algebraic_simplify(ir::Kernel& kernel) { return Simplifier(kernel).run(); }
+
+}  // namespace loom::passes

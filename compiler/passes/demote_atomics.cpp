@@ -1,0 +1,58 @@
+#include "compiler/passes/demote_atomics.h"
+
+#include <vector>
+
+#include "compiler/ir/inst.h"
+#include "compiler/passes/rewrite.h"
+
+namespace loom::passes {
+
+namespace {
+
+using ir::Inst;
+using ir::Op;
+
+Op binary_of(ir::AtomicOp op) {
+  switch (op) {
+    case ir::AtomicOp::Add: return Op::Add;
+    case ir::AtomicOp::Sub: return Op::Sub;
+    case ir::AtomicOp::Min: return Op::Min;
+    case ir::AtomicOp::Max: return Op::Max;
+    case ir::AtomicOp::And: return Op::BitAnd;
+    case ir::AtomicOp::Or: return Op::BitOr;
+    case ir::AtomicOp::Xor: return Op::BitXor;
+  }
+  return Op::Add;
+}
+
+bool in_serial_task(const Inst& inst) {
+  const Inst* top = &inst;
+  while (top->parent && top->parent->owner) top = top->parent->owner;
+  return top->op == Op::Offload && top->attr0 == static_cast<int>(ir::TaskKind::Serial);
+}
+
+}  // namespace
+
+bool demote_atomics(ir::Kernel& kernel) {
+  std::vector<Inst*> atomics;
+  ir::walk(*kernel.body, [&](Inst& inst) {
+    if (inst.op != Op::AtomicRMW) return;
+    if (inst.operands[0]->op == Op::Alloca || in_serial_task(inst)) atomics.push_back(&inst);
+  });
+  for (Inst* atomic : atomics) {
+    Inst* ptr = atomic->operands[0];
+    Inst* value = atomic->operands[1];
+    bool local = ptr->op == Op::Alloca;
+    Op binary = binary_of(static_cast<ir::AtomicOp>(atomic->attr0));
+    // The atomic becomes the load in place, so its users keep reading the old value.
+    atomic->op = local ? Op::LocalLoad : Op::GlobalLoad;
+    atomic->operands = {ptr};
+    atomic->attr0 = 0;
+    Inst* updated = insert_after(atomic, new_inst(binary, atomic->type, {atomic, value}, atomic->node));
+    insert_after(updated, new_inst(local ? Op::LocalStore : Op::GlobalStore, Scalar::Void, {ptr, updated},
+                                   atomic->node));
+  }
+  return !atomics.empty();
+}
+
+}  // namespace loom::passes

@@ -1,0 +1,21 @@
+// Splits the kernel's top level into offloaded tasks.
+#pragma once
+
+namespace loom::ir {
+class Kernel;
+}
+
+namespace loom::passes {
+
+// Turns every top-level RangeFor (with uniform bounds) into a range_for task and every
+// StructFor into a struct_for task, their LoopIndex users repointed to the task; each run of
+// other top-level statements becomes one serial task (a RangeFor whose bounds are computed
+// by earlier statements runs inside it). Uniform values (constants, arguments, shapes and
+// pure math on them) stay at the top level, where every task may use them. A value or
+// variable that one task produces and a later one uses goes through kernel temporaries
+// (TmpStore/TmpLoad at 8-byte slots allocated in kernel.abi.temps_size); pointers are
+// recomputed in the task that uses them. Afterwards verify(kernel, {.offloaded = true}) holds.
+// Throws loom::Error for an atomic update of such a shared variable inside a parallel task.
+bool offload(ir::Kernel& kernel);
+
+}  // namespace loom::passes

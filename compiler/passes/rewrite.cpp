@@ -1,0 +1,133 @@
+#include "compiler/passes/rewrite.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace loom::passes {
+
+using ir::Block;
+using ir::Inst;
+using ir::Op;
+
+std::unique_ptr<Inst> new_inst(Op op, Scalar type, std::vector<Inst*> operands, int32_t node,
+                               int32_t attr0, int32_t attr1) {
+  auto inst = std::make_unique<Inst>(op, type);
+  inst->operands = std::move(operands);
+  inst->node = node;
+  inst->attr0 = attr0;
+  inst->attr1 = attr1;
+  return inst;
+}
+
+Inst* insert_before(Inst* before, std::unique_ptr<Inst> inst) {
+  Block* block = before->parent;
+  return block->insert(block->index_of(before), std::move(inst));
+}
+
+Inst* insert_after(Inst* after, std::unique_ptr<Inst> inst) {
+  Block* block = after->parent;
+  return block->insert(block->index_of(after) + 1, std::move(inst));
+}
+
+std::unique_ptr<Inst> new_const_bits(Scalar type, uint64_t bits, int32_t node) {
+  auto c = std::make_unique<Inst>(Op::Const, type);
+  c->bits = bits;
+  c->node = node;
+  return c;
+}
+
+uint64_t normalize_bits(Scalar type, uint64_t bits) {
+  if (type == Scalar::Bool) return bits & 1;
+  if (!is_int(type)) return bits;
+  int w = bit_width(type);
+  if (w >= 64) return bits;
+  uint64_t mask = (uint64_t{1} << w) - 1;
+  bits &= mask;
+  if (is_signed_int(type) && (bits >> (w - 1)) & 1) bits |= ~mask;
+  return bits;
+}
+
+bool is_const_int(const Inst* inst, int64_t value) {
+  return inst->is_const() && (is_int(inst->type) || inst->type == Scalar::Bool) &&
+         inst->bits == normalize_bits(inst->type, static_cast<uint64_t>(value));
+}
+
+bool is_const_float(const Inst* inst, double value) {
+  return inst->is_const() && is_float(inst->type) && inst->bits == ir::float_bits(value);
+}
+
+bool is_const_value(const Inst* inst, int64_t value) {
+  return is_float(inst->type) ? is_const_float(inst, static_cast<double>(value))
+                              : is_const_int(inst, value);
+}
+
+bool is_all_ones(const Inst* inst) {
+  return inst->is_const() && is_int(inst->type) &&
+         inst->bits == normalize_bits(inst->type, ~uint64_t{0});
+}
+
+int power_of_two(const Inst* inst) {
+  if (!inst->is_const() || !is_int(inst->type)) return -1;
+  uint64_t v = inst->bits;
+  if (is_signed_int(inst->type) && static_cast<int64_t>(v) <= 0) return -1;
+  if (is_unsigned_int(inst->type)) v &= bit_width(inst->type) >= 64
+                                          ? ~uint64_t{0}
+                                          : (uint64_t{1} << bit_width(inst->type)) - 1;
+  if (v == 0 || (v & (v - 1)) != 0) return -1;
+  int k = 0;
+  while ((v >> k) != 1) ++k;
+  return k;
+}
+
+bool is_uniform_op(Op op) {
+  if (op == Op::Const || op == Op::ArgLoad || op == Op::ResourceShape) return true;
+  return (ir::is_unary(op) || ir::is_binary(op) || op == Op::Select || op == Op::Fma) &&
+         ir::is_pure(op);
+}
+
+void erase_from(Block& block, size_t pos) {
+  while (block.insts.size() > pos) block.insts.pop_back();
+}
+
+Block* root_block(Inst* inst) {
+  Block* b = inst->parent;
+  while (b->owner) b = b->owner->parent;
+  return b;
+}
+
+bool defined_within(const Inst* value, const Inst* region) {
+  if (value == region) return true;
+  for (const Block* b = value->parent; b && b->owner; b = b->owner->parent)
+    if (b->owner == region) return true;
+  return false;
+}
+
+void replace_and_erase(Block& root, const std::unordered_map<Inst*, Inst*>& replace,
+                       const std::unordered_set<Inst*>& dead) {
+  ir::replace_uses(root, replace);
+  if (dead.empty()) return;
+  // One compaction per block keeps this linear in the block size.
+  std::unordered_set<Block*> blocks;
+  for (Inst* inst : dead) {
+    bool nested_in_dead = false;  // erased together with its dead region owner
+    for (Block* b = inst->parent; b && b->owner; b = b->owner->parent)
+      if (dead.count(b->owner)) nested_in_dead = true;
+    if (!nested_in_dead) blocks.insert(inst->parent);
+  }
+  for (Block* block : blocks) {
+    auto& insts = block->insts;
+    insts.erase(std::remove_if(insts.begin(), insts.end(),
+                               [&](const std::unique_ptr<Inst>& i) { return dead.count(i.get()) > 0; }),
+                insts.end());
+  }
+}
+
+bool is_loop(const Inst& inst) {
+  switch (inst.op) {
+    case Op::RangeFor: case Op::StructFor: case Op::While: return true;
+    case Op::Offload: return inst.attr0 != static_cast<int>(ir::TaskKind::Serial);
+    default: return false;
+  }
+}
+
+}  // namespace loom::passes

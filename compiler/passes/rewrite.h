@@ -1,0 +1,54 @@
+// Small IR-editing helpers shared by the passes in this folder (not a public API).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "compiler/ir/inst.h"
+
+namespace loom::passes {
+
+// A fresh instruction (not yet in a block) carrying `node` for diagnostics.
+std::unique_ptr<ir::Inst> new_inst(ir::Op op, Scalar type, std::vector<ir::Inst*> operands,
+                                   int32_t node, int32_t attr0 = 0, int32_t attr1 = 0);
+// Inserts `inst` into `block` right before `before` (which must be in that block).
+ir::Inst* insert_before(ir::Inst* before, std::unique_ptr<ir::Inst> inst);
+ir::Inst* insert_after(ir::Inst* after, std::unique_ptr<ir::Inst> inst);
+// A constant with the given raw bits (already normalised, see normalize_bits).
+std::unique_ptr<ir::Inst> new_const_bits(Scalar type, uint64_t bits, int32_t node);
+
+// Integers sign- or zero-extended from their width into 64 bits; bools 0/1 (inst.h's form).
+uint64_t normalize_bits(Scalar type, uint64_t bits);
+
+bool is_const_int(const ir::Inst* inst, int64_t value);      // integer or bool constant
+bool is_const_float(const ir::Inst* inst, double value);     // float constant, bitwise +0/-0 aware
+bool is_const_value(const ir::Inst* inst, int64_t value);    // integer, bool or float equal to value
+bool is_all_ones(const ir::Inst* inst);                      // integer constant with every bit set
+// log2 of a positive power-of-two integer constant, or -1.
+int power_of_two(const ir::Inst* inst);
+
+// Instructions whose every operand is uniform per the verifier's offloaded rule: they may live
+// at the kernel top level after offloading.
+bool is_uniform_op(ir::Op op);
+
+// Removes the instruction at `pos` and everything after it in `block`.
+void erase_from(ir::Block& block, size_t pos);
+
+// The root block of the kernel that contains `inst`.
+ir::Block* root_block(ir::Inst* inst);
+
+// True when `value` is the region instruction `region` or lies inside one of its regions.
+bool defined_within(const ir::Inst* value, const ir::Inst* region);
+
+// Applies a batch of replacements (values may chain) and then erases every instruction in
+// `dead` from its block. Callers must make sure nothing else still uses the dead ones.
+void replace_and_erase(ir::Block& root, const std::unordered_map<ir::Inst*, ir::Inst*>& replace,
+                       const std::unordered_set<ir::Inst*>& dead);
+
+// Loops that may run their body more than once (RangeFor, StructFor, While, parallel Offload).
+bool is_loop(const ir::Inst& inst);
+
+}  // namespace loom::passes

@@ -1,0 +1,229 @@
+#include "compiler/passes/store_forward.h"
+
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "compiler/ir/inst.h"
+#include "compiler/passes/rewrite.h"
+
+namespace loom::passes {
+
+namespace {
+
+using ir::Block;
+using ir::Inst;
+using ir::Op;
+
+using VarSet = std::unordered_set<const Inst*>;
+using Known = std::unordered_map<const Inst*, Inst*>;  // variable -> value it holds now
+
+bool is_jump(Op op) { return op == Op::Break || op == Op::Continue || op == Op::Return; }
+
+bool writes_global_memory(Op op) {
+  return op == Op::GlobalStore || op == Op::AtomicRMW || op == Op::TexStore;
+}
+
+// What a region instruction does to variables and memory, anywhere inside it.
+struct RegionEffects {
+  VarSet stored;        // variables stored or atomically updated
+  VarSet read;          // variables loaded or atomically updated
+  bool jumps = false;   // holds a Break/Continue/Return
+  bool writes_memory = false;
+};
+
+class Forwarder {
+ public:
+  explicit Forwarder(ir::Kernel& k) : kernel_(k) {}
+
+  bool run() {
+    promote_variables();
+    Known known;
+    forward_block(*kernel_.body, known);
+    forward_globals(*kernel_.body);
+    if (replaced_.empty() && dead_.empty()) return progress_;
+    for (auto& [from, to] : replaced_) dead_.insert(from);
+    replace_and_erase(*kernel_.body, replaced_, dead_);
+    return true;
+  }
+
+ private:
+  Inst* resolve(Inst* v) {
+    for (auto it = replaced_.find(v); it != replaced_.end(); it = replaced_.find(v)) v = it->second;
+    return v;
+  }
+
+  const RegionEffects& effects(Inst* region) {
+    auto it = effects_.find(region);
+    if (it != effects_.end()) return it->second;
+    RegionEffects e;
+    for (auto& block : region->regions) {
+      ir::walk(*block, [&](Inst& inst) {
+        if (is_jump(inst.op)) e.jumps = true;
+        if (writes_global_memory(inst.op) && !(inst.op == Op::AtomicRMW && inst.operands[0]->op == Op::Alloca))
+          e.writes_memory = true;
+        if (inst.op == Op::LocalStore) e.stored.insert(inst.operands[0]);
+        if (inst.op == Op::LocalLoad) e.read.insert(inst.operands[0]);
+        if (inst.op == Op::AtomicRMW && inst.operands[0]->op == Op::Alloca) {
+          e.stored.insert(inst.operands[0]);
+          e.read.insert(inst.operands[0]);
+        }
+      });
+    }
+    return effects_.emplace(region, std::move(e)).first->second;
+  }
+
+  // ---- promotion of variables with one dominating store (or none)
+
+  // Index in `level` of the instruction that is, or encloses, `inst`; -1 if outside.
+  static long position_in(const Block* level, const Inst* inst) {
+    while (inst && inst->parent != level) inst = inst->parent ? inst->parent->owner : nullptr;
+    return inst ? static_cast<long>(level->index_of(inst)) : -1;
+  }
+
+  void promote_variables() {
+    struct Uses {
+      std::vector<Inst*> loads, stores;
+      bool other = false;  // atomics or anything unexpected
+    };
+    std::unordered_map<Inst*, Uses> vars;
+    std::vector<Inst*> order;
+    ir::walk(*kernel_.body, [&](Inst& inst) {
+      if (inst.op == Op::Alloca) {
+        vars[&inst];
+        order.push_back(&inst);
+      }
+      for (size_t i = 0; i < inst.operands.size(); ++i) {
+        Inst* v = inst.operands[i];
+        if (v->op != Op::Alloca) continue;
+        Uses& u = vars[v];
+        if (inst.op == Op::LocalLoad) u.loads.push_back(&inst);
+        else if (inst.op == Op::LocalStore && i == 0) u.stores.push_back(&inst);
+        else u.other = true;
+      }
+    });
+    for (Inst* var : order) {
+      Uses& u = vars[var];
+      if (u.other || u.loads.empty() || u.stores.size() > 1) continue;
+      Inst* value = nullptr;
+      if (u.stores.empty()) {  // never stored: reads see the zero it starts with
+        value = insert_after(var, new_const_bits(var->type, 0, var->node));
+      } else {
+        Inst* store = u.stores[0];
+        if (store->parent != var->parent) continue;
+        long at = static_cast<long>(var->parent->index_of(store));
+        bool all_after = true;
+        for (Inst* load : u.loads)
+          if (position_in(var->parent, load) <= at) all_after = false;
+        if (!all_after) continue;
+        value = store->operands[1];
+        dead_.insert(store);
+      }
+      for (Inst* load : u.loads) replaced_[load] = value;
+      dead_.insert(var);
+      progress_ = true;
+    }
+    // Apply now so the forwarding walk sees a consistent kernel.
+    for (auto& [from, to] : replaced_) dead_.insert(from);
+    replace_and_erase(*kernel_.body, replaced_, dead_);
+    replaced_.clear();
+    dead_.clear();
+  }
+
+  // ---- forwarding through the block structure
+
+  void forget(Known& known, const VarSet& vars) {
+    for (const Inst* v : vars) known.erase(v);
+  }
+
+  void forward_block(Block& block, Known& known) {
+    std::unordered_map<const Inst*, Inst*> pending;  // variable -> store not yet read
+    for (auto& up : block.insts) {
+      Inst* inst = up.get();
+      for (auto& op : inst->operands) op = resolve(op);
+      switch (inst->op) {
+        case Op::LocalStore: {
+          Inst* var = inst->operands[0];
+          auto p = pending.find(var);
+          if (p != pending.end()) dead_.insert(p->second);  // overwritten before any read
+          pending[var] = inst;
+          known[var] = inst->operands[1];
+          continue;
+        }
+        case Op::LocalLoad: {
+          Inst* var = inst->operands[0];
+          auto k = known.find(var);
+          if (k != known.end()) {
+            replaced_[inst] = k->second;
+            continue;
+          }
+          pending.erase(var);
+          known[var] = inst;
+          continue;
+        }
+        case Op::AtomicRMW:
+          if (inst->operands[0]->op == Op::Alloca) {
+            known.erase(inst->operands[0]);
+            pending.erase(inst->operands[0]);
+          }
+          continue;
+        default:
+          break;
+      }
+      if (inst->regions.empty()) continue;
+      const RegionEffects& e = effects(inst);
+      if (e.jumps) pending.clear();
+      for (const Inst* v : e.read) pending.erase(v);
+      // A loop's body sees its own stores from the previous iteration.
+      Known inner = known;
+      if (is_loop(*inst)) forget(inner, e.stored);
+      for (auto& region : inst->regions) {
+        Known branch = inner;
+        forward_block(*region, branch);
+      }
+      forget(known, e.stored);
+    }
+  }
+
+  // ---- global memory, one block at a time
+
+  void forward_globals(Block& block) {
+    std::unordered_map<const Inst*, Inst*> memory;  // pointer -> value it holds
+    for (auto& up : block.insts) {
+      Inst* inst = up.get();
+      for (auto& op : inst->operands) op = resolve(op);
+      for (auto& region : inst->regions) forward_globals(*region);
+      if (inst->op == Op::GlobalLoad) {
+        auto m = memory.find(inst->operands[0]);
+        if (m != memory.end()) {
+          replaced_[inst] = m->second;
+          progress_ = true;
+        } else {
+          memory[inst->operands[0]] = inst;
+        }
+        continue;
+      }
+      if (inst->op == Op::GlobalStore) {
+        memory.clear();  // another pointer may name the same element
+        memory[inst->operands[0]] = inst->operands[1];
+        continue;
+      }
+      bool local_atomic = inst->op == Op::AtomicRMW && inst->operands[0]->op == Op::Alloca;
+      if ((writes_global_memory(inst->op) && !local_atomic) ||
+          (!inst->regions.empty() && effects(inst).writes_memory))
+        memory.clear();
+    }
+  }
+
+  ir::Kernel& kernel_;
+  std::unordered_map<const Inst*, RegionEffects> effects_;
+  std::unordered_map<Inst*, Inst*> replaced_;
+  std::unordered_set<Inst*> dead_;
+  bool progress_ = false;
+};
+
+}  // namespace
+
+bool store_forward(ir::Kernel& kernel) { return Forwarder(kernel).run(); }
+
+}  // namespace loom::passes

@@ -1,0 +1,794 @@
+// loom::Program: the kernel life cycle (registration, instantiation per template signature,
+// in-memory and offline caches), program resources, argument binding and launches.
+#include "engine_plugin/include/loom/program.h"
+
+#include <llvm/Support/Host.h>
+#include <llvm/ADT/StringMap.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+
+#include "compiler/codegen_llvm/cpu_codegen.h"
+#include "compiler/graph/content_key.h"
+#include "compiler/graph/document.h"
+#include "compiler/graph/document_io.h"
+#include "compiler/graph/lower.h"
+#include "compiler/graph/validate.h"
+#include "compiler/ir/inst.h"
+#include "compiler/ir/printer.h"
+#include "compiler/passes/pipeline.h"
+#include "engine_plugin/api/offline_cache.h"
+#include "engine_plugin/api/resource_npy.h"
+#include "runtime/common/abi_serialize.h"
+#include "runtime/common/error.h"
+#include "runtime/cpu/argpack.h"
+#include "runtime/cpu/cpu_device.h"
+#include "runtime/cpu/cpu_module.h"
+#include "runtime/cpu/field.h"
+#include "runtime/cpu/ndarray.h"
+#include "runtime/cpu/texture.h"
+
+namespace loom {
+
+namespace {
+
+// Part of every cache key: bump when the IR, passes, codegen or the ABI change meaning.
+constexpr const char* kCompilerVersion = "loom-compiler-0.1.0";
+constexpr const char* kRuntimeVersion = "loom-runtime-cpu-0.1.0";
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+std::string hex128(const std::string& text) {
+  auto data = reinterpret_cast<const uint8_t*>(text.data());
+  uint64_t a = fnv1a64(data, text.size());
+  uint64_t b = fnv1a64(data, text.size(), 0x84222325cbf29ce4ull ^ a);
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(a),
+                static_cast<unsigned long long>(b));
+  return buf;
+}
+
+std::string host_cpu_signature() {
+  std::string s = llvm::sys::getHostCPUName().str();
+  llvm::StringMap<bool> features;
+  if (llvm::sys::getHostCPUFeatures(features)) {
+    std::map<std::string, bool> sorted;
+    for (const auto& f : features) sorted[f.getKey().str()] = f.getValue();
+    for (const auto& [name, on] : sorted)
+      if (on) s += "," + name;
+  }
+  return s;
+}
+
+// One compiled (kernel, template signature) pair with its reusable launch scratch.
+struct Instance {
+  std::shared_ptr<cpu::LoadedCpuKernel> kernel;
+  std::string signature;
+  std::vector<uint8_t*> param_ptrs;
+  std::vector<ResourceView> views;
+  std::vector<uint32_t> value_offsets;  // per param: offset into `values` (Value params)
+  std::vector<uint8_t> values;
+  std::vector<uint8_t> returns;
+  std::vector<uint32_t> return_offsets;
+  std::vector<uint8_t> temps;
+};
+
+template <typename T>
+void put(uint8_t* dst, T v) {
+  std::memcpy(dst, &v, sizeof v);
+}
+
+// Writes one scalar of type `s` converted from an argument component.
+void write_scalar(uint8_t* dst, Scalar s, double f, int64_t i, bool integral) {
+  switch (s) {
+    case Scalar::Bool: put<uint8_t>(dst, integral ? i != 0 : f != 0.0); break;
+    case Scalar::I8: put<int8_t>(dst, static_cast<int8_t>(i)); break;
+    case Scalar::I16: put<int16_t>(dst, static_cast<int16_t>(i)); break;
+    case Scalar::I32: put<int32_t>(dst, static_cast<int32_t>(i)); break;
+    case Scalar::I64: put<int64_t>(dst, i); break;
+    case Scalar::U8: put<uint8_t>(dst, static_cast<uint8_t>(i)); break;
+    case Scalar::U16: put<uint16_t>(dst, static_cast<uint16_t>(i)); break;
+    case Scalar::U32: put<uint32_t>(dst, static_cast<uint32_t>(i)); break;
+    case Scalar::U64: put<uint64_t>(dst, static_cast<uint64_t>(i)); break;
+    case Scalar::F32: put<float>(dst, static_cast<float>(integral ? static_cast<double>(i) : f)); break;
+    case Scalar::F64: put<double>(dst, integral ? static_cast<double>(i) : f); break;
+    case Scalar::Void: break;
+  }
+}
+
+double read_scalar(const uint8_t* p, Scalar s, int64_t* as_int) {
+  int64_t i = 0;
+  double f = 0;
+  auto get = [&](auto v) {
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  };
+  switch (s) {
+    case Scalar::Bool: i = get(uint8_t{}) != 0; f = static_cast<double>(i); break;
+    case Scalar::I8: i = get(int8_t{}); f = static_cast<double>(i); break;
+    case Scalar::I16: i = get(int16_t{}); f = static_cast<double>(i); break;
+    case Scalar::I32: i = get(int32_t{}); f = static_cast<double>(i); break;
+    case Scalar::I64: i = get(int64_t{}); f = static_cast<double>(i); break;
+    case Scalar::U8: i = get(uint8_t{}); f = static_cast<double>(i); break;
+    case Scalar::U16: i = get(uint16_t{}); f = static_cast<double>(i); break;
+    case Scalar::U32: i = get(uint32_t{}); f = static_cast<double>(i); break;
+    case Scalar::U64: i = static_cast<int64_t>(get(uint64_t{})); f = static_cast<double>(get(uint64_t{})); break;
+    case Scalar::F32: f = get(float{}); i = static_cast<int64_t>(f); break;
+    case Scalar::F64: f = get(double{}); i = static_cast<int64_t>(f); break;
+    case Scalar::Void: break;
+  }
+  if (as_int) *as_int = i;
+  return f;
+}
+
+std::string describe_arg(const Arg& a) {
+  switch (a.kind()) {
+    case Arg::Kind::Int: return "the integer " + std::to_string(a.as_int());
+    case Arg::Kind::Float: return "the number " + std::to_string(a.as_double());
+    case Arg::Kind::Bool: return a.as_int() ? "true" : "false";
+    case Arg::Kind::List: return "a list of " + std::to_string(a.list().size()) + " numbers";
+    case Arg::Kind::Resource: return "'" + a.resource() + "'";
+  }
+  return "?";
+}
+
+// Calls fn(T{}) with the C++ type that stores scalar type s.
+template <typename F>
+void with_scalar_type(Scalar s, F&& fn) {
+  switch (s) {
+    case Scalar::Bool: fn(uint8_t{}); return;  // callers treat bool on their own
+    case Scalar::I8: fn(int8_t{}); return;
+    case Scalar::I16: fn(int16_t{}); return;
+    case Scalar::I32: fn(int32_t{}); return;
+    case Scalar::I64: fn(int64_t{}); return;
+    case Scalar::U8: fn(uint8_t{}); return;
+    case Scalar::U16: fn(uint16_t{}); return;
+    case Scalar::U32: fn(uint32_t{}); return;
+    case Scalar::U64: fn(uint64_t{}); return;
+    case Scalar::F32: fn(float{}); return;
+    case Scalar::F64: fn(double{}); return;
+    case Scalar::Void: return;
+  }
+}
+
+Arg literal_to_arg(const graph::Literal& l) {
+  switch (l.kind) {
+    case graph::Literal::Kind::Bool: return Arg(l.b);
+    case graph::Literal::Kind::Int: return Arg(static_cast<int64_t>(l.i));
+    case graph::Literal::Kind::Float: return Arg(l.f);
+    case graph::Literal::Kind::String: return Arg(l.s);
+    case graph::Literal::Kind::List: {
+      std::vector<double> v;
+      for (const auto& item : l.list) v.push_back(item.as_double());
+      return Arg(std::move(v));
+    }
+    case graph::Literal::Kind::None: break;
+  }
+  return Arg(0);
+}
+
+}  // namespace
+
+std::string Stats::to_string() const {
+  char buf[1024];
+  std::snprintf(buf, sizeof buf,
+                "stats: %d kernels registered, %d instantiations, cache hits %d memory / %d disk, "
+                "%d misses (full compiles), %lld launches\n"
+                "  compile ms: lower %.3f, passes %.3f, codegen %.3f, optimize %.3f, emit %.3f, "
+                "cache read %.3f, load %.3f\n"
+                "  launch ms: %.3f total\n",
+                kernels_registered, instantiations, memory_hits, disk_hits, misses,
+                static_cast<long long>(launches), ms_lower, ms_passes, ms_codegen, ms_optimize,
+                ms_emit, ms_cache_read, ms_load, ms_launch);
+  std::string s = buf;
+  if (!per_pass.empty()) {
+    s += "  per pass ms:";
+    for (const PassTime& p : per_pass) {
+      std::snprintf(buf, sizeof buf, " %s %.3f;", p.pass.c_str(), p.ms);
+      s += buf;
+    }
+    s += "\n";
+  }
+  return s;
+}
+
+struct Program::Impl {
+  explicit Impl(ProgramOptions o)
+      : options(std::move(o)),
+        cache(options.offline_cache
+                  ? (options.cache_dir.empty() ? OfflineCache::default_directory() : options.cache_dir)
+                  : std::string(),
+              options.warn),
+        device(options.threads) {
+    if (!options.warn) options.warn = [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); };
+    cache = OfflineCache(cache.directory(), options.warn);
+  }
+
+  ProgramOptions options;
+  OfflineCache cache;
+  cpu::CpuDevice device;
+  cpu::CpuModule module;
+  Stats stats;
+  std::unique_ptr<graph::Document> doc = std::make_unique<graph::Document>();
+  std::unordered_map<std::string, std::unique_ptr<Instance>> instances;  // kernel '\n' signature
+  std::unordered_map<std::string, std::string> content_keys;             // per kernel
+  std::string host_cpu = host_cpu_signature();
+  std::map<std::string, std::unique_ptr<cpu::Field>> fields;
+  std::map<std::string, std::unique_ptr<cpu::Ndarray>> ndarrays;
+  std::map<std::string, std::unique_ptr<cpu::Texture>> textures;
+  std::map<std::string, std::unique_ptr<cpu::Argpack>> argpacks;
+  std::vector<std::string> resource_order;
+  uint64_t launch_serial = 0;
+
+  Place place(const std::string& kernel = "", const std::string& pin = "") const {
+    return Place{doc->path, kernel, -1, pin};
+  }
+
+  void add_pass_time(const std::string& pass, double ms) {
+    for (PassTime& p : stats.per_pass)
+      if (p.pass == pass) {
+        p.ms += ms;
+        return;
+      }
+    stats.per_pass.push_back({pass, ms});
+  }
+
+  // ---- resources
+
+  void claim_name(const std::string& name) {
+    if (fields.count(name) || ndarrays.count(name) || textures.count(name) || argpacks.count(name))
+      throw Error(place(), "two resources are named '" + name + "'");
+    resource_order.push_back(name);
+  }
+
+  void allocate_resources() {
+    for (const FieldDesc& f : doc->fields) {
+      claim_name(f.name);
+      fields[f.name] = std::make_unique<cpu::Field>(f);
+    }
+    for (const graph::NdarrayDecl& n : doc->ndarrays) {
+      claim_name(n.name);
+      ndarrays[n.name] = std::make_unique<cpu::Ndarray>(n.elem.scalar, n.shape, n.elem.components());
+    }
+    for (const graph::TextureDecl& t : doc->textures) {
+      claim_name(t.name);
+      if (t.size.size() < 2 || t.size.size() > 3)
+        throw Error(place(), "texture '" + t.name + "' needs 2 or 3 extents");
+      textures[t.name] = std::make_unique<cpu::Texture>(t.format, static_cast<int>(t.size[0]),
+                                                        static_cast<int>(t.size[1]),
+                                                        t.size.size() == 3 ? static_cast<int>(t.size[2]) : 1);
+    }
+    for (const graph::ArgpackDecl& a : doc->argpacks) {
+      claim_name(a.name);
+      int type = doc->argpack_type(a.type);
+      if (type < 0) throw Error(place(), "argpack '" + a.name + "' has unknown type '" + a.type + "'");
+      auto pack = std::make_unique<cpu::Argpack>(doc->argpack_types, type);
+      cpu::Argpack* raw = pack.get();
+      argpacks[a.name] = std::move(pack);
+      for (const auto& [path, value] : a.values) set_member(*raw, a.name, path, literal_to_arg(value));
+    }
+  }
+
+  void set_member(cpu::Argpack& pack, const std::string& pack_name, const std::string& path, const Arg& value) {
+    uint32_t offset = 0;
+    const ArgpackMember* m = find_member(doc->argpack_types, doc->argpack_type(pack.type().name), path, &offset);
+    Place where{doc->path, "", -1, pack_name + "." + path};
+    if (!m) throw Error(where, "argpack '" + pack_name + "' has no member '" + path + "'");
+    switch (m->kind) {
+      case MemberKind::Ndarray: {
+        if (value.kind() != Arg::Kind::Resource || !ndarrays.count(value.resource()))
+          throw Error(where, "member is an ndarray; pass the name of an ndarray, not " + describe_arg(value));
+        pack.set_ndarray(path, *ndarrays.at(value.resource()));
+        return;
+      }
+      case MemberKind::Texture: {
+        if (value.kind() != Arg::Kind::Resource || !textures.count(value.resource()))
+          throw Error(where, "member is a texture; pass the name of a texture, not " + describe_arg(value));
+        pack.set_texture(path, *textures.at(value.resource()));
+        return;
+      }
+      case MemberKind::Pack:
+      case MemberKind::Struct: {
+        if (value.kind() != Arg::Kind::Resource || !argpacks.count(value.resource()))
+          throw Error(where, "member is a nested pack; pass the name of an argpack, not " + describe_arg(value));
+        pack.set_pack(path, *argpacks.at(value.resource()));
+        return;
+      }
+      case MemberKind::Value: break;
+    }
+    int n = m->type.components();
+    std::vector<double> f(static_cast<size_t>(n));
+    std::vector<int64_t> i(static_cast<size_t>(n));
+    bool integral = value.kind() != Arg::Kind::Float && value.kind() != Arg::Kind::List;
+    if (value.kind() == Arg::Kind::List) {
+      if (static_cast<int>(value.list().size()) != n)
+        throw Error(where, "member of type " + value_type_name(m->type) + " needs " + std::to_string(n) +
+                               " values, got " + std::to_string(value.list().size()));
+      for (int c = 0; c < n; ++c) {
+        f[static_cast<size_t>(c)] = value.list()[static_cast<size_t>(c)];
+        i[static_cast<size_t>(c)] = static_cast<int64_t>(f[static_cast<size_t>(c)]);
+      }
+    } else if (value.kind() == Arg::Kind::Resource) {
+      throw Error(where, "member of type " + value_type_name(m->type) + " cannot take " + describe_arg(value));
+    } else {
+      if (!integral && is_int(m->type.scalar) && value.as_double() != static_cast<double>(value.as_int()))
+        throw Error(where, "member of type " + value_type_name(m->type) + " cannot take " + describe_arg(value));
+      std::fill(f.begin(), f.end(), value.as_double());
+      std::fill(i.begin(), i.end(), value.as_int());
+    }
+    if (m->type.scalar == Scalar::Bool) {  // std::vector<bool> has no data(): write one by one
+      if (n != 1) throw Error(where, "bool vectors in argpacks are not supported; use i32 components");
+      pack.set<bool>(path, integral ? i[0] != 0 : f[0] != 0.0);
+      return;
+    }
+    with_scalar_type(m->type.scalar, [&](auto zero) {
+      using T = decltype(zero);
+      std::vector<T> values(static_cast<size_t>(n));
+      for (size_t c = 0; c < values.size(); ++c)
+        values[c] = integral ? static_cast<T>(i[c]) : static_cast<T>(f[c]);
+      pack.set_components<T>(path, values);
+    });
+  }
+
+  // ---- instantiation
+
+  const graph::KernelDecl& kernel_decl(const std::string& name) const {
+    const graph::KernelDecl* k = doc->kernel(name);
+    if (!k) throw Error(place(name), "the document has no kernel '" + name + "'");
+    return *k;
+  }
+
+  graph::TemplateArgs template_args(const graph::KernelDecl& decl, const Args& args) const {
+    graph::TemplateArgs t;
+    for (const graph::KernelParam& p : decl.params) {
+      if (p.kind != graph::ParamKind::Template) continue;
+      const Arg* a = nullptr;
+      for (const auto& [name, value] : args)
+        if (name == p.name) a = &value;
+      if (!a) throw Error(place(decl.name, p.name), "template parameter '" + p.name + "' has no argument");
+      graph::TemplateArg ta;
+      switch (a->kind()) {
+        case Arg::Kind::Resource:
+          if (!fields.count(a->resource()))
+            throw Error(place(decl.name, p.name), "template parameter '" + p.name + "' takes a field or a constant; '" +
+                                                      a->resource() + "' is not a field of the program");
+          ta.kind = graph::TemplateArg::Kind::Field;
+          ta.field = a->resource();
+          break;
+        case Arg::Kind::Int: ta.kind = graph::TemplateArg::Kind::Int; ta.i = a->as_int(); break;
+        case Arg::Kind::Float: ta.kind = graph::TemplateArg::Kind::Float; ta.f = a->as_double(); break;
+        case Arg::Kind::Bool: ta.kind = graph::TemplateArg::Kind::Bool; ta.b = a->as_int() != 0; break;
+        case Arg::Kind::List:
+          throw Error(place(decl.name, p.name), "template parameter '" + p.name + "' cannot take a list");
+      }
+      t.set(p.name, ta);
+    }
+    return t;
+  }
+
+  void check_argument_names(const graph::KernelDecl& decl, const Args& args) const {
+    for (const auto& [name, value] : args) {
+      bool known = false;
+      for (const graph::KernelParam& p : decl.params) known |= p.name == name;
+      if (!known) throw Error(place(decl.name, name), "kernel '" + decl.name + "' has no parameter '" + name + "'");
+    }
+  }
+
+  const std::string& content_key(const std::string& kernel) {
+    auto it = content_keys.find(kernel);
+    if (it != content_keys.end()) return it->second;
+    return content_keys[kernel] = graph::kernel_content_key(*doc, kernel);
+  }
+
+  // Lowers and optimises; `observer` sees the IR after lowering ("lower") and each pass.
+  std::unique_ptr<ir::Kernel> lower_and_optimise(const std::string& kernel, const graph::TemplateArgs& targs,
+                                                 const passes::PassObserver& observer = {}) {
+    auto t0 = Clock::now();
+    std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*doc, kernel, targs);
+    stats.ms_lower += ms_since(t0);
+    k->fast_math = options.fast_math;
+    if (observer) observer("lower", *k);
+    passes::PipelineOptions po;
+    po.debug = options.debug;
+    std::vector<passes::PassTiming> timings;
+    auto t1 = Clock::now();
+    passes::run_pipeline(*k, po, observer, &timings);
+    stats.ms_passes += ms_since(t1);
+    for (const auto& t : timings) add_pass_time(t.pass, t.ms);
+    return k;
+  }
+
+  KernelRecord compile(const std::string& kernel, const graph::TemplateArgs& targs) {
+    std::unique_ptr<ir::Kernel> k = lower_and_optimise(kernel, targs);
+    codegen::CpuCodegenOptions co;
+    co.fast_math = options.fast_math;
+    codegen::CodegenTimings ct;
+    codegen::CompiledCpuKernel compiled = codegen::compile_kernel_to_object(*k, co, &ct);
+    stats.ms_codegen += ct.emit_ms;
+    stats.ms_optimize += ct.optimize_ms;
+    stats.ms_emit += ct.object_ms;
+    return KernelRecord{std::move(compiled.abi), std::move(compiled.object)};
+  }
+
+  Instance& instance(const graph::KernelDecl& decl, const graph::TemplateArgs& targs) {
+    std::string signature = targs.signature();
+    std::string memory_key = decl.name + '\n' + signature;
+    auto found = instances.find(memory_key);
+    if (found != instances.end()) {
+      ++stats.memory_hits;
+      return *found->second;
+    }
+    std::string key = hex128(content_key(decl.name) + '\n' + signature + "\ncpu\n" +
+                             (options.debug ? "debug" : "release") + (options.fast_math ? ",fast" : ",ieee") +
+                             '\n' + kCompilerVersion + '\n' + kRuntimeVersion + '\n' + host_cpu);
+    auto t0 = Clock::now();
+    std::optional<KernelRecord> record = cache.load(key);
+    stats.ms_cache_read += ms_since(t0);
+    if (record) {
+      ++stats.disk_hits;
+    } else {
+      record = compile(decl.name, targs);
+      ++stats.misses;
+      cache.store(key, *record);
+    }
+    auto t1 = Clock::now();
+    auto inst = std::make_unique<Instance>();
+    inst->kernel = module.load(record->abi, record->code);
+    stats.ms_load += ms_since(t1);
+    inst->signature = signature;
+    prepare_scratch(*inst);
+    ++stats.instantiations;
+    return *(instances[memory_key] = std::move(inst));
+  }
+
+  static void prepare_scratch(Instance& inst) {
+    const KernelABI& abi = inst.kernel->abi;
+    inst.param_ptrs.assign(abi.params.size(), nullptr);
+    inst.views.assign(abi.resources.size(), ResourceView{});
+    inst.value_offsets.assign(abi.params.size(), 0);
+    uint32_t at = 0;
+    for (size_t p = 0; p < abi.params.size(); ++p) {
+      if (abi.params[p].kind != ParamKind::Value) continue;
+      at = (at + 7u) & ~7u;
+      inst.value_offsets[p] = at;
+      at += abi.params[p].size;
+    }
+    inst.values.assign(at + 8, 0);
+    for (size_t p = 0; p < abi.params.size(); ++p)
+      if (abi.params[p].kind == ParamKind::Value) inst.param_ptrs[p] = inst.values.data() + inst.value_offsets[p];
+    uint32_t ret_size = 0;
+    inst.return_offsets = return_offsets(abi, &ret_size);
+    inst.returns.assign(ret_size + 8, 0);
+    inst.temps.assign(abi.temps_size + 8, 0);
+  }
+
+  // ---- binding and launching
+
+  const Arg& argument(const KernelABI& abi, const std::string& param, const Args& args) const {
+    for (const auto& [name, value] : args)
+      if (name == param) return value;
+    throw Error(place(abi.name, param), "missing argument for parameter '" + param + "'");
+  }
+
+  void bind_value(Instance& inst, size_t p, const Arg& a) {
+    const ParamDesc& d = inst.kernel->abi.params[p];
+    uint8_t* dst = inst.param_ptrs[p];
+    int n = d.type.components();
+    size_t es = static_cast<size_t>(size_of(d.type.scalar));
+    auto wrong = [&](const std::string& why) {
+      throw Error(place(inst.kernel->abi.name, d.name), "parameter '" + d.name + "' of type " +
+                                                             value_type_name(d.type) + " " + why);
+    };
+    switch (a.kind()) {
+      case Arg::Kind::Resource: wrong("cannot take the resource " + describe_arg(a)); break;
+      case Arg::Kind::List:
+        if (static_cast<int>(a.list().size()) != n)
+          wrong("needs " + std::to_string(n) + " values, got " + std::to_string(a.list().size()));
+        for (int c = 0; c < n; ++c) {
+          double v = a.list()[static_cast<size_t>(c)];
+          write_scalar(dst + es * static_cast<size_t>(c), d.type.scalar, v, static_cast<int64_t>(v), false);
+        }
+        return;
+      case Arg::Kind::Float:
+        if (is_int(d.type.scalar) && a.as_double() != static_cast<double>(a.as_int()))
+          wrong("cannot take " + describe_arg(a) + " (not an integer)");
+        [[fallthrough]];
+      case Arg::Kind::Int:
+      case Arg::Kind::Bool:
+        for (int c = 0; c < n; ++c)  // a scalar splats over a vector, as in Taichi
+          write_scalar(dst + es * static_cast<size_t>(c), d.type.scalar, a.as_double(), a.as_int(),
+                       a.kind() != Arg::Kind::Float);
+        return;
+    }
+  }
+
+  // Resolves parameters and resource slots of one launch into the instance's scratch.
+  void bind(Instance& inst, const Args& args, std::vector<const void*>& param_objects) {
+    const KernelABI& abi = inst.kernel->abi;
+    param_objects.assign(abi.params.size(), nullptr);
+    for (size_t p = 0; p < abi.params.size(); ++p) {
+      const ParamDesc& d = abi.params[p];
+      const Arg& a = argument(abi, d.name, args);
+      Place where = place(abi.name, d.name);
+      if (d.kind == ParamKind::Value) {
+        bind_value(inst, p, a);
+        continue;
+      }
+      if (a.kind() != Arg::Kind::Resource)
+        throw Error(where, "parameter '" + d.name + "' takes a resource name, not " + describe_arg(a));
+      const std::string& r = a.resource();
+      if (d.kind == ParamKind::Ndarray) {
+        auto it = ndarrays.find(r);
+        if (it == ndarrays.end()) throw Error(where, "'" + r + "' is not an ndarray of the program");
+        const cpu::Ndarray& nd = *it->second;
+        if (nd.dtype() != d.type.scalar || nd.components() != d.type.components() || nd.ndim() != d.ndim)
+          throw Error(where, "parameter '" + d.name + "' needs an ndarray of " + value_type_name(d.type) + " with " +
+                                 std::to_string(d.ndim) + " dimensions; '" + r + "' has " +
+                                 value_type_name({nd.dtype(), static_cast<uint8_t>(nd.components()), 1}) +
+                                 " with " + std::to_string(nd.ndim()));
+        param_objects[p] = &nd;
+      } else if (d.kind == ParamKind::Texture) {
+        auto it = textures.find(r);
+        if (it == textures.end()) throw Error(where, "'" + r + "' is not a texture of the program");
+        if (it->second->ndim() != d.ndim)
+          throw Error(where, "parameter '" + d.name + "' needs a " + std::to_string(d.ndim) + "-d texture");
+        param_objects[p] = it->second.get();
+      } else {
+        auto it = argpacks.find(r);
+        if (it == argpacks.end()) throw Error(where, "'" + r + "' is not an argpack of the program");
+        int type = doc->argpack_type(it->second->type().name);
+        if (type != d.argpack_type)
+          throw Error(where, "parameter '" + d.name + "' needs an argpack of type '" +
+                                 doc->argpack_types[static_cast<size_t>(d.argpack_type)].name + "'");
+        inst.param_ptrs[p] = it->second->data();
+        param_objects[p] = it->second.get();
+      }
+    }
+    for (size_t s = 0; s < abi.resources.size(); ++s) {
+      const ResourceDesc& res = abi.resources[s];
+      if (res.kind == ResourceKind::Field) {
+        auto it = fields.find(res.field);
+        if (it == fields.end()) throw Error(place(abi.name), "kernel uses field '" + res.field + "', which the program lacks");
+        inst.views[s] = it->second->view();
+      } else if (res.param_offset >= 0) {
+        auto pack = static_cast<const cpu::Argpack*>(param_objects[static_cast<size_t>(res.param)]);
+        inst.views[s] = pack->resource_view_at(static_cast<uint32_t>(res.param_offset));
+        if (!inst.views[s].data)
+          throw Error(place(abi.name, abi.params[static_cast<size_t>(res.param)].name),
+                      "an ndarray or texture member of the argpack is used but was never set");
+      } else if (res.kind == ResourceKind::Ndarray) {
+        inst.views[s] = static_cast<const cpu::Ndarray*>(param_objects[static_cast<size_t>(res.param)])->view();
+      } else {
+        inst.views[s] = static_cast<const cpu::Texture*>(param_objects[static_cast<size_t>(res.param)])->view();
+      }
+    }
+  }
+
+  KernelResult launch(const std::string& kernel, const Args& args) {
+    const graph::KernelDecl& decl = kernel_decl(kernel);
+    check_argument_names(decl, args);
+    Instance& inst = instance(decl, template_args(decl, args));
+    std::vector<const void*> param_objects;
+    bind(inst, args, param_objects);
+    LaunchError error{};
+    LaunchContext ctx{inst.param_ptrs.data(), inst.views.data(), inst.returns.data(), inst.temps.data(),
+                      &error, 0x9e3779b97f4a7c15ull * ++launch_serial};
+    auto t0 = Clock::now();
+    device.launch(*inst.kernel, ctx);
+    stats.ms_launch += ms_since(t0);
+    ++stats.launches;
+    for (auto& [name, pack] : argpacks) pack->clear_dirty();
+    KernelResult result;
+    result.types = inst.kernel->abi.returns;
+    size_t c = 0;
+    for (const ValueType& t : result.types)
+      for (int k = 0; k < t.components(); ++k, ++c) {
+        int64_t i = 0;
+        result.values.push_back(read_scalar(inst.returns.data() + inst.return_offsets[c], t.scalar, &i));
+        result.ints.push_back(i);
+      }
+    return result;
+  }
+
+  ResourceBytes resource_bytes(const std::string& name) {
+    ResourceBytes r;
+    r.name = name;
+    if (auto it = fields.find(name); it != fields.end()) {
+      const cpu::Field& f = *it->second;
+      ValueType e = f.desc().elem;
+      r.dtype = e.scalar;
+      r.shape = f.desc().shape;
+      if (e.is_vector()) r.elem_dims = {e.rows};
+      if (e.is_matrix()) r.elem_dims = {e.rows, e.cols};
+      r.layout = f.desc().layout;
+      r.data = f.data();
+      r.bytes = f.bytes();
+      return r;
+    }
+    if (auto it = ndarrays.find(name); it != ndarrays.end()) {
+      const cpu::Ndarray& n = *it->second;
+      r.dtype = n.dtype();
+      r.shape = n.shape();
+      if (n.components() > 1) r.elem_dims = {n.components()};
+      r.data = n.data();
+      r.bytes = n.bytes();
+      return r;
+    }
+    if (auto it = textures.find(name); it != textures.end()) {
+      const cpu::Texture& t = *it->second;
+      r.dtype = t.format() == TextureFormat::RGBA8 ? Scalar::U8 : Scalar::F32;
+      if (t.ndim() == 3) r.shape = {t.depth()};
+      r.shape.push_back(t.height());
+      r.shape.push_back(t.width());
+      r.elem_dims = {t.channels()};
+      r.data = t.data();
+      r.bytes = t.bytes();
+      return r;
+    }
+    throw Error(place("", name), "'" + name + "' is not a field, ndarray or texture of the program");
+  }
+
+  std::vector<std::pair<std::string, Args>> pipeline_launches(const std::string& name) const {
+    const graph::Pipeline* p = doc->pipeline(name);
+    if (!p) throw Error(place(), "the document has no pipeline '" + name + "'");
+    std::vector<std::pair<std::string, Args>> out;
+    for (const graph::Launch& l : p->launches) {
+      Args args;
+      for (const auto& [param, value] : l.args) args.emplace_back(param, literal_to_arg(value));
+      out.emplace_back(l.kernel, std::move(args));
+    }
+    return out;
+  }
+};
+
+Program::Program(ProgramOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Program::~Program() = default;
+
+void Program::load(graph::Document document) {
+  auto doc = std::make_unique<graph::Document>(std::move(document));
+  layout_argpack_types(doc->argpack_types);
+  graph::validate_document(*doc);
+  auto fresh = std::make_unique<Impl>(impl_->options);
+  fresh->doc = std::move(doc);
+  fresh->allocate_resources();  // throws before anything of the old program is touched
+  fresh->stats.kernels_registered = static_cast<int>(fresh->doc->kernels.size());
+  impl_ = std::move(fresh);
+}
+
+void Program::load_file(const std::string& path) { load(graph::load_document_file(path)); }
+
+const graph::Document& Program::document() const { return *impl_->doc; }
+
+KernelResult Program::launch(const std::string& kernel, const Args& args) { return impl_->launch(kernel, args); }
+
+void Program::run_pipeline(const std::string& name) {
+  for (const auto& [kernel, args] : impl_->pipeline_launches(name)) impl_->launch(kernel, args);
+}
+
+bool Program::has_pipeline(const std::string& name) const { return impl_->doc->pipeline(name) != nullptr; }
+
+ArrayView Program::array(const std::string& name) {
+  if (auto it = impl_->fields.find(name); it != impl_->fields.end()) {
+    const cpu::Field& f = *it->second;
+    return ArrayView{f.desc().elem.scalar, f.components(), f.desc().shape, f.desc().layout, f.data(), f.bytes()};
+  }
+  if (auto it = impl_->ndarrays.find(name); it != impl_->ndarrays.end()) {
+    const cpu::Ndarray& n = *it->second;
+    return ArrayView{n.dtype(), n.components(), n.shape(), Layout::AoS, n.data(), n.bytes()};
+  }
+  throw Error(impl_->place("", name), "'" + name + "' is not a field or ndarray of the program");
+}
+
+TextureView Program::texture(const std::string& name) {
+  auto it = impl_->textures.find(name);
+  if (it == impl_->textures.end()) throw Error(impl_->place("", name), "'" + name + "' is not a texture of the program");
+  const cpu::Texture& t = *it->second;
+  std::vector<int64_t> size = {t.width(), t.height()};
+  if (t.ndim() == 3) size.push_back(t.depth());
+  return TextureView{t.format(), size, t.data(), t.bytes()};
+}
+
+void Program::create_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape) {
+  impl_->claim_name(name);
+  impl_->ndarrays[name] = std::make_unique<cpu::Ndarray>(elem.scalar, std::move(shape), elem.components());
+}
+
+void Program::wrap_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape, void* data) {
+  impl_->claim_name(name);
+  impl_->ndarrays[name] = std::make_unique<cpu::Ndarray>(data, elem.scalar, std::move(shape), elem.components());
+}
+
+void Program::set_argpack(const std::string& pack, const std::string& member, const Arg& value) {
+  auto it = impl_->argpacks.find(pack);
+  if (it == impl_->argpacks.end()) throw Error(impl_->place("", pack), "'" + pack + "' is not an argpack of the program");
+  impl_->set_member(*it->second, pack, member, value);
+}
+
+double Program::get_argpack(const std::string& pack, const std::string& member, int component) const {
+  auto it = impl_->argpacks.find(pack);
+  if (it == impl_->argpacks.end()) throw Error(impl_->place("", pack), "'" + pack + "' is not an argpack of the program");
+  const graph::Document& doc = *impl_->doc;
+  const ArgpackMember* m = find_member(doc.argpack_types, doc.argpack_type(it->second->type().name), member, nullptr);
+  if (!m || m->kind != MemberKind::Value || component < 0 || component >= m->type.components())
+    throw Error(impl_->place("", pack + "." + member), "no value member '" + member + "' (component " +
+                                                           std::to_string(component) + ") in argpack '" + pack + "'");
+  if (m->type.scalar == Scalar::Bool) return it->second->get<bool>(member) ? 1.0 : 0.0;
+  double result = 0;
+  with_scalar_type(m->type.scalar, [&](auto zero) {
+    using T = decltype(zero);
+    result = static_cast<double>(it->second->get_components<T>(member, m->type.components())[static_cast<size_t>(component)]);
+  });
+  return result;
+}
+
+void Program::load_npy(const std::string& resource, const std::string& path) {
+  read_resource_npy(impl_->resource_bytes(resource), path);
+}
+
+void Program::dump_npy(const std::string& resource, const std::string& path) {
+  write_resource_npy(impl_->resource_bytes(resource), path);
+}
+
+std::vector<std::string> Program::resource_names() const { return impl_->resource_order; }
+
+std::string Program::ir_text(const std::string& kernel, const std::string& after_pass, const Args& template_args) {
+  const graph::KernelDecl& decl = impl_->kernel_decl(kernel);
+  if (!after_pass.empty()) {
+    auto names = pass_names();
+    if (std::find(names.begin(), names.end(), after_pass) == names.end()) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      throw Error(impl_->place(kernel), "unknown pass '" + after_pass + "'; passes are: " + list);
+    }
+  }
+  std::string text;
+  auto observer = [&](std::string_view pass, ir::Kernel& k) {
+    if (pass == after_pass) text = ir::print_kernel(k);
+  };
+  auto k = impl_->lower_and_optimise(kernel, impl_->template_args(decl, template_args), observer);
+  if (after_pass.empty()) text = ir::print_kernel(*k);
+  return text;
+}
+
+std::vector<std::string> Program::prepare_pipelines(bool compile) {
+  std::vector<std::string> lines;
+  std::unordered_map<std::string, bool> seen;
+  for (const graph::Pipeline& p : impl_->doc->pipelines) {
+    for (const auto& [kernel, args] : impl_->pipeline_launches(p.name)) {
+      const graph::KernelDecl& decl = impl_->kernel_decl(kernel);
+      impl_->check_argument_names(decl, args);
+      graph::TemplateArgs targs = impl_->template_args(decl, args);
+      std::string sig = targs.signature();
+      if (seen[kernel + '\n' + sig]) continue;
+      seen[kernel + '\n' + sig] = true;
+      std::string name = kernel + (sig.empty() ? "" : "[" + sig + "]");
+      if (compile) {
+        Instance& inst = impl_->instance(decl, targs);
+        lines.push_back(name + ": compiled, " + std::to_string(inst.kernel->abi.tasks.size()) + " tasks");
+      } else {
+        auto k = impl_->lower_and_optimise(kernel, targs);
+        size_t tasks = 0;
+        for (const auto& inst : k->body->insts) tasks += inst->op == ir::Op::Offload;
+        lines.push_back(name + ": ok, " + std::to_string(tasks) + " tasks");
+      }
+    }
+  }
+  return lines;
+}
+
+std::vector<std::string> Program::pass_names() {
+  std::vector<std::string> names = {"lower"};
+  for (const std::string& n : passes::pipeline_pass_names()) names.push_back(n);
+  return names;
+}
+
+const Stats& Program::stats() const { return impl_->stats; }
+const ProgramOptions& Program::options() const { return impl_->options; }
+
+}  // namespace loom

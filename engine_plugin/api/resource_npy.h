@@ -1,0 +1,29 @@
+// Field, ndarray and texture contents as NumPy arrays: the logical shape is the resource's
+// extents followed by the element's dimensions (vector: [n], matrix: [rows, cols],
+// texture: [channels]); SoA fields are transposed to and from that order.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/common/kernel_abi.h"
+#include "runtime/common/scalar.h"
+
+namespace loom {
+
+struct ResourceBytes {
+  std::string name;
+  Scalar dtype = Scalar::F32;
+  std::vector<int64_t> shape;      // extents, outermost first
+  std::vector<int64_t> elem_dims;  // per-element dimensions, empty for scalars
+  Layout layout = Layout::AoS;
+  uint8_t* data = nullptr;
+  size_t bytes = 0;
+};
+
+void write_resource_npy(const ResourceBytes& r, const std::string& path);
+// Throws loom::Error naming the resource and the file when dtype or shape differ.
+void read_resource_npy(const ResourceBytes& r, const std::string& path);
+
+}  // namespace loom

@@ -1,0 +1,146 @@
+#include "runtime/cpu/argpack.h"
+
+#include <cstring>
+
+#include "runtime/common/error.h"
+#include "runtime/cpu/ndarray.h"
+#include "runtime/cpu/texture.h"
+
+namespace loom::cpu {
+
+namespace {
+Error member_error(const std::string& path, const std::string& what) {
+  Place place;
+  place.pin = path;
+  return Error(place, "argpack member: " + what);
+}
+}  // namespace
+
+Argpack::Argpack(std::vector<ArgpackType> types, int type) : types_(std::move(types)), type_(type) {
+  if (type < 0 || static_cast<size_t>(type) >= types_.size()) throw Error("argpack type index out of range");
+  if (types_[static_cast<size_t>(type)].size == 0) layout_argpack_types(types_);
+  buffer_ = AlignedBuffer(types_[static_cast<size_t>(type)].size);
+}
+
+const ArgpackMember& Argpack::member(const std::string& path, uint32_t* offset) const {
+  const ArgpackMember* m = find_member(types_, type_, path, offset);
+  if (!m) throw member_error(path, "no member '" + path + "' in argpack '" + type().name + "'");
+  return *m;
+}
+
+void Argpack::write_values(const std::string& path, Scalar s, const void* values, int count) {
+  uint32_t offset = 0;
+  const ArgpackMember& m = member(path, &offset);
+  if (m.kind != MemberKind::Value) throw member_error(path, "'" + path + "' is not a value member");
+  if (m.type.scalar != s || m.type.components() != count)
+    throw member_error(path, "'" + path + "' is " + value_type_name(m.type) + ", written as " +
+                                 std::to_string(count) + " x " + std::string(scalar_name(s)));
+  auto size = static_cast<size_t>(size_of(s));
+  auto* src = static_cast<const uint8_t*>(values);
+  for (int k = 0; k < count; ++k) {
+    uint8_t* dst = buffer_.data() + offset + std140_component_offset(m.type, k % m.type.rows, k / m.type.rows);
+    if (s == Scalar::Bool) {
+      int32_t b = src[k] != 0;
+      std::memcpy(dst, &b, 4);
+    } else {
+      std::memcpy(dst, src + static_cast<size_t>(k) * size, size);
+    }
+  }
+  dirty_ = true;
+}
+
+void Argpack::read_values(const std::string& path, Scalar s, void* values, int count) const {
+  uint32_t offset = 0;
+  const ArgpackMember& m = member(path, &offset);
+  if (m.kind != MemberKind::Value) throw member_error(path, "'" + path + "' is not a value member");
+  if (m.type.scalar != s || m.type.components() != count)
+    throw member_error(path, "'" + path + "' is " + value_type_name(m.type) + ", read as " +
+                                 std::to_string(count) + " x " + std::string(scalar_name(s)));
+  auto size = static_cast<size_t>(size_of(s));
+  auto* dst = static_cast<uint8_t*>(values);
+  for (int k = 0; k < count; ++k) {
+    const uint8_t* src = buffer_.data() + offset + std140_component_offset(m.type, k % m.type.rows, k / m.type.rows);
+    if (s == Scalar::Bool) {
+      int32_t b;
+      std::memcpy(&b, src, 4);
+      dst[k] = b != 0;
+    } else {
+      std::memcpy(dst + static_cast<size_t>(k) * size, src, size);
+    }
+  }
+}
+
+void Argpack::set_ndarray(const std::string& path, const Ndarray& array) {
+  uint32_t offset = 0;
+  const ArgpackMember& m = member(path, &offset);
+  if (m.kind != MemberKind::Ndarray) throw member_error(path, "'" + path + "' is not an ndarray member");
+  if (m.type.scalar != array.dtype() || m.type.components() != array.components())
+    throw member_error(path, "'" + path + "' holds " + value_type_name(m.type) + " elements, the ndarray " +
+                                 std::string(scalar_name(array.dtype())) + " x " + std::to_string(array.components()));
+  if (m.ndim != 0 && m.ndim != array.ndim())
+    throw member_error(path, "'" + path + "' has " + std::to_string(m.ndim) + " dimensions, the ndarray " +
+                                 std::to_string(array.ndim()));
+  uint8_t* rec = buffer_.data() + offset;
+  std::memset(rec, 0, 32);
+  auto handle = reinterpret_cast<uint64_t>(array.data());
+  std::memcpy(rec, &handle, 8);
+  for (int d = 0; d < array.ndim(); ++d) {
+    auto n = static_cast<int32_t>(array.shape()[static_cast<size_t>(d)]);
+    std::memcpy(rec + 8 + 4 * d, &n, 4);
+  }
+  dirty_ = true;
+}
+
+void Argpack::set_texture(const std::string& path, const Texture& texture) {
+  uint32_t offset = 0;
+  const ArgpackMember& m = member(path, &offset);
+  if (m.kind != MemberKind::Texture) throw member_error(path, "'" + path + "' is not a texture member");
+  if (m.ndim != 0 && m.ndim != texture.ndim())
+    throw member_error(path, "'" + path + "' is a " + std::to_string(m.ndim) + "-d texture");
+  uint8_t* rec = buffer_.data() + offset;
+  std::memset(rec, 0, 32);
+  auto handle = reinterpret_cast<uint64_t>(texture.data());
+  std::memcpy(rec, &handle, 8);
+  int32_t size[3] = {texture.width(), texture.height(), texture.depth()};
+  std::memcpy(rec + 8, size, sizeof size);
+  dirty_ = true;
+}
+
+void Argpack::set_pack(const std::string& path, const Argpack& nested) {
+  uint32_t offset = 0;
+  const ArgpackMember& m = member(path, &offset);
+  if (m.kind != MemberKind::Pack && m.kind != MemberKind::Struct)
+    throw member_error(path, "'" + path + "' is not a nested pack or struct");
+  const ArgpackType& want = types_[static_cast<size_t>(m.nested)];
+  if (want.name != nested.type().name || want.size != nested.size())
+    throw member_error(path, "'" + path + "' is of type '" + want.name + "', given '" + nested.type().name + "'");
+  std::memcpy(buffer_.data() + offset, nested.data(), want.size);
+  dirty_ = true;
+}
+
+ResourceView Argpack::resource_view_at(uint32_t offset) const {
+  if (offset + 32 > size()) throw Error("argpack resource record outside the pack");
+  ResourceView v{};
+  const uint8_t* rec = buffer_.data() + offset;
+  uint64_t handle;
+  std::memcpy(&handle, rec, 8);
+  v.data = reinterpret_cast<uint8_t*>(handle);
+  for (int d = 0; d < kMaxDims; ++d) {
+    int32_t n;
+    std::memcpy(&n, rec + 8 + 4 * d, 4);
+    v.shape[d] = n;
+  }
+  return v;
+}
+
+ResourceView Argpack::resource_view(const std::string& path) const {
+  uint32_t offset = 0;
+  const ArgpackMember& m = member(path, &offset);
+  if (m.kind != MemberKind::Ndarray && m.kind != MemberKind::Texture)
+    throw member_error(path, "'" + path + "' is not a resource member");
+  ResourceView v = resource_view_at(offset);
+  if (m.kind == MemberKind::Texture) v.shape[3] = 0;
+  return v;
+}
+
+}  // namespace loom::cpu

@@ -1,0 +1,43 @@
+// An ndarray: N-d elements of `components` scalars (AoS), owning zeroed memory or wrapping
+// memory the caller keeps alive.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/common/kernel_abi.h"
+#include "runtime/cpu/aligned_buffer.h"
+
+namespace loom::cpu {
+
+class Ndarray {
+ public:
+  Ndarray(Scalar dtype, std::vector<int64_t> shape, int components = 1);
+  // Wraps `data` (not owned).
+  Ndarray(void* data, Scalar dtype, std::vector<int64_t> shape, int components = 1);
+
+  Scalar dtype() const { return dtype_; }
+  int components() const { return components_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int ndim() const { return static_cast<int>(shape_.size()); }
+  int64_t element_count() const { return count_; }
+  size_t bytes() const { return static_cast<size_t>(count_ * components_ * size_of(dtype_)); }
+  uint8_t* data() const { return data_; }
+  template <typename T>
+  T* data_as() const { return reinterpret_cast<T*>(data_); }
+  bool owns_memory() const { return buffer_.data() != nullptr; }
+
+  ResourceView view() const;
+
+ private:
+  void check();
+
+  Scalar dtype_;
+  std::vector<int64_t> shape_;
+  int components_;
+  int64_t count_ = 1;
+  AlignedBuffer buffer_;
+  uint8_t* data_ = nullptr;
+};
+
+}  // namespace loom::cpu

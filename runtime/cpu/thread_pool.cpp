@@ -1,0 +1,87 @@
+#include "runtime/cpu/thread_pool.h"
+
+#include <algorithm>
+#include <exception>
+
+namespace loom::cpu {
+
+namespace {
+thread_local bool t_in_launch = false;
+}
+
+ThreadPool::ThreadPool(int threads) {
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  workers_.reserve(static_cast<size_t>(threads - 1));
+  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+void ThreadPool::drain() {
+  for (;;) {
+    int64_t b = next_.fetch_add(grain_, std::memory_order_relaxed);
+    if (b >= end_) return;
+    fn_(obj_, b, std::min(end_, b + grain_));
+  }
+}
+
+void ThreadPool::worker_loop() {
+  uint64_t seen = 0;
+  t_in_launch = true;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+    }
+    drain();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (--busy_ == 0) done_.notify_one();
+  }
+}
+
+void ThreadPool::run(int64_t begin, int64_t end, int64_t grain, ChunkFn fn, void* obj) {
+  if (end <= begin) return;
+  grain = std::max<int64_t>(grain, 1);
+  if (workers_.empty() || t_in_launch || end - begin <= grain) {
+    for (int64_t b = begin; b < end; b += grain) fn(obj, b, std::min(end, b + grain));
+    return;
+  }
+  std::lock_guard<std::mutex> launch(launch_);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    next_.store(begin, std::memory_order_relaxed);
+    end_ = end;
+    grain_ = grain;
+    fn_ = fn;
+    obj_ = obj;
+    busy_ = static_cast<int>(workers_.size());
+    ++generation_;
+  }
+  wake_.notify_all();
+  // The caller takes chunks too; whatever it throws waits until the workers are done.
+  std::exception_ptr failure;
+  t_in_launch = true;
+  try {
+    drain();
+  } catch (...) {
+    next_.store(end_, std::memory_order_relaxed);
+    failure = std::current_exception();
+  }
+  t_in_launch = false;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return busy_ == 0; });
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace loom::cpu

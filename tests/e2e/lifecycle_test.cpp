@@ -1,0 +1,165 @@
+// The kernel life cycle: caches, statistics, argument binding errors, debug checks.
+#include "tests/e2e/e2e_util.h"
+
+#include <fstream>
+
+#include "runtime/common/error.h"
+
+using namespace loom;
+using namespace loom::test;
+
+TEST(Lifecycle, NdarrayShapeAloneMakesNoNewInstantiation) {
+  Program p(no_cache());
+  p.load_file(doc_path("taichi_args.loom.json"));
+  p.create_ndarray("long", {Scalar::I32}, {64});
+  p.launch("run", {{"base", 5}, {"arr", "arr"}, {"v", std::vector<double>{0, 0, 0}}});
+  p.launch("run", {{"base", 5}, {"arr", "long"}, {"v", std::vector<double>{0, 0, 0}}});
+  EXPECT_EQ(p.stats().instantiations, 1);
+  EXPECT_EQ(p.stats().memory_hits, 1);
+  EXPECT_EQ(element<int32_t>(p.array("long"), 63), 5 + 63);
+}
+
+TEST(Lifecycle, WrappedCallerMemory) {
+  Program p(no_cache());
+  p.load_file(doc_path("taichi_args.loom.json"));
+  std::vector<int32_t> mine(10, -1);
+  p.wrap_ndarray("mine", {Scalar::I32}, {10}, mine.data());
+  p.launch("run", {{"base", 100}, {"arr", "mine"}, {"v", std::vector<double>{1, 0, 0}}});
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(mine[static_cast<size_t>(i)], 101 + i);
+}
+
+TEST(Lifecycle, OfflineCacheServesAWarmStartAndSurvivesCorruption) {
+  std::string dir = fresh_cache_dir("warm");
+  ProgramOptions o;
+  o.cache_dir = dir;
+  std::vector<std::string> warnings;
+  o.warn = [&](const std::string& w) { warnings.push_back(w); };
+  {
+    Program cold(o);
+    cold.load_file(doc_path("taichi_pipeline.loom.json"));
+    cold.run_pipeline("step");
+    EXPECT_EQ(cold.stats().misses, 1);
+    EXPECT_EQ(cold.stats().disk_hits, 0);
+  }
+  {
+    Program warm(o);
+    warm.load_file(doc_path("taichi_pipeline.loom.json"));
+    warm.run_pipeline("step");
+    EXPECT_EQ(warm.stats().misses, 0);  // no lowering, no LLVM: object code from disk
+    EXPECT_EQ(warm.stats().disk_hits, 1);
+    EXPECT_EQ(warm.stats().ms_passes, 0.0);
+    EXPECT_EQ(element<int32_t>(warm.array("arr"), 7), 3 * 7 + 60);
+  }
+  // truncate every entry: a warning, a recompile, the right answer
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    std::filesystem::resize_file(entry.path(), std::filesystem::file_size(entry.path()) / 2);
+  {
+    Program again(o);
+    again.load_file(doc_path("taichi_pipeline.loom.json"));
+    again.run_pipeline("step");
+    EXPECT_EQ(again.stats().misses, 1);
+    EXPECT_EQ(element<int32_t>(again.array("arr"), 7), 3 * 7 + 60);
+  }
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("truncated"), std::string::npos) << warnings[0];
+}
+
+TEST(Lifecycle, DisabledOfflineCacheWritesNothing) {
+  std::string dir = fresh_cache_dir("off");
+  ProgramOptions o;
+  o.cache_dir = dir;
+  o.offline_cache = false;
+  Program p(o);
+  p.load_file(doc_path("taichi_pipeline.loom.json"));
+  p.run_pipeline("step");
+  EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+TEST(Lifecycle, StatisticsCountStagesAndPasses) {
+  Program p(no_cache());
+  p.load_file(doc_path("taichi_pipeline.loom.json"));
+  p.run_pipeline("step");
+  const Stats& s = p.stats();
+  EXPECT_EQ(s.kernels_registered, 1);
+  EXPECT_EQ(s.misses, 1);
+  EXPECT_EQ(s.memory_hits, 2);
+  EXPECT_GT(s.ms_lower + s.ms_passes + s.ms_optimize + s.ms_emit, 0.0);
+  EXPECT_FALSE(s.per_pass.empty());
+  EXPECT_NE(s.to_string().find("instantiations"), std::string::npos);
+}
+
+TEST(Lifecycle, BadArgumentsNameKernelAndParameter) {
+  Program p(no_cache());
+  p.load_file(doc_path("taichi_args.loom.json"));
+  Args good = {{"base", 0}, {"arr", "arr"}, {"v", std::vector<double>{1, 2, 3}}};
+  EXPECT_NE(error_of([&] { p.launch("nope"); }).find("no kernel 'nope'"), std::string::npos);
+  EXPECT_NE(error_of([&] { p.launch("run", {{"base", 0}, {"arr", "arr"}}); }).find("missing argument for parameter 'v'"),
+            std::string::npos);
+  Args extra = good;
+  extra.emplace_back("speed", 3);
+  std::string e = error_of([&] { p.launch("run", extra); });
+  EXPECT_NE(e.find("kernel 'run'"), std::string::npos) << e;
+  EXPECT_NE(e.find("no parameter 'speed'"), std::string::npos) << e;
+  Args wrong = {{"base", 0}, {"arr", 5}, {"v", std::vector<double>{1, 2, 3}}};
+  e = error_of([&] { p.launch("run", wrong); });
+  EXPECT_NE(e.find("'arr'"), std::string::npos) << e;
+  Args short_vec = {{"base", 0}, {"arr", "arr"}, {"v", std::vector<double>{1, 2}}};
+  e = error_of([&] { p.launch("run", short_vec); });
+  EXPECT_NE(e.find("needs 3 values"), std::string::npos) << e;
+  Args fractional = {{"base", 0.5}, {"arr", "arr"}, {"v", std::vector<double>{1, 2, 3}}};
+  e = error_of([&] { p.launch("run", fractional); });
+  EXPECT_NE(e.find("not an integer"), std::string::npos) << e;
+  Args missing_resource = {{"base", 0}, {"arr", "ghost"}, {"v", std::vector<double>{1, 2, 3}}};
+  e = error_of([&] { p.launch("run", missing_resource); });
+  EXPECT_NE(e.find("'ghost' is not an ndarray"), std::string::npos) << e;
+  // nothing was launched by the failed calls
+  EXPECT_EQ(p.stats().launches, 0);
+}
+
+TEST(Lifecycle, TemplateArgumentMustBeFieldOrConstant) {
+  Program p(no_cache());
+  p.load_file(doc_path("taichi_templates.loom.json"));
+  std::string e = error_of([&] { p.launch("inc", {{"a", "not_a_field"}, {"b", 1}}); });
+  EXPECT_NE(e.find("not a field"), std::string::npos) << e;
+  e = error_of([&] { p.launch("inc", {{"a", "x"}}); });
+  EXPECT_NE(e.find("'b'"), std::string::npos) << e;
+}
+
+TEST(Lifecycle, NpyDumpAndLoadRoundTrip) {
+  Program p(no_cache());
+  p.load_file(doc_path("taichi_pipeline.loom.json"));
+  p.run_pipeline("step");
+  std::string file = (std::filesystem::temp_directory_path() / "loom_e2e_arr.npy").string();
+  p.dump_npy("arr", file);
+  Program q(no_cache());
+  q.load_file(doc_path("taichi_pipeline.loom.json"));
+  q.load_npy("arr", file);
+  EXPECT_EQ(element<int32_t>(q.array("arr"), 99), 3 * 99 + 60);
+  std::string e = error_of([&] { q.load_npy("nothing", file); });
+  EXPECT_NE(e.find("'nothing'"), std::string::npos);
+}
+
+TEST(Lifecycle, LoadingABadDocumentKeepsTheOldProgram) {
+  Program p(no_cache());
+  p.load_file(doc_path("taichi_pipeline.loom.json"));
+  std::string bad = (std::filesystem::temp_directory_path() / "loom_e2e_bad.loom.json").string();
+  std::ofstream(bad) << "{ \"format\": \"loom-graph\", \"version\": 2, \"kernels\": [ }";
+  std::string e = error_of([&] { p.load_file(bad); });
+  EXPECT_NE(e.find(bad), std::string::npos) << e;
+  p.run_pipeline("step");  // the old document still runs
+  EXPECT_EQ(element<int32_t>(p.array("arr"), 1), 63);
+}
+
+TEST(Lifecycle, DebugModeReportsOutOfBoundsInsteadOfCorruptingMemory) {
+  ProgramOptions o = no_cache();
+  o.debug = true;
+  Program p(o);
+  p.load_file(doc_path("out_of_bounds.loom.json"));
+  std::string e = error_of([&] { p.launch("shift", {{"arr", "arr"}}); });
+  EXPECT_NE(e.find("kernel 'shift'"), std::string::npos) << e;
+  EXPECT_NE(e.find("node 4"), std::string::npos) << e;
+  EXPECT_NE(e.find("16"), std::string::npos) << e;  // the index, equal to the extent
+  e = error_of([&] { p.launch("stencil"); });
+  EXPECT_NE(e.find("node 12"), std::string::npos) << e;
+  EXPECT_NE(e.find("-1"), std::string::npos) << e;
+}

@@ -1,0 +1,82 @@
+// Cases from Taichi's own test suite; expected values are Taichi's.
+#include "tests/e2e/e2e_util.h"
+
+#include "runtime/common/error.h"
+
+using namespace loom;
+using namespace loom::test;
+
+TEST(TaichiCases, NdarrayScalarAndVectorArguments) {
+  // run(base: i32, arr: ndarray i32[32], v: vec3i): arr[i] = base + i + v[0]
+  Program p(no_cache());
+  p.load_file(doc_path("taichi_args.loom.json"));
+  p.launch("run", {{"base", 0}, {"arr", "arr"}, {"v", std::vector<double>{1, 2, 3}}});
+  ArrayView arr = p.array("arr");
+  ASSERT_EQ(arr.shape, std::vector<int64_t>{32});
+  for (int i = 0; i < 32; ++i) EXPECT_EQ(element<int32_t>(arr, i), i + 1) << i;
+}
+
+TEST(TaichiCases, ArgpackSelectsBetweenSumAndProduct) {
+  Program p(no_cache());
+  p.load_file(doc_path("taichi_argpacks.loom.json"));
+  // (a=1, b=false, c=2.1) -> a * c
+  EXPECT_NEAR(p.launch("abc_select", {{"p", "abc"}}).value(), 2.1, 1e-6);
+  p.set_argpack("abc", "a", 2);
+  p.set_argpack("abc", "b", true);
+  // (a=2, b=true, c=2.1) -> a + c
+  EXPECT_NEAR(p.launch("abc_select", {{"p", "abc"}}).value(), 4.1, 1e-6);
+  EXPECT_EQ(p.get_argpack("abc", "a"), 2.0);
+}
+
+TEST(TaichiCases, ArgpackWithStructMember) {
+  Program p(no_cache());
+  p.load_file(doc_path("taichi_argpacks.loom.json"));
+  EXPECT_NEAR(p.launch("struct_sum", {{"pack", "ws"}}).value(), 6.2, 1e-5);
+}
+
+TEST(TaichiCases, NestedArgpacks) {
+  Program p(no_cache());
+  p.load_file(doc_path("taichi_argpacks.loom.json"));
+  KernelResult sum = p.launch("nested_sum", {{"x", "outer"}});
+  ASSERT_EQ(sum.ints.size(), 1u);
+  EXPECT_EQ(sum.ints[0], 579);
+  EXPECT_EQ(p.launch("outer_b", {{"x", "outer"}}).ints[0], 233);
+  // values persist between launches; a changed member is seen by the next launch
+  p.set_argpack("outer", "c.b", 1000);
+  EXPECT_EQ(p.launch("nested_sum", {{"x", "outer"}}).ints[0], 1123);
+}
+
+TEST(TaichiCases, TemplatesInstantiateByFieldAndConstant) {
+  Program p(no_cache());
+  p.load_file(doc_path("taichi_templates.loom.json"));
+  EXPECT_EQ(p.stats().instantiations, 0);  // registering compiles nothing
+  p.launch("inc", {{"a", "x"}, {"b", 1}});
+  p.launch("inc", {{"a", "y"}, {"b", 2}});
+  p.launch("inc2", {{"z", 10}, {"a", "x"}, {"b", 1}});
+  EXPECT_EQ(element<int32_t>(p.array("x"), 0), 12);
+  EXPECT_EQ(element<int32_t>(p.array("y"), 0), 2);
+  EXPECT_EQ(p.stats().instantiations, 3);
+  // same field and constant: the compiled code is reused
+  p.launch("inc", {{"a", "x"}, {"b", 1}});
+  EXPECT_EQ(p.stats().instantiations, 3);
+  EXPECT_EQ(element<int32_t>(p.array("x"), 0), 13);
+  // a different compile-time constant is a new instantiation
+  p.launch("inc", {{"a", "x"}, {"b", 5}});
+  EXPECT_EQ(p.stats().instantiations, 4);
+  EXPECT_EQ(element<int32_t>(p.array("x"), 0), 18);
+  // inc2's b is a plain argument: a new value reuses the instantiation
+  p.launch("inc2", {{"z", 1}, {"a", "x"}, {"b", 1}});
+  EXPECT_EQ(p.stats().instantiations, 4);
+  EXPECT_EQ(element<int32_t>(p.array("x"), 0), 20);
+}
+
+TEST(TaichiCases, PipelineAccumulatesThreeLaunches) {
+  // arr[i] += base + i with bases 10, 20, 30 -> arr[i] == 3 i + 60
+  Program p(no_cache());
+  p.load_file(doc_path("taichi_pipeline.loom.json"));
+  p.run_pipeline("step");
+  ArrayView arr = p.array("arr");
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(element<int32_t>(arr, i), 3 * i + 60) << i;
+  EXPECT_EQ(p.stats().instantiations, 1);
+  EXPECT_EQ(p.stats().launches, 3);
+}

@@ -1,0 +1,120 @@
+// Fluent helpers to build graph documents in C++ tests (no JSON reader needed).
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/graph/document.h"
+
+namespace loom::graph::test {
+
+inline Literal lit(int64_t v) {
+  Literal l;
+  l.kind = Literal::Kind::Int;
+  l.i = v;
+  l.spelling = std::to_string(v);
+  return l;
+}
+inline Literal lit(int v) { return lit(static_cast<int64_t>(v)); }
+inline Literal lit(double v) {
+  Literal l;
+  l.kind = Literal::Kind::Float;
+  l.f = v;
+  return l;
+}
+inline Literal lit(bool v) {
+  Literal l;
+  l.kind = Literal::Kind::Bool;
+  l.b = v;
+  return l;
+}
+inline Literal lit(const char* v) {
+  Literal l;
+  l.kind = Literal::Kind::String;
+  l.s = v;
+  return l;
+}
+inline Literal lit(std::string v) { return lit(v.c_str()); }
+inline Literal list(std::initializer_list<Literal> items) {
+  Literal l;
+  l.kind = Literal::Kind::List;
+  l.list = items;
+  return l;
+}
+
+// A link "node.pin" to another node's output.
+struct Link {
+  int node;
+  std::string pin = "out";
+};
+inline Link ln(int node, std::string pin = "out") { return Link{node, std::move(pin)}; }
+
+// N(3, "add").in("a", ln(1)).in("b", 2.5).p("type", "f32")
+struct N {
+  Node node;
+  N(int id, std::string type) {
+    node.id = id;
+    node.type = std::move(type);
+  }
+  N& in(const std::string& pin, Link l) {
+    Input i;
+    i.pin = pin;
+    i.linked = true;
+    i.from_node = l.node;
+    i.from_pin = l.pin;
+    node.inputs.push_back(i);
+    return *this;
+  }
+  template <typename T>
+  N& in(const std::string& pin, T value) {
+    Input i;
+    i.pin = pin;
+    i.literal = lit(value);
+    node.inputs.push_back(i);
+    return *this;
+  }
+  N& in(const std::string& pin, Literal value) {
+    Input i;
+    i.pin = pin;
+    i.literal = std::move(value);
+    node.inputs.push_back(i);
+    return *this;
+  }
+  template <typename T>
+  N& p(const std::string& name, T value) {
+    node.params.emplace_back(name, lit(value));
+    return *this;
+  }
+  N& p(const std::string& name, Literal value) {
+    node.params.emplace_back(name, std::move(value));
+    return *this;
+  }
+  N& region(const std::string& name, std::initializer_list<N> nodes) {
+    Region r;
+    r.name = name;
+    for (const N& n : nodes) r.nodes.push_back(n.node);
+    node.regions.push_back(std::move(r));
+    return *this;
+  }
+  operator Node() const { return node; }
+};
+
+inline KernelParam value_param(std::string name, std::string type) {
+  return KernelParam{std::move(name), ParamKind::Value, std::move(type), 0};
+}
+inline KernelParam ndarray_param(std::string name, std::string type, int ndim) {
+  return KernelParam{std::move(name), ParamKind::Ndarray, std::move(type), ndim};
+}
+
+inline KernelDecl kernel(std::string name, std::vector<KernelParam> params,
+                         std::initializer_list<N> nodes) {
+  KernelDecl k;
+  k.name = std::move(name);
+  k.params = std::move(params);
+  for (const N& n : nodes) k.nodes.push_back(n.node);
+  return k;
+}
+
+}  // namespace loom::graph::test

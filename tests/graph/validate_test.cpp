@@ -1,0 +1,487 @@
+// One test per kind of document error: the message and the node/pin in the Place.
+#include <gtest/gtest.h>
+
+#include "compiler/graph/lower.h"
+#include "compiler/graph/validate.h"
+#include "compiler/ir/inst.h"
+#include "runtime/common/error.h"
+#include "tests/graph/graph_builder.h"
+
+using namespace loom;
+using namespace loom::graph;
+using namespace loom::graph::test;
+
+namespace {
+
+Document doc_with(KernelDecl k) {
+  Document doc;
+  doc.path = "cloth.json";
+  doc.kernels.push_back(std::move(k));
+  return doc;
+}
+
+FieldDesc field(std::string name, std::string type, std::vector<int64_t> shape) {
+  FieldDesc f;
+  f.name = std::move(name);
+  f.elem = *parse_value_type(type);
+  f.shape = std::move(shape);
+  return f;
+}
+
+// Runs validate_document and returns the error (fails the test if none).
+Error validation_error(const Document& doc) {
+  try {
+    validate_document(doc);
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error";
+  return Error("none");
+}
+
+#define EXPECT_PLACE(err, kernel_name, node_id, pin_name) \
+  do {                                                    \
+    EXPECT_EQ((err).place().document, "cloth.json");      \
+    EXPECT_EQ((err).place().kernel, kernel_name);         \
+    EXPECT_EQ((err).place().node, node_id);               \
+    EXPECT_EQ((err).place().pin, pin_name);               \
+  } while (0)
+
+#define EXPECT_MESSAGE(err, text) \
+  EXPECT_NE((err).message().find(text), std::string::npos) << (err).what()
+
+}  // namespace
+
+TEST(Validate, AcceptsGoodDocument) {
+  Document doc = doc_with(kernel("k", {value_param("a", "f32")},
+                                 {N(1, "param").p("name", "a"),
+                                  N(2, "store").p("field", "x").in("i0", 0).in("value", ln(1))}));
+  doc.fields.push_back(field("x", "f32", {4}));
+  Pipeline p;
+  p.name = "step";
+  p.launches.push_back({"k", {{"a", lit(1.5)}}});
+  doc.pipelines.push_back(p);
+  EXPECT_NO_THROW(validate_document(doc));
+}
+
+TEST(Validate, UnknownNodeType) {
+  Error e = validation_error(
+      doc_with(kernel("k", {}, {N(1, "const").p("value", 1), N(2, "sine").in("a", ln(1))})));
+  EXPECT_PLACE(e, "k", 2, "");
+  EXPECT_MESSAGE(e, "unknown node type 'sine'");
+}
+
+TEST(Validate, UnknownPin) {
+  Error e = validation_error(doc_with(kernel("k", {}, {N(1, "sin").in("a", 1.0).in("b", 2.0)})));
+  EXPECT_PLACE(e, "k", 1, "b");
+  EXPECT_MESSAGE(e, "has no input 'b'");
+}
+
+TEST(Validate, MissingPin) {
+  Error e = validation_error(doc_with(kernel("k", {}, {N(1, "add").in("a", 1.0)})));
+  EXPECT_PLACE(e, "k", 1, "b");
+  EXPECT_MESSAGE(e, "input 'b' of this add node needs a link or a value");
+}
+
+TEST(Validate, DanglingLink) {
+  Error e = validation_error(doc_with(kernel("k", {}, {N(1, "neg").in("a", ln(7))})));
+  EXPECT_PLACE(e, "k", 1, "a");
+  EXPECT_MESSAGE(e, "link to node 7, which does not exist");
+}
+
+TEST(Validate, LinkIntoAnotherRegion) {
+  Error e = validation_error(
+      doc_with(kernel("k", {},
+                      {N(1, "range_for").in("end0", 4).region("body", {N(2, "index")}),
+                       N(3, "neg").in("a", ln(2))})));
+  EXPECT_PLACE(e, "k", 3, "a");
+  EXPECT_MESSAGE(e, "node 2 is inside another region and cannot be used here");
+}
+
+TEST(Validate, EffectfulNodeUsedBeforeItRuns) {
+  Document doc = doc_with(kernel("k", {},
+                                 {N(1, "store").p("field", "x").in("i0", 0).in("value", ln(2)),
+                                  N(2, "load").p("field", "x").in("i0", 1)}));
+  doc.fields.push_back(field("x", "f32", {4}));
+  Error e = validation_error(doc);
+  EXPECT_PLACE(e, "k", 1, "value");
+  EXPECT_MESSAGE(e, "node 2 (load) runs after this node");
+}
+
+TEST(Validate, DuplicateNodeId) {
+  Error e = validation_error(
+      doc_with(kernel("k", {},
+                      {N(1, "const").p("value", 1),
+                       N(2, "range_for").in("end0", 4).region("body", {N(1, "index")})})));
+  EXPECT_PLACE(e, "k", 1, "");
+  EXPECT_MESSAGE(e, "node id 1 is used by two nodes");
+}
+
+TEST(Validate, CycleNamesTheNodes) {
+  Error e = validation_error(
+      doc_with(kernel("k", {},
+                      {N(1, "add").in("a", ln(3)).in("b", 1), N(2, "mul").in("a", ln(1)).in("b", 2),
+                       N(3, "neg").in("a", ln(2))})));
+  EXPECT_EQ(e.place().kernel, "k");
+  EXPECT_MESSAGE(e, "the links form a cycle: 1 -> 3 -> 2 -> 1");
+}
+
+TEST(Validate, CycleFoundByLoweringToo) {
+  try {
+    lower_kernel(doc_with(kernel(
+                     "k", {}, {N(1, "add").in("a", ln(2)).in("b", 1), N(2, "neg").in("a", ln(1))})),
+                 "k");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_MESSAGE(e, "cycle: 1 -> 2 -> 1");
+  }
+}
+
+TEST(Validate, UnknownParameter) {
+  Error e =
+      validation_error(doc_with(kernel("k", {}, {N(1, "const").p("value", 1).p("colour", "red")})));
+  EXPECT_PLACE(e, "k", 1, "colour");
+  EXPECT_MESSAGE(e, "has no parameter 'colour'");
+}
+
+TEST(Validate, MissingParameter) {
+  Error e = validation_error(doc_with(kernel("k", {}, {N(1, "cast").in("a", 1)})));
+  EXPECT_PLACE(e, "k", 1, "type");
+  EXPECT_MESSAGE(e, "needs the parameter 'type'");
+}
+
+TEST(Validate, TypeMismatchFloatIntoIntField) {
+  Document doc = doc_with(kernel("k", {value_param("a", "f32")},
+                                 {N(1, "param").p("name", "a"),
+                                  N(2, "store").p("field", "n").in("i0", 0).in("value", ln(1))}));
+  doc.fields.push_back(field("n", "i32", {4}));
+  Error e = validation_error(doc);
+  EXPECT_PLACE(e, "k", 2, "value");
+  EXPECT_MESSAGE(e, "input 'value' is f32 but i32 is needed; add a cast node");
+}
+
+TEST(Validate, VectorSizeMismatch) {
+  Error e = validation_error(
+      doc_with(kernel("k", {},
+                      {N(1, "const").p("value", list({lit(1.0), lit(2.0), lit(3.0)})),
+                       N(2, "const").p("value", list({lit(1.0), lit(2.0)})),
+                       N(3, "add").in("a", ln(1)).in("b", ln(2))})));
+  EXPECT_PLACE(e, "k", 3, "b");
+  EXPECT_MESSAGE(e, "'a' is f32x3 but 'b' is f32x2; sizes must match");
+}
+
+TEST(Validate, FloatIndex) {
+  Document doc = doc_with(kernel("k", {},
+                                 {N(1, "load").p("field", "x").in("i0", ln(2)),
+                                  N(2, "const").p("value", 1.0).p("type", "f32")}));
+  doc.fields.push_back(field("x", "f32", {4}));
+  Error e = validation_error(doc);
+  EXPECT_PLACE(e, "k", 1, "i0");
+  EXPECT_MESSAGE(e, "indices must be integers");
+}
+
+TEST(Validate, WrongIndexCount) {
+  Document doc = doc_with(kernel("k", {}, {N(1, "load").p("field", "x").in("i0", 1)}));
+  doc.fields.push_back(field("x", "f32", {4, 4}));
+  Error e = validation_error(doc);
+  EXPECT_PLACE(e, "k", 1, "i0");
+  EXPECT_MESSAGE(e, "has 2 dimension(s) but 1 index value(s) were given");
+}
+
+TEST(Validate, UnknownField) {
+  Error e =
+      validation_error(doc_with(kernel("k", {}, {N(1, "load").p("field", "vel").in("i0", 0)})));
+  EXPECT_PLACE(e, "k", 1, "field");
+  EXPECT_MESSAGE(e, "unknown field 'vel'");
+}
+
+namespace {
+
+Document argpack_doc(std::vector<Node> nodes, std::vector<std::string> returns = {}) {
+  Document doc;
+  doc.path = "cloth.json";
+  doc.argpack_types = {ArgpackType{
+      "Params", true, {{"gravity", MemberKind::Value, {Scalar::F32}, 0, -1, 0}}, 0, 16}};
+  KernelDecl k;
+  k.name = "k";
+  k.params = {{"p", graph::ParamKind::Argpack, "Params", 0}};
+  k.nodes = std::move(nodes);
+  k.returns = std::move(returns);
+  doc.kernels.push_back(k);
+  return doc;
+}
+
+}  // namespace
+
+TEST(Validate, ArgpackMemberIsReadOnly) {
+  Error e = validation_error(argpack_doc({N(1, "member").p("param", "p").p("path", "gravity"),
+                                          N(2, "store").in("array", ln(1)).in("value", 1.0)}));
+  EXPECT_PLACE(e, "k", 2, "array");
+  EXPECT_MESSAGE(e, "argpack members are read-only inside kernels");
+  Error e2 =
+      validation_error(argpack_doc({N(1, "store").p("ndarray", "p.gravity").in("value", 1.0)}));
+  EXPECT_PLACE(e2, "k", 1, "ndarray");
+  EXPECT_MESSAGE(e2, "argpack members are read-only inside kernels");
+}
+
+TEST(Validate, UnknownArgpackMember) {
+  Error e = validation_error(
+      argpack_doc({N(1, "member").p("param", "p").p("path", "wind"), N(2, "neg").in("a", ln(1))}));
+  EXPECT_PLACE(e, "k", 1, "path");
+  EXPECT_MESSAGE(e, "argpack type 'Params' has no member 'wind'");
+}
+
+TEST(Validate, ArgpackReturnType) {
+  Error e = validation_error(argpack_doc({}, {"Params"}));
+  EXPECT_PLACE(e, "k", -1, "");
+  EXPECT_MESSAGE(e, "an argpack ('Params') cannot be returned from a kernel");
+}
+
+TEST(Validate, RecursionInFunctions) {
+  Document doc;
+  doc.path = "cloth.json";
+  FunctionDecl f;
+  f.name = "f";
+  f.nodes = {N(1, "call").p("function", "g")};
+  FunctionDecl g;
+  g.name = "g";
+  g.nodes = {N(4, "call").p("function", "f")};
+  doc.functions = {f, g};
+  Error e = validation_error(doc);
+  EXPECT_PLACE(e, "g", 4, "function");
+  EXPECT_MESSAGE(e, "function 'f' calls itself (f -> g -> f); recursion is not supported");
+}
+
+TEST(Validate, UnknownKernelInPipeline) {
+  Document doc = doc_with(kernel("k", {}, {}));
+  Pipeline p;
+  p.name = "step";
+  p.launches.push_back({"simulate", {}});
+  doc.pipelines.push_back(p);
+  Error e = validation_error(doc);
+  EXPECT_PLACE(e, "simulate", -1, "");
+  EXPECT_MESSAGE(e, "pipeline 'step' launches unknown kernel 'simulate'");
+}
+
+TEST(Validate, MissingPipelineBinding) {
+  Document doc = doc_with(kernel("k", {value_param("dt", "f32")}, {}));
+  Pipeline p;
+  p.name = "step";
+  p.launches.push_back({"k", {}});
+  doc.pipelines.push_back(p);
+  Error e = validation_error(doc);
+  EXPECT_PLACE(e, "k", -1, "dt");
+  EXPECT_MESSAGE(e, "launches kernel 'k' without argument 'dt'");
+}
+
+TEST(Validate, WrongArgumentType) {
+  Document doc =
+      doc_with(kernel("k", {value_param("dt", "f32"), ndarray_param("x", "f32", 1)}, {}));
+  NdarrayDecl nd;
+  nd.name = "pos";
+  nd.elem = {Scalar::F32, 3, 1};
+  nd.shape = {16};
+  doc.ndarrays.push_back(nd);
+  Pipeline p;
+  p.name = "step";
+  p.launches.push_back({"k", {{"dt", lit("fast")}, {"x", lit("pos")}}});
+  doc.pipelines.push_back(p);
+  Error e = validation_error(doc);
+  EXPECT_PLACE(e, "k", -1, "dt");
+  EXPECT_MESSAGE(e, "argument 'dt' of kernel 'k' must be a number (f32), got the name 'fast'");
+  doc.pipelines[0].launches[0].args[0].second = lit(0.5);
+  Error e2 = validation_error(doc);
+  EXPECT_PLACE(e2, "k", -1, "x");
+  EXPECT_MESSAGE(e2,
+                 "ndarray 'pos' holds f32x3 in 1 dimension(s) but parameter 'x' wants f32 in 1");
+}
+
+TEST(Validate, TemplateKernelCheckedPerLaunch) {
+  Document doc;
+  doc.path = "cloth.json";
+  doc.fields.push_back(field("a", "f32", {4}));
+  doc.fields.push_back(field("n", "i32", {4}));
+  doc.kernels.push_back(kernel("fill", {{"dst", graph::ParamKind::Template, "", 0}},
+                               {N(1, "store").p("field", "dst").in("i0", 0).in("value", 0.5)}));
+  Pipeline p;
+  p.name = "init";
+  p.launches.push_back({"fill", {{"dst", lit("a")}}});
+  doc.pipelines.push_back(p);
+  EXPECT_NO_THROW(validate_document(doc));
+  doc.pipelines[0].launches.push_back({"fill", {{"dst", lit("n")}}});
+  Error e = validation_error(doc);
+  EXPECT_PLACE(e, "fill", 1, "value");
+  EXPECT_MESSAGE(e, "is a f32 literal but i32 is needed");
+}
+
+TEST(Validate, MissingTemplateArgument) {
+  Document doc = doc_with(kernel("fill", {{"dst", graph::ParamKind::Template, "", 0}}, {}));
+  try {
+    lower_kernel(doc, "fill");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_PLACE(e, "fill", -1, "dst");
+    EXPECT_MESSAGE(e, "template parameter 'dst' needs an argument");
+  }
+}
+
+TEST(Validate, WhileWithoutBreak) {
+  Error e =
+      validation_error(doc_with(kernel("k", {}, {N(1, "while").in("x", 0).region("body", {})})));
+  EXPECT_PLACE(e, "k", 1, "");
+  EXPECT_MESSAGE(e, "has no break node");
+}
+
+TEST(Validate, IfBranchMissingYield) {
+  KernelDecl k = kernel(
+      "k", {},
+      {N(1, "if").in("cond", true).region("then", {N(2, "yield").in("v", 1.0)}).region("else", {}),
+       N(3, "neg").in("a", ln(1, "v"))});
+  Error e = validation_error(doc_with(k));
+  EXPECT_PLACE(e, "k", 1, "v");
+  EXPECT_MESSAGE(e, "the 'else' branch of this if does not yield 'v'");
+}
+
+TEST(Validate, ExprErrors) {
+  Error e = validation_error(
+      doc_with(kernel("k", {}, {N(1, "expr").p("expr", "a * (b + 1").in("a", 1.0).in("b", 2.0)})));
+  EXPECT_PLACE(e, "k", 1, "expr");
+  EXPECT_MESSAGE(e, "column 11: expected ')'");
+  Error e2 = validation_error(
+      doc_with(kernel("k", {}, {N(1, "expr").p("expr", "wobble(a)").in("a", 1.0)})));
+  EXPECT_MESSAGE(e2, "unknown function 'wobble'");
+  Error e3 =
+      validation_error(doc_with(kernel("k", {}, {N(1, "expr").p("expr", "a + c").in("a", 1.0)})));
+  EXPECT_MESSAGE(e3, "uses 'c' but the node has no input 'c'");
+}
+
+TEST(Validate, NothingIsModified) {
+  Document doc = doc_with(kernel("k", {value_param("a", "f32")}, {N(1, "param").p("name", "a")}));
+  doc.argpack_types = {
+      ArgpackType{"P", true, {{"x", MemberKind::Value, {Scalar::F32}, 0, -1, 0}}, 0, 16}};
+  validate_document(doc);
+  EXPECT_EQ(doc.argpack_types[0].size, 0u);  // layout is done on a copy
+}
+
+namespace {
+
+Error lowering_error(const Document& doc, const std::string& kernel_name,
+                     const TemplateArgs& args = {}) {
+  try {
+    lower_kernel(doc, kernel_name, args);
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no error";
+  return Error("none");
+}
+
+}  // namespace
+
+TEST(Validate, RegionNodesInTheWrongPlace) {
+  Error e = lowering_error(
+      doc_with(kernel("k", {}, {N(1, "range_for").in("end0", 4).region("body", {N(2, "break")})})),
+      "k");
+  EXPECT_PLACE(e, "k", 2, "");
+  EXPECT_MESSAGE(e, "break leaves a while loop only; a range_for body cannot break");
+  Error e2 = lowering_error(doc_with(kernel("k", {}, {N(1, "yield").in("v", 1)})), "k");
+  EXPECT_MESSAGE(e2, "a yield node must be directly inside the then or else region of an if");
+  Error e3 = lowering_error(
+      doc_with(kernel("k", {}, {N(1, "carried").p("name", "x"), N(2, "neg").in("a", ln(1))})), "k");
+  EXPECT_PLACE(e3, "k", 1, "name");
+  EXPECT_MESSAGE(e3, "a carried node must be inside the body of a while");
+  Error e4 =
+      lowering_error(doc_with(kernel("k", {}, {N(1, "index"), N(2, "neg").in("a", ln(1))})), "k");
+  EXPECT_MESSAGE(e4, "an index node must be inside the body of a range_for or struct_for");
+  KernelDecl k = kernel(
+      "k", {}, {N(1, "range_for").in("end0", 4).region("body", {N(2, "return").in("r0", 1)})});
+  k.returns = {"i32"};
+  Error e5 = lowering_error(doc_with(k), "k");
+  EXPECT_PLACE(e5, "k", 2, "");
+  EXPECT_MESSAGE(e5, "a return node cannot be inside a loop");
+}
+
+TEST(Validate, ValueLinkedWhereMemoryIsNeeded) {
+  Error e = lowering_error(
+      doc_with(kernel("k", {value_param("a", "f32")},
+                      {N(1, "param").p("name", "a"), N(2, "load").in("array", ln(1)).in("i0", 0)})),
+      "k");
+  EXPECT_PLACE(e, "k", 2, "array");
+  EXPECT_MESSAGE(e, "pin 'array' must be linked to a field or ndarray");
+}
+
+TEST(Validate, CallPortsAreChecked) {
+  Document doc =
+      doc_with(kernel("k", {}, {N(1, "call").p("function", "f").in("x", 1.0).in("speed", 2.0)}));
+  FunctionDecl f;
+  f.name = "f";
+  f.inputs = {{"x", "f32"}};
+  f.outputs = {{"y", "f32"}};
+  doc.functions.push_back(f);
+  Error e = lowering_error(doc, "k");
+  EXPECT_PLACE(e, "k", 1, "speed");
+  EXPECT_MESSAGE(e, "function 'f' has no input 'speed'");
+  doc.kernels[0].nodes[0].inputs.pop_back();
+  Error e2 = lowering_error(doc, "k");
+  EXPECT_PLACE(e2, "k", 1, "y");
+  EXPECT_MESSAGE(e2, "function 'f' never sets its output 'y'");
+}
+
+TEST(Validate, TemplateArgumentOfTheWrongKind) {
+  Document doc = doc_with(kernel("k",
+                                 {{"n", graph::ParamKind::Template, "i32", 0},
+                                  {"src", graph::ParamKind::Template, "field", 0}},
+                                 {}));
+  doc.fields.push_back(field("a", "f32", {4}));
+  TemplateArgs args;
+  args.set("n", {TemplateArg::Kind::Field, "a"});
+  args.set("src", {TemplateArg::Kind::Field, "a"});
+  Error e = lowering_error(doc, "k", args);
+  EXPECT_PLACE(e, "k", -1, "n");
+  EXPECT_MESSAGE(e, "template parameter 'n' needs a i32 constant, not field 'a'");
+  args.set("n", {TemplateArg::Kind::Int, "", 2});
+  args.set("src", {TemplateArg::Kind::Int, "", 2});
+  Error e2 = lowering_error(doc, "k", args);
+  EXPECT_MESSAGE(e2, "template parameter 'src' needs a field name as its argument");
+}
+
+TEST(Validate, NodeVersionFromTheFuture) {
+  KernelDecl k = kernel("k", {}, {N(1, "const").p("value", 1)});
+  k.nodes[0].version = 9;
+  Error e = validation_error(doc_with(k));
+  EXPECT_PLACE(e, "k", 1, "");
+  EXPECT_MESSAGE(e, "node type 'const' version 9 is newer than this Loom knows (1)");
+}
+
+TEST(Validate, UncalledFunctionsAreTypeChecked) {
+  Document doc;
+  doc.path = "cloth.json";
+  FunctionDecl f;
+  f.name = "spring";
+  f.inputs = {{"x", "f32x3"}, {"k", "i32"}};
+  f.outputs = {{"force", "i32"}};
+  f.nodes = {N(1, "input").p("name", "x"), N(2, "input").p("name", "k"),
+             N(3, "mul").in("a", ln(1)).in("b", ln(2)), N(4, "output").in("force", ln(3))};
+  doc.functions.push_back(f);
+  Error e = validation_error(doc);
+  EXPECT_PLACE(e, "spring", 4, "force");
+  EXPECT_MESSAGE(e, "input 'force' is f32x3 but i32 is needed");
+  doc.functions[0].outputs[0].type = "f32x3";
+  EXPECT_NO_THROW(validate_document(doc));
+  doc.functions[0].inputs[1].type = "int";
+  Error e2 = validation_error(doc);
+  EXPECT_PLACE(e2, "spring", -1, "k");
+  EXPECT_MESSAGE(e2, "parameter 'k' has unknown type 'int'");
+}
+
+TEST(Validate, FunctionsSeeOnlyTheirInputs) {
+  Document doc =
+      doc_with(kernel("k", {value_param("dt", "f32")}, {N(1, "call").p("function", "f")}));
+  FunctionDecl f;
+  f.name = "f";
+  f.nodes = {N(1, "param").p("name", "dt"), N(2, "neg").in("a", ln(1))};
+  doc.functions.push_back(f);
+  Error e = validation_error(doc);
+  EXPECT_PLACE(e, "f", 1, "name");
+  EXPECT_MESSAGE(e, "functions see only their own inputs: use an input node");
+}

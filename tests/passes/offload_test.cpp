@@ -1,0 +1,128 @@
+#include "compiler/passes/offload.h"
+
+#include "runtime/common/error.h"
+#include "tests/passes/pass_test_util.h"
+
+using namespace loom;
+using namespace loom::ir;
+using namespace loom::passes;
+using namespace loom::passes::testing;
+
+TEST(Offload, TopLevelLoopsBecomeTasks) {
+  auto k = new_kernel("tasks");
+  add_value_param(*k, "a", Scalar::F32);
+  int x = add_ndarray(*k, "x", Scalar::F32, 1);
+  int f = add_field(*k, "f", Scalar::I32, {4, 4});
+  Builder b(k->body.get());
+  Inst* a = b.arg(Scalar::F32, 0);
+  Inst* n = b.make(Op::ResourceShape, Scalar::I32, {}, x, 0);
+  Inst* loop = b.range_for({b.i32(0), n});
+  b.set_insert_end(loop->region(0));
+  Inst* i = b.loop_index(loop, 0);
+  Inst* p = b.global_ptr(Scalar::F32, x, {i});
+  b.global_store(p, a);
+  b.set_insert_end(k->body.get());
+  Inst* twice = op2(b, Op::Mul, {a, b.f32(2)});   // uniform: stays at the top level
+  Inst* sf = b.struct_for(f, 2);
+  b.set_insert_end(sf->region(0));
+  Inst* r = b.loop_index(sf, 0);
+  Inst* c = b.loop_index(sf, 1);
+  Inst* pf = b.global_ptr(Scalar::I32, f, {r, c});
+  b.global_store(pf, b.cast(Scalar::I32, twice));
+  EXPECT_TRUE(offload(*k));
+  expect_ir(*k, R"(kernel tasks
+  param p0 a: value f32
+  param p1 x: ndarray f32 ndim 1
+  slot $0: ndarray f32 shape [?] from p1
+  slot $1: field i32 shape [4, 4] field f
+  %0:f32 = arg p0+0
+  %1:i32 = shape $0.0
+  %2:i32 = const 0
+  offload range_for %2, %1 {
+    %4:i32 = loop_index %3.0
+    %5:f32 = global_ptr $0.c0 %4
+    global_store %5, %0
+  }
+  %7:f32 = const 2.0
+  %8:f32 = mul %0, %7
+  offload struct_for $1 {
+    %10:i32 = loop_index %9.0
+    %11:i32 = loop_index %9.1
+    %12:i32 = global_ptr $1.c0 %10, %11
+    %13:i32 = cast %8
+    global_store %12, %13
+  }
+)", {.offloaded = true});
+  EXPECT_EQ(k->abi.temps_size, 0u);
+  EXPECT_FALSE(offload(*k));
+}
+
+TEST(Offload, ValuesAndVariablesCrossTasksThroughTemporaries) {
+  auto k = new_kernel("temps");
+  int x = add_field(*k, "x", Scalar::F32, {64});
+  int cnt = add_field(*k, "count", Scalar::I32, {});
+  Builder b(k->body.get());
+  Inst* p0 = b.global_ptr(Scalar::I32, cnt, {});   // a pointer: recomputed where used
+  Inst* n = b.global_load(p0);                      // non-uniform: through a temporary
+  Inst* total = b.alloca_(Scalar::F32);             // a variable: becomes a temporary
+  b.local_store(total, b.f32(1));
+  Inst* loop = b.range_for({b.i32(0), b.i32(64)});
+  b.set_insert_end(loop->region(0));
+  Inst* i = b.loop_index(loop, 0);
+  Inst* px = b.global_ptr(Scalar::F32, x, {i});
+  Inst* scaled = op2(b, Op::Mul, {b.local_load(total), b.cast(Scalar::F32, n)});
+  b.global_store(px, scaled);
+  b.set_insert_end(k->body.get());
+  b.local_store(total, b.f32(2));
+  Inst* dyn = b.range_for({b.i32(0), n});           // bounds from memory: runs serially
+  b.set_insert_end(dyn->region(0));
+  b.global_store(p0, b.loop_index(dyn, 0));
+  EXPECT_TRUE(offload(*k));
+  expect_ir(*k, R"(kernel temps
+  slot $0: field f32 shape [64] field x
+  slot $1: field i32 shape [] field count
+  %0:f32 = const 1.0
+  %1:i32 = const 0
+  %2:i32 = const 64
+  offload serial {
+    %4:i32 = global_ptr $1.c0
+    %5:i32 = global_load %4
+    tmp_store @0 %5
+    %7:f32 = const 0.0
+    tmp_store @8 %7
+    tmp_store @8 %0
+  }
+  offload range_for %1, %2 {
+    %11:i32 = tmp_load @0
+    %12:i32 = loop_index %10.0
+    %13:f32 = global_ptr $0.c0 %12
+    %14:f32 = tmp_load @8
+    %15:f32 = cast %11
+    %16:f32 = mul %14, %15
+    global_store %13, %16
+  }
+  %18:f32 = const 2.0
+  %19:i32 = const 0
+  offload serial {
+    %21:i32 = tmp_load @0
+    %22:i32 = global_ptr $1.c0
+    tmp_store @8 %18
+    range_for %19, %21 {
+      %25:i32 = loop_index %24.0
+      global_store %22, %25
+    }
+  }
+)", {.offloaded = true});
+  EXPECT_EQ(k->abi.temps_size, 16u);
+}
+
+TEST(Offload, AtomicOnASharedVariableInAParallelTaskIsAnError) {
+  auto k = new_kernel("shared_atomic");
+  Builder b(k->body.get());
+  Inst* sum = b.alloca_(Scalar::I32);
+  Inst* loop = b.range_for({b.i32(0), b.i32(8)});
+  b.set_insert_end(loop->region(0));
+  b.set_node(3);
+  b.atomic(AtomicOp::Add, sum, b.loop_index(loop, 0));
+  EXPECT_THROW(offload(*k), Error);
+}

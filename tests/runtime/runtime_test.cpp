@@ -1,0 +1,529 @@
+// The CPU runtime: thread pool, storage, argpacks, launch frames and object loading.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <numeric>
+#include <thread>
+
+#include "compiler/codegen_llvm/cpu_codegen.h"
+#include "compiler/ir/builder.h"
+#include "compiler/ir/inst.h"
+#include "compiler/ir/verifier.h"
+#include "runtime/common/abi_serialize.h"
+#include "runtime/common/error.h"
+#include "runtime/cpu/argpack.h"
+#include "runtime/cpu/cpu_device.h"
+#include "runtime/cpu/cpu_module.h"
+#include "runtime/cpu/field.h"
+#include "runtime/cpu/launch_frame.h"
+#include "runtime/cpu/ndarray.h"
+#include "runtime/cpu/texture.h"
+#include "runtime/cpu/thread_pool.h"
+
+using namespace loom;
+using loom::ir::Builder;
+using loom::ir::Inst;
+using loom::ir::Op;
+
+TEST(ThreadPool, CoversEveryIndexExactlyOnce) {
+  cpu::ThreadPool pool(4);
+  EXPECT_EQ(pool.size(), 4);
+  std::vector<std::atomic<int>> hits(10007);
+  for (int64_t grain : {1, 7, 100, 5000, 20000}) {
+    for (auto& h : hits) h = 0;
+    pool.parallel_for(0, static_cast<int64_t>(hits.size()), grain, [&](int64_t b, int64_t e) {
+      EXPECT_LE(e - b, grain);
+      for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
+    });
+    for (size_t i = 0; i < hits.size(); ++i) ASSERT_EQ(hits[i].load(), 1) << "grain " << grain << " index " << i;
+  }
+}
+
+TEST(ThreadPool, ManySmallLaunchesAndCallerParticipates) {
+  cpu::ThreadPool pool(3);
+  std::atomic<int64_t> total{0};
+  std::atomic<bool> caller_ran{false};
+  auto caller = std::this_thread::get_id();
+  for (int launch = 0; launch < 5000; ++launch) {
+    pool.parallel_for(0, 64, 1, [&](int64_t b, int64_t e) {
+      total += e - b;
+      if (std::this_thread::get_id() == caller) caller_ran = true;
+    });
+  }
+  EXPECT_EQ(total.load(), 5000 * 64);
+  EXPECT_TRUE(caller_ran.load());
+}
+
+TEST(ThreadPool, NestedAndEmptyRangesRunInline) {
+  cpu::ThreadPool pool(2);
+  int calls = 0;
+  pool.parallel_for(5, 5, 1, [&](int64_t, int64_t) { ++calls; });
+  EXPECT_EQ(calls, 0);
+  std::atomic<int> inner{0};
+  pool.parallel_for(0, 8, 1, [&](int64_t, int64_t) {
+    pool.parallel_for(0, 10, 3, [&](int64_t b, int64_t e) { inner += static_cast<int>(e - b); });
+  });
+  EXPECT_EQ(inner.load(), 80);
+  cpu::ThreadPool single(1);
+  single.parallel_for(0, 100, 10, [&](int64_t, int64_t) { ++calls; });
+  EXPECT_EQ(calls, 10);
+}
+
+TEST(Storage, FieldLayoutsAndViews) {
+  cpu::Field aos(FieldDesc{"p", {Scalar::F32, 3, 1}, {4, 5}, Layout::AoS});
+  cpu::Field soa(FieldDesc{"q", {Scalar::F32, 3, 1}, {4, 5}, Layout::SoA});
+  EXPECT_EQ(aos.element_count(), 20);
+  EXPECT_EQ(aos.bytes(), 20u * 3 * 4);
+  EXPECT_EQ(aos.scalar_index(7, 2), 7 * 3 + 2);
+  EXPECT_EQ(soa.scalar_index(7, 2), 2 * 20 + 7);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(aos.data()) % 64, 0u);
+  for (size_t i = 0; i < aos.bytes(); ++i) ASSERT_EQ(aos.data()[i], 0);
+  ResourceView v = aos.view();
+  EXPECT_EQ(v.data, aos.data());
+  EXPECT_EQ(v.shape[0], 4);
+  EXPECT_EQ(v.shape[1], 5);
+  EXPECT_THROW(cpu::Field(FieldDesc{"bad", {Scalar::F32}, {1, 1, 1, 1, 1}, Layout::AoS}), Error);
+}
+
+TEST(Storage, NdarrayOwningAndWrapping) {
+  cpu::Ndarray owned(Scalar::I16, {3, 4}, 2);
+  EXPECT_TRUE(owned.owns_memory());
+  EXPECT_EQ(owned.bytes(), 3u * 4 * 2 * 2);
+  std::vector<double> mine(6, 1.5);
+  cpu::Ndarray wrapped(mine.data(), Scalar::F64, {6});
+  EXPECT_FALSE(wrapped.owns_memory());
+  EXPECT_EQ(wrapped.view().data, reinterpret_cast<uint8_t*>(mine.data()));
+  EXPECT_EQ(wrapped.view().shape[0], 6);
+  EXPECT_THROW(cpu::Ndarray(Scalar::F32, {}), Error);
+}
+
+TEST(Storage, TextureTexelsRoundTrip) {
+  cpu::Texture t(TextureFormat::RGBA8, 3, 2);
+  t.write(2, 1, 0, {1.0f, 0.5f, 0.0f, 2.0f});
+  auto px = t.read(2, 1);
+  EXPECT_FLOAT_EQ(px[0], 1.0f);
+  EXPECT_NEAR(px[1], 0.5f, 1.0f / 255);
+  EXPECT_FLOAT_EQ(px[3], 1.0f);
+  cpu::Texture r(TextureFormat::R32F, 2, 2, 2);
+  EXPECT_EQ(r.ndim(), 3);
+  r.write(1, 1, 1, {7, 8, 9, 10});
+  auto rv = r.read(1, 1, 1);
+  EXPECT_EQ(rv[0], 7.0f);
+  EXPECT_EQ(rv[1], 0.0f);
+  EXPECT_EQ(rv[3], 1.0f);
+  EXPECT_EQ(r.view().shape[2], 2);
+  EXPECT_THROW(r.read(2, 0, 0), Error);
+}
+
+namespace {
+
+// Types: 0 "Inner" {f32 scale; i32x2 offset}, 1 "Params" {f32 a; bool on; Inner inner (pack);
+// ndarray<f32,1> data; f32x3x3 m; texture tex}
+std::vector<ArgpackType> pack_types() {
+  ArgpackType inner;
+  inner.name = "Inner";
+  inner.members = {{"scale", MemberKind::Value, {Scalar::F32}}, {"offset", MemberKind::Value, {Scalar::I32, 2, 1}}};
+  ArgpackType outer;
+  outer.name = "Params";
+  ArgpackMember nested{"inner", MemberKind::Pack, {}, 0, 0};
+  ArgpackMember data{"data", MemberKind::Ndarray, {Scalar::F32}, 1};
+  ArgpackMember tex{"tex", MemberKind::Texture, {}, 2};
+  outer.members = {{"a", MemberKind::Value, {Scalar::F32}}, {"on", MemberKind::Value, {Scalar::Bool}}, nested, data,
+                   {"m", MemberKind::Value, {Scalar::F32, 3, 3}}, tex};
+  std::vector<ArgpackType> types{inner, outer};
+  layout_argpack_types(types);
+  return types;
+}
+
+}  // namespace
+
+TEST(Argpack, MembersByPathWithTypeChecks) {
+  cpu::Argpack pack(pack_types(), 1);
+  pack.clear_dirty();
+  pack.set<float>("a", 2.5f);
+  EXPECT_TRUE(pack.dirty());
+  pack.set<bool>("on", true);
+  pack.set<float>("inner.scale", 4.0f);
+  pack.set_components<int32_t>("inner.offset", {3, -4});
+  std::vector<float> m(9);
+  std::iota(m.begin(), m.end(), 1.0f);
+  pack.set_components<float>("m", m);
+  EXPECT_EQ(pack.get<float>("a"), 2.5f);
+  EXPECT_TRUE(pack.get<bool>("on"));
+  EXPECT_EQ(pack.get<float>("inner.scale"), 4.0f);
+  EXPECT_EQ(pack.get_components<int32_t>("inner.offset", 2), (std::vector<int32_t>{3, -4}));
+  EXPECT_EQ(pack.get_components<float>("m", 9), m);
+
+  // Bytes land where argpack_layout says.
+  uint32_t off = 0;
+  find_member(pack_types(), 1, "inner.offset", &off);
+  int32_t raw[2];
+  std::memcpy(raw, pack.data() + off, 8);
+  EXPECT_EQ(raw[1], -4);
+  find_member(pack_types(), 1, "on", &off);
+  int32_t on;
+  std::memcpy(&on, pack.data() + off, 4);
+  EXPECT_EQ(on, 1);
+
+  try {
+    pack.set<int32_t>("a", 1);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.place().pin, "a");
+    EXPECT_NE(std::string(e.what()).find("f32"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(pack.set<float>("missing", 1.0f), Error);
+  EXPECT_THROW(pack.set<float>("inner.nope", 1.0f), Error);
+  EXPECT_THROW(pack.set<float>("data", 1.0f), Error);
+  EXPECT_THROW(pack.set_components<float>("m", {1, 2, 3}), Error);
+}
+
+TEST(Argpack, NestedPacksAndResourceMembers) {
+  auto types = pack_types();
+  cpu::Argpack inner(types, 0);
+  inner.set<float>("scale", 9.0f);
+  inner.set_components<int32_t>("offset", {1, 2});
+  cpu::Argpack outer(types, 1);
+  outer.set_pack("inner", inner);
+  EXPECT_EQ(outer.get<float>("inner.scale"), 9.0f);
+  EXPECT_THROW(outer.set_pack("inner", outer), Error);
+
+  cpu::Ndarray arr(Scalar::F32, {17});
+  outer.set_ndarray("data", arr);
+  ResourceView v = outer.resource_view("data");
+  EXPECT_EQ(v.data, arr.data());
+  EXPECT_EQ(v.shape[0], 17);
+  cpu::Ndarray wrong(Scalar::I32, {17});
+  EXPECT_THROW(outer.set_ndarray("data", wrong), Error);
+  cpu::Ndarray wrong_dims(Scalar::F32, {2, 2});
+  EXPECT_THROW(outer.set_ndarray("data", wrong_dims), Error);
+
+  cpu::Texture tex(TextureFormat::RGBA32F, 8, 4);
+  outer.set_texture("tex", tex);
+  ResourceView tv = outer.resource_view("tex");
+  EXPECT_EQ(tv.data, tex.data());
+  EXPECT_EQ(tv.shape[0], 8);
+  EXPECT_EQ(tv.shape[1], 4);
+  EXPECT_THROW(outer.set_texture("data", tex), Error);
+}
+
+namespace {
+
+// Kernel reading an argpack: data[i] = data[i] * inner.scale + a (when `on`).
+std::unique_ptr<ir::Kernel> argpack_kernel(const std::vector<ArgpackType>& types) {
+  auto k = std::make_unique<ir::Kernel>();
+  k->abi.name = "use_pack";
+  ParamDesc p;
+  p.name = "params";
+  p.kind = ParamKind::Argpack;
+  p.argpack_type = 1;
+  p.size = types[1].size;
+  k->abi.params.push_back(p);
+  uint32_t a_off = 0, on_off = 0, scale_off = 0, data_off = 0;
+  find_member(types, 1, "a", &a_off);
+  find_member(types, 1, "on", &on_off);
+  find_member(types, 1, "inner.scale", &scale_off);
+  find_member(types, 1, "data", &data_off);
+  ResourceDesc r;
+  r.kind = ResourceKind::Ndarray;
+  r.dtype = Scalar::F32;
+  r.param = 0;
+  r.param_offset = static_cast<int32_t>(data_off);
+  k->abi.resources.push_back(r);
+  Builder b(k->body.get());
+  Inst* a = b.arg(Scalar::F32, 0, static_cast<int>(a_off));
+  Inst* on = b.arg(Scalar::Bool, 0, static_cast<int>(on_off));
+  Inst* scale = b.arg(Scalar::F32, 0, static_cast<int>(scale_off));
+  auto task = std::make_unique<Inst>(Op::Offload, Scalar::Void);
+  task->attr0 = static_cast<int>(ir::TaskKind::RangeFor);
+  task->attr1 = 1;
+  task->operands = {b.i32(0), b.make(Op::ResourceShape, Scalar::I32, {}, 0, 0)};
+  Inst* t = b.insert(std::move(task));
+  t->regions.push_back(std::make_unique<ir::Block>(t));
+  b.set_insert_end(t->region(0));
+  Inst* i = b.cast(Scalar::I64, b.loop_index(t, 0));
+  Inst* ptr = b.make(Op::ElementPtr, Scalar::F32, {i}, 0);
+  Inst* x = b.global_load(ptr);
+  Inst* y = b.binary(Op::Add, b.binary(Op::Mul, x, scale), a);
+  b.global_store(ptr, b.select(on, y, x));
+  return k;
+}
+
+}  // namespace
+
+TEST(Argpack, KernelReadsValuesAndNdarrayFromPack) {
+  auto types = pack_types();
+  auto k = argpack_kernel(types);
+  ASSERT_EQ(ir::verify(*k, {.offloaded = true, .lowered = true}), "");
+  auto compiled = codegen::compile_kernel_to_object(*k);
+  cpu::CpuModule module;
+  cpu::CpuDevice device(2);
+  auto kernel = module.load(compiled.abi, compiled.object);
+  cpu::Argpack pack(types, 1);
+  cpu::Ndarray arr(Scalar::F32, {1000});
+  for (int i = 0; i < 1000; ++i) arr.data_as<float>()[i] = static_cast<float>(i);
+  pack.set<float>("a", 1.0f);
+  pack.set<bool>("on", true);
+  pack.set<float>("inner.scale", 2.0f);
+  pack.set_ndarray("data", arr);
+  cpu::LaunchFrame frame(kernel->abi);
+  frame.set_argpack(0, pack);
+  device.launch(*kernel, frame.context());
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(arr.data_as<float>()[i], 2.0f * static_cast<float>(i) + 1.0f);
+  pack.set<bool>("on", false);
+  device.launch(*kernel, frame.context());
+  EXPECT_EQ(arr.data_as<float>()[10], 21.0f);
+  // Swapping the ndarray in the pack takes effect at the next launch.
+  cpu::Ndarray other(Scalar::F32, {3});
+  pack.set_ndarray("data", other);
+  pack.set<bool>("on", true);
+  device.launch(*kernel, frame.context());
+  EXPECT_EQ(other.data_as<float>()[2], 1.0f);
+  EXPECT_EQ(arr.data_as<float>()[10], 21.0f);
+}
+
+TEST(LaunchFrame, VectorValuesAndNdarrayShapes) {
+  KernelABI abi;
+  abi.name = "k";
+  ParamDesc v;
+  v.name = "dir";
+  v.type = {Scalar::F32, 3, 1};
+  v.size = 12;
+  abi.params.push_back(v);
+  ParamDesc nd;
+  nd.name = "pos";
+  nd.kind = ParamKind::Ndarray;
+  nd.type = {Scalar::F32, 3, 1};
+  nd.ndim = 2;
+  abi.params.push_back(nd);
+  ResourceDesc r;
+  r.kind = ResourceKind::Ndarray;
+  r.components = 3;
+  r.ndim = 2;
+  r.param = 1;
+  abi.resources.push_back(r);
+  cpu::LaunchFrame frame(abi);
+  frame.set_components<float>(0, {1.0f, 2.0f, 3.0f});
+  float stored[3];
+  std::memcpy(stored, frame.context().params[0], sizeof stored);
+  EXPECT_EQ(stored[2], 3.0f);
+  EXPECT_THROW(frame.set_value<float>(0, 1.0f), Error);
+  cpu::Ndarray good(Scalar::F32, {4, 5}, 3), flat(Scalar::F32, {20}, 3), scalar(Scalar::F32, {4, 5});
+  frame.set_ndarray(1, good);
+  EXPECT_EQ(frame.context().resources[0].data, good.data());
+  EXPECT_EQ(frame.context().resources[0].shape[1], 5);
+  EXPECT_THROW(frame.set_ndarray(1, flat), Error);
+  EXPECT_THROW(frame.set_ndarray(1, scalar), Error);
+}
+
+TEST(LaunchFrame, ChecksParameterKindsAndTypes) {
+  KernelABI abi;
+  abi.name = "k";
+  ParamDesc v;
+  v.name = "speed";
+  v.type = {Scalar::F32};
+  v.size = 4;
+  abi.params.push_back(v);
+  cpu::LaunchFrame frame(abi);
+  EXPECT_NO_THROW(frame.set_value<float>(0, 1.0f));
+  try {
+    frame.set_value<int32_t>(0, 1);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.place().pin, "speed");
+  }
+  cpu::Ndarray arr(Scalar::F32, {2});
+  EXPECT_THROW(frame.set_ndarray(0, arr), Error);
+  EXPECT_THROW(frame.set_components<float>(0, {1.0f, 2.0f}), Error);
+  EXPECT_THROW(frame.set_value<float>(3, 1.0f), Error);
+  cpu::Field f(FieldDesc{"nope", {Scalar::F32}, {2}, Layout::AoS});
+  EXPECT_THROW(frame.bind_field("nope", f), Error);
+}
+
+TEST(LaunchFrame, FieldsMustMatchTheCompiledShape) {
+  KernelABI abi;
+  abi.name = "k";
+  ResourceDesc r;
+  r.kind = ResourceKind::Field;
+  r.field = "grid";
+  r.ndim = 2;
+  r.shape = {4, 8, 0, 0};
+  abi.resources.push_back(r);
+  cpu::LaunchFrame frame(abi);
+  cpu::Field wrong(FieldDesc{"grid", {Scalar::F32}, {8, 4}, Layout::AoS});
+  EXPECT_THROW(frame.bind_field("grid", wrong), Error);
+  cpu::Field soa(FieldDesc{"grid", {Scalar::F32}, {4, 8}, Layout::SoA});
+  EXPECT_THROW(frame.bind_field("grid", soa), Error);
+  cpu::Field right(FieldDesc{"grid", {Scalar::F32}, {4, 8}, Layout::AoS});
+  EXPECT_NO_THROW(frame.bind_field("grid", right));
+}
+
+
+namespace {
+
+// counter[0] += 1 per iteration over [0, n), returning n from a serial task.
+std::unique_ptr<ir::Kernel> counting_kernel() {
+  auto k = std::make_unique<ir::Kernel>();
+  k->abi.name = "count";
+  ParamDesc nd;
+  nd.name = "counter";
+  nd.kind = ParamKind::Ndarray;
+  nd.type = {Scalar::I32};
+  nd.ndim = 1;
+  k->abi.params.push_back(nd);
+  ParamDesc n;
+  n.name = "n";
+  n.type = {Scalar::I32};
+  n.size = 4;
+  k->abi.params.push_back(n);
+  ResourceDesc r;
+  r.kind = ResourceKind::Ndarray;
+  r.dtype = Scalar::I32;
+  r.param = 0;
+  k->abi.resources.push_back(r);
+  k->abi.returns = {{Scalar::I32}};
+  Builder b(k->body.get());
+  Inst* count = b.arg(Scalar::I32, 1);
+  auto task = std::make_unique<Inst>(Op::Offload, Scalar::Void);
+  task->attr0 = static_cast<int>(ir::TaskKind::RangeFor);
+  task->attr1 = 1;
+  task->operands = {b.i32(0), count};
+  Inst* t = b.insert(std::move(task));
+  t->regions.push_back(std::make_unique<ir::Block>(t));
+  b.set_insert_end(t->region(0));
+  b.atomic(ir::AtomicOp::Add, b.make(Op::ElementPtr, Scalar::I32, {b.const_int(Scalar::I64, 0)}, 0), b.i32(1));
+  b.set_insert_end(k->body.get());
+  auto s = std::make_unique<Inst>(Op::Offload, Scalar::Void);
+  s->attr0 = static_cast<int>(ir::TaskKind::Serial);
+  Inst* st = b.insert(std::move(s));
+  st->regions.push_back(std::make_unique<ir::Block>(st));
+  b.set_insert_end(st->region(0));
+  b.make(Op::Return, Scalar::Void, {count});
+  return k;
+}
+
+}  // namespace
+
+TEST(CpuModule, LoadsTheSameObjectTwiceInSeparateDylibs) {
+  auto k = counting_kernel();
+  ASSERT_EQ(ir::verify(*k, {.offloaded = true, .lowered = true}), "");
+  auto compiled = codegen::compile_kernel_to_object(*k);
+  cpu::CpuModule module;
+  cpu::CpuDevice device(4);
+  auto first = module.load(compiled.abi, compiled.object);
+  auto second = module.load(compiled.abi, compiled.object);
+  ASSERT_EQ(first->tasks.size(), 2u);
+  EXPECT_NE(first->tasks[0].entry, second->tasks[0].entry);
+  cpu::Ndarray c1(Scalar::I32, {1}), c2(Scalar::I32, {1});
+  cpu::LaunchFrame f1(first->abi), f2(second->abi);
+  f1.set_ndarray(0, c1);
+  f1.set_value<int32_t>(1, 12345);
+  f2.set_ndarray(0, c2);
+  f2.set_value<int32_t>(1, 777);
+  device.launch(*first, f1.context());
+  device.launch(*second, f2.context());
+  EXPECT_EQ(c1.data_as<int32_t>()[0], 12345);
+  EXPECT_EQ(c2.data_as<int32_t>()[0], 777);
+  EXPECT_EQ(f1.returned<int32_t>(0), 12345);
+  EXPECT_EQ(f2.returned<int32_t>(0), 777);
+  // Unloading one leaves the other running; kernels outlive their module object.
+  first.reset();
+  device.launch(*second, f2.context());
+  EXPECT_EQ(c2.data_as<int32_t>()[0], 1554);
+}
+
+TEST(CpuModule, KernelsOutliveTheModuleObject) {
+  auto k = counting_kernel();
+  auto compiled = codegen::compile_kernel_to_object(*k);
+  std::shared_ptr<cpu::LoadedCpuKernel> kernel;
+  {
+    cpu::CpuModule module;
+    kernel = module.load(compiled.abi, compiled.object);
+  }
+  cpu::CpuDevice device(2);
+  cpu::Ndarray c(Scalar::I32, {1});
+  cpu::LaunchFrame frame(kernel->abi);
+  frame.set_ndarray(0, c);
+  frame.set_value<int32_t>(1, 50);
+  device.launch(*kernel, frame.context());
+  EXPECT_EQ(c.data_as<int32_t>()[0], 50);
+}
+
+TEST(CpuModule, RejectsCorruptObjectsAndMissingSymbols) {
+  cpu::CpuModule module;
+  KernelABI abi;
+  abi.name = "broken";
+  std::vector<uint8_t> junk(64, 0xAB);
+  try {
+    module.load(abi, junk);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.place().kernel, "broken");
+  }
+  auto k = counting_kernel();
+  auto compiled = codegen::compile_kernel_to_object(*k);
+  compiled.abi.tasks[0].symbol = "no_such_symbol";
+  EXPECT_THROW(module.load(compiled.abi, compiled.object), Error);
+}
+
+TEST(CpuDevice, RefusesToLaunchWithUnboundResources) {
+  auto k = counting_kernel();
+  auto compiled = codegen::compile_kernel_to_object(*k);
+  cpu::CpuModule module;
+  cpu::CpuDevice device(2);
+  auto kernel = module.load(compiled.abi, compiled.object);
+  cpu::LaunchFrame frame(kernel->abi);
+  frame.set_value<int32_t>(1, 10);
+  try {
+    device.launch(*kernel, frame.context());
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.place().pin, "counter");
+    EXPECT_NE(std::string(e.what()).find("not bound"), std::string::npos);
+  }
+}
+
+// The AOT path: a compiled kernel stored as a record loads and runs with no compiler call.
+TEST(CpuModule, RunsAKernelFromASerializedRecord) {
+  auto k = counting_kernel();
+  auto compiled = codegen::compile_kernel_to_object(*k);
+  KernelRecord record;
+  record.abi = compiled.abi;
+  record.code = compiled.object;
+  std::vector<uint8_t> bytes = serialize_kernel_record(record);
+  KernelRecord loaded = deserialize_kernel_record(bytes, "test module");
+  cpu::CpuModule module;
+  cpu::CpuDevice device(2);
+  auto kernel = module.load(loaded.abi, loaded.code);
+  cpu::Ndarray c(Scalar::I32, {1});
+  cpu::LaunchFrame frame(kernel->abi);
+  frame.set_ndarray(0, c);
+  frame.set_value<int32_t>(1, 4242);
+  device.launch(*kernel, frame.context());
+  EXPECT_EQ(c.data_as<int32_t>()[0], 4242);
+  EXPECT_EQ(frame.returned<int32_t>(0), 4242);
+}
+
+// Compiling, loading and launching from several host threads at once.
+TEST(CpuModule, ConcurrentCompileLoadAndLaunch) {
+  cpu::CpuModule module;
+  cpu::CpuDevice device(3);
+  std::vector<std::thread> threads;
+  std::atomic<int> good{0};
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&, t] {
+      auto k = counting_kernel();
+      auto compiled = codegen::compile_kernel_to_object(*k);
+      auto kernel = module.load(compiled.abi, compiled.object);
+      cpu::Ndarray c(Scalar::I32, {1});
+      cpu::LaunchFrame frame(kernel->abi);
+      frame.set_ndarray(0, c);
+      frame.set_value<int32_t>(1, 1000 + t);
+      for (int r = 0; r < 20; ++r) device.launch(*kernel, frame.context());
+      if (c.data_as<int32_t>()[0] == 20 * (1000 + t)) ++good;
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(good.load(), 3);
+}
