@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 
 mode=${1:-run}
 build=${LOOM_BUILD_DIR:-build}
-packages=(cmake ninja-build g++ ccache pkg-config llvm-15-dev libgtest-dev libgmock-dev
-          nlohmann-json3-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev
+packages=(cmake ninja-build g++ ccache pkg-config llvm-15-dev zlib1g-dev libgtest-dev libgmock-dev
+          nlohmann-json3-dev libzstd-dev libedit-dev libxml2-dev
           libffi-dev libtinfo-dev)
 
 missing=()
@@ -29,7 +29,9 @@ cmake --build "$build" -j "$(nproc)"
 
 case "$mode" in
   run)
+    mkdir -p "$build/frames"
     "$build/tools/loom/loom" run assets/graphs/heat.loom.json --steps 200 --stats \
+      --png "temperature=$build/frames/heat_%04d.png" --every 20 \
       --dump "temperature=$build/heat_temperature.npy"
     ;;
   test)

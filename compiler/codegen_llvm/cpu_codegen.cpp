@@ -9,6 +9,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/SubtargetFeature.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -64,7 +65,15 @@ std::unique_ptr<llvm::TargetMachine> target_machine(const CpuCodegenOptions& o) 
   return tm;
 }
 
-void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
+// libmvec's 8-wide entry points need AVX2; on other targets keep the scalar libm calls.
+bool use_libmvec(llvm::TargetMachine& tm, const CpuCodegenOptions& options) {
+  if (!options.vector_math || !tm.getTargetTriple().isX86() || !tm.getTargetTriple().isOSLinux()) return false;
+  const llvm::MCSubtargetInfo* sti = tm.getMCSubtargetInfo();
+  return sti && sti->checkFeatures("+avx2,+fma");
+}
+
+void optimize(llvm::Module& module, llvm::TargetMachine& tm, const CpuCodegenOptions& options) {
+  int opt_level = options.opt_level;
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -74,7 +83,9 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
   tuning.SLPVectorization = opt_level >= 2;
   llvm::PassBuilder pb(&tm, tuning);
   llvm::Triple triple(module.getTargetTriple());
-  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(llvm::TargetLibraryInfoImpl(triple)); });
+  llvm::TargetLibraryInfoImpl library(triple);
+  if (use_libmvec(tm, options)) library.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86);
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -112,7 +123,7 @@ Lowered lower(ir::Kernel& kernel, const CpuCodegenOptions& options, bool optimiz
   if (timings) timings->emit_ms = ms_since(start);
   if (optimized) {
     start = Clock::now();
-    optimize(*out.module, *out.tm, options.opt_level);
+    optimize(*out.module, *out.tm, options);
     if (timings) timings->optimize_ms = ms_since(start);
   }
   return out;

@@ -23,6 +23,9 @@ struct CpuCodegenOptions {
   // machines (AOT modules) name a baseline such as "x86-64-v3".
   std::string cpu;
   std::string features;  // with `cpu`: "+avx2,-avx512f" style additions; empty: its defaults
+  // Vectorised sin/cos/exp/log/pow from glibc's libmvec (x86-64 with AVX2). The loader finds
+  // libmvec.so.1 in the process; turn off for objects meant for systems without it.
+  bool vector_math = true;
 };
 
 struct CodegenTimings {

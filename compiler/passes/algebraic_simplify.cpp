@@ -105,16 +105,19 @@ class Simplifier {
     return insert_before(before, new_const_bits(type, normalize_bits(type, bits), before->node));
   }
 
-  void become(Inst* inst, Op op, std::vector<Inst*> operands) {
+  // In-place rewrites; they return null, meaning "no replacement value".
+  Inst* become(Inst* inst, Op op, std::vector<Inst*> operands) {
     inst->op = op;
     inst->operands = std::move(operands);
     inst->attr0 = inst->attr1 = 0;
     progress_ = true;
+    return nullptr;
   }
 
-  void become_const(Inst* inst, uint64_t bits) {
+  Inst* become_const(Inst* inst, uint64_t bits) {
     become(inst, Op::Const, {});
     inst->bits = normalize_bits(inst->type, bits);
+    return nullptr;
   }
 
   // Returns a value that replaces `inst`, or null (possibly after rewriting it in place).
@@ -214,25 +217,25 @@ class Simplifier {
         return nullptr;
       case Op::Sub:
         if (is_const_int(b, 0) || is_const_float(b, 0.0) || (fast && is_const_float(b, -0.0))) return a;
-        if (integer && a == b) return become_const(inst, 0), nullptr;
-        if (integer && is_const_int(a, 0)) return become(inst, Op::Neg, {b}), nullptr;
+        if (integer && a == b) return become_const(inst, 0);
+        if (integer && is_const_int(a, 0)) return become(inst, Op::Neg, {b});
         if (b->op == Op::Neg) become(inst, Op::Add, {a, b->operands[0]});
         return nullptr;
       case Op::Mul: {
         if (is_const_value(b, 1)) return a;
         if (integer && is_const_int(b, 0)) return b;
-        if (is_const_value(b, -1) && is_signed_int(t)) return become(inst, Op::Neg, {a}), nullptr;
-        if (is_const_float(b, -1.0)) return become(inst, Op::Neg, {a}), nullptr;
+        if (is_const_value(b, -1) && is_signed_int(t)) return become(inst, Op::Neg, {a});
+        if (is_const_float(b, -1.0)) return become(inst, Op::Neg, {a});
         int k = power_of_two(b);
         if (k > 0) become(inst, Op::Shl, {a, constant(inst, t, static_cast<uint64_t>(k))});
         return nullptr;
       }
       case Op::Div: {
         if (is_const_value(b, 1)) return a;
-        if (is_signed_int(t) && is_const_int(b, -1)) return become(inst, Op::Neg, {a}), nullptr;
+        if (is_signed_int(t) && is_const_int(b, -1)) return become(inst, Op::Neg, {a});
         int k = power_of_two(b);
         if (k > 0 && is_unsigned_int(t))
-          return become(inst, Op::Shr, {a, constant(inst, t, static_cast<uint64_t>(k))}), nullptr;
+          return become(inst, Op::Shr, {a, constant(inst, t, static_cast<uint64_t>(k))});
         if (is_float(t) && b->is_const()) {  // x / 2^k == x * 2^-k exactly
           int e;
           double m = std::frexp(b->float_value(), &e);
@@ -247,7 +250,7 @@ class Simplifier {
       }
       case Op::Mod: {
         if (is_int(t) && (is_const_int(b, 1) || (is_signed_int(t) && is_const_int(b, -1))))
-          return become_const(inst, 0), nullptr;
+          return become_const(inst, 0);
         int k = power_of_two(b);  // floored mod by 2^k keeps the low bits, signed or not
         if (k > 0)
           become(inst, Op::BitAnd, {a, constant(inst, t, (uint64_t{1} << k) - 1)});
@@ -259,8 +262,8 @@ class Simplifier {
       case Op::Pow:
         if (is_const_value(b, 1)) return a;
         if (is_const_value(b, 0)) {
-          if (is_float(t)) return become_const(inst, ir::float_bits(1.0)), nullptr;
-          return become_const(inst, 1), nullptr;
+          if (is_float(t)) return become_const(inst, ir::float_bits(1.0));
+          return become_const(inst, 1);
         }
         if (is_const_value(b, 2)) become(inst, Op::Mul, {a, a});
         return nullptr;
@@ -275,7 +278,7 @@ class Simplifier {
         if (is_all_ones(b) || (t == Scalar::Bool && is_const_int(b, 1))) return b;
         return nullptr;
       case Op::BitXor:
-        if (a == b) return become_const(inst, 0), nullptr;
+        if (a == b) return become_const(inst, 0);
         if (is_const_int(b, 0)) return a;
         return nullptr;
       case Op::Shl: case Op::Shr:
@@ -284,14 +287,14 @@ class Simplifier {
           return a;
         return nullptr;
       case Op::Eq: case Op::Le: case Op::Ge:
-        if (integer && a == b) return become_const(inst, 1), nullptr;
+        if (integer && a == b) return become_const(inst, 1);
         if (op == Op::Eq && ot == Scalar::Bool && b->is_const()) {
           if (b->bits) return a;
           become(inst, Op::LogicNot, {a});
         }
         return nullptr;
       case Op::Ne: case Op::Lt: case Op::Gt:
-        if (integer && a == b) return become_const(inst, 0), nullptr;
+        if (integer && a == b) return become_const(inst, 0);
         if (op == Op::Ne && ot == Scalar::Bool && b->is_const()) {
           if (!b->bits) return a;
           become(inst, Op::LogicNot, {a});

@@ -3,8 +3,6 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "compiler/ir/inst.h"
 #include "compiler/passes/rewrite.h"
@@ -173,7 +171,10 @@ std::optional<uint64_t> fold_int_binary(Op op, Scalar t, Value a, Value b) {
     case Op::Min: return less(b, a) ? b.bits : a.bits;
     case Op::Max: return less(a, b) ? b.bits : a.bits;
     case Op::Pow: {
-      if (sign && b.s() < 0) return std::nullopt;
+      // Exponents negative when read as signed (unsigned ones with the top bit set too) are
+      // left alone: the generated code gives them a result of its own.
+      int w = bit_width(b.type);
+      if (w > 1 && ((b.u() >> (w - 1)) & 1)) return std::nullopt;
       uint64_t base = a.bits, result = 1, e = b.u();
       while (e) {
         if (e & 1) result *= base;
@@ -210,12 +211,16 @@ std::optional<uint64_t> fold_float_binary(Op op, Scalar t, Value a, Value b) {
     case Op::Sub: return f32 ? float_result(t, a.f32() - b.f32()) : float_result(t, x - y);
     case Op::Mul: return f32 ? float_result(t, a.f32() * b.f32()) : float_result(t, x * y);
     case Op::Div: return f32 ? float_result(t, a.f32() / b.f32()) : float_result(t, x / y);
-    case Op::Mod:  // x - y * floor(x / y), each step in the type's precision
+    case Op::Mod: {  // floored: fmod (exact), then one divisor added when the signs differ
       if (f32) {
-        float q = std::floor(a.f32() / b.f32());
-        return float_result(t, a.f32() - b.f32() * q);
+        float r = std::fmod(a.f32(), b.f32());
+        if (r != 0 && ((r < 0) != (b.f32() < 0))) r += b.f32();
+        return float_result(t, static_cast<double>(r));
       }
-      return float_result(t, x - y * std::floor(x / y));
+      double r = std::fmod(x, y);
+      if (r != 0 && ((r < 0) != (y < 0))) r += y;
+      return float_result(t, r);
+    }
     case Op::Min: case Op::Max:
       // NaN and signed-zero ties depend on the backend's min/max flavour: leave those.
       if (std::isnan(x) || std::isnan(y) || (x == y && a.bits != b.bits)) return std::nullopt;
@@ -245,24 +250,25 @@ std::optional<uint64_t> fold_fma(Scalar t, Value a, Value b, Value c) {
   return float_result(t, std::fma(a.f(), b.f(), c.f()));
 }
 
-std::optional<uint64_t> fold(const Inst& inst) {
-  for (const Inst* op : inst.operands)
-    if (!op->is_const()) return std::nullopt;
-  auto val = [&](size_t i) {  // tolerate constants built without normalising their bits
-    const Inst* c = inst.operands[i];
-    return Value{c->type, normalize_bits(c->type, c->bits)};
-  };
-  if (ir::is_unary(inst.op) && inst.operands.size() == 1) return fold_unary(inst.op, inst.type, val(0));
-  if (ir::is_binary(inst.op) && inst.operands.size() == 2) {
+std::optional<uint64_t> evaluate(Op op, Scalar type, const std::vector<Value>& v) {
+  if (ir::is_unary(op) && v.size() == 1) return fold_unary(op, type, v[0]);
+  if (ir::is_binary(op) && v.size() == 2) {
     // Shifts may take an amount of another type; everything else has one operand type.
-    if (inst.op != Op::Shl && inst.op != Op::Shr && inst.operands[0]->type != inst.operands[1]->type)
-      return std::nullopt;
-    return fold_binary(inst.op, inst.type, val(0), val(1));
+    if (op != Op::Shl && op != Op::Shr && v[0].type != v[1].type) return std::nullopt;
+    return fold_binary(op, type, v[0], v[1]);
   }
-  if (inst.op == Op::Select && inst.operands.size() == 3)
-    return val(0).bits ? val(1).bits : val(2).bits;
-  if (inst.op == Op::Fma && inst.operands.size() == 3) return fold_fma(inst.type, val(0), val(1), val(2));
+  if (op == Op::Select && v.size() == 3) return v[0].bits ? v[1].bits : v[2].bits;
+  if (op == Op::Fma && v.size() == 3) return fold_fma(type, v[0], v[1], v[2]);
   return std::nullopt;
+}
+
+std::optional<uint64_t> fold(const Inst& inst) {
+  std::vector<Value> values;
+  for (const Inst* c : inst.operands) {
+    if (!c->is_const()) return std::nullopt;
+    values.push_back({c->type, normalize_bits(c->type, c->bits)});  // tolerate unnormalised bits
+  }
+  return evaluate(inst.op, inst.type, values);
 }
 
 bool is_foldable(Op op) {
@@ -270,6 +276,14 @@ bool is_foldable(Op op) {
 }
 
 }  // namespace
+
+std::optional<uint64_t> evaluate_constant(Op op, Scalar type, const std::vector<ConstValue>& operands) {
+  std::vector<Value> values;
+  for (const ConstValue& c : operands) values.push_back({c.type, normalize_bits(c.type, c.bits)});
+  std::optional<uint64_t> bits = evaluate(op, type, values);
+  if (!bits) return std::nullopt;
+  return normalize_bits(type, *bits);
+}
 
 bool constant_fold(ir::Kernel& kernel) {
   bool progress = false;

@@ -1,6 +1,7 @@
 #include "compiler/passes/offload.h"
 
 #include <map>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -57,6 +58,18 @@ class Offloader {
     return true;
   }
 
+  // A loop that updates a variable declared outside it (a running sum, a flag) has
+  // sequential semantics; run in parallel it would race, so it stays serial.
+  static bool writes_outer_variable(Inst* loop) {
+    bool writes = false;
+    ir::walk(*loop->regions[0], [&](Inst& inst) {
+      if ((inst.op == Op::LocalStore || inst.op == Op::AtomicRMW) && inst.operands[0]->op == Op::Alloca &&
+          !defined_within(inst.operands[0], loop))
+        writes = true;
+    });
+    return writes;
+  }
+
   // Returns false when the top level already is tasks and uniform values only.
   bool split_into_tasks() {
     bool changed = false;
@@ -84,8 +97,9 @@ class Offloader {
       bool uniform_bounds = true;
       for (const Inst* op : inst->operands)
         if (!uniform_.count(op)) uniform_bounds = false;
-      if (inst->op == Op::Offload || inst->op == Op::StructFor ||
-          (inst->op == Op::RangeFor && uniform_bounds)) {
+      bool parallel = (inst->op == Op::StructFor || (inst->op == Op::RangeFor && uniform_bounds)) &&
+                      !writes_outer_variable(inst);
+      if (inst->op == Op::Offload || parallel) {
         serial = nullptr;
         if (inst->op == Op::Offload) {
           top_.append(std::move(up));
@@ -223,13 +237,29 @@ class Offloader {
         fail(*use, "unsupported use of a variable shared between tasks");
       }
     }
-    // The variable itself: its zero start value.
+    // The variable itself: its zero start value, unless a store right after it overwrites it.
     for (Inst* var : shared_) {
       auto offset = static_cast<int32_t>(offset_of[var]);
-      Inst* zero = insert_before(var, new_const_bits(var->type, 0, var->node));
-      insert_before(var, new_inst(Op::TmpStore, Scalar::Void, {zero}, var->node, offset));
+      if (!stored_before_read(var, offset)) {
+        Inst* zero = insert_before(var, new_const_bits(var->type, 0, var->node));
+        insert_before(var, new_inst(Op::TmpStore, Scalar::Void, {zero}, var->node, offset));
+      }
       var->parent->remove(var->parent->index_of(var));
     }
+  }
+
+  // True when, in the variable's own block, its temporary is stored before anything could
+  // read it (a region or a jump could, so they end the search).
+  static bool stored_before_read(Inst* var, int32_t offset) {
+    Block& block = *var->parent;
+    for (size_t i = block.index_of(var) + 1; i < block.insts.size(); ++i) {
+      const Inst& inst = *block.insts[i];
+      if (inst.op == Op::TmpStore && inst.attr0 == offset) return true;
+      if (inst.op == Op::TmpLoad && inst.attr0 == offset) return false;
+      if (!inst.regions.empty() || inst.op == Op::Break || inst.op == Op::Continue || inst.op == Op::Return)
+        return false;
+    }
+    return false;
   }
 
   ir::Kernel& kernel_;

@@ -9,13 +9,13 @@ namespace loom::passes {
 
 // Turns every top-level RangeFor (with uniform bounds) into a range_for task and every
 // StructFor into a struct_for task, their LoopIndex users repointed to the task; each run of
-// other top-level statements becomes one serial task (a RangeFor whose bounds are computed
-// by earlier statements runs inside it). Uniform values (constants, arguments, shapes and
+// other top-level statements becomes one serial task. Loops that must run in order stay in
+// a serial task: a RangeFor whose bounds are computed by earlier statements, and a loop that
+// writes a variable declared outside it (which would race in parallel). Uniform values (constants, arguments, shapes and
 // pure math on them) stay at the top level, where every task may use them. A value or
 // variable that one task produces and a later one uses goes through kernel temporaries
 // (TmpStore/TmpLoad at 8-byte slots allocated in kernel.abi.temps_size); pointers are
 // recomputed in the task that uses them. Afterwards verify(kernel, {.offloaded = true}) holds.
-// Throws loom::Error for an atomic update of such a shared variable inside a parallel task.
 bool offload(ir::Kernel& kernel);
 
 }  // namespace loom::passes

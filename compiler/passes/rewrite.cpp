@@ -1,7 +1,6 @@
 #include "compiler/passes/rewrite.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace loom::passes {
 
@@ -87,12 +86,6 @@ bool is_uniform_op(Op op) {
 
 void erase_from(Block& block, size_t pos) {
   while (block.insts.size() > pos) block.insts.pop_back();
-}
-
-Block* root_block(Inst* inst) {
-  Block* b = inst->parent;
-  while (b->owner) b = b->owner->parent;
-  return b;
 }
 
 bool defined_within(const Inst* value, const Inst* region) {

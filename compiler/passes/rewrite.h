@@ -14,7 +14,7 @@ namespace loom::passes {
 // A fresh instruction (not yet in a block) carrying `node` for diagnostics.
 std::unique_ptr<ir::Inst> new_inst(ir::Op op, Scalar type, std::vector<ir::Inst*> operands,
                                    int32_t node, int32_t attr0 = 0, int32_t attr1 = 0);
-// Inserts `inst` into `block` right before `before` (which must be in that block).
+// Inserts `inst` into the block of `before` / `after`, next to it.
 ir::Inst* insert_before(ir::Inst* before, std::unique_ptr<ir::Inst> inst);
 ir::Inst* insert_after(ir::Inst* after, std::unique_ptr<ir::Inst> inst);
 // A constant with the given raw bits (already normalised, see normalize_bits).
@@ -30,15 +30,12 @@ bool is_all_ones(const ir::Inst* inst);                      // integer constant
 // log2 of a positive power-of-two integer constant, or -1.
 int power_of_two(const ir::Inst* inst);
 
-// Instructions whose every operand is uniform per the verifier's offloaded rule: they may live
-// at the kernel top level after offloading.
+// Ops the verifier accepts at the top level of an offloaded kernel (given uniform operands):
+// constants, arguments, shapes and pure math.
 bool is_uniform_op(ir::Op op);
 
 // Removes the instruction at `pos` and everything after it in `block`.
 void erase_from(ir::Block& block, size_t pos);
-
-// The root block of the kernel that contains `inst`.
-ir::Block* root_block(ir::Inst* inst);
 
 // True when `value` is the region instruction `region` or lies inside one of its regions.
 bool defined_within(const ir::Inst* value, const ir::Inst* region);

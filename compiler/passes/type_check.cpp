@@ -50,13 +50,16 @@ class TypeChecker {
 
   static bool is_value(Scalar s) { return is_numeric(s) || s == Scalar::Bool; }
 
+  // Inserts right before the instruction being checked (the block is being rebuilt).
+  Inst* insert_here(std::unique_ptr<Inst> inst) { return block_->append(std::move(inst)); }
+
   // Converts operand `i` of `inst` to `to` by a Cast inserted right before `inst`.
   void convert(Inst* inst, size_t i, Scalar to) {
     Inst* v = inst->operands[i];
     if (v->type == to) return;
     if (!is_value(v->type)) fail(*inst, "operand " + std::to_string(i) + " of " +
                                            std::string(ir::op_name(inst->op)) + " has no value");
-    inst->operands[i] = insert_before(inst, new_inst(Op::Cast, to, {v}, inst->node));
+    inst->operands[i] = insert_here(new_inst(Op::Cast, to, {v}, inst->node));
     progress_ = true;
   }
 
@@ -66,8 +69,8 @@ class TypeChecker {
     if (v->type == Scalar::Bool) return;
     if (!is_numeric(v->type))
       fail(*inst, std::string(ir::op_name(inst->op)) + " needs a boolean condition");
-    Inst* zero = insert_before(inst, new_const_bits(v->type, 0, inst->node));
-    inst->operands[i] = insert_before(inst, new_inst(Op::Ne, Scalar::Bool, {v, zero}, inst->node));
+    Inst* zero = insert_here(new_const_bits(v->type, 0, inst->node));
+    inst->operands[i] = insert_here(new_inst(Op::Ne, Scalar::Bool, {v, zero}, inst->node));
     progress_ = true;
   }
 
@@ -313,18 +316,23 @@ class TypeChecker {
   }
 
   void check_block(ir::Block& block) {
-    // Conversions are inserted right before the instruction they serve.
-    for (size_t i = 0; i < block.insts.size(); ++i) {
-      Inst* inst = block.insts[i].get();
-      size_t before = block.insts.size();
+    // Rebuilt in order, conversions appended just before the instruction they serve, so
+    // inserting stays linear in the block size.
+    std::vector<std::unique_ptr<Inst>> old = std::move(block.insts);
+    block.insts.clear();
+    block.insts.reserve(old.size());
+    for (auto& up : old) {
+      Inst* inst = up.get();
+      block_ = &block;
       check(inst);
-      i += block.insts.size() - before;
+      block.append(std::move(up));
       for (auto& region : inst->regions) check_block(*region);
     }
   }
 
   ir::Kernel& kernel_;
   std::vector<Scalar> return_scalars_;
+  ir::Block* block_ = nullptr;  // the block being rebuilt
   bool progress_ = false;
 };
 

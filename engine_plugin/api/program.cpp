@@ -12,9 +12,8 @@
 #include <unordered_map>
 
 #include "compiler/codegen_llvm/cpu_codegen.h"
-#include "compiler/graph/content_key.h"
 #include "compiler/graph/document.h"
-#include "compiler/graph/document_io.h"
+#include "compiler/graph/document_json.h"
 #include "compiler/graph/lower.h"
 #include "compiler/graph/validate.h"
 #include "compiler/ir/inst.h"
@@ -42,16 +41,6 @@ constexpr const char* kRuntimeVersion = "loom-runtime-cpu-0.1.0";
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-std::string hex128(const std::string& text) {
-  auto data = reinterpret_cast<const uint8_t*>(text.data());
-  uint64_t a = fnv1a64(data, text.size());
-  uint64_t b = fnv1a64(data, text.size(), 0x84222325cbf29ce4ull ^ a);
-  char buf[33];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(a),
-                static_cast<unsigned long long>(b));
-  return buf;
 }
 
 std::string host_cpu_signature() {
@@ -424,7 +413,7 @@ struct Program::Impl {
       ++stats.memory_hits;
       return *found->second;
     }
-    std::string key = hex128(content_key(decl.name) + '\n' + signature + "\ncpu\n" +
+    std::string key = hash128_hex(content_key(decl.name) + '\n' + signature + "\ncpu\n" +
                              (options.debug ? "debug" : "release") + (options.fast_math ? ",fast" : ",ieee") +
                              '\n' + kCompilerVersion + '\n' + kRuntimeVersion + '\n' + host_cpu);
     auto t0 = Clock::now();

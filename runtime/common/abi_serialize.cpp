@@ -1,5 +1,6 @@
 #include "runtime/common/abi_serialize.h"
 
+#include <cstdio>
 #include <cstring>
 
 #include "runtime/common/error.h"
@@ -92,6 +93,16 @@ uint64_t fnv1a64(const uint8_t* data, size_t size, uint64_t seed) {
     h *= 0x100000001b3ull;
   }
   return h;
+}
+
+std::string hash128_hex(const std::string& text) {
+  auto data = reinterpret_cast<const uint8_t*>(text.data());
+  uint64_t a = fnv1a64(data, text.size());
+  uint64_t b = fnv1a64(data, text.size(), 0x84222325cbf29ce4ull ^ a);
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(a),
+                static_cast<unsigned long long>(b));
+  return buf;
 }
 
 std::vector<uint8_t> serialize_kernel_record(const KernelRecord& r) {

@@ -22,5 +22,7 @@ KernelRecord deserialize_kernel_record(const std::vector<uint8_t>& bytes, const 
 
 // 64-bit FNV-1a, for checksums of records.
 uint64_t fnv1a64(const uint8_t* data, size_t size, uint64_t seed = 0xcbf29ce484222325ull);
+// 32 hex digits from two chained FNV-1a passes: cache keys and content keys.
+std::string hash128_hex(const std::string& text);
 
 }  // namespace loom

@@ -86,7 +86,7 @@ void Argpack::set_ndarray(const std::string& path, const Ndarray& array) {
   std::memcpy(rec, &handle, 8);
   for (int d = 0; d < array.ndim(); ++d) {
     auto n = static_cast<int32_t>(array.shape()[static_cast<size_t>(d)]);
-    std::memcpy(rec + 8 + 4 * d, &n, 4);
+    std::memcpy(rec + 8 + 4 * static_cast<size_t>(d), &n, 4);
   }
   dirty_ = true;
 }
@@ -127,7 +127,7 @@ ResourceView Argpack::resource_view_at(uint32_t offset) const {
   v.data = reinterpret_cast<uint8_t*>(handle);
   for (int d = 0; d < kMaxDims; ++d) {
     int32_t n;
-    std::memcpy(&n, rec + 8 + 4 * d, 4);
+    std::memcpy(&n, rec + 8 + 4 * static_cast<size_t>(d), 4);
     v.shape[d] = n;
   }
   return v;

@@ -20,9 +20,15 @@ bool failed(LaunchError* error) {
 
 CpuDevice::CpuDevice(int threads) : pool_(threads) {}
 
-std::string describe_launch_error(const KernelABI& abi, const LaunchError& e) {
+std::string describe_launch_error(const LoadedCpuKernel& kernel, const LaunchError& e) {
+  const KernelABI& abi = kernel.abi;
   if (e.code == 0) return "";
-  if (e.code == 2) return "assertion failed";
+  if (e.code == 2) {
+    if (e.index >= 0 && static_cast<size_t>(e.index) < kernel.assert_messages.size() &&
+        !kernel.assert_messages[static_cast<size_t>(e.index)].empty())
+      return "assertion failed: " + kernel.assert_messages[static_cast<size_t>(e.index)];
+    return "assertion failed";
+  }
   std::string what = "index out of bounds";
   if (e.code != 1) what = "launch error " + std::to_string(e.code);
   std::string slot = "slot " + std::to_string(e.slot);
@@ -79,7 +85,7 @@ void CpuDevice::launch(const LoadedCpuKernel& kernel, LaunchContext& ctx) {
   Place place;
   place.kernel = kernel.abi.name;
   place.node = error->node;
-  throw Error(place, describe_launch_error(kernel.abi, *error));
+  throw Error(place, describe_launch_error(kernel, *error));
 }
 
 }  // namespace loom::cpu

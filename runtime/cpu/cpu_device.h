@@ -26,6 +26,6 @@ class CpuDevice {
 };
 
 // The message for a reported LaunchError ("" when code is 0).
-std::string describe_launch_error(const KernelABI& abi, const LaunchError& error);
+std::string describe_launch_error(const LoadedCpuKernel& kernel, const LaunchError& error);
 
 }  // namespace loom::cpu

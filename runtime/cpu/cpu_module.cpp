@@ -6,6 +6,7 @@
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
@@ -41,6 +42,8 @@ CpuModule::CpuModule() : jit_(std::make_shared<Jit>()) {
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    // Vectorised math (_ZGVdN8v_sinf, ...) that objects may call; absent on non-glibc systems.
+    llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
   });
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit) throw Error("cpu runtime: cannot create the object loader: " + message(jit.takeError()));
@@ -91,6 +94,13 @@ std::shared_ptr<LoadedCpuKernel> CpuModule::load(const KernelABI& abi,
     if (!desc.extent_symbol.empty()) task.extent = reinterpret_cast<TaskExtent>(find(desc.extent_symbol));
     if (desc.kind != 0 && !task.extent) throw Error(place, "parallel task '" + desc.symbol + "' has no extent function");
     kernel->tasks.push_back(task);
+  }
+  // Optional: objects from the LLVM backend carry their assertion messages.
+  if (auto table = jit.lookup(*dylib, "loom_assert_messages")) {
+    for (auto* entry = reinterpret_cast<const char* const*>(table->getValue()); *entry; ++entry)
+      kernel->assert_messages.emplace_back(*entry);
+  } else {
+    llvm::consumeError(table.takeError());
   }
   return kernel;
 }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "runtime/common/kernel_abi.h"
@@ -24,6 +25,8 @@ struct LoadedTask {
 struct LoadedCpuKernel {
   KernelABI abi;
   std::vector<LoadedTask> tasks;
+  // Assertion messages, indexed by LaunchError::index of an assertion failure.
+  std::vector<std::string> assert_messages;
   std::shared_ptr<void> code;  // keeps the JITDylib (and the JIT) alive
 };
 

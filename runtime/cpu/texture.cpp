@@ -35,7 +35,7 @@ std::array<float, 4> Texture::read(int x, int y, int z) const {
     if (format_ == TextureFormat::RGBA8) {
       out[static_cast<size_t>(c)] = static_cast<float>(p[c]) * (1.0f / 255.0f);
     } else {
-      std::memcpy(&out[static_cast<size_t>(c)], p + 4 * c, 4);
+      std::memcpy(&out[static_cast<size_t>(c)], p + 4 * static_cast<size_t>(c), 4);
     }
   }
   return out;
@@ -46,9 +46,9 @@ void Texture::write(int x, int y, int z, const std::array<float, 4>& rgba) {
   for (int c = 0; c < channels(); ++c) {
     float v = rgba[static_cast<size_t>(c)];
     if (format_ == TextureFormat::RGBA8) {
-      p[c] = static_cast<uint8_t>(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f);
+      p[c] = static_cast<uint8_t>(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f));
     } else {
-      std::memcpy(p + 4 * c, &v, 4);
+      std::memcpy(p + 4 * static_cast<size_t>(c), &v, 4);
     }
   }
 }

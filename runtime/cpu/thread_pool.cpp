@@ -7,7 +7,18 @@ namespace loom::cpu {
 
 namespace {
 thread_local bool t_in_launch = false;
+
+// About 10-30 microseconds of polling before a thread blocks.
+constexpr int kSpins = 256;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
 }
+}  // namespace
 
 ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -18,7 +29,7 @@ ThreadPool::ThreadPool(int threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
+    stop_.store(true);
   }
   wake_.notify_all();
   for (auto& t : workers_) t.join();
@@ -36,15 +47,18 @@ void ThreadPool::worker_loop() {
   uint64_t seen = 0;
   t_in_launch = true;
   for (;;) {
-    {
+    for (int spin = 0; spin < kSpins && generation_.load(std::memory_order_acquire) == seen; ++spin) cpu_relax();
+    if (generation_.load(std::memory_order_acquire) == seen) {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
+      wake_.wait(lock, [&] { return stop_.load() || generation_.load(std::memory_order_acquire) != seen; });
     }
+    if (stop_.load()) return;
+    seen = generation_.load(std::memory_order_acquire);
     drain();
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (--busy_ == 0) done_.notify_one();
+    if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_.notify_one();
+    }
   }
 }
 
@@ -56,15 +70,15 @@ void ThreadPool::run(int64_t begin, int64_t end, int64_t grain, ChunkFn fn, void
     return;
   }
   std::lock_guard<std::mutex> launch(launch_);
+  next_.store(begin, std::memory_order_relaxed);
+  end_ = end;
+  grain_ = grain;
+  fn_ = fn;
+  obj_ = obj;
+  busy_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    next_.store(begin, std::memory_order_relaxed);
-    end_ = end;
-    grain_ = grain;
-    fn_ = fn;
-    obj_ = obj;
-    busy_ = static_cast<int>(workers_.size());
-    ++generation_;
+    generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
   // The caller takes chunks too; whatever it throws waits until the workers are done.
@@ -77,9 +91,10 @@ void ThreadPool::run(int64_t begin, int64_t end, int64_t grain, ChunkFn fn, void
     failure = std::current_exception();
   }
   t_in_launch = false;
-  {
+  for (int spin = 0; spin < kSpins && busy_.load(std::memory_order_acquire) != 0; ++spin) cpu_relax();
+  if (busy_.load(std::memory_order_acquire) != 0) {
     std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return busy_ == 0; });
+    done_.wait(lock, [&] { return busy_.load(std::memory_order_acquire) == 0; });
   }
   if (failure) std::rethrow_exception(failure);
 }

@@ -43,12 +43,14 @@ class ThreadPool {
 
   std::vector<std::thread> workers_;
   std::mutex launch_;  // one launch at a time
-  std::mutex mutex_;
+  std::mutex mutex_;   // with the condition variables, for workers that went to sleep
   std::condition_variable wake_;
   std::condition_variable done_;
-  uint64_t generation_ = 0;
-  bool stop_ = false;
-  int busy_ = 0;  // workers still on the current launch (guarded by mutex_)
+  // A new launch bumps the generation (release: the fields below are ready). Workers spin a
+  // little before sleeping, so back-to-back launches do not pay for a wake-up.
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> stop_{false};
+  std::atomic<int> busy_{0};  // workers still on the current launch
 
   // The current launch.
   std::atomic<int64_t> next_{0};

@@ -466,3 +466,35 @@ TEST(CpuCodegen, ReportsTimingsAndProducesAnObject) {
   test_device().launch(*kernel, frame.context());
   EXPECT_FLOAT_EQ(y.data_as<float>()[9], 18.0f);
 }
+
+TEST(CpuCodegen, MathInLoopsUsesVectorLibrary) {
+  auto k = std::make_unique<ir::Kernel>();
+  k->abi.name = "wave";
+  int a = add_ndarray(*k, "a", Scalar::F32);
+  Builder b(k->body.get());
+  Inst* task = range(b, {b.i32(0), shape(b, a, 0)});
+  b.set_insert_end(task->region(0));
+  Inst* i = b.loop_index(task, 0);
+  Inst* x = load(b, Scalar::F32, a, i);
+  store(b, a, i, b.binary(Op::Add, b.unary(Op::Sin, x), b.unary(Op::Exp, b.unary(Op::Cos, x))));
+  std::string text = codegen::dump_llvm_ir(*k);
+  bool avx2 = text.find("+avx2") != std::string::npos && text.find("+fma") != std::string::npos;
+  if (avx2) {
+    EXPECT_NE(text.find("_ZGVdN8v_sinf"), std::string::npos) << text;
+  }
+  codegen::CpuCodegenOptions scalar;
+  scalar.vector_math = false;
+  EXPECT_EQ(codegen::dump_llvm_ir(*k, scalar).find("_ZGV"), std::string::npos);
+  for (const auto& options : {codegen::CpuCodegenOptions{}, scalar}) {
+    auto kernel = compile_and_load(*k, options);
+    std::vector<float> data(1003);
+    for (size_t q = 0; q < data.size(); ++q) data[q] = static_cast<float>(q) * 0.01f - 5.0f;
+    std::vector<float> in = data;
+    cpu::Ndarray arr(data.data(), Scalar::F32, {static_cast<int64_t>(data.size())});
+    cpu::LaunchFrame frame(kernel->abi);
+    frame.set_ndarray(0, arr);
+    test_device().launch(*kernel, frame.context());
+    for (size_t q = 0; q < data.size(); ++q)
+      ASSERT_NEAR(data[q], std::sin(in[q]) + std::exp(std::cos(in[q])), 1e-5f) << in[q];
+  }
+}

@@ -61,7 +61,7 @@ TEST(Lifecycle, OfflineCacheServesAWarmStartAndSurvivesCorruption) {
     EXPECT_EQ(element<int32_t>(again.array("arr"), 7), 3 * 7 + 60);
   }
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("truncated"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("corrupt compiled kernel record"), std::string::npos) << warnings[0];
 }
 
 TEST(Lifecycle, DisabledOfflineCacheWritesNothing) {

@@ -9,11 +9,11 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "runtime/common/error.h"
-#include "tests/graph/graph_builder.h"
+#include "compiler/graph/graph_builder.h"
 
 using namespace loom;
 using namespace loom::graph;
-using namespace loom::graph::test;
+using namespace loom::graph::build;
 
 namespace {
 

@@ -5,11 +5,11 @@
 #include "compiler/graph/validate.h"
 #include "compiler/ir/inst.h"
 #include "runtime/common/error.h"
-#include "tests/graph/graph_builder.h"
+#include "compiler/graph/graph_builder.h"
 
 using namespace loom;
 using namespace loom::graph;
-using namespace loom::graph::test;
+using namespace loom::graph::build;
 
 namespace {
 

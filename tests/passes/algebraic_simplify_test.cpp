@@ -171,8 +171,10 @@ TEST(AlgebraicSimplify, SelectsLogicAndCasts) {
   Inst* f = b.arg(Scalar::F32, 1);
   Inst* c = b.arg(Scalar::Bool, 3);
   Inst* s1 = b.select(c, x, x);
-  Inst* s2 = b.select(b.const_bool(true), x, b.i32(5));
-  Inst* s3 = b.select(b.unary(Op::LogicNot, c), x, b.i32(5));
+  Inst* yes = b.const_bool(true);
+  Inst* five = b.i32(5);
+  Inst* s2 = b.select(yes, x, five);
+  Inst* s3 = b.select(b.unary(Op::LogicNot, c), x, five);
   Inst* notnot = b.unary(Op::LogicNot, b.unary(Op::LogicNot, c));
   Inst* notlt = b.unary(Op::LogicNot, op2(b, Op::Lt, {x, b.i32(3)}));
   Inst* and_true = b.binary(Op::LogicAnd, c, b.const_bool(true));
@@ -198,23 +200,22 @@ TEST(AlgebraicSimplify, SelectsLogicAndCasts) {
   %0:i32 = arg p0+0
   %1:f32 = arg p1+0
   %2:bool = arg p3+0
-  %3:i32 = const 5
-  %4:bool = const true
-  %5:i32 = const 5
-  %6:bool = not %2
-  %7:i32 = select %2, %5, %0
-  %8:bool = not %2
-  %9:i32 = const 3
-  %10:bool = lt %0, %9
-  %11:bool = ge %0, %9
-  %12:bool = const true
-  %13:i16 = cast %0
-  %14:i32 = cast %13
-  %15:i64 = cast %13
-  %16:i32 = cast %1
-  %17:f32 = cast %16
-  %18:i32 = bitcast %1
-  return %0, %0, %7, %2, %11, %2, %15, %17, %1
+  %3:bool = const true
+  %4:i32 = const 5
+  %5:bool = not %2
+  %6:i32 = select %2, %4, %0
+  %7:bool = not %2
+  %8:i32 = const 3
+  %9:bool = lt %0, %8
+  %10:bool = ge %0, %8
+  %11:bool = const true
+  %12:i16 = cast %0
+  %13:i32 = cast %12
+  %14:i64 = cast %12
+  %15:i32 = cast %1
+  %16:f32 = cast %15
+  %17:i32 = bitcast %1
+  return %0, %0, %6, %2, %10, %2, %14, %16, %1
 )");
 }
 

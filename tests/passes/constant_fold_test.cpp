@@ -1,5 +1,8 @@
 #include "compiler/passes/constant_fold.h"
 
+#include <cmath>
+#include <limits>
+
 #include "tests/passes/pass_test_util.h"
 
 using namespace loom;
@@ -115,7 +118,7 @@ TEST(ConstantFold, UndefinedCasesAreLeftForRunTime) {
   Inst* m0 = op2(b, Op::Mod, {b.i32(5), b.i32(0)});
   Inst* ov = op2(b, Op::Div, {b.i32(INT32_MIN), b.i32(-1)});
   Inst* big = b.cast(Scalar::I32, b.f32(1e10));
-  Inst* nan = b.cast(Scalar::I32, op2(b, Op::Div, {b.f32(0), b.f32(0)}));
+  Inst* nan = b.cast(Scalar::I32, b.f32(std::numeric_limits<double>::quiet_NaN()));
   Inst* neg = op2(b, Op::Pow, {b.i32(2), b.i32(-1)});
   Inst* fdiv = op2(b, Op::Div, {b.f32(1), b.f32(0)});  // IEEE: folds to inf
   keep(b, *k, {d0, m0, ov, big, nan, neg, fdiv});
@@ -139,17 +142,15 @@ TEST(ConstantFold, UndefinedCasesAreLeftForRunTime) {
   %8:i32 = div %6, %7
   %9:f32 = const 1e+10
   %10:i32 = cast %9
-  %11:f32 = const 0.0
-  %12:f32 = const 0.0
-  %13:f32 = const -nan
-  %14:i32 = cast %13
-  %15:i32 = const 2
-  %16:i32 = const -1
-  %17:i32 = pow %15, %16
-  %18:f32 = const 1.0
-  %19:f32 = const 0.0
-  %20:f32 = const inf
-  return %2, %5, %8, %10, %14, %17, %20
+  %11:f32 = const nan
+  %12:i32 = cast %11
+  %13:i32 = const 2
+  %14:i32 = const -1
+  %15:i32 = pow %13, %14
+  %16:f32 = const 1.0
+  %17:f32 = const 0.0
+  %18:f32 = const inf
+  return %2, %5, %8, %10, %12, %15, %18
 )");
 }
 
@@ -208,7 +209,7 @@ TEST(ConstantFold, ShiftsCastsComparisons) {
   Inst* shr = op2(b, Op::Shr, {b.const_int(Scalar::U32, 4294967288u), b.const_int(Scalar::U32, 1)});
   Inst* ult = op2(b, Op::Lt, {b.const_int(Scalar::U32, 1), b.const_int(Scalar::U32, 4294967295u)});
   Inst* slt = op2(b, Op::Lt, {b.i32(1), b.i32(-1)});
-  Inst* nan = op2(b, Op::Div, {b.f32(0), b.f32(0)});
+  Inst* nan = b.f32(std::numeric_limits<double>::quiet_NaN());
   Inst* ne = b.binary(Op::Ne, nan, nan);
   Inst* eq = b.binary(Op::Eq, nan, nan);
   Inst* trunc = b.cast(Scalar::I32, b.f32(-3.7));
@@ -216,7 +217,9 @@ TEST(ConstantFold, ShiftsCastsComparisons) {
   Inst* sext = b.cast(Scalar::I64, b.const_int(Scalar::I8, -5));
   Inst* bits = b.make(Op::Bitcast, Scalar::I32, {b.f32(1)});
   Inst* back = b.make(Op::Bitcast, Scalar::F32, {b.i32(1065353216)});
-  Inst* sel = b.select(b.const_bool(false), b.i32(1), b.i32(2));
+  Inst* no = b.const_bool(false);
+  Inst* one = b.i32(1);
+  Inst* sel = b.select(no, one, b.i32(2));
   Inst* notb = b.unary(Op::LogicNot, b.const_bool(false));
   keep(b, *k, {shl, sar, shr, ult, slt, ne, eq, trunc, u8, sext, bits, back, sel, notb});
   EXPECT_TRUE(constant_fold(*k));
@@ -250,27 +253,40 @@ TEST(ConstantFold, ShiftsCastsComparisons) {
   %12:i32 = const 1
   %13:i32 = const -1
   %14:bool = const false
-  %15:f32 = const 0.0
-  %16:f32 = const 0.0
-  %17:f32 = const -nan
-  %18:bool = const true
-  %19:bool = const false
-  %20:f32 = const -3.70000005
-  %21:i32 = const -3
-  %22:i32 = const -1
-  %23:u8 = const 255
-  %24:i8 = const -5
-  %25:i64 = const -5
-  %26:f32 = const 1.0
-  %27:i32 = const 1065353216
-  %28:i32 = const 1065353216
-  %29:f32 = const 1.0
+  %15:f32 = const nan
+  %16:bool = const true
+  %17:bool = const false
+  %18:f32 = const -3.70000005
+  %19:i32 = const -3
+  %20:i32 = const -1
+  %21:u8 = const 255
+  %22:i8 = const -5
+  %23:i64 = const -5
+  %24:f32 = const 1.0
+  %25:i32 = const 1065353216
+  %26:i32 = const 1065353216
+  %27:f32 = const 1.0
+  %28:bool = const false
+  %29:i32 = const 1
   %30:i32 = const 2
-  %31:i32 = const 1
+  %31:i32 = const 2
   %32:bool = const false
-  %33:i32 = const 2
-  %34:bool = const false
-  %35:bool = const true
-  return %2, %5, %8, %11, %14, %18, %19, %21, %23, %25, %27, %29, %33, %35
+  %33:bool = const true
+  return %2, %5, %8, %11, %14, %16, %17, %19, %21, %23, %25, %27, %31, %33
 )");
+}
+
+TEST(ConstantFold, FloatModMatchesTheBackendsFmodFormula) {
+  auto k = new_kernel("fmod");
+  Builder b(k->body.get());
+  Inst* m = op2(b, Op::Mod, {b.const_float(Scalar::F64, -0.5), b.const_float(Scalar::F64, 0.2)});
+  Inst* m32 = op2(b, Op::Mod, {b.f32(5.5), b.f32(-2)});
+  EXPECT_TRUE(constant_fold(*k));
+  ASSERT_TRUE(m->is_const());
+  EXPECT_EQ(m->float_value(), std::fmod(-0.5, 0.2) + 0.2);  // not -0.5 - 0.2 * floor(-2.5)
+  EXPECT_EQ(m32->float_value(), -0.5);
+  auto direct = evaluate_constant(Op::Mod, Scalar::I32, {{Scalar::I32, static_cast<uint64_t>(-7)}, {Scalar::I32, 3}});
+  ASSERT_TRUE(direct.has_value());
+  EXPECT_EQ(static_cast<int64_t>(*direct), 2);
+  EXPECT_FALSE(evaluate_constant(Op::Div, Scalar::I32, {{Scalar::I32, 1}, {Scalar::I32, 0}}).has_value());
 }

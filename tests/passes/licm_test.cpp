@@ -190,3 +190,41 @@ TEST(Licm, WhileLoopsRunOnceSoLoadsMayMove) {
   }
 )");
 }
+
+TEST(Licm, NestedLoopsInsideTasksHoistWithinTheTask) {
+  auto k = new_kernel("task_nest");
+  int x = add_field(*k, "x", Scalar::F32, {8, 8});
+  Builder b(k->body.get());
+  Inst* zero = b.i32(0);
+  Inst* eight = b.i32(8);
+  Inst* task = b.make(Op::Offload, Scalar::Void, {zero, eight}, static_cast<int>(TaskKind::RangeFor), 1);
+  task->regions.push_back(std::make_unique<Block>(task));
+  b.set_insert_end(task->region(0));
+  Inst* i = b.loop_index(task, 0);
+  Inst* row = b.global_ptr(Scalar::F32, x, {i, zero});
+  Inst* inner = b.range_for({zero, eight});
+  b.set_insert_end(inner->region(0));
+  Inst* j = b.loop_index(inner, 0);
+  Inst* fi = b.cast(Scalar::F32, i);           // not uniform: stays in the task, leaves the loop
+  Inst* base = b.global_load(row);             // x[i, 0]: written in the loop, stays
+  Inst* p = b.global_ptr(Scalar::F32, x, {i, j});
+  b.global_store(p, b.binary(Op::Add, fi, base));
+  EXPECT_TRUE(licm(*k));
+  expect_ir(*k, R"(kernel task_nest
+  slot $0: field f32 shape [8, 8] field x
+  %0:i32 = const 0
+  %1:i32 = const 8
+  offload range_for %0, %1 {
+    %3:i32 = loop_index %2.0
+    %4:f32 = global_ptr $0.c0 %3, %0
+    %5:f32 = cast %3
+    range_for %0, %1 {
+      %7:i32 = loop_index %6.0
+      %8:f32 = global_load %4
+      %9:f32 = global_ptr $0.c0 %3, %7
+      %10:f32 = add %5, %8
+      global_store %9, %10
+    }
+  }
+)", {.offloaded = true});
+}

@@ -60,9 +60,6 @@ inline void expect_ir(ir::Kernel& k, const std::string& golden, ir::VerifyOption
   EXPECT_EQ(ir::verify(k, options), "");
 }
 
-}  // namespace loom::passes::testing
-
-namespace loom::passes::testing {
 
 // Keeps values alive and visible: `return v0, v1, ...` with matching kernel returns.
 inline void keep(ir::Builder& b, ir::Kernel& k, std::initializer_list<ir::Inst*> values) {
@@ -74,9 +71,6 @@ inline void keep(ir::Builder& b, ir::Kernel& k, std::initializer_list<ir::Inst*>
   b.insert(std::move(r));
 }
 
-}  // namespace loom::passes::testing
-
-namespace loom::passes::testing {
 
 // `op(x, y)` with its operands built in order: a braced list is evaluated left to right,
 // function arguments are not (goldens must not depend on the compiler).

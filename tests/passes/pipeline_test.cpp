@@ -1,5 +1,7 @@
 #include "compiler/passes/pipeline.h"
 
+#include <random>
+
 #include "tests/passes/pass_test_util.h"
 
 using namespace loom;
@@ -204,4 +206,45 @@ TEST(Pipeline, Stencil2d) {
     global_store %43, %44
   }
 )", {.offloaded = true, .lowered = true});
+}
+
+// A large random loop body (mixed types, variables, neighbour loads): every pass must keep
+// the IR valid (run_pipeline verifies after each one) and the stored value must survive.
+TEST(Pipeline, LargeRandomKernelStaysValid) {
+  auto k = new_kernel("large");
+  add_value_param(*k, "a", Scalar::F32);
+  int x = add_ndarray(*k, "x", Scalar::F32, 2);
+  Builder b(k->body.get());
+  Inst* a = b.arg(Scalar::F32, 0);
+  Inst* loop = b.range_for({b.i32(0), b.i32(64), b.i32(0), b.i32(64)});
+  b.set_insert_end(loop->region(0));
+  Inst* i = b.loop_index(loop, 0);
+  Inst* j = b.loop_index(loop, 1);
+  std::mt19937 rng(7);
+  Inst* v = b.alloca_(Scalar::F32);
+  Inst* acc = a;
+  std::vector<Inst*> values{a, b.global_load(b.global_ptr(Scalar::F32, x, {i, j}))};
+  for (int n = 0; n < 5000; ++n) {
+    Inst* p = values[rng() % values.size()];
+    Inst* q = values[rng() % values.size()];
+    Inst* r = nullptr;
+    switch (rng() % 5) {
+      case 0: r = b.binary(Op::Add, p, q); break;
+      case 1: r = b.binary(Op::Mul, p, b.i32(static_cast<int>(rng() % 4))); break;  // f32 * i32
+      case 2: b.local_store(v, p); r = b.local_load(v); break;
+      case 3: {
+        Inst* jj = b.binary(Op::Add, j, b.i32(static_cast<int>(rng() % 3)));
+        r = b.global_load(b.global_ptr(Scalar::F32, x, {i, jj}));
+        break;
+      }
+      default: r = b.binary(Op::Sub, p, q); break;
+    }
+    values.push_back(r);
+    acc = b.binary(Op::Add, acc, r);
+  }
+  b.global_store(b.global_ptr(Scalar::F32, x, {i, j}), acc);
+  run_pipeline(*k, {.debug = true});
+  EXPECT_EQ(verify(*k, {.offloaded = true, .lowered = true}), "");
+  ASSERT_EQ(k->body->insts.back()->op, Op::Offload);
+  EXPECT_EQ(k->body->insts.back()->region(0)->insts.back()->op, Op::GlobalStore);
 }

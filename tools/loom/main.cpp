@@ -10,6 +10,7 @@
 #include "compiler/graph/document.h"
 #include "engine_plugin/include/loom/program.h"
 #include "runtime/common/error.h"
+#include "tools/loom/png_writer.h"
 
 namespace {
 
@@ -34,7 +35,7 @@ struct CommandHelp {
 constexpr CommandHelp kHelp[] = {
     {"run", R"(usage: loom run DOC [--steps N] [--backend cpu] [--load NAME=FILE.npy ...]
                 [--dump NAME=FILE.npy ...] [--stats] [--debug] [--threads N]
-                [--cache-dir DIR] [--no-cache]
+                [--cache-dir DIR] [--no-cache] [--png NAME=PATTERN [--every K]]
 
 Runs pipeline `init` once, then pipeline `step` N times (default 1), then writes the
 requested fields/ndarrays as NumPy .npy files and prints a summary of every resource.
@@ -43,6 +44,9 @@ requested fields/ndarrays as NumPy .npy files and prints a summary of every reso
   --dump NAME=FILE   write a field/ndarray/texture to a .npy file at the end
   --stats            print compile and launch statistics
   --debug            compile bounds checks into kernels
+  --png NAME=PATTERN write a 2-d field/ndarray (colour-mapped) or texture as PNG frames;
+                     PATTERN may hold a printf step number ("frames/heat_%04d.png")
+  --every K          with --png: a frame every K steps (default: only after the last)
   --threads N        worker threads (default: all hardware threads)
   --cache-dir DIR    offline cache folder;  --no-cache: no offline cache
 )"},
@@ -96,7 +100,7 @@ struct Options {
 };
 
 const std::map<std::string, std::vector<std::string>> kValueOptions = {
-    {"run", {"--steps", "--backend", "--load", "--dump", "--threads", "--cache-dir"}},
+    {"run", {"--steps", "--backend", "--load", "--dump", "--threads", "--cache-dir", "--png", "--every"}},
     {"check", {}},
     {"ir", {"--kernel", "--after", "--template"}},
     {"compile", {"--cache-dir", "--backend"}},
@@ -236,6 +240,26 @@ void print_summary(loom::Program& program) {
   }
 }
 
+// Writes every --png resource for `step`; returns the files written.
+std::vector<std::string> write_frames(loom::Program& program, const Options& o, int step) {
+  std::vector<std::string> written;
+  for (const std::string& spec : o.all("--png")) {
+    auto [name, pattern] = split_assignment("--png", spec);
+    char path[4096];
+    std::snprintf(path, sizeof path, pattern.c_str(), step);
+    int w = 0, h = 0;
+    std::vector<uint8_t> rgba;
+    try {
+      rgba = loom::colorize(program.array(name), &w, &h);
+    } catch (const loom::Error&) {
+      rgba = loom::texture_rgba8(program.texture(name), &w, &h);
+    }
+    loom::write_png(path, w, h, rgba);
+    written.emplace_back(path);
+  }
+  return written;
+}
+
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -254,9 +278,23 @@ int cmd_run(const Options& o, bool bench) {
   if (!program.has_pipeline("step") && steps > 0)
     fail(o.doc + ": the document has no 'step' pipeline");
   if (bench && steps > 0) program.run_pipeline("step");  // warm: compile outside the timing
+  int every = o.value("--every").empty() ? 0 : to_int("--every", o.value("--every"));
+  std::vector<std::string> frames;
+  double frame_ms = 0;
   auto t1 = std::chrono::steady_clock::now();
-  for (int s = 0; s < steps; ++s) program.run_pipeline("step");
-  double step_ms = ms_since(t1);
+  for (int s = 0; s < steps; ++s) {
+    program.run_pipeline("step");
+    if (every > 0 && (s + 1) % every == 0 && s + 1 < steps) {
+      auto tf = std::chrono::steady_clock::now();
+      for (auto& f : write_frames(program, o, s + 1)) frames.push_back(f);
+      frame_ms += ms_since(tf);
+    }
+  }
+  double step_ms = ms_since(t1) - frame_ms;
+  for (auto& f : write_frames(program, o, steps)) frames.push_back(f);
+  if (!frames.empty())
+    std::printf("wrote %zu PNG frame%s (%s ... %s)\n", frames.size(), frames.size() == 1 ? "" : "s",
+                frames.front().c_str(), frames.back().c_str());
   for (const std::string& dump : o.all("--dump")) {
     auto [name, file] = split_assignment("--dump", dump);
     program.dump_npy(name, file);

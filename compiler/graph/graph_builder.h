@@ -1,4 +1,5 @@
-// Fluent helpers to build graph documents in C++ tests (no JSON reader needed).
+// Fluent helpers to build graph documents from C++: the builder API. Every kernel built
+// this way is an ordinary Document, so it saves as text and runs like any loaded graph.
 #pragma once
 
 #include <initializer_list>
@@ -8,7 +9,7 @@
 
 #include "compiler/graph/document.h"
 
-namespace loom::graph::test {
+namespace loom::graph::build {
 
 inline Literal lit(int64_t v) {
   Literal l;
@@ -117,4 +118,4 @@ inline KernelDecl kernel(std::string name, std::vector<KernelParam> params,
   return k;
 }
 
-}  // namespace loom::graph::test
+}  // namespace loom::graph::build

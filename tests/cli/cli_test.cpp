@@ -1,0 +1,138 @@
+// The `loom` command line as a user runs it: exit codes, one clear message, outputs.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "runtime/common/npy.h"
+
+namespace {
+
+struct CliRun {
+  int code;
+  std::string out;  // stdout and stderr together
+};
+
+CliRun run_loom(const std::string& args) {
+  std::string cmd = std::string(LOOM_CLI) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  CliRun r{-1, ""};
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) r.out.append(buf.data(), n);
+  int status = pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string doc(const std::string& name) { return std::string(LOOM_SOURCE_DIR) + "/tests/e2e/docs/" + name; }
+std::string temp(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("loom_cli_" + name)).string();
+}
+
+}  // namespace
+
+TEST(Cli, HelpAndUnknownCommands) {
+  CliRun help = run_loom("--help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("run DOC"), std::string::npos);
+  for (const char* cmd : {"run", "check", "ir", "compile", "spirv", "bench"}) {
+    CliRun r = run_loom(std::string(cmd) + " --help");
+    EXPECT_EQ(r.code, 0) << cmd;
+    EXPECT_NE(r.out.find(std::string("usage: loom ") + cmd), std::string::npos) << cmd;
+  }
+  CliRun bad = run_loom("frobnicate");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.out.find("unknown command 'frobnicate'"), std::string::npos);
+  CliRun opt = run_loom("run " + doc("taichi_pipeline.loom.json") + " --speed 3");
+  EXPECT_NE(opt.code, 0);
+  EXPECT_NE(opt.out.find("unknown option '--speed'"), std::string::npos);
+}
+
+TEST(Cli, RunDumpsNpyAndPrintsStats) {
+  std::string out = temp("arr.npy");
+  std::filesystem::remove(out);
+  CliRun r = run_loom("run " + doc("taichi_pipeline.loom.json") + " --steps 2 --no-cache --stats --dump arr=" + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("instantiations"), std::string::npos) << r.out;
+  loom::NpyArray a = loom::read_npy(out);
+  ASSERT_EQ(a.shape, std::vector<int64_t>{100});
+  int32_t v;
+  std::memcpy(&v, a.data.data() + 4 * 5, 4);
+  EXPECT_EQ(v, 2 * (3 * 5 + 60));  // two steps of the three-launch pipeline
+}
+
+TEST(Cli, RunLoadsNpy) {
+  std::string in = temp("in.npy");
+  loom::NpyArray a;
+  a.dtype = loom::Scalar::I32;
+  a.shape = {100};
+  a.data.assign(400, 0);
+  int32_t seven = 7;
+  std::memcpy(a.data.data(), &seven, 4);
+  loom::write_npy(in, a);
+  std::string out = temp("out.npy");
+  CliRun r = run_loom("run " + doc("taichi_pipeline.loom.json") + " --steps 1 --no-cache --load arr=" + in + " --dump arr=" + out);
+  ASSERT_EQ(r.code, 0) << r.out;
+  int32_t v;
+  std::memcpy(&v, loom::read_npy(out).data.data(), 4);
+  EXPECT_EQ(v, 7 + 60);
+}
+
+TEST(Cli, IrAfterEachPass) {
+  CliRun passes = run_loom("ir --list-passes");
+  ASSERT_EQ(passes.code, 0);
+  EXPECT_NE(passes.out.find("offload"), std::string::npos);
+  CliRun lowered = run_loom("ir " + doc("taichi_pipeline.loom.json") + " --kernel accumulate --after lower");
+  ASSERT_EQ(lowered.code, 0) << lowered.out;
+  EXPECT_NE(lowered.out.find("range_for"), std::string::npos) << lowered.out;
+  EXPECT_NE(lowered.out.find("global_ptr"), std::string::npos) << lowered.out;
+  CliRun final_ir = run_loom("ir " + doc("taichi_pipeline.loom.json") + " --kernel accumulate");
+  ASSERT_EQ(final_ir.code, 0) << final_ir.out;
+  EXPECT_NE(final_ir.out.find("offload range_for"), std::string::npos) << final_ir.out;
+  EXPECT_NE(final_ir.out.find("element_ptr"), std::string::npos) << final_ir.out;
+  CliRun bad = run_loom("ir " + doc("taichi_pipeline.loom.json") + " --kernel accumulate --after nonsense");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.out.find("unknown pass 'nonsense'"), std::string::npos) << bad.out;
+}
+
+TEST(Cli, CheckReportsThePlace) {
+  CliRun ok = run_loom("check " + doc("taichi_templates.loom.json"));
+  EXPECT_EQ(ok.code, 0) << ok.out;
+  std::string bad = temp("bad.loom.json");
+  std::ofstream(bad) << R"({"format": "loom-graph", "version": 2, "name": "bad",
+  "kernels": [{"name": "k", "nodes": [{"id": 1, "type": "teleport"}]}]})";
+  CliRun r = run_loom("check " + bad);
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.out.find(bad), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kernel 'k'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("node 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("teleport"), std::string::npos) << r.out;
+  CliRun missing = run_loom("check " + temp("does_not_exist.loom.json"));
+  EXPECT_NE(missing.code, 0);
+  EXPECT_EQ(std::count(missing.out.begin(), missing.out.end(), '\n'), 1) << missing.out;  // one message
+}
+
+TEST(Cli, CompileFillsTheOfflineCache) {
+  std::string dir = temp("cache");
+  std::filesystem::remove_all(dir);
+  CliRun r = run_loom("compile " + doc("taichi_pipeline.loom.json") + " --cache-dir " + dir + " --stats");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("1 misses"), std::string::npos) << r.out;
+  CliRun again = run_loom("compile " + doc("taichi_pipeline.loom.json") + " --cache-dir " + dir + " --stats");
+  ASSERT_EQ(again.code, 0) << again.out;
+  EXPECT_NE(again.out.find("1 disk"), std::string::npos) << again.out;
+}
+
+TEST(Cli, UnavailableBackendIsAClearError) {
+  CliRun r = run_loom("run " + doc("taichi_pipeline.loom.json") + " --backend vulkan");
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.out.find("vulkan"), std::string::npos);
+}
