@@ -1,0 +1,192 @@
+// Graph documents as text: canonical round trips, migration, and errors that name the place.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "compiler/graph/document_json.h"
+#include "compiler/graph/validate.h"
+#include "runtime/common/error.h"
+
+using namespace loom;
+using namespace loom::graph;
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    load_document(text, "bad.loom.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const char* kSmall = R"({
+  "format": "loom-graph",
+  "version": 2,
+  "name": "small",
+  "fields": [
+    {"name": "x", "type": "f32x3", "shape": [8, 8], "layout": "soa"}
+  ],
+  "kernels": [
+    {
+      "name": "k",
+      "params": [
+        {"name": "s", "kind": "value", "type": "f32"}
+      ],
+      "nodes": [
+        {"id": 1, "type": "range_for", "inputs": {"end0": 8, "end1": 8}, "regions": {"body": [
+          {"id": 2, "type": "param", "params": {"name": "s"}},
+          {"id": 3, "type": "vec3", "inputs": {"x": "2", "y": 1.0, "z": 2.50}},
+          {"id": 4, "type": "store", "inputs": {"i0": "1.i0", "i1": "1.i1", "value": "3.out"}, "params": {"field": "x"}}
+        ]}}
+      ]
+    }
+  ],
+  "pipelines": [
+    {"name": "step", "launches": [
+      {"kernel": "k", "args": {"s": 1e-3}}
+    ]}
+  ],
+  "layout": [
+    {"graph": "k", "positions": {"1": [10, 20.5], "2": [-3, 4]}}
+  ]
+}
+)";
+
+}  // namespace
+
+TEST(DocumentJson, CanonicalTextRoundTripsByteForByte) {
+  Document doc = load_document(kSmall, "small.loom.json");
+  EXPECT_EQ(save_document(doc), kSmall);
+  ASSERT_EQ(doc.kernels.size(), 1u);
+  const Node& loop = doc.kernels[0].nodes[0];
+  ASSERT_EQ(loop.regions.size(), 1u);
+  const Node& vec = loop.regions[0].nodes[1];
+  EXPECT_EQ(vec.inputs[0].from_node, 2);
+  EXPECT_EQ(vec.inputs[0].from_pin, "out");
+  EXPECT_EQ(vec.inputs[2].literal.spelling, "2.50");  // kept as written
+  EXPECT_EQ(doc.fields[0].layout, Layout::SoA);
+  EXPECT_EQ(doc.layout[0].positions[1].x, -3.0f);
+}
+
+TEST(DocumentJson, EverySampleAndTestDocumentIsCanonicalOrStable) {
+  // Saving is deterministic and idempotent: load -> save -> load -> save gives the same text.
+  std::vector<std::string> dirs = {std::string(LOOM_SOURCE_DIR) + "/assets/graphs",
+                                   std::string(LOOM_SOURCE_DIR) + "/tests/e2e/docs"};
+  int seen = 0;
+  for (const auto& dir : dirs) {
+    if (!std::filesystem::exists(dir)) continue;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      std::string path = entry.path().string();
+      if (entry.path().extension() != ".json") continue;
+      Document doc = load_document_file(path);
+      std::string once = save_document(doc);
+      EXPECT_EQ(save_document(load_document(once, path)), once) << path;
+      if (dir.find("assets") != std::string::npos) EXPECT_EQ(once, read_file(path)) << path << " is not canonical";
+      ++seen;
+    }
+  }
+  EXPECT_GT(seen, 3);
+}
+
+TEST(DocumentJson, SavedDocumentsLoadBackEqual) {
+  Document doc = load_document(kSmall, "small.loom.json");
+  doc.kernels[0].nodes[0].regions[0].nodes[1].inputs[1].literal.spelling.clear();  // as if edited in code
+  doc.kernels[0].nodes[0].regions[0].nodes[1].inputs[1].literal.f = 0.1;
+  std::string text = save_document(doc);
+  EXPECT_NE(text.find("\"y\": 0.1"), std::string::npos) << text;
+  Document back = load_document(text, "again.loom.json");
+  EXPECT_EQ(back.kernels[0].nodes[0].regions[0].nodes[1].inputs[1].literal.f, 0.1);
+}
+
+TEST(DocumentJson, Version1IsMigrated) {
+  Document doc = load_document_file(std::string(LOOM_SOURCE_DIR) + "/tests/graph/docs/v1_lerp.loom.json");
+  EXPECT_EQ(doc.version, 2);
+  ASSERT_EQ(doc.fields.size(), 1u);  // "globals" became "fields"
+  const Node& mix = doc.kernels[0].nodes[0].regions[0].nodes[1];
+  EXPECT_EQ(mix.type, "mix");       // "lerp" became "mix"
+  EXPECT_EQ(mix.inputs[0].pin, "a");
+  EXPECT_EQ(mix.inputs[1].pin, "b");
+  EXPECT_TRUE(mix.inputs[2].linked);  // object links became "NODE.PIN"
+  EXPECT_EQ(mix.inputs[2].from_node, 2);
+  validate_document(doc);             // and the upgraded document is valid
+  std::string saved = save_document(doc);
+  EXPECT_NE(saved.find("\"version\": 2"), std::string::npos);
+  EXPECT_NE(saved.find("\"t\": \"2\""), std::string::npos) << saved;
+}
+
+TEST(DocumentJson, NewerVersionIsRefused) {
+  std::string e = error_of(R"({"format": "loom-graph", "version": 9})");
+  EXPECT_NE(e.find("format version 9 is newer"), std::string::npos) << e;
+}
+
+TEST(DocumentJson, MalformedJsonNamesLineAndColumn) {
+  std::string e = error_of("{\n  \"format\": \"loom-graph\",\n  \"version\": 2,\n  \"kernels\": [ }\n}");
+  EXPECT_NE(e.find("bad.loom.json"), std::string::npos) << e;
+  EXPECT_NE(e.find("line 4, column 16"), std::string::npos) << e;
+  EXPECT_NE(error_of("").find("line 1, column 1"), std::string::npos);
+  EXPECT_NE(error_of("{\"a\": 1,}").find("member name"), std::string::npos);
+  EXPECT_NE(error_of("{\"a\": 01}").find("expected ',' or '}'"), std::string::npos);
+  EXPECT_NE(error_of("{\"a\": \"unterminated}").find("unterminated string"), std::string::npos);
+  EXPECT_NE(error_of("[1, 2]").find("expected an object"), std::string::npos);
+  EXPECT_NE(error_of("{\"a\": 1, \"a\": 2}").find("duplicate member"), std::string::npos);
+}
+
+TEST(DocumentJson, SchemaErrorsNameKeyKernelNodeAndPin) {
+  std::string head = R"({"format": "loom-graph", "version": 2, )";
+  std::string e = error_of(head + R"("kernal": []})");
+  EXPECT_NE(e.find("unknown key \"kernal\""), std::string::npos) << e;
+  e = error_of(head + R"("kernels": [{"name": "k", "params": [{"name": "p", "kind": "scalar"}], "nodes": []}]})");
+  EXPECT_NE(e.find("kernels[0].params[0].kind"), std::string::npos) << e;
+  EXPECT_NE(e.find("kernel 'k'"), std::string::npos) << e;
+  EXPECT_NE(e.find("expected one of value, ndarray, texture, argpack, template"), std::string::npos) << e;
+  e = error_of(head + R"("kernels": [{"name": "k", "nodes": [{"id": 7, "type": "add", "inputs": {"a": "x.out"}}]}]})");
+  EXPECT_NE(e.find("node 7"), std::string::npos) << e;
+  EXPECT_NE(e.find("pin 'a'"), std::string::npos) << e;
+  EXPECT_NE(e.find("bad link \"x.out\""), std::string::npos) << e;
+  e = error_of(head + R"("fields": [{"name": "f", "type": "float", "shape": [4]}]})");
+  EXPECT_NE(e.find("unknown type 'float'"), std::string::npos) << e;
+  e = error_of(head + R"("fields": [{"name": "f", "type": "f32", "shape": [0]}]})");
+  EXPECT_NE(e.find("extents must be positive"), std::string::npos) << e;
+  e = error_of(R"({"format": "something-else", "version": 2})");
+  EXPECT_NE(e.find("loom-graph"), std::string::npos) << e;
+  e = error_of(head + R"("argpack_types": [{"name": "P", "members": [{"name": "a", "pack": "Missing"}]}]})");
+  EXPECT_NE(e.find("no argpack type is named 'Missing'"), std::string::npos) << e;
+  e = error_of(head + R"("kernels": [{"name": "k", "nodes": []}, {"name": "k", "nodes": []}]})");
+  EXPECT_NE(e.find("two kernels are named 'k'"), std::string::npos) << e;
+}
+
+TEST(DocumentJson, MissingFileIsAClearError) {
+  try {
+    load_document_file("/nonexistent/x.loom.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/x.loom.json: cannot open"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DocumentJson, ContentKeyIgnoresLayoutAndFollowsCode) {
+  Document a = load_document(kSmall, "a.loom.json");
+  Document b = a;
+  b.layout[0].positions[0].x = 999;  // moving a node is not a code change
+  b.name = "renamed";
+  b.pipelines.clear();
+  EXPECT_EQ(kernel_content_key(a, "k"), kernel_content_key(b, "k"));
+  Document c = a;
+  c.kernels[0].nodes[0].regions[0].nodes[1].inputs[1].literal.spelling = "1.5";  // a constant changed
+  EXPECT_NE(kernel_content_key(a, "k"), kernel_content_key(c, "k"));
+  Document d = a;
+  d.fields[0].shape = {16, 8};  // field shapes are compiled into the code
+  EXPECT_NE(kernel_content_key(a, "k"), kernel_content_key(d, "k"));
+  EXPECT_EQ(kernel_content_key(a, "k").size(), 32u);
+}
