@@ -27,6 +27,7 @@
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cpu/cpu_module.h"
 #include "runtime/cpu/field.h"
+#include "runtime/cpu/launch_frame.h"
 #include "runtime/cpu/ndarray.h"
 #include "runtime/cpu/texture.h"
 
@@ -55,66 +56,14 @@ std::string host_cpu_signature() {
   return s;
 }
 
-// One compiled (kernel, template signature) pair with its reusable launch scratch.
+// One compiled (kernel, template signature) pair and its reusable launch frame.
 struct Instance {
+  Instance(std::shared_ptr<cpu::LoadedCpuKernel> k, std::string sig)
+      : kernel(std::move(k)), signature(std::move(sig)), frame(kernel->abi) {}
   std::shared_ptr<cpu::LoadedCpuKernel> kernel;
   std::string signature;
-  std::vector<uint8_t*> param_ptrs;
-  std::vector<ResourceView> views;
-  std::vector<uint32_t> value_offsets;  // per param: offset into `values` (Value params)
-  std::vector<uint8_t> values;
-  std::vector<uint8_t> returns;
-  std::vector<uint32_t> return_offsets;
-  std::vector<uint8_t> temps;
+  cpu::LaunchFrame frame;
 };
-
-template <typename T>
-void put(uint8_t* dst, T v) {
-  std::memcpy(dst, &v, sizeof v);
-}
-
-// Writes one scalar of type `s` converted from an argument component.
-void write_scalar(uint8_t* dst, Scalar s, double f, int64_t i, bool integral) {
-  switch (s) {
-    case Scalar::Bool: put<uint8_t>(dst, integral ? i != 0 : f != 0.0); break;
-    case Scalar::I8: put<int8_t>(dst, static_cast<int8_t>(i)); break;
-    case Scalar::I16: put<int16_t>(dst, static_cast<int16_t>(i)); break;
-    case Scalar::I32: put<int32_t>(dst, static_cast<int32_t>(i)); break;
-    case Scalar::I64: put<int64_t>(dst, i); break;
-    case Scalar::U8: put<uint8_t>(dst, static_cast<uint8_t>(i)); break;
-    case Scalar::U16: put<uint16_t>(dst, static_cast<uint16_t>(i)); break;
-    case Scalar::U32: put<uint32_t>(dst, static_cast<uint32_t>(i)); break;
-    case Scalar::U64: put<uint64_t>(dst, static_cast<uint64_t>(i)); break;
-    case Scalar::F32: put<float>(dst, static_cast<float>(integral ? static_cast<double>(i) : f)); break;
-    case Scalar::F64: put<double>(dst, integral ? static_cast<double>(i) : f); break;
-    case Scalar::Void: break;
-  }
-}
-
-double read_scalar(const uint8_t* p, Scalar s, int64_t* as_int) {
-  int64_t i = 0;
-  double f = 0;
-  auto get = [&](auto v) {
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  };
-  switch (s) {
-    case Scalar::Bool: i = get(uint8_t{}) != 0; f = static_cast<double>(i); break;
-    case Scalar::I8: i = get(int8_t{}); f = static_cast<double>(i); break;
-    case Scalar::I16: i = get(int16_t{}); f = static_cast<double>(i); break;
-    case Scalar::I32: i = get(int32_t{}); f = static_cast<double>(i); break;
-    case Scalar::I64: i = get(int64_t{}); f = static_cast<double>(i); break;
-    case Scalar::U8: i = get(uint8_t{}); f = static_cast<double>(i); break;
-    case Scalar::U16: i = get(uint16_t{}); f = static_cast<double>(i); break;
-    case Scalar::U32: i = get(uint32_t{}); f = static_cast<double>(i); break;
-    case Scalar::U64: i = static_cast<int64_t>(get(uint64_t{})); f = static_cast<double>(get(uint64_t{})); break;
-    case Scalar::F32: f = get(float{}); i = static_cast<int64_t>(f); break;
-    case Scalar::F64: f = get(double{}); i = static_cast<int64_t>(f); break;
-    case Scalar::Void: break;
-  }
-  if (as_int) *as_int = i;
-  return f;
-}
 
 std::string describe_arg(const Arg& a) {
   switch (a.kind()) {
@@ -427,34 +376,10 @@ struct Program::Impl {
       cache.store(key, *record);
     }
     auto t1 = Clock::now();
-    auto inst = std::make_unique<Instance>();
-    inst->kernel = module.load(record->abi, record->code);
+    auto inst = std::make_unique<Instance>(module.load(record->abi, record->code), signature);
     stats.ms_load += ms_since(t1);
-    inst->signature = signature;
-    prepare_scratch(*inst);
     ++stats.instantiations;
     return *(instances[memory_key] = std::move(inst));
-  }
-
-  static void prepare_scratch(Instance& inst) {
-    const KernelABI& abi = inst.kernel->abi;
-    inst.param_ptrs.assign(abi.params.size(), nullptr);
-    inst.views.assign(abi.resources.size(), ResourceView{});
-    inst.value_offsets.assign(abi.params.size(), 0);
-    uint32_t at = 0;
-    for (size_t p = 0; p < abi.params.size(); ++p) {
-      if (abi.params[p].kind != ParamKind::Value) continue;
-      at = (at + 7u) & ~7u;
-      inst.value_offsets[p] = at;
-      at += abi.params[p].size;
-    }
-    inst.values.assign(at + 8, 0);
-    for (size_t p = 0; p < abi.params.size(); ++p)
-      if (abi.params[p].kind == ParamKind::Value) inst.param_ptrs[p] = inst.values.data() + inst.value_offsets[p];
-    uint32_t ret_size = 0;
-    inst.return_offsets = return_offsets(abi, &ret_size);
-    inst.returns.assign(ret_size + 8, 0);
-    inst.temps.assign(abi.temps_size + 8, 0);
   }
 
   // ---- binding and launching
@@ -467,44 +392,58 @@ struct Program::Impl {
 
   void bind_value(Instance& inst, size_t p, const Arg& a) {
     const ParamDesc& d = inst.kernel->abi.params[p];
-    uint8_t* dst = inst.param_ptrs[p];
     int n = d.type.components();
-    size_t es = static_cast<size_t>(size_of(d.type.scalar));
     auto wrong = [&](const std::string& why) {
       throw Error(place(inst.kernel->abi.name, d.name), "parameter '" + d.name + "' of type " +
                                                              value_type_name(d.type) + " " + why);
     };
+    std::vector<double> f(static_cast<size_t>(n));
+    std::vector<int64_t> i(static_cast<size_t>(n));
+    bool integral = a.kind() == Arg::Kind::Int || a.kind() == Arg::Kind::Bool;
     switch (a.kind()) {
       case Arg::Kind::Resource: wrong("cannot take the resource " + describe_arg(a)); break;
       case Arg::Kind::List:
         if (static_cast<int>(a.list().size()) != n)
           wrong("needs " + std::to_string(n) + " values, got " + std::to_string(a.list().size()));
-        for (int c = 0; c < n; ++c) {
-          double v = a.list()[static_cast<size_t>(c)];
-          write_scalar(dst + es * static_cast<size_t>(c), d.type.scalar, v, static_cast<int64_t>(v), false);
+        for (size_t c = 0; c < f.size(); ++c) {
+          f[c] = a.list()[c];
+          i[c] = static_cast<int64_t>(f[c]);
         }
-        return;
+        break;
       case Arg::Kind::Float:
         if (is_int(d.type.scalar) && a.as_double() != static_cast<double>(a.as_int()))
           wrong("cannot take " + describe_arg(a) + " (not an integer)");
         [[fallthrough]];
       case Arg::Kind::Int:
-      case Arg::Kind::Bool:
-        for (int c = 0; c < n; ++c)  // a scalar splats over a vector, as in Taichi
-          write_scalar(dst + es * static_cast<size_t>(c), d.type.scalar, a.as_double(), a.as_int(),
-                       a.kind() != Arg::Kind::Float);
-        return;
+      case Arg::Kind::Bool:  // a scalar splats over a vector, as in Taichi
+        std::fill(f.begin(), f.end(), a.as_double());
+        std::fill(i.begin(), i.end(), a.as_int());
+        break;
     }
+    int index = static_cast<int>(p);
+    if (d.type.scalar == Scalar::Bool) {  // std::vector<bool> has no data(): scalars only
+      if (n != 1) wrong("is a bool vector, which launches do not support; use i32 components");
+      inst.frame.set_value<bool>(index, integral ? i[0] != 0 : f[0] != 0.0);
+      return;
+    }
+    with_scalar_type(d.type.scalar, [&](auto zero) {
+      using T = decltype(zero);
+      std::vector<T> values(f.size());
+      for (size_t c = 0; c < values.size(); ++c)
+        values[c] = is_float(d.type.scalar) ? static_cast<T>(integral ? static_cast<double>(i[c]) : f[c])
+                                            : static_cast<T>(i[c]);
+      inst.frame.set_components<T>(index, values);
+    });
   }
 
-  // Resolves parameters and resource slots of one launch into the instance's scratch.
-  void bind(Instance& inst, const Args& args, std::vector<const void*>& param_objects) {
+  // Binds the arguments of one launch into the instance's frame.
+  void bind(Instance& inst, const Args& args) {
     const KernelABI& abi = inst.kernel->abi;
-    param_objects.assign(abi.params.size(), nullptr);
     for (size_t p = 0; p < abi.params.size(); ++p) {
       const ParamDesc& d = abi.params[p];
       const Arg& a = argument(abi, d.name, args);
       Place where = place(abi.name, d.name);
+      int index = static_cast<int>(p);
       if (d.kind == ParamKind::Value) {
         bind_value(inst, p, a);
         continue;
@@ -521,41 +460,27 @@ struct Program::Impl {
                                  std::to_string(d.ndim) + " dimensions; '" + r + "' has " +
                                  value_type_name({nd.dtype(), static_cast<uint8_t>(nd.components()), 1}) +
                                  " with " + std::to_string(nd.ndim()));
-        param_objects[p] = &nd;
+        inst.frame.set_ndarray(index, nd);
       } else if (d.kind == ParamKind::Texture) {
         auto it = textures.find(r);
         if (it == textures.end()) throw Error(where, "'" + r + "' is not a texture of the program");
         if (it->second->ndim() != d.ndim)
           throw Error(where, "parameter '" + d.name + "' needs a " + std::to_string(d.ndim) + "-d texture");
-        param_objects[p] = it->second.get();
+        inst.frame.set_texture(index, *it->second);
       } else {
         auto it = argpacks.find(r);
         if (it == argpacks.end()) throw Error(where, "'" + r + "' is not an argpack of the program");
-        int type = doc->argpack_type(it->second->type().name);
-        if (type != d.argpack_type)
+        if (doc->argpack_type(it->second->type().name) != d.argpack_type)
           throw Error(where, "parameter '" + d.name + "' needs an argpack of type '" +
                                  doc->argpack_types[static_cast<size_t>(d.argpack_type)].name + "'");
-        inst.param_ptrs[p] = it->second->data();
-        param_objects[p] = it->second.get();
+        inst.frame.set_argpack(index, *it->second);
       }
     }
-    for (size_t s = 0; s < abi.resources.size(); ++s) {
-      const ResourceDesc& res = abi.resources[s];
-      if (res.kind == ResourceKind::Field) {
-        auto it = fields.find(res.field);
-        if (it == fields.end()) throw Error(place(abi.name), "kernel uses field '" + res.field + "', which the program lacks");
-        inst.views[s] = it->second->view();
-      } else if (res.param_offset >= 0) {
-        auto pack = static_cast<const cpu::Argpack*>(param_objects[static_cast<size_t>(res.param)]);
-        inst.views[s] = pack->resource_view_at(static_cast<uint32_t>(res.param_offset));
-        if (!inst.views[s].data)
-          throw Error(place(abi.name, abi.params[static_cast<size_t>(res.param)].name),
-                      "an ndarray or texture member of the argpack is used but was never set");
-      } else if (res.kind == ResourceKind::Ndarray) {
-        inst.views[s] = static_cast<const cpu::Ndarray*>(param_objects[static_cast<size_t>(res.param)])->view();
-      } else {
-        inst.views[s] = static_cast<const cpu::Texture*>(param_objects[static_cast<size_t>(res.param)])->view();
-      }
+    for (const ResourceDesc& res : abi.resources) {
+      if (res.kind != ResourceKind::Field) continue;
+      auto it = fields.find(res.field);
+      if (it == fields.end()) throw Error(place(abi.name), "kernel uses field '" + res.field + "', which the program lacks");
+      inst.frame.bind_field(res.field, *it->second);
     }
   }
 
@@ -563,11 +488,9 @@ struct Program::Impl {
     const graph::KernelDecl& decl = kernel_decl(kernel);
     check_argument_names(decl, args);
     Instance& inst = instance(decl, template_args(decl, args));
-    std::vector<const void*> param_objects;
-    bind(inst, args, param_objects);
-    LaunchError error{};
-    LaunchContext ctx{inst.param_ptrs.data(), inst.views.data(), inst.returns.data(), inst.temps.data(),
-                      &error, 0x9e3779b97f4a7c15ull * ++launch_serial};
+    bind(inst, args);
+    LaunchContext& ctx = inst.frame.context();
+    ctx.seed = 0x9e3779b97f4a7c15ull * ++launch_serial;  // fresh random numbers every launch
     auto t0 = Clock::now();
     device.launch(*inst.kernel, ctx);
     stats.ms_launch += ms_since(t0);
@@ -578,9 +501,12 @@ struct Program::Impl {
     size_t c = 0;
     for (const ValueType& t : result.types)
       for (int k = 0; k < t.components(); ++k, ++c) {
-        int64_t i = 0;
-        result.values.push_back(read_scalar(inst.returns.data() + inst.return_offsets[c], t.scalar, &i));
-        result.ints.push_back(i);
+        with_scalar_type(t.scalar, [&](auto zero) {
+          using T = decltype(zero);
+          T v = inst.frame.returned<T>(c);
+          result.values.push_back(static_cast<double>(v));
+          result.ints.push_back(static_cast<int64_t>(v));
+        });
       }
     return result;
   }
