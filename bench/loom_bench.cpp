@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
                          }) / launches * 1e6;
   std::printf("\nlaunch overhead (goal: empty kernel <= 5 us)\n");
   row("empty kernel", us_empty, "us", us_empty / 5.0, "of the 5 us goal");
-  row("saxpy 1k loom", us_small, "us", us_small / us_small_hand, "of hand-written (OpenMP)");
+  row("saxpy 1k loom", us_small, "us", us_small / us_small_hand, "of hand-written time (OpenMP)");
   row("saxpy 1k hand-written", us_small_hand, "us", 1.0, "");
 
   // ---- compile latency per sample graph

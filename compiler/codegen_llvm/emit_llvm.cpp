@@ -106,6 +106,9 @@ class Emitter {
     desc->kind = static_cast<uint8_t>(kind);
     task_index_ = index;
     desc->symbol = sym;
+    if (kind == ir::TaskKind::RangeFor) desc->dims = static_cast<uint8_t>(offload.attr1);
+    if (kind == ir::TaskKind::StructFor)
+      desc->dims = static_cast<uint8_t>(k_.abi.resources[static_cast<size_t>(offload.attr1)].ndim);
     if (kind != ir::TaskKind::Serial) {
       desc->extent_symbol = sym + "_extent";
       emit_extent_function(offload, desc->extent_symbol);

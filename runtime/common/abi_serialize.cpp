@@ -10,7 +10,7 @@ namespace loom {
 namespace {
 
 constexpr char kMagic[8] = {'L', 'O', 'O', 'M', 'K', 'R', 'N', 'L'};
-constexpr uint32_t kRecordVersion = 1;
+constexpr uint32_t kRecordVersion = 2;
 
 class Writer {
  public:
@@ -140,6 +140,7 @@ std::vector<uint8_t> serialize_kernel_record(const KernelRecord& r) {
     w.u8(t.kind);
     w.str(t.symbol);
     w.str(t.extent_symbol);
+    w.u8(t.dims);
   }
   w.u32(abi.temps_size);
   w.u64(r.code.size());
@@ -200,6 +201,8 @@ KernelRecord deserialize_kernel_record(const std::vector<uint8_t>& bytes, const 
     if (t.kind > 2) rd.fail("bad task kind");
     t.symbol = rd.str();
     t.extent_symbol = rd.str();
+    t.dims = rd.u8();
+    if (t.dims < 1 || t.dims > kMaxDims) rd.fail("bad task dimensions");
   }
   abi.temps_size = rd.u32();
   uint64_t code_size = rd.u64();

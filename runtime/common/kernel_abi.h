@@ -79,6 +79,7 @@ struct TaskDesc {
   uint8_t kind = 0;           // ir::TaskKind: 0 serial, 1 range_for, 2 struct_for
   std::string symbol;         // void(LaunchContext*, int64_t begin, int64_t end)
   std::string extent_symbol;  // int64_t(LaunchContext*), empty for serial tasks
+  uint8_t dims = 1;           // dimensions of the iteration space (chunking picks its grain by it)
 };
 
 struct KernelABI {

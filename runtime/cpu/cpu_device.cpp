@@ -12,6 +12,7 @@ namespace {
 // Chunks per thread: enough to balance uneven work, few enough to keep chunks long.
 constexpr int64_t kChunksPerThread = 8;
 constexpr int64_t kMinChunk = 256;
+constexpr int64_t kMinChunk1d = 8192;  // ~a few microseconds of a simple loop body
 
 bool failed(LaunchError* error) {
   return std::atomic_ref<int32_t>(error->code).load(std::memory_order_relaxed) != 0;
@@ -70,10 +71,12 @@ void CpuDevice::launch(const LoadedCpuKernel& kernel, LaunchContext& ctx) {
     } else {
       int64_t n = task.extent(&ctx);
       // Several chunks per thread for balance, but never so short that the loop inside a
-      // chunk (the task's innermost dimension when it is 1-d) cannot run vectorised.
+      // chunk (the task's innermost dimension when it is 1-d) cannot run vectorised, and
+      // 1-d tasks too small to repay waking the workers run whole on the caller.
       int64_t balanced = (n + threads * kChunksPerThread - 1) / (threads * kChunksPerThread);
       int64_t per_thread = (n + threads - 1) / threads;
-      int64_t grain = std::max<int64_t>({1, balanced, std::min(per_thread, kMinChunk)});
+      int64_t min_chunk = task.dims <= 1 ? kMinChunk1d : kMinChunk;
+      int64_t grain = std::max<int64_t>({1, balanced, std::min(per_thread, kMinChunk), std::min(n, min_chunk)});
       pool_.parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
         if (!failed(error)) task.entry(&ctx, b, e);
       });

@@ -90,6 +90,7 @@ std::shared_ptr<LoadedCpuKernel> CpuModule::load(const KernelABI& abi,
   for (const TaskDesc& desc : abi.tasks) {
     LoadedTask task;
     task.kind = desc.kind;
+    task.dims = desc.dims;
     task.entry = reinterpret_cast<TaskEntry>(find(desc.symbol));
     if (!desc.extent_symbol.empty()) task.extent = reinterpret_cast<TaskExtent>(find(desc.extent_symbol));
     if (desc.kind != 0 && !task.extent) throw Error(place, "parallel task '" + desc.symbol + "' has no extent function");

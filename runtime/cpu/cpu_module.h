@@ -19,6 +19,7 @@ struct LoadedTask {
   uint8_t kind = 0;  // as TaskDesc::kind: 0 serial, 1 range_for, 2 struct_for
   TaskEntry entry = nullptr;
   TaskExtent extent = nullptr;  // null for serial tasks
+  uint8_t dims = 1;             // as TaskDesc::dims
 };
 
 // A kernel ready to launch. Its code stays loaded while this object lives.

@@ -1,6 +1,7 @@
 #include "runtime/cpu/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <exception>
 
 namespace loom::cpu {
@@ -10,6 +11,7 @@ thread_local bool t_in_launch = false;
 
 // About 10-30 microseconds of polling before a thread blocks.
 constexpr int kSpins = 256;
+constexpr auto kWorkerSpin = std::chrono::microseconds(50);
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -47,7 +49,13 @@ void ThreadPool::worker_loop() {
   uint64_t seen = 0;
   t_in_launch = true;
   for (;;) {
-    for (int spin = 0; spin < kSpins && generation_.load(std::memory_order_acquire) == seen; ++spin) cpu_relax();
+    // Stay awake briefly after a launch: launches come in bursts (a frame's kernels), and a
+    // futex wake costs more than a whole small launch.
+    auto spin_until = std::chrono::steady_clock::now() + kWorkerSpin;
+    for (int spin = 0; generation_.load(std::memory_order_acquire) == seen; ++spin) {
+      cpu_relax();
+      if ((spin & 63) == 63 && std::chrono::steady_clock::now() > spin_until) break;
+    }
     if (generation_.load(std::memory_order_acquire) == seen) {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [&] { return stop_.load() || generation_.load(std::memory_order_acquire) != seen; });
