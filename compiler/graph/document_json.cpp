@@ -199,13 +199,7 @@ class Reader {
     t.size = extents(required(v, at, "size"), at + ".size", 2, 3);
     const JsonValue& fv = required(v, at, "format");
     std::string f = string(fv, at + ".format");
-    bool found = false;
-    for (TextureFormat tf : {TextureFormat::R32F, TextureFormat::RG32F, TextureFormat::RGBA32F, TextureFormat::RGBA8})
-      if (f == texture_format_name(tf)) {
-        t.format = tf;
-        found = true;
-      }
-    if (!found) fail(fv, at + ".format", "unknown texture format '" + f + "' (r32f, rg32f, rgba32f, rgba8)");
+    if (!parse_texture_format(f, &t.format)) fail(fv, at + ".format", "unknown texture format '" + f + "' (r32f, rg32f, rgba32f, rgba8)");
     return t;
   }
 
@@ -228,7 +222,7 @@ class Reader {
         const JsonValue& m = members.items[i];
         std::string mat = at + ".members[" + std::to_string(i) + "]";
         object(m, mat);
-        keys(m, mat, {"name", "type", "pack", "struct", "ndarray", "ndim", "texture"});
+        keys(m, mat, {"name", "type", "pack", "struct", "ndarray", "ndim", "texture", "format"});
         ArgpackMember member;
         member.name = string(required(m, mat, "name"), mat + ".name");
         if (const JsonValue* type = m.find("type")) {
@@ -248,6 +242,11 @@ class Reader {
           member.kind = MemberKind::Texture;
           member.ndim = static_cast<int>(integer(*tex, mat + ".texture"));
           if (member.ndim != 2 && member.ndim != 3) fail(*tex, mat + ".texture", "textures have 2 or 3 dimensions");
+          if (const JsonValue* fmt = m.find("format")) {
+            std::string f = string(*fmt, mat + ".format");
+            if (!parse_texture_format(f, &member.format))
+              fail(*fmt, mat + ".format", "unknown texture format '" + f + "' (r32f, rg32f, rgba32f, rgba8)");
+          }
         } else {
           fail(m, mat, "a member needs one of \"type\", \"pack\", \"struct\", \"ndarray\", \"texture\"");
         }
@@ -621,7 +620,10 @@ std::string write_argpack_type(const Document& doc, const ArgpackType& t) {
       case MemberKind::Ndarray:
         s += "\"ndarray\": " + json_quote(value_type_name(m.type)) + ", \"ndim\": " + std::to_string(m.ndim);
         break;
-      case MemberKind::Texture: s += "\"texture\": " + std::to_string(m.ndim); break;
+      case MemberKind::Texture:
+        s += "\"texture\": " + std::to_string(m.ndim);
+        if (m.format != TextureFormat::RGBA32F) s += ", \"format\": \"" + std::string(texture_format_name(m.format)) + "\"";
+        break;
     }
     s += "}";
   }

@@ -154,6 +154,15 @@ void Lowerer::build_abi() {
     r.components = d.type.components();
     r.ndim = d.ndim;
     r.param = static_cast<int>(i);
+    if (r.kind == ResourceKind::Texture) {
+      // The texel format is part of the compiled code, like an ndarray's dtype.
+      const std::string& fmt = std::find_if(decl_.params.begin(), decl_.params.end(), [&](const KernelParam& p) {
+                                 return p.name == d.name;
+                               })->type;
+      if (!fmt.empty() && !parse_texture_format(fmt, &r.format))
+        fail(-1, d.name, "texture parameter '" + d.name + "' has unknown format '" + fmt +
+                             "' (r32f, rg32f, rgba32f, rgba8)");
+    }
     add_slot("param:" + std::to_string(i), r);
   }
   for (const std::string& r : decl_.returns) {

@@ -306,6 +306,7 @@ Val Lowerer::member_value(const std::string& pname, const std::string& path,
       r.ndim = m->ndim;
       r.param = index;
       r.param_offset = static_cast<int32_t>(offset);
+      if (m->kind == MemberKind::Texture) r.format = m->format;
       Val v;
       v.kind = m->kind == MemberKind::Ndarray ? Val::Kind::Resource : Val::Kind::Texture;
       v.slot = add_slot("param:" + std::to_string(index) + "@" + std::to_string(offset), r);

@@ -228,6 +228,9 @@ struct Program::Impl {
       case MemberKind::Texture: {
         if (value.kind() != Arg::Kind::Resource || !textures.count(value.resource()))
           throw Error(where, "member is a texture; pass the name of a texture, not " + describe_arg(value));
+        if (textures.at(value.resource())->format() != m->format)
+          throw Error(where, std::string("member holds ") + texture_format_name(m->format) + " textures; '" +
+                                 value.resource() + "' is " + texture_format_name(textures.at(value.resource())->format()));
         pack.set_texture(path, *textures.at(value.resource()));
         return;
       }

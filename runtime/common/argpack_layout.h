@@ -27,6 +27,7 @@ struct ArgpackMember {
   int ndim = 0;           // Ndarray / Texture
   int nested = -1;        // Struct / Pack: index of the nested type in the same type table
   uint32_t offset = 0;    // filled by layout_argpack_types
+  TextureFormat format = TextureFormat::RGBA32F;  // Texture: the texel format code expects
 };
 
 // A struct type or an argpack type; both are laid out alike, only packs are parameters.

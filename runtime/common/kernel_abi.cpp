@@ -22,6 +22,15 @@ const char* texture_format_name(TextureFormat f) {
   return "?";
 }
 
+bool parse_texture_format(const std::string& name, TextureFormat* out) {
+  for (TextureFormat f : {TextureFormat::R32F, TextureFormat::RG32F, TextureFormat::RGBA32F, TextureFormat::RGBA8}) {
+    if (name != texture_format_name(f)) continue;
+    *out = f;
+    return true;
+  }
+  return false;
+}
+
 std::vector<uint32_t> return_offsets(const KernelABI& abi, uint32_t* total_size) {
   std::vector<uint32_t> offsets;
   uint32_t at = 0;

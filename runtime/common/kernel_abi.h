@@ -19,6 +19,8 @@ enum class Layout : uint8_t { AoS, SoA };
 
 int texture_channels(TextureFormat f);
 const char* texture_format_name(TextureFormat f);
+// "r32f", "rg32f", "rgba32f", "rgba8"; false for anything else.
+bool parse_texture_format(const std::string& name, TextureFormat* out);
 
 constexpr int kMaxDims = 4;
 

@@ -95,9 +95,18 @@ void LaunchFrame::set_ndarray(int index, const Ndarray& array) {
 }
 
 void LaunchFrame::set_texture(int index, const Texture& texture) {
-  param(index, ParamKind::Texture);
-  for (size_t s = 0; s < abi_.resources.size(); ++s)
-    if (abi_.resources[s].param == index && abi_.resources[s].param_offset < 0) views_[s] = texture.view();
+  const ParamDesc& p = param(index, ParamKind::Texture);
+  for (size_t s = 0; s < abi_.resources.size(); ++s) {
+    if (abi_.resources[s].param != index || abi_.resources[s].param_offset >= 0) continue;
+    if (abi_.resources[s].format != texture.format()) {
+      Place place;
+      place.kernel = abi_.name;
+      place.pin = p.name;
+      throw Error(place, std::string("texture of format ") + texture_format_name(abi_.resources[s].format) +
+                             " expected, given " + texture_format_name(texture.format()));
+    }
+    views_[s] = texture.view();
+  }
 }
 
 void LaunchFrame::bind_field(const std::string& name, const Field& field) {

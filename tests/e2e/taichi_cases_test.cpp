@@ -1,6 +1,8 @@
 // Cases from Taichi's own test suite; expected values are Taichi's.
 #include "tests/e2e/e2e_util.h"
 
+#include "compiler/graph/document.h"
+#include "compiler/graph/document_json.h"
 #include "runtime/common/error.h"
 
 using namespace loom;
@@ -79,4 +81,44 @@ TEST(TaichiCases, PipelineAccumulatesThreeLaunches) {
   for (int i = 0; i < 100; ++i) EXPECT_EQ(element<int32_t>(arr, i), 3 * i + 60) << i;
   EXPECT_EQ(p.stats().instantiations, 1);
   EXPECT_EQ(p.stats().launches, 3);
+}
+
+TEST(Resources, NdarrayAndValuesInsideAnArgpack) {
+  Program p(no_cache());
+  p.load_file(doc_path("resources_in_packs.loom.json"));
+  p.launch("fill", {{"job", "job"}});
+  ArrayView data = p.array("data");
+  for (int i = 0; i < 64; ++i) EXPECT_FLOAT_EQ(element<float>(data, i), 0.5f * static_cast<float>(i)) << i;
+  p.set_argpack("job", "scale", 2.0);  // persists; the next launch sees it
+  p.launch("fill", {{"job", "job"}});
+  EXPECT_FLOAT_EQ(element<float>(p.array("data"), 10), 20.0f);
+}
+
+TEST(Resources, TexturesStoreAndSampleThroughPrograms) {
+  Program p(no_cache());
+  p.load_file(doc_path("resources_in_packs.loom.json"));
+  p.launch("paint", {{"job", "job"}, {"img", "img"}});
+  TextureView img = p.texture("img");
+  ASSERT_EQ(img.format, TextureFormat::RGBA8);
+  // texel (15, 3): tint * 1 -> (255, 128, 64, 255)
+  const uint8_t* t = img.data + (3 * 16 + 15) * 4;
+  EXPECT_EQ(t[0], 255);
+  EXPECT_NEAR(t[1], 128, 1);
+  EXPECT_NEAR(t[2], 64, 1);
+  EXPECT_EQ(t[3], 255);
+  // linear sampling halfway between texel centres 7 and 8 of a left-to-right ramp
+  KernelResult r = p.launch("probe", {{"img", "img"}, {"u", 0.5}});
+  ASSERT_EQ(r.values.size(), 4u);
+  EXPECT_NEAR(r.values[0], 0.5, 0.02);
+  EXPECT_NEAR(r.values[3], 1.0, 1e-6);
+}
+
+TEST(Resources, TextureOfTheWrongFormatIsRefused) {
+  Program p(no_cache());
+  graph::Document doc = graph::load_document_file(doc_path("resources_in_packs.loom.json"));
+  doc.textures[0].format = TextureFormat::R32F;  // the kernels are written for rgba8
+  p.load(std::move(doc));
+  std::string e = error_of([&] { p.launch("paint", {{"job", "job"}, {"img", "img"}}); });
+  EXPECT_NE(e.find("kernel 'paint'"), std::string::npos) << e;
+  EXPECT_NE(e.find("rgba8 expected"), std::string::npos) << e;
 }
