@@ -138,14 +138,16 @@ std::string Stats::to_string() const {
 
 struct Program::Impl {
   explicit Impl(ProgramOptions o)
-      : options(std::move(o)),
+      : options(with_default_warning(std::move(o))),
         cache(options.offline_cache
                   ? (options.cache_dir.empty() ? OfflineCache::default_directory() : options.cache_dir)
                   : std::string(),
               options.warn),
-        device(options.threads) {
-    if (!options.warn) options.warn = [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); };
-    cache = OfflineCache(cache.directory(), options.warn);
+        device(options.threads) {}
+
+  static ProgramOptions with_default_warning(ProgramOptions o) {
+    if (!o.warn) o.warn = [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); };
+    return o;
   }
 
   ProgramOptions options;
@@ -498,7 +500,6 @@ struct Program::Impl {
     device.launch(*inst.kernel, ctx);
     stats.ms_launch += ms_since(t0);
     ++stats.launches;
-    for (auto& [name, pack] : argpacks) pack->clear_dirty();
     KernelResult result;
     result.types = inst.kernel->abi.returns;
     size_t c = 0;
