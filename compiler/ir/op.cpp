@@ -45,6 +45,19 @@ std::string_view atomic_op_name(AtomicOp op) {
   return names[static_cast<int>(op)];
 }
 
+Op atomic_binary_op(AtomicOp op) {
+  switch (op) {
+    case AtomicOp::Add: return Op::Add;
+    case AtomicOp::Sub: return Op::Sub;
+    case AtomicOp::Min: return Op::Min;
+    case AtomicOp::Max: return Op::Max;
+    case AtomicOp::And: return Op::BitAnd;
+    case AtomicOp::Or: return Op::BitOr;
+    case AtomicOp::Xor: return Op::BitXor;
+  }
+  return Op::Add;
+}
+
 std::string_view task_kind_name(TaskKind kind) {
   constexpr std::string_view names[] = {"serial", "range_for", "struct_for"};
   return names[static_cast<int>(kind)];

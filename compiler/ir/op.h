@@ -27,6 +27,8 @@ bool is_commutative(Op op);
 
 enum class AtomicOp : uint8_t { Add, Sub, Min, Max, And, Or, Xor };
 std::string_view atomic_op_name(AtomicOp op);
+// The binary operation an atomic applies (Add -> Add, And -> BitAnd, ...).
+Op atomic_binary_op(AtomicOp op);
 
 // TexSample::bits
 enum SamplerBits : uint64_t { kSampleLinear = 1, kSampleRepeat = 2 };

@@ -84,25 +84,6 @@ void print_block(const Block& block, int indent, std::string& out) {
   for (const auto& inst : block.insts) print_one(*inst, indent, out);
 }
 
-const char* param_kind_name(ParamKind k) {
-  switch (k) {
-    case ParamKind::Value: return "value";
-    case ParamKind::Ndarray: return "ndarray";
-    case ParamKind::Texture: return "texture";
-    case ParamKind::Argpack: return "argpack";
-  }
-  return "?";
-}
-
-const char* resource_kind_name(ResourceKind k) {
-  switch (k) {
-    case ResourceKind::Field: return "field";
-    case ResourceKind::Ndarray: return "ndarray";
-    case ResourceKind::Texture: return "texture";
-  }
-  return "?";
-}
-
 }  // namespace
 
 std::string print_inst(const Inst& inst, int indent) {

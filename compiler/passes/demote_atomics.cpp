@@ -12,19 +12,6 @@ namespace {
 using ir::Inst;
 using ir::Op;
 
-Op binary_of(ir::AtomicOp op) {
-  switch (op) {
-    case ir::AtomicOp::Add: return Op::Add;
-    case ir::AtomicOp::Sub: return Op::Sub;
-    case ir::AtomicOp::Min: return Op::Min;
-    case ir::AtomicOp::Max: return Op::Max;
-    case ir::AtomicOp::And: return Op::BitAnd;
-    case ir::AtomicOp::Or: return Op::BitOr;
-    case ir::AtomicOp::Xor: return Op::BitXor;
-  }
-  return Op::Add;
-}
-
 bool in_serial_task(const Inst& inst) {
   const Inst* top = &inst;
   while (top->parent && top->parent->owner) top = top->parent->owner;
@@ -43,7 +30,7 @@ bool demote_atomics(ir::Kernel& kernel) {
     Inst* ptr = atomic->operands[0];
     Inst* value = atomic->operands[1];
     bool local = ptr->op == Op::Alloca;
-    Op binary = binary_of(static_cast<ir::AtomicOp>(atomic->attr0));
+    Op binary = ir::atomic_binary_op(static_cast<ir::AtomicOp>(atomic->attr0));
     // The atomic becomes the load in place, so its users keep reading the old value.
     atomic->op = local ? Op::LocalLoad : Op::GlobalLoad;
     atomic->operands = {ptr};

@@ -25,19 +25,6 @@ std::unique_ptr<Inst> new_task(TaskKind kind, int32_t node) {
   return task;
 }
 
-Op atomic_to_binary(ir::AtomicOp op) {
-  switch (op) {
-    case ir::AtomicOp::Add: return Op::Add;
-    case ir::AtomicOp::Sub: return Op::Sub;
-    case ir::AtomicOp::Min: return Op::Min;
-    case ir::AtomicOp::Max: return Op::Max;
-    case ir::AtomicOp::And: return Op::BitAnd;
-    case ir::AtomicOp::Or: return Op::BitOr;
-    case ir::AtomicOp::Xor: return Op::BitXor;
-  }
-  return Op::Add;
-}
-
 class Offloader {
  public:
   explicit Offloader(ir::Kernel& k) : kernel_(k), top_(*k.body) {}
@@ -227,7 +214,7 @@ class Offloader {
         if (task->attr0 != static_cast<int>(TaskKind::Serial))
           fail(*use, "atomic update of a variable shared between tasks inside a parallel loop");
         Inst* value = use->operands[1];
-        Op binary = atomic_to_binary(static_cast<ir::AtomicOp>(use->attr0));
+        Op binary = ir::atomic_binary_op(static_cast<ir::AtomicOp>(use->attr0));
         use->op = Op::TmpLoad;  // the old value is the result
         use->operands.clear();
         use->attr0 = offset;

@@ -2,6 +2,25 @@
 
 namespace loom {
 
+const char* param_kind_name(ParamKind k) {
+  switch (k) {
+    case ParamKind::Value: return "value";
+    case ParamKind::Ndarray: return "ndarray";
+    case ParamKind::Texture: return "texture";
+    case ParamKind::Argpack: return "argpack";
+  }
+  return "?";
+}
+
+const char* resource_kind_name(ResourceKind k) {
+  switch (k) {
+    case ResourceKind::Field: return "field";
+    case ResourceKind::Ndarray: return "ndarray";
+    case ResourceKind::Texture: return "texture";
+  }
+  return "?";
+}
+
 int texture_channels(TextureFormat f) {
   switch (f) {
     case TextureFormat::R32F: return 1;

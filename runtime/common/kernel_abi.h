@@ -17,6 +17,8 @@ enum class ResourceKind : uint8_t { Field, Ndarray, Texture };
 enum class TextureFormat : uint8_t { R32F, RG32F, RGBA32F, RGBA8 };
 enum class Layout : uint8_t { AoS, SoA };
 
+const char* param_kind_name(ParamKind k);        // "value", "ndarray", "texture", "argpack"
+const char* resource_kind_name(ResourceKind k);  // "field", "ndarray", "texture"
 int texture_channels(TextureFormat f);
 const char* texture_format_name(TextureFormat f);
 // "r32f", "rg32f", "rgba32f", "rgba8"; false for anything else.

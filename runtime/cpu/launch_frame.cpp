@@ -10,18 +10,6 @@
 
 namespace loom::cpu {
 
-namespace {
-const char* kind_name(ParamKind k) {
-  switch (k) {
-    case ParamKind::Value: return "value";
-    case ParamKind::Ndarray: return "ndarray";
-    case ParamKind::Texture: return "texture";
-    case ParamKind::Argpack: return "argpack";
-  }
-  return "?";
-}
-}  // namespace
-
 LaunchFrame::LaunchFrame(KernelABI abi) : abi_(std::move(abi)) {
   params_.assign(abi_.params.size(), nullptr);
   value_storage_.resize(abi_.params.size());
@@ -56,7 +44,7 @@ const ParamDesc& LaunchFrame::param(int index, ParamKind kind) const {
     Place place;
     place.kernel = abi_.name;
     place.pin = p.name;
-    throw Error(place, std::string("parameter is a ") + kind_name(p.kind) + ", given a " + kind_name(kind));
+    throw Error(place, std::string("parameter is a ") + param_kind_name(p.kind) + ", given a " + param_kind_name(kind));
   }
   return p;
 }
