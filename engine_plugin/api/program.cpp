@@ -667,8 +667,11 @@ std::string Program::ir_text(const std::string& kernel, const std::string& after
     }
   }
   std::string text;
+  std::map<std::string, int> runs;  // a pass that runs again is named "pass#2", "pass#3"
   auto observer = [&](std::string_view pass, ir::Kernel& k) {
-    if (pass == after_pass) text = ir::print_kernel(k);
+    int n = ++runs[std::string(pass)];
+    std::string name = n == 1 ? std::string(pass) : std::string(pass) + "#" + std::to_string(n);
+    if (name == after_pass) text = ir::print_kernel(k);
   };
   auto k = impl_->lower_and_optimise(kernel, impl_->template_args(decl, template_args), observer);
   if (after_pass.empty()) text = ir::print_kernel(*k);
@@ -703,7 +706,11 @@ std::vector<std::string> Program::prepare_pipelines(bool compile) {
 
 std::vector<std::string> Program::pass_names() {
   std::vector<std::string> names = {"lower"};
-  for (const std::string& n : passes::pipeline_pass_names()) names.push_back(n);
+  std::map<std::string, int> runs;
+  for (const std::string& n : passes::pipeline_pass_names()) {
+    int k = ++runs[n];
+    names.push_back(k == 1 ? n : n + "#" + std::to_string(k));
+  }
   return names;
 }
 

@@ -90,6 +90,10 @@ TEST(Cli, IrAfterEachPass) {
   CliRun passes = run_loom("ir --list-passes");
   ASSERT_EQ(passes.code, 0);
   EXPECT_NE(passes.out.find("offload"), std::string::npos);
+  EXPECT_NE(passes.out.find("full_simplify#3"), std::string::npos) << passes.out;
+  CliRun second = run_loom("ir " + doc("taichi_pipeline.loom.json") + " --kernel accumulate --after full_simplify#2");
+  ASSERT_EQ(second.code, 0) << second.out;
+  EXPECT_NE(second.out.find("range_for"), std::string::npos) << second.out;  // before offloading
   CliRun lowered = run_loom("ir " + doc("taichi_pipeline.loom.json") + " --kernel accumulate --after lower");
   ASSERT_EQ(lowered.code, 0) << lowered.out;
   EXPECT_NE(lowered.out.find("range_for"), std::string::npos) << lowered.out;

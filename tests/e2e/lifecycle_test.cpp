@@ -48,6 +48,8 @@ TEST(Lifecycle, OfflineCacheServesAWarmStartAndSurvivesCorruption) {
     EXPECT_EQ(warm.stats().misses, 0);  // no lowering, no LLVM: object code from disk
     EXPECT_EQ(warm.stats().disk_hits, 1);
     EXPECT_EQ(warm.stats().ms_passes, 0.0);
+    EXPECT_EQ(warm.stats().ms_optimize, 0.0);  // no LLVM optimisation on a warm start
+    EXPECT_EQ(warm.stats().ms_emit, 0.0);
     EXPECT_EQ(element<int32_t>(warm.array("arr"), 7), 3 * 7 + 60);
   }
   // truncate every entry: a warning, a recompile, the right answer

@@ -144,7 +144,8 @@ class Program {
   // optimised only (compile = false, as `loom check`), or compiled into the caches too.
   // Returns one line per instantiation.
   std::vector<std::string> prepare_pipelines(bool compile);
-  // Names accepted by ir_text's `after_pass`, in pipeline order ("lower" first).
+  // Names accepted by ir_text's `after_pass`, in pipeline order ("lower" first; a pass
+  // that runs again is "full_simplify#2", "full_simplify#3").
   static std::vector<std::string> pass_names();
 
   const Stats& stats() const;
