@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
            }) / launches * 1e6;
   };
   double us_empty = per_launch("empty", {});
+  double us_one = per_launch("one_store", {{"y", "sy"}});
   loom::Args small_args = {{"a", 0.5}, {"x", "sx"}, {"y", "sy"}};
   double us_small = per_launch("saxpy", small_args);
   double us_small_hand = median_seconds(5, [&] {
@@ -115,6 +116,7 @@ int main(int argc, char** argv) {
                          }) / launches * 1e6;
   std::printf("\nlaunch overhead (goal: empty kernel <= 5 us)\n");
   row("empty kernel", us_empty, "us", us_empty / 5.0, "of the 5 us goal");
+  row("one serial task (1 store)", us_one, "us", us_one / 5.0, "of the 5 us goal");
   row("saxpy 1k loom", us_small, "us", us_small / us_small_hand, "of hand-written time (OpenMP)");
   row("saxpy 1k hand-written", us_small_hand, "us", 1.0, "");
 
