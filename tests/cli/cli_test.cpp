@@ -43,7 +43,7 @@ TEST(Cli, HelpAndUnknownCommands) {
   CliRun help = run_loom("--help");
   EXPECT_EQ(help.code, 0);
   EXPECT_NE(help.out.find("run DOC"), std::string::npos);
-  for (const char* cmd : {"run", "check", "ir", "compile", "spirv", "bench"}) {
+  for (const char* cmd : {"run", "check", "ir", "compile", "spirv", "bench", "fmt"}) {
     CliRun r = run_loom(std::string(cmd) + " --help");
     EXPECT_EQ(r.code, 0) << cmd;
     EXPECT_NE(r.out.find(std::string("usage: loom ") + cmd), std::string::npos) << cmd;

@@ -2,12 +2,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "compiler/graph/document.h"
+#include "compiler/graph/document_json.h"
 #include "engine_plugin/include/loom/program.h"
 #include "runtime/common/error.h"
 #include "tools/loom/png_writer.h"
@@ -23,6 +26,7 @@ commands:
   compile DOC  compile every kernel the pipelines launch (fills the offline cache)
   spirv DOC    print a kernel's SPIR-V disassembly (Vulkan backend)
   bench DOC    time the `step` pipeline
+  fmt DOC      rewrite a document in the canonical style (--check: only report)
 
 run `loom COMMAND --help` for the options of one command.
 )";
@@ -71,6 +75,11 @@ stores them in the offline cache. Prints the compile statistics.
 
 Prints the SPIR-V of a kernel. Needs the Vulkan backend.
 )"},
+    {"fmt", R"(usage: loom fmt DOC [--check]
+
+Rewrites the document in Loom's canonical style (what the editor saves), upgrading an older
+format version. With --check, changes nothing and exits 1 when the file is not canonical.
+)"},
     {"bench", R"(usage: loom bench DOC [--steps N] [--threads N]
 
 Runs `init`, then times N runs of `step` (default 100) and prints the mean time per step.
@@ -106,6 +115,7 @@ const std::map<std::string, std::vector<std::string>> kValueOptions = {
     {"compile", {"--cache-dir", "--backend"}},
     {"spirv", {"--kernel"}},
     {"bench", {"--steps", "--threads", "--backend", "--cache-dir"}},
+    {"fmt", {}},
 };
 const std::map<std::string, std::vector<std::string>> kFlagOptions = {
     {"run", {"--stats", "--debug", "--no-cache"}},
@@ -114,6 +124,7 @@ const std::map<std::string, std::vector<std::string>> kFlagOptions = {
     {"compile", {"--stats", "--debug", "--no-cache"}},
     {"spirv", {}},
     {"bench", {"--no-cache"}},
+    {"fmt", {"--check"}},
 };
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
@@ -339,6 +350,24 @@ int cmd_ir(const Options& o) {
   return 0;
 }
 
+int cmd_fmt(const Options& o) {
+  loom::graph::Document doc = loom::graph::load_document_file(o.doc);
+  std::string canonical = loom::graph::save_document(doc);
+  std::ifstream in(o.doc, std::ios::binary);
+  std::string current((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (current == canonical) {
+    std::printf("%s: canonical\n", o.doc.c_str());
+    return 0;
+  }
+  if (o.flag("--check")) {
+    std::printf("%s: not in canonical style (run loom fmt)\n", o.doc.c_str());
+    return 1;
+  }
+  loom::graph::save_document_file(doc, o.doc);
+  std::printf("%s: rewritten\n", o.doc.c_str());
+  return 0;
+}
+
 int cmd_check_or_compile(const Options& o, bool compile) {
   loom::ProgramOptions po = program_options(o);
   if (!compile) po.offline_cache = false;
@@ -360,6 +389,7 @@ int main(int argc, char** argv) {
     if (o.command == "ir") return cmd_ir(o);
     if (o.command == "check") return cmd_check_or_compile(o, false);
     if (o.command == "compile") return cmd_check_or_compile(o, true);
+    if (o.command == "fmt") return cmd_fmt(o);
     if (o.command == "spirv") fail("the Vulkan backend is not built yet: 'loom spirv' has nothing to print");
   } catch (const loom::Error& e) {
     fail(e.what());
