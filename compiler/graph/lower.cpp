@@ -36,6 +36,9 @@ std::string TemplateArgs::signature() const {
       case TemplateArg::Kind::Field:
         s += "field:" + a.field;
         break;
+      case TemplateArg::Kind::Ndarray:
+        s += "ndarray:" + a.field + "/" + std::to_string(a.i);
+        break;
       case TemplateArg::Kind::Int:
         s += "i:" + std::to_string(a.i);
         break;
@@ -111,15 +114,27 @@ void Lowerer::build_abi() {
         break;
       }
       case graph::ParamKind::Ndarray: {
-        auto t = parse_value_type(p.type);
+        // An ndarray parameter without a type takes element type and dimensions from the
+        // ndarray bound at launch: each combination is its own instantiation (as Taichi).
+        std::string type = p.type;
+        int ndim = p.ndim;
+        if (type.empty()) {
+          const TemplateArg* a = targs_.find(p.name);
+          if (!a || a->kind != TemplateArg::Kind::Ndarray)
+            fail(-1, p.name, "ndarray parameter '" + p.name +
+                                 "' leaves its element type open; it is instantiated per bound ndarray");
+          type = a->field;
+          ndim = static_cast<int>(a->i);
+        }
+        auto t = parse_value_type(type);
         if (!t)
           fail(-1, p.name,
-               "ndarray parameter '" + p.name + "' has unknown element type '" + p.type + "'");
-        if (p.ndim < 1 || p.ndim > kMaxDims)
+               "ndarray parameter '" + p.name + "' has unknown element type '" + type + "'");
+        if (ndim < 1 || ndim > kMaxDims)
           fail(-1, p.name, "ndarray parameter '" + p.name + "' needs 1 to 4 dimensions");
         d.kind = loom::ParamKind::Ndarray;
         d.type = *t;
-        d.ndim = p.ndim;
+        d.ndim = ndim;
         break;
       }
       case graph::ParamKind::Texture:

@@ -17,10 +17,12 @@ class Kernel;
 
 namespace loom::graph {
 
+// A compile-time binding: a template parameter's field or constant, or the element type and
+// dimensions of an ndarray bound to a parameter that leaves them open ("type" omitted).
 struct TemplateArg {
-  enum class Kind { Field, Int, Float, Bool } kind = Kind::Int;
-  std::string field;
-  int64_t i = 0;
+  enum class Kind { Field, Int, Float, Bool, Ndarray } kind = Kind::Int;
+  std::string field;  // Field: the field's name; Ndarray: the element type ("f32x3")
+  int64_t i = 0;      // Int: the value; Ndarray: the dimensions
   double f = 0;
   bool b = false;
 };

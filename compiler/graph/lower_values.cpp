@@ -242,6 +242,8 @@ Val Lowerer::node_param() {
         return typed(weak(vt(Scalar::F32), {a->f}));
       case TemplateArg::Kind::Bool:
         return typed(value(vt(Scalar::Bool), {B().const_bool(a->b)}));
+      case TemplateArg::Kind::Ndarray:
+        break;  // binds ndarray parameters, never template parameters
       case TemplateArg::Kind::Field: {
         Val v;
         v.kind = Val::Kind::Resource;

@@ -268,6 +268,14 @@ void check_argument(const Document& doc, const Pipeline& pipe, const KernelDecl&
       for (const NdarrayDecl& d : doc.ndarrays)
         if (d.name == arg.s) nd = &d;
       if (!nd) bad("the name of an ndarray");
+      if (p.type.empty()) {  // open element type: the bound ndarray decides, per instantiation
+        TemplateArg a;
+        a.kind = TemplateArg::Kind::Ndarray;
+        a.field = value_type_name(nd->elem);
+        a.i = static_cast<int64_t>(nd->shape.size());
+        targs.set(p.name, a);
+        return;
+      }
       auto t = parse_value_type(p.type);
       if ((t && nd->elem != *t) || static_cast<int>(nd->shape.size()) != p.ndim)
         throw Error(place, "pipeline '" + pipe.name + "': ndarray '" + arg.s + "' holds " +
@@ -423,7 +431,8 @@ void validate_document(const Document& doc) {
   }
   for (const KernelDecl& k : doc.kernels) {
     bool is_template = false;
-    for (const KernelParam& p : k.params) is_template |= p.kind == ParamKind::Template;
+    for (const KernelParam& p : k.params)
+      is_template |= p.kind == ParamKind::Template || (p.kind == ParamKind::Ndarray && p.type.empty());
     if (is_template) continue;  // checked per launch above
     if (lowered.insert(k.name + "|").second) lower_kernel(doc, k.name);
   }

@@ -290,12 +290,24 @@ struct Program::Impl {
   graph::TemplateArgs template_args(const graph::KernelDecl& decl, const Args& args) const {
     graph::TemplateArgs t;
     for (const graph::KernelParam& p : decl.params) {
-      if (p.kind != graph::ParamKind::Template) continue;
+      bool open_ndarray = p.kind == graph::ParamKind::Ndarray && p.type.empty();
+      if (p.kind != graph::ParamKind::Template && !open_ndarray) continue;
       const Arg* a = nullptr;
       for (const auto& [name, value] : args)
         if (name == p.name) a = &value;
-      if (!a) throw Error(place(decl.name, p.name), "template parameter '" + p.name + "' has no argument");
+      if (!a) throw Error(place(decl.name, p.name), "missing argument for parameter '" + p.name + "'");
       graph::TemplateArg ta;
+      if (open_ndarray) {  // element type and dimensions of the bound ndarray are compiled in
+        auto it = a->kind() == Arg::Kind::Resource ? ndarrays.find(a->resource()) : ndarrays.end();
+        if (it == ndarrays.end())
+          throw Error(place(decl.name, p.name), "parameter '" + p.name + "' takes the name of an ndarray, not " +
+                                                    describe_arg(*a));
+        ta.kind = graph::TemplateArg::Kind::Ndarray;
+        ta.field = value_type_name({it->second->dtype(), static_cast<uint8_t>(it->second->components()), 1});
+        ta.i = it->second->ndim();
+        t.set(p.name, ta);
+        continue;
+      }
       switch (a->kind()) {
         case Arg::Kind::Resource:
           if (!fields.count(a->resource()))

@@ -165,3 +165,20 @@ TEST(Lifecycle, DebugModeReportsOutOfBoundsInsteadOfCorruptingMemory) {
   EXPECT_NE(e.find("node 12"), std::string::npos) << e;
   EXPECT_NE(e.find("-1"), std::string::npos) << e;
 }
+
+TEST(Lifecycle, OpenNdarrayParametersInstantiatePerDtypeAndNdimNotShape) {
+  Program p(no_cache());
+  p.load_file(doc_path("open_ndarray.loom.json"));  // validation instantiates the pipeline's launches
+  p.launch("iota", {{"arr", "ints"}});
+  p.launch("iota", {{"arr", "floats"}});  // another dtype: a new instantiation
+  EXPECT_EQ(p.stats().instantiations, 2);
+  p.launch("iota", {{"arr", "more_ints"}});  // same dtype and ndim, other shape: reused
+  EXPECT_EQ(p.stats().instantiations, 2);
+  EXPECT_EQ(element<int32_t>(p.array("ints"), 9), 9);
+  EXPECT_EQ(element<float>(p.array("floats"), 19), 19.0f);
+  EXPECT_EQ(element<int32_t>(p.array("more_ints"), 29), 29);
+  // a 2-d ndarray is a third instantiation, whose 1-d index is a type error naming the node
+  std::string e = error_of([&] { p.launch("iota", {{"arr", "grid"}}); });
+  EXPECT_NE(e.find("node 3"), std::string::npos) << e;
+  EXPECT_NE(error_of([&] { p.launch("iota", {{"arr", 3}}); }).find("takes the name of an ndarray"), std::string::npos);
+}
