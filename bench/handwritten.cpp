@@ -11,6 +11,11 @@ void copy_f32(const float* __restrict src, float* __restrict dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
 }
 
+void scale_f32(float s, float* __restrict y, int64_t n) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) y[i] *= s;
+}
+
 void saxpy_f32(float a, const float* __restrict x, float* __restrict y, int64_t n) {
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; ++i) y[i] = a * x[i] + y[i];
