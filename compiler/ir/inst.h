@@ -72,6 +72,9 @@ class Kernel {
   std::unique_ptr<Block> body;
   bool debug = false;         // bounds checks and assertions compiled in
   bool fast_math = true;      // codegen may reassociate float math
+  // Width of lowered element offsets: 64 on the CPU; 32 for GPU targets, whose storage
+  // buffers are smaller than 4 GiB and whose 64-bit integer math is slow or missing.
+  int index_bits = 64;
 
   void renumber();            // ids in print order, starting at 0
   std::unique_ptr<Kernel> clone() const;

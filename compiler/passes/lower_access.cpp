@@ -17,7 +17,8 @@ using ir::Op;
 
 class AccessLowering {
  public:
-  explicit AccessLowering(ir::Kernel& k) : kernel_(k) {}
+  explicit AccessLowering(ir::Kernel& k)
+      : kernel_(k), index_(k.index_bits == 32 ? Scalar::I32 : Scalar::I64) {}
 
   bool run() {
     std::vector<Inst*> pointers;
@@ -51,11 +52,11 @@ class AccessLowering {
 
   const ResourceDesc& desc(int slot) const { return kernel_.abi.resources[static_cast<size_t>(slot)]; }
 
-  // Extent of dimension `dim` as i32 (for bounds checks) or i64 (for addressing).
+  // Extent of dimension `dim` as i32 (for bounds checks) or the index type (for addressing).
   Inst* extent(int slot, int dim, bool wide) {
     const ResourceDesc& r = desc(slot);
     if (r.kind == ResourceKind::Field)
-      return top_const(wide ? Scalar::I64 : Scalar::I32, r.shape[static_cast<size_t>(dim)]);
+      return top_const(wide ? index_ : Scalar::I32, r.shape[static_cast<size_t>(dim)]);
     auto key = std::make_tuple(slot, dim, wide);
     auto it = extents_.find(key);
     if (it != extents_.end()) return it->second;
@@ -64,14 +65,14 @@ class AccessLowering {
       e = top_level(new_inst(Op::ResourceShape, Scalar::I32, {}, -1, slot, dim));
       extents_[std::make_tuple(slot, dim, false)] = e;
     }
-    if (wide) {
-      e = top_level(new_inst(Op::Cast, Scalar::I64, {e}, -1));
+    if (wide && index_ != Scalar::I32) {
+      e = top_level(new_inst(Op::Cast, index_, {e}, -1));
       extents_[key] = e;
     }
     return e;
   }
 
-  // Number of elements of a resource (SoA component stride), i64.
+  // Number of elements of a resource (SoA component stride), of the index type.
   Inst* element_count(int slot) {
     auto it = counts_.find(slot);
     if (it != counts_.end()) return it->second;
@@ -80,13 +81,13 @@ class AccessLowering {
     if (r.kind == ResourceKind::Field) {
       int64_t n = 1;
       for (int d = 0; d < r.ndim; ++d) n *= r.shape[static_cast<size_t>(d)];
-      count = top_const(Scalar::I64, n);
+      count = top_const(index_, n);
     } else {
       for (int d = 0; d < r.ndim; ++d) {
         Inst* e = extent(slot, d, true);
-        count = count ? top_level(new_inst(Op::Mul, Scalar::I64, {count, e}, -1)) : e;
+        count = count ? top_level(new_inst(Op::Mul, index_, {count, e}, -1)) : e;
       }
-      if (!count) count = top_const(Scalar::I64, 1);
+      if (!count) count = top_const(index_, 1);
     }
     return counts_[slot] = count;
   }
@@ -103,10 +104,10 @@ class AccessLowering {
     int slot = ptr->attr0;
     int component = ptr->attr1;
     const ResourceDesc& r = desc(slot);
-    auto here = [&](Op op, std::vector<Inst*> ops, Scalar type = Scalar::I64) {
-      return insert_before(ptr, new_inst(op, type, std::move(ops), ptr->node));
+    auto here = [&](Op op, std::vector<Inst*> ops) {
+      return insert_before(ptr, new_inst(op, index_, std::move(ops), ptr->node));
     };
-    auto wide = [&](Inst* index) { return index->type == Scalar::I64 ? index : here(Op::Cast, {index}); };
+    auto wide = [&](Inst* index) { return index->type == index_ ? index : here(Op::Cast, {index}); };
     Inst* linear = nullptr;
     for (size_t d = 0; d < ptr->operands.size(); ++d) {
       Inst* index = wide(ptr->operands[d]);
@@ -117,14 +118,14 @@ class AccessLowering {
       linear = here(Op::Mul, {linear, extent(slot, static_cast<int>(d), true)});
       linear = here(Op::Add, {linear, index});
     }
-    if (!linear) linear = top_const(Scalar::I64, 0);
+    if (!linear) linear = top_const(index_, 0);
     if (r.components > 1) {
       if (r.layout == Layout::SoA) {
-        Inst* base = here(Op::Mul, {top_const(Scalar::I64, component), element_count(slot)});
+        Inst* base = here(Op::Mul, {top_const(index_, component), element_count(slot)});
         linear = here(Op::Add, {base, linear});
       } else {
-        linear = here(Op::Mul, {linear, top_const(Scalar::I64, r.components)});
-        linear = here(Op::Add, {linear, top_const(Scalar::I64, component)});
+        linear = here(Op::Mul, {linear, top_const(index_, r.components)});
+        linear = here(Op::Add, {linear, top_const(index_, component)});
       }
     }
     ptr->op = Op::ElementPtr;
@@ -133,6 +134,7 @@ class AccessLowering {
   }
 
   ir::Kernel& kernel_;
+  Scalar index_;
   size_t prologue_ = 0;
   std::map<std::pair<int, int64_t>, Inst*> consts_;
   std::map<std::tuple<int, int, bool>, Inst*> extents_;

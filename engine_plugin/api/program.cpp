@@ -23,13 +23,13 @@
 #include "engine_plugin/api/resource_npy.h"
 #include "runtime/common/abi_serialize.h"
 #include "runtime/common/error.h"
-#include "runtime/cpu/argpack.h"
+#include "runtime/host/argpack.h"
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cpu/cpu_module.h"
-#include "runtime/cpu/field.h"
-#include "runtime/cpu/launch_frame.h"
-#include "runtime/cpu/ndarray.h"
-#include "runtime/cpu/texture.h"
+#include "runtime/host/field.h"
+#include "runtime/host/launch_frame.h"
+#include "runtime/host/ndarray.h"
+#include "runtime/host/texture.h"
 
 namespace loom {
 
@@ -62,7 +62,7 @@ struct Instance {
       : kernel(std::move(k)), signature(std::move(sig)), frame(kernel->abi) {}
   std::shared_ptr<cpu::LoadedCpuKernel> kernel;
   std::string signature;
-  cpu::LaunchFrame frame;
+  host::LaunchFrame frame;
 };
 
 std::string describe_arg(const Arg& a) {
@@ -159,10 +159,10 @@ struct Program::Impl {
   std::unordered_map<std::string, std::unique_ptr<Instance>> instances;  // kernel '\n' signature
   std::unordered_map<std::string, std::string> content_keys;             // per kernel
   std::string host_cpu = host_cpu_signature();
-  std::map<std::string, std::unique_ptr<cpu::Field>> fields;
-  std::map<std::string, std::unique_ptr<cpu::Ndarray>> ndarrays;
-  std::map<std::string, std::unique_ptr<cpu::Texture>> textures;
-  std::map<std::string, std::unique_ptr<cpu::Argpack>> argpacks;
+  std::map<std::string, std::unique_ptr<host::Field>> fields;
+  std::map<std::string, std::unique_ptr<host::Ndarray>> ndarrays;
+  std::map<std::string, std::unique_ptr<host::Texture>> textures;
+  std::map<std::string, std::unique_ptr<host::Argpack>> argpacks;
   std::vector<std::string> resource_order;
   uint64_t launch_serial = 0;
 
@@ -190,17 +190,17 @@ struct Program::Impl {
   void allocate_resources() {
     for (const FieldDesc& f : doc->fields) {
       claim_name(f.name);
-      fields[f.name] = std::make_unique<cpu::Field>(f);
+      fields[f.name] = std::make_unique<host::Field>(f);
     }
     for (const graph::NdarrayDecl& n : doc->ndarrays) {
       claim_name(n.name);
-      ndarrays[n.name] = std::make_unique<cpu::Ndarray>(n.elem.scalar, n.shape, n.elem.components());
+      ndarrays[n.name] = std::make_unique<host::Ndarray>(n.elem.scalar, n.shape, n.elem.components());
     }
     for (const graph::TextureDecl& t : doc->textures) {
       claim_name(t.name);
       if (t.size.size() < 2 || t.size.size() > 3)
         throw Error(place(), "texture '" + t.name + "' needs 2 or 3 extents");
-      textures[t.name] = std::make_unique<cpu::Texture>(t.format, static_cast<int>(t.size[0]),
+      textures[t.name] = std::make_unique<host::Texture>(t.format, static_cast<int>(t.size[0]),
                                                         static_cast<int>(t.size[1]),
                                                         t.size.size() == 3 ? static_cast<int>(t.size[2]) : 1);
     }
@@ -208,14 +208,14 @@ struct Program::Impl {
       claim_name(a.name);
       int type = doc->argpack_type(a.type);
       if (type < 0) throw Error(place(), "argpack '" + a.name + "' has unknown type '" + a.type + "'");
-      auto pack = std::make_unique<cpu::Argpack>(doc->argpack_types, type);
-      cpu::Argpack* raw = pack.get();
+      auto pack = std::make_unique<host::Argpack>(doc->argpack_types, type);
+      host::Argpack* raw = pack.get();
       argpacks[a.name] = std::move(pack);
       for (const auto& [path, value] : a.values) set_member(*raw, a.name, path, literal_to_arg(value));
     }
   }
 
-  void set_member(cpu::Argpack& pack, const std::string& pack_name, const std::string& path, const Arg& value) {
+  void set_member(host::Argpack& pack, const std::string& pack_name, const std::string& path, const Arg& value) {
     uint32_t offset = 0;
     const ArgpackMember* m = find_member(doc->argpack_types, doc->argpack_type(pack.type().name), path, &offset);
     Place where{doc->path, "", -1, pack_name + "." + path};
@@ -471,7 +471,7 @@ struct Program::Impl {
       if (d.kind == ParamKind::Ndarray) {
         auto it = ndarrays.find(r);
         if (it == ndarrays.end()) throw Error(where, "'" + r + "' is not an ndarray of the program");
-        const cpu::Ndarray& nd = *it->second;
+        const host::Ndarray& nd = *it->second;
         if (nd.dtype() != d.type.scalar || nd.components() != d.type.components() || nd.ndim() != d.ndim)
           throw Error(where, "parameter '" + d.name + "' needs an ndarray of " + value_type_name(d.type) + " with " +
                                  std::to_string(d.ndim) + " dimensions; '" + r + "' has " +
@@ -531,7 +531,7 @@ struct Program::Impl {
     ResourceBytes r;
     r.name = name;
     if (auto it = fields.find(name); it != fields.end()) {
-      const cpu::Field& f = *it->second;
+      const host::Field& f = *it->second;
       ValueType e = f.desc().elem;
       r.dtype = e.scalar;
       r.shape = f.desc().shape;
@@ -543,7 +543,7 @@ struct Program::Impl {
       return r;
     }
     if (auto it = ndarrays.find(name); it != ndarrays.end()) {
-      const cpu::Ndarray& n = *it->second;
+      const host::Ndarray& n = *it->second;
       r.dtype = n.dtype();
       r.shape = n.shape();
       if (n.components() > 1) r.elem_dims = {n.components()};
@@ -552,7 +552,7 @@ struct Program::Impl {
       return r;
     }
     if (auto it = textures.find(name); it != textures.end()) {
-      const cpu::Texture& t = *it->second;
+      const host::Texture& t = *it->second;
       r.dtype = t.format() == TextureFormat::RGBA8 ? Scalar::U8 : Scalar::F32;
       if (t.ndim() == 3) r.shape = {t.depth()};
       r.shape.push_back(t.height());
@@ -606,11 +606,11 @@ bool Program::has_pipeline(const std::string& name) const { return impl_->doc->p
 
 ArrayView Program::array(const std::string& name) {
   if (auto it = impl_->fields.find(name); it != impl_->fields.end()) {
-    const cpu::Field& f = *it->second;
+    const host::Field& f = *it->second;
     return ArrayView{f.desc().elem.scalar, f.components(), f.desc().shape, f.desc().layout, f.data(), f.bytes()};
   }
   if (auto it = impl_->ndarrays.find(name); it != impl_->ndarrays.end()) {
-    const cpu::Ndarray& n = *it->second;
+    const host::Ndarray& n = *it->second;
     return ArrayView{n.dtype(), n.components(), n.shape(), Layout::AoS, n.data(), n.bytes()};
   }
   throw Error(impl_->place("", name), "'" + name + "' is not a field or ndarray of the program");
@@ -619,7 +619,7 @@ ArrayView Program::array(const std::string& name) {
 TextureView Program::texture(const std::string& name) {
   auto it = impl_->textures.find(name);
   if (it == impl_->textures.end()) throw Error(impl_->place("", name), "'" + name + "' is not a texture of the program");
-  const cpu::Texture& t = *it->second;
+  const host::Texture& t = *it->second;
   std::vector<int64_t> size = {t.width(), t.height()};
   if (t.ndim() == 3) size.push_back(t.depth());
   return TextureView{t.format(), size, t.data(), t.bytes()};
@@ -627,12 +627,12 @@ TextureView Program::texture(const std::string& name) {
 
 void Program::create_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape) {
   impl_->claim_name(name);
-  impl_->ndarrays[name] = std::make_unique<cpu::Ndarray>(elem.scalar, std::move(shape), elem.components());
+  impl_->ndarrays[name] = std::make_unique<host::Ndarray>(elem.scalar, std::move(shape), elem.components());
 }
 
 void Program::wrap_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape, void* data) {
   impl_->claim_name(name);
-  impl_->ndarrays[name] = std::make_unique<cpu::Ndarray>(data, elem.scalar, std::move(shape), elem.components());
+  impl_->ndarrays[name] = std::make_unique<host::Ndarray>(data, elem.scalar, std::move(shape), elem.components());
 }
 
 void Program::set_argpack(const std::string& pack, const std::string& member, const Arg& value) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "runtime/common/byte_stream.h"
 #include "runtime/common/error.h"
 
 namespace loom {
@@ -11,78 +12,6 @@ namespace {
 
 constexpr char kMagic[8] = {'L', 'O', 'O', 'M', 'K', 'R', 'N', 'L'};
 constexpr uint32_t kRecordVersion = 2;
-
-class Writer {
- public:
-  void u8(uint8_t v) { out.push_back(v); }
-  void u32(uint32_t v) { raw(&v, 4); }
-  void i32(int32_t v) { raw(&v, 4); }
-  void i64(int64_t v) { raw(&v, 8); }
-  void u64(uint64_t v) { raw(&v, 8); }
-  void str(const std::string& s) {
-    u32(static_cast<uint32_t>(s.size()));
-    raw(s.data(), s.size());
-  }
-  void type(ValueType t) {
-    u8(static_cast<uint8_t>(t.scalar));
-    u8(t.rows);
-    u8(t.cols);
-  }
-  void raw(const void* p, size_t n) {
-    auto b = static_cast<const uint8_t*>(p);
-    out.insert(out.end(), b, b + n);
-  }
-  std::vector<uint8_t> out;
-};
-
-class Reader {
- public:
-  Reader(const std::vector<uint8_t>& in, const std::string& what) : in_(in), what_(what) {}
-  uint8_t u8() { uint8_t v; raw(&v, 1); return v; }
-  uint32_t u32() { uint32_t v; raw(&v, 4); return v; }
-  int32_t i32() { int32_t v; raw(&v, 4); return v; }
-  int64_t i64() { int64_t v; raw(&v, 8); return v; }
-  uint64_t u64() { uint64_t v; raw(&v, 8); return v; }
-  std::string str() {
-    uint32_t n = u32();
-    need(n);
-    std::string s(reinterpret_cast<const char*>(in_.data() + at_), n);
-    at_ += n;
-    return s;
-  }
-  ValueType type() {
-    ValueType t;
-    uint8_t s = u8();
-    if (s > static_cast<uint8_t>(Scalar::F64)) fail("bad scalar type");
-    t.scalar = static_cast<Scalar>(s);
-    t.rows = u8();
-    t.cols = u8();
-    if (t.rows < 1 || t.rows > 4 || t.cols < 1 || t.cols > 4) fail("bad value type");
-    return t;
-  }
-  uint32_t count(uint32_t max) {
-    uint32_t n = u32();
-    if (n > max) fail("implausible count " + std::to_string(n));
-    return n;
-  }
-  void raw(void* p, size_t n) {
-    need(n);
-    std::memcpy(p, in_.data() + at_, n);
-    at_ += n;
-  }
-  size_t at() const { return at_; }
-  [[noreturn]] void fail(const std::string& why) const {
-    throw Error(Place{what_}, "corrupt compiled kernel record: " + why);
-  }
-
- private:
-  void need(size_t n) const {
-    if (at_ + n > in_.size()) fail("truncated");
-  }
-  const std::vector<uint8_t>& in_;
-  std::string what_;
-  size_t at_ = 0;
-};
 
 }  // namespace
 
@@ -106,7 +35,7 @@ std::string hash128_hex(const std::string& text) {
 }
 
 std::vector<uint8_t> serialize_kernel_record(const KernelRecord& r) {
-  Writer w;
+  ByteWriter w;
   w.raw(kMagic, sizeof kMagic);
   w.u32(kRecordVersion);
   const KernelABI& abi = r.abi;
@@ -150,7 +79,7 @@ std::vector<uint8_t> serialize_kernel_record(const KernelRecord& r) {
 }
 
 KernelRecord deserialize_kernel_record(const std::vector<uint8_t>& bytes, const std::string& what) {
-  Reader rd(bytes, what);
+  ByteReader rd(bytes, what, "compiled kernel record");
   if (bytes.size() < sizeof kMagic + 12 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
     rd.fail("bad magic");
   uint64_t stored;

@@ -6,8 +6,8 @@
 #include <iostream>
 #include <functional>
 
-#include "runtime/cpu/field.h"
-#include "runtime/cpu/ndarray.h"
+#include "runtime/host/field.h"
+#include "runtime/host/ndarray.h"
 #include "tests/codegen/harness.h"
 
 using namespace loom;
@@ -40,12 +40,12 @@ TEST(CpuCodegen, Saxpy) {
   auto kernel = compile_and_load(*k);
   ASSERT_EQ(kernel->tasks.size(), 1u);
   const int64_t n = 100003;
-  cpu::Ndarray x(Scalar::F32, {n}), y(Scalar::F32, {n});
+  host::Ndarray x(Scalar::F32, {n}), y(Scalar::F32, {n});
   for (int64_t i = 0; i < n; ++i) {
     x.data_as<float>()[i] = static_cast<float>(i) * 0.5f;
     y.data_as<float>()[i] = static_cast<float>(i % 7);
   }
-  cpu::LaunchFrame frame(kernel->abi);
+  host::LaunchFrame frame(kernel->abi);
   frame.set_value<float>(0, 3.0f);
   frame.set_ndarray(1, x);
   frame.set_ndarray(2, y);
@@ -87,10 +87,10 @@ TEST(CpuCodegen, Stencil2dOnFields) {
   if (std::getenv("LOOM_DUMP_IR")) std::cout << text;
   auto kernel = compile_and_load(*k);
 
-  cpu::Field fu(FieldDesc{"u", {Scalar::F32}, {H, W}, Layout::AoS});
-  cpu::Field fv(FieldDesc{"v", {Scalar::F32}, {H, W}, Layout::AoS});
+  host::Field fu(FieldDesc{"u", {Scalar::F32}, {H, W}, Layout::AoS});
+  host::Field fv(FieldDesc{"v", {Scalar::F32}, {H, W}, Layout::AoS});
   for (int64_t e = 0; e < H * W; ++e) fu.data_as<float>()[e] = static_cast<float>((e * 37) % 101) * 0.1f;
-  cpu::LaunchFrame frame(kernel->abi);
+  host::LaunchFrame frame(kernel->abi);
   frame.bind_field("u", fu);
   frame.bind_field("v", fv);
   test_device().launch(*kernel, frame.context());
@@ -119,8 +119,8 @@ TEST(CpuCodegen, StructForOverField) {
   Inst* lin = b.binary(Op::Add, b.binary(Op::Mul, i, b.i32(W)), j);
   store(b, f, lin, b.binary(Op::Add, b.binary(Op::Mul, i, b.i32(1000)), j));
   auto kernel = compile_and_load(*k);
-  cpu::Field field(FieldDesc{"f", {Scalar::I32}, {H, W}, Layout::AoS});
-  cpu::LaunchFrame frame(kernel->abi);
+  host::Field field(FieldDesc{"f", {Scalar::I32}, {H, W}, Layout::AoS});
+  host::LaunchFrame frame(kernel->abi);
   frame.bind_field("f", field);
   test_device().launch(*kernel, frame.context());
   for (int64_t r = 0; r < H; ++r)
@@ -140,7 +140,7 @@ TEST(CpuCodegen, SerialReturnsScalarsAndVector) {
   Inst* half = b.binary(Op::Div, b.cast(Scalar::F32, n), b.f32(2));
   b.make(Op::Return, Scalar::Void, {twice, half, b.f32(1), b.f32(2), b.f32(3)});
   auto kernel = compile_and_load(*k);
-  cpu::LaunchFrame frame(kernel->abi);
+  host::LaunchFrame frame(kernel->abi);
   frame.set_value<int32_t>(0, 21);
   test_device().launch(*kernel, frame.context());
   EXPECT_EQ(frame.returned<int32_t>(0), 42);
@@ -184,7 +184,7 @@ TEST(CpuCodegen, WhileIfBreakContinueWithLocals) {
   b.make(Op::Return, Scalar::Void, {b.local_load(sum)});
   auto kernel = compile_and_load(*k);
   for (int n_value : {-5, 0, 1, 10, 1000}) {
-    cpu::LaunchFrame frame(kernel->abi);
+    host::LaunchFrame frame(kernel->abi);
     frame.set_value<int32_t>(0, n_value);
     test_device().launch(*kernel, frame.context());
     int expect = 0;
@@ -217,7 +217,7 @@ TEST(CpuCodegen, NestedRangeForInSerialTask) {
   b.set_insert_end(task->region(0));
   b.make(Op::Return, Scalar::Void, {b.local_load(acc)});
   auto kernel = compile_and_load(*k);
-  cpu::LaunchFrame frame(kernel->abi);
+  host::LaunchFrame frame(kernel->abi);
   test_device().launch(*kernel, frame.context());
   int64_t expect = 0;
   for (int q = 0; q < 10; ++q)
@@ -244,8 +244,8 @@ std::vector<T> run_binary(Op op, Scalar type, const std::vector<T>& a, const std
   auto kernel = compile_and_load(*k);
   auto n = static_cast<int64_t>(a.size());
   std::vector<T> av = a, cv = c, out(a.size());
-  cpu::Ndarray na(av.data(), type, {n}), nb(cv.data(), type, {n}), no(out.data(), type, {n});
-  cpu::LaunchFrame frame(kernel->abi);
+  host::Ndarray na(av.data(), type, {n}), nb(cv.data(), type, {n}), no(out.data(), type, {n});
+  host::LaunchFrame frame(kernel->abi);
   frame.set_ndarray(0, na);
   frame.set_ndarray(1, nb);
   frame.set_ndarray(2, no);
@@ -267,8 +267,8 @@ std::vector<T> run_unary(Op op, Scalar type, const std::vector<T>& a) {
   auto kernel = compile_and_load(*k);
   auto n = static_cast<int64_t>(a.size());
   std::vector<T> av = a, out(a.size());
-  cpu::Ndarray na(av.data(), type, {n}), no(out.data(), type, {n});
-  cpu::LaunchFrame frame(kernel->abi);
+  host::Ndarray na(av.data(), type, {n}), no(out.data(), type, {n});
+  host::LaunchFrame frame(kernel->abi);
   frame.set_ndarray(0, na);
   frame.set_ndarray(1, no);
   test_device().launch(*kernel, frame.context());
@@ -421,7 +421,7 @@ TEST(CpuCodegen, CastsSelectAndComparisons) {
   b.make(Op::Return, Scalar::Void, {as_int, as_u8, as_f64, sel, cmp, fm});
   auto kernel = compile_and_load(*k);
   for (bool fl : {false, true}) {
-    cpu::LaunchFrame frame(kernel->abi);
+    host::LaunchFrame frame(kernel->abi);
     frame.set_value<float>(0, -3.75f);
     frame.set_value<bool>(1, fl);
     test_device().launch(*kernel, frame.context());
@@ -457,9 +457,9 @@ TEST(CpuCodegen, ReportsTimingsAndProducesAnObject) {
   codegen::CpuCodegenOptions o0;
   o0.opt_level = 0;
   auto kernel = compile_and_load(*k, o0);
-  cpu::Ndarray x(Scalar::F32, {10}), y(Scalar::F32, {10});
+  host::Ndarray x(Scalar::F32, {10}), y(Scalar::F32, {10});
   for (int q = 0; q < 10; ++q) x.data_as<float>()[q] = static_cast<float>(q);
-  cpu::LaunchFrame frame(kernel->abi);
+  host::LaunchFrame frame(kernel->abi);
   frame.set_value<float>(0, 2.0f);
   frame.set_ndarray(1, x);
   frame.set_ndarray(2, y);
@@ -490,8 +490,8 @@ TEST(CpuCodegen, MathInLoopsUsesVectorLibrary) {
     std::vector<float> data(1003);
     for (size_t q = 0; q < data.size(); ++q) data[q] = static_cast<float>(q) * 0.01f - 5.0f;
     std::vector<float> in = data;
-    cpu::Ndarray arr(data.data(), Scalar::F32, {static_cast<int64_t>(data.size())});
-    cpu::LaunchFrame frame(kernel->abi);
+    host::Ndarray arr(data.data(), Scalar::F32, {static_cast<int64_t>(data.size())});
+    host::LaunchFrame frame(kernel->abi);
     frame.set_ndarray(0, arr);
     test_device().launch(*kernel, frame.context());
     for (size_t q = 0; q < data.size(); ++q)

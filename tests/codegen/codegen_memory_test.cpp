@@ -4,9 +4,9 @@
 #include <set>
 
 #include "runtime/common/error.h"
-#include "runtime/cpu/field.h"
-#include "runtime/cpu/ndarray.h"
-#include "runtime/cpu/texture.h"
+#include "runtime/host/field.h"
+#include "runtime/host/ndarray.h"
+#include "runtime/host/texture.h"
 #include "tests/codegen/harness.h"
 
 using namespace loom;
@@ -29,8 +29,8 @@ TEST(CpuCodegen, IntegerAtomicsAreExactUnderManyThreads) {
   b.atomic(ir::AtomicOp::Xor, elem(b, Scalar::I32, acc, b.i32(3)), i);
   b.atomic(ir::AtomicOp::Sub, elem(b, Scalar::I32, acc, b.i32(4)), b.i32(2));
   auto kernel = compile_and_load(*k);
-  cpu::Ndarray a(Scalar::I32, {5}), o(Scalar::I32, {n});
-  cpu::LaunchFrame frame(kernel->abi);
+  host::Ndarray a(Scalar::I32, {5}), o(Scalar::I32, {n});
+  host::LaunchFrame frame(kernel->abi);
   frame.set_ndarray(0, a);
   frame.set_ndarray(1, o);
   test_device().launch(*kernel, frame.context());
@@ -68,8 +68,8 @@ TEST(CpuCodegen, FloatAtomicsAreExactUnderManyThreads) {
   b.atomic(ir::AtomicOp::Sub, elem(b, Scalar::F32, acc, b.i32(3)), b.f32(0.5));
   b.atomic(ir::AtomicOp::Add, elem(b, Scalar::F64, acc64, b.i32(0)), b.cast(Scalar::F64, i));
   auto kernel = compile_and_load(*k);
-  cpu::Ndarray a(Scalar::F32, {4}), a64(Scalar::F64, {1});
-  cpu::LaunchFrame frame(kernel->abi);
+  host::Ndarray a(Scalar::F32, {4}), a64(Scalar::F64, {1});
+  host::LaunchFrame frame(kernel->abi);
   frame.set_ndarray(0, a);
   frame.set_ndarray(1, a64);
   test_device().launch(*kernel, frame.context());
@@ -107,9 +107,9 @@ TEST(CpuCodegen, TemporariesPassValuesBetweenTasks) {
   store(b, x, i, b.binary(Op::Div, load(b, Scalar::F32, x, i), total));
   auto kernel = compile_and_load(*k);
   ASSERT_EQ(kernel->tasks.size(), 2u);
-  cpu::Ndarray a(Scalar::F32, {1000});
+  host::Ndarray a(Scalar::F32, {1000});
   for (int q = 0; q < 1000; ++q) a.data_as<float>()[q] = static_cast<float>(q % 10);
-  cpu::LaunchFrame frame(kernel->abi);
+  host::LaunchFrame frame(kernel->abi);
   frame.set_ndarray(0, a);
   test_device().launch(*kernel, frame.context());
   for (int q = 0; q < 1000; ++q) ASSERT_NEAR(a.data_as<float>()[q], static_cast<float>(q % 10) / 4500.0f, 1e-7f);
@@ -117,7 +117,7 @@ TEST(CpuCodegen, TemporariesPassValuesBetweenTasks) {
 
 namespace {
 
-float ref_fetch(const cpu::Texture& t, int x, int y, int z, int ch) { return t.read(x, y, z)[static_cast<size_t>(ch)]; }
+float ref_fetch(const host::Texture& t, int x, int y, int z, int ch) { return t.read(x, y, z)[static_cast<size_t>(ch)]; }
 
 int ref_wrap(int i, int n, bool repeat) {
   if (repeat) return ((i % n) + n) % n;
@@ -125,7 +125,7 @@ int ref_wrap(int i, int n, bool repeat) {
 }
 
 // Reference sampler: normalised coordinates, nearest or linear, clamp or repeat.
-float ref_sample(const cpu::Texture& t, std::array<float, 3> uvw, int dims, bool linear, bool repeat, int ch) {
+float ref_sample(const host::Texture& t, std::array<float, 3> uvw, int dims, bool linear, bool repeat, int ch) {
   int n[3] = {t.width(), t.height(), t.depth()};
   int i0[3] = {0, 0, 0}, i1[3] = {0, 0, 0};
   float f[3] = {0, 0, 0};
@@ -177,7 +177,7 @@ int add_texture(ir::Kernel& k, const std::string& name, TextureFormat format, in
 
 // out[i] = sample(tex, uv[i]) for every sampler mode and channel, against the reference.
 TEST(CpuCodegen, TextureSampleNearestLinearClampRepeat2d) {
-  cpu::Texture tex(TextureFormat::RG32F, 5, 3);
+  host::Texture tex(TextureFormat::RG32F, 5, 3);
   for (int y = 0; y < 3; ++y)
     for (int x = 0; x < 5; ++x) tex.write(x, y, 0, {static_cast<float>(x * 10 + y), static_cast<float>(x - y * 3), 0, 0});
   std::vector<float> us, vs;
@@ -207,9 +207,9 @@ TEST(CpuCodegen, TextureSampleNearestLinearClampRepeat2d) {
       store(b, so, at, s);
     }
     auto kernel = compile_and_load(*k);
-    cpu::Ndarray nu(us.data(), Scalar::F32, {n}), nv(vs.data(), Scalar::F32, {n});
-    cpu::Ndarray out(Scalar::F32, {n * 4});
-    cpu::LaunchFrame frame(kernel->abi);
+    host::Ndarray nu(us.data(), Scalar::F32, {n}), nv(vs.data(), Scalar::F32, {n});
+    host::Ndarray out(Scalar::F32, {n * 4});
+    host::LaunchFrame frame(kernel->abi);
     frame.set_texture(0, tex);
     frame.set_ndarray(1, nu);
     frame.set_ndarray(2, nv);
@@ -227,11 +227,11 @@ TEST(CpuCodegen, TextureSampleNearestLinearClampRepeat2d) {
 
 TEST(CpuCodegen, TextureLoadStoreRgba8And3dLinear) {
   // Serial task: load with clamped coordinates, store into an rgba8 texture, 3-d linear sample.
-  cpu::Texture src(TextureFormat::R32F, 4, 4);
+  host::Texture src(TextureFormat::R32F, 4, 4);
   for (int y = 0; y < 4; ++y)
     for (int x = 0; x < 4; ++x) src.write(x, y, 0, {static_cast<float>(y * 4 + x), 0, 0, 0});
-  cpu::Texture dst(TextureFormat::RGBA8, 2, 2);
-  cpu::Texture vol(TextureFormat::RGBA32F, 3, 3, 3);
+  host::Texture dst(TextureFormat::RGBA8, 2, 2);
+  host::Texture vol(TextureFormat::RGBA32F, 3, 3, 3);
   for (int z = 0; z < 3; ++z)
     for (int y = 0; y < 3; ++y)
       for (int x = 0; x < 3; ++x) vol.write(x, y, z, {static_cast<float>(x), static_cast<float>(y * 2), static_cast<float>(z * 3), 1});
@@ -262,7 +262,7 @@ TEST(CpuCodegen, TextureLoadStoreRgba8And3dLinear) {
   ret->operands = rets;
   b.insert(std::move(ret));
   auto kernel = compile_and_load(*k);
-  cpu::LaunchFrame frame(kernel->abi);
+  host::LaunchFrame frame(kernel->abi);
   frame.set_texture(0, src);
   frame.set_texture(1, dst);
   frame.set_texture(2, vol);
@@ -294,8 +294,8 @@ TEST(CpuCodegen, RandomNumbersAreUniform) {
   store(b, sf, i, b.make(Op::Rand, Scalar::F32));
   store(b, su, i, b.make(Op::Rand, Scalar::U32));
   auto kernel = compile_and_load(*k);
-  cpu::Ndarray f(Scalar::F32, {n}), u(Scalar::U32, {n});
-  cpu::LaunchFrame frame(kernel->abi);
+  host::Ndarray f(Scalar::F32, {n}), u(Scalar::U32, {n});
+  host::LaunchFrame frame(kernel->abi);
   frame.set_ndarray(0, f);
   frame.set_ndarray(1, u);
   frame.set_seed(1234);
@@ -342,8 +342,8 @@ TEST(CpuCodegen, BoundsCheckReportsInsteadOfCrashing) {
   b.set_node(-1);
   store(b, y, i, load(b, Scalar::F32, x, next));
   auto kernel = compile_and_load(*k);
-  cpu::Ndarray a(Scalar::F32, {100000}), c(Scalar::F32, {100000});
-  cpu::LaunchFrame frame(kernel->abi);
+  host::Ndarray a(Scalar::F32, {100000}), c(Scalar::F32, {100000});
+  host::LaunchFrame frame(kernel->abi);
   frame.set_ndarray(0, a);
   frame.set_ndarray(1, c);
   try {
@@ -376,7 +376,7 @@ TEST(CpuCodegen, AssertionFailureNamesTheNode) {
   Inst* a = b.make(Op::Assert, Scalar::Void, {b.binary(Op::Gt, v, b.i32(0))}, 7);
   a->text = "v must be positive";
   auto kernel = compile_and_load(*k);
-  cpu::LaunchFrame frame(kernel->abi);
+  host::LaunchFrame frame(kernel->abi);
   frame.set_value<int32_t>(0, 5);
   EXPECT_NO_THROW(test_device().launch(*kernel, frame.context()));
   frame.set_value<int32_t>(0, -5);
@@ -399,8 +399,8 @@ TEST(CpuCodegen, ManySmallLaunchesStayCorrect) {
   Inst* i = b.loop_index(task, 0);
   store(b, a, i, b.binary(Op::Add, load(b, Scalar::I32, a, i), b.i32(1)));
   auto kernel = compile_and_load(*k);
-  cpu::Ndarray arr(Scalar::I32, {37});
-  cpu::LaunchFrame frame(kernel->abi);
+  host::Ndarray arr(Scalar::I32, {37});
+  host::LaunchFrame frame(kernel->abi);
   frame.set_ndarray(0, arr);
   for (int q = 0; q < 2000; ++q) test_device().launch(*kernel, frame.context());
   for (int q = 0; q < 37; ++q) ASSERT_EQ(arr.data_as<int32_t>()[q], 2000);
@@ -427,8 +427,8 @@ TEST(CpuCodegen, ContinueInRangeTaskAndRandomStreamsPerTask) {
   b.set_insert_end(second->region(0));
   store(b, a, b.i32(1), b.make(Op::Rand, Scalar::F32));
   auto kernel = compile_and_load(*k);
-  cpu::Ndarray arr(Scalar::F32, {6, 10});
-  cpu::LaunchFrame frame(kernel->abi);
+  host::Ndarray arr(Scalar::F32, {6, 10});
+  host::LaunchFrame frame(kernel->abi);
   frame.set_ndarray(0, arr);
   frame.set_seed(5);
   test_device().launch(*kernel, frame.context());
@@ -460,9 +460,9 @@ TEST(CpuCodegen, StrictFloatMathWhenFastMathIsOff) {
   std::string text = codegen::dump_llvm_ir(*k);
   EXPECT_EQ(text.find("reassoc"), std::string::npos);
   auto kernel = compile_and_load(*k);
-  cpu::Ndarray arr(Scalar::F32, {4});
+  host::Ndarray arr(Scalar::F32, {4});
   arr.data_as<float>()[0] = 1.0f;
-  cpu::LaunchFrame frame(kernel->abi);
+  host::LaunchFrame frame(kernel->abi);
   frame.set_ndarray(0, arr);
   test_device().launch(*kernel, frame.context());
   EXPECT_EQ(arr.data_as<float>()[0], 0.0f);
@@ -495,8 +495,8 @@ TEST(CpuCodegen, LocalAtomicsAndBoolMemory) {
   b.make(Op::Return, Scalar::Void, {old1, old2, b.local_load(count)});
   auto kernel = compile_and_load(*k);
   std::vector<uint8_t> bytes{1, 0, 1, 1, 0};
-  cpu::Ndarray arr(bytes.data(), Scalar::Bool, {5});
-  cpu::LaunchFrame frame(kernel->abi);
+  host::Ndarray arr(bytes.data(), Scalar::Bool, {5});
+  host::LaunchFrame frame(kernel->abi);
   frame.set_ndarray(0, arr);
   test_device().launch(*kernel, frame.context());
   EXPECT_EQ(frame.returned<int32_t>(0), 10);
@@ -507,7 +507,7 @@ TEST(CpuCodegen, LocalAtomicsAndBoolMemory) {
 
 // 3-d stores then repeat-mode nearest sampling of what was stored.
 TEST(CpuCodegen, Texture3dStoreAndRepeatSample) {
-  cpu::Texture vol(TextureFormat::RG32F, 4, 2, 3);
+  host::Texture vol(TextureFormat::RG32F, 4, 2, 3);
   auto k = std::make_unique<ir::Kernel>();
   k->abi.name = "vol";
   ParamDesc p;
@@ -540,7 +540,7 @@ TEST(CpuCodegen, Texture3dStoreAndRepeatSample) {
   c1->bits = ir::kSampleRepeat;
   b.make(Op::Return, Scalar::Void, {c0, c1});
   auto kernel = compile_and_load(*k);
-  cpu::LaunchFrame frame(kernel->abi);
+  host::LaunchFrame frame(kernel->abi);
   frame.set_texture(0, vol);
   test_device().launch(*kernel, frame.context());
   EXPECT_EQ(vol.read(3, 1, 2)[0], 213.0f);

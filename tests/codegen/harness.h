@@ -15,7 +15,7 @@
 #include "compiler/ir/verifier.h"
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cpu/cpu_module.h"
-#include "runtime/cpu/launch_frame.h"
+#include "runtime/host/launch_frame.h"
 
 namespace loom::test {
 

@@ -12,13 +12,13 @@
 #include "compiler/ir/verifier.h"
 #include "runtime/common/abi_serialize.h"
 #include "runtime/common/error.h"
-#include "runtime/cpu/argpack.h"
+#include "runtime/host/argpack.h"
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cpu/cpu_module.h"
-#include "runtime/cpu/field.h"
-#include "runtime/cpu/launch_frame.h"
-#include "runtime/cpu/ndarray.h"
-#include "runtime/cpu/texture.h"
+#include "runtime/host/field.h"
+#include "runtime/host/launch_frame.h"
+#include "runtime/host/ndarray.h"
+#include "runtime/host/texture.h"
 #include "runtime/cpu/thread_pool.h"
 
 using namespace loom;
@@ -71,8 +71,8 @@ TEST(ThreadPool, NestedAndEmptyRangesRunInline) {
 }
 
 TEST(Storage, FieldLayoutsAndViews) {
-  cpu::Field aos(FieldDesc{"p", {Scalar::F32, 3, 1}, {4, 5}, Layout::AoS});
-  cpu::Field soa(FieldDesc{"q", {Scalar::F32, 3, 1}, {4, 5}, Layout::SoA});
+  host::Field aos(FieldDesc{"p", {Scalar::F32, 3, 1}, {4, 5}, Layout::AoS});
+  host::Field soa(FieldDesc{"q", {Scalar::F32, 3, 1}, {4, 5}, Layout::SoA});
   EXPECT_EQ(aos.element_count(), 20);
   EXPECT_EQ(aos.bytes(), 20u * 3 * 4);
   EXPECT_EQ(aos.scalar_index(7, 2), 7 * 3 + 2);
@@ -83,29 +83,29 @@ TEST(Storage, FieldLayoutsAndViews) {
   EXPECT_EQ(v.data, aos.data());
   EXPECT_EQ(v.shape[0], 4);
   EXPECT_EQ(v.shape[1], 5);
-  EXPECT_THROW(cpu::Field(FieldDesc{"bad", {Scalar::F32}, {1, 1, 1, 1, 1}, Layout::AoS}), Error);
+  EXPECT_THROW(host::Field(FieldDesc{"bad", {Scalar::F32}, {1, 1, 1, 1, 1}, Layout::AoS}), Error);
 }
 
 TEST(Storage, NdarrayOwningAndWrapping) {
-  cpu::Ndarray owned(Scalar::I16, {3, 4}, 2);
+  host::Ndarray owned(Scalar::I16, {3, 4}, 2);
   EXPECT_TRUE(owned.owns_memory());
   EXPECT_EQ(owned.bytes(), 3u * 4 * 2 * 2);
   std::vector<double> mine(6, 1.5);
-  cpu::Ndarray wrapped(mine.data(), Scalar::F64, {6});
+  host::Ndarray wrapped(mine.data(), Scalar::F64, {6});
   EXPECT_FALSE(wrapped.owns_memory());
   EXPECT_EQ(wrapped.view().data, reinterpret_cast<uint8_t*>(mine.data()));
   EXPECT_EQ(wrapped.view().shape[0], 6);
-  EXPECT_THROW(cpu::Ndarray(Scalar::F32, {}), Error);
+  EXPECT_THROW(host::Ndarray(Scalar::F32, {}), Error);
 }
 
 TEST(Storage, TextureTexelsRoundTrip) {
-  cpu::Texture t(TextureFormat::RGBA8, 3, 2);
+  host::Texture t(TextureFormat::RGBA8, 3, 2);
   t.write(2, 1, 0, {1.0f, 0.5f, 0.0f, 2.0f});
   auto px = t.read(2, 1);
   EXPECT_FLOAT_EQ(px[0], 1.0f);
   EXPECT_NEAR(px[1], 0.5f, 1.0f / 255);
   EXPECT_FLOAT_EQ(px[3], 1.0f);
-  cpu::Texture r(TextureFormat::R32F, 2, 2, 2);
+  host::Texture r(TextureFormat::R32F, 2, 2, 2);
   EXPECT_EQ(r.ndim(), 3);
   r.write(1, 1, 1, {7, 8, 9, 10});
   auto rv = r.read(1, 1, 1);
@@ -139,7 +139,7 @@ std::vector<ArgpackType> pack_types() {
 }  // namespace
 
 TEST(Argpack, MembersByPathWithTypeChecks) {
-  cpu::Argpack pack(pack_types(), 1);
+  host::Argpack pack(pack_types(), 1);
   pack.clear_dirty();
   pack.set<float>("a", 2.5f);
   EXPECT_TRUE(pack.dirty());
@@ -181,25 +181,25 @@ TEST(Argpack, MembersByPathWithTypeChecks) {
 
 TEST(Argpack, NestedPacksAndResourceMembers) {
   auto types = pack_types();
-  cpu::Argpack inner(types, 0);
+  host::Argpack inner(types, 0);
   inner.set<float>("scale", 9.0f);
   inner.set_components<int32_t>("offset", {1, 2});
-  cpu::Argpack outer(types, 1);
+  host::Argpack outer(types, 1);
   outer.set_pack("inner", inner);
   EXPECT_EQ(outer.get<float>("inner.scale"), 9.0f);
   EXPECT_THROW(outer.set_pack("inner", outer), Error);
 
-  cpu::Ndarray arr(Scalar::F32, {17});
+  host::Ndarray arr(Scalar::F32, {17});
   outer.set_ndarray("data", arr);
   ResourceView v = outer.resource_view("data");
   EXPECT_EQ(v.data, arr.data());
   EXPECT_EQ(v.shape[0], 17);
-  cpu::Ndarray wrong(Scalar::I32, {17});
+  host::Ndarray wrong(Scalar::I32, {17});
   EXPECT_THROW(outer.set_ndarray("data", wrong), Error);
-  cpu::Ndarray wrong_dims(Scalar::F32, {2, 2});
+  host::Ndarray wrong_dims(Scalar::F32, {2, 2});
   EXPECT_THROW(outer.set_ndarray("data", wrong_dims), Error);
 
-  cpu::Texture tex(TextureFormat::RGBA32F, 8, 4);
+  host::Texture tex(TextureFormat::RGBA32F, 8, 4);
   outer.set_texture("tex", tex);
   ResourceView tv = outer.resource_view("tex");
   EXPECT_EQ(tv.data, tex.data());
@@ -260,14 +260,14 @@ TEST(Argpack, KernelReadsValuesAndNdarrayFromPack) {
   cpu::CpuModule module;
   cpu::CpuDevice device(2);
   auto kernel = module.load(compiled.abi, compiled.object);
-  cpu::Argpack pack(types, 1);
-  cpu::Ndarray arr(Scalar::F32, {1000});
+  host::Argpack pack(types, 1);
+  host::Ndarray arr(Scalar::F32, {1000});
   for (int i = 0; i < 1000; ++i) arr.data_as<float>()[i] = static_cast<float>(i);
   pack.set<float>("a", 1.0f);
   pack.set<bool>("on", true);
   pack.set<float>("inner.scale", 2.0f);
   pack.set_ndarray("data", arr);
-  cpu::LaunchFrame frame(kernel->abi);
+  host::LaunchFrame frame(kernel->abi);
   frame.set_argpack(0, pack);
   device.launch(*kernel, frame.context());
   for (int i = 0; i < 1000; ++i) ASSERT_EQ(arr.data_as<float>()[i], 2.0f * static_cast<float>(i) + 1.0f);
@@ -275,7 +275,7 @@ TEST(Argpack, KernelReadsValuesAndNdarrayFromPack) {
   device.launch(*kernel, frame.context());
   EXPECT_EQ(arr.data_as<float>()[10], 21.0f);
   // Swapping the ndarray in the pack takes effect at the next launch.
-  cpu::Ndarray other(Scalar::F32, {3});
+  host::Ndarray other(Scalar::F32, {3});
   pack.set_ndarray("data", other);
   pack.set<bool>("on", true);
   device.launch(*kernel, frame.context());
@@ -303,13 +303,13 @@ TEST(LaunchFrame, VectorValuesAndNdarrayShapes) {
   r.ndim = 2;
   r.param = 1;
   abi.resources.push_back(r);
-  cpu::LaunchFrame frame(abi);
+  host::LaunchFrame frame(abi);
   frame.set_components<float>(0, {1.0f, 2.0f, 3.0f});
   float stored[3];
   std::memcpy(stored, frame.context().params[0], sizeof stored);
   EXPECT_EQ(stored[2], 3.0f);
   EXPECT_THROW(frame.set_value<float>(0, 1.0f), Error);
-  cpu::Ndarray good(Scalar::F32, {4, 5}, 3), flat(Scalar::F32, {20}, 3), scalar(Scalar::F32, {4, 5});
+  host::Ndarray good(Scalar::F32, {4, 5}, 3), flat(Scalar::F32, {20}, 3), scalar(Scalar::F32, {4, 5});
   frame.set_ndarray(1, good);
   EXPECT_EQ(frame.context().resources[0].data, good.data());
   EXPECT_EQ(frame.context().resources[0].shape[1], 5);
@@ -325,7 +325,7 @@ TEST(LaunchFrame, ChecksParameterKindsAndTypes) {
   v.type = {Scalar::F32};
   v.size = 4;
   abi.params.push_back(v);
-  cpu::LaunchFrame frame(abi);
+  host::LaunchFrame frame(abi);
   EXPECT_NO_THROW(frame.set_value<float>(0, 1.0f));
   try {
     frame.set_value<int32_t>(0, 1);
@@ -333,11 +333,11 @@ TEST(LaunchFrame, ChecksParameterKindsAndTypes) {
   } catch (const Error& e) {
     EXPECT_EQ(e.place().pin, "speed");
   }
-  cpu::Ndarray arr(Scalar::F32, {2});
+  host::Ndarray arr(Scalar::F32, {2});
   EXPECT_THROW(frame.set_ndarray(0, arr), Error);
   EXPECT_THROW(frame.set_components<float>(0, {1.0f, 2.0f}), Error);
   EXPECT_THROW(frame.set_value<float>(3, 1.0f), Error);
-  cpu::Field f(FieldDesc{"nope", {Scalar::F32}, {2}, Layout::AoS});
+  host::Field f(FieldDesc{"nope", {Scalar::F32}, {2}, Layout::AoS});
   EXPECT_THROW(frame.bind_field("nope", f), Error);
 }
 
@@ -350,12 +350,12 @@ TEST(LaunchFrame, FieldsMustMatchTheCompiledShape) {
   r.ndim = 2;
   r.shape = {4, 8, 0, 0};
   abi.resources.push_back(r);
-  cpu::LaunchFrame frame(abi);
-  cpu::Field wrong(FieldDesc{"grid", {Scalar::F32}, {8, 4}, Layout::AoS});
+  host::LaunchFrame frame(abi);
+  host::Field wrong(FieldDesc{"grid", {Scalar::F32}, {8, 4}, Layout::AoS});
   EXPECT_THROW(frame.bind_field("grid", wrong), Error);
-  cpu::Field soa(FieldDesc{"grid", {Scalar::F32}, {4, 8}, Layout::SoA});
+  host::Field soa(FieldDesc{"grid", {Scalar::F32}, {4, 8}, Layout::SoA});
   EXPECT_THROW(frame.bind_field("grid", soa), Error);
-  cpu::Field right(FieldDesc{"grid", {Scalar::F32}, {4, 8}, Layout::AoS});
+  host::Field right(FieldDesc{"grid", {Scalar::F32}, {4, 8}, Layout::AoS});
   EXPECT_NO_THROW(frame.bind_field("grid", right));
 }
 
@@ -415,8 +415,8 @@ TEST(CpuModule, LoadsTheSameObjectTwiceInSeparateDylibs) {
   auto second = module.load(compiled.abi, compiled.object);
   ASSERT_EQ(first->tasks.size(), 2u);
   EXPECT_NE(first->tasks[0].entry, second->tasks[0].entry);
-  cpu::Ndarray c1(Scalar::I32, {1}), c2(Scalar::I32, {1});
-  cpu::LaunchFrame f1(first->abi), f2(second->abi);
+  host::Ndarray c1(Scalar::I32, {1}), c2(Scalar::I32, {1});
+  host::LaunchFrame f1(first->abi), f2(second->abi);
   f1.set_ndarray(0, c1);
   f1.set_value<int32_t>(1, 12345);
   f2.set_ndarray(0, c2);
@@ -442,8 +442,8 @@ TEST(CpuModule, KernelsOutliveTheModuleObject) {
     kernel = module.load(compiled.abi, compiled.object);
   }
   cpu::CpuDevice device(2);
-  cpu::Ndarray c(Scalar::I32, {1});
-  cpu::LaunchFrame frame(kernel->abi);
+  host::Ndarray c(Scalar::I32, {1});
+  host::LaunchFrame frame(kernel->abi);
   frame.set_ndarray(0, c);
   frame.set_value<int32_t>(1, 50);
   device.launch(*kernel, frame.context());
@@ -473,7 +473,7 @@ TEST(CpuDevice, RefusesToLaunchWithUnboundResources) {
   cpu::CpuModule module;
   cpu::CpuDevice device(2);
   auto kernel = module.load(compiled.abi, compiled.object);
-  cpu::LaunchFrame frame(kernel->abi);
+  host::LaunchFrame frame(kernel->abi);
   frame.set_value<int32_t>(1, 10);
   try {
     device.launch(*kernel, frame.context());
@@ -496,8 +496,8 @@ TEST(CpuModule, RunsAKernelFromASerializedRecord) {
   cpu::CpuModule module;
   cpu::CpuDevice device(2);
   auto kernel = module.load(loaded.abi, loaded.code);
-  cpu::Ndarray c(Scalar::I32, {1});
-  cpu::LaunchFrame frame(kernel->abi);
+  host::Ndarray c(Scalar::I32, {1});
+  host::LaunchFrame frame(kernel->abi);
   frame.set_ndarray(0, c);
   frame.set_value<int32_t>(1, 4242);
   device.launch(*kernel, frame.context());
@@ -516,8 +516,8 @@ TEST(CpuModule, ConcurrentCompileLoadAndLaunch) {
       auto k = counting_kernel();
       auto compiled = codegen::compile_kernel_to_object(*k);
       auto kernel = module.load(compiled.abi, compiled.object);
-      cpu::Ndarray c(Scalar::I32, {1});
-      cpu::LaunchFrame frame(kernel->abi);
+      host::Ndarray c(Scalar::I32, {1});
+      host::LaunchFrame frame(kernel->abi);
       frame.set_ndarray(0, c);
       frame.set_value<int32_t>(1, 1000 + t);
       for (int r = 0; r < 20; ++r) device.launch(*kernel, frame.context());

@@ -1,12 +1,12 @@
-#include "runtime/cpu/argpack.h"
+#include "runtime/host/argpack.h"
 
 #include <cstring>
 
 #include "runtime/common/error.h"
-#include "runtime/cpu/ndarray.h"
-#include "runtime/cpu/texture.h"
+#include "runtime/host/ndarray.h"
+#include "runtime/host/texture.h"
 
-namespace loom::cpu {
+namespace loom::host {
 
 namespace {
 Error member_error(const std::string& path, const std::string& what) {
@@ -143,4 +143,4 @@ ResourceView Argpack::resource_view(const std::string& path) const {
   return v;
 }
 
-}  // namespace loom::cpu
+}  // namespace loom::host

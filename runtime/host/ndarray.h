@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "runtime/common/kernel_abi.h"
-#include "runtime/cpu/aligned_buffer.h"
+#include "runtime/host/aligned_buffer.h"
 
-namespace loom::cpu {
+namespace loom::host {
 
 class Ndarray {
  public:
@@ -40,4 +40,4 @@ class Ndarray {
   uint8_t* data_ = nullptr;
 };
 
-}  // namespace loom::cpu
+}  // namespace loom::host

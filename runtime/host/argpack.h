@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "runtime/common/argpack_layout.h"
-#include "runtime/cpu/aligned_buffer.h"
-#include "runtime/cpu/scalar_traits.h"
+#include "runtime/host/aligned_buffer.h"
+#include "runtime/host/scalar_traits.h"
 
-namespace loom::cpu {
+namespace loom::host {
 
 class Ndarray;
 class Texture;
@@ -69,4 +69,4 @@ class Argpack {
   bool dirty_ = true;
 };
 
-}  // namespace loom::cpu
+}  // namespace loom::host

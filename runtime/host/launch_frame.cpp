@@ -1,14 +1,14 @@
-#include "runtime/cpu/launch_frame.h"
+#include "runtime/host/launch_frame.h"
 
 #include <algorithm>
 
 #include "runtime/common/error.h"
-#include "runtime/cpu/argpack.h"
-#include "runtime/cpu/field.h"
-#include "runtime/cpu/ndarray.h"
-#include "runtime/cpu/texture.h"
+#include "runtime/host/argpack.h"
+#include "runtime/host/field.h"
+#include "runtime/host/ndarray.h"
+#include "runtime/host/texture.h"
 
-namespace loom::cpu {
+namespace loom::host {
 
 LaunchFrame::LaunchFrame(KernelABI abi) : abi_(std::move(abi)) {
   params_.assign(abi_.params.size(), nullptr);
@@ -136,4 +136,4 @@ LaunchContext& LaunchFrame::context() {
   return ctx_;
 }
 
-}  // namespace loom::cpu
+}  // namespace loom::host

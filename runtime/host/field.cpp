@@ -1,8 +1,8 @@
-#include "runtime/cpu/field.h"
+#include "runtime/host/field.h"
 
 #include "runtime/common/error.h"
 
-namespace loom::cpu {
+namespace loom::host {
 
 Field::Field(FieldDesc desc) : desc_(std::move(desc)) {
   if (desc_.shape.size() > static_cast<size_t>(kMaxDims))
@@ -22,4 +22,4 @@ ResourceView Field::view() const {
   return v;
 }
 
-}  // namespace loom::cpu
+}  // namespace loom::host

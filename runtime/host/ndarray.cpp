@@ -1,8 +1,8 @@
-#include "runtime/cpu/ndarray.h"
+#include "runtime/host/ndarray.h"
 
 #include "runtime/common/error.h"
 
-namespace loom::cpu {
+namespace loom::host {
 
 Ndarray::Ndarray(Scalar dtype, std::vector<int64_t> shape, int components)
     : dtype_(dtype), shape_(std::move(shape)), components_(components) {
@@ -33,4 +33,4 @@ ResourceView Ndarray::view() const {
   return v;
 }
 
-}  // namespace loom::cpu
+}  // namespace loom::host

@@ -1,4 +1,4 @@
-#include "runtime/cpu/texture.h"
+#include "runtime/host/texture.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "runtime/common/error.h"
 
-namespace loom::cpu {
+namespace loom::host {
 
 namespace {
 size_t channel_bytes(TextureFormat f) { return f == TextureFormat::RGBA8 ? 1 : 4; }
@@ -62,4 +62,4 @@ ResourceView Texture::view() const {
   return v;
 }
 
-}  // namespace loom::cpu
+}  // namespace loom::host

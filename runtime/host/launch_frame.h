@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "runtime/common/kernel_abi.h"
-#include "runtime/cpu/aligned_buffer.h"
-#include "runtime/cpu/scalar_traits.h"
+#include "runtime/host/aligned_buffer.h"
+#include "runtime/host/scalar_traits.h"
 
-namespace loom::cpu {
+namespace loom::host {
 
 class Argpack;
 class Field;
@@ -69,4 +69,4 @@ class LaunchFrame {
   LaunchContext ctx_{};
 };
 
-}  // namespace loom::cpu
+}  // namespace loom::host

@@ -5,7 +5,7 @@
 
 #include "runtime/common/scalar.h"
 
-namespace loom::cpu {
+namespace loom::host {
 
 template <typename T>
 constexpr Scalar scalar_of();
@@ -21,4 +21,4 @@ template <> constexpr Scalar scalar_of<uint64_t>() { return Scalar::U64; }
 template <> constexpr Scalar scalar_of<float>() { return Scalar::F32; }
 template <> constexpr Scalar scalar_of<double>() { return Scalar::F64; }
 
-}  // namespace loom::cpu
+}  // namespace loom::host

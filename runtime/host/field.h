@@ -4,9 +4,9 @@
 #include <cstdint>
 
 #include "runtime/common/kernel_abi.h"
-#include "runtime/cpu/aligned_buffer.h"
+#include "runtime/host/aligned_buffer.h"
 
-namespace loom::cpu {
+namespace loom::host {
 
 class Field {
  public:
@@ -34,4 +34,4 @@ class Field {
   AlignedBuffer buffer_;
 };
 
-}  // namespace loom::cpu
+}  // namespace loom::host

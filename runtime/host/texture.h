@@ -6,9 +6,9 @@
 #include <cstdint>
 
 #include "runtime/common/kernel_abi.h"
-#include "runtime/cpu/aligned_buffer.h"
+#include "runtime/host/aligned_buffer.h"
 
-namespace loom::cpu {
+namespace loom::host {
 
 class Texture {
  public:
@@ -37,4 +37,4 @@ class Texture {
   AlignedBuffer buffer_;
 };
 
-}  // namespace loom::cpu
+}  // namespace loom::host

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <memory>
 
-namespace loom::cpu {
+namespace loom::host {
 
 class AlignedBuffer {
  public:
@@ -30,4 +30,4 @@ class AlignedBuffer {
   size_t size_ = 0;
 };
 
-}  // namespace loom::cpu
+}  // namespace loom::host

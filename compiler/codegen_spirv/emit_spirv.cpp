@@ -1,0 +1,1108 @@
+// Kernel IR -> SPIR-V: the binding plan of a kernel, then one module per offloaded task.
+//
+// Control flow is structured as SPIR-V requires: `if` is a selection with its own merge
+// block; loops (while, nested range/struct loops, the grid-stride loop of a parallel task)
+// have a header with OpLoopMerge, a continue block and a merge block. A `break` that leaves
+// a while from inside a nested counted loop goes through a flag the enclosing loops check
+// after they end. Values follow the IR's dominance, so no phi nodes are needed; locals are
+// Function variables.
+#include <chrono>
+#include <map>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+
+#include "compiler/codegen_spirv/spirv_codegen.h"
+#include "compiler/codegen_spirv/spirv_math.h"
+#include "compiler/codegen_spirv/spirv_module.h"
+#include "compiler/codegen_spirv/spirv_tools.h"
+#include "compiler/ir/inst.h"
+#include "runtime/common/error.h"
+
+namespace loom::codegen {
+
+namespace {
+
+using ir::Inst;
+using ir::Op;
+using spirv::Id;
+
+constexpr uint32_t kScopeDevice = 1;
+constexpr uint32_t kSemanticsRelaxed = 0;
+
+// ------------------------------------------------------------------------------ the plan
+
+struct KernelPlan {
+  std::vector<SpirvBinding> bindings;
+  std::map<std::pair<BindingKind, int>, size_t> index;  // (kind, index) -> position
+  ArgsLayout args;
+  bool push_constants = true;
+
+  int find(BindingKind kind, int i = -1) const {
+    auto it = index.find({kind, i});
+    return it == index.end() ? -1 : static_cast<int>(it->second);
+  }
+};
+
+KernelPlan plan_kernel(ir::Kernel& k, const SpirvTarget& target) {
+  KernelPlan plan;
+  plan.args = args_layout(k.abi);
+  plan.push_constants = plan.args.size <= target.max_push_constant_bytes;
+  std::set<int> buffers, storage_images, sampled_images, argpacks;
+  std::set<int> samplers;
+  bool temps = false, error = false;
+  ir::walk(*k.body, [&](Inst& in) {
+    switch (in.op) {
+      case Op::ArgLoad:
+        if (k.abi.params.at(static_cast<size_t>(in.attr0)).kind == ParamKind::Argpack) argpacks.insert(in.attr0);
+        break;
+      case Op::ElementPtr: buffers.insert(in.attr0); break;
+      case Op::TexLoad: case Op::TexStore: storage_images.insert(in.attr0); break;
+      case Op::TexSample:
+        sampled_images.insert(in.attr0);
+        samplers.insert(static_cast<int>(in.bits & (ir::kSampleLinear | ir::kSampleRepeat)));
+        break;
+      case Op::TmpLoad: case Op::TmpStore: temps = true; break;
+      case Op::BoundsCheck: case Op::Assert: error = true; break;
+      default: break;
+    }
+  });
+  auto add = [&](BindingKind kind, int i) {
+    plan.index[{kind, i}] = plan.bindings.size();
+    plan.bindings.push_back({static_cast<uint32_t>(plan.bindings.size()), kind, i});
+  };
+  if (!plan.push_constants) add(BindingKind::Args, -1);
+  if (temps) add(BindingKind::Temps, -1);
+  if (!k.abi.returns.empty()) add(BindingKind::Returns, -1);
+  if (error) add(BindingKind::Error, -1);
+  for (int p : argpacks) add(BindingKind::Argpack, p);
+  for (int s : buffers) add(BindingKind::Buffer, s);
+  for (int s : storage_images) add(BindingKind::StorageImage, s);
+  for (int s : sampled_images) add(BindingKind::SampledImage, s);
+  for (int m : samplers) add(BindingKind::Sampler, m);
+  return plan;
+}
+
+// ------------------------------------------------------------------------------ one task
+
+// A block of 32-bit words: the args block, an argpack, temps, returns or the error record.
+struct WordBlock {
+  Id var = 0;
+  spv::StorageClass storage = spv::StorageClassStorageBuffer;
+  bool vec4 = false;  // std140: uvec4 array (uniform buffers)
+};
+
+struct Loop {
+  bool is_while = false;
+  Id merge = 0;
+  Id cont = 0;
+  Id break_flag = 0;  // whiles left from inside nested counted loops
+};
+
+bool is_float_atomic_native(Scalar t, ir::AtomicOp op, uint32_t features) {
+  bool add = op == ir::AtomicOp::Add || op == ir::AtomicOp::Sub;
+  bool minmax = op == ir::AtomicOp::Min || op == ir::AtomicOp::Max;
+  if (t == Scalar::F32) return (add && (features & kNeedFloat32AtomicAdd)) || (minmax && (features & kNeedFloat32AtomicMinMax));
+  return (add && (features & kNeedFloat64AtomicAdd)) || (minmax && (features & kNeedFloat64AtomicMinMax));
+}
+
+class TaskEmitter {
+ public:
+  TaskEmitter(ir::Kernel& kernel, const KernelPlan& plan, const SpirvTarget& target, const Inst& offload,
+              size_t task_index, std::vector<std::string>* assert_messages, std::set<std::string>* notes,
+              uint32_t* requirements)
+      : k_(kernel),
+        plan_(plan),
+        target_(target),
+        offload_(offload),
+        task_index_(task_index),
+        asserts_(assert_messages),
+        notes_(notes),
+        requirements_(requirements),
+        math_(m_, requirements, [this](const std::string& n) { notes_->insert(n); }) {}
+
+  SpirvTask emit() {
+    SpirvTask task;
+    task.kind = static_cast<uint8_t>(offload_.attr0);
+    kind_ = static_cast<ir::TaskKind>(offload_.attr0);
+    task.workgroup_size = kind_ == ir::TaskKind::Serial ? 1 : target_.workgroup_size;
+    access_.assign(plan_.bindings.size(), 0);
+    prepare_cas_slots();
+
+    m_.capability(spv::CapabilityShader);
+    m_.memory_model(spv::AddressingModelLogical, spv::MemoryModelGLSL450);
+    Id void_t = m_.type_void();
+    fn_ = m_.begin_function(void_t, m_.type_function(void_t, {}));
+    begin_block(0);
+    for (auto& inst : k_.body->insts)
+      if (inst->op != Op::Offload) emit_inst(*inst);
+    uses_rand_ = contains(*offload_.region(0), Op::Rand);
+    if (kind_ == ir::TaskKind::Serial) {
+      if (uses_rand_) init_rng({});
+      emit_block(*offload_.region(0));
+    } else {
+      emit_parallel_loop();
+    }
+    if (!m_.block_closed()) m_.op_void(spv::OpReturn, {});
+    m_.end_function();
+
+    m_.entry_point(spv::ExecutionModelGLCompute, fn_, "main", interface_);
+    m_.execution_mode(fn_, spv::ExecutionModeLocalSize, {task.workgroup_size, 1, 1});
+    m_.name(fn_, "main");
+    task.spirv = m_.assemble();
+    task.access = access_;
+    host_extent(&task);
+    return task;
+  }
+
+ private:
+  // ------------------------------------------------------------------ helpers
+  static bool contains(const ir::Block& block, Op op) {
+    bool found = false;
+    ir::walk(const_cast<ir::Block&>(block), [&](Inst& inst) { found |= inst.op == op; });
+    return found;
+  }
+
+  [[noreturn]] void fail(const Inst& in, const std::string& why) const {
+    throw Error(Place{"", k_.abi.name, in.node, ""}, why);
+  }
+
+  void require(uint32_t bit, const Inst& in, const std::string& what) {
+    if (!(target_.features & bit))
+      fail(in, "kernel '" + k_.abi.name + "' " + what + ", which needs " + describe_requirements(bit) + "; " +
+                   target_.device_name + " lacks it");
+    *requirements_ |= bit;
+  }
+
+  Id t(Scalar s) { return math_.type(s); }
+  Id u32t() { return t(Scalar::U32); }
+  Id i32t() { return t(Scalar::I32); }
+  Id bool_t() { return t(Scalar::Bool); }
+  Id ptr(spv::StorageClass sc, Id pointee) { return m_.type_pointer(sc, pointee); }
+
+  Id begin_block(Id label) {
+    label_ = m_.label(label);
+    texel_cache_.clear();
+    return label_;
+  }
+
+  Id value(const Inst* in) {
+    auto it = values_.find(in);
+    if (it == values_.end())
+      throw Error("spirv codegen: operand used before it is defined (" + std::string(ir::op_name(in->op)) + ")");
+    return it->second;
+  }
+
+  Id to_i32(const Inst* in) {
+    Id v = value(in);
+    if (in->type == Scalar::I32) return v;
+    return math_.cast(v, in->type, Scalar::I32);
+  }
+
+  void mark(int position, uint8_t bits) {
+    if (position < 0) throw Error("spirv codegen: a binding the plan lacks");
+    access_[static_cast<size_t>(position)] |= bits;
+  }
+
+  Id decorate_binding(Id var, int position) {
+    m_.decorate(var, spv::DecorationDescriptorSet, {0});
+    m_.decorate(var, spv::DecorationBinding, {plan_.bindings[static_cast<size_t>(position)].binding});
+    interface_.push_back(var);
+    return var;
+  }
+
+  // ------------------------------------------------------------------ globals
+  Id builtin(spv::BuiltIn which) {
+    auto it = builtins_.find(which);
+    if (it != builtins_.end()) return it->second;
+    Id var = m_.global_variable(ptr(spv::StorageClassInput, m_.type_vector(u32t(), 3)), spv::StorageClassInput);
+    m_.decorate(var, spv::DecorationBuiltIn, {static_cast<uint32_t>(which)});
+    interface_.push_back(var);
+    return builtins_[which] = var;
+  }
+
+  Id builtin_x(spv::BuiltIn which) {
+    Id v = m_.op(spv::OpLoad, m_.type_vector(u32t(), 3), {builtin(which)});
+    return m_.op(spv::OpCompositeExtract, u32t(), {v, 0});
+  }
+
+  // A Block struct of 32-bit words: `words` 0 means a runtime array.
+  WordBlock word_block(spv::StorageClass storage, bool vec4, uint32_t words) {
+    WordBlock b;
+    b.storage = storage;
+    b.vec4 = vec4;
+    Id elem = vec4 ? m_.type_vector(u32t(), 4) : u32t();
+    uint32_t count = vec4 ? (words + 3) / 4 : words;
+    Id array = words ? m_.type_array(elem, m_.constant_u32(std::max<uint32_t>(count, 1))) : m_.type_runtime_array(elem);
+    m_.decorate(array, spv::DecorationArrayStride, {vec4 ? 16u : 4u});
+    Id st = m_.type_struct({array});
+    m_.decorate(st, spv::DecorationBlock);
+    m_.member_decorate(st, 0, spv::DecorationOffset, {0});
+    b.var = m_.global_variable(ptr(storage, st), storage);
+    return b;
+  }
+
+  const WordBlock& args_block() {
+    if (args_.var) return args_;
+    uint32_t words = plan_.args.size / 4;
+    if (plan_.push_constants) {
+      args_ = word_block(spv::StorageClassPushConstant, false, words);
+      interface_.push_back(args_.var);
+    } else {
+      int pos = plan_.find(BindingKind::Args);
+      args_ = word_block(spv::StorageClassUniform, true, words);
+      decorate_binding(args_.var, pos);
+      mark(pos, kAccessRead);
+    }
+    m_.name(args_.var, "args");
+    return args_;
+  }
+
+  const WordBlock& buffer_block(BindingKind kind) {
+    WordBlock& b = kind == BindingKind::Temps ? temps_ : kind == BindingKind::Returns ? returns_ : error_;
+    if (b.var) return b;
+    b = word_block(spv::StorageClassStorageBuffer, false, 0);
+    decorate_binding(b.var, plan_.find(kind));
+    m_.name(b.var, binding_kind_name(kind));
+    return b;
+  }
+
+  const WordBlock& argpack_block(int param) {
+    auto it = argpacks_.find(param);
+    if (it != argpacks_.end()) return it->second;
+    uint32_t size = k_.abi.params.at(static_cast<size_t>(param)).size;
+    WordBlock b = word_block(spv::StorageClassUniform, true, std::max<uint32_t>(size, 16) / 4);
+    int pos = plan_.find(BindingKind::Argpack, param);
+    decorate_binding(b.var, pos);
+    mark(pos, kAccessRead);
+    m_.name(b.var, k_.abi.params[static_cast<size_t>(param)].name);
+    return argpacks_[param] = b;
+  }
+
+  Id word_ptr(const WordBlock& b, uint32_t word) {
+    Id p = ptr(b.storage, u32t());
+    if (b.vec4) return m_.op(spv::OpAccessChain, p, {b.var, m_.constant_i32(0), m_.constant_i32(static_cast<int32_t>(word / 4)), m_.constant_i32(static_cast<int32_t>(word % 4))});
+    return m_.op(spv::OpAccessChain, p, {b.var, m_.constant_i32(0), m_.constant_i32(static_cast<int32_t>(word))});
+  }
+
+  Id load_word(const WordBlock& b, uint32_t word) { return m_.op(spv::OpLoad, u32t(), {word_ptr(b, word)}); }
+
+  // A scalar at a byte offset of a word block (narrow values inside their word).
+  Id load_scalar(const WordBlock& b, uint32_t offset, Scalar s) {
+    int size = size_of(s);
+    uint32_t word = offset / 4;
+    if (size == 8) return math_.from_words(s, {load_word(b, word), load_word(b, word + 1)});
+    Id w = load_word(b, word);
+    if (size == 4) return math_.from_words(s, {w});
+    uint32_t shift = 8 * (offset % 4);
+    if (shift) w = m_.op(spv::OpShiftRightLogical, u32t(), {w, m_.constant_u32(shift)});
+    if (s == Scalar::Bool)
+      return m_.op(spv::OpINotEqual, bool_t(), {m_.op(spv::OpBitwiseAnd, u32t(), {w, m_.constant_u32(0xff)}), m_.constant_u32(0)});
+    return math_.from_words(s, {w});
+  }
+
+  void store_words(const WordBlock& b, uint32_t word, const std::vector<Id>& words) {
+    for (size_t i = 0; i < words.size(); ++i) m_.op_void(spv::OpStore, {word_ptr(b, word + static_cast<uint32_t>(i)), words[i]});
+  }
+
+  // Storage buffer of a field or ndarray slot; float slots that need compare-and-swap
+  // atomics are declared as unsigned words of the same width.
+  struct SlotBuffer {
+    Id var = 0;
+    Scalar stored = Scalar::Void;  // element type in the buffer
+  };
+
+  const SlotBuffer& slot_buffer(int slot) {
+    auto it = slot_buffers_.find(slot);
+    if (it != slot_buffers_.end()) return it->second;
+    const ResourceDesc& r = k_.abi.resources.at(static_cast<size_t>(slot));
+    SlotBuffer sb;
+    sb.stored = r.dtype == Scalar::Bool ? Scalar::U8 : r.dtype;
+    if (cas_slots_.count(slot)) sb.stored = bit_width(r.dtype) == 64 ? Scalar::U64 : Scalar::U32;
+    int width = bit_width(sb.stored);
+    if (width == 8) {
+      m_.capability(spv::CapabilityStorageBuffer8BitAccess);
+      *requirements_ |= kNeedStorage8;
+    } else if (width == 16) {
+      m_.capability(spv::CapabilityStorageBuffer16BitAccess);
+      *requirements_ |= kNeedStorage16;
+    }
+    Id elem = t(sb.stored);
+    Id array = m_.type_runtime_array(elem);
+    m_.decorate(array, spv::DecorationArrayStride, {static_cast<uint32_t>(size_of(sb.stored))});
+    Id st = m_.type_struct({array});
+    m_.decorate(st, spv::DecorationBlock);
+    m_.member_decorate(st, 0, spv::DecorationOffset, {0});
+    sb.var = m_.global_variable(ptr(spv::StorageClassStorageBuffer, st), spv::StorageClassStorageBuffer);
+    decorate_binding(sb.var, plan_.find(BindingKind::Buffer, slot));
+    m_.name(sb.var, r.kind == ResourceKind::Field ? r.field : "slot" + std::to_string(slot));
+    return slot_buffers_[slot] = sb;
+  }
+
+  void prepare_cas_slots() {
+    ir::walk(*offload_.region(0), [&](Inst& in) {
+      if (in.op != Op::AtomicRMW || in.operand(0)->op != Op::ElementPtr || !is_float(in.type)) return;
+      auto op = static_cast<ir::AtomicOp>(in.attr0);
+      bool bitwise = op == ir::AtomicOp::And || op == ir::AtomicOp::Or || op == ir::AtomicOp::Xor;
+      if (bitwise || !is_float_atomic_native(in.type, op, target_.features)) cas_slots_.insert(in.operand(0)->attr0);
+    });
+  }
+
+  spv::Dim image_dim(int slot) { return k_.abi.resources.at(static_cast<size_t>(slot)).ndim == 3 ? spv::Dim3D : spv::Dim2D; }
+
+  Id storage_image_type(int slot) {
+    spv::ImageFormat f = spv::ImageFormatRgba32f;
+    switch (k_.abi.resources.at(static_cast<size_t>(slot)).format) {
+      case TextureFormat::R32F: f = spv::ImageFormatR32f; break;
+      case TextureFormat::RG32F:
+        f = spv::ImageFormatRg32f;
+        m_.capability(spv::CapabilityStorageImageExtendedFormats);
+        *requirements_ |= kNeedStorageImageExtendedFormats;
+        break;
+      case TextureFormat::RGBA32F: f = spv::ImageFormatRgba32f; break;
+      case TextureFormat::RGBA8: f = spv::ImageFormatRgba8; break;
+    }
+    return m_.type_image(t(Scalar::F32), image_dim(slot), 2, f);
+  }
+
+  Id storage_image(int slot) {
+    auto it = storage_images_.find(slot);
+    if (it != storage_images_.end()) return it->second;
+    Id var = m_.global_variable(ptr(spv::StorageClassUniformConstant, storage_image_type(slot)), spv::StorageClassUniformConstant);
+    decorate_binding(var, plan_.find(BindingKind::StorageImage, slot));
+    return storage_images_[slot] = var;
+  }
+
+  Id sampled_image_type(int slot) { return m_.type_image(t(Scalar::F32), image_dim(slot), 1, spv::ImageFormatUnknown); }
+
+  Id sampled_image(int slot) {
+    auto it = sampled_images_.find(slot);
+    if (it != sampled_images_.end()) return it->second;
+    Id var = m_.global_variable(ptr(spv::StorageClassUniformConstant, sampled_image_type(slot)), spv::StorageClassUniformConstant);
+    decorate_binding(var, plan_.find(BindingKind::SampledImage, slot));
+    return sampled_images_[slot] = var;
+  }
+
+  Id sampler(int mode) {
+    auto it = samplers_.find(mode);
+    if (it != samplers_.end()) return it->second;
+    Id var = m_.global_variable(ptr(spv::StorageClassUniformConstant, m_.type_sampler()), spv::StorageClassUniformConstant);
+    decorate_binding(var, plan_.find(BindingKind::Sampler, mode));
+    return samplers_[mode] = var;
+  }
+
+  // ------------------------------------------------------------------ control flow
+  // Branches to `fail` when `failed`: records the LaunchError and ends the invocation.
+  void check(Id failed, int code, int node, int slot, int dim, Id index, Scalar index_type, Id extent,
+             Scalar extent_type) {
+    Id fail_bb = m_.fresh_id(), ok = m_.fresh_id();
+    m_.op_void(spv::OpSelectionMerge, {ok, spv::SelectionControlDontFlattenMask});
+    m_.op_void(spv::OpBranchConditional, {failed, fail_bb, ok});
+    begin_block(fail_bb);
+    int pos = plan_.find(BindingKind::Error);
+    mark(pos, kAccessRead | kAccessWrite);
+    const WordBlock& err = buffer_block(BindingKind::Error);
+    Id old = m_.op(spv::OpAtomicCompareExchange, u32t(),
+                   {word_ptr(err, 0), m_.constant_u32(kScopeDevice), m_.constant_u32(kSemanticsRelaxed),
+                    m_.constant_u32(kSemanticsRelaxed), m_.constant_u32(static_cast<uint32_t>(code)), m_.constant_u32(0)});
+    Id won = m_.op(spv::OpIEqual, bool_t(), {old, m_.constant_u32(0)});
+    Id write = m_.fresh_id(), done = m_.fresh_id();
+    m_.op_void(spv::OpSelectionMerge, {done, spv::SelectionControlMaskNone});
+    m_.op_void(spv::OpBranchConditional, {won, write, done});
+    begin_block(write);
+    store_words(err, 1, {m_.constant_u32(static_cast<uint32_t>(node)), m_.constant_u32(static_cast<uint32_t>(slot)),
+                         m_.constant_u32(static_cast<uint32_t>(dim))});
+    store_words(err, 4, wide_words(index, index_type));
+    store_words(err, 6, wide_words(extent, extent_type));
+    m_.op_void(spv::OpBranch, {done});
+    begin_block(done);
+    m_.op_void(spv::OpReturn, {});
+    begin_block(ok);
+  }
+
+  // An integer as two words of its 64-bit sign- or zero-extension.
+  std::vector<Id> wide_words(Id v, Scalar s) {
+    if (bit_width(s) == 64) return math_.to_words(s, v);
+    Id lo = math_.cast(v, s, is_signed_int(s) ? Scalar::I32 : Scalar::U32);
+    lo = math_.cast(lo, is_signed_int(s) ? Scalar::I32 : Scalar::U32, Scalar::U32);
+    Id hi = m_.constant_u32(0);
+    if (is_signed_int(s)) {
+      Id neg = m_.op(spv::OpSLessThan, bool_t(), {math_.cast(lo, Scalar::U32, Scalar::I32), m_.constant_i32(0)});
+      hi = m_.op(spv::OpSelect, u32t(), {neg, m_.constant_u32(0xffffffffu), m_.constant_u32(0)});
+    }
+    return {lo, hi};
+  }
+
+  // for (i = lo; i < hi; ++i) over i32; `body` emits the loop body given the index.
+  template <typename Body>
+  void counted_loop(Id lo, Id hi, Id step, Body&& body) {
+    Id var = m_.local_variable(ptr(spv::StorageClassFunction, i32t()));
+    m_.op_void(spv::OpStore, {var, lo});
+    Id header = m_.fresh_id(), body_bb = m_.fresh_id(), cont = m_.fresh_id(), merge = m_.fresh_id();
+    m_.op_void(spv::OpBranch, {header});
+    begin_block(header);
+    Id iv = m_.op(spv::OpLoad, i32t(), {var});
+    Id more = m_.op(spv::OpSLessThan, bool_t(), {iv, hi});
+    m_.op_void(spv::OpLoopMerge, {merge, cont, spv::LoopControlMaskNone});
+    m_.op_void(spv::OpBranchConditional, {more, body_bb, merge});
+    begin_block(body_bb);
+    loops_.push_back({false, merge, cont, 0});
+    body(iv);
+    loops_.pop_back();
+    if (!m_.block_closed()) m_.op_void(spv::OpBranch, {cont});
+    begin_block(cont);
+    m_.op_void(spv::OpStore, {var, m_.op(spv::OpIAdd, i32t(), {iv, step})});
+    m_.op_void(spv::OpBranch, {header});
+    begin_block(merge);
+    propagate_break();
+  }
+
+  // After a counted loop inside a while that a nested break leaves: if the flag is set,
+  // leave the next enclosing loop as well.
+  void propagate_break() {
+    const Loop* w = nullptr;
+    for (auto it = loops_.rbegin(); it != loops_.rend(); ++it)
+      if (it->is_while) {
+        w = &*it;
+        break;
+      }
+    if (!w || !w->break_flag) return;
+    Id target = loops_.back().merge;
+    Id flag = m_.op(spv::OpLoad, bool_t(), {w->break_flag});
+    Id leave = m_.fresh_id(), stay = m_.fresh_id();
+    m_.op_void(spv::OpSelectionMerge, {stay, spv::SelectionControlMaskNone});
+    m_.op_void(spv::OpBranchConditional, {flag, leave, stay});
+    begin_block(leave);
+    m_.op_void(spv::OpBranch, {target});
+    begin_block(stay);
+  }
+
+  // True when a break inside `body` leaves the while from inside a nested counted loop.
+  static bool breaks_from_nested_loop(const ir::Block& body, int depth) {
+    for (const auto& in : body.insts) {
+      if (in->op == Op::Break && depth > 0) return true;
+      if (in->op == Op::While) continue;  // its breaks are its own
+      int d = depth + (in->op == Op::RangeFor || in->op == Op::StructFor ? 1 : 0);
+      for (const auto& r : in->regions)
+        if (breaks_from_nested_loop(*r, d)) return true;
+    }
+    return false;
+  }
+
+  void emit_while(const Inst& in) {
+    Loop loop{true, m_.fresh_id(), m_.fresh_id(), 0};
+    if (breaks_from_nested_loop(*in.region(0), 0)) {
+      loop.break_flag = m_.local_variable(ptr(spv::StorageClassFunction, bool_t()));
+      m_.op_void(spv::OpStore, {loop.break_flag, math_.bool_const(false)});
+    }
+    Id header = m_.fresh_id(), body = m_.fresh_id();
+    m_.op_void(spv::OpBranch, {header});
+    begin_block(header);
+    m_.op_void(spv::OpLoopMerge, {loop.merge, loop.cont, spv::LoopControlMaskNone});
+    m_.op_void(spv::OpBranch, {body});
+    begin_block(body);
+    loops_.push_back(loop);
+    emit_block(*in.region(0));
+    loops_.pop_back();
+    if (!m_.block_closed()) m_.op_void(spv::OpBranch, {loop.cont});
+    begin_block(loop.cont);
+    m_.op_void(spv::OpBranch, {header});
+    begin_block(loop.merge);
+    propagate_break();
+  }
+
+  void emit_break() {
+    for (auto it = loops_.rbegin(); it != loops_.rend(); ++it) {
+      if (!it->is_while) continue;
+      if (&*it == &loops_.back()) {
+        m_.op_void(spv::OpBranch, {it->merge});
+        return;
+      }
+      m_.op_void(spv::OpStore, {it->break_flag, math_.bool_const(true)});
+      m_.op_void(spv::OpBranch, {loops_.back().merge});
+      return;
+    }
+    throw Error("spirv codegen: break outside a while loop");
+  }
+
+  void emit_if(const Inst& in) {
+    Id then_bb = m_.fresh_id(), else_bb = m_.fresh_id(), merge = m_.fresh_id();
+    m_.op_void(spv::OpSelectionMerge, {merge, spv::SelectionControlMaskNone});
+    m_.op_void(spv::OpBranchConditional, {value(in.operand(0)), then_bb, else_bb});
+    begin_block(then_bb);
+    emit_block(*in.region(0));
+    bool then_open = !m_.block_closed();
+    if (then_open) m_.op_void(spv::OpBranch, {merge});
+    begin_block(else_bb);
+    emit_block(*in.region(1));
+    bool else_open = !m_.block_closed();
+    if (else_open) m_.op_void(spv::OpBranch, {merge});
+    begin_block(merge);
+    if (!then_open && !else_open) m_.op_void(spv::OpUnreachable, {});
+  }
+
+  // Bounds of a range/struct loop (an Offload task or a nested loop), as i32 values.
+  void loop_bounds(const Inst& loop, std::vector<Id>* lo, std::vector<Id>* hi) {
+    bool is_struct = loop.op == Op::StructFor ||
+                     (loop.op == Op::Offload && loop.attr0 == static_cast<int>(ir::TaskKind::StructFor));
+    if (is_struct) {
+      int slot = loop.op == Op::StructFor ? loop.attr0 : loop.attr1;
+      int dims = loop.op == Op::StructFor && loop.attr1 > 0 ? loop.attr1 : k_.abi.resources.at(static_cast<size_t>(slot)).ndim;
+      for (int d = 0; d < dims; ++d) {
+        lo->push_back(m_.constant_i32(0));
+        hi->push_back(shape(slot, d));
+      }
+      return;
+    }
+    if (loop.operands.empty() || loop.operands.size() % 2) throw Error("spirv codegen: range loop without begin/end pairs");
+    for (size_t i = 0; i < loop.operands.size(); i += 2) {
+      lo->push_back(to_i32(loop.operand(i)));
+      hi->push_back(to_i32(loop.operand(i + 1)));
+    }
+  }
+
+  // Nested counted loops over dims [d, n); the body runs in the innermost one.
+  void emit_nest(const Inst& loop, size_t d, const std::vector<Id>& lo, const std::vector<Id>& hi, const ir::Block& body) {
+    counted_loop(lo[d], hi[d], m_.constant_i32(1), [&](Id iv) {
+      loop_index_[{&loop, static_cast<int>(d)}] = iv;
+      if (d + 1 < lo.size()) {
+        emit_nest(loop, d + 1, lo, hi, body);
+        return;
+      }
+      emit_block(body);
+    });
+  }
+
+  // The task's iteration space as one grid-stride loop over the linear index.
+  void emit_parallel_loop() {
+    std::vector<Id> lo, hi;
+    loop_bounds(offload_, &lo, &hi);
+    size_t dims = lo.size();
+    std::vector<Id> extent(dims);
+    Id total = 0;
+    for (size_t d = 0; d < dims; ++d) {
+      Id n = m_.op(spv::OpISub, i32t(), {hi[d], lo[d]});
+      extent[d] = m_.op(spv::OpExtInst, i32t(), {math_.glsl(), 42 /* SMax */, n, m_.constant_i32(0)});
+      total = total ? m_.op(spv::OpIMul, i32t(), {total, extent[d]}) : extent[d];
+    }
+    Id gid = m_.op(spv::OpBitcast, i32t(), {builtin_x(spv::BuiltInGlobalInvocationId)});
+    Id groups = builtin_x(spv::BuiltInNumWorkgroups);
+    Id stride = m_.op(spv::OpBitcast, i32t(), {m_.op(spv::OpIMul, u32t(), {groups, m_.constant_u32(target_.workgroup_size)})});
+    counted_loop(gid, total, stride, [&](Id linear) {
+      std::vector<Id> idx(dims);
+      Id rest = linear;
+      for (size_t d = dims; d-- > 0;) {
+        Id within = d == 0 ? rest : m_.op(spv::OpSRem, i32t(), {rest, extent[d]});
+        idx[d] = m_.op(spv::OpIAdd, i32t(), {lo[d], within});
+        if (d > 0) rest = m_.op(spv::OpSDiv, i32t(), {rest, extent[d]});
+      }
+      for (size_t d = 0; d < dims; ++d) loop_index_[{&offload_, static_cast<int>(d)}] = idx[d];
+      if (uses_rand_) init_rng(idx);
+      emit_block(*offload_.region(0));
+    });
+  }
+
+  // ------------------------------------------------------------------ random numbers
+  // The CPU backend's counter-based generator, bit for bit.
+  Id mix64(Id z) {
+    Id u64 = t(Scalar::U64);
+    auto c = [&](uint64_t v) { return math_.bits_const(Scalar::U64, v); };
+    z = m_.op(spv::OpIMul, u64, {m_.op(spv::OpBitwiseXor, u64, {z, m_.op(spv::OpShiftRightLogical, u64, {z, c(30)})}), c(0xBF58476D1CE4E5B9ull)});
+    z = m_.op(spv::OpIMul, u64, {m_.op(spv::OpBitwiseXor, u64, {z, m_.op(spv::OpShiftRightLogical, u64, {z, c(27)})}), c(0x94D049BB133111EBull)});
+    return m_.op(spv::OpBitwiseXor, u64, {z, m_.op(spv::OpShiftRightLogical, u64, {z, c(31)})});
+  }
+
+  static constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
+
+  void init_rng(const std::vector<Id>& indices) {
+    Id u64 = t(Scalar::U64);
+    if (!rng_) rng_ = m_.local_variable(ptr(spv::StorageClassFunction, u64));
+    Id seed = load_scalar(args_block(), plan_.args.seed, Scalar::U64);
+    Id h = mix64(m_.op(spv::OpIAdd, u64, {seed, math_.bits_const(Scalar::U64, kGolden * (task_index_ + 1))}));
+    for (Id i : indices) {
+      Id wide = m_.op(spv::OpUConvert, u64, {m_.op(spv::OpBitcast, u32t(), {i})});
+      h = mix64(m_.op(spv::OpIAdd, u64, {m_.op(spv::OpBitwiseXor, u64, {h, wide}), math_.bits_const(Scalar::U64, kGolden)}));
+    }
+    m_.op_void(spv::OpStore, {rng_, h});
+  }
+
+  Id rand(const Inst& in) {
+    if (!(target_.features & kNeedInt64)) require(kNeedInt64, in, "uses random numbers");
+    Id u64 = t(Scalar::U64);
+    if (!rng_) init_rng({});
+    Id s = m_.op(spv::OpIAdd, u64, {m_.op(spv::OpLoad, u64, {rng_}), math_.bits_const(Scalar::U64, kGolden)});
+    m_.op_void(spv::OpStore, {rng_, s});
+    Id z = mix64(s);
+    switch (in.type) {
+      case Scalar::F32: {
+        Id top = m_.op(spv::OpShiftRightLogical, u64, {z, math_.bits_const(Scalar::U64, 40)});
+        Id f = m_.op(spv::OpConvertUToF, t(Scalar::F32), {top});
+        return m_.op(spv::OpFMul, t(Scalar::F32), {f, math_.float_const(Scalar::F32, 1.0 / 16777216.0)});
+      }
+      case Scalar::F64: {
+        Id top = m_.op(spv::OpShiftRightLogical, u64, {z, math_.bits_const(Scalar::U64, 11)});
+        Id f = m_.op(spv::OpConvertUToF, t(Scalar::F64), {top});
+        return m_.op(spv::OpFMul, t(Scalar::F64), {f, math_.float_const(Scalar::F64, 1.0 / 9007199254740992.0)});
+      }
+      case Scalar::Bool: return m_.op(spv::OpINotEqual, bool_t(), {m_.op(spv::OpBitwiseAnd, u64, {z, math_.bits_const(Scalar::U64, 1)}), math_.bits_const(Scalar::U64, 0)});
+      default: return bit_width(in.type) == 64 ? math_.cast(z, Scalar::U64, in.type) : math_.cast(z, Scalar::U64, in.type);
+    }
+  }
+
+  // ------------------------------------------------------------------ memory
+  Id shape(int slot, int dim) {
+    const ResourceDesc& r = k_.abi.resources.at(static_cast<size_t>(slot));
+    if (dim < 0 || dim >= kMaxDims) throw Error("spirv codegen: shape dimension out of range");
+    if (r.kind == ResourceKind::Field) return m_.constant_i32(static_cast<int32_t>(r.shape[static_cast<size_t>(dim)]));
+    auto key = std::make_pair(slot, dim);
+    auto it = shapes_.find(key);
+    if (it != shapes_.end()) return it->second;
+    int32_t at = plan_.args.shapes.at(static_cast<size_t>(slot));
+    Id v = load_scalar(args_block(), static_cast<uint32_t>(at + 4 * dim), Scalar::I32);
+    return shapes_[key] = v;
+  }
+
+  Id element_ptr(const Inst& in) {
+    const SlotBuffer& sb = slot_buffer(in.attr0);
+    Id index = value(in.operand(0));
+    return m_.op(spv::OpAccessChain, ptr(spv::StorageClassStorageBuffer, t(sb.stored)), {sb.var, m_.constant_i32(0), index});
+  }
+
+  int slot_of(const Inst* p) const { return p->op == Op::ElementPtr ? p->attr0 : -1; }
+
+  Id load_through(const Inst* p, Scalar s) {
+    Id pv = value(p);
+    if (p->op == Op::Alloca) return m_.op(spv::OpLoad, t(s), {pv});
+    mark(plan_.find(BindingKind::Buffer, p->attr0), kAccessRead);
+    Scalar stored = slot_buffer(p->attr0).stored;
+    Id raw = m_.op(spv::OpLoad, t(stored), {pv});
+    if (stored == s) return raw;
+    if (s == Scalar::Bool) return math_.from_memory(s, raw);
+    return m_.op(spv::OpBitcast, t(s), {raw});
+  }
+
+  void store_through(const Inst* p, Id v, Scalar s) {
+    Id pv = value(p);
+    if (p->op == Op::Alloca) {
+      m_.op_void(spv::OpStore, {pv, v});
+      return;
+    }
+    mark(plan_.find(BindingKind::Buffer, p->attr0), kAccessWrite);
+    Scalar stored = slot_buffer(p->attr0).stored;
+    if (s == Scalar::Bool) v = math_.to_memory(s, v);
+    else if (stored != s) v = m_.op(spv::OpBitcast, t(stored), {v});
+    m_.op_void(spv::OpStore, {pv, v});
+  }
+
+  Id atomic(const Inst& in) {
+    const Inst* p = in.operand(0);
+    Scalar ty = in.type;
+    auto op = static_cast<ir::AtomicOp>(in.attr0);
+    Id v = value(in.operand(1));
+    if (p->op == Op::Alloca) {  // demote_atomics leaves none; a plain read-modify-write is exact
+      Id old = load_through(p, ty);
+      store_through(p, math_.binary(ir::atomic_binary_op(op), old, v, ty), ty);
+      return old;
+    }
+    if (p->op != Op::ElementPtr) fail(in, "atomic on something that is not a field or ndarray element");
+    int width = bit_width(ty);
+    if (ty == Scalar::Bool || width < 32)
+      fail(in, "kernel '" + k_.abi.name + "' uses an atomic on " + std::string(scalar_name(ty)) +
+                   " memory; Vulkan atomics work on 32- and 64-bit values only");
+    if (width == 64) {
+      require(kNeedInt64Atomics, in, "uses a 64-bit atomic");
+      m_.capability(spv::CapabilityInt64Atomics);
+    }
+    mark(plan_.find(BindingKind::Buffer, p->attr0), kAccessRead | kAccessWrite);
+    Id pv = value(p);
+    Id scope = m_.constant_u32(kScopeDevice), sem = m_.constant_u32(kSemanticsRelaxed);
+    if (!is_float(ty)) {
+      bool s = is_signed_int(ty);
+      spv::Op o = spv::OpAtomicIAdd;
+      switch (op) {
+        case ir::AtomicOp::Add: o = spv::OpAtomicIAdd; break;
+        case ir::AtomicOp::Sub: o = spv::OpAtomicISub; break;
+        case ir::AtomicOp::Min: o = s ? spv::OpAtomicSMin : spv::OpAtomicUMin; break;
+        case ir::AtomicOp::Max: o = s ? spv::OpAtomicSMax : spv::OpAtomicUMax; break;
+        case ir::AtomicOp::And: o = spv::OpAtomicAnd; break;
+        case ir::AtomicOp::Or: o = spv::OpAtomicOr; break;
+        case ir::AtomicOp::Xor: o = spv::OpAtomicXor; break;
+      }
+      return m_.op(o, t(ty), {pv, scope, sem, v});
+    }
+    Scalar ut = width == 64 ? Scalar::U64 : Scalar::U32;
+    bool bitwise = op == ir::AtomicOp::And || op == ir::AtomicOp::Or || op == ir::AtomicOp::Xor;
+    if (bitwise) {  // on the bits, as the CPU backend does
+      spv::Op o = op == ir::AtomicOp::And ? spv::OpAtomicAnd : op == ir::AtomicOp::Or ? spv::OpAtomicOr : spv::OpAtomicXor;
+      Id old = m_.op(o, t(ut), {pv, scope, sem, m_.op(spv::OpBitcast, t(ut), {v})});
+      return m_.op(spv::OpBitcast, t(ty), {old});
+    }
+    if (is_float_atomic_native(ty, op, target_.features)) {
+      bool add = op == ir::AtomicOp::Add || op == ir::AtomicOp::Sub;
+      if (add) {
+        m_.extension("SPV_EXT_shader_atomic_float_add");
+        m_.capability(width == 64 ? spv::CapabilityAtomicFloat64AddEXT : spv::CapabilityAtomicFloat32AddEXT);
+        *requirements_ |= width == 64 ? kNeedFloat64AtomicAdd : kNeedFloat32AtomicAdd;
+        Id operand = op == ir::AtomicOp::Sub ? m_.op(spv::OpFNegate, t(ty), {v}) : v;
+        return m_.op(spv::OpAtomicFAddEXT, t(ty), {pv, scope, sem, operand});
+      }
+      m_.extension("SPV_EXT_shader_atomic_float_min_max");
+      m_.capability(width == 64 ? spv::CapabilityAtomicFloat64MinMaxEXT : spv::CapabilityAtomicFloat32MinMaxEXT);
+      *requirements_ |= width == 64 ? kNeedFloat64AtomicMinMax : kNeedFloat32AtomicMinMax;
+      return m_.op(op == ir::AtomicOp::Min ? spv::OpAtomicFMinEXT : spv::OpAtomicFMaxEXT, t(ty), {pv, scope, sem, v});
+    }
+    // Compare-and-swap loop on the bits (the slot is declared as unsigned words).
+    Id header = m_.fresh_id(), body = m_.fresh_id(), cont = m_.fresh_id(), merge = m_.fresh_id();
+    m_.op_void(spv::OpBranch, {header});
+    begin_block(header);
+    m_.op_void(spv::OpLoopMerge, {merge, cont, spv::LoopControlMaskNone});
+    m_.op_void(spv::OpBranch, {body});
+    begin_block(body);
+    Id old_bits = m_.op(spv::OpAtomicLoad, t(ut), {pv, scope, sem});
+    Id old = m_.op(spv::OpBitcast, t(ty), {old_bits});
+    Id updated = math_.binary(ir::atomic_binary_op(op), old, v, ty);
+    Id new_bits = m_.op(spv::OpBitcast, t(ut), {updated});
+    Id seen = m_.op(spv::OpAtomicCompareExchange, t(ut), {pv, scope, sem, sem, new_bits, old_bits});
+    Id swapped = m_.op(spv::OpIEqual, bool_t(), {seen, old_bits});
+    m_.op_void(spv::OpBranchConditional, {swapped, merge, cont});
+    begin_block(cont);
+    m_.op_void(spv::OpBranch, {header});
+    begin_block(merge);
+    return old;
+  }
+
+  // ------------------------------------------------------------------ textures
+  Id coords(const Inst& in, size_t first, size_t count, bool clamp, int slot) {
+    std::vector<uint32_t> parts;
+    for (size_t d = 0; d < count; ++d) {
+      Id c = to_i32(in.operand(first + d));
+      if (clamp) {
+        Id top = m_.op(spv::OpISub, i32t(), {shape(slot, static_cast<int>(d)), m_.constant_i32(1)});
+        c = m_.op(spv::OpExtInst, i32t(), {math_.glsl(), 45 /* SClamp */, c, m_.constant_i32(0), top});
+      }
+      parts.push_back(c);
+    }
+    if (count == 1) return parts[0];
+    return m_.op(spv::OpCompositeConstruct, m_.type_vector(i32t(), static_cast<uint32_t>(count)), parts);
+  }
+
+  size_t image_dims(int slot) { return static_cast<size_t>(k_.abi.resources.at(static_cast<size_t>(slot)).ndim == 3 ? 3 : 2); }
+
+  Id texel_key_lookup(const Inst& in, const std::function<Id()>& make) {
+    std::vector<uint32_t> key = {static_cast<uint32_t>(in.op), static_cast<uint32_t>(in.attr0), static_cast<uint32_t>(in.bits), label_};
+    for (const Inst* o : in.operands) key.push_back(value(o));
+    auto it = texel_cache_.find(key);
+    if (it != texel_cache_.end()) return it->second;
+    Id texel = make();
+    texel_cache_[key] = texel;
+    return texel;
+  }
+
+  Id tex_load(const Inst& in) {
+    int slot = in.attr0;
+    mark(plan_.find(BindingKind::StorageImage, slot), kAccessRead);
+    Id texel = texel_key_lookup(in, [&] {
+      size_t dims = std::min(image_dims(slot), in.operands.size());
+      Id c = coords(in, 0, dims, true, slot);
+      Id image = m_.op(spv::OpLoad, storage_image_type(slot), {storage_image(slot)});
+      return m_.op(spv::OpImageRead, m_.type_vector(t(Scalar::F32), 4), {image, c});
+    });
+    return m_.op(spv::OpCompositeExtract, t(Scalar::F32), {texel, static_cast<uint32_t>(in.attr1)});
+  }
+
+  Id tex_sample(const Inst& in) {
+    int slot = in.attr0;
+    int mode = static_cast<int>(in.bits & (ir::kSampleLinear | ir::kSampleRepeat));
+    mark(plan_.find(BindingKind::SampledImage, slot), kAccessRead);
+    mark(plan_.find(BindingKind::Sampler, mode), kAccessRead);
+    Id texel = texel_key_lookup(in, [&] {
+      size_t dims = in.operands.size();
+      std::vector<uint32_t> parts;
+      for (size_t d = 0; d < dims; ++d) parts.push_back(math_.cast(value(in.operand(d)), in.operand(d)->type, Scalar::F32));
+      Id c = dims == 1 ? parts[0] : m_.op(spv::OpCompositeConstruct, m_.type_vector(t(Scalar::F32), static_cast<uint32_t>(dims)), parts);
+      Id image = m_.op(spv::OpLoad, sampled_image_type(slot), {sampled_image(slot)});
+      Id smp = m_.op(spv::OpLoad, m_.type_sampler(), {sampler(mode)});
+      Id combined = m_.op(spv::OpSampledImage, m_.type_sampled_image(sampled_image_type(slot)), {image, smp});
+      return m_.op(spv::OpImageSampleExplicitLod, m_.type_vector(t(Scalar::F32), 4),
+                   {combined, c, spv::ImageOperandsLodMask, math_.float_const(Scalar::F32, 0)});
+    });
+    return m_.op(spv::OpCompositeExtract, t(Scalar::F32), {texel, static_cast<uint32_t>(in.attr1)});
+  }
+
+  void tex_store(const Inst& in) {
+    int slot = in.attr0;
+    auto dims = static_cast<size_t>(in.attr1 > 0 ? in.attr1 : static_cast<int>(in.operands.size()) - 4);
+    if (in.operands.size() != dims + 4) throw Error("spirv codegen: tex_store needs coordinates and 4 channels");
+    mark(plan_.find(BindingKind::StorageImage, slot), kAccessWrite);
+    texel_cache_.clear();
+    Id c = coords(in, 0, dims, false, slot);
+    // Stores outside the texture are dropped (an unsigned compare also rejects negatives).
+    Id inside = math_.bool_const(true);
+    for (size_t d = 0; d < dims; ++d) {
+      Id cd = dims == 1 ? c : m_.op(spv::OpCompositeExtract, i32t(), {c, static_cast<uint32_t>(d)});
+      Id ok = m_.op(spv::OpULessThan, bool_t(), {cd, shape(slot, static_cast<int>(d))});
+      inside = m_.op(spv::OpLogicalAnd, bool_t(), {inside, ok});
+    }
+    std::vector<uint32_t> ch;
+    for (size_t i = 0; i < 4; ++i) {
+      const Inst* src = in.operand(dims + i);
+      ch.push_back(math_.cast(value(src), src->type, Scalar::F32));
+    }
+    Id texel = m_.op(spv::OpCompositeConstruct, m_.type_vector(t(Scalar::F32), 4), ch);
+    Id write = m_.fresh_id(), done = m_.fresh_id();
+    m_.op_void(spv::OpSelectionMerge, {done, spv::SelectionControlMaskNone});
+    m_.op_void(spv::OpBranchConditional, {inside, write, done});
+    begin_block(write);
+    Id image = m_.op(spv::OpLoad, storage_image_type(slot), {storage_image(slot)});
+    m_.op_void(spv::OpImageWrite, {image, c, texel});
+    m_.op_void(spv::OpBranch, {done});
+    begin_block(done);
+  }
+
+  // ------------------------------------------------------------------ instructions
+  void emit_block(const ir::Block& block) {
+    for (const auto& inst : block.insts) {
+      if (m_.block_closed()) return;  // the rest of the block follows a jump: dead
+      emit_inst(*inst);
+    }
+  }
+
+  void emit_inst(const Inst& in) {
+    Id v = 0;
+    if (ir::is_unary(in.op)) {
+      v = math_.unary(in.op, value(in.operand(0)), in.operand(0)->type, in.type);
+    } else if (ir::is_binary(in.op)) {
+      v = math_.binary(in.op, value(in.operand(0)), value(in.operand(1)), in.operand(0)->type);
+    } else {
+      v = other(in);
+    }
+    if (v) values_[&in] = v;
+  }
+
+  Id arg_load(const Inst& in) {
+    const ParamDesc& p = k_.abi.params.at(static_cast<size_t>(in.attr0));
+    if (p.kind == ParamKind::Argpack) return load_scalar(argpack_block(in.attr0), static_cast<uint32_t>(in.attr1), in.type);
+    int32_t base = plan_.args.params.at(static_cast<size_t>(in.attr0));
+    if (base < 0) throw Error("spirv codegen: argument load of a parameter without bytes");
+    return load_scalar(args_block(), static_cast<uint32_t>(base + in.attr1), in.type);
+  }
+
+  Id other(const Inst& in) {
+    switch (in.op) {
+      case Op::Const: return math_.bits_const(in.type, in.bits);
+      case Op::ArgLoad: return arg_load(in);
+      case Op::ResourceShape: return shape(in.attr0, in.attr1);
+      case Op::LoopIndex: {
+        auto it = loop_index_.find({in.operand(0), in.attr0});
+        if (it == loop_index_.end()) throw Error("spirv codegen: loop_index outside its loop");
+        return it->second;
+      }
+      case Op::Select: return math_.select(in.type, value(in.operand(0)), value(in.operand(1)), value(in.operand(2)));
+      case Op::Fma: return math_.fma(in.type, value(in.operand(0)), value(in.operand(1)), value(in.operand(2)));
+      case Op::Rand: return rand(in);
+      case Op::Alloca: {
+        Id var = m_.local_variable(ptr(spv::StorageClassFunction, t(in.type)));
+        m_.op_void(spv::OpStore, {var, math_.bits_const(in.type, 0)});
+        return var;
+      }
+      case Op::LocalLoad: return m_.op(spv::OpLoad, t(in.type), {value(in.operand(0))});
+      case Op::LocalStore: m_.op_void(spv::OpStore, {value(in.operand(0)), value(in.operand(1))}); return 0;
+      case Op::ElementPtr: return element_ptr(in);
+      case Op::GlobalLoad: return load_through(in.operand(0), in.type);
+      case Op::GlobalStore: store_through(in.operand(0), value(in.operand(1)), in.operand(1)->type); return 0;
+      case Op::AtomicRMW: return atomic(in);
+      case Op::TmpLoad: {
+        mark(plan_.find(BindingKind::Temps), kAccessRead);
+        const WordBlock& b = buffer_block(BindingKind::Temps);
+        uint32_t w = static_cast<uint32_t>(in.attr0) / 4;
+        if (bit_width(in.type) == 64) return math_.from_words(in.type, {load_word(b, w), load_word(b, w + 1)});
+        return math_.from_words(in.type, {load_word(b, w)});
+      }
+      case Op::TmpStore: {
+        mark(plan_.find(BindingKind::Temps), kAccessWrite);
+        store_words(buffer_block(BindingKind::Temps), static_cast<uint32_t>(in.attr0) / 4,
+                    math_.to_words(in.operand(0)->type, value(in.operand(0))));
+        return 0;
+      }
+      case Op::BoundsCheck: {
+        Scalar it = in.operand(0)->type, et = in.operand(1)->type;
+        Id idx = math_.cast(value(in.operand(0)), it, is_signed_int(it) ? Scalar::I32 : Scalar::U32);
+        Id ext = math_.cast(value(in.operand(1)), et, Scalar::U32);
+        if (bit_width(it) == 64) {  // wide indices compare wide
+          Id wide_ext = math_.cast(value(in.operand(1)), et, Scalar::U64);
+          Id failed = m_.op(spv::OpUGreaterThanEqual, bool_t(), {math_.cast(value(in.operand(0)), it, Scalar::U64), wide_ext});
+          check(failed, 1, in.node, in.attr0, in.attr1, value(in.operand(0)), it, value(in.operand(1)), et);
+          return 0;
+        }
+        Id failed = m_.op(spv::OpUGreaterThanEqual, bool_t(), {math_.cast(idx, is_signed_int(it) ? Scalar::I32 : Scalar::U32, Scalar::U32), ext});
+        check(failed, 1, in.node, in.attr0, in.attr1, value(in.operand(0)), it, value(in.operand(1)), et);
+        return 0;
+      }
+      case Op::Assert: {
+        int node = in.attr0 == 0 && in.node >= 0 ? in.node : in.attr0;
+        auto message = static_cast<int32_t>(asserts_->size());
+        asserts_->push_back(in.text);
+        Id failed = m_.op(spv::OpLogicalNot, bool_t(), {value(in.operand(0))});
+        check(failed, 2, node, -1, -1, m_.constant_i32(message), Scalar::I32, m_.constant_i32(0), Scalar::I32);
+        return 0;
+      }
+      case Op::TexLoad: return tex_load(in);
+      case Op::TexSample: return tex_sample(in);
+      case Op::TexStore: tex_store(in); return 0;
+      case Op::If: emit_if(in); return 0;
+      case Op::While: emit_while(in); return 0;
+      case Op::RangeFor: case Op::StructFor: {
+        std::vector<Id> lo, hi;
+        loop_bounds(in, &lo, &hi);
+        emit_nest(in, 0, lo, hi, *in.region(0));
+        return 0;
+      }
+      case Op::Break: emit_break(); return 0;
+      case Op::Continue:
+        if (loops_.empty()) throw Error("spirv codegen: continue outside a loop");
+        m_.op_void(spv::OpBranch, {loops_.back().cont});
+        return 0;
+      case Op::Return: {
+        if (kind_ != ir::TaskKind::Serial) fail(in, "return outside serial code");
+        mark(plan_.find(BindingKind::Returns), kAccessWrite);
+        const WordBlock& b = buffer_block(BindingKind::Returns);
+        for (size_t i = 0; i < in.operands.size(); ++i)
+          store_words(b, static_cast<uint32_t>(i * kReturnSlotBytes / 4), math_.to_words(in.operand(i)->type, value(in.operand(i))));
+        m_.op_void(spv::OpReturn, {});
+        return 0;
+      }
+      case Op::GlobalPtr: throw Error("spirv codegen: global_ptr left in lowered IR");
+      case Op::Offload: throw Error("spirv codegen: offload nested in a task");
+      default: break;
+    }
+    throw Error("spirv codegen: unhandled op " + std::string(ir::op_name(in.op)));
+  }
+
+  // ------------------------------------------------------------------ host extent
+  bool bound_of(const Inst* v, RangeBound* out) const {
+    if (v->op == Op::Const && is_int(v->type)) {
+      out->kind = RangeBound::Kind::Const;
+      out->value = v->int_value();
+      return true;
+    }
+    if (v->op == Op::ArgLoad && (v->type == Scalar::I32 || v->type == Scalar::U32) &&
+        k_.abi.params.at(static_cast<size_t>(v->attr0)).kind == ParamKind::Value) {
+      out->kind = RangeBound::Kind::Arg;
+      out->value = v->attr0;
+      out->offset = static_cast<uint32_t>(v->attr1);
+      return true;
+    }
+    if (v->op == Op::ResourceShape) {
+      const ResourceDesc& r = k_.abi.resources.at(static_cast<size_t>(v->attr0));
+      out->kind = r.kind == ResourceKind::Field ? RangeBound::Kind::Const : RangeBound::Kind::Shape;
+      out->value = r.kind == ResourceKind::Field ? r.shape[static_cast<size_t>(v->attr1)] : v->attr0;
+      out->offset = static_cast<uint32_t>(v->attr1);
+      return true;
+    }
+    return false;
+  }
+
+  void host_extent(SpirvTask* task) const {
+    if (kind_ == ir::TaskKind::Serial) return;
+    if (kind_ == ir::TaskKind::StructFor) {
+      const ResourceDesc& r = k_.abi.resources.at(static_cast<size_t>(offload_.attr1));
+      for (int d = 0; d < r.ndim; ++d) {
+        RangeBound lo, hi;
+        hi.value = r.shape[static_cast<size_t>(d)];
+        task->begin.push_back(lo);
+        task->end.push_back(hi);
+      }
+      task->host_extent = true;
+      return;
+    }
+    for (size_t i = 0; i + 1 < offload_.operands.size(); i += 2) {
+      RangeBound lo, hi;
+      if (!bound_of(offload_.operand(i), &lo) || !bound_of(offload_.operand(i + 1), &hi)) {
+        task->begin.clear();
+        task->end.clear();
+        return;
+      }
+      task->begin.push_back(lo);
+      task->end.push_back(hi);
+    }
+    task->host_extent = true;
+  }
+
+  ir::Kernel& k_;
+  const KernelPlan& plan_;
+  const SpirvTarget& target_;
+  const Inst& offload_;
+  size_t task_index_;
+  std::vector<std::string>* asserts_;
+  std::set<std::string>* notes_;
+  uint32_t* requirements_;
+  spirv::Module m_;
+  spirv::SpirvMath math_;
+  ir::TaskKind kind_ = ir::TaskKind::Serial;
+
+  Id fn_ = 0;
+  Id label_ = 0;
+  Id rng_ = 0;
+  bool uses_rand_ = false;
+  std::vector<Id> interface_;
+  std::vector<uint8_t> access_;
+  WordBlock args_, temps_, returns_, error_;
+  std::map<int, WordBlock> argpacks_;
+  std::map<int, SlotBuffer> slot_buffers_;
+  std::set<int> cas_slots_;
+  std::map<int, Id> storage_images_, sampled_images_, samplers_;
+  std::map<spv::BuiltIn, Id> builtins_;
+  std::unordered_map<const Inst*, Id> values_;
+  std::map<std::pair<const Inst*, int>, Id> loop_index_;
+  std::map<std::pair<int, int>, Id> shapes_;
+  std::map<std::vector<uint32_t>, Id> texel_cache_;
+  std::vector<Loop> loops_;
+};
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+}  // namespace
+
+CompiledSpirvKernel compile_kernel_to_spirv(ir::Kernel& kernel, const SpirvTarget& target, SpirvTimings* timings) {
+  CompiledSpirvKernel out;
+  KernelPlan plan = plan_kernel(kernel, target);
+  out.kernel.bindings = plan.bindings;
+  out.kernel.args_in_push_constants = plan.push_constants;
+  std::set<std::string> notes;
+  size_t index = 0;
+  for (auto& inst : kernel.body->insts) {
+    if (inst->op != Op::Offload) continue;
+    auto t0 = Clock::now();
+    TaskEmitter emitter(kernel, plan, target, *inst, index, &out.kernel.assert_messages, &notes, &out.kernel.requirements);
+    SpirvTask task = emitter.emit();
+    if (timings) timings->emit_ms += ms_since(t0);
+    auto t1 = Clock::now();
+    std::string problems = validate_spirv(task.spirv);
+    if (timings) timings->validate_ms += ms_since(t1);
+    if (!problems.empty())
+      throw Error(Place{"", kernel.abi.name, -1, ""}, "internal error: task " + std::to_string(index) +
+                                                          " of kernel '" + kernel.abi.name +
+                                                          "' is not valid SPIR-V:\n" + problems);
+    if (target.optimize) {
+      auto t2 = Clock::now();
+      task.spirv = optimize_spirv(task.spirv);
+      if (timings) timings->optimize_ms += ms_since(t2);
+    }
+    TaskDesc desc;
+    desc.kind = task.kind;
+    desc.symbol = "main";
+    desc.dims = static_cast<uint8_t>(std::max<size_t>(task.begin.size(), 1));
+    if (inst->attr0 == static_cast<int>(ir::TaskKind::RangeFor)) desc.dims = static_cast<uint8_t>(inst->attr1);
+    out.abi.tasks.push_back(desc);
+    out.kernel.tasks.push_back(std::move(task));
+    ++index;
+  }
+  std::vector<TaskDesc> tasks = std::move(out.abi.tasks);
+  out.abi = kernel.abi;
+  out.abi.tasks = std::move(tasks);
+  for (const std::string& n : notes) out.notes.push_back("kernel '" + kernel.abi.name + "': " + n);
+  return out;
+}
+
+}  // namespace loom::codegen

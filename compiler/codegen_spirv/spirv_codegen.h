@@ -1,0 +1,45 @@
+// Offloaded, lowered kernel IR -> one SPIR-V compute shader per task (runtime/common/
+// spirv_kernel.h says what the runtime may rely on). Every module is checked by the
+// SPIRV-Tools validator before it is returned.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/common/spirv_kernel.h"
+
+namespace loom::ir {
+class Kernel;
+}
+
+namespace loom::codegen {
+
+// What the code may use: the device's features and limits.
+struct SpirvTarget {
+  uint32_t features = kAllSpirvRequirements;  // SpirvRequirement bits the device supports
+  uint32_t max_push_constant_bytes = 128;
+  uint32_t workgroup_size = 128;              // local size of range and struct tasks
+  std::string device_name = "the device";     // for error messages
+  bool optimize = false;                      // SPIRV-Tools' performance passes
+};
+
+struct SpirvTimings {
+  double emit_ms = 0;      // IR -> SPIR-V words
+  double validate_ms = 0;  // SPIRV-Tools validator
+  double optimize_ms = 0;  // spirv-opt, when asked for
+};
+
+struct CompiledSpirvKernel {
+  KernelABI abi;       // with `tasks` filled (kinds and dims; symbol "main")
+  SpirvKernel kernel;
+  std::vector<std::string> notes;  // precision notes ("f64 sin is computed at f32 precision")
+};
+
+// `kernel` must pass ir::verify(kernel, {.offloaded = true, .lowered = true}) and should be
+// lowered with index_bits = 32. Throws loom::Error naming the kernel (and node) when it
+// needs a feature the target lacks, or uses what the backend cannot express.
+CompiledSpirvKernel compile_kernel_to_spirv(ir::Kernel& kernel, const SpirvTarget& target = {},
+                                            SpirvTimings* timings = nullptr);
+
+}  // namespace loom::codegen

@@ -1,0 +1,110 @@
+// A kernel compiled for Vulkan: one SPIR-V compute shader per offloaded task, the binding
+// table they share, where launch values live, how the host sizes each dispatch, and what the
+// device must support. compiler/codegen_spirv produces it; KernelRecord::code holds it
+// serialized; the Vulkan runtime loads it with no compiler present.
+//
+// Conventions every task follows (the runtime relies on them):
+// - descriptor set 0 holds `bindings`; every task of a kernel uses the same set layout;
+// - the args block (see ArgsLayout) is a push-constant block, or a uniform buffer at the
+//   binding of kind Args when it does not fit in push constants;
+// - returns: 8 bytes per scalar component, component c at byte 8*c (narrower values in the
+//   low bytes); temps: the IR's byte offsets (8 bytes per temporary); the error record is a
+//   LaunchError (kernel_abi.h), its code claimed by an atomic compare-exchange.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/common/kernel_abi.h"
+
+namespace loom {
+
+enum class BindingKind : uint8_t {
+  Args,          // uniform buffer: the args block
+  Temps,         // storage buffer: values handed from one task to a later one
+  Returns,       // storage buffer: return values
+  Error,         // storage buffer: the LaunchError record (debug kernels)
+  Argpack,       // uniform buffer: argpack parameter `index` (its std140 bytes)
+  Buffer,        // storage buffer: resource slot `index` (a field or ndarray), array of its dtype
+  StorageImage,  // storage image: texture slot `index` (tex_load, tex_store)
+  SampledImage,  // sampled image: texture slot `index` (tex_sample)
+  Sampler,       // sampler: `index` holds ir::SamplerBits (linear, repeat)
+};
+const char* binding_kind_name(BindingKind k);
+
+struct SpirvBinding {
+  uint32_t binding = 0;
+  BindingKind kind = BindingKind::Buffer;
+  int32_t index = -1;
+};
+
+// How a task uses one binding; the runtime places barriers from these.
+enum BindingAccess : uint8_t { kAccessRead = 1, kAccessWrite = 2 };
+
+// One bound of an iteration range as the host evaluates it at launch.
+struct RangeBound {
+  enum class Kind : uint8_t { Const, Arg, Shape };
+  Kind kind = Kind::Const;
+  int64_t value = 0;    // Const: the value; Arg: parameter index; Shape: resource slot
+  uint32_t offset = 0;  // Arg: byte offset of an i32 inside the parameter; Shape: dimension
+};
+
+struct SpirvTask {
+  uint8_t kind = 0;              // ir::TaskKind: 0 serial, 1 range_for, 2 struct_for
+  std::vector<uint32_t> spirv;   // a whole module; entry point "main"
+  uint32_t workgroup_size = 1;   // local_size_x; 1 for serial tasks
+  // Iteration space [begin_d, end_d) per dimension. With host_extent the host computes the
+  // total and dispatches ceil(total / workgroup_size) groups (capped: the shader strides over
+  // the rest); otherwise the bounds depend on values only the shader computes, and the host
+  // dispatches an advisory number of groups the same grid-stride loop covers.
+  bool host_extent = false;
+  std::vector<RangeBound> begin, end;
+  std::vector<uint8_t> access;   // per kernel binding: BindingAccess bits of this task
+};
+
+// Device features a kernel needs ("the device has at least").
+enum SpirvRequirement : uint32_t {
+  kNeedInt64 = 1u << 0,
+  kNeedFloat64 = 1u << 1,
+  kNeedInt16 = 1u << 2,
+  kNeedInt8 = 1u << 3,
+  kNeedStorage8 = 1u << 4,
+  kNeedStorage16 = 1u << 5,
+  kNeedInt64Atomics = 1u << 6,
+  kNeedFloat32AtomicAdd = 1u << 7,
+  kNeedFloat32AtomicMinMax = 1u << 8,
+  kNeedFloat64AtomicAdd = 1u << 9,
+  kNeedFloat64AtomicMinMax = 1u << 10,
+  kNeedStorageImageExtendedFormats = 1u << 11,
+};
+constexpr uint32_t kAllSpirvRequirements = (1u << 12) - 1;
+// Vulkan feature names of the bits set in `bits`, comma-separated ("shaderInt64, shaderFloat64").
+std::string describe_requirements(uint32_t bits);
+
+// Where the values of one launch live in the args block: the random seed, value parameters
+// (their bytes as on the CPU: component c at c * sizeof(scalar)), and the i32 extents of
+// every ndarray and texture slot (fields have constant shapes). A multiple of 16 bytes.
+struct ArgsLayout {
+  uint32_t seed = 0;             // u64
+  std::vector<int32_t> params;   // per parameter: byte offset of a value parameter, else -1
+  std::vector<int32_t> shapes;   // per resource slot: byte offset of ndim i32 extents, else -1
+  uint32_t size = 0;
+};
+ArgsLayout args_layout(const KernelABI& abi);
+
+constexpr uint32_t kReturnSlotBytes = 8;
+
+struct SpirvKernel {
+  std::vector<SpirvBinding> bindings;
+  bool args_in_push_constants = true;
+  std::vector<SpirvTask> tasks;
+  std::vector<std::string> assert_messages;  // by LaunchError::index of an assertion failure
+  uint32_t requirements = 0;                 // SpirvRequirement bits
+};
+
+std::vector<uint8_t> serialize_spirv_kernel(const SpirvKernel& kernel);
+// `what` names the source in error messages; corrupt input is a loom::Error, never a crash.
+SpirvKernel deserialize_spirv_kernel(const std::vector<uint8_t>& bytes, const std::string& what);
+
+}  // namespace loom
