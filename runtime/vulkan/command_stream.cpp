@@ -1,0 +1,290 @@
+#include "runtime/vulkan/command_stream.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/common/error.h"
+#include "runtime/vulkan/vk_check.h"
+#include "runtime/vulkan/vulkan_device.h"
+
+namespace loom::vk {
+
+namespace {
+
+constexpr VkDeviceSize kChunkSize = 16ull << 20;
+constexpr VkPipelineStageFlags kWorkStages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+
+VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
+
+}  // namespace
+
+CommandStream::CommandStream(VulkanDevice& device, MemoryAllocator& allocator) : device_(device), allocator_(allocator) {
+  VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pci.queueFamilyIndex = device.queue_family();
+  check(vkCreateCommandPool(device.device(), &pci, nullptr, &pool_), "creating a command pool");
+  VkSemaphoreTypeCreateInfo tci{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+  tci.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  VkSemaphoreCreateInfo sci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  sci.pNext = &tci;
+  VkResult r = vkCreateSemaphore(device.device(), &sci, nullptr, &timeline_);
+  if (r != VK_SUCCESS) {
+    vkDestroyCommandPool(device.device(), pool_, nullptr);
+    check(r, "creating a timeline semaphore");
+  }
+}
+
+CommandStream::~CommandStream() {
+  try {
+    if (last_submitted_) wait(last_submitted_);
+  } catch (...) {  // a lost device: nothing left to wait for
+  }
+  chunks_.clear();
+  if (timeline_) vkDestroySemaphore(device_.device(), timeline_, nullptr);
+  if (pool_) vkDestroyCommandPool(device_.device(), pool_, nullptr);
+}
+
+uint64_t CommandStream::completed() {
+  uint64_t v = 0;
+  check(vkGetSemaphoreCounterValue(device_.device(), timeline_, &v), "reading the timeline semaphore");
+  return v;
+}
+
+VkCommandBuffer CommandStream::recording() {
+  if (current_ >= 0) return cmds_[static_cast<size_t>(current_)].cb;
+  uint64_t done = completed();
+  for (size_t i = 0; i < cmds_.size() && current_ < 0; ++i)
+    if (cmds_[i].busy_until <= done) current_ = static_cast<int>(i);
+  if (current_ < 0) {
+    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = pool_;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    Cmd c;
+    check(vkAllocateCommandBuffers(device_.device(), &ai, &c.cb), "allocating a command buffer");
+    cmds_.push_back(c);
+    current_ = static_cast<int>(cmds_.size() - 1);
+  }
+  Cmd& c = cmds_[static_cast<size_t>(current_)];
+  c.busy_until = kRecording;
+  check(vkResetCommandBuffer(c.cb, 0), "resetting a command buffer");
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  check(vkBeginCommandBuffer(c.cb, &bi), "beginning a command buffer");
+  return c.cb;
+}
+
+void CommandStream::hazard(const std::vector<std::pair<uint64_t, uint8_t>>& accesses) {
+  bool conflict = false;
+  for (const auto& [id, bits] : accesses) {
+    if (written_.count(id)) conflict = true;
+    if ((bits & kWrite) && read_.count(id)) conflict = true;
+  }
+  if (conflict) {
+    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_UNIFORM_READ_BIT |
+                       VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    vkCmdPipelineBarrier(recording(), kWorkStages, kWorkStages, 0, 1, &mb, 0, nullptr, 0, nullptr);
+    ++stats_.barriers;
+    written_.clear();
+    read_.clear();
+  }
+  for (const auto& [id, bits] : accesses) {
+    if (bits & kWrite) written_.insert(id);
+    if (bits & kRead) read_.insert(id);
+  }
+}
+
+void CommandStream::prepare_image(GpuImage& image) {
+  if (image.in_general_layout()) return;
+  VkImageMemoryBarrier ib{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+  ib.srcAccessMask = 0;
+  ib.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                     VK_ACCESS_TRANSFER_WRITE_BIT;
+  ib.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  ib.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+  ib.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  ib.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  ib.image = image.image();
+  ib.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  vkCmdPipelineBarrier(recording(), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, kWorkStages, 0, 0, nullptr, 0, nullptr, 1, &ib);
+  ++stats_.barriers;
+  image.set_general_layout();
+}
+
+CommandStream::Chunk& CommandStream::staging(VkDeviceSize bytes, VkDeviceSize alignment, bool readback,
+                                             VkDeviceSize* offset) {
+  // A chunk the current recording already uses, with room left.
+  for (auto& c : chunks_) {
+    if (c->readback != readback || c->busy_until != kRecording) continue;
+    VkDeviceSize at = align_up(c->used, alignment);
+    if (at + bytes <= c->buffer.size()) {
+      c->used = at + bytes;
+      *offset = at;
+      return *c;
+    }
+  }
+  // A finished chunk big enough, else a new one.
+  uint64_t done = completed();
+  Chunk* chosen = nullptr;
+  for (auto& c : chunks_)
+    if (c->readback == readback && c->busy_until != kRecording && c->busy_until <= done && c->buffer.size() >= bytes) {
+      chosen = c.get();
+      break;
+    }
+  if (!chosen) {
+    auto c = std::make_unique<Chunk>();
+    c->readback = readback;
+    c->buffer = GpuBuffer(device_, allocator_, std::max(kChunkSize, align_up(bytes, 1 << 16)),
+                          VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                              VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+                          readback ? MemoryUse::Readback : MemoryUse::Upload, "staging memory");
+    chunks_.push_back(std::move(c));
+    chosen = chunks_.back().get();
+  }
+  chosen->busy_until = kRecording;
+  chosen->used = bytes;
+  *offset = 0;
+  return *chosen;
+}
+
+uint8_t* CommandStream::scratch(VkDeviceSize bytes, VkDeviceSize alignment, VkBuffer* buffer, VkDeviceSize* offset) {
+  Chunk& c = staging(bytes, std::max<VkDeviceSize>(alignment, 16), false, offset);
+  *buffer = c.buffer.handle();
+  recording();
+  return c.buffer.mapped() + *offset;
+}
+
+void CommandStream::upload(const GpuBuffer& dst, VkDeviceSize offset, const void* data, VkDeviceSize bytes) {
+  if (bytes == 0) return;
+  VkDeviceSize at;
+  Chunk& c = staging(bytes, 16, false, &at);
+  std::memcpy(c.buffer.mapped() + at, data, bytes);
+  hazard({{dst.id(), kWrite}});
+  VkBufferCopy region{at, offset, bytes};
+  vkCmdCopyBuffer(recording(), c.buffer.handle(), dst.handle(), 1, &region);
+  stats_.bytes_uploaded += bytes;
+  ++pending_;
+}
+
+void CommandStream::upload_image(GpuImage& dst, const void* data) {
+  VkDeviceSize bytes = dst.bytes(), at;
+  Chunk& c = staging(bytes, 16, false, &at);
+  std::memcpy(c.buffer.mapped() + at, data, bytes);
+  prepare_image(dst);
+  hazard({{dst.id(), kWrite}});
+  VkBufferImageCopy region{};
+  region.bufferOffset = at;
+  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  region.imageExtent = dst.extent();
+  vkCmdCopyBufferToImage(recording(), c.buffer.handle(), dst.image(), VK_IMAGE_LAYOUT_GENERAL, 1, &region);
+  stats_.bytes_uploaded += bytes;
+  ++pending_;
+}
+
+void CommandStream::update(const GpuBuffer& dst, VkDeviceSize offset, const void* data, VkDeviceSize bytes) {
+  if (bytes == 0) return;
+  if (bytes > 65536 || bytes % 4 || offset % 4) {
+    upload(dst, offset, data, bytes);
+    return;
+  }
+  hazard({{dst.id(), kWrite}});
+  vkCmdUpdateBuffer(recording(), dst.handle(), offset, bytes, data);
+  stats_.bytes_updated += bytes;
+  ++pending_;
+}
+
+void CommandStream::fill(const GpuBuffer& dst, uint32_t value) {
+  hazard({{dst.id(), kWrite}});
+  vkCmdFillBuffer(recording(), dst.handle(), 0, VK_WHOLE_SIZE, value);
+  ++pending_;
+}
+
+void CommandStream::download(const GpuBuffer& src, VkDeviceSize offset, void* host, VkDeviceSize bytes) {
+  if (bytes == 0) return;
+  VkDeviceSize at;
+  Chunk& c = staging(bytes, 16, true, &at);
+  hazard({{src.id(), kRead}, {c.buffer.id(), kWrite}});
+  VkBufferCopy region{offset, at, bytes};
+  vkCmdCopyBuffer(recording(), src.handle(), c.buffer.handle(), 1, &region);
+  downloads_.push_back({c.buffer.mapped() + at, host, bytes, kRecording});
+  stats_.bytes_downloaded += bytes;
+  ++pending_;
+}
+
+void CommandStream::download_image(GpuImage& src, void* host) {
+  VkDeviceSize bytes = src.bytes(), at;
+  Chunk& c = staging(bytes, 16, true, &at);
+  prepare_image(src);
+  hazard({{src.id(), kRead}, {c.buffer.id(), kWrite}});
+  VkBufferImageCopy region{};
+  region.bufferOffset = at;
+  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  region.imageExtent = src.extent();
+  vkCmdCopyImageToBuffer(recording(), src.image(), VK_IMAGE_LAYOUT_GENERAL, c.buffer.handle(), 1, &region);
+  downloads_.push_back({c.buffer.mapped() + at, host, bytes, kRecording});
+  stats_.bytes_downloaded += bytes;
+  ++pending_;
+}
+
+uint64_t CommandStream::submit() {
+  if (current_ < 0) return last_submitted_;
+  Cmd& c = cmds_[static_cast<size_t>(current_)];
+  // Everything written so far becomes visible to the host once the semaphore signals.
+  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(c.cb, kWorkStages, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+  check(vkEndCommandBuffer(c.cb), "ending a command buffer");
+  uint64_t value = last_submitted_ + 1;
+  VkTimelineSemaphoreSubmitInfo ts{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+  ts.signalSemaphoreValueCount = 1;
+  ts.pSignalSemaphoreValues = &value;
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.pNext = &ts;
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &c.cb;
+  si.signalSemaphoreCount = 1;
+  si.pSignalSemaphores = &timeline_;
+  check(vkQueueSubmit(device_.queue(), 1, &si, VK_NULL_HANDLE), "submitting work to the device");
+  last_submitted_ = value;
+  c.busy_until = value;
+  for (auto& ch : chunks_)
+    if (ch->busy_until == kRecording) ch->busy_until = value;
+  for (auto& d : downloads_)
+    if (d.value == kRecording) d.value = value;
+  current_ = -1;
+  pending_ = 0;
+  ++stats_.submits;
+  return value;
+}
+
+void CommandStream::land_downloads(uint64_t done) {
+  auto landed = [&](const Pending& d) { return d.value != kRecording && d.value <= done; };
+  for (const Pending& d : downloads_)
+    if (landed(d)) std::memcpy(d.host, d.staging, d.bytes);
+  downloads_.erase(std::remove_if(downloads_.begin(), downloads_.end(), landed), downloads_.end());
+}
+
+void CommandStream::wait(uint64_t value) {
+  if (value == 0) return;
+  if (completed() < value) {
+    VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    wi.semaphoreCount = 1;
+    wi.pSemaphores = &timeline_;
+    wi.pValues = &value;
+    check(vkWaitSemaphores(device_.device(), &wi, UINT64_MAX), "waiting for the device");
+    ++stats_.waits;
+  }
+  uint64_t done = completed();
+  land_downloads(done);
+  if (done >= last_submitted_ && current_ < 0) {  // nothing in flight: no hazards remain
+    written_.clear();
+    read_.clear();
+  }
+}
+
+void CommandStream::finish() { wait(submit()); }
+
+}  // namespace loom::vk

@@ -1,0 +1,370 @@
+#include "runtime/vulkan/vulkan_device.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+
+#include "runtime/common/error.h"
+#include "runtime/common/spirv_kernel.h"
+#include "runtime/vulkan/vk_check.h"
+
+namespace loom::vk {
+
+namespace {
+
+constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+
+std::string type_name(VkPhysicalDeviceType t) {
+  switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "CPU";
+    default: return "other";
+  }
+}
+
+int type_rank(VkPhysicalDeviceType t) {
+  switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
+    default: return 0;
+  }
+}
+
+std::string version_text(uint32_t v) {
+  return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) + "." +
+         std::to_string(VK_API_VERSION_PATCH(v));
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool has_extension(VkPhysicalDevice pd, const char* name) {
+  uint32_t n = 0;
+  vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr);
+  std::vector<VkExtensionProperties> all(n);
+  vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, all.data());
+  for (const auto& e : all)
+    if (std::strcmp(e.extensionName, name) == 0) return true;
+  return false;
+}
+
+bool has_layer(const char* name) {
+  uint32_t n = 0;
+  vkEnumerateInstanceLayerProperties(&n, nullptr);
+  std::vector<VkLayerProperties> all(n);
+  vkEnumerateInstanceLayerProperties(&n, all.data());
+  for (const auto& l : all)
+    if (std::strcmp(l.layerName, name) == 0) return true;
+  return false;
+}
+
+bool compute_family(VkPhysicalDevice pd, uint32_t* family) {
+  uint32_t n = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);
+  std::vector<VkQueueFamilyProperties> fams(n);
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, fams.data());
+  // A family that also does graphics first: the render loop shares the queue.
+  for (int pass = 0; pass < 2; ++pass)
+    for (uint32_t i = 0; i < n; ++i) {
+      bool compute = fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT;
+      bool graphics = fams[i].queueFlags & VK_QUEUE_GRAPHICS_BIT;
+      if (compute && (pass == 1 || graphics)) {
+        *family = i;
+        return true;
+      }
+    }
+  return false;
+}
+
+// A short-lived instance for listing devices.
+VkInstance bare_instance() {
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "loom";
+  app.apiVersion = VK_API_VERSION_1_2;
+  VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  ci.pApplicationInfo = &app;
+  VkInstance instance = VK_NULL_HANDLE;
+  if (vkCreateInstance(&ci, nullptr, &instance) != VK_SUCCESS) return VK_NULL_HANDLE;
+  return instance;
+}
+
+std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
+  uint32_t n = 0;
+  if (vkEnumeratePhysicalDevices(instance, &n, nullptr) != VK_SUCCESS) return {};
+  std::vector<VkPhysicalDevice> all(n);
+  vkEnumeratePhysicalDevices(instance, &n, all.data());
+  all.resize(n);
+  return all;
+}
+
+}  // namespace
+
+std::string DeviceCaps::signature() const {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s|%04x:%04x|driver %u|api %s|features %x|", name.c_str(), vendor_id, device_id,
+                driver_version, version_text(api_version).c_str(), features);
+  std::string s = buf;
+  for (uint8_t b : pipeline_cache_uuid) {
+    std::snprintf(buf, sizeof buf, "%02x", b);
+    s += buf;
+  }
+  return s;
+}
+
+std::vector<DeviceInfo> enumerate_devices() {
+  std::vector<DeviceInfo> out;
+  VkInstance instance = bare_instance();
+  if (!instance) return out;
+  int index = 0;
+  for (VkPhysicalDevice pd : physical_devices(instance)) {
+    VkPhysicalDeviceProperties p;
+    vkGetPhysicalDeviceProperties(pd, &p);
+    out.push_back({index++, p.deviceName, type_name(p.deviceType), p.apiVersion});
+  }
+  vkDestroyInstance(instance, nullptr);
+  return out;
+}
+
+VulkanDevice::VulkanDevice(const DeviceOptions& options) {
+  try {
+    create_instance(options.validation);
+    pick_physical(options);
+    create_device();
+  } catch (...) {
+    release();
+    throw;
+  }
+  if (options.notice)
+    options.notice("Vulkan device: " + caps_.name + " (" + caps_.type + ", Vulkan " + version_text(caps_.api_version) + ")");
+}
+
+VulkanDevice::~VulkanDevice() { release(); }
+
+void VulkanDevice::release() {
+  if (device_) {
+    vkDeviceWaitIdle(device_);  // destruction only: never on the hot path
+    vkDestroyDevice(device_, nullptr);
+    device_ = VK_NULL_HANDLE;
+  }
+  if (messenger_) {
+    auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(instance_, "vkDestroyDebugUtilsMessengerEXT"));
+    if (destroy) destroy(instance_, messenger_, nullptr);
+    messenger_ = VK_NULL_HANDLE;
+  }
+  if (instance_) {
+    vkDestroyInstance(instance_, nullptr);
+    instance_ = VK_NULL_HANDLE;
+  }
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL VulkanDevice::on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                        VkDebugUtilsMessageTypeFlagsEXT types,
+                                                        const VkDebugUtilsMessengerCallbackDataEXT* data, void* self) {
+  auto* device = static_cast<VulkanDevice*>(self);
+  bool validation = types & VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
+  bool error = severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  if (!validation && !error) return VK_FALSE;  // loader chatter
+  std::lock_guard<std::mutex> lock(device->messages_mutex_);
+  device->messages_.push_back(std::string(error ? "error: " : "warning: ") + (data->pMessage ? data->pMessage : ""));
+  return VK_FALSE;
+}
+
+std::vector<std::string> VulkanDevice::take_messages() {
+  std::lock_guard<std::mutex> lock(messages_mutex_);
+  std::vector<std::string> out;
+  out.swap(messages_);
+  return out;
+}
+
+void VulkanDevice::create_instance(bool validation) {
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "loom";
+  app.pEngineName = "loom";
+  app.apiVersion = VK_API_VERSION_1_2;
+  std::vector<const char*> layers, extensions;
+  if (validation) {
+    if (!has_layer(kValidationLayer))
+      throw Error("Vulkan validation was asked for, but VK_LAYER_KHRONOS_validation is not installed "
+                  "(Debian package vulkan-validationlayers)");
+    layers.push_back(kValidationLayer);
+    extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  }
+  VkDebugUtilsMessengerCreateInfoEXT mci{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+  mci.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  mci.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
+  mci.pfnUserCallback = &VulkanDevice::on_message;
+  mci.pUserData = this;
+  VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  ci.pApplicationInfo = &app;
+  ci.enabledLayerCount = static_cast<uint32_t>(layers.size());
+  ci.ppEnabledLayerNames = layers.data();
+  ci.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  ci.ppEnabledExtensionNames = extensions.data();
+  if (validation) ci.pNext = &mci;  // also covers instance creation itself
+  VkResult r = vkCreateInstance(&ci, nullptr, &instance_);
+  if (r == VK_ERROR_INCOMPATIBLE_DRIVER || r == VK_ERROR_INITIALIZATION_FAILED)
+    throw Error(std::string("no Vulkan driver found (") + result_name(r) +
+                "); install one (Mesa's lavapipe: package mesa-vulkan-drivers) or use the CPU backend");
+  check(r, "creating the Vulkan instance");
+  if (validation) {
+    auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(instance_, "vkCreateDebugUtilsMessengerEXT"));
+    if (!create) throw Error("the Vulkan loader lacks vkCreateDebugUtilsMessengerEXT");
+    check(create(instance_, &mci, nullptr, &messenger_), "creating the validation messenger");
+  }
+}
+
+void VulkanDevice::pick_physical(const DeviceOptions& options) {
+  std::vector<VkPhysicalDevice> all = physical_devices(instance_);
+  if (all.empty())
+    throw Error("no Vulkan device found; install a driver (Mesa's lavapipe: package mesa-vulkan-drivers) or use "
+                "the CPU backend");
+  std::string list;
+  std::vector<bool> usable(all.size());
+  std::vector<VkPhysicalDeviceProperties> props(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    vkGetPhysicalDeviceProperties(all[i], &props[i]);
+    uint32_t family;
+    usable[i] = props[i].apiVersion >= VK_API_VERSION_1_2 && compute_family(all[i], &family);
+    list += "\n  " + std::to_string(i) + ": " + props[i].deviceName + " (" + type_name(props[i].deviceType) +
+            ", Vulkan " + version_text(props[i].apiVersion) + (usable[i] ? "" : ", unusable: needs Vulkan 1.2 and a compute queue") + ")";
+  }
+  int chosen = -1;
+  const std::string& sel = options.select;
+  if (sel.empty()) {
+    for (size_t i = 0; i < all.size(); ++i)
+      if (usable[i] && (chosen < 0 || type_rank(props[i].deviceType) > type_rank(props[static_cast<size_t>(chosen)].deviceType)))
+        chosen = static_cast<int>(i);
+  } else if (std::all_of(sel.begin(), sel.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    size_t i = std::stoul(sel);
+    if (i >= all.size()) throw Error("no Vulkan device " + sel + "; devices are:" + list);
+    chosen = static_cast<int>(i);
+  } else {
+    for (size_t i = 0; i < all.size() && chosen < 0; ++i)
+      if (lower(props[i].deviceName).find(lower(sel)) != std::string::npos) chosen = static_cast<int>(i);
+    if (chosen < 0) throw Error("no Vulkan device matches '" + sel + "'; devices are:" + list);
+  }
+  if (chosen < 0) throw Error("no usable Vulkan device; devices are:" + list);
+  if (!usable[static_cast<size_t>(chosen)])
+    throw Error("Vulkan device '" + std::string(props[static_cast<size_t>(chosen)].deviceName) +
+                "' cannot run Loom kernels (it needs Vulkan 1.2 and a compute queue); devices are:" + list);
+  physical_ = all[static_cast<size_t>(chosen)];
+  compute_family(physical_, &queue_family_);
+}
+
+void VulkanDevice::create_device() {
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(physical_, &props);
+  vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
+  granularity_ = props.limits.bufferImageGranularity;
+
+  bool atomic_float = has_extension(physical_, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+  bool atomic_float2 = atomic_float && has_extension(physical_, VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME);
+
+  // What the device offers.
+  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT af2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+  VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  f2.pNext = &v11;
+  v11.pNext = &v12;
+  if (atomic_float) v12.pNext = &af;
+  if (atomic_float2) af.pNext = &af2;
+  vkGetPhysicalDeviceFeatures2(physical_, &f2);
+  if (!v12.timelineSemaphore)
+    throw Error(std::string("Vulkan device '") + props.deviceName + "' lacks timeline semaphores, which Loom needs");
+
+  // What we turn on: only what kernels may use.
+  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT on_af2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
+  on_af2.shaderBufferFloat32AtomicMinMax = af2.shaderBufferFloat32AtomicMinMax;
+  on_af2.shaderBufferFloat64AtomicMinMax = af2.shaderBufferFloat64AtomicMinMax;
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT on_af{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+  on_af.shaderBufferFloat32Atomics = af.shaderBufferFloat32Atomics;
+  on_af.shaderBufferFloat32AtomicAdd = af.shaderBufferFloat32AtomicAdd;
+  on_af.shaderBufferFloat64Atomics = af.shaderBufferFloat64Atomics;
+  on_af.shaderBufferFloat64AtomicAdd = af.shaderBufferFloat64AtomicAdd;
+  VkPhysicalDeviceVulkan12Features on12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  on12.timelineSemaphore = VK_TRUE;
+  on12.shaderInt8 = v12.shaderInt8;
+  on12.storageBuffer8BitAccess = v12.storageBuffer8BitAccess;
+  on12.shaderBufferInt64Atomics = v12.shaderBufferInt64Atomics;
+  VkPhysicalDeviceVulkan11Features on11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  on11.storageBuffer16BitAccess = v11.storageBuffer16BitAccess;
+  VkPhysicalDeviceFeatures2 on{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  on.features.shaderInt64 = f2.features.shaderInt64;
+  on.features.shaderFloat64 = f2.features.shaderFloat64;
+  on.features.shaderInt16 = f2.features.shaderInt16;
+  on.features.shaderStorageImageExtendedFormats = f2.features.shaderStorageImageExtendedFormats;
+  on.pNext = &on11;
+  on11.pNext = &on12;
+  std::vector<const char*> extensions;
+  if (atomic_float) {
+    on12.pNext = &on_af;
+    extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+  }
+  if (atomic_float2) {
+    on_af.pNext = &on_af2;
+    extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME);
+  }
+
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  qci.queueFamilyIndex = queue_family_;
+  qci.queueCount = 1;
+  qci.pQueuePriorities = &priority;
+  VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  dci.pNext = &on;
+  dci.queueCreateInfoCount = 1;
+  dci.pQueueCreateInfos = &qci;
+  dci.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  dci.ppEnabledExtensionNames = extensions.data();
+  check(vkCreateDevice(physical_, &dci, nullptr, &device_), std::string("creating a device on '") + props.deviceName + "'");
+  vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
+
+  // Capabilities codegen may target.
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  p2.pNext = &subgroup;
+  vkGetPhysicalDeviceProperties2(physical_, &p2);
+  caps_.name = props.deviceName;
+  caps_.type = type_name(props.deviceType);
+  caps_.discrete = props.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+  caps_.vendor_id = props.vendorID;
+  caps_.device_id = props.deviceID;
+  caps_.driver_version = props.driverVersion;
+  caps_.api_version = props.apiVersion;
+  caps_.max_push_constants = props.limits.maxPushConstantsSize;
+  caps_.max_storage_buffer_range = props.limits.maxStorageBufferRange;
+  caps_.max_uniform_buffer_range = props.limits.maxUniformBufferRange;
+  caps_.max_workgroup_count_x = props.limits.maxComputeWorkGroupCount[0];
+  caps_.max_workgroup_size_x = std::min(props.limits.maxComputeWorkGroupSize[0], props.limits.maxComputeWorkGroupInvocations);
+  caps_.subgroup_size = subgroup.subgroupSize;
+  caps_.min_storage_offset_alignment = static_cast<uint32_t>(props.limits.minStorageBufferOffsetAlignment);
+  caps_.min_uniform_offset_alignment = static_cast<uint32_t>(props.limits.minUniformBufferOffsetAlignment);
+  std::memcpy(caps_.pipeline_cache_uuid, props.pipelineCacheUUID, VK_UUID_SIZE);
+  uint32_t f = 0;
+  if (on.features.shaderInt64) f |= kNeedInt64;
+  if (on.features.shaderFloat64) f |= kNeedFloat64;
+  if (on.features.shaderInt16) f |= kNeedInt16;
+  if (on12.shaderInt8) f |= kNeedInt8;
+  if (on12.storageBuffer8BitAccess) f |= kNeedStorage8;
+  if (on11.storageBuffer16BitAccess) f |= kNeedStorage16;
+  if (on12.shaderBufferInt64Atomics) f |= kNeedInt64Atomics;
+  if (on_af.shaderBufferFloat32AtomicAdd) f |= kNeedFloat32AtomicAdd;
+  if (on_af2.shaderBufferFloat32AtomicMinMax) f |= kNeedFloat32AtomicMinMax;
+  if (on_af.shaderBufferFloat64AtomicAdd) f |= kNeedFloat64AtomicAdd;
+  if (on_af2.shaderBufferFloat64AtomicMinMax) f |= kNeedFloat64AtomicMinMax;
+  if (on.features.shaderStorageImageExtendedFormats) f |= kNeedStorageImageExtendedFormats;
+  caps_.features = f;
+}
+
+}  // namespace loom::vk

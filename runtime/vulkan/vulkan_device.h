@@ -1,0 +1,98 @@
+// A Vulkan device for compute: instance, physical-device choice, logical device, one
+// compute queue, the features Loom's kernels may use, and (in tests) the validation layer
+// with every message kept. Nothing here waits on the whole device except destruction.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace loom::vk {
+
+// What codegen targets and the runtime checks against ("the device has at least").
+struct DeviceCaps {
+  std::string name;
+  std::string type;                 // "discrete GPU", "integrated GPU", "CPU", ...
+  bool discrete = false;
+  uint32_t vendor_id = 0, device_id = 0, driver_version = 0, api_version = 0;
+  uint32_t features = 0;            // SpirvRequirement bits the device supports (and we enabled)
+  uint32_t max_push_constants = 128;
+  uint32_t max_storage_buffer_range = 0;
+  uint32_t max_uniform_buffer_range = 0;
+  uint32_t max_workgroup_count_x = 65535;
+  uint32_t max_workgroup_size_x = 128;
+  uint32_t subgroup_size = 0;
+  uint32_t min_storage_offset_alignment = 16;
+  uint32_t min_uniform_offset_alignment = 16;
+  uint8_t pipeline_cache_uuid[VK_UUID_SIZE] = {};
+  // Identifies the code the device runs: part of compile cache keys.
+  std::string signature() const;
+};
+
+struct DeviceOptions {
+  // "" picks the best device (discrete, then integrated, virtual, CPU); a number is an index
+  // into enumerate_devices(); anything else a case-insensitive part of the device name.
+  std::string select;
+  bool validation = false;  // VK_LAYER_KHRONOS_validation, messages kept for take_messages()
+  std::function<void(const std::string&)> notice;  // which device was chosen, and why
+};
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  std::string type;
+  uint32_t api_version = 0;
+};
+
+// The physical devices a Vulkan instance sees; empty (never an error) when there is no
+// loader, no driver or no device.
+std::vector<DeviceInfo> enumerate_devices();
+
+class VulkanDevice {
+ public:
+  // Throws loom::Error when no usable device exists or the selection matches none.
+  explicit VulkanDevice(const DeviceOptions& options = {});
+  ~VulkanDevice();
+  VulkanDevice(const VulkanDevice&) = delete;
+  VulkanDevice& operator=(const VulkanDevice&) = delete;
+
+  VkInstance instance() const { return instance_; }
+  VkPhysicalDevice physical() const { return physical_; }
+  VkDevice device() const { return device_; }
+  VkQueue queue() const { return queue_; }
+  uint32_t queue_family() const { return queue_family_; }
+  const DeviceCaps& caps() const { return caps_; }
+  const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_; }
+  uint64_t buffer_image_granularity() const { return granularity_; }
+
+  bool validation() const { return messenger_ != VK_NULL_HANDLE; }
+  // Validation messages (warnings and errors) since the last call.
+  std::vector<std::string> take_messages();
+
+ private:
+  static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                   VkDebugUtilsMessageTypeFlagsEXT types,
+                                                   const VkDebugUtilsMessengerCallbackDataEXT* data, void* self);
+  void create_instance(bool validation);
+  void pick_physical(const DeviceOptions& options);
+  void create_device();
+  void release();
+
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  uint32_t queue_family_ = 0;
+  DeviceCaps caps_;
+  VkPhysicalDeviceMemoryProperties memory_{};
+  uint64_t granularity_ = 1;
+  std::mutex messages_mutex_;
+  std::vector<std::string> messages_;
+};
+
+}  // namespace loom::vk

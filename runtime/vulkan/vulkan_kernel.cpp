@@ -1,0 +1,147 @@
+#include "runtime/vulkan/vulkan_kernel.h"
+
+#include <chrono>
+
+#include "runtime/common/error.h"
+#include "runtime/vulkan/descriptor_allocator.h"
+#include "runtime/vulkan/pipeline_cache.h"
+#include "runtime/vulkan/vk_check.h"
+#include "runtime/vulkan/vulkan_device.h"
+
+namespace loom::vk {
+
+namespace {
+
+constexpr size_t kMaxCachedSets = 64;
+
+size_t return_components(const KernelABI& abi) {
+  size_t n = 0;
+  for (const ValueType& t : abi.returns) n += static_cast<size_t>(t.components());
+  return n;
+}
+
+}  // namespace
+
+VkDescriptorType descriptor_type(BindingKind kind) {
+  switch (kind) {
+    case BindingKind::Args: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC;
+    case BindingKind::Argpack: return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    case BindingKind::Temps:
+    case BindingKind::Returns:
+    case BindingKind::Error:
+    case BindingKind::Buffer: return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    case BindingKind::StorageImage: return VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    case BindingKind::SampledImage: return VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    case BindingKind::Sampler: return VK_DESCRIPTOR_TYPE_SAMPLER;
+  }
+  return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
+
+VulkanKernel::VulkanKernel(VulkanDevice& device, MemoryAllocator& allocator, PipelineCache& cache,
+                           DescriptorAllocator& sets, KernelABI abi, SpirvKernel code)
+    : device_(device), allocator_(sets), abi_(std::move(abi)), code_(std::move(code)), args_(args_layout(abi_)) {
+  const DeviceCaps& caps = device.caps();
+  Place where{"", abi_.name, -1, ""};
+  uint32_t missing = code_.requirements & ~caps.features;
+  if (missing)
+    throw Error(where, "kernel '" + abi_.name + "' needs " + describe_requirements(missing) + ", which device '" +
+                           caps.name + "' lacks");
+  if (code_.args_in_push_constants && args_.size > caps.max_push_constants)
+    throw Error(where, "kernel '" + abi_.name + "' passes " + std::to_string(args_.size) +
+                           " bytes of arguments as push constants; device '" + caps.name + "' takes " +
+                           std::to_string(caps.max_push_constants));
+  for (const ParamDesc& p : abi_.params)
+    if (p.kind == ParamKind::Argpack && p.size > caps.max_uniform_buffer_range)
+      throw Error(Place{"", abi_.name, -1, p.name}, "argpack parameter '" + p.name + "' is " + std::to_string(p.size) +
+                                                         " bytes; device '" + caps.name + "' binds uniform buffers of at most " +
+                                                         std::to_string(caps.max_uniform_buffer_range));
+  try {
+    std::vector<VkDescriptorSetLayoutBinding> bindings;
+    for (const SpirvBinding& b : code_.bindings)
+      bindings.push_back({b.binding, descriptor_type(b.kind), 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+    VkDescriptorSetLayoutCreateInfo dci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    dci.bindingCount = static_cast<uint32_t>(bindings.size());
+    dci.pBindings = bindings.data();
+    check(vkCreateDescriptorSetLayout(device.device(), &dci, nullptr, &set_layout_), "creating a descriptor set layout");
+    VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, args_.size};
+    VkPipelineLayoutCreateInfo lci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    lci.setLayoutCount = 1;
+    lci.pSetLayouts = &set_layout_;
+    lci.pushConstantRangeCount = code_.args_in_push_constants ? 1 : 0;
+    lci.pPushConstantRanges = &push;
+    check(vkCreatePipelineLayout(device.device(), &lci, nullptr, &layout_), "creating a pipeline layout");
+
+    auto t0 = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < code_.tasks.size(); ++i) {
+      const SpirvTask& t = code_.tasks[i];
+      if (t.workgroup_size > caps.max_workgroup_size_x)
+        throw Error(where, "kernel '" + abi_.name + "' uses workgroups of " + std::to_string(t.workgroup_size) +
+                               "; device '" + caps.name + "' allows " + std::to_string(caps.max_workgroup_size_x));
+      VkShaderModuleCreateInfo sci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+      sci.codeSize = t.spirv.size() * 4;
+      sci.pCode = t.spirv.data();
+      VkShaderModule module;
+      check(vkCreateShaderModule(device.device(), &sci, nullptr, &module),
+            "loading task " + std::to_string(i) + " of kernel '" + abi_.name + "'");
+      VkComputePipelineCreateInfo pci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+      pci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT, module,
+                   "main", nullptr};
+      pci.layout = layout_;
+      VkPipeline pipeline;
+      VkResult r = vkCreateComputePipelines(device.device(), cache.handle(), 1, &pci, nullptr, &pipeline);
+      vkDestroyShaderModule(device.device(), module, nullptr);
+      check(r, "building the pipeline of task " + std::to_string(i) + " of kernel '" + abi_.name + "'");
+      pipelines_.push_back(pipeline);
+    }
+    pipeline_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+
+    const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+    for (const SpirvBinding& b : code_.bindings) {
+      if (b.kind == BindingKind::Temps)
+        temps_ = GpuBuffer(device, allocator, abi_.temps_size, storage, MemoryUse::DeviceLocal,
+                           "the temporaries of kernel '" + abi_.name + "'");
+      if (b.kind == BindingKind::Returns)
+        returns_ = GpuBuffer(device, allocator, return_components(abi_) * kReturnSlotBytes, storage,
+                             MemoryUse::Readback, "the return values of kernel '" + abi_.name + "'");
+      if (b.kind == BindingKind::Error)
+        error_ = GpuBuffer(device, allocator, sizeof(LaunchError), storage, MemoryUse::Readback,
+                           "the error record of kernel '" + abi_.name + "'");
+    }
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+VulkanKernel::~VulkanKernel() { release(); }
+
+void VulkanKernel::release() {
+  VkDevice d = device_.device();
+  for (auto& [key, s] : sets_) allocator_.free(s.set);
+  sets_.clear();
+  lru_.clear();
+  for (VkPipeline p : pipelines_) vkDestroyPipeline(d, p, nullptr);
+  pipelines_.clear();
+  if (layout_) vkDestroyPipelineLayout(d, layout_, nullptr);
+  if (set_layout_) vkDestroyDescriptorSetLayout(d, set_layout_, nullptr);
+  layout_ = VK_NULL_HANDLE;
+  set_layout_ = VK_NULL_HANDLE;
+}
+
+VkDescriptorSet VulkanKernel::allocate_set(uint64_t completed) {
+  // Recycle the least recently used set whose last use has completed.
+  if (sets_.size() >= kMaxCachedSets) {
+    for (auto it = lru_.begin(); it != lru_.end(); ++it) {
+      auto found = sets_.find(*it);
+      if (found->second.last_use > completed) continue;
+      allocator_.free(found->second.set);
+      sets_.erase(found);
+      lru_.erase(it);
+      break;
+    }
+  }
+  return allocator_.allocate(set_layout_);
+}
+
+}  // namespace loom::vk

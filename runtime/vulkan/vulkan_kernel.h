@@ -1,0 +1,89 @@
+// A kernel ready to launch on a Vulkan device: its descriptor set layout, pipeline layout,
+// one compute pipeline per task, its temps/returns/error buffers, and a bounded cache of
+// descriptor sets keyed by what is bound (an unchanged binding reuses its set).
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <list>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/common/kernel_abi.h"
+#include "runtime/common/spirv_kernel.h"
+#include "runtime/vulkan/gpu_buffer.h"
+
+namespace loom::vk {
+
+class VulkanDevice;
+class PipelineCache;
+class DescriptorAllocator;
+
+VkDescriptorType descriptor_type(BindingKind kind);
+
+class VulkanKernel {
+ public:
+  // Checks the kernel's requirements against the device (an Error names the kernel and the
+  // missing features), then builds its pipelines through `cache`.
+  VulkanKernel(VulkanDevice& device, MemoryAllocator& allocator, PipelineCache& cache, DescriptorAllocator& sets,
+               KernelABI abi, SpirvKernel code);
+  ~VulkanKernel();
+  VulkanKernel(const VulkanKernel&) = delete;
+  VulkanKernel& operator=(const VulkanKernel&) = delete;
+
+  const KernelABI& abi() const { return abi_; }
+  const SpirvKernel& code() const { return code_; }
+  const ArgsLayout& args() const { return args_; }
+  VkPipelineLayout layout() const { return layout_; }
+  VkPipeline pipeline(size_t task) const { return pipelines_.at(task); }
+  double pipeline_ms() const { return pipeline_ms_; }
+
+  GpuBuffer& temps() { return temps_; }
+  GpuBuffer& returns() { return returns_; }
+  GpuBuffer& error() { return error_; }
+
+  // The descriptor set for these bound resources (`key` identifies them), written by
+  // `write` when new. Sets last used before `completed` may be recycled.
+  template <typename Write>
+  VkDescriptorSet set_for(const std::vector<uint64_t>& key, uint64_t use, uint64_t completed, Write&& write) {
+    auto it = sets_.find(key);
+    if (it != sets_.end()) {
+      lru_.splice(lru_.end(), lru_, it->second.lru);
+      it->second.last_use = use;
+      return it->second.set;
+    }
+    VkDescriptorSet set = allocate_set(completed);
+    write(set);
+    lru_.push_back(key);
+    sets_[key] = {set, use, std::prev(lru_.end())};
+    return set;
+  }
+  size_t cached_sets() const { return sets_.size(); }
+
+ private:
+  VkDescriptorSet allocate_set(uint64_t completed);
+  void release();
+
+  struct CachedSet {
+    VkDescriptorSet set;
+    uint64_t last_use;
+    std::list<std::vector<uint64_t>>::iterator lru;
+  };
+
+  VulkanDevice& device_;
+  DescriptorAllocator& allocator_;
+  KernelABI abi_;
+  SpirvKernel code_;
+  ArgsLayout args_;
+  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
+  VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  std::vector<VkPipeline> pipelines_;
+  double pipeline_ms_ = 0;
+  GpuBuffer temps_, returns_, error_;
+  std::map<std::vector<uint64_t>, CachedSet> sets_;
+  std::list<std::vector<uint64_t>> lru_;
+};
+
+}  // namespace loom::vk

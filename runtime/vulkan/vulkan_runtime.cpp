@@ -1,0 +1,437 @@
+#include "runtime/vulkan/vulkan_runtime.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/common/error.h"
+#include "runtime/host/argpack.h"
+#include "runtime/vulkan/command_stream.h"
+#include "runtime/vulkan/descriptor_allocator.h"
+#include "runtime/vulkan/gpu_buffer.h"
+#include "runtime/vulkan/gpu_image.h"
+#include "runtime/vulkan/memory_allocator.h"
+#include "runtime/vulkan/pipeline_cache.h"
+#include "runtime/vulkan/vk_check.h"
+#include "runtime/vulkan/vulkan_kernel.h"
+
+namespace loom::vk {
+
+namespace {
+
+constexpr VkBufferUsageFlags kStorageUsage =
+    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+
+std::string mib(size_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
+
+}  // namespace
+
+struct VulkanRuntime::DeviceResource {
+  enum class Kind { Buffer, Image, Argpack } kind = Kind::Buffer;
+  std::string name;
+  uint8_t* host = nullptr;
+  size_t bytes = 0;
+  GpuBuffer buffer;
+  GpuImage image;
+  host::Argpack* pack = nullptr;
+  bool host_newer = true;     // upload before the next use
+  bool device_newer = false;  // download before the host reads
+  bool caller_memory = false;
+  uint64_t last_write = 0;    // timeline value of the last recorded write
+
+  uint64_t id() const { return kind == Kind::Image ? image.id() : buffer.id(); }
+};
+
+VulkanRuntime::VulkanRuntime(const RuntimeOptions& options) : options_(options) {
+  device_ = std::make_unique<VulkanDevice>(options.device);
+  allocator_ = std::make_unique<MemoryAllocator>(*device_);
+  pipeline_cache_ = std::make_unique<PipelineCache>(*device_, options.pipeline_cache_dir, options.warn);
+  sets_ = std::make_unique<DescriptorAllocator>(*device_);
+  stream_ = std::make_unique<CommandStream>(*device_, *allocator_);
+  for (int mode = 0; mode < 4; ++mode) {
+    bool linear = mode & 1, repeat = mode & 2;
+    VkSamplerCreateInfo sci{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+    sci.magFilter = sci.minFilter = linear ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
+    sci.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
+    sci.addressModeU = sci.addressModeV = sci.addressModeW =
+        repeat ? VK_SAMPLER_ADDRESS_MODE_REPEAT : VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    sci.maxLod = 0;
+    check(vkCreateSampler(device_->device(), &sci, nullptr, &samplers_[mode]), "creating a sampler");
+  }
+}
+
+VulkanRuntime::~VulkanRuntime() {
+  try {
+    stream_->finish();
+  } catch (...) {
+  }
+  stream_.reset();
+  resources_.clear();
+  for (VkSampler s : samplers_)
+    if (s) vkDestroySampler(device_->device(), s, nullptr);
+  sets_.reset();
+  pipeline_cache_.reset();
+  allocator_.reset();
+  device_.reset();
+}
+
+// ------------------------------------------------------------------------------ resources
+
+void VulkanRuntime::add_buffer(const std::string& name, uint8_t* host, size_t bytes, bool caller_memory) {
+  if (bytes > caps().max_storage_buffer_range)
+    throw Error(Place{"", "", -1, name}, "'" + name + "' takes " + mib(bytes) + "; device '" + caps().name +
+                                             "' binds storage buffers of at most " + mib(caps().max_storage_buffer_range));
+  auto r = std::make_unique<DeviceResource>();
+  r->kind = DeviceResource::Kind::Buffer;
+  r->name = name;
+  r->host = host;
+  r->bytes = bytes;
+  r->caller_memory = caller_memory;
+  r->buffer = GpuBuffer(*device_, *allocator_, bytes, kStorageUsage, MemoryUse::DeviceLocal, "'" + name + "'");
+  resources_[host] = std::move(r);
+}
+
+void VulkanRuntime::add_texture(const std::string& name, uint8_t* host, TextureFormat format, int width, int height,
+                                int depth, int ndim) {
+  auto r = std::make_unique<DeviceResource>();
+  r->kind = DeviceResource::Kind::Image;
+  r->name = name;
+  r->host = host;
+  r->image = GpuImage(*device_, *allocator_, format, static_cast<uint32_t>(width), static_cast<uint32_t>(height),
+                      static_cast<uint32_t>(depth), ndim, "texture '" + name + "'");
+  r->bytes = r->image.bytes();
+  resources_[host] = std::move(r);
+}
+
+void VulkanRuntime::add_argpack(const std::string& name, host::Argpack& pack) {
+  auto r = std::make_unique<DeviceResource>();
+  r->kind = DeviceResource::Kind::Argpack;
+  r->name = name;
+  r->host = pack.data();
+  r->bytes = pack.size();
+  r->pack = &pack;
+  r->buffer = GpuBuffer(*device_, *allocator_, pack.size(), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                        MemoryUse::DeviceLocal, "argpack '" + name + "'");
+  resources_[pack.data()] = std::move(r);
+}
+
+void VulkanRuntime::remove(const void* host) {
+  auto it = resources_.find(host);
+  if (it == resources_.end()) return;
+  // The device may still use it: wait for the last submission that could.
+  stream_->finish();
+  resources_.erase(it);
+}
+
+bool VulkanRuntime::has(const void* host) const { return resources_.count(host) != 0; }
+
+void VulkanRuntime::host_wrote(const void* host) {
+  auto it = resources_.find(host);
+  if (it == resources_.end()) return;
+  it->second->host_newer = true;
+  it->second->device_newer = false;
+}
+
+void VulkanRuntime::read_back(const void* host) {
+  auto it = resources_.find(host);
+  if (it == resources_.end() || !it->second->device_newer) return;
+  DeviceResource& r = *it->second;
+  if (r.kind == DeviceResource::Kind::Image) {
+    stream_->download_image(r.image, r.host);
+  } else {
+    stream_->download(r.buffer, 0, r.host, r.bytes);
+  }
+  stream_->finish();
+  r.device_newer = false;
+  check_validation();
+}
+
+void VulkanRuntime::read_back_all() {
+  bool any = false;
+  for (auto& [host, r] : resources_) {
+    if (!r->device_newer) continue;
+    if (r->kind == DeviceResource::Kind::Image) stream_->download_image(r->image, r->host);
+    else stream_->download(r->buffer, 0, r->host, r->bytes);
+    r->device_newer = false;
+    any = true;
+  }
+  if (any) stream_->finish();
+  check_validation();
+}
+
+void VulkanRuntime::flush() { stream_->submit(); }
+
+void VulkanRuntime::synchronize() {
+  stream_->finish();
+  check_validation();
+}
+
+void VulkanRuntime::check_validation() {
+  std::vector<std::string> messages = device_->take_messages();
+  if (messages.empty()) return;
+  std::string text = "Vulkan validation reported " + std::to_string(messages.size()) + " problem(s):";
+  for (const std::string& m : messages) text += "\n  " + m;
+  throw Error(text);
+}
+
+VulkanRuntime::DeviceResource& VulkanRuntime::resource(const void* host, const std::string& kernel, const char* what) {
+  auto it = resources_.find(host);
+  if (it == resources_.end())
+    throw Error(Place{"", kernel, -1, ""}, std::string("kernel '") + kernel + "' is bound to " + what +
+                                               " that has no device copy on '" + caps().name + "'");
+  return *it->second;
+}
+
+void VulkanRuntime::upload_if_needed(DeviceResource& r) {
+  if (r.kind == DeviceResource::Kind::Image) stream_->prepare_image(r.image);
+  if (!r.host_newer && !r.caller_memory) return;
+  if (r.kind == DeviceResource::Kind::Image) stream_->upload_image(r.image, r.host);
+  else stream_->upload(r.buffer, 0, r.host, r.bytes);
+  stats_.last_launch.resource_bytes += r.bytes;
+  r.host_newer = false;
+}
+
+// ------------------------------------------------------------------------------ kernels
+
+std::shared_ptr<VulkanKernel> VulkanRuntime::load(const KernelABI& abi, const SpirvKernel& code) {
+  auto k = std::make_shared<VulkanKernel>(*device_, *allocator_, *pipeline_cache_, *sets_, abi, code);
+  stats_.pipelines += code.tasks.size();
+  stats_.pipeline_ms += k->pipeline_ms();
+  check_validation();
+  return k;
+}
+
+namespace {
+
+int64_t bound_value(const RangeBound& b, const LaunchContext& ctx) {
+  switch (b.kind) {
+    case RangeBound::Kind::Const: return b.value;
+    case RangeBound::Kind::Arg: {
+      int32_t v;
+      std::memcpy(&v, ctx.params[b.value] + b.offset, 4);
+      return v;
+    }
+    case RangeBound::Kind::Shape: return ctx.resources[b.value].shape[b.offset];
+  }
+  return 0;
+}
+
+}  // namespace
+
+void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) {
+  const KernelABI& abi = kernel.abi();
+  const SpirvKernel& code = kernel.code();
+  const ArgsLayout& layout = kernel.args();
+  LaunchCounters& counters = stats_.last_launch;
+  counters = {};
+
+  // The args block: seed, value parameters, extents of ndarrays and textures.
+  std::vector<uint8_t> args(layout.size, 0);
+  std::memcpy(args.data() + layout.seed, &ctx.seed, 8);
+  for (size_t p = 0; p < abi.params.size(); ++p) {
+    if (layout.params[p] < 0) continue;
+    const ParamDesc& d = abi.params[p];
+    std::memcpy(args.data() + layout.params[p], ctx.params[p], static_cast<size_t>(size_of(d.type.scalar) * d.type.components()));
+  }
+  for (size_t s = 0; s < abi.resources.size(); ++s) {
+    if (layout.shapes[s] < 0) continue;
+    for (int d = 0; d < std::max(abi.resources[s].ndim, 1); ++d) {
+      auto e = static_cast<int32_t>(ctx.resources[s].shape[d]);
+      std::memcpy(args.data() + layout.shapes[s] + 4 * d, &e, 4);
+    }
+  }
+  counters.argument_bytes = args.size();
+
+  // Resolve every binding: device objects, uploads of what the host changed, the set key.
+  size_t n = code.bindings.size();
+  std::vector<uint64_t> key(n);
+  std::vector<DeviceResource*> bound(n, nullptr);
+  std::vector<VkDescriptorBufferInfo> buffers(n);
+  std::vector<VkDescriptorImageInfo> images(n);
+  VkBuffer args_buffer = VK_NULL_HANDLE;
+  VkDeviceSize args_offset = 0;
+  bool sync = false;
+  for (size_t b = 0; b < n; ++b) {
+    const SpirvBinding& binding = code.bindings[b];
+    switch (binding.kind) {
+      case BindingKind::Args: {
+        uint8_t* slot = stream_->scratch(args.size(), caps().min_uniform_offset_alignment, &args_buffer, &args_offset);
+        std::memcpy(slot, args.data(), args.size());
+        buffers[b] = {args_buffer, 0, args.size()};
+        key[b] = reinterpret_cast<uint64_t>(args_buffer);
+        break;
+      }
+      case BindingKind::Temps:
+        buffers[b] = {kernel.temps().handle(), 0, VK_WHOLE_SIZE};
+        key[b] = kernel.temps().id();
+        break;
+      case BindingKind::Returns:
+        stream_->fill(kernel.returns(), 0);
+        buffers[b] = {kernel.returns().handle(), 0, VK_WHOLE_SIZE};
+        key[b] = kernel.returns().id();
+        sync = true;
+        break;
+      case BindingKind::Error:
+        stream_->fill(kernel.error(), 0);
+        buffers[b] = {kernel.error().handle(), 0, VK_WHOLE_SIZE};
+        key[b] = kernel.error().id();
+        sync = true;
+        break;
+      case BindingKind::Argpack: {
+        DeviceResource& r = resource(ctx.params[binding.index], abi.name, "an argpack");
+        if (r.pack->dirty()) {
+          stream_->update(r.buffer, 0, r.pack->data(), r.pack->size());
+          r.pack->clear_dirty();
+          ++counters.argpack_uploads;
+          counters.argpack_bytes += r.pack->size();
+        }
+        buffers[b] = {r.buffer.handle(), 0, VK_WHOLE_SIZE};
+        key[b] = r.id();
+        bound[b] = &r;
+        break;
+      }
+      case BindingKind::Buffer: {
+        const ResourceDesc& rd = abi.resources.at(static_cast<size_t>(binding.index));
+        DeviceResource& r = resource(ctx.resources[binding.index].data, abi.name,
+                                     rd.kind == ResourceKind::Field ? "a field" : "an ndarray");
+        upload_if_needed(r);
+        buffers[b] = {r.buffer.handle(), 0, VK_WHOLE_SIZE};
+        key[b] = r.id();
+        bound[b] = &r;
+        break;
+      }
+      case BindingKind::StorageImage:
+      case BindingKind::SampledImage: {
+        DeviceResource& r = resource(ctx.resources[binding.index].data, abi.name, "a texture");
+        upload_if_needed(r);
+        images[b] = {VK_NULL_HANDLE, r.image.view(), VK_IMAGE_LAYOUT_GENERAL};
+        key[b] = r.id();
+        bound[b] = &r;
+        break;
+      }
+      case BindingKind::Sampler:
+        images[b] = {samplers_[binding.index & 3], VK_NULL_HANDLE, VK_IMAGE_LAYOUT_UNDEFINED};
+        key[b] = static_cast<uint64_t>(binding.index);
+        break;
+    }
+  }
+  // Linear filtering needs format support (32-bit float formats often lack it).
+  for (size_t b = 0; b < n; ++b) {
+    if (code.bindings[b].kind != BindingKind::SampledImage) continue;
+    bool linear_used = false;
+    for (const SpirvBinding& s : code.bindings) linear_used |= s.kind == BindingKind::Sampler && (s.index & 1);
+    if (linear_used && !bound[b]->image.linear_filter())
+      throw Error(Place{"", abi.name, -1, bound[b]->name}, "kernel '" + abi.name + "' samples texture '" + bound[b]->name +
+                                                               "' linearly; device '" + caps().name + "' cannot filter " +
+                                                               texture_format_name(bound[b]->image.format()) + " images");
+  }
+
+  uint64_t use = stream_->recording_value();
+  VkDescriptorSet set = kernel.set_for(key, use, stream_->completed(), [&](VkDescriptorSet s) {
+    std::vector<VkWriteDescriptorSet> writes(n);
+    for (size_t b = 0; b < n; ++b) {
+      VkWriteDescriptorSet& w = writes[b];
+      w = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      w.dstSet = s;
+      w.dstBinding = code.bindings[b].binding;
+      w.descriptorCount = 1;
+      w.descriptorType = descriptor_type(code.bindings[b].kind);
+      BindingKind k = code.bindings[b].kind;
+      bool image = k == BindingKind::StorageImage || k == BindingKind::SampledImage || k == BindingKind::Sampler;
+      if (image) w.pImageInfo = &images[b];
+      else w.pBufferInfo = &buffers[b];
+    }
+    vkUpdateDescriptorSets(device_->device(), static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+    ++stats_.descriptor_sets;
+  });
+
+  VkCommandBuffer cb = stream_->recording();
+  uint32_t dynamic_offset = static_cast<uint32_t>(args_offset);
+  for (size_t t = 0; t < code.tasks.size(); ++t) {
+    const SpirvTask& task = code.tasks[t];
+    uint32_t groups = 1;
+    if (task.kind != 0) {
+      uint32_t wg = task.workgroup_size;
+      uint32_t cap = std::min<uint32_t>(caps().max_workgroup_count_x, 65535);
+      if (task.host_extent) {
+        int64_t total = 1;
+        for (size_t d = 0; d < task.begin.size(); ++d)
+          total *= std::max<int64_t>(0, bound_value(task.end[d], ctx) - bound_value(task.begin[d], ctx));
+        if (total == 0) continue;
+        groups = static_cast<uint32_t>(std::min<int64_t>((total + wg - 1) / wg, cap));
+      } else {
+        // Bounds only the shader knows: enough groups to fill the device; the grid-stride
+        // loop covers the rest and idle invocations leave at once.
+        groups = std::min<uint32_t>(caps().discrete ? 4096 : 64, cap);
+      }
+    }
+    std::vector<std::pair<uint64_t, uint8_t>> accesses;
+    for (size_t b = 0; b < n; ++b) {
+      uint8_t bits = task.access.at(b);
+      BindingKind k = code.bindings[b].kind;
+      if (!bits || k == BindingKind::Sampler || k == BindingKind::Args) continue;
+      accesses.push_back({key[b], bits});
+    }
+    stream_->hazard(accesses);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline(t));
+    bool dynamic = !code.args_in_push_constants;
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.layout(), 0, 1, &set, dynamic ? 1 : 0,
+                            dynamic ? &dynamic_offset : nullptr);
+    if (code.args_in_push_constants)
+      vkCmdPushConstants(cb, kernel.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(args.size()), args.data());
+    vkCmdDispatch(cb, groups, 1, 1);
+    stream_->count_dispatch();
+    ++counters.dispatches;
+  }
+
+  // What the launch wrote is now newer on the device.
+  bool caller_written = false;
+  for (size_t b = 0; b < n; ++b) {
+    if (!bound[b]) continue;
+    uint8_t bits = 0;
+    for (const SpirvTask& task : code.tasks) bits |= task.access.at(b);
+    if (!(bits & kAccessWrite)) continue;
+    bound[b]->device_newer = true;
+    bound[b]->host_newer = false;
+    if (bound[b]->caller_memory) {
+      stream_->download(bound[b]->buffer, 0, bound[b]->host, bound[b]->bytes);
+      bound[b]->device_newer = false;
+      caller_written = true;
+    }
+  }
+  ++stats_.launches;
+  stats_.total.argpack_uploads += counters.argpack_uploads;
+  stats_.total.argpack_bytes += counters.argpack_bytes;
+  stats_.total.argument_bytes += counters.argument_bytes;
+  stats_.total.resource_bytes += counters.resource_bytes;
+  stats_.total.dispatches += counters.dispatches;
+
+  if (sync || caller_written) {
+    stream_->finish();
+    check_validation();
+    if (code.bindings.end() != std::find_if(code.bindings.begin(), code.bindings.end(),
+                                            [](const SpirvBinding& b) { return b.kind == BindingKind::Returns; })) {
+      std::vector<uint32_t> offsets = return_offsets(abi);
+      const uint8_t* src = kernel.returns().mapped();
+      size_t c = 0;
+      for (const ValueType& t : abi.returns)
+        for (int k = 0; k < t.components(); ++k, ++c) {
+          size_t size = static_cast<size_t>(size_of(t.scalar));
+          std::memcpy(ctx.returns + offsets[c], src + c * kReturnSlotBytes, size);
+        }
+    }
+    if (kernel.error() && ctx.error) std::memcpy(ctx.error, kernel.error().mapped(), sizeof(LaunchError));
+  } else if (stream_->pending() >= options_.batch) {
+    stream_->submit();
+  }
+}
+
+const RuntimeStats& VulkanRuntime::stats() {
+  const CommandStream::Stats& s = stream_->stats();
+  stats_.submits = s.submits;
+  stats_.waits = s.waits;
+  stats_.barriers = s.barriers;
+  stats_.bytes_downloaded = s.bytes_downloaded;
+  return stats_;
+}
+
+}  // namespace loom::vk
