@@ -2,16 +2,15 @@
 // in-memory and offline caches), program resources, argument binding and launches.
 #include "engine_plugin/include/loom/program.h"
 
-#include <llvm/Support/Host.h>
-#include <llvm/ADT/StringMap.h>
-
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <unordered_map>
 
-#include "compiler/codegen_llvm/cpu_codegen.h"
+#include "compiler/codegen_spirv/spirv_codegen.h"
+#include "compiler/codegen_spirv/spirv_tools.h"
 #include "compiler/graph/document.h"
 #include "compiler/graph/document_json.h"
 #include "compiler/graph/lower.h"
@@ -19,13 +18,13 @@
 #include "compiler/ir/inst.h"
 #include "compiler/ir/printer.h"
 #include "compiler/passes/pipeline.h"
+#include "engine_plugin/api/device_backend.h"
 #include "engine_plugin/api/offline_cache.h"
 #include "engine_plugin/api/resource_npy.h"
 #include "runtime/common/abi_serialize.h"
 #include "runtime/common/error.h"
+#include "runtime/common/spirv_kernel.h"
 #include "runtime/host/argpack.h"
-#include "runtime/cpu/cpu_device.h"
-#include "runtime/cpu/cpu_module.h"
 #include "runtime/host/field.h"
 #include "runtime/host/launch_frame.h"
 #include "runtime/host/ndarray.h"
@@ -37,30 +36,18 @@ namespace {
 
 // Part of every cache key: bump when the IR, passes, codegen or the ABI change meaning.
 constexpr const char* kCompilerVersion = "loom-compiler-0.1.0";
-constexpr const char* kRuntimeVersion = "loom-runtime-cpu-0.1.0";
+constexpr const char* kRuntimeVersion = "loom-runtime-0.2.0";
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-std::string host_cpu_signature() {
-  std::string s = llvm::sys::getHostCPUName().str();
-  llvm::StringMap<bool> features;
-  if (llvm::sys::getHostCPUFeatures(features)) {
-    std::map<std::string, bool> sorted;
-    for (const auto& f : features) sorted[f.getKey().str()] = f.getValue();
-    for (const auto& [name, on] : sorted)
-      if (on) s += "," + name;
-  }
-  return s;
-}
-
 // One compiled (kernel, template signature) pair and its reusable launch frame.
 struct Instance {
-  Instance(std::shared_ptr<cpu::LoadedCpuKernel> k, std::string sig)
-      : kernel(std::move(k)), signature(std::move(sig)), frame(kernel->abi) {}
-  std::shared_ptr<cpu::LoadedCpuKernel> kernel;
+  Instance(std::shared_ptr<BackendKernel> k, std::string sig)
+      : kernel(std::move(k)), signature(std::move(sig)), frame(kernel->abi()) {}
+  std::shared_ptr<BackendKernel> kernel;
   std::string signature;
   host::LaunchFrame frame;
 };
@@ -113,6 +100,15 @@ Arg literal_to_arg(const graph::Literal& l) {
 
 }  // namespace
 
+const char* backend_name(Backend b) {
+  switch (b) {
+    case Backend::Cpu: return "cpu";
+    case Backend::Vulkan: return "vulkan";
+    case Backend::Auto: return "auto";
+  }
+  return "?";
+}
+
 std::string Stats::to_string() const {
   char buf[1024];
   std::snprintf(buf, sizeof buf,
@@ -137,28 +133,36 @@ std::string Stats::to_string() const {
 }
 
 struct Program::Impl {
-  explicit Impl(ProgramOptions o)
-      : options(with_default_warning(std::move(o))),
+  // `backend`: the device of the program this one replaces (a reload keeps its device).
+  Impl(ProgramOptions o, std::shared_ptr<DeviceBackend> backend_in)
+      : options(with_defaults(std::move(o))),
         cache(options.offline_cache
                   ? (options.cache_dir.empty() ? OfflineCache::default_directory() : options.cache_dir)
                   : std::string(),
               options.warn),
-        device(options.threads) {}
+        backend(backend_in ? std::move(backend_in) : std::shared_ptr<DeviceBackend>(make_backend(options))) {}
 
-  static ProgramOptions with_default_warning(ProgramOptions o) {
+  ~Impl() {
+    // The device copies of this program's storage go with it (the device may outlive it).
+    for (auto& [name, f] : fields) backend->remove(f->data());
+    for (auto& [name, n] : ndarrays) backend->remove(n->data());
+    for (auto& [name, t] : textures) backend->remove(t->data());
+    for (auto& [name, a] : argpacks) backend->remove(a->data());
+  }
+
+  static ProgramOptions with_defaults(ProgramOptions o) {
     if (!o.warn) o.warn = [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); };
+    if (const char* v = std::getenv("LOOM_VULKAN_VALIDATION"); v && std::string(v) == "1") o.validation = true;
     return o;
   }
 
   ProgramOptions options;
   OfflineCache cache;
-  cpu::CpuDevice device;
-  cpu::CpuModule module;
+  std::shared_ptr<DeviceBackend> backend;
   Stats stats;
   std::unique_ptr<graph::Document> doc = std::make_unique<graph::Document>();
   std::unordered_map<std::string, std::unique_ptr<Instance>> instances;  // kernel '\n' signature
   std::unordered_map<std::string, std::string> content_keys;             // per kernel
-  std::string host_cpu = host_cpu_signature();
   std::map<std::string, std::unique_ptr<host::Field>> fields;
   std::map<std::string, std::unique_ptr<host::Ndarray>> ndarrays;
   std::map<std::string, std::unique_ptr<host::Texture>> textures;
@@ -191,10 +195,12 @@ struct Program::Impl {
     for (const FieldDesc& f : doc->fields) {
       claim_name(f.name);
       fields[f.name] = std::make_unique<host::Field>(f);
+      backend->add_buffer(f.name, fields[f.name]->data(), fields[f.name]->bytes(), false);
     }
     for (const graph::NdarrayDecl& n : doc->ndarrays) {
       claim_name(n.name);
       ndarrays[n.name] = std::make_unique<host::Ndarray>(n.elem.scalar, n.shape, n.elem.components());
+      backend->add_buffer(n.name, ndarrays[n.name]->data(), ndarrays[n.name]->bytes(), false);
     }
     for (const graph::TextureDecl& t : doc->textures) {
       claim_name(t.name);
@@ -203,6 +209,7 @@ struct Program::Impl {
       textures[t.name] = std::make_unique<host::Texture>(t.format, static_cast<int>(t.size[0]),
                                                         static_cast<int>(t.size[1]),
                                                         t.size.size() == 3 ? static_cast<int>(t.size[2]) : 1);
+      backend->add_texture(t.name, *textures[t.name]);
     }
     for (const graph::ArgpackDecl& a : doc->argpacks) {
       claim_name(a.name);
@@ -211,6 +218,7 @@ struct Program::Impl {
       auto pack = std::make_unique<host::Argpack>(doc->argpack_types, type);
       host::Argpack* raw = pack.get();
       argpacks[a.name] = std::move(pack);
+      backend->add_argpack(a.name, *raw);
       for (const auto& [path, value] : a.values) set_member(*raw, a.name, path, literal_to_arg(value));
     }
   }
@@ -348,6 +356,7 @@ struct Program::Impl {
     std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*doc, kernel, targs);
     stats.ms_lower += ms_since(t0);
     k->fast_math = options.fast_math;
+    k->index_bits = backend->index_bits();
     if (observer) observer("lower", *k);
     passes::PipelineOptions po;
     po.debug = options.debug;
@@ -361,14 +370,7 @@ struct Program::Impl {
 
   KernelRecord compile(const std::string& kernel, const graph::TemplateArgs& targs) {
     std::unique_ptr<ir::Kernel> k = lower_and_optimise(kernel, targs);
-    codegen::CpuCodegenOptions co;
-    co.fast_math = options.fast_math;
-    codegen::CodegenTimings ct;
-    codegen::CompiledCpuKernel compiled = codegen::compile_kernel_to_object(*k, co, &ct);
-    stats.ms_codegen += ct.emit_ms;
-    stats.ms_optimize += ct.optimize_ms;
-    stats.ms_emit += ct.object_ms;
-    return KernelRecord{std::move(compiled.abi), std::move(compiled.object)};
+    return backend->compile(*k, stats);
   }
 
   Instance& instance(const graph::KernelDecl& decl, const graph::TemplateArgs& targs) {
@@ -379,9 +381,9 @@ struct Program::Impl {
       ++stats.memory_hits;
       return *found->second;
     }
-    std::string key = hash128_hex(content_key(decl.name) + '\n' + signature + "\ncpu\n" +
-                             (options.debug ? "debug" : "release") + (options.fast_math ? ",fast" : ",ieee") +
-                             '\n' + kCompilerVersion + '\n' + kRuntimeVersion + '\n' + host_cpu);
+    std::string key = hash128_hex(content_key(decl.name) + '\n' + signature + '\n' + backend->target_signature() +
+                                  '\n' + (options.debug ? "debug" : "release") + (options.fast_math ? ",fast" : ",ieee") +
+                                  '\n' + kCompilerVersion + '\n' + kRuntimeVersion);
     auto t0 = Clock::now();
     std::optional<KernelRecord> record = cache.load(key);
     stats.ms_cache_read += ms_since(t0);
@@ -393,7 +395,7 @@ struct Program::Impl {
       cache.store(key, *record);
     }
     auto t1 = Clock::now();
-    auto inst = std::make_unique<Instance>(module.load(record->abi, record->code), signature);
+    auto inst = std::make_unique<Instance>(backend->load(*record), signature);
     stats.ms_load += ms_since(t1);
     ++stats.instantiations;
     return *(instances[memory_key] = std::move(inst));
@@ -408,10 +410,10 @@ struct Program::Impl {
   }
 
   void bind_value(Instance& inst, size_t p, const Arg& a) {
-    const ParamDesc& d = inst.kernel->abi.params[p];
+    const ParamDesc& d = inst.kernel->abi().params[p];
     int n = d.type.components();
     auto wrong = [&](const std::string& why) {
-      throw Error(place(inst.kernel->abi.name, d.name), "parameter '" + d.name + "' of type " +
+      throw Error(place(inst.kernel->abi().name, d.name), "parameter '" + d.name + "' of type " +
                                                              value_type_name(d.type) + " " + why);
     };
     std::vector<double> f(static_cast<size_t>(n));
@@ -455,7 +457,7 @@ struct Program::Impl {
 
   // Binds the arguments of one launch into the instance's frame.
   void bind(Instance& inst, const Args& args) {
-    const KernelABI& abi = inst.kernel->abi;
+    const KernelABI& abi = inst.kernel->abi();
     for (size_t p = 0; p < abi.params.size(); ++p) {
       const ParamDesc& d = abi.params[p];
       const Arg& a = argument(abi, d.name, args);
@@ -509,11 +511,11 @@ struct Program::Impl {
     LaunchContext& ctx = inst.frame.context();
     ctx.seed = 0x9e3779b97f4a7c15ull * ++launch_serial;  // fresh random numbers every launch
     auto t0 = Clock::now();
-    device.launch(*inst.kernel, ctx);
+    backend->launch(*inst.kernel, ctx);
     stats.ms_launch += ms_since(t0);
     ++stats.launches;
     KernelResult result;
-    result.types = inst.kernel->abi.returns;
+    result.types = inst.kernel->abi().returns;
     size_t c = 0;
     for (const ValueType& t : result.types)
       for (int k = 0; k < t.components(); ++k, ++c) {
@@ -578,14 +580,14 @@ struct Program::Impl {
   }
 };
 
-Program::Program(ProgramOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Program::Program(ProgramOptions options) : impl_(std::make_unique<Impl>(std::move(options), nullptr)) {}
 Program::~Program() = default;
 
 void Program::load(graph::Document document) {
   auto doc = std::make_unique<graph::Document>(std::move(document));
   layout_argpack_types(doc->argpack_types);
   graph::validate_document(*doc);
-  auto fresh = std::make_unique<Impl>(impl_->options);
+  auto fresh = std::make_unique<Impl>(impl_->options, impl_->backend);
   fresh->doc = std::move(doc);
   fresh->allocate_resources();  // throws before anything of the old program is touched
   fresh->stats.kernels_registered = static_cast<int>(fresh->doc->kernels.size());
@@ -600,17 +602,23 @@ KernelResult Program::launch(const std::string& kernel, const Args& args) { retu
 
 void Program::run_pipeline(const std::string& name) {
   for (const auto& [kernel, args] : impl_->pipeline_launches(name)) impl_->launch(kernel, args);
+  impl_->backend->flush();  // the device starts on the batch while the host goes on
 }
 
 bool Program::has_pipeline(const std::string& name) const { return impl_->doc->pipeline(name) != nullptr; }
 
+// A mutable host view: current now, and uploaded again before the next launch that uses it.
 ArrayView Program::array(const std::string& name) {
   if (auto it = impl_->fields.find(name); it != impl_->fields.end()) {
     const host::Field& f = *it->second;
+    impl_->backend->read_back(f.data());
+    impl_->backend->host_wrote(f.data());
     return ArrayView{f.desc().elem.scalar, f.components(), f.desc().shape, f.desc().layout, f.data(), f.bytes()};
   }
   if (auto it = impl_->ndarrays.find(name); it != impl_->ndarrays.end()) {
     const host::Ndarray& n = *it->second;
+    impl_->backend->read_back(n.data());
+    impl_->backend->host_wrote(n.data());
     return ArrayView{n.dtype(), n.components(), n.shape(), Layout::AoS, n.data(), n.bytes()};
   }
   throw Error(impl_->place("", name), "'" + name + "' is not a field or ndarray of the program");
@@ -620,6 +628,8 @@ TextureView Program::texture(const std::string& name) {
   auto it = impl_->textures.find(name);
   if (it == impl_->textures.end()) throw Error(impl_->place("", name), "'" + name + "' is not a texture of the program");
   const host::Texture& t = *it->second;
+  impl_->backend->read_back(t.data());
+  impl_->backend->host_wrote(t.data());
   std::vector<int64_t> size = {t.width(), t.height()};
   if (t.ndim() == 3) size.push_back(t.depth());
   return TextureView{t.format(), size, t.data(), t.bytes()};
@@ -628,11 +638,15 @@ TextureView Program::texture(const std::string& name) {
 void Program::create_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape) {
   impl_->claim_name(name);
   impl_->ndarrays[name] = std::make_unique<host::Ndarray>(elem.scalar, std::move(shape), elem.components());
+  const host::Ndarray& n = *impl_->ndarrays[name];
+  impl_->backend->add_buffer(name, n.data(), n.bytes(), false);
 }
 
 void Program::wrap_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape, void* data) {
   impl_->claim_name(name);
   impl_->ndarrays[name] = std::make_unique<host::Ndarray>(data, elem.scalar, std::move(shape), elem.components());
+  const host::Ndarray& n = *impl_->ndarrays[name];
+  impl_->backend->add_buffer(name, n.data(), n.bytes(), true);
 }
 
 void Program::set_argpack(const std::string& pack, const std::string& member, const Arg& value) {
@@ -659,11 +673,16 @@ double Program::get_argpack(const std::string& pack, const std::string& member, 
 }
 
 void Program::load_npy(const std::string& resource, const std::string& path) {
-  read_resource_npy(impl_->resource_bytes(resource), path);
+  ResourceBytes bytes = impl_->resource_bytes(resource);
+  impl_->backend->read_back(bytes.data);  // a failed read must leave the current contents
+  read_resource_npy(bytes, path);
+  impl_->backend->host_wrote(bytes.data);
 }
 
 void Program::dump_npy(const std::string& resource, const std::string& path) {
-  write_resource_npy(impl_->resource_bytes(resource), path);
+  ResourceBytes bytes = impl_->resource_bytes(resource);
+  impl_->backend->read_back(bytes.data);
+  write_resource_npy(bytes, path);
 }
 
 std::vector<std::string> Program::resource_names() const { return impl_->resource_order; }
@@ -690,6 +709,37 @@ std::string Program::ir_text(const std::string& kernel, const std::string& after
   return text;
 }
 
+std::string Program::spirv_text(const std::string& kernel, const Args& template_args) {
+  const graph::KernelDecl& decl = impl_->kernel_decl(kernel);
+  graph::TemplateArgs targs = impl_->template_args(decl, template_args);
+  std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*impl_->doc, kernel, targs);
+  k->fast_math = impl_->options.fast_math;
+  k->index_bits = 32;
+  passes::PipelineOptions po;
+  po.debug = impl_->options.debug;
+  passes::run_pipeline(*k, po);
+  std::string text;
+  if (impl_->backend->kind() == Backend::Vulkan) {
+    Stats scratch;
+    KernelRecord record = impl_->backend->compile(*k, scratch);
+    SpirvKernel code = deserialize_spirv_kernel(record.code, "kernel '" + kernel + "'");
+    for (size_t t = 0; t < code.tasks.size(); ++t)
+      text += "; task " + std::to_string(t) + "\n" + codegen::disassemble_spirv(code.tasks[t].spirv);
+    return text;
+  }
+  codegen::CompiledSpirvKernel c = codegen::compile_kernel_to_spirv(*k);
+  text = "; for a Vulkan device with every optional feature (this program runs on " +
+         std::string(backend_name(impl_->backend->kind())) + ")\n";
+  for (size_t t = 0; t < c.kernel.tasks.size(); ++t)
+    text += "; task " + std::to_string(t) + "\n" + codegen::disassemble_spirv(c.kernel.tasks[t].spirv);
+  return text;
+}
+
+Backend Program::backend() const { return impl_->backend->kind(); }
+std::string Program::device_name() const { return impl_->backend->device_name(); }
+DeviceCounters Program::device_counters() { return impl_->backend->counters(); }
+void Program::synchronize() { impl_->backend->synchronize(); }
+
 std::vector<std::string> Program::prepare_pipelines(bool compile) {
   std::vector<std::string> lines;
   std::unordered_map<std::string, bool> seen;
@@ -704,7 +754,7 @@ std::vector<std::string> Program::prepare_pipelines(bool compile) {
       std::string name = kernel + (sig.empty() ? "" : "[" + sig + "]");
       if (compile) {
         Instance& inst = impl_->instance(decl, targs);
-        lines.push_back(name + ": compiled, " + std::to_string(inst.kernel->abi.tasks.size()) + " tasks");
+        lines.push_back(name + ": compiled, " + std::to_string(inst.kernel->abi().tasks.size()) + " tasks");
       } else {
         auto k = impl_->lower_and_optimise(kernel, targs);
         size_t tasks = 0;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "runtime/common/error.h"
+#include "runtime/common/launch_error.h"
 
 namespace loom::cpu {
 
@@ -22,25 +23,7 @@ bool failed(LaunchError* error) {
 CpuDevice::CpuDevice(int threads) : pool_(threads) {}
 
 std::string describe_launch_error(const LoadedCpuKernel& kernel, const LaunchError& e) {
-  const KernelABI& abi = kernel.abi;
-  if (e.code == 0) return "";
-  if (e.code == 2) {
-    if (e.index >= 0 && static_cast<size_t>(e.index) < kernel.assert_messages.size() &&
-        !kernel.assert_messages[static_cast<size_t>(e.index)].empty())
-      return "assertion failed: " + kernel.assert_messages[static_cast<size_t>(e.index)];
-    return "assertion failed";
-  }
-  std::string what = "index out of bounds";
-  if (e.code != 1) what = "launch error " + std::to_string(e.code);
-  std::string slot = "slot " + std::to_string(e.slot);
-  if (e.slot >= 0 && static_cast<size_t>(e.slot) < abi.resources.size()) {
-    const ResourceDesc& r = abi.resources[static_cast<size_t>(e.slot)];
-    if (r.kind == ResourceKind::Field && !r.field.empty()) slot += " (field '" + r.field + "')";
-    else if (r.param >= 0 && static_cast<size_t>(r.param) < abi.params.size())
-      slot += " (parameter '" + abi.params[static_cast<size_t>(r.param)].name + "')";
-  }
-  return what + ": " + slot + ", dim " + std::to_string(e.dim) + ", index " + std::to_string(e.index) +
-         " not in [0, " + std::to_string(e.extent) + ")";
+  return loom::describe_launch_error(kernel.abi, kernel.assert_messages, e);
 }
 
 namespace {
@@ -84,11 +67,7 @@ void CpuDevice::launch(const LoadedCpuKernel& kernel, LaunchContext& ctx) {
     if (failed(error)) break;
   }
   if (ctx.error == &local) ctx.error = nullptr;
-  if (error->code == 0) return;
-  Place place;
-  place.kernel = kernel.abi.name;
-  place.node = error->node;
-  throw Error(place, describe_launch_error(kernel, *error));
+  throw_if_launch_failed(kernel.abi, kernel.assert_messages, *error);
 }
 
 }  // namespace loom::cpu

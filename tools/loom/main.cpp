@@ -27,6 +27,7 @@ commands:
   spirv DOC    print a kernel's SPIR-V disassembly (Vulkan backend)
   bench DOC    time the `step` pipeline
   fmt DOC      rewrite a document in the canonical style (--check: only report)
+  devices      list the Vulkan devices (for --device)
 
 run `loom COMMAND --help` for the options of one command.
 )";
@@ -37,9 +38,9 @@ struct CommandHelp {
 };
 
 constexpr CommandHelp kHelp[] = {
-    {"run", R"(usage: loom run DOC [--steps N] [--backend cpu] [--load NAME=FILE.npy ...]
-                [--dump NAME=FILE.npy ...] [--stats] [--debug] [--threads N]
-                [--cache-dir DIR] [--no-cache] [--png NAME=PATTERN [--every K]]
+    {"run", R"(usage: loom run DOC [--steps N] [--backend cpu|vulkan|auto] [--device D]
+                [--load NAME=FILE.npy ...] [--dump NAME=FILE.npy ...] [--stats] [--debug]
+                [--threads N] [--cache-dir DIR] [--no-cache] [--png NAME=PATTERN [--every K]]
 
 Runs pipeline `init` once, then pipeline `step` N times (default 1), then writes the
 requested fields/ndarrays as NumPy .npy files and prints a summary of every resource.
@@ -48,6 +49,9 @@ requested fields/ndarrays as NumPy .npy files and prints a summary of every reso
   --dump NAME=FILE   write a field/ndarray/texture to a .npy file at the end
   --stats            print compile and launch statistics
   --debug            compile bounds checks into kernels
+  --backend B        cpu (default), vulkan, or auto (Vulkan when a device exists, else CPU)
+  --device D         Vulkan device: an index or part of its name (default: the best one)
+  --validate         Vulkan validation layer on; any message is an error
   --png NAME=PATTERN write a 2-d field/ndarray (colour-mapped) or texture as PNG frames;
                      PATTERN may hold a printf step number ("frames/heat_%04d.png")
   --every K          with --png: a frame every K steps (default: only after the last)
@@ -66,21 +70,27 @@ Prints the IR of kernel K after lowering (--after lower) or after a pass of the 
 (default: the final IR). Template parameters take a field name or a number.
   --list-passes      print the pass names usable with --after
 )"},
-    {"compile", R"(usage: loom compile DOC [--stats] [--cache-dir DIR] [--debug]
+    {"compile", R"(usage: loom compile DOC [--stats] [--cache-dir DIR] [--debug] [--backend B] [--device D]
 
 Compiles every (kernel, template arguments) pair the document's pipelines launch and
 stores them in the offline cache. Prints the compile statistics.
 )"},
-    {"spirv", R"(usage: loom spirv DOC --kernel K
+    {"spirv", R"(usage: loom spirv DOC --kernel K [--template NAME=VALUE ...] [--device D] [--debug]
 
-Prints the SPIR-V of a kernel. Needs the Vulkan backend.
+Prints the SPIR-V disassembly of every task of kernel K, compiled for the Vulkan device
+(--device picks one) or, when no device exists, for a device with every optional feature.
+Every module has passed the SPIRV-Tools validator.
 )"},
     {"fmt", R"(usage: loom fmt DOC [--check]
 
 Rewrites the document in Loom's canonical style (what the editor saves), upgrading an older
 format version. With --check, changes nothing and exits 1 when the file is not canonical.
 )"},
-    {"bench", R"(usage: loom bench DOC [--steps N] [--threads N]
+    {"devices", R"(usage: loom devices
+
+Lists the Vulkan devices this machine has, with the index --device takes.
+)"},
+    {"bench", R"(usage: loom bench DOC [--steps N] [--threads N] [--backend B] [--device D]
 
 Runs `init`, then times N runs of `step` (default 100) and prints the mean time per step.
 )"},
@@ -109,22 +119,24 @@ struct Options {
 };
 
 const std::map<std::string, std::vector<std::string>> kValueOptions = {
-    {"run", {"--steps", "--backend", "--load", "--dump", "--threads", "--cache-dir", "--png", "--every"}},
+    {"run", {"--steps", "--backend", "--device", "--load", "--dump", "--threads", "--cache-dir", "--png", "--every"}},
     {"check", {}},
     {"ir", {"--kernel", "--after", "--template"}},
-    {"compile", {"--cache-dir", "--backend"}},
-    {"spirv", {"--kernel"}},
-    {"bench", {"--steps", "--threads", "--backend", "--cache-dir"}},
+    {"compile", {"--cache-dir", "--backend", "--device"}},
+    {"spirv", {"--kernel", "--template", "--device"}},
+    {"bench", {"--steps", "--threads", "--backend", "--device", "--cache-dir"}},
     {"fmt", {}},
+    {"devices", {}},
 };
 const std::map<std::string, std::vector<std::string>> kFlagOptions = {
-    {"run", {"--stats", "--debug", "--no-cache"}},
+    {"run", {"--stats", "--debug", "--no-cache", "--validate"}},
     {"check", {}},
     {"ir", {"--list-passes", "--debug"}},
-    {"compile", {"--stats", "--debug", "--no-cache"}},
-    {"spirv", {}},
-    {"bench", {"--no-cache"}},
+    {"compile", {"--stats", "--debug", "--no-cache", "--validate"}},
+    {"spirv", {"--debug"}},
+    {"bench", {"--no-cache", "--validate"}},
     {"fmt", {"--check"}},
+    {"devices", {}},
 };
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
@@ -162,7 +174,7 @@ Options parse(int argc, char** argv) {
     if (!o.doc.empty()) fail("unexpected argument '" + a + "'");
     o.doc = a;
   }
-  if (o.doc.empty() && !(o.command == "ir" && o.flag("--list-passes")))
+  if (o.doc.empty() && o.command != "devices" && !(o.command == "ir" && o.flag("--list-passes")))
     fail("'loom " + o.command + "' needs a document (see loom " + o.command + " --help)");
   return o;
 }
@@ -188,11 +200,12 @@ std::pair<std::string, std::string> split_assignment(const std::string& option, 
 loom::ProgramOptions program_options(const Options& o) {
   loom::ProgramOptions p;
   std::string backend = o.value("--backend", "cpu");
-  if (backend != "cpu") {
-    if (backend == "vulkan" || backend == "auto")
-      fail("backend '" + backend + "' is not available in this build (the Vulkan backend is not built yet); use --backend cpu");
-    fail("unknown backend '" + backend + "' (choose cpu)");
-  }
+  if (backend == "cpu") p.backend = loom::Backend::Cpu;
+  else if (backend == "vulkan") p.backend = loom::Backend::Vulkan;
+  else if (backend == "auto") p.backend = loom::Backend::Auto;
+  else fail("unknown backend '" + backend + "' (choose cpu, vulkan or auto)");
+  p.device = o.value("--device");
+  if (o.flag("--validate")) p.validation = true;
   p.debug = o.flag("--debug");
   p.offline_cache = !o.flag("--no-cache");
   p.cache_dir = o.value("--cache-dir");
@@ -271,6 +284,22 @@ std::vector<std::string> write_frames(loom::Program& program, const Options& o, 
   return written;
 }
 
+void print_stats(loom::Program& program) {
+  std::printf("device: %s\n", program.device_name().c_str());
+  std::fputs(program.stats().to_string().c_str(), stdout);
+  if (program.backend() != loom::Backend::Vulkan) return;
+  loom::DeviceCounters c = program.device_counters();
+  std::printf("  vulkan: %llu dispatches in %llu submissions, %llu barriers, %llu host waits; %llu pipelines built in %.3f ms\n"
+              "  uploads: %llu bytes of arguments, %llu argpack uploads (%llu bytes), %llu bytes of resources; "
+              "%llu bytes read back\n",
+              static_cast<unsigned long long>(c.dispatches), static_cast<unsigned long long>(c.submits),
+              static_cast<unsigned long long>(c.barriers), static_cast<unsigned long long>(c.waits),
+              static_cast<unsigned long long>(c.pipelines), c.pipeline_ms,
+              static_cast<unsigned long long>(c.argument_bytes), static_cast<unsigned long long>(c.argpack_uploads),
+              static_cast<unsigned long long>(c.argpack_bytes), static_cast<unsigned long long>(c.resource_bytes_uploaded),
+              static_cast<unsigned long long>(c.bytes_downloaded));
+}
+
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -307,6 +336,7 @@ int cmd_run(const Options& o, bool bench) {
       frame_ms += ms_since(tf);
     }
   }
+  program.synchronize();  // device work counts for the steps that recorded it
   double step_ms = ms_since(t1) - frame_ms - (compile_ms(program.stats()) - compiled_before_steps);
   for (auto& f : write_frames(program, o, steps)) frames.push_back(f);
   if (!frames.empty())
@@ -325,7 +355,7 @@ int cmd_run(const Options& o, bool bench) {
               o.doc.c_str(), compile_ms(program.stats()), program.stats().instantiations, init_ms, steps, step_ms,
               steps ? step_ms / steps : 0.0);
   print_summary(program);
-  if (o.flag("--stats")) std::fputs(program.stats().to_string().c_str(), stdout);
+  if (o.flag("--stats")) print_stats(program);
   return 0;
 }
 
@@ -368,13 +398,32 @@ int cmd_fmt(const Options& o) {
   return 0;
 }
 
+int cmd_spirv(const Options& o) {
+  loom::ProgramOptions po;
+  po.backend = loom::enumerate_vulkan_devices().empty() ? loom::Backend::Cpu : loom::Backend::Vulkan;
+  po.device = o.value("--device");
+  po.debug = o.flag("--debug");
+  po.offline_cache = false;
+  loom::Program program(po);
+  program.load_file(o.doc);
+  std::string kernel = o.value("--kernel");
+  if (kernel.empty()) fail("loom spirv needs --kernel K");
+  loom::Args targs;
+  for (const std::string& t : o.all("--template")) {
+    auto [name, value] = split_assignment("--template", t);
+    targs.emplace_back(name, parse_arg(value));
+  }
+  std::fputs(program.spirv_text(kernel, targs).c_str(), stdout);
+  return 0;
+}
+
 int cmd_check_or_compile(const Options& o, bool compile) {
   loom::ProgramOptions po = program_options(o);
   if (!compile) po.offline_cache = false;
   loom::Program program(po);
   program.load_file(o.doc);  // load validates the document
   for (const std::string& line : program.prepare_pipelines(compile)) std::printf("%s\n", line.c_str());
-  if (compile && o.flag("--stats")) std::fputs(program.stats().to_string().c_str(), stdout);
+  if (compile && o.flag("--stats")) print_stats(program);
   std::printf("ok\n");
   return 0;
 }
@@ -390,7 +439,13 @@ int main(int argc, char** argv) {
     if (o.command == "check") return cmd_check_or_compile(o, false);
     if (o.command == "compile") return cmd_check_or_compile(o, true);
     if (o.command == "fmt") return cmd_fmt(o);
-    if (o.command == "spirv") fail("the Vulkan backend is not built yet: 'loom spirv' has nothing to print");
+    if (o.command == "spirv") return cmd_spirv(o);
+    if (o.command == "devices") {
+      std::vector<std::string> devices = loom::enumerate_vulkan_devices();
+      if (devices.empty()) std::printf("no Vulkan device (install mesa-vulkan-drivers for lavapipe); use --backend cpu\n");
+      for (const std::string& d : devices) std::printf("%s\n", d.c_str());
+      return 0;
+    }
   } catch (const loom::Error& e) {
     fail(e.what());
   } catch (const std::exception& e) {

@@ -20,10 +20,19 @@ namespace graph {
 struct Document;
 }
 
-enum class Backend : uint8_t { Cpu };
+// Auto: Vulkan when a usable device exists, else the CPU (with a notice).
+enum class Backend : uint8_t { Cpu, Vulkan, Auto };
+const char* backend_name(Backend b);  // "cpu", "vulkan", "auto"
+// The Vulkan devices of this machine, "index: name (type, Vulkan x.y.z)"; empty when none.
+std::vector<std::string> enumerate_vulkan_devices();
 
 struct ProgramOptions {
   Backend backend = Backend::Cpu;
+  std::string device;          // Vulkan: "" the best device, an index, or part of its name
+  bool validation = false;     // Vulkan validation layer; every message becomes an error
+                               // (on by default when $LOOM_VULKAN_VALIDATION is 1)
+  int workgroup_size = 128;    // Vulkan: invocations per workgroup of parallel tasks
+  bool spirv_opt = false;      // Vulkan: run SPIRV-Tools' optimizer on every shader
   bool debug = false;          // bounds checks and assertions compiled into kernels
   bool fast_math = true;
   bool offline_cache = true;
@@ -87,6 +96,17 @@ struct TextureView {
   size_t bytes = 0;
 };
 
+// What the device did (Vulkan; zeros on the CPU, which runs on host storage directly).
+struct DeviceCounters {
+  uint64_t last_launch_argpack_uploads = 0;  // packs uploaded before the last launch
+  uint64_t last_launch_argpack_bytes = 0;
+  uint64_t last_launch_argument_bytes = 0;   // its args block (push constants or a ring slot)
+  uint64_t argpack_uploads = 0, argpack_bytes = 0, argument_bytes = 0;
+  uint64_t resource_bytes_uploaded = 0, bytes_downloaded = 0;
+  uint64_t dispatches = 0, submits = 0, waits = 0, barriers = 0, pipelines = 0;
+  double pipeline_ms = 0;
+};
+
 struct PassTime {
   std::string pass;
   double ms = 0;
@@ -147,6 +167,17 @@ class Program {
   // Names accepted by ir_text's `after_pass`, in pipeline order ("lower" first; a pass
   // that runs again is "full_simplify#2", "full_simplify#3").
   static std::vector<std::string> pass_names();
+
+  // SPIR-V disassembly of every task of one instantiation, for the Vulkan device in use or,
+  // on another backend, for a device with every feature.
+  std::string spirv_text(const std::string& kernel, const Args& template_args = {});
+
+  // The device kernels run on: after Auto, the backend chosen.
+  Backend backend() const;
+  std::string device_name() const;
+  DeviceCounters device_counters();
+  // Waits until every launch so far has finished (Vulkan; the CPU is always finished).
+  void synchronize();
 
   const Stats& stats() const;
   const ProgramOptions& options() const;
