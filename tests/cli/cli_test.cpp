@@ -135,8 +135,36 @@ TEST(Cli, CompileFillsTheOfflineCache) {
   EXPECT_NE(again.out.find("1 disk"), std::string::npos) << again.out;
 }
 
-TEST(Cli, UnavailableBackendIsAClearError) {
-  CliRun r = run_loom("run " + doc("taichi_pipeline.loom.json") + " --backend vulkan");
-  EXPECT_NE(r.code, 0);
-  EXPECT_NE(r.out.find("vulkan"), std::string::npos);
+TEST(Cli, BackendsAndDevices) {
+  CliRun bad = run_loom("run " + doc("taichi_pipeline.loom.json") + " --backend metal");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.out.find("unknown backend 'metal' (choose cpu, vulkan or auto)"), std::string::npos) << bad.out;
+  CliRun nodev = run_loom("run " + doc("taichi_pipeline.loom.json") + " --backend vulkan --device no-such-gpu");
+  EXPECT_NE(nodev.code, 0);
+  EXPECT_NE(nodev.out.find("no Vulkan device matches 'no-such-gpu'; devices are:"), std::string::npos) << nodev.out;
+  CliRun devices = run_loom("devices");
+  ASSERT_EQ(devices.code, 0) << devices.out;
+  EXPECT_NE(devices.out.find("0: "), std::string::npos) << devices.out;
+
+  std::string cpu_out = temp("backend_cpu.npy"), vk_out = temp("backend_vulkan.npy");
+  CliRun cpu = run_loom("run " + doc("taichi_pipeline.loom.json") + " --no-cache --dump arr=" + cpu_out);
+  ASSERT_EQ(cpu.code, 0) << cpu.out;
+  CliRun vk = run_loom("run " + doc("taichi_pipeline.loom.json") + " --no-cache --backend vulkan --validate --stats --dump arr=" + vk_out);
+  ASSERT_EQ(vk.code, 0) << vk.out;
+  EXPECT_NE(vk.out.find("vulkan: "), std::string::npos) << vk.out;
+  std::ifstream a(cpu_out, std::ios::binary), b(vk_out, std::ios::binary);
+  std::string ca((std::istreambuf_iterator<char>(a)), {}), cb((std::istreambuf_iterator<char>(b)), {});
+  EXPECT_FALSE(ca.empty());
+  EXPECT_EQ(ca, cb);  // integers: the same bytes on both devices
+}
+
+TEST(Cli, SpirvPrintsValidatedDisassembly) {
+  CliRun r = run_loom("spirv " + doc("taichi_pipeline.loom.json") + " --kernel accumulate");
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("; task 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("OpEntryPoint GLCompute"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("OpAtomic"), std::string::npos) << r.out;
+  CliRun missing = run_loom("spirv " + doc("taichi_pipeline.loom.json"));
+  EXPECT_NE(missing.code, 0);
+  EXPECT_NE(missing.out.find("needs --kernel"), std::string::npos) << missing.out;
 }
