@@ -109,6 +109,16 @@ const char* backend_name(Backend b) {
   return "?";
 }
 
+Backend default_backend() {
+  const char* v = std::getenv("LOOM_BACKEND");
+  if (!v || !*v) return Backend::Cpu;
+  std::string s = v;
+  if (s == "vulkan") return Backend::Vulkan;
+  if (s == "auto") return Backend::Auto;
+  if (s == "cpu") return Backend::Cpu;
+  throw Error("LOOM_BACKEND is '" + s + "'; choose cpu, vulkan or auto");
+}
+
 std::string Stats::to_string() const {
   char buf[1024];
   std::snprintf(buf, sizeof buf,

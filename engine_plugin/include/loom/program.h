@@ -26,8 +26,12 @@ const char* backend_name(Backend b);  // "cpu", "vulkan", "auto"
 // The Vulkan devices of this machine, "index: name (type, Vulkan x.y.z)"; empty when none.
 std::vector<std::string> enumerate_vulkan_devices();
 
+// $LOOM_BACKEND ("cpu", "vulkan" or "auto") when set, else Cpu: the default of
+// ProgramOptions::backend, so a whole program or test suite can move to another device.
+Backend default_backend();
+
 struct ProgramOptions {
-  Backend backend = Backend::Cpu;
+  Backend backend = default_backend();
   std::string device;          // Vulkan: "" the best device, an index, or part of its name
   bool validation = false;     // Vulkan validation layer; every message becomes an error
                                // (on by default when $LOOM_VULKAN_VALIDATION is 1)
