@@ -1059,6 +1059,28 @@ class TaskEmitter {
   std::vector<Loop> loops_;
 };
 
+// The graph node of the first instruction that makes the kernel need `bit` (-1 if none is
+// found), so a missing device feature is reported where the user can change it.
+int node_needing(ir::Kernel& k, uint32_t bit) {
+  int node = -1;
+  auto needs = [&](Scalar s) {
+    switch (s) {
+      case Scalar::I64: case Scalar::U64: return bit == kNeedInt64;
+      case Scalar::F64: return bit == kNeedFloat64;
+      case Scalar::I16: case Scalar::U16: return bit == kNeedInt16 || bit == kNeedStorage16;
+      case Scalar::I8: case Scalar::U8: return bit == kNeedInt8 || bit == kNeedStorage8;
+      default: return false;
+    }
+  };
+  ir::walk(*k.body, [&](Inst& in) {
+    if (node >= 0 || in.node < 0) return;
+    bool hit = needs(in.type);
+    for (const Inst* o : in.operands) hit = hit || needs(o->type);
+    if (hit) node = in.node;
+  });
+  return node;
+}
+
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
@@ -1076,6 +1098,12 @@ CompiledSpirvKernel compile_kernel_to_spirv(ir::Kernel& kernel, const SpirvTarge
     auto t0 = Clock::now();
     TaskEmitter emitter(kernel, plan, target, *inst, index, &out.kernel.assert_messages, &notes, &out.kernel.requirements);
     SpirvTask task = emitter.emit();
+    if (uint32_t missing = out.kernel.requirements & ~target.features) {
+      uint32_t bit = missing & (~missing + 1);
+      throw Error(Place{"", kernel.abi.name, node_needing(kernel, bit), ""},
+                  "kernel '" + kernel.abi.name + "' needs " + describe_requirements(missing) + "; " + target.device_name +
+                      " lacks it (use narrower types, or run on the CPU)");
+    }
     if (timings) timings->emit_ms += ms_since(t0);
     auto t1 = Clock::now();
     std::string problems = validate_spirv(task.spirv);

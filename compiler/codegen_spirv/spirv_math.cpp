@@ -148,6 +148,62 @@ Id SpirvMath::round(Id a, Scalar t) {
   return select(t, away, m_.op(spv::OpFAdd, ft, {tr, sign(a, t)}), tr);
 }
 
+// True when the sign bit is set (-0.0 included), from the top word of the value.
+Id SpirvMath::sign_bit(Id v, Scalar t) {
+  std::vector<Id> words = to_words(t, v);
+  Id top = words.back();
+  return m_.op(spv::OpINotEqual, type(Scalar::Bool), {m_.op(spv::OpBitwiseAnd, type(Scalar::U32), {top, u32(0x80000000u)}), u32(0)});
+}
+
+// C's fmod, exactly: GLSL's x - y * trunc(x / y) loses the remainder once the quotient
+// has more bits than the mantissa. Subtracts y scaled by powers of two (each step exact,
+// by Sterbenz's lemma) until what is left is smaller than |y|.
+Id SpirvMath::exact_fmod(Id x, Id y, Scalar t) {
+  Id ft = type(t), bt = type(Scalar::Bool), it = type(Scalar::I32);
+  Id ax = ext(GLSLstd450FAbs, ft, {x}), ay = ext(GLSLstd450FAbs, ft, {y});
+  Id inf = float_const(t, std::numeric_limits<double>::infinity());
+  Id bad = m_.op(spv::OpLogicalOr, bt, {m_.op(spv::OpLogicalNot, bt, {m_.op(spv::OpFOrdLessThan, bt, {ax, inf})}),
+                                        m_.op(spv::OpLogicalNot, bt, {m_.op(spv::OpFOrdGreaterThan, bt, {ay, float_const(t, 0)})})});
+  Id y_inf = m_.op(spv::OpFOrdEqual, bt, {ay, inf});
+  Id skip = m_.op(spv::OpLogicalOr, bt, {bad, y_inf});
+  Id r = m_.local_variable(m_.type_pointer(spv::StorageClassFunction, ft));
+  m_.op_void(spv::OpStore, {r, select(t, skip, float_const(t, 0), ax)});
+  if (!frexp_types_.count(t)) frexp_types_[t] = m_.type_struct({ft, it});
+  Id fr = frexp_types_[t];
+  Id header = m_.fresh_id(), body = m_.fresh_id(), cont = m_.fresh_id(), merge = m_.fresh_id();
+  m_.op_void(spv::OpBranch, {header});
+  m_.label(header);
+  Id rv = m_.op(spv::OpLoad, ft, {r});
+  Id more = m_.op(spv::OpFOrdGreaterThanEqual, bt, {rv, ay});
+  m_.op_void(spv::OpLoopMerge, {merge, cont, spv::LoopControlMaskNone});
+  m_.op_void(spv::OpBranchConditional, {more, body, merge});
+  m_.label(body);
+  Id er = m_.op(spv::OpCompositeExtract, it, {ext(GLSLstd450FrexpStruct, fr, {rv}), 1});
+  Id ey = m_.op(spv::OpCompositeExtract, it, {ext(GLSLstd450FrexpStruct, fr, {ay}), 1});
+  Id scaled = ext(GLSLstd450Ldexp, ft, {ay, m_.op(spv::OpISub, it, {er, ey})});
+  Id step = select(t, m_.op(spv::OpFOrdGreaterThan, bt, {scaled, rv}), m_.op(spv::OpFMul, ft, {scaled, float_const(t, 0.5)}), scaled);
+  m_.op_void(spv::OpStore, {r, m_.op(spv::OpFSub, ft, {rv, step})});
+  m_.op_void(spv::OpBranch, {cont});
+  m_.label(cont);
+  m_.op_void(spv::OpBranch, {header});
+  m_.label(merge);
+  Id rest = m_.op(spv::OpLoad, ft, {r});
+  Id signed_rest = select(t, sign_bit(x, t), m_.op(spv::OpFNegate, ft, {rest}), rest);
+  Id nan = float_const(t, std::numeric_limits<double>::quiet_NaN());
+  return select(t, bad, nan, select(t, y_inf, x, signed_rest));
+}
+
+// GLSL leaves atan2(0, 0) undefined (lavapipe answers 3pi/4); C gives +-0 or +-pi.
+Id SpirvMath::atan2(Id y, Id x, Scalar t) {
+  Id bt = type(Scalar::Bool), zero = float_const(t, 0);
+  Id both_zero = m_.op(spv::OpLogicalAnd, bt, {m_.op(spv::OpFOrdEqual, bt, {y, zero}), m_.op(spv::OpFOrdEqual, bt, {x, zero})});
+  Id magnitude = select(t, sign_bit(x, t), float_const(t, 3.14159265358979323846), zero);
+  Id special = select(t, sign_bit(y, t), m_.op(spv::OpFNegate, type(t), {magnitude}), magnitude);
+  Id nan_in = m_.op(spv::OpLogicalOr, bt, {m_.op(spv::OpIsNan, bt, {y}), m_.op(spv::OpIsNan, bt, {x})});
+  Id r = select(t, both_zero, special, transcendental(GLSLstd450Atan2, t, {y, x}, "atan2"));
+  return select(t, nan_in, float_const(t, std::numeric_limits<double>::quiet_NaN()), r);
+}
+
 Id SpirvMath::unary(Op op, Id a, Scalar from, Scalar t) {
   Id ty = type(t);
   switch (op) {
@@ -167,8 +223,14 @@ Id SpirvMath::unary(Op op, Id a, Scalar from, Scalar t) {
     case Op::Sin: return transcendental(GLSLstd450Sin, t, {a}, "sin");
     case Op::Cos: return transcendental(GLSLstd450Cos, t, {a}, "cos");
     case Op::Tan: return transcendental(GLSLstd450Tan, t, {a}, "tan");
-    case Op::Asin: return transcendental(GLSLstd450Asin, t, {a}, "asin");
-    case Op::Acos: return transcendental(GLSLstd450Acos, t, {a}, "acos");
+    // Through atan2: drivers' own asin/acos are often coarse polynomials (lavapipe's is off
+    // by 5e-5), their atan2 is not.
+    case Op::Asin:
+    case Op::Acos: {
+      Id one = float_const(t, 1);
+      Id c = ext(GLSLstd450Sqrt, ty, {m_.op(spv::OpFMul, ty, {m_.op(spv::OpFSub, ty, {one, a}), m_.op(spv::OpFAdd, ty, {one, a})})});
+      return op == Op::Asin ? atan2(a, c, t) : atan2(c, a, t);
+    }
     case Op::Atan: return transcendental(GLSLstd450Atan, t, {a}, "atan");
     case Op::Exp: return transcendental(GLSLstd450Exp, t, {a}, "exp");
     case Op::Log: return transcendental(GLSLstd450Log, t, {a}, "log");
@@ -281,7 +343,7 @@ Id SpirvMath::binary(Op op, Id a, Id c, Scalar t) {
       if (!f && !s) return int_div_rem(a, c, t, true);
       // Floored: a remainder whose sign differs from the divisor's moves by one divisor.
       if (f) {
-        Id r = m_.op(spv::OpFRem, ty, {a, c});
+        Id r = exact_fmod(a, c, t);
         Id zero = float_const(t, 0);
         Id nonzero = m_.op(spv::OpFUnordNotEqual, bt, {r, zero});
         Id differ = m_.op(spv::OpLogicalNotEqual, bt, {m_.op(spv::OpFOrdLessThan, bt, {r, zero}),
@@ -298,7 +360,7 @@ Id SpirvMath::binary(Op op, Id a, Id c, Scalar t) {
     case Op::Min: return ext(f ? GLSLstd450NMin : s ? GLSLstd450SMin : GLSLstd450UMin, ty, {a, c});
     case Op::Max: return ext(f ? GLSLstd450NMax : s ? GLSLstd450SMax : GLSLstd450UMax, ty, {a, c});
     case Op::Pow: return f ? float_pow(a, c, t) : int_pow(a, c, t);
-    case Op::Atan2: return transcendental(GLSLstd450Atan2, t, {a, c}, "atan2");
+    case Op::Atan2: return atan2(a, c, t);
     case Op::BitAnd: case Op::LogicAnd: return m_.op(logic ? spv::OpLogicalAnd : spv::OpBitwiseAnd, ty, {a, c});
     case Op::BitOr: case Op::LogicOr: return m_.op(logic ? spv::OpLogicalOr : spv::OpBitwiseOr, ty, {a, c});
     case Op::BitXor: return m_.op(logic ? spv::OpLogicalNotEqual : spv::OpBitwiseXor, ty, {a, c});

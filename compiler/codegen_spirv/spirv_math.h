@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 
 #include "compiler/codegen_spirv/spirv_module.h"
@@ -49,6 +50,9 @@ class SpirvMath {
   Id int_pow(Id base, Id exp, Scalar t);
   Id float_pow(Id x, Id y, Scalar t);
   Id round(Id a, Scalar t);
+  Id exact_fmod(Id x, Id y, Scalar t);
+  Id atan2(Id y, Id x, Scalar t);
+  Id sign_bit(Id v, Scalar t);
   Id sign(Id a, Scalar t);
   Id compare(ir::Op op, Id a, Id b, Scalar t);
 
@@ -56,6 +60,7 @@ class SpirvMath {
   uint32_t* requirements_;
   std::function<void(const std::string&)> notice_;
   Id glsl_ = 0;
+  std::map<Scalar, Id> frexp_types_;
 };
 
 }  // namespace loom::spirv

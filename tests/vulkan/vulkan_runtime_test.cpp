@@ -28,15 +28,21 @@ vk::RuntimeOptions test_options() {
   return o;
 }
 
-std::shared_ptr<vk::VulkanKernel> compile(vk::VulkanRuntime& rt, const graph::Document& doc, const std::string& kernel) {
+codegen::CompiledSpirvKernel compile_for(vk::VulkanRuntime& rt, const graph::Document& doc, const std::string& kernel,
+                                         uint32_t without_features = 0) {
   auto k = graph::lower_kernel(doc, kernel);
   k->index_bits = 32;
   passes::run_pipeline(*k, {});
   codegen::SpirvTarget target;
-  target.features = rt.caps().features;
+  target.features = rt.caps().features & ~without_features;
   target.max_push_constant_bytes = rt.caps().max_push_constants;
-  target.device_name = rt.caps().name;
-  codegen::CompiledSpirvKernel c = codegen::compile_kernel_to_spirv(*k, target);
+  target.device_name = "device '" + rt.caps().name + "'";
+  return codegen::compile_kernel_to_spirv(*k, target);
+}
+
+std::shared_ptr<vk::VulkanKernel> compile(vk::VulkanRuntime& rt, const graph::Document& doc, const std::string& kernel,
+                                          uint32_t without_features = 0) {
+  codegen::CompiledSpirvKernel c = compile_for(rt, doc, kernel, without_features);
   return rt.load(c.abi, c.kernel);
 }
 
@@ -138,6 +144,86 @@ TEST(VulkanRuntime, ArgpacksUploadOnceWhenChangedAndNeverWhenNot) {
   rt.read_back(out.data());
   for (int i = 0; i < 64; ++i) EXPECT_EQ(reinterpret_cast<float*>(out.data())[i], 3.0f * static_cast<float>(i) + 1.0f);
   EXPECT_EQ(rt.stats().waits, 1u);  // only the read back waited
+}
+
+const char* kFloatAtomics = R"({"format": "loom-graph", "version": 2,
+  "fields": [{"name": "acc", "type": "f32", "shape": [5]}],
+  "kernels": [{"name": "sum", "nodes": [
+     {"id": 1, "type": "range_for", "inputs": {"end0": 4096}, "regions": {"body": [
+       {"id": 2, "type": "expr", "inputs": {"i": "1.i0"}, "params": {"expr": "i % 4"}},
+       {"id": 3, "type": "cast", "inputs": {"a": "1.i0"}, "params": {"type": "f32"}},
+       {"id": 4, "type": "atomic_add", "inputs": {"i0": "2", "value": "3"}, "params": {"field": "acc"}},
+       {"id": 5, "type": "atomic_max", "inputs": {"i0": 4, "value": "3"}, "params": {"field": "acc"}}]}}]}]})";
+
+// Devices without float atomics get a compare-and-swap loop with the same results.
+TEST(VulkanRuntime, FloatAtomicsByCompareAndSwapWhenTheDeviceLacksThem) {
+  vk::VulkanRuntime rt(test_options());
+  graph::Document doc = graph::load_document(kFloatAtomics);
+  const uint32_t float_atomics = kNeedFloat32AtomicAdd | kNeedFloat32AtomicMinMax | kNeedFloat64AtomicAdd | kNeedFloat64AtomicMinMax;
+  codegen::CompiledSpirvKernel native = compile_for(rt, doc, "sum");
+  codegen::CompiledSpirvKernel cas = compile_for(rt, doc, "sum", float_atomics);
+  EXPECT_EQ(cas.kernel.requirements & float_atomics, 0u);
+  if (rt.caps().features & kNeedFloat32AtomicAdd) {
+    EXPECT_NE(native.kernel.requirements & kNeedFloat32AtomicAdd, 0u);
+  }
+  for (const codegen::CompiledSpirvKernel* c : {&native, &cas}) {
+    auto kernel = rt.load(c->abi, c->kernel);
+    host::Field acc(doc.fields[0]);
+    rt.add_buffer("acc", acc.data(), acc.bytes());
+    host::LaunchFrame frame(kernel->abi());
+    frame.bind_field("acc", acc);
+    rt.launch(*kernel, frame.context());
+    rt.read_back(acc.data());
+    auto* v = reinterpret_cast<float*>(acc.data());
+    for (int slot = 0; slot < 4; ++slot) {
+      double expect = 0;
+      for (int i = slot; i < 4096; i += 4) expect += i;  // integers below 2^24: exact in any order
+      EXPECT_EQ(v[slot], expect) << slot;
+    }
+    EXPECT_EQ(v[4], 4095.0f);
+    rt.remove(acc.data());
+  }
+}
+
+TEST(VulkanRuntime, MissingFeatureNamesKernelNodeAndFeature) {
+  vk::VulkanRuntime rt(test_options());
+  graph::Document doc = graph::load_document(R"({"format": "loom-graph", "version": 2,
+    "fields": [{"name": "d", "type": "f64", "shape": [8]}],
+    "kernels": [{"name": "wide", "nodes": [
+      {"id": 1, "type": "range_for", "inputs": {"end0": 8}, "regions": {"body": [
+        {"id": 7, "type": "cast", "inputs": {"a": "1.i0"}, "params": {"type": "f64"}},
+        {"id": 8, "type": "store", "inputs": {"i0": "1.i0", "value": "7"}, "params": {"field": "d"}}]}}]}]})");
+  try {
+    compile_for(rt, doc, "wide", kNeedFloat64);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.place().kernel, "wide");
+    EXPECT_EQ(e.place().node, 7);
+    EXPECT_NE(std::string(e.what()).find("shaderFloat64"), std::string::npos) << e.what();
+  }
+  // A compiled kernel the device cannot run is refused at load, naming what is missing.
+  codegen::CompiledSpirvKernel c = compile_for(rt, doc, "wide");
+  c.kernel.requirements |= kNeedFloat64AtomicMinMax;
+  if (!(rt.caps().features & kNeedFloat64AtomicMinMax)) {
+    try {
+      rt.load(c.abi, c.kernel);
+      FAIL() << "expected an error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("shaderBufferFloat64AtomicMinMax"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(VulkanRuntime, OversizedBuffersAreRefusedByName) {
+  vk::VulkanRuntime rt(test_options());
+  size_t too_big = static_cast<size_t>(rt.caps().max_storage_buffer_range) + 16;
+  try {
+    rt.add_buffer("huge", reinterpret_cast<uint8_t*>(16), too_big);  // never touched: refused first
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'huge'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("binds storage buffers of at most"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
