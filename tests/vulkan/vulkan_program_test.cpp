@@ -1,0 +1,215 @@
+// loom::Program on Vulkan: argpacks as persistent uniform buffers (uploads counted), batched
+// launches with barriers only between dependent ones, coherence of host views, the offline
+// and pipeline caches, and the Auto backend's fallback.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "compiler/graph/document_json.h"
+#include "engine_plugin/include/loom/program.h"
+#include "runtime/common/error.h"
+
+namespace loom {
+namespace {
+
+ProgramOptions vulkan(std::vector<std::string>* warnings = nullptr) {
+  ProgramOptions o;
+  o.backend = Backend::Vulkan;
+  o.offline_cache = false;
+  o.validation = true;
+  if (warnings) o.warn = [warnings](const std::string& m) { warnings->push_back(m); };
+  return o;
+}
+
+const char* kDoc = R"({"format": "loom-graph", "version": 2,
+  "fields": [{"name": "a", "type": "f32", "shape": [256]}, {"name": "b", "type": "f32", "shape": [256]},
+             {"name": "c", "type": "f32", "shape": [256]}],
+  "argpack_types": [{"name": "Params", "kind": "pack", "members": [
+      {"name": "gain", "type": "f32"}, {"name": "bias", "type": "f32x4"}, {"name": "steps", "type": "i32"}]}],
+  "argpacks": [{"name": "params", "type": "Params", "values": {"gain": 2.0, "bias": [1, 2, 3, 4], "steps": 3}}],
+  "kernels": [
+    {"name": "scale", "params": [{"name": "p", "kind": "argpack", "type": "Params"}], "nodes": [
+      {"id": 1, "type": "member", "params": {"param": "p", "path": "gain"}},
+      {"id": 2, "type": "member", "params": {"param": "p", "path": "bias"}},
+      {"id": 3, "type": "range_for", "inputs": {"end0": 256}, "regions": {"body": [
+        {"id": 4, "type": "expr", "inputs": {"i": "3.i0", "g": "1", "b": "2"}, "params": {"expr": "i * g + b.w"}},
+        {"id": 5, "type": "store", "inputs": {"i0": "3.i0", "value": "4"}, "params": {"field": "a"}}]}}]},
+    {"name": "same", "params": [{"name": "gain", "kind": "value", "type": "f32"}, {"name": "bias", "kind": "value", "type": "f32x4"}],
+     "nodes": [
+      {"id": 1, "type": "param", "params": {"name": "gain"}},
+      {"id": 2, "type": "param", "params": {"name": "bias"}},
+      {"id": 3, "type": "range_for", "inputs": {"end0": 256}, "regions": {"body": [
+        {"id": 4, "type": "expr", "inputs": {"i": "3.i0", "g": "1", "b": "2"}, "params": {"expr": "i * g + b.w"}},
+        {"id": 5, "type": "store", "inputs": {"i0": "3.i0", "value": "4"}, "params": {"field": "a"}}]}}]},
+    {"name": "fill_b", "nodes": [
+      {"id": 1, "type": "range_for", "inputs": {"end0": 256}, "regions": {"body": [
+        {"id": 2, "type": "store", "inputs": {"i0": "1.i0", "value": 1.0}, "params": {"field": "b"}}]}}]},
+    {"name": "fill_c", "nodes": [
+      {"id": 1, "type": "range_for", "inputs": {"end0": 256}, "regions": {"body": [
+        {"id": 2, "type": "store", "inputs": {"i0": "1.i0", "value": 2.0}, "params": {"field": "c"}}]}}]},
+    {"name": "add_bc", "nodes": [
+      {"id": 1, "type": "range_for", "inputs": {"end0": 256}, "regions": {"body": [
+        {"id": 2, "type": "load", "inputs": {"i0": "1.i0"}, "params": {"field": "b"}},
+        {"id": 3, "type": "load", "inputs": {"i0": "1.i0"}, "params": {"field": "c"}},
+        {"id": 4, "type": "add", "inputs": {"a": "2", "b": "3"}},
+        {"id": 5, "type": "store", "inputs": {"i0": "1.i0", "value": "4"}, "params": {"field": "b"}}]}}]}
+  ],
+  "pipelines": [{"name": "step", "launches": [{"kernel": "fill_b"}, {"kernel": "fill_c"}, {"kernel": "add_bc"}]}]})";
+
+float at(Program& p, const std::string& field, int i) {
+  float v;
+  std::memcpy(&v, p.array(field).data + 4 * i, 4);
+  return v;
+}
+
+TEST(VulkanProgram, UnchangedArgpacksUploadNothingAndChangedOnesUploadOnce) {
+  Program p(vulkan());
+  p.load(graph::load_document(kDoc));
+  p.launch("scale", {{"p", "params"}});
+  DeviceCounters c = p.device_counters();
+  EXPECT_EQ(c.last_launch_argpack_uploads, 1u);  // first use: the pack goes up once
+  uint64_t pack_bytes = c.last_launch_argpack_bytes;
+  EXPECT_GE(pack_bytes, 32u);
+  for (int i = 0; i < 5; ++i) {
+    p.launch("scale", {{"p", "params"}});
+    EXPECT_EQ(p.device_counters().last_launch_argpack_uploads, 0u);
+    EXPECT_EQ(p.device_counters().last_launch_argpack_bytes, 0u);
+  }
+  p.set_argpack("params", "gain", 3.0);
+  p.set_argpack("params", "bias", std::vector<double>{0, 0, 0, 10});
+  p.launch("scale", {{"p", "params"}});
+  EXPECT_EQ(p.device_counters().last_launch_argpack_uploads, 1u);  // two member writes, one upload
+  EXPECT_EQ(p.device_counters().last_launch_argpack_bytes, pack_bytes);
+  EXPECT_EQ(at(p, "a", 7), 7 * 3.0f + 10.0f);
+  EXPECT_EQ(p.device_counters().argpack_uploads, 2u);
+  // The same values passed as plain arguments travel with every launch instead.
+  p.launch("same", {{"gain", 3.0}, {"bias", std::vector<double>{0, 0, 0, 10}}});
+  EXPECT_GT(p.device_counters().last_launch_argument_bytes, 0u);
+  EXPECT_EQ(p.device_counters().last_launch_argpack_uploads, 0u);
+  EXPECT_EQ(at(p, "a", 7), 7 * 3.0f + 10.0f);
+}
+
+TEST(VulkanProgram, LaunchesBatchWithBarriersOnlyBetweenDependentOnes) {
+  Program p(vulkan());
+  p.load(graph::load_document(kDoc));
+  p.run_pipeline("step");  // compiles: pipelines are built before the counting starts
+  p.synchronize();
+  DeviceCounters before = p.device_counters();
+  for (int i = 0; i < 10; ++i) p.run_pipeline("step");
+  p.synchronize();
+  DeviceCounters after = p.device_counters();
+  EXPECT_EQ(after.dispatches - before.dispatches, 30u);
+  // fill_b and fill_c write different fields: no barrier between them; add_bc reads both
+  // (one barrier); the next fill_b rewrites what add_bc read and wrote (one barrier), except
+  // after synchronize(), when nothing is in flight to order against.
+  EXPECT_EQ(after.barriers - before.barriers, 19u);
+  EXPECT_EQ(after.waits - before.waits, 1u);  // only synchronize() waited
+  EXPECT_LE(after.submits - before.submits, 10u);
+  EXPECT_EQ(at(p, "b", 100), 3.0f);
+}
+
+TEST(VulkanProgram, HostViewsAreCurrentAndWritesGoBackUp) {
+  Program p(vulkan());
+  p.load(graph::load_document(kDoc));
+  p.run_pipeline("step");
+  ArrayView c = p.array("c");  // reads back what the device wrote
+  EXPECT_EQ(at(p, "c", 3), 2.0f);
+  float seven = 7.0f;
+  std::memcpy(c.data + 4 * 3, &seven, 4);  // a host write through the view...
+  p.launch("add_bc");                     // ...is uploaded before the next launch
+  EXPECT_EQ(at(p, "b", 3), 3.0f + 7.0f);
+  EXPECT_EQ(at(p, "b", 4), 3.0f + 2.0f);
+}
+
+TEST(VulkanProgram, WrappedCallerMemoryIsSynchronisedAtEveryLaunch) {
+  const char* doc = R"({"format": "loom-graph", "version": 2,
+    "kernels": [{"name": "twice", "params": [{"name": "x", "kind": "ndarray", "type": "i32", "ndim": 1}], "nodes": [
+      {"id": 1, "type": "shape", "params": {"ndarray": "x", "dim": 0}},
+      {"id": 2, "type": "range_for", "inputs": {"end0": "1"}, "regions": {"body": [
+        {"id": 3, "type": "load", "inputs": {"i0": "2.i0"}, "params": {"ndarray": "x"}},
+        {"id": 4, "type": "mul", "inputs": {"a": "3", "b": 2}},
+        {"id": 5, "type": "store", "inputs": {"i0": "2.i0", "value": "4"}, "params": {"ndarray": "x"}}]}}]}]})";
+  Program p(vulkan());
+  p.load(graph::load_document(doc));
+  std::vector<int32_t> mine(1000);
+  for (int i = 0; i < 1000; ++i) mine[static_cast<size_t>(i)] = i;
+  p.wrap_ndarray("mine", {Scalar::I32}, {1000}, mine.data());
+  p.launch("twice", {{"x", "mine"}});
+  EXPECT_EQ(mine[999], 1998);  // back in the caller's memory when the launch returns
+  mine[0] = 5;                 // the caller changes it behind Loom's back
+  p.launch("twice", {{"x", "mine"}});
+  EXPECT_EQ(mine[0], 10);
+  EXPECT_EQ(mine[999], 3996);
+}
+
+TEST(VulkanProgram, WarmStartsLoadSpirvAndPipelinesFromDisk) {
+  std::string dir = (std::filesystem::temp_directory_path() / "loom_vulkan_cache_test").string();
+  std::filesystem::remove_all(dir);
+  std::vector<std::string> warnings;
+  ProgramOptions o = vulkan(&warnings);
+  o.offline_cache = true;
+  o.cache_dir = dir;
+  {
+    Program cold(o);
+    cold.load(graph::load_document(kDoc));
+    cold.run_pipeline("step");
+    EXPECT_EQ(cold.stats().misses, 3);
+  }
+  bool pipeline_file = false;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    pipeline_file |= e.path().filename().string().rfind("vulkan-pipelines-", 0) == 0 && std::filesystem::file_size(e.path()) >= 32;
+  // Saved beside the kernels: at least the header (lavapipe keeps no pipelines in it).
+  EXPECT_TRUE(pipeline_file);
+  {
+    Program warm(o);
+    warm.load(graph::load_document(kDoc));
+    warm.run_pipeline("step");
+    EXPECT_EQ(warm.stats().misses, 0);
+    EXPECT_EQ(warm.stats().disk_hits, 3);
+    EXPECT_EQ(warm.stats().ms_codegen, 0.0);  // no SPIR-V emitted: it came from disk
+    EXPECT_EQ(at(warm, "b", 9), 3.0f);
+  }
+  // A damaged pipeline cache is reported and replaced, never trusted.
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().filename().string().rfind("vulkan-pipelines-", 0) == 0) {
+      std::ofstream out(e.path(), std::ios::binary | std::ios::trunc);
+      out << "garbage that is not a pipeline cache at all, long enough to have a header";
+    }
+  {
+    Program again(o);
+    again.load(graph::load_document(kDoc));
+    again.run_pipeline("step");
+    EXPECT_EQ(at(again, "b", 9), 3.0f);
+  }
+  bool reported = false;
+  std::string all;
+  for (const std::string& w : warnings) {
+    reported |= w.find("ignoring the Vulkan pipeline cache") != std::string::npos;
+    all += w + "\n";
+  }
+  EXPECT_TRUE(reported) << all;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(VulkanProgram, AutoFallsBackToTheCpuWithANotice) {
+  std::vector<std::string> warnings;
+  ProgramOptions o = vulkan(&warnings);
+  o.backend = Backend::Auto;
+  o.device = "a device this machine does not have";
+  Program p(o);
+  EXPECT_EQ(p.backend(), Backend::Cpu);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("running on the CPU"), std::string::npos) << warnings[0];
+  p.load(graph::load_document(kDoc));
+  p.run_pipeline("step");
+  EXPECT_EQ(at(p, "b", 0), 3.0f);
+  // Auto with a device: Vulkan.
+  ProgramOptions a = vulkan();
+  a.backend = Backend::Auto;
+  EXPECT_EQ(Program(a).backend(), Backend::Vulkan);
+}
+
+}  // namespace
+}  // namespace loom
