@@ -126,6 +126,7 @@ class TaskEmitter {
     task.kind = static_cast<uint8_t>(offload_.attr0);
     kind_ = static_cast<ir::TaskKind>(offload_.attr0);
     task.workgroup_size = kind_ == ir::TaskKind::Serial ? 1 : target_.workgroup_size;
+    task.grid_dims = kind_ == ir::TaskKind::Serial || task_dims() < 2 ? 1 : 2;
     access_.assign(plan_.bindings.size(), 0);
     prepare_cas_slots();
 
@@ -157,6 +158,11 @@ class TaskEmitter {
 
  private:
   // ------------------------------------------------------------------ helpers
+  size_t task_dims() const {
+    if (kind_ == ir::TaskKind::StructFor) return static_cast<size_t>(k_.abi.resources.at(static_cast<size_t>(offload_.attr1)).ndim);
+    return offload_.operands.size() / 2;
+  }
+
   static bool contains(const ir::Block& block, Op op) {
     bool found = false;
     ir::walk(const_cast<ir::Block&>(block), [&](Inst& inst) { found |= inst.op == op; });
@@ -219,11 +225,6 @@ class TaskEmitter {
     m_.decorate(var, spv::DecorationBuiltIn, {static_cast<uint32_t>(which)});
     interface_.push_back(var);
     return builtins_[which] = var;
-  }
-
-  Id builtin_x(spv::BuiltIn which) {
-    Id v = m_.op(spv::OpLoad, m_.type_vector(u32t(), 3), {builtin(which)});
-    return m_.op(spv::OpCompositeExtract, u32t(), {v, 0});
   }
 
   // A Block struct of 32-bit words: `words` 0 means a runtime array.
@@ -573,32 +574,44 @@ class TaskEmitter {
     });
   }
 
-  // The task's iteration space as one grid-stride loop over the linear index.
+  // The task's iteration space in grid-stride loops. 1-d: over x. n-d: the innermost
+  // dimension over x, the others flattened over y (split once per row, not per element).
   void emit_parallel_loop() {
     std::vector<Id> lo, hi;
     loop_bounds(offload_, &lo, &hi);
     size_t dims = lo.size();
     std::vector<Id> extent(dims);
-    Id total = 0;
     for (size_t d = 0; d < dims; ++d) {
       Id n = m_.op(spv::OpISub, i32t(), {hi[d], lo[d]});
       extent[d] = m_.op(spv::OpExtInst, i32t(), {math_.glsl(), 42 /* SMax */, n, m_.constant_i32(0)});
-      total = total ? m_.op(spv::OpIMul, i32t(), {total, extent[d]}) : extent[d];
     }
-    Id gid = m_.op(spv::OpBitcast, i32t(), {builtin_x(spv::BuiltInGlobalInvocationId)});
-    Id groups = builtin_x(spv::BuiltInNumWorkgroups);
-    Id stride = m_.op(spv::OpBitcast, i32t(), {m_.op(spv::OpIMul, u32t(), {groups, m_.constant_u32(target_.workgroup_size)})});
-    counted_loop(gid, total, stride, [&](Id linear) {
-      std::vector<Id> idx(dims);
-      Id rest = linear;
-      for (size_t d = dims; d-- > 0;) {
+    Id gid = m_.op(spv::OpLoad, m_.type_vector(u32t(), 3), {builtin(spv::BuiltInGlobalInvocationId)});
+    Id groups = m_.op(spv::OpLoad, m_.type_vector(u32t(), 3), {builtin(spv::BuiltInNumWorkgroups)});
+    auto lane = [&](Id v, uint32_t c) { return m_.op(spv::OpBitcast, i32t(), {m_.op(spv::OpCompositeExtract, u32t(), {v, c})}); };
+    Id gx = lane(gid, 0);
+    Id stride_x = m_.op(spv::OpBitcast, i32t(), {m_.op(spv::OpIMul, u32t(), {m_.op(spv::OpCompositeExtract, u32t(), {groups, 0}),
+                                                                                m_.constant_u32(target_.workgroup_size)})});
+    std::vector<Id> idx(dims);
+    auto inner = [&](Id i) {
+      idx[dims - 1] = m_.op(spv::OpIAdd, i32t(), {lo[dims - 1], i});
+      for (size_t d = 0; d < dims; ++d) loop_index_[{&offload_, static_cast<int>(d)}] = idx[d];
+      if (uses_rand_) init_rng(idx);
+      emit_block(*offload_.region(0));
+    };
+    if (dims == 1) {
+      counted_loop(gx, extent[0], stride_x, inner);
+      return;
+    }
+    Id outer = extent[0];
+    for (size_t d = 1; d + 1 < dims; ++d) outer = m_.op(spv::OpIMul, i32t(), {outer, extent[d]});
+    counted_loop(lane(gid, 1), outer, lane(groups, 1), [&](Id row) {
+      Id rest = row;
+      for (size_t d = dims - 1; d-- > 0;) {
         Id within = d == 0 ? rest : m_.op(spv::OpSRem, i32t(), {rest, extent[d]});
         idx[d] = m_.op(spv::OpIAdd, i32t(), {lo[d], within});
         if (d > 0) rest = m_.op(spv::OpSDiv, i32t(), {rest, extent[d]});
       }
-      for (size_t d = 0; d < dims; ++d) loop_index_[{&offload_, static_cast<int>(d)}] = idx[d];
-      if (uses_rand_) init_rng(idx);
-      emit_block(*offload_.region(0));
+      counted_loop(gx, extent[dims - 1], stride_x, inner);
     });
   }
 

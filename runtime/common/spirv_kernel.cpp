@@ -10,7 +10,7 @@ namespace loom {
 namespace {
 
 constexpr char kMagic[8] = {'L', 'O', 'O', 'M', 'S', 'P', 'V', 'K'};
-constexpr uint32_t kBlobVersion = 1;
+constexpr uint32_t kBlobVersion = 2;
 
 uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 
@@ -82,6 +82,7 @@ std::vector<uint8_t> serialize_spirv_kernel(const SpirvKernel& k) {
   for (const SpirvTask& t : k.tasks) {
     w.u8(t.kind);
     w.u32(t.workgroup_size);
+    w.u8(t.grid_dims);
     w.u8(t.host_extent ? 1 : 0);
     w.u32(static_cast<uint32_t>(t.begin.size()));
     for (size_t d = 0; d < t.begin.size(); ++d)
@@ -128,6 +129,8 @@ SpirvKernel deserialize_spirv_kernel(const std::vector<uint8_t>& bytes, const st
     if (t.kind > 2) rd.fail("bad task kind");
     t.workgroup_size = rd.u32();
     if (t.workgroup_size < 1 || t.workgroup_size > 4096) rd.fail("bad workgroup size");
+    t.grid_dims = rd.u8();
+    if (t.grid_dims < 1 || t.grid_dims > 2) rd.fail("bad grid dimensions");
     t.host_extent = rd.u8() != 0;
     uint32_t dims = rd.count(kMaxDims);
     t.begin.resize(dims);

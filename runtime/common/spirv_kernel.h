@@ -54,10 +54,13 @@ struct SpirvTask {
   uint8_t kind = 0;              // ir::TaskKind: 0 serial, 1 range_for, 2 struct_for
   std::vector<uint32_t> spirv;   // a whole module; entry point "main"
   uint32_t workgroup_size = 1;   // local_size_x; 1 for serial tasks
+  // 1: groups along x cover the whole space. 2 (tasks of 2 dimensions or more): x covers the
+  // innermost dimension, y the others flattened.
+  uint8_t grid_dims = 1;
   // Iteration space [begin_d, end_d) per dimension. With host_extent the host computes the
-  // total and dispatches ceil(total / workgroup_size) groups (capped: the shader strides over
-  // the rest); otherwise the bounds depend on values only the shader computes, and the host
-  // dispatches an advisory number of groups the same grid-stride loop covers.
+  // extents and dispatches groups to cover them (capped: the shader strides over the rest);
+  // otherwise the bounds depend on values only the shader computes, and the host dispatches
+  // an advisory number of groups the same grid-stride loops cover.
   bool host_extent = false;
   std::vector<RangeBound> begin, end;
   std::vector<uint8_t> access;   // per kernel binding: BindingAccess bits of this task

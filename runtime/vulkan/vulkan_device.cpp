@@ -346,6 +346,7 @@ void VulkanDevice::create_device() {
   caps_.max_storage_buffer_range = props.limits.maxStorageBufferRange;
   caps_.max_uniform_buffer_range = props.limits.maxUniformBufferRange;
   caps_.max_workgroup_count_x = props.limits.maxComputeWorkGroupCount[0];
+  caps_.max_workgroup_count_y = props.limits.maxComputeWorkGroupCount[1];
   caps_.max_workgroup_size_x = std::min(props.limits.maxComputeWorkGroupSize[0], props.limits.maxComputeWorkGroupInvocations);
   caps_.subgroup_size = subgroup.subgroupSize;
   caps_.min_storage_offset_alignment = static_cast<uint32_t>(props.limits.minStorageBufferOffsetAlignment);

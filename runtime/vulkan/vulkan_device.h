@@ -24,6 +24,7 @@ struct DeviceCaps {
   uint32_t max_storage_buffer_range = 0;
   uint32_t max_uniform_buffer_range = 0;
   uint32_t max_workgroup_count_x = 65535;
+  uint32_t max_workgroup_count_y = 65535;
   uint32_t max_workgroup_size_x = 128;
   uint32_t subgroup_size = 0;
   uint32_t min_storage_offset_alignment = 16;

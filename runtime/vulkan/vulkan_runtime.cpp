@@ -348,20 +348,28 @@ void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) {
   uint32_t dynamic_offset = static_cast<uint32_t>(args_offset);
   for (size_t t = 0; t < code.tasks.size(); ++t) {
     const SpirvTask& task = code.tasks[t];
-    uint32_t groups = 1;
+    uint32_t gx = 1, gy = 1;
     if (task.kind != 0) {
       uint32_t wg = task.workgroup_size;
-      uint32_t cap = std::min<uint32_t>(caps().max_workgroup_count_x, 65535);
+      uint32_t cap_x = std::min<uint32_t>(caps().max_workgroup_count_x, 65535);
+      uint32_t cap_y = std::min<uint32_t>(caps().max_workgroup_count_y, 65535);
       if (task.host_extent) {
-        int64_t total = 1;
-        for (size_t d = 0; d < task.begin.size(); ++d)
-          total *= std::max<int64_t>(0, bound_value(task.end[d], ctx) - bound_value(task.begin[d], ctx));
-        if (total == 0) continue;
-        groups = static_cast<uint32_t>(std::min<int64_t>((total + wg - 1) / wg, cap));
+        int64_t inner = 1, outer = 1;
+        for (size_t d = 0; d < task.begin.size(); ++d) {
+          int64_t e = std::max<int64_t>(0, bound_value(task.end[d], ctx) - bound_value(task.begin[d], ctx));
+          (task.grid_dims == 2 && d + 1 < task.begin.size() ? outer : inner) *= e;
+        }
+        if (inner == 0 || outer == 0) continue;
+        gx = static_cast<uint32_t>(std::min<int64_t>((inner + wg - 1) / wg, cap_x));
+        gy = static_cast<uint32_t>(std::min<int64_t>(outer, cap_y));
       } else {
         // Bounds only the shader knows: enough groups to fill the device; the grid-stride
-        // loop covers the rest and idle invocations leave at once.
-        groups = std::min<uint32_t>(caps().discrete ? 4096 : 64, cap);
+        // loops cover the rest and idle invocations leave at once.
+        gx = std::min<uint32_t>(caps().discrete ? 4096 : 64, cap_x);
+        if (task.grid_dims == 2) {
+          gx = std::min<uint32_t>(caps().discrete ? 64 : 8, cap_x);
+          gy = std::min<uint32_t>(caps().discrete ? 256 : 16, cap_y);
+        }
       }
     }
     std::vector<std::pair<uint64_t, uint8_t>> accesses;
@@ -378,7 +386,7 @@ void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) {
                             dynamic ? &dynamic_offset : nullptr);
     if (code.args_in_push_constants)
       vkCmdPushConstants(cb, kernel.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(args.size()), args.data());
-    vkCmdDispatch(cb, groups, 1, 1);
+    vkCmdDispatch(cb, gx, gy, 1);
     stream_->count_dispatch();
     ++counters.dispatches;
   }
