@@ -49,6 +49,10 @@ struct DeviceInfo {
   uint32_t api_version = 0;
 };
 
+// Validation messages raised while devices were destroyed (written to stderr then): the test
+// harness fails a run that has any.
+int validation_messages_at_shutdown();
+
 // The physical devices a Vulkan instance sees; empty (never an error) when there is no
 // loader, no driver or no device.
 std::vector<DeviceInfo> enumerate_devices();

@@ -3,8 +3,11 @@
 // Vulkan always runs under the validation layer here: any message fails the test.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include "runtime/vulkan/vulkan_device.h"
 
 int main(int argc, char** argv) {
   testing::InitGoogleTest(&argc, argv);
@@ -13,5 +16,10 @@ int main(int argc, char** argv) {
     const char* prefix = "--loom-backend=";
     if (std::strncmp(argv[i], prefix, std::strlen(prefix)) == 0) setenv("LOOM_BACKEND", argv[i] + std::strlen(prefix), 1);
   }
-  return RUN_ALL_TESTS();
+  int result = RUN_ALL_TESTS();
+  if (int late = loom::vk::validation_messages_at_shutdown()) {
+    std::fprintf(stderr, "%d Vulkan validation message(s) while devices were destroyed: failing the run\n", late);
+    return 1;
+  }
+  return result;
 }

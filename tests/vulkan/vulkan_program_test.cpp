@@ -193,6 +193,43 @@ TEST(VulkanProgram, WarmStartsLoadSpirvAndPipelinesFromDisk) {
   std::filesystem::remove_all(dir);
 }
 
+// More argument bytes than push constants hold: the args block goes into a ring of uniform
+// buffer slots with dynamic offsets instead, and the numbers are the same.
+TEST(VulkanProgram, ArgumentsBeyondPushConstantsTravelInAUniformRing) {
+  std::string params, sum;
+  for (int i = 0; i < 12; ++i) {
+    params += std::string(i ? ", " : "") + R"({"name": "m)" + std::to_string(i) + R"(", "kind": "value", "type": "f32x4"})";
+  }
+  std::string nodes;
+  for (int i = 0; i < 12; ++i)
+    nodes += R"({"id": )" + std::to_string(10 + i) + R"(, "type": "param", "params": {"name": "m)" + std::to_string(i) + R"("}},)";
+  std::string expr, inputs;
+  for (int i = 0; i < 12; ++i) {
+    expr += std::string(i ? " + " : "") + "m" + std::to_string(i) + ".w * " + std::to_string(i + 1);
+    inputs += std::string(i ? ", " : "") + R"("m)" + std::to_string(i) + R"(": ")" + std::to_string(10 + i) + R"(")";
+  }
+  std::string doc = R"({"format": "loom-graph", "version": 2, "fields": [{"name": "out", "type": "f32", "shape": [8]}],
+    "kernels": [{"name": "wide", "params": [)" + params + R"(], "nodes": [)" + nodes + R"(
+      {"id": 1, "type": "range_for", "inputs": {"end0": 8}, "regions": {"body": [
+        {"id": 2, "type": "expr", "inputs": {)" + inputs + R"(, "i": "1.i0"}, "params": {"expr": ")" + expr + R"( + i"}},
+        {"id": 3, "type": "store", "inputs": {"i0": "1.i0", "value": "2"}, "params": {"field": "out"}}]}}]}]})";
+  Program p(vulkan());
+  p.load(graph::load_document(doc));
+  EXPECT_NE(p.spirv_text("wide").find("Uniform"), std::string::npos);  // not PushConstant
+  for (int launch = 0; launch < 3; ++launch) {
+    Args args;
+    double expect = 0;
+    for (int i = 0; i < 12; ++i) {
+      double w = launch * 100 + i;
+      args.emplace_back("m" + std::to_string(i), std::vector<double>{0, 0, 0, w});
+      expect += w * (i + 1);
+    }
+    p.launch("wide", args);
+    EXPECT_EQ(at(p, "out", 5), static_cast<float>(expect + 5)) << "launch " << launch;
+  }
+  EXPECT_GT(p.device_counters().last_launch_argument_bytes, 128u);
+}
+
 TEST(VulkanProgram, AutoFallsBackToTheCpuWithANotice) {
   std::vector<std::string> warnings;
   ProgramOptions o = vulkan(&warnings);

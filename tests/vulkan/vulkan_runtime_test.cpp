@@ -16,6 +16,9 @@
 #include "runtime/host/field.h"
 #include "runtime/host/launch_frame.h"
 #include "runtime/host/ndarray.h"
+#include "runtime/vulkan/gpu_buffer.h"
+#include "runtime/vulkan/memory_allocator.h"
+#include "runtime/vulkan/vk_check.h"
 #include "runtime/vulkan/vulkan_kernel.h"
 #include "runtime/vulkan/vulkan_runtime.h"
 
@@ -223,6 +226,55 @@ TEST(VulkanRuntime, OversizedBuffersAreRefusedByName) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("'huge'"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("binds storage buffers of at most"), std::string::npos) << e.what();
+  }
+}
+
+// Resources share a few large allocations instead of one vkAllocateMemory each.
+TEST(VulkanRuntime, ResourcesAreSubAllocated) {
+  vk::VulkanRuntime rt(test_options());
+  std::vector<host::Ndarray> arrays;
+  arrays.reserve(200);
+  for (int i = 0; i < 200; ++i) {
+    arrays.emplace_back(Scalar::F32, std::vector<int64_t>{1000 + i});
+    rt.add_buffer("a" + std::to_string(i), arrays.back().data(), arrays.back().bytes());
+  }
+  EXPECT_TRUE(rt.has(arrays[7].data()));
+  // 200 buffers of ~4 KiB: one or two blocks, not 200 allocations.
+  vk::MemoryAllocator alloc(rt.device());
+  std::vector<vk::GpuBuffer> buffers;
+  for (int i = 0; i < 100; ++i)
+    buffers.emplace_back(rt.device(), alloc, 4096 + 16 * i, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, vk::MemoryUse::DeviceLocal, "b");
+  EXPECT_EQ(alloc.stats().allocations, 100u);
+  EXPECT_LE(alloc.stats().blocks, 2u);
+  buffers.erase(buffers.begin() + 10, buffers.begin() + 60);  // freed ranges merge and are reused
+  for (int i = 0; i < 50; ++i)
+    buffers.emplace_back(rt.device(), alloc, 4096, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, vk::MemoryUse::DeviceLocal, "c");
+  EXPECT_LE(alloc.stats().blocks, 2u);
+  EXPECT_EQ(alloc.stats().allocations, 100u);
+}
+
+TEST(VulkanRuntime, VulkanFailuresAreExplained) {
+  auto message = [](VkResult r) {
+    try {
+      vk::check(r, "allocating 'grid'");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(message(VK_SUCCESS), "");
+  EXPECT_NE(message(VK_ERROR_OUT_OF_DEVICE_MEMORY).find("allocating 'grid': VK_ERROR_OUT_OF_DEVICE_MEMORY (out of device memory)"),
+            std::string::npos);
+  EXPECT_NE(message(VK_ERROR_DEVICE_LOST).find("the device was lost"), std::string::npos);
+  // No memory type can hold it: a clear error, not a crash.
+  vk::VulkanRuntime rt(test_options());
+  vk::MemoryAllocator alloc(rt.device());
+  VkMemoryRequirements impossible{4096, 16, 0};
+  try {
+    alloc.allocate(impossible, vk::MemoryUse::DeviceLocal, true, "field 'grid'");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("field 'grid'"), std::string::npos) << e.what();
   }
 }
 

@@ -52,6 +52,8 @@ requested fields/ndarrays as NumPy .npy files and prints a summary of every reso
   --backend B        cpu (default), vulkan, or auto (Vulkan when a device exists, else CPU)
   --device D         Vulkan device: an index or part of its name (default: the best one)
   --validate         Vulkan validation layer on; any message is an error
+  --workgroup-size N Vulkan: invocations per workgroup of parallel tasks (default 128)
+  --spirv-opt        Vulkan: run SPIRV-Tools' optimizer on every shader
   --png NAME=PATTERN write a 2-d field/ndarray (colour-mapped) or texture as PNG frames;
                      PATTERN may hold a printf step number ("frames/heat_%04d.png")
   --every K          with --png: a frame every K steps (default: only after the last)
@@ -119,22 +121,22 @@ struct Options {
 };
 
 const std::map<std::string, std::vector<std::string>> kValueOptions = {
-    {"run", {"--steps", "--backend", "--device", "--load", "--dump", "--threads", "--cache-dir", "--png", "--every"}},
+    {"run", {"--steps", "--backend", "--device", "--workgroup-size", "--load", "--dump", "--threads", "--cache-dir", "--png", "--every"}},
     {"check", {}},
     {"ir", {"--kernel", "--after", "--template"}},
-    {"compile", {"--cache-dir", "--backend", "--device"}},
+    {"compile", {"--cache-dir", "--backend", "--device", "--workgroup-size"}},
     {"spirv", {"--kernel", "--template", "--device"}},
-    {"bench", {"--steps", "--threads", "--backend", "--device", "--cache-dir"}},
+    {"bench", {"--steps", "--threads", "--backend", "--device", "--workgroup-size", "--cache-dir"}},
     {"fmt", {}},
     {"devices", {}},
 };
 const std::map<std::string, std::vector<std::string>> kFlagOptions = {
-    {"run", {"--stats", "--debug", "--no-cache", "--validate"}},
+    {"run", {"--stats", "--debug", "--no-cache", "--validate", "--spirv-opt"}},
     {"check", {}},
     {"ir", {"--list-passes", "--debug"}},
-    {"compile", {"--stats", "--debug", "--no-cache", "--validate"}},
+    {"compile", {"--stats", "--debug", "--no-cache", "--validate", "--spirv-opt"}},
     {"spirv", {"--debug"}},
-    {"bench", {"--no-cache", "--validate"}},
+    {"bench", {"--no-cache", "--validate", "--spirv-opt"}},
     {"fmt", {"--check"}},
     {"devices", {}},
 };
@@ -206,6 +208,11 @@ loom::ProgramOptions program_options(const Options& o) {
   else fail("unknown backend '" + backend + "' (choose cpu, vulkan or auto)");
   p.device = o.value("--device");
   if (o.flag("--validate")) p.validation = true;
+  if (o.flag("--spirv-opt")) p.spirv_opt = true;
+  if (!o.value("--workgroup-size").empty()) {
+    p.workgroup_size = to_int("--workgroup-size", o.value("--workgroup-size"));
+    if (p.workgroup_size < 1 || p.workgroup_size > 1024) fail("--workgroup-size takes 1 to 1024");
+  }
   p.debug = o.flag("--debug");
   p.offline_cache = !o.flag("--no-cache");
   p.cache_dir = o.value("--cache-dir");
