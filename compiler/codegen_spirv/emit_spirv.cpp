@@ -336,8 +336,18 @@ class TaskEmitter {
     m_.member_decorate(st, 0, spv::DecorationOffset, {0});
     sb.var = m_.global_variable(ptr(spv::StorageClassStorageBuffer, st), spv::StorageClassStorageBuffer);
     decorate_binding(sb.var, plan_.find(BindingKind::Buffer, slot));
+    // SPIR-V lets a compiler assume distinct buffers do not overlap; two ndarray slots may be
+    // bound to the same ndarray (fields are distinct by name and never alias).
+    if (r.kind == ResourceKind::Ndarray && ndarray_slots() > 1) m_.decorate(sb.var, spv::DecorationAliased);
     m_.name(sb.var, r.kind == ResourceKind::Field ? r.field : "slot" + std::to_string(slot));
     return slot_buffers_[slot] = sb;
+  }
+
+  int ndarray_slots() const {
+    int n = 0;
+    for (const SpirvBinding& b : plan_.bindings)
+      n += b.kind == BindingKind::Buffer && k_.abi.resources.at(static_cast<size_t>(b.index)).kind == ResourceKind::Ndarray;
+    return n;
   }
 
   void prepare_cas_slots() {

@@ -230,6 +230,28 @@ TEST(VulkanProgram, ArgumentsBeyondPushConstantsTravelInAUniformRing) {
   EXPECT_GT(p.device_counters().last_launch_argument_bytes, 128u);
 }
 
+// The same ndarray bound to two parameters: a write through one is seen through the other,
+// as on the CPU (the buffers are declared Aliased).
+TEST(VulkanProgram, OneNdarrayBoundToTwoParameters) {
+  const char* doc = R"({"format": "loom-graph", "version": 2, "ndarrays": [{"name": "v", "type": "i32", "shape": [1]}],
+    "kernels": [{"name": "bump", "params": [{"name": "a", "kind": "ndarray", "type": "i32", "ndim": 1},
+                                            {"name": "b", "kind": "ndarray", "type": "i32", "ndim": 1}],
+      "returns": ["i32"], "nodes": [
+      {"id": 1, "type": "store", "inputs": {"i0": 0, "value": 5}, "params": {"ndarray": "a"}},
+      {"id": 2, "type": "load", "inputs": {"i0": 0}, "params": {"ndarray": "b"}},
+      {"id": 3, "type": "store", "inputs": {"i0": 0, "value": 9}, "params": {"ndarray": "b"}},
+      {"id": 4, "type": "load", "inputs": {"i0": 0}, "params": {"ndarray": "a"}},
+      {"id": 5, "type": "expr", "inputs": {"x": "2", "y": "4"}, "params": {"expr": "x * 100 + y"}},
+      {"id": 6, "type": "return", "inputs": {"r0": "5"}}]}]})";
+  for (Backend b : {Backend::Cpu, Backend::Vulkan}) {
+    ProgramOptions o = vulkan();
+    o.backend = b;
+    Program p(o);
+    p.load(graph::load_document(doc));
+    EXPECT_EQ(p.launch("bump", {{"a", "v"}, {"b", "v"}}).ints.at(0), 509) << backend_name(b);
+  }
+}
+
 TEST(VulkanProgram, AutoFallsBackToTheCpuWithANotice) {
   std::vector<std::string> warnings;
   ProgramOptions o = vulkan(&warnings);
