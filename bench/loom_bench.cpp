@@ -123,6 +123,44 @@ int main(int argc, char** argv) {
   row("saxpy 1k loom", us_small, "us", us_small / us_small_hand, "of hand-written time (OpenMP)");
   row("saxpy 1k hand-written", us_small_hand, "us", 1.0, "");
 
+  // ---- a launch after an idle gap: the workers are asleep, and the launch must not wait for
+  // them to wake when the caller can do the work itself. Baseline: the same on one thread.
+  {
+    const int64_t m = 16384;
+    const int samples = quick ? 200 : 1000;
+    std::vector<float> gx(static_cast<size_t>(m), 1.0f), gy(static_cast<size_t>(m), 2.0f);
+    loom::ProgramOptions serial_options = options;
+    serial_options.threads = 1;
+    loom::Program serial(serial_options);
+    serial.load_file(source("bench/graphs/bench_kernels.loom.json"));
+    for (loom::Program* p : {&program, &serial}) {
+      p->wrap_ndarray("gx", {loom::Scalar::F32}, {m}, gx.data());
+      p->wrap_ndarray("gy", {loom::Scalar::F32}, {m}, gy.data());
+    }
+    loom::Args gap_args = {{"a", 0.5}, {"x", "gx"}, {"y", "gy"}};
+    auto after_gap = [&](loom::Program& p, double* p99) {
+      p.launch("saxpy", gap_args);
+      std::vector<double> t;
+      for (int i = 0; i < samples; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        auto t0 = Clock::now();
+        p.launch("saxpy", gap_args);
+        t.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+      }
+      std::sort(t.begin(), t.end());
+      *p99 = t[t.size() * 99 / 100];
+      return t[t.size() / 2];
+    };
+    double p99_pool = 0, p99_one = 0;
+    double us_pool = after_gap(program, &p99_pool);
+    double us_one = after_gap(serial, &p99_one);
+    std::printf("\nlaunch after a 1 ms idle gap, saxpy 16k (baseline: the same on 1 thread)\n");
+    row("median, pool", us_pool, "us", us_pool / us_one, "of 1 thread");
+    row("p99, pool", p99_pool, "us", p99_pool / p99_one, "of 1 thread");
+    row("median, 1 thread", us_one, "us", 1.0, "");
+    row("p99, 1 thread", p99_one, "us", 1.0, "");
+  }
+
   // ---- compile latency per sample graph
   std::printf("\ncompile latency per kernel (goal: warm offline <= 5 ms and >= 20x faster than cold)\n");
   std::string cache_dir = (std::filesystem::temp_directory_path() / "loom_bench_cache").string();

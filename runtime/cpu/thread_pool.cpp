@@ -2,16 +2,26 @@
 
 #include <algorithm>
 #include <chrono>
-#include <exception>
+#include <utility>
 
 namespace loom::cpu {
 
 namespace {
 thread_local bool t_in_launch = false;
 
-// About 10-30 microseconds of polling before a thread blocks.
+// The caller polls about 10-30 microseconds for workers' last chunks before it blocks.
 constexpr int kSpins = 256;
+// Workers stay awake this long after their last chunk: launches come in bursts (a frame's
+// kernels), and a futex wake costs more than a whole small launch.
 constexpr auto kWorkerSpin = std::chrono::microseconds(50);
+
+// The claim word (see thread_pool.h): generation << kChunkBits | chunks not yet claimed.
+constexpr int kChunkBits = 40;
+constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkBits) - 1;
+constexpr int64_t kMaxChunks = static_cast<int64_t>(kChunkMask);
+
+uint64_t generation(uint64_t word) { return word >> kChunkBits; }
+int64_t unclaimed(uint64_t word) { return static_cast<int64_t>(word & kChunkMask); }
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -22,10 +32,15 @@ inline void cpu_relax() {
 }
 }  // namespace
 
-ThreadPool::ThreadPool(int threads) {
+ThreadPool::ThreadPool(int threads, std::function<void()> on_worker_start) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   workers_.reserve(static_cast<size_t>(threads - 1));
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  for (int i = 1; i < threads; ++i) {
+    workers_.emplace_back([this, on_worker_start] {
+      if (on_worker_start) on_worker_start();
+      worker_loop();
+    });
+  }
 }
 
 ThreadPool::~ThreadPool() {
@@ -37,74 +52,116 @@ ThreadPool::~ThreadPool() {
   for (auto& t : workers_) t.join();
 }
 
-void ThreadPool::drain() {
-  for (;;) {
-    int64_t b = next_.fetch_add(grain_, std::memory_order_relaxed);
-    if (b >= end_) return;
-    fn_(obj_, b, std::min(end_, b + grain_));
+void ThreadPool::finish_chunks(int64_t count) {
+  if (count == 0) return;
+  // After this add the launch may be over: only pool-owned state is touched below. The
+  // seq_cst pair (done_ here, caller_asleep_ in run) makes sure a caller that is about to
+  // sleep either sees the count or is woken.
+  done_.fetch_add(count, std::memory_order_seq_cst);
+  if (caller_asleep_.load(std::memory_order_seq_cst)) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    finished_.notify_one();
   }
 }
 
+void ThreadPool::cancel(std::exception_ptr failure) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!failure_) failure_ = std::move(failure);
+  }
+  // The cancelling thread still holds an unfinished chunk, so the launch is still current.
+  uint64_t word = claim_.load(std::memory_order_relaxed);
+  while (unclaimed(word) != 0 &&
+         !claim_.compare_exchange_weak(word, word & ~kChunkMask, std::memory_order_relaxed)) {
+  }
+  finish_chunks(unclaimed(word));
+}
+
+uint64_t ThreadPool::work() {
+  uint64_t word = claim_.load(std::memory_order_relaxed);
+  while (unclaimed(word) != 0) {
+    if (!claim_.compare_exchange_weak(word, word - 1, std::memory_order_acquire, std::memory_order_relaxed))
+      continue;
+    // Claimed: launch_ is this launch's and stays so until finish_chunks below.
+    const Launch& l = launch_;
+    int64_t b = l.begin + (l.chunks - unclaimed(word)) * l.grain;
+    try {
+      l.fn(l.obj, b, b + std::min(l.grain, l.end - b));
+    } catch (...) {
+      cancel(std::current_exception());
+    }
+    finish_chunks(1);
+    word = claim_.load(std::memory_order_relaxed);
+  }
+  return word;
+}
+
 void ThreadPool::worker_loop() {
-  uint64_t seen = 0;
   t_in_launch = true;
   for (;;) {
-    // Stay awake briefly after a launch: launches come in bursts (a frame's kernels), and a
-    // futex wake costs more than a whole small launch.
+    // Nothing left to claim: wait for a later generation than the one just drained.
+    uint64_t seen = generation(work());
+    auto is_new = [&] { return generation(claim_.load(std::memory_order_seq_cst)) != seen; };
     auto spin_until = std::chrono::steady_clock::now() + kWorkerSpin;
-    for (int spin = 0; generation_.load(std::memory_order_acquire) == seen; ++spin) {
+    for (int spin = 0; !is_new() && !stop_.load(std::memory_order_relaxed); ++spin) {
       cpu_relax();
       if ((spin & 63) == 63 && std::chrono::steady_clock::now() > spin_until) break;
     }
-    if (generation_.load(std::memory_order_acquire) == seen) {
-      std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stop_.load() || generation_.load(std::memory_order_acquire) != seen; });
+    if (!is_new() && !stop_.load()) {
+      sleepers_.fetch_add(1, std::memory_order_seq_cst);
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stop_.load() || is_new(); });
+      }
+      sleepers_.fetch_sub(1, std::memory_order_relaxed);
     }
     if (stop_.load()) return;
-    seen = generation_.load(std::memory_order_acquire);
-    drain();
-    if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      done_.notify_one();
-    }
   }
 }
 
 void ThreadPool::run(int64_t begin, int64_t end, int64_t grain, ChunkFn fn, void* obj) {
   if (end <= begin) return;
   grain = std::max<int64_t>(grain, 1);
-  if (workers_.empty() || t_in_launch || end - begin <= grain) {
-    for (int64_t b = begin; b < end; b += grain) fn(obj, b, std::min(end, b + grain));
+  int64_t chunks = (end - begin - 1) / grain + 1;
+  if (chunks > kMaxChunks) {
+    grain = (end - begin - 1) / kMaxChunks + 1;
+    chunks = (end - begin - 1) / grain + 1;
+  }
+  if (workers_.empty() || t_in_launch || chunks == 1) {
+    for (int64_t b = begin; b < end;) {
+      int64_t e = b + std::min(grain, end - b);
+      fn(obj, b, e);
+      b = e;
+    }
     return;
   }
-  std::lock_guard<std::mutex> launch(launch_);
-  next_.store(begin, std::memory_order_relaxed);
-  end_ = end;
-  grain_ = grain;
-  fn_ = fn;
-  obj_ = obj;
-  busy_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    generation_.fetch_add(1, std::memory_order_release);
+  std::lock_guard<std::mutex> one_at_a_time(launching_);
+  // No worker reads launch_, done_ or failure_ before it claims a chunk of this launch.
+  launch_ = Launch{fn, obj, begin, end, grain, chunks};
+  failure_ = nullptr;
+  done_.store(0, std::memory_order_relaxed);
+  uint64_t next = generation(claim_.load(std::memory_order_relaxed)) + 1;
+  claim_.store((next << kChunkBits) | static_cast<uint64_t>(chunks), std::memory_order_seq_cst);
+  if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+    { std::lock_guard<std::mutex> lock(mutex_); }  // a worker between its check and its wait
+    wake_.notify_all();
   }
-  wake_.notify_all();
-  // The caller takes chunks too; whatever it throws waits until the workers are done.
-  std::exception_ptr failure;
+  // The caller takes chunks too, then waits only for chunks that workers have started.
   t_in_launch = true;
-  try {
-    drain();
-  } catch (...) {
-    next_.store(end_, std::memory_order_relaxed);
-    failure = std::current_exception();
-  }
+  work();
   t_in_launch = false;
-  for (int spin = 0; spin < kSpins && busy_.load(std::memory_order_acquire) != 0; ++spin) cpu_relax();
-  if (busy_.load(std::memory_order_acquire) != 0) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return busy_.load(std::memory_order_acquire) == 0; });
+  auto finished = [&] { return done_.load(std::memory_order_seq_cst) == chunks; };
+  for (int spin = 0; spin < kSpins && !finished(); ++spin) cpu_relax();
+  if (!finished()) {
+    caller_asleep_.store(true, std::memory_order_seq_cst);
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      finished_.wait(lock, finished);
+    }
+    caller_asleep_.store(false, std::memory_order_relaxed);
   }
-  if (failure) std::rethrow_exception(failure);
+  // Every chunk is counted, so nobody writes failure_ any more.
+  if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
 }
 
 }  // namespace loom::cpu

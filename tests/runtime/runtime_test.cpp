@@ -1,4 +1,4 @@
-// The CPU runtime: thread pool, storage, argpacks, launch frames and object loading.
+// The CPU runtime: storage, argpacks, launch frames and object loading.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -19,56 +19,11 @@
 #include "runtime/host/launch_frame.h"
 #include "runtime/host/ndarray.h"
 #include "runtime/host/texture.h"
-#include "runtime/cpu/thread_pool.h"
 
 using namespace loom;
 using loom::ir::Builder;
 using loom::ir::Inst;
 using loom::ir::Op;
-
-TEST(ThreadPool, CoversEveryIndexExactlyOnce) {
-  cpu::ThreadPool pool(4);
-  EXPECT_EQ(pool.size(), 4);
-  std::vector<std::atomic<int>> hits(10007);
-  for (int64_t grain : {1, 7, 100, 5000, 20000}) {
-    for (auto& h : hits) h = 0;
-    pool.parallel_for(0, static_cast<int64_t>(hits.size()), grain, [&](int64_t b, int64_t e) {
-      EXPECT_LE(e - b, grain);
-      for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
-    });
-    for (size_t i = 0; i < hits.size(); ++i) ASSERT_EQ(hits[i].load(), 1) << "grain " << grain << " index " << i;
-  }
-}
-
-TEST(ThreadPool, ManySmallLaunchesAndCallerParticipates) {
-  cpu::ThreadPool pool(3);
-  std::atomic<int64_t> total{0};
-  std::atomic<bool> caller_ran{false};
-  auto caller = std::this_thread::get_id();
-  for (int launch = 0; launch < 5000; ++launch) {
-    pool.parallel_for(0, 64, 1, [&](int64_t b, int64_t e) {
-      total += e - b;
-      if (std::this_thread::get_id() == caller) caller_ran = true;
-    });
-  }
-  EXPECT_EQ(total.load(), 5000 * 64);
-  EXPECT_TRUE(caller_ran.load());
-}
-
-TEST(ThreadPool, NestedAndEmptyRangesRunInline) {
-  cpu::ThreadPool pool(2);
-  int calls = 0;
-  pool.parallel_for(5, 5, 1, [&](int64_t, int64_t) { ++calls; });
-  EXPECT_EQ(calls, 0);
-  std::atomic<int> inner{0};
-  pool.parallel_for(0, 8, 1, [&](int64_t, int64_t) {
-    pool.parallel_for(0, 10, 3, [&](int64_t b, int64_t e) { inner += static_cast<int>(e - b); });
-  });
-  EXPECT_EQ(inner.load(), 80);
-  cpu::ThreadPool single(1);
-  single.parallel_for(0, 100, 10, [&](int64_t, int64_t) { ++calls; });
-  EXPECT_EQ(calls, 10);
-}
 
 TEST(Storage, FieldLayoutsAndViews) {
   host::Field aos(FieldDesc{"p", {Scalar::F32, 3, 1}, {4, 5}, Layout::AoS});
