@@ -123,16 +123,18 @@ int main(int argc, char** argv) {
   row("saxpy 1k loom", us_small, "us", us_small / us_small_hand, "of hand-written time (OpenMP)");
   row("saxpy 1k hand-written", us_small_hand, "us", 1.0, "");
 
+  // The same kernels on one thread: the baseline for the scaling figures below.
+  loom::ProgramOptions serial_options = options;
+  serial_options.threads = 1;
+  loom::Program serial(serial_options);
+  serial.load_file(source("bench/graphs/bench_kernels.loom.json"));
+
   // ---- a launch after an idle gap: the workers are asleep, and the launch must not wait for
   // them to wake when the caller can do the work itself. Baseline: the same on one thread.
   {
     const int64_t m = 16384;
     const int samples = quick ? 200 : 1000;
     std::vector<float> gx(static_cast<size_t>(m), 1.0f), gy(static_cast<size_t>(m), 2.0f);
-    loom::ProgramOptions serial_options = options;
-    serial_options.threads = 1;
-    loom::Program serial(serial_options);
-    serial.load_file(source("bench/graphs/bench_kernels.loom.json"));
     for (loom::Program* p : {&program, &serial}) {
       p->wrap_ndarray("gx", {loom::Scalar::F32}, {m}, gx.data());
       p->wrap_ndarray("gy", {loom::Scalar::F32}, {m}, gy.data());
@@ -159,6 +161,28 @@ int main(int argc, char** argv) {
     row("p99, pool", p99_pool, "us", p99_pool / p99_one, "of 1 thread");
     row("median, 1 thread", us_one, "us", 1.0, "");
     row("p99, 1 thread", p99_one, "us", 1.0, "");
+  }
+
+  // ---- 2-d tasks with few outer rows: chunks are sized by total work, so these split across
+  // the pool (they used to run whole on one thread). Baseline: the same on one thread.
+  std::printf("\n2-d stencil with few rows, %d threads (ratio = 1-thread time / pool time)\n", threads);
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{256, 256}, {64, 4096}}) {
+    std::vector<float> a(static_cast<size_t>(rows * cols), 1.0f), b(a.size());
+    std::string src = "s" + std::to_string(rows), dst = "d" + std::to_string(rows);
+    for (loom::Program* p : {&program, &serial}) {
+      p->wrap_ndarray(src, {loom::Scalar::F32}, {rows, cols}, a.data());
+      p->wrap_ndarray(dst, {loom::Scalar::F32}, {rows, cols}, b.data());
+    }
+    loom::Args args = {{"k", 0.1}, {"src", src}, {"dst", dst}};
+    const int launches_2d = quick ? 200 : 2000;
+    auto per_launch_us = [&](loom::Program& p) {
+      return median_seconds(5, [&] {
+               for (int i = 0; i < launches_2d; ++i) p.launch("stencil", args);
+             }) / launches_2d * 1e6;
+    };
+    double us_pool = per_launch_us(program), us_one = per_launch_us(serial);
+    std::string name = "stencil " + std::to_string(rows) + "x" + std::to_string(cols);
+    row(name.c_str(), us_pool, "us", us_one / us_pool, "speed-up over 1 thread");
   }
 
   // ---- compile latency per sample graph

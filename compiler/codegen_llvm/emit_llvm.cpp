@@ -410,14 +410,25 @@ class Emitter {
     }
   }
 
+  // int64_t extent(LaunchContext*, int64_t* row_work): rows of the outermost dimension, and
+  // iterations per row (the inner extents' product, capped at kTaskRowWorkCap) so the
+  // runtime can size chunks of multi-d tasks by their total work.
   void emit_extent_function(const Inst& offload, const std::string& name) {
-    Function* fn = new_function(name, i64_, {ptr_});
+    Function* fn = new_function(name, i64_, {ptr_, ptr_});
     begin_function(fn);
     emit_uniforms();
     std::vector<Value*> lo, hi;
     task_bounds(offload, &lo, &hi);
-    Value* n = b_.CreateSub(b_.CreateSExt(hi[0], i64_), b_.CreateSExt(lo[0], i64_));
-    b_.CreateRet(b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, n, b_.getInt64(0)));
+    auto extent = [&](size_t d) {
+      Value* n = b_.CreateSub(b_.CreateSExt(hi[d], i64_), b_.CreateSExt(lo[d], i64_));
+      return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, n, b_.getInt64(0));
+    };
+    Value* row_work = b_.getInt64(1);
+    for (size_t d = 1; d < lo.size(); ++d)  // capped product < 2^31 * 2^32: no overflow
+      row_work = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateMul(row_work, extent(d)),
+                                          b_.getInt64(kTaskRowWorkCap));
+    b_.CreateStore(row_work, fn->getArg(1));
+    b_.CreateRet(extent(0));
   }
 
   // ---------------------------------------------------------------- instructions

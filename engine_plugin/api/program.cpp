@@ -36,7 +36,7 @@ namespace {
 
 // Part of every cache key: bump when the IR, passes, codegen or the ABI change meaning.
 constexpr const char* kCompilerVersion = "loom-compiler-0.1.0";
-constexpr const char* kRuntimeVersion = "loom-runtime-0.2.0";
+constexpr const char* kRuntimeVersion = "loom-runtime-0.3.0";  // 0.3: CPU extent functions report work per row
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) {

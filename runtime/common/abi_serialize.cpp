@@ -11,7 +11,7 @@ namespace loom {
 namespace {
 
 constexpr char kMagic[8] = {'L', 'O', 'O', 'M', 'K', 'R', 'N', 'L'};
-constexpr uint32_t kRecordVersion = 2;
+constexpr uint32_t kRecordVersion = 3;  // 3: task extent functions report work per row
 
 }  // namespace
 

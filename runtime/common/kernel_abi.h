@@ -78,12 +78,15 @@ struct LaunchContext {
 
 // One offloaded task of a compiled kernel.
 // Serial tasks run entry(ctx, 0, 1) once. Range and struct tasks run entry(ctx, b, e) over
-// chunks [b, e) of [0, extent(ctx)), the outermost dimension of their iteration space.
+// chunks [b, e) of [0, extent(ctx, &row_work)), the outermost dimension of their iteration
+// space; the extent function also stores the iterations per outer row (the product of the
+// inner extents, 1 for 1-d tasks, capped at kTaskRowWorkCap), which sizes the chunks.
+constexpr int64_t kTaskRowWorkCap = int64_t{1} << 31;
 struct TaskDesc {
   uint8_t kind = 0;           // ir::TaskKind: 0 serial, 1 range_for, 2 struct_for
   std::string symbol;         // void(LaunchContext*, int64_t begin, int64_t end)
-  std::string extent_symbol;  // int64_t(LaunchContext*), empty for serial tasks
-  uint8_t dims = 1;           // dimensions of the iteration space (chunking picks its grain by it)
+  std::string extent_symbol;  // int64_t(LaunchContext*, int64_t* row_work), empty for serial tasks
+  uint8_t dims = 1;           // dimensions of the iteration space
 };
 
 struct KernelABI {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <string>
 
 #include "runtime/common/error.h"
@@ -12,8 +13,9 @@ namespace loom::cpu {
 namespace {
 // Chunks per thread: enough to balance uneven work, few enough to keep chunks long.
 constexpr int64_t kChunksPerThread = 8;
-constexpr int64_t kMinChunk = 256;
-constexpr int64_t kMinChunk1d = 8192;  // ~a few microseconds of a simple loop body
+// Iterations per chunk at least: ~a few microseconds of a simple loop body, which repays
+// claiming the chunk and, for 1-d tasks, leaves the chunk's loop long enough to vectorise.
+constexpr int64_t kMinChunkWork = 8192;
 
 bool failed(LaunchError* error) {
   return std::atomic_ref<int32_t>(error->code).load(std::memory_order_relaxed) != 0;
@@ -21,6 +23,15 @@ bool failed(LaunchError* error) {
 }  // namespace
 
 CpuDevice::CpuDevice(int threads) : pool_(threads) {}
+
+int64_t chunk_rows(int64_t rows, int64_t row_work, int threads) {
+  if (rows <= 0) return 1;
+  if (row_work <= 0) return rows;  // no iterations at all: one chunk
+  int64_t work = rows > INT64_MAX / row_work ? INT64_MAX : rows * row_work;
+  int64_t chunks = std::min<int64_t>(std::max(threads, 1) * kChunksPerThread, work / kMinChunkWork);
+  chunks = std::clamp<int64_t>(chunks, 1, rows);
+  return (rows - 1) / chunks + 1;
+}
 
 std::string describe_launch_error(const LoadedCpuKernel& kernel, const LaunchError& e) {
   return loom::describe_launch_error(kernel.abi, kernel.assert_messages, e);
@@ -47,21 +58,18 @@ void CpuDevice::launch(const LoadedCpuKernel& kernel, LaunchContext& ctx) {
   LaunchError* error = ctx.error ? ctx.error : &local;
   *error = LaunchError{};
   ctx.error = error;
-  const int64_t threads = pool_.size();
-  for (const LoadedTask& task : kernel.tasks) {
+  for (size_t t = 0; t < kernel.tasks.size(); ++t) {
+    const LoadedTask& task = kernel.tasks[t];
     if (task.kind == 0) {
+      if (observer_) observer_(t, 0, 1);
       task.entry(&ctx, 0, 1);
     } else {
-      int64_t n = task.extent(&ctx);
-      // Several chunks per thread for balance, but never so short that the loop inside a
-      // chunk (the task's innermost dimension when it is 1-d) cannot run vectorised, and
-      // 1-d tasks too small to repay waking the workers run whole on the caller.
-      int64_t balanced = (n + threads * kChunksPerThread - 1) / (threads * kChunksPerThread);
-      int64_t per_thread = (n + threads - 1) / threads;
-      int64_t min_chunk = task.dims <= 1 ? kMinChunk1d : kMinChunk;
-      int64_t grain = std::max<int64_t>({1, balanced, std::min(per_thread, kMinChunk), std::min(n, min_chunk)});
-      pool_.parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
-        if (!failed(error)) task.entry(&ctx, b, e);
+      int64_t row_work = 1;
+      int64_t rows = task.extent(&ctx, &row_work);
+      pool_.parallel_for(0, rows, chunk_rows(rows, row_work, pool_.size()), [&](int64_t b, int64_t e) {
+        if (failed(error)) return;
+        if (observer_) observer_(t, b, e);
+        task.entry(&ctx, b, e);
       });
     }
     if (failed(error)) break;

@@ -2,6 +2,8 @@
 // outermost dimension over the thread pool, serial tasks on the calling thread.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <memory>
 
 #include "runtime/common/kernel_abi.h"
@@ -21,9 +23,21 @@ class CpuDevice {
   // kernel, the node and the access.
   void launch(const LoadedCpuKernel& kernel, LaunchContext& ctx);
 
+  // Called on the thread that runs it before every call of a task's entry (task index,
+  // chunk begin and end), for tests and profilers. Set it while no launch is running.
+  using ChunkObserver = std::function<void(size_t task, int64_t begin, int64_t end)>;
+  void set_chunk_observer(ChunkObserver observer) { observer_ = std::move(observer); }
+
  private:
   ThreadPool pool_;
+  ChunkObserver observer_;
 };
+
+// Outer rows per chunk for a parallel task of `rows` rows of `row_work` iterations each on
+// `threads` threads: several chunks per thread for balance, but each chunk at least a few
+// microseconds of work, so a small task runs whole on the caller and a multi-d task with
+// few rows still splits across threads.
+int64_t chunk_rows(int64_t rows, int64_t row_work, int threads);
 
 // The message for a reported LaunchError ("" when code is 0).
 std::string describe_launch_error(const LoadedCpuKernel& kernel, const LaunchError& error);

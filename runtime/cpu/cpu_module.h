@@ -13,7 +13,8 @@
 namespace loom::cpu {
 
 using TaskEntry = void (*)(LaunchContext*, int64_t begin, int64_t end);
-using TaskExtent = int64_t (*)(LaunchContext*);
+// Returns the outer rows and stores the iterations per row (see TaskDesc).
+using TaskExtent = int64_t (*)(LaunchContext*, int64_t* row_work);
 
 struct LoadedTask {
   uint8_t kind = 0;  // as TaskDesc::kind: 0 serial, 1 range_for, 2 struct_for

@@ -2,8 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
+#include <mutex>
 #include <numeric>
+#include <set>
 #include <thread>
 
 #include "compiler/codegen_llvm/cpu_codegen.h"
@@ -481,4 +484,125 @@ TEST(CpuModule, ConcurrentCompileLoadAndLaunch) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(good.load(), 3);
+}
+
+TEST(CpuDevice, ChunkRowsFollowTheTotalWork) {
+  auto chunks = [](int64_t rows, int64_t row_work, int threads) {
+    int64_t grain = cpu::chunk_rows(rows, row_work, threads);
+    EXPECT_GE(grain, 1);
+    return (rows + grain - 1) / grain;
+  };
+  EXPECT_EQ(cpu::chunk_rows(16384, 1, 2), 8192);  // 1-d: chunks long enough to vectorise
+  EXPECT_EQ(chunks(1000, 1, 16), 1);              // too small to repay a wake-up
+  EXPECT_EQ(chunks(256, 256, 2), 8);              // the heat sample: no longer serial
+  EXPECT_EQ(chunks(64, 1024, 4), 8);
+  EXPECT_EQ(chunks(1024, 1024, 16), 128);         // 8 per thread
+  EXPECT_EQ(chunks(4, 1 << 20, 16), 4);           // never more chunks than rows
+  EXPECT_EQ(chunks(64, 4, 4), 1);                 // many rows but little work
+  EXPECT_EQ(cpu::chunk_rows(100, 0, 8), 100);     // empty inner range: one chunk
+  EXPECT_EQ(cpu::chunk_rows(0, 5, 8), 1);
+  EXPECT_EQ(chunks(int64_t{1} << 40, int64_t{1} << 31, 8), 64);  // no overflow
+}
+
+namespace {
+
+// out[i][j] = 1000 * i + j over a 2-d range_for covering out's shape.
+std::unique_ptr<ir::Kernel> grid_kernel() {
+  auto k = std::make_unique<ir::Kernel>();
+  k->abi.name = "grid";
+  ParamDesc nd;
+  nd.name = "out";
+  nd.kind = ParamKind::Ndarray;
+  nd.type = {Scalar::I32};
+  nd.ndim = 2;
+  k->abi.params.push_back(nd);
+  ResourceDesc r;
+  r.kind = ResourceKind::Ndarray;
+  r.dtype = Scalar::I32;
+  r.ndim = 2;
+  r.param = 0;
+  k->abi.resources.push_back(r);
+  Builder b(k->body.get());
+  Inst* rows = b.make(Op::ResourceShape, Scalar::I32, {}, 0, 0);
+  Inst* cols = b.make(Op::ResourceShape, Scalar::I32, {}, 0, 1);
+  auto task = std::make_unique<Inst>(Op::Offload, Scalar::Void);
+  task->attr0 = static_cast<int>(ir::TaskKind::RangeFor);
+  task->attr1 = 2;
+  task->operands = {b.i32(0), rows, b.i32(0), cols};
+  Inst* t = b.insert(std::move(task));
+  t->regions.push_back(std::make_unique<ir::Block>(t));
+  b.set_insert_end(t->region(0));
+  Inst* i = b.loop_index(t, 0);
+  Inst* j = b.loop_index(t, 1);
+  Inst* linear = b.binary(Op::Add, b.binary(Op::Mul, b.cast(Scalar::I64, i), b.cast(Scalar::I64, cols)),
+                          b.cast(Scalar::I64, j));
+  b.global_store(b.make(Op::ElementPtr, Scalar::I32, {linear}, 0),
+                 b.binary(Op::Add, b.binary(Op::Mul, i, b.i32(1000)), j));
+  return k;
+}
+
+}  // namespace
+
+TEST(CpuDevice, ExtentFunctionsReportRowsAndWorkPerRow) {
+  auto k = grid_kernel();
+  ASSERT_EQ(ir::verify(*k, {.offloaded = true, .lowered = true}), "");
+  auto compiled = codegen::compile_kernel_to_object(*k);
+  cpu::CpuModule module;
+  auto kernel = module.load(compiled.abi, compiled.object);
+  host::Ndarray out(Scalar::I32, {64, 1024});
+  host::LaunchFrame frame(kernel->abi);
+  frame.set_ndarray(0, out);
+  int64_t row_work = -1;
+  EXPECT_EQ(kernel->tasks[0].extent(&frame.context(), &row_work), 64);
+  EXPECT_EQ(row_work, 1024);
+
+  auto one_d = codegen::compile_kernel_to_object(*counting_kernel());
+  auto counting = module.load(one_d.abi, one_d.object);
+  host::Ndarray c(Scalar::I32, {1});
+  host::LaunchFrame f(counting->abi);
+  f.set_ndarray(0, c);
+  f.set_value<int32_t>(1, 77);
+  row_work = -1;
+  EXPECT_EQ(counting->tasks[0].extent(&f.context(), &row_work), 77);
+  EXPECT_EQ(row_work, 1);
+}
+
+// A 2-d task with only 64 outer rows used to be one chunk (the grain was chosen from the
+// outer rows alone), so it ran on one thread.
+TEST(CpuDevice, MultiDimensionalTasksWithFewRowsSplitAcrossThreads) {
+  auto k = grid_kernel();
+  auto compiled = codegen::compile_kernel_to_object(*k);
+  cpu::CpuModule module;
+  cpu::CpuDevice device(4);
+  auto kernel = module.load(compiled.abi, compiled.object);
+  host::Ndarray out(Scalar::I32, {64, 1024});
+  host::LaunchFrame frame(kernel->abi);
+  frame.set_ndarray(0, out);
+
+  std::mutex mutex;
+  std::set<std::thread::id> threads;
+  std::atomic<int> chunks{0};
+  auto distinct = [&] {
+    std::lock_guard<std::mutex> lock(mutex);
+    return threads.size();
+  };
+  device.set_chunk_observer([&](size_t task, int64_t b, int64_t e) {
+    EXPECT_EQ(task, 0u);
+    EXPECT_LT(b, e);
+    ++chunks;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      threads.insert(std::this_thread::get_id());
+    }
+    // Hold the chunk until another thread runs one too, so the count does not depend on
+    // how fast workers wake; the deadline only keeps a one-chunk launch from hanging.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (distinct() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  });
+  device.launch(*kernel, frame.context());
+  EXPECT_GT(chunks.load(), 1);
+  EXPECT_GE(distinct(), 2u);
+  const int32_t* v = out.data_as<int32_t>();
+  for (int i = 0; i < 64; ++i)
+    for (int j = 0; j < 1024; ++j) ASSERT_EQ(v[i * 1024 + j], 1000 * i + j);
 }
