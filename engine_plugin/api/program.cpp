@@ -209,7 +209,7 @@ struct Program::Impl {
     }
     for (const graph::NdarrayDecl& n : doc->ndarrays) {
       claim_name(n.name);
-      ndarrays[n.name] = std::make_unique<host::Ndarray>(n.elem.scalar, n.shape, n.elem.components());
+      ndarrays[n.name] = std::make_unique<host::Ndarray>(n.elem.scalar, n.shape, n.elem.components(), n.name);
       backend->add_buffer(n.name, ndarrays[n.name]->data(), ndarrays[n.name]->bytes(), false);
     }
     for (const graph::TextureDecl& t : doc->textures) {
@@ -646,15 +646,18 @@ TextureView Program::texture(const std::string& name) {
 }
 
 void Program::create_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape) {
+  // Checked (extents, memory) before the name is taken, so a failure leaves no trace.
+  auto array = std::make_unique<host::Ndarray>(elem.scalar, std::move(shape), elem.components(), name);
   impl_->claim_name(name);
-  impl_->ndarrays[name] = std::make_unique<host::Ndarray>(elem.scalar, std::move(shape), elem.components());
+  impl_->ndarrays[name] = std::move(array);
   const host::Ndarray& n = *impl_->ndarrays[name];
   impl_->backend->add_buffer(name, n.data(), n.bytes(), false);
 }
 
 void Program::wrap_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape, void* data) {
+  auto array = std::make_unique<host::Ndarray>(data, elem.scalar, std::move(shape), elem.components(), name);
   impl_->claim_name(name);
-  impl_->ndarrays[name] = std::make_unique<host::Ndarray>(data, elem.scalar, std::move(shape), elem.components());
+  impl_->ndarrays[name] = std::move(array);
   const host::Ndarray& n = *impl_->ndarrays[name];
   impl_->backend->add_buffer(name, n.data(), n.bytes(), true);
 }

@@ -5,14 +5,12 @@
 namespace loom::host {
 
 Field::Field(FieldDesc desc) : desc_(std::move(desc)) {
-  if (desc_.shape.size() > static_cast<size_t>(kMaxDims))
-    throw Error("field '" + desc_.name + "' has more than 4 dimensions");
-  for (int64_t n : desc_.shape) {
-    if (n < 0) throw Error("field '" + desc_.name + "' has a negative extent");
-    count_ *= n;
-  }
-  if (desc_.elem.scalar == Scalar::Void) throw Error("field '" + desc_.name + "' has no element type");
-  buffer_ = AlignedBuffer(static_cast<size_t>(count_ * components() * size_of(desc_.elem.scalar)));
+  const std::string what = "field '" + desc_.name + "'";
+  if (desc_.shape.size() > static_cast<size_t>(kMaxDims)) throw Error(what + " has more than 4 dimensions");
+  if (desc_.elem.scalar == Scalar::Void) throw Error(what + " has no element type");
+  StorageSize size = storage_size(desc_.shape, int64_t{components()} * size_of(desc_.elem.scalar), what);
+  count_ = size.elements;
+  buffer_ = AlignedBuffer(size.bytes, what);
 }
 
 ResourceView Field::view() const {

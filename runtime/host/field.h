@@ -10,6 +10,8 @@ namespace loom::host {
 
 class Field {
  public:
+  // Extents must lie in [0, INT32_MAX] and the memory must be had; otherwise loom::Error
+  // names the field and the extent or byte count.
   explicit Field(FieldDesc desc);
 
   const FieldDesc& desc() const { return desc_; }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "runtime/common/kernel_abi.h"
@@ -12,16 +13,18 @@ namespace loom::host {
 
 class Ndarray {
  public:
-  Ndarray(Scalar dtype, std::vector<int64_t> shape, int components = 1);
+  // Extents must lie in [0, INT32_MAX] and the memory must be had; otherwise loom::Error
+  // names the ndarray (`name`, when given) and the extent or byte count.
+  Ndarray(Scalar dtype, std::vector<int64_t> shape, int components = 1, const std::string& name = "");
   // Wraps `data` (not owned).
-  Ndarray(void* data, Scalar dtype, std::vector<int64_t> shape, int components = 1);
+  Ndarray(void* data, Scalar dtype, std::vector<int64_t> shape, int components = 1, const std::string& name = "");
 
   Scalar dtype() const { return dtype_; }
   int components() const { return components_; }
   const std::vector<int64_t>& shape() const { return shape_; }
   int ndim() const { return static_cast<int>(shape_.size()); }
   int64_t element_count() const { return count_; }
-  size_t bytes() const { return static_cast<size_t>(count_ * components_ * size_of(dtype_)); }
+  size_t bytes() const { return bytes_; }
   uint8_t* data() const { return data_; }
   template <typename T>
   T* data_as() const { return reinterpret_cast<T*>(data_); }
@@ -30,12 +33,13 @@ class Ndarray {
   ResourceView view() const;
 
  private:
-  void check();
+  void check(const std::string& what);
 
   Scalar dtype_;
   std::vector<int64_t> shape_;
   int components_;
   int64_t count_ = 1;
+  size_t bytes_ = 0;
   AlignedBuffer buffer_;
   uint8_t* data_ = nullptr;
 };

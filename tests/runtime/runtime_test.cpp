@@ -75,6 +75,59 @@ TEST(Storage, TextureTexelsRoundTrip) {
 }
 
 namespace {
+// Runs `make` and returns the loom::Error message it throws ("" when it throws none).
+template <typename F>
+std::string error_of(F make) {
+  try {
+    make();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+}  // namespace
+
+// Kernels index with 32-bit integers: {2^32 + 7} used to read back as 7 in a kernel and
+// {2^31 + 7} as a negative extent.
+TEST(Storage, ExtentsOutsideInt32AreErrorsNamingTheResource) {
+  std::vector<float> mine(8);
+  for (int64_t n : {(int64_t{1} << 32) + 7, (int64_t{1} << 31) + 7, int64_t{-3}}) {
+    std::string e = error_of([&] { host::Ndarray(Scalar::F32, {4, n}, 1, "big"); });
+    EXPECT_TRUE(has(e, "ndarray 'big'") && has(e, std::to_string(n)) && has(e, "dimension 1")) << e;
+    e = error_of([&] { host::Ndarray(mine.data(), Scalar::F32, {n}, 1, "wrapped"); });
+    EXPECT_TRUE(has(e, "ndarray 'wrapped'") && has(e, std::to_string(n))) << e;
+    e = error_of([&] { host::Field(FieldDesc{"rho", {Scalar::F32}, {n}, Layout::AoS}); });
+    EXPECT_TRUE(has(e, "field 'rho'") && has(e, std::to_string(n))) << e;
+  }
+  // The largest extent is fine when no memory is needed for it.
+  host::Ndarray edge(mine.data(), Scalar::U8, {INT32_MAX});
+  EXPECT_EQ(edge.view().shape[0], INT32_MAX);
+  EXPECT_TRUE(has(error_of([] { host::Ndarray(nullptr, Scalar::F32, {4}, 1, "w"); }), "null pointer"));
+}
+
+// A failed allocation used to leave a null buffer behind (a crash in the first launch), and
+// element-count products could wrap around.
+TEST(Storage, AllocationFailureAndSizeOverflowAreErrorsNamingTheResourceAndBytes) {
+  const int64_t g = int64_t{1} << 30;  // [2^30, 2^30] of f32: 2^62 bytes, beyond any address space
+  std::string e = error_of([&] { host::Field(FieldDesc{"huge", {Scalar::F32}, {g, g}, Layout::AoS}); });
+  EXPECT_TRUE(has(e, "field 'huge'") && has(e, "4611686018427387904 bytes")) << e;
+  e = error_of([&] { host::Ndarray(Scalar::F32, {g, g}, 1, "nd"); });
+  EXPECT_TRUE(has(e, "ndarray 'nd'") && has(e, "4611686018427387904 bytes")) << e;
+  // Products past 63 bits.
+  e = error_of([] { host::Field(FieldDesc{"wide", {Scalar::F32}, {INT32_MAX, INT32_MAX, INT32_MAX}, Layout::AoS}); });
+  EXPECT_TRUE(has(e, "field 'wide'") && has(e, "elements")) << e;
+  e = error_of([] { host::Ndarray(Scalar::F64, {INT32_MAX, INT32_MAX}, 4, "vec"); });
+  EXPECT_TRUE(has(e, "ndarray 'vec'") && has(e, "bytes")) << e;
+  e = error_of([] { host::AlignedBuffer(SIZE_MAX, "scratch"); });
+  EXPECT_TRUE(has(e, "scratch") && has(e, std::to_string(SIZE_MAX) + " bytes")) << e;
+  // Empty storage is fine and still has an aligned address.
+  host::Ndarray empty(Scalar::F32, {0, 5});
+  EXPECT_EQ(empty.bytes(), 0u);
+  EXPECT_NE(empty.data(), nullptr);
+}
+
+namespace {
 
 // Types: 0 "Inner" {f32 scale; i32x2 offset}, 1 "Params" {f32 a; bool on; Inner inner (pack);
 // ndarray<f32,1> data; f32x3x3 m; texture tex}
