@@ -216,9 +216,9 @@ struct Program::Impl {
       claim_name(t.name);
       if (t.size.size() < 2 || t.size.size() > 3)
         throw Error(place(), "texture '" + t.name + "' needs 2 or 3 extents");
-      textures[t.name] = std::make_unique<host::Texture>(t.format, static_cast<int>(t.size[0]),
-                                                        static_cast<int>(t.size[1]),
-                                                        t.size.size() == 3 ? static_cast<int>(t.size[2]) : 1);
+      textures[t.name] = t.size.size() == 3
+                             ? std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.size[2], t.name)
+                             : std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.name);
       backend->add_texture(t.name, *textures[t.name]);
     }
     for (const graph::ArgpackDecl& a : doc->argpacks) {

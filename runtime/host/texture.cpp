@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "runtime/common/error.h"
 
@@ -12,11 +14,24 @@ namespace {
 size_t channel_bytes(TextureFormat f) { return f == TextureFormat::RGBA8 ? 1 : 4; }
 }  // namespace
 
-Texture::Texture(TextureFormat format, int width, int height, int depth)
-    : format_(format), width_(width), height_(height), depth_(depth) {
-  if (width < 1 || height < 1 || depth < 1) throw Error("texture extents must be positive");
-  buffer_ = AlignedBuffer(static_cast<size_t>(width) * static_cast<size_t>(height) * static_cast<size_t>(depth) *
-                          static_cast<size_t>(channels()) * channel_bytes(format));
+Texture::Texture(TextureFormat format, int64_t width, int64_t height, const std::string& name)
+    : Texture(format, 2, width, height, 1, name) {}
+
+Texture::Texture(TextureFormat format, int64_t width, int64_t height, int64_t depth, const std::string& name)
+    : Texture(format, 3, width, height, depth, name) {}
+
+Texture::Texture(TextureFormat format, int ndim, int64_t width, int64_t height, int64_t depth, const std::string& name)
+    : format_(format), ndim_(ndim) {
+  const std::string what = name.empty() ? "texture" : "texture '" + name + "'";
+  std::vector<int64_t> shape = {width, height, depth};
+  shape.resize(static_cast<size_t>(ndim));
+  for (int64_t n : shape)
+    if (n < 1) throw Error(what + " has extent " + std::to_string(n) + "; texture extents must be positive");
+  StorageSize size = storage_size(shape, int64_t{channels()} * static_cast<int64_t>(channel_bytes(format)), what);
+  width_ = static_cast<int>(width);
+  height_ = static_cast<int>(height);
+  depth_ = static_cast<int>(depth);
+  buffer_ = AlignedBuffer(size.bytes, what);
 }
 
 size_t Texture::texel_offset(int x, int y, int z) const {

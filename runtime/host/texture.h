@@ -1,9 +1,11 @@
 // A 2-d or 3-d texture: texels row-major (x fastest), channels interleaved, as f32 or, for
-// rgba8, unorm bytes. The view's shape is width, height, depth.
+// rgba8, unorm bytes. The view's shape is width, height, depth. The dimensionality is what
+// the texture was created with: a 3-d texture of depth 1 stays 3-d.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <string>
 
 #include "runtime/common/kernel_abi.h"
 #include "runtime/host/aligned_buffer.h"
@@ -12,13 +14,16 @@ namespace loom::host {
 
 class Texture {
  public:
-  Texture(TextureFormat format, int width, int height, int depth = 1);
+  // Extents must lie in [1, INT32_MAX] and the memory must be had; otherwise loom::Error
+  // names the texture (`name`, when given) and the extent or byte count.
+  Texture(TextureFormat format, int64_t width, int64_t height, const std::string& name = "");                 // 2-d
+  Texture(TextureFormat format, int64_t width, int64_t height, int64_t depth, const std::string& name = "");  // 3-d
 
   TextureFormat format() const { return format_; }
   int width() const { return width_; }
   int height() const { return height_; }
   int depth() const { return depth_; }
-  int ndim() const { return depth_ > 1 ? 3 : 2; }
+  int ndim() const { return ndim_; }
   int channels() const { return texture_channels(format_); }
   uint8_t* data() const { return buffer_.data(); }
   size_t bytes() const { return buffer_.size(); }
@@ -30,10 +35,11 @@ class Texture {
   ResourceView view() const;
 
  private:
+  Texture(TextureFormat format, int ndim, int64_t width, int64_t height, int64_t depth, const std::string& name);
   size_t texel_offset(int x, int y, int z) const;
 
   TextureFormat format_;
-  int width_, height_, depth_;
+  int ndim_ = 2, width_ = 0, height_ = 0, depth_ = 1;
   AlignedBuffer buffer_;
 };
 

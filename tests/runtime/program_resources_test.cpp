@@ -1,7 +1,8 @@
 // Program-level resource creation on the CPU runtime: storage errors name the resource and
-// leave the program usable.
+// leave the program usable; 3-d textures of depth 1 bind to 3-d texture parameters.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 
 #include "compiler/graph/document.h"
@@ -34,6 +35,25 @@ constexpr const char* kVolume = R"doc({"format": "loom-graph", "version": 2, "na
       ]}}]}]})doc";
 
 }  // namespace
+
+TEST(ProgramResources, ThreeDimensionalTextureOfDepthOneBinds) {
+  Program p(options());
+  p.load(graph::load_document(kVolume));
+  p.launch("paint", {{"t", "vol"}});
+  TextureView v = p.texture("vol");
+  EXPECT_EQ(v.size, (std::vector<int64_t>{4, 3, 1}));
+  ASSERT_EQ(v.bytes, 4u * 3 * 4);
+  float texel[12];
+  std::memcpy(texel, v.data, sizeof texel);
+  EXPECT_EQ(texel[2 * 4 + 3], 3.0f + 10.0f * 2.0f);
+  // A 2-d texture is still refused by the 3-d parameter.
+  try {
+    p.launch("paint", {{"t", "img"}});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_TRUE(has(e.what(), "3-d texture")) << e.what();
+  }
+}
 
 TEST(ProgramResources, NdarrayExtentErrorsNameItAndLeaveTheNameFree) {
   Program p(options());

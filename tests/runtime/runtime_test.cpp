@@ -99,6 +99,8 @@ TEST(Storage, ExtentsOutsideInt32AreErrorsNamingTheResource) {
     EXPECT_TRUE(has(e, "ndarray 'wrapped'") && has(e, std::to_string(n))) << e;
     e = error_of([&] { host::Field(FieldDesc{"rho", {Scalar::F32}, {n}, Layout::AoS}); });
     EXPECT_TRUE(has(e, "field 'rho'") && has(e, std::to_string(n))) << e;
+    e = error_of([&] { host::Texture(TextureFormat::R32F, 2, n, "img"); });
+    EXPECT_TRUE(has(e, "texture 'img'") && has(e, std::to_string(n))) << e;
   }
   // The largest extent is fine when no memory is needed for it.
   host::Ndarray edge(mine.data(), Scalar::U8, {INT32_MAX});
@@ -114,17 +116,42 @@ TEST(Storage, AllocationFailureAndSizeOverflowAreErrorsNamingTheResourceAndBytes
   EXPECT_TRUE(has(e, "field 'huge'") && has(e, "4611686018427387904 bytes")) << e;
   e = error_of([&] { host::Ndarray(Scalar::F32, {g, g}, 1, "nd"); });
   EXPECT_TRUE(has(e, "ndarray 'nd'") && has(e, "4611686018427387904 bytes")) << e;
+  e = error_of([&] { host::Texture(TextureFormat::RGBA32F, g, g, "tex"); });
+  EXPECT_TRUE(has(e, "texture 'tex'") && has(e, "bytes")) << e;
   // Products past 63 bits.
   e = error_of([] { host::Field(FieldDesc{"wide", {Scalar::F32}, {INT32_MAX, INT32_MAX, INT32_MAX}, Layout::AoS}); });
   EXPECT_TRUE(has(e, "field 'wide'") && has(e, "elements")) << e;
   e = error_of([] { host::Ndarray(Scalar::F64, {INT32_MAX, INT32_MAX}, 4, "vec"); });
   EXPECT_TRUE(has(e, "ndarray 'vec'") && has(e, "bytes")) << e;
+  e = error_of([] { host::Texture(TextureFormat::RGBA32F, INT32_MAX, INT32_MAX, INT32_MAX, "vol"); });
+  EXPECT_TRUE(has(e, "texture 'vol'")) << e;
   e = error_of([] { host::AlignedBuffer(SIZE_MAX, "scratch"); });
   EXPECT_TRUE(has(e, "scratch") && has(e, std::to_string(SIZE_MAX) + " bytes")) << e;
   // Empty storage is fine and still has an aligned address.
   host::Ndarray empty(Scalar::F32, {0, 5});
   EXPECT_EQ(empty.bytes(), 0u);
   EXPECT_NE(empty.data(), nullptr);
+}
+
+// A 3-d texture of depth 1 used to report 2 dimensions and could not be bound to a 3-d
+// texture parameter.
+TEST(Storage, ThreeDimensionalTextureOfDepthOneStaysThreeDimensional) {
+  host::Texture flat(TextureFormat::RGBA32F, 4, 3, 1);
+  EXPECT_EQ(flat.ndim(), 3);
+  EXPECT_EQ(flat.view().shape[2], 1);
+  host::Texture plain(TextureFormat::RGBA32F, 4, 3);
+  EXPECT_EQ(plain.ndim(), 2);
+  EXPECT_EQ(plain.bytes(), flat.bytes());
+
+  ArgpackType type;
+  type.name = "Volume";
+  type.members = {{"vol", MemberKind::Texture, {}, 3}};
+  std::vector<ArgpackType> types{type};
+  layout_argpack_types(types);
+  host::Argpack pack(types, 0);
+  EXPECT_NO_THROW(pack.set_texture("vol", flat));
+  EXPECT_EQ(pack.resource_view("vol").shape[2], 1);
+  EXPECT_THROW(pack.set_texture("vol", plain), Error);
 }
 
 namespace {
