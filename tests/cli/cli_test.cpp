@@ -1,6 +1,7 @@
 // The `loom` command line as a user runs it: exit codes, one clear message, outputs.
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
 #include "runtime/common/npy.h"
@@ -33,8 +35,28 @@ CliRun run_loom(const std::string& args) {
 }
 
 std::string doc(const std::string& name) { return std::string(LOOM_SOURCE_DIR) + "/tests/e2e/docs/" + name; }
+// A fresh directory per test process, removed at exit: ctest runs tests in parallel, and
+// other checkouts run theirs on the same machine, so fixed names under /tmp collide.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "loom_cli_XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a scratch directory: " + pattern);
+    path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 std::string temp(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("loom_cli_" + name)).string();
+  static ScratchDir dir;
+  return dir.path() + "/" + name;
 }
 
 }  // namespace
@@ -133,6 +155,20 @@ TEST(Cli, CompileFillsTheOfflineCache) {
   CliRun again = run_loom("compile " + doc("taichi_pipeline.loom.json") + " --cache-dir " + dir + " --stats");
   ASSERT_EQ(again.code, 0) << again.out;
   EXPECT_NE(again.out.find("1 disk"), std::string::npos) << again.out;
+}
+
+// Storage that cannot be allocated used to pass and then crash the first launch.
+TEST(Cli, StorageTooLargeToAllocateIsOneClearMessage) {
+  std::string path = temp("huge.loom.json");
+  std::ofstream(path) << R"({"format": "loom-graph", "version": 2, "name": "huge",
+  "fields": [{"name": "rho", "type": "f32", "shape": [1000000, 1000000, 1000000]}],
+  "kernels": [{"name": "k", "nodes": [{"id": 1, "type": "store", "inputs": {"i0": 0, "i1": 0, "i2": 0, "value": 1.0},
+               "params": {"field": "rho"}}]}],
+  "pipelines": [{"name": "step", "launches": [{"kernel": "k"}]}]})";
+  CliRun r = run_loom("run " + path + " --steps 1 --no-cache");
+  EXPECT_GT(r.code, 0) << r.out;  // an exit code, not a signal
+  EXPECT_NE(r.out.find("'rho'"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
 }
 
 TEST(Cli, BackendsAndDevices) {
