@@ -1,19 +1,19 @@
-// Hand-written C++ baselines (-O3 -march=native, OpenMP over the same thread count as
-// Loom's pool), compiled in their own translation unit.
+// Hand-written C++ baselines (-O3 -march=native), compiled in their own translation unit.
+// Each covers a range [begin, end) of its outermost dimension, so the harness can split it
+// over a thread pool exactly as Loom splits a launch (or call it whole, serially).
 #pragma once
 
 #include <cstdint>
 
 namespace loom::bench {
 
-void set_baseline_threads(int threads);
-void copy_f32(const float* src, float* dst, int64_t n);
-// y[i] *= s: one read and one write stream with no write-allocate, the fair bandwidth
-// baseline for kernels that update an array in place (saxpy, stencils into warm memory).
-void scale_f32(float s, float* y, int64_t n);
-void saxpy_f32(float a, const float* x, float* y, int64_t n);
+void copy_f32(const float* src, float* dst, int64_t begin, int64_t end);
+// y[i] *= s: one read and one write stream with no write-allocate, the bandwidth of
+// kernels that update an array in place.
+void scale_f32(float s, float* y, int64_t begin, int64_t end);
+void saxpy_f32(float a, const float* x, float* y, int64_t begin, int64_t end);
 // out[i][j] = in[i][j] + k * (in[i-1][j] + in[i+1][j] + in[i][j-1] + in[i][j+1] - 4 in[i][j])
-// on the interior of an h x w grid.
-void stencil5_f32(const float* in, float* out, int64_t h, int64_t w, float k);
+// for interior rows i in [row_begin, row_end) and interior columns of a grid `w` wide.
+void stencil5_f32(const float* in, float* out, int64_t w, float k, int64_t row_begin, int64_t row_end);
 
 }  // namespace loom::bench
