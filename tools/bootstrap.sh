@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 mode=${1:-run}
 build=${LOOM_BUILD_DIR:-build}
 packages=(cmake ninja-build g++ ccache pkg-config llvm-15-dev zlib1g-dev libgtest-dev libgmock-dev
-          nlohmann-json3-dev libzstd-dev libedit-dev libxml2-dev
+          libbenchmark-dev libzstd-dev libedit-dev libxml2-dev
           libffi-dev libtinfo-dev
           spirv-headers spirv-tools libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers)
 
