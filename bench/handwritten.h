@@ -14,6 +14,7 @@ void scale_f32(float s, float* y, int64_t begin, int64_t end);
 void saxpy_f32(float a, const float* x, float* y, int64_t begin, int64_t end);
 // out[i][j] = in[i][j] + k * (in[i-1][j] + in[i+1][j] + in[i][j-1] + in[i][j+1] - 4 in[i][j])
 // for interior rows i in [row_begin, row_end) and interior columns of a grid `w` wide.
-void stencil5_f32(const float* in, float* out, int64_t w, float k, int64_t row_begin, int64_t row_end);
+void stencil5_f32(const float* in, float* out, int64_t w, float k, int64_t row_begin,
+                  int64_t row_end);
 
 }  // namespace loom::bench

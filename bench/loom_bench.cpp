@@ -47,6 +47,13 @@ std::vector<double> best_interleaved(int reps, const std::vector<std::function<v
   return best;
 }
 
+// `fn` run `count` times in a row, as one timed run.
+std::function<void()> repeated(int count, std::function<void()> fn) {
+  return [count, fn] {
+    for (int i = 0; i < count; ++i) fn();
+  };
+}
+
 std::string source(const std::string& rel) { return std::string(LOOM_SOURCE_DIR) + "/" + rel; }
 
 void row(const std::string& name, double value, const char* unit, double ratio, const char* vs) {
@@ -61,18 +68,22 @@ int main(int argc, char** argv) {
   bool quick = false;
   int threads = static_cast<int>(std::thread::hardware_concurrency());
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--quick")) quick = true;
-    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::max(1, std::atoi(argv[++i]));
-    else {
+    if (!std::strcmp(argv[i], "--quick")) {
+      quick = true;
+    } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
+      threads = std::max(1, std::atoi(argv[++i]));
+    } else {
       std::fprintf(stderr, "usage: loom_bench [--quick] [--threads N]\n");
       return 2;
     }
   }
-  const int64_t n = quick ? (1 << 20) : (1 << 24);          // 16M elements
-  const int64_t side = quick ? 1024 : 4096;                  // 16M-cell grid
+  const int64_t n = quick ? (1 << 20) : (1 << 24);  // 16M elements
+  const int64_t side = quick ? 1024 : 4096;         // 16M-cell grid
   const int reps = quick ? 5 : 15;
-  std::printf("loom_bench: %d threads, %lld elements, %lldx%lld grid, best of %d interleaved runs\n\n", threads,
-              static_cast<long long>(n), static_cast<long long>(side), static_cast<long long>(side), reps);
+  std::printf(
+      "loom_bench: %d threads, %lld elements, %lldx%lld grid, best of %d interleaved runs\n\n",
+      threads, static_cast<long long>(n), static_cast<long long>(side),
+      static_cast<long long>(side), reps);
 
   loom::ProgramOptions options;
   options.threads = threads;
@@ -87,14 +98,17 @@ int main(int argc, char** argv) {
 
   // The baselines' pool: as many threads as Loom's, chunks sized as Loom sizes them.
   loom::cpu::ThreadPool pool(threads);
-  auto split = [&](int64_t rows, int64_t row_work, const std::function<void(int64_t, int64_t)>& chunk) {
+  auto split = [&](int64_t rows, int64_t row_work,
+                   const std::function<void(int64_t, int64_t)>& chunk) {
     pool.parallel_for(0, rows, loom::cpu::chunk_rows(rows, row_work, threads), chunk);
   };
 
-  std::vector<float> x(static_cast<size_t>(n), 1.5f), y(static_cast<size_t>(n), 0.25f), z(static_cast<size_t>(n));
+  std::vector<float> x(static_cast<size_t>(n), 1.5f), y(static_cast<size_t>(n), 0.25f),
+      z(static_cast<size_t>(n));
   program.wrap_ndarray("x", {loom::Scalar::F32}, {n}, x.data());
   program.wrap_ndarray("y", {loom::Scalar::F32}, {n}, y.data());
-  std::vector<float> grid_a(static_cast<size_t>(side * side)), grid_b(static_cast<size_t>(side * side));
+  std::vector<float> grid_a(static_cast<size_t>(side * side)),
+      grid_b(static_cast<size_t>(side * side));
   for (size_t i = 0; i < grid_a.size(); ++i) grid_a[i] = static_cast<float>(i % 97) * 0.01f;
   program.wrap_ndarray("ga", {loom::Scalar::F32}, {side, side}, grid_a.data());
   program.wrap_ndarray("gb", {loom::Scalar::F32}, {side, side}, grid_b.data());
@@ -102,20 +116,27 @@ int main(int argc, char** argv) {
   // ---- bandwidth and throughput
   loom::Args saxpy_args = {{"a", 0.5}, {"x", "x"}, {"y", "y"}};
   loom::Args stencil_args = {{"k", 0.1}, {"src", "ga"}, {"dst", "gb"}};
-  auto t = best_interleaved(reps, {
-      [&] { split(n, 1, [&](int64_t b, int64_t e) { loom::bench::copy_f32(x.data(), z.data(), b, e); }); },
-      [&] { split(n, 1, [&](int64_t b, int64_t e) { loom::bench::scale_f32(1.0f, z.data(), b, e); }); },
-      [&] { split(n, 1, [&](int64_t b, int64_t e) { loom::bench::saxpy_f32(0.5f, x.data(), y.data(), b, e); }); },
-      [&] { program.launch("saxpy", saxpy_args); },
-      [&] {
-        split(side - 2, side, [&](int64_t b, int64_t e) {
-          loom::bench::stencil5_f32(grid_a.data(), grid_b.data(), side, 0.1f, b + 1, e + 1);
-        });
-      },
-      [&] { program.launch("stencil", stencil_args); },
-  });
-  const double t_copy = t[0], t_scale = t[1], t_saxpy_hand = t[2], t_saxpy_loom = t[3], t_st_hand = t[4],
-               t_st_loom = t[5];
+  auto copy_hand = [&] {
+    split(n, 1, [&](int64_t b, int64_t e) { loom::bench::copy_f32(x.data(), z.data(), b, e); });
+  };
+  auto scale_hand = [&] {
+    split(n, 1, [&](int64_t b, int64_t e) { loom::bench::scale_f32(1.0f, z.data(), b, e); });
+  };
+  auto saxpy_hand = [&] {
+    split(n, 1,
+          [&](int64_t b, int64_t e) { loom::bench::saxpy_f32(0.5f, x.data(), y.data(), b, e); });
+  };
+  auto stencil_hand = [&] {  // interior rows [1, side - 1)
+    split(side - 2, side, [&](int64_t b, int64_t e) {
+      loom::bench::stencil5_f32(grid_a.data(), grid_b.data(), side, 0.1f, b + 1, e + 1);
+    });
+  };
+  auto saxpy_loom = [&] { program.launch("saxpy", saxpy_args); };
+  auto stencil_loom = [&] { program.launch("stencil", stencil_args); };
+  auto t = best_interleaved(
+      reps, {copy_hand, scale_hand, saxpy_hand, saxpy_loom, stencil_hand, stencil_loom});
+  const double t_copy = t[0], t_scale = t[1], t_saxpy_hand = t[2], t_saxpy_loom = t[3],
+               t_st_hand = t[4], t_st_loom = t[5];
   // Bytes the program asks for; a copy's stores also pay a write-allocate read, which is why
   // the in-place figure is higher and saxpy (whose stores hit lines it just read) can exceed 1x.
   const double copy_gbs = gbs(2.0 * 4.0 * static_cast<double>(n), t_copy);
@@ -123,36 +144,39 @@ int main(int argc, char** argv) {
   const double saxpy_bytes = 3.0 * 4.0 * static_cast<double>(n);
   const double st_bytes = 2.0 * 4.0 * static_cast<double>(side * side);
 
-  std::printf("throughput (baselines: hand-written loops on a pool split like Loom's; goal >= 0.90)\n");
+  std::printf(
+      "throughput (baselines: hand-written loops on a pool split like Loom's; goal >= 0.90)\n");
   row("copy bandwidth (baseline)", copy_gbs, "GB/s", 1.0, "");
   row("in-place bandwidth", rw_gbs, "GB/s", rw_gbs / copy_gbs, "of copy (no write-allocate)");
-  row("saxpy hand-written", gbs(saxpy_bytes, t_saxpy_hand), "GB/s", gbs(saxpy_bytes, t_saxpy_hand) / copy_gbs,
+  row("saxpy hand-written", gbs(saxpy_bytes, t_saxpy_hand), "GB/s",
+      gbs(saxpy_bytes, t_saxpy_hand) / copy_gbs, "of copy");
+  row("saxpy loom", gbs(saxpy_bytes, t_saxpy_loom), "GB/s",
+      gbs(saxpy_bytes, t_saxpy_loom) / copy_gbs, "of copy");
+  row("saxpy loom", gbs(saxpy_bytes, t_saxpy_loom), "GB/s", gbs(saxpy_bytes, t_saxpy_loom) / rw_gbs,
+      "of in-place");
+  row("saxpy loom vs hand-written", t_saxpy_hand / t_saxpy_loom, "x", t_saxpy_hand / t_saxpy_loom,
+      "throughput");
+  row("stencil hand-written", gbs(st_bytes, t_st_hand), "GB/s", gbs(st_bytes, t_st_hand) / copy_gbs,
       "of copy");
-  row("saxpy loom", gbs(saxpy_bytes, t_saxpy_loom), "GB/s", gbs(saxpy_bytes, t_saxpy_loom) / copy_gbs, "of copy");
-  row("saxpy loom", gbs(saxpy_bytes, t_saxpy_loom), "GB/s", gbs(saxpy_bytes, t_saxpy_loom) / rw_gbs, "of in-place");
-  row("saxpy loom vs hand-written", t_saxpy_hand / t_saxpy_loom, "x", t_saxpy_hand / t_saxpy_loom, "throughput");
-  row("stencil hand-written", gbs(st_bytes, t_st_hand), "GB/s", gbs(st_bytes, t_st_hand) / copy_gbs, "of copy");
-  row("stencil loom", gbs(st_bytes, t_st_loom), "GB/s", gbs(st_bytes, t_st_loom) / copy_gbs, "of copy");
-  row("stencil loom vs hand-written", t_st_hand / t_st_loom, "x", t_st_hand / t_st_loom, "throughput");
+  row("stencil loom", gbs(st_bytes, t_st_loom), "GB/s", gbs(st_bytes, t_st_loom) / copy_gbs,
+      "of copy");
+  row("stencil loom vs hand-written", t_st_hand / t_st_loom, "x", t_st_hand / t_st_loom,
+      "throughput");
 
   // ---- launch overhead
   std::vector<float> small_x(1024, 1.0f), small_y(1024, 2.0f);
   program.wrap_ndarray("sx", {loom::Scalar::F32}, {1024}, small_x.data());
   program.wrap_ndarray("sy", {loom::Scalar::F32}, {1024}, small_y.data());
   const int launches = quick ? 2000 : 20000;
-  auto batch = [&](std::function<void()> one) {
-    return [one, launches] {
-      for (int i = 0; i < launches; ++i) one();
-    };
-  };
   loom::Args one_args = {{"y", "sy"}};
   loom::Args small_args = {{"a", 0.5}, {"x", "sx"}, {"y", "sy"}};
-  auto o = best_interleaved(5, {
-      batch([&] { program.launch("empty", {}); }),
-      batch([&] { program.launch("one_store", one_args); }),
-      batch([&] { program.launch("saxpy", small_args); }),
-      batch([&] { loom::bench::saxpy_f32(0.5f, small_x.data(), small_y.data(), 0, 1024); }),
-  });
+  auto saxpy_1k_hand = [&] {
+    loom::bench::saxpy_f32(0.5f, small_x.data(), small_y.data(), 0, 1024);
+  };
+  auto o = best_interleaved(5, {repeated(launches, [&] { program.launch("empty"); }),
+                                repeated(launches, [&] { program.launch("one_store", one_args); }),
+                                repeated(launches, [&] { program.launch("saxpy", small_args); }),
+                                repeated(launches, saxpy_1k_hand)});
   for (double& v : o) v = v / launches * 1e6;
   std::printf("\nlaunch overhead (goal: empty kernel <= 5 us)\n");
   row("empty kernel", o[0], "us", o[0] / 5.0, "of the 5 us goal");
@@ -185,16 +209,18 @@ int main(int argc, char** argv) {
     auto median = [](const std::vector<double>& v) { return v[v.size() / 2]; };
     auto p99 = [](const std::vector<double>& v) { return v[v.size() * 99 / 100]; };
     std::printf("\nlaunch after a 1 ms idle gap, saxpy 16k (baseline: the same on 1 thread)\n");
-    row("median, " + std::to_string(threads) + " threads", median(on_pool), "us", median(on_pool) / median(on_one),
-        "of 1 thread");
-    row("p99, " + std::to_string(threads) + " threads", p99(on_pool), "us", p99(on_pool) / p99(on_one), "of 1 thread");
+    row("median, " + std::to_string(threads) + " threads", median(on_pool), "us",
+        median(on_pool) / median(on_one), "of 1 thread");
+    row("p99, " + std::to_string(threads) + " threads", p99(on_pool), "us",
+        p99(on_pool) / p99(on_one), "of 1 thread");
     row("median, 1 thread", median(on_one), "us", 1.0, "");
     row("p99, 1 thread", p99(on_one), "us", 1.0, "");
   }
 
   // ---- 2-d tasks with few outer rows: chunks are sized by total work, so these split across
   // the pool (they used to run whole on one thread). Baseline: the same on one thread.
-  std::printf("\n2-d stencil with few rows, %d threads (ratio = 1-thread time / pool time)\n", threads);
+  std::printf("\n2-d stencil with few rows, %d threads (ratio = 1-thread time / pool time)\n",
+              threads);
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{256, 256}, {64, 4096}}) {
     std::vector<float> a(static_cast<size_t>(rows * cols), 1.0f), b(a.size());
     std::string src = "s" + std::to_string(rows), dst = "d" + std::to_string(rows);
@@ -204,17 +230,19 @@ int main(int argc, char** argv) {
     }
     loom::Args args = {{"k", 0.1}, {"src", src}, {"dst", dst}};
     const int launches_2d = quick ? 200 : 2000;
-    auto s = best_interleaved(5, {[&] { for (int i = 0; i < launches_2d; ++i) program.launch("stencil", args); },
-                                  [&] { for (int i = 0; i < launches_2d; ++i) serial.launch("stencil", args); }});
+    auto s = best_interleaved(5, {repeated(launches_2d, [&] { program.launch("stencil", args); }),
+                                  repeated(launches_2d, [&] { serial.launch("stencil", args); })});
     double us_pool = s[0] / launches_2d * 1e6, us_one = s[1] / launches_2d * 1e6;
-    row("stencil " + std::to_string(rows) + "x" + std::to_string(cols), us_pool, "us", us_one / us_pool,
-        "speed-up over 1 thread");
+    row("stencil " + std::to_string(rows) + "x" + std::to_string(cols), us_pool, "us",
+        us_one / us_pool, "speed-up over 1 thread");
   }
 
   // ---- compile latency per sample graph
-  std::printf("\ncompile latency per kernel (goal: warm offline <= 5 ms and >= 20x faster than cold)\n");
+  std::printf(
+      "\ncompile latency per kernel (goal: warm offline <= 5 ms and >= 20x faster than cold)\n");
   std::string cache_dir =
-      (std::filesystem::temp_directory_path() / ("loom_bench_cache_" + std::to_string(getpid()))).string();
+      (std::filesystem::temp_directory_path() / ("loom_bench_cache_" + std::to_string(getpid())))
+          .string();
   for (const auto& entry : std::filesystem::directory_iterator(source("assets/graphs"))) {
     std::string path = entry.path().string();
     if (path.size() < 10 || path.substr(path.size() - 10) != ".loom.json") continue;
@@ -236,10 +264,12 @@ int main(int argc, char** argv) {
       warm_disk = seconds_of([&] { p.prepare_pipelines(true); }) * 1e3;
     }
     double k = static_cast<double>(std::max<size_t>(kernels, 1));
-    std::printf("  %-22s %zu kernels: cold %8.2f ms, warm memory %7.3f ms, warm offline %7.3f ms per kernel; "
-                "offline %6.1fx faster than cold\n",
-                entry.path().filename().string().c_str(), kernels, cold / k, warm_memory / k, warm_disk / k,
-                cold / std::max(warm_disk, 1e-6));
+    std::printf(
+        "  %-22s %zu kernels: cold %8.2f ms, warm memory %7.3f ms, warm offline %7.3f ms per "
+        "kernel; "
+        "offline %6.1fx faster than cold\n",
+        entry.path().filename().string().c_str(), kernels, cold / k, warm_memory / k, warm_disk / k,
+        cold / std::max(warm_disk, 1e-6));
   }
   std::filesystem::remove_all(cache_dir);
   return 0;

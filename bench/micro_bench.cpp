@@ -44,17 +44,23 @@ class RatioReporter : public benchmark::ConsoleReporter {
     std::printf("\nratio to the baseline (%s, %.1f ns)\n", kBaseline, base->second);
     for (const std::string& name : names) {
       auto it = best_ns_.find(name);
-      if (it != best_ns_.end()) std::printf("  %-32s %10.1f ns  %7.2fx\n", name.c_str(), it->second, it->second / base->second);
+      if (it != best_ns_.end())
+        std::printf("  %-32s %10.1f ns  %7.2fx\n", name.c_str(), it->second,
+                    it->second / base->second);
     }
   }
 
  private:
   static double scale_to_ns(benchmark::TimeUnit unit) {
     switch (unit) {
-      case benchmark::kNanosecond: return 1.0;
-      case benchmark::kMicrosecond: return 1e3;
-      case benchmark::kMillisecond: return 1e6;
-      case benchmark::kSecond: return 1e9;
+      case benchmark::kNanosecond:
+        return 1.0;
+      case benchmark::kMicrosecond:
+        return 1e3;
+      case benchmark::kMillisecond:
+        return 1e6;
+      case benchmark::kSecond:
+        return 1e9;
     }
     return 1.0;
   }
@@ -87,7 +93,8 @@ int main(int argc, char** argv) {
       benchmark::ClobberMemory();
     }
   });
-  const std::vector<std::string> loom_names = {"loom/empty_kernel", "loom/one_serial_task", "loom/saxpy_1k"};
+  const std::vector<std::string> loom_names = {"loom/empty_kernel", "loom/one_serial_task",
+                                               "loom/saxpy_1k"};
   benchmark::RegisterBenchmark(loom_names[0].c_str(), [&](benchmark::State& state) {
     for (auto _ : state) program.launch("empty");
   });

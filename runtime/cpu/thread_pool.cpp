@@ -80,7 +80,8 @@ void ThreadPool::cancel(std::exception_ptr failure) {
 uint64_t ThreadPool::work() {
   uint64_t word = claim_.load(std::memory_order_relaxed);
   while (unclaimed(word) != 0) {
-    if (!claim_.compare_exchange_weak(word, word - 1, std::memory_order_acquire, std::memory_order_relaxed))
+    if (!claim_.compare_exchange_weak(word, word - 1, std::memory_order_acquire,
+                                      std::memory_order_relaxed))
       continue;
     // Claimed: launch_ is this launch's and stays so until finish_chunks below.
     const Launch& l = launch_;

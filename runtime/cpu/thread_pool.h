@@ -40,8 +40,8 @@ class ThreadPool {
   template <typename F>
   void parallel_for(int64_t begin, int64_t end, int64_t grain, F&& fn) {
     using Fn = std::remove_reference_t<F>;
-    run(begin, end, grain,
-        [](void* obj, int64_t b, int64_t e) { (*static_cast<Fn*>(obj))(b, e); },
+    run(
+        begin, end, grain, [](void* obj, int64_t b, int64_t e) { (*static_cast<Fn*>(obj))(b, e); },
         const_cast<void*>(static_cast<const void*>(&fn)));
   }
 

@@ -53,20 +53,23 @@ inline std::string shape_text(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
-inline StorageSize storage_size(const std::vector<int64_t>& shape, int64_t element_bytes, const std::string& what) {
+inline StorageSize storage_size(const std::vector<int64_t>& shape, int64_t element_bytes,
+                                const std::string& what) {
   StorageSize size;
   for (size_t d = 0; d < shape.size(); ++d) {
     int64_t n = shape[d];
     if (n < 0 || n > INT32_MAX)
       throw Error(what + ": extent " + std::to_string(n) + " of dimension " + std::to_string(d) +
-                  " is outside [0, " + std::to_string(INT32_MAX) + "] (kernels index with 32-bit integers)");
+                  " is outside [0, " + std::to_string(INT32_MAX) +
+                  "] (kernels index with 32-bit integers)");
     if (__builtin_mul_overflow(size.elements, n, &size.elements))
       throw Error(what + ": shape " + shape_text(shape) + " has more than 2^63 elements");
   }
   int64_t bytes = 0;
   if (__builtin_mul_overflow(size.elements, element_bytes, &bytes))
     throw Error(what + ": shape " + shape_text(shape) + " needs more than 2^63 bytes (" +
-                std::to_string(size.elements) + " elements of " + std::to_string(element_bytes) + " bytes)");
+                std::to_string(size.elements) + " elements of " + std::to_string(element_bytes) +
+                " bytes)");
   size.bytes = static_cast<size_t>(bytes);
   return size;
 }

@@ -21,7 +21,9 @@ ProgramOptions options() {
   return o;
 }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 constexpr const char* kVolume = R"doc({"format": "loom-graph", "version": 2, "name": "volume",
   "textures": [{"name": "vol", "size": [4, 3, 1], "format": "r32f"}, {"name": "img", "size": [4, 3], "format": "r32f"}],
@@ -81,6 +83,7 @@ TEST(ProgramResources, FieldTooLargeToAllocateIsAnErrorNotACrash) {
     p.launch("k");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_TRUE(has(e.what(), "field 'rho'") && has(e.what(), "4611686018427387904 bytes")) << e.what();
+    EXPECT_TRUE(has(e.what(), "field 'rho'") && has(e.what(), "4611686018427387904 bytes"))
+        << e.what();
   }
 }

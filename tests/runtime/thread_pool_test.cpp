@@ -25,7 +25,8 @@ TEST(ThreadPool, CoversEveryIndexExactlyOnce) {
       EXPECT_LE(e - b, grain);
       for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
     });
-    for (size_t i = 0; i < hits.size(); ++i) ASSERT_EQ(hits[i].load(), 1) << "grain " << grain << " index " << i;
+    for (size_t i = 0; i < hits.size(); ++i)
+      ASSERT_EQ(hits[i].load(), 1) << "grain " << grain << " index " << i;
   }
 }
 
@@ -141,7 +142,8 @@ TEST(ThreadPool, StressLaunchesWithIdleGapsVariedGrainsAndFailures) {
   const int64_t grains[] = {1, 3, 64, 257, 1000, 1 << 20};
   std::vector<std::unique_ptr<LaunchRecord>> records;
   for (int launch = 0; launch < 600; ++launch) {
-    if (launch % 5 == 0) std::this_thread::sleep_for(std::chrono::microseconds(100 + 150 * (launch % 7)));
+    if (launch % 5 == 0)
+      std::this_thread::sleep_for(std::chrono::microseconds(100 + 150 * (launch % 7)));
     const int64_t n = 1 + (launch * 7919) % 6000;
     const int64_t grain = grains[launch % 6];
     const bool fails = launch % 9 == 4;
@@ -162,13 +164,16 @@ TEST(ThreadPool, StressLaunchesWithIdleGapsVariedGrainsAndFailures) {
     ASSERT_EQ(threw, fails) << "launch " << launch;
     for (int64_t i = 0; i < n; ++i) {
       int h = r->hits[static_cast<size_t>(i)].load();
-      if (fails) ASSERT_LE(h, 1) << "launch " << launch << " index " << i;
-      else ASSERT_EQ(h, 1) << "launch " << launch << " index " << i;
+      if (fails)
+        ASSERT_LE(h, 1) << "launch " << launch << " index " << i;
+      else
+        ASSERT_EQ(h, 1) << "launch " << launch << " index " << i;
     }
   }
   // Let any worker that might still be running catch up before the last check.
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  for (size_t i = 0; i < records.size(); ++i) EXPECT_EQ(records[i]->late_chunks.load(), 0) << "launch " << i;
+  for (size_t i = 0; i < records.size(); ++i)
+    EXPECT_EQ(records[i]->late_chunks.load(), 0) << "launch " << i;
 }
 
 // Several host threads launching on one pool at once take turns.
