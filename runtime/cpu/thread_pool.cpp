@@ -106,7 +106,12 @@ void ThreadPool::worker_loop() {
     auto spin_until = std::chrono::steady_clock::now() + kWorkerSpin;
     for (int spin = 0; !is_new() && !stop_.load(std::memory_order_relaxed); ++spin) {
       cpu_relax();
-      if ((spin & 63) == 63 && std::chrono::steady_clock::now() > spin_until) break;
+      if ((spin & 63) == 63) {
+        if (std::chrono::steady_clock::now() > spin_until) break;
+        // On a machine with more runnable threads than cores, the launch's caller may be
+        // waiting for this very core: a spinning worker must not sit on it.
+        std::this_thread::yield();
+      }
     }
     if (!is_new() && !stop_.load()) {
       sleepers_.fetch_add(1, std::memory_order_seq_cst);
