@@ -33,6 +33,7 @@ class Offloader {
     if (!split_into_tasks()) return false;
     route_cross_task_values();
     convert_shared_variables();
+    guard_tasks_after_returns();
     kernel_.abi.temps_size = next_temp_;
     return true;
   }
@@ -232,6 +233,52 @@ class Offloader {
         insert_before(var, new_inst(Op::TmpStore, Scalar::Void, {zero}, var->node, offset));
       }
       var->parent->remove(var->parent->index_of(var));
+    }
+  }
+
+  static bool contains_return(Inst* task) {
+    bool found = false;
+    ir::walk(*task->regions[0], [&](Inst& inst) { found |= inst.op == Op::Return; });
+    return found;
+  }
+
+  static std::unique_ptr<Inst> new_if(Inst* cond, int32_t node) {
+    auto inst = new_inst(Op::If, Scalar::Void, {cond}, node);
+    inst->regions.push_back(std::make_unique<Block>(inst.get()));
+    inst->regions.push_back(std::make_unique<Block>(inst.get()));
+    return inst;
+  }
+
+  // A return ends the launch, not just its own task. A task that may return clears a
+  // "returned" temporary on entry and sets it before each return that later tasks follow;
+  // every later task tests it first (one value for all iterations: a uniform branch) and
+  // returns (serial) or skips its iterations (parallel).
+  void guard_tasks_after_returns() {
+    std::vector<Inst*> tasks;
+    for (auto& inst : top_.insts)
+      if (inst->op == Op::Offload) tasks.push_back(inst.get());
+    size_t first = tasks.size();
+    for (size_t t = 0; t + 1 < tasks.size() && first == tasks.size(); ++t)
+      if (contains_return(tasks[t])) first = t;
+    if (first == tasks.size()) return;
+    auto flag = static_cast<int32_t>(allocate_temp());
+    Inst* no = insert_before(tasks[first], new_const_bits(Scalar::Bool, 0, tasks[first]->node));
+    Inst* yes = insert_before(tasks[first], new_const_bits(Scalar::Bool, 1, tasks[first]->node));
+    tasks[first]->regions[0]->insert(0, new_inst(Op::TmpStore, Scalar::Void, {no}, tasks[first]->node, flag));
+    for (size_t t = first; t + 1 < tasks.size(); ++t) {
+      std::vector<Inst*> returns;
+      ir::walk(*tasks[t]->regions[0], [&](Inst& inst) {
+        if (inst.op == Op::Return) returns.push_back(&inst);
+      });
+      for (Inst* r : returns) insert_before(r, new_inst(Op::TmpStore, Scalar::Void, {yes}, r->node, flag));
+    }
+    for (size_t t = first + 1; t < tasks.size(); ++t) {
+      Inst* task = tasks[t];
+      Block& body = *task->regions[0];
+      Inst* returned = body.insert(0, new_inst(Op::TmpLoad, Scalar::Bool, {}, task->node, flag));
+      Inst* guard = body.insert(1, new_if(returned, task->node));
+      bool serial = task->attr0 == static_cast<int>(TaskKind::Serial);
+      guard->regions[0]->append(new_inst(serial ? Op::Return : Op::Continue, Scalar::Void, {}, task->node));
     }
   }
 

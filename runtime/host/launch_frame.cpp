@@ -133,6 +133,8 @@ LaunchContext& LaunchFrame::context() {
     views_[s] = pack->resource_view_at(static_cast<uint32_t>(r.param_offset));
   }
   error_ = LaunchError{};
+  // A launch that reaches no return gives zeros, never the previous launch's values.
+  std::memset(returns_.data(), 0, returns_.size());
   return ctx_;
 }
 

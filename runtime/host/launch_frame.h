@@ -41,7 +41,9 @@ class LaunchFrame {
   void bind(int slot, ResourceView view);
   void set_seed(uint64_t seed) { ctx_.seed = seed; }
 
-  // The context for the next launch; resources inside argpacks are read from the packs now.
+  // The context for the next launch; resources inside argpacks are read from the packs now,
+  // the error record and the return values are cleared (a launch that reaches no `return`
+  // returns zeros).
   LaunchContext& context();
 
   // Component `index` of the flattened return values (see return_offsets).

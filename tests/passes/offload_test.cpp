@@ -141,3 +141,92 @@ TEST(Offload, LoopsUpdatingOuterVariablesStaySerial) {
   }
 )", {.offloaded = true});
 }
+
+TEST(Offload, AReturnInOneTaskSkipsEveryLaterTask) {
+  // if c > 0: return c; then a parallel loop and a serial store that must not run
+  auto k = new_kernel("early_return");
+  add_value_param(*k, "c", Scalar::I32);
+  int g = add_field(*k, "g", Scalar::I32, {4});
+  int h = add_field(*k, "h", Scalar::I32, {1});
+  k->abi.returns.push_back({Scalar::I32});
+  Builder b(k->body.get());
+  Inst* c = b.arg(Scalar::I32, 0);
+  Inst* pos = op2(b, Op::Gt, {c, b.i32(0)});
+  Inst* branch = b.if_(pos);
+  b.set_insert_end(branch->region(0));
+  auto ret = std::make_unique<Inst>(Op::Return, Scalar::Void);
+  ret->operands = {c};
+  b.insert(std::move(ret));
+  b.set_insert_end(k->body.get());
+  Inst* loop = b.range_for({b.i32(0), b.i32(4)});
+  b.set_insert_end(loop->region(0));
+  b.global_store(b.global_ptr(Scalar::I32, g, {b.loop_index(loop, 0)}), b.i32(99));
+  b.set_insert_end(k->body.get());
+  b.global_store(b.global_ptr(Scalar::I32, h, {b.i32(0)}), b.i32(55));
+  EXPECT_TRUE(offload(*k));
+  expect_ir(*k, R"(kernel early_return
+  param p0 c: value i32
+  slot $0: field i32 shape [4] field g
+  slot $1: field i32 shape [1] field h
+  returns i32
+  %0:i32 = arg p0+0
+  %1:i32 = const 0
+  %2:bool = gt %0, %1
+  %3:i32 = const 0
+  %4:i32 = const 4
+  %5:bool = const false
+  %6:bool = const true
+  offload serial {
+    tmp_store @0 %5
+    if %2 {
+      tmp_store @0 %6
+      return %0
+    } else {
+    }
+  }
+  offload range_for %3, %4 {
+    %13:bool = tmp_load @0
+    if %13 {
+      continue
+    } else {
+    }
+    %16:i32 = const 99
+    %17:i32 = loop_index %12.0
+    %18:i32 = global_ptr $0.c0 %17
+    global_store %18, %16
+  }
+  %20:i32 = const 55
+  %21:i32 = const 0
+  offload serial {
+    %23:bool = tmp_load @0
+    if %23 {
+      return
+    } else {
+    }
+    %26:i32 = global_ptr $1.c0 %21
+    global_store %26, %20
+  }
+)", {.offloaded = true});
+  EXPECT_EQ(k->abi.temps_size, 8u);
+}
+
+TEST(Offload, AReturnInTheLastTaskNeedsNoFlag) {
+  auto k = new_kernel("last_return");
+  add_value_param(*k, "c", Scalar::I32);
+  int g = add_field(*k, "g", Scalar::I32, {4});
+  k->abi.returns.push_back({Scalar::I32});
+  Builder b(k->body.get());
+  Inst* c = b.arg(Scalar::I32, 0);
+  Inst* loop = b.range_for({b.i32(0), b.i32(4)});
+  b.set_insert_end(loop->region(0));
+  b.global_store(b.global_ptr(Scalar::I32, g, {b.loop_index(loop, 0)}), c);
+  b.set_insert_end(k->body.get());
+  Inst* v = b.global_load(b.global_ptr(Scalar::I32, g, {b.i32(1)}));
+  auto ret = std::make_unique<Inst>(Op::Return, Scalar::Void);
+  ret->operands = {v};
+  b.insert(std::move(ret));
+  EXPECT_TRUE(offload(*k));
+  EXPECT_EQ(k->abi.temps_size, 0u);
+  std::string text = ir::print_kernel(*k);
+  EXPECT_EQ(text.find("tmp_"), std::string::npos) << text;
+}

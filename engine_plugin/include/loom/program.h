@@ -75,7 +75,8 @@ class Arg {
 
 using Args = std::vector<std::pair<std::string, Arg>>;
 
-// Return values of a launch, every component in order.
+// Return values of a launch, every component in order; zeros when the launch reached no
+// `return`.
 struct KernelResult {
   std::vector<ValueType> types;
   std::vector<double> values;
