@@ -175,6 +175,7 @@ struct Program::Impl {
   std::unordered_map<std::string, std::string> content_keys;             // per kernel
   std::map<std::string, std::unique_ptr<host::Field>> fields;
   std::map<std::string, std::unique_ptr<host::Ndarray>> ndarrays;
+  std::map<std::string, ValueType> ndarray_elems;  // element types (a matrix dumps as [rows, cols])
   std::map<std::string, std::unique_ptr<host::Texture>> textures;
   std::map<std::string, std::unique_ptr<host::Argpack>> argpacks;
   std::vector<std::string> resource_order;
@@ -211,6 +212,7 @@ struct Program::Impl {
       claim_name(n.name);
       ndarrays[n.name] = std::make_unique<host::Ndarray>(n.elem.scalar, n.shape, n.elem.components(), n.name);
       backend->add_buffer(n.name, ndarrays[n.name]->data(), ndarrays[n.name]->bytes(), false);
+      ndarray_elems[n.name] = n.elem;
     }
     for (const graph::TextureDecl& t : doc->textures) {
       claim_name(t.name);
@@ -556,9 +558,11 @@ struct Program::Impl {
     }
     if (auto it = ndarrays.find(name); it != ndarrays.end()) {
       const host::Ndarray& n = *it->second;
+      ValueType e = ndarray_elems.at(name);
       r.dtype = n.dtype();
       r.shape = n.shape();
-      if (n.components() > 1) r.elem_dims = {n.components()};
+      if (e.is_vector()) r.elem_dims = {e.rows};
+      if (e.is_matrix()) r.elem_dims = {e.rows, e.cols};
       r.data = n.data();
       r.bytes = n.bytes();
       return r;
@@ -652,6 +656,7 @@ void Program::create_ndarray(const std::string& name, ValueType elem, std::vecto
   impl_->ndarrays[name] = std::move(array);
   const host::Ndarray& n = *impl_->ndarrays[name];
   impl_->backend->add_buffer(name, n.data(), n.bytes(), false);
+  impl_->ndarray_elems[name] = elem;
 }
 
 void Program::wrap_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape, void* data) {
@@ -660,6 +665,7 @@ void Program::wrap_ndarray(const std::string& name, ValueType elem, std::vector<
   impl_->ndarrays[name] = std::move(array);
   const host::Ndarray& n = *impl_->ndarrays[name];
   impl_->backend->add_buffer(name, n.data(), n.bytes(), true);
+  impl_->ndarray_elems[name] = elem;
 }
 
 void Program::set_argpack(const std::string& pack, const std::string& member, const Arg& value) {

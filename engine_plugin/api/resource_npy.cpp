@@ -21,19 +21,25 @@ std::string shape_text(const std::vector<int64_t>& v) {
   return s + ")";
 }
 
-// Copies between AoS order (what NumPy sees) and the resource's storage order.
+// Copies between NumPy's order (C order, a matrix element as [rows][cols]) and the
+// resource's storage order (AoS or SoA, matrix components column-major).
 void copy_layout(const ResourceBytes& r, const uint8_t* from, uint8_t* to, bool to_storage) {
   int64_t elements = product(r.shape), comps = product(r.elem_dims);
   auto es = static_cast<size_t>(size_of(r.dtype));
-  if (r.layout == Layout::AoS || comps == 1) {
+  bool matrix = r.elem_dims.size() == 2;
+  if ((r.layout == Layout::AoS && !matrix) || comps == 1) {
     std::memcpy(to, from, static_cast<size_t>(elements * comps) * es);
     return;
   }
+  int64_t rows = matrix ? r.elem_dims[0] : comps, cols = matrix ? r.elem_dims[1] : 1;
   for (int64_t e = 0; e < elements; ++e)
-    for (int64_t c = 0; c < comps; ++c) {
-      size_t aos = static_cast<size_t>(e * comps + c) * es, soa = static_cast<size_t>(c * elements + e) * es;
-      std::memcpy(to + (to_storage ? soa : aos), from + (to_storage ? aos : soa), es);
-    }
+    for (int64_t row = 0; row < rows; ++row)
+      for (int64_t col = 0; col < cols; ++col) {
+        int64_t c = col * rows + row;  // the component in storage
+        auto numpy = static_cast<size_t>(e * comps + row * cols + col) * es;
+        auto stored = static_cast<size_t>(r.layout == Layout::SoA ? c * elements + e : e * comps + c) * es;
+        std::memcpy(to + (to_storage ? stored : numpy), from + (to_storage ? numpy : stored), es);
+      }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "runtime/common/error.h"
+#include "runtime/common/npy.h"
 
 using namespace loom;
 using namespace loom::test;
@@ -182,4 +183,38 @@ TEST(Lifecycle, OpenNdarrayParametersInstantiatePerDtypeAndNdimNotShape) {
   std::string e = error_of([&] { p.launch("iota", {{"arr", "grid"}}); });
   EXPECT_NE(e.find("node 3"), std::string::npos) << e;
   EXPECT_NE(error_of([&] { p.launch("iota", {{"arr", 3}}); }).find("takes the name of an ndarray"), std::string::npos);
+}
+
+TEST(Lifecycle, NpyMatricesAreRowsByColumnsInCOrder) {
+  Program p(no_cache());
+  p.load_file(doc_path("matrices.loom.json"));
+  p.launch("fill", {{"arr", "m_nd"}});
+  // columns (0,1), (2,3), (4,5): the kernel sees M[0][1] == 2
+  KernelResult r = p.launch("row0_col1", {{"i", 0}, {"arr", "m_nd"}});
+  EXPECT_EQ(r.values, (std::vector<double>{2, 2, 2}));
+  auto dir = std::filesystem::temp_directory_path();
+  for (const char* name : {"m_aos", "m_soa", "m_nd"}) {
+    std::string file = (dir / (std::string("loom_e2e_") + name + ".npy")).string();
+    p.dump_npy(name, file);
+    NpyArray a = read_npy(file);
+    EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 2, 3})) << name;
+    std::vector<float> data(a.data.size() / 4);
+    std::memcpy(data.data(), a.data.data(), a.data.size());
+    // NumPy's m[e] is [[0, 2, 4], [1, 3, 5]] (+ 10 e): m[0][0, 1] == 2
+    EXPECT_EQ(data, (std::vector<float>{0, 2, 4, 1, 3, 5, 10, 12, 14, 11, 13, 15})) << name;
+  }
+  // and back: a C-order file whose m[1][0, 1] is 42 reads as M[0][1] == 42 in the kernel
+  NpyArray in;
+  in.dtype = Scalar::F32;
+  in.shape = {2, 2, 3};
+  std::vector<float> values = {0, 1, 2, 3, 4, 5, 0, 42, 0, 0, 0, 0};
+  in.data.resize(values.size() * 4);
+  std::memcpy(in.data.data(), values.data(), in.data.size());
+  std::string file = (dir / "loom_e2e_matrix_in.npy").string();
+  write_npy(file, in);
+  Program q(no_cache());
+  q.load_file(doc_path("matrices.loom.json"));
+  for (const char* name : {"m_aos", "m_soa", "m_nd"}) q.load_npy(name, file);
+  EXPECT_EQ(q.launch("row0_col1", {{"i", 1}, {"arr", "m_nd"}}).values, (std::vector<double>{42, 42, 42}));
+  EXPECT_EQ(q.launch("row0_col1", {{"i", 0}, {"arr", "m_nd"}}).values, (std::vector<double>{1, 1, 1}));
 }

@@ -84,7 +84,8 @@ struct KernelResult {
   double value(size_t i = 0) const { return values.at(i); }
 };
 
-// A view of a field's or ndarray's storage (C order; AoS elements unless layout is SoA).
+// A view of a field's or ndarray's storage (C order; AoS elements unless layout is SoA;
+// a matrix element's components column-major, as kernels store them).
 struct ArrayView {
   Scalar dtype = Scalar::F32;
   int components = 1;
@@ -157,6 +158,9 @@ class Program {
   void wrap_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape, void* data);
   void set_argpack(const std::string& pack, const std::string& member, const Arg& value);
   double get_argpack(const std::string& pack, const std::string& member, int component = 0) const;
+  // .npy files in NumPy's C order: the resource's extents, then the element's ([n] for a
+  // vector, [rows, cols] for a matrix, so m[..., r, c] is row r, column c; [channels] for a
+  // texture). Load checks dtype and shape. Both field layouts read and write the same file.
   void load_npy(const std::string& resource, const std::string& path);
   void dump_npy(const std::string& resource, const std::string& path);
   std::vector<std::string> resource_names() const;
