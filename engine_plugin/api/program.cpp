@@ -227,12 +227,12 @@ struct Program::Impl {
       claim_name(a.name);
       int type = doc->argpack_type(a.type);
       if (type < 0) throw Error(place(), "argpack '" + a.name + "' has unknown type '" + a.type + "'");
-      auto pack = std::make_unique<host::Argpack>(doc->argpack_types, type);
-      host::Argpack* raw = pack.get();
-      argpacks[a.name] = std::move(pack);
-      backend->add_argpack(a.name, *raw);
-      for (const auto& [path, value] : a.values) set_member(*raw, a.name, path, literal_to_arg(value));
+      argpacks[a.name] = std::make_unique<host::Argpack>(doc->argpack_types, type);
+      backend->add_argpack(a.name, *argpacks[a.name]);
     }
+    // Values after every pack exists: a nested pack member may name any pack of the document.
+    for (const graph::ArgpackDecl& a : doc->argpacks)
+      for (const auto& [path, value] : a.values) set_member(*argpacks.at(a.name), a.name, path, literal_to_arg(value));
   }
 
   void set_member(host::Argpack& pack, const std::string& pack_name, const std::string& path, const Arg& value) {
@@ -260,7 +260,12 @@ struct Program::Impl {
       case MemberKind::Struct: {
         if (value.kind() != Arg::Kind::Resource || !argpacks.count(value.resource()))
           throw Error(where, "member is a nested pack; pass the name of an argpack, not " + describe_arg(value));
-        pack.set_pack(path, *argpacks.at(value.resource()));
+        host::Argpack& nested = *argpacks.at(value.resource());
+        const std::string& want = doc->argpack_types[static_cast<size_t>(m->nested)].name;
+        if (nested.type().name != want)
+          throw Error(where, "member is a '" + want + "'; argpack '" + value.resource() + "' is a '" +
+                                 nested.type().name + "'");
+        pack.set_pack(path, nested);
         return;
       }
       case MemberKind::Value: break;

@@ -61,7 +61,7 @@ void LaunchFrame::write_value(int index, Scalar s, int components, const void* b
   std::memcpy(params_[static_cast<size_t>(index)], bytes, size);
 }
 
-void LaunchFrame::set_argpack(int index, const Argpack& pack) {
+void LaunchFrame::set_argpack(int index, Argpack& pack) {
   param(index, ParamKind::Argpack);
   packs_[static_cast<size_t>(index)] = &pack;
   params_[static_cast<size_t>(index)] = pack.data();
@@ -125,6 +125,8 @@ void LaunchFrame::bind(int slot, ResourceView view) {
 }
 
 LaunchContext& LaunchFrame::context() {
+  for (Argpack* pack : packs_)
+    if (pack) pack->sync();  // nested packs changed since they were bound are copied in
   for (size_t s = 0; s < abi_.resources.size(); ++s) {
     const ResourceDesc& r = abi_.resources[s];
     if (r.param < 0 || r.param_offset < 0) continue;

@@ -33,7 +33,8 @@ class LaunchFrame {
   void set_components(int param, const std::vector<T>& values) {
     write_value(param, scalar_of<T>(), static_cast<int>(values.size()), values.data(), values.size() * sizeof(T));
   }
-  void set_argpack(int param, const Argpack& pack);
+  // The pack is read at launch (nested packs bound into it are synced first).
+  void set_argpack(int param, Argpack& pack);
   void set_ndarray(int param, const Ndarray& array);
   void set_texture(int param, const Texture& texture);
   // Every slot bound to the program field `name`.
@@ -62,7 +63,7 @@ class LaunchFrame {
   KernelABI abi_;
   std::vector<uint8_t*> params_;
   std::vector<AlignedBuffer> value_storage_;  // per value parameter
-  std::vector<const Argpack*> packs_;         // per argpack parameter
+  std::vector<Argpack*> packs_;               // per argpack parameter
   std::vector<ResourceView> views_;
   std::vector<uint32_t> return_offsets_;
   AlignedBuffer returns_;

@@ -48,6 +48,35 @@ TEST(TaichiCases, NestedArgpacks) {
   EXPECT_EQ(p.launch("nested_sum", {{"x", "outer"}}).ints[0], 1123);
 }
 
+TEST(TaichiCases, NestedArgpacksAreBoundByReference) {
+  Program p(no_cache());
+  p.load_file(doc_path("taichi_argpacks.loom.json"));  // outer2.c is the pack `inner` (1, 2)
+  EXPECT_EQ(p.launch("nested_sum", {{"x", "outer2"}}).ints[0], 3);
+  p.set_argpack("inner", "a", 100);  // a later write to the inner pack...
+  EXPECT_EQ(p.launch("nested_sum", {{"x", "outer2"}}).ints[0], 102);  // ...is seen by the outer's launches
+  EXPECT_EQ(p.get_argpack("outer2", "c.a"), 100.0);
+  p.set_argpack("outer2", "c.b", 7);  // writing through the outer writes the bound pack
+  EXPECT_EQ(p.get_argpack("inner", "b"), 7.0);
+  EXPECT_EQ(p.launch("nested_sum", {{"x", "outer2"}}).ints[0], 107);
+  std::string e = error_of([&] { p.set_argpack("outer2", "c", "outer"); });  // another type
+  EXPECT_NE(e.find("outer2.c"), std::string::npos) << e;
+  EXPECT_NE(e.find("'Inner'"), std::string::npos) << e;
+  EXPECT_EQ(p.launch("nested_sum", {{"x", "outer2"}}).ints[0], 107);
+}
+
+TEST(TaichiCases, AChangedNestedPackIsUploadedOncePerChange) {
+  Program p(no_cache());
+  p.load_file(doc_path("taichi_argpacks.loom.json"));
+  p.launch("nested_sum", {{"x", "outer2"}});
+  if (p.backend() != Backend::Vulkan) GTEST_SKIP() << "the CPU reads argpacks in place";
+  p.set_argpack("inner", "a", 100);
+  p.set_argpack("inner", "b", 5);  // two writes, one upload
+  EXPECT_EQ(p.launch("nested_sum", {{"x", "outer2"}}).ints[0], 105);
+  EXPECT_EQ(p.device_counters().last_launch_argpack_uploads, 1u);
+  p.launch("nested_sum", {{"x", "outer2"}});  // unchanged: bound with no upload
+  EXPECT_EQ(p.device_counters().last_launch_argpack_uploads, 0u);
+}
+
 TEST(TaichiCases, TemplatesInstantiateByFieldAndConstant) {
   Program p(no_cache());
   p.load_file(doc_path("taichi_templates.loom.json"));

@@ -246,6 +246,50 @@ TEST(Argpack, NestedPacksAndResourceMembers) {
   EXPECT_THROW(outer.set_texture("data", tex), Error);
 }
 
+TEST(Argpack, NestedPacksAreBoundByReference) {
+  auto types = pack_types();
+  host::Argpack inner(types, 0);
+  host::Argpack outer(types, 1);
+  inner.set<float>("scale", 1.0f);
+  outer.set_pack("inner", inner);
+  uint32_t off = 0;
+  find_member(types, 1, "inner.scale", &off);
+  auto inline_scale = [&] {
+    float v;
+    std::memcpy(&v, outer.data() + off, 4);
+    return v;
+  };
+  EXPECT_EQ(inline_scale(), 1.0f);
+
+  // a later write to the inner pack: seen through the outer at once, in its bytes after sync
+  outer.clear_dirty();
+  uint64_t v0 = outer.version();
+  inner.set<float>("scale", 5.0f);
+  EXPECT_EQ(outer.get<float>("inner.scale"), 5.0f);
+  EXPECT_FALSE(outer.dirty());  // nothing copied yet: one copy per launch, not per write
+  EXPECT_TRUE(outer.sync());
+  EXPECT_TRUE(outer.dirty());
+  EXPECT_GT(outer.version(), v0);
+  EXPECT_EQ(inline_scale(), 5.0f);
+  EXPECT_FALSE(outer.sync());  // unchanged: no copy, no new version
+
+  // writing through the outer writes the bound pack
+  outer.set_components<int32_t>("inner.offset", {7, 8});
+  EXPECT_EQ(inner.get_components<int32_t>("offset", 2), (std::vector<int32_t>{7, 8}));
+  find_member(types, 1, "inner.offset", &off);
+  int32_t raw[2];
+  std::memcpy(raw, outer.data() + off, 8);
+  EXPECT_EQ(raw[1], 8);
+
+  // rebinding to another pack ends the reference to the first
+  host::Argpack other(types, 0);
+  other.set<float>("scale", 3.0f);
+  outer.set_pack("inner", other);
+  inner.set<float>("scale", 6.0f);
+  outer.sync();
+  EXPECT_EQ(outer.get<float>("inner.scale"), 3.0f);
+}
+
 namespace {
 
 // Kernel reading an argpack: data[i] = data[i] * inner.scale + a (when `on`).
