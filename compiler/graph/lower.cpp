@@ -56,6 +56,58 @@ std::string TemplateArgs::signature() const {
   return s;
 }
 
+namespace {
+
+void flatten_struct(const Document& doc, const KernelDecl& kernel, int type, const std::string& prefix,
+                    std::vector<ReturnValue>& out, int depth) {
+  const ArgpackType& t = doc.argpack_types.at(static_cast<size_t>(type));
+  if (depth > 16)
+    throw Error(Place{doc.path, kernel.name}, "struct '" + t.name + "' nests too deeply to be returned");
+  for (const ArgpackMember& m : t.members) {
+    std::string name = prefix + "." + m.name;
+    bool nested_struct = m.kind == MemberKind::Struct && m.nested >= 0 &&
+                         static_cast<size_t>(m.nested) < doc.argpack_types.size();
+    if (m.kind == MemberKind::Value) {
+      out.push_back({name, m.type});
+    } else if (nested_struct) {
+      flatten_struct(doc, kernel, m.nested, name, out, depth + 1);
+    } else {
+      throw Error(Place{doc.path, kernel.name},
+                  "struct '" + t.name + "' cannot be returned from a kernel: its member '" + m.name +
+                      "' is " + (m.kind == MemberKind::Pack ? "an argpack" : "a resource") +
+                      "; structs of values (and of such structs) can");
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<ReturnValue> kernel_returns(const Document& doc, const KernelDecl& kernel) {
+  std::vector<ReturnValue> out;
+  for (size_t k = 0; k < kernel.returns.size(); ++k) {
+    const std::string& r = kernel.returns[k];
+    std::string pin = "r" + std::to_string(k);
+    if (auto t = parse_value_type(r)) {
+      out.push_back({pin, *t});
+      continue;
+    }
+    int type = doc.argpack_type(r);
+    if (type < 0)
+      throw Error(Place{doc.path, kernel.name}, "kernel '" + kernel.name + "' returns an unknown type '" + r +
+                                                    "' (a value type such as f32x3, or a struct type)");
+    if (doc.argpack_types[static_cast<size_t>(type)].is_pack)
+      throw Error(Place{doc.path, kernel.name},
+                  "kernel '" + kernel.name + "': an argpack ('" + r +
+                      "') cannot be returned from a kernel; return a struct (kind \"struct\") or its values instead");
+    flatten_struct(doc, kernel, type, pin, out, 0);
+  }
+  if (kernel.returns.size() > 16)
+    throw Error(Place{doc.path, kernel.name}, "kernel '" + kernel.name + "' declares " +
+                                                  std::to_string(kernel.returns.size()) +
+                                                  " return values; the return node has pins r0 to r15");
+  return out;
+}
+
 namespace detail {
 
 std::unique_ptr<ir::Kernel> Lowerer::run() {
@@ -180,14 +232,7 @@ void Lowerer::build_abi() {
     }
     add_slot("param:" + std::to_string(i), r);
   }
-  for (const std::string& r : decl_.returns) {
-    if (argpack_type_index(r) >= 0)
-      fail(-1, "",
-           "an argpack ('" + r + "') cannot be returned from a kernel; return its values instead");
-    auto t = parse_value_type(r);
-    if (!t) fail(-1, "", "unknown return type '" + r + "'");
-    kernel_->abi.returns.push_back(*t);
-  }
+  for (const ReturnValue& r : kernel_returns(doc_, decl_)) kernel_->abi.returns.push_back(r.type);
 }
 
 int Lowerer::argpack_type_index(const std::string& name) const {

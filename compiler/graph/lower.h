@@ -36,6 +36,18 @@ struct TemplateArgs {
   std::string signature() const;
 };
 
+// One value a kernel returns, as the return node's pin names it. A struct return (an argpack
+// type of kind "struct") is flattened into its value members in declaration order, nested
+// structs included: returns ["f32", "S"] give "r0", "r1.a", "r1.inner.x"...
+struct ReturnValue {
+  std::string name;
+  ValueType type;
+};
+
+// The flattened returns of `kernel`. Throws loom::Error naming the document and kernel for
+// an unknown type, an argpack (kind "pack"), or a struct holding a pack or a resource.
+std::vector<ReturnValue> kernel_returns(const Document& doc, const KernelDecl& kernel);
+
 // Lowers `kernel` of `doc`. Throws loom::Error naming the node and pin of the first problem
 // (unknown node or pin, type mismatch, missing template argument, ...). The result passes
 // ir::verify() and is not offloaded.

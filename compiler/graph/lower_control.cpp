@@ -360,16 +360,23 @@ Outs Lowerer::node_return() {
     fail_here("", "return nodes belong in kernels; functions use output nodes");
   for (Scope* s = cur_; s; s = s->parent)
     if (s->loop || s->while_state) fail_here("", "a return node cannot be inside a loop");
-  const auto& rets = kernel_->abi.returns;
+  // One pin per returned value; a struct's value members by path ("r1.a", "r1.inner.x").
+  std::vector<ReturnValue> rets = kernel_returns(doc_, decl_);
   for (const Input& in : node_->inputs) {
-    size_t k = std::stoul(in.pin.substr(1));
-    if (k >= rets.size())
-      fail_here(in.pin, "the kernel declares " + std::to_string(rets.size()) +
-                            " return value(s); '" + in.pin + "' is not one of them");
+    if (std::any_of(rets.begin(), rets.end(), [&](const ReturnValue& r) { return r.name == in.pin; })) continue;
+    std::string members;
+    for (const ReturnValue& r : rets)
+      if (r.name.rfind(in.pin + ".", 0) == 0) members += (members.empty() ? "" : ", ") + r.name;
+    if (!members.empty())
+      fail_here(in.pin, "'" + in.pin + "' is a struct; give its members: " + members);
+    std::string all;
+    for (const ReturnValue& r : rets) all += (all.empty() ? "" : ", ") + r.name;
+    fail_here(in.pin, "'" + in.pin + "' is not a return value of kernel '" + decl_.name + "' (" +
+                          (all.empty() ? std::string("it returns nothing") : "its pins are " + all) + ")");
   }
   std::vector<Inst*> ops;
-  for (size_t k = 0; k < rets.size(); ++k) {
-    Val v = convert(input("r" + std::to_string(k)), rets[k], "r" + std::to_string(k));
+  for (const ReturnValue& r : rets) {
+    Val v = convert(input(r.name), r.type, r.name);
     for (Inst* x : v.c) ops.push_back(x);
   }
   auto inst = std::make_unique<Inst>(Op::Return, Scalar::Void);

@@ -301,7 +301,7 @@ std::vector<NodeSpec> build_library() {
   t.push_back(Spec("output", "control").any_in().effect());
   Spec ret("return", "control");
   for (int i = 0; i < 16; ++i) ret.in({opt("r" + std::to_string(i))});
-  t.push_back(ret.effect());
+  t.push_back(ret.any_in().effect());  // struct returns take member pins "r0.a"; lowering checks names
   t.push_back(Spec("assert", "control").in({req("cond")}).param("message", false).effect());
 
   std::vector<NodeSpec> out;

@@ -50,6 +50,7 @@ struct Instance {
   std::shared_ptr<BackendKernel> kernel;
   std::string signature;
   host::LaunchFrame frame;
+  std::vector<std::string> return_names;  // KernelResult::names
 };
 
 std::string describe_arg(const Arg& a) {
@@ -117,6 +118,16 @@ Backend default_backend() {
   if (s == "auto") return Backend::Auto;
   if (s == "cpu") return Backend::Cpu;
   throw Error("LOOM_BACKEND is '" + s + "'; choose cpu, vulkan or auto");
+}
+
+double KernelResult::value(const std::string& name, int component) const {
+  size_t first = 0;
+  for (size_t i = 0; i < names.size() && i < types.size(); ++i) {
+    if (names[i] == name && component >= 0 && component < types[i].components())
+      return values.at(first + static_cast<size_t>(component));
+    first += static_cast<size_t>(types[i].components());
+  }
+  throw Error("the kernel returns no value '" + name + "' with component " + std::to_string(component));
 }
 
 std::string Stats::to_string() const {
@@ -413,6 +424,7 @@ struct Program::Impl {
     }
     auto t1 = Clock::now();
     auto inst = std::make_unique<Instance>(backend->load(*record), signature);
+    for (const graph::ReturnValue& r : graph::kernel_returns(*doc, decl)) inst->return_names.push_back(r.name);
     stats.ms_load += ms_since(t1);
     ++stats.instantiations;
     return *(instances[memory_key] = std::move(inst));
@@ -532,6 +544,7 @@ struct Program::Impl {
     stats.ms_launch += ms_since(t0);
     ++stats.launches;
     KernelResult result;
+    result.names = inst.return_names;
     result.types = inst.kernel->abi().returns;
     size_t c = 0;
     for (const ValueType& t : result.types)

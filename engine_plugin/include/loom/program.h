@@ -76,12 +76,16 @@ class Arg {
 using Args = std::vector<std::pair<std::string, Arg>>;
 
 // Return values of a launch, every component in order; zeros when the launch reached no
-// `return`.
+// `return`. A struct return is flattened into its value members: returns ["f32", "S"] with S {a: i32,
+// b: f32x2} give names {"r0", "r1.a", "r1.b"}, types {f32, i32, f32x2} and four components.
 struct KernelResult {
-  std::vector<ValueType> types;
-  std::vector<double> values;
-  std::vector<int64_t> ints;   // integer and bool components exactly
+  std::vector<std::string> names;  // per return value: the return node's pin ("r0", "r1.a")
+  std::vector<ValueType> types;    // per return value
+  std::vector<double> values;      // every component, in order
+  std::vector<int64_t> ints;       // the same; integer and bool components exactly
   double value(size_t i = 0) const { return values.at(i); }
+  // Component `component` of the return value named `name`; throws loom::Error if absent.
+  double value(const std::string& name, int component = 0) const;
 };
 
 // A view of a field's or ndarray's storage (C order; AoS elements unless layout is SoA;
