@@ -18,6 +18,7 @@
 #include "compiler/ir/inst.h"
 #include "compiler/ir/printer.h"
 #include "compiler/passes/pipeline.h"
+#include "engine_plugin/api/argument_values.h"
 #include "engine_plugin/api/device_backend.h"
 #include "engine_plugin/api/offline_cache.h"
 #include "engine_plugin/api/resource_npy.h"
@@ -53,17 +54,6 @@ struct Instance {
   std::vector<std::string> return_names;  // KernelResult::names
 };
 
-std::string describe_arg(const Arg& a) {
-  switch (a.kind()) {
-    case Arg::Kind::Int: return "the integer " + std::to_string(a.as_int());
-    case Arg::Kind::Float: return "the number " + std::to_string(a.as_double());
-    case Arg::Kind::Bool: return a.as_int() ? "true" : "false";
-    case Arg::Kind::List: return "a list of " + std::to_string(a.list().size()) + " numbers";
-    case Arg::Kind::Resource: return "'" + a.resource() + "'";
-  }
-  return "?";
-}
-
 // Calls fn(T{}) with the C++ type that stores scalar type s.
 template <typename F>
 void with_scalar_type(Scalar s, F&& fn) {
@@ -83,16 +73,36 @@ void with_scalar_type(Scalar s, F&& fn) {
   }
 }
 
-Arg literal_to_arg(const graph::Literal& l) {
+// A document literal as an argument: a list of lists is a matrix given by columns.
+Arg literal_to_arg(const graph::Literal& l, const Place& where) {
+  auto number = [&](const graph::Literal& x) {
+    if (x.kind == graph::Literal::Kind::Int && (x.i > (int64_t{1} << 53) || x.i < -(int64_t{1} << 53)))
+      throw Error(where, "the list component " + std::to_string(x.i) +
+                             " is too large to be exact; list components are doubles (up to 2^53)");
+    if (!x.is_number() && x.kind != graph::Literal::Kind::Bool)
+      throw Error(where, "lists hold numbers (or lists of numbers: the columns of a matrix)");
+    return x.kind == graph::Literal::Kind::Bool ? (x.b ? 1.0 : 0.0) : x.as_double();
+  };
   switch (l.kind) {
     case graph::Literal::Kind::Bool: return Arg(l.b);
     case graph::Literal::Kind::Int: return Arg(static_cast<int64_t>(l.i));
     case graph::Literal::Kind::Float: return Arg(l.f);
     case graph::Literal::Kind::String: return Arg(l.s);
     case graph::Literal::Kind::List: {
-      std::vector<double> v;
-      for (const auto& item : l.list) v.push_back(item.as_double());
-      return Arg(std::move(v));
+      bool columns = !l.list.empty() && l.list[0].kind == graph::Literal::Kind::List;
+      if (!columns) {
+        std::vector<double> v;
+        for (const auto& item : l.list) v.push_back(number(item));
+        return Arg(std::move(v));
+      }
+      std::vector<std::vector<double>> cols;
+      for (const auto& column : l.list) {
+        if (column.kind != graph::Literal::Kind::List)
+          throw Error(where, "a matrix is a list of columns, each a list of numbers");
+        cols.emplace_back();
+        for (const auto& item : column.list) cols.back().push_back(number(item));
+      }
+      return Arg(cols);
     }
     case graph::Literal::Kind::None: break;
   }
@@ -243,7 +253,8 @@ struct Program::Impl {
     }
     // Values after every pack exists: a nested pack member may name any pack of the document.
     for (const graph::ArgpackDecl& a : doc->argpacks)
-      for (const auto& [path, value] : a.values) set_member(*argpacks.at(a.name), a.name, path, literal_to_arg(value));
+      for (const auto& [path, value] : a.values)
+        set_member(*argpacks.at(a.name), a.name, path, literal_to_arg(value, Place{doc->path, "", -1, a.name + "." + path}));
   }
 
   void set_member(host::Argpack& pack, const std::string& pack_name, const std::string& path, const Arg& value) {
@@ -281,36 +292,16 @@ struct Program::Impl {
       }
       case MemberKind::Value: break;
     }
-    int n = m->type.components();
-    std::vector<double> f(static_cast<size_t>(n));
-    std::vector<int64_t> i(static_cast<size_t>(n));
-    bool integral = value.kind() != Arg::Kind::Float && value.kind() != Arg::Kind::List;
-    if (value.kind() == Arg::Kind::List) {
-      if (static_cast<int>(value.list().size()) != n)
-        throw Error(where, "member of type " + value_type_name(m->type) + " needs " + std::to_string(n) +
-                               " values, got " + std::to_string(value.list().size()));
-      for (int c = 0; c < n; ++c) {
-        f[static_cast<size_t>(c)] = value.list()[static_cast<size_t>(c)];
-        i[static_cast<size_t>(c)] = static_cast<int64_t>(f[static_cast<size_t>(c)]);
-      }
-    } else if (value.kind() == Arg::Kind::Resource) {
-      throw Error(where, "member of type " + value_type_name(m->type) + " cannot take " + describe_arg(value));
-    } else {
-      if (!integral && is_int(m->type.scalar) && value.as_double() != static_cast<double>(value.as_int()))
-        throw Error(where, "member of type " + value_type_name(m->type) + " cannot take " + describe_arg(value));
-      std::fill(f.begin(), f.end(), value.as_double());
-      std::fill(i.begin(), i.end(), value.as_int());
-    }
+    std::vector<uint8_t> bytes = argument_bytes(value, m->type, where, "member '" + pack_name + "." + path + "'");
     if (m->type.scalar == Scalar::Bool) {  // std::vector<bool> has no data(): write one by one
-      if (n != 1) throw Error(where, "bool vectors in argpacks are not supported; use i32 components");
-      pack.set<bool>(path, integral ? i[0] != 0 : f[0] != 0.0);
+      if (m->type.components() != 1) throw Error(where, "bool vectors in argpacks are not supported; use i32 components");
+      pack.set<bool>(path, bytes[0] != 0);
       return;
     }
     with_scalar_type(m->type.scalar, [&](auto zero) {
       using T = decltype(zero);
-      std::vector<T> values(static_cast<size_t>(n));
-      for (size_t c = 0; c < values.size(); ++c)
-        values[c] = integral ? static_cast<T>(i[c]) : static_cast<T>(f[c]);
+      std::vector<T> values(static_cast<size_t>(m->type.components()));
+      std::memcpy(values.data(), bytes.data(), bytes.size());
       pack.set_components<T>(path, values);
     });
   }
@@ -364,6 +355,11 @@ struct Program::Impl {
   }
 
   void check_argument_names(const graph::KernelDecl& decl, const Args& args) const {
+    for (size_t i = 0; i < args.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (args[i].first == args[j].first)
+          throw Error(place(decl.name, args[i].first), "kernel '" + decl.name + "': argument '" + args[i].first +
+                                                           "' is given twice");
     for (const auto& [name, value] : args) {
       bool known = false;
       for (const graph::KernelParam& p : decl.params) known |= p.name == name;
@@ -440,46 +436,20 @@ struct Program::Impl {
 
   void bind_value(Instance& inst, size_t p, const Arg& a) {
     const ParamDesc& d = inst.kernel->abi().params[p];
-    int n = d.type.components();
-    auto wrong = [&](const std::string& why) {
-      throw Error(place(inst.kernel->abi().name, d.name), "parameter '" + d.name + "' of type " +
-                                                             value_type_name(d.type) + " " + why);
-    };
-    std::vector<double> f(static_cast<size_t>(n));
-    std::vector<int64_t> i(static_cast<size_t>(n));
-    bool integral = a.kind() == Arg::Kind::Int || a.kind() == Arg::Kind::Bool;
-    switch (a.kind()) {
-      case Arg::Kind::Resource: wrong("cannot take the resource " + describe_arg(a)); break;
-      case Arg::Kind::List:
-        if (static_cast<int>(a.list().size()) != n)
-          wrong("needs " + std::to_string(n) + " values, got " + std::to_string(a.list().size()));
-        for (size_t c = 0; c < f.size(); ++c) {
-          f[c] = a.list()[c];
-          i[c] = static_cast<int64_t>(f[c]);
-        }
-        break;
-      case Arg::Kind::Float:
-        if (is_int(d.type.scalar) && a.as_double() != static_cast<double>(a.as_int()))
-          wrong("cannot take " + describe_arg(a) + " (not an integer)");
-        [[fallthrough]];
-      case Arg::Kind::Int:
-      case Arg::Kind::Bool:  // a scalar splats over a vector, as in Taichi
-        std::fill(f.begin(), f.end(), a.as_double());
-        std::fill(i.begin(), i.end(), a.as_int());
-        break;
-    }
+    Place where = place(inst.kernel->abi().name, d.name);
+    std::vector<uint8_t> bytes = argument_bytes(a, d.type, where, "parameter '" + d.name + "'");
     int index = static_cast<int>(p);
     if (d.type.scalar == Scalar::Bool) {  // std::vector<bool> has no data(): scalars only
-      if (n != 1) wrong("is a bool vector, which launches do not support; use i32 components");
-      inst.frame.set_value<bool>(index, integral ? i[0] != 0 : f[0] != 0.0);
+      if (d.type.components() != 1)
+        throw Error(where, "parameter '" + d.name + "' of type " + value_type_name(d.type) +
+                               " is a bool vector, which launches do not support; use i32 components");
+      inst.frame.set_value<bool>(index, bytes[0] != 0);
       return;
     }
     with_scalar_type(d.type.scalar, [&](auto zero) {
       using T = decltype(zero);
-      std::vector<T> values(f.size());
-      for (size_t c = 0; c < values.size(); ++c)
-        values[c] = is_float(d.type.scalar) ? static_cast<T>(integral ? static_cast<double>(i[c]) : f[c])
-                                            : static_cast<T>(i[c]);
+      std::vector<T> values(static_cast<size_t>(d.type.components()));
+      std::memcpy(values.data(), bytes.data(), bytes.size());
       inst.frame.set_components<T>(index, values);
     });
   }
@@ -599,13 +569,31 @@ struct Program::Impl {
     throw Error(place("", name), "'" + name + "' is not a field, ndarray or texture of the program");
   }
 
+  // Value arguments of every pipeline launch, converted as a launch converts them: what
+  // `loom run` would refuse, loading (and so `loom check`) refuses.
+  void check_pipeline_values() const {
+    for (const graph::Pipeline& pipe : doc->pipelines)
+      for (const auto& [kernel, args] : pipeline_launches(pipe.name)) {
+        const graph::KernelDecl& decl = kernel_decl(kernel);
+        check_argument_names(decl, args);
+        for (const graph::KernelParam& param : decl.params) {
+          auto type = parse_value_type(param.type);
+          if (param.kind != graph::ParamKind::Value || !type) continue;  // validation checked the rest
+          for (const auto& [name, value] : args)
+            if (name == param.name)
+              argument_bytes(value, *type, place(kernel, name), "pipeline '" + pipe.name + "': parameter '" + name + "'");
+        }
+      }
+  }
+
   std::vector<std::pair<std::string, Args>> pipeline_launches(const std::string& name) const {
     const graph::Pipeline* p = doc->pipeline(name);
     if (!p) throw Error(place(), "the document has no pipeline '" + name + "'");
     std::vector<std::pair<std::string, Args>> out;
     for (const graph::Launch& l : p->launches) {
       Args args;
-      for (const auto& [param, value] : l.args) args.emplace_back(param, literal_to_arg(value));
+      for (const auto& [param, value] : l.args)
+        args.emplace_back(param, literal_to_arg(value, Place{doc->path, l.kernel, -1, param}));
       out.emplace_back(l.kernel, std::move(args));
     }
     return out;
@@ -622,6 +610,7 @@ void Program::load(graph::Document document) {
   auto fresh = std::make_unique<Impl>(impl_->options, impl_->backend);
   fresh->doc = std::move(doc);
   fresh->allocate_resources();  // throws before anything of the old program is touched
+  fresh->check_pipeline_values();
   fresh->stats.kernels_registered = static_cast<int>(fresh->doc->kernels.size());
   impl_ = std::move(fresh);
 }

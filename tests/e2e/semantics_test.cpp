@@ -3,6 +3,9 @@
 #include "tests/e2e/e2e_util.h"
 
 #include <fstream>
+#include <iterator>
+#include <limits>
+
 
 using namespace loom;
 using namespace loom::test;
@@ -97,4 +100,130 @@ TEST(Semantics, StructReturnErrorsNameKernelNodeAndPin) {
   EXPECT_NE(e.find("member 'p' is an argpack"), std::string::npos) << e;
   e = load_error("struct_unknown_type", struct_doc(kTypes, R"("Nope")", ""));
   EXPECT_NE(e.find("unknown type 'Nope'"), std::string::npos) << e;
+}
+
+namespace {
+
+Args take_args(Arg base, Arg small, Arg m) {
+  return {{"base", std::move(base)}, {"small", std::move(small)}, {"m", std::move(m)}};
+}
+
+const std::vector<double> kFlat2x2 = {1, 2, 3, 4};
+
+}  // namespace
+
+TEST(Semantics, ArgumentsOutOfRangeAreErrorsNamingKernelAndParameter) {
+  Program p(no_cache());
+  p.load_file(doc_path("argument_values.loom.json"));
+  std::string e = error_of([&] { p.launch("take", take_args(int64_t{3000000000}, 1, kFlat2x2)); });
+  EXPECT_NE(e.find("kernel 'take'"), std::string::npos) << e;
+  EXPECT_NE(e.find("parameter 'base' of type i32 cannot hold 3000000000"), std::string::npos) << e;
+  e = error_of([&] { p.launch("take", take_args(0, -1, kFlat2x2)); });
+  EXPECT_NE(e.find("parameter 'small' of type u8 cannot hold -1"), std::string::npos) << e;
+  e = error_of([&] { p.launch("take", take_args(0, 256, kFlat2x2)); });
+  EXPECT_NE(e.find("cannot hold 256"), std::string::npos) << e;
+  e = error_of([&] { p.launch("take", take_args(3e9, 1, kFlat2x2)); });
+  EXPECT_NE(e.find("cannot hold 3000000000"), std::string::npos) << e;
+  e = error_of([&] { p.launch("take", take_args(0.5, 1, kFlat2x2)); });
+  EXPECT_NE(e.find("cannot hold 0.5 (not an integer)"), std::string::npos) << e;
+  // duplicate names: an error, not "the first wins"
+  Args twice = take_args(1, 1, kFlat2x2);
+  twice.emplace_back("base", 2);
+  e = error_of([&] { p.launch("take", twice); });
+  EXPECT_NE(e.find("kernel 'take'"), std::string::npos) << e;
+  EXPECT_NE(e.find("argument 'base' is given twice"), std::string::npos) << e;
+  EXPECT_EQ(p.stats().launches, 0);
+  // in range: exact values, whole floats accepted
+  KernelResult r = p.launch("take", take_args(-2147483648LL, 255u, kFlat2x2));
+  EXPECT_EQ(r.ints[0], -2147483648LL);
+  EXPECT_EQ(r.ints[1], 255);
+  EXPECT_EQ(p.launch("take", take_args(3.0, true, kFlat2x2)).ints[0], 3);
+}
+
+TEST(Semantics, ListComponentsAreCheckedLikeScalars) {
+  // an integer vector: 1.5 does not truncate to 1
+  Program q(no_cache());
+  q.load_file(doc_path("taichi_args.loom.json"));
+  std::string e = error_of([&] {
+    q.launch("run", {{"base", 0}, {"arr", "arr"}, {"v", std::vector<double>{1.5, 2, 3}}});
+  });
+  EXPECT_NE(e.find("parameter 'v' of type i32x3 cannot hold 1.5 (not an integer) (component 0)"), std::string::npos) << e;
+  e = error_of([&] { q.launch("run", {{"base", 0}, {"arr", "arr"}, {"v", std::vector<double>{1, 2, 3e9}}}); });
+  EXPECT_NE(e.find("cannot hold 3000000000 (component 2)"), std::string::npos) << e;
+}
+
+TEST(Semantics, ArgpackMembersOutOfRangeAreErrorsNamingPackAndMember) {
+  Program p(no_cache());
+  p.load_file(doc_path("argument_values.loom.json"));
+  std::string e = error_of([&] { p.set_argpack("pk", "a", 3e9); });
+  EXPECT_NE(e.find("pk.a"), std::string::npos) << e;
+  EXPECT_NE(e.find("member 'pk.a' of type i32 cannot hold 3000000000"), std::string::npos) << e;
+  e = error_of([&] { p.set_argpack("pk", "a", int64_t{3000000000}); });
+  EXPECT_NE(e.find("cannot hold 3000000000"), std::string::npos) << e;
+  e = error_of([&] { p.set_argpack("pk", "b", 2.5); });
+  EXPECT_NE(e.find("member 'pk.b' of type bool cannot hold 2.5"), std::string::npos) << e;
+  e = error_of([&] { p.set_argpack("pk", "b", 2); });
+  EXPECT_NE(e.find("cannot hold 2"), std::string::npos) << e;
+  EXPECT_EQ(p.get_argpack("pk", "a"), 1.0);  // unchanged by the failed writes
+  p.set_argpack("pk", "b", 0);
+  EXPECT_EQ(p.get_argpack("pk", "b"), 0.0);
+}
+
+TEST(Semantics, MatricesTakeColumnsOrAFlatListEverywhere) {
+  Program p(no_cache());
+  p.load_file(doc_path("argument_values.loom.json"));  // argpack values in both forms
+  p.run_pipeline("step");                               // launch arguments in both forms
+  // m[0][1] is the first component of column 1
+  std::vector<std::vector<double>> columns = {{1, 2}, {3, 4}};
+  EXPECT_EQ(p.launch("take", take_args(0, 0, columns)).values[2], 3.0);
+  EXPECT_EQ(p.launch("take", take_args(0, 0, kFlat2x2)).values[2], 3.0);
+  EXPECT_EQ(p.launch("pack_m", {{"p", "pk"}}).values[0], 4.0);
+  EXPECT_EQ(p.launch("pack_m", {{"p", "flat"}}).values[0], 4.0);
+  p.set_argpack("pk", "m", std::vector<std::vector<double>>{{0, 0, 0}, {9, 0, 0}, {0, 0, 0}});
+  EXPECT_EQ(p.launch("pack_m", {{"p", "pk"}}).values[0], 9.0);
+  std::string e = error_of([&] { p.launch("take", take_args(0, 0, std::vector<std::vector<double>>{{1, 2, 3}, {4}})); });
+  EXPECT_NE(e.find("takes 2 columns of 2 numbers (or a flat list of 4)"), std::string::npos) << e;
+  e = error_of([&] { p.set_argpack("pk", "m", std::vector<std::vector<double>>{{1, 2, 3}}); });
+  EXPECT_NE(e.find("member 'pk.m'"), std::string::npos) << e;
+}
+
+TEST(Semantics, DocumentArgumentsAreCheckedWhenLoaded) {
+  // what `loom run` would refuse, loading (and `loom check`) refuses, naming pipeline,
+  // kernel and parameter
+  std::string text;
+  {
+    std::ifstream in(doc_path("argument_values.loom.json"));
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return t.replace(at, from.size(), to);
+  };
+  std::string e = load_error("args_ragged", with("[[1.0, 2.0], [3.0, 4.0]]", "[[1.0, 2.0, 3.0], [4.0]]"));
+  EXPECT_NE(e.find("kernel 'take'"), std::string::npos) << e;
+  EXPECT_NE(e.find("'m'"), std::string::npos) << e;
+  e = load_error("args_range", with("\"base\": 1, \"small\": 2, \"m\": [1.0", "\"base\": 3000000000, \"small\": 2, \"m\": [1.0"));
+  EXPECT_NE(e.find("pipeline 'step': parameter 'base' of type i32 cannot hold 3000000000"), std::string::npos) << e;
+  EXPECT_NE(e.find("kernel 'take'"), std::string::npos) << e;
+  e = load_error("args_member", with("\"a\": 1, \"b\": true", "\"a\": 1, \"b\": 2.5"));
+  EXPECT_NE(e.find("member 'pk.b' of type bool cannot hold 2.5"), std::string::npos) << e;
+}
+
+TEST(Semantics, EveryIntegerTypeMakesAnArgument) {
+  Program p(no_cache());
+  p.load_file(doc_path("argument_values.loom.json"));
+  auto wide = [&](Arg u, Arg l) { return p.launch("wide", {{"u", std::move(u)}, {"l", std::move(l)}}); };
+  KernelResult r = wide(std::numeric_limits<uint64_t>::max(), std::numeric_limits<long long>::min());
+  EXPECT_EQ(static_cast<uint64_t>(r.ints[0]), std::numeric_limits<uint64_t>::max());
+  EXPECT_EQ(r.ints[1], std::numeric_limits<long long>::min());
+  EXPECT_EQ(wide(7u, 8L).ints, (std::vector<int64_t>{7, 8}));
+  EXPECT_EQ(wide(7ul, 8LL).ints, (std::vector<int64_t>{7, 8}));
+  EXPECT_EQ(wide(uint8_t{7}, short{-8}).ints, (std::vector<int64_t>{7, -8}));
+  EXPECT_EQ(wide(size_t{7}, int64_t{-8}).ints, (std::vector<int64_t>{7, -8}));
+  std::string e = error_of([&] { wide(-1, 0); });
+  EXPECT_NE(e.find("parameter 'u' of type u64 cannot hold -1"), std::string::npos) << e;
+  e = error_of([&] { wide(0, std::numeric_limits<uint64_t>::max()); });
+  EXPECT_NE(e.find("parameter 'l' of type i64 cannot hold 18446744073709551615"), std::string::npos) << e;
 }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -45,31 +46,46 @@ struct ProgramOptions {
   std::function<void(const std::string&)> warn;  // default: print to stderr
 };
 
-// A kernel argument: a number, a bool, a vector/matrix (column-major list), or the name of
-// a program resource (field, ndarray, texture, argpack).
+// A kernel argument or argpack value: a number of any C++ arithmetic type, a bool, a vector
+// or matrix as a flat column-major list or as a list of columns, or the name of a program
+// resource (field, ndarray, texture, argpack). Binding checks the value against the
+// parameter's type: out of range, fractional for an integer, or the wrong count is an error.
+// List components are doubles: exact for integers up to 2^53.
 class Arg {
  public:
-  Arg(int v) : kind_(Kind::Int), i_(v) {}
-  Arg(int64_t v) : kind_(Kind::Int), i_(v) {}
+  template <typename T>
+    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
+  Arg(T v)
+      : kind_(Kind::Int), i_(static_cast<int64_t>(v)),
+        uint64_(std::is_unsigned_v<T> && static_cast<uint64_t>(v) > static_cast<uint64_t>(INT64_MAX)) {}
   Arg(double v) : kind_(Kind::Float), f_(v) {}
   Arg(float v) : kind_(Kind::Float), f_(v) {}
   Arg(bool v) : kind_(Kind::Bool), i_(v) {}
   Arg(std::vector<double> v) : kind_(Kind::List), list_(std::move(v)) {}
+  // A matrix as its columns: {{m00, m10}, {m01, m11}} (each inner list one column).
+  Arg(const std::vector<std::vector<double>>& columns);
   Arg(const char* resource) : kind_(Kind::Resource), name_(resource) {}
   Arg(std::string resource) : kind_(Kind::Resource), name_(std::move(resource)) {}
 
   enum class Kind : uint8_t { Int, Float, Bool, List, Resource };
   Kind kind() const { return kind_; }
   int64_t as_int() const { return kind_ == Kind::Float ? static_cast<int64_t>(f_) : i_; }
-  double as_double() const { return kind_ == Kind::Float ? f_ : static_cast<double>(i_); }
-  const std::vector<double>& list() const { return list_; }
+  double as_double() const;
+  // An integer above INT64_MAX (from an unsigned type): as_uint() holds it.
+  bool is_uint64() const { return uint64_; }
+  uint64_t as_uint() const { return static_cast<uint64_t>(i_); }
+  const std::vector<double>& list() const { return list_; }  // flat, column-major
+  // A list given as columns: the size of each column (empty for a flat list).
+  const std::vector<size_t>& column_sizes() const { return column_sizes_; }
   const std::string& resource() const { return name_; }
 
  private:
   Kind kind_;
   int64_t i_ = 0;
+  bool uint64_ = false;
   double f_ = 0;
   std::vector<double> list_;
+  std::vector<size_t> column_sizes_;
   std::string name_;
 };
 
