@@ -502,6 +502,44 @@ struct Program::Impl {
     }
   }
 
+  // The dotted path of the resource member at byte `offset` of argpack type `type`.
+  std::string member_path_at(int type, uint32_t offset) const {
+    for (const ArgpackMember& m : doc->argpack_types.at(static_cast<size_t>(type)).members) {
+      bool nested = m.kind == MemberKind::Pack || m.kind == MemberKind::Struct;
+      if (!nested && m.offset == offset) return m.name;
+      if (!nested || offset < m.offset) continue;
+      std::string rest = member_path_at(m.nested, offset - m.offset);
+      if (!rest.empty()) return m.name + "." + rest;
+    }
+    return "";
+  }
+
+  // What a kernel's resource slot is, in the document's words.
+  std::string describe_slot(const KernelABI& abi, int slot) const {
+    if (slot < 0 || static_cast<size_t>(slot) >= abi.resources.size()) return "resource slot " + std::to_string(slot);
+    const ResourceDesc& r = abi.resources[static_cast<size_t>(slot)];
+    if (r.kind == ResourceKind::Field) return "field '" + r.field + "'";
+    if (r.param < 0 || static_cast<size_t>(r.param) >= abi.params.size()) return "resource slot " + std::to_string(slot);
+    const ParamDesc& p = abi.params[static_cast<size_t>(r.param)];
+    std::string kind = resource_kind_name(r.kind);
+    if (r.param_offset < 0) return kind + " parameter '" + p.name + "'";
+    std::string path = member_path_at(p.argpack_type, static_cast<uint32_t>(r.param_offset));
+    return kind + " '" + p.name + "." + (path.empty() ? "?" : path) + "' (argpack member)";
+  }
+
+  // A failure inside a launch, placed in the document; an access out of bounds names the
+  // field, ndarray parameter or argpack member ("p.inner.data") it went through.
+  Error launch_error(const Instance& inst, const Error& e) const {
+    Place where = e.place();
+    if (where.document.empty()) where.document = doc->path;
+    if (where.kernel.empty()) where.kernel = inst.kernel->abi().name;
+    const LaunchError& le = inst.frame.error();
+    if (le.code != 1) return Error(where, e.message());
+    return Error(where, "index out of bounds: " + describe_slot(inst.kernel->abi(), le.slot) + ", dim " +
+                            std::to_string(le.dim) + ", index " + std::to_string(le.index) + " not in [0, " +
+                            std::to_string(le.extent) + ")");
+  }
+
   KernelResult launch(const std::string& kernel, const Args& args) {
     const graph::KernelDecl& decl = kernel_decl(kernel);
     check_argument_names(decl, args);
@@ -510,7 +548,12 @@ struct Program::Impl {
     LaunchContext& ctx = inst.frame.context();
     ctx.seed = 0x9e3779b97f4a7c15ull * ++launch_serial;  // fresh random numbers every launch
     auto t0 = Clock::now();
-    backend->launch(*inst.kernel, ctx);
+    try {
+      backend->launch(*inst.kernel, ctx);
+    } catch (const Error& e) {
+      stats.ms_launch += ms_since(t0);
+      throw launch_error(inst, e);
+    }
     stats.ms_launch += ms_since(t0);
     ++stats.launches;
     KernelResult result;

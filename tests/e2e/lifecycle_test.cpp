@@ -168,6 +168,25 @@ TEST(Lifecycle, DebugModeReportsOutOfBoundsInsteadOfCorruptingMemory) {
   EXPECT_NE(e.find("-1"), std::string::npos) << e;
 }
 
+TEST(Lifecycle, OutOfBoundsNamesTheDocumentAndTheArgpackMember) {
+  ProgramOptions o = no_cache();
+  o.debug = true;
+  Program p(o);
+  std::string path = doc_path("out_of_bounds.loom.json");
+  p.load_file(path);
+  std::string e = error_of([&] { p.launch("pack_shift", {{"p", "job"}}); });
+  EXPECT_EQ(e.rfind(path, 0), 0u) << e;  // starts with the document path
+  EXPECT_NE(e.find("kernel 'pack_shift'"), std::string::npos) << e;
+  EXPECT_NE(e.find("node 23"), std::string::npos) << e;
+  EXPECT_NE(e.find("ndarray 'p.inner.data' (argpack member)"), std::string::npos) << e;
+  EXPECT_NE(e.find("index 16 not in [0, 16)"), std::string::npos) << e;
+  e = error_of([&] { p.launch("shift", {{"arr", "arr"}}); });
+  EXPECT_EQ(e.rfind(path, 0), 0u) << e;
+  EXPECT_NE(e.find("ndarray parameter 'arr'"), std::string::npos) << e;
+  e = error_of([&] { p.launch("stencil"); });
+  EXPECT_NE(e.find("field 'grid'"), std::string::npos) << e;
+}
+
 TEST(Lifecycle, OpenNdarrayParametersInstantiatePerDtypeAndNdimNotShape) {
   Program p(no_cache());
   p.load_file(doc_path("open_ndarray.loom.json"));  // validation instantiates the pipeline's launches
