@@ -28,17 +28,30 @@ std::string OfflineCache::path_for(const std::string& key) const { return dir_ +
 std::optional<KernelRecord> OfflineCache::load(const std::string& key) const {
   if (!enabled()) return std::nullopt;
   std::string path = path_for(key);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  try {
-    return deserialize_kernel_record(bytes, path);
-  } catch (const Error& e) {
-    if (warn_) warn_("warning: ignoring offline cache entry (" + std::string(e.what()) + "); recompiling");
-    std::error_code ec;
-    fs::remove(path, ec);
+  std::error_code ec;
+  fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) return std::nullopt;  // a plain miss
+  if (!fs::is_regular_file(status)) {
+    discard(key, path + " is not a file");
     return std::nullopt;
   }
+  try {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(Place{path}, "cannot open the entry");
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) throw Error(Place{path}, "cannot read the entry");
+    return deserialize_kernel_record(bytes, path);
+  } catch (const std::exception& e) {  // corrupt, truncated or unreadable: a miss
+    discard(key, e.what());
+    return std::nullopt;
+  }
+}
+
+void OfflineCache::discard(const std::string& key, const std::string& why) const {
+  if (!enabled()) return;
+  if (warn_) warn_("warning: ignoring offline cache entry (" + why + "); recompiling");
+  std::error_code ec;
+  fs::remove_all(path_for(key), ec);  // the recompiled kernel takes its place
 }
 
 void OfflineCache::store(const std::string& key, const KernelRecord& record) const {

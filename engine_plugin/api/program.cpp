@@ -411,17 +411,32 @@ struct Program::Impl {
     auto t0 = Clock::now();
     std::optional<KernelRecord> record = cache.load(key);
     stats.ms_cache_read += ms_since(t0);
+    std::shared_ptr<BackendKernel> loaded;
     if (record) {
-      ++stats.disk_hits;
-    } else {
+      // A readable entry whose object does not load (bad object code, a missing task
+      // symbol, another kernel's record) is corrupt too: recompiled and replaced.
+      auto t1 = Clock::now();
+      try {
+        if (record->abi.name != decl.name)
+          throw Error("the entry holds kernel '" + record->abi.name + "', not '" + decl.name + "'");
+        loaded = backend->load(*record);
+        ++stats.disk_hits;
+      } catch (const std::exception& e) {
+        cache.discard(key, cache.path_for(key) + ": " + e.what());
+        record.reset();
+      }
+      stats.ms_load += ms_since(t1);
+    }
+    if (!record) {
       record = compile(decl.name, targs);
       ++stats.misses;
       cache.store(key, *record);
+      auto t1 = Clock::now();
+      loaded = backend->load(*record);
+      stats.ms_load += ms_since(t1);
     }
-    auto t1 = Clock::now();
-    auto inst = std::make_unique<Instance>(backend->load(*record), signature);
+    auto inst = std::make_unique<Instance>(std::move(loaded), signature);
     for (const graph::ReturnValue& r : graph::kernel_returns(*doc, decl)) inst->return_names.push_back(r.name);
-    stats.ms_load += ms_since(t1);
     ++stats.instantiations;
     return *(instances[memory_key] = std::move(inst));
   }

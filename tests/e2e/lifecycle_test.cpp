@@ -2,7 +2,9 @@
 #include "tests/e2e/e2e_util.h"
 
 #include <fstream>
+#include <iterator>
 
+#include "runtime/common/abi_serialize.h"
 #include "runtime/common/error.h"
 #include "runtime/common/npy.h"
 
@@ -66,6 +68,91 @@ TEST(Lifecycle, OfflineCacheServesAWarmStartAndSurvivesCorruption) {
   }
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("corrupt compiled kernel record"), std::string::npos) << warnings[0];
+}
+
+namespace {
+
+// Runs the pipeline `step` of taichi_pipeline with the cache folder `dir`; returns the
+// program's statistics and appends its warnings.
+Stats run_cached(const std::string& dir, std::vector<std::string>& warnings, Backend* backend = nullptr) {
+  ProgramOptions o;
+  o.cache_dir = dir;
+  o.warn = [&](const std::string& w) { warnings.push_back(w); };
+  Program p(o);
+  p.load_file(doc_path("taichi_pipeline.loom.json"));
+  p.run_pipeline("step");
+  EXPECT_EQ(element<int32_t>(p.array("arr"), 7), 3 * 7 + 60);
+  if (backend) *backend = p.backend();
+  return p.stats();
+}
+
+// The one compiled kernel entry of the cache (a device may keep other files there).
+std::filesystem::path only_entry(const std::string& dir) {
+  std::vector<std::filesystem::path> entries;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".lkr") entries.push_back(e.path());
+  EXPECT_EQ(entries.size(), 1u);
+  return entries.empty() ? std::filesystem::path() : entries[0];
+}
+
+// Rewrites the cache entry at `path` through `edit`, with a valid checksum.
+template <typename F>
+void edit_entry(const std::filesystem::path& path, F&& edit) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  KernelRecord record = deserialize_kernel_record(bytes, path.string());
+  edit(record);
+  bytes = serialize_kernel_record(record);
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace
+
+TEST(Lifecycle, CacheEntryWhoseObjectDoesNotLoadIsRecompiledAndReplaced) {
+  std::string dir = fresh_cache_dir("unloadable");
+  std::vector<std::string> warnings;
+  Backend backend = Backend::Cpu;
+  run_cached(dir, warnings, &backend);
+  // code that is no object (nor SPIR-V) at all, in a record with a valid checksum
+  edit_entry(only_entry(dir), [](KernelRecord& r) { r.code.assign(64, 0x5a); });
+  Stats s = run_cached(dir, warnings);
+  EXPECT_EQ(s.misses, 1);
+  EXPECT_EQ(s.disk_hits, 0);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("ignoring offline cache entry"), std::string::npos) << warnings[0];
+  // overwritten: the next run loads it from disk without a warning
+  s = run_cached(dir, warnings);
+  EXPECT_EQ(s.disk_hits, 1);
+  EXPECT_EQ(warnings.size(), 1u);
+  // another kernel's record under this key
+  edit_entry(only_entry(dir), [](KernelRecord& r) { r.abi.name = "other"; });
+  EXPECT_EQ(run_cached(dir, warnings).misses, 1);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[1].find("holds kernel 'other'"), std::string::npos) << warnings[1];
+  if (backend != Backend::Cpu) return;
+  // a CPU object lacking the task symbol the record names
+  edit_entry(only_entry(dir), [](KernelRecord& r) { r.abi.tasks.at(0).symbol = "loom_no_such_task"; });
+  EXPECT_EQ(run_cached(dir, warnings).misses, 1);
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_NE(warnings[2].find("loom_no_such_task"), std::string::npos) << warnings[2];
+  EXPECT_EQ(run_cached(dir, warnings).disk_hits, 1);
+}
+
+TEST(Lifecycle, CacheEntryThatIsADirectoryIsAWarningAndARecompile) {
+  std::string dir = fresh_cache_dir("directory");
+  std::vector<std::string> warnings;
+  run_cached(dir, warnings);
+  std::filesystem::path entry = only_entry(dir);
+  std::filesystem::remove(entry);
+  std::filesystem::create_directories(entry / "inside");
+  Stats s = run_cached(dir, warnings);
+  EXPECT_EQ(s.misses, 1);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("is not a file"), std::string::npos) << warnings[0];
+  EXPECT_TRUE(std::filesystem::is_regular_file(entry));  // replaced by the recompiled kernel
+  EXPECT_EQ(run_cached(dir, warnings).disk_hits, 1);
 }
 
 TEST(Lifecycle, DisabledOfflineCacheWritesNothing) {
