@@ -19,6 +19,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/passes/pipeline.h"
 #include "engine_plugin/api/argument_values.h"
+#include "engine_plugin/api/build_id.h"
 #include "engine_plugin/api/device_backend.h"
 #include "engine_plugin/api/offline_cache.h"
 #include "engine_plugin/api/resource_npy.h"
@@ -35,7 +36,8 @@ namespace loom {
 
 namespace {
 
-// Part of every cache key: bump when the IR, passes, codegen or the ABI change meaning.
+// Part of every cache key, with build_id(): the hash of the sources computed at build time
+// is what keeps entries of another build out; these names only make keys readable.
 constexpr const char* kCompilerVersion = "loom-compiler-0.1.0";
 constexpr const char* kRuntimeVersion = "loom-runtime-0.3.0";  // 0.3: CPU extent functions report work per row
 
@@ -407,7 +409,7 @@ struct Program::Impl {
     }
     std::string key = hash128_hex(content_key(decl.name) + '\n' + signature + '\n' + backend->target_signature() +
                                   '\n' + (options.debug ? "debug" : "release") + (options.fast_math ? ",fast" : ",ieee") +
-                                  '\n' + kCompilerVersion + '\n' + kRuntimeVersion);
+                                  '\n' + kCompilerVersion + '\n' + kRuntimeVersion + '\n' + build_id());
     auto t0 = Clock::now();
     std::optional<KernelRecord> record = cache.load(key);
     stats.ms_cache_read += ms_since(t0);

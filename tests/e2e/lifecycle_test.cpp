@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "engine_plugin/api/build_id.h"
 #include "runtime/common/abi_serialize.h"
 #include "runtime/common/error.h"
 #include "runtime/common/npy.h"
@@ -153,6 +154,12 @@ TEST(Lifecycle, CacheEntryThatIsADirectoryIsAWarningAndARecompile) {
   EXPECT_NE(warnings[0].find("is not a file"), std::string::npos) << warnings[0];
   EXPECT_TRUE(std::filesystem::is_regular_file(entry));  // replaced by the recompiled kernel
   EXPECT_EQ(run_cached(dir, warnings).disk_hits, 1);
+}
+
+TEST(Lifecycle, BuildIdIsASourceHash) {
+  std::string id = build_id();  // generated at build time, part of every cache key
+  EXPECT_EQ(id.size(), 32u);
+  EXPECT_EQ(id.find_first_not_of("0123456789abcdef"), std::string::npos) << id;
 }
 
 TEST(Lifecycle, DisabledOfflineCacheWritesNothing) {
