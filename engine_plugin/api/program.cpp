@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "compiler/codegen_spirv/spirv_codegen.h"
@@ -202,6 +203,9 @@ struct Program::Impl {
   std::map<std::string, std::unique_ptr<host::Texture>> textures;
   std::map<std::string, std::unique_ptr<host::Argpack>> argpacks;
   std::vector<std::string> resource_order;
+  std::set<std::string> code_ndarrays;  // created or wrapped from code (may be removed)
+  // Argpack ndarray members and the ndarray each holds: (pack, member path) -> ndarray.
+  std::map<std::pair<std::string, std::string>, std::string> pack_ndarrays;
   uint64_t launch_serial = 0;
 
   Place place(const std::string& kernel = "", const std::string& pin = "") const {
@@ -269,6 +273,7 @@ struct Program::Impl {
         if (value.kind() != Arg::Kind::Resource || !ndarrays.count(value.resource()))
           throw Error(where, "member is an ndarray; pass the name of an ndarray, not " + describe_arg(value));
         pack.set_ndarray(path, *ndarrays.at(value.resource()));
+        pack_ndarrays[{pack_name, path}] = value.resource();  // rebinding the ndarray updates it
         return;
       }
       case MemberKind::Texture: {
@@ -290,6 +295,9 @@ struct Program::Impl {
           throw Error(where, "member is a '" + want + "'; argpack '" + value.resource() + "' is a '" +
                                  nested.type().name + "'");
         pack.set_pack(path, nested);
+        std::erase_if(pack_ndarrays, [&](const auto& entry) {  // members inside now belong to `nested`
+          return entry.first.first == pack_name && entry.first.second.rfind(path + ".", 0) == 0;
+        });
         return;
       }
       case MemberKind::Value: break;
@@ -307,6 +315,9 @@ struct Program::Impl {
       pack.set_components<T>(path, values);
     });
   }
+
+  void rebind_ndarray(const std::string& name, void* data, std::vector<int64_t> shape);
+  void remove_ndarray(const std::string& name);
 
   // ---- instantiation
 
@@ -660,6 +671,54 @@ struct Program::Impl {
   }
 };
 
+void Program::Impl::rebind_ndarray(const std::string& name, void* data, std::vector<int64_t> shape) {
+  Place where = place("", name);
+  auto it = ndarrays.find(name);
+  if (it == ndarrays.end()) throw Error(where, "'" + name + "' is not an ndarray of the program");
+  const host::Ndarray& old = *it->second;
+  if (old.owns_memory())
+    throw Error(where, "ndarray '" + name + "' owns its memory; only ndarrays made with wrap_ndarray can be rebound");
+  if (!data) throw Error(where, "ndarray '" + name + "' cannot be rebound to null memory");
+  auto fresh = std::make_unique<host::Ndarray>(data, old.dtype(), std::move(shape), old.components());
+  // Argpack members holding it must accept the new shape before anything changes.
+  for (const auto& [member, nd] : pack_ndarrays) {
+    if (nd != name) continue;
+    const host::Argpack& pack = *argpacks.at(member.first);
+    const ArgpackMember* m = find_member(doc->argpack_types, doc->argpack_type(pack.type().name), member.second, nullptr);
+    if (m && m->ndim != 0 && m->ndim != fresh->ndim())
+      throw Error(where, "ndarray '" + name + "' is bound to argpack member '" + member.first + "." + member.second +
+                             "', which takes " + std::to_string(m->ndim) + " dimensions, not " +
+                             std::to_string(fresh->ndim()));
+  }
+  backend->read_back(old.data());  // the old memory keeps the results of earlier launches
+  backend->remove(old.data());
+  backend->add_buffer(name, fresh->data(), fresh->bytes(), true);
+  it->second = std::move(fresh);
+  for (const auto& [member, nd] : pack_ndarrays)
+    if (nd == name) argpacks.at(member.first)->set_ndarray(member.second, *it->second);
+}
+
+void Program::Impl::remove_ndarray(const std::string& name) {
+  Place where = place("", name);
+  if (!ndarrays.count(name)) {
+    bool declared = fields.count(name) || textures.count(name) || argpacks.count(name);
+    throw Error(where, "'" + name + "' is not an ndarray of the program" +
+                           (declared ? std::string("; only ndarrays created or wrapped from code can be removed") : ""));
+  }
+  if (!code_ndarrays.count(name))
+    throw Error(where, "ndarray '" + name + "' is declared by the document; only ndarrays created or wrapped from code can be removed");
+  for (const auto& [member, nd] : pack_ndarrays)
+    if (nd == name)
+      throw Error(where, "ndarray '" + name + "' is still bound to argpack member '" + member.first + "." +
+                             member.second + "'; bind another ndarray there first");
+  backend->read_back(ndarrays.at(name)->data());
+  backend->remove(ndarrays.at(name)->data());
+  ndarrays.erase(name);
+  ndarray_elems.erase(name);
+  code_ndarrays.erase(name);
+  std::erase(resource_order, name);
+}
+
 Program::Program(ProgramOptions options) : impl_(std::make_unique<Impl>(std::move(options), nullptr)) {}
 Program::~Program() = default;
 
@@ -724,6 +783,7 @@ void Program::create_ndarray(const std::string& name, ValueType elem, std::vecto
   const host::Ndarray& n = *impl_->ndarrays[name];
   impl_->backend->add_buffer(name, n.data(), n.bytes(), false);
   impl_->ndarray_elems[name] = elem;
+  impl_->code_ndarrays.insert(name);
 }
 
 void Program::wrap_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape, void* data) {
@@ -733,7 +793,14 @@ void Program::wrap_ndarray(const std::string& name, ValueType elem, std::vector<
   const host::Ndarray& n = *impl_->ndarrays[name];
   impl_->backend->add_buffer(name, n.data(), n.bytes(), true);
   impl_->ndarray_elems[name] = elem;
+  impl_->code_ndarrays.insert(name);
 }
+
+void Program::rebind_ndarray(const std::string& name, void* data, std::vector<int64_t> shape) {
+  impl_->rebind_ndarray(name, data, std::move(shape));
+}
+
+void Program::remove_ndarray(const std::string& name) { impl_->remove_ndarray(name); }
 
 void Program::set_argpack(const std::string& pack, const std::string& member, const Arg& value) {
   auto it = impl_->argpacks.find(pack);

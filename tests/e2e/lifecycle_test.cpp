@@ -331,3 +331,68 @@ TEST(Lifecycle, NpyMatricesAreRowsByColumnsInCOrder) {
   EXPECT_EQ(q.launch("row0_col1", {{"i", 1}, {"arr", "m_nd"}}).values, (std::vector<double>{42, 42, 42}));
   EXPECT_EQ(q.launch("row0_col1", {{"i", 0}, {"arr", "m_nd"}}).values, (std::vector<double>{1, 1, 1}));
 }
+
+TEST(Lifecycle, WrappedNdarraysRebindToNewMemoryUnderTheSameName) {
+  Program p(no_cache());
+  p.load_file(doc_path("taichi_args.loom.json"));
+  std::vector<int32_t> first(10, -1), second(20, -1);
+  p.wrap_ndarray("frame", {Scalar::I32}, {10}, first.data());
+  Args args = {{"base", 100}, {"arr", "frame"}, {"v", std::vector<double>{0, 0, 0}}};
+  p.launch("run", args);
+  EXPECT_EQ(first[9], 109);
+  p.rebind_ndarray("frame", second.data(), {20});  // next frame's buffer, another size
+  std::fill(first.begin(), first.end(), -1);
+  p.launch("run", args);
+  EXPECT_EQ(second[19], 119);
+  EXPECT_EQ(first[0], -1);  // the old buffer is no longer written
+  EXPECT_EQ(p.array("frame").shape, std::vector<int64_t>{20});
+  EXPECT_EQ(p.stats().instantiations, 1);  // a new shape is no new instantiation
+
+  std::string e = error_of([&] { p.rebind_ndarray("ghost", second.data(), {20}); });
+  EXPECT_NE(e.find("'ghost' is not an ndarray"), std::string::npos) << e;
+  e = error_of([&] { p.rebind_ndarray("arr", second.data(), {20}); });  // declared by the document
+  EXPECT_NE(e.find("owns its memory"), std::string::npos) << e;
+  p.create_ndarray("made", {Scalar::I32}, {4});
+  e = error_of([&] { p.rebind_ndarray("made", second.data(), {4}); });
+  EXPECT_NE(e.find("owns its memory"), std::string::npos) << e;
+}
+
+TEST(Lifecycle, NdarraysCreatedFromCodeCanBeRemovedAndTheirNamesReused) {
+  Program p(no_cache());
+  p.load_file(doc_path("taichi_args.loom.json"));
+  std::vector<int32_t> mine(8, 0);
+  p.wrap_ndarray("mine", {Scalar::I32}, {8}, mine.data());
+  p.create_ndarray("made", {Scalar::I32}, {4});
+  p.remove_ndarray("mine");
+  p.remove_ndarray("made");
+  auto names = p.resource_names();
+  EXPECT_EQ(std::count(names.begin(), names.end(), "mine"), 0);
+  EXPECT_NE(error_of([&] { p.array("mine"); }), "");
+  p.wrap_ndarray("mine", {Scalar::I32}, {8}, mine.data());  // the name is free again
+  p.launch("run", {{"base", 1}, {"arr", "mine"}, {"v", std::vector<double>{0, 0, 0}}});
+  EXPECT_EQ(mine[7], 8);
+
+  std::string e = error_of([&] { p.remove_ndarray("arr"); });
+  EXPECT_NE(e.find("declared by the document"), std::string::npos) << e;
+  e = error_of([&] { p.remove_ndarray("ghost"); });
+  EXPECT_NE(e.find("'ghost' is not an ndarray"), std::string::npos) << e;
+}
+
+TEST(Lifecycle, ArgpackMembersFollowARebindAndKeepTheirNdarrayAlive) {
+  Program p(no_cache());
+  p.load_file(doc_path("resources_in_packs.loom.json"));
+  std::vector<float> a(8, -1), b(16, -1);
+  p.wrap_ndarray("buf", {Scalar::F32}, {8}, a.data());
+  p.set_argpack("job", "out", "buf");
+  p.launch("fill", {{"job", "job"}});
+  EXPECT_EQ(a[7], 3.5f);  // 0.5 * 7
+  p.rebind_ndarray("buf", b.data(), {16});
+  p.launch("fill", {{"job", "job"}});
+  EXPECT_EQ(b[15], 7.5f);
+  std::string e = error_of([&] { p.rebind_ndarray("buf", b.data(), {4, 4}); });
+  EXPECT_NE(e.find("job.out"), std::string::npos) << e;
+  e = error_of([&] { p.remove_ndarray("buf"); });
+  EXPECT_NE(e.find("still bound to argpack member 'job.out'"), std::string::npos) << e;
+  p.set_argpack("job", "out", "data");
+  p.remove_ndarray("buf");
+}

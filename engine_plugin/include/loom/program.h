@@ -176,6 +176,14 @@ class Program {
   void create_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape);
   // Wraps caller memory (not copied, not freed); must outlive its use in launches.
   void wrap_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape, void* data);
+  // Points a wrapped ndarray at other caller memory, same name and element type (a per-frame
+  // engine buffer); the shape may change. Argpack members holding it follow. Errors: unknown
+  // name, an ndarray that owns its memory (document or create_ndarray), a dimension count an
+  // argpack member holding it does not take.
+  void rebind_ndarray(const std::string& name, void* data, std::vector<int64_t> shape);
+  // Forgets an ndarray created or wrapped from code; its name may be used again. Errors:
+  // unknown name, a resource the document declares, an ndarray an argpack member still holds.
+  void remove_ndarray(const std::string& name);
   void set_argpack(const std::string& pack, const std::string& member, const Arg& value);
   double get_argpack(const std::string& pack, const std::string& member, int component = 0) const;
   // .npy files in NumPy's C order: the resource's extents, then the element's ([n] for a
