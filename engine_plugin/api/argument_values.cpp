@@ -41,25 +41,34 @@ std::string float_text(double f) {
 
 std::string number_text(const Number& x) {
   switch (x.kind) {
-    case Number::Kind::Int: return std::to_string(x.i);
-    case Number::Kind::UInt64: return std::to_string(static_cast<uint64_t>(x.i));
-    case Number::Kind::Bool: return x.i ? "true" : "false";
-    case Number::Kind::Float: return float_text(x.f);
+    case Number::Kind::Int:
+      return std::to_string(x.i);
+    case Number::Kind::UInt64:
+      return std::to_string(static_cast<uint64_t>(x.i));
+    case Number::Kind::Bool:
+      return x.i ? "true" : "false";
+    case Number::Kind::Float:
+      return float_text(x.f);
   }
   return "?";
 }
 
 Number scalar_number(const Arg& a) {
   switch (a.kind()) {
-    case Arg::Kind::Int: return a.is_uint64() ? Number{Number::Kind::UInt64, a.as_int(), 0} : Number{Number::Kind::Int, a.as_int(), 0};
-    case Arg::Kind::Bool: return Number{Number::Kind::Bool, a.as_int(), 0};
-    default: return Number{Number::Kind::Float, 0, a.as_double()};
+    case Arg::Kind::Int:
+      return a.is_uint64() ? Number{Number::Kind::UInt64, a.as_int(), 0}
+                           : Number{Number::Kind::Int, a.as_int(), 0};
+    case Arg::Kind::Bool:
+      return Number{Number::Kind::Bool, a.as_int(), 0};
+    default:
+      return Number{Number::Kind::Float, 0, a.as_double()};
   }
 }
 
 // A list component: whole numbers count as integers, so an integer type takes [1, 2, 3].
 Number list_number(double f) {
-  if (std::isfinite(f) && f == std::trunc(f) && std::fabs(f) < 0x1p63) return Number{Number::Kind::Int, static_cast<int64_t>(f), 0};
+  if (std::isfinite(f) && f == std::trunc(f) && std::fabs(f) < 0x1p63)
+    return Number{Number::Kind::Int, static_cast<int64_t>(f), 0};
   return Number{Number::Kind::Float, 0, f};
 }
 
@@ -67,7 +76,8 @@ Number list_number(double f) {
 bool store(const Number& x, Scalar s, uint8_t* out) {
   auto size = static_cast<size_t>(size_of(s));
   if (s == Scalar::Bool) {
-    if (x.kind == Number::Kind::Float || x.kind == Number::Kind::UInt64 || x.i < 0 || x.i > 1) return false;
+    if (x.kind == Number::Kind::Float || x.kind == Number::Kind::UInt64 || x.i < 0 || x.i > 1)
+      return false;
     out[0] = static_cast<uint8_t>(x.i);
     return true;
   }
@@ -79,7 +89,8 @@ bool store(const Number& x, Scalar s, uint8_t* out) {
       std::memcpy(out, &v, size);
       return true;
     }
-    if (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max())) return false;
+    if (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max()))
+      return false;
     auto f = static_cast<float>(v);
     std::memcpy(out, &f, size);
     return true;
@@ -98,7 +109,8 @@ bool store(const Number& x, Scalar s, uint8_t* out) {
     raw = static_cast<uint64_t>(x.i);
   } else {
     if (is_signed) {
-      if (bits < 64 && (x.i < -(int64_t{1} << (bits - 1)) || x.i >= (int64_t{1} << (bits - 1)))) return false;
+      if (bits < 64 && (x.i < -(int64_t{1} << (bits - 1)) || x.i >= (int64_t{1} << (bits - 1))))
+        return false;
     } else if (x.i < 0 || (bits < 64 && x.i >= (int64_t{1} << bits))) {
       return false;
     }
@@ -112,35 +124,45 @@ bool store(const Number& x, Scalar s, uint8_t* out) {
 
 std::string describe_arg(const Arg& a) {
   switch (a.kind()) {
-    case Arg::Kind::Int: return "the integer " + number_text(scalar_number(a));
-    case Arg::Kind::Float: return "the number " + float_text(a.as_double());
-    case Arg::Kind::Bool: return a.as_int() ? "true" : "false";
+    case Arg::Kind::Int:
+      return "the integer " + number_text(scalar_number(a));
+    case Arg::Kind::Float:
+      return "the number " + float_text(a.as_double());
+    case Arg::Kind::Bool:
+      return a.as_int() ? "true" : "false";
     case Arg::Kind::List:
-      if (!a.column_sizes().empty()) return "a list of " + std::to_string(a.column_sizes().size()) + " columns";
+      if (!a.column_sizes().empty())
+        return "a list of " + std::to_string(a.column_sizes().size()) + " columns";
       return "a list of " + std::to_string(a.list().size()) + " numbers";
-    case Arg::Kind::Resource: return "'" + a.resource() + "'";
+    case Arg::Kind::Resource:
+      return "'" + a.resource() + "'";
   }
   return "?";
 }
 
-std::vector<uint8_t> argument_bytes(const Arg& a, ValueType type, const Place& where, const std::string& what) {
+std::vector<uint8_t> argument_bytes(const Arg& a, ValueType type, const Place& where,
+                                    const std::string& what) {
   std::string name = what + " of type " + value_type_name(type);
   auto n = static_cast<size_t>(type.components());
   std::vector<Number> numbers;
   switch (a.kind()) {
-    case Arg::Kind::Resource: throw Error(where, name + " cannot take the resource " + describe_arg(a));
+    case Arg::Kind::Resource:
+      throw Error(where, name + " cannot take the resource " + describe_arg(a));
     case Arg::Kind::List: {
       const auto& cols = a.column_sizes();
       if (!cols.empty()) {
         if (!type.is_matrix())
-          throw Error(where, name + " takes a flat list of " + std::to_string(n) + " numbers, not " + describe_arg(a));
+          throw Error(where, name + " takes a flat list of " + std::to_string(n) +
+                                 " numbers, not " + describe_arg(a));
         bool shaped = cols.size() == type.cols;
         for (size_t c : cols) shaped &= c == type.rows;
         if (!shaped)
-          throw Error(where, name + " takes " + std::to_string(type.cols) + " columns of " + std::to_string(type.rows) +
-                                 " numbers (or a flat list of " + std::to_string(n) + ")");
+          throw Error(where, name + " takes " + std::to_string(type.cols) + " columns of " +
+                                 std::to_string(type.rows) + " numbers (or a flat list of " +
+                                 std::to_string(n) + ")");
       } else if (a.list().size() != n) {
-        throw Error(where, name + " needs " + std::to_string(n) + " values, got " + std::to_string(a.list().size()));
+        throw Error(where, name + " needs " + std::to_string(n) + " values, got " +
+                               std::to_string(a.list().size()));
       }
       for (double f : a.list()) numbers.push_back(list_number(f));
       break;
@@ -154,8 +176,8 @@ std::vector<uint8_t> argument_bytes(const Arg& a, ValueType type, const Place& w
   for (size_t c = 0; c < n; ++c) {
     if (store(numbers[c], type.scalar, bytes.data() + c * size)) continue;
     std::string held = number_text(numbers[c]);
-    if (is_int(type.scalar) && numbers[c].kind == Number::Kind::Float && std::isfinite(numbers[c].f) &&
-        numbers[c].f != std::trunc(numbers[c].f))
+    if (is_int(type.scalar) && numbers[c].kind == Number::Kind::Float &&
+        std::isfinite(numbers[c].f) && numbers[c].f != std::trunc(numbers[c].f))
       held += " (not an integer)";
     if (n > 1 && a.kind() == Arg::Kind::List) held += " (component " + std::to_string(c) + ")";
     throw Error(where, name + " cannot hold " + held);

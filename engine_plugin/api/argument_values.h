@@ -21,7 +21,8 @@ namespace loom {
 // The packed components of `a` as `type` (size_of(type.scalar) bytes each, bools one byte
 // 0/1), or a loom::Error at `where`: "<what> of type i32 cannot hold 3000000000", where
 // `what` names the place ("parameter 'base'", "member 'job.scale'").
-std::vector<uint8_t> argument_bytes(const Arg& a, ValueType type, const Place& where, const std::string& what);
+std::vector<uint8_t> argument_bytes(const Arg& a, ValueType type, const Place& where,
+                                    const std::string& what);
 
 // "the integer 3", "the number 2.5", "true", "a list of 3 numbers", "'name'".
 std::string describe_arg(const Arg& a);

@@ -6,7 +6,6 @@
 #include <iterator>
 #include <limits>
 
-
 using namespace loom;
 using namespace loom::test;
 
@@ -71,13 +70,17 @@ std::string load_error(const std::string& name, const std::string& text) {
   return error_of([&] { p.load_file(path); });
 }
 
-std::string struct_doc(const std::string& types, const std::string& returns, const std::string& inputs) {
+std::string struct_doc(const std::string& types, const std::string& returns,
+                       const std::string& inputs) {
   return R"({"format": "loom-graph", "version": 2, "argpack_types": [)" + types + R"(],
-  "kernels": [{"name": "k", "returns": [)" + returns + R"(], "nodes": [
-    {"id": 1, "type": "return", "inputs": {)" + inputs + R"(}}]}]})";
+  "kernels": [{"name": "k", "returns": [)" +
+         returns + R"(], "nodes": [
+    {"id": 1, "type": "return", "inputs": {)" +
+         inputs + R"(}}]}]})";
 }
 
-const char* kTypes = R"({"name": "S", "kind": "struct", "members": [{"name": "a", "type": "i32"}, {"name": "b", "type": "f32"}]},
+const char* kTypes =
+    R"({"name": "S", "kind": "struct", "members": [{"name": "a", "type": "i32"}, {"name": "b", "type": "f32"}]},
   {"name": "P", "kind": "pack", "members": [{"name": "a", "type": "i32"}]},
   {"name": "Holder", "kind": "struct", "members": [{"name": "p", "pack": "P"}]})";
 
@@ -91,7 +94,8 @@ TEST(Semantics, StructReturnErrorsNameKernelNodeAndPin) {
   EXPECT_NE(e.find("'r0' is a struct; give its members: r0.a, r0.b"), std::string::npos) << e;
   e = load_error("struct_missing", struct_doc(kTypes, R"("S")", R"("r0.a": 1)"));
   EXPECT_NE(e.find("'r0.b'"), std::string::npos) << e;
-  e = load_error("struct_unknown", struct_doc(kTypes, R"("S")", R"("r0.a": 1, "r0.b": 2, "r0.c": 3)"));
+  e = load_error("struct_unknown",
+                 struct_doc(kTypes, R"("S")", R"("r0.a": 1, "r0.b": 2, "r0.c": 3)"));
   EXPECT_NE(e.find("'r0.c' is not a return value of kernel 'k'"), std::string::npos) << e;
   e = load_error("struct_pack", struct_doc(kTypes, R"("P")", R"("r0.a": 1)"));
   EXPECT_NE(e.find("kernel 'k'"), std::string::npos) << e;
@@ -147,8 +151,12 @@ TEST(Semantics, ListComponentsAreCheckedLikeScalars) {
   std::string e = error_of([&] {
     q.launch("run", {{"base", 0}, {"arr", "arr"}, {"v", std::vector<double>{1.5, 2, 3}}});
   });
-  EXPECT_NE(e.find("parameter 'v' of type i32x3 cannot hold 1.5 (not an integer) (component 0)"), std::string::npos) << e;
-  e = error_of([&] { q.launch("run", {{"base", 0}, {"arr", "arr"}, {"v", std::vector<double>{1, 2, 3e9}}}); });
+  EXPECT_NE(e.find("parameter 'v' of type i32x3 cannot hold 1.5 (not an integer) (component 0)"),
+            std::string::npos)
+      << e;
+  e = error_of([&] {
+    q.launch("run", {{"base", 0}, {"arr", "arr"}, {"v", std::vector<double>{1, 2, 3e9}}});
+  });
   EXPECT_NE(e.find("cannot hold 3000000000 (component 2)"), std::string::npos) << e;
 }
 
@@ -172,7 +180,7 @@ TEST(Semantics, ArgpackMembersOutOfRangeAreErrorsNamingPackAndMember) {
 TEST(Semantics, MatricesTakeColumnsOrAFlatListEverywhere) {
   Program p(no_cache());
   p.load_file(doc_path("argument_values.loom.json"));  // argpack values in both forms
-  p.run_pipeline("step");                               // launch arguments in both forms
+  p.run_pipeline("step");                              // launch arguments in both forms
   // m[0][1] is the first component of column 1
   std::vector<std::vector<double>> columns = {{1, 2}, {3, 4}};
   EXPECT_EQ(p.launch("take", take_args(0, 0, columns)).values[2], 3.0);
@@ -181,7 +189,9 @@ TEST(Semantics, MatricesTakeColumnsOrAFlatListEverywhere) {
   EXPECT_EQ(p.launch("pack_m", {{"p", "flat"}}).values[0], 4.0);
   p.set_argpack("pk", "m", std::vector<std::vector<double>>{{0, 0, 0}, {9, 0, 0}, {0, 0, 0}});
   EXPECT_EQ(p.launch("pack_m", {{"p", "pk"}}).values[0], 9.0);
-  std::string e = error_of([&] { p.launch("take", take_args(0, 0, std::vector<std::vector<double>>{{1, 2, 3}, {4}})); });
+  std::string e = error_of([&] {
+    p.launch("take", take_args(0, 0, std::vector<std::vector<double>>{{1, 2, 3}, {4}}));
+  });
   EXPECT_NE(e.find("takes 2 columns of 2 numbers (or a flat list of 4)"), std::string::npos) << e;
   e = error_of([&] { p.set_argpack("pk", "m", std::vector<std::vector<double>>{{1, 2, 3}}); });
   EXPECT_NE(e.find("member 'pk.m'"), std::string::npos) << e;
@@ -201,11 +211,15 @@ TEST(Semantics, DocumentArgumentsAreCheckedWhenLoaded) {
     EXPECT_NE(at, std::string::npos) << from;
     return t.replace(at, from.size(), to);
   };
-  std::string e = load_error("args_ragged", with("[[1.0, 2.0], [3.0, 4.0]]", "[[1.0, 2.0, 3.0], [4.0]]"));
+  std::string e =
+      load_error("args_ragged", with("[[1.0, 2.0], [3.0, 4.0]]", "[[1.0, 2.0, 3.0], [4.0]]"));
   EXPECT_NE(e.find("kernel 'take'"), std::string::npos) << e;
   EXPECT_NE(e.find("'m'"), std::string::npos) << e;
-  e = load_error("args_range", with("\"base\": 1, \"small\": 2, \"m\": [1.0", "\"base\": 3000000000, \"small\": 2, \"m\": [1.0"));
-  EXPECT_NE(e.find("pipeline 'step': parameter 'base' of type i32 cannot hold 3000000000"), std::string::npos) << e;
+  e = load_error("args_range", with("\"base\": 1, \"small\": 2, \"m\": [1.0",
+                                    "\"base\": 3000000000, \"small\": 2, \"m\": [1.0"));
+  EXPECT_NE(e.find("pipeline 'step': parameter 'base' of type i32 cannot hold 3000000000"),
+            std::string::npos)
+      << e;
   EXPECT_NE(e.find("kernel 'take'"), std::string::npos) << e;
   e = load_error("args_member", with("\"a\": 1, \"b\": true", "\"a\": 1, \"b\": 2.5"));
   EXPECT_NE(e.find("member 'pk.b' of type bool cannot hold 2.5"), std::string::npos) << e;
@@ -214,8 +228,11 @@ TEST(Semantics, DocumentArgumentsAreCheckedWhenLoaded) {
 TEST(Semantics, EveryIntegerTypeMakesAnArgument) {
   Program p(no_cache());
   p.load_file(doc_path("argument_values.loom.json"));
-  auto wide = [&](Arg u, Arg l) { return p.launch("wide", {{"u", std::move(u)}, {"l", std::move(l)}}); };
-  KernelResult r = wide(std::numeric_limits<uint64_t>::max(), std::numeric_limits<long long>::min());
+  auto wide = [&](Arg u, Arg l) {
+    return p.launch("wide", {{"u", std::move(u)}, {"l", std::move(l)}});
+  };
+  KernelResult r =
+      wide(std::numeric_limits<uint64_t>::max(), std::numeric_limits<long long>::min());
   EXPECT_EQ(static_cast<uint64_t>(r.ints[0]), std::numeric_limits<uint64_t>::max());
   EXPECT_EQ(r.ints[1], std::numeric_limits<long long>::min());
   EXPECT_EQ(wide(7u, 8L).ints, (std::vector<int64_t>{7, 8}));
@@ -225,5 +242,6 @@ TEST(Semantics, EveryIntegerTypeMakesAnArgument) {
   std::string e = error_of([&] { wide(-1, 0); });
   EXPECT_NE(e.find("parameter 'u' of type u64 cannot hold -1"), std::string::npos) << e;
   e = error_of([&] { wide(0, std::numeric_limits<uint64_t>::max()); });
-  EXPECT_NE(e.find("parameter 'l' of type i64 cannot hold 18446744073709551615"), std::string::npos) << e;
+  EXPECT_NE(e.find("parameter 'l' of type i64 cannot hold 18446744073709551615"), std::string::npos)
+      << e;
 }
