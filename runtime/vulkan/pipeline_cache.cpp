@@ -35,8 +35,13 @@ PipelineCache::PipelineCache(VulkanDevice& device, const std::string& directory,
     std::snprintf(name, sizeof name, "vulkan-pipelines-%04x-%04x-%08x.bin", caps.vendor_id, caps.device_id,
                   caps.driver_version);
     path_ = (std::filesystem::path(directory) / name).string();
+    std::error_code ec;
+    if (std::filesystem::exists(path_, ec) && !std::filesystem::is_regular_file(path_, ec)) {
+      if (warn_) warn_("warning: the Vulkan pipeline cache " + path_ + " is not a file; pipelines are not kept on disk");
+      path_.clear();
+    }
     std::ifstream in(path_, std::ios::binary);
-    if (in) {
+    if (!path_.empty() && in) {
       data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
       if (!header_matches(data, caps)) {
         if (warn_) warn_("warning: ignoring the Vulkan pipeline cache " + path_ + " (damaged or from another driver)");
