@@ -1,5 +1,6 @@
 #include "compiler/ir/verifier.h"
 
+#include <cstdio>
 #include <stdexcept>
 #include <unordered_set>
 #include <vector>
@@ -10,6 +11,12 @@
 namespace loom::ir {
 
 namespace {
+
+std::string hex(uint64_t bits) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(bits));
+  return buf;
+}
 
 class Verifier {
  public:
@@ -118,6 +125,9 @@ class Verifier {
       case Op::Const:
         expect_operands(inst, 0);
         if (inst.type == Scalar::Void) fail(inst, "void constant");
+        else if (!const_is_normalized(inst))
+          fail(inst, "constant bits not in normal form (0x" + hex(inst.bits) + " as " +
+                         std::string(scalar_name(inst.type)) + ")");
         break;
       case Op::ArgLoad:
         if (inst.attr0 < 0 || static_cast<size_t>(inst.attr0) >= kernel_.abi.params.size())
