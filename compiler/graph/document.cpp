@@ -1,5 +1,7 @@
 #include "compiler/graph/document.h"
 
+#include <climits>
+
 namespace loom::graph {
 
 namespace {
@@ -10,6 +12,23 @@ const T* find_named(const std::vector<T>& items, const std::string& name) {
   return nullptr;
 }
 }  // namespace
+
+std::string shape_problem(const std::vector<int64_t>& shape, int64_t elem_bytes) {
+  int64_t bytes = elem_bytes;
+  std::string dims;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t e = shape[d];
+    dims += (d ? " x " : "") + std::to_string(e);
+    if (e < 1) return "extent " + std::to_string(e) + " (dimension " + std::to_string(d) + ") is not positive";
+    if (e > INT32_MAX)
+      return "extent " + std::to_string(e) + " (dimension " + std::to_string(d) +
+             ") is larger than 2147483647; kernels index with 32-bit integers";
+  }
+  for (int64_t e : shape)
+    if (__builtin_mul_overflow(bytes, e, &bytes))
+      return dims + " elements of " + std::to_string(elem_bytes) + " bytes do not fit in 2^63 bytes";
+  return "";
+}
 
 const Literal* Node::param(const std::string& name) const {
   for (const auto& [key, value] : params)

@@ -41,7 +41,7 @@ Outs Lowerer::node_if() {
   Val c = input_value("cond");
   if (!c.type.is_scalar() || is_float(c.type.scalar))
     fail_here("cond", "the condition of an if is one bool, not " + tname(c.type));
-  Inst* cond = comps(c, Scalar::Bool)[0];
+  Inst* cond = comps(c, Scalar::Bool, -1, "cond")[0];
   Inst* inst = B().if_(cond);
   IfState state;
   const Node* self = node_;
@@ -130,13 +130,8 @@ Outs Lowerer::node_range_for() {
   for (int d = 0; d < 3; ++d) {
     std::string e = "end" + std::to_string(d);
     if (!find_input(*node_, e)) break;
-    for (const std::string& pin : {"begin" + std::to_string(d), e}) {
-      Val v = input_value(pin);
-      if (!v.type.is_scalar() || is_float(v.type.scalar) || !implicit_ok(v, Scalar::I32))
-        fail_here(pin, "loop bound '" + pin + "' must be an integer of at most 32 bits, not " +
-                           tname(v.type));
-      bounds.push_back(comps(v, Scalar::I32)[0]);
-    }
+    for (const std::string& pin : {"begin" + std::to_string(d), e})
+      bounds.push_back(loop_bound(input_value(pin), pin));
     ++dims;
   }
   Inst* inst = B().range_for(bounds);

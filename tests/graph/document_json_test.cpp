@@ -192,3 +192,61 @@ TEST(DocumentJson, ContentKeyIgnoresLayoutAndFollowsCode) {
   EXPECT_NE(kernel_content_key(a, "k"), kernel_content_key(d, "k"));
   EXPECT_EQ(kernel_content_key(a, "k").size(), 32u);
 }
+
+TEST(DocumentJson, ExtentsAboveInt32MaxAreRejectedAtLoad) {
+  std::string head = R"({"format": "loom-graph", "version": 2, )";
+  std::string e = error_of(head + R"("fields": [{"name": "big", "type": "f32", "shape": [3000000000]}]})");
+  EXPECT_NE(e.find("fields[0].shape: field 'big': extent 3000000000 (dimension 0) is larger than 2147483647"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("line 1, column"), std::string::npos) << e;
+  e = error_of(head + R"("ndarrays": [{"name": "n", "type": "f64", "shape": [2000000000, 2000000000, 2000000000]}]})");
+  EXPECT_NE(e.find("ndarray 'n': 2000000000 x 2000000000 x 2000000000 elements of 8 bytes do not fit in 2^63 bytes"),
+            std::string::npos)
+      << e;
+  e = error_of(head + R"("textures": [{"name": "t", "size": [4, 2147483648], "format": "r32f"}]})");
+  EXPECT_NE(e.find("texture 't': extent 2147483648 (dimension 1) is larger than 2147483647"), std::string::npos) << e;
+  EXPECT_EQ(error_of(head + R"("fields": [{"name": "ok", "type": "f32", "shape": [2147483647]}]})"), "");
+}
+
+TEST(DocumentJson, WholeNumbersUpToU64MaxRoundTrip) {
+  std::string text = R"({
+  "format": "loom-graph",
+  "version": 2,
+  "kernels": [
+    {
+      "name": "k",
+      "params": [
+        {"name": "x", "kind": "value", "type": "u64"}
+      ],
+      "returns": ["u64"],
+      "nodes": [
+        {"id": 1, "type": "param", "params": {"name": "x"}},
+        {"id": 2, "type": "xor", "inputs": {"a": "1", "b": 18446744073709551615}},
+        {"id": 3, "type": "const", "params": {"value": -9223372036854775808, "type": "i64"}},
+        {"id": 4, "type": "return", "inputs": {"r0": "2"}}
+      ]
+    }
+  ]
+}
+)";
+  Document doc = load_document(text, "u64.loom.json");
+  const Literal& big = doc.kernels[0].nodes[1].inputs[1].literal;
+  EXPECT_TRUE(big.above_int64);
+  EXPECT_EQ(static_cast<uint64_t>(big.i), UINT64_MAX);
+  EXPECT_EQ(big.as_double(), 18446744073709551615.0);
+  EXPECT_EQ(save_document(doc), text);
+  validate_document(doc);
+  Document copy = doc;
+  copy.kernels[0].nodes[1].inputs[1].literal.spelling.clear();  // as if set from code
+  EXPECT_EQ(save_document(copy), text);
+  std::string e = error_of(R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": [
+    {"id": 1, "type": "add", "inputs": {"a": 1, "b": 18446744073709551616}}]}]})");
+  EXPECT_NE(e.find("number out of range: 18446744073709551616 (whole numbers run from -9223372036854775808 to "
+                   "18446744073709551615)"),
+            std::string::npos)
+      << e;
+  e = error_of(R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": [
+    {"id": 4294967297, "type": "add"}]}]})");
+  EXPECT_NE(e.find("kernels[0].nodes[0].id: number out of range: 4294967297 (expected"), std::string::npos) << e;
+}
