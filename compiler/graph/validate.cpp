@@ -58,6 +58,14 @@ class GraphChecker {
       fail(n.id, "",
            "node type '" + n.type + "' version " + std::to_string(n.version) +
                " is newer than this Loom knows (" + std::to_string(spec->version) + ")");
+    // load_document upgrades older nodes; one still old was built in memory at a version
+    // whose pins and parameters may mean something else.
+    if (n.version < spec->version)
+      fail(n.id, "",
+           "node type '" + n.type + "' is at version " + std::to_string(n.version) +
+               " but this Loom's is " + std::to_string(spec->version) +
+               "; older documents are upgraded by load_document, nodes built in code must use "
+               "the current version");
     std::set<std::string> seen;
     for (const Input& in : n.inputs) {
       if (!seen.insert(in.pin).second) fail(n.id, in.pin, "input '" + in.pin + "' is given twice");

@@ -250,3 +250,78 @@ TEST(DocumentJson, WholeNumbersUpToU64MaxRoundTrip) {
     {"id": 4294967297, "type": "add"}]}]})");
   EXPECT_NE(e.find("kernels[0].nodes[0].id: number out of range: 4294967297 (expected"), std::string::npos) << e;
 }
+
+// clamp 1 had pins value, min, max; clamp 2 has x, lo, hi. Upgrades are keyed by node type
+// and the node's own version, in kernels, functions and nested regions alike.
+TEST(DocumentJson, NodeTypeVersionsAreUpgraded) {
+  Document doc = load_document_file(std::string(LOOM_SOURCE_DIR) + "/tests/graph/docs/clamp_v1.loom.json");
+  const Node& in_function = doc.functions[0].nodes[1];
+  const Node& in_region = doc.kernels[0].nodes[0].regions[0].nodes[1];
+  for (const Node* n : {&in_function, &in_region}) {
+    EXPECT_EQ(n->type, "clamp");
+    EXPECT_EQ(n->version, 2);
+    ASSERT_EQ(n->inputs.size(), 3u);
+    EXPECT_EQ(n->inputs[0].pin, "x");
+    EXPECT_EQ(n->inputs[1].pin, "lo");
+    EXPECT_EQ(n->inputs[2].pin, "hi");
+  }
+  validate_document(doc);
+  std::string saved = save_document(doc);
+  EXPECT_NE(saved.find(R"({"id": 3, "type": "clamp", "version": 2, "inputs": {"x": "2", "lo": 1.0, "hi": 2.0}})"),
+            std::string::npos)
+      << saved;
+  EXPECT_NE(saved.find(R"({"id": 2, "type": "clamp", "version": 2, "inputs": {"x": "1", "lo": 0.0, "hi": 1.0}})"),
+            std::string::npos)
+      << saved;
+  // The upgraded document is current: it loads and saves byte for byte.
+  EXPECT_EQ(save_document(load_document(saved, "again.loom.json")), saved);
+}
+
+TEST(DocumentJson, FormatAndNodeUpgradesChain) {
+  // A format 1 document with a clamp 1 node: links become strings, then the pins are renamed.
+  Document doc = load_document(R"({"format": "loom-graph", "version": 1, "globals": [{"name": "o", "type": "f32", "shape": [1]}],
+    "kernels": [{"name": "k", "nodes": [
+      {"id": 1, "type": "const", "params": {"value": 3.0}},
+      {"id": 2, "type": "clamp", "inputs": {"value": {"node": 1, "pin": "out"}, "min": 0.0, "max": 1.0}},
+      {"id": 3, "type": "store", "inputs": {"i0": 0, "value": {"node": 2}}, "params": {"field": "o"}}]}]})",
+                               "old.loom.json");
+  const Node& clamp = doc.kernels[0].nodes[1];
+  EXPECT_EQ(clamp.version, 2);
+  EXPECT_EQ(clamp.inputs[0].pin, "x");
+  EXPECT_TRUE(clamp.inputs[0].linked);
+  EXPECT_EQ(clamp.inputs[0].from_node, 1);
+  validate_document(doc);
+}
+
+TEST(DocumentJson, NodeVersionsNewerOrStaleAreErrors) {
+  Document doc = load_document(R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": [
+      {"id": 7, "type": "clamp", "version": 3, "inputs": {"x": 1.0, "lo": 0.0, "hi": 1.0}}]}]})",
+                               "new.loom.json");
+  try {
+    validate_document(doc);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.place().node, 7);
+    EXPECT_NE(e.message().find("node type 'clamp' version 3 is newer than this Loom knows (2)"), std::string::npos)
+        << e.what();
+  }
+  // In memory, a node must be at its type's current version (the builder API sets it).
+  doc.kernels[0].nodes[0].version = 1;
+  try {
+    validate_document(doc);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("node type 'clamp' is at version 1 but this Loom's is 2"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(DocumentJson, HugeFormatVersionNamesLineAndColumn) {
+  std::string e = error_of("{\"format\": \"loom-graph\",\n  \"version\": 99999999999999999999}");
+  EXPECT_NE(e.find("bad.loom.json: line 2, column 14: version: format version 99999999999999999999 is newer than "
+                   "this Loom understands (2)"),
+            std::string::npos)
+      << e;
+  e = error_of("{\"format\": \"loom-graph\", \"version\": -3}");
+  EXPECT_NE(e.find("line 1, column 37: version: format version -3 does not exist"), std::string::npos) << e;
+}
