@@ -50,6 +50,27 @@ const TextureDecl* Document::texture(const std::string& name) const { return fin
 const ArgpackDecl* Document::argpack(const std::string& name) const { return find_named(argpacks, name); }
 const Pipeline* Document::pipeline(const std::string& name) const { return find_named(pipelines, name); }
 
+namespace {
+bool contains_node(const std::vector<Node>& nodes, int id) {
+  for (const Node& n : nodes) {
+    if (n.id == id) return true;
+    for (const Region& r : n.regions)
+      if (contains_node(r.nodes, id)) return true;
+  }
+  return false;
+}
+}  // namespace
+
+bool Document::has_graph(const std::string& name) const { return kernel(name) || function(name); }
+
+bool Document::graph_has_node(const std::string& graph, int node) const {
+  for (const KernelDecl& k : kernels)
+    if (k.name == graph && contains_node(k.nodes, node)) return true;
+  for (const FunctionDecl& f : functions)
+    if (f.name == graph && contains_node(f.nodes, node)) return true;
+  return false;
+}
+
 int Document::argpack_type(const std::string& name) const {
   for (size_t i = 0; i < argpack_types.size(); ++i)
     if (argpack_types[i].name == name) return static_cast<int>(i);

@@ -165,6 +165,10 @@ struct Document {
   const ArgpackDecl* argpack(const std::string& name) const;
   int argpack_type(const std::string& name) const;   // -1 when absent
   const Pipeline* pipeline(const std::string& name) const;
+  // Layout consistency: a kernel or function of that name exists / has that node (in any
+  // region). Layout entries for anything else are errors (see docs/graph-format.md).
+  bool has_graph(const std::string& name) const;
+  bool graph_has_node(const std::string& graph, int node) const;
 };
 
 }  // namespace loom::graph

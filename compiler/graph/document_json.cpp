@@ -56,14 +56,14 @@ class Reader {
     each(root, "functions", [&](const JsonValue& v, const std::string& at) { doc.functions.push_back(function(v, at)); });
     each(root, "kernels", [&](const JsonValue& v, const std::string& at) { doc.kernels.push_back(kernel(v, at)); });
     each(root, "pipelines", [&](const JsonValue& v, const std::string& at) { doc.pipelines.push_back(pipeline(v, at)); });
-    each(root, "layout", [&](const JsonValue& v, const std::string& at) { doc.layout.push_back(layout(v, at)); });
+    each(root, "layout", [&](const JsonValue& v, const std::string& at) { doc.layout.push_back(layout(v, at, doc)); });
     unique_names(doc);
     return doc;
   }
 
  private:
   [[noreturn]] void fail(const JsonValue& at, const std::string& key_path, const std::string& why) const {
-    Place p{path_, kernel_, node_, pin_};
+    Place p{path_, kernel_, node_, pin_, in_function_};
     throw Error(p, "line " + std::to_string(at.line) + ", column " + std::to_string(at.column) + ": " + key_path +
                        ": " + why);
   }
@@ -412,6 +412,7 @@ class Reader {
     FunctionDecl f;
     f.name = string(required(v, at, "name"), at + ".name");
     kernel_ = f.name;
+    in_function_ = true;
     auto ports = [&](const char* key, std::vector<FunctionPort>& out) {
       each(v, key, [&](const JsonValue& p, const std::string& pat0) {
         std::string pat = at + "." + pat0;
@@ -424,6 +425,7 @@ class Reader {
     ports("outputs", f.outputs);
     f.nodes = nodes(v, at);
     kernel_.clear();
+    in_function_ = false;
     return f;
   }
 
@@ -444,11 +446,18 @@ class Reader {
     return p;
   }
 
-  GraphLayout layout(const JsonValue& v, const std::string& at) {
+  // Layout must match the logic: an entry for a graph that does not exist, a second entry
+  // for one graph or a position of a node the graph lacks is an error, never kept silently.
+  GraphLayout layout(const JsonValue& v, const std::string& at, const Document& doc) {
     object(v, at);
     keys(v, at, {"graph", "positions"});
     GraphLayout g;
-    g.graph = string(required(v, at, "graph"), at + ".graph");
+    const JsonValue& graph = required(v, at, "graph");
+    g.graph = string(graph, at + ".graph");
+    if (!doc.has_graph(g.graph))
+      fail(graph, at + ".graph", "layout of '" + g.graph + "', but no kernel or function has that name");
+    for (const GraphLayout& other : doc.layout)
+      if (other.graph == g.graph) fail(graph, at + ".graph", "a second layout entry for '" + g.graph + "'");
     if (const JsonValue* positions = v.find("positions")) {
       object(*positions, at + ".positions");
       for (const auto& [id, xy] : positions->members) {
@@ -460,6 +469,8 @@ class Reader {
         id_value.line = xy.line;
         id_value.column = xy.column;
         np.node = small_integer(id_value, pat);
+        if (!doc.graph_has_node(g.graph, np.node))
+          fail(xy, pat, "position of node " + id + ", but '" + g.graph + "' has no node " + id);
         if (xy.kind != Kind::Array || xy.items.size() != 2) fail(xy, pat, "expected [x, y]");
         np.x = static_cast<float>(number(xy.items[0], pat));
         np.y = static_cast<float>(number(xy.items[1], pat));
@@ -482,7 +493,8 @@ class Reader {
   }
 
   std::string path_;
-  std::string kernel_;
+  std::string kernel_;      // the kernel or function being read
+  bool in_function_ = false;
   int node_ = -1;
   std::string pin_;
 };

@@ -157,12 +157,16 @@ Outs Lowerer::node_unroll() {
   int64_t count = param_int("count", 0);
   if (count < 0 || count > 1024) fail_here("count", "unroll count must be between 0 and 1024");
   const Region* body = find_region(*node_, "body");
+  check_unrolled_size(count, body);
+  int64_t saved_copies = unroll_copies_;
+  unroll_copies_ *= std::max<int64_t>(count, 1);
   for (int64_t k = 0; k < count; ++k) {
     Scope child;
     open_child(child, body ? body->nodes : empty_, cur_->cursor);
     child.region_values.emplace_back("i", weak_int(vt(Scalar::I32), {k}));
     lower_in(child);
   }
+  unroll_copies_ = saved_copies;
   return {};
 }
 

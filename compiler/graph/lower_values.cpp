@@ -327,6 +327,30 @@ Inst* Lowerer::loop_bound(const Val& v, const std::string& pin) {
   return B().cast(Scalar::I32, clamped);
 }
 
+namespace {
+
+int64_t count_nodes(const std::vector<Node>& nodes) {
+  int64_t n = 0;
+  for (const Node& node : nodes) {
+    ++n;
+    for (const Region& r : node.regions) n += count_nodes(r.nodes);
+  }
+  return n;
+}
+
+}  // namespace
+
+void Lowerer::check_unrolled_size(int64_t count, const Region* body) {
+  int64_t nodes = body ? count_nodes(body->nodes) : 0;
+  // unroll_copies_ * count * nodes, without overflow (each factor is at most a few million)
+  double total = static_cast<double>(unroll_copies_) * static_cast<double>(count) * static_cast<double>(nodes);
+  if (total <= static_cast<double>(kMaxUnrolledNodes)) return;
+  fail_here("count", "unrolling would instantiate " + std::to_string(static_cast<int64_t>(total)) +
+                         " nodes (" + std::to_string(unroll_copies_ * count) + " copies of a body of " +
+                         std::to_string(nodes) + " nodes, counting enclosing unrolls), more than the limit of " +
+                         std::to_string(kMaxUnrolledNodes) + "; use a range_for (or smaller counts)");
+}
+
 Val Lowerer::node_const() {
   const Literal* v = param("value");
   Val lit = literal(*v, "value");

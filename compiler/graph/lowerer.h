@@ -21,6 +21,9 @@
 
 namespace loom::graph::detail {
 
+// Node instances that unrolling (nested unrolls multiply) may create in one kernel.
+constexpr int64_t kMaxUnrolledNodes = int64_t{1} << 20;
+
 using ir::Inst;
 using ir::Op;
 
@@ -134,8 +137,10 @@ inline const Region* find_region(const Node& n, const std::string& name) {
 // Lowers one kernel (and the functions it calls). One instance per lower_kernel() call.
 class Lowerer {
  public:
-  Lowerer(const Document& doc, const KernelDecl& kernel, const TemplateArgs& targs)
-      : doc_(doc), decl_(kernel), targs_(targs), types_(doc.argpack_types) {}
+  // `as_function`: `kernel` is a scratch kernel calling one function (validation), so its
+  // errors are the function's.
+  Lowerer(const Document& doc, const KernelDecl& kernel, const TemplateArgs& targs, bool as_function = false)
+      : doc_(doc), decl_(kernel), targs_(targs), types_(doc.argpack_types), as_function_(as_function) {}
 
   std::unique_ptr<ir::Kernel> run();
 
@@ -255,6 +260,8 @@ class Lowerer {
   Outs node_range_for();
   Outs node_struct_for();
   Outs node_unroll();
+  // Nested unrolls multiply: more than kMaxUnrolledNodes node instances is an error.
+  void check_unrolled_size(int64_t count, const Region* body);
   static bool has_break(const std::vector<Node>& nodes);
   Outs node_while();
   WhileState* enclosing_while();
@@ -269,6 +276,8 @@ class Lowerer {
   const KernelDecl& decl_;
   const TemplateArgs& targs_;
   std::vector<ArgpackType> types_;  // laid out copy of the document's types
+  bool as_function_ = false;
+  int64_t unroll_copies_ = 1;  // product of the counts of the unrolls being lowered
   std::unique_ptr<ir::Kernel> kernel_;
   std::unordered_map<std::string, int> param_index_;  // kernel param -> ABI index
   std::unordered_map<std::string, int> slots_;        // "field:x", "param:1", "param:0@48"

@@ -325,3 +325,34 @@ TEST(DocumentJson, HugeFormatVersionNamesLineAndColumn) {
   e = error_of("{\"format\": \"loom-graph\", \"version\": -3}");
   EXPECT_NE(e.find("line 1, column 37: version: format version -3 does not exist"), std::string::npos) << e;
 }
+
+TEST(DocumentJson, LayoutOfUnknownGraphsOrNodesIsAnError) {
+  std::string head = R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": [{"id": 1, "type": "const", "params": {"value": 1}}]}], )";
+  EXPECT_EQ(error_of(head + R"("layout": [{"graph": "k", "positions": {"1": [0, 0]}}]})"), "");
+  std::string e = error_of(head + R"("layout": [{"graph": "q", "positions": {}}]})");
+  EXPECT_NE(e.find("layout[0].graph: layout of 'q', but no kernel or function has that name"), std::string::npos) << e;
+  e = error_of(head + R"("layout": [{"graph": "k", "positions": {"1": [0, 0], "5": [1, 1]}}]})");
+  EXPECT_NE(e.find("layout[0].positions.5: position of node 5, but 'k' has no node 5"), std::string::npos) << e;
+  e = error_of(head + R"("layout": [{"graph": "k"}, {"graph": "k"}]})");
+  EXPECT_NE(e.find("layout[1].graph: a second layout entry for 'k'"), std::string::npos) << e;
+}
+
+TEST(DocumentJson, InvalidUtf8NamesLineAndColumn) {
+  std::string e = error_of("{\"format\": \"loom-graph\",\n  \"name\": \"ab\xff\"}");
+  EXPECT_NE(e.find("line 2, column 14: malformed JSON: invalid UTF-8 in a string (a sequence starting with byte "
+                   "0xFF)"),
+            std::string::npos)
+      << e;
+  for (const char* bad : {"\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc3", "\xe2\x82"}) {
+    e = error_of(std::string("{\"name\": \"x") + bad + "\"}");
+    EXPECT_NE(e.find("line 1, column 12: malformed JSON: invalid UTF-8"), std::string::npos) << e;
+  }
+  e = error_of(R"({"name": "\udc00"})");
+  EXPECT_NE(e.find("unpaired surrogate"), std::string::npos) << e;
+  e = error_of(R"({"name": "\ud800\u0041"})");
+  EXPECT_NE(e.find("unpaired surrogate"), std::string::npos) << e;
+  // Valid UTF-8 (2, 3 and 4 bytes) and escapes load and save unchanged.
+  Document doc = load_document("{\"format\": \"loom-graph\", \"version\": 2, \"name\": \"h\xc3\xa9\xe2\x82\xac\xf0\x9f\x8c\x8a \\u00e9\"}",
+                               "ok.loom.json");
+  EXPECT_EQ(doc.name, "h\xc3\xa9\xe2\x82\xac\xf0\x9f\x8c\x8a \xc3\xa9");
+}

@@ -617,3 +617,72 @@ TEST(Validate, FieldExtentsAboveInt32MaxAreRejected) {
   e = validation_error(doc);
   EXPECT_MESSAGE(e, "field 'huge': 2147483647 x 2147483647 x 2147483647 elements of 64 bytes do not fit in 2^63 bytes");
 }
+
+// ---- smaller errors
+
+TEST(Validate, NestedUnrollsAreCappedNamingTheNode) {
+  Document doc = doc_with(kernel(
+      "k", {},
+      {N(1, "var").p("type", "f32"),
+       N(2, "unroll").p("count", 1024).region(
+           "body", {N(3, "unroll").p("count", 1024).region(
+                       "body", {N(4, "unroll").p("count", 1024).region(
+                                   "body", {N(5, "get").in("var", ln(1, "ref")),
+                                            N(6, "set").in("var", ln(1, "ref")).in("value", ln(5))})})})}));
+  Error e = validation_error(doc);
+  EXPECT_PLACE(e, "k", 3, "count");
+  EXPECT_MESSAGE(e, "unrolling would instantiate 3145728 nodes (1048576 copies of a body of 3 nodes, counting "
+                    "enclosing unrolls), more than the limit of 1048576");
+  // 3x3 stencils and the like are far below the limit
+  doc.kernels[0].nodes[1].params[0].second = build::lit(3);
+  doc.kernels[0].nodes[1].regions[0].nodes[0].params[0].second = build::lit(3);
+  doc.kernels[0].nodes[1].regions[0].nodes[0].regions[0].nodes[0].params[0].second = build::lit(3);
+  EXPECT_NO_THROW(validate_document(doc));
+}
+
+TEST(Validate, ErrorsInsideFunctionsNameTheFunction) {
+  Document doc;
+  doc.path = "cloth.json";
+  FunctionDecl f;
+  f.name = "spring";
+  f.inputs = {{"x", "f32"}};
+  f.outputs = {{"y", "f32"}};
+  f.nodes = {N(1, "input").p("name", "x"), N(2, "sinn").in("a", ln(1)), N(3, "output").in("y", ln(2))};
+  doc.functions.push_back(f);
+  Error e = validation_error(doc);
+  EXPECT_EQ(e.place().kernel, "spring");
+  EXPECT_TRUE(e.place().function);
+  EXPECT_NE(std::string(e.what()).find("cloth.json: function 'spring': node 2: unknown node type 'sinn'"),
+            std::string::npos)
+      << e.what();
+  // a type error found while lowering the function
+  doc.functions[0].nodes = {N(1, "input").p("name", "x"), N(2, "shl").in("a", ln(1)).in("b", 1),
+                            N(3, "output").in("y", ln(2))};
+  e = validation_error(doc);
+  EXPECT_NE(std::string(e.what()).find("cloth.json: function 'spring': node 2"), std::string::npos) << e.what();
+  // and through a call from a kernel: the node is the function's
+  doc.kernels.push_back(kernel("k", {}, {N(1, "call").p("function", "spring").in("x", 1.0)}));
+  try {
+    lower_kernel(doc, "k");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("function 'spring': node 2"), std::string::npos) << err.what();
+  }
+}
+
+TEST(Validate, LayoutMustMatchTheGraphs) {
+  Document doc = doc_with(kernel("k", {}, {N(1, "const").p("value", 1)}));
+  doc.layout.push_back({"k", {{1, 10, 20}}});
+  EXPECT_NO_THROW(validate_document(doc));
+  doc.layout[0].positions.push_back({9, 0, 0});
+  Error e = validation_error(doc);
+  EXPECT_PLACE(e, "k", 9, "");
+  EXPECT_MESSAGE(e, "layout: position of node 9, but 'k' has no node 9");
+  doc.layout[0].positions.pop_back();
+  doc.layout.push_back({"gone", {}});
+  e = validation_error(doc);
+  EXPECT_MESSAGE(e, "layout of 'gone', but no kernel or function has that name");
+  doc.layout.back().graph = "k";
+  e = validation_error(doc);
+  EXPECT_MESSAGE(e, "a second layout entry for 'k'");
+}
