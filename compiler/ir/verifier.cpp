@@ -253,9 +253,11 @@ class Verifier {
     for (auto& up : block.insts) {
       Inst& inst = *up;
       if (inst.parent != &block) fail(inst, "parent pointer is wrong");
+      bool null_operand = false;
       for (Inst* op : inst.operands) {
         if (!op) {
           fail(inst, "null operand");
+          null_operand = true;
           continue;
         }
         if (!defined_.count(op)) fail(inst, "operand %" + std::to_string(op->id) + " does not dominate its use");
@@ -263,6 +265,7 @@ class Verifier {
             op->op != Op::Offload)
           fail(inst, "operand has no value");
       }
+      if (null_operand) return;  // nothing below may look at its operands
       check_types(inst);
       define(&inst);  // a loop is visible to the loop_index users inside it
       for (auto& region : inst.regions) {
