@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "compiler/graph/document_json.h"
 #include "compiler/graph/expression.h"
 #include "compiler/graph/graph_builder.h"
 #include "compiler/graph/lower.h"
@@ -164,4 +165,33 @@ TEST(Formula, NegativeLiteralsAreLiterals) {
   EXPECT_NO_THROW(lower_kernel(formula_doc("a + -9223372036854775808", "i64"), "k"));
   Error e = lowering_error(formula_doc("a + -129", "i8"));
   EXPECT_NE(e.message().find("the literal -129 does not fit i8"), std::string::npos) << e.message();
+}
+
+TEST(FrontEndStack, TheDeepestDocumentIsSafeOnA256KiBStack) {
+  // The JSON reader's nesting limit allows regions about 80 levels deep; reading,
+  // validating and lowering the deepest such document fits a small thread stack.
+  std::string text = R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": [)"
+                     R"({"id": 1, "type": "var", "params": {"type": "f32"}}, )";
+  int depth = 0;
+  std::string tail;
+  for (;; ++depth) {
+    std::string deeper = text + R"({"id": )" + std::to_string(depth + 2) +
+                         R"(, "type": "if", "inputs": {"cond": true}, "regions": {"then": [)";
+    std::string attempt = deeper + R"({"id": 999, "type": "set", "inputs": {"var": "1.ref", "value": 2.0}})" +
+                          tail + "]}}" + "]}]}";
+    try {
+      load_document(attempt, "deep.json");
+    } catch (const Error&) {
+      break;  // one level too deep for the reader
+    }
+    text = deeper;
+    tail += "]}}";
+  }
+  EXPECT_GT(depth, 60);
+  std::string deepest = text + R"({"id": 999, "type": "set", "inputs": {"var": "1.ref", "value": 2.0}})" + tail + "]}]}";
+  on_small_stack(256, [&] {
+    Document doc = load_document(deepest, "deep.json");
+    validate_document(doc);
+    lower_kernel(doc, "k");
+  });
 }
