@@ -532,3 +532,36 @@ TEST(CpuCodegen, FastMathKeepsIeeeSpecialValues) {
       EXPECT_NEAR(dv[q], want_dv, 2e-7f * std::fabs(want_dv)) << x[q] << " / " << y[q];
   }
 }
+
+// Division: strict math is the correctly rounded quotient, bit for bit (what constant folding
+// computes); fast math may multiply by the reciprocal of a constant divisor, at most 1 ulp off.
+TEST(CpuCodegen, DivisionByAConstantStrictAndFast) {
+  for (bool fast : {false, true}) {
+    auto k = std::make_unique<ir::Kernel>();
+    k->abi.name = fast ? "div_fast" : "div_strict";
+    k->fast_math = fast;
+    int a = add_ndarray(*k, "a", Scalar::F32);
+    int out = add_ndarray(*k, "out", Scalar::F32);
+    Builder b(k->body.get());
+    Inst* task = range(b, {b.i32(0), shape(b, a, 0)});
+    b.set_insert_end(task->region(0));
+    Inst* i = b.loop_index(task, 0);
+    store(b, out, i, b.binary(Op::Div, load(b, Scalar::F32, a, i), b.f32(-3.0)));
+    auto kernel = compile_and_load(*k);
+    std::vector<float> av, got(1000);
+    for (int q = 0; q < 1000; ++q) av.push_back(static_cast<float>(q - 500) * 0.37f - 7.0f);
+    host::Ndarray na(av.data(), Scalar::F32, {1000}), no(got.data(), Scalar::F32, {1000});
+    host::LaunchFrame frame(kernel->abi);
+    frame.set_ndarray(0, na);
+    frame.set_ndarray(1, no);
+    test_device().launch(*kernel, frame.context());
+    for (size_t q = 0; q < av.size(); ++q) {
+      float want = av[q] / -3.0f;
+      if (!fast) {
+        ASSERT_EQ(got[q], want) << av[q] << " / -3";
+      } else {
+        ASSERT_LE(std::fabs(got[q] - want), std::fabs(std::nextafter(want, 0.0f) - want)) << av[q] << " / -3";
+      }
+    }
+  }
+}
