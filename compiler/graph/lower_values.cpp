@@ -93,9 +93,8 @@ std::string float_text(double d) {
 
 Inst* Lowerer::literal_const(const Val& v, size_t k, Scalar s, const std::string& pin) {
   auto misfit = [&](const std::string& text, const std::string& why) -> Inst* {
-    fail_here(pin, (pin.empty() ? std::string("the literal ") : "input '" + pin + "': the literal ") +
-                       text + " does not fit " + std::string(scalar_name(s)) + ", the type it meets here (" +
-                       why + "); use a wider type or a cast node");
+    fail_here(pin, "the literal " + text + " does not fit " + std::string(scalar_name(s)) +
+                       ", the type it meets here (" + why + "); use a wider type or a cast node");
   };
   if (!v.ilit.empty()) {
     const IntLit& x = v.ilit[k];

@@ -501,7 +501,7 @@ TEST(Validate, IntegerLiteralTooBigForItsPartner) {
   Error e = validation_error(typed_param_doc(
       "u8", {N(1, "param").p("name", "x"), N(2, "add").in("a", ln(1)).in("b", 300)}));
   EXPECT_PLACE(e, "k", 2, "b");
-  EXPECT_MESSAGE(e, "input 'b': the literal 300 does not fit u8, the type it meets here (u8 holds 0 to 255)");
+  EXPECT_MESSAGE(e, "the literal 300 does not fit u8, the type it meets here (u8 holds 0 to 255)");
   e = validation_error(typed_param_doc(
       "i8", {N(1, "param").p("name", "x"), N(2, "add").in("a", ln(1)).in("b", -1000)}));
   EXPECT_PLACE(e, "k", 2, "b");
