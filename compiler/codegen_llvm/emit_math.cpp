@@ -64,6 +64,14 @@ Value* MathEmitter::cast(Value* v, Scalar from, Scalar to) {
   return b_.CreateIntCast(v, t, is_signed_int(from));
 }
 
+void MathEmitter::exact_special_values() {
+  llvm::FastMathFlags fmf = b_.getFastMathFlags();
+  fmf.setAllowReciprocal(false);
+  fmf.setApproxFunc(false);
+  fmf.setNoSignedZeros(false);  // rsqrt(-0) is -inf, sqrt(-0) is -0
+  b_.setFastMathFlags(fmf);
+}
+
 Value* MathEmitter::sign(Value* a, Scalar t) {
   if (is_float(t)) {
     Value* pos = b_.CreateFCmpOGT(a, fconst(t, 0));
@@ -90,8 +98,19 @@ Value* MathEmitter::unary(Op op, Value* a, Scalar from, Scalar t) {
     case Op::Floor: return intrinsic(llvm::Intrinsic::floor, {a});
     case Op::Ceil: return intrinsic(llvm::Intrinsic::ceil, {a});
     case Op::Round: return intrinsic(llvm::Intrinsic::round, {a});
-    case Op::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, {a});
-    case Op::Rsqrt: return b_.CreateFDiv(fconst(t, 1), intrinsic(llvm::Intrinsic::sqrt, {a}));
+    case Op::Sqrt: {
+      // Never an estimate (afn would allow x * rsqrt(x): NaN for inf, wrong for denormals).
+      llvm::IRBuilderBase::FastMathFlagGuard keep(b_);
+      exact_special_values();
+      return intrinsic(llvm::Intrinsic::sqrt, {a});
+    }
+    case Op::Rsqrt: {
+      // An exact 1 / sqrt(x): with arcp/afn LLVM uses rsqrtss + a Newton step, which gives
+      // NaN for ±0 and inf and is wrong for denormals. rsqrt(±0) = ±inf, rsqrt(inf) = 0.
+      llvm::IRBuilderBase::FastMathFlagGuard keep(b_);
+      exact_special_values();
+      return b_.CreateFDiv(fconst(t, 1), intrinsic(llvm::Intrinsic::sqrt, {a}));
+    }
     case Op::Sin: return intrinsic(llvm::Intrinsic::sin, {a});
     case Op::Cos: return intrinsic(llvm::Intrinsic::cos, {a});
     case Op::Tan: return libm("tan", {a});
@@ -165,7 +184,19 @@ Value* MathEmitter::binary(Op op, Value* a, Value* c, Scalar t) {
     case Op::Add: return f ? b_.CreateFAdd(a, c) : b_.CreateAdd(a, c);
     case Op::Sub: return f ? b_.CreateFSub(a, c) : b_.CreateSub(a, c);
     case Op::Mul: return f ? b_.CreateFMul(a, c) : b_.CreateMul(a, c);
-    case Op::Div: return f ? b_.CreateFDiv(a, c) : int_div_rem(a, c, s, false);
+    case Op::Div: {
+      if (!f) return int_div_rem(a, c, s, false);
+      // Reciprocals only for constant divisors, where LLVM folds x / c into x * (1 / c) only
+      // when 1 / c is finite and normal. Between variables arcp lets the backend share
+      // 1 / d, which overflows to inf for a denormal d where x / d is finite.
+      llvm::IRBuilderBase::FastMathFlagGuard keep(b_);
+      if (!llvm::isa<llvm::Constant>(c)) {
+        llvm::FastMathFlags fmf = b_.getFastMathFlags();
+        fmf.setAllowReciprocal(false);
+        b_.setFastMathFlags(fmf);
+      }
+      return b_.CreateFDiv(a, c);
+    }
     case Op::Mod: {
       if (!f && !s) return int_div_rem(a, c, false, true);
       // Floored: a remainder whose sign differs from the divisor's moves by one divisor.

@@ -29,6 +29,8 @@ class MathEmitter {
 
  private:
   llvm::Value* libm(const std::string& base, std::initializer_list<llvm::Value*> args);
+  // Clears the builder's arcp, afn and nsz (callers restore them with a FastMathFlagGuard).
+  void exact_special_values();
   llvm::Value* sign(llvm::Value* a, Scalar t);
   llvm::Value* int_pow(llvm::Value* base, llvm::Value* exp);
   llvm::Value* int_div_rem(llvm::Value* a, llvm::Value* c, bool is_signed, bool rem);

@@ -1,5 +1,7 @@
 #include "compiler/graph/document.h"
 
+#include <climits>
+
 namespace loom::graph {
 
 namespace {
@@ -10,6 +12,23 @@ const T* find_named(const std::vector<T>& items, const std::string& name) {
   return nullptr;
 }
 }  // namespace
+
+std::string shape_problem(const std::vector<int64_t>& shape, int64_t elem_bytes) {
+  int64_t bytes = elem_bytes;
+  std::string dims;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t e = shape[d];
+    dims += (d ? " x " : "") + std::to_string(e);
+    if (e < 1) return "extent " + std::to_string(e) + " (dimension " + std::to_string(d) + ") is not positive";
+    if (e > INT32_MAX)
+      return "extent " + std::to_string(e) + " (dimension " + std::to_string(d) +
+             ") is larger than 2147483647; kernels index with 32-bit integers";
+  }
+  for (int64_t e : shape)
+    if (__builtin_mul_overflow(bytes, e, &bytes))
+      return dims + " elements of " + std::to_string(elem_bytes) + " bytes do not fit in 2^63 bytes";
+  return "";
+}
 
 const Literal* Node::param(const std::string& name) const {
   for (const auto& [key, value] : params)
@@ -30,6 +49,27 @@ const NdarrayDecl* Document::ndarray(const std::string& name) const { return fin
 const TextureDecl* Document::texture(const std::string& name) const { return find_named(textures, name); }
 const ArgpackDecl* Document::argpack(const std::string& name) const { return find_named(argpacks, name); }
 const Pipeline* Document::pipeline(const std::string& name) const { return find_named(pipelines, name); }
+
+namespace {
+bool contains_node(const std::vector<Node>& nodes, int id) {
+  for (const Node& n : nodes) {
+    if (n.id == id) return true;
+    for (const Region& r : n.regions)
+      if (contains_node(r.nodes, id)) return true;
+  }
+  return false;
+}
+}  // namespace
+
+bool Document::has_graph(const std::string& name) const { return kernel(name) || function(name); }
+
+bool Document::graph_has_node(const std::string& graph, int node) const {
+  for (const KernelDecl& k : kernels)
+    if (k.name == graph && contains_node(k.nodes, node)) return true;
+  for (const FunctionDecl& f : functions)
+    if (f.name == graph && contains_node(f.nodes, node)) return true;
+  return false;
+}
 
 int Document::argpack_type(const std::string& name) const {
   for (size_t i = 0; i < argpack_types.size(); ++i)

@@ -23,13 +23,18 @@ struct Literal {
   Kind kind = Kind::None;
   bool b = false;
   int64_t i = 0;
+  // Int above INT64_MAX (2^63 .. 2^64-1, only u64 holds it): `i` holds its bits.
+  bool above_int64 = false;
   double f = 0.0;
   std::string s;
   std::vector<Literal> list;
   std::string spelling;  // numbers: the token as written ("1.0" stays "1.0" on save)
 
   bool is_number() const { return kind == Kind::Int || kind == Kind::Float; }
-  double as_double() const { return kind == Kind::Int ? static_cast<double>(i) : f; }
+  double as_double() const {
+    if (kind != Kind::Int) return f;
+    return above_int64 ? static_cast<double>(static_cast<uint64_t>(i)) : static_cast<double>(i);
+  }
 };
 
 // One input pin of a node: either linked to another node's output pin, or a literal.
@@ -133,6 +138,11 @@ struct GraphLayout {
   std::vector<NodePosition> positions;
 };
 
+// What is wrong with the shape of an array of `elem` elements ("" when nothing): extents
+// must be 1 to 2147483647 (kernels index with i32) and the whole array must fit in 2^63
+// bytes. `elem_bytes` is the size of one element.
+std::string shape_problem(const std::vector<int64_t>& shape, int64_t elem_bytes);
+
 struct Document {
   std::string path;        // where it was loaded from ("<memory>" otherwise); not saved
   int version = kFormatVersion;
@@ -155,6 +165,10 @@ struct Document {
   const ArgpackDecl* argpack(const std::string& name) const;
   int argpack_type(const std::string& name) const;   // -1 when absent
   const Pipeline* pipeline(const std::string& name) const;
+  // Layout consistency: a kernel or function of that name exists / has that node (in any
+  // region). Layout entries for anything else are errors (see docs/graph-format.md).
+  bool has_graph(const std::string& name) const;
+  bool graph_has_node(const std::string& graph, int node) const;
 };
 
 }  // namespace loom::graph

@@ -1,6 +1,7 @@
 #include "compiler/graph/document_json.h"
 
 #include <charconv>
+#include <climits>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -45,7 +46,7 @@ class Reader {
       fail(format ? *format : root, "format", "expected \"format\": \"loom-graph\" (is this a Loom graph document?)");
     const JsonValue* version = root.find("version");
     if (!version) fail(root, "version", "missing \"version\"");
-    doc.version = static_cast<int>(integer(*version, "version"));
+    doc.version = small_integer(*version, "version");
     if (const JsonValue* name = root.find("name")) doc.name = string(*name, "name");
     each(root, "fields", [&](const JsonValue& v, const std::string& at) { doc.fields.push_back(field(v, at)); });
     each(root, "ndarrays", [&](const JsonValue& v, const std::string& at) { doc.ndarrays.push_back(ndarray(v, at)); });
@@ -55,14 +56,14 @@ class Reader {
     each(root, "functions", [&](const JsonValue& v, const std::string& at) { doc.functions.push_back(function(v, at)); });
     each(root, "kernels", [&](const JsonValue& v, const std::string& at) { doc.kernels.push_back(kernel(v, at)); });
     each(root, "pipelines", [&](const JsonValue& v, const std::string& at) { doc.pipelines.push_back(pipeline(v, at)); });
-    each(root, "layout", [&](const JsonValue& v, const std::string& at) { doc.layout.push_back(layout(v, at)); });
+    each(root, "layout", [&](const JsonValue& v, const std::string& at) { doc.layout.push_back(layout(v, at, doc)); });
     unique_names(doc);
     return doc;
   }
 
  private:
   [[noreturn]] void fail(const JsonValue& at, const std::string& key_path, const std::string& why) const {
-    Place p{path_, kernel_, node_, pin_};
+    Place p{path_, kernel_, node_, pin_, in_function_};
     throw Error(p, "line " + std::to_string(at.line) + ", column " + std::to_string(at.column) + ": " + key_path +
                        ": " + why);
   }
@@ -101,12 +102,21 @@ class Reader {
     return v.text;
   }
 
-  int64_t integer(const JsonValue& v, const std::string& at) const {
+  int64_t integer(const JsonValue& v, const std::string& at, const std::string& range = "") const {
     if (!v.is_integer()) fail(v, at, std::string("expected a whole number, found ") + (v.kind == Kind::Number ? v.text : kind_name(v.kind)));
     int64_t out = 0;
     auto [end, ec] = std::from_chars(v.text.data(), v.text.data() + v.text.size(), out);
-    if (ec != std::errc() || end != v.text.data() + v.text.size()) fail(v, at, "number out of range: " + v.text);
+    if (ec != std::errc() || end != v.text.data() + v.text.size())
+      fail(v, at, "number out of range: " + v.text + (range.empty() ? "" : " (" + range + ")"));
     return out;
+  }
+
+  // A whole number that must fit an int (ids, versions, dimensions).
+  int small_integer(const JsonValue& v, const std::string& at, int lo = INT32_MIN) const {
+    int64_t x = integer(v, at);
+    if (x < lo || x > INT32_MAX)
+      fail(v, at, "number out of range: " + v.text + " (expected " + std::to_string(lo) + " to " + std::to_string(INT32_MAX) + ")");
+    return static_cast<int>(x);
   }
 
   double number(const JsonValue& v, const std::string& at) const {
@@ -141,8 +151,16 @@ class Reader {
         l.spelling = v.text;
         if (v.is_integer()) {
           l.kind = Literal::Kind::Int;
-          l.i = integer(v, at);
-          l.f = static_cast<double>(l.i);
+          uint64_t big = 0;
+          auto [end, ec] = std::from_chars(v.text.data(), v.text.data() + v.text.size(), big);
+          if (ec == std::errc() && end == v.text.data() + v.text.size() &&
+              big > static_cast<uint64_t>(INT64_MAX)) {
+            l.i = static_cast<int64_t>(big);  // u64 literals up to 2^64-1
+            l.above_int64 = true;
+          } else {
+            l.i = integer(v, at, "whole numbers run from -9223372036854775808 to 18446744073709551615");
+          }
+          l.f = l.as_double();
         } else {
           l.kind = Literal::Kind::Float;
           l.f = std::strtod(v.text.c_str(), nullptr);
@@ -172,7 +190,10 @@ class Reader {
     FieldDesc f;
     f.name = string(required(v, at, "name"), at + ".name");
     f.elem = value_type(required(v, at, "type"), at + ".type");
-    f.shape = extents(required(v, at, "shape"), at + ".shape", 1, kMaxDims);
+    const JsonValue& shape = required(v, at, "shape");
+    f.shape = extents(shape, at + ".shape", 1, kMaxDims);
+    std::string problem = shape_problem(f.shape, size_of(f.elem.scalar) * f.elem.components());
+    if (!problem.empty()) fail(shape, at + ".shape", "field '" + f.name + "': " + problem);
     if (const JsonValue* layout = v.find("layout")) {
       std::string l = string(*layout, at + ".layout");
       if (l == "soa") f.layout = Layout::SoA;
@@ -187,7 +208,10 @@ class Reader {
     NdarrayDecl n;
     n.name = string(required(v, at, "name"), at + ".name");
     n.elem = value_type(required(v, at, "type"), at + ".type");
-    n.shape = extents(required(v, at, "shape"), at + ".shape", 1, kMaxDims);
+    const JsonValue& shape = required(v, at, "shape");
+    n.shape = extents(shape, at + ".shape", 1, kMaxDims);
+    std::string problem = shape_problem(n.shape, size_of(n.elem.scalar) * n.elem.components());
+    if (!problem.empty()) fail(shape, at + ".shape", "ndarray '" + n.name + "': " + problem);
     return n;
   }
 
@@ -196,7 +220,10 @@ class Reader {
     keys(v, at, {"name", "size", "format"});
     TextureDecl t;
     t.name = string(required(v, at, "name"), at + ".name");
-    t.size = extents(required(v, at, "size"), at + ".size", 2, 3);
+    const JsonValue& size = required(v, at, "size");
+    t.size = extents(size, at + ".size", 2, 3);
+    std::string problem = shape_problem(t.size, 16);  // the widest texel, rgba32f
+    if (!problem.empty()) fail(size, at + ".size", "texture '" + t.name + "': " + problem);
     const JsonValue& fv = required(v, at, "format");
     std::string f = string(fv, at + ".format");
     if (!parse_texture_format(f, &t.format)) fail(fv, at + ".format", "unknown texture format '" + f + "' (r32f, rg32f, rgba32f, rgba8)");
@@ -236,11 +263,11 @@ class Reader {
         } else if (const JsonValue* nd = m.find("ndarray")) {
           member.kind = MemberKind::Ndarray;
           member.type = value_type(*nd, mat + ".ndarray");
-          member.ndim = static_cast<int>(integer(required(m, mat, "ndim"), mat + ".ndim"));
+          member.ndim = small_integer(required(m, mat, "ndim"), mat + ".ndim");
           if (member.ndim < 1 || member.ndim > kMaxDims) fail(m, mat + ".ndim", "ndarrays have 1 to 4 dimensions");
         } else if (const JsonValue* tex = m.find("texture")) {
           member.kind = MemberKind::Texture;
-          member.ndim = static_cast<int>(integer(*tex, mat + ".texture"));
+          member.ndim = small_integer(*tex, mat + ".texture");
           if (member.ndim != 2 && member.ndim != 3) fail(*tex, mat + ".texture", "textures have 2 or 3 dimensions");
           if (const JsonValue* fmt = m.find("format")) {
             std::string f = string(*fmt, mat + ".format");
@@ -309,11 +336,11 @@ class Reader {
     object(v, at);
     keys(v, at, {"id", "type", "version", "inputs", "params", "regions"});
     Node n;
-    n.id = static_cast<int>(integer(required(v, at, "id"), at + ".id"));
+    n.id = small_integer(required(v, at, "id"), at + ".id");
     int saved = node_;
     node_ = n.id;
     n.type = string(required(v, at, "type"), at + ".type");
-    if (const JsonValue* ver = v.find("version")) n.version = static_cast<int>(integer(*ver, at + ".version"));
+    if (const JsonValue* ver = v.find("version")) n.version = small_integer(*ver, at + ".version");
     if (const JsonValue* inputs = v.find("inputs")) {
       object(*inputs, at + ".inputs");
       for (const auto& [pin, value] : inputs->members) {
@@ -369,7 +396,7 @@ class Reader {
       else if (ks == "template") param.kind = ParamKind::Template;
       else fail(kind, pat + ".kind", "expected one of value, ndarray, texture, argpack, template; found '" + ks + "'");
       if (const JsonValue* type = p.find("type")) param.type = string(*type, pat + ".type");
-      if (const JsonValue* ndim = p.find("ndim")) param.ndim = static_cast<int>(integer(*ndim, pat + ".ndim"));
+      if (const JsonValue* ndim = p.find("ndim")) param.ndim = small_integer(*ndim, pat + ".ndim");
       pin_.clear();
       k.params.push_back(param);
     });
@@ -385,6 +412,7 @@ class Reader {
     FunctionDecl f;
     f.name = string(required(v, at, "name"), at + ".name");
     kernel_ = f.name;
+    in_function_ = true;
     auto ports = [&](const char* key, std::vector<FunctionPort>& out) {
       each(v, key, [&](const JsonValue& p, const std::string& pat0) {
         std::string pat = at + "." + pat0;
@@ -397,6 +425,7 @@ class Reader {
     ports("outputs", f.outputs);
     f.nodes = nodes(v, at);
     kernel_.clear();
+    in_function_ = false;
     return f;
   }
 
@@ -417,11 +446,18 @@ class Reader {
     return p;
   }
 
-  GraphLayout layout(const JsonValue& v, const std::string& at) {
+  // Layout must match the logic: an entry for a graph that does not exist, a second entry
+  // for one graph or a position of a node the graph lacks is an error, never kept silently.
+  GraphLayout layout(const JsonValue& v, const std::string& at, const Document& doc) {
     object(v, at);
     keys(v, at, {"graph", "positions"});
     GraphLayout g;
-    g.graph = string(required(v, at, "graph"), at + ".graph");
+    const JsonValue& graph = required(v, at, "graph");
+    g.graph = string(graph, at + ".graph");
+    if (!doc.has_graph(g.graph))
+      fail(graph, at + ".graph", "layout of '" + g.graph + "', but no kernel or function has that name");
+    for (const GraphLayout& other : doc.layout)
+      if (other.graph == g.graph) fail(graph, at + ".graph", "a second layout entry for '" + g.graph + "'");
     if (const JsonValue* positions = v.find("positions")) {
       object(*positions, at + ".positions");
       for (const auto& [id, xy] : positions->members) {
@@ -432,7 +468,9 @@ class Reader {
         id_value.text = id;
         id_value.line = xy.line;
         id_value.column = xy.column;
-        np.node = static_cast<int>(integer(id_value, pat));
+        np.node = small_integer(id_value, pat);
+        if (!doc.graph_has_node(g.graph, np.node))
+          fail(xy, pat, "position of node " + id + ", but '" + g.graph + "' has no node " + id);
         if (xy.kind != Kind::Array || xy.items.size() != 2) fail(xy, pat, "expected [x, y]");
         np.x = static_cast<float>(number(xy.items[0], pat));
         np.y = static_cast<float>(number(xy.items[1], pat));
@@ -455,7 +493,8 @@ class Reader {
   }
 
   std::string path_;
-  std::string kernel_;
+  std::string kernel_;      // the kernel or function being read
+  bool in_function_ = false;
   int node_ = -1;
   std::string pin_;
 };
@@ -464,7 +503,8 @@ class Reader {
 
 std::string format_number(const Literal& l) {
   if (!l.spelling.empty()) return l.spelling;
-  if (l.kind == Literal::Kind::Int) return std::to_string(l.i);
+  if (l.kind == Literal::Kind::Int)
+    return l.above_int64 ? std::to_string(static_cast<uint64_t>(l.i)) : std::to_string(l.i);
   char buf[64];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, l.f);
   std::string s(buf, ec == std::errc() ? end : buf);

@@ -1,7 +1,11 @@
 #include "compiler/graph/expression.h"
 
+#include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <climits>
 #include <cstdlib>
+#include <utility>
 
 #include "runtime/common/error.h"
 
@@ -65,14 +69,41 @@ class Parser {
     return static_cast<int>(pos_) + 1;
   }
 
+  // Real nesting (parentheses, call arguments, the middle of ?:) goes through here, so
+  // the parser's recursion depth is bounded by kMaxFormulaNesting.
+  std::unique_ptr<Expr> nested(int col) {
+    if (depth_ >= kMaxFormulaNesting)
+      throw Error("column " + std::to_string(col) + ": the formula nests parentheses, calls or " +
+                  "conditionals more than " + std::to_string(kMaxFormulaNesting) +
+                  " levels deep; split it across several nodes");
+    ++depth_;
+    auto e = ternary();
+    --depth_;
+    return e;
+  }
+
+  // c1 ? a1 : c2 ? a2 : e, parsed in a loop and built from the right.
   std::unique_ptr<Expr> ternary() {
-    auto cond = logic_or();
-    int col = column();
-    if (!accept("?")) return cond;
-    auto a = ternary();
-    expect(":");
-    auto b = ternary();
-    return op("select", col, std::move(cond), std::move(a), std::move(b));
+    struct Arm {
+      std::unique_ptr<Expr> cond, value;
+      int column;
+    };
+    std::vector<Arm> arms;
+    std::unique_ptr<Expr> last;
+    for (;;) {
+      auto cond = logic_or();
+      int col = column();
+      if (!accept("?")) {
+        last = std::move(cond);
+        break;
+      }
+      auto value = nested(col);
+      expect(":");
+      arms.push_back({std::move(cond), std::move(value), col});
+    }
+    for (auto arm = arms.rbegin(); arm != arms.rend(); ++arm)
+      last = op("select", arm->column, std::move(arm->cond), std::move(arm->value), std::move(last));
+    return last;
   }
 
   std::unique_ptr<Expr> logic_or() {
@@ -135,19 +166,44 @@ class Parser {
     }
   }
 
+  // unary := (- | ! | +)* postfix (** unary)?  -- a right-recursive chain, parsed in a loop:
+  // -a ** -b ** c is neg(pow(a, neg(pow(b, c)))).
   std::unique_ptr<Expr> unary() {
-    int col = column();
-    if (accept("-")) return op("neg", col, unary());
-    if (accept("!")) return op("not", col, unary());
-    if (accept("+")) return unary();
-    return power();
-  }
-
-  std::unique_ptr<Expr> power() {
-    auto base = postfix();
-    int col = column();
-    if (accept("**")) return op("pow", col, std::move(base), unary());
-    return base;
+    struct Link {
+      std::vector<std::pair<const char*, int>> prefixes;  // outermost first
+      std::unique_ptr<Expr> base;
+      int pow_column = 0;
+    };
+    std::vector<Link> links;
+    for (;;) {
+      Link link;
+      for (;;) {
+        int col = column();
+        if (accept("-"))
+          link.prefixes.emplace_back("neg", col);
+        else if (accept("!"))
+          link.prefixes.emplace_back("not", col);
+        else if (!accept("+"))
+          break;
+      }
+      link.base = postfix();
+      int col = column();
+      bool more = accept("**");
+      link.pow_column = col;
+      links.push_back(std::move(link));
+      if (!more) break;
+    }
+    auto wrap = [&](Link& link, std::unique_ptr<Expr> e) {
+      for (auto p = link.prefixes.rbegin(); p != link.prefixes.rend(); ++p)
+        e = op(p->first, p->second, std::move(e));
+      return e;
+    };
+    std::unique_ptr<Expr> acc = wrap(links.back(), std::move(links.back().base));
+    for (size_t i = links.size() - 1; i-- > 0;) {
+      Link& link = links[i];
+      acc = wrap(link, op("pow", link.pow_column, std::move(link.base), std::move(acc)));
+    }
+    return acc;
   }
 
   // Component selection: v.x, v.xy, c.rgb (any 1 to 4 of xyzw or rgba).
@@ -179,7 +235,7 @@ class Parser {
     if (pos_ >= text_.size()) fail("expression ends too early");
     char c = text_[pos_];
     if (accept("(")) {
-      auto e = ternary();
+      auto e = nested(col);
       expect(")");
       return e;
     }
@@ -203,7 +259,7 @@ class Parser {
       }
       e->kind = Expr::Kind::Op;
       if (!accept(")")) {
-        do e->args.push_back(ternary());
+        do e->args.push_back(nested(col));
         while (accept(","));
         expect(")");
       }
@@ -218,30 +274,59 @@ class Parser {
     double v = std::strtod(begin, &end);
     if (end == begin) fail("bad number");
     std::string spelled(begin, static_cast<size_t>(end - begin));
-    pos_ += spelled.size();
     auto e = std::make_unique<Expr>();
     e->kind = Expr::Kind::Number;
     e->number = v;
     e->integer = spelled.find_first_of(".eExXpP") == std::string::npos;
-    if (e->integer) e->integer_value = std::strtoll(spelled.c_str(), nullptr, 10);
+    if (e->integer) {
+      uint64_t u = 0;
+      auto [stop, ec] = std::from_chars(spelled.data(), spelled.data() + spelled.size(), u);
+      if (ec != std::errc() || stop != spelled.data() + spelled.size())
+        fail("the whole number " + spelled + " is too large (at most 18446744073709551615)");
+      e->integer_value = static_cast<int64_t>(u);
+      e->above_int64 = u > static_cast<uint64_t>(INT64_MAX);
+    }
+    pos_ += spelled.size();
     e->column = col;
     return e;
   }
 
   const std::string& text_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
-void collect_inputs(const Expr& e, std::vector<std::string>& out) {
-  if (e.kind == Expr::Kind::Var) {
-    for (const std::string& s : out)
-      if (s == e.name) return;
-    out.push_back(e.name);
+void collect_inputs(const Expr& root, std::vector<std::string>& out) {
+  std::vector<const Expr*> stack{&root};  // pre-order, left to right
+  while (!stack.empty()) {
+    const Expr* e = stack.back();
+    stack.pop_back();
+    if (e->kind == Expr::Kind::Var &&
+        std::find(out.begin(), out.end(), e->name) == out.end())
+      out.push_back(e->name);
+    for (auto a = e->args.rbegin(); a != e->args.rend(); ++a) stack.push_back(a->get());
   }
-  for (const auto& a : e.args) collect_inputs(*a, out);
 }
 
 }  // namespace
+
+Expr::~Expr() {
+  std::vector<std::unique_ptr<Expr>> doomed;
+  for (auto& a : args)
+    if (a) doomed.push_back(std::move(a));
+  while (!doomed.empty()) {
+    std::unique_ptr<Expr> e = std::move(doomed.back());
+    doomed.pop_back();
+    for (auto& a : e->args)
+      if (a) doomed.push_back(std::move(a));
+  }  // each `e` dies with no children left
+}
+
+std::string formula_excerpt(const std::string& text) {
+  constexpr size_t kShown = 60;
+  if (text.size() <= kShown) return text;
+  return text.substr(0, kShown) + "... (" + std::to_string(text.size()) + " characters)";
+}
 
 std::unique_ptr<Expr> parse_expression(const std::string& text) { return Parser(text).parse(); }
 

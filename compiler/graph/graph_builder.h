@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/graph/document.h"
+#include "compiler/graph/node_library.h"
 
 namespace loom::graph::build {
 
@@ -58,6 +59,7 @@ struct N {
   N(int id, std::string type) {
     node.id = id;
     node.type = std::move(type);
+    if (const NodeSpec* spec = find_node_spec(node.type)) node.version = spec->version;  // current
   }
   N& in(const std::string& pin, Link l) {
     Input i;

@@ -31,8 +31,9 @@ class Parser {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& why) const {
-    throw Error(Place{path_}, "line " + std::to_string(line_) + ", column " + std::to_string(col_) +
+  [[noreturn]] void fail(const std::string& why) const { fail_at(line_, col_, why); }
+  [[noreturn]] void fail_at(int line, int col, const std::string& why) const {
+    throw Error(Place{path_}, "line " + std::to_string(line) + ", column " + std::to_string(col) +
                                   ": malformed JSON: " + why);
   }
 
@@ -203,14 +204,48 @@ class Parser {
     return v;
   }
 
+  // One multi-byte UTF-8 sequence whose lead byte `lead` was just read (RFC 3629: no
+  // overlong forms, no surrogates, nothing above U+10FFFF).
+  void utf8_tail(unsigned char lead, int line, int col, std::string& out) {
+    int more = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // range of the first continuation byte
+    if (lead >= 0xC2 && lead <= 0xDF) more = 1;
+    else if (lead == 0xE0) more = 2, lo = 0xA0;
+    else if ((lead >= 0xE1 && lead <= 0xEC) || lead == 0xEE || lead == 0xEF) more = 2;
+    else if (lead == 0xED) more = 2, hi = 0x9F;
+    else if (lead == 0xF0) more = 3, lo = 0x90;
+    else if (lead >= 0xF1 && lead <= 0xF3) more = 3;
+    else if (lead == 0xF4) more = 3, hi = 0x8F;
+    auto bad = [&] {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "0x%02X", lead);
+      fail_at(line, col, std::string("invalid UTF-8 in a string (a sequence starting with byte ") + buf +
+                             "); documents are UTF-8 text");
+    };
+    if (more == 0) bad();
+    out += static_cast<char>(lead);
+    for (int i = 0; i < more; ++i) {
+      unsigned char c = static_cast<unsigned char>(peek());
+      if (at_ >= s_.size() || c < lo || c > hi) bad();
+      out += next();
+      lo = 0x80;
+      hi = 0xBF;
+    }
+  }
+
   std::string string_body() {
     expect('"');
     std::string out;
     for (;;) {
       if (at_ >= s_.size()) fail("unterminated string");
+      int line = line_, col = col_;
       char c = next();
       if (c == '"') return out;
-      if (static_cast<unsigned char>(c) < 0x20) fail("control character in a string");
+      if (static_cast<unsigned char>(c) < 0x20) fail_at(line, col, "control character in a string");
+      if (static_cast<unsigned char>(c) >= 0x80) {
+        utf8_tail(static_cast<unsigned char>(c), line, col, out);
+        continue;
+      }
       if (c != '\\') {
         out += c;
         continue;
@@ -227,9 +262,11 @@ class Parser {
         case 't': out += '\t'; break;
         case 'u': {
           unsigned cp = hex4();
+          if (cp >= 0xDC00 && cp < 0xE000) fail_at(line, col, "unpaired surrogate in \\u escape");
           if (cp >= 0xD800 && cp < 0xDC00) {
-            if (next() != '\\' || next() != 'u') fail("unpaired surrogate in \\u escape");
+            if (next() != '\\' || next() != 'u') fail_at(line, col, "unpaired surrogate in \\u escape");
             unsigned lo = hex4();
+            if (lo < 0xDC00 || lo >= 0xE000) fail_at(line, col, "unpaired surrogate in \\u escape");
             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
           }
           append_utf8(out, cp);

@@ -132,7 +132,8 @@ std::unique_ptr<ir::Kernel> Lowerer::run() {
 }
 
 void Lowerer::fail(int node, const std::string& pin, const std::string& msg) const {
-  throw Error(Place{doc_.path, graph_ ? graph_->name : decl_.name, node, pin}, msg);
+  bool function = as_function_ || (graph_ && graph_->is_function);
+  throw Error(Place{doc_.path, graph_ ? graph_->name : decl_.name, node, pin, function}, msg);
 }
 
 void Lowerer::fail_here(const std::string& pin, const std::string& msg) const {

@@ -41,7 +41,7 @@ Outs Lowerer::node_if() {
   Val c = input_value("cond");
   if (!c.type.is_scalar() || is_float(c.type.scalar))
     fail_here("cond", "the condition of an if is one bool, not " + tname(c.type));
-  Inst* cond = comps(c, Scalar::Bool)[0];
+  Inst* cond = comps(c, Scalar::Bool, -1, "cond")[0];
   Inst* inst = B().if_(cond);
   IfState state;
   const Node* self = node_;
@@ -130,13 +130,8 @@ Outs Lowerer::node_range_for() {
   for (int d = 0; d < 3; ++d) {
     std::string e = "end" + std::to_string(d);
     if (!find_input(*node_, e)) break;
-    for (const std::string& pin : {"begin" + std::to_string(d), e}) {
-      Val v = input_value(pin);
-      if (!v.type.is_scalar() || is_float(v.type.scalar) || !implicit_ok(v, Scalar::I32))
-        fail_here(pin, "loop bound '" + pin + "' must be an integer of at most 32 bits, not " +
-                           tname(v.type));
-      bounds.push_back(comps(v, Scalar::I32)[0]);
-    }
+    for (const std::string& pin : {"begin" + std::to_string(d), e})
+      bounds.push_back(loop_bound(input_value(pin), pin));
     ++dims;
   }
   Inst* inst = B().range_for(bounds);
@@ -162,12 +157,16 @@ Outs Lowerer::node_unroll() {
   int64_t count = param_int("count", 0);
   if (count < 0 || count > 1024) fail_here("count", "unroll count must be between 0 and 1024");
   const Region* body = find_region(*node_, "body");
+  check_unrolled_size(count, body);
+  int64_t saved_copies = unroll_copies_;
+  unroll_copies_ *= std::max<int64_t>(count, 1);
   for (int64_t k = 0; k < count; ++k) {
     Scope child;
     open_child(child, body ? body->nodes : empty_, cur_->cursor);
     child.region_values.emplace_back("i", weak_int(vt(Scalar::I32), {k}));
     lower_in(child);
   }
+  unroll_copies_ = saved_copies;
   return {};
 }
 

@@ -30,7 +30,7 @@ Val Lowerer::elementwise(std::vector<Val> args, const std::vector<std::string>& 
   ValueType shape = broadcast(args, pins);
   int n = shape.scalar == Scalar::Void ? 1 : shape.components();
   std::vector<std::vector<Inst*>> cs;
-  for (const Val& a : args) cs.push_back(comps(a, operand, n));
+  for (size_t i = 0; i < args.size(); ++i) cs.push_back(comps(args[i], operand, n, pins[i]));
   std::vector<Inst*> out;
   for (int i = 0; i < n; ++i) {
     std::vector<Inst*> ops;
@@ -119,6 +119,7 @@ Val Lowerer::apply(const std::string& op, std::vector<Val> a,
     if (!is_int(t)) fail_here(pins[0], "'" + op + "' needs integers");
     return elementwise(a, pins, t, t, bin(op == "shl" ? Op::Shl : Op::Shr));
   }
+  if (op == "neg" && a.size() == 1 && a[0].weak) return negate_literal(a[0]);  // -2147483648
   if (op == "neg" || op == "abs" || op == "sign") {
     arity(1);
     Scalar t = numeric(a[0].type.scalar);
@@ -169,9 +170,9 @@ Val Lowerer::apply(const std::string& op, std::vector<Val> a,
     std::vector<Val> args = {a[0], a[1], a[2]};
     ValueType shape = broadcast(args, pins);
     int n = shape.scalar == Scalar::Void ? 1 : shape.components();
-    auto c = comps(a[0], Scalar::Bool, n);
-    auto x = comps(a[1], t, n);
-    auto y = comps(a[2], t, n);
+    auto c = comps(a[0], Scalar::Bool, n, pins[0]);
+    auto x = comps(a[1], t, n, pins[1]);
+    auto y = comps(a[2], t, n, pins[2]);
     std::vector<Inst*> out;
     for (int i = 0; i < n; ++i) out.push_back(B().select(c[i], x[i], y[i]));
     return value(shape.scalar == Scalar::Void ? vt(t) : vt(t, shape.rows, shape.cols), out);
@@ -189,15 +190,15 @@ Val Lowerer::apply(const std::string& op, std::vector<Val> a,
     arity(1);
     Val d = dot(a[0], a[0], {pins[0], pins[0]});
     Scalar t = floating(d.type.scalar);
-    return value(vt(t), {B().unary(Op::Sqrt, comps(d, t)[0])});
+    return value(vt(t), {B().unary(Op::Sqrt, comps(d, t, -1, pins[0])[0])});
   }
   if (op == "normalize") {
     arity(1);
     Val d = dot(a[0], a[0], {pins[0], pins[0]});
     Scalar t = floating(d.type.scalar);
-    Inst* len = B().unary(Op::Sqrt, comps(d, t)[0]);
+    Inst* len = B().unary(Op::Sqrt, comps(d, t, -1, pins[0])[0]);
     std::vector<Inst*> out;
-    for (Inst* x : comps(a[0], t)) out.push_back(B().binary(Op::Div, x, len));
+    for (Inst* x : comps(a[0], t, -1, pins[0])) out.push_back(B().binary(Op::Div, x, len));
     return value(vt(t, a[0].type.rows), out);
   }
   if (op == "cross") {
@@ -206,7 +207,7 @@ Val Lowerer::apply(const std::string& op, std::vector<Val> a,
       fail_here(pins[0],
                 "cross needs two 3-vectors, got " + tname(a[0].type) + " and " + tname(a[1].type));
     Scalar t = numeric(common_of(a));
-    auto x = comps(a[0], t), y = comps(a[1], t);
+    auto x = comps(a[0], t, -1, pins[0]), y = comps(a[1], t, -1, pins[1]);
     auto term = [&](int i, int j) {
       return B().binary(Op::Sub, B().binary(Op::Mul, x[i], y[j]), B().binary(Op::Mul, x[j], y[i]));
     };
@@ -218,7 +219,7 @@ Val Lowerer::apply(const std::string& op, std::vector<Val> a,
   }
   if (op == "transpose") {
     arity(1);
-    Val m = materialize(a[0]);
+    Val m = materialize(a[0], pins[0]);
     int r = m.type.rows, c = m.type.cols;
     std::vector<Inst*> t(static_cast<size_t>(r * c));
     for (int col = 0; col < c; ++col)
@@ -233,7 +234,7 @@ Val Lowerer::apply(const std::string& op, std::vector<Val> a,
       fail_here(pins[0], op + " needs a square matrix (2x2 to 4x4), got " + tname(m.type));
     Scalar t = floating(m.type.scalar);
     int n = m.type.rows;
-    auto c = comps(m, t);
+    auto c = comps(m, t, -1, pins[0]);
     std::vector<std::vector<Inst*>> rows(static_cast<size_t>(n),
                                          std::vector<Inst*>(static_cast<size_t>(n)));
     for (int col = 0; col < n; ++col)
@@ -259,7 +260,7 @@ Val Lowerer::construct(const std::vector<Val>& a, const std::vector<std::string>
   std::vector<Inst*> out;
   for (size_t i = 0; i < a.size(); ++i) {
     if (a[i].type.is_matrix()) fail_here(pins[i], "a vector is built from scalars and vectors");
-    for (Inst* x : comps(a[i], t)) out.push_back(x);
+    for (Inst* x : comps(a[i], t, -1, pins[i])) out.push_back(x);
   }
   if (static_cast<int>(out.size()) != n)
     fail_here(pins.empty() ? "" : pins[0], "vec" + std::to_string(n) + " needs " +
@@ -273,7 +274,7 @@ Val Lowerer::dot(const Val& x, const Val& y, const std::vector<std::string>& pin
     fail_here(pins[0],
               "dot needs two vectors of one size, got " + tname(x.type) + " and " + tname(y.type));
   Scalar t = numeric(common(x, y));
-  auto a = comps(x, t), b = comps(y, t);
+  auto a = comps(x, t, -1, pins[0]), b = comps(y, t, -1, pins[1]);
   Inst* sum = B().binary(Op::Mul, a[0], b[0]);
   for (size_t i = 1; i < a.size(); ++i)
     sum = B().binary(Op::Add, sum, B().binary(Op::Mul, a[i], b[i]));
@@ -285,7 +286,7 @@ Val Lowerer::matmul(const Val& x, const Val& y, const std::vector<std::string>& 
     fail_here(pins[0], "matmul needs a matrix and a matrix or vector of matching size, got " +
                            tname(x.type) + " and " + tname(y.type));
   Scalar t = numeric(common(x, y));
-  auto a = comps(x, t), b = comps(y, t);
+  auto a = comps(x, t, -1, pins[0]), b = comps(y, t, -1, pins[1]);
   int r = x.type.rows, k = x.type.cols, c = y.type.cols;
   std::vector<Inst*> out;
   for (int col = 0; col < c; ++col)
@@ -342,13 +343,13 @@ Val Lowerer::node_matrix(int n) {
   }
   Scalar t = numeric(common_of(cols));
   std::vector<Inst*> c;
-  for (const Val& col : cols)
-    for (Inst* x : comps(col, t)) c.push_back(x);
+  for (size_t i = 0; i < cols.size(); ++i)
+    for (Inst* x : comps(cols[i], t, -1, pins[i])) c.push_back(x);
   return value(vt(t, cols[0].type.rows, n), c);
 }
 
 Outs Lowerer::node_split() {
-  Val v = materialize(input_value("v"));
+  Val v = materialize(input_value("v"), "v");
   Outs outs;
   static const char* const names[] = {"x", "y", "z", "w"};
   if (v.type.is_matrix()) {
@@ -369,45 +370,14 @@ Val Lowerer::node_expr() {
   try {
     e = parse_expression(text);
   } catch (const Error& err) {
-    fail_here("expr", "formula '" + text + "': " + err.message());
+    fail_here("expr", "formula '" + formula_excerpt(text) + "': " + err.message());
   }
   return eval(*e, text);
 }
 
-Val Lowerer::eval(const Expr& e, const std::string& text) {
-  switch (e.kind) {
-    case Expr::Kind::Number:
-      return e.integer ? weak_int(vt(Scalar::I32), {e.integer_value})
-                       : weak(vt(Scalar::F32), {e.number});
-    case Expr::Kind::Bool:
-      return value(vt(Scalar::Bool), {B().const_bool(e.number != 0)});
-    case Expr::Kind::Var: {
-      if (!find_input(*node_, e.name))
-        fail_here("expr", "formula '" + text + "' uses '" + e.name +
-                              "' but the node has no input '" + e.name + "'");
-      return input_value(e.name);
-    }
-    case Expr::Kind::Op:
-      break;
-  }
-  if (e.name == "swizzle") {
-    Val v = materialize(eval(*e.args[0], text));
-    if (!v.type.is_vector())
-      fail_here("expr", "formula '" + text + "': '." + e.swizzle + "' at column " +
-                            std::to_string(e.column) + " needs a vector, not " + tname(v.type));
-    std::vector<Inst*> c;
-    for (char letter : e.swizzle) {
-      size_t k =
-          std::string(letter == 'r' || letter == 'g' || letter == 'b' || letter == 'a' ? "rgba"
-                                                                                       : "xyzw")
-              .find(letter);
-      if (static_cast<int>(k) >= v.type.rows)
-        fail_here("expr", "formula '" + text + "': " + tname(v.type) + " has no component '" +
-                              letter + "'");
-      c.push_back(v.c[k]);
-    }
-    return value(vt(v.type.scalar, static_cast<int>(c.size())), c);
-  }
+// Post-order over the formula tree with an explicit stack: long operator chains make deep
+// trees, and recursion here would overflow small thread stacks.
+Val Lowerer::eval(const Expr& root, const std::string& text) {
   static const std::unordered_set<std::string> known = {
       "add",       "sub",    "mul",       "div",         "mod",    "pow",   "min",   "max",
       "atan2",     "eq",     "ne",        "lt",          "le",     "gt",    "ge",    "and",
@@ -416,17 +386,72 @@ Val Lowerer::eval(const Expr& e, const std::string& text) {
       "tan",       "asin",   "acos",      "atan",        "exp",    "log",   "clamp", "mix",
       "select",    "fma",    "vec2",      "vec3",        "vec4",   "dot",   "cross", "length",
       "normalize", "matmul", "transpose", "determinant", "inverse"};
-  if (!known.count(e.name))
-    fail_here("expr", "formula '" + text + "': unknown function '" + e.name + "' at column " +
-                          std::to_string(e.column));
-  std::vector<Val> args;
-  std::vector<std::string> pins;
-  for (const auto& a : e.args) {
-    args.push_back(eval(*a, text));
-    pins.push_back("expr");
+  const std::string shown = formula_excerpt(text);
+  struct Frame {
+    const Expr* e;
+    std::vector<Val> args;
+  };
+  std::vector<Frame> stack;
+  auto push = [&](const Expr* e) {
+    if (e->kind == Expr::Kind::Op && e->name != "swizzle") {
+      if (!known.count(e->name))
+        fail_here("expr", "formula '" + shown + "': unknown function '" + e->name +
+                              "' at column " + std::to_string(e->column));
+      if (e->args.empty())
+        fail_here("expr", "formula '" + shown + "': '" + e->name + "' needs arguments");
+    }
+    stack.push_back({e, {}});
+  };
+  push(&root);
+  for (;;) {
+    Frame& f = stack.back();
+    if (f.args.size() < f.e->args.size()) {
+      push(f.e->args[f.args.size()].get());  // `f` may dangle now
+      continue;
+    }
+    Val v = eval_one(*f.e, std::move(f.args), shown);
+    stack.pop_back();
+    if (stack.empty()) return v;
+    stack.back().args.push_back(std::move(v));
   }
-  if (args.empty()) fail_here("expr", "formula '" + text + "': '" + e.name + "' needs arguments");
-  return apply(e.name, args, pins);
+}
+
+Val Lowerer::eval_one(const Expr& e, std::vector<Val> args, const std::string& shown) {
+  switch (e.kind) {
+    case Expr::Kind::Number:
+      if (e.integer) return weak_int(vt(Scalar::I32), {IntLit{e.integer_value, e.above_int64}});
+      return weak(vt(Scalar::F32), {e.number});
+    case Expr::Kind::Bool:
+      return value(vt(Scalar::Bool), {B().const_bool(e.number != 0)});
+    case Expr::Kind::Var: {
+      if (!find_input(*node_, e.name))
+        fail_here("expr", "formula '" + shown + "' uses '" + e.name +
+                              "' but the node has no input '" + e.name + "'");
+      return input_value(e.name);
+    }
+    case Expr::Kind::Op:
+      break;
+  }
+  if (e.name == "swizzle") {
+    Val v = materialize(args[0], "expr");
+    if (!v.type.is_vector())
+      fail_here("expr", "formula '" + shown + "': '." + e.swizzle + "' at column " +
+                            std::to_string(e.column) + " needs a vector, not " + tname(v.type));
+    std::vector<Inst*> c;
+    for (char letter : e.swizzle) {
+      size_t k =
+          std::string(letter == 'r' || letter == 'g' || letter == 'b' || letter == 'a' ? "rgba"
+                                                                                       : "xyzw")
+              .find(letter);
+      if (static_cast<int>(k) >= v.type.rows)
+        fail_here("expr", "formula '" + shown + "': " + tname(v.type) + " has no component '" +
+                              letter + "'");
+      c.push_back(v.c[k]);
+    }
+    return value(vt(v.type.scalar, static_cast<int>(c.size())), c);
+  }
+  std::vector<std::string> pins(args.size(), "expr");
+  return apply(e.name, std::move(args), pins);
 }
 
 }  // namespace loom::graph::detail

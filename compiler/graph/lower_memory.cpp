@@ -106,14 +106,21 @@ std::vector<Inst*> Lowerer::indices(int ndim, const std::vector<std::string>& pi
     if (!v) continue;
     expect_value(*v, pin);
     if (v->type.is_matrix()) fail_here(pin, "an index is an integer or a vector of integers");
-    if (!implicit_ok(*v, s)) {
+    // u32 indices are accepted: every in-bounds u32 index is below 2^31 (extents are at most
+    // 2147483647), so the cast to i32 keeps it, and a larger one stays out of bounds.
+    bool u32_index = s == Scalar::I32 && !v->weak && v->type.scalar == Scalar::U32;
+    if (!u32_index && !implicit_ok(*v, s)) {
       std::string from = v->weak ? "a " + tname(v->type) + " literal" : tname(v->type);
       fail_here(pin, "index '" + pin + "' is " + from + "; " +
-                         (s == Scalar::I32 ? "indices must be integers of at most 32 bits"
+                         (s == Scalar::I32 ? "indices are i32, u32 or narrower integers"
                                            : "coordinates are f32") +
                          " (add a cast node)");
     }
-    for (Inst* x : comps(*v, s)) out.push_back(x);
+    if (u32_index) {
+      for (Inst* x : comps(*v, Scalar::U32, -1, pin)) out.push_back(B().cast(Scalar::I32, x));
+      continue;
+    }
+    for (Inst* x : comps(*v, s, -1, pin)) out.push_back(x);
   }
   if (static_cast<int>(out.size()) != ndim)
     fail_here(pins[0], "this memory has " + std::to_string(ndim) + " dimension(s) but " +

@@ -1,6 +1,9 @@
 #include "compiler/graph/lowerer.h"
 
 #include <algorithm>
+#include <charconv>
+#include <climits>
+#include <cmath>
 
 #include "runtime/common/error.h"
 
@@ -21,16 +24,107 @@ Val Lowerer::weak(ValueType t, std::vector<double> lit) {
   return v;
 }
 
-Val Lowerer::weak_int(ValueType t, std::vector<int64_t> lit) {
-  Val v = weak(t, std::vector<double>(lit.begin(), lit.end()));
+Val Lowerer::weak_int(ValueType t, std::vector<IntLit> lit) {
+  std::vector<double> d;
+  for (const IntLit& x : lit) d.push_back(x.as_double());
+  Val v = weak(t, std::move(d));
   v.ilit = std::move(lit);
   return v;
+}
+
+double IntLit::as_double() const {
+  return above_int64 ? static_cast<double>(static_cast<uint64_t>(value)) : static_cast<double>(value);
+}
+
+std::string IntLit::text() const {
+  return above_int64 ? std::to_string(static_cast<uint64_t>(value)) : std::to_string(value);
+}
+
+bool IntLit::fits(Scalar s) const {
+  if (!is_int(s)) return true;
+  int w = bit_width(s);
+  if (is_unsigned_int(s)) {
+    if (above_int64) return w == 64;
+    return value >= 0 && (w == 64 || value < (int64_t{1} << w));
+  }
+  if (above_int64) return false;
+  int64_t hi = w == 64 ? INT64_MAX : (int64_t{1} << (w - 1)) - 1;
+  return value >= -hi - 1 && value <= hi;
+}
+
+Val Lowerer::negate_literal(const Val& v) {
+  Val out = v;
+  for (double& d : out.lit) d = -d;
+  for (IntLit& x : out.ilit) {
+    if (!x.above_int64) {
+      x = x.value == INT64_MIN ? IntLit(INT64_MIN, true) : IntLit(-x.value);  // 2^63 as bits
+      continue;
+    }
+    if (static_cast<uint64_t>(x.value) == uint64_t{1} << 63) {
+      x = IntLit(INT64_MIN);
+      continue;
+    }
+    out.ilit.clear();  // below -2^63: no integer type holds it, only a float
+    out.type.scalar = Scalar::F32;
+    break;
+  }
+  return out;
+}
+
+namespace {
+
+// Range of an integer type, for messages.
+std::string range_of(Scalar s) {
+  int w = bit_width(s);
+  if (is_unsigned_int(s))
+    return "0 to " + (w == 64 ? std::string("18446744073709551615")
+                              : std::to_string((uint64_t{1} << w) - 1));
+  int64_t hi = w == 64 ? INT64_MAX : (int64_t{1} << (w - 1)) - 1;
+  return std::to_string(-hi - 1) + " to " + std::to_string(hi);
+}
+
+std::string float_text(double d) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);
+  return std::string(buf, ec == std::errc() ? end : buf);
+}
+
+}  // namespace
+
+Inst* Lowerer::literal_const(const Val& v, size_t k, Scalar s, const std::string& pin) {
+  auto misfit = [&](const std::string& text, const std::string& why) -> Inst* {
+    fail_here(pin, "the literal " + text + " does not fit " + std::string(scalar_name(s)) +
+                       ", the type it meets here (" + why + "); use a wider type or a cast node");
+  };
+  if (!v.ilit.empty()) {
+    const IntLit& x = v.ilit[k];
+    if (s == Scalar::Bool) return B().const_bool(x.value != 0);
+    if (is_float(s)) return B().const_float(s, x.as_double());  // every int64/u64 is in range
+    if (!x.fits(s)) return misfit(x.text(), scalar_name(s).data() + std::string(" holds ") + range_of(s));
+    return B().const_int(s, x.value);
+  }
+  double d = v.lit[k];
+  if (s == Scalar::Bool) return B().const_bool(d != 0);
+  if (is_float(s)) {
+    double rounded = s == Scalar::F32 ? static_cast<double>(static_cast<float>(d)) : d;
+    if (std::isinf(rounded))
+      return misfit(float_text(d), s == Scalar::F32 ? "its largest magnitude is 3.4028235e38"
+                                                    : "its largest magnitude is 1.7976931348623157e308");
+    return B().const_float(s, d);
+  }
+  // A float literal as an integer (typed constants only): it must be a whole number in range.
+  if (d != std::trunc(d)) return misfit(float_text(d), "not a whole number");
+  double lo = is_unsigned_int(s) ? 0.0 : -std::ldexp(1.0, bit_width(s) - 1);
+  double hi = std::ldexp(1.0, bit_width(s) - (is_unsigned_int(s) ? 0 : 1));
+  if (d < lo || d >= hi) return misfit(float_text(d), scalar_name(s).data() + std::string(" holds ") + range_of(s));
+  if (d >= std::ldexp(1.0, 63)) return B().const_int(s, static_cast<int64_t>(static_cast<uint64_t>(d)));
+  return B().const_int(s, static_cast<int64_t>(d));
 }
 
 Val Lowerer::literal(const Literal& l, const std::string& pin) {
   switch (l.kind) {
     case Literal::Kind::Int:
-      return weak_int(vt(Scalar::I32), {l.i});
+      return weak_int(vt(Scalar::I32), {IntLit(l.i, l.above_int64)});
     case Literal::Kind::Float:
       return weak(vt(Scalar::F32), {l.f});
     case Literal::Kind::Bool:
@@ -38,13 +132,13 @@ Val Lowerer::literal(const Literal& l, const std::string& pin) {
     case Literal::Kind::List: {
       bool nested = !l.list.empty() && l.list[0].kind == Literal::Kind::List;
       std::vector<double> lit;
-      std::vector<int64_t> ilit;
+      std::vector<IntLit> ilit;
       bool is_float = false;
       auto take = [&](const Literal& x) {
         if (!x.is_number()) fail_here(pin, "a vector value holds numbers only");
         is_float |= x.kind == Literal::Kind::Float;
         lit.push_back(x.as_double());
-        ilit.push_back(x.i);
+        ilit.push_back(IntLit(x.i, x.above_int64));
       };
       int rows = static_cast<int>(l.list.size()), cols = 1;
       if (nested) {
@@ -138,18 +232,16 @@ Inst* Lowerer::convert_scalar(Inst* x, Scalar to) {
   return B().cast(to, x);
 }
 
-std::vector<Inst*> Lowerer::comps(const Val& v, Scalar s, int n) {
+std::vector<Inst*> Lowerer::comps(const Val& v, Scalar s, int n, const std::string& pin) {
   int have = v.type.components();
   if (n < 0) n = have;
   std::vector<Inst*> out;
   for (int i = 0; i < n; ++i) {
-    int k = have == 1 ? 0 : i;
-    if (v.weak && !v.ilit.empty() && is_int(s))
-      out.push_back(B().const_int(s, v.ilit[static_cast<size_t>(k)]));
-    else if (v.weak)
-      out.push_back(scalar_const(s, v.lit[static_cast<size_t>(k)]));
+    size_t k = static_cast<size_t>(have == 1 ? 0 : i);
+    if (v.weak)
+      out.push_back(literal_const(v, k, s, pin));
     else
-      out.push_back(convert_scalar(v.c[static_cast<size_t>(k)], s));
+      out.push_back(convert_scalar(v.c[k], s));
   }
   return out;
 }
@@ -199,7 +291,7 @@ Val Lowerer::convert(const Val& v, ValueType to, const std::string& pin) {
                        " is needed; add a cast node to convert explicitly");
   }
   if (!v.weak && v.type == to) return v;
-  return value(to, comps(v, to.scalar, to.components()));
+  return value(to, comps(v, to.scalar, to.components(), pin));
 }
 
 Val Lowerer::explicit_cast(const Val& v, ValueType to, const std::string& pin) {
@@ -207,19 +299,62 @@ Val Lowerer::explicit_cast(const Val& v, ValueType to, const std::string& pin) {
   if (to.is_scalar() && !v.type.is_scalar()) to = vt(to.scalar, v.type.rows, v.type.cols);
   if (!v.type.is_scalar() && (v.type.rows != to.rows || v.type.cols != to.cols))
     fail_here(pin, "cannot cast " + tname(v.type) + " to " + tname(to));
-  return value(to, comps(v, to.scalar, to.components()));
+  return value(to, comps(materialize(v, pin), to.scalar, to.components(), pin));
 }
 
-Val Lowerer::materialize(const Val& v) {
+Val Lowerer::typed_literal(const Val& v, ValueType to, const std::string& pin) {
+  if (!v.weak) return explicit_cast(v, to, pin);  // bools
+  if (to.is_scalar() && !v.type.is_scalar()) to = vt(to.scalar, v.type.rows, v.type.cols);
+  if (!v.type.is_scalar() && (v.type.rows != to.rows || v.type.cols != to.cols))
+    fail_here(pin, "a " + tname(v.type) + " value cannot have the type " + tname(to));
+  return value(to, comps(v, to.scalar, to.components(), pin));
+}
+
+Val Lowerer::materialize(const Val& v, const std::string& pin) {
   if (!v.weak) return v;
-  return value(v.type, comps(v, v.type.scalar));
+  return value(v.type, comps(v, v.type.scalar, -1, pin));
+}
+
+Inst* Lowerer::loop_bound(const Val& v, const std::string& pin) {
+  bool u32 = !v.weak && v.type.scalar == Scalar::U32;
+  if (!v.type.is_scalar() || is_float(v.type.scalar) || (!u32 && !implicit_ok(v, Scalar::I32)))
+    fail_here(pin, "loop bound '" + pin + "' must be an i32, u32 or narrower integer, not " +
+                       (v.weak ? "a " + tname(v.type) + " literal" : tname(v.type)) +
+                       " (add a cast node)");
+  if (!u32) return comps(v, Scalar::I32, -1, pin)[0];
+  Inst* clamped = B().binary(Op::Min, v.c[0], B().const_int(Scalar::U32, INT32_MAX));
+  return B().cast(Scalar::I32, clamped);
+}
+
+namespace {
+
+int64_t count_nodes(const std::vector<Node>& nodes) {
+  int64_t n = 0;
+  for (const Node& node : nodes) {
+    ++n;
+    for (const Region& r : node.regions) n += count_nodes(r.nodes);
+  }
+  return n;
+}
+
+}  // namespace
+
+void Lowerer::check_unrolled_size(int64_t count, const Region* body) {
+  int64_t nodes = body ? count_nodes(body->nodes) : 0;
+  // unroll_copies_ * count * nodes, without overflow (each factor is at most a few million)
+  double total = static_cast<double>(unroll_copies_) * static_cast<double>(count) * static_cast<double>(nodes);
+  if (total <= static_cast<double>(kMaxUnrolledNodes)) return;
+  fail_here("count", "unrolling would instantiate " + std::to_string(static_cast<int64_t>(total)) +
+                         " nodes (" + std::to_string(unroll_copies_ * count) + " copies of a body of " +
+                         std::to_string(nodes) + " nodes, counting enclosing unrolls), more than the limit of " +
+                         std::to_string(kMaxUnrolledNodes) + "; use a range_for (or smaller counts)");
 }
 
 Val Lowerer::node_const() {
   const Literal* v = param("value");
   Val lit = literal(*v, "value");
   if (!param("type")) return lit;
-  return explicit_cast(lit, param_type("type"), "value");
+  return typed_literal(lit, param_type("type"), "value");
 }
 
 Val Lowerer::node_param() {
@@ -233,7 +368,7 @@ Val Lowerer::node_param() {
     const TemplateArg* a = targs_.find(name);
     // A declared value type ("f32") makes the constant typed; otherwise it is a weak literal.
     auto typed = [&](Val v) {
-      return parse_value_type(p->type) ? explicit_cast(v, *parse_value_type(p->type), "name") : v;
+      return parse_value_type(p->type) ? typed_literal(v, *parse_value_type(p->type), "name") : v;
     };
     switch (a->kind) {
       case TemplateArg::Kind::Int:

@@ -21,8 +21,21 @@
 
 namespace loom::graph::detail {
 
+// Node instances that unrolling (nested unrolls multiply) may create in one kernel.
+constexpr int64_t kMaxUnrolledNodes = int64_t{1} << 20;
+
 using ir::Inst;
 using ir::Op;
+
+// A whole-number literal exactly as written: -2^63 .. 2^64-1.
+struct IntLit {
+  IntLit(int64_t v = 0, bool above = false) : value(v), above_int64(above) {}
+  int64_t value;     // the number, or its bits when above_int64
+  bool above_int64;  // 2^63 .. 2^64-1 (only u64 holds it)
+  double as_double() const;
+  std::string text() const;
+  bool fits(Scalar s) const;  // exactly representable in s (floats: always; bool: any)
+};
 
 // A value flowing along a link. Vectors and matrices are kept as scalar components
 // (column-major). Untyped literals are "weak": they take the type of what they meet.
@@ -32,7 +45,7 @@ struct Val {
   ValueType type;
   std::vector<Inst*> c;       // Value: components; Ref: one alloca per component
   std::vector<double> lit;    // weak literal components (c is empty)
-  std::vector<int64_t> ilit;  // the same, exactly, when they are whole numbers
+  std::vector<IntLit> ilit;   // the same, exactly, when they are whole numbers
   bool weak = false;
   int slot = -1;        // Resource / Texture
   bool member = false;  // read from an argpack member (read-only)
@@ -124,8 +137,10 @@ inline const Region* find_region(const Node& n, const std::string& name) {
 // Lowers one kernel (and the functions it calls). One instance per lower_kernel() call.
 class Lowerer {
  public:
-  Lowerer(const Document& doc, const KernelDecl& kernel, const TemplateArgs& targs)
-      : doc_(doc), decl_(kernel), targs_(targs), types_(doc.argpack_types) {}
+  // `as_function`: `kernel` is a scratch kernel calling one function (validation), so its
+  // errors are the function's.
+  Lowerer(const Document& doc, const KernelDecl& kernel, const TemplateArgs& targs, bool as_function = false)
+      : doc_(doc), decl_(kernel), targs_(targs), types_(doc.argpack_types), as_function_(as_function) {}
 
   std::unique_ptr<ir::Kernel> run();
 
@@ -157,7 +172,8 @@ class Lowerer {
   // ---- lower_values.cpp: literals, inputs, params, conversions, parameters and variables
   static Val value(ValueType t, std::vector<Inst*> c);
   static Val weak(ValueType t, std::vector<double> lit);
-  static Val weak_int(ValueType t, std::vector<int64_t> lit);
+  static Val weak_int(ValueType t, std::vector<IntLit> lit);
+  static Val negate_literal(const Val& v);
   Val literal(const Literal& l, const std::string& pin);
   std::optional<Val> opt_input(const std::string& pin);
   Val input(const std::string& pin);
@@ -168,9 +184,12 @@ class Lowerer {
   int64_t param_int(const std::string& name, int64_t fallback);
   ValueType param_type(const std::string& name);
   Inst* scalar_const(Scalar s, double v);
+  // Component k of weak literal `v` as a constant of type `s`; a literal that does not fit
+  // `s` (u8 + 300, 1e40 as f32, 1.5 as i32) is an error naming the node and `pin`.
+  Inst* literal_const(const Val& v, size_t k, Scalar s, const std::string& pin);
   Inst* convert_scalar(Inst* x, Scalar to);
   // Components of v as scalar type `s`, splatted to `n` components.
-  std::vector<Inst*> comps(const Val& v, Scalar s, int n = -1);
+  std::vector<Inst*> comps(const Val& v, Scalar s, int n = -1, const std::string& pin = "");
   static int rank(Scalar s);
   // Taichi's promotion of two operand types; `common` lets weak literals adapt.
   static Scalar promote(Scalar a, Scalar b);
@@ -178,8 +197,15 @@ class Lowerer {
   static bool implicit_ok(const Val& v, Scalar to);
   // Implicit conversion to `to` (wider scalar, int -> float, scalar splat); else an error.
   Val convert(const Val& v, ValueType to, const std::string& pin);
+  // A cast node: weak literals are first typed as themselves (i32 / f32), then converted
+  // with the run-time semantics of `cast`.
   Val explicit_cast(const Val& v, ValueType to, const std::string& pin);
-  Val materialize(const Val& v);
+  // A literal given a type (const node with `type`, typed template constant): it must fit.
+  Val typed_literal(const Val& v, ValueType to, const std::string& pin);
+  Val materialize(const Val& v, const std::string& pin = "");
+  // A range_for bound as i32: integers of at most 32 bits; u32 bounds above 2147483647
+  // count as 2147483647 (loops index with i32).
+  Inst* loop_bound(const Val& v, const std::string& pin);
   Val node_const();
   Val node_param();
   Val node_member();
@@ -209,6 +235,7 @@ class Lowerer {
   Outs node_split();
   Val node_expr();
   Val eval(const Expr& e, const std::string& text);
+  Val eval_one(const Expr& e, std::vector<Val> args, const std::string& shown);
 
   // ---- lower_memory.cpp: fields, ndarrays, textures and their resource slots
   int field_slot(const std::string& name, const std::string& pin);
@@ -233,6 +260,8 @@ class Lowerer {
   Outs node_range_for();
   Outs node_struct_for();
   Outs node_unroll();
+  // Nested unrolls multiply: more than kMaxUnrolledNodes node instances is an error.
+  void check_unrolled_size(int64_t count, const Region* body);
   static bool has_break(const std::vector<Node>& nodes);
   Outs node_while();
   WhileState* enclosing_while();
@@ -247,6 +276,8 @@ class Lowerer {
   const KernelDecl& decl_;
   const TemplateArgs& targs_;
   std::vector<ArgpackType> types_;  // laid out copy of the document's types
+  bool as_function_ = false;
+  int64_t unroll_copies_ = 1;  // product of the counts of the unrolls being lowered
   std::unique_ptr<ir::Kernel> kernel_;
   std::unordered_map<std::string, int> param_index_;  // kernel param -> ABI index
   std::unordered_map<std::string, int> slots_;        // "field:x", "param:1", "param:0@48"

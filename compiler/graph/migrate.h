@@ -1,9 +1,11 @@
-// Upgrades of older graph documents, applied to the JSON tree before it is read.
+// Upgrades of older graph documents, applied to the JSON tree before it is read. Two kinds:
 //
-// Format version 1 (before 2026-11): the fields section was called "globals", links were
-// objects {"node": 3, "pin": "out"}, and the interpolation node was "lerp" with pins
-// "from", "to", "t" (now "mix" with "a", "b", "t"). Node types carry their own versions;
-// kNodeUpgrades lists the per-node-type upgrades.
+// - Format versions (the document's "version"): format 1 (before 2026-11) called the fields
+//   section "globals", wrote links as objects {"node": 3, "pin": "out"}, and had the
+//   interpolation node "lerp" with pins "from", "to", "t" (now "mix" with "a", "b", "t").
+// - Node type versions (a node's own "version", 1 when absent): each node type's upgrades
+//   are keyed by (type, version) and applied one version at a time until the node is at
+//   the version node_library() gives its type. See docs/nodes.md, "Node versions".
 #pragma once
 
 #include <string>
@@ -12,8 +14,9 @@
 
 namespace loom::graph {
 
-// Rewrites `root` to the current format version in place; throws loom::Error (naming
-// `path`) for a version newer than this build understands.
+// Rewrites `root` to the current format version, and every node to its type's current
+// version, in place. Throws loom::Error naming `path`, line and column for a format version
+// that is not a number this build understands (newer, below 1, too large).
 void migrate_document(JsonValue& root, const std::string& path);
 
 }  // namespace loom::graph

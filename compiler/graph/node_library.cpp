@@ -51,6 +51,11 @@ struct Spec {
     s.name = std::move(name);
     s.category = std::move(category);
   }
+  // The type's current version; older nodes are upgraded on load (migrate.cpp).
+  Spec& version(int v) {
+    s.version = v;
+    return *this;
+  }
   Spec& in(std::vector<PinSpec> pins) {
     s.inputs.insert(s.inputs.end(), pins.begin(), pins.end());
     return *this;
@@ -213,7 +218,7 @@ std::vector<NodeSpec> build_library() {
                          "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "exp", "log"})
     t.push_back(Spec(op, "math").in({req("a")}).out({"out"}));
   t.push_back(Spec("cast", "math").in({req("a")}).out({"out"}).param("type"));
-  t.push_back(Spec("clamp", "math").in({req("x"), req("lo"), req("hi")}).out({"out"}));
+  t.push_back(Spec("clamp", "math").version(2).in({req("x"), req("lo"), req("hi")}).out({"out"}));
   t.push_back(Spec("mix", "math").in({req("a"), req("b"), req("t")}).out({"out"}));
   t.push_back(Spec("select", "math").in({req("cond"), req("a"), req("b")}).out({"out"}));
   t.push_back(Spec("fma", "math").in({req("a"), req("b"), req("c")}).out({"out"}));

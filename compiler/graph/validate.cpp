@@ -25,10 +25,11 @@ struct NodeInfo {
 
 class GraphChecker {
  public:
-  GraphChecker(const Document& doc, std::string graph) : doc_(doc), graph_(std::move(graph)) {}
+  GraphChecker(const Document& doc, std::string graph, bool function)
+      : doc_(doc), graph_(std::move(graph)), function_(function) {}
 
   [[noreturn]] void fail(int node, const std::string& pin, const std::string& msg) const {
-    throw Error(Place{doc_.path, graph_, node, pin}, msg);
+    throw Error(Place{doc_.path, graph_, node, pin, function_}, msg);
   }
 
   void check(const std::vector<Node>& nodes) {
@@ -58,6 +59,14 @@ class GraphChecker {
       fail(n.id, "",
            "node type '" + n.type + "' version " + std::to_string(n.version) +
                " is newer than this Loom knows (" + std::to_string(spec->version) + ")");
+    // load_document upgrades older nodes; one still old was built in memory at a version
+    // whose pins and parameters may mean something else.
+    if (n.version < spec->version)
+      fail(n.id, "",
+           "node type '" + n.type + "' is at version " + std::to_string(n.version) +
+               " but this Loom's is " + std::to_string(spec->version) +
+               "; older documents are upgraded by load_document, nodes built in code must use "
+               "the current version");
     std::set<std::string> seen;
     for (const Input& in : n.inputs) {
       if (!seen.insert(in.pin).second) fail(n.id, in.pin, "input '" + in.pin + "' is given twice");
@@ -173,6 +182,7 @@ class GraphChecker {
 
   const Document& doc_;
   std::string graph_;
+  bool function_;
   std::unordered_map<int, NodeInfo> nodes_;
   std::vector<int> order_;
 };
@@ -199,12 +209,12 @@ void check_recursion(const Document& doc) {
     for (const auto& [callee, node] : calls) {
       auto it = fns.find(callee);
       if (it == fns.end())
-        throw Error(Place{doc.path, f.name, node, "function"}, "unknown function '" + callee + "'");
+        throw Error(Place{doc.path, f.name, node, "function", true}, "unknown function '" + callee + "'");
       if (state[callee] == 1) {
         std::string chain;
         for (auto p = std::find(path.begin(), path.end(), callee); p != path.end(); ++p)
           chain += *p + " -> ";
-        throw Error(Place{doc.path, f.name, node, "function"},
+        throw Error(Place{doc.path, f.name, node, "function", true},
                     "function '" + callee + "' calls itself (" + chain + callee +
                         "); recursion is not supported");
       }
@@ -345,6 +355,16 @@ void validate_document(const Document& doc) {
       if (f.shape.empty() || f.shape.size() > kMaxDims)
         throw Error(Place{doc.path, "", -1, f.name},
                     "field '" + f.name + "' needs 1 to 4 dimensions");
+      std::string problem = shape_problem(f.shape, size_of(f.elem.scalar) * f.elem.components());
+      if (!problem.empty()) throw Error(Place{doc.path, "", -1, f.name}, "field '" + f.name + "': " + problem);
+    }
+    for (const NdarrayDecl& n : doc.ndarrays) {
+      std::string problem = shape_problem(n.shape, size_of(n.elem.scalar) * n.elem.components());
+      if (!problem.empty()) throw Error(Place{doc.path, "", -1, n.name}, "ndarray '" + n.name + "': " + problem);
+    }
+    for (const TextureDecl& t : doc.textures) {
+      std::string problem = shape_problem(t.size, 16);
+      if (!problem.empty()) throw Error(Place{doc.path, "", -1, t.name}, "texture '" + t.name + "': " + problem);
     }
   }
   if (!doc.argpack_types.empty()) {
@@ -355,7 +375,7 @@ void validate_document(const Document& doc) {
       throw Error(Place{doc.path, "", -1, ""}, e.message());
     }
   }
-  for (const FunctionDecl& f : doc.functions) GraphChecker(doc, f.name).check(f.nodes);
+  for (const FunctionDecl& f : doc.functions) GraphChecker(doc, f.name, true).check(f.nodes);
   check_recursion(doc);
   // Types inside every function, called or not: lower a call to it from a scratch kernel
   // whose parameters are the function's inputs.
@@ -388,13 +408,13 @@ void validate_document(const Document& doc) {
       call.inputs.push_back(in);
     }
     probe.nodes.push_back(call);
-    detail::Lowerer(doc, probe, TemplateArgs{}).run();
+    detail::Lowerer(doc, probe, TemplateArgs{}, /*as_function=*/true).run();
   }
   std::set<std::string> kernels;
   for (const KernelDecl& k : doc.kernels) {
     if (!kernels.insert(k.name).second)
       throw Error(Place{doc.path, k.name, -1, ""}, "two kernels are named '" + k.name + "'");
-    GraphChecker(doc, k.name).check(k.nodes);
+    GraphChecker(doc, k.name, false).check(k.nodes);
   }
   // Types: lower every kernel; template kernels once per distinct launch.
   std::set<std::string> lowered;
@@ -428,6 +448,19 @@ void validate_document(const Document& doc) {
       if (lowered.insert(k->name + "|" + targs.signature()).second)
         lower_kernel(doc, k->name, targs);
     }
+  }
+  std::set<std::string> laid_out;
+  for (const GraphLayout& g : doc.layout) {
+    if (!doc.has_graph(g.graph))
+      throw Error(Place{doc.path}, "layout of '" + g.graph + "', but no kernel or function has that name");
+    if (!laid_out.insert(g.graph).second)
+      throw Error(Place{doc.path, g.graph, -1, "", !doc.kernel(g.graph)},
+                  "a second layout entry for '" + g.graph + "'");
+    for (const NodePosition& p : g.positions)
+      if (!doc.graph_has_node(g.graph, p.node))
+        throw Error(Place{doc.path, g.graph, p.node, "", !doc.kernel(g.graph)},
+                    "layout: position of node " + std::to_string(p.node) + ", but '" + g.graph +
+                        "' has no node " + std::to_string(p.node));
   }
   for (const KernelDecl& k : doc.kernels) {
     bool is_template = false;

@@ -1,5 +1,6 @@
 #include "compiler/ir/inst.h"
 
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -22,6 +23,26 @@ uint64_t float_bits(double value) {
   return b;
 }
 
+uint64_t normalize_const_bits(Scalar type, uint64_t bits) {
+  if (type == Scalar::Bool) return bits & 1;
+  if (!is_int(type)) return bits;
+  int w = bit_width(type);
+  if (w >= 64) return bits;
+  uint64_t mask = (uint64_t{1} << w) - 1;
+  bits &= mask;
+  if (is_signed_int(type) && (bits >> (w - 1)) & 1) bits |= ~mask;
+  return bits;
+}
+
+bool const_is_normalized(const Inst& c) {
+  if (c.type == Scalar::F32) {
+    double d = c.float_value();
+    return std::isnan(d) || static_cast<double>(static_cast<float>(d)) == d;
+  }
+  if (c.type == Scalar::F64) return true;
+  return c.bits == normalize_const_bits(c.type, c.bits);
+}
+
 std::unique_ptr<Inst> make_const(Scalar type, double value) {
   auto c = std::make_unique<Inst>(Op::Const, type);
   if (is_float(type)) {
@@ -30,7 +51,7 @@ std::unique_ptr<Inst> make_const(Scalar type, double value) {
   } else if (type == Scalar::Bool) {
     c->bits = value != 0.0;
   } else {
-    c->bits = static_cast<uint64_t>(static_cast<int64_t>(value));
+    c->bits = normalize_const_bits(type, static_cast<uint64_t>(static_cast<int64_t>(value)));
   }
   return c;
 }
@@ -38,7 +59,7 @@ std::unique_ptr<Inst> make_const(Scalar type, double value) {
 std::unique_ptr<Inst> make_const_int(Scalar type, int64_t value) {
   if (is_float(type)) return make_const(type, static_cast<double>(value));
   auto c = std::make_unique<Inst>(Op::Const, type);
-  c->bits = static_cast<uint64_t>(type == Scalar::Bool ? (value != 0) : value);
+  c->bits = type == Scalar::Bool ? (value != 0) : normalize_const_bits(type, static_cast<uint64_t>(value));
   return c;
 }
 

@@ -80,10 +80,15 @@ class Kernel {
   std::unique_ptr<Kernel> clone() const;
 };
 
-// Constants.
+// Constants. Their bits are always in normal form: integers sign- or zero-extended from
+// their width (an u8 300 is 44), bools 0/1, f32 values exactly representable as float.
 std::unique_ptr<Inst> make_const(Scalar type, double value);
 std::unique_ptr<Inst> make_const_int(Scalar type, int64_t value);
 uint64_t float_bits(double value);
+// The normal form of integer/bool bits of `type` (floats unchanged).
+uint64_t normalize_const_bits(Scalar type, uint64_t bits);
+// True when a Const's bits are in normal form (the verifier checks every constant).
+bool const_is_normalized(const Inst& c);
 
 // Walks every instruction, parents before children, in program order.
 template <typename F>

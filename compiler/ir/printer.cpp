@@ -9,7 +9,7 @@ namespace loom::ir {
 
 namespace {
 
-std::string ref(const Inst* inst) { return "%" + std::to_string(inst->id); }
+std::string ref(const Inst* inst) { return inst ? "%" + std::to_string(inst->id) : "%<null>"; }
 
 std::string format_const(const Inst& c) {
   if (is_float(c.type)) {
@@ -39,7 +39,9 @@ void print_one(const Inst& inst, int indent, std::string& out) {
   switch (inst.op) {
     case Op::Const: attrs = format_const(inst); break;
     case Op::ArgLoad: attrs = "p" + std::to_string(inst.attr0) + "+" + std::to_string(inst.attr1); break;
-    case Op::LoopIndex: attrs = ref(inst.operand(0)) + "." + std::to_string(inst.attr0); break;
+    case Op::LoopIndex:
+      attrs = (inst.operands.empty() ? ref(nullptr) : ref(inst.operand(0))) + "." + std::to_string(inst.attr0);
+      break;
     case Op::ResourceShape: attrs = "$" + std::to_string(inst.attr0) + "." + std::to_string(inst.attr1); break;
     case Op::GlobalPtr: attrs = "$" + std::to_string(inst.attr0) + ".c" + std::to_string(inst.attr1); break;
     case Op::ElementPtr: attrs = "$" + std::to_string(inst.attr0); break;

@@ -1,5 +1,6 @@
 #include "compiler/ir/verifier.h"
 
+#include <cstdio>
 #include <stdexcept>
 #include <unordered_set>
 #include <vector>
@@ -10,6 +11,12 @@
 namespace loom::ir {
 
 namespace {
+
+std::string hex(uint64_t bits) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(bits));
+  return buf;
+}
 
 class Verifier {
  public:
@@ -66,6 +73,11 @@ class Verifier {
     return false;
   }
 
+  // A type problem; not checked before type_check (VerifyOptions::types).
+  void type_fail(const Inst& inst, const std::string& why) {
+    if (options_.types) fail(inst, why);
+  }
+
   size_t expect_operands(const Inst& inst, size_t n) {
     if (inst.operands.size() != n)
       fail(inst, "expects " + std::to_string(n) + " operands, has " + std::to_string(inst.operands.size()));
@@ -82,17 +94,17 @@ class Verifier {
       expect_operands(inst, 1);
       if (ops.size() != 1) return;
       if (inst.op == Op::LogicNot) {
-        if (ops[0]->type != Scalar::Bool || inst.type != Scalar::Bool) fail(inst, "not needs bool");
+        if (ops[0]->type != Scalar::Bool || inst.type != Scalar::Bool) type_fail(inst, "not needs bool");
       } else if (inst.op == Op::Cast) {
-        if (!is_numeric(inst.type) && inst.type != Scalar::Bool) fail(inst, "cast to a non-value type");
+        if (!is_numeric(inst.type) && inst.type != Scalar::Bool) type_fail(inst, "cast to a non-value type");
       } else if (inst.op == Op::Bitcast) {
-        if (bit_width(inst.type) != bit_width(ops[0]->type)) fail(inst, "bitcast between widths");
+        if (bit_width(inst.type) != bit_width(ops[0]->type)) type_fail(inst, "bitcast between widths");
       } else if (inst.type != ops[0]->type) {
-        fail(inst, "unary result type differs from operand");
+        type_fail(inst, "unary result type differs from operand");
       } else if (inst.op == Op::BitNot && !is_int(inst.type)) {
-        fail(inst, "bit_not needs an integer");
+        type_fail(inst, "bit_not needs an integer");
       } else if (inst.op >= Op::Floor && inst.op <= Op::Log && !is_float(inst.type)) {
-        fail(inst, "math function needs a float");
+        type_fail(inst, "math function needs a float");
       }
       return;
     }
@@ -100,24 +112,27 @@ class Verifier {
       expect_operands(inst, 2);
       if (ops.size() != 2) return;
       bool shift = inst.op == Op::Shl || inst.op == Op::Shr;
-      if (!shift && ops[0]->type != ops[1]->type) fail(inst, "binary operands differ in type");
+      if (!shift && ops[0]->type != ops[1]->type) type_fail(inst, "binary operands differ in type");
       bool logic = inst.op == Op::LogicAnd || inst.op == Op::LogicOr;
       if (is_comparison(inst.op) || logic) {
-        if (inst.type != Scalar::Bool) fail(inst, "comparison must give bool");
-        if (logic && ops[0]->type != Scalar::Bool) fail(inst, "logic op needs bool");
+        if (inst.type != Scalar::Bool) type_fail(inst, "comparison must give bool");
+        if (logic && ops[0]->type != Scalar::Bool) type_fail(inst, "logic op needs bool");
       } else if (inst.type != ops[0]->type) {
-        fail(inst, "binary result type differs from operands");
+        type_fail(inst, "binary result type differs from operands");
       }
       if ((inst.op == Op::BitAnd || inst.op == Op::BitOr || inst.op == Op::BitXor || shift) &&
           !(is_int(inst.type) || inst.type == Scalar::Bool))
-        fail(inst, "bit operation needs integers");
-      if (inst.op == Op::Atan2 && !is_float(inst.type)) fail(inst, "atan2 needs floats");
+        type_fail(inst, "bit operation needs integers");
+      if (inst.op == Op::Atan2 && !is_float(inst.type)) type_fail(inst, "atan2 needs floats");
       return;
     }
     switch (inst.op) {
       case Op::Const:
         expect_operands(inst, 0);
         if (inst.type == Scalar::Void) fail(inst, "void constant");
+        else if (!const_is_normalized(inst))
+          fail(inst, "constant bits not in normal form (0x" + hex(inst.bits) + " as " +
+                         std::string(scalar_name(inst.type)) + ")");
         break;
       case Op::ArgLoad:
         if (inst.attr0 < 0 || static_cast<size_t>(inst.attr0) >= kernel_.abi.params.size())
@@ -138,47 +153,47 @@ class Verifier {
         expect_operands(inst, 3);
         if (ops.size() == 3 && (ops[0]->type != Scalar::Bool || ops[1]->type != inst.type ||
                                 ops[2]->type != inst.type))
-          fail(inst, "select types");
+          type_fail(inst, "select types");
         break;
       case Op::Fma:
         expect_operands(inst, 3);
         if (ops.size() == 3 && (ops[0]->type != inst.type || ops[1]->type != inst.type ||
                                 ops[2]->type != inst.type))
-          fail(inst, "fma types");
+          type_fail(inst, "fma types");
         break;
       case Op::Alloca: expect_operands(inst, 0); break;
       case Op::LocalLoad:
         expect_operands(inst, 1);
         if (ops.size() == 1 && ops[0]->op != Op::Alloca) fail(inst, "local_load of a non-alloca");
-        else if (ops.size() == 1 && ops[0]->type != inst.type) fail(inst, "local_load type");
+        else if (ops.size() == 1 && ops[0]->type != inst.type) type_fail(inst, "local_load type");
         break;
       case Op::LocalStore:
         expect_operands(inst, 2);
         if (ops.size() == 2 && ops[0]->op != Op::Alloca) fail(inst, "local_store to a non-alloca");
-        else if (ops.size() == 2 && ops[0]->type != ops[1]->type) fail(inst, "local_store type");
+        else if (ops.size() == 2 && ops[0]->type != ops[1]->type) type_fail(inst, "local_store type");
         break;
       case Op::GlobalPtr:
         if (options_.lowered) fail(inst, "global_ptr left after access lowering");
         slot_ok(inst.attr0);
         for (Inst* i : ops)
-          if (!is_int(i->type)) fail(inst, "index is not an integer");
+          if (!is_int(i->type)) type_fail(inst, "index is not an integer");
         break;
       case Op::ElementPtr:
         slot_ok(inst.attr0);
         expect_operands(inst, 1);
-        if (ops.size() == 1 && !is_int(ops[0]->type)) fail(inst, "element index is not an integer");
+        if (ops.size() == 1 && !is_int(ops[0]->type)) type_fail(inst, "element index is not an integer");
         break;
       case Op::GlobalLoad:
         expect_operands(inst, 1);
         if (ops.size() == 1 && ops[0]->op != Op::GlobalPtr && ops[0]->op != Op::ElementPtr)
           fail(inst, "global_load of a non-pointer");
-        else if (ops.size() == 1 && ops[0]->type != inst.type) fail(inst, "global_load type");
+        else if (ops.size() == 1 && ops[0]->type != inst.type) type_fail(inst, "global_load type");
         break;
       case Op::GlobalStore:
         expect_operands(inst, 2);
         if (ops.size() == 2 && ops[0]->op != Op::GlobalPtr && ops[0]->op != Op::ElementPtr)
           fail(inst, "global_store to a non-pointer");
-        else if (ops.size() == 2 && ops[0]->type != ops[1]->type) fail(inst, "global_store type");
+        else if (ops.size() == 2 && ops[0]->type != ops[1]->type) type_fail(inst, "global_store type");
         break;
       case Op::AtomicRMW:
         expect_operands(inst, 2);
@@ -186,7 +201,7 @@ class Verifier {
             ops[0]->op != Op::Alloca)
           fail(inst, "atomic on a non-pointer");
         else if (ops.size() == 2 && (ops[0]->type != ops[1]->type || inst.type != ops[1]->type))
-          fail(inst, "atomic types");
+          type_fail(inst, "atomic types");
         break;
       case Op::TexLoad: case Op::TexSample: case Op::TexStore: slot_ok(inst.attr0); break;
       case Op::BoundsCheck:
@@ -198,7 +213,7 @@ class Verifier {
       case Op::If:
         expect_operands(inst, 1);
         if (inst.regions.size() != 2) fail(inst, "if needs then and else regions");
-        if (ops.size() == 1 && ops[0]->type != Scalar::Bool) fail(inst, "if condition is not bool");
+        if (ops.size() == 1 && ops[0]->type != Scalar::Bool) type_fail(inst, "if condition is not bool");
         break;
       case Op::RangeFor:
         if (inst.regions.size() != 1) fail(inst, "range_for needs one region");
@@ -224,7 +239,7 @@ class Verifier {
         break;
       case Op::Assert:
         expect_operands(inst, 1);
-        if (ops.size() == 1 && ops[0]->type != Scalar::Bool) fail(inst, "assert of a non-bool");
+        if (ops.size() == 1 && ops[0]->type != Scalar::Bool) type_fail(inst, "assert of a non-bool");
         break;
       case Op::Offload:
         if (inst.regions.size() != 1) fail(inst, "offload needs one region");
@@ -238,9 +253,11 @@ class Verifier {
     for (auto& up : block.insts) {
       Inst& inst = *up;
       if (inst.parent != &block) fail(inst, "parent pointer is wrong");
+      bool null_operand = false;
       for (Inst* op : inst.operands) {
         if (!op) {
           fail(inst, "null operand");
+          null_operand = true;
           continue;
         }
         if (!defined_.count(op)) fail(inst, "operand %" + std::to_string(op->id) + " does not dominate its use");
@@ -248,6 +265,7 @@ class Verifier {
             op->op != Op::Offload)
           fail(inst, "operand has no value");
       }
+      if (null_operand) return;  // nothing below may look at its operands
       check_types(inst);
       define(&inst);  // a loop is visible to the loop_index users inside it
       for (auto& region : inst.regions) {

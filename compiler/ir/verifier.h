@@ -11,11 +11,13 @@ class Kernel;
 struct VerifyOptions {
   bool offloaded = false;  // body must be a list of Offload tasks only
   bool lowered = false;    // no GlobalPtr left (access lowering done)
+  bool types = true;       // operand and result types; false before type_check (structure only)
 };
 
 // Returns "" when the kernel is well formed, otherwise the first problem found.
 std::string verify(Kernel& kernel, VerifyOptions options = {});
-// Throws std::logic_error naming the pass when verify() finds a problem.
+// Throws std::logic_error naming the pass when verify() finds a problem:
+// "IR verification failed after <after_pass>: <problem>".
 void verify_or_throw(Kernel& kernel, const std::string& after_pass, VerifyOptions options = {});
 
 }  // namespace loom::ir

@@ -1,5 +1,8 @@
 #include "compiler/passes/full_simplify.h"
 
+#include <stdexcept>
+
+#include "compiler/ir/verifier.h"
 #include "compiler/passes/algebraic_simplify.h"
 #include "compiler/passes/constant_fold.h"
 #include "compiler/passes/cse.h"
@@ -8,19 +11,43 @@
 
 namespace loom::passes {
 
-bool full_simplify(ir::Kernel& kernel, int max_rounds) {
+namespace {
+
+struct SubPass {
+  const char* name;
+  bool (*run)(ir::Kernel&);
+};
+
+// store_forward resolves ifs whose conditions forwarding makes constant, so chains of
+// variable-dependent ifs settle in a round or two instead of one if per round.
+constexpr SubPass kSubPasses[] = {
+    {"constant_fold", constant_fold}, {"algebraic_simplify", algebraic_simplify},
+    {"cse", cse},                     {"store_forward", store_forward},
+    {"die", die},
+};
+
+}  // namespace
+
+bool full_simplify(ir::Kernel& kernel, const SimplifyOptions& options) {
   bool progress = false;
-  for (int round = 0; round < max_rounds; ++round) {
+  for (int round = 1;; ++round) {
+    if (round > kMaxSimplifyRounds)
+      throw std::logic_error(options.name + " did not reach a fixed point in " +
+                             std::to_string(kMaxSimplifyRounds) +
+                             " rounds (internal error: a simplification keeps reporting progress)");
     bool changed = false;
-    changed |= constant_fold(kernel);
-    changed |= algebraic_simplify(kernel);
-    changed |= cse(kernel);
-    changed |= store_forward(kernel);
-    changed |= die(kernel);
-    if (!changed) break;
+    for (const SubPass& pass : kSubPasses) {
+      changed |= pass.run(kernel);
+      if (options.verify)
+        ir::verify_or_throw(kernel, options.name + "/" + pass.name + ", round " + std::to_string(round),
+                            *options.verify);
+    }
+    if (!changed) {
+      if (options.rounds) *options.rounds = round;
+      return progress;
+    }
     progress = true;
   }
-  return progress;
 }
 
 }  // namespace loom::passes

@@ -13,8 +13,10 @@ class Kernel;
 namespace loom::passes {
 
 struct PipelineOptions {
-  bool debug = false;   // bounds checks in lowered accesses (sets Kernel::debug)
-  bool verify = true;   // ir::verify_or_throw after every pass
+  bool debug = false;   // bounds checks and assertions compiled in (sets Kernel::debug)
+  // ir::verify_or_throw on the input (structure only: types are type_check's job), after
+  // every pass, and inside full_simplify after every sub-pass; failures name the (sub-)pass.
+  bool verify = true;
 };
 
 using PassObserver = std::function<void(std::string_view pass, ir::Kernel&)>;
@@ -24,7 +26,8 @@ struct PassTiming {
   double ms;
 };
 
-// Runs every pass in order on `kernel`, calling `after_each` after each one (for
+// Runs every pass in order on `kernel` (setting Kernel::debug from the options first),
+// calling `after_each` after each one (for
 // `loom ir --after PASS`) and appending one timing per pass to `timings` when given.
 void run_pipeline(ir::Kernel& kernel, const PipelineOptions& options,
                   const PassObserver& after_each = {}, std::vector<PassTiming>* timings = nullptr);

@@ -35,16 +35,7 @@ std::unique_ptr<Inst> new_const_bits(Scalar type, uint64_t bits, int32_t node) {
   return c;
 }
 
-uint64_t normalize_bits(Scalar type, uint64_t bits) {
-  if (type == Scalar::Bool) return bits & 1;
-  if (!is_int(type)) return bits;
-  int w = bit_width(type);
-  if (w >= 64) return bits;
-  uint64_t mask = (uint64_t{1} << w) - 1;
-  bits &= mask;
-  if (is_signed_int(type) && (bits >> (w - 1)) & 1) bits |= ~mask;
-  return bits;
-}
+uint64_t normalize_bits(Scalar type, uint64_t bits) { return ir::normalize_const_bits(type, bits); }
 
 bool is_const_int(const Inst* inst, int64_t value) {
   return inst->is_const() && (is_int(inst->type) || inst->type == Scalar::Bool) &&

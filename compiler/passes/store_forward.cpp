@@ -1,10 +1,13 @@
 #include "compiler/passes/store_forward.h"
 
+#include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "compiler/ir/inst.h"
+#include "compiler/passes/constant_fold.h"
 #include "compiler/passes/rewrite.h"
 
 namespace loom::passes {
@@ -136,11 +139,44 @@ class Forwarder {
     for (const Inst* v : vars) known.erase(v);
   }
 
+  // The value `v` is known to have, when every operand of the pure computation behind it
+  // is a constant or itself known (values met so far in this walk, in program order).
+  std::optional<uint64_t> constant_of(const Inst* v) const {
+    if (v->is_const()) return v->bits;
+    auto it = consts_.find(v);
+    if (it == consts_.end()) return std::nullopt;
+    return it->second;
+  }
+
+  void evaluate(const Inst& inst) {
+    bool foldable = ir::is_unary(inst.op) || ir::is_binary(inst.op) || inst.op == Op::Select ||
+                    inst.op == Op::Fma;
+    if (!foldable || inst.type == Scalar::Void) return;
+    std::vector<ConstValue> operands;
+    for (const Inst* op : inst.operands) {
+      std::optional<uint64_t> bits = constant_of(op);
+      if (!bits) return;
+      operands.push_back({op->type, *bits});
+    }
+    if (std::optional<uint64_t> bits = evaluate_constant(inst.op, inst.type, operands))
+      consts_[&inst] = *bits;
+  }
+
+  // Replaces the `if` at `pos`, whose condition is known, by its taken branch.
+  void splice_if(Block& block, size_t pos, bool taken) {
+    std::unique_ptr<Inst> branch = block.remove(pos);
+    Block& body = *branch->regions[taken ? 0 : 1];
+    for (size_t j = 0; j < body.insts.size(); ++j) block.insert(pos + j, std::move(body.insts[j]));
+    graveyard_.push_back(std::move(branch));  // keeps addresses unique until the pass ends
+    progress_ = true;
+  }
+
   void forward_block(Block& block, Known& known) {
     std::unordered_map<const Inst*, Inst*> pending;  // variable -> store not yet read
-    for (auto& up : block.insts) {
-      Inst* inst = up.get();
+    for (size_t i = 0; i < block.insts.size(); ++i) {
+      Inst* inst = block.insts[i].get();
       for (auto& op : inst->operands) op = resolve(op);
+      evaluate(*inst);
       switch (inst->op) {
         case Op::LocalStore: {
           Inst* var = inst->operands[0];
@@ -155,6 +191,7 @@ class Forwarder {
           auto k = known.find(var);
           if (k != known.end()) {
             replaced_[inst] = k->second;
+            if (std::optional<uint64_t> bits = constant_of(k->second)) consts_[inst] = *bits;
             continue;
           }
           pending.erase(var);
@@ -167,10 +204,23 @@ class Forwarder {
             pending.erase(inst->operands[0]);
           }
           continue;
+        case Op::Break:
+        case Op::Continue:
+        case Op::Return:
+          return;  // the rest of the block never runs (and its stores must not kill earlier ones)
         default:
           break;
       }
       if (inst->regions.empty()) continue;
+      // An if whose condition forwarding made known: keep its taken branch and go on
+      // through it, so a chain of such ifs resolves in one sweep.
+      if (inst->op == Op::If) {
+        if (std::optional<uint64_t> cond = constant_of(inst->operands[0])) {
+          splice_if(block, i, *cond != 0);
+          --i;  // wraps at 0; the loop's ++ undoes it
+          continue;
+        }
+      }
       const RegionEffects& e = effects(inst);
       if (e.jumps) pending.clear();
       for (const Inst* v : e.read) pending.erase(v);
@@ -219,6 +269,8 @@ class Forwarder {
   std::unordered_map<const Inst*, RegionEffects> effects_;
   std::unordered_map<Inst*, Inst*> replaced_;
   std::unordered_set<Inst*> dead_;
+  std::unordered_map<const Inst*, uint64_t> consts_;  // values found constant while forwarding
+  std::vector<std::unique_ptr<Inst>> graveyard_;      // spliced ifs
   bool progress_ = false;
 };
 

@@ -14,6 +14,10 @@ namespace loom::passes {
 // once at their defining level before every load (or never stored: zero) to that value.
 // Global memory: forwards GlobalStore/GlobalLoad values to later GlobalLoads of the same
 // pointer instruction in one block while nothing in between may write memory.
+// Conditional forwarding: pure values whose operands forwarding makes constant are
+// evaluated (passes::evaluate_constant), and an If whose condition becomes known is replaced
+// by its taken branch, which forwarding then continues through, so chains of such ifs
+// resolve in one sweep. Code after a jump in the same block is ignored (it never runs).
 bool store_forward(ir::Kernel& kernel);
 
 }  // namespace loom::passes

@@ -9,7 +9,7 @@ std::string Place::to_string() const {
     s += part;
   };
   if (!document.empty()) add(document);
-  if (!kernel.empty()) add("kernel '" + kernel + "'");
+  if (!kernel.empty()) add((function ? "function '" : "kernel '") + kernel + "'");
   if (node >= 0) add("node " + std::to_string(node));
   if (!pin.empty()) add("pin '" + pin + "'");
   return s;

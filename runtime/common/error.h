@@ -11,6 +11,7 @@ struct Place {
   std::string kernel;
   int node = -1;         // graph node id, -1 when not about one node
   std::string pin;       // input/output pin or argument name
+  bool function = false; // `kernel` names a function (a sub-graph), not a kernel
   std::string to_string() const;
 };
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <functional>
 
 #include "runtime/host/field.h"
@@ -496,5 +497,71 @@ TEST(CpuCodegen, MathInLoopsUsesVectorLibrary) {
     test_device().launch(*kernel, frame.context());
     for (size_t q = 0; q < data.size(); ++q)
       ASSERT_NEAR(data[q], std::sin(in[q]) + std::exp(std::cos(in[q])), 1e-5f) << in[q];
+  }
+}
+
+// Fast math (the default) may reassociate, contract and use reciprocals of constants, but
+// special values stay IEEE: rsqrt(±0) = ±inf, x/0 = ±inf, sqrt(inf) = inf, NaN in gives NaN,
+// in scalar code and in vectorised loops alike.
+TEST(CpuCodegen, FastMathKeepsIeeeSpecialValues) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> x, y;
+  const float specials[] = {0.0f, -0.0f, inf, -inf, nan, 4.0f, 1e-40f, -2.0f, 1e30f, 3.0f};
+  for (int rep = 0; rep < 13; ++rep)  // 130 elements: the vectorised body and the scalar tail
+    for (float s : specials) {
+      x.push_back(s);
+      y.push_back(specials[(&s - specials + rep) % 10]);
+    }
+  auto same = [](float got, float want) {
+    return (std::isnan(got) && std::isnan(want)) || (got == want && std::signbit(got) == std::signbit(want));
+  };
+  auto rs = run_unary<float>(Op::Rsqrt, Scalar::F32, x);
+  auto sq = run_unary<float>(Op::Sqrt, Scalar::F32, x);
+  auto dv = run_binary<float>(Op::Div, Scalar::F32, x, y);
+  for (size_t q = 0; q < x.size(); ++q) {
+    float want_rs = 1.0f / std::sqrt(x[q]);
+    if (std::isinf(want_rs) || want_rs == 0.0f || std::isnan(want_rs))
+      EXPECT_TRUE(same(rs[q], want_rs)) << "rsqrt(" << x[q] << ") = " << rs[q] << ", want " << want_rs;
+    else
+      EXPECT_NEAR(rs[q], want_rs, 1e-6f * want_rs) << "rsqrt(" << x[q] << ")";
+    EXPECT_TRUE(same(sq[q], std::sqrt(x[q]))) << "sqrt(" << x[q] << ") = " << sq[q];
+    float want_dv = x[q] / y[q];
+    if (!std::isfinite(want_dv) || want_dv == 0.0f || !std::isfinite(x[q]) || y[q] == 0.0f)
+      EXPECT_TRUE(same(dv[q], want_dv)) << x[q] << " / " << y[q] << " = " << dv[q] << ", want " << want_dv;
+    else
+      EXPECT_NEAR(dv[q], want_dv, 2e-7f * std::fabs(want_dv)) << x[q] << " / " << y[q];
+  }
+}
+
+// Division: strict math is the correctly rounded quotient, bit for bit (what constant folding
+// computes); fast math may multiply by the reciprocal of a constant divisor, at most 1 ulp off.
+TEST(CpuCodegen, DivisionByAConstantStrictAndFast) {
+  for (bool fast : {false, true}) {
+    auto k = std::make_unique<ir::Kernel>();
+    k->abi.name = fast ? "div_fast" : "div_strict";
+    k->fast_math = fast;
+    int a = add_ndarray(*k, "a", Scalar::F32);
+    int out = add_ndarray(*k, "out", Scalar::F32);
+    Builder b(k->body.get());
+    Inst* task = range(b, {b.i32(0), shape(b, a, 0)});
+    b.set_insert_end(task->region(0));
+    Inst* i = b.loop_index(task, 0);
+    store(b, out, i, b.binary(Op::Div, load(b, Scalar::F32, a, i), b.f32(-3.0)));
+    auto kernel = compile_and_load(*k);
+    std::vector<float> av, got(1000);
+    for (int q = 0; q < 1000; ++q) av.push_back(static_cast<float>(q - 500) * 0.37f - 7.0f);
+    host::Ndarray na(av.data(), Scalar::F32, {1000}), no(got.data(), Scalar::F32, {1000});
+    host::LaunchFrame frame(kernel->abi);
+    frame.set_ndarray(0, na);
+    frame.set_ndarray(1, no);
+    test_device().launch(*kernel, frame.context());
+    for (size_t q = 0; q < av.size(); ++q) {
+      float want = av[q] / -3.0f;
+      if (!fast) {
+        ASSERT_EQ(got[q], want) << av[q] << " / -3";
+      } else {
+        ASSERT_LE(std::fabs(got[q] - want), std::fabs(std::nextafter(want, 0.0f) - want)) << av[q] << " / -3";
+      }
+    }
   }
 }

@@ -192,3 +192,167 @@ TEST(DocumentJson, ContentKeyIgnoresLayoutAndFollowsCode) {
   EXPECT_NE(kernel_content_key(a, "k"), kernel_content_key(d, "k"));
   EXPECT_EQ(kernel_content_key(a, "k").size(), 32u);
 }
+
+TEST(DocumentJson, ExtentsAboveInt32MaxAreRejectedAtLoad) {
+  std::string head = R"({"format": "loom-graph", "version": 2, )";
+  std::string e = error_of(head + R"("fields": [{"name": "big", "type": "f32", "shape": [3000000000]}]})");
+  EXPECT_NE(e.find("fields[0].shape: field 'big': extent 3000000000 (dimension 0) is larger than 2147483647"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("line 1, column"), std::string::npos) << e;
+  e = error_of(head + R"("ndarrays": [{"name": "n", "type": "f64", "shape": [2000000000, 2000000000, 2000000000]}]})");
+  EXPECT_NE(e.find("ndarray 'n': 2000000000 x 2000000000 x 2000000000 elements of 8 bytes do not fit in 2^63 bytes"),
+            std::string::npos)
+      << e;
+  e = error_of(head + R"("textures": [{"name": "t", "size": [4, 2147483648], "format": "r32f"}]})");
+  EXPECT_NE(e.find("texture 't': extent 2147483648 (dimension 1) is larger than 2147483647"), std::string::npos) << e;
+  EXPECT_EQ(error_of(head + R"("fields": [{"name": "ok", "type": "f32", "shape": [2147483647]}]})"), "");
+}
+
+TEST(DocumentJson, WholeNumbersUpToU64MaxRoundTrip) {
+  std::string text = R"({
+  "format": "loom-graph",
+  "version": 2,
+  "kernels": [
+    {
+      "name": "k",
+      "params": [
+        {"name": "x", "kind": "value", "type": "u64"}
+      ],
+      "returns": ["u64"],
+      "nodes": [
+        {"id": 1, "type": "param", "params": {"name": "x"}},
+        {"id": 2, "type": "xor", "inputs": {"a": "1", "b": 18446744073709551615}},
+        {"id": 3, "type": "const", "params": {"value": -9223372036854775808, "type": "i64"}},
+        {"id": 4, "type": "return", "inputs": {"r0": "2"}}
+      ]
+    }
+  ]
+}
+)";
+  Document doc = load_document(text, "u64.loom.json");
+  const Literal& big = doc.kernels[0].nodes[1].inputs[1].literal;
+  EXPECT_TRUE(big.above_int64);
+  EXPECT_EQ(static_cast<uint64_t>(big.i), UINT64_MAX);
+  EXPECT_EQ(big.as_double(), 18446744073709551615.0);
+  EXPECT_EQ(save_document(doc), text);
+  validate_document(doc);
+  Document copy = doc;
+  copy.kernels[0].nodes[1].inputs[1].literal.spelling.clear();  // as if set from code
+  EXPECT_EQ(save_document(copy), text);
+  std::string e = error_of(R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": [
+    {"id": 1, "type": "add", "inputs": {"a": 1, "b": 18446744073709551616}}]}]})");
+  EXPECT_NE(e.find("number out of range: 18446744073709551616 (whole numbers run from -9223372036854775808 to "
+                   "18446744073709551615)"),
+            std::string::npos)
+      << e;
+  e = error_of(R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": [
+    {"id": 4294967297, "type": "add"}]}]})");
+  EXPECT_NE(e.find("kernels[0].nodes[0].id: number out of range: 4294967297 (expected"), std::string::npos) << e;
+}
+
+// clamp 1 had pins value, min, max; clamp 2 has x, lo, hi. Upgrades are keyed by node type
+// and the node's own version, in kernels, functions and nested regions alike.
+TEST(DocumentJson, NodeTypeVersionsAreUpgraded) {
+  Document doc = load_document_file(std::string(LOOM_SOURCE_DIR) + "/tests/graph/docs/clamp_v1.loom.json");
+  const Node& in_function = doc.functions[0].nodes[1];
+  const Node& in_region = doc.kernels[0].nodes[0].regions[0].nodes[1];
+  for (const Node* n : {&in_function, &in_region}) {
+    EXPECT_EQ(n->type, "clamp");
+    EXPECT_EQ(n->version, 2);
+    ASSERT_EQ(n->inputs.size(), 3u);
+    EXPECT_EQ(n->inputs[0].pin, "x");
+    EXPECT_EQ(n->inputs[1].pin, "lo");
+    EXPECT_EQ(n->inputs[2].pin, "hi");
+  }
+  validate_document(doc);
+  std::string saved = save_document(doc);
+  EXPECT_NE(saved.find(R"({"id": 3, "type": "clamp", "version": 2, "inputs": {"x": "2", "lo": 1.0, "hi": 2.0}})"),
+            std::string::npos)
+      << saved;
+  EXPECT_NE(saved.find(R"({"id": 2, "type": "clamp", "version": 2, "inputs": {"x": "1", "lo": 0.0, "hi": 1.0}})"),
+            std::string::npos)
+      << saved;
+  // The upgraded document is current: it loads and saves byte for byte.
+  EXPECT_EQ(save_document(load_document(saved, "again.loom.json")), saved);
+}
+
+TEST(DocumentJson, FormatAndNodeUpgradesChain) {
+  // A format 1 document with a clamp 1 node: links become strings, then the pins are renamed.
+  Document doc = load_document(R"({"format": "loom-graph", "version": 1, "globals": [{"name": "o", "type": "f32", "shape": [1]}],
+    "kernels": [{"name": "k", "nodes": [
+      {"id": 1, "type": "const", "params": {"value": 3.0}},
+      {"id": 2, "type": "clamp", "inputs": {"value": {"node": 1, "pin": "out"}, "min": 0.0, "max": 1.0}},
+      {"id": 3, "type": "store", "inputs": {"i0": 0, "value": {"node": 2}}, "params": {"field": "o"}}]}]})",
+                               "old.loom.json");
+  const Node& clamp = doc.kernels[0].nodes[1];
+  EXPECT_EQ(clamp.version, 2);
+  EXPECT_EQ(clamp.inputs[0].pin, "x");
+  EXPECT_TRUE(clamp.inputs[0].linked);
+  EXPECT_EQ(clamp.inputs[0].from_node, 1);
+  validate_document(doc);
+}
+
+TEST(DocumentJson, NodeVersionsNewerOrStaleAreErrors) {
+  Document doc = load_document(R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": [
+      {"id": 7, "type": "clamp", "version": 3, "inputs": {"x": 1.0, "lo": 0.0, "hi": 1.0}}]}]})",
+                               "new.loom.json");
+  try {
+    validate_document(doc);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.place().node, 7);
+    EXPECT_NE(e.message().find("node type 'clamp' version 3 is newer than this Loom knows (2)"), std::string::npos)
+        << e.what();
+  }
+  // In memory, a node must be at its type's current version (the builder API sets it).
+  doc.kernels[0].nodes[0].version = 1;
+  try {
+    validate_document(doc);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("node type 'clamp' is at version 1 but this Loom's is 2"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(DocumentJson, HugeFormatVersionNamesLineAndColumn) {
+  std::string e = error_of("{\"format\": \"loom-graph\",\n  \"version\": 99999999999999999999}");
+  EXPECT_NE(e.find("bad.loom.json: line 2, column 14: version: format version 99999999999999999999 is newer than "
+                   "this Loom understands (2)"),
+            std::string::npos)
+      << e;
+  e = error_of("{\"format\": \"loom-graph\", \"version\": -3}");
+  EXPECT_NE(e.find("line 1, column 37: version: format version -3 does not exist"), std::string::npos) << e;
+}
+
+TEST(DocumentJson, LayoutOfUnknownGraphsOrNodesIsAnError) {
+  std::string head = R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": [{"id": 1, "type": "const", "params": {"value": 1}}]}], )";
+  EXPECT_EQ(error_of(head + R"("layout": [{"graph": "k", "positions": {"1": [0, 0]}}]})"), "");
+  std::string e = error_of(head + R"("layout": [{"graph": "q", "positions": {}}]})");
+  EXPECT_NE(e.find("layout[0].graph: layout of 'q', but no kernel or function has that name"), std::string::npos) << e;
+  e = error_of(head + R"("layout": [{"graph": "k", "positions": {"1": [0, 0], "5": [1, 1]}}]})");
+  EXPECT_NE(e.find("layout[0].positions.5: position of node 5, but 'k' has no node 5"), std::string::npos) << e;
+  e = error_of(head + R"("layout": [{"graph": "k"}, {"graph": "k"}]})");
+  EXPECT_NE(e.find("layout[1].graph: a second layout entry for 'k'"), std::string::npos) << e;
+}
+
+TEST(DocumentJson, InvalidUtf8NamesLineAndColumn) {
+  std::string e = error_of("{\"format\": \"loom-graph\",\n  \"name\": \"ab\xff\"}");
+  EXPECT_NE(e.find("line 2, column 14: malformed JSON: invalid UTF-8 in a string (a sequence starting with byte "
+                   "0xFF)"),
+            std::string::npos)
+      << e;
+  for (const char* bad : {"\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc3", "\xe2\x82"}) {
+    e = error_of(std::string("{\"name\": \"x") + bad + "\"}");
+    EXPECT_NE(e.find("line 1, column 12: malformed JSON: invalid UTF-8"), std::string::npos) << e;
+  }
+  e = error_of(R"({"name": "\udc00"})");
+  EXPECT_NE(e.find("unpaired surrogate"), std::string::npos) << e;
+  e = error_of(R"({"name": "\ud800\u0041"})");
+  EXPECT_NE(e.find("unpaired surrogate"), std::string::npos) << e;
+  // Valid UTF-8 (2, 3 and 4 bytes) and escapes load and save unchanged.
+  Document doc = load_document("{\"format\": \"loom-graph\", \"version\": 2, \"name\": \"h\xc3\xa9\xe2\x82\xac\xf0\x9f\x8c\x8a \\u00e9\"}",
+                               "ok.loom.json");
+  EXPECT_EQ(doc.name, "h\xc3\xa9\xe2\x82\xac\xf0\x9f\x8c\x8a \xc3\xa9");
+}

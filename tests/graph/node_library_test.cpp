@@ -1,10 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "compiler/graph/expression.h"
+#include "compiler/graph/json_value.h"
 #include "compiler/graph/node_library.h"
 #include "runtime/common/error.h"
 
@@ -126,4 +129,50 @@ TEST(NodeLibrary, PinsOfDocumentDependentNodes) {
   add.type = "add";
   EXPECT_EQ(node_output_pins(doc, add), std::vector<std::string>{"out"});
   EXPECT_EQ(node_input_pins(doc, add), (std::vector<std::string>{"a", "b"}));
+}
+
+// docs/graph.schema.json lists every node type of the library (and nothing else), in
+// palette order, and states the current version of every type above version 1.
+TEST(NodeLibrary, SchemaListsEveryNodeTypeAndVersion) {
+  std::ifstream in(std::string(LOOM_SOURCE_DIR) + "/docs/graph.schema.json");
+  ASSERT_TRUE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  JsonValue schema = parse_json(text.str(), "graph.schema.json");
+  const JsonValue* defs = schema.find("$defs");
+  ASSERT_NE(defs, nullptr);
+  const JsonValue* node_type = defs->find("nodeType");
+  ASSERT_NE(node_type, nullptr);
+  std::vector<std::string> in_schema;
+  for (const JsonValue& v : node_type->find("enum")->items) in_schema.push_back(v.text);
+  std::vector<std::string> in_library;
+  for (const NodeSpec& s : node_library()) in_library.push_back(s.name);
+  EXPECT_EQ(in_schema, in_library);
+  for (const std::string& name : in_library)
+    EXPECT_NE(std::find(in_schema.begin(), in_schema.end(), name), in_schema.end()) << name << " missing from the schema";
+  for (const std::string& name : in_schema)
+    EXPECT_NE(find_node_spec(name), nullptr) << name << " is in the schema but not a node type";
+
+  // Versions: one rule per type above version 1, and a last rule listing them all.
+  const JsonValue* rules = defs->find("node")->find("allOf");
+  ASSERT_NE(rules, nullptr);
+  std::map<std::string, int> versioned;
+  std::vector<std::string> listed_as_versioned;
+  for (const JsonValue& rule : rules->items) {
+    const JsonValue* type = rule.find("if")->find("properties")->find("type");
+    if (const JsonValue* c = type->find("const"))
+      versioned[c->text] = std::stoi(rule.find("then")->find("properties")->find("version")->find("const")->text);
+    if (const JsonValue* e = type->find("enum"))
+      for (const JsonValue& v : e->items) listed_as_versioned.push_back(v.text);
+  }
+  std::map<std::string, int> expected;
+  std::vector<std::string> expected_list;
+  for (const NodeSpec& s : node_library())
+    if (s.version > 1) {
+      expected[s.name] = s.version;
+      expected_list.push_back(s.name);
+    }
+  EXPECT_EQ(versioned, expected);
+  EXPECT_EQ(listed_as_versioned, expected_list);
+  EXPECT_EQ(schema.find("properties")->find("version")->find("const")->text, std::to_string(kFormatVersion));
 }

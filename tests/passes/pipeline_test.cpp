@@ -72,8 +72,9 @@ std::unique_ptr<Kernel> stencil() {
 }  // namespace
 
 TEST(Pipeline, PassNamesInOrder) {
-  std::vector<std::string> expected = {"type_check", "full_simplify", "licm",           "full_simplify",
-                                       "offload",    "lower_access",  "demote_atomics", "full_simplify"};
+  std::vector<std::string> expected = {"drop_asserts", "type_check",   "full_simplify",  "licm",
+                                       "full_simplify", "offload",      "lower_access",   "demote_atomics",
+                                       "full_simplify"};
   EXPECT_EQ(pipeline_pass_names(), expected);
 }
 
@@ -247,4 +248,68 @@ TEST(Pipeline, LargeRandomKernelStaysValid) {
   EXPECT_EQ(verify(*k, {.offloaded = true, .lowered = true}), "");
   ASSERT_EQ(k->body->insts.back()->op, Op::Offload);
   EXPECT_EQ(k->body->insts.back()->region(0)->insts.back()->op, Op::GlobalStore);
+}
+
+namespace {
+
+// out[0] = a, after `assert a > 0`.
+std::unique_ptr<Kernel> asserting() {
+  auto k = new_kernel("asserting");
+  add_value_param(*k, "a", Scalar::I32);
+  int out = add_field(*k, "out", Scalar::I32, {1});
+  Builder b(k->body.get());
+  Inst* a = b.arg(Scalar::I32, 0);
+  Inst* check = b.make(Op::Assert, Scalar::Void, {b.binary(Op::Gt, a, b.i32(0))}, 7);
+  check->text = "a must be positive";
+  b.global_store(b.global_ptr(Scalar::I32, out, {b.i32(0)}), a);
+  return k;
+}
+
+int count_asserts(Kernel& k) {
+  int n = 0;
+  walk(*k.body, [&](Inst& i) { n += i.op == Op::Assert; });
+  return n;
+}
+
+}  // namespace
+
+TEST(Pipeline, AssertsExistOnlyInDebugBuilds) {
+  auto release = asserting();
+  run_pipeline(*release, {.debug = false});
+  EXPECT_EQ(count_asserts(*release), 0);
+  EXPECT_FALSE(release->debug);
+  expect_ir(*release, R"(kernel asserting
+  param p0 a: value i32
+  slot $0: field i32 shape [1] field out
+  %0:i32 = arg p0+0
+  offload serial {
+    %2:i64 = const 0
+    %3:i32 = element_ptr $0 %2
+    global_store %3, %0
+  }
+)", {.offloaded = true, .lowered = true});
+  auto debug = asserting();
+  run_pipeline(*debug, {.debug = true});
+  EXPECT_EQ(count_asserts(*debug), 1);
+  EXPECT_TRUE(debug->debug);
+}
+
+TEST(Pipeline, TheInputIsVerifiedBeforeTheFirstPass) {
+  auto k = new_kernel("bad_input");
+  Builder b(k->body.get());
+  Inst* loop = b.range_for({b.i32(0), b.i32(4)});
+  Inst* i = b.loop_index(loop, 0);  // outside its loop: no pass may see this
+  b.binary(Op::Add, i, b.i32(1));
+  try {
+    run_pipeline(*k, {});
+    ADD_FAILURE() << "no error";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("IR verification failed after lowering (the pipeline's input): "
+                                         "loop_index outside its loop"),
+              std::string::npos)
+        << e.what();
+  }
+  // Mixed operand types are type_check's job, not an input error.
+  auto mixed = stencil();
+  EXPECT_NO_THROW(run_pipeline(*mixed, {}));
 }

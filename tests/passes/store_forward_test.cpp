@@ -289,3 +289,59 @@ TEST(StoreForward, AtomicOnAVariableEndsWhatIsKnown) {
   global_store %7, %5
 )");
 }
+
+TEST(StoreForward, StoresAfterAJumpDoNotKillStoresBeforeIt) {
+  // while { v = 1; break; v = 2 }: the loop leaves with v == 1.
+  auto k = with_out("jump");
+  Builder b(k->body.get());
+  Inst* v = b.alloca_(Scalar::I32);
+  Inst* c = b.arg(Scalar::Bool, 1);
+  Inst* loop = b.while_();
+  b.set_insert_end(loop->region(0));
+  Inst* br = b.if_(c);  // a second store keeps v from being promoted
+  b.set_insert_end(br->region(0));
+  b.local_store(v, b.i32(7));
+  b.set_insert_end(loop->region(0));
+  b.local_store(v, b.i32(1));
+  b.make(Op::Break, Scalar::Void);
+  b.local_store(v, b.i32(2));
+  b.set_insert_end(k->body.get());
+  store_out(b, 0, b.local_load(v));
+  store_forward(*k);
+  int stores_of_1 = 0;
+  walk(*k->body, [&](Inst& i) {
+    stores_of_1 += i.op == Op::LocalStore && i.operand(1)->is_const() && i.operand(1)->int_value() == 1;
+  });
+  EXPECT_EQ(stores_of_1, 1) << print_kernel(*k);
+  EXPECT_EQ(verify(*k), "");
+}
+
+TEST(StoreForward, AnIfMadeConstantByForwardingKeepsItsTakenBranch) {
+  auto k = with_out("known_if");
+  Builder b(k->body.get());
+  Inst* a = b.arg(Scalar::I32, 0);
+  Inst* v = b.alloca_(Scalar::I32);
+  b.local_store(v, b.i32(3));
+  Inst* br = b.if_(op2(b, Op::Gt, {b.local_load(v), b.i32(2)}));  // 3 > 2, known while forwarding
+  b.set_insert_end(br->region(0));
+  b.local_store(v, a);
+  b.set_insert_end(br->region(1));
+  b.local_store(v, b.i32(0));
+  b.set_insert_end(k->body.get());
+  store_out(b, 0, b.local_load(v));
+  EXPECT_TRUE(store_forward(*k));
+  expect_ir(*k, R"(kernel known_if
+  param p0 a: value i32
+  param p1 c: value bool
+  slot $0: field i32 shape [8] field out
+  %0:i32 = arg p0+0
+  %1:i32 = alloca
+  %2:i32 = const 3
+  %3:i32 = const 2
+  %4:bool = gt %2, %3
+  local_store %1, %0
+  %6:i32 = const 0
+  %7:i32 = global_ptr $0.c0 %6
+  global_store %7, %0
+)");
+}

@@ -310,7 +310,7 @@ TEST(CrossBackend, AtomicsAgree) {
   const char* int_ops[] = {"atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor"};
   graph::Node loop = N(1, "range_for").in("end0", 5000).region("body", {
       N(2, "expr").in("i", ln(1, "i0")).p("expr", "i % 7"),
-      N(3, "expr").in("i", ln(1, "i0")).p("expr", "(i * 2654435761) % 1000 - 300"),
+      N(3, "expr").in("i", ln(1, "i0")).p("expr", "(i * -1640531535) % 1000 - 300"),  // 2654435761 as an i32
       N(4, "cast").in("a", ln(3)).p("type", "u32"),
       N(5, "expr").in("x", ln(3)).p("expr", "x * 0.25"),
       N(6, "cast").in("a", ln(3)).p("type", "i64"),

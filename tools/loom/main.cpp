@@ -40,7 +40,8 @@ struct CommandHelp {
 constexpr CommandHelp kHelp[] = {
     {"run", R"(usage: loom run DOC [--steps N] [--backend cpu|vulkan|auto] [--device D]
                 [--load NAME=FILE.npy ...] [--dump NAME=FILE.npy ...] [--stats] [--debug]
-                [--threads N] [--cache-dir DIR] [--no-cache] [--png NAME=PATTERN [--every K]]
+                [--no-fast-math] [--threads N] [--cache-dir DIR] [--no-cache]
+                [--png NAME=PATTERN [--every K]]
 
 Runs pipeline `init` once, then pipeline `step` N times (default 1), then writes the
 requested fields/ndarrays as NumPy .npy files and prints a summary of every resource.
@@ -48,7 +49,8 @@ requested fields/ndarrays as NumPy .npy files and prints a summary of every reso
   --load NAME=FILE   fill a field/ndarray from a .npy file after `init`
   --dump NAME=FILE   write a field/ndarray/texture to a .npy file at the end
   --stats            print compile and launch statistics
-  --debug            compile bounds checks into kernels
+  --debug            compile bounds checks and assertions into kernels
+  --no-fast-math     strict IEEE float math (default: fast math, see docs/nodes.md)
   --backend B        cpu (default), vulkan, or auto (Vulkan when a device exists, else CPU)
   --device D         Vulkan device: an index or part of its name (default: the best one)
   --validate         Vulkan validation layer on; any message is an error
@@ -60,22 +62,30 @@ requested fields/ndarrays as NumPy .npy files and prints a summary of every reso
   --threads N        worker threads (default: all hardware threads)
   --cache-dir DIR    offline cache folder;  --no-cache: no offline cache
 )"},
-    {"check", R"(usage: loom check DOC
+    {"check", R"(usage: loom check DOC [--debug] [--no-fast-math]
 
 Loads and validates the document: JSON, node types, links, cycles, types, pipeline
 bindings. Every kernel a pipeline launches is lowered and optimised, but not compiled.
 Prints "ok" or one error naming the place and exits non-zero.
+  --debug            check the kernels as debug builds compile them (with assertions)
+  --no-fast-math     optimise as for strict IEEE float math
 )"},
     {"ir", R"(usage: loom ir DOC --kernel K [--after PASS] [--template NAME=VALUE ...]
+               [--debug] [--no-fast-math]
 
 Prints the IR of kernel K after lowering (--after lower) or after a pass of the pipeline
 (default: the final IR). Template parameters take a field name or a number.
   --list-passes      print the pass names usable with --after
+  --debug            as compiled for debugging (bounds checks, assertions)
+  --no-fast-math     as compiled for strict IEEE float math
 )"},
-    {"compile", R"(usage: loom compile DOC [--stats] [--cache-dir DIR] [--debug] [--backend B] [--device D]
+    {"compile", R"(usage: loom compile DOC [--stats] [--cache-dir DIR] [--debug] [--no-fast-math]
+                    [--backend B] [--device D]
 
 Compiles every (kernel, template arguments) pair the document's pipelines launch and
 stores them in the offline cache. Prints the compile statistics.
+  --debug            compile bounds checks and assertions into kernels
+  --no-fast-math     strict IEEE float math (a separate cache entry)
 )"},
     {"spirv", R"(usage: loom spirv DOC --kernel K [--template NAME=VALUE ...] [--device D] [--debug]
 
@@ -92,9 +102,10 @@ format version. With --check, changes nothing and exits 1 when the file is not c
 
 Lists the Vulkan devices this machine has, with the index --device takes.
 )"},
-    {"bench", R"(usage: loom bench DOC [--steps N] [--threads N] [--backend B] [--device D]
+    {"bench", R"(usage: loom bench DOC [--steps N] [--threads N] [--backend B] [--device D] [--no-fast-math]
 
 Runs `init`, then times N runs of `step` (default 100) and prints the mean time per step.
+  --no-fast-math     strict IEEE float math
 )"},
 };
 
@@ -131,12 +142,12 @@ const std::map<std::string, std::vector<std::string>> kValueOptions = {
     {"devices", {}},
 };
 const std::map<std::string, std::vector<std::string>> kFlagOptions = {
-    {"run", {"--stats", "--debug", "--no-cache", "--validate", "--spirv-opt"}},
-    {"check", {}},
-    {"ir", {"--list-passes", "--debug"}},
-    {"compile", {"--stats", "--debug", "--no-cache", "--validate", "--spirv-opt"}},
+    {"run", {"--stats", "--debug", "--no-cache", "--validate", "--spirv-opt", "--no-fast-math"}},
+    {"check", {"--debug", "--no-fast-math"}},
+    {"ir", {"--list-passes", "--debug", "--no-fast-math"}},
+    {"compile", {"--stats", "--debug", "--no-cache", "--validate", "--spirv-opt", "--no-fast-math"}},
     {"spirv", {"--debug"}},
-    {"bench", {"--no-cache", "--validate", "--spirv-opt"}},
+    {"bench", {"--no-cache", "--validate", "--spirv-opt", "--no-fast-math"}},
     {"fmt", {"--check"}},
     {"devices", {}},
 };
@@ -214,6 +225,7 @@ loom::ProgramOptions program_options(const Options& o) {
     if (p.workgroup_size < 1 || p.workgroup_size > 1024) fail("--workgroup-size takes 1 to 1024");
   }
   p.debug = o.flag("--debug");
+  p.fast_math = !o.flag("--no-fast-math");
   p.offline_cache = !o.flag("--no-cache");
   p.cache_dir = o.value("--cache-dir");
   if (!o.value("--threads").empty()) p.threads = to_int("--threads", o.value("--threads"));
@@ -373,6 +385,7 @@ int cmd_ir(const Options& o) {
   }
   loom::ProgramOptions po;
   po.debug = o.flag("--debug");
+  po.fast_math = !o.flag("--no-fast-math");
   po.offline_cache = false;
   loom::Program program(po);
   program.load_file(o.doc);

@@ -1,0 +1,21 @@
+#include "compiler/passes/drop_asserts.h"
+
+#include <unordered_set>
+
+#include "compiler/ir/inst.h"
+#include "compiler/passes/rewrite.h"
+
+namespace loom::passes {
+
+bool drop_asserts(ir::Kernel& kernel) {
+  if (kernel.debug) return false;
+  std::unordered_set<ir::Inst*> asserts;
+  ir::walk(*kernel.body, [&](ir::Inst& inst) {
+    if (inst.op == ir::Op::Assert) asserts.insert(&inst);
+  });
+  if (asserts.empty()) return false;
+  replace_and_erase(*kernel.body, {}, asserts);
+  return true;
+}
+
+}  // namespace loom::passes

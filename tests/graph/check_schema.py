@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Validates the repository's graph documents against docs/graph.schema.json.
+
+Current documents must be valid; documents holding older format or node versions (upgraded
+on load; their file names say "v1") must not be.
+Exits 77 (skipped) when the jsonschema module is not installed.
+"""
+import glob
+import json
+import os
+import sys
+
+try:
+    import jsonschema
+except ImportError:
+    print("jsonschema is not installed: skipped")
+    sys.exit(77)
+
+root = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("LOOM_SOURCE_DIR", ".")
+with open(os.path.join(root, "docs/graph.schema.json")) as f:
+    schema = json.load(f)
+jsonschema.Draft202012Validator.check_schema(schema)
+validator = jsonschema.Draft202012Validator(schema)
+
+failures = 0
+checked = 0
+for path in sorted(glob.glob(os.path.join(root, "**/*.loom.json"), recursive=True)):
+    if "/build" in path[len(root):]:
+        continue
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    errors = list(validator.iter_errors(doc))
+    checked += 1
+    if "v1" in os.path.basename(path):
+        if not errors:
+            print(f"{path}: a document of older versions passes the current schema")
+            failures += 1
+        continue
+    for e in errors[:3]:
+        print(f"{path}: {'/'.join(str(p) for p in e.absolute_path)}: {e.message[:200]}")
+    failures += bool(errors)
+
+# Things the schema must refuse.
+bad = {
+    "unknown node type": {"format": "loom-graph", "version": 2,
+                          "kernels": [{"name": "k", "nodes": [{"id": 1, "type": "sine"}]}]},
+    "format version 1": {"format": "loom-graph", "version": 1},
+    "stale clamp": {"format": "loom-graph", "version": 2,
+                    "kernels": [{"name": "k", "nodes": [{"id": 1, "type": "clamp"}]}]},
+    "huge extent": {"format": "loom-graph", "version": 2,
+                    "fields": [{"name": "f", "type": "f32", "shape": [3000000000]}]},
+}
+for what, doc in bad.items():
+    if validator.is_valid(doc):
+        print(f"the schema accepts a document with {what}")
+        failures += 1
+
+print(f"{checked} documents checked, {failures} problems")
+sys.exit(1 if failures else 0)
