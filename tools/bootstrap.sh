@@ -10,7 +10,8 @@ build=${LOOM_BUILD_DIR:-build}
 packages=(cmake ninja-build g++ ccache pkg-config llvm-15-dev zlib1g-dev libgtest-dev libgmock-dev
           libbenchmark-dev libzstd-dev libedit-dev libxml2-dev
           libffi-dev libtinfo-dev
-          spirv-headers spirv-tools libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers)
+          spirv-headers spirv-tools libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers
+          python3 python3-jsonschema)
 
 missing=()
 for p in "${packages[@]}"; do

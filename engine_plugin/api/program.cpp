@@ -79,8 +79,8 @@ void with_scalar_type(Scalar s, F&& fn) {
 // A document literal as an argument: a list of lists is a matrix given by columns.
 Arg literal_to_arg(const graph::Literal& l, const Place& where) {
   auto number = [&](const graph::Literal& x) {
-    if (x.kind == graph::Literal::Kind::Int && (x.i > (int64_t{1} << 53) || x.i < -(int64_t{1} << 53)))
-      throw Error(where, "the list component " + std::to_string(x.i) +
+    if (x.kind == graph::Literal::Kind::Int && (x.above_int64 || x.i > (int64_t{1} << 53) || x.i < -(int64_t{1} << 53)))
+      throw Error(where, "the list component " + (x.spelling.empty() ? std::to_string(x.i) : x.spelling) +
                              " is too large to be exact; list components are doubles (up to 2^53)");
     if (!x.is_number() && x.kind != graph::Literal::Kind::Bool)
       throw Error(where, "lists hold numbers (or lists of numbers: the columns of a matrix)");
@@ -88,7 +88,8 @@ Arg literal_to_arg(const graph::Literal& l, const Place& where) {
   };
   switch (l.kind) {
     case graph::Literal::Kind::Bool: return Arg(l.b);
-    case graph::Literal::Kind::Int: return Arg(static_cast<int64_t>(l.i));
+    case graph::Literal::Kind::Int:
+      return l.above_int64 ? Arg(static_cast<uint64_t>(l.i)) : Arg(static_cast<int64_t>(l.i));
     case graph::Literal::Kind::Float: return Arg(l.f);
     case graph::Literal::Kind::String: return Arg(l.s);
     case graph::Literal::Kind::List: {

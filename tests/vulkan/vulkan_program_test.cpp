@@ -91,6 +91,20 @@ TEST(VulkanProgram, UnchangedArgpacksUploadNothingAndChangedOnesUploadOnce) {
   EXPECT_EQ(at(p, "a", 7), 7 * 3.0f + 10.0f);
 }
 
+// A nested pack is bound by reference: changing it re-copies it into the outer pack once,
+// and the outer's uniform buffer goes up once before the next launch.
+TEST(VulkanProgram, AChangedNestedPackIsUploadedOncePerChange) {
+  Program p(vulkan());
+  p.load_file(std::string(LOOM_SOURCE_DIR) + "/tests/e2e/docs/taichi_argpacks.loom.json");
+  p.launch("nested_sum", {{"x", "outer2"}});
+  p.set_argpack("inner", "a", 100);
+  p.set_argpack("inner", "b", 5);  // two writes, one upload
+  EXPECT_EQ(p.launch("nested_sum", {{"x", "outer2"}}).ints[0], 105);
+  EXPECT_EQ(p.device_counters().last_launch_argpack_uploads, 1u);
+  p.launch("nested_sum", {{"x", "outer2"}});  // unchanged: bound with no upload
+  EXPECT_EQ(p.device_counters().last_launch_argpack_uploads, 0u);
+}
+
 TEST(VulkanProgram, LaunchesBatchWithBarriersOnlyBetweenDependentOnes) {
   Program p(vulkan());
   p.load(graph::load_document(kDoc));

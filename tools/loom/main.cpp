@@ -264,6 +264,9 @@ void print_summary(loom::Program& program) {
         case loom::Scalar::I32: { int32_t t; std::memcpy(&t, p, 4); x = t; break; }
         case loom::Scalar::U32: { uint32_t t; std::memcpy(&t, p, 4); x = t; break; }
         case loom::Scalar::I64: { int64_t t; std::memcpy(&t, p, 8); x = static_cast<double>(t); break; }
+        case loom::Scalar::U64: { uint64_t t; std::memcpy(&t, p, 8); x = static_cast<double>(t); break; }
+        case loom::Scalar::I16: { int16_t t; std::memcpy(&t, p, 2); x = t; break; }
+        case loom::Scalar::U16: { uint16_t t; std::memcpy(&t, p, 2); x = t; break; }
         case loom::Scalar::U8: case loom::Scalar::Bool: x = *p; break;
         case loom::Scalar::I8: x = static_cast<int8_t>(*p); break;
         default: continue;
