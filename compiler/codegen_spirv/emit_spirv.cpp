@@ -1109,7 +1109,10 @@ double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std
 
 }  // namespace
 
-CompiledSpirvKernel compile_kernel_to_spirv(ir::Kernel& kernel, const SpirvTarget& target, SpirvTimings* timings) {
+CompiledSpirvKernel compile_kernel_to_spirv(ir::Kernel& kernel, const SpirvTarget& target_in, SpirvTimings* timings) {
+  // A kernel's own workgroup size (its document option) wins over the program's.
+  SpirvTarget target = target_in;
+  if (kernel.workgroup_size > 0) target.workgroup_size = static_cast<uint32_t>(kernel.workgroup_size);
   CompiledSpirvKernel out;
   KernelPlan plan = plan_kernel(kernel, target);
   out.kernel.bindings = plan.bindings;

@@ -81,6 +81,7 @@ struct KernelDecl {
   std::string name;
   std::vector<KernelParam> params;
   std::vector<std::string> returns;   // value types
+  int workgroup_size = 0;             // GPU invocations per workgroup; 0: the program's option
   std::vector<Node> nodes;
 };
 

@@ -376,9 +376,13 @@ class Reader {
 
   KernelDecl kernel(const JsonValue& v, const std::string& at) {
     object(v, at);
-    keys(v, at, {"name", "params", "returns", "nodes"});
+    keys(v, at, {"name", "params", "returns", "workgroup_size", "nodes"});
     KernelDecl k;
     k.name = string(required(v, at, "name"), at + ".name");
+    if (const JsonValue* wg = v.find("workgroup_size")) {
+      k.workgroup_size = small_integer(*wg, at + ".workgroup_size", 1);
+      if (k.workgroup_size > 1024) fail(*wg, at + ".workgroup_size", "a workgroup has 1 to 1024 invocations");
+    }
     kernel_ = k.name;
     each(v, "params", [&](const JsonValue& p, const std::string& pat0) {
       std::string pat = at + "." + pat0;
@@ -625,6 +629,7 @@ std::string write_kernel(const KernelDecl& k, int indent) {
     for (size_t i = 0; i < k.returns.size(); ++i) out += (i ? ", " : "") + json_quote(k.returns[i]);
     out += "],\n";
   }
+  if (k.workgroup_size) out += pad(indent + 2) + "\"workgroup_size\": " + std::to_string(k.workgroup_size) + ",\n";
   write_graph_nodes(k.nodes, indent + 2, out);
   return out + pad(indent) + "}";
 }

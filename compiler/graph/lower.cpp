@@ -142,6 +142,7 @@ void Lowerer::fail_here(const std::string& pin, const std::string& msg) const {
 
 void Lowerer::build_abi() {
   kernel_->abi.name = decl_.name;
+  kernel_->workgroup_size = decl_.workgroup_size;
   for (const KernelParam& p : decl_.params) {
     if (p.kind == graph::ParamKind::Template) {
       const TemplateArg* a = targs_.find(p.name);

@@ -124,6 +124,7 @@ std::unique_ptr<Kernel> Kernel::clone() const {
   k->debug = debug;
   k->fast_math = fast_math;
   k->index_bits = index_bits;
+  k->workgroup_size = workgroup_size;
   std::unordered_map<const Inst*, Inst*> map;
   clone_block(*body, *k->body, map);
   walk(*k->body, [&](Inst& inst) {

@@ -75,6 +75,7 @@ class Kernel {
   // Width of lowered element offsets: 64 on the CPU; 32 for GPU targets, whose storage
   // buffers are smaller than 4 GiB and whose 64-bit integer math is slow or missing.
   int index_bits = 64;
+  int workgroup_size = 0;     // GPU targets: invocations per workgroup; 0: the target's default
 
   void renumber();            // ids in print order, starting at 0
   std::unique_ptr<Kernel> clone() const;

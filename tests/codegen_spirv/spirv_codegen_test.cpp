@@ -55,5 +55,36 @@ TEST(SpirvCodegen, EveryDocumentKernelValidates) {
   EXPECT_GT(compiled, 20);
 }
 
+// The workgroup size is a kernel option in the document; it wins over the program's.
+TEST(SpirvCodegen, WorkgroupSizeIsAKernelOption) {
+  const char* text = R"({"format": "loom-graph", "version": 2, "fields": [{"name": "f", "type": "i32", "shape": [1000]}],
+    "kernels": [{"name": "k", "workgroup_size": 32, "nodes": [
+      {"id": 1, "type": "range_for", "inputs": {"end0": 1000}, "regions": {"body": [
+        {"id": 2, "type": "store", "inputs": {"i0": "1.i0", "value": "1.i0"}, "params": {"field": "f"}}]}}]},
+      {"name": "plain", "nodes": [
+      {"id": 1, "type": "range_for", "inputs": {"end0": 1000}, "regions": {"body": [
+        {"id": 2, "type": "store", "inputs": {"i0": "1.i0", "value": 7}, "params": {"field": "f"}}]}}]}]})";
+  graph::Document doc = graph::load_document(text);
+  EXPECT_EQ(doc.kernels[0].workgroup_size, 32);
+  EXPECT_NE(graph::save_document(doc).find("\"workgroup_size\": 32"), std::string::npos);
+  codegen::SpirvTarget target;
+  target.workgroup_size = 256;
+  auto k = lowered(doc, "k", false);
+  codegen::CompiledSpirvKernel c = codegen::compile_kernel_to_spirv(*k, target);
+  EXPECT_EQ(c.kernel.tasks.at(0).workgroup_size, 32u);
+  EXPECT_NE(codegen::disassemble_spirv(c.kernel.tasks[0].spirv).find("LocalSize 32 1 1"), std::string::npos);
+  auto plain = lowered(doc, "plain", false);
+  EXPECT_EQ(codegen::compile_kernel_to_spirv(*plain, target).kernel.tasks.at(0).workgroup_size, 256u);
+  // Out of range: an error naming the key path.
+  std::string bad = text;
+  bad.replace(bad.find("\"workgroup_size\": 32"), 20, "\"workgroup_size\": 4096");
+  try {
+    graph::load_document(bad);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("workgroup_size"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace loom
