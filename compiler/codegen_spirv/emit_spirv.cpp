@@ -48,7 +48,7 @@ KernelPlan plan_kernel(ir::Kernel& k, const SpirvTarget& target) {
   KernelPlan plan;
   plan.args = args_layout(k.abi);
   plan.push_constants = plan.args.size <= target.max_push_constant_bytes;
-  std::set<int> buffers, storage_images, sampled_images, argpacks;
+  std::set<int> buffers, storage_images, sampled_images, argpacks, linear_images;
   std::set<int> samplers;
   bool temps = false, error = false;
   ir::walk(*k.body, [&](Inst& in) {
@@ -60,6 +60,7 @@ KernelPlan plan_kernel(ir::Kernel& k, const SpirvTarget& target) {
       case Op::TexLoad: case Op::TexStore: storage_images.insert(in.attr0); break;
       case Op::TexSample:
         sampled_images.insert(in.attr0);
+        if (in.bits & ir::kSampleLinear) linear_images.insert(in.attr0);
         samplers.insert(static_cast<int>(in.bits & (ir::kSampleLinear | ir::kSampleRepeat)));
         break;
       case Op::TmpLoad: case Op::TmpStore: temps = true; break;
@@ -78,7 +79,10 @@ KernelPlan plan_kernel(ir::Kernel& k, const SpirvTarget& target) {
   for (int p : argpacks) add(BindingKind::Argpack, p);
   for (int s : buffers) add(BindingKind::Buffer, s);
   for (int s : storage_images) add(BindingKind::StorageImage, s);
-  for (int s : sampled_images) add(BindingKind::SampledImage, s);
+  for (int s : sampled_images) {
+    add(BindingKind::SampledImage, s);
+    plan.bindings.back().sampled_linearly = linear_images.count(s) > 0;
+  }
   for (int m : samplers) add(BindingKind::Sampler, m);
   return plan;
 }
@@ -137,6 +141,8 @@ class TaskEmitter {
     begin_block(0);
     for (auto& inst : k_.body->insts)
       if (inst->op != Op::Offload) emit_inst(*inst);
+    preload_extents();
+    in_task_ = true;
     uses_rand_ = contains(*offload_.region(0), Op::Rand);
     if (kind_ == ir::TaskKind::Serial) {
       if (uses_rand_) init_rng({});
@@ -584,44 +590,74 @@ class TaskEmitter {
     });
   }
 
-  // The task's iteration space in grid-stride loops. 1-d: over x. n-d: the innermost
-  // dimension over x, the others flattened over y (split once per row, not per element).
+  // for (i = start; i < count; i += stride) over u32, never wrapping: the last step lands on
+  // `count` when fewer than `stride` iterations are left. `body` gets i.
+  template <typename Body>
+  void stride_loop(Id start, Id count, Id stride, Body&& body) {
+    Id var = m_.local_variable(ptr(spv::StorageClassFunction, u32t()));
+    m_.op_void(spv::OpStore, {var, start});
+    Id header = m_.fresh_id(), body_bb = m_.fresh_id(), cont = m_.fresh_id(), merge = m_.fresh_id();
+    m_.op_void(spv::OpBranch, {header});
+    begin_block(header);
+    Id iv = m_.op(spv::OpLoad, u32t(), {var});
+    Id more = m_.op(spv::OpULessThan, bool_t(), {iv, count});
+    m_.op_void(spv::OpLoopMerge, {merge, cont, spv::LoopControlMaskNone});
+    m_.op_void(spv::OpBranchConditional, {more, body_bb, merge});
+    begin_block(body_bb);
+    loops_.push_back({false, merge, cont, 0});
+    body(iv);
+    loops_.pop_back();
+    if (!m_.block_closed()) m_.op_void(spv::OpBranch, {cont});
+    begin_block(cont);
+    Id left = m_.op(spv::OpISub, u32t(), {count, iv});
+    Id last = m_.op(spv::OpULessThanEqual, bool_t(), {left, stride});
+    Id next = m_.op(spv::OpSelect, u32t(), {last, count, m_.op(spv::OpIAdd, u32t(), {iv, stride})});
+    m_.op_void(spv::OpStore, {var, next});
+    m_.op_void(spv::OpBranch, {header});
+    begin_block(merge);
+  }
+
+  // The task's iteration space in grid-stride loops over unsigned counts (a range wider than
+  // 2^31 still counts right). 1-d: over x. n-d: the innermost dimension over x, the others
+  // flattened over y (split once per row, not per element).
   void emit_parallel_loop() {
     std::vector<Id> lo, hi;
     loop_bounds(offload_, &lo, &hi);
     size_t dims = lo.size();
     std::vector<Id> extent(dims);
     for (size_t d = 0; d < dims; ++d) {
-      Id n = m_.op(spv::OpISub, i32t(), {hi[d], lo[d]});
-      extent[d] = m_.op(spv::OpExtInst, i32t(), {math_.glsl(), 42 /* SMax */, n, m_.constant_i32(0)});
+      Id nonempty = m_.op(spv::OpSGreaterThan, bool_t(), {hi[d], lo[d]});
+      Id diff = m_.op(spv::OpBitcast, u32t(), {m_.op(spv::OpISub, i32t(), {hi[d], lo[d]})});
+      extent[d] = m_.op(spv::OpSelect, u32t(), {nonempty, diff, m_.constant_u32(0)});
     }
     Id gid = m_.op(spv::OpLoad, m_.type_vector(u32t(), 3), {builtin(spv::BuiltInGlobalInvocationId)});
     Id groups = m_.op(spv::OpLoad, m_.type_vector(u32t(), 3), {builtin(spv::BuiltInNumWorkgroups)});
-    auto lane = [&](Id v, uint32_t c) { return m_.op(spv::OpBitcast, i32t(), {m_.op(spv::OpCompositeExtract, u32t(), {v, c})}); };
-    Id gx = lane(gid, 0);
-    Id stride_x = m_.op(spv::OpBitcast, i32t(), {m_.op(spv::OpIMul, u32t(), {m_.op(spv::OpCompositeExtract, u32t(), {groups, 0}),
-                                                                                m_.constant_u32(target_.workgroup_size)})});
+    auto lane = [&](Id v, uint32_t c) { return m_.op(spv::OpCompositeExtract, u32t(), {v, c}); };
+    Id stride_x = m_.op(spv::OpIMul, u32t(), {lane(groups, 0), m_.constant_u32(target_.workgroup_size)});
+    auto at = [&](size_t d, Id offset) {  // lo + offset, wrapping like the CPU's i32 indices
+      return m_.op(spv::OpIAdd, i32t(), {lo[d], m_.op(spv::OpBitcast, i32t(), {offset})});
+    };
     std::vector<Id> idx(dims);
     auto inner = [&](Id i) {
-      idx[dims - 1] = m_.op(spv::OpIAdd, i32t(), {lo[dims - 1], i});
+      idx[dims - 1] = at(dims - 1, i);
       for (size_t d = 0; d < dims; ++d) loop_index_[{&offload_, static_cast<int>(d)}] = idx[d];
       if (uses_rand_) init_rng(idx);
       emit_block(*offload_.region(0));
     };
     if (dims == 1) {
-      counted_loop(gx, extent[0], stride_x, inner);
+      stride_loop(lane(gid, 0), extent[0], stride_x, inner);
       return;
     }
     Id outer = extent[0];
-    for (size_t d = 1; d + 1 < dims; ++d) outer = m_.op(spv::OpIMul, i32t(), {outer, extent[d]});
-    counted_loop(lane(gid, 1), outer, lane(groups, 1), [&](Id row) {
+    for (size_t d = 1; d + 1 < dims; ++d) outer = m_.op(spv::OpIMul, u32t(), {outer, extent[d]});
+    stride_loop(lane(gid, 1), outer, lane(groups, 1), [&](Id row) {
       Id rest = row;
       for (size_t d = dims - 1; d-- > 0;) {
-        Id within = d == 0 ? rest : m_.op(spv::OpSRem, i32t(), {rest, extent[d]});
-        idx[d] = m_.op(spv::OpIAdd, i32t(), {lo[d], within});
-        if (d > 0) rest = m_.op(spv::OpSDiv, i32t(), {rest, extent[d]});
+        Id within = d == 0 ? rest : m_.op(spv::OpUMod, u32t(), {rest, extent[d]});
+        idx[d] = at(d, within);
+        if (d > 0) rest = m_.op(spv::OpUDiv, u32t(), {rest, extent[d]});
       }
-      counted_loop(gx, extent[dims - 1], stride_x, inner);
+      stride_loop(lane(gid, 0), extent[dims - 1], stride_x, inner);
     });
   }
 
@@ -673,16 +709,37 @@ class TaskEmitter {
   }
 
   // ------------------------------------------------------------------ memory
+  // Extents of every ndarray and texture the task touches, loaded in the entry block so
+  // they dominate every use (an extent first needed inside a branch serves code after it).
+  void preload_extents() {
+    std::set<int> slots;
+    ir::walk(const_cast<ir::Block&>(*offload_.region(0)), [&](Inst& in) {
+      bool slot_op = in.op == Op::ResourceShape || in.op == Op::TexLoad || in.op == Op::TexSample ||
+                     in.op == Op::TexStore || in.op == Op::StructFor;
+      if (slot_op) slots.insert(in.attr0);
+    });
+    if (kind_ == ir::TaskKind::StructFor) slots.insert(offload_.attr1);
+    for (int slot : slots) {
+      const ResourceDesc& r = k_.abi.resources.at(static_cast<size_t>(slot));
+      if (r.kind == ResourceKind::Field) continue;
+      int32_t at = plan_.args.shapes.at(static_cast<size_t>(slot));
+      for (int d = 0; d < std::max(r.ndim, 1); ++d)
+        shapes_[{slot, d}] = load_scalar(args_block(), static_cast<uint32_t>(at + 4 * d), Scalar::I32);
+    }
+  }
+
   Id shape(int slot, int dim) {
     const ResourceDesc& r = k_.abi.resources.at(static_cast<size_t>(slot));
     if (dim < 0 || dim >= kMaxDims) throw Error("spirv codegen: shape dimension out of range");
     if (r.kind == ResourceKind::Field) return m_.constant_i32(static_cast<int32_t>(r.shape[static_cast<size_t>(dim)]));
-    auto key = std::make_pair(slot, dim);
-    auto it = shapes_.find(key);
+    auto it = shapes_.find({slot, dim});
     if (it != shapes_.end()) return it->second;
-    int32_t at = plan_.args.shapes.at(static_cast<size_t>(slot));
-    Id v = load_scalar(args_block(), static_cast<uint32_t>(at + 4 * dim), Scalar::I32);
-    return shapes_[key] = v;
+    // Uniform code before the task (top-level shape values) loads at the entry too.
+    if (!in_task_) {
+      int32_t at = plan_.args.shapes.at(static_cast<size_t>(slot));
+      return shapes_[{slot, dim}] = load_scalar(args_block(), static_cast<uint32_t>(at + 4 * dim), Scalar::I32);
+    }
+    throw Error("spirv codegen: extent of slot " + std::to_string(slot) + " was not loaded at the task's entry");
   }
 
   Id element_ptr(const Inst& in) {
@@ -732,7 +789,8 @@ class TaskEmitter {
     if (ty == Scalar::Bool || width < 32)
       fail(in, "kernel '" + k_.abi.name + "' uses an atomic on " + std::string(scalar_name(ty)) +
                    " memory; Vulkan atomics work on 32- and 64-bit values only");
-    if (width == 64) {
+    bool native_float = is_float(ty) && !cas_slots_.count(p->attr0) && is_float_atomic_native(ty, op, target_.features);
+    if (width == 64 && !native_float) {  // integer ops, or compare-and-swap on the bits
       require(kNeedInt64Atomics, in, "uses a 64-bit atomic");
       m_.capability(spv::CapabilityInt64Atomics);
     }
@@ -760,7 +818,7 @@ class TaskEmitter {
       Id old = m_.op(o, t(ut), {pv, scope, sem, m_.op(spv::OpBitcast, t(ut), {v})});
       return m_.op(spv::OpBitcast, t(ty), {old});
     }
-    if (is_float_atomic_native(ty, op, target_.features)) {
+    if (native_float) {
       bool add = op == ir::AtomicOp::Add || op == ir::AtomicOp::Sub;
       if (add) {
         m_.extension("SPV_EXT_shader_atomic_float_add");
@@ -1065,6 +1123,7 @@ class TaskEmitter {
 
   Id fn_ = 0;
   Id label_ = 0;
+  bool in_task_ = false;  // past the entry block's uniform values
   Id rng_ = 0;
   bool uses_rand_ = false;
   std::vector<Id> interface_;

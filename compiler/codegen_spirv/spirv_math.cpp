@@ -155,26 +155,25 @@ Id SpirvMath::sign_bit(Id v, Scalar t) {
   return m_.op(spv::OpINotEqual, type(Scalar::Bool), {m_.op(spv::OpBitwiseAnd, type(Scalar::U32), {top, u32(0x80000000u)}), u32(0)});
 }
 
-// C's fmod, exactly: GLSL's x - y * trunc(x / y) loses the remainder once the quotient
-// has more bits than the mantissa. Subtracts y scaled by powers of two (each step exact,
-// by Sterbenz's lemma) until what is left is smaller than |y|.
-Id SpirvMath::exact_fmod(Id x, Id y, Scalar t) {
+// |x| mod |y| for finite x >= 0 and normal y > 0: subtracts y scaled by powers of two (each
+// step exact, by Sterbenz's lemma) until less than y is left. At most one step per binade
+// between them; the count is bounded anyway, and a step that comes out zero (a device
+// flushing denormals) ends the loop rather than spinning.
+Id SpirvMath::fmod_steps(Id ax, Id ay, Scalar t) {
   Id ft = type(t), bt = type(Scalar::Bool), it = type(Scalar::I32);
-  Id ax = ext(GLSLstd450FAbs, ft, {x}), ay = ext(GLSLstd450FAbs, ft, {y});
-  Id inf = float_const(t, std::numeric_limits<double>::infinity());
-  Id bad = m_.op(spv::OpLogicalOr, bt, {m_.op(spv::OpLogicalNot, bt, {m_.op(spv::OpFOrdLessThan, bt, {ax, inf})}),
-                                        m_.op(spv::OpLogicalNot, bt, {m_.op(spv::OpFOrdGreaterThan, bt, {ay, float_const(t, 0)})})});
-  Id y_inf = m_.op(spv::OpFOrdEqual, bt, {ay, inf});
-  Id skip = m_.op(spv::OpLogicalOr, bt, {bad, y_inf});
   Id r = m_.local_variable(m_.type_pointer(spv::StorageClassFunction, ft));
-  m_.op_void(spv::OpStore, {r, select(t, skip, float_const(t, 0), ax)});
+  Id n = m_.local_variable(m_.type_pointer(spv::StorageClassFunction, it));
+  m_.op_void(spv::OpStore, {r, ax});
+  m_.op_void(spv::OpStore, {n, m_.constant_i32(t == Scalar::F64 ? 2200 : 300)});
   if (!frexp_types_.count(t)) frexp_types_[t] = m_.type_struct({ft, it});
   Id fr = frexp_types_[t];
   Id header = m_.fresh_id(), body = m_.fresh_id(), cont = m_.fresh_id(), merge = m_.fresh_id();
   m_.op_void(spv::OpBranch, {header});
   m_.label(header);
   Id rv = m_.op(spv::OpLoad, ft, {r});
-  Id more = m_.op(spv::OpFOrdGreaterThanEqual, bt, {rv, ay});
+  Id left = m_.op(spv::OpLoad, it, {n});
+  Id more = m_.op(spv::OpLogicalAnd, bt, {m_.op(spv::OpFOrdGreaterThanEqual, bt, {rv, ay}),
+                                          m_.op(spv::OpSGreaterThan, bt, {left, m_.constant_i32(0)})});
   m_.op_void(spv::OpLoopMerge, {merge, cont, spv::LoopControlMaskNone});
   m_.op_void(spv::OpBranchConditional, {more, body, merge});
   m_.label(body);
@@ -182,12 +181,38 @@ Id SpirvMath::exact_fmod(Id x, Id y, Scalar t) {
   Id ey = m_.op(spv::OpCompositeExtract, it, {ext(GLSLstd450FrexpStruct, fr, {ay}), 1});
   Id scaled = ext(GLSLstd450Ldexp, ft, {ay, m_.op(spv::OpISub, it, {er, ey})});
   Id step = select(t, m_.op(spv::OpFOrdGreaterThan, bt, {scaled, rv}), m_.op(spv::OpFMul, ft, {scaled, float_const(t, 0.5)}), scaled);
+  Id stuck = m_.op(spv::OpLogicalNot, bt, {m_.op(spv::OpFOrdGreaterThan, bt, {step, float_const(t, 0)})});
   m_.op_void(spv::OpStore, {r, m_.op(spv::OpFSub, ft, {rv, step})});
+  m_.op_void(spv::OpStore, {n, select(Scalar::I32, stuck, m_.constant_i32(0), m_.op(spv::OpISub, it, {left, m_.constant_i32(1)}))});
   m_.op_void(spv::OpBranch, {cont});
   m_.label(cont);
   m_.op_void(spv::OpBranch, {header});
   m_.label(merge);
-  Id rest = m_.op(spv::OpLoad, ft, {r});
+  return m_.op(spv::OpLoad, ft, {r});
+}
+
+// C's fmod, exactly: GLSL's x - y * trunc(x / y) loses the remainder once the quotient has
+// more bits than the mantissa. A subnormal |y| is made normal by scaling with S (2^24 for
+// f32, 2^53 for f64) after a first reduction by y * S, which keeps |x| * S from overflowing:
+// fmod(x, y) = fmod(fmod(x, yS) * S, yS) / S, every scaling exact.
+Id SpirvMath::exact_fmod(Id x, Id y, Scalar t) {
+  Id ft = type(t), bt = type(Scalar::Bool);
+  Id ax = ext(GLSLstd450FAbs, ft, {x}), ay = ext(GLSLstd450FAbs, ft, {y});
+  Id inf = float_const(t, std::numeric_limits<double>::infinity());
+  Id bad = m_.op(spv::OpLogicalOr, bt, {m_.op(spv::OpLogicalNot, bt, {m_.op(spv::OpFOrdLessThan, bt, {ax, inf})}),
+                                        m_.op(spv::OpLogicalNot, bt, {m_.op(spv::OpFOrdGreaterThan, bt, {ay, float_const(t, 0)})})});
+  Id y_inf = m_.op(spv::OpFOrdEqual, bt, {ay, inf});
+  Id skip = m_.op(spv::OpLogicalOr, bt, {bad, y_inf});
+  double scale = t == Scalar::F64 ? 9007199254740992.0 : 16777216.0;
+  double min_normal = t == Scalar::F64 ? std::numeric_limits<double>::min() : std::numeric_limits<float>::min();
+  Id subnormal_y = m_.op(spv::OpFOrdLessThan, bt, {ay, float_const(t, min_normal)});
+  Id ay_scaled = m_.op(spv::OpFMul, ft, {ay, float_const(t, scale)});
+  Id divisor = select(t, subnormal_y, ay_scaled, ay);
+  // Skipped inputs (non-finite, zero divisor) run no steps.
+  Id first = fmod_steps(select(t, skip, float_const(t, 0), ax), select(t, skip, float_const(t, 1), divisor), t);
+  Id second_in = select(t, subnormal_y, m_.op(spv::OpFMul, ft, {first, float_const(t, scale)}), float_const(t, 0));
+  Id second = fmod_steps(second_in, select(t, subnormal_y, ay_scaled, float_const(t, 1)), t);
+  Id rest = select(t, subnormal_y, m_.op(spv::OpFMul, ft, {second, float_const(t, 1.0 / scale)}), first);
   Id signed_rest = select(t, sign_bit(x, t), m_.op(spv::OpFNegate, ft, {rest}), rest);
   Id nan = float_const(t, std::numeric_limits<double>::quiet_NaN());
   return select(t, bad, nan, select(t, y_inf, x, signed_rest));
@@ -303,6 +328,8 @@ Id SpirvMath::float_pow(Id x, Id y, Scalar t) {
   Id zero_x = m_.op(spv::OpFOrdEqual, bt, {x, zero});
   Id y_pos = m_.op(spv::OpFOrdGreaterThan, bt, {y, zero});
   Id at_zero = select(t, y_pos, zero, float_const(t, std::numeric_limits<double>::infinity()));
+  // -0 to an odd integer power keeps its sign: pow(-0, 3) = -0, pow(-0, -1) = -inf.
+  at_zero = select(t, m_.op(spv::OpLogicalAnd, bt, {y_odd, sign_bit(x, t)}), m_.op(spv::OpFNegate, ty, {at_zero}), at_zero);
   result = select(t, zero_x, at_zero, result);
   return select(t, m_.op(spv::OpFOrdEqual, bt, {y, zero}), one, result);
 }

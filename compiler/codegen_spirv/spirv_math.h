@@ -51,6 +51,7 @@ class SpirvMath {
   Id float_pow(Id x, Id y, Scalar t);
   Id round(Id a, Scalar t);
   Id exact_fmod(Id x, Id y, Scalar t);
+  Id fmod_steps(Id ax, Id ay, Scalar t);
   Id atan2(Id y, Id x, Scalar t);
   Id sign_bit(Id v, Scalar t);
   Id sign(Id a, Scalar t);

@@ -230,6 +230,18 @@ struct Program::Impl {
     resource_order.push_back(name);
   }
 
+  // An ndarray made from code: everything that can fail (the name, the device copy) happens
+  // before anything is recorded, so a failure leaves no trace.
+  void add_code_ndarray(const std::string& name, ValueType elem, std::unique_ptr<host::Ndarray> array, bool caller_memory) {
+    if (fields.count(name) || ndarrays.count(name) || textures.count(name) || argpacks.count(name))
+      throw Error(place(), "two resources are named '" + name + "'");
+    backend->add_buffer(name, array->data(), array->bytes(), caller_memory);
+    claim_name(name);
+    ndarrays[name] = std::move(array);
+    ndarray_elems[name] = elem;
+    code_ndarrays.insert(name);
+  }
+
   void allocate_resources() {
     for (const FieldDesc& f : doc->fields) {
       claim_name(f.name);
@@ -692,8 +704,18 @@ void Program::Impl::rebind_ndarray(const std::string& name, void* data, std::vec
                              std::to_string(fresh->ndim()));
   }
   backend->read_back(old.data());  // the old memory keeps the results of earlier launches
-  backend->remove(old.data());
-  backend->add_buffer(name, fresh->data(), fresh->bytes(), true);
+  if (fresh->data() != old.data()) {
+    backend->add_buffer(name, fresh->data(), fresh->bytes(), true);  // may refuse: nothing changed yet
+    backend->remove(old.data());
+  } else {  // the same memory with another shape: its device copy is replaced
+    backend->remove(old.data());
+    try {
+      backend->add_buffer(name, fresh->data(), fresh->bytes(), true);
+    } catch (...) {
+      backend->add_buffer(name, old.data(), old.bytes(), true);
+      throw;
+    }
+  }
   it->second = std::move(fresh);
   for (const auto& [member, nd] : pack_ndarrays)
     if (nd == name) argpacks.at(member.first)->set_ndarray(member.second, *it->second);
@@ -779,22 +801,12 @@ TextureView Program::texture(const std::string& name) {
 void Program::create_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape) {
   // Checked (extents, memory) before the name is taken, so a failure leaves no trace.
   auto array = std::make_unique<host::Ndarray>(elem.scalar, std::move(shape), elem.components(), name);
-  impl_->claim_name(name);
-  impl_->ndarrays[name] = std::move(array);
-  const host::Ndarray& n = *impl_->ndarrays[name];
-  impl_->backend->add_buffer(name, n.data(), n.bytes(), false);
-  impl_->ndarray_elems[name] = elem;
-  impl_->code_ndarrays.insert(name);
+  impl_->add_code_ndarray(name, elem, std::move(array), false);
 }
 
 void Program::wrap_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape, void* data) {
   auto array = std::make_unique<host::Ndarray>(data, elem.scalar, std::move(shape), elem.components(), name);
-  impl_->claim_name(name);
-  impl_->ndarrays[name] = std::move(array);
-  const host::Ndarray& n = *impl_->ndarrays[name];
-  impl_->backend->add_buffer(name, n.data(), n.bytes(), true);
-  impl_->ndarray_elems[name] = elem;
-  impl_->code_ndarrays.insert(name);
+  impl_->add_code_ndarray(name, elem, std::move(array), true);
 }
 
 void Program::rebind_ndarray(const std::string& name, void* data, std::vector<int64_t> shape) {

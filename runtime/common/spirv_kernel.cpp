@@ -10,7 +10,7 @@ namespace loom {
 namespace {
 
 constexpr char kMagic[8] = {'L', 'O', 'O', 'M', 'S', 'P', 'V', 'K'};
-constexpr uint32_t kBlobVersion = 2;
+constexpr uint32_t kBlobVersion = 3;
 
 uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 
@@ -76,6 +76,7 @@ std::vector<uint8_t> serialize_spirv_kernel(const SpirvKernel& k) {
     w.u32(b.binding);
     w.u8(static_cast<uint8_t>(b.kind));
     w.i32(b.index);
+    w.u8(b.sampled_linearly ? 1 : 0);
   }
   w.u8(k.args_in_push_constants ? 1 : 0);
   w.u32(static_cast<uint32_t>(k.tasks.size()));
@@ -121,6 +122,7 @@ SpirvKernel deserialize_spirv_kernel(const std::vector<uint8_t>& bytes, const st
     if (kind > static_cast<uint8_t>(BindingKind::Sampler)) rd.fail("bad binding kind");
     b.kind = static_cast<BindingKind>(kind);
     b.index = rd.i32();
+    b.sampled_linearly = rd.u8() != 0;
   }
   k.args_in_push_constants = rd.u8() != 0;
   k.tasks.resize(rd.count(4096));

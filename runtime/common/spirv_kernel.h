@@ -37,6 +37,7 @@ struct SpirvBinding {
   uint32_t binding = 0;
   BindingKind kind = BindingKind::Buffer;
   int32_t index = -1;
+  bool sampled_linearly = false;  // SampledImage: some sample filters linearly (format support)
 };
 
 // How a task uses one binding; the runtime places barriers from these.

@@ -279,10 +279,15 @@ void CommandStream::wait(uint64_t value) {
   }
   uint64_t done = completed();
   land_downloads(done);
-  if (done >= last_submitted_ && current_ < 0) {  // nothing in flight: no hazards remain
-    written_.clear();
-    read_.clear();
-  }
+  // Staging chunks grown for one large transfer are given back once idle.
+  chunks_.erase(std::remove_if(chunks_.begin(), chunks_.end(),
+                               [&](const std::unique_ptr<Chunk>& c) {
+                                 return c->busy_until != kRecording && c->busy_until <= done &&
+                                        c->buffer.size() > kChunkSize;
+                               }),
+                chunks_.end());
+  // The hazard sets stay: a host wait makes device writes available to the host, not visible
+  // to later device commands, which still need a barrier.
 }
 
 void CommandStream::finish() { wait(submit()); }

@@ -258,9 +258,8 @@ void VulkanDevice::pick_physical(const DeviceOptions& options) {
       if (usable[i] && (chosen < 0 || type_rank(props[i].deviceType) > type_rank(props[static_cast<size_t>(chosen)].deviceType)))
         chosen = static_cast<int>(i);
   } else if (std::all_of(sel.begin(), sel.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
-    size_t i = std::stoul(sel);
-    if (i >= all.size()) throw Error("no Vulkan device " + sel + "; devices are:" + list);
-    chosen = static_cast<int>(i);
+    if (sel.size() > 6 || std::stoul(sel) >= all.size()) throw Error("no Vulkan device " + sel + "; devices are:" + list);
+    chosen = static_cast<int>(std::stoul(sel));
   } else {
     for (size_t i = 0; i < all.size() && chosen < 0; ++i)
       if (lower(props[i].deviceName).find(lower(sel)) != std::string::npos) chosen = static_cast<int>(i);

@@ -37,11 +37,64 @@ VkDescriptorType descriptor_type(BindingKind kind) {
   return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
+namespace {
+
+// Every index a compiled kernel carries must fit its ABI: a record from disk (a cache entry,
+// an AOT module) is checked before anything is indexed with it.
+void check_against_abi(const KernelABI& abi, const SpirvKernel& code, const Place& where) {
+  auto fail = [&](const std::string& why) {
+    throw Error(where, "corrupt compiled kernel '" + abi.name + "': " + why);
+  };
+  auto resource = [&](int32_t i, bool texture) {
+    if (i < 0 || static_cast<size_t>(i) >= abi.resources.size()) fail("binding names resource slot " + std::to_string(i));
+    if ((abi.resources[static_cast<size_t>(i)].kind == ResourceKind::Texture) != texture)
+      fail("binding kind does not match resource slot " + std::to_string(i));
+  };
+  std::vector<bool> used(1024, false);
+  for (const SpirvBinding& b : code.bindings) {
+    if (b.binding >= used.size() || used[b.binding]) fail("binding number " + std::to_string(b.binding));
+    used[b.binding] = true;
+    switch (b.kind) {
+      case BindingKind::Argpack:
+        if (b.index < 0 || static_cast<size_t>(b.index) >= abi.params.size() ||
+            abi.params[static_cast<size_t>(b.index)].kind != ParamKind::Argpack)
+          fail("argpack binding names parameter " + std::to_string(b.index));
+        break;
+      case BindingKind::Buffer: resource(b.index, false); break;
+      case BindingKind::StorageImage:
+      case BindingKind::SampledImage: resource(b.index, true); break;
+      case BindingKind::Sampler:
+        if (b.index < 0 || b.index > 3) fail("sampler mode " + std::to_string(b.index));
+        break;
+      default: break;
+    }
+  }
+  if (code.tasks.size() != abi.tasks.size()) fail("task count differs from the ABI");
+  for (const SpirvTask& t : code.tasks) {
+    if (t.begin.size() != t.end.size()) fail("range bounds come in pairs");
+    for (const auto* bounds : {&t.begin, &t.end})
+      for (const RangeBound& r : *bounds) {
+        if (r.kind == RangeBound::Kind::Arg) {
+          if (r.value < 0 || static_cast<size_t>(r.value) >= abi.params.size()) fail("range bound names parameter " + std::to_string(r.value));
+          const ParamDesc& p = abi.params[static_cast<size_t>(r.value)];
+          if (p.kind != ParamKind::Value || r.offset + 4 > static_cast<uint32_t>(size_of(p.type.scalar) * p.type.components()))
+            fail("range bound reads outside parameter '" + p.name + "'");
+        } else if (r.kind == RangeBound::Kind::Shape) {
+          if (r.value < 0 || static_cast<size_t>(r.value) >= abi.resources.size() || r.offset >= kMaxDims)
+            fail("range bound names resource slot " + std::to_string(r.value));
+        }
+      }
+  }
+}
+
+}  // namespace
+
 VulkanKernel::VulkanKernel(VulkanDevice& device, MemoryAllocator& allocator, PipelineCache& cache,
                            DescriptorAllocator& sets, KernelABI abi, SpirvKernel code)
     : device_(device), allocator_(sets), abi_(std::move(abi)), code_(std::move(code)), args_(args_layout(abi_)) {
   const DeviceCaps& caps = device.caps();
   Place where{"", abi_.name, -1, ""};
+  check_against_abi(abi_, code_, where);
   uint32_t missing = code_.requirements & ~caps.features;
   if (missing)
     throw Error(where, "kernel '" + abi_.name + "' needs " + describe_requirements(missing) + ", which device '" +

@@ -36,7 +36,7 @@ struct VulkanRuntime::DeviceResource {
   bool host_newer = true;     // upload before the next use
   bool device_newer = false;  // download before the host reads
   bool caller_memory = false;
-  uint64_t last_write = 0;    // timeline value of the last recorded write
+  int users = 1;              // program resources sharing this host memory (wrapped ndarrays)
 
   uint64_t id() const { return kind == Kind::Image ? image.id() : buffer.id(); }
 };
@@ -55,7 +55,12 @@ VulkanRuntime::VulkanRuntime(const RuntimeOptions& options) : options_(options) 
     sci.addressModeU = sci.addressModeV = sci.addressModeW =
         repeat ? VK_SAMPLER_ADDRESS_MODE_REPEAT : VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
     sci.maxLod = 0;
-    check(vkCreateSampler(device_->device(), &sci, nullptr, &samplers_[mode]), "creating a sampler");
+    VkResult r = vkCreateSampler(device_->device(), &sci, nullptr, &samplers_[mode]);
+    if (r != VK_SUCCESS) {
+      for (VkSampler& made : samplers_)
+        if (made) vkDestroySampler(device_->device(), made, nullptr);
+      check(r, "creating a sampler");
+    }
   }
 }
 
@@ -80,6 +85,18 @@ void VulkanRuntime::add_buffer(const std::string& name, uint8_t* host, size_t by
   if (bytes > caps().max_storage_buffer_range)
     throw Error(Place{"", "", -1, name}, "'" + name + "' takes " + mib(bytes) + "; device '" + caps().name +
                                              "' binds storage buffers of at most " + mib(caps().max_storage_buffer_range));
+  if (auto it = resources_.find(host); it != resources_.end()) {
+    // The same caller memory wrapped twice shares one device copy; anything else would be two
+    // device copies of one memory, each overwriting the other's results.
+    DeviceResource& existing = *it->second;
+    if (existing.kind == DeviceResource::Kind::Buffer && existing.caller_memory && caller_memory &&
+        existing.bytes == bytes) {
+      ++existing.users;
+      return;
+    }
+    throw Error(Place{"", "", -1, name}, "'" + name + "' uses the memory of '" + existing.name +
+                                             "' with another size; on Vulkan each device copy needs memory of its own");
+  }
   auto r = std::make_unique<DeviceResource>();
   r->kind = DeviceResource::Kind::Buffer;
   r->name = name;
@@ -117,6 +134,7 @@ void VulkanRuntime::add_argpack(const std::string& name, host::Argpack& pack) {
 void VulkanRuntime::remove(const void* host) {
   auto it = resources_.find(host);
   if (it == resources_.end()) return;
+  if (--it->second->users > 0) return;
   // The device may still use it: wait for the last submission that could.
   stream_->finish();
   resources_.erase(it);
@@ -316,10 +334,8 @@ void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) {
   }
   // Linear filtering needs format support (32-bit float formats often lack it).
   for (size_t b = 0; b < n; ++b) {
-    if (code.bindings[b].kind != BindingKind::SampledImage) continue;
-    bool linear_used = false;
-    for (const SpirvBinding& s : code.bindings) linear_used |= s.kind == BindingKind::Sampler && (s.index & 1);
-    if (linear_used && !bound[b]->image.linear_filter())
+    if (code.bindings[b].kind != BindingKind::SampledImage || !code.bindings[b].sampled_linearly) continue;
+    if (!bound[b]->image.linear_filter())
       throw Error(Place{"", abi.name, -1, bound[b]->name}, "kernel '" + abi.name + "' samples texture '" + bound[b]->name +
                                                                "' linearly; device '" + caps().name + "' cannot filter " +
                                                                texture_format_name(bound[b]->image.format()) + " images");
@@ -360,6 +376,9 @@ void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) {
           (task.grid_dims == 2 && d + 1 < task.begin.size() ? outer : inner) *= e;
         }
         if (inner == 0 || outer == 0) continue;
+        if (inner > UINT32_MAX || outer > UINT32_MAX)
+          throw Error(Place{"", abi.name, -1, ""}, "kernel '" + abi.name + "' has a range of " + std::to_string(static_cast<double>(inner) * static_cast<double>(outer)) +
+                                                       " iterations; a Vulkan dispatch counts at most 2^32 per dimension");
         gx = static_cast<uint32_t>(std::min<int64_t>((inner + wg - 1) / wg, cap_x));
         gy = static_cast<uint32_t>(std::min<int64_t>(outer, cap_y));
       } else {

@@ -32,7 +32,7 @@ bool has_open_parameters(const graph::KernelDecl& k) {
 
 TEST(SpirvCodegen, EveryDocumentKernelValidates) {
   int compiled = 0;
-  for (const char* dir : {"assets/graphs", "tests/e2e/docs"}) {
+  for (const char* dir : {"assets/graphs", "tests/e2e/docs", "tests/codegen_spirv/docs"}) {
     for (const auto& entry : std::filesystem::directory_iterator(std::string(LOOM_SOURCE_DIR) + "/" + dir)) {
       if (entry.path().extension() != ".json") continue;
       graph::Document doc = graph::load_document_file(entry.path().string());
@@ -53,6 +53,23 @@ TEST(SpirvCodegen, EveryDocumentKernelValidates) {
     }
   }
   EXPECT_GT(compiled, 20);
+}
+
+// Devices with only one kind of native float atomic: a field that needs compare-and-swap for
+// one operation takes it for all (its buffer is declared as words), and the module validates.
+TEST(SpirvCodegen, MixedNativeAndEmulatedFloatAtomicsValidate) {
+  graph::Document doc = graph::load_document_file(std::string(LOOM_SOURCE_DIR) + "/tests/codegen_spirv/docs/mixed_float_atomics.loom.json");
+  for (uint32_t without : {0u, uint32_t{kNeedFloat32AtomicAdd}, uint32_t{kNeedFloat32AtomicMinMax},
+                           uint32_t{kNeedFloat32AtomicAdd | kNeedFloat32AtomicMinMax}}) {
+    codegen::SpirvTarget target;
+    target.features = kAllSpirvRequirements & ~without;
+    auto k = lowered(doc, "k", false);
+    codegen::CompiledSpirvKernel c = codegen::compile_kernel_to_spirv(*k, target);  // validates or throws
+    std::string text = codegen::disassemble_spirv(c.kernel.tasks.at(0).spirv);
+    bool native_add = !(without & kNeedFloat32AtomicAdd) && !(without & kNeedFloat32AtomicMinMax);
+    EXPECT_EQ(text.find("OpAtomicFAddEXT") != std::string::npos, native_add) << "without " << without;
+    EXPECT_EQ(c.kernel.requirements & without, 0u);
+  }
 }
 
 // The workgroup size is a kernel option in the document; it wins over the program's.
