@@ -450,28 +450,51 @@ class TaskEmitter {
     return {lo, hi};
   }
 
-  // for (i = lo; i < hi; ++i) over i32; `body` emits the loop body given the index.
-  template <typename Body>
-  void counted_loop(Id lo, Id hi, Id step, Body&& body) {
-    Id var = m_.local_variable(ptr(spv::StorageClassFunction, i32t()));
-    m_.op_void(spv::OpStore, {var, lo});
+  // A loop over a counter in a Function variable: `more(i)` in the header decides whether
+  // the body runs, `next(i)` in the continue block gives the following value. `body(i)`
+  // emits the body; `continue` reaches the continue block, `break` the merge block.
+  template <typename More, typename Next, typename Body>
+  void counter_loop(Id type, Id start, More&& more, Next&& next, Body&& body) {
+    Id var = m_.local_variable(ptr(spv::StorageClassFunction, type));
+    m_.op_void(spv::OpStore, {var, start});
     Id header = m_.fresh_id(), body_bb = m_.fresh_id(), cont = m_.fresh_id(), merge = m_.fresh_id();
     m_.op_void(spv::OpBranch, {header});
     begin_block(header);
-    Id iv = m_.op(spv::OpLoad, i32t(), {var});
-    Id more = m_.op(spv::OpSLessThan, bool_t(), {iv, hi});
+    Id iv = m_.op(spv::OpLoad, type, {var});
+    Id go_on = more(iv);
     m_.op_void(spv::OpLoopMerge, {merge, cont, spv::LoopControlMaskNone});
-    m_.op_void(spv::OpBranchConditional, {more, body_bb, merge});
+    m_.op_void(spv::OpBranchConditional, {go_on, body_bb, merge});
     begin_block(body_bb);
     loops_.push_back({false, merge, cont, 0});
     body(iv);
     loops_.pop_back();
     if (!m_.block_closed()) m_.op_void(spv::OpBranch, {cont});
     begin_block(cont);
-    m_.op_void(spv::OpStore, {var, m_.op(spv::OpIAdd, i32t(), {iv, step})});
+    m_.op_void(spv::OpStore, {var, next(iv)});
     m_.op_void(spv::OpBranch, {header});
     begin_block(merge);
     propagate_break();
+  }
+
+  // for (i = lo; i < hi; i += step) over i32 (nested counted loops).
+  template <typename Body>
+  void counted_loop(Id lo, Id hi, Id step, Body&& body) {
+    counter_loop(
+        i32t(), lo, [&](Id iv) { return m_.op(spv::OpSLessThan, bool_t(), {iv, hi}); },
+        [&](Id iv) { return m_.op(spv::OpIAdd, i32t(), {iv, step}); }, body);
+  }
+
+  // for (i = start; i < count; i += stride) over u32 (grid-stride loops), never wrapping: the
+  // last step lands on `count` when fewer than `stride` iterations are left.
+  template <typename Body>
+  void stride_loop(Id start, Id count, Id stride, Body&& body) {
+    counter_loop(
+        u32t(), start, [&](Id iv) { return m_.op(spv::OpULessThan, bool_t(), {iv, count}); },
+        [&](Id iv) {
+          Id last = m_.op(spv::OpULessThanEqual, bool_t(), {m_.op(spv::OpISub, u32t(), {count, iv}), stride});
+          return m_.op(spv::OpSelect, u32t(), {last, count, m_.op(spv::OpIAdd, u32t(), {iv, stride})});
+        },
+        body);
   }
 
   // After a counted loop inside a while that a nested break leaves: if the flag is set,
@@ -588,33 +611,6 @@ class TaskEmitter {
       }
       emit_block(body);
     });
-  }
-
-  // for (i = start; i < count; i += stride) over u32, never wrapping: the last step lands on
-  // `count` when fewer than `stride` iterations are left. `body` gets i.
-  template <typename Body>
-  void stride_loop(Id start, Id count, Id stride, Body&& body) {
-    Id var = m_.local_variable(ptr(spv::StorageClassFunction, u32t()));
-    m_.op_void(spv::OpStore, {var, start});
-    Id header = m_.fresh_id(), body_bb = m_.fresh_id(), cont = m_.fresh_id(), merge = m_.fresh_id();
-    m_.op_void(spv::OpBranch, {header});
-    begin_block(header);
-    Id iv = m_.op(spv::OpLoad, u32t(), {var});
-    Id more = m_.op(spv::OpULessThan, bool_t(), {iv, count});
-    m_.op_void(spv::OpLoopMerge, {merge, cont, spv::LoopControlMaskNone});
-    m_.op_void(spv::OpBranchConditional, {more, body_bb, merge});
-    begin_block(body_bb);
-    loops_.push_back({false, merge, cont, 0});
-    body(iv);
-    loops_.pop_back();
-    if (!m_.block_closed()) m_.op_void(spv::OpBranch, {cont});
-    begin_block(cont);
-    Id left = m_.op(spv::OpISub, u32t(), {count, iv});
-    Id last = m_.op(spv::OpULessThanEqual, bool_t(), {left, stride});
-    Id next = m_.op(spv::OpSelect, u32t(), {last, count, m_.op(spv::OpIAdd, u32t(), {iv, stride})});
-    m_.op_void(spv::OpStore, {var, next});
-    m_.op_void(spv::OpBranch, {header});
-    begin_block(merge);
   }
 
   // The task's iteration space in grid-stride loops over unsigned counts (a range wider than

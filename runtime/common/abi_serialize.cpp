@@ -36,8 +36,7 @@ std::string hash128_hex(const std::string& text) {
 
 std::vector<uint8_t> serialize_kernel_record(const KernelRecord& r) {
   ByteWriter w;
-  w.raw(kMagic, sizeof kMagic);
-  w.u32(kRecordVersion);
+  begin_record(w, kMagic, kRecordVersion);
   const KernelABI& abi = r.abi;
   w.str(abi.name);
   w.u32(static_cast<uint32_t>(abi.params.size()));
@@ -74,20 +73,11 @@ std::vector<uint8_t> serialize_kernel_record(const KernelRecord& r) {
   w.u32(abi.temps_size);
   w.u64(r.code.size());
   w.raw(r.code.data(), r.code.size());
-  w.u64(fnv1a64(w.out.data(), w.out.size()));
-  return std::move(w.out);
+  return seal_record(w);
 }
 
 KernelRecord deserialize_kernel_record(const std::vector<uint8_t>& bytes, const std::string& what) {
-  ByteReader rd(bytes, what, "compiled kernel record");
-  if (bytes.size() < sizeof kMagic + 12 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
-    rd.fail("bad magic");
-  uint64_t stored;
-  std::memcpy(&stored, bytes.data() + bytes.size() - 8, 8);
-  if (fnv1a64(bytes.data(), bytes.size() - 8) != stored) rd.fail("checksum mismatch");
-  char magic[sizeof kMagic];
-  rd.raw(magic, sizeof magic);
-  if (rd.u32() != kRecordVersion) rd.fail("record version differs");
+  ByteReader rd = open_record(bytes, what, "compiled kernel record", kMagic, kRecordVersion);
   KernelRecord r;
   KernelABI& abi = r.abi;
   abi.name = rd.str();

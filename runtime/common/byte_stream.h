@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/common/abi_serialize.h"
 #include "runtime/common/error.h"
 #include "runtime/common/scalar.h"
 
@@ -89,5 +90,30 @@ class ByteReader {
   size_t at_ = 0;
   size_t end_ = 0;
 };
+
+// The envelope of every binary record: 8 magic bytes and a u32 version first, a 64-bit
+// FNV-1a checksum of everything before it last.
+inline void begin_record(ByteWriter& w, const char (&magic)[8], uint32_t version) {
+  w.raw(magic, 8);
+  w.u32(version);
+}
+inline std::vector<uint8_t> seal_record(ByteWriter& w) {
+  w.u64(fnv1a64(w.out.data(), w.out.size()));
+  return std::move(w.out);
+}
+// Checks magic, checksum and version and returns a reader placed after them; the record's
+// last 8 bytes (the checksum) are left for the caller's trailing-bytes check.
+inline ByteReader open_record(const std::vector<uint8_t>& bytes, const std::string& what, const std::string& kind,
+                              const char (&magic)[8], uint32_t version) {
+  ByteReader rd(bytes, what, kind);
+  if (bytes.size() < 8 + 12 || std::memcmp(bytes.data(), magic, 8) != 0) rd.fail("bad magic");
+  uint64_t stored;
+  std::memcpy(&stored, bytes.data() + bytes.size() - 8, 8);
+  if (fnv1a64(bytes.data(), bytes.size() - 8) != stored) rd.fail("checksum mismatch");
+  char seen[8];
+  rd.raw(seen, 8);
+  if (rd.u32() != version) rd.fail("version differs");
+  return rd;
+}
 
 }  // namespace loom

@@ -69,8 +69,7 @@ ArgsLayout args_layout(const KernelABI& abi) {
 
 std::vector<uint8_t> serialize_spirv_kernel(const SpirvKernel& k) {
   ByteWriter w;
-  w.raw(kMagic, sizeof kMagic);
-  w.u32(kBlobVersion);
+  begin_record(w, kMagic, kBlobVersion);
   w.u32(static_cast<uint32_t>(k.bindings.size()));
   for (const SpirvBinding& b : k.bindings) {
     w.u32(b.binding);
@@ -100,20 +99,11 @@ std::vector<uint8_t> serialize_spirv_kernel(const SpirvKernel& k) {
   w.u32(static_cast<uint32_t>(k.assert_messages.size()));
   for (const std::string& m : k.assert_messages) w.str(m);
   w.u32(k.requirements);
-  w.u64(fnv1a64(w.out.data(), w.out.size()));
-  return std::move(w.out);
+  return seal_record(w);
 }
 
 SpirvKernel deserialize_spirv_kernel(const std::vector<uint8_t>& bytes, const std::string& what) {
-  ByteReader rd(bytes, what, "SPIR-V kernel");
-  if (bytes.size() < sizeof kMagic + 12 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
-    rd.fail("bad magic");
-  uint64_t stored;
-  std::memcpy(&stored, bytes.data() + bytes.size() - 8, 8);
-  if (fnv1a64(bytes.data(), bytes.size() - 8) != stored) rd.fail("checksum mismatch");
-  char magic[sizeof kMagic];
-  rd.raw(magic, sizeof magic);
-  if (rd.u32() != kBlobVersion) rd.fail("version differs");
+  ByteReader rd = open_record(bytes, what, "SPIR-V kernel", kMagic, kBlobVersion);
   SpirvKernel k;
   k.bindings.resize(rd.count(4096));
   for (SpirvBinding& b : k.bindings) {
