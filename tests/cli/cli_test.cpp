@@ -1,6 +1,8 @@
 // The `loom` command line as a user runs it: exit codes, one clear message, outputs.
 #include <gtest/gtest.h>
 
+#include "tests/support/run_loom.h"
+
 #include <stdlib.h>
 #include <sys/wait.h>
 
@@ -17,22 +19,8 @@
 
 namespace {
 
-struct CliRun {
-  int code;
-  std::string out;  // stdout and stderr together
-};
-
-CliRun run_loom(const std::string& args) {
-  std::string cmd = std::string(LOOM_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  CliRun r{-1, ""};
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) r.out.append(buf.data(), n);
-  int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using loom::test::CliRun;
+using loom::test::run_loom;
 
 std::string doc(const std::string& name) { return std::string(LOOM_SOURCE_DIR) + "/tests/e2e/docs/" + name; }
 // A fresh directory per test process, removed at exit: ctest runs tests in parallel, and

@@ -1,6 +1,8 @@
 // `loom` options that change how float math compiles: --no-fast-math (strict IEEE).
 #include <gtest/gtest.h>
 
+#include "tests/support/run_loom.h"
+
 #include <sys/wait.h>
 
 #include <array>
@@ -11,22 +13,8 @@
 
 namespace {
 
-struct CliRun {
-  int code;
-  std::string out;  // stdout and stderr together
-};
-
-CliRun run_loom(const std::string& args) {
-  std::string cmd = std::string(LOOM_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  CliRun r{-1, ""};
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) r.out.append(buf.data(), n);
-  int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using loom::test::CliRun;
+using loom::test::run_loom;
 
 // out[0] = x + 0.0 (kept only under strict math: -0.0 + 0.0 is +0.0), with an init pipeline.
 std::string write_doc() {

@@ -1,0 +1,30 @@
+// Runs the `loom` command line as a user would, for tests: exit code and everything it
+// printed (stdout and stderr together). LOOM_CLI is the binary's path (a compile definition).
+#pragma once
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace loom::test {
+
+struct CliRun {
+  int code;
+  std::string out;
+};
+
+inline CliRun run_loom(const std::string& args) {
+  std::string cmd = std::string(LOOM_CLI) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  CliRun r{-1, ""};
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) r.out.append(buf.data(), n);
+  int status = pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+}  // namespace loom::test
