@@ -35,7 +35,11 @@ vk::RuntimeOptions runtime_options(const ProgramOptions& o, const std::string& c
 class VulkanBackend : public DeviceBackend {
  public:
   VulkanBackend(const ProgramOptions& options, const std::string& cache_dir)
-      : options_(options), runtime_(runtime_options(options, cache_dir)) {}
+      : options_(options),
+        runtime_ptr_(options.vulkan_device
+                         ? std::make_unique<vk::VulkanRuntime>(options.vulkan_device, runtime_options(options, cache_dir))
+                         : std::make_unique<vk::VulkanRuntime>(runtime_options(options, cache_dir))),
+        runtime_(*runtime_ptr_) {}
 
   Backend kind() const override { return Backend::Vulkan; }
   std::string device_name() const override { return runtime_.caps().name + " (" + runtime_.caps().type + ", Vulkan)"; }
@@ -112,7 +116,8 @@ class VulkanBackend : public DeviceBackend {
 
  private:
   ProgramOptions options_;
-  vk::VulkanRuntime runtime_;
+  std::unique_ptr<vk::VulkanRuntime> runtime_ptr_;
+  vk::VulkanRuntime& runtime_;
 };
 
 }  // namespace

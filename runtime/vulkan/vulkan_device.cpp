@@ -66,24 +66,6 @@ bool has_layer(const char* name) {
   return false;
 }
 
-bool compute_family(VkPhysicalDevice pd, uint32_t* family) {
-  uint32_t n = 0;
-  vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);
-  std::vector<VkQueueFamilyProperties> fams(n);
-  vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, fams.data());
-  // A family that also does graphics first: the render loop shares the queue.
-  for (int pass = 0; pass < 2; ++pass)
-    for (uint32_t i = 0; i < n; ++i) {
-      bool compute = fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT;
-      bool graphics = fams[i].queueFlags & VK_QUEUE_GRAPHICS_BIT;
-      if (compute && (pass == 1 || graphics)) {
-        *family = i;
-        return true;
-      }
-    }
-  return false;
-}
-
 // A short-lived instance for listing devices.
 VkInstance bare_instance() {
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
@@ -142,7 +124,12 @@ std::vector<DeviceInfo> enumerate_devices() {
 
 VulkanDevice::VulkanDevice(const DeviceOptions& options) {
   try {
-    create_instance(options.validation);
+    graphics_ = options.graphics || static_cast<bool>(options.surface);
+    create_instance(options);
+    if (options.surface) {
+      surface_ = options.surface(instance_);
+      if (!surface_) throw Error("could not create a Vulkan surface for the window");
+    }
     pick_physical(options);
     create_device();
   } catch (...) {
@@ -160,6 +147,10 @@ void VulkanDevice::release() {
     vkDeviceWaitIdle(device_);  // destruction only: never on the hot path
     vkDestroyDevice(device_, nullptr);
     device_ = VK_NULL_HANDLE;
+  }
+  if (surface_) {
+    vkDestroySurfaceKHR(instance_, surface_, nullptr);
+    surface_ = VK_NULL_HANDLE;
   }
   if (messenger_) {
     // Nobody is left to throw to: what the layer says now (leaked objects...) goes to stderr
@@ -198,12 +189,37 @@ std::vector<std::string> VulkanDevice::take_messages() {
   return out;
 }
 
-void VulkanDevice::create_instance(bool validation) {
+// A queue family with compute, also graphics (preferred always: a render loop can share the
+// queue; required when asked) and presentation to the surface when there is one.
+bool VulkanDevice::queue_family_for(VkPhysicalDevice pd, uint32_t* family) const {
+  uint32_t n = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);
+  std::vector<VkQueueFamilyProperties> fams(n);
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, fams.data());
+  for (int pass = 0; pass < 2; ++pass)
+    for (uint32_t i = 0; i < n; ++i) {
+      bool compute = fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT;
+      bool graphics = fams[i].queueFlags & VK_QUEUE_GRAPHICS_BIT;
+      if (!compute || ((pass == 0 || graphics_) && !graphics)) continue;
+      if (surface_) {
+        VkBool32 present = VK_FALSE;
+        vkGetPhysicalDeviceSurfaceSupportKHR(pd, i, surface_, &present);
+        if (!present || !has_extension(pd, VK_KHR_SWAPCHAIN_EXTENSION_NAME)) continue;
+      }
+      *family = i;
+      return true;
+    }
+  return false;
+}
+
+void VulkanDevice::create_instance(const DeviceOptions& options) {
+  bool validation = options.validation;
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "loom";
   app.pEngineName = "loom";
   app.apiVersion = VK_API_VERSION_1_2;
   std::vector<const char*> layers, extensions;
+  for (const std::string& e : options.instance_extensions) extensions.push_back(e.c_str());
   if (validation) {
     if (!has_layer(kValidationLayer))
       throw Error("Vulkan validation was asked for, but VK_LAYER_KHRONOS_validation is not installed "
@@ -247,9 +263,12 @@ void VulkanDevice::pick_physical(const DeviceOptions& options) {
   for (size_t i = 0; i < all.size(); ++i) {
     vkGetPhysicalDeviceProperties(all[i], &props[i]);
     uint32_t family;
-    usable[i] = props[i].apiVersion >= VK_API_VERSION_1_2 && compute_family(all[i], &family);
+    usable[i] = props[i].apiVersion >= VK_API_VERSION_1_2 && queue_family_for(all[i], &family);
+    std::string needs = surface_ ? "Vulkan 1.2 and a queue that computes, draws and presents to the window"
+                        : graphics_ ? "Vulkan 1.2 and a queue that computes and draws"
+                                    : "Vulkan 1.2 and a compute queue";
     list += "\n  " + std::to_string(i) + ": " + props[i].deviceName + " (" + type_name(props[i].deviceType) +
-            ", Vulkan " + version_text(props[i].apiVersion) + (usable[i] ? "" : ", unusable: needs Vulkan 1.2 and a compute queue") + ")";
+            ", Vulkan " + version_text(props[i].apiVersion) + (usable[i] ? "" : ", unusable: needs " + needs) + ")";
   }
   int chosen = -1;
   const std::string& sel = options.select;
@@ -268,9 +287,9 @@ void VulkanDevice::pick_physical(const DeviceOptions& options) {
   if (chosen < 0) throw Error("no usable Vulkan device; devices are:" + list);
   if (!usable[static_cast<size_t>(chosen)])
     throw Error("Vulkan device '" + std::string(props[static_cast<size_t>(chosen)].deviceName) +
-                "' cannot run Loom kernels (it needs Vulkan 1.2 and a compute queue); devices are:" + list);
+                "' cannot be used here; devices are:" + list);
   physical_ = all[static_cast<size_t>(chosen)];
-  compute_family(physical_, &queue_family_);
+  queue_family_for(physical_, &queue_family_);
 }
 
 void VulkanDevice::create_device() {
@@ -320,6 +339,7 @@ void VulkanDevice::create_device() {
   on.pNext = &on11;
   on11.pNext = &on12;
   std::vector<const char*> extensions;
+  if (surface_) extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
   if (atomic_float) {
     on12.pNext = &on_af;
     extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);

@@ -40,6 +40,11 @@ struct DeviceOptions {
   std::string select;
   bool validation = false;  // VK_LAYER_KHRONOS_validation, messages kept for take_messages()
   std::function<void(const std::string&)> notice;  // which device was chosen, and why
+  // For rendering: a queue family that also does graphics, and, with `surface`, presents to
+  // the surface it makes (the device owns and destroys it) with VK_KHR_swapchain enabled.
+  bool graphics = false;
+  std::vector<std::string> instance_extensions;  // e.g. what glfwGetRequiredInstanceExtensions names
+  std::function<VkSurfaceKHR(VkInstance)> surface;
 };
 
 struct DeviceInfo {
@@ -70,6 +75,7 @@ class VulkanDevice {
   VkDevice device() const { return device_; }
   VkQueue queue() const { return queue_; }
   uint32_t queue_family() const { return queue_family_; }
+  VkSurfaceKHR surface() const { return surface_; }  // VK_NULL_HANDLE without presentation
   const DeviceCaps& caps() const { return caps_; }
   const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_; }
   uint64_t buffer_image_granularity() const { return granularity_; }
@@ -82,13 +88,16 @@ class VulkanDevice {
   static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                    VkDebugUtilsMessageTypeFlagsEXT types,
                                                    const VkDebugUtilsMessengerCallbackDataEXT* data, void* self);
-  void create_instance(bool validation);
+  void create_instance(const DeviceOptions& options);
+  bool queue_family_for(VkPhysicalDevice pd, uint32_t* family) const;
   void pick_physical(const DeviceOptions& options);
   void create_device();
   void release();
 
   VkInstance instance_ = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  VkSurfaceKHR surface_ = VK_NULL_HANDLE;
+  bool graphics_ = false;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;

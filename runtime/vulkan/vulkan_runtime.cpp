@@ -41,10 +41,20 @@ struct VulkanRuntime::DeviceResource {
   uint64_t id() const { return kind == Kind::Image ? image.id() : buffer.id(); }
 };
 
-VulkanRuntime::VulkanRuntime(const RuntimeOptions& options) : options_(options) {
-  device_ = std::make_unique<VulkanDevice>(options.device);
+VulkanRuntime::VulkanRuntime(const RuntimeOptions& options)
+    : options_(options), device_(std::make_shared<VulkanDevice>(options.device)) {
+  init();
+}
+
+VulkanRuntime::VulkanRuntime(std::shared_ptr<VulkanDevice> device, const RuntimeOptions& options)
+    : options_(options), device_(std::move(device)) {
+  if (!device_) throw Error("no Vulkan device to share");
+  init();
+}
+
+void VulkanRuntime::init() {
   allocator_ = std::make_unique<MemoryAllocator>(*device_);
-  pipeline_cache_ = std::make_unique<PipelineCache>(*device_, options.pipeline_cache_dir, options.warn);
+  pipeline_cache_ = std::make_unique<PipelineCache>(*device_, options_.pipeline_cache_dir, options_.warn);
   sets_ = std::make_unique<DescriptorAllocator>(*device_);
   stream_ = std::make_unique<CommandStream>(*device_, *allocator_);
   for (int mode = 0; mode < 4; ++mode) {

@@ -63,11 +63,15 @@ struct RuntimeStats {
 class VulkanRuntime {
  public:
   explicit VulkanRuntime(const RuntimeOptions& options);
+  // On a device another part of the process made (a renderer, a host engine): shares its
+  // queue, from the same thread.
+  VulkanRuntime(std::shared_ptr<VulkanDevice> device, const RuntimeOptions& options);
   ~VulkanRuntime();
   VulkanRuntime(const VulkanRuntime&) = delete;
   VulkanRuntime& operator=(const VulkanRuntime&) = delete;
 
   VulkanDevice& device() { return *device_; }
+  const std::shared_ptr<VulkanDevice>& shared_device() const { return device_; }
   const DeviceCaps& caps() const { return device_->caps(); }
 
   // Builds the kernel's pipelines (checking its requirements against the device).
@@ -105,7 +109,9 @@ class VulkanRuntime {
   void wait_for(uint64_t value);
 
   RuntimeOptions options_;
-  std::unique_ptr<VulkanDevice> device_;
+  void init();
+
+  std::shared_ptr<VulkanDevice> device_;
   std::unique_ptr<MemoryAllocator> allocator_;
   std::unique_ptr<PipelineCache> pipeline_cache_;
   std::unique_ptr<DescriptorAllocator> sets_;

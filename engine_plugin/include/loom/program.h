@@ -20,6 +20,9 @@ namespace loom {
 namespace graph {
 struct Document;
 }
+namespace vk {
+class VulkanDevice;
+}
 
 // Auto: Vulkan when a usable device exists, else the CPU (with a notice).
 enum class Backend : uint8_t { Cpu, Vulkan, Auto };
@@ -38,6 +41,9 @@ struct ProgramOptions {
                                // (on by default when $LOOM_VULKAN_VALIDATION is 1)
   int workgroup_size = 128;    // Vulkan: invocations per workgroup of parallel tasks
   bool spirv_opt = false;      // Vulkan: run SPIRV-Tools' optimizer on every shader
+  // Vulkan: run on this device (shared with a renderer or a host engine, same thread)
+  // instead of making one; `device` and `validation` are then the device's business.
+  std::shared_ptr<vk::VulkanDevice> vulkan_device;
   bool debug = false;          // bounds checks and assertions compiled into kernels
   bool fast_math = true;
   bool offline_cache = true;
