@@ -134,9 +134,17 @@ struct NodePosition {
   int node = -1;
   float x = 0, y = 0;
 };
+// A titled, coloured rectangle behind nodes (the editor moves the nodes inside with it).
+// Layout only: comments never change a kernel's content key.
+struct CommentFrame {
+  std::string title;
+  float x = 0, y = 0, w = 0, h = 0;  // w and h are positive
+  std::string color;                 // "#rrggbb" as written, or "" (the editor's default)
+};
 struct GraphLayout {
   std::string graph;       // kernel or function name
   std::vector<NodePosition> positions;
+  std::vector<CommentFrame> comments;
 };
 
 // What is wrong with the shape of an array of `elem` elements ("" when nothing): extents

@@ -1,6 +1,8 @@
 #include "compiler/graph/document_json.h"
 
+#include <cctype>
 #include <charconv>
+#include <cmath>
 #include <climits>
 #include <fstream>
 #include <set>
@@ -122,6 +124,13 @@ class Reader {
   double number(const JsonValue& v, const std::string& at) const {
     if (v.kind != Kind::Number) fail(v, at, std::string("expected a number, found ") + kind_name(v.kind));
     return std::strtod(v.text.c_str(), nullptr);
+  }
+
+  // Layout coordinates are floats; one that overflows a float could not be saved again.
+  float coordinate(const JsonValue& v, const std::string& at) const {
+    float f = static_cast<float>(number(v, at));
+    if (!std::isfinite(f)) fail(v, at, "coordinate " + v.text + " is out of range");
+    return f;
   }
 
   std::vector<int64_t> extents(const JsonValue& v, const std::string& at, size_t lo, size_t hi) const {
@@ -454,7 +463,7 @@ class Reader {
   // for one graph or a position of a node the graph lacks is an error, never kept silently.
   GraphLayout layout(const JsonValue& v, const std::string& at, const Document& doc) {
     object(v, at);
-    keys(v, at, {"graph", "positions"});
+    keys(v, at, {"graph", "positions", "comments"});
     GraphLayout g;
     const JsonValue& graph = required(v, at, "graph");
     g.graph = string(graph, at + ".graph");
@@ -476,12 +485,32 @@ class Reader {
         if (!doc.graph_has_node(g.graph, np.node))
           fail(xy, pat, "position of node " + id + ", but '" + g.graph + "' has no node " + id);
         if (xy.kind != Kind::Array || xy.items.size() != 2) fail(xy, pat, "expected [x, y]");
-        np.x = static_cast<float>(number(xy.items[0], pat));
-        np.y = static_cast<float>(number(xy.items[1], pat));
+        np.x = coordinate(xy.items[0], pat);
+        np.y = coordinate(xy.items[1], pat);
         g.positions.push_back(np);
       }
     }
+    each(v, "comments", [&](const JsonValue& c, const std::string& cat0) { g.comments.push_back(comment(c, at + "." + cat0)); });
     return g;
+  }
+
+  CommentFrame comment(const JsonValue& v, const std::string& at) const {
+    object(v, at);
+    keys(v, at, {"title", "rect", "color"});
+    CommentFrame c;
+    c.title = string(required(v, at, "title"), at + ".title");
+    const JsonValue& rect = required(v, at, "rect");
+    if (rect.kind != Kind::Array || rect.items.size() != 4) fail(rect, at + ".rect", "expected [x, y, width, height]");
+    float* out[] = {&c.x, &c.y, &c.w, &c.h};
+    for (size_t i = 0; i < 4; ++i) *out[i] = coordinate(rect.items[i], at + ".rect");
+    if (!(c.w > 0) || !(c.h > 0)) fail(rect, at + ".rect", "a comment's width and height must be positive");
+    if (const JsonValue* color = v.find("color")) {
+      c.color = string(*color, at + ".color");
+      bool ok = c.color.size() == 7 && c.color[0] == '#';
+      for (size_t i = 1; ok && i < 7; ++i) ok = std::isxdigit(static_cast<unsigned char>(c.color[i])) != 0;
+      if (!ok) fail(*color, at + ".color", "expected a colour \"#rrggbb\", found '" + c.color + "'");
+    }
+    return c;
   }
 
   void unique_names(const Document& doc) const {
@@ -542,6 +571,14 @@ std::string write_extents(const std::vector<int64_t>& v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
   return s + "]";
+}
+
+// Layout coordinates are floats: their shortest exact float form ("20.5", "0.1", "-3"), so a
+// position written by hand or by the editor reads back and saves unchanged.
+std::string coord(float v) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : "0";
 }
 
 std::string pad(int indent) { return std::string(static_cast<size_t>(indent), ' '); }
@@ -735,18 +772,22 @@ std::string save_document(const Document& doc) {
   });
   write_section(out, "layout", doc.layout, [](const GraphLayout& g) {
     std::string s = "    {\"graph\": " + json_quote(g.graph) + ", \"positions\": {";
-    for (size_t i = 0; i < g.positions.size(); ++i) {
-      Literal x, y;
-      x.kind = y.kind = Literal::Kind::Float;
-      x.f = g.positions[i].x;
-      y.f = g.positions[i].y;
-      auto coord = [](const Literal& l) {
-        std::string c = format_number(l);
-        return c.size() > 2 && c.substr(c.size() - 2) == ".0" ? c.substr(0, c.size() - 2) : c;
-      };
-      s += (i ? ", " : "") + json_quote(std::to_string(g.positions[i].node)) + ": [" + coord(x) + ", " + coord(y) + "]";
+    for (size_t i = 0; i < g.positions.size(); ++i)
+      s += (i ? ", " : "") + json_quote(std::to_string(g.positions[i].node)) + ": [" + coord(g.positions[i].x) + ", " +
+           coord(g.positions[i].y) + "]";
+    s += "}";
+    if (!g.comments.empty()) {
+      s += ", \"comments\": [";
+      for (size_t i = 0; i < g.comments.size(); ++i) {
+        const CommentFrame& c = g.comments[i];
+        s += (i ? ", " : "") + std::string("{\"title\": ") + json_quote(c.title) + ", \"rect\": [" + coord(c.x) + ", " +
+             coord(c.y) + ", " + coord(c.w) + ", " + coord(c.h) + "]";
+        if (!c.color.empty()) s += ", \"color\": " + json_quote(c.color);
+        s += "}";
+      }
+      s += "]";
     }
-    return s + "}}";
+    return s + "}";
   });
   return out + "\n}\n";
 }

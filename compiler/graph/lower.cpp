@@ -445,6 +445,7 @@ Outs Lowerer::dispatch(const Node& n) {
     return one(value(ty, c));
   }
   if (t == "shape") return one(node_shape());
+  if (t == "reroute") return one(input("in"));  // identity, whatever flows (values, refs, arrays)
   if (t == "var") return Outs{{"ref", node_var()}};
   if (t == "get") {
     Val r = input("var");

@@ -185,7 +185,8 @@ const char* summary(const std::string& name) {
       {"call", "Calls a function"},
       {"output", "Sets the function's outputs"},
       {"return", "Returns values from the kernel"},
-      {"assert", "Stops with a message when cond is false (debug builds)"}};
+      {"assert", "Stops with a message when cond is false (debug builds)"},
+      {"reroute", "Passes its input through unchanged (a bend point for long links)"}};
   for (const auto& [n, text] : table)
     if (name == n) return text;
   return "";
@@ -308,6 +309,9 @@ std::vector<NodeSpec> build_library() {
   for (int i = 0; i < 16; ++i) ret.in({opt("r" + std::to_string(i))});
   t.push_back(ret.any_in().effect());  // struct returns take member pins "r0.a"; lowering checks names
   t.push_back(Spec("assert", "control").in({req("cond")}).param("message", false).effect());
+  // ---- layout helpers
+  // Any value, variable reference, array or texture passes through: lowering is the identity.
+  t.push_back(Spec("reroute", "layout").in({req("in")}).out({"out"}));
 
   std::vector<NodeSpec> out;
   out.reserve(t.size());

@@ -1,6 +1,8 @@
 #include "compiler/graph/validate.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <functional>
 #include <set>
 #include <unordered_map>
@@ -461,6 +463,18 @@ void validate_document(const Document& doc) {
         throw Error(Place{doc.path, g.graph, p.node, "", !doc.kernel(g.graph)},
                     "layout: position of node " + std::to_string(p.node) + ", but '" + g.graph +
                         "' has no node " + std::to_string(p.node));
+    for (size_t i = 0; i < g.comments.size(); ++i) {
+      const CommentFrame& c = g.comments[i];
+      Place place{doc.path, g.graph, -1, "", !doc.kernel(g.graph)};
+      std::string which = "layout: comment " + std::to_string(i) + " ('" + c.title + "')";
+      if (!(c.w > 0) || !(c.h > 0) || !std::isfinite(c.x) || !std::isfinite(c.y) || !std::isfinite(c.w) ||
+          !std::isfinite(c.h))
+        throw Error(place, which + " needs a finite position and a positive width and height");
+      bool color_ok = c.color.empty() || (c.color.size() == 7 && c.color[0] == '#');
+      for (size_t k = 1; color_ok && k < c.color.size(); ++k)
+        color_ok = std::isxdigit(static_cast<unsigned char>(c.color[k])) != 0;
+      if (!color_ok) throw Error(place, which + ": colour '" + c.color + "' is not \"#rrggbb\"");
+    }
   }
   for (const KernelDecl& k : doc.kernels) {
     bool is_template = false;

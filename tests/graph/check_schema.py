@@ -50,7 +50,26 @@ bad = {
                     "kernels": [{"name": "k", "nodes": [{"id": 1, "type": "clamp"}]}]},
     "huge extent": {"format": "loom-graph", "version": 2,
                     "fields": [{"name": "f", "type": "f32", "shape": [3000000000]}]},
+    "empty comment": {"format": "loom-graph", "version": 2,
+                      "kernels": [{"name": "k", "nodes": []}],
+                      "layout": [{"graph": "k", "comments": [{"title": "t", "rect": [0, 0, 0, 10]}]}]},
+    "comment colour name": {"format": "loom-graph", "version": 2,
+                            "kernels": [{"name": "k", "nodes": []}],
+                            "layout": [{"graph": "k", "comments": [{"title": "t", "rect": [0, 0, 5, 10], "color": "red"}]}]},
+    "reroute at version 2": {"format": "loom-graph", "version": 2,
+                                       "kernels": [{"name": "k", "nodes": [{"id": 1, "type": "reroute", "version": 2}]}]},
 }
+good = {
+    "comment frame and reroute": {"format": "loom-graph", "version": 2,
+                                  "kernels": [{"name": "k", "nodes": [{"id": 1, "type": "const", "params": {"value": 1}},
+                                                                      {"id": 2, "type": "reroute", "inputs": {"in": "1"}}]}],
+                                  "layout": [{"graph": "k", "positions": {"1": [0, 0]},
+                                              "comments": [{"title": "Setup", "rect": [-20, -40, 300, 200], "color": "#3a6ea5"}]}]},
+}
+for what, doc in good.items():
+    for e in list(validator.iter_errors(doc))[:3]:
+        print(f"the schema refuses a {what}: {e.message[:200]}")
+        failures += 1
 for what, doc in bad.items():
     if validator.is_valid(doc):
         print(f"the schema accepts a document with {what}")

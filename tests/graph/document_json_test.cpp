@@ -356,3 +356,71 @@ TEST(DocumentJson, InvalidUtf8NamesLineAndColumn) {
                                "ok.loom.json");
   EXPECT_EQ(doc.name, "h\xc3\xa9\xe2\x82\xac\xf0\x9f\x8c\x8a \xc3\xa9");
 }
+
+TEST(DocumentJson, CommentFramesRoundTripAndKeepTheContentKey) {
+  const std::string text = R"({
+  "format": "loom-graph",
+  "version": 2,
+  "kernels": [
+    {
+      "name": "k",
+      "nodes": [
+        {"id": 1, "type": "const", "params": {"value": 1}},
+        {"id": 2, "type": "reroute", "inputs": {"in": "1"}}
+      ]
+    }
+  ],
+  "layout": [
+    {"graph": "k", "positions": {"1": [0.1, -3], "2": [120, 0]}, "comments": [{"title": "Setup \u00e9", "rect": [-20, -40, 300.5, 200], "color": "#3A6ea5"}, {"title": "", "rect": [0, 0, 1, 1]}]}
+  ]
+}
+)";
+  Document doc = load_document(text, "c.loom.json");
+  ASSERT_EQ(doc.layout[0].comments.size(), 2u);
+  const CommentFrame& c = doc.layout[0].comments[0];
+  EXPECT_EQ(c.title, "Setup \xc3\xa9");
+  EXPECT_EQ(c.x, -20.0f);
+  EXPECT_EQ(c.w, 300.5f);
+  EXPECT_EQ(c.color, "#3A6ea5");
+  EXPECT_EQ(doc.layout[0].comments[1].color, "");
+  std::string saved = save_document(doc);
+  // Escapes are written as UTF-8; everything else is as it was.
+  std::string expected = text;
+  expected.replace(expected.find("\\u00e9"), 6, "\xc3\xa9");
+  EXPECT_EQ(saved, expected);
+  EXPECT_NO_THROW(validate_document(doc));
+
+  // Comments and positions are layout: the kernel's content key does not change.
+  Document moved = doc;
+  moved.layout[0].comments.clear();
+  moved.layout[0].positions[0].x = 500;
+  EXPECT_EQ(kernel_content_key(doc, "k"), kernel_content_key(moved, "k"));
+}
+
+TEST(DocumentJson, BadCommentFramesNameThePlace) {
+  std::string head = R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": []}], )";
+  std::string e = error_of(head + R"("layout": [{"graph": "k", "comments": [{"title": "t", "rect": [0, 0, -5, 10]}]}]})");
+  EXPECT_NE(e.find("layout[0].comments[0].rect: a comment's width and height must be positive"), std::string::npos) << e;
+  e = error_of(head + R"("layout": [{"graph": "k", "comments": [{"title": "t", "rect": [0, 0, 5]}]}]})");
+  EXPECT_NE(e.find("layout[0].comments[0].rect: expected [x, y, width, height]"), std::string::npos) << e;
+  e = error_of(head + R"("layout": [{"graph": "k", "comments": [{"title": "t", "rect": [0, 0, 5, 5], "color": "red"}]}]})");
+  EXPECT_NE(e.find("layout[0].comments[0].color: expected a colour \"#rrggbb\", found 'red'"), std::string::npos) << e;
+  e = error_of(head + R"("layout": [{"graph": "k", "comments": [{"rect": [0, 0, 5, 5]}]}]})");
+  EXPECT_NE(e.find("layout[0].comments[0]: missing \"title\""), std::string::npos) << e;
+  e = error_of(head + R"("layout": [{"graph": "k", "comments": [{"title": "t", "rect": [0, 0, 5, 5], "size": 3}]}]})");
+  EXPECT_NE(e.find("unknown key \"size\""), std::string::npos) << e;
+  e = error_of(head + R"("layout": [{"graph": "k", "positions": {}, "comments": [{"title": "t", "rect": [1e300, 0, 5, 5]}]}]})");
+  EXPECT_NE(e.find("coordinate 1e300 is out of range"), std::string::npos) << e;
+
+  // A document built in code is checked by validate_document.
+  Document doc = load_document(head + R"("layout": [{"graph": "k", "comments": [{"title": "t", "rect": [0, 0, 5, 5]}]}]})");
+  doc.layout[0].comments[0].h = 0;
+  try {
+    validate_document(doc);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("layout: comment 0 ('t') needs a finite position and a positive width"),
+              std::string::npos)
+        << err.what();
+  }
+}

@@ -1092,3 +1092,42 @@ TEST(Lower, WholeNumberLiteralsStayExact) {
   ASSERT_NE(first, std::string::npos) << text;
   EXPECT_NE(text.find("const 4611686018427387905", first + 1), std::string::npos) << text;
 }
+
+// A reroute is the identity: values, variable references and arrays pass through, and the
+// IR is the one without it.
+TEST(Lower, RerouteIsTheIdentity) {
+  Document direct = doc_with(kernel(
+      "k", {ndarray_param("x", "f32", 1)},
+      {N(1, "param").p("name", "x"), N(2, "var").p("type", "f32"), N(3, "const").p("value", 2.5),
+       N(4, "load").in("array", ln(1)).in("i0", 0), N(5, "add").in("a", ln(4)).in("b", ln(3)),
+       N(6, "set").in("var", ln(2, "ref")).in("value", ln(5)),
+       N(7, "store").in("array", ln(1)).in("i0", 1).in("value", ln(5))}));
+  Document rerouted = doc_with(kernel(
+      "k", {ndarray_param("x", "f32", 1)},
+      {N(1, "param").p("name", "x"), N(2, "var").p("type", "f32"), N(3, "const").p("value", 2.5),
+       N(10, "reroute").in("in", ln(1)), N(11, "reroute").in("in", ln(2, "ref")), N(12, "reroute").in("in", ln(3)),
+       N(13, "reroute").in("in", ln(12)), N(4, "load").in("array", ln(10)).in("i0", 0),
+       N(5, "add").in("a", ln(4)).in("b", ln(13)), N(6, "set").in("var", ln(11)).in("value", ln(5)),
+       N(7, "store").in("array", ln(10)).in("i0", 1).in("value", ln(5))}));
+  EXPECT_NO_THROW(validate_document(rerouted));
+  EXPECT_EQ(lower_print(rerouted, "k"), lower_print(direct, "k"));
+
+  // A reroute of a literal stays a weak literal: 300 does not fit the u8 it meets.
+  Document weak = doc_with(kernel("k", {value_param("v", "u8")},
+                                  {N(1, "param").p("name", "v"), N(2, "reroute").in("in", 300),
+                                   N(3, "add").in("a", ln(1)).in("b", ln(2))}));
+  try {
+    lower_kernel(weak, "k");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.place().node, 3);
+  }
+  Document missing = doc_with(kernel("k", {}, {N(1, "reroute")}));
+  try {
+    validate_document(missing);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "input 'in' of this reroute node needs a link or a value");
+    EXPECT_EQ(e.place().node, 1);
+  }
+}
