@@ -306,6 +306,75 @@ const NodeSpec* Lowerer::spec_of(const Node& n) const {
 
 const Outs& Lowerer::lower_node(Scope& s, const Node& n) {
   if (auto it = s.done.find(n.id); it != s.done.end()) return it->second;
+  if (record_ && recording_here()) return lower_node_recorded(s, n);
+  return lower_node_strict(s, n);
+}
+
+bool Lowerer::recording_here() const {
+  return graph_ && graph_->name == record_graph_ && graph_->is_function == record_function_;
+}
+
+void Lowerer::note_problem(int node, const std::string& pin, const std::string& message) {
+  for (const NodeProblem& p : record_->problems)
+    if (p.node == node && p.pin == pin && p.message == message) return;  // unrolled bodies repeat
+  record_->problems.push_back({node, pin, message});
+}
+
+void Lowerer::note_output(int node, const std::string& pin, const Val& v) {
+  PinValue pv;
+  pv.kind = v.kind == Val::Kind::Ref        ? PinValue::Kind::Ref
+            : v.kind == Val::Kind::Resource ? PinValue::Kind::Array
+            : v.kind == Val::Kind::Texture  ? PinValue::Kind::Texture
+                                            : PinValue::Kind::Value;
+  pv.type = v.type;
+  pv.literal = v.weak;
+  auto& outs = record_->outputs[node];
+  for (auto& [name, value] : outs)
+    if (name == pin) {
+      value = pv;
+      return;
+    }
+  outs.emplace_back(pin, pv);
+}
+
+const Outs& Lowerer::lower_node_recorded(Scope& s, const Node& n) {
+  // What a failure part-way through may leave changed.
+  Scope* saved_scope = cur_;
+  const Node* saved_node = node_;
+  GraphInst* saved_graph = graph_;
+  std::vector<int> saved_stack = stack_;
+  size_t saved_calls = calls_.size();
+  int64_t saved_unroll = unroll_copies_;
+  auto restore = [&] {
+    cur_ = saved_scope;
+    node_ = saved_node;
+    graph_ = saved_graph;
+    stack_ = std::move(saved_stack);
+    calls_.resize(saved_calls);
+    unroll_copies_ = saved_unroll;
+  };
+  try {
+    const Outs& outs = lower_node_strict(s, n);
+    for (const auto& [pin, v] : outs) note_output(n.id, pin, v);
+    return outs;
+  } catch (const Error& e) {
+    restore();
+    const Place& at = e.place();
+    bool here = at.kernel == record_graph_ && at.function == record_function_ && at.node >= 0;
+    if (here)
+      note_problem(at.node, at.pin, e.message());
+    else  // inside a function it calls: the call node is the one to fix or to look into
+      note_problem(n.id, "", (at.function ? "in function '" : "in '") + at.kernel + "'" +
+                                 (at.node >= 0 ? ", node " + std::to_string(at.node) : "") + ": " +
+                                 e.message());
+  } catch (const PoisonedInput&) {
+    restore();
+  }
+  poisoned_.insert(&n);
+  return s.done[n.id] = Outs{};
+}
+
+const Outs& Lowerer::lower_node_strict(Scope& s, const Node& n) {
   if (std::find(stack_.begin(), stack_.end(), n.id) != stack_.end()) {
     std::string path;
     auto from = std::find(stack_.begin(), stack_.end(), n.id);
@@ -363,15 +432,17 @@ void Lowerer::lower_inputs_first(Scope& s, const Node& n) {
   }
 }
 
-void Lowerer::check_node_shape(const Node& n) const {
+void Lowerer::check_node_shape(const Node& n) {
   const NodeSpec* spec = spec_of(n);
   for (const Input& in : n.inputs)
     if (!spec->any_inputs && !spec->input(in.pin))
       fail(n.id, in.pin, "node type '" + n.type + "' has no input '" + in.pin + "'");
-  for (const PinSpec& p : spec->inputs)
-    if (p.required && !find_input(n, p.name))
-      fail(n.id, p.name,
-           "input '" + p.name + "' of this " + n.type + " node needs a link or a value");
+  for (const PinSpec& p : spec->inputs) {
+    if (!p.required || find_input(n, p.name)) continue;
+    std::string message = "input '" + p.name + "' of this " + n.type + " node needs a link or a value";
+    if (!(record_ && recording_here())) fail(n.id, p.name, message);
+    note_problem(n.id, p.name, message);  // tolerant: input() reads it as 0
+  }
   for (const auto& [name, v] : n.params)
     if (!spec->param(name))
       fail(n.id, name, "node type '" + n.type + "' has no parameter '" + name + "'");
@@ -387,7 +458,10 @@ Val Lowerer::resolve(int id, const std::string& pin, const std::string& my_pin) 
   for (Scope* s = cur_; s; s = s->parent) {
     if (s->owner && s->owner->id == id) {
       for (auto& [name, v] : s->region_values)
-        if (name == pin) return v;
+        if (name == pin) {
+          if (record_ && recording_here()) note_output(id, pin, v);
+          return v;
+        }
       if (s->loop && pin.size() == 2 && pin[0] == 'i' && pin[1] >= '0' && pin[1] <= '3') {
         int dim = pin[1] - '0';
         if (dim < s->loop_dims) {
@@ -397,6 +471,7 @@ Val Lowerer::resolve(int id, const std::string& pin, const std::string& my_pin) 
           cur_ = saved;
           Val v = value(vt(Scalar::I32), {idx});
           s->region_values.emplace_back(pin, v);
+          if (record_ && recording_here()) note_output(id, pin, v);
           return v;
         }
       }
@@ -415,6 +490,7 @@ Val Lowerer::resolve(int id, const std::string& pin, const std::string& my_pin) 
                             ") runs after this node; move it earlier in its region");
     }
     const Outs& outs = lower_node(*s, src);
+    if (!poisoned_.empty() && poisoned_.count(&src)) throw PoisonedInput{};
     for (auto& [name, v] : outs)
       if (name == pin) return v;
     fail_here(my_pin,

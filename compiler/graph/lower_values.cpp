@@ -177,9 +177,13 @@ std::optional<Val> Lowerer::opt_input(const std::string& pin) {
 
 Val Lowerer::input(const std::string& pin) {
   auto v = opt_input(pin);
-  if (!v)
-    fail_here(pin, "input '" + pin + "' of this " + node_->type + " node needs a link or a value");
-  return *v;
+  if (v) return *v;
+  std::string message = "input '" + pin + "' of this " + node_->type + " node needs a link or a value";
+  if (!(record_ && recording_here())) fail_here(pin, message);
+  // Tolerant mode: an unfinished node still types its outputs (a missing end0 still lowers
+  // the loop body), with the problem noted.
+  note_problem(node_->id, pin, message);
+  return weak_int(vt(Scalar::I32), {IntLit(0)});
 }
 
 Val Lowerer::input_value(const std::string& pin) {

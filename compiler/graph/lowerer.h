@@ -9,11 +9,13 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "compiler/graph/document.h"
 #include "compiler/graph/expression.h"
+#include "compiler/graph/infer.h"
 #include "compiler/graph/lower.h"
 #include "compiler/graph/node_library.h"
 #include "compiler/ir/builder.h"
@@ -144,6 +146,16 @@ class Lowerer {
 
   std::unique_ptr<ir::Kernel> run();
 
+  // Tolerant mode (infer.h): the nodes of `graph` (a function when `function`) record their
+  // output types and their own problems in `out` instead of stopping at the first error; a
+  // node that fails is skipped, nodes using it are skipped silently, and a missing required
+  // input counts as a problem and reads as a literal 0 so the node still gets a type.
+  void record_into(GraphTypes* out, const std::string& graph, bool function) {
+    record_ = out;
+    record_graph_ = graph;
+    record_function_ = function;
+  }
+
  private:
   // ---- lower.cpp: errors, ABI, scopes, links, dispatch
   [[noreturn]] void fail(int node, const std::string& pin, const std::string& msg) const;
@@ -161,9 +173,15 @@ class Lowerer {
   const NodeSpec* spec_of(const Node& n) const;
   // Lowers node `n`, which lives in scope `s`, into s's block (memoised in s).
   const Outs& lower_node(Scope& s, const Node& n);
+  const Outs& lower_node_strict(Scope& s, const Node& n);
+  // Tolerant mode: lower_node_strict, recording the outputs or the problem of `n`.
+  const Outs& lower_node_recorded(Scope& s, const Node& n);
+  bool recording_here() const;
+  void note_problem(int node, const std::string& pin, const std::string& message);
+  void note_output(int node, const std::string& pin, const Val& v);
   // Lowers the pure nodes `n` depends on, deepest first, without deep recursion.
   void lower_inputs_first(Scope& s, const Node& n);
-  void check_node_shape(const Node& n) const;
+  void check_node_shape(const Node& n);
   // The value a link from the current node to `id`.`pin` carries.
   Val resolve(int id, const std::string& pin, const std::string& my_pin);
   Outs one(Val v);
@@ -289,6 +307,14 @@ class Lowerer {
   std::vector<int> stack_;          // nodes being lowered, for cycle messages
   std::vector<std::string> calls_;  // functions being inlined, for recursion
   const std::vector<Node> empty_;
+  // Tolerant mode (record_into).
+  GraphTypes* record_ = nullptr;
+  std::string record_graph_;
+  bool record_function_ = false;
+  std::unordered_set<const Node*> poisoned_;  // failed nodes of the recorded graph
 };
+
+// Thrown in tolerant mode when a node reads a node that failed: it fails silently too.
+struct PoisonedInput {};
 
 }  // namespace loom::graph::detail
