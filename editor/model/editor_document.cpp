@@ -25,6 +25,7 @@ void EditorDocument::replace(graph::Document doc) {
   saved_state_ = history_.state();
   selection_ = Selection{};
   diagnostics_.clear();
+  ++diagnostics_revision_;
   types_.clear();
   bump(true);
   notify(DocumentChange::Kind::Replace, true);
@@ -104,7 +105,11 @@ void EditorDocument::unsubscribe(int id) {
   std::erase_if(listeners_, [&](const auto& l) { return l.first == id; });
 }
 
-void EditorDocument::set_diagnostics(std::vector<Diagnostic> d) { diagnostics_ = std::move(d); }
+void EditorDocument::set_diagnostics(std::vector<Diagnostic> d) {
+  if (d == diagnostics_) return;
+  diagnostics_ = std::move(d);
+  ++diagnostics_revision_;
+}
 
 const graph::GraphTypes& EditorDocument::types(const GraphRef& g) const {
   TypesEntry& e = types_[{g.name, g.function}];

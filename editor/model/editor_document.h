@@ -79,6 +79,7 @@ class EditorDocument {
   // ---- problems: the app's (compile and run errors) and the live ones of type inference.
   void set_diagnostics(std::vector<Diagnostic> d);
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  uint64_t diagnostics_revision() const { return diagnostics_revision_; }
   // Output types and node problems of one graph, recomputed once per logic revision.
   const graph::GraphTypes& types(const GraphRef& g) const;
 
@@ -96,6 +97,7 @@ class EditorDocument {
   uint64_t logic_revision_ = 0;
   Selection selection_;
   std::vector<Diagnostic> diagnostics_;
+  uint64_t diagnostics_revision_ = 0;
   std::vector<std::pair<int, Listener>> listeners_;
   int next_listener_ = 1;
   struct TypesEntry {

@@ -268,9 +268,21 @@ EditResult paste_text(EditorDocument& d, const GraphRef& g, const RegionRef& reg
     const std::vector<Node>* list = region_nodes(d.doc(), g, region);
     d.execute(insert_node(g, region, list ? list->size() : 0, n));
   }
+  std::set<int> placed;
   for (const graph::NodePosition& p : content.positions)
-    if (auto it = ids.find(p.node); it != ids.end())
+    if (auto it = ids.find(p.node); it != ids.end()) {
       d.execute(set_position(d.doc(), g.name, it->second, rounded(Vec2{p.x + delta.x, p.y + delta.y})));
+      placed.insert(it->second);
+    }
+  // Top-level nodes that came without positions go where the user pasted, in a row.
+  if (at) {
+    float x = at->x;
+    for (const Node& n : content.nodes)
+      if (!placed.count(n.id)) {
+        d.execute(set_position(d.doc(), g.name, n.id, rounded(Vec2{x, at->y})));
+        x += 200;
+      }
+  }
   EditResult result;
   for (const Node& n : content.nodes) result.nodes.push_back(n.id);
   select_nodes(d, g, result.nodes);

@@ -48,8 +48,9 @@ EditResult place_nodes(EditorDocument& d, const GraphRef& g, const std::vector<s
 // copied, links from other nodes into them are kept (the copies sit where the originals do).
 EditResult duplicate_nodes(EditorDocument& d, const GraphRef& g, const std::vector<int>& ids, Vec2 offset);
 // Pastes clipboard text (clipboard.h) into `region` with fresh ids; the nodes' top-left goes
-// to `at`, or 40 units right and down of where they were copied from. Functions they call
-// that the document lacks are added.
+// to `at`, or 40 units right and down of where they were copied from (nodes that came
+// without positions are put in a row at `at`, or left to the automatic layout). Functions
+// they call that the document lacks are added.
 EditResult paste_text(EditorDocument& d, const GraphRef& g, const RegionRef& region, std::string_view text,
                       std::optional<Vec2> at = std::nullopt);
 

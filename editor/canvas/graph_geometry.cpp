@@ -1,0 +1,457 @@
+#include "editor/canvas/graph_geometry.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "compiler/graph/node_library.h"
+#include "editor/model/graph_access.h"
+
+namespace loom::editor {
+
+using graph::Node;
+
+namespace {
+
+std::string literal_text(const graph::Literal& l) {
+  switch (l.kind) {
+    case graph::Literal::Kind::Bool: return l.b ? "true" : "false";
+    case graph::Literal::Kind::Int:
+    case graph::Literal::Kind::Float: {
+      if (!l.spelling.empty()) return l.spelling;
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%g", l.as_double());
+      return buf;
+    }
+    case graph::Literal::Kind::String: return l.s;
+    case graph::Literal::Kind::List: {
+      std::string s = "[";
+      for (size_t i = 0; i < l.list.size(); ++i) s += (i ? ", " : "") + literal_text(l.list[i]);
+      return s + "]";
+    }
+    case graph::Literal::Kind::None: break;
+  }
+  return "";
+}
+
+std::string shorten(std::string s, size_t n) {
+  if (s.size() <= n) return s;
+  s.resize(n - 3);
+  return s + "...";
+}
+
+PinCategory literal_category(const graph::Literal& l) {
+  switch (l.kind) {
+    case graph::Literal::Kind::Bool: return PinCategory::Bool;
+    case graph::Literal::Kind::Int: return PinCategory::Int;
+    case graph::Literal::Kind::Float: return PinCategory::Float;
+    case graph::Literal::Kind::List:
+      return !l.list.empty() && l.list[0].kind == graph::Literal::Kind::List ? PinCategory::Matrix : PinCategory::Vector;
+    default: return PinCategory::Any;
+  }
+}
+
+float round_up(float v, float step) { return std::ceil(v / step) * step; }
+
+}  // namespace
+
+void GraphGeometry::build(const graph::Document& doc, const GraphRef& g, const graph::GraphTypes& types,
+                          const Measure& measure, const NodeMetrics& metrics) {
+  m_ = metrics;
+  nodes_.clear();
+  zones_.clear();
+  index_.clear();
+  const std::vector<Node>* top = graph_nodes(doc, g);
+  if (!top) return;
+  // Pre-order: a region node comes before what it holds; its zones are made when reached.
+  std::unordered_map<int, int> order_in_region;  // region key -> ordered nodes so far
+  struct Item {
+    const Node* node;
+    RegionRef region;
+    int parent, zone, depth;
+  };
+  std::vector<Item> work;
+  for (auto it = top->rbegin(); it != top->rend(); ++it) work.push_back({&*it, RegionRef{}, -1, -1, 0});
+  std::unordered_map<int, int> region_counter;
+  while (!work.empty()) {
+    Item item = work.back();
+    work.pop_back();
+    const Node& n = *item.node;
+    const graph::NodeSpec* spec = graph::find_node_spec(n.type);
+    NodeGeom ng;
+    ng.id = n.id;
+    ng.type = n.type;
+    ng.category = spec ? spec->category : "value";
+    ng.title = n.type;
+    ng.region = item.region;
+    ng.parent = item.parent;
+    ng.zone = item.zone;
+    ng.depth = item.depth;
+    ng.reroute = n.type == "reroute";
+    if (spec && spec->effectful) ng.order = ++region_counter[item.zone];
+    std::string detail;
+    for (const auto& [name, value] : n.params) {
+      std::string v = literal_text(value);
+      bool obvious = name == "name" || name == "field" || name == "ndarray" || name == "texture" || name == "function" ||
+                     name == "expr" || name == "value" || name == "type";
+      detail += (detail.empty() ? "" : ", ") + (obvious ? v : name + "=" + v);
+    }
+    ng.detail = shorten(detail, 48);
+    for (const std::string& pin : graph::node_input_pins(doc, n)) {
+      PinGeom p;
+      p.name = pin;
+      if (const graph::Input* in = n.input(pin)) {
+        p.linked = in->linked;
+        if (in->linked) {
+          p.from_id = in->from_node;
+          p.from_pin = in->from_pin;
+          const graph::PinValue* v = types.output(in->from_node, in->from_pin);
+          p.category = v ? pin_category(v) : guess_pin_category(n.type, pin, false);
+          if (v) p.type = graph::pin_value_text(*v);
+        } else {
+          p.literal = shorten(literal_text(in->literal), 14);
+          p.category = literal_category(in->literal);
+        }
+      } else {
+        p.category = guess_pin_category(n.type, pin, false);
+      }
+      ng.inputs.push_back(std::move(p));
+    }
+    for (const std::string& pin : graph::node_output_pins(doc, n)) {
+      PinGeom p;
+      p.name = pin;
+      const graph::PinValue* v = types.output(n.id, pin);
+      p.category = v ? pin_category(v) : guess_pin_category(n.type, pin, true);
+      if (v) p.type = graph::pin_value_text(*v);
+      ng.outputs.push_back(std::move(p));
+    }
+    for (PinGeom& p : ng.inputs) {
+      p.name_w = measure(p.name);
+      p.width = p.name_w + (p.literal.empty() ? 0 : measure(" = " + p.literal));
+    }
+    for (PinGeom& p : ng.outputs) p.width = p.name_w = measure(p.name);
+    ng.id_w = measure("#" + std::to_string(n.id));
+    if (ng.reroute) {
+      ng.w = ng.h = m_.reroute;
+    } else {
+      float w = measure(ng.title) + measure("#" + std::to_string(n.id)) + 3 * m_.pad;
+      if (!ng.detail.empty()) w = std::max(w, measure(ng.detail) + 2 * m_.pad);
+      size_t rows = std::max(ng.inputs.size(), ng.outputs.size());
+      for (size_t r = 0; r < rows; ++r) {
+        float left = 0, right = 0;
+        if (r < ng.inputs.size()) left = ng.inputs[r].width;
+        if (r < ng.outputs.size()) right = ng.outputs[r].width;
+        w = std::max(w, left + right + 4 * m_.pad);
+      }
+      ng.w = round_up(std::max(w, m_.min_width), 10);
+      ng.h = m_.header + (ng.detail.empty() ? 0 : m_.detail) + static_cast<float>(rows) * m_.row + m_.pad * 0.5f;
+    }
+    int index = static_cast<int>(nodes_.size());
+    index_[n.id] = index;
+    // Zones: the type's regions, and any other the document gives it.
+    std::vector<std::string> names = spec ? spec->regions : std::vector<std::string>{};
+    for (const graph::Region& r : n.regions)
+      if (std::find(names.begin(), names.end(), r.name) == names.end()) names.push_back(r.name);
+    for (const std::string& name : names) {
+      ZoneGeom z;
+      z.owner = index;
+      z.region = RegionRef{n.id, name};
+      z.depth = item.depth;
+      ng.zones.push_back(static_cast<int>(zones_.size()));
+      zones_.push_back(z);
+    }
+    std::vector<Item> children;
+    for (size_t zi = 0; zi < names.size(); ++zi)
+      for (const graph::Region& r : n.regions)
+        if (r.name == names[zi])
+          for (const Node& child : r.nodes)
+            children.push_back({&child, RegionRef{n.id, r.name}, index, ng.zones[zi], item.depth + 1});
+    nodes_.push_back(std::move(ng));
+    for (auto it = children.rbegin(); it != children.rend(); ++it) work.push_back(*it);
+  }
+}
+
+void GraphGeometry::place(const graph::Document& doc, const GraphRef& g) {
+  for (NodeGeom& n : nodes_) n.positioned = false;
+  if (const graph::GraphLayout* l = find_layout(doc, g.name))
+    for (const graph::NodePosition& p : l->positions) {
+      auto it = index_.find(p.node);
+      if (it == index_.end()) continue;
+      nodes_[static_cast<size_t>(it->second)].pos = Vec2{p.x, p.y};
+      nodes_[static_cast<size_t>(it->second)].positioned = true;
+    }
+  auto_layout();
+  compute_zones();
+
+  links_.clear();
+  for (NodeGeom& n : nodes_)
+    for (PinGeom& p : n.outputs) p.linked = false;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const NodeGeom& n = nodes_[i];
+    for (size_t p = 0; p < n.inputs.size(); ++p) {
+      const PinGeom& pin = n.inputs[p];
+      if (!pin.linked) continue;
+      auto src = index_.find(pin.from_id);
+      if (src == index_.end()) continue;  // a dangling link: the node shows the error
+      LinkGeom l;
+      l.from = src->second;
+      l.to = static_cast<int>(i);
+      l.from_pin = output_index(l.from, pin.from_pin);
+      l.to_pin = static_cast<int>(p);
+      const NodeGeom& s = nodes_[static_cast<size_t>(l.from)];
+      l.p0 = l.from_pin >= 0 ? output_pos(l.from, l.from_pin) : Vec2{s.pos.x + s.w, s.pos.y + m_.header * 0.5f};
+      l.p1 = input_pos(l.to, l.to_pin);
+      float d = std::max(40.0f, std::fabs(l.p1.x - l.p0.x) * 0.5f);
+      l.bounds = Rect{std::min(l.p0.x, l.p1.x - d), std::min(l.p0.y, l.p1.y), std::max(l.p0.x + d, l.p1.x),
+                      std::max(l.p0.y, l.p1.y)};
+      if (l.from_pin >= 0) nodes_[static_cast<size_t>(l.from)].outputs[static_cast<size_t>(l.from_pin)].linked = true;
+      links_.push_back(l);
+    }
+  }
+
+  node_grid_.clear();
+  link_grid_.clear();
+  bounds_ = Rect{};
+  bool first = true;
+  auto grow = [&](const Rect& r) {
+    bounds_ = first ? r : bounds_.united(r);
+    first = false;
+  };
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    node_grid_.insert(static_cast<int>(i), nodes_[i].rect().expanded(m_.pin_radius * 2));
+    grow(nodes_[i].rect());
+  }
+  for (const ZoneGeom& z : zones_) grow(z.rect);
+  for (size_t i = 0; i < links_.size(); ++i) link_grid_.insert(static_cast<int>(i), links_[i].bounds);
+}
+
+void GraphGeometry::auto_layout() {
+  // Children of each zone, and the top level, in document order.
+  std::vector<std::vector<int>> zone_children(zones_.size());
+  std::vector<int> top;
+  for (size_t i = 0; i < nodes_.size(); ++i)
+    (nodes_[i].zone < 0 ? top : zone_children[static_cast<size_t>(nodes_[i].zone)]).push_back(static_cast<int>(i));
+  std::vector<bool> placed(nodes_.size());
+  bool any_missing = false;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    placed[i] = nodes_[i].positioned;
+    any_missing |= !placed[i];
+  }
+  if (!any_missing) return;
+
+  constexpr float kColumnGap = 60, kRowGap = 30, kZoneGap = 50;
+  // Lays out the nodes of one list without a position, in columns by link depth among
+  // them, starting at `origin`; region nodes take their zones to their right. Returns the
+  // size of what it placed.
+  std::function<Vec2(const std::vector<int>&, Vec2)> lay = [&](const std::vector<int>& list, Vec2 origin) -> Vec2 {
+    std::unordered_map<int, int> column;  // node index -> column
+    std::unordered_map<int, int> in_list;
+    for (int i : list) in_list[nodes_[static_cast<size_t>(i)].id] = i;
+    std::function<int(int, int)> depth_of = [&](int i, int guard) -> int {
+      if (auto it = column.find(i); it != column.end()) return it->second;
+      if (guard > static_cast<int>(list.size())) return 0;  // a cycle: stop
+      int d = 0;
+      for (const PinGeom& p : nodes_[static_cast<size_t>(i)].inputs)
+        if (p.linked)
+          if (auto src = in_list.find(p.from_id); src != in_list.end() && src->second != i)
+            d = std::max(d, depth_of(src->second, guard + 1) + 1);
+      column[i] = d;
+      return d;
+    };
+    std::vector<std::vector<int>> columns;
+    for (int i : list) {
+      if (placed[static_cast<size_t>(i)]) continue;
+      size_t c = static_cast<size_t>(depth_of(i, 0));
+      if (columns.size() <= c) columns.resize(c + 1);
+      columns[c].push_back(i);
+    }
+    float x = origin.x, bottom = origin.y;
+    for (const std::vector<int>& col : columns) {
+      float y = origin.y, widest = 0;
+      for (int i : col) {
+        NodeGeom& n = nodes_[static_cast<size_t>(i)];
+        n.pos = Vec2{x, y};  // for the view only: the document is not changed
+        placed[static_cast<size_t>(i)] = true;
+        float block_w = n.w, block_h = n.h;
+        float zy = y;
+        for (int z : n.zones) {
+          Vec2 size = lay(zone_children[static_cast<size_t>(z)], Vec2{x + n.w + kZoneGap, zy + m_.zone_label + m_.zone_pad});
+          size.x += 2 * m_.zone_pad;
+          size.y += m_.zone_label + 2 * m_.zone_pad;
+          if (zone_children[static_cast<size_t>(z)].empty()) size = Vec2{160, 70};
+          block_w = std::max(block_w, n.w + kZoneGap + size.x);
+          zy += size.y + kRowGap;
+        }
+        block_h = std::max(block_h, zy - y - kRowGap);
+        y += block_h + kRowGap;
+        widest = std::max(widest, block_w);
+      }
+      bottom = std::max(bottom, y - kRowGap);
+      x += widest + kColumnGap;
+    }
+    // Unplaced children of region nodes that had a position already.
+    for (int i : list) {
+      NodeGeom& n = nodes_[static_cast<size_t>(i)];
+      float zy = n.pos.y;
+      for (int z : n.zones) {
+        bool missing = false;
+        for (int c : zone_children[static_cast<size_t>(z)]) missing |= !placed[static_cast<size_t>(c)];
+        if (missing) zy += lay(zone_children[static_cast<size_t>(z)], Vec2{n.pos.x + n.w + kZoneGap, zy}).y + kRowGap;
+      }
+    }
+    return Vec2{std::max(0.0f, x - kColumnGap - origin.x), bottom - origin.y};
+  };
+  // Below what has a position already.
+  Vec2 origin{0, 0};
+  bool any = false;
+  float x0 = std::numeric_limits<float>::max(), y1 = std::numeric_limits<float>::lowest();
+  for (const NodeGeom& n : nodes_)
+    if (n.positioned && n.zone < 0) {
+      any = true;
+      x0 = std::min(x0, n.pos.x);
+      y1 = std::max(y1, n.pos.y + n.h);
+    }
+  if (any) origin = Vec2{x0, y1 + 80};
+  lay(top, origin);
+}
+
+void GraphGeometry::compute_zones() {
+  for (ZoneGeom& z : zones_) z.empty = true;
+  std::vector<Rect> content(zones_.size());
+  // Reverse pre-order: what a zone holds (nodes and their own zones) is known before it.
+  for (size_t k = nodes_.size(); k-- > 0;) {
+    const NodeGeom& n = nodes_[k];
+    int slot = 0;
+    for (int zi : n.zones) {
+      ZoneGeom& z = zones_[static_cast<size_t>(zi)];
+      if (z.empty) {  // a place to drop or create nodes, to the right of its node
+        z.rect = Rect{n.pos.x + n.w + 40, n.pos.y + slot * 90.0f, n.pos.x + n.w + 200, n.pos.y + slot * 90.0f + 70};
+      } else {
+        Rect c = content[static_cast<size_t>(zi)];
+        z.rect = Rect{c.x0 - m_.zone_pad, c.y0 - m_.zone_pad - m_.zone_label, c.x1 + m_.zone_pad, c.y1 + m_.zone_pad};
+      }
+      ++slot;
+    }
+    if (n.zone < 0) continue;
+    Rect mine = n.rect();
+    for (int zi : n.zones) mine = mine.united(zones_[static_cast<size_t>(zi)].rect);
+    ZoneGeom& holder = zones_[static_cast<size_t>(n.zone)];
+    content[static_cast<size_t>(n.zone)] = holder.empty ? mine : content[static_cast<size_t>(n.zone)].united(mine);
+    holder.empty = false;
+  }
+}
+
+int GraphGeometry::index_of(int id) const {
+  auto it = index_.find(id);
+  return it == index_.end() ? -1 : it->second;
+}
+
+Vec2 GraphGeometry::input_pos(int node, int pin) const {
+  const NodeGeom& n = nodes_[static_cast<size_t>(node)];
+  if (n.reroute) return Vec2{n.pos.x, n.pos.y + n.h * 0.5f};
+  float top = n.pos.y + m_.header + (n.detail.empty() ? 0 : m_.detail);
+  return Vec2{n.pos.x, top + (static_cast<float>(pin) + 0.5f) * m_.row};
+}
+
+Vec2 GraphGeometry::output_pos(int node, int pin) const {
+  const NodeGeom& n = nodes_[static_cast<size_t>(node)];
+  if (n.reroute) return Vec2{n.pos.x + n.w, n.pos.y + n.h * 0.5f};
+  float top = n.pos.y + m_.header + (n.detail.empty() ? 0 : m_.detail);
+  return Vec2{n.pos.x + n.w, top + (static_cast<float>(pin) + 0.5f) * m_.row};
+}
+
+int GraphGeometry::input_index(int node, const std::string& pin) const {
+  const auto& pins = nodes_[static_cast<size_t>(node)].inputs;
+  for (size_t i = 0; i < pins.size(); ++i)
+    if (pins[i].name == pin) return static_cast<int>(i);
+  return -1;
+}
+
+int GraphGeometry::output_index(int node, const std::string& pin) const {
+  const auto& pins = nodes_[static_cast<size_t>(node)].outputs;
+  for (size_t i = 0; i < pins.size(); ++i)
+    if (pins[i].name == pin) return static_cast<int>(i);
+  return -1;
+}
+
+int GraphGeometry::node_at(Vec2 p) const {
+  std::vector<int> near;
+  node_grid_.query(Rect{p.x, p.y, p.x, p.y}, near);
+  int best = -1;
+  for (int i : near) {
+    if (!nodes_[static_cast<size_t>(i)].rect().contains(p.x, p.y)) continue;
+    if (best < 0 || nodes_[static_cast<size_t>(i)].depth > nodes_[static_cast<size_t>(best)].depth ||
+        (nodes_[static_cast<size_t>(i)].depth == nodes_[static_cast<size_t>(best)].depth && i > best))
+      best = i;
+  }
+  return best;
+}
+
+int GraphGeometry::zone_at(Vec2 p) const {
+  int best = -1;
+  for (size_t i = 0; i < zones_.size(); ++i)
+    if (zones_[i].rect.contains(p.x, p.y) && (best < 0 || zones_[i].depth >= zones_[static_cast<size_t>(best)].depth))
+      best = static_cast<int>(i);
+  return best;
+}
+
+int GraphGeometry::zone_of(const RegionRef& region) const {
+  for (size_t i = 0; i < zones_.size(); ++i)
+    if (zones_[i].region == region) return static_cast<int>(i);
+  return -1;
+}
+
+GraphGeometry::PinHit GraphGeometry::pin_at(Vec2 p, float radius) const {
+  std::vector<int> near;
+  node_grid_.query(Rect{p.x - radius, p.y - radius, p.x + radius, p.y + radius}, near);
+  PinHit best;
+  float best_d = radius * radius;
+  for (int i : near) {
+    const NodeGeom& n = nodes_[static_cast<size_t>(i)];
+    auto consider = [&](Vec2 at, int pin, bool output) {
+      float d = (at.x - p.x) * (at.x - p.x) + (at.y - p.y) * (at.y - p.y);
+      if (d <= best_d) {
+        best_d = d;
+        best = PinHit{i, pin, output};
+      }
+    };
+    for (size_t k = 0; k < n.inputs.size(); ++k) consider(input_pos(i, static_cast<int>(k)), static_cast<int>(k), false);
+    for (size_t k = 0; k < n.outputs.size(); ++k) consider(output_pos(i, static_cast<int>(k)), static_cast<int>(k), true);
+  }
+  return best;
+}
+
+Vec2 GraphGeometry::curve_point(Vec2 p0, Vec2 p1, float t) {
+  float d = std::max(40.0f, std::fabs(p1.x - p0.x) * 0.5f);
+  Vec2 c0{p0.x + d, p0.y}, c1{p1.x - d, p1.y};
+  float u = 1 - t;
+  float a = u * u * u, b = 3 * u * u * t, c = 3 * u * t * t, e = t * t * t;
+  return Vec2{a * p0.x + b * c0.x + c * c1.x + e * p1.x, a * p0.y + b * c0.y + c * c1.y + e * p1.y};
+}
+
+int GraphGeometry::link_at(Vec2 p, float tolerance) const {
+  std::vector<int> near;
+  link_grid_.query(Rect{p.x - tolerance, p.y - tolerance, p.x + tolerance, p.y + tolerance}, near);
+  int best = -1;
+  float best_d = tolerance * tolerance;
+  for (int i : near) {
+    const LinkGeom& l = links_[static_cast<size_t>(i)];
+    if (!l.bounds.expanded(tolerance).contains(p.x, p.y)) continue;
+    Vec2 prev = l.p0;
+    for (int s = 1; s <= 24; ++s) {
+      Vec2 cur = curve_point(l.p0, l.p1, static_cast<float>(s) / 24);
+      float dx = cur.x - prev.x, dy = cur.y - prev.y;
+      float len = dx * dx + dy * dy;
+      float t = len > 0 ? std::clamp(((p.x - prev.x) * dx + (p.y - prev.y) * dy) / len, 0.0f, 1.0f) : 0;
+      float qx = prev.x + t * dx - p.x, qy = prev.y + t * dy - p.y;
+      if (qx * qx + qy * qy <= best_d) {
+        best_d = qx * qx + qy * qy;
+        best = i;
+      }
+      prev = cur;
+    }
+  }
+  return best;
+}
+
+}  // namespace loom::editor
