@@ -138,7 +138,10 @@ GraphTypes infer_graph_types(const Document& doc, const std::string& graph, bool
   } catch (const Error& e) {
     // Not about one node of the graph (parameters, a function's unset output...). When
     // nodes failed already, this is most likely their consequence.
-    if (out.problems.empty()) out.problems.push_back({-1, e.place().pin, e.message()});
+    if (out.problems.empty()) {
+      bool here = e.place().kernel == graph && e.place().function == function;
+      out.problems.push_back({here ? e.place().node : -1, e.place().pin, e.message()});
+    }
   } catch (const detail::PoisonedInput&) {
   }
   return out;

@@ -274,7 +274,9 @@ ir::Builder& Lowerer::B() {
 
 void Lowerer::lower_region(Scope& s) {
   for (const Node& n : *s.nodes) {
-    const NodeSpec* spec = spec_of(n);
+    const NodeSpec* spec = find_node_spec(n.type);
+    if (!spec && record_ && recording_here()) continue;  // tolerant: the pass below records it
+    if (!spec) spec = spec_of(n);                          // throws
     if (spec->effectful) lower_node(s, n);
   }
   for (const Node& n : *s.nodes) {

@@ -27,10 +27,19 @@ ImVec2 add(ImVec2 a, ImVec2 b) { return ImVec2(a.x + b.x, a.y + b.y); }
 
 }  // namespace
 
-void NodeCanvas::draw_text(ImDrawList* dl, Vec2 at, float units, ImU32 color, const std::string& text) const {
-  float px = units * view_.zoom;
+void NodeCanvas::draw_text(ImDrawList* dl, Vec2 at, float units, ImU32 color, const std::string& text, float right,
+                           float min_px) const {
+  float px = std::max(units * view_.zoom, min_px);
   if (px < kMinTextPx || text.empty()) return;
-  dl->AddText(font_for(units), px, view_.to_screen(at), color, text.c_str());
+  ImFont* font = fonts_ ? fonts_->nearest(px) : nullptr;
+  if (!font) font = ImGui::GetFont();
+  ImVec2 s = view_.to_screen(at);
+  if (right <= at.x) {
+    dl->AddText(font, px, s, color, text.c_str());
+    return;
+  }
+  ImVec4 clip(s.x, s.y - px, view_.to_screen(Vec2{right, at.y}).x, s.y + 2 * px);
+  dl->AddText(font, px, s, color, text.c_str(), nullptr, 0.0f, &clip);
 }
 
 std::string NodeCanvas::crumb_text(size_t i) const {
@@ -121,7 +130,9 @@ void NodeCanvas::draw_comments(ImDrawList* dl, const EditorDocument& doc) const 
     dl->AddRectFilled(p0, ImVec2(p1.x, p0.y + title), with_alpha(col, 150), 6 * view_.zoom, ImDrawFlags_RoundCornersTop);
     bool selected = doc.selection().has_comment(c);
     dl->AddRect(p0, p1, selected ? IM_COL32(255, 200, 80, 255) : with_alpha(col, 200), 6 * view_.zoom, 0, selected ? 2.0f : 1.0f);
-    draw_text(dl, Vec2{f.x + 8, f.y + 5}, 16, IM_COL32(240, 240, 240, 255), f.title);
+    // Comment titles stay readable at any zoom: they are the map of a big graph.
+    draw_text(dl, Vec2{f.x + 8 / view_.zoom * std::min(view_.zoom, 1.0f), f.y + 5}, 16, IM_COL32(240, 240, 240, 255), f.title,
+              0, 12.0f);
     float h = 12;
     dl->AddTriangleFilled(ImVec2(p1.x - h, p1.y), ImVec2(p1.x, p1.y - h), p1, with_alpha(col, 220));
   }
@@ -145,7 +156,7 @@ void NodeCanvas::draw_zones(ImDrawList* dl) {
     dl->AddRect(p0, p1, target ? IM_COL32(120, 230, 120, 255) : with_alpha(tint, 200), r, 0, target ? 3.0f : 1.2f);
     std::string label = zone.region.region + "  \xc2\xb7  " + owner.type + " #" + std::to_string(owner.id);
     if (target) label += "  \xc2\xab release to move here";
-    draw_text(dl, Vec2{zone.rect.x0 + 8, zone.rect.y0 + 4}, 13, IM_COL32(230, 230, 230, 230), label);
+    draw_text(dl, Vec2{zone.rect.x0 + 8, zone.rect.y0 + 4}, 13, IM_COL32(230, 230, 230, 230), label, 0, 9.0f);
     if (zone.empty)
       draw_text(dl, Vec2{zone.rect.x0 + 8, zone.rect.y0 + m.zone_label + 8}, 12, IM_COL32(200, 200, 200, 120),
                 "empty: add nodes here");
@@ -215,13 +226,18 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
   dl->AddRect(p0, p1, border, rounding, 0, selected || broken ? 2.5f : 1.0f);
 
   float label = m.text;
-  draw_text(dl, Vec2{n.pos.x + m.pad, n.pos.y + (m.header - 14) * 0.5f}, 14, IM_COL32(245, 245, 245, 255), n.title);
+  // Titles stay readable zoomed out (at least 9 pixels, clipped to the box): they are how
+  // a big graph is found one's way around in.
+  float title_px = std::max(14 * z, 9.0f);
+  draw_text(dl, Vec2{n.pos.x + m.pad, n.pos.y + m.header * 0.5f - title_px * 0.5f / z}, 14, IM_COL32(245, 245, 245, 255),
+            n.title, n.pos.x + n.w - 2, 9.0f);
+  if (14 * z < 9.0f) return;  // pins, labels and badges would be specks
   float id_right = n.pos.x + n.w - m.pad - (broken ? 18 : 0);
   draw_text(dl, Vec2{id_right - n.id_w * 12 / label, n.pos.y + (m.header - 12) * 0.5f}, 12, IM_COL32(255, 255, 255, 120),
             "#" + std::to_string(n.id));
   float top = n.pos.y + m.header;
   if (!n.detail.empty()) {
-    draw_text(dl, Vec2{n.pos.x + m.pad, top + 2}, 12, IM_COL32(200, 205, 215, 220), n.detail);
+    draw_text(dl, Vec2{n.pos.x + m.pad, top + 2}, 12, IM_COL32(200, 205, 215, 220), n.detail, n.pos.x + n.w - m.pad * 0.5f);
     top += m.detail;
   }
   // Ordered nodes: their place in their region's order, as a badge on the corner.

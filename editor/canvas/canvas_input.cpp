@@ -476,7 +476,11 @@ bool NodeCanvas::double_click(EditorDocument& doc, const Hit& hit) {
     }
     case Hit::Kind::Node: {
       const NodeGeom& n = geo_.nodes()[static_cast<size_t>(hit.node)];
-      if (n.type != "call") return false;
+      if (n.type != "call") {
+        if (n.reroute) return false;
+        open_value_editor(doc, n.id);
+        return true;
+      }
       const graph::Node* node = find_node(doc.doc(), graph(), n.id);
       const graph::Literal* f = node ? node->param("function") : nullptr;
       if (f && f->kind == graph::Literal::Kind::String && doc.doc().function(f->s))
@@ -499,7 +503,8 @@ bool NodeCanvas::double_click(EditorDocument& doc, const Hit& hit) {
 
 void NodeCanvas::handle_keyboard(EditorDocument& doc) {
   ImGuiIO& io = ImGui::GetIO();
-  if (!focused_ || palette_.is_open() || comment_editing_ >= 0 || io.WantTextInput ||
+  if (!focused_ || palette_.is_open() || comment_editing_ >= 0 || editing_node_ >= 0 || renaming_function_ ||
+      io.WantTextInput ||
       ImGui::IsPopupOpen(nullptr, ImGuiPopupFlags_AnyPopupId))
     return;
   ImVec2 mouse = io.MousePos;
@@ -567,7 +572,10 @@ void NodeCanvas::handle_keyboard(EditorDocument& doc) {
   if ((key_pressed(ImGuiKey_Enter) || key_pressed(ImGuiKey_KeyPadEnter)) && sel.nodes.size() == 1) {
     const graph::Node* n = find_node(doc.doc(), graph(), sel.nodes[0]);
     const graph::Literal* f = n && n->type == "call" ? n->param("function") : nullptr;
-    if (f && doc.doc().function(f->s)) enter_function(f->s);
+    if (f && f->kind == graph::Literal::Kind::String && doc.doc().function(f->s))
+      enter_function(f->s);
+    else if (n)
+      open_value_editor(doc, n->id);
   }
   if (ImGui::IsKeyPressed(options_.keys.f1, false)) help_open_ = !help_open_;
   // Space: a tap opens the palette, a hold pans (see handle_mouse).

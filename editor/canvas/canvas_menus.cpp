@@ -10,6 +10,7 @@
 #include "editor/canvas/shortcuts.h"
 #include "editor/model/clipboard.h"
 #include "editor/model/graph_access.h"
+#include "editor/model/literal_text.h"
 #include "editor/model/operations.h"
 
 namespace loom::editor {
@@ -47,6 +48,7 @@ void NodeCanvas::draw_menus(EditorDocument& doc) {
   }
   if (fonts_ && fonts_->ui()) ImGui::PushFont(fonts_->ui());
   if (menu_ && ImGui::BeginPopup(kMenu)) {
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) ImGui::CloseCurrentPopup();
     const Hit& hit = menu_->hit;
     Vec2 at = menu_->at;
     const Selection& sel = doc.selection();
@@ -62,6 +64,7 @@ void NodeCanvas::draw_menus(EditorDocument& doc) {
           const graph::Literal* f = node ? node->param("function") : nullptr;
           if (ImGui::MenuItem("Enter function", "Enter", false, f && doc.doc().function(f->s))) enter_function(f->s);
         }
+        if (!n.reroute && ImGui::MenuItem("Edit values...", "Enter")) open_value_editor(doc, n.id);
         if (ImGui::MenuItem("Copy", "Ctrl+C")) copy_selection(doc);
         if (ImGui::MenuItem("Duplicate", "Ctrl+D")) duplicate_nodes(doc, graph(), sel.nodes, Vec2{30, 30});
         if (ImGui::MenuItem("Delete", "Del")) delete_selection(doc);
@@ -141,6 +144,20 @@ void NodeCanvas::draw_menus(EditorDocument& doc) {
         if (ImGui::MenuItem(undo.c_str(), "Ctrl+Z", false, doc.can_undo())) doc.undo();
         if (ImGui::MenuItem("Redo", "Ctrl+Y", false, doc.can_redo())) doc.redo();
         if (ImGui::MenuItem("Frame all", "Home")) frame_all();
+        ImGui::Separator();
+        if (ImGui::MenuItem("New function")) new_function(doc);
+        if (graph().function) {
+          if (ImGui::MenuItem("Rename function...")) {
+            renaming_function_ = true;
+            function_name_ = graph().name;
+            edit_focus_ = true;
+          }
+          if (ImGui::MenuItem("Delete function")) {
+            std::string name = graph().name;
+            EditResult r = delete_function(doc, name);
+            status_ = r.ok ? "deleted function " + name : r.message;
+          }
+        }
         if (crumbs_.size() > 1 && ImGui::MenuItem("Leave function", "Esc")) leave();
         if (ImGui::MenuItem("Shortcuts", "F1")) help_open_ = true;
       }
@@ -210,6 +227,156 @@ void NodeCanvas::draw_help() {
     }
     ImGui::TextDisabled("Pins: circle float/int, diamond bool, square vector, crossed square matrix,");
     ImGui::TextDisabled("ring array/texture, triangle variable; filled when linked. F1 or ? closes.");
+  }
+  ImGui::End();
+  if (fonts_ && fonts_->ui()) ImGui::PopFont();
+}
+
+}  // namespace loom::editor
+
+namespace loom::editor {
+
+void NodeCanvas::open_value_editor(EditorDocument& doc, int node) {
+  const graph::Node* n = find_node(doc.doc(), graph(), node);
+  if (!n) return;
+  editing_node_ = node;
+  edit_focus_ = true;
+  edit_opened_frame_ = ImGui::GetFrameCount();
+  edit_fields_.clear();
+  const graph::NodeSpec* spec = graph::find_node_spec(n->type);
+  std::vector<std::string> params;
+  if (spec)
+    for (const graph::ParamSpec& p : spec->params) params.push_back(p.name);
+  for (const auto& [name, v] : n->params)
+    if (std::find(params.begin(), params.end(), name) == params.end()) params.push_back(name);
+  for (const std::string& name : params) {
+    EditField f;
+    f.name = name;
+    f.param = true;
+    if (const graph::Literal* l = n->param(name)) f.text = literal_text(*l);
+    edit_fields_.push_back(std::move(f));
+  }
+  for (const std::string& pin : graph::node_input_pins(doc.doc(), *n)) {
+    EditField f;
+    f.name = pin;
+    if (const graph::Input* in = n->input(pin)) {
+      f.linked = in->linked;
+      f.text = in->linked ? std::to_string(in->from_node) + "." + in->from_pin : literal_text(in->literal);
+    }
+    edit_fields_.push_back(std::move(f));
+  }
+}
+
+void NodeCanvas::draw_value_editor(EditorDocument& doc) {
+  if (editing_node_ < 0) return;
+  int index = geo_.index_of(editing_node_);
+  const graph::Node* node = find_node(doc.doc(), graph(), editing_node_);
+  if (index < 0 || !node) {
+    editing_node_ = -1;
+    return;
+  }
+  const NodeGeom& n = geo_.nodes()[static_cast<size_t>(index)];
+  ImGui::SetNextWindowPos(view_.to_screen(Vec2{n.pos.x + n.w + 12, n.pos.y}));
+  ImGui::SetNextWindowSize(ImVec2(300, 0));
+  if (edit_focus_) ImGui::SetNextWindowFocus();
+  ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
+                           ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_AlwaysAutoResize;
+  if (fonts_ && fonts_->ui()) ImGui::PushFont(fonts_->ui());
+  bool close = false;
+  if (ImGui::Begin("##loom_value_editor", nullptr, flags)) {
+    ImGui::Text("%s #%d", node->type.c_str(), node->id);
+    ImGui::TextDisabled("Enter applies a field, Escape closes; empty removes");
+    ImGui::Separator();
+    bool first_edit = true;
+    for (EditField& f : edit_fields_) {
+      ImGui::PushID(&f);
+      ImGui::AlignTextToFramePadding();
+      ImGui::TextUnformatted(f.name.c_str());
+      ImGui::SameLine(110);
+      ImGui::SetNextItemWidth(-1);
+      if (f.linked) {
+        ImGui::TextDisabled("linked from %s", f.text.c_str());
+      } else {
+        if (edit_focus_ && first_edit) {
+          ImGui::SetKeyboardFocusHere();
+          edit_focus_ = false;
+        }
+        first_edit = false;
+        bool enter = ImGui::InputText("##v", &f.text, ImGuiInputTextFlags_EnterReturnsTrue);
+        if (enter || ImGui::IsItemDeactivatedAfterEdit()) {
+          const graph::Literal* now = f.param ? node->param(f.name) : nullptr;
+          bool text_ok = f.param && (is_text_param(f.name) || (now && now->kind == graph::Literal::Kind::String));
+          std::optional<graph::Literal> value = parse_literal_text(f.text, text_ok, &f.error);
+          if (f.error.empty()) {
+            EditResult r = f.param ? set_param(doc, graph(), node->id, f.name, value)
+                                   : set_literal(doc, graph(), PinRef{node->id, f.name}, value);
+            if (!r.ok) f.error = r.message;
+            node = find_node(doc.doc(), graph(), editing_node_);
+            if (!node) {
+              ImGui::PopID();
+              close = true;
+              break;
+            }
+          }
+          if (!f.error.empty()) status_ = f.name + ": " + f.error;
+        }
+        if (!f.error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", f.error.c_str());
+      }
+      ImGui::PopID();
+    }
+    if (edit_fields_.empty()) ImGui::TextDisabled("nothing to set");
+    bool outside = ImGui::IsMouseClicked(0) && !ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows) &&
+                   ImGui::GetFrameCount() > edit_opened_frame_ + 1;
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)) || outside) close = true;
+  }
+  ImGui::End();
+  if (fonts_ && fonts_->ui()) ImGui::PopFont();
+  if (close) editing_node_ = -1;
+}
+
+void NodeCanvas::new_function(EditorDocument& doc) {
+  std::string name;
+  for (int i = 1; name.empty() || doc.doc().function(name) || doc.doc().kernel(name); ++i) name = "function" + std::to_string(i);
+  EditResult r = create_function(doc, name, {{"x", "f32"}}, {{"y", "f32"}});
+  if (!r.ok) {
+    status_ = r.message;
+    return;
+  }
+  enter_function(name);
+  status_ = "new function " + name + " (rename it from the canvas menu)";
+}
+
+void NodeCanvas::draw_function_renamer(EditorDocument& doc) {
+  if (!renaming_function_) return;
+  if (!graph().function) {
+    renaming_function_ = false;
+    return;
+  }
+  std::vector<Rect> crumbs = crumb_rects();
+  ImGui::SetNextWindowPos(ImVec2(crumbs.back().x0, crumbs.back().y1 + 4));
+  ImGui::SetNextWindowSize(ImVec2(260, 0));
+  if (edit_focus_) ImGui::SetNextWindowFocus();
+  if (fonts_ && fonts_->ui()) ImGui::PushFont(fonts_->ui());
+  if (ImGui::Begin("##loom_function_name", nullptr,
+                   ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
+                       ImGuiWindowFlags_NoSavedSettings)) {
+    ImGui::TextUnformatted("Function name");
+    if (edit_focus_) {
+      ImGui::SetKeyboardFocusHere();
+      edit_focus_ = false;
+    }
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::InputText("##name", &function_name_, ImGuiInputTextFlags_EnterReturnsTrue)) {
+      std::string from = graph().name;
+      EditResult r = rename_function(doc, from, function_name_);
+      if (r.ok) {
+        for (GraphRef& g : crumbs_)
+          if (g == GraphRef{from, true}) g.name = function_name_;
+        renaming_function_ = false;
+      }
+      status_ = r.ok ? "renamed to " + function_name_ : r.message;
+    }
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) renaming_function_ = false;
   }
   ImGui::End();
   if (fonts_ && fonts_->ui()) ImGui::PopFont();

@@ -6,33 +6,13 @@
 
 #include "compiler/graph/node_library.h"
 #include "editor/model/graph_access.h"
+#include "editor/model/literal_text.h"
 
 namespace loom::editor {
 
 using graph::Node;
 
 namespace {
-
-std::string literal_text(const graph::Literal& l) {
-  switch (l.kind) {
-    case graph::Literal::Kind::Bool: return l.b ? "true" : "false";
-    case graph::Literal::Kind::Int:
-    case graph::Literal::Kind::Float: {
-      if (!l.spelling.empty()) return l.spelling;
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%g", l.as_double());
-      return buf;
-    }
-    case graph::Literal::Kind::String: return l.s;
-    case graph::Literal::Kind::List: {
-      std::string s = "[";
-      for (size_t i = 0; i < l.list.size(); ++i) s += (i ? ", " : "") + literal_text(l.list[i]);
-      return s + "]";
-    }
-    case graph::Literal::Kind::None: break;
-  }
-  return "";
-}
 
 std::string shorten(std::string s, size_t n) {
   if (s.size() <= n) return s;
@@ -52,6 +32,49 @@ PinCategory literal_category(const graph::Literal& l) {
 }
 
 float round_up(float v, float step) { return std::ceil(v / step) * step; }
+
+// The input pins a node shows: every pin that has something, and of the rest only those that
+// matter here (index pins up to the field's dimensions, the array pin when no field or
+// ndarray is named, loop bounds up to the dimensions in use and one more). Nodes stay
+// compact; the value editor lists every pin.
+std::vector<std::string> shown_inputs(const graph::Document& doc, const GraphRef& g, const Node& n) {
+  std::vector<std::string> pins = graph::node_input_pins(doc, n);
+  auto given = [&](const std::string& pin) { return n.input(pin) != nullptr; };
+  bool memory = n.type == "load" || n.type == "store" || n.type.rfind("atomic_", 0) == 0;
+  if (memory) {
+    int ndim = -1;
+    const graph::Literal* field = n.param("field");
+    const graph::Literal* nd = n.param("ndarray");
+    if (field && field->kind == graph::Literal::Kind::String) {
+      if (const FieldDesc* f = doc.field(field->s)) ndim = static_cast<int>(f->shape.size());
+      if (const graph::KernelDecl* k = g.function ? nullptr : doc.kernel(g.name))  // a template field parameter
+        for (const graph::KernelParam& p : k->params)
+          if (p.name == field->s && p.kind == graph::ParamKind::Template) ndim = -1;
+    } else if (nd && nd->kind == graph::Literal::Kind::String) {
+      if (const graph::KernelDecl* k = g.function ? nullptr : doc.kernel(g.name))
+        for (const graph::KernelParam& p : k->params)
+          if (p.name == nd->s && p.kind == graph::ParamKind::Ndarray && p.ndim > 0) ndim = p.ndim;
+    }
+    bool named = (field && field->kind == graph::Literal::Kind::String) || (nd && nd->kind == graph::Literal::Kind::String);
+    std::erase_if(pins, [&](const std::string& p) {
+      if (given(p)) return false;
+      if (p == "array") return named;
+      bool index = p.size() == 2 && p[0] == 'i' && p[1] >= '0' && p[1] <= '3';
+      return index && ndim >= 0 && p[1] - '0' >= ndim;
+    });
+  } else if (n.type == "range_for") {
+    int used = 0;
+    for (int d = 0; d < 3; ++d)
+      if (given("end" + std::to_string(d)) || given("begin" + std::to_string(d))) used = d + 1;
+    std::erase_if(pins, [&](const std::string& p) {
+      if (given(p)) return false;
+      int d = p.back() - '0';
+      if (p.rfind("begin", 0) == 0) return true;  // 0 unless given
+      return d > used;                            // one more end than in use
+    });
+  }
+  return pins;
+}
 
 }  // namespace
 
@@ -97,7 +120,7 @@ void GraphGeometry::build(const graph::Document& doc, const GraphRef& g, const g
       detail += (detail.empty() ? "" : ", ") + (obvious ? v : name + "=" + v);
     }
     ng.detail = shorten(detail, 48);
-    for (const std::string& pin : graph::node_input_pins(doc, n)) {
+    for (const std::string& pin : shown_inputs(doc, g, n)) {
       PinGeom p;
       p.name = pin;
       if (const graph::Input* in = n.input(pin)) {
@@ -117,7 +140,21 @@ void GraphGeometry::build(const graph::Document& doc, const GraphRef& g, const g
       }
       ng.inputs.push_back(std::move(p));
     }
-    for (const std::string& pin : graph::node_output_pins(doc, n)) {
+    std::vector<std::string> outputs = graph::node_output_pins(doc, n);
+    // Loop indices of dimensions the loop does not have are left out.
+    int loop_dims = -1;
+    if (n.type == "range_for") {
+      loop_dims = 0;
+      for (int d = 0; d < 3; ++d)
+        if (n.input("end" + std::to_string(d))) loop_dims = d + 1;
+    } else if (n.type == "struct_for") {
+      const graph::Literal* f = n.param("field");
+      const FieldDesc* field = f && f->kind == graph::Literal::Kind::String ? doc.field(f->s) : nullptr;
+      if (field) loop_dims = static_cast<int>(field->shape.size());
+    }
+    if (loop_dims >= 0)
+      std::erase_if(outputs, [&](const std::string& p) { return p.size() == 2 && p[0] == 'i' && p[1] - '0' >= std::max(loop_dims, 1); });
+    for (const std::string& pin : outputs) {
       PinGeom p;
       p.name = pin;
       const graph::PinValue* v = types.output(n.id, pin);
@@ -135,7 +172,9 @@ void GraphGeometry::build(const graph::Document& doc, const GraphRef& g, const g
       ng.w = ng.h = m_.reroute;
     } else {
       float w = measure(ng.title) + measure("#" + std::to_string(n.id)) + 3 * m_.pad;
-      if (!ng.detail.empty()) w = std::max(w, measure(ng.detail) + 2 * m_.pad);
+      // A long formula does not make a huge node: the line is clipped to the box (the full
+      // text is in the tooltip and the value editor).
+      if (!ng.detail.empty()) w = std::max(w, std::min(measure(ng.detail), 190.0f) + 2 * m_.pad);
       size_t rows = std::max(ng.inputs.size(), ng.outputs.size());
       for (size_t r = 0; r < rows; ++r) {
         float left = 0, right = 0;

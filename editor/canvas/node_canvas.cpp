@@ -32,6 +32,8 @@ void NodeCanvas::frame(EditorDocument& doc) {
   tooltips(doc);
   draw_menus(doc);
   draw_comment_editor(doc);
+  draw_value_editor(doc);
+  draw_function_renamer(doc);
   if (auto choice = palette_.draw(fonts_ ? fonts_->ui() : nullptr)) apply_choice(doc, *choice);
   draw_help();
 }

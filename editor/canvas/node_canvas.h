@@ -62,6 +62,9 @@ class NodeCanvas {
   void leave();                                   // back to the graph before
   // Shows node `node` of graph `g`: switches graph, selects it and frames it (a log entry).
   void focus(const GraphRef& g, int node);
+  // Opens the value editor of a node (its parameters and the literals on its inputs).
+  void edit_values(EditorDocument& doc, int node) { open_value_editor(doc, node); }
+  int value_editor_node() const { return editing_node_; }
   void focus(const Diagnostic& d) { focus(d.graph, d.node); }
   void frame_all() { pending_frame_ = Frame::All; }
   void frame_selection() { pending_frame_ = Frame::Selection; }
@@ -160,10 +163,17 @@ class NodeCanvas {
   void draw_drag(ImDrawList* dl, EditorDocument& doc);
   void draw_breadcrumb(ImDrawList* dl, EditorDocument& doc);
   void draw_minimap(ImDrawList* dl, const EditorDocument& doc);
-  void draw_text(ImDrawList* dl, Vec2 at, float units, ImU32 color, const std::string& text) const;
+  // Text at canvas point `at`, `units` tall (at least `min_px` pixels); clipped at canvas x
+  // `right` when given.
+  void draw_text(ImDrawList* dl, Vec2 at, float units, ImU32 color, const std::string& text, float right = 0,
+                 float min_px = 0) const;
   void tooltips(EditorDocument& doc);
 
   // canvas_menus.cpp
+  void open_value_editor(EditorDocument& doc, int node);
+  void draw_value_editor(EditorDocument& doc);
+  void draw_function_renamer(EditorDocument& doc);
+  void new_function(EditorDocument& doc);
   void open_menu(const Hit& hit, Vec2 at);
   void draw_menus(EditorDocument& doc);
   void draw_help();
@@ -216,6 +226,18 @@ class NodeCanvas {
   bool menu_requested_ = false;
   bool help_open_ = false;
   graph::CommentFrame resize_start_;
+  struct EditField {
+    std::string name;
+    bool param = false;
+    bool linked = false;
+    std::string text, error;
+  };
+  int editing_node_ = -1;  // the value editor's node
+  std::vector<EditField> edit_fields_;
+  bool edit_focus_ = false;
+  int edit_opened_frame_ = -1;
+  bool renaming_function_ = false;
+  std::string function_name_;
   int comment_editing_ = -1;
   std::string comment_title_;
   bool comment_focus_ = false;

@@ -13,6 +13,7 @@ void SearchPalette::open(const graph::Document& doc, const GraphRef& g, const Pa
   opened_frame_ = ImGui::GetFrameCount();
   focus_input_ = true;
   input_active_ = false;
+  deselect_ = true;
   pos_ = screen_pos;
   request_ = request;
   query_.clear();
@@ -75,7 +76,18 @@ std::optional<SearchPalette::Choice> SearchPalette::draw(const ImFont* font) {
           highlight_ = 0;
         }
     ImGui::SetNextItemWidth(-1);
-    if (ImGui::InputTextWithHint("##query", "search...", &query_)) highlight_ = 0;
+    // Focus given by code selects all the text; what was typed before must not be replaced.
+    auto keep_cursor_at_end = [](ImGuiInputTextCallbackData* data) {
+      auto* self = static_cast<SearchPalette*>(data->UserData);
+      if (self->deselect_) {
+        data->CursorPos = data->SelectionStart = data->SelectionEnd = data->BufTextLen;
+        self->deselect_ = false;
+      }
+      return 0;
+    };
+    if (ImGui::InputTextWithHint("##query", "search...", &query_, ImGuiInputTextFlags_CallbackAlways, keep_cursor_at_end,
+                                 this))
+      highlight_ = 0;
     input_active_ = ImGui::IsItemActive();
     std::vector<size_t> items = filtered();
     int count = static_cast<int>(items.size());

@@ -50,6 +50,7 @@ class SearchPalette {
   int opened_frame_ = -1;
   bool focus_input_ = false;
   bool input_active_ = false;
+  bool deselect_ = false;
   ImVec2 pos_{0, 0};
   PaletteRequest request_;
   std::vector<CatalogEntry> entries_;

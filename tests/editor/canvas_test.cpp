@@ -604,3 +604,113 @@ TEST(EditorCanvas, ABigGraphIsCulled) {
   h.click(d, node_header(h, id));
   EXPECT_EQ(d.selection().nodes, std::vector<int>{id});
 }
+
+TEST(EditorCanvas, TheValueEditorSetsParametersAndLiterals) {
+  CanvasHarness h;
+  EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
+  h.frames(d, 2);
+  // A new const from the palette, its value typed in the editor (keyboard only).
+  h.click(d, empty_spot(h.canvas(), Vec2{100, 330}));
+  h.key(d, test::kKeyTab);
+  h.type(d, "const");
+  h.key(d, test::kKeyEnter);
+  ASSERT_EQ(find_node(d.doc(), kK, 8)->type, "const");
+  h.key(d, test::kKeyEnter);  // Enter on the selected node opens its values
+  ASSERT_EQ(h.canvas().value_editor_node(), 8);
+  h.frame(d);
+  for (int i = 0; i < 4; ++i) {  // "0.0" -> ""
+    ImGui::GetIO().KeysDown[test::kKeyBackspace] = true;
+    h.frame(d);
+    ImGui::GetIO().KeysDown[test::kKeyBackspace] = false;
+    h.frame(d);
+  }
+  h.type(d, "[1, 2.5, 3]");
+  h.key(d, test::kKeyEnter);
+  const graph::Literal* v = find_node(d.doc(), kK, 8)->param("value");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->kind, graph::Literal::Kind::List);
+  EXPECT_NE(d.save_text().find("{\"id\": 8, \"type\": \"const\", \"params\": {\"value\": [1, 2.5, 3]}}"), std::string::npos);
+  h.key(d, test::kKeyEscape);
+  EXPECT_EQ(h.canvas().value_editor_node(), -1);
+
+  // A literal on an input pin, by double-clicking the node; a bad value is refused.
+  h.double_click(d, node_header(h, 4));
+  ASSERT_EQ(h.canvas().value_editor_node(), 4);
+  EXPECT_EQ(find_node(d.doc(), kK, 4)->input("a")->from_node, 3);  // linked pins are shown, not edited
+  h.canvas().edit_values(d, 1);  // the app can open it too: param node 1's name
+  h.frames(d, 2);
+  for (int i = 0; i < 2; ++i) {
+    ImGui::GetIO().KeysDown[test::kKeyBackspace] = true;
+    h.frame(d);
+    ImGui::GetIO().KeysDown[test::kKeyBackspace] = false;
+    h.frame(d);
+  }
+  h.type(d, "t");  // a name is text: no quotes needed
+  h.key(d, test::kKeyEnter);
+  EXPECT_EQ(find_node(d.doc(), kK, 1)->param("name")->s, "t");
+  EXPECT_FALSE(h.canvas().problems(1).empty());  // there is no parameter 't': shown at once
+  h.key(d, 'Z', true);
+  h.frame(d);
+}
+
+TEST(EditorCanvas, NewRenameAndDeleteFunctionsFromTheMenus) {
+  CanvasHarness h;
+  EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
+  h.frames(d, 2);
+  h.click(d, empty_spot(h.canvas(), Vec2{100, 330}), 1);  // canvas menu
+  ASSERT_TRUE(any_popup_open());
+  ImGuiWindow* menu = ImGui::GetCurrentContext()->OpenPopupStack.back().Window;
+  ASSERT_NE(menu, nullptr);
+  // Find "New function" by walking the menu with the keyboard is brittle; call what it calls.
+  h.key(d, test::kKeyEscape);
+  EXPECT_FALSE(any_popup_open());
+  // The model operation the menu item runs, then the canvas shows it.
+  ASSERT_TRUE(create_function(d, "spring", {{"x", "f32"}}, {{"y", "f32"}}).ok);
+  h.canvas().enter_function("spring");
+  h.frames(d, 2);
+  EXPECT_EQ(h.canvas().graph(), (GraphRef{"spring", true}));
+  EXPECT_EQ(h.canvas().stats().nodes_total, 2);
+  expect_valid(d);
+  // Renamed behind the canvas's back: the canvas follows what exists.
+  ASSERT_TRUE(rename_function(d, "spring", "spring2").ok);
+  h.frames(d, 2);
+  EXPECT_EQ(h.canvas().graph(), kK);
+  d.undo();
+  h.canvas().enter_function("spring");
+  h.frames(d, 2);
+  ASSERT_TRUE(delete_function(d, "spring").ok);
+  h.frames(d, 2);
+  EXPECT_EQ(h.canvas().graph(), kK);
+}
+
+// Broken documents (an unknown node type, dangling links, duplicate ids, a cycle, a region
+// the type lacks) draw and take edits without crashing, and say what is wrong.
+TEST(EditorCanvas, BrokenDocumentsDrawAndShowTheirProblems) {
+  EditorDocument d = EditorDocument::from_text(R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": [
+    {"id": 1, "type": "sine", "inputs": {"a": "9"}},
+    {"id": 2, "type": "add", "inputs": {"a": "3", "b": "2"}},
+    {"id": 3, "type": "mul", "inputs": {"a": "2.nope", "b": "44.out"}},
+    {"id": 4, "type": "add", "regions": {"body": [{"id": 4, "type": "neg"}]}},
+    {"id": 5, "type": "range_for", "inputs": {"end0": 4.5}, "regions": {"body": [{"id": 6, "type": "index", "params": {"dim": 7}}]}}
+  ]}]})");
+  CanvasHarness h;
+  h.frames(d, 3);
+  EXPECT_GE(h.canvas().stats().nodes_total, 5);
+  EXPECT_FALSE(h.canvas().problems(1).empty());
+  EXPECT_FALSE(h.canvas().problems(5).empty());
+  // Every kind of interaction on it.
+  for (int id : {1, 2, 3, 5}) {
+    if (auto p = h.canvas().node_screen_pos(id)) {
+      h.click(d, ImVec2(p->x + 20, p->y + 6));
+      h.drag(d, ImVec2(p->x + 20, p->y + 6), ImVec2(p->x + 60, p->y + 40));
+      h.key(d, 'D', true);
+      h.key(d, test::kKeyDelete);
+      h.key(d, 'Z', true);
+    }
+  }
+  h.key(d, 'A', true);
+  h.key(d, 'C', true);
+  h.key(d, 'V', true);
+  h.frames(d, 2);
+  EXPECT_NO_THROW(graph::load_document(d.save_text()));
+}

@@ -11,6 +11,7 @@
 #include "editor/model/editor_document.h"
 #include "editor/model/edits.h"
 #include "editor/model/graph_access.h"
+#include "editor/model/literal_text.h"
 #include "editor/model/operations.h"
 #include "runtime/common/error.h"
 #include "tests/editor/test_docs.h"
@@ -383,4 +384,32 @@ TEST(EditorModel, RandomEditsUndoToTheSameBytes) {
   while (d.redo()) {
   }
   EXPECT_EQ(d.save_text(), after);
+}
+
+TEST(EditorModel, LiteralTextRoundTrips) {
+  std::string error;
+  auto n = parse_literal_text(" 1.50 ", false, &error);
+  ASSERT_TRUE(n);
+  EXPECT_EQ(n->kind, graph::Literal::Kind::Float);
+  EXPECT_EQ(literal_text(*n), "1.50");  // as typed
+  auto v = parse_literal_text("[1, [2, 3], true]", false, &error);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(literal_text(*v), "[1, [2, 3], true]");
+  auto big = parse_literal_text("18446744073709551615", false, &error);
+  ASSERT_TRUE(big);
+  EXPECT_TRUE(big->above_int64);
+  EXPECT_FALSE(parse_literal_text("temperature", false, &error));
+  EXPECT_EQ(error, "'temperature' is not a value (a number, true or false, or a list like [1, 0, 0])");
+  EXPECT_FALSE(parse_literal_text("{\"a\": 1}", false, &error));
+  EXPECT_FALSE(error.empty());
+  EXPECT_FALSE(parse_literal_text("99999999999999999999999", false, &error));
+  EXPECT_NE(error.find("out of range"), std::string::npos);
+  auto name = parse_literal_text("  a*sin(b) ", true, &error);
+  ASSERT_TRUE(name);
+  EXPECT_EQ(name->s, "a*sin(b)");
+  EXPECT_EQ(parse_literal_text("\"x\"", true, &error)->s, "x");
+  EXPECT_FALSE(parse_literal_text("   ", false, &error));
+  EXPECT_TRUE(error.empty());
+  EXPECT_TRUE(is_text_param("expr"));
+  EXPECT_FALSE(is_text_param("count"));
 }

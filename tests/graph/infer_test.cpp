@@ -144,3 +144,13 @@ TEST(Infer, SampleGraphsHaveNoProblems) {
   }
   EXPECT_GT(kernels, 5);
 }
+
+TEST(Infer, UnknownNodeTypesAreProblemsOfTheirOwn) {
+  Document doc = doc_with(kernel("k", {}, {N(1, "sine").in("a", 1.0), N(2, "store").in("value", ln(1)).p("field", "nope"),
+                                           N(3, "neg").in("a", 2)}));
+  GraphTypes t = infer_graph_types(doc, "k", false);
+  ASSERT_EQ(t.problems.size(), 1u);  // 2 reads 1: quiet
+  EXPECT_EQ(t.problems[0].node, 1);
+  EXPECT_EQ(t.problems[0].message, "unknown node type 'sine'");
+  EXPECT_EQ(out_text(t, 3), "i32 literal");
+}
