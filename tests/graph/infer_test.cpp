@@ -146,7 +146,7 @@ TEST(Infer, SampleGraphsHaveNoProblems) {
 }
 
 TEST(Infer, UnknownNodeTypesAreProblemsOfTheirOwn) {
-  Document doc = doc_with(kernel("k", {}, {N(1, "sine").in("a", 1.0), N(2, "store").in("value", ln(1)).p("field", "nope"),
+  Document doc = doc_with(kernel("k", {}, {N(1, "sine").in("a", 1.0), N(2, "abs").in("a", ln(1)),
                                            N(3, "neg").in("a", 2)}));
   GraphTypes t = infer_graph_types(doc, "k", false);
   ASSERT_EQ(t.problems.size(), 1u);  // 2 reads 1: quiet
