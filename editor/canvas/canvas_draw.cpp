@@ -196,7 +196,20 @@ void NodeCanvas::draw_links(ImDrawList* dl, const EditorDocument& doc) {
 
 void NodeCanvas::draw_nodes(ImDrawList* dl, const EditorDocument& doc) {
   std::unordered_set<int> selected(doc.selection().nodes.begin(), doc.selection().nodes.end());
-  for (int i : visible_nodes_) draw_node(dl, doc, i, selected.count(geo_.nodes()[static_cast<size_t>(i)].id) > 0);
+  // With 16-bit indices and a renderer that cannot offset vertices, one draw list holds
+  // 65536 vertices at most: past that, nodes are drawn as plain boxes (ImGui would assert).
+  bool limited = sizeof(ImDrawIdx) == 2 && !(ImGui::GetIO().BackendFlags & ImGuiBackendFlags_RendererHasVtxOffset);
+  for (int i : visible_nodes_) {
+    const NodeGeom& n = geo_.nodes()[static_cast<size_t>(i)];
+    bool sel = selected.count(n.id) > 0;
+    if (limited && dl->_VtxCurrentIdx > 60000) {
+      if (dl->_VtxCurrentIdx < 65000)
+        dl->AddRectFilled(view_.to_screen(n.pos), view_.to_screen(Vec2{n.pos.x + n.w, n.pos.y + n.h}),
+                          sel ? IM_COL32(255, 200, 80, 255) : category_color(n.category));
+      continue;
+    }
+    draw_node(dl, doc, i, sel);
+  }
 }
 
 void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index, bool selected) {

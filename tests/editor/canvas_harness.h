@@ -28,6 +28,7 @@ class CanvasHarness {
     io.DisplaySize = display;
     io.IniFilename = nullptr;
     io.DeltaTime = 1.0f / 60.0f;
+    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // as the Vulkan backend
     int map[][2] = {{ImGuiKey_Tab, kKeyTab},       {ImGuiKey_LeftArrow, kKeyLeft},   {ImGuiKey_RightArrow, kKeyRight},
                     {ImGuiKey_UpArrow, kKeyUp},     {ImGuiKey_DownArrow, kKeyDown},   {ImGuiKey_PageUp, kKeyPageUp},
                     {ImGuiKey_PageDown, kKeyPageDown}, {ImGuiKey_Home, kKeyHome},     {ImGuiKey_End, kKeyEnd},
