@@ -22,7 +22,7 @@ const std::vector<Shortcut>& canvas_shortcuts() {
       {"Ctrl+Z, Ctrl+Y, Ctrl+Shift+Z", "undo, redo"},
       {"C", "comment frame around the selection"},
       {"Alt+Up, Alt+Down", "ordered node runs earlier, later in its region"},
-      {"Double-click or Enter on a call node", "enter its function"},
+      {"Double-click or Enter on a call node", "enter its function (on other nodes: the value editor)"},
       {"Escape, breadcrumb", "cancel, close, leave the function"},
       {"Right click", "menus for the canvas, a node, a link or a comment"},
       {"Minimap: click or drag", "move the view there"},
