@@ -38,7 +38,7 @@ void NodeCanvas::draw_text(ImDrawList* dl, Vec2 at, float units, ImU32 color, co
     dl->AddText(font, px, s, color, text.c_str());
     return;
   }
-  ImVec4 clip(s.x, s.y - px, view_.to_screen(Vec2{right, at.y}).x, s.y + 2 * px);
+  ImVec4 clip(s.x - px, s.y - px, view_.to_screen(Vec2{right, at.y}).x, s.y + 2 * px);
   dl->AddText(font, px, s, color, text.c_str(), nullptr, 0.0f, &clip);
 }
 
@@ -244,7 +244,7 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
   float title_px = std::max(14 * z, 9.0f);
   draw_text(dl, Vec2{n.pos.x + m.pad, n.pos.y + m.header * 0.5f - title_px * 0.5f / z}, 14, IM_COL32(245, 245, 245, 255),
             n.title, n.pos.x + n.w - 2, 9.0f);
-  if (14 * z < 9.0f) return;  // pins, labels and badges would be specks
+  if (m.text * z < 6.0f) return;  // pins, labels and badges would be specks
   float id_right = n.pos.x + n.w - m.pad - (broken ? 18 : 0);
   draw_text(dl, Vec2{id_right - n.id_w * 12 / label, n.pos.y + (m.header - 12) * 0.5f}, 12, IM_COL32(255, 255, 255, 120),
             "#" + std::to_string(n.id));

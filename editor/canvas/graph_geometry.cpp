@@ -290,10 +290,14 @@ void GraphGeometry::auto_layout() {
       if (auto it = column.find(i); it != column.end()) return it->second;
       if (guard > static_cast<int>(list.size())) return 0;  // a cycle: stop
       int d = 0;
-      for (const PinGeom& p : nodes_[static_cast<size_t>(i)].inputs)
-        if (p.linked)
-          if (auto src = in_list.find(p.from_id); src != in_list.end() && src->second != i)
-            d = std::max(d, depth_of(src->second, guard + 1) + 1);
+      // A region node goes after what the nodes it holds read from this list, too.
+      int depth = nodes_[static_cast<size_t>(i)].depth;
+      for (size_t k = static_cast<size_t>(i);
+           k < nodes_.size() && (k == static_cast<size_t>(i) || nodes_[k].depth > depth); ++k)
+        for (const PinGeom& p : nodes_[k].inputs)
+          if (p.linked)
+            if (auto src = in_list.find(p.from_id); src != in_list.end() && src->second != i)
+              d = std::max(d, depth_of(src->second, guard + 1) + 1);
       column[i] = d;
       return d;
     };

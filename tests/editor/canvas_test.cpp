@@ -714,3 +714,39 @@ TEST(EditorCanvas, BrokenDocumentsDrawAndShowTheirProblems) {
   h.frames(d, 2);
   EXPECT_NO_THROW(graph::load_document(d.save_text()));
 }
+
+// A document without positions (mpm88 has no layout section) is laid out automatically:
+// nothing overlaps, the document is not touched, and moving a node writes its position.
+TEST(EditorCanvas, NodesWithoutPositionsGetAnAutomaticLayout) {
+  std::string path = std::string(LOOM_SOURCE_DIR) + "/assets/graphs/mpm88.loom.json";
+  std::string text = test::read_text(path);
+  ASSERT_EQ(text.find("\"layout\""), std::string::npos);
+  EditorDocument d = EditorDocument::from_text(text, path);
+  CanvasHarness h;
+  for (const graph::KernelDecl& k : d.doc().kernels) {
+    h.canvas().show(GraphRef{k.name, false});
+    h.frames(d, 2);
+    const auto& nodes = h.canvas().geometry().nodes();
+    ASSERT_FALSE(nodes.empty());
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      EXPECT_FALSE(nodes[i].positioned);
+      for (size_t j = i + 1; j < nodes.size(); ++j)
+        EXPECT_FALSE(nodes[i].rect().overlaps(nodes[j].rect()))
+            << k.name << ": " << nodes[i].id << " overlaps " << nodes[j].id;
+    }
+    // Zones hold their nodes.
+    for (const NodeGeom& n : nodes)
+      if (n.zone >= 0) {
+        EXPECT_TRUE(n.rect().inside(h.canvas().geometry().zones()[static_cast<size_t>(n.zone)].rect));
+      }
+  }
+  EXPECT_EQ(d.save_text(), text);
+  h.canvas().show(GraphRef{"p2g", false});
+  h.frames(d, 2);
+  ImVec2 from = node_header(h, 3);
+  h.drag(d, from, ImVec2(from.x + 40, from.y + 40));
+  EXPECT_TRUE(node_position(d.doc(), "p2g", 3));
+  EXPECT_NE(d.save_text().find("\"layout\": [\n    {\"graph\": \"p2g\", \"positions\": {\"3\": ["), std::string::npos);
+  d.undo();
+  EXPECT_EQ(d.save_text(), text);  // the drag, its position written first: one step
+}
