@@ -139,6 +139,17 @@ struct DeviceCounters {
   double pipeline_ms = 0;
 };
 
+// What a reload kept and what it had to start afresh.
+struct ReloadReport {
+  std::vector<std::string> kept;            // resources whose contents carried over
+  std::vector<std::string> reinitialized;   // resources whose declaration changed: zeroed or from the document
+  std::vector<std::string> dropped;         // resources the new document no longer has
+  int kernels_compiled = 0;                 // instantiations compiled (or read from the offline cache)
+  int kernels_reused = 0;                   // instantiations whose kernel did not change
+  double ms = 0;                            // validation, compilation and the swap
+  std::vector<std::string> notices;         // one line per re-initialised or dropped resource
+};
+
 struct PassTime {
   std::string pass;
   double ms = 0;
@@ -169,6 +180,15 @@ class Program {
   void load(graph::Document document);
   void load_file(const std::string& path);
   const graph::Document& document() const;
+
+  // Hot reload: replaces the document while keeping state. Validates the new document and
+  // compiles every instantiation its pipelines launch before anything changes, so a document
+  // that does not compile throws (naming the place) and leaves this program running as it
+  // was. On success, fields, ndarrays and textures whose declaration is unchanged keep their
+  // contents (on the device too), argpack values set through set_argpack survive unless the
+  // document changed that member's value, kernels whose content is unchanged are not
+  // recompiled; the report names what had to be re-initialised.
+  ReloadReport reload(graph::Document document);
 
   // Launches `kernel` with arguments by parameter name. Template parameters take a field
   // name or a constant; a new binding makes a new instantiation.
