@@ -10,6 +10,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "compiler/codegen_llvm/cpu_codegen.h"
 #include "compiler/codegen_spirv/spirv_codegen.h"
 #include "compiler/codegen_spirv/spirv_tools.h"
 #include "compiler/graph/document.h"
@@ -1065,6 +1066,18 @@ std::string Program::spirv_text(const std::string& kernel, const Args& template_
   for (size_t t = 0; t < c.kernel.tasks.size(); ++t)
     text += "; task " + std::to_string(t) + "\n" + codegen::disassemble_spirv(c.kernel.tasks[t].spirv);
   return text;
+}
+
+std::string Program::llvm_ir_text(const std::string& kernel, const Args& template_args, bool optimized) {
+  const graph::KernelDecl& decl = impl_->kernel_decl(kernel);
+  std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*impl_->doc, kernel, impl_->template_args(decl, template_args));
+  k->fast_math = impl_->options.fast_math;
+  passes::PipelineOptions po;
+  po.debug = impl_->options.debug;
+  passes::run_pipeline(*k, po);
+  codegen::CpuCodegenOptions co;
+  co.fast_math = impl_->options.fast_math;
+  return codegen::dump_llvm_ir(*k, co, optimized);
 }
 
 Backend Program::backend() const { return impl_->backend->kind(); }

@@ -234,6 +234,9 @@ class Program {
   // SPIR-V disassembly of every task of one instantiation, for the Vulkan device in use or,
   // on another backend, for a device with every feature.
   std::string spirv_text(const std::string& kernel, const Args& template_args = {});
+  // The LLVM IR of one instantiation for the host CPU, after LLVM's optimisation when
+  // `optimized` (what the CPU backend runs).
+  std::string llvm_ir_text(const std::string& kernel, const Args& template_args = {}, bool optimized = true);
 
   // The device kernels run on: after Auto, the backend chosen.
   Backend backend() const;
