@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   o.offline_cache = false;  // every edit compiles for real
   o.warn = [](const std::string&) {};
   std::printf("edit-to-running latency, median of %d edits (goal: <= 100 ms on the CPU backend)\n", runs);
-  const char* samples[] = {"heat", "life", "julia", "nbody", "mpm88"};
+  const char* samples[] = {"heat", "life", "julia", "nbody", "mpm88", "cloth"};
   try {
     for (const char* name : samples) {
       std::string path = std::string(LOOM_SOURCE_DIR) + "/assets/graphs/" + name + ".loom.json";

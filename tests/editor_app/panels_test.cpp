@@ -69,7 +69,7 @@ TEST(Panels, EveryPanelDrawsForEverySample) {
   int w, h;
   io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
   io.Fonts->SetTexID(reinterpret_cast<ImTextureID>(1));
-  for (const char* name : {"heat", "life", "julia", "nbody", "mpm88"}) {
+  for (const char* name : {"heat", "life", "julia", "nbody", "mpm88", "cloth"}) {
     SCOPED_TRACE(name);
     LiveSession session(quiet());
     session.open_file(sample(name));
