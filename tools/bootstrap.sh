@@ -11,6 +11,7 @@ packages=(cmake ninja-build g++ ccache pkg-config llvm-15-dev zlib1g-dev libgtes
           libbenchmark-dev libzstd-dev libedit-dev libxml2-dev
           libffi-dev libtinfo-dev
           spirv-headers spirv-tools libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers
+          libglfw3-dev libtinyobjloader-dev glslang-tools xvfb libimgui-dev
           python3 python3-jsonschema)
 
 missing=()
