@@ -1,6 +1,7 @@
 #version 450
-// Two-sided lighting: a key light just above the viewer plus ambient and a small highlight,
-// so a cloth reads the same from either side, each side in its own colour.
+// Two-sided lighting: a key light above and to the left of the viewer (so both slopes of a
+// fold facing the viewer read differently), ambient and a small highlight; a cloth reads the
+// same from either side, each side in its own colour.
 
 layout(push_constant) uniform Params {
   mat4 view_proj;
@@ -20,11 +21,12 @@ void main() {
   n = len > 0.0 ? n / len : to_eye;
   if (dot(n, to_eye) < 0.0) n = -n;
   vec4 base = gl_FrontFacing ? pc.front : pc.back;
-  // Key light: the viewing direction tilted towards the camera's up side.
   vec3 up = abs(to_eye.y) < 0.95 ? vec3(0.0, 1.0, 0.0) : vec3(0.0, 0.0, 1.0);
-  vec3 l = normalize(to_eye + 0.45 * normalize(up - dot(up, to_eye) * to_eye));
+  up = normalize(up - dot(up, to_eye) * to_eye);
+  vec3 left = cross(to_eye, up);
+  vec3 l = normalize(to_eye + 0.6 * up + 0.7 * left);
   float diffuse = max(dot(n, l), 0.0);
-  float highlight = pow(max(dot(n, normalize(l + to_eye)), 0.0), 48.0);
-  vec3 rgb = base.rgb * (0.28 + 0.72 * diffuse) + vec3(0.18 * highlight);
+  float highlight = pow(max(dot(n, normalize(l + to_eye)), 0.0), 40.0);
+  vec3 rgb = base.rgb * (0.22 + 0.78 * diffuse) + vec3(0.2 * highlight);
   out_color = vec4(rgb, base.a);
 }

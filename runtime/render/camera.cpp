@@ -61,9 +61,19 @@ void Camera::fit(const Bounds& bounds, float aspect) {
     depth_range = std::max(size.z, std::max(size.x, size.y)) * 2.0f + 1.0f;
     return;
   }
-  float radius = std::max(0.5f * length(size), 1e-6f);
-  float half_fov = 0.5f * std::min(fov_y, 2.0f * std::atan(std::tan(0.5f * fov_y) * aspect));
-  distance = radius / std::sin(half_fov) * kMargin;
+  // The nearest eye on the current direction that sees every corner of the box.
+  Vec3 back = normalize(eye() - target);  // towards the eye
+  Vec3 right = normalize(cross(Vec3{0, 1, 0}, back));
+  Vec3 up = cross(back, right);
+  float tan_y = std::tan(0.5f * fov_y), tan_x = tan_y * aspect;
+  float needed = 1e-6f;
+  for (int k = 0; k < 8; ++k) {
+    Vec3 c{k & 1 ? bounds.max.x : bounds.min.x, k & 2 ? bounds.max.y : bounds.min.y, k & 4 ? bounds.max.z : bounds.min.z};
+    Vec3 d = c - target;
+    float toward = dot(d, back);
+    needed = std::max({needed, toward + std::abs(dot(d, right)) / tan_x, toward + std::abs(dot(d, up)) / tan_y});
+  }
+  distance = needed * kMargin;
 }
 
 Vec3 Camera::eye() const {
