@@ -149,6 +149,11 @@ TEST_F(RenderTest, Texture3dSlicesAndColormapMatchTheCpuRamp) {
           EXPECT_NEAR(got[c], want[c], 2) << "slice " << slice << " texel " << x << "," << y << " channel " << c;
       }
   }
+  // The grey map is the value itself.
+  volume.style.colormap = render::Colormap::Grey;
+  volume.style.slice = 1;
+  RgbaImage grey = draw_once(loop, scene, camera);
+  EXPECT_NEAR(grey.at(2 * 16 + 8, 8)[0], std::lround((16 + 12 + 2) / 47.0 * 255), 1);  // texel (2, 3, 1)
   // rg32f as red-green.
   scene.remove(volume);
   float rg[4 * 2] = {0, 0, 1, 0, 0, 1, 1, 1};
@@ -162,6 +167,17 @@ TEST_F(RenderTest, Texture3dSlicesAndColormapMatchTheCpuRamp) {
   const uint8_t* bottom_right = img.at(48, 48);
   EXPECT_EQ(bottom_right[0], 255);
   EXPECT_EQ(bottom_right[1], 0);
+  // rgba32f as a colour, through an explicit value range.
+  scene.remove(flow);
+  float rgba[4] = {0.5f, 1.0f, 1.5f, 1.0f};
+  render::TextureLayer& tint = scene.add_texture();
+  tint.update({"tint", TextureFormat::RGBA32F, rgba, 1, 1});
+  tint.style.value_min = 0;
+  tint.style.value_max = 2;
+  img = draw_once(loop, scene, camera);
+  EXPECT_NEAR(img.at(32, 32)[0], 64, 1);
+  EXPECT_NEAR(img.at(32, 32)[1], 128, 1);
+  EXPECT_NEAR(img.at(32, 32)[2], 191, 1);
 }
 
 // The cloth grid asset, its vertices moved by an array as a simulation's field would, lit
