@@ -1,43 +1,51 @@
 #!/usr/bin/env python3
-"""Writes assets/meshes/cloth_grid.obj: a subdivided unit square for cloth simulations.
+"""Writes assets/meshes/cloth_grid.obj: a subdivided square for cloth simulations.
 
-    tools/make_cloth_grid.py [--cells 32] [--out assets/meshes/cloth_grid.obj]
+    tools/make_cloth_grid.py [--points 32] [--height 0.6] [--out assets/meshes/cloth_grid.obj]
 
-The square spans x, y in [0, 1] at z = 0 and faces +z. Vertex k = j * (cells + 1) + i sits at
-(i / cells, j / cells, 0): the vertex order is the order of a (cells + 1) x (cells + 1) field
-of positions indexed [j, i], so a simulation's field can move the mesh directly. Each cell is
-two triangles, counter-clockwise seen from +z, split along alternating diagonals so the cloth
-has no preferred shear direction.
+The mesh is the rest pose of assets/graphs/cloth.loom.json: a points x points grid lying in
+the plane y = height, x and z in [-0.5, 0.5], facing up (+y). Vertex k = i * points + j sits at
+(i / (points - 1) - 0.5, height, j / (points - 1) - 0.5), which is where that sample's `init`
+kernel puts x[i, j]: the vertex order is the row-major order of a [points, points] field, so
+the simulated field moves the mesh directly. Each cell is two triangles, counter-clockwise
+seen from +y, split along alternating diagonals so the cloth has no preferred shear direction.
 """
 import argparse
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cells", type=int, default=32)
+    ap.add_argument("--points", type=int, default=32, help="vertices per side")
+    ap.add_argument("--height", type=float, default=0.6)
     ap.add_argument("--out", default="assets/meshes/cloth_grid.obj")
     a = ap.parse_args()
-    n = a.cells
+    n = a.points
+    if n < 2:
+        ap.error("--points must be at least 2")
+    s = n - 1
     lines = [
-        "# cloth_grid.obj: %dx%d cells, %d vertices, %d triangles (tools/make_cloth_grid.py)" % (n, n, (n + 1) ** 2, 2 * n * n),
-        "# unit square in the xy plane facing +z; vertex j*(%d)+i at (i/%d, j/%d, 0)" % (n + 1, n, n),
+        "# cloth_grid.obj: %dx%d vertices, %d triangles (tools/make_cloth_grid.py)" % (n, n, 2 * s * s),
+        "# rest pose of assets/graphs/cloth.loom.json: vertex i*%d+j at (i/%d - 0.5, %g, j/%d - 0.5), facing +y"
+        % (n, s, a.height, s),
         "o cloth_grid",
     ]
-    for j in range(n + 1):
-        for i in range(n + 1):
-            lines.append("v %.6g %.6g 0" % (i / n, j / n))
-    for j in range(n + 1):
-        for i in range(n + 1):
-            lines.append("vt %.6g %.6g" % (i / n, j / n))
-    lines.append("vn 0 0 1")
+    for i in range(n):
+        for j in range(n):
+            lines.append("v %.6g %.6g %.6g" % (i / s - 0.5, a.height, j / s - 0.5))
+    for i in range(n):
+        for j in range(n):
+            lines.append("vt %.6g %.6g" % (i / s, j / s))
+    lines.append("vn 0 1 0")
     lines.append("s 1")
 
     def v(i, j):
-        return j * (n + 1) + i + 1  # OBJ indices count from 1
+        return i * n + j + 1  # OBJ indices count from 1
 
-    for j in range(n):
-        for i in range(n):
-            a_, b, c, d = v(i, j), v(i + 1, j), v(i + 1, j + 1), v(i, j + 1)
+    for i in range(s):
+        for j in range(s):
+            # (i, j) -> (i, j + 1) -> (i + 1, j + 1) turns counter-clockwise seen from +y
+            # (x right, z towards the viewer looking down).
+            a_, b, c, d = v(i, j), v(i, j + 1), v(i + 1, j + 1), v(i + 1, j)
             tris = [(a_, b, c), (a_, c, d)] if (i + j) % 2 == 0 else [(a_, b, d), (b, c, d)]
             for t in tris:
                 lines.append("f " + " ".join("%d/%d/1" % (k, k) for k in t))

@@ -186,15 +186,16 @@ TEST_F(RenderTest, MeshWithPositionsFromAnArray) {
   FrameLoop& loop = offscreen(320, 240);
   SceneRenderer scene(loop);
   render::Mesh mesh = render::Mesh::load_obj(source_path("assets/meshes/cloth_grid.obj"));
-  ASSERT_EQ(mesh.vertex_count(), 33u * 33u);
-  EXPECT_EQ(mesh.triangle_count(), 2u * 32u * 32u);
+  ASSERT_EQ(mesh.vertex_count(), 32u * 32u);  // the cloth sample's 32x32 field
+  EXPECT_EQ(mesh.triangle_count(), 2u * 31u * 31u);
   render::MeshLayer& cloth = scene.add_mesh(std::move(mesh));
   // A cloth hanging from its top edge whose lower part curls forward and up, so both sides
   // show (front orange, back blue), with a gentle wave across.
-  std::vector<float> x(33 * 33 * 3);
-  for (int j = 0; j <= 32; ++j)
-    for (int i = 0; i <= 32; ++i) {
-      float u = i / 32.0f, s = 1 - j / 32.0f;  // s: distance down the cloth from the top edge
+  // Vertex i * 32 + j is field element [i, j]; here i runs across the cloth, j down it.
+  std::vector<float> x(32 * 32 * 3);
+  for (int i = 0; i < 32; ++i)
+    for (int j = 0; j < 32; ++j) {
+      float u = i / 31.0f, s = j / 31.0f;  // s: distance down the cloth from the top edge
       const float straight = 0.4f, radius = 0.17f;
       float y = 0.5f - s, z = 0;
       if (s > straight) {
@@ -202,15 +203,14 @@ TEST_F(RenderTest, MeshWithPositionsFromAnArray) {
         y = 0.5f - straight - radius * std::sin(phi);
         z = radius * (1 - std::cos(phi));
       }
-      float* p = &x[(j * 33 + i) * 3];
+      float* p = &x[(i * 32 + j) * 3];
       p[0] = u - 0.5f;
       p[1] = y;
       p[2] = z + 0.06f * std::sin(2 * kPi * u) * s;
     }
-  EXPECT_TRUE(cloth.update_positions({"cloth_x", x.data(), 33 * 33, 3}, 1));
-  EXPECT_FALSE(cloth.update_positions({"cloth_x", x.data(), 33 * 33, 3}, 1));
-  float pins[6] = {x[(32 * 33) * 3], x[(32 * 33) * 3 + 1], x[(32 * 33) * 3 + 2],
-                   x[(32 * 33 + 32) * 3], x[(32 * 33 + 32) * 3 + 1], x[(32 * 33 + 32) * 3 + 2]};
+  EXPECT_TRUE(cloth.update_positions({"cloth_x", x.data(), 32 * 32, 3}, 1));
+  EXPECT_FALSE(cloth.update_positions({"cloth_x", x.data(), 32 * 32, 3}, 1));
+  float pins[6] = {x[0], x[1], x[2], x[31 * 32 * 3], x[31 * 32 * 3 + 1], x[31 * 32 * 3 + 2]};  // [0, 0], [31, 0]
   render::PointsLayer& pinned = scene.add_points();
   pinned.update(render::PointData{{"pins", pins, 2, 3}});
   pinned.style.size = 12;
@@ -231,7 +231,7 @@ TEST_F(RenderTest, ClearErrorsNameTheData) {
   render::MeshLayer& cloth = scene.add_mesh(render::Mesh::load_obj(source_path("assets/meshes/cloth_grid.obj")));
   std::vector<float> x(1000 * 3);
   expect_error([&] { cloth.update_positions({"cloth_x", x.data(), 1000, 3}); },
-               {"cloth_grid.obj' has 1089 vertices", "'cloth_x' gives 1000 positions"});
+               {"cloth_grid.obj' has 1024 vertices", "'cloth_x' gives 1000 positions"});
   render::PointsLayer& points = scene.add_points();
   expect_error([&] { points.update(render::PointData{{"velocity", x.data(), 10, 4}}); },
                {"points 'velocity'", "4 components"});
