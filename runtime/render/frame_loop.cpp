@@ -462,8 +462,9 @@ void FrameLoop::wait_all_frames() {
 
 void FrameLoop::wait_frames() {
   if (in_frame_) throw Error("FrameLoop::wait_frames inside a frame");
+  uploads_->finish();  // uploads not yet submitted may write what was retired
   wait_all_frames();
-  retired_.clear();  // no frame is recorded or in flight: nothing can use them
+  retired_.clear();  // nothing recorded, submitted or in flight can use them now
 }
 
 bool FrameLoop::begin_frame(Frame* frame) {

@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -104,8 +105,8 @@ class FrameLoop {
   VkFormat depth_format() const { return depth_format_; }
 
   RenderContext context() const;
-  // Waits for every frame in flight (teardown of what they use, such as Dear ImGui's
-  // ImGui_ImplVulkan_Shutdown); never needed between frames.
+  // Submits pending uploads and waits for them and every frame in flight (teardown of what
+  // they use, such as Dear ImGui's ImGui_ImplVulkan_Shutdown); never needed between frames.
   void wait_frames();
   // Records with `record` into a fresh command buffer, submits it and waits for it alone
   // (Dear ImGui's font upload: ImGui_ImplVulkan_CreateFontsTexture).

@@ -357,3 +357,28 @@ TEST_F(RenderTest, ContextForDearImGui) {
 
 }  // namespace
 }  // namespace loom::render_test
+
+namespace loom::render_test {
+namespace {
+
+// A layer updated and removed with no frame after it: its upload is still unsubmitted when
+// wait_frames frees what was retired, so the upload has to land first.
+TEST_F(RenderTest, RemovedLayerWithAPendingUpload) {
+  render::FrameLoop& loop = offscreen(32, 32);
+  {
+    render::SceneRenderer scene(loop);
+    std::vector<float> xy, s;
+    spiral(50, &xy, &s);
+    render::PointsLayer& points = scene.add_points();
+    points.update(render::PointData{{"p", xy.data(), 50, 2}});
+    scene.remove(points);
+  }
+  loop.wait_frames();
+  render::Frame f;
+  ASSERT_TRUE(loop.begin_frame(&f));
+  loop.end_frame();
+  loop.wait_frames();
+}
+
+}  // namespace
+}  // namespace loom::render_test
