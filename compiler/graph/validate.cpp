@@ -462,6 +462,11 @@ void validate_document(const Document& doc) {
                     "layout: position of node " + std::to_string(p.node) + ", but '" + g.graph +
                         "' has no node " + std::to_string(p.node));
   }
+  if (!doc.view.empty()) {
+    std::string key;
+    std::string why = view_problem(doc, doc.view, &key);
+    if (!why.empty()) throw Error(Place{doc.path}, "view." + key + ": " + why);
+  }
   for (const KernelDecl& k : doc.kernels) {
     bool is_template = false;
     for (const KernelParam& p : k.params)

@@ -44,6 +44,7 @@ std::string recovery_dir() {
 std::string program_key(const graph::Document& document) {
   graph::Document copy = document;
   copy.layout.clear();
+  copy.view = {};
   return graph::save_document(copy);
 }
 
@@ -58,19 +59,26 @@ void LiveSession::start_program(const graph::Document& document) {
   auto program = std::make_unique<Program>(options_);
   program->load(document);
   program_ = std::move(program);
+  ++data_version_;
   needs_init_ = true;
   steps_ = 0;
 }
 
 void LiveSession::open(graph::Document document) {
-  start_program(document);
-  running_ = std::move(document);
-  running_key_ = program_key(running_);
   pending_.reset();
   error_.reset();
   unsaved_.reset();
-  note(LogEntry::Level::Info, "opened " + (running_.path.empty() ? std::string("<memory>") : running_.path) + " on " +
-                                  program_->device_name());
+  std::string where = document.path.empty() ? std::string("<memory>") : document.path;
+  try {
+    start_program(document);
+    note(LogEntry::Level::Info, "opened " + where + " on " + program_->device_name());
+  } catch (const Error& e) {  // the document stays open for editing; the next good edit starts it
+    program_.reset();
+    error_ = e;
+    note(LogEntry::Level::Error, "opened " + where + " but it does not run: " + e.message(), e.place());
+  }
+  running_ = std::move(document);
+  running_key_ = program_key(running_);
 }
 
 void LiveSession::open_file(const std::string& path) {
@@ -181,6 +189,7 @@ FrameTimes LiveSession::frame() {
       ++steps_;
       ran = true;
     }
+    if (ran || landed) ++data_version_;
     if (ran) {
       program_->synchronize();
       t.step_ms = ms_since(t0);

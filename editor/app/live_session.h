@@ -38,7 +38,9 @@ class LiveSession {
   explicit LiveSession(ProgramOptions options);
 
   // Opens a document: from a file (watched for outside changes) or from memory. Throws
-  // loom::Error when it does not load; the session is then empty (or keeps the old one).
+  // loom::Error when the file does not read as a document (the session keeps what it had).
+  // A document that reads but does not compile stays open without a program: error() says
+  // why (its place marks the node) and the next edit that compiles starts it.
   void open_file(const std::string& path);
   void open(graph::Document document);
   bool has_program() const { return program_ != nullptr; }
@@ -58,6 +60,9 @@ class LiveSession {
   void reset() { reset_requested_ = true; }
   bool playing() const { return playing_; }
   int64_t steps() const { return steps_; }
+  // Bumps whenever the program's data may have changed (kernels ran, a reload or a reset):
+  // the viewport re-reads what it shows only then.
+  uint64_t data_version() const { return data_version_; }
 
   // One frame boundary: applies a pending edit or reset, reloads the file if it changed on
   // disk, runs `step` when playing (or stepping), writes the autosave when due.
@@ -99,6 +104,7 @@ class LiveSession {
   bool reset_requested_ = false;
   bool needs_init_ = true;
   int64_t steps_ = 0;
+  uint64_t data_version_ = 0;
   std::optional<Error> error_;
   std::deque<LogEntry> log_;
   std::optional<graph::Document> unsaved_;    // the editor's latest document, for autosave
@@ -108,7 +114,7 @@ class LiveSession {
   std::chrono::milliseconds autosave_every_{2000};
 };
 
-// The document without what does not change the program (its layout), as text: two
+// The document without what does not change the program (its layout and view), as text: two
 // documents with the same key run the same way.
 std::string program_key(const graph::Document& document);
 

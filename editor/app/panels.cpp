@@ -146,7 +146,7 @@ Args first_launch_args(const graph::Document& doc, const std::string& kernel) {
 // ------------------------------------------------------------------------------ panels
 
 void draw_program_panel(LiveSession& session, PanelState& state) {
-  ImGui::Begin("Program");
+  ImGui::Begin("Program", nullptr, state.window_flags);
   const graph::Document& doc = session.document();
   if (ImGui::CollapsingHeader("Kernels", ImGuiTreeNodeFlags_DefaultOpen)) {
     for (const graph::KernelDecl& k : doc.kernels) {
@@ -181,8 +181,8 @@ void draw_program_panel(LiveSession& session, PanelState& state) {
 }
 
 void draw_parameters_panel(LiveSession& session, PanelState& state) {
-  ImGui::Begin("Parameters");
-  const graph::Document& doc = session.document();
+  ImGui::Begin("Parameters", nullptr, state.window_flags);
+  const graph::Document& doc = state.document ? *state.document : session.document();
   if (ImGui::CollapsingHeader("Launch values", ImGuiTreeNodeFlags_DefaultOpen)) {
     for (LaunchValue v : launch_values(doc)) {
       std::string label = v.pipeline + "[" + std::to_string(v.launch) + "] " + v.kernel + "." + v.param;
@@ -198,7 +198,9 @@ void draw_parameters_panel(LiveSession& session, PanelState& state) {
         changed = ImGui::DragScalarN(label.c_str(), ImGuiDataType_S32, i.data(), n, 0.1f);
         if (changed) std::copy(i.begin(), i.end(), v.components.begin());
       }
+      if (ImGui::IsItemActivated() && state.begin_edit) state.begin_edit("Set " + label);
       if (changed && state.edit) state.edit(with_launch_value(doc, v));
+      if (ImGui::IsItemDeactivated() && state.end_edit) state.end_edit();
       ImGui::PopID();
     }
   }
@@ -240,7 +242,7 @@ void draw_parameters_panel(LiveSession& session, PanelState& state) {
 
 void draw_resources_panel(LiveSession& session, PanelState& state) {
   (void)state;
-  ImGui::Begin("Resources");
+  ImGui::Begin("Resources", nullptr, state.window_flags);
   const graph::Document& doc = session.document();
   auto shape_text = [](const std::vector<int64_t>& shape) {
     std::string s;
@@ -275,7 +277,7 @@ void draw_resources_panel(LiveSession& session, PanelState& state) {
 }
 
 void draw_code_panel(LiveSession& session, PanelState& state) {
-  ImGui::Begin("Code");
+  ImGui::Begin("Code", nullptr, state.window_flags);
   const graph::Document& doc = session.document();
   if (state.selected_kernel.empty() && !doc.kernels.empty()) state.selected_kernel = doc.kernels[0].name;
   if (ImGui::BeginCombo("kernel", state.selected_kernel.c_str())) {
@@ -317,7 +319,7 @@ void draw_code_panel(LiveSession& session, PanelState& state) {
 }
 
 void draw_log_panel(LiveSession& session, PanelState& state) {
-  ImGui::Begin("Log");
+  ImGui::Begin("Log", nullptr, state.window_flags);
   ImGui::Checkbox("errors only", &state.log_errors_only);
   ImGui::Separator();
   ImGui::BeginChild("entries");

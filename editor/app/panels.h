@@ -21,7 +21,14 @@ struct PanelState {
   std::string code_key;         // what `code` was made for
   std::string code;
   bool log_errors_only = false;
+  // The document being edited, when it is not the running one (an edit that does not
+  // compile yet): launch values are edited in it. Null: the session's.
+  const graph::Document* document = nullptr;
   std::function<void(graph::Document)> edit;  // replace the document (one undo step)
+  // Around a value being dragged: its edits are one undo step.
+  std::function<void(const std::string& label)> begin_edit;
+  std::function<void()> end_edit;
+  int window_flags = 0;  // ImGuiWindowFlags of every panel's window (the app tiles them)
   std::function<void(const Place&)> focus;    // show a node on the canvas
 };
 

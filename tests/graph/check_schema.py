@@ -50,6 +50,7 @@ bad = {
                     "kernels": [{"name": "k", "nodes": [{"id": 1, "type": "clamp"}]}]},
     "huge extent": {"format": "loom-graph", "version": 2,
                     "fields": [{"name": "f", "type": "f32", "shape": [3000000000]}]},
+    "a view shown as dots": {"format": "loom-graph", "version": 2, "view": {"show": "f", "as": "dots"}},
 }
 for what, doc in bad.items():
     if validator.is_valid(doc):

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "engine_plugin/include/loom/program.h"
 #include "runtime/common/error.h"
@@ -10,32 +9,12 @@
 
 namespace loom {
 
-namespace {
-
-double value_at(const ArrayView& v, size_t i) {
-  const uint8_t* p = v.data + i * static_cast<size_t>(size_of(v.dtype));
-  switch (v.dtype) {
-    case Scalar::F32: { float f; std::memcpy(&f, p, 4); return f; }
-    case Scalar::F64: { double d; std::memcpy(&d, p, 8); return d; }
-    case Scalar::I32: { int32_t x; std::memcpy(&x, p, 4); return x; }
-    case Scalar::U32: { uint32_t x; std::memcpy(&x, p, 4); return x; }
-    case Scalar::U8: case Scalar::Bool: return *p;
-    case Scalar::I8: return static_cast<int8_t>(*p);
-    case Scalar::I64: { int64_t x; std::memcpy(&x, p, 8); return static_cast<double>(x); }
-    default: return 0;
-  }
-}
-
-}  // namespace
-
 std::vector<uint8_t> colorize(const ArrayView& v, int* width, int* height) {
   if (v.shape.size() != 2) throw Error("only 2-d fields and ndarrays can be written as PNG");
   *height = static_cast<int>(v.shape[0]);
   *width = static_cast<int>(v.shape[1]);
   size_t n = static_cast<size_t>(*width) * static_cast<size_t>(*height);
-  auto at = [&](size_t i) {  // first component of element i
-    return value_at(v, v.layout == Layout::SoA ? i : i * static_cast<size_t>(v.components));
-  };
+  auto at = [&](size_t i) { return v.component(i, 0); };
   double lo = n ? at(0) : 0, hi = lo;
   for (size_t i = 0; i < n; ++i) {
     double x = at(i);

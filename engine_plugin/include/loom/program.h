@@ -119,6 +119,16 @@ struct ArrayView {
   Layout layout = Layout::AoS;
   uint8_t* data = nullptr;
   size_t bytes = 0;
+
+  size_t elements() const;  // the product of the extents
+  // Scalar `i` of the storage (flat, in storage order) as a double: integers and bools exactly
+  // up to 2^53. No bounds check (i < bytes / size_of(dtype)).
+  double scalar(size_t i) const;
+  // Component `c` of element `e` (C order), whatever the layout.
+  double component(size_t e, int c) const {
+    return scalar(layout == Layout::SoA ? static_cast<size_t>(c) * elements() + e
+                                        : e * static_cast<size_t>(components) + static_cast<size_t>(c));
+  }
 };
 
 struct TextureView {
