@@ -176,7 +176,7 @@ int main(int argc, char** argv) {
     // ---- caches: cold start, warm offline cache (SPIR-V from disk), warm pipeline cache
     std::printf("\ncompile and first launch of every sample graph (ratio = cold / warm)\n");
     std::string dir = (std::filesystem::temp_directory_path() / "loom_vulkan_bench_cache").string();
-    const char* samples[] = {"heat", "life", "julia", "nbody", "mpm88"};
+    const char* samples[] = {"heat", "life", "julia", "nbody", "mpm88", "cloth"};
     for (const char* s : samples) {
       auto first_run = [&](bool keep) {
         if (!keep) std::filesystem::remove_all(dir);

@@ -11,8 +11,8 @@ packages=(cmake ninja-build g++ ccache pkg-config llvm-15-dev zlib1g-dev libgtes
           libbenchmark-dev libzstd-dev libedit-dev libxml2-dev
           libffi-dev libtinfo-dev
           spirv-headers spirv-tools libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers
-          python3 python3-jsonschema
-          libimgui-dev libstb-dev fonts-dejavu-core)
+          libglfw3-dev libtinyobjloader-dev glslang-tools xvfb libimgui-dev libstb-dev fonts-dejavu-core
+          python3 python3-jsonschema)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/graph/view_settings.h"
 #include "runtime/common/argpack_layout.h"
 #include "runtime/common/kernel_abi.h"
 #include "runtime/common/scalar.h"
@@ -165,6 +166,7 @@ struct Document {
   std::vector<KernelDecl> kernels;
   std::vector<Pipeline> pipelines;
   std::vector<GraphLayout> layout;
+  ViewSettings view;                        // the editor's viewport; editor-only like layout
 
   const KernelDecl* kernel(const std::string& name) const;
   const FunctionDecl* function(const std::string& name) const;

@@ -42,7 +42,7 @@ class Reader {
     doc.path = path_;
     object(root, "document");
     keys(root, "document", {"format", "version", "name", "fields", "ndarrays", "textures", "argpack_types",
-                             "argpacks", "functions", "kernels", "pipelines", "layout"});
+                             "argpacks", "functions", "kernels", "pipelines", "layout", "view"});
     const JsonValue* format = root.find("format");
     if (!format || format->kind != Kind::String || format->text != "loom-graph")
       fail(format ? *format : root, "format", "expected \"format\": \"loom-graph\" (is this a Loom graph document?)");
@@ -59,6 +59,7 @@ class Reader {
     each(root, "kernels", [&](const JsonValue& v, const std::string& at) { doc.kernels.push_back(kernel(v, at)); });
     each(root, "pipelines", [&](const JsonValue& v, const std::string& at) { doc.pipelines.push_back(pipeline(v, at)); });
     each(root, "layout", [&](const JsonValue& v, const std::string& at) { doc.layout.push_back(layout(v, at, doc)); });
+    if (const JsonValue* v = root.find("view")) doc.view = view(*v, doc);
     unique_names(doc);
     return doc;
   }
@@ -513,6 +514,22 @@ class Reader {
     return c;
   }
 
+  // The editor's viewport settings; a resource it names must exist and suit the way shown.
+  ViewSettings view(const JsonValue& v, const Document& doc) const {
+    object(v, "view");
+    keys(v, "view", {"show", "as", "color_by", "mesh", "point_size"});
+    ViewSettings s;
+    s.show = string(required(v, "view", "show"), "view.show");
+    s.as = string(required(v, "view", "as"), "view.as");
+    if (const JsonValue* c = v.find("color_by")) s.color_by = string(*c, "view.color_by");
+    if (const JsonValue* m = v.find("mesh")) s.mesh = string(*m, "view.mesh");
+    if (const JsonValue* p = v.find("point_size")) s.point_size = static_cast<float>(number(*p, "view.point_size"));
+    std::string key;
+    std::string why = view_problem(doc, s, &key);
+    if (!why.empty()) fail(v.find(key) ? *v.find(key) : v, "view." + key, why);
+    return s;
+  }
+
   void unique_names(const Document& doc) const {
     std::set<std::string> seen;
     auto check = [&](const std::string& section, const std::string& name) {
@@ -789,6 +806,18 @@ std::string save_document(const Document& doc) {
     }
     return s + "}";
   });
+  if (!doc.view.empty()) {
+    const ViewSettings& v = doc.view;
+    out += ",\n  \"view\": {\"show\": " + json_quote(v.show) + ", \"as\": " + json_quote(v.as);
+    if (!v.color_by.empty()) out += ", \"color_by\": " + json_quote(v.color_by);
+    if (!v.mesh.empty()) out += ", \"mesh\": " + json_quote(v.mesh);
+    if (v.point_size != 0) {
+      char buf[32];
+      auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v.point_size);
+      out += ", \"point_size\": " + std::string(buf, ec == std::errc() ? end : buf);
+    }
+    out += "}";
+  }
   return out + "\n}\n";
 }
 

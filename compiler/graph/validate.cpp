@@ -476,6 +476,11 @@ void validate_document(const Document& doc) {
       if (!color_ok) throw Error(place, which + ": colour '" + c.color + "' is not \"#rrggbb\"");
     }
   }
+  if (!doc.view.empty()) {
+    std::string key;
+    std::string why = view_problem(doc, doc.view, &key);
+    if (!why.empty()) throw Error(Place{doc.path}, "view." + key + ": " + why);
+  }
   for (const KernelDecl& k : doc.kernels) {
     bool is_template = false;
     for (const KernelParam& p : k.params)

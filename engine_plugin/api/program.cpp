@@ -10,6 +10,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "compiler/codegen_llvm/cpu_codegen.h"
 #include "compiler/codegen_spirv/spirv_codegen.h"
 #include "compiler/codegen_spirv/spirv_tools.h"
 #include "compiler/graph/document.h"
@@ -179,10 +180,14 @@ struct Program::Impl {
 
   ~Impl() {
     // The device copies of this program's storage go with it (the device may outlive it).
-    for (auto& [name, f] : fields) backend->remove(f->data());
-    for (auto& [name, n] : ndarrays) backend->remove(n->data());
-    for (auto& [name, t] : textures) backend->remove(t->data());
-    for (auto& [name, a] : argpacks) backend->remove(a->data());
+    for (auto& [name, f] : fields)
+      if (f) backend->remove(f->data());
+    for (auto& [name, n] : ndarrays)
+      if (n) backend->remove(n->data());  // null: moved to the program that replaced this one
+    for (auto& [name, t] : textures)
+      if (t) backend->remove(t->data());
+    for (auto& [name, a] : argpacks)
+      if (a) backend->remove(a->data());
   }
 
   static ProgramOptions with_defaults(ProgramOptions o) {
@@ -207,6 +212,8 @@ struct Program::Impl {
   std::set<std::string> code_ndarrays;  // created or wrapped from code (may be removed)
   // Argpack ndarray members and the ndarray each holds: (pack, member path) -> ndarray.
   std::map<std::pair<std::string, std::string>, std::string> pack_ndarrays;
+  // Member values set through the API, in order: a reload replays them on the new packs.
+  std::vector<std::tuple<std::string, std::string, Arg>> argpack_overrides;
   uint64_t launch_serial = 0;
 
   Place place(const std::string& kernel = "", const std::string& pin = "") const {
@@ -243,6 +250,11 @@ struct Program::Impl {
   }
 
   void allocate_resources() {
+    allocate_storage();
+    allocate_argpacks();
+  }
+
+  void allocate_storage() {
     for (const FieldDesc& f : doc->fields) {
       claim_name(f.name);
       fields[f.name] = std::make_unique<host::Field>(f);
@@ -263,6 +275,9 @@ struct Program::Impl {
                              : std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.name);
       backend->add_texture(t.name, *textures[t.name]);
     }
+  }
+
+  void allocate_argpacks() {
     for (const graph::ArgpackDecl& a : doc->argpacks) {
       claim_name(a.name);
       int type = doc->argpack_type(a.type);
@@ -759,6 +774,157 @@ void Program::load(graph::Document document) {
 
 void Program::load_file(const std::string& path) { load(graph::load_document_file(path)); }
 
+namespace {
+
+bool same_literal(const graph::Literal& a, const graph::Literal& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case graph::Literal::Kind::Bool: return a.b == b.b;
+    case graph::Literal::Kind::Int: return a.i == b.i && a.above_int64 == b.above_int64;
+    case graph::Literal::Kind::Float: return a.f == b.f;
+    case graph::Literal::Kind::String: return a.s == b.s;
+    case graph::Literal::Kind::List:
+      if (a.list.size() != b.list.size()) return false;
+      for (size_t i = 0; i < a.list.size(); ++i)
+        if (!same_literal(a.list[i], b.list[i])) return false;
+      return true;
+    case graph::Literal::Kind::None: return true;
+  }
+  return false;
+}
+
+// The value a document declares for argpack member `pack.member`, if it declares one.
+const graph::Literal* declared_value(const graph::Document& doc, const std::string& pack, const std::string& member) {
+  for (const graph::ArgpackDecl& a : doc.argpacks)
+    if (a.name == pack)
+      for (const auto& [path, value] : a.values)
+        if (path == member) return &value;
+  return nullptr;
+}
+
+// Two storage declarations of one name that can share contents.
+template <typename Decl>
+const Decl* find_decl(const std::vector<Decl>& decls, const std::string& name) {
+  for (const Decl& d : decls)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+}  // namespace
+
+ReloadReport Program::reload(graph::Document document) {
+  auto t0 = Clock::now();
+  ReloadReport report;
+  Impl& old = *impl_;
+  auto doc = std::make_unique<graph::Document>(std::move(document));
+  layout_argpack_types(doc->argpack_types);
+  graph::validate_document(*doc);
+  auto fresh = std::make_unique<Impl>(old.options, old.backend);
+  fresh->doc = std::move(doc);
+  fresh->stats = old.stats;
+  fresh->stats.kernels_registered = static_cast<int>(fresh->doc->kernels.size());
+  fresh->allocate_storage();
+
+  // Kernels whose content did not change keep their compiled code.
+  for (const auto& [key, inst] : old.instances) {
+    std::string kernel = key.substr(0, key.find('\n'));
+    if (!fresh->doc->kernel(kernel) || fresh->content_key(kernel) != old.content_key(kernel)) continue;
+    auto copy = std::make_unique<Instance>(inst->kernel, inst->signature);
+    copy->return_names = inst->return_names;
+    fresh->instances[key] = std::move(copy);
+  }
+
+  // Ndarrays made from code belong to the program, not the document: they move over (and
+  // back, if the new document does not compile).
+  std::vector<std::string> moved;
+  for (const std::string& name : old.code_ndarrays) {
+    if (fresh->fields.count(name) || fresh->ndarrays.count(name) || fresh->textures.count(name)) {
+      report.notices.push_back("ndarray '" + name + "' made from code is shadowed by the document's '" + name + "': dropped");
+      report.dropped.push_back(name);
+      continue;
+    }
+    fresh->ndarrays[name] = std::move(old.ndarrays.at(name));
+    fresh->ndarray_elems[name] = old.ndarray_elems.at(name);
+    fresh->code_ndarrays.insert(name);
+    fresh->resource_order.push_back(name);
+    moved.push_back(name);
+  }
+  auto move_back = [&] {
+    for (const std::string& name : moved) old.ndarrays[name] = std::move(fresh->ndarrays.at(name));
+  };
+  try {
+    int compiled_before = fresh->stats.misses + fresh->stats.disk_hits;
+    std::unordered_map<std::string, bool> seen;
+    for (const graph::Pipeline& p : fresh->doc->pipelines)
+      for (const auto& [kernel, args] : fresh->pipeline_launches(p.name)) {
+        const graph::KernelDecl& decl = fresh->kernel_decl(kernel);
+        fresh->check_argument_names(decl, args);
+        graph::TemplateArgs targs = fresh->template_args(decl, args);
+        std::string key = kernel + '\n' + targs.signature();
+        if (seen[key]) continue;
+        seen[key] = true;
+        bool reused = fresh->instances.count(key) > 0;
+        fresh->instance(decl, targs);
+        report.kernels_reused += reused ? 1 : 0;
+      }
+    report.kernels_compiled = fresh->stats.misses + fresh->stats.disk_hits - compiled_before;
+    fresh->check_pipeline_values();
+  } catch (...) {
+    move_back();
+    throw;
+  }
+
+  // Committed: storage whose declaration is unchanged changes hands (contents, device copy
+  // and all); what changed starts afresh.
+  auto carry = [&](auto& from, auto& to, const auto& old_decls, const auto& new_decls, auto same) {
+    for (auto& [name, storage] : to) {
+      const auto* now = find_decl(new_decls, name);
+      if (!now) continue;  // made from code: moved above
+      const auto* before = find_decl(old_decls, name);
+      if (before && from.count(name) && same(*before, *now)) {
+        std::swap(storage, from.at(name));
+        report.kept.push_back(name);
+      } else {
+        report.reinitialized.push_back(name);
+        report.notices.push_back("'" + name + "' " + (before ? "changed its declaration" : "is new") +
+                                 (before ? ": re-initialised" : ""));
+      }
+    }
+  };
+  carry(old.fields, fresh->fields, old.doc->fields, fresh->doc->fields,
+        [](const FieldDesc& a, const FieldDesc& b) { return a.elem == b.elem && a.shape == b.shape && a.layout == b.layout; });
+  carry(old.ndarrays, fresh->ndarrays, old.doc->ndarrays, fresh->doc->ndarrays,
+        [](const graph::NdarrayDecl& a, const graph::NdarrayDecl& b) { return a.elem == b.elem && a.shape == b.shape; });
+  carry(old.textures, fresh->textures, old.doc->textures, fresh->doc->textures,
+        [](const graph::TextureDecl& a, const graph::TextureDecl& b) { return a.size == b.size && a.format == b.format; });
+  for (const FieldDesc& f : old.doc->fields)
+    if (!find_decl(fresh->doc->fields, f.name)) report.dropped.push_back(f.name);
+  for (const graph::NdarrayDecl& n : old.doc->ndarrays)
+    if (!find_decl(fresh->doc->ndarrays, n.name)) report.dropped.push_back(n.name);
+  for (const graph::TextureDecl& t : old.doc->textures)
+    if (!find_decl(fresh->doc->textures, t.name)) report.dropped.push_back(t.name);
+
+  // Argpacks from the new document, then the values set through the API, except where the
+  // document now says something else for that member.
+  fresh->allocate_argpacks();
+  for (const auto& [pack, member, value] : old.argpack_overrides) {
+    if (!fresh->argpacks.count(pack)) continue;
+    const graph::Literal* before = declared_value(*old.doc, pack, member);
+    const graph::Literal* now = declared_value(*fresh->doc, pack, member);
+    if ((before == nullptr) != (now == nullptr) || (before && !same_literal(*before, *now))) continue;
+    try {
+      fresh->set_member(*fresh->argpacks.at(pack), pack, member, value);
+      fresh->argpack_overrides.emplace_back(pack, member, value);
+    } catch (const Error& e) {
+      report.notices.push_back(std::string("argpack value ") + pack + "." + member + " not kept: " + e.what());
+    }
+  }
+  for (const std::string& n : report.dropped) report.notices.push_back("'" + n + "' is gone from the document");
+  report.ms = ms_since(t0);
+  impl_ = std::move(fresh);
+  return report;
+}
+
 const graph::Document& Program::document() const { return *impl_->doc; }
 
 KernelResult Program::launch(const std::string& kernel, const Args& args) { return impl_->launch(kernel, args); }
@@ -819,6 +985,7 @@ void Program::set_argpack(const std::string& pack, const std::string& member, co
   auto it = impl_->argpacks.find(pack);
   if (it == impl_->argpacks.end()) throw Error(impl_->place("", pack), "'" + pack + "' is not an argpack of the program");
   impl_->set_member(*it->second, pack, member, value);
+  impl_->argpack_overrides.emplace_back(pack, member, value);
 }
 
 double Program::get_argpack(const std::string& pack, const std::string& member, int component) const {
@@ -899,6 +1066,18 @@ std::string Program::spirv_text(const std::string& kernel, const Args& template_
   for (size_t t = 0; t < c.kernel.tasks.size(); ++t)
     text += "; task " + std::to_string(t) + "\n" + codegen::disassemble_spirv(c.kernel.tasks[t].spirv);
   return text;
+}
+
+std::string Program::llvm_ir_text(const std::string& kernel, const Args& template_args, bool optimized) {
+  const graph::KernelDecl& decl = impl_->kernel_decl(kernel);
+  std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*impl_->doc, kernel, impl_->template_args(decl, template_args));
+  k->fast_math = impl_->options.fast_math;
+  passes::PipelineOptions po;
+  po.debug = impl_->options.debug;
+  passes::run_pipeline(*k, po);
+  codegen::CpuCodegenOptions co;
+  co.fast_math = impl_->options.fast_math;
+  return codegen::dump_llvm_ir(*k, co, optimized);
 }
 
 Backend Program::backend() const { return impl_->backend->kind(); }

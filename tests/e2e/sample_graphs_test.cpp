@@ -1,5 +1,5 @@
 // Every sample graph in assets/graphs is a regression test with checked numbers: plain C++
-// reference loops for heat, life, julia and n-body; conservation laws for MPM.
+// reference loops for heat, life, julia, n-body and cloth; conservation laws for MPM.
 #include "tests/e2e/e2e_util.h"
 
 #include <array>
@@ -197,6 +197,77 @@ TEST(Samples, MpmTransfersConserveMassAndMomentum) {
   double vy = 0;
   for (int i = 0; i < n; ++i) vy += v[2 * i + 1];
   EXPECT_LT(vy / n, -1.0);
+}
+
+// Mass-spring cloth over a sphere: against the same integration in plain C++ for a while
+// (float drift stays small), then its invariants: nothing inside the sphere, springs not
+// overstretched, the cloth resting on the sphere's top.
+TEST(Samples, ClothMatchesReferenceAndDrapesOverTheSphere) {
+  Program p(no_cache());
+  p.load_file(sample("cloth.loom.json"));
+  p.run_pipeline("init");
+  const int n = 32;
+  using V = std::array<float, 3>;
+  std::vector<V> x(n * n), v(n * n, V{0, 0, 0});
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) x[i * n + j] = {i / 31.0f - 0.5f, 0.6f, j / 31.0f - 0.5f};
+  auto len = [](V a) { return std::sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); };
+  auto substep = [&] {
+    const float dt = 0.001f, k = 30000.0f;
+    std::vector<V> nv(v.size());
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        V p0 = x[i * n + j], f{0, -9.8f, 0};
+        for (int a = 0; a < 3; ++a)
+          for (int b = 0; b < 3; ++b) {
+            int ni = i + a - 1, nj = j + b - 1;
+            if (ni < 0 || nj < 0 || ni >= n || nj >= n || (a == 1 && b == 1)) continue;
+            V d{x[ni * n + nj][0] - p0[0], x[ni * n + nj][1] - p0[1], x[ni * n + nj][2] - p0[2]};
+            float l = len(d), rest = std::sqrt(float((a - 1) * (a - 1) + (b - 1) * (b - 1))) / 31.0f;
+            float s = k * (l - rest) / std::max(l, 1e-6f);
+            for (int c = 0; c < 3; ++c) f[c] += s * d[c];
+          }
+        V w;
+        for (int c = 0; c < 3; ++c) w[c] = (v[i * n + j][c] + dt * f[c]) * 0.9995f;
+        float r = len(p0);
+        if (r < 0.31f) {
+          V nrm{p0[0] / r, p0[1] / r, p0[2] / r};
+          float into = std::min(w[0] * nrm[0] + w[1] * nrm[1] + w[2] * nrm[2], 0.0f);
+          for (int c = 0; c < 3; ++c) w[c] = (w[c] - into * nrm[c]) * 0.9f;
+        }
+        nv[i * n + j] = w;
+      }
+    v = nv;
+    for (size_t q = 0; q < x.size(); ++q) {
+      for (int c = 0; c < 3; ++c) x[q][c] += dt * v[q][c];
+      float r = len(x[q]);
+      if (r < 0.3f)
+        for (int c = 0; c < 3; ++c) x[q][c] *= 0.3f / std::max(r, 1e-6f);
+    }
+  };
+  for (int step = 0; step < 20; ++step) {
+    p.run_pipeline("step");
+    for (int s = 0; s < 5; ++s) substep();
+  }
+  std::vector<float> got = copy_of<float>(p.array("x"));
+  for (size_t q = 0; q < x.size(); ++q)
+    for (int c = 0; c < 3; ++c) ASSERT_NEAR(got[q * 3 + c], x[q][c], 2e-4) << "vertex " << q << " component " << c;
+
+  for (int step = 0; step < 280; ++step) p.run_pipeline("step");
+  got = copy_of<float>(p.array("x"));
+  auto at = [&](int i, int j) { return V{got[(i * n + j) * 3], got[(i * n + j) * 3 + 1], got[(i * n + j) * 3 + 2]}; };
+  float stretch = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      EXPECT_GE(len(at(i, j)), 0.3f - 1e-4f) << "vertex " << i << "," << j << " is inside the sphere";
+      if (i + 1 < n) {
+        V a = at(i, j), b = at(i + 1, j);
+        stretch = std::max(stretch, len(V{a[0] - b[0], a[1] - b[1], a[2] - b[2]}) * 31.0f);
+      }
+    }
+  EXPECT_LT(stretch, 1.5f);                 // springs hold the cloth together
+  EXPECT_NEAR(at(16, 16)[1], 0.3f, 0.02f);  // resting on top of the sphere
+  EXPECT_LT(at(0, 0)[1], 0.0f);             // the corners hang
 }
 
 TEST(Samples, EveryAssetRunsFromTheCommandLineApi) {

@@ -58,6 +58,7 @@ bad = {
                             "layout": [{"graph": "k", "comments": [{"title": "t", "rect": [0, 0, 5, 10], "color": "red"}]}]},
     "reroute at version 2": {"format": "loom-graph", "version": 2,
                                        "kernels": [{"name": "k", "nodes": [{"id": 1, "type": "reroute", "version": 2}]}]},
+    "a view shown as dots": {"format": "loom-graph", "version": 2, "view": {"show": "f", "as": "dots"}},
 }
 good = {
     "comment frame and reroute": {"format": "loom-graph", "version": 2,

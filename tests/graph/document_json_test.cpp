@@ -424,3 +424,54 @@ TEST(DocumentJson, BadCommentFramesNameThePlace) {
         << err.what();
   }
 }
+
+TEST(DocumentJson, ViewSettingsRoundTripAndNameTheKeyAtFault) {
+  std::string head = R"({"format": "loom-graph", "version": 2, "fields": [{"name": "x", "type": "f32x2", "shape": [64]}, )"
+                     R"({"name": "speed", "type": "f32", "shape": [8, 8]}, {"name": "few", "type": "f32", "shape": [3]}, )"
+                     R"({"name": "m", "type": "f32x2x2", "shape": [4, 4]}], "textures": [{"name": "img", "size": [4, 4], "format": "rgba8"}], )";
+  std::string good = head + R"("view": {"show": "x", "as": "points", "color_by": "speed", "point_size": 2.5}})";
+  EXPECT_EQ(error_of(good), "");
+  Document doc = load_document(good, "v.loom.json");
+  EXPECT_EQ(doc.view.show, "x");
+  EXPECT_EQ(doc.view.color_by, "speed");
+  EXPECT_EQ(doc.view.point_size, 2.5f);
+  std::string saved = save_document(doc);
+  EXPECT_NE(saved.find(R"("view": {"show": "x", "as": "points", "color_by": "speed", "point_size": 2.5})"), std::string::npos) << saved;
+  EXPECT_EQ(save_document(load_document(saved, "v.loom.json")), saved);
+  EXPECT_EQ(error_of(head + R"("view": {"show": "img", "as": "image"}})"), "");
+  EXPECT_EQ(error_of(head + R"("view": {"show": "speed", "as": "image"}})"), "");
+
+  struct Case {
+    const char* view;
+    const char* message;
+  } cases[] = {
+      {R"({"show": "nope", "as": "points"})", "view.show: 'nope' is no field, ndarray or texture of the document"},
+      {R"({"show": "speed", "as": "points"})", "view.as: 'speed' is f32; points need a field or ndarray of 2- or 3-component vectors"},
+      {R"({"show": "img", "as": "mesh", "mesh": "a.obj"})", "view.as: 'img' is a texture; mesh need"},
+      {R"({"show": "x", "as": "image"})", "view.as: 'x' has 1 dimensions; an image needs a 2-d field or ndarray, or a texture"},
+      {R"({"show": "m", "as": "image"})", "view.as: 'm' holds matrices"},
+      {R"({"show": "x", "as": "dots"})", "view.as: expected \"points\", \"image\" or \"mesh\", found 'dots'"},
+      {R"({"show": "x", "as": "points", "color_by": "few"})", "view.color_by: 'few' has 3 elements but 'x' has 64"},
+      {R"({"show": "speed", "as": "image", "color_by": "speed"})", "view.color_by: only points are coloured by a resource"},
+      {R"({"show": "x", "as": "mesh"})", "view.mesh: a mesh view needs an OBJ file"},
+      {R"({"show": "x", "as": "points", "mesh": "a.obj"})", "view.mesh: only a mesh view takes an OBJ file"},
+      {R"({"show": "x", "as": "points", "point_size": 65})", "view.point_size: expected a size above 0 and at most 64 pixels"},
+      {R"({"show": "x"})", "view: missing"},
+      {R"({"show": "x", "as": "points", "colour": "x"})", "colour"},
+  };
+  for (const Case& c : cases) {
+    std::string e = error_of(head + "\"view\": " + c.view + "}");
+    EXPECT_NE(e.find(c.message), std::string::npos) << c.view << " -> " << e;
+    EXPECT_NE(e.find("bad.loom.json"), std::string::npos) << e;
+  }
+
+  // Documents built in code are checked by validate_document the same way.
+  Document built = load_document(good, "v.loom.json");
+  built.view.color_by = "few";
+  try {
+    validate_document(built);
+    ADD_FAILURE() << "a view colouring 64 points by 3 values validated";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("view.color_by: 'few' has 3 elements but 'x' has 64"), std::string::npos) << e.what();
+  }
+}

@@ -19,7 +19,7 @@ using namespace loom;
 
 namespace {
 
-const char* const kSamples[] = {"heat", "julia", "life", "mpm88", "nbody"};
+const char* const kSamples[] = {"cloth", "heat", "julia", "life", "mpm88", "nbody"};
 
 std::string source(const std::string& relative) { return std::string(LOOM_SOURCE_DIR) + "/" + relative; }
 

@@ -146,7 +146,7 @@ TEST(VulkanRuntime, ArgpacksUploadOnceWhenChangedAndNeverWhenNot) {
   EXPECT_EQ(rt.stats().last_launch.argpack_uploads, 1u);
   rt.read_back(out.data());
   for (int i = 0; i < 64; ++i) EXPECT_EQ(reinterpret_cast<float*>(out.data())[i], 3.0f * static_cast<float>(i) + 1.0f);
-  EXPECT_EQ(rt.stats().waits, 1u);  // only the read back waited
+  EXPECT_LE(rt.stats().waits, 1u);  // only the read back may wait (not if the work already finished)
 }
 
 const char* kFloatAtomics = R"({"format": "loom-graph", "version": 2,

@@ -13,7 +13,8 @@
 #include "compiler/graph/document_json.h"
 #include "engine_plugin/include/loom/program.h"
 #include "runtime/common/error.h"
-#include "tools/loom/png_writer.h"
+#include "runtime/render/png.h"
+#include "tools/loom/png_frames.h"
 
 namespace {
 

@@ -119,6 +119,16 @@ struct ArrayView {
   Layout layout = Layout::AoS;
   uint8_t* data = nullptr;
   size_t bytes = 0;
+
+  size_t elements() const;  // the product of the extents
+  // Scalar `i` of the storage (flat, in storage order) as a double: integers and bools exactly
+  // up to 2^53. No bounds check (i < bytes / size_of(dtype)).
+  double scalar(size_t i) const;
+  // Component `c` of element `e` (C order), whatever the layout.
+  double component(size_t e, int c) const {
+    return scalar(layout == Layout::SoA ? static_cast<size_t>(c) * elements() + e
+                                        : e * static_cast<size_t>(components) + static_cast<size_t>(c));
+  }
 };
 
 struct TextureView {
@@ -137,6 +147,17 @@ struct DeviceCounters {
   uint64_t resource_bytes_uploaded = 0, bytes_downloaded = 0;
   uint64_t dispatches = 0, submits = 0, waits = 0, barriers = 0, pipelines = 0;
   double pipeline_ms = 0;
+};
+
+// What a reload kept and what it had to start afresh.
+struct ReloadReport {
+  std::vector<std::string> kept;            // resources whose contents carried over
+  std::vector<std::string> reinitialized;   // resources whose declaration changed: zeroed or from the document
+  std::vector<std::string> dropped;         // resources the new document no longer has
+  int kernels_compiled = 0;                 // instantiations compiled (or read from the offline cache)
+  int kernels_reused = 0;                   // instantiations whose kernel did not change
+  double ms = 0;                            // validation, compilation and the swap
+  std::vector<std::string> notices;         // one line per re-initialised or dropped resource
 };
 
 struct PassTime {
@@ -169,6 +190,15 @@ class Program {
   void load(graph::Document document);
   void load_file(const std::string& path);
   const graph::Document& document() const;
+
+  // Hot reload: replaces the document while keeping state. Validates the new document and
+  // compiles every instantiation its pipelines launch before anything changes, so a document
+  // that does not compile throws (naming the place) and leaves this program running as it
+  // was. On success, fields, ndarrays and textures whose declaration is unchanged keep their
+  // contents (on the device too), argpack values set through set_argpack survive unless the
+  // document changed that member's value, kernels whose content is unchanged are not
+  // recompiled; the report names what had to be re-initialised.
+  ReloadReport reload(graph::Document document);
 
   // Launches `kernel` with arguments by parameter name. Template parameters take a field
   // name or a constant; a new binding makes a new instantiation.
@@ -214,6 +244,9 @@ class Program {
   // SPIR-V disassembly of every task of one instantiation, for the Vulkan device in use or,
   // on another backend, for a device with every feature.
   std::string spirv_text(const std::string& kernel, const Args& template_args = {});
+  // The LLVM IR of one instantiation for the host CPU, after LLVM's optimisation when
+  // `optimized` (what the CPU backend runs).
+  std::string llvm_ir_text(const std::string& kernel, const Args& template_args = {}, bool optimized = true);
 
   // The device kernels run on: after Auto, the backend chosen.
   Backend backend() const;

@@ -1,5 +1,5 @@
-// PNG output for `loom run --png`: 2-d scalar fields through a colour map, rgba8 textures
-// as they are.
+// Pixels for `loom run --png`: 2-d scalar fields through a colour map, textures as RGBA8.
+// The files are written by runtime/render/png.h, the writer the render library shares.
 #pragma once
 
 #include <cstdint>
@@ -10,9 +10,6 @@ namespace loom {
 
 struct ArrayView;
 struct TextureView;
-
-// 8-bit RGBA pixels, row-major, top row first.
-void write_png(const std::string& path, int width, int height, const std::vector<uint8_t>& rgba);
 
 // Colours a 2-d scalar field (or the first component of a vector field) with a perceptual
 // ramp between its minimum and maximum. Throws loom::Error for other shapes.

@@ -1,0 +1,347 @@
+#include "editor/app/panels.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "runtime/common/argpack_layout.h"
+
+namespace loom::editor {
+
+namespace {
+
+std::vector<double> literal_components(const graph::Literal& l) {
+  std::vector<double> out;
+  switch (l.kind) {
+    case graph::Literal::Kind::Bool: out.push_back(l.b ? 1 : 0); break;
+    case graph::Literal::Kind::Int:
+    case graph::Literal::Kind::Float: out.push_back(l.as_double()); break;
+    case graph::Literal::Kind::List:
+      for (const graph::Literal& item : l.list) {
+        std::vector<double> inner = literal_components(item);
+        out.insert(out.end(), inner.begin(), inner.end());
+      }
+      break;
+    default: break;
+  }
+  return out;
+}
+
+graph::Literal number_literal(Scalar s, double v) {
+  graph::Literal l;
+  if (s == Scalar::Bool) {
+    l.kind = graph::Literal::Kind::Bool;
+    l.b = v != 0;
+  } else if (is_int(s)) {
+    l.kind = graph::Literal::Kind::Int;
+    l.i = static_cast<int64_t>(std::llround(v));
+  } else {
+    l.kind = graph::Literal::Kind::Float;
+    l.f = v;
+  }
+  return l;
+}
+
+Arg literal_arg(const graph::Literal& l) {
+  switch (l.kind) {
+    case graph::Literal::Kind::Bool: return Arg(l.b);
+    case graph::Literal::Kind::Int: return Arg(static_cast<int64_t>(l.i));
+    case graph::Literal::Kind::Float: return Arg(l.f);
+    case graph::Literal::Kind::String: return Arg(l.s);
+    case graph::Literal::Kind::List: return Arg(literal_components(l));
+    case graph::Literal::Kind::None: break;
+  }
+  return Arg(0);
+}
+
+const graph::KernelParam* param_of(const graph::Document& doc, const std::string& kernel, const std::string& name) {
+  const graph::KernelDecl* k = doc.kernel(kernel);
+  if (!k) return nullptr;
+  for (const graph::KernelParam& p : k->params)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+void struct_members(const graph::Document& doc, int type, const std::string& prefix, const std::string& pack,
+                    std::vector<MemberValue>* out) {
+  if (type < 0 || static_cast<size_t>(type) >= doc.argpack_types.size()) return;
+  for (const ArgpackMember& m : doc.argpack_types[static_cast<size_t>(type)].members) {
+    std::string path = prefix.empty() ? m.name : prefix + "." + m.name;
+    if (m.kind == MemberKind::Value) out->push_back({pack, path, m.type});
+    if (m.kind == MemberKind::Struct) struct_members(doc, m.nested, path, pack, out);
+    // Nested packs are argpacks of their own (bound by reference): listed under their name.
+  }
+}
+
+void text_disabled_wrapped(const std::string& s) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s", s.c_str());
+  ImGui::PopStyleColor();
+}
+
+}  // namespace
+
+std::vector<LaunchValue> launch_values(const graph::Document& doc) {
+  std::vector<LaunchValue> out;
+  for (const graph::Pipeline& p : doc.pipelines)
+    for (size_t l = 0; l < p.launches.size(); ++l)
+      for (const auto& [name, value] : p.launches[l].args) {
+        const graph::KernelParam* param = param_of(doc, p.launches[l].kernel, name);
+        if (!param || param->kind != graph::ParamKind::Value) continue;
+        auto type = parse_value_type(param->type);
+        if (!type) continue;
+        LaunchValue v{p.name, l, p.launches[l].kernel, name, *type, literal_components(value)};
+        if (static_cast<int>(v.components.size()) == 1 && type->components() > 1)
+          v.components.assign(static_cast<size_t>(type->components()), v.components[0]);  // a splat
+        out.push_back(std::move(v));
+      }
+  return out;
+}
+
+graph::Document with_launch_value(const graph::Document& doc, const LaunchValue& value) {
+  graph::Document out = doc;
+  for (graph::Pipeline& p : out.pipelines) {
+    if (p.name != value.pipeline || value.launch >= p.launches.size()) continue;
+    for (auto& [name, literal] : p.launches[value.launch].args) {
+      if (name != value.param) continue;
+      if (value.type.components() == 1) {
+        literal = number_literal(value.type.scalar, value.components.at(0));
+        continue;
+      }
+      graph::Literal list;
+      list.kind = graph::Literal::Kind::List;
+      for (int c = 0; c < value.type.cols; ++c) {
+        graph::Literal column;
+        column.kind = graph::Literal::Kind::List;
+        for (int r = 0; r < value.type.rows; ++r)
+          column.list.push_back(number_literal(value.type.scalar, value.components.at(static_cast<size_t>(c * value.type.rows + r))));
+        if (value.type.cols == 1) list = column;
+        else list.list.push_back(column);
+      }
+      literal = list;
+    }
+  }
+  return out;
+}
+
+std::vector<MemberValue> argpack_values(const graph::Document& doc) {
+  std::vector<MemberValue> out;
+  for (const graph::ArgpackDecl& a : doc.argpacks) struct_members(doc, doc.argpack_type(a.type), "", a.name, &out);
+  return out;
+}
+
+Args first_launch_args(const graph::Document& doc, const std::string& kernel) {
+  for (const graph::Pipeline& p : doc.pipelines)
+    for (const graph::Launch& l : p.launches)
+      if (l.kernel == kernel) {
+        Args args;
+        for (const auto& [name, value] : l.args) args.emplace_back(name, literal_arg(value));
+        return args;
+      }
+  return {};
+}
+
+// ------------------------------------------------------------------------------ panels
+
+void draw_program_panel(LiveSession& session, PanelState& state) {
+  ImGui::Begin("Program", nullptr, state.window_flags);
+  const graph::Document& doc = session.document();
+  if (ImGui::CollapsingHeader("Kernels", ImGuiTreeNodeFlags_DefaultOpen)) {
+    for (const graph::KernelDecl& k : doc.kernels) {
+      if (ImGui::Selectable(k.name.c_str(), state.selected_kernel == k.name)) state.selected_kernel = k.name;
+      if (ImGui::IsItemHovered() && !k.params.empty()) {
+        std::string sig;
+        for (const graph::KernelParam& p : k.params)
+          sig += (sig.empty() ? "" : ", ") + p.name + ": " + (p.type.empty() ? std::string("any") : p.type);
+        ImGui::SetTooltip("%s(%s)", k.name.c_str(), sig.c_str());
+      }
+    }
+  }
+  if (ImGui::CollapsingHeader("Pipelines", ImGuiTreeNodeFlags_DefaultOpen)) {
+    for (const graph::Pipeline& p : doc.pipelines) {
+      if (!ImGui::TreeNode(p.name.c_str())) continue;
+      for (const graph::Launch& l : p.launches) {
+        std::string line = l.kernel + "(";
+        for (size_t i = 0; i < l.args.size(); ++i) {
+          const graph::Literal& v = l.args[i].second;
+          std::string text = v.kind == graph::Literal::Kind::String ? v.s
+                             : !v.spelling.empty()                 ? v.spelling
+                                                                   : std::to_string(v.as_double());
+          line += (i ? ", " : "") + l.args[i].first + "=" + text;
+        }
+        line += ")";
+        if (ImGui::Selectable(line.c_str(), state.selected_kernel == l.kernel)) state.selected_kernel = l.kernel;
+      }
+      ImGui::TreePop();
+    }
+  }
+  ImGui::End();
+}
+
+void draw_parameters_panel(LiveSession& session, PanelState& state) {
+  ImGui::Begin("Parameters", nullptr, state.window_flags);
+  const graph::Document& doc = state.document ? *state.document : session.document();
+  if (ImGui::CollapsingHeader("Launch values", ImGuiTreeNodeFlags_DefaultOpen)) {
+    for (LaunchValue v : launch_values(doc)) {
+      std::string label = v.pipeline + "[" + std::to_string(v.launch) + "] " + v.kernel + "." + v.param;
+      ImGui::PushID(label.c_str());
+      bool changed = false;
+      int n = v.type.components();
+      if (is_float(v.type.scalar)) {
+        std::vector<float> f(v.components.begin(), v.components.end());
+        changed = ImGui::DragScalarN(label.c_str(), ImGuiDataType_Float, f.data(), n, 0.001f);
+        if (changed) std::copy(f.begin(), f.end(), v.components.begin());
+      } else {
+        std::vector<int> i(v.components.begin(), v.components.end());
+        changed = ImGui::DragScalarN(label.c_str(), ImGuiDataType_S32, i.data(), n, 0.1f);
+        if (changed) std::copy(i.begin(), i.end(), v.components.begin());
+      }
+      if (ImGui::IsItemActivated() && state.begin_edit) state.begin_edit("Set " + label);
+      if (changed && state.edit) state.edit(with_launch_value(doc, v));
+      if (ImGui::IsItemDeactivated() && state.end_edit) state.end_edit();
+      ImGui::PopID();
+    }
+  }
+  if (ImGui::CollapsingHeader("Argpacks", ImGuiTreeNodeFlags_DefaultOpen) && session.has_program()) {
+    Program& program = session.program();
+    for (const MemberValue& m : argpack_values(doc)) {
+      std::string label = m.pack + "." + m.path;
+      int n = m.type.components();
+      std::vector<double> values(static_cast<size_t>(n));
+      try {
+        for (int c = 0; c < n; ++c) values[static_cast<size_t>(c)] = program.get_argpack(m.pack, m.path, c);
+      } catch (const Error&) {
+        continue;
+      }
+      ImGui::PushID(label.c_str());
+      bool changed = false;
+      if (is_float(m.type.scalar)) {
+        std::vector<float> f(values.begin(), values.end());
+        changed = ImGui::DragScalarN(label.c_str(), ImGuiDataType_Float, f.data(), n, 0.001f);
+        if (changed) std::copy(f.begin(), f.end(), values.begin());
+      } else {
+        std::vector<int> i(values.begin(), values.end());
+        changed = ImGui::DragScalarN(label.c_str(), ImGuiDataType_S32, i.data(), n, 0.1f);
+        if (changed) std::copy(i.begin(), i.end(), values.begin());
+      }
+      if (changed) {
+        try {  // live: the next launch uploads the pack once
+          if (n == 1) program.set_argpack(m.pack, m.path, is_float(m.type.scalar) ? Arg(values[0]) : Arg(static_cast<int64_t>(values[0])));
+          else program.set_argpack(m.pack, m.path, Arg(values));
+        } catch (const Error& e) {
+          session.note(LogEntry::Level::Error, e.what(), e.place());
+        }
+      }
+      ImGui::PopID();
+    }
+  }
+  ImGui::End();
+}
+
+void draw_resources_panel(LiveSession& session, PanelState& state) {
+  (void)state;
+  ImGui::Begin("Resources", nullptr, state.window_flags);
+  const graph::Document& doc = session.document();
+  auto shape_text = [](const std::vector<int64_t>& shape) {
+    std::string s;
+    for (size_t d = 0; d < shape.size(); ++d) s += (d ? "x" : "") + std::to_string(shape[d]);
+    return s;
+  };
+  if (ImGui::BeginTable("resources", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_Resizable)) {
+    ImGui::TableSetupColumn("name");
+    ImGui::TableSetupColumn("kind");
+    ImGui::TableSetupColumn("type");
+    ImGui::TableSetupColumn("shape");
+    ImGui::TableHeadersRow();
+    auto row = [](const std::string& name, const char* kind, const std::string& type, const std::string& shape) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(name.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(kind);
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(type.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(shape.c_str());
+    };
+    for (const FieldDesc& f : doc.fields)
+      row(f.name, f.layout == Layout::SoA ? "field (SoA)" : "field", value_type_name(f.elem), shape_text(f.shape));
+    for (const graph::NdarrayDecl& n : doc.ndarrays) row(n.name, "ndarray", value_type_name(n.elem), shape_text(n.shape));
+    for (const graph::TextureDecl& t : doc.textures) row(t.name, "texture", texture_format_name(t.format), shape_text(t.size));
+    for (const graph::ArgpackDecl& a : doc.argpacks) row(a.name, "argpack", a.type, "");
+    ImGui::EndTable();
+  }
+  ImGui::End();
+}
+
+void draw_code_panel(LiveSession& session, PanelState& state) {
+  ImGui::Begin("Code", nullptr, state.window_flags);
+  const graph::Document& doc = session.document();
+  if (state.selected_kernel.empty() && !doc.kernels.empty()) state.selected_kernel = doc.kernels[0].name;
+  if (ImGui::BeginCombo("kernel", state.selected_kernel.c_str())) {
+    for (const graph::KernelDecl& k : doc.kernels)
+      if (ImGui::Selectable(k.name.c_str(), k.name == state.selected_kernel)) state.selected_kernel = k.name;
+    ImGui::EndCombo();
+  }
+  ImGui::RadioButton("IR", &state.code_kind, 0);
+  ImGui::SameLine();
+  ImGui::RadioButton("SPIR-V", &state.code_kind, 1);
+  ImGui::SameLine();
+  ImGui::RadioButton("LLVM IR", &state.code_kind, 2);
+  if (state.code_kind == 0) {
+    std::vector<std::string> passes = Program::pass_names();
+    if (ImGui::BeginCombo("after", state.ir_pass.empty() ? "the last pass" : state.ir_pass.c_str())) {
+      if (ImGui::Selectable("the last pass", state.ir_pass.empty())) state.ir_pass.clear();
+      for (const std::string& p : passes)
+        if (ImGui::Selectable(p.c_str(), p == state.ir_pass)) state.ir_pass = p;
+      ImGui::EndCombo();
+    }
+  }
+  std::string key = std::to_string(state.code_kind) + "\n" + state.selected_kernel + "\n" + state.ir_pass + "\n" +
+                    program_key(doc);
+  if (key != state.code_key && session.has_program() && doc.kernel(state.selected_kernel)) {
+    state.code_key = key;
+    try {
+      Program& p = session.program();
+      Args targs = first_launch_args(doc, state.selected_kernel);
+      state.code = state.code_kind == 0   ? p.ir_text(state.selected_kernel, state.ir_pass, targs)
+                   : state.code_kind == 1 ? p.spirv_text(state.selected_kernel, targs)
+                                          : p.llvm_ir_text(state.selected_kernel, targs);
+    } catch (const Error& e) {
+      state.code = std::string("; ") + e.what();
+    }
+  }
+  if (state.code.empty()) text_disabled_wrapped("Select a kernel to see its code.");
+  ImGui::InputTextMultiline("##code", state.code.data(), state.code.size() + 1, ImVec2(-1, -1), ImGuiInputTextFlags_ReadOnly);
+  ImGui::End();
+}
+
+void draw_log_panel(LiveSession& session, PanelState& state) {
+  ImGui::Begin("Log", nullptr, state.window_flags);
+  ImGui::Checkbox("errors only", &state.log_errors_only);
+  ImGui::Separator();
+  ImGui::BeginChild("entries");
+  int i = 0;
+  for (const LogEntry& e : session.log()) {
+    if (state.log_errors_only && e.level != LogEntry::Level::Error) continue;
+    ImVec4 color = e.level == LogEntry::Level::Error    ? ImVec4(1.0f, 0.45f, 0.4f, 1)
+                   : e.level == LogEntry::Level::Notice ? ImVec4(1.0f, 0.85f, 0.4f, 1)
+                                                        : ImGui::GetStyleColorVec4(ImGuiCol_Text);
+    std::string where = e.place.node >= 0 ? (e.place.kernel.empty() ? "" : e.place.kernel + " ") + "node " +
+                                                std::to_string(e.place.node) + ": "
+                                          : "";
+    ImGui::PushID(i++);
+    ImGui::PushStyleColor(ImGuiCol_Text, color);
+    if (ImGui::Selectable((where + e.message).c_str()) && e.place.node >= 0 && state.focus) state.focus(e.place);
+    ImGui::PopStyleColor();
+    if (e.place.node >= 0 && ImGui::IsItemHovered()) ImGui::SetTooltip("click to show the node");
+    ImGui::PopID();
+  }
+  if (ImGui::GetScrollY() >= ImGui::GetScrollMaxY()) ImGui::SetScrollHereY(1.0f);
+  ImGui::EndChild();
+  ImGui::End();
+}
+
+}  // namespace loom::editor
