@@ -272,6 +272,16 @@ class LayoutPresence : public Command {
   graph::GraphLayout entry_;
 };
 
+class DocumentSwap : public Command {
+ public:
+  DocumentSwap(Document before, Document after) : before_(std::move(before)), after_(std::move(after)) {}
+  void apply(Document& doc) override { doc = after_; }
+  void revert(Document& doc) override { doc = before_; }
+
+ private:
+  Document before_, after_;
+};
+
 // ---------------------------------------------------------------- functions
 
 class FunctionPresence : public Command {
@@ -427,6 +437,10 @@ std::unique_ptr<Command> erase_comment(const Document& doc, const std::string& g
   const graph::GraphLayout* l = find_layout(doc, graph);
   if (!l || index >= l->comments.size()) return nullptr;
   return std::make_unique<CommentPresence>(graph, index, l->comments[index], false);
+}
+
+std::unique_ptr<Command> swap_document(const Document& current, Document next) {
+  return std::make_unique<DocumentSwap>(current, std::move(next));
 }
 
 std::unique_ptr<Command> insert_function(size_t index, graph::FunctionDecl f) {

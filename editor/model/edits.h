@@ -44,6 +44,10 @@ std::unique_ptr<Command> change_layout(const graph::Document& doc, const LayoutC
 std::unique_ptr<Command> insert_comment(const std::string& graph, size_t index, graph::CommentFrame frame);
 std::unique_ptr<Command> erase_comment(const graph::Document& doc, const std::string& graph, size_t index);
 
+// The whole document replaced by `next` (a panel's edit, a change on disk): one command,
+// holding both versions.
+std::unique_ptr<Command> swap_document(const graph::Document& current, graph::Document next);
+
 // Functions (sub-graphs): insert at `index`, erase by name, rename the declaration (callers
 // and layout are separate edits), set its ports.
 std::unique_ptr<Command> insert_function(size_t index, graph::FunctionDecl f);

@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "compiler/graph/document_json.h"
 #include "compiler/graph/node_library.h"
 #include "editor/model/clipboard.h"
 #include "editor/model/edits.h"
@@ -346,6 +347,13 @@ EditResult set_comment(EditorDocument& d, const GraphRef& g, size_t index, graph
   if (!(frame.w > 0) || !(frame.h > 0)) return EditResult::fail("a comment needs a positive width and height");
   LayoutChange change{g.name, {}, {{index, std::move(frame)}}};
   d.execute(change_layout(d.doc(), change), "Edit comment");
+  return EditResult{};
+}
+
+EditResult replace_document(EditorDocument& d, graph::Document next, const std::string& label) {
+  if (next.path.empty() || next.path == "<memory>") next.path = d.doc().path;
+  if (graph::save_document(next) == d.save_text()) return EditResult{true, "unchanged", {}};
+  d.execute(swap_document(d.doc(), std::move(next)), label);
   return EditResult{};
 }
 

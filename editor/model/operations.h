@@ -64,6 +64,10 @@ EditResult add_comment(EditorDocument& d, const GraphRef& g, graph::CommentFrame
 EditResult remove_comments(EditorDocument& d, const GraphRef& g, std::vector<size_t> indices);
 EditResult set_comment(EditorDocument& d, const GraphRef& g, size_t index, graph::CommentFrame frame);
 
+// The whole document replaced, as one undo step (the app's panels edit launch values and
+// resources this way; a file changed on disk too). Nothing happens when it is the same.
+EditResult replace_document(EditorDocument& d, graph::Document next, const std::string& label = "Edit document");
+
 // Functions (sub-graphs). A new function gets an input node per input port and an output
 // node giving 0 on every output, so it is valid from the start.
 EditResult create_function(EditorDocument& d, const std::string& name, std::vector<graph::FunctionPort> inputs,

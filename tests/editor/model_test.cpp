@@ -413,3 +413,20 @@ TEST(EditorModel, LiteralTextRoundTrips) {
   EXPECT_TRUE(is_text_param("expr"));
   EXPECT_FALSE(is_text_param("count"));
 }
+
+TEST(EditorModel, ReplacingTheWholeDocumentIsOneUndoStep) {
+  EditorDocument d = EditorDocument::from_text(test::kSmallDoc, "small.loom.json");
+  std::string before = d.save_text();
+  graph::Document next = d.doc();
+  next.pipelines[0].launches[0].args[0].second = real(0.75);  // as the parameters panel does
+  next.path.clear();
+  uint64_t logic = d.logic_revision();
+  ASSERT_TRUE(replace_document(d, next, "Set s").ok);
+  EXPECT_GT(d.logic_revision(), logic);
+  EXPECT_EQ(d.doc().path, "small.loom.json");
+  EXPECT_NE(d.save_text().find("\"s\": 0.75"), std::string::npos);
+  EXPECT_EQ(d.undo_label(), "Set s");
+  EXPECT_EQ(replace_document(d, d.doc()).message, "unchanged");
+  d.undo();
+  EXPECT_EQ(d.save_text(), before);
+}
