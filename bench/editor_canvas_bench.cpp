@@ -19,8 +19,8 @@
 
 #include "editor/canvas/canvas_fonts.h"
 #include "editor/canvas/node_canvas.h"
-#include "editor/model/edits.h"
 #include "editor/model/editor_document.h"
+#include "editor/model/edits.h"
 #include "editor/model/graph_access.h"
 #include "editor/model/link_check.h"
 #include "editor/model/operations.h"
@@ -52,29 +52,36 @@ std::string generate(int n) {
     int col = i / rows, row = i % rows;
     std::string node;
     if (col == 0) {
-      node = "{\"id\": " + std::to_string(i) + ", \"type\": \"const\", \"params\": {\"value\": " + std::to_string(i) + ".5}}";
+      node = "{\"id\": " + std::to_string(i) +
+             ", \"type\": \"const\", \"params\": {\"value\": " + std::to_string(i) + ".5}}";
     } else {
       const char* op = ops[i % 8];
-      auto src = [&](int k) { return "\"" + std::to_string(((col - 1) * rows + (row + k) % rows)) + "\""; };
+      auto src = [&](int k) {
+        return "\"" + std::to_string(((col - 1) * rows + (row + k) % rows)) + "\"";
+      };
       std::string in = "\"a\": " + src(0);
       if (std::strcmp(op, "sin") && std::strcmp(op, "sqrt")) in += ", \"b\": " + src(1);
-      if (!std::strcmp(op, "mix") || !std::strcmp(op, "fma")) in += std::string(", \"") + (op[0] == 'm' ? "t" : "c") + "\": 0.5";
-      node = "{\"id\": " + std::to_string(i) + ", \"type\": \"" + op + "\", \"inputs\": {" + in + "}}";
+      if (!std::strcmp(op, "mix") || !std::strcmp(op, "fma"))
+        in += std::string(", \"") + (op[0] == 'm' ? "t" : "c") + "\": 0.5";
+      node =
+          "{\"id\": " + std::to_string(i) + ", \"type\": \"" + op + "\", \"inputs\": {" + in + "}}";
     }
     // The last tenth lives in the loop body (they read top-level nodes: visible from there).
     std::string& list = i >= n - in_body ? body : nodes;
     list += std::string(list.empty() ? "" : ",\n") + node;
     position(i, col, row);
     if (i % 100 == 0)
-      comments += std::string(comments.empty() ? "" : ", ") + "{\"title\": \"Block " + std::to_string(i / 100) +
-                  "\", \"rect\": [" + std::to_string(col * 240 - 20) + ", " + std::to_string(row * 130 - 40) +
-                  ", 700, 500], \"color\": \"#3a6ea5\"}";
+      comments += std::string(comments.empty() ? "" : ", ") + "{\"title\": \"Block " +
+                  std::to_string(i / 100) + "\", \"rect\": [" + std::to_string(col * 240 - 20) +
+                  ", " + std::to_string(row * 130 - 40) + ", 700, 500], \"color\": \"#3a6ea5\"}";
   }
-  nodes += ",\n{\"id\": " + std::to_string(loop) + ", \"type\": \"range_for\", \"inputs\": {\"end0\": 64}, \"regions\": {\"body\": [\n" +
+  nodes += ",\n{\"id\": " + std::to_string(loop) +
+           ", \"type\": \"range_for\", \"inputs\": {\"end0\": 64}, \"regions\": {\"body\": [\n" +
            body + "]}}";
   position(loop, -1, 0);
-  return R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "big", "nodes": [)" + nodes +
-         R"(]}], "layout": [{"graph": "big", "positions": {)" + positions + "}, \"comments\": [" + comments + "]}]}";
+  return R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "big", "nodes": [)" +
+         nodes + R"(]}], "layout": [{"graph": "big", "positions": {)" + positions +
+         "}, \"comments\": [" + comments + "]}]}";
 }
 
 class Headless {
@@ -116,7 +123,8 @@ struct Result {
 };
 
 // Runs `frames` frames, `move` setting the view before each; median of 5 blocks.
-Result measure(Headless& h, EditorDocument& doc, int frames, const std::function<void(NodeCanvas&, int)>& move) {
+Result measure(Headless& h, EditorDocument& doc, int frames,
+               const std::function<void(NodeCanvas&, int)>& move) {
   NodeCanvas canvas(h.fonts());
   for (int i = 0; i < 5; ++i) Headless::frame(canvas, doc);  // framing, caches
   std::vector<double> blocks;
@@ -155,7 +163,8 @@ int main(int argc, char** argv) {
   bool quick = argc > 1 && !std::strcmp(argv[1], "--quick");
   int frames = quick ? 60 : 600;
   Headless h;
-  EditorDocument empty = EditorDocument::from_text(R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": []}]})");
+  EditorDocument empty = EditorDocument::from_text(
+      R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": []}]})");
   EditorDocument small = EditorDocument::from_text(generate(20));
   EditorDocument big = EditorDocument::from_text(generate(2000));
 
@@ -165,8 +174,10 @@ int main(int argc, char** argv) {
     c.view().zoom = 0.5f + 1.0f * (0.5f + 0.5f * std::sin(t * 0.7f));
     c.view().scroll = Vec2{-200 + 300 * std::cos(t), -200 + 200 * std::sin(t)};
   });
-  Result pan1 = measure(h, big, frames, [](NodeCanvas& c, int i) { pan_and_zoom(c, i, 1.0f, 1.0f); });
-  Result panzoom = measure(h, big, frames, [](NodeCanvas& c, int i) { pan_and_zoom(c, i, 0.4f, 2.0f); });
+  Result pan1 =
+      measure(h, big, frames, [](NodeCanvas& c, int i) { pan_and_zoom(c, i, 1.0f, 1.0f); });
+  Result panzoom =
+      measure(h, big, frames, [](NodeCanvas& c, int i) { pan_and_zoom(c, i, 0.4f, 2.0f); });
   Result whole = measure(h, big, frames, [](NodeCanvas& c, int i) {
     c.view().zoom = 0.1f + 0.01f * static_cast<float>(i % 3);  // all 2,000 nodes on screen
     c.view().scroll = Vec2{-300, -300};
@@ -177,33 +188,49 @@ int main(int argc, char** argv) {
     c.view().zoom = 1;
     c.view().scroll = Vec2{4000, 1500};
     auto at = *node_position(big.doc(), "big", id);
-    big.execute(change_layout(big.doc(), LayoutChange{"big", {{id, Vec2{at.x + (i % 2 ? 1.0f : -1.0f), at.y}}}, {}}));
+    big.execute(change_layout(
+        big.doc(), LayoutChange{"big", {{id, Vec2{at.x + (i % 2 ? 1.0f : -1.0f), at.y}}}, {}}));
   });
 
   NodeCanvas canvas(h.fonts());
   Headless::frame(canvas, big);
-  double place_ms = one_off([&] {
-    GraphGeometry g;
-    g.build(big.doc(), GraphRef{"big", false}, big.types(GraphRef{"big", false}), [](const std::string& s) { return 7.0f * static_cast<float>(s.size()); });
-    g.place(big.doc(), GraphRef{"big", false});
-  }, quick ? 3 : 10);
-  double infer_ms = one_off([&] { loom::graph::infer_graph_types(big.doc(), "big", false); }, quick ? 3 : 10);
-  double check_ms = one_off([&] {
-    check_link(big.doc(), GraphRef{"big", false}, PinRef{5, "out"}, PinRef{1500, "a"}, &big.types(GraphRef{"big", false}));
-  }, quick ? 3 : 10);
-  double edit_ms = one_off([&] {
-    set_literal(big, GraphRef{"big", false}, PinRef{1900, "b"}, std::nullopt);
-    Headless::frame(canvas, big);
-    big.undo();
-    Headless::frame(canvas, big);
-  }, quick ? 2 : 5) / 2;
+  double place_ms = one_off(
+      [&] {
+        GraphGeometry g;
+        g.build(big.doc(), GraphRef{"big", false}, big.types(GraphRef{"big", false}),
+                [](const std::string& s) { return 7.0f * static_cast<float>(s.size()); });
+        g.place(big.doc(), GraphRef{"big", false});
+      },
+      quick ? 3 : 10);
+  double infer_ms =
+      one_off([&] { loom::graph::infer_graph_types(big.doc(), "big", false); }, quick ? 3 : 10);
+  double check_ms = one_off(
+      [&] {
+        check_link(big.doc(), GraphRef{"big", false}, PinRef{5, "out"}, PinRef{1500, "a"},
+                   &big.types(GraphRef{"big", false}));
+      },
+      quick ? 3 : 10);
+  double edit_ms = one_off(
+                       [&] {
+                         set_literal(big, GraphRef{"big", false}, PinRef{1900, "b"}, std::nullopt);
+                         Headless::frame(canvas, big);
+                         big.undo();
+                         Headless::frame(canvas, big);
+                       },
+                       quick ? 2 : 5) /
+                   2;
 
-  std::printf("editor canvas: CPU time per frame (ImGui frame + NodeCanvas::frame + Render), 1920x1080, %d frames each\n", frames);
-  std::printf("big graph: %d nodes, %d links, %zu problems\n", canvas.stats().nodes_total, canvas.stats().links_total,
-              big.types(GraphRef{"big", false}).problems.size());
-  std::printf("%-44s %9s %9s %10s %9s %9s\n", "scenario", "ms/frame", "vs empty", "vs 20-node", "drawn", "vertices");
+  std::printf(
+      "editor canvas: CPU time per frame (ImGui frame + NodeCanvas::frame + Render), 1920x1080, %d "
+      "frames each\n",
+      frames);
+  std::printf("big graph: %d nodes, %d links, %zu problems\n", canvas.stats().nodes_total,
+              canvas.stats().links_total, big.types(GraphRef{"big", false}).problems.size());
+  std::printf("%-44s %9s %9s %10s %9s %9s\n", "scenario", "ms/frame", "vs empty", "vs 20-node",
+              "drawn", "vertices");
   auto row = [&](const char* name, const Result& r) {
-    std::printf("%-44s %9.3f %8.1fx %9.2fx %9d %9.0f\n", name, r.ms, r.ms / base.ms, r.ms / twenty.ms, r.nodes_drawn, r.vertices);
+    std::printf("%-44s %9.3f %8.1fx %9.2fx %9d %9.0f\n", name, r.ms, r.ms / base.ms,
+                r.ms / twenty.ms, r.nodes_drawn, r.vertices);
   };
   row("empty canvas (baseline)", base);
   row("20 nodes, pan + zoom 0.5-1.5 (baseline)", twenty);
@@ -212,9 +239,13 @@ int main(int argc, char** argv) {
   row("2,000 nodes, zoomed out: all on screen", whole);
   row("2,000 nodes, dragging a node (re-placed)", drag);
   std::printf("\none-off costs on the 2,000-node graph (ms), against a 60 Hz frame (16.7 ms):\n");
-  std::printf("  geometry: shapes + placement + grid hashes  %8.3f  (%.2f frames)\n", place_ms, place_ms / 16.7);
-  std::printf("  type inference of the graph (per edit)      %8.3f  (%.2f frames)\n", infer_ms, infer_ms / 16.7);
-  std::printf("  one link check (copy + inference)           %8.3f  (%.2f frames)\n", check_ms, check_ms / 16.7);
-  std::printf("  an edit and its frame (shapes, types)       %8.3f  (%.2f frames)\n", edit_ms, edit_ms / 16.7);
+  std::printf("  geometry: shapes + placement + grid hashes  %8.3f  (%.2f frames)\n", place_ms,
+              place_ms / 16.7);
+  std::printf("  type inference of the graph (per edit)      %8.3f  (%.2f frames)\n", infer_ms,
+              infer_ms / 16.7);
+  std::printf("  one link check (copy + inference)           %8.3f  (%.2f frames)\n", check_ms,
+              check_ms / 16.7);
+  std::printf("  an edit and its frame (shapes, types)       %8.3f  (%.2f frames)\n", edit_ms,
+              edit_ms / 16.7);
   return 0;
 }

@@ -7,10 +7,14 @@ namespace loom::graph {
 
 std::string pin_value_text(const PinValue& v) {
   switch (v.kind) {
-    case PinValue::Kind::Ref: return "ref " + value_type_name(v.type);
-    case PinValue::Kind::Array: return "array of " + value_type_name(v.type);
-    case PinValue::Kind::Texture: return "texture";
-    case PinValue::Kind::Value: break;
+    case PinValue::Kind::Ref:
+      return "ref " + value_type_name(v.type);
+    case PinValue::Kind::Array:
+      return "array of " + value_type_name(v.type);
+    case PinValue::Kind::Texture:
+      return "texture";
+    case PinValue::Kind::Value:
+      break;
   }
   return value_type_name(v.type) + (v.literal ? " literal" : "");
 }
@@ -80,7 +84,8 @@ TemplateArgs first_launch_args(const Document& doc, const KernelDecl& k) {
         if (!arg) continue;
         TemplateArg a;
         if (p.kind == ParamKind::Ndarray && p.type.empty()) {
-          const NdarrayDecl* nd = arg->kind == Literal::Kind::String ? doc.ndarray(arg->s) : nullptr;
+          const NdarrayDecl* nd =
+              arg->kind == Literal::Kind::String ? doc.ndarray(arg->s) : nullptr;
           if (!nd) continue;
           a.kind = TemplateArg::Kind::Ndarray;
           a.field = value_type_name(nd->elem);

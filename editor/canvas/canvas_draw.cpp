@@ -15,7 +15,9 @@ namespace {
 
 constexpr float kMinTextPx = 5.5f;  // smaller labels are not drawn: they would be noise
 
-ImU32 with_alpha(ImU32 c, int alpha) { return (c & 0x00ffffffu) | (static_cast<ImU32>(alpha) << 24); }
+ImU32 with_alpha(ImU32 c, int alpha) {
+  return (c & 0x00ffffffu) | (static_cast<ImU32>(alpha) << 24);
+}
 
 ImU32 comment_color(const std::string& hex) {
   unsigned r = 70, g = 90, b = 120;
@@ -27,8 +29,8 @@ ImVec2 add(ImVec2 a, ImVec2 b) { return ImVec2(a.x + b.x, a.y + b.y); }
 
 }  // namespace
 
-void NodeCanvas::draw_text(ImDrawList* dl, Vec2 at, float units, ImU32 color, const std::string& text, float right,
-                           float min_px) const {
+void NodeCanvas::draw_text(ImDrawList* dl, Vec2 at, float units, ImU32 color,
+                           const std::string& text, float right, float min_px) const {
   float px = std::max(units * view_.zoom, min_px);
   if (px < kMinTextPx || text.empty()) return;
   ImFont* font = fonts_ ? fonts_->nearest(px) : nullptr;
@@ -70,15 +72,18 @@ void NodeCanvas::draw(EditorDocument& doc) {
   Rect vis = visible_rect().expanded(24.0f / view_.zoom);
   visible_nodes_.clear();
   geo_.nodes_in(vis, visible_nodes_);
-  std::erase_if(visible_nodes_, [&](int i) { return !geo_.nodes()[static_cast<size_t>(i)].rect().overlaps(vis); });
+  std::erase_if(visible_nodes_,
+                [&](int i) { return !geo_.nodes()[static_cast<size_t>(i)].rect().overlaps(vis); });
   // Region nodes first, what they hold over them.
   std::sort(visible_nodes_.begin(), visible_nodes_.end(), [&](int x, int y) {
-    int dx = geo_.nodes()[static_cast<size_t>(x)].depth, dy = geo_.nodes()[static_cast<size_t>(y)].depth;
+    int dx = geo_.nodes()[static_cast<size_t>(x)].depth,
+        dy = geo_.nodes()[static_cast<size_t>(y)].depth;
     return dx != dy ? dx < dy : x < y;
   });
   visible_links_.clear();
   geo_.links_in(vis, visible_links_);
-  std::erase_if(visible_links_, [&](int i) { return !geo_.links()[static_cast<size_t>(i)].bounds.overlaps(vis); });
+  std::erase_if(visible_links_,
+                [&](int i) { return !geo_.links()[static_cast<size_t>(i)].bounds.overlaps(vis); });
 
   stats_ = FrameStats{};
   stats_.nodes_total = static_cast<int>(geo_.nodes().size());
@@ -95,7 +100,8 @@ void NodeCanvas::draw(EditorDocument& doc) {
   std::snprintf(zoom, sizeof zoom, "%d%%", static_cast<int>(std::lround(view_.zoom * 100)));
   std::string line = std::string(zoom) + (status_.empty() ? "" : "   " + status_);
   ImFont* ui = fonts_ && fonts_->ui() ? fonts_->ui() : ImGui::GetFont();
-  dl->AddText(ui, ui->FontSize, ImVec2(a.x + 10, b.y - ui->FontSize - 8), IM_COL32(170, 170, 170, 255), line.c_str());
+  dl->AddText(ui, ui->FontSize, ImVec2(a.x + 10, b.y - ui->FontSize - 8),
+              IM_COL32(170, 170, 170, 255), line.c_str());
   dl->PopClipRect();
 }
 
@@ -107,12 +113,14 @@ void NodeCanvas::draw_grid(ImDrawList* dl) const {
   for (float x = std::floor(vis.x0 / step) * step; x <= vis.x1; x += step) {
     bool major = std::fmod(std::fabs(x), step * 4) < 0.5f;
     float sx = view_.to_screen(Vec2{x, 0}).x;
-    dl->AddLine(ImVec2(sx, a.y), ImVec2(sx, b.y), major ? IM_COL32(255, 255, 255, 22) : IM_COL32(255, 255, 255, 9));
+    dl->AddLine(ImVec2(sx, a.y), ImVec2(sx, b.y),
+                major ? IM_COL32(255, 255, 255, 22) : IM_COL32(255, 255, 255, 9));
   }
   for (float y = std::floor(vis.y0 / step) * step; y <= vis.y1; y += step) {
     bool major = std::fmod(std::fabs(y), step * 4) < 0.5f;
     float sy = view_.to_screen(Vec2{0, y}).y;
-    dl->AddLine(ImVec2(a.x, sy), ImVec2(b.x, sy), major ? IM_COL32(255, 255, 255, 22) : IM_COL32(255, 255, 255, 9));
+    dl->AddLine(ImVec2(a.x, sy), ImVec2(b.x, sy),
+                major ? IM_COL32(255, 255, 255, 22) : IM_COL32(255, 255, 255, 9));
   }
 }
 
@@ -127,12 +135,14 @@ void NodeCanvas::draw_comments(ImDrawList* dl, const EditorDocument& doc) const 
     ImVec2 p0 = view_.to_screen(Vec2{f.x, f.y}), p1 = view_.to_screen(Vec2{f.x + f.w, f.y + f.h});
     float title = std::min(28.0f, f.h) * view_.zoom;
     dl->AddRectFilled(p0, p1, with_alpha(col, 48), 6 * view_.zoom);
-    dl->AddRectFilled(p0, ImVec2(p1.x, p0.y + title), with_alpha(col, 150), 6 * view_.zoom, ImDrawFlags_RoundCornersTop);
+    dl->AddRectFilled(p0, ImVec2(p1.x, p0.y + title), with_alpha(col, 150), 6 * view_.zoom,
+                      ImDrawFlags_RoundCornersTop);
     bool selected = doc.selection().has_comment(c);
-    dl->AddRect(p0, p1, selected ? IM_COL32(255, 200, 80, 255) : with_alpha(col, 200), 6 * view_.zoom, 0, selected ? 2.0f : 1.0f);
+    dl->AddRect(p0, p1, selected ? IM_COL32(255, 200, 80, 255) : with_alpha(col, 200),
+                6 * view_.zoom, 0, selected ? 2.0f : 1.0f);
     // Comment titles stay readable at any zoom: they are the map of a big graph.
-    draw_text(dl, Vec2{f.x + 8 / view_.zoom * std::min(view_.zoom, 1.0f), f.y + 5}, 16, IM_COL32(240, 240, 240, 255), f.title,
-              0, 12.0f);
+    draw_text(dl, Vec2{f.x + 8 / view_.zoom * std::min(view_.zoom, 1.0f), f.y + 5}, 16,
+              IM_COL32(240, 240, 240, 255), f.title, 0, 12.0f);
     float h = 12;
     dl->AddTriangleFilled(ImVec2(p1.x - h, p1.y), ImVec2(p1.x, p1.y - h), p1, with_alpha(col, 220));
   }
@@ -151,15 +161,20 @@ void NodeCanvas::draw_zones(ImDrawList* dl) {
     ImU32 tint = category_color(owner.category);
     bool target = mode_ == Mode::MoveNodes && move_zone_target_ == static_cast<int>(z);
     float r = 8 * view_.zoom;
-    dl->AddRectFilled(p0, p1, with_alpha(tint, zone.empty ? 18 : 34 + 8 * std::min(zone.depth, 4)), r);
-    dl->AddRectFilled(p0, ImVec2(p1.x, p0.y + m.zone_label * view_.zoom), with_alpha(tint, 90), r, ImDrawFlags_RoundCornersTop);
-    dl->AddRect(p0, p1, target ? IM_COL32(120, 230, 120, 255) : with_alpha(tint, 200), r, 0, target ? 3.0f : 1.2f);
-    std::string label = zone.region.region + "  \xc2\xb7  " + owner.type + " #" + std::to_string(owner.id);
+    dl->AddRectFilled(p0, p1, with_alpha(tint, zone.empty ? 18 : 34 + 8 * std::min(zone.depth, 4)),
+                      r);
+    dl->AddRectFilled(p0, ImVec2(p1.x, p0.y + m.zone_label * view_.zoom), with_alpha(tint, 90), r,
+                      ImDrawFlags_RoundCornersTop);
+    dl->AddRect(p0, p1, target ? IM_COL32(120, 230, 120, 255) : with_alpha(tint, 200), r, 0,
+                target ? 3.0f : 1.2f);
+    std::string label =
+        zone.region.region + "  \xc2\xb7  " + owner.type + " #" + std::to_string(owner.id);
     if (target) label += "  \xc2\xab release to move here";
-    draw_text(dl, Vec2{zone.rect.x0 + 8, zone.rect.y0 + 4}, 13, IM_COL32(230, 230, 230, 230), label, 0, 9.0f);
+    draw_text(dl, Vec2{zone.rect.x0 + 8, zone.rect.y0 + 4}, 13, IM_COL32(230, 230, 230, 230), label,
+              0, 9.0f);
     if (zone.empty)
-      draw_text(dl, Vec2{zone.rect.x0 + 8, zone.rect.y0 + m.zone_label + 8}, 12, IM_COL32(200, 200, 200, 120),
-                "empty: add nodes here");
+      draw_text(dl, Vec2{zone.rect.x0 + 8, zone.rect.y0 + m.zone_label + 8}, 12,
+                IM_COL32(200, 200, 200, 120), "empty: add nodes here");
     // Tie the zone to its node when they do not touch.
     Rect node = owner.rect();
     if (!node.overlaps(zone.rect)) {
@@ -178,17 +193,20 @@ void NodeCanvas::draw_links(ImDrawList* dl, const EditorDocument& doc) {
     const LinkGeom& l = geo_.links()[static_cast<size_t>(i)];
     const NodeGeom& to = geo_.nodes()[static_cast<size_t>(l.to)];
     const NodeGeom& from = geo_.nodes()[static_cast<size_t>(l.from)];
-    if (mode_ == Mode::Link && picked_up_.node == to.id && picked_up_.pin == to.inputs[static_cast<size_t>(l.to_pin)].name)
+    if (mode_ == Mode::Link && picked_up_.node == to.id &&
+        picked_up_.pin == to.inputs[static_cast<size_t>(l.to_pin)].name)
       continue;  // lifted: drawn from the mouse instead
     PinCategory cat = to.inputs[static_cast<size_t>(l.to_pin)].category;
     bool hot = selected.count(to.id) || selected.count(from.id);
-    ImU32 col = l.from_pin < 0 ? IM_COL32(230, 80, 80, 255) : with_alpha(pin_color(cat), hot ? 255 : 170);
+    ImU32 col =
+        l.from_pin < 0 ? IM_COL32(230, 80, 80, 255) : with_alpha(pin_color(cat), hot ? 255 : 170);
     ImVec2 p0 = view_.to_screen(l.p0), p1 = view_.to_screen(l.p1);
     if (straight) {
       dl->AddLine(p0, p1, col, thickness);
     } else {
       float d = std::max(40.0f, std::fabs(l.p1.x - l.p0.x) * 0.5f) * view_.zoom;
-      dl->AddBezierCubic(p0, ImVec2(p0.x + d, p0.y), ImVec2(p1.x - d, p1.y), p1, col, hot ? thickness * 1.5f : thickness);
+      dl->AddBezierCubic(p0, ImVec2(p0.x + d, p0.y), ImVec2(p1.x - d, p1.y), p1, col,
+                         hot ? thickness * 1.5f : thickness);
     }
     ++stats_.links_drawn;
   }
@@ -198,13 +216,15 @@ void NodeCanvas::draw_nodes(ImDrawList* dl, const EditorDocument& doc) {
   std::unordered_set<int> selected(doc.selection().nodes.begin(), doc.selection().nodes.end());
   // With 16-bit indices and a renderer that cannot offset vertices, one draw list holds
   // 65536 vertices at most: past that, nodes are drawn as plain boxes (ImGui would assert).
-  bool limited = sizeof(ImDrawIdx) == 2 && !(ImGui::GetIO().BackendFlags & ImGuiBackendFlags_RendererHasVtxOffset);
+  bool limited = sizeof(ImDrawIdx) == 2 &&
+                 !(ImGui::GetIO().BackendFlags & ImGuiBackendFlags_RendererHasVtxOffset);
   for (int i : visible_nodes_) {
     const NodeGeom& n = geo_.nodes()[static_cast<size_t>(i)];
     bool sel = selected.count(n.id) > 0;
     if (limited && dl->_VtxCurrentIdx > 60000) {
       if (dl->_VtxCurrentIdx < 65000)
-        dl->AddRectFilled(view_.to_screen(n.pos), view_.to_screen(Vec2{n.pos.x + n.w, n.pos.y + n.h}),
+        dl->AddRectFilled(view_.to_screen(n.pos),
+                          view_.to_screen(Vec2{n.pos.x + n.w, n.pos.y + n.h}),
                           sel ? IM_COL32(255, 200, 80, 255) : category_color(n.category));
       continue;
     }
@@ -220,7 +240,9 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
   ImVec2 p0 = view_.to_screen(n.pos), p1 = view_.to_screen(Vec2{n.pos.x + n.w, n.pos.y + n.h});
   auto pit = problems_.find(n.id);
   bool broken = pit != problems_.end() && !pit->second.empty();
-  ImU32 border = selected ? IM_COL32(255, 200, 80, 255) : broken ? IM_COL32(235, 70, 70, 255) : IM_COL32(12, 12, 14, 255);
+  ImU32 border = selected ? IM_COL32(255, 200, 80, 255)
+                 : broken ? IM_COL32(235, 70, 70, 255)
+                          : IM_COL32(12, 12, 14, 255);
   if (n.reroute) {
     ImVec2 c((p0.x + p1.x) * 0.5f, (p0.y + p1.y) * 0.5f);
     PinCategory cat = !n.inputs.empty() ? n.inputs[0].category : PinCategory::Any;
@@ -230,27 +252,32 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
   }
   ImU32 head = category_color(n.category);
   if (p1.x - p0.x < 14) {  // far away: a swatch
-    dl->AddRectFilled(p0, p1, selected ? IM_COL32(255, 200, 80, 255) : broken ? IM_COL32(235, 70, 70, 255) : head);
+    dl->AddRectFilled(p0, p1,
+                      selected ? IM_COL32(255, 200, 80, 255)
+                      : broken ? IM_COL32(235, 70, 70, 255)
+                               : head);
     return;
   }
   float rounding = 5 * z;
   dl->AddRectFilled(p0, p1, IM_COL32(40, 42, 48, 240), rounding);
-  dl->AddRectFilled(p0, ImVec2(p1.x, p0.y + m.header * z), head, rounding, ImDrawFlags_RoundCornersTop);
+  dl->AddRectFilled(p0, ImVec2(p1.x, p0.y + m.header * z), head, rounding,
+                    ImDrawFlags_RoundCornersTop);
   dl->AddRect(p0, p1, border, rounding, 0, selected || broken ? 2.5f : 1.0f);
 
   float label = m.text;
   // Titles stay readable zoomed out (at least 9 pixels, clipped to the box): they are how
   // a big graph is found one's way around in.
   float title_px = std::max(14 * z, 9.0f);
-  draw_text(dl, Vec2{n.pos.x + m.pad, n.pos.y + m.header * 0.5f - title_px * 0.5f / z}, 14, IM_COL32(245, 245, 245, 255),
-            n.title, n.pos.x + n.w - 2, 9.0f);
+  draw_text(dl, Vec2{n.pos.x + m.pad, n.pos.y + m.header * 0.5f - title_px * 0.5f / z}, 14,
+            IM_COL32(245, 245, 245, 255), n.title, n.pos.x + n.w - 2, 9.0f);
   if (m.text * z < 6.0f) return;  // pins, labels and badges would be specks
   float id_right = n.pos.x + n.w - m.pad - (broken ? 18 : 0);
-  draw_text(dl, Vec2{id_right - n.id_w * 12 / label, n.pos.y + (m.header - 12) * 0.5f}, 12, IM_COL32(255, 255, 255, 120),
-            "#" + std::to_string(n.id));
+  draw_text(dl, Vec2{id_right - n.id_w * 12 / label, n.pos.y + (m.header - 12) * 0.5f}, 12,
+            IM_COL32(255, 255, 255, 120), "#" + std::to_string(n.id));
   float top = n.pos.y + m.header;
   if (!n.detail.empty()) {
-    draw_text(dl, Vec2{n.pos.x + m.pad, top + 2}, 12, IM_COL32(200, 205, 215, 220), n.detail, n.pos.x + n.w - m.pad * 0.5f);
+    draw_text(dl, Vec2{n.pos.x + m.pad, top + 2}, 12, IM_COL32(200, 205, 215, 220), n.detail,
+              n.pos.x + n.w - m.pad * 0.5f);
     top += m.detail;
   }
   // Ordered nodes: their place in their region's order, as a badge on the corner.
@@ -258,8 +285,8 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
     ImVec2 c = view_.to_screen(n.pos);
     dl->AddCircleFilled(c, 8 * z, IM_COL32(20, 20, 24, 255), 12);
     dl->AddCircle(c, 8 * z, IM_COL32(200, 200, 200, 200), 12, 1);
-    draw_text(dl, Vec2{n.pos.x - (n.order > 9 ? 5.5f : 3), n.pos.y - 5.5f}, 10, IM_COL32(230, 230, 230, 255),
-              std::to_string(n.order));
+    draw_text(dl, Vec2{n.pos.x - (n.order > 9 ? 5.5f : 3), n.pos.y - 5.5f}, 10,
+              IM_COL32(230, 230, 230, 255), std::to_string(n.order));
   }
   float r = m.pin_radius * z;
   const std::vector<std::string> problems = broken ? pit->second : std::vector<std::string>{};
@@ -274,22 +301,25 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
     ImVec2 s = view_.to_screen(at);
     if (r >= 1.5f) draw_pin(dl, s, r, pin.category, pin.linked);
     if (pin_broken(pin.name)) dl->AddCircle(s, r + 3, IM_COL32(235, 70, 70, 255), 12, 2);
-    draw_text(dl, Vec2{at.x + m.pad + 2, at.y - label * 0.55f}, label, IM_COL32(215, 215, 215, 255), pin.name);
+    draw_text(dl, Vec2{at.x + m.pad + 2, at.y - label * 0.55f}, label, IM_COL32(215, 215, 215, 255),
+              pin.name);
     if (!pin.literal.empty())
-      draw_text(dl, Vec2{at.x + m.pad + 2 + pin.name_w, at.y - label * 0.55f}, label, IM_COL32(150, 200, 255, 220),
-                " = " + pin.literal);
+      draw_text(dl, Vec2{at.x + m.pad + 2 + pin.name_w, at.y - label * 0.55f}, label,
+                IM_COL32(150, 200, 255, 220), " = " + pin.literal);
   }
   for (size_t k = 0; k < n.outputs.size(); ++k) {
     const PinGeom& pin = n.outputs[k];
     Vec2 at = geo_.output_pos(index, static_cast<int>(k));
     ImVec2 s = view_.to_screen(at);
     if (r >= 1.5f) draw_pin(dl, s, r, pin.category, pin.linked);
-    draw_text(dl, Vec2{at.x - m.pad - 2 - pin.width, at.y - label * 0.55f}, label, IM_COL32(215, 215, 215, 255), pin.name);
+    draw_text(dl, Vec2{at.x - m.pad - 2 - pin.width, at.y - label * 0.55f}, label,
+              IM_COL32(215, 215, 215, 255), pin.name);
   }
   if (broken) {  // the badge; hovering the node lists the problems
     ImVec2 c = view_.to_screen(Vec2{n.pos.x + n.w - 10, n.pos.y + m.header * 0.5f});
     dl->AddCircleFilled(c, 7 * z, IM_COL32(225, 55, 55, 255), 12);
-    draw_text(dl, Vec2{n.pos.x + n.w - 12, n.pos.y + m.header * 0.5f - 6.5f}, 13, IM_COL32_WHITE, "!");
+    draw_text(dl, Vec2{n.pos.x + n.w - 12, n.pos.y + m.header * 0.5f - 6.5f}, 13, IM_COL32_WHITE,
+              "!");
   }
   (void)doc;
 }
@@ -316,7 +346,8 @@ void NodeCanvas::draw_drag(ImDrawList* dl, EditorDocument& doc) {
     }
     ImVec2 p0 = anchor_output_ ? *anchor : end, p1 = anchor_output_ ? end : *anchor;
     float d = std::max(40.0f * view_.zoom, std::fabs(p1.x - p0.x) * 0.5f);
-    dl->AddBezierCubic(p0, ImVec2(p0.x + d, p0.y), ImVec2(p1.x - d, p1.y), p1, col, std::clamp(2.5f * view_.zoom, 1.5f, 4.0f));
+    dl->AddBezierCubic(p0, ImVec2(p0.x + d, p0.y), ImVec2(p1.x - d, p1.y), p1, col,
+                       std::clamp(2.5f * view_.zoom, 1.5f, 4.0f));
   }
   if (mode_ == Mode::Box && dragging_) {
     ImVec2 a(std::min(press_screen_.x, mouse.x), std::min(press_screen_.y, mouse.y));
@@ -331,14 +362,19 @@ void NodeCanvas::draw_breadcrumb(ImDrawList* dl, EditorDocument& doc) {
   if (rects.empty()) return;
   ImFont* font = fonts_ && fonts_->ui() ? fonts_->ui() : ImGui::GetFont();
   ImVec2 mouse = ImGui::GetIO().MousePos;
-  dl->AddRectFilled(ImVec2(rects.front().x0 - 4, rects.front().y0 - 2), ImVec2(rects.back().x1 + 4, rects.back().y1 + 2),
-                    IM_COL32(15, 15, 18, 200), 4);
+  dl->AddRectFilled(ImVec2(rects.front().x0 - 4, rects.front().y0 - 2),
+                    ImVec2(rects.back().x1 + 4, rects.back().y1 + 2), IM_COL32(15, 15, 18, 200), 4);
   for (size_t i = 0; i < rects.size(); ++i) {
     bool last = i + 1 == rects.size();
     bool hot = !last && rects[i].contains(mouse.x, mouse.y);
-    ImU32 col = last ? IM_COL32(255, 255, 255, 255) : hot ? IM_COL32(140, 190, 255, 255) : IM_COL32(170, 170, 170, 255);
-    dl->AddText(font, font->FontSize, ImVec2(rects[i].x0 + 4, rects[i].y0 + 3), col, crumb_text(i).c_str());
-    if (!last) dl->AddText(font, font->FontSize, ImVec2(rects[i].x1 + 2, rects[i].y0 + 3), IM_COL32(120, 120, 120, 255), ">");
+    ImU32 col = last  ? IM_COL32(255, 255, 255, 255)
+                : hot ? IM_COL32(140, 190, 255, 255)
+                      : IM_COL32(170, 170, 170, 255);
+    dl->AddText(font, font->FontSize, ImVec2(rects[i].x0 + 4, rects[i].y0 + 3), col,
+                crumb_text(i).c_str());
+    if (!last)
+      dl->AddText(font, font->FontSize, ImVec2(rects[i].x1 + 2, rects[i].y0 + 3),
+                  IM_COL32(120, 120, 120, 255), ">");
   }
   (void)doc;
 }
@@ -354,7 +390,8 @@ void NodeCanvas::draw_minimap(ImDrawList* dl, const EditorDocument& doc) {
       dl->AddRectFilled(map.to_screen(Vec2{f.x, f.y}), map.to_screen(Vec2{f.x + f.w, f.y + f.h}),
                         with_alpha(comment_color(f.color), 60));
   for (const ZoneGeom& z : geo_.zones())
-    dl->AddRect(map.to_screen(Vec2{z.rect.x0, z.rect.y0}), map.to_screen(Vec2{z.rect.x1, z.rect.y1}), IM_COL32(255, 255, 255, 40));
+    dl->AddRect(map.to_screen(Vec2{z.rect.x0, z.rect.y0}),
+                map.to_screen(Vec2{z.rect.x1, z.rect.y1}), IM_COL32(255, 255, 255, 40));
   // Every node, at least a pixel: the whole graph at a glance costs one rectangle each.
   std::unordered_set<int> selected(doc.selection().nodes.begin(), doc.selection().nodes.end());
   for (const NodeGeom& n : geo_.nodes()) {
@@ -362,10 +399,14 @@ void NodeCanvas::draw_minimap(ImDrawList* dl, const EditorDocument& doc) {
     ImVec2 p1 = map.to_screen(Vec2{n.pos.x + n.w, n.pos.y + n.h});
     p1.x = std::max(p1.x, p0.x + 1);
     p1.y = std::max(p1.y, p0.y + 1);
-    dl->AddRectFilled(p0, p1, selected.count(n.id) ? IM_COL32(255, 200, 80, 255) : problems_.count(n.id) ? IM_COL32(235, 70, 70, 255) : category_color(n.category));
+    dl->AddRectFilled(p0, p1,
+                      selected.count(n.id)    ? IM_COL32(255, 200, 80, 255)
+                      : problems_.count(n.id) ? IM_COL32(235, 70, 70, 255)
+                                              : category_color(n.category));
   }
   Rect vis = visible_rect();
-  dl->AddRect(map.to_screen(Vec2{vis.x0, vis.y0}), map.to_screen(Vec2{vis.x1, vis.y1}), IM_COL32(255, 255, 255, 200), 0, 0, 1.5f);
+  dl->AddRect(map.to_screen(Vec2{vis.x0, vis.y0}), map.to_screen(Vec2{vis.x1, vis.y1}),
+              IM_COL32(255, 255, 255, 200), 0, 0, 1.5f);
   dl->PopClipRect();
   dl->AddRect(a, b, IM_COL32(90, 90, 100, 255), 4);
 }
@@ -385,7 +426,9 @@ void NodeCanvas::tooltips(EditorDocument& doc) {
       return;
     }
     const LinkCheck& c = checked(doc, from, to);
-    const char* verdict = c.verdict == LinkVerdict::Accept ? "link" : c.verdict == LinkVerdict::Replace ? "replace" : "refused";
+    const char* verdict = c.verdict == LinkVerdict::Accept    ? "link"
+                          : c.verdict == LinkVerdict::Replace ? "replace"
+                                                              : "refused";
     ImGui::SetTooltip("%s: %s", verdict, c.reason.c_str());
     return;
   }
@@ -393,8 +436,10 @@ void NodeCanvas::tooltips(EditorDocument& doc) {
   Hit hit = hit_test(mouse);
   if (hit.kind == Hit::Kind::Pin) {
     const NodeGeom& n = geo_.nodes()[static_cast<size_t>(hit.node)];
-    const PinGeom& p = hit.output ? n.outputs[static_cast<size_t>(hit.pin)] : n.inputs[static_cast<size_t>(hit.pin)];
-    std::string text = p.name + ": " + (p.type.empty() ? std::string(pin_category_name(p.category)) : p.type);
+    const PinGeom& p = hit.output ? n.outputs[static_cast<size_t>(hit.pin)]
+                                  : n.inputs[static_cast<size_t>(hit.pin)];
+    std::string text =
+        p.name + ": " + (p.type.empty() ? std::string(pin_category_name(p.category)) : p.type);
     if (!p.literal.empty()) text += " = " + p.literal;
     auto it = problems_.find(n.id);
     if (it != problems_.end())

@@ -45,7 +45,9 @@ ImFont* CanvasFonts::nearest(float pixel_size) const {
   if (fonts_.empty()) return nullptr;
   size_t best = 0;
   for (size_t i = 1; i < sizes_.size(); ++i)
-    if (std::fabs(std::log(sizes_[i] / pixel_size)) < std::fabs(std::log(sizes_[best] / pixel_size))) best = i;
+    if (std::fabs(std::log(sizes_[i] / pixel_size)) <
+        std::fabs(std::log(sizes_[best] / pixel_size)))
+      best = i;
   return fonts_[best];
 }
 

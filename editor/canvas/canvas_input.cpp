@@ -32,7 +32,8 @@ NodeCanvas::Minimap NodeCanvas::minimap() const {
   m.scale = std::min(w / std::max(world.width(), 1.0f), h / std::max(world.height(), 1.0f));
   // Centre the world in the minimap.
   float cx = (world.x0 + world.x1) * 0.5f, cy = (world.y0 + world.y1) * 0.5f;
-  m.world = Rect{cx - w * 0.5f / m.scale, cy - h * 0.5f / m.scale, cx + w * 0.5f / m.scale, cy + h * 0.5f / m.scale};
+  m.world = Rect{cx - w * 0.5f / m.scale, cy - h * 0.5f / m.scale, cx + w * 0.5f / m.scale,
+                 cy + h * 0.5f / m.scale};
   return m;
 }
 
@@ -71,7 +72,8 @@ NodeCanvas::Hit NodeCanvas::hit_test(ImVec2 screen) const {
   for (size_t z = 0; z < geo_.zones().size(); ++z) {
     const Rect& r = geo_.zones()[z].rect;
     if (r.contains(p.x, p.y) && p.y <= r.y0 + m.zone_label &&
-        (best_zone < 0 || geo_.zones()[z].depth > geo_.zones()[static_cast<size_t>(best_zone)].depth))
+        (best_zone < 0 ||
+         geo_.zones()[z].depth > geo_.zones()[static_cast<size_t>(best_zone)].depth))
       best_zone = static_cast<int>(z);
   }
   if (best_zone >= 0) {
@@ -85,7 +87,8 @@ NodeCanvas::Hit NodeCanvas::hit_test(ImVec2 screen) const {
       for (size_t c = l->comments.size(); c-- > 0;) {
         const graph::CommentFrame& f = l->comments[c];
         float handle = 14.0f / view_.zoom;
-        if (p.x >= f.x + f.w - handle && p.x <= f.x + f.w && p.y >= f.y + f.h - handle && p.y <= f.y + f.h) {
+        if (p.x >= f.x + f.w - handle && p.x <= f.x + f.w && p.y >= f.y + f.h - handle &&
+            p.y <= f.y + f.h) {
           hit.kind = Hit::Kind::CommentResize;
           hit.comment = static_cast<int>(c);
           return hit;
@@ -113,12 +116,14 @@ void NodeCanvas::handle_mouse(EditorDocument& doc) {
 
   // Panning: middle drag, right drag, Space + left drag. A right click without a drag opens
   // the menu of what is under the mouse.
-  if (hovered_ && mode_ == Mode::Idle && ImGui::IsMouseClicked(ImGuiMouseButton_Middle)) mode_ = Mode::Pan;
+  if (hovered_ && mode_ == Mode::Idle && ImGui::IsMouseClicked(ImGuiMouseButton_Middle))
+    mode_ = Mode::Pan;
   if (hovered_ && mode_ == Mode::Idle && ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
     right_down_ = true;
     press_screen_ = mouse;
   }
-  if (right_down_ && mode_ == Mode::Idle && distance(mouse, press_screen_) > kDragThreshold) mode_ = Mode::Pan;
+  if (right_down_ && mode_ == Mode::Idle && distance(mouse, press_screen_) > kDragThreshold)
+    mode_ = Mode::Pan;
   if (ImGui::IsMouseReleased(ImGuiMouseButton_Right)) {
     if (right_down_ && mode_ == Mode::Idle) open_menu(hit_test(mouse), cm);
     right_down_ = false;
@@ -126,15 +131,16 @@ void NodeCanvas::handle_mouse(EditorDocument& doc) {
   if (mode_ == Mode::Pan) {
     view_.scroll.x -= io.MouseDelta.x / view_.zoom;
     view_.scroll.y -= io.MouseDelta.y / view_.zoom;
-    if (!ImGui::IsMouseDown(ImGuiMouseButton_Middle) && !ImGui::IsMouseDown(ImGuiMouseButton_Right) &&
-        !ImGui::IsMouseDown(ImGuiMouseButton_Left))
+    if (!ImGui::IsMouseDown(ImGuiMouseButton_Middle) &&
+        !ImGui::IsMouseDown(ImGuiMouseButton_Right) && !ImGui::IsMouseDown(ImGuiMouseButton_Left))
       mode_ = Mode::Idle;
     return;
   }
 
-  bool space = focused_ && !io.WantTextInput && ImGui::IsKeyDown(ImGui::GetKeyIndex(ImGuiKey_Space));
-  if (hovered_ && mode_ == Mode::Idle && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) && !space &&
-      double_click(doc, hit_test(mouse)))
+  bool space =
+      focused_ && !io.WantTextInput && ImGui::IsKeyDown(ImGui::GetKeyIndex(ImGuiKey_Space));
+  if (hovered_ && mode_ == Mode::Idle && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) &&
+      !space && double_click(doc, hit_test(mouse)))
     return;
   if (hovered_ && mode_ == Mode::Idle && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
     if (space) {
@@ -147,7 +153,9 @@ void NodeCanvas::handle_mouse(EditorDocument& doc) {
     dragging_ = false;
     const Selection& sel = doc.selection();
     switch (press_.kind) {
-      case Hit::Kind::Minimap: mode_ = Mode::Minimap; break;
+      case Hit::Kind::Minimap:
+        mode_ = Mode::Minimap;
+        break;
       case Hit::Kind::Breadcrumb:
         if (static_cast<size_t>(press_.node) + 1 < crumbs_.size()) {
           crumbs_.resize(static_cast<size_t>(press_.node) + 1);
@@ -155,7 +163,9 @@ void NodeCanvas::handle_mouse(EditorDocument& doc) {
           palette_.close();
         }
         break;
-      case Hit::Kind::Pin: begin_link(doc, press_); break;
+      case Hit::Kind::Pin:
+        begin_link(doc, press_);
+        break;
       case Hit::Kind::Node:
       case Hit::Kind::Zone: {
         int id = geo_.nodes()[static_cast<size_t>(press_.node)].id;
@@ -195,11 +205,14 @@ void NodeCanvas::handle_mouse(EditorDocument& doc) {
         break;
       }
       case Hit::Kind::Link:
-      case Hit::Kind::None: mode_ = Mode::Box; break;
+      case Hit::Kind::None:
+        mode_ = Mode::Box;
+        break;
     }
   }
 
-  bool released = ImGui::IsMouseReleased(ImGuiMouseButton_Left) || !ImGui::IsMouseDown(ImGuiMouseButton_Left);
+  bool released =
+      ImGui::IsMouseReleased(ImGuiMouseButton_Left) || !ImGui::IsMouseDown(ImGuiMouseButton_Left);
   if (!dragging_ && mode_ != Mode::Idle && distance(mouse, press_screen_) > kDragThreshold) {
     dragging_ = true;
     if (mode_ == Mode::MoveNodes) begin_move(doc, press_);
@@ -236,14 +249,16 @@ void NodeCanvas::handle_mouse(EditorDocument& doc) {
       if (!released) break;
       if (dragging_) {
         Vec2 a = view_.to_canvas(press_screen_);
-        Rect box{std::min(a.x, cm.x), std::min(a.y, cm.y), std::max(a.x, cm.x), std::max(a.y, cm.y)};
+        Rect box{std::min(a.x, cm.x), std::min(a.y, cm.y), std::max(a.x, cm.x),
+                 std::max(a.y, cm.y)};
         Selection s = io.KeyCtrl || io.KeyShift ? doc.selection() : Selection{};
         s.graph = graph();
         std::vector<int> found;
         geo_.nodes_in(box, found);
         std::sort(found.begin(), found.end());
         for (int i : found)
-          if (geo_.nodes()[static_cast<size_t>(i)].rect().overlaps(box)) s.add(geo_.nodes()[static_cast<size_t>(i)].id);
+          if (geo_.nodes()[static_cast<size_t>(i)].rect().overlaps(box))
+            s.add(geo_.nodes()[static_cast<size_t>(i)].id);
         if (const graph::GraphLayout* l = layout(doc))
           for (size_t c = 0; c < l->comments.size(); ++c) {
             const graph::CommentFrame& f = l->comments[c];
@@ -257,7 +272,8 @@ void NodeCanvas::handle_mouse(EditorDocument& doc) {
       break;
     case Mode::Link:
       link_has_target_ = false;
-      if (GraphGeometry::PinHit pin = geo_.pin_at(cm, std::max(12.0f / view_.zoom, geo_.metrics().pin_radius * 2));
+      if (GraphGeometry::PinHit pin =
+              geo_.pin_at(cm, std::max(12.0f / view_.zoom, geo_.metrics().pin_radius * 2));
           pin.node >= 0 && pin.output != anchor_output_) {
         const NodeGeom& n = geo_.nodes()[static_cast<size_t>(pin.node)];
         link_target_ = PinRef{n.id, pin.output ? n.outputs[static_cast<size_t>(pin.pin)].name
@@ -269,9 +285,12 @@ void NodeCanvas::handle_mouse(EditorDocument& doc) {
     case Mode::ResizeComment: {
       if (dragging_) {
         graph::CommentFrame f = resize_start_;
-        f.w = std::max(60.0f, std::round(resize_start_.w + (mouse.x - press_screen_.x) / view_.zoom));
-        f.h = std::max(40.0f, std::round(resize_start_.h + (mouse.y - press_screen_.y) / view_.zoom));
-        doc.execute(change_layout(doc.doc(), LayoutChange{graph().name, {}, {{static_cast<size_t>(press_.comment), f}}}));
+        f.w =
+            std::max(60.0f, std::round(resize_start_.w + (mouse.x - press_screen_.x) / view_.zoom));
+        f.h =
+            std::max(40.0f, std::round(resize_start_.h + (mouse.y - press_screen_.y) / view_.zoom));
+        doc.execute(change_layout(
+            doc.doc(), LayoutChange{graph().name, {}, {{static_cast<size_t>(press_.comment), f}}}));
       }
       if (released) {
         doc.end_group();
@@ -279,7 +298,8 @@ void NodeCanvas::handle_mouse(EditorDocument& doc) {
       }
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -324,7 +344,8 @@ void NodeCanvas::update_move(EditorDocument& doc) {
   float dx = std::round((mouse.x - press_screen_.x) / view_.zoom);
   float dy = std::round((mouse.y - press_screen_.y) / view_.zoom);
   LayoutChange change{graph().name, {}, {}};
-  for (const auto& [id, start] : move_nodes_) change.nodes.emplace_back(id, Vec2{start.x + dx, start.y + dy});
+  for (const auto& [id, start] : move_nodes_)
+    change.nodes.emplace_back(id, Vec2{start.x + dx, start.y + dy});
   for (const auto& [c, f] : move_comments_) {
     graph::CommentFrame moved = f;
     moved.x += dx;
@@ -339,12 +360,14 @@ void NodeCanvas::update_move(EditorDocument& doc) {
 int NodeCanvas::drop_zone() const {
   if (press_.kind != Hit::Kind::Node || press_.node < 0) return -1;
   const auto& nodes = geo_.nodes();
-  int primary = geo_.index_of(move_nodes_.empty() ? -1 : nodes[static_cast<size_t>(press_.node)].id);
+  int primary =
+      geo_.index_of(move_nodes_.empty() ? -1 : nodes[static_cast<size_t>(press_.node)].id);
   if (primary < 0) return -1;
   std::set<int> moving;
   for (const auto& [id, start] : move_nodes_) moving.insert(geo_.index_of(id));
   std::set<int> ancestors;
-  for (int p = nodes[static_cast<size_t>(primary)].parent; p >= 0; p = nodes[static_cast<size_t>(p)].parent)
+  for (int p = nodes[static_cast<size_t>(primary)].parent; p >= 0;
+       p = nodes[static_cast<size_t>(p)].parent)
     ancestors.insert(p);
   const NodeGeom& n = nodes[static_cast<size_t>(primary)];
   Vec2 c{n.pos.x + n.w * 0.5f, n.pos.y + n.h * 0.5f};
@@ -354,7 +377,8 @@ int NodeCanvas::drop_zone() const {
     if (!zone.rect.contains(c.x, c.y) || moving.count(zone.owner) || ancestors.count(zone.owner) ||
         static_cast<int>(z) == n.zone)
       continue;
-    if (best < 0 || zone.depth > geo_.zones()[static_cast<size_t>(best)].depth) best = static_cast<int>(z);
+    if (best < 0 || zone.depth > geo_.zones()[static_cast<size_t>(best)].depth)
+      best = static_cast<int>(z);
   }
   return best;
 }
@@ -366,7 +390,8 @@ void NodeCanvas::end_move(EditorDocument& doc) {
     std::vector<int> roots;
     for (int id : doc.selection().nodes) roots.push_back(id);
     EditResult r = move_to_region(doc, graph(), roots, target);
-    status_ = r.ok ? "moved into " + target.region + " of node " + std::to_string(target.node) : r.message;
+    status_ = r.ok ? "moved into " + target.region + " of node " + std::to_string(target.node)
+                   : r.message;
   }
   doc.end_group();
   move_zone_target_ = -1;
@@ -393,7 +418,8 @@ void NodeCanvas::begin_link(EditorDocument& doc, const Hit& hit) {
       anchor_output_ = true;
       detached_ = doc.doc();
       if (auto slot = find_node_slot(*detached_, graph(), n.id))
-        std::erase_if(slot->node().inputs, [&](const graph::Input& in) { return in.pin == pin.name; });
+        std::erase_if(slot->node().inputs,
+                      [&](const graph::Input& in) { return in.pin == pin.name; });
       detached_types_ = graph::infer_graph_types(*detached_, graph().name, graph().function);
     } else {
       anchor_ = PinRef{n.id, pin.name};
@@ -409,7 +435,8 @@ const LinkCheck& NodeCanvas::checked(EditorDocument& doc, const PinRef& from, co
     checks_.clear();
     checks_rev_ = doc.revision();
   }
-  std::string key = std::to_string(from.node) + "." + from.pin + ">" + std::to_string(to.node) + "." + to.pin +
+  std::string key = std::to_string(from.node) + "." + from.pin + ">" + std::to_string(to.node) +
+                    "." + to.pin +
                     (detached_ ? "~" + std::to_string(picked_up_.node) + "." + picked_up_.pin : "");
   auto it = checks_.find(key);
   if (it != checks_.end()) return it->second;
@@ -466,8 +493,9 @@ bool NodeCanvas::double_click(EditorDocument& doc, const Hit& hit) {
       const LinkGeom& l = geo_.links()[static_cast<size_t>(hit.link)];
       const NodeGeom& to = geo_.nodes()[static_cast<size_t>(l.to)];
       float half = geo_.metrics().reroute * 0.5f;
-      EditResult r = insert_reroute(doc, graph(), PinRef{to.id, to.inputs[static_cast<size_t>(l.to_pin)].name},
-                                    Vec2{cm.x - half, cm.y - half});
+      EditResult r =
+          insert_reroute(doc, graph(), PinRef{to.id, to.inputs[static_cast<size_t>(l.to_pin)].name},
+                         Vec2{cm.x - half, cm.y - half});
       if (r.ok)
         select_only(doc, r.nodes);
       else
@@ -491,26 +519,29 @@ bool NodeCanvas::double_click(EditorDocument& doc, const Hit& hit) {
     }
     case Hit::Kind::Comment:
       comment_editing_ = hit.comment;
-      if (const graph::GraphLayout* l = layout(doc)) comment_title_ = l->comments[static_cast<size_t>(hit.comment)].title;
+      if (const graph::GraphLayout* l = layout(doc))
+        comment_title_ = l->comments[static_cast<size_t>(hit.comment)].title;
       comment_focus_ = true;
       return true;
     case Hit::Kind::None:
       open_palette(doc, cm, mouse, false);
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 
 void NodeCanvas::handle_keyboard(EditorDocument& doc) {
   ImGuiIO& io = ImGui::GetIO();
-  if (!focused_ || palette_.is_open() || comment_editing_ >= 0 || editing_node_ >= 0 || renaming_function_ ||
-      io.WantTextInput ||
+  if (!focused_ || palette_.is_open() || comment_editing_ >= 0 || editing_node_ >= 0 ||
+      renaming_function_ || io.WantTextInput ||
       ImGui::IsPopupOpen(nullptr, ImGuiPopupFlags_AnyPopupId))
     return;
   ImVec2 mouse = io.MousePos;
-  bool mouse_in = mouse.x >= view_.origin.x && mouse.y >= view_.origin.y && mouse.x < view_.origin.x + size_.x &&
-                  mouse.y < view_.origin.y + size_.y;
-  ImVec2 at_screen = mouse_in ? mouse : ImVec2(view_.origin.x + size_.x * 0.5f, view_.origin.y + size_.y * 0.5f);
+  bool mouse_in = mouse.x >= view_.origin.x && mouse.y >= view_.origin.y &&
+                  mouse.x < view_.origin.x + size_.x && mouse.y < view_.origin.y + size_.y;
+  ImVec2 at_screen =
+      mouse_in ? mouse : ImVec2(view_.origin.x + size_.x * 0.5f, view_.origin.y + size_.y * 0.5f);
   Vec2 at = view_.to_canvas(at_screen);
   const Selection& sel = doc.selection();
 
@@ -580,7 +611,8 @@ void NodeCanvas::handle_keyboard(EditorDocument& doc) {
   if (ImGui::IsKeyPressed(options_.keys.f1, false)) help_open_ = !help_open_;
   // Space: a tap opens the palette, a hold pans (see handle_mouse).
   if (key_pressed(ImGuiKey_Space)) space_used_ = false;
-  if (ImGui::IsKeyReleased(ImGui::GetKeyIndex(ImGuiKey_Space)) && !space_used_) open_palette(doc, at, at_screen, false);
+  if (ImGui::IsKeyReleased(ImGui::GetKeyIndex(ImGuiKey_Space)) && !space_used_)
+    open_palette(doc, at, at_screen, false);
   for (ImWchar c : io.InputQueueCharacters) {
     if (c == '?') help_open_ = !help_open_;
     if (c == 'f' || c == 'F') frame_selection();
@@ -616,7 +648,8 @@ void NodeCanvas::paste(EditorDocument& doc) {
   ImVec2 mouse = ImGui::GetIO().MousePos;
   bool mouse_in = hovered_;
   Vec2 at = mouse_in ? view_.to_canvas(mouse)
-                     : view_.to_canvas(ImVec2(view_.origin.x + size_.x * 0.5f, view_.origin.y + size_.y * 0.5f));
+                     : view_.to_canvas(ImVec2(view_.origin.x + size_.x * 0.5f,
+                                              view_.origin.y + size_.y * 0.5f));
   EditResult r = paste_text(doc, graph(), region_at(at), text, at);
   status_ = r.ok ? "pasted " + std::to_string(r.nodes.size()) + " node(s)" : r.message;
 }
@@ -638,8 +671,10 @@ void NodeCanvas::comment_around_selection(EditorDocument& doc) {
   } else {
     r = Rect{r.x0 - 30, r.y0 - 50, r.x1 + 30, r.y1 + 30};
   }
-  EditResult added = add_comment(
-      doc, graph(), graph::CommentFrame{"Comment", std::round(r.x0), std::round(r.y0), std::round(r.width()), std::round(r.height()), ""});
+  EditResult added =
+      add_comment(doc, graph(),
+                  graph::CommentFrame{"Comment", std::round(r.x0), std::round(r.y0),
+                                      std::round(r.width()), std::round(r.height()), ""});
   if (!added.ok) {
     status_ = added.message;
     return;

@@ -23,7 +23,7 @@ struct Swatch {
   const char* name;
   const char* hex;
 };
-constexpr Swatch kSwatches[] = {{"Blue", "#3a6ea5"}, {"Green", "#3f8f4f"}, {"Red", "#a53a3a"},
+constexpr Swatch kSwatches[] = {{"Blue", "#3a6ea5"},   {"Green", "#3f8f4f"},  {"Red", "#a53a3a"},
                                 {"Yellow", "#a5923a"}, {"Purple", "#6e3aa5"}, {"Grey", "#5a5a5a"}};
 
 }  // namespace
@@ -41,7 +41,8 @@ void NodeCanvas::draw_menus(EditorDocument& doc) {
     if (menu_->hit.kind == Hit::Kind::Node || menu_->hit.kind == Hit::Kind::Zone) {
       int id = geo_.nodes()[static_cast<size_t>(menu_->hit.node)].id;
       if (!doc.selection().has(id)) select_only(doc, {id});
-    } else if (menu_->hit.kind == Hit::Kind::Comment || menu_->hit.kind == Hit::Kind::CommentResize) {
+    } else if (menu_->hit.kind == Hit::Kind::Comment ||
+               menu_->hit.kind == Hit::Kind::CommentResize) {
       if (!doc.selection().has_comment(static_cast<size_t>(menu_->hit.comment)))
         select_only(doc, {}, {static_cast<size_t>(menu_->hit.comment)});
     }
@@ -62,11 +63,13 @@ void NodeCanvas::draw_menus(EditorDocument& doc) {
         if (n.type == "call") {
           const graph::Node* node = find_node(doc.doc(), graph(), n.id);
           const graph::Literal* f = node ? node->param("function") : nullptr;
-          if (ImGui::MenuItem("Enter function", "Enter", false, f && doc.doc().function(f->s))) enter_function(f->s);
+          if (ImGui::MenuItem("Enter function", "Enter", false, f && doc.doc().function(f->s)))
+            enter_function(f->s);
         }
         if (!n.reroute && ImGui::MenuItem("Edit values...", "Enter")) open_value_editor(doc, n.id);
         if (ImGui::MenuItem("Copy", "Ctrl+C")) copy_selection(doc);
-        if (ImGui::MenuItem("Duplicate", "Ctrl+D")) duplicate_nodes(doc, graph(), sel.nodes, Vec2{30, 30});
+        if (ImGui::MenuItem("Duplicate", "Ctrl+D"))
+          duplicate_nodes(doc, graph(), sel.nodes, Vec2{30, 30});
         if (ImGui::MenuItem("Delete", "Del")) delete_selection(doc);
         if (ImGui::MenuItem("Comment around", "C")) comment_around_selection(doc);
         bool linked = false;
@@ -82,7 +85,8 @@ void NodeCanvas::draw_menus(EditorDocument& doc) {
           if (ImGui::MenuItem("Run later", "Alt+Down")) reorder_node(doc, graph(), n.id, 1);
         }
         if (!n.region.top() && ImGui::MenuItem("Move out of the region")) {
-          RegionRef outer = n.parent >= 0 ? geo_.nodes()[static_cast<size_t>(n.parent)].region : RegionRef{};
+          RegionRef outer =
+              n.parent >= 0 ? geo_.nodes()[static_cast<size_t>(n.parent)].region : RegionRef{};
           EditResult r = move_to_region(doc, graph(), sel.nodes, outer);
           if (!r.ok) status_ = r.message;
         }
@@ -132,7 +136,9 @@ void NodeCanvas::draw_menus(EditorDocument& doc) {
           status_ = r.ok ? "pasted" : r.message;
         }
         if (ImGui::MenuItem("Add comment", "C")) {
-          EditResult r = add_comment(doc, graph(), graph::CommentFrame{"Comment", std::round(at.x), std::round(at.y), 300, 180, ""});
+          EditResult r = add_comment(
+              doc, graph(),
+              graph::CommentFrame{"Comment", std::round(at.x), std::round(at.y), 300, 180, ""});
           if (r.ok) {
             comment_editing_ = r.nodes[0];
             comment_title_ = "Comment";
@@ -180,8 +186,8 @@ void NodeCanvas::draw_comment_editor(EditorDocument& doc) {
   ImGui::SetNextWindowPos(view_.to_screen(Vec2{f.x, f.y}));
   ImGui::SetNextWindowSize(ImVec2(std::max(220.0f, f.w * view_.zoom), 0));
   if (comment_focus_) ImGui::SetNextWindowFocus();
-  ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
-                           ImGuiWindowFlags_NoSavedSettings;
+  ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize |
+                           ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings;
   if (fonts_ && fonts_->ui()) ImGui::PushFont(fonts_->ui());
   if (ImGui::Begin("##loom_comment_title", nullptr, flags)) {
     if (comment_focus_) {
@@ -193,7 +199,8 @@ void NodeCanvas::draw_comment_editor(EditorDocument& doc) {
     if (done) {
       graph::CommentFrame renamed = f;
       renamed.title = comment_title_;
-      if (renamed.title != f.title) set_comment(doc, graph(), static_cast<size_t>(comment_editing_), renamed);
+      if (renamed.title != f.title)
+        set_comment(doc, graph(), static_cast<size_t>(comment_editing_), renamed);
       comment_editing_ = -1;
     } else if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
       comment_editing_ = -1;
@@ -205,17 +212,19 @@ void NodeCanvas::draw_comment_editor(EditorDocument& doc) {
 
 void NodeCanvas::draw_help() {
   if (!help_open_) return;
-  ImGui::SetNextWindowPos(ImVec2(view_.origin.x + size_.x * 0.5f, view_.origin.y + size_.y * 0.5f), ImGuiCond_Appearing,
-                          ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowPos(ImVec2(view_.origin.x + size_.x * 0.5f, view_.origin.y + size_.y * 0.5f),
+                          ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
   if (fonts_ && fonts_->ui()) ImGui::PushFont(fonts_->ui());
   // It does not take the keyboard from the canvas; when clicked, its own keys close it.
   if (ImGui::Begin("Canvas shortcuts", &help_open_,
-                   ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
-                       ImGuiWindowFlags_NoFocusOnAppearing)) {
-    if (ImGui::IsWindowFocused() && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false) ||
-                                     ImGui::IsKeyPressed(options_.keys.f1, false)))
+                   ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse |
+                       ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing)) {
+    if (ImGui::IsWindowFocused() &&
+        (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false) ||
+         ImGui::IsKeyPressed(options_.keys.f1, false)))
       help_open_ = false;
-    if (ImGui::BeginTable("##shortcuts", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
+    if (ImGui::BeginTable("##shortcuts", 2,
+                          ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
       for (const Shortcut& s : canvas_shortcuts()) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
@@ -225,8 +234,10 @@ void NodeCanvas::draw_help() {
       }
       ImGui::EndTable();
     }
-    ImGui::TextDisabled("Pins: circle float/int, diamond bool, square vector, crossed square matrix,");
-    ImGui::TextDisabled("ring array/texture, triangle variable; filled when linked. F1 or ? closes.");
+    ImGui::TextDisabled(
+        "Pins: circle float/int, diamond bool, square vector, crossed square matrix,");
+    ImGui::TextDisabled(
+        "ring array/texture, triangle variable; filled when linked. F1 or ? closes.");
   }
   ImGui::End();
   if (fonts_ && fonts_->ui()) ImGui::PopFont();
@@ -261,7 +272,8 @@ void NodeCanvas::open_value_editor(EditorDocument& doc, int node) {
     f.name = pin;
     if (const graph::Input* in = n->input(pin)) {
       f.linked = in->linked;
-      f.text = in->linked ? std::to_string(in->from_node) + "." + in->from_pin : literal_text(in->literal);
+      f.text = in->linked ? std::to_string(in->from_node) + "." + in->from_pin
+                          : literal_text(in->literal);
     }
     edit_fields_.push_back(std::move(f));
   }
@@ -279,8 +291,9 @@ void NodeCanvas::draw_value_editor(EditorDocument& doc) {
   ImGui::SetNextWindowPos(view_.to_screen(Vec2{n.pos.x + n.w + 12, n.pos.y}));
   ImGui::SetNextWindowSize(ImVec2(300, 0));
   if (edit_focus_) ImGui::SetNextWindowFocus();
-  ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
-                           ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_AlwaysAutoResize;
+  ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize |
+                           ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                           ImGuiWindowFlags_AlwaysAutoResize;
   if (fonts_ && fonts_->ui()) ImGui::PushFont(fonts_->ui());
   bool close = false;
   if (ImGui::Begin("##loom_value_editor", nullptr, flags)) {
@@ -305,7 +318,8 @@ void NodeCanvas::draw_value_editor(EditorDocument& doc) {
         bool enter = ImGui::InputText("##v", &f.text, ImGuiInputTextFlags_EnterReturnsTrue);
         if (enter || ImGui::IsItemDeactivatedAfterEdit()) {
           const graph::Literal* now = f.param ? node->param(f.name) : nullptr;
-          bool text_ok = f.param && (is_text_param(f.name) || (now && now->kind == graph::Literal::Kind::String));
+          bool text_ok = f.param && (is_text_param(f.name) ||
+                                     (now && now->kind == graph::Literal::Kind::String));
           std::optional<graph::Literal> value = parse_literal_text(f.text, text_ok, &f.error);
           if (f.error.empty()) {
             EditResult r = f.param ? set_param(doc, graph(), node->id, f.name, value)
@@ -325,7 +339,8 @@ void NodeCanvas::draw_value_editor(EditorDocument& doc) {
       ImGui::PopID();
     }
     if (edit_fields_.empty()) ImGui::TextDisabled("nothing to set");
-    bool outside = ImGui::IsMouseClicked(0) && !ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows) &&
+    bool outside = ImGui::IsMouseClicked(0) &&
+                   !ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows) &&
                    ImGui::GetFrameCount() > edit_opened_frame_ + 1;
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)) || outside) close = true;
   }
@@ -336,7 +351,8 @@ void NodeCanvas::draw_value_editor(EditorDocument& doc) {
 
 void NodeCanvas::new_function(EditorDocument& doc) {
   std::string name;
-  for (int i = 1; name.empty() || doc.doc().function(name) || doc.doc().kernel(name); ++i) name = "function" + std::to_string(i);
+  for (int i = 1; name.empty() || doc.doc().function(name) || doc.doc().kernel(name); ++i)
+    name = "function" + std::to_string(i);
   EditResult r = create_function(doc, name, {{"x", "f32"}}, {{"y", "f32"}});
   if (!r.ok) {
     status_ = r.message;
@@ -358,8 +374,8 @@ void NodeCanvas::draw_function_renamer(EditorDocument& doc) {
   if (edit_focus_) ImGui::SetNextWindowFocus();
   if (fonts_ && fonts_->ui()) ImGui::PushFont(fonts_->ui());
   if (ImGui::Begin("##loom_function_name", nullptr,
-                   ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
-                       ImGuiWindowFlags_NoSavedSettings)) {
+                   ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize |
+                       ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings)) {
     ImGui::TextUnformatted("Function name");
     if (edit_focus_) {
       ImGui::SetKeyboardFocusHere();

@@ -22,12 +22,17 @@ std::string shorten(std::string s, size_t n) {
 
 PinCategory literal_category(const graph::Literal& l) {
   switch (l.kind) {
-    case graph::Literal::Kind::Bool: return PinCategory::Bool;
-    case graph::Literal::Kind::Int: return PinCategory::Int;
-    case graph::Literal::Kind::Float: return PinCategory::Float;
+    case graph::Literal::Kind::Bool:
+      return PinCategory::Bool;
+    case graph::Literal::Kind::Int:
+      return PinCategory::Int;
+    case graph::Literal::Kind::Float:
+      return PinCategory::Float;
     case graph::Literal::Kind::List:
-      return !l.list.empty() && l.list[0].kind == graph::Literal::Kind::List ? PinCategory::Matrix : PinCategory::Vector;
-    default: return PinCategory::Any;
+      return !l.list.empty() && l.list[0].kind == graph::Literal::Kind::List ? PinCategory::Matrix
+                                                                             : PinCategory::Vector;
+    default:
+      return PinCategory::Any;
   }
 }
 
@@ -37,7 +42,8 @@ float round_up(float v, float step) { return std::ceil(v / step) * step; }
 // matter here (index pins up to the field's dimensions, the array pin when no field or
 // ndarray is named, loop bounds up to the dimensions in use and one more). Nodes stay
 // compact; the value editor lists every pin.
-std::vector<std::string> shown_inputs(const graph::Document& doc, const GraphRef& g, const Node& n) {
+std::vector<std::string> shown_inputs(const graph::Document& doc, const GraphRef& g,
+                                      const Node& n) {
   std::vector<std::string> pins = graph::node_input_pins(doc, n);
   auto given = [&](const std::string& pin) { return n.input(pin) != nullptr; };
   bool memory = n.type == "load" || n.type == "store" || n.type.rfind("atomic_", 0) == 0;
@@ -47,7 +53,8 @@ std::vector<std::string> shown_inputs(const graph::Document& doc, const GraphRef
     const graph::Literal* nd = n.param("ndarray");
     if (field && field->kind == graph::Literal::Kind::String) {
       if (const FieldDesc* f = doc.field(field->s)) ndim = static_cast<int>(f->shape.size());
-      if (const graph::KernelDecl* k = g.function ? nullptr : doc.kernel(g.name))  // a template field parameter
+      if (const graph::KernelDecl* k =
+              g.function ? nullptr : doc.kernel(g.name))  // a template field parameter
         for (const graph::KernelParam& p : k->params)
           if (p.name == field->s && p.kind == graph::ParamKind::Template) ndim = -1;
     } else if (nd && nd->kind == graph::Literal::Kind::String) {
@@ -55,7 +62,8 @@ std::vector<std::string> shown_inputs(const graph::Document& doc, const GraphRef
         for (const graph::KernelParam& p : k->params)
           if (p.name == nd->s && p.kind == graph::ParamKind::Ndarray && p.ndim > 0) ndim = p.ndim;
     }
-    bool named = (field && field->kind == graph::Literal::Kind::String) || (nd && nd->kind == graph::Literal::Kind::String);
+    bool named = (field && field->kind == graph::Literal::Kind::String) ||
+                 (nd && nd->kind == graph::Literal::Kind::String);
     std::erase_if(pins, [&](const std::string& p) {
       if (given(p)) return false;
       if (p == "array") return named;
@@ -78,8 +86,9 @@ std::vector<std::string> shown_inputs(const graph::Document& doc, const GraphRef
 
 }  // namespace
 
-void GraphGeometry::build(const graph::Document& doc, const GraphRef& g, const graph::GraphTypes& types,
-                          const Measure& measure, const NodeMetrics& metrics) {
+void GraphGeometry::build(const graph::Document& doc, const GraphRef& g,
+                          const graph::GraphTypes& types, const Measure& measure,
+                          const NodeMetrics& metrics) {
   m_ = metrics;
   nodes_.clear();
   zones_.clear();
@@ -94,7 +103,8 @@ void GraphGeometry::build(const graph::Document& doc, const GraphRef& g, const g
     int parent, zone, depth;
   };
   std::vector<Item> work;
-  for (auto it = top->rbegin(); it != top->rend(); ++it) work.push_back({&*it, RegionRef{}, -1, -1, 0});
+  for (auto it = top->rbegin(); it != top->rend(); ++it)
+    work.push_back({&*it, RegionRef{}, -1, -1, 0});
   std::unordered_map<int, int> region_counter;
   while (!work.empty()) {
     Item item = work.back();
@@ -115,8 +125,8 @@ void GraphGeometry::build(const graph::Document& doc, const GraphRef& g, const g
     std::string detail;
     for (const auto& [name, value] : n.params) {
       std::string v = literal_text(value);
-      bool obvious = name == "name" || name == "field" || name == "ndarray" || name == "texture" || name == "function" ||
-                     name == "expr" || name == "value" || name == "type";
+      bool obvious = name == "name" || name == "field" || name == "ndarray" || name == "texture" ||
+                     name == "function" || name == "expr" || name == "value" || name == "type";
       detail += (detail.empty() ? "" : ", ") + (obvious ? v : name + "=" + v);
     }
     ng.detail = shorten(detail, 48);
@@ -149,11 +159,14 @@ void GraphGeometry::build(const graph::Document& doc, const GraphRef& g, const g
         if (n.input("end" + std::to_string(d))) loop_dims = d + 1;
     } else if (n.type == "struct_for") {
       const graph::Literal* f = n.param("field");
-      const FieldDesc* field = f && f->kind == graph::Literal::Kind::String ? doc.field(f->s) : nullptr;
+      const FieldDesc* field =
+          f && f->kind == graph::Literal::Kind::String ? doc.field(f->s) : nullptr;
       if (field) loop_dims = static_cast<int>(field->shape.size());
     }
     if (loop_dims >= 0)
-      std::erase_if(outputs, [&](const std::string& p) { return p.size() == 2 && p[0] == 'i' && p[1] - '0' >= std::max(loop_dims, 1); });
+      std::erase_if(outputs, [&](const std::string& p) {
+        return p.size() == 2 && p[0] == 'i' && p[1] - '0' >= std::max(loop_dims, 1);
+      });
     for (const std::string& pin : outputs) {
       PinGeom p;
       p.name = pin;
@@ -183,7 +196,8 @@ void GraphGeometry::build(const graph::Document& doc, const GraphRef& g, const g
         w = std::max(w, left + right + 4 * m_.pad);
       }
       ng.w = round_up(std::max(w, m_.min_width), 10);
-      ng.h = m_.header + (ng.detail.empty() ? 0 : m_.detail) + static_cast<float>(rows) * m_.row + m_.pad * 0.5f;
+      ng.h = m_.header + (ng.detail.empty() ? 0 : m_.detail) + static_cast<float>(rows) * m_.row +
+             m_.pad * 0.5f;
     }
     int index = static_cast<int>(nodes_.size());
     index_[n.id] = index;
@@ -204,7 +218,8 @@ void GraphGeometry::build(const graph::Document& doc, const GraphRef& g, const g
       for (const graph::Region& r : n.regions)
         if (r.name == names[zi])
           for (const Node& child : r.nodes)
-            children.push_back({&child, RegionRef{n.id, r.name}, index, ng.zones[zi], item.depth + 1});
+            children.push_back(
+                {&child, RegionRef{n.id, r.name}, index, ng.zones[zi], item.depth + 1});
     nodes_.push_back(std::move(ng));
     for (auto it = children.rbegin(); it != children.rend(); ++it) work.push_back(*it);
   }
@@ -238,12 +253,14 @@ void GraphGeometry::place(const graph::Document& doc, const GraphRef& g) {
       l.from_pin = output_index(l.from, pin.from_pin);
       l.to_pin = static_cast<int>(p);
       const NodeGeom& s = nodes_[static_cast<size_t>(l.from)];
-      l.p0 = l.from_pin >= 0 ? output_pos(l.from, l.from_pin) : Vec2{s.pos.x + s.w, s.pos.y + m_.header * 0.5f};
+      l.p0 = l.from_pin >= 0 ? output_pos(l.from, l.from_pin)
+                             : Vec2{s.pos.x + s.w, s.pos.y + m_.header * 0.5f};
       l.p1 = input_pos(l.to, l.to_pin);
       float d = std::max(40.0f, std::fabs(l.p1.x - l.p0.x) * 0.5f);
-      l.bounds = Rect{std::min(l.p0.x, l.p1.x - d), std::min(l.p0.y, l.p1.y), std::max(l.p0.x + d, l.p1.x),
-                      std::max(l.p0.y, l.p1.y)};
-      if (l.from_pin >= 0) nodes_[static_cast<size_t>(l.from)].outputs[static_cast<size_t>(l.from_pin)].linked = true;
+      l.bounds = Rect{std::min(l.p0.x, l.p1.x - d), std::min(l.p0.y, l.p1.y),
+                      std::max(l.p0.x + d, l.p1.x), std::max(l.p0.y, l.p1.y)};
+      if (l.from_pin >= 0)
+        nodes_[static_cast<size_t>(l.from)].outputs[static_cast<size_t>(l.from_pin)].linked = true;
       links_.push_back(l);
     }
   }
@@ -261,7 +278,8 @@ void GraphGeometry::place(const graph::Document& doc, const GraphRef& g) {
     grow(nodes_[i].rect());
   }
   for (const ZoneGeom& z : zones_) grow(z.rect);
-  for (size_t i = 0; i < links_.size(); ++i) link_grid_.insert(static_cast<int>(i), links_[i].bounds);
+  for (size_t i = 0; i < links_.size(); ++i)
+    link_grid_.insert(static_cast<int>(i), links_[i].bounds);
 }
 
 void GraphGeometry::auto_layout() {
@@ -269,7 +287,8 @@ void GraphGeometry::auto_layout() {
   std::vector<std::vector<int>> zone_children(zones_.size());
   std::vector<int> top;
   for (size_t i = 0; i < nodes_.size(); ++i)
-    (nodes_[i].zone < 0 ? top : zone_children[static_cast<size_t>(nodes_[i].zone)]).push_back(static_cast<int>(i));
+    (nodes_[i].zone < 0 ? top : zone_children[static_cast<size_t>(nodes_[i].zone)])
+        .push_back(static_cast<int>(i));
   std::vector<bool> placed(nodes_.size());
   bool any_missing = false;
   for (size_t i = 0; i < nodes_.size(); ++i) {
@@ -282,7 +301,8 @@ void GraphGeometry::auto_layout() {
   // Lays out the nodes of one list without a position, in columns by link depth among
   // them, starting at `origin`; region nodes take their zones to their right. Returns the
   // size of what it placed.
-  std::function<Vec2(const std::vector<int>&, Vec2)> lay = [&](const std::vector<int>& list, Vec2 origin) -> Vec2 {
+  std::function<Vec2(const std::vector<int>&, Vec2)> lay = [&](const std::vector<int>& list,
+                                                               Vec2 origin) -> Vec2 {
     std::unordered_map<int, int> column;  // node index -> column
     std::unordered_map<int, int> in_list;
     for (int i : list) in_list[nodes_[static_cast<size_t>(i)].id] = i;
@@ -318,7 +338,8 @@ void GraphGeometry::auto_layout() {
         float block_w = n.w, block_h = n.h;
         float zy = y;
         for (int z : n.zones) {
-          Vec2 size = lay(zone_children[static_cast<size_t>(z)], Vec2{x + n.w + kZoneGap, zy + m_.zone_label + m_.zone_pad});
+          Vec2 size = lay(zone_children[static_cast<size_t>(z)],
+                          Vec2{x + n.w + kZoneGap, zy + m_.zone_label + m_.zone_pad});
           size.x += 2 * m_.zone_pad;
           size.y += m_.zone_label + 2 * m_.zone_pad;
           if (zone_children[static_cast<size_t>(z)].empty()) size = Vec2{160, 70};
@@ -338,8 +359,11 @@ void GraphGeometry::auto_layout() {
       float zy = n.pos.y;
       for (int z : n.zones) {
         bool missing = false;
-        for (int c : zone_children[static_cast<size_t>(z)]) missing |= !placed[static_cast<size_t>(c)];
-        if (missing) zy += lay(zone_children[static_cast<size_t>(z)], Vec2{n.pos.x + n.w + kZoneGap, zy}).y + kRowGap;
+        for (int c : zone_children[static_cast<size_t>(z)])
+          missing |= !placed[static_cast<size_t>(c)];
+        if (missing)
+          zy += lay(zone_children[static_cast<size_t>(z)], Vec2{n.pos.x + n.w + kZoneGap, zy}).y +
+                kRowGap;
       }
     }
     return Vec2{std::max(0.0f, x - kColumnGap - origin.x), bottom - origin.y};
@@ -368,10 +392,12 @@ void GraphGeometry::compute_zones() {
     for (int zi : n.zones) {
       ZoneGeom& z = zones_[static_cast<size_t>(zi)];
       if (z.empty) {  // a place to drop or create nodes, to the right of its node
-        z.rect = Rect{n.pos.x + n.w + 40, n.pos.y + slot * 90.0f, n.pos.x + n.w + 200, n.pos.y + slot * 90.0f + 70};
+        z.rect = Rect{n.pos.x + n.w + 40, n.pos.y + slot * 90.0f, n.pos.x + n.w + 200,
+                      n.pos.y + slot * 90.0f + 70};
       } else {
         Rect c = content[static_cast<size_t>(zi)];
-        z.rect = Rect{c.x0 - m_.zone_pad, c.y0 - m_.zone_pad - m_.zone_label, c.x1 + m_.zone_pad, c.y1 + m_.zone_pad};
+        z.rect = Rect{c.x0 - m_.zone_pad, c.y0 - m_.zone_pad - m_.zone_label, c.x1 + m_.zone_pad,
+                      c.y1 + m_.zone_pad};
       }
       ++slot;
     }
@@ -379,7 +405,8 @@ void GraphGeometry::compute_zones() {
     Rect mine = n.rect();
     for (int zi : n.zones) mine = mine.united(zones_[static_cast<size_t>(zi)].rect);
     ZoneGeom& holder = zones_[static_cast<size_t>(n.zone)];
-    content[static_cast<size_t>(n.zone)] = holder.empty ? mine : content[static_cast<size_t>(n.zone)].united(mine);
+    content[static_cast<size_t>(n.zone)] =
+        holder.empty ? mine : content[static_cast<size_t>(n.zone)].united(mine);
     holder.empty = false;
   }
 }
@@ -423,8 +450,10 @@ int GraphGeometry::node_at(Vec2 p) const {
   int best = -1;
   for (int i : near) {
     if (!nodes_[static_cast<size_t>(i)].rect().contains(p.x, p.y)) continue;
-    if (best < 0 || nodes_[static_cast<size_t>(i)].depth > nodes_[static_cast<size_t>(best)].depth ||
-        (nodes_[static_cast<size_t>(i)].depth == nodes_[static_cast<size_t>(best)].depth && i > best))
+    if (best < 0 ||
+        nodes_[static_cast<size_t>(i)].depth > nodes_[static_cast<size_t>(best)].depth ||
+        (nodes_[static_cast<size_t>(i)].depth == nodes_[static_cast<size_t>(best)].depth &&
+         i > best))
       best = i;
   }
   return best;
@@ -433,7 +462,8 @@ int GraphGeometry::node_at(Vec2 p) const {
 int GraphGeometry::zone_at(Vec2 p) const {
   int best = -1;
   for (size_t i = 0; i < zones_.size(); ++i)
-    if (zones_[i].rect.contains(p.x, p.y) && (best < 0 || zones_[i].depth >= zones_[static_cast<size_t>(best)].depth))
+    if (zones_[i].rect.contains(p.x, p.y) &&
+        (best < 0 || zones_[i].depth >= zones_[static_cast<size_t>(best)].depth))
       best = static_cast<int>(i);
   return best;
 }
@@ -458,8 +488,10 @@ GraphGeometry::PinHit GraphGeometry::pin_at(Vec2 p, float radius) const {
         best = PinHit{i, pin, output};
       }
     };
-    for (size_t k = 0; k < n.inputs.size(); ++k) consider(input_pos(i, static_cast<int>(k)), static_cast<int>(k), false);
-    for (size_t k = 0; k < n.outputs.size(); ++k) consider(output_pos(i, static_cast<int>(k)), static_cast<int>(k), true);
+    for (size_t k = 0; k < n.inputs.size(); ++k)
+      consider(input_pos(i, static_cast<int>(k)), static_cast<int>(k), false);
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      consider(output_pos(i, static_cast<int>(k)), static_cast<int>(k), true);
   }
   return best;
 }
@@ -485,7 +517,8 @@ int GraphGeometry::link_at(Vec2 p, float tolerance) const {
       Vec2 cur = curve_point(l.p0, l.p1, static_cast<float>(s) / 24);
       float dx = cur.x - prev.x, dy = cur.y - prev.y;
       float len = dx * dx + dy * dy;
-      float t = len > 0 ? std::clamp(((p.x - prev.x) * dx + (p.y - prev.y) * dy) / len, 0.0f, 1.0f) : 0;
+      float t =
+          len > 0 ? std::clamp(((p.x - prev.x) * dx + (p.y - prev.y) * dy) / len, 0.0f, 1.0f) : 0;
       float qx = prev.x + t * dx - p.x, qy = prev.y + t * dy - p.y;
       if (qx * qx + qy * qy <= best_d) {
         best_d = qx * qx + qy * qy;

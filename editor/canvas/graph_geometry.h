@@ -40,8 +40,8 @@ struct PinGeom {
   std::string literal;  // inputs: the value given, shown after the name
   int from_id = -1;     // inputs: the linked node and pin
   std::string from_pin;
-  float name_w = 0;     // of the name at the label size
-  float width = 0;      // of the name and the literal
+  float name_w = 0;  // of the name at the label size
+  float width = 0;   // of the name and the literal
 };
 
 struct NodeGeom {
@@ -51,7 +51,7 @@ struct NodeGeom {
   int parent = -1;  // index of the region node around it, -1 at the top level
   int zone = -1;    // index of the zone it lives in, -1 at the top level
   int depth = 0;
-  int order = 0;    // ordered nodes: 1-based place among the ordered nodes of its region
+  int order = 0;  // ordered nodes: 1-based place among the ordered nodes of its region
   bool reroute = false;
   bool positioned = false;  // has a position in the document (else automatic layout)
   float w = 0, h = 0;
@@ -83,8 +83,8 @@ class GraphGeometry {
   using Measure = std::function<float(const std::string&)>;  // text width at metrics.text
 
   // Shapes: nodes, titles, pins and sizes. `types` colours the pins.
-  void build(const graph::Document& doc, const GraphRef& g, const graph::GraphTypes& types, const Measure& measure,
-             const NodeMetrics& metrics = {});
+  void build(const graph::Document& doc, const GraphRef& g, const graph::GraphTypes& types,
+             const Measure& measure, const NodeMetrics& metrics = {});
   // Placement: positions (document, else automatic), zones, links, grid hashes.
   void place(const graph::Document& doc, const GraphRef& g);
 

@@ -56,7 +56,8 @@ void NodeCanvas::sync(EditorDocument& doc) {
   bool graph_changed = !(geo_graph_ == g);
   if (graph_changed || new_doc || shape_rev_ != doc.logic_revision()) {
     static const graph::GraphTypes no_types;
-    geo_.build(doc.doc(), g, g.valid() ? doc.types(g) : no_types, [this](const std::string& s) { return measure(s); });
+    geo_.build(doc.doc(), g, g.valid() ? doc.types(g) : no_types,
+               [this](const std::string& s) { return measure(s); });
     shape_rev_ = doc.logic_revision();
     place_rev_ = ~0ull;
     diag_rev_ = ~0ull;
@@ -70,7 +71,8 @@ void NodeCanvas::sync(EditorDocument& doc) {
     diag_rev_ = doc.diagnostics_revision() + doc.logic_revision() * 1000003ull;
     problems_.clear();
     for (const Diagnostic& d : doc.diagnostics())
-      if (d.graph == g && d.node >= 0) problems_[d.node].push_back((d.pin.empty() ? "" : d.pin + ": ") + d.message);
+      if (d.graph == g && d.node >= 0)
+        problems_[d.node].push_back((d.pin.empty() ? "" : d.pin + ": ") + d.message);
     if (options_.live_problems && g.valid())
       for (const graph::NodeProblem& p : doc.types(g).problems) {
         if (p.node < 0) continue;
@@ -86,7 +88,9 @@ void NodeCanvas::sync(EditorDocument& doc) {
   }
 }
 
-const graph::GraphLayout* NodeCanvas::layout(const EditorDocument& doc) const { return find_layout(doc.doc(), graph().name); }
+const graph::GraphLayout* NodeCanvas::layout(const EditorDocument& doc) const {
+  return find_layout(doc.doc(), graph().name);
+}
 
 std::vector<std::string> NodeCanvas::problems_of(int index) const {
   auto it = problems_.find(geo_.nodes()[static_cast<size_t>(index)].id);
@@ -127,7 +131,8 @@ void NodeCanvas::apply_pending_frame() {
     r = geo_.bounds();
     any = true;
   } else if (pending_frame_ == Frame::Node) {
-    if (int i = geo_.index_of(pending_node_); i >= 0) add(geo_.nodes()[static_cast<size_t>(i)].rect());
+    if (int i = geo_.index_of(pending_node_); i >= 0)
+      add(geo_.nodes()[static_cast<size_t>(i)].rect());
   } else if (doc_seen_) {
     for (int id : doc_seen_->selection().nodes)
       if (int i = geo_.index_of(id); i >= 0) add(geo_.nodes()[static_cast<size_t>(i)].rect());
@@ -211,7 +216,8 @@ std::optional<ImVec2> NodeCanvas::link_screen_point(const PinRef& input, float t
   if (i < 0) return std::nullopt;
   int p = geo_.input_index(i, input.pin);
   for (const LinkGeom& l : geo_.links())
-    if (l.to == i && l.to_pin == p) return view_.to_screen(GraphGeometry::curve_point(l.p0, l.p1, t));
+    if (l.to == i && l.to_pin == p)
+      return view_.to_screen(GraphGeometry::curve_point(l.p0, l.p1, t));
   return std::nullopt;
 }
 
@@ -224,7 +230,8 @@ std::optional<ImVec2> NodeCanvas::zone_screen_pos(const RegionRef& region) const
 
 // ---------------------------------------------------------------- edits
 
-void NodeCanvas::select_only(EditorDocument& doc, std::vector<int> nodes, std::vector<size_t> comments) {
+void NodeCanvas::select_only(EditorDocument& doc, std::vector<int> nodes,
+                             std::vector<size_t> comments) {
   Selection s;
   s.graph = graph();
   s.nodes = std::move(nodes);
@@ -246,7 +253,8 @@ void NodeCanvas::open_palette(EditorDocument& doc, Vec2 at, ImVec2 screen, bool 
     r.anchor = anchor_;
     r.anchor_output = anchor_output_;
     const graph::GraphTypes& types = detached_types_ ? *detached_types_ : doc.types(graph());
-    if (const graph::PinValue* v = anchor_output_ ? types.output(anchor_.node, anchor_.pin) : nullptr) {
+    if (const graph::PinValue* v =
+            anchor_output_ ? types.output(anchor_.node, anchor_.pin) : nullptr) {
       r.value = *v;
       r.value_known = true;
     }

@@ -57,9 +57,9 @@ class NodeCanvas {
   // ---- navigation
   const GraphRef& graph() const { return crumbs_.empty() ? none_ : crumbs_.back(); }
   const std::vector<GraphRef>& breadcrumb() const { return crumbs_; }
-  void show(const GraphRef& g);                   // starts the breadcrumb over
-  void enter_function(const std::string& name);   // pushes onto the breadcrumb
-  void leave();                                   // back to the graph before
+  void show(const GraphRef& g);                  // starts the breadcrumb over
+  void enter_function(const std::string& name);  // pushes onto the breadcrumb
+  void leave();                                  // back to the graph before
   // Shows node `node` of graph `g`: switches graph, selects it and frames it (a log entry).
   void focus(const GraphRef& g, int node);
   // Opens the value editor of a node (its parameters and the literals on its inputs).
@@ -99,7 +99,17 @@ class NodeCanvas {
   enum class Mode { Idle, Pan, Box, MoveNodes, Link, ResizeComment, Minimap };
   enum class Frame { None, All, Selection, Node };
   struct Hit {
-    enum class Kind { None, Pin, Node, Zone, Comment, CommentResize, Link, Minimap, Breadcrumb } kind = Kind::None;
+    enum class Kind {
+      None,
+      Pin,
+      Node,
+      Zone,
+      Comment,
+      CommentResize,
+      Link,
+      Minimap,
+      Breadcrumb
+    } kind = Kind::None;
     int node = -1, pin = -1, link = -1, zone = -1, comment = -1;
     bool output = false;
   };
@@ -126,8 +136,12 @@ class NodeCanvas {
     bool shown = false;
     Rect screen, world;
     float scale = 1;
-    ImVec2 to_screen(Vec2 p) const { return ImVec2(screen.x0 + (p.x - world.x0) * scale, screen.y0 + (p.y - world.y0) * scale); }
-    Vec2 to_world(ImVec2 s) const { return Vec2{world.x0 + (s.x - screen.x0) / scale, world.y0 + (s.y - screen.y0) / scale}; }
+    ImVec2 to_screen(Vec2 p) const {
+      return ImVec2(screen.x0 + (p.x - world.x0) * scale, screen.y0 + (p.y - world.y0) * scale);
+    }
+    Vec2 to_world(ImVec2 s) const {
+      return Vec2{world.x0 + (s.x - screen.x0) / scale, world.y0 + (s.y - screen.y0) / scale};
+    }
   };
   Minimap minimap() const;
   // Screen rectangles of the breadcrumb's segments.
@@ -165,8 +179,8 @@ class NodeCanvas {
   void draw_minimap(ImDrawList* dl, const EditorDocument& doc);
   // Text at canvas point `at`, `units` tall (at least `min_px` pixels); clipped at canvas x
   // `right` when given.
-  void draw_text(ImDrawList* dl, Vec2 at, float units, ImU32 color, const std::string& text, float right = 0,
-                 float min_px = 0) const;
+  void draw_text(ImDrawList* dl, Vec2 at, float units, ImU32 color, const std::string& text,
+                 float right = 0, float min_px = 0) const;
   void tooltips(EditorDocument& doc);
 
   // canvas_menus.cpp
@@ -210,7 +224,7 @@ class NodeCanvas {
   int move_zone_target_ = -1;
   PinRef anchor_;
   bool anchor_output_ = true;
-  PinRef picked_up_;  // a link lifted off this input (node -1: none)
+  PinRef picked_up_;                         // a link lifted off this input (node -1: none)
   std::optional<graph::Document> detached_;  // the document without the lifted link
   std::optional<graph::GraphTypes> detached_types_;
   std::map<std::string, LinkCheck> checks_;

@@ -5,10 +5,14 @@ namespace loom::editor {
 PinCategory pin_category(const graph::PinValue* v) {
   if (!v) return PinCategory::Any;
   switch (v->kind) {
-    case graph::PinValue::Kind::Ref: return PinCategory::Ref;
-    case graph::PinValue::Kind::Array: return PinCategory::Memory;
-    case graph::PinValue::Kind::Texture: return PinCategory::Texture;
-    case graph::PinValue::Kind::Value: break;
+    case graph::PinValue::Kind::Ref:
+      return PinCategory::Ref;
+    case graph::PinValue::Kind::Array:
+      return PinCategory::Memory;
+    case graph::PinValue::Kind::Texture:
+      return PinCategory::Texture;
+    case graph::PinValue::Kind::Value:
+      break;
   }
   if (v->type.is_matrix()) return PinCategory::Matrix;
   if (!v->type.is_scalar()) return PinCategory::Vector;
@@ -21,9 +25,11 @@ PinCategory guess_pin_category(const std::string& type, const std::string& pin, 
   if (output) {
     if (type == "var") return PinCategory::Ref;
     if (index || type == "index" || type == "shape" || pin == "i") return PinCategory::Int;
-    if (type == "eq" || type == "ne" || type == "lt" || type == "le" || type == "gt" || type == "ge")
+    if (type == "eq" || type == "ne" || type == "lt" || type == "le" || type == "gt" ||
+        type == "ge")
       return PinCategory::Bool;
-    if (type == "tex_load" || type == "tex_sample" || type == "vec2" || type == "vec3" || type == "vec4")
+    if (type == "tex_load" || type == "tex_sample" || type == "vec2" || type == "vec3" ||
+        type == "vec4")
       return PinCategory::Vector;
     if (type == "mat2" || type == "mat3" || type == "mat4") return PinCategory::Matrix;
     return PinCategory::Any;
@@ -33,37 +39,56 @@ PinCategory guess_pin_category(const std::string& type, const std::string& pin, 
   if (pin == "var") return PinCategory::Ref;
   if (pin == "cond") return PinCategory::Bool;
   if (index || pin.rfind("begin", 0) == 0 || pin.rfind("end", 0) == 0) return PinCategory::Int;
-  if ((type == "tex_load" || type == "tex_store") && (pin == "x" || pin == "y" || pin == "z")) return PinCategory::Int;
+  if ((type == "tex_load" || type == "tex_store") && (pin == "x" || pin == "y" || pin == "z"))
+    return PinCategory::Int;
   if (type == "tex_sample" && (pin == "u" || pin == "v" || pin == "w")) return PinCategory::Float;
   return PinCategory::Any;
 }
 
 const char* pin_category_name(PinCategory c) {
   switch (c) {
-    case PinCategory::Float: return "float";
-    case PinCategory::Int: return "integer";
-    case PinCategory::Bool: return "bool";
-    case PinCategory::Vector: return "vector";
-    case PinCategory::Matrix: return "matrix";
-    case PinCategory::Memory: return "array";
-    case PinCategory::Texture: return "texture";
-    case PinCategory::Ref: return "variable";
-    case PinCategory::Any: return "any";
+    case PinCategory::Float:
+      return "float";
+    case PinCategory::Int:
+      return "integer";
+    case PinCategory::Bool:
+      return "bool";
+    case PinCategory::Vector:
+      return "vector";
+    case PinCategory::Matrix:
+      return "matrix";
+    case PinCategory::Memory:
+      return "array";
+    case PinCategory::Texture:
+      return "texture";
+    case PinCategory::Ref:
+      return "variable";
+    case PinCategory::Any:
+      return "any";
   }
   return "any";
 }
 
 ImU32 pin_color(PinCategory c) {
   switch (c) {
-    case PinCategory::Float: return IM_COL32(161, 214, 99, 255);    // green
-    case PinCategory::Int: return IM_COL32(90, 190, 230, 255);      // cyan
-    case PinCategory::Bool: return IM_COL32(230, 96, 96, 255);      // red
-    case PinCategory::Vector: return IM_COL32(240, 200, 70, 255);   // yellow
-    case PinCategory::Matrix: return IM_COL32(240, 140, 60, 255);   // orange
-    case PinCategory::Memory: return IM_COL32(110, 140, 255, 255);  // blue
-    case PinCategory::Texture: return IM_COL32(220, 110, 220, 255); // magenta
-    case PinCategory::Ref: return IM_COL32(200, 160, 255, 255);     // lilac
-    case PinCategory::Any: return IM_COL32(185, 185, 185, 255);     // grey
+    case PinCategory::Float:
+      return IM_COL32(161, 214, 99, 255);  // green
+    case PinCategory::Int:
+      return IM_COL32(90, 190, 230, 255);  // cyan
+    case PinCategory::Bool:
+      return IM_COL32(230, 96, 96, 255);  // red
+    case PinCategory::Vector:
+      return IM_COL32(240, 200, 70, 255);  // yellow
+    case PinCategory::Matrix:
+      return IM_COL32(240, 140, 60, 255);  // orange
+    case PinCategory::Memory:
+      return IM_COL32(110, 140, 255, 255);  // blue
+    case PinCategory::Texture:
+      return IM_COL32(220, 110, 220, 255);  // magenta
+    case PinCategory::Ref:
+      return IM_COL32(200, 160, 255, 255);  // lilac
+    case PinCategory::Any:
+      return IM_COL32(185, 185, 185, 255);  // grey
   }
   return IM_COL32_WHITE;
 }
@@ -73,8 +98,10 @@ void draw_pin(ImDrawList* dl, ImVec2 c, float r, PinCategory cat, bool connected
   float t = r > 3 ? 1.5f : 1.0f;
   switch (cat) {
     case PinCategory::Bool: {  // diamond
-      ImVec2 p[4] = {ImVec2(c.x, c.y - r), ImVec2(c.x + r, c.y), ImVec2(c.x, c.y + r), ImVec2(c.x - r, c.y)};
-      connected ? dl->AddConvexPolyFilled(p, 4, col) : dl->AddPolyline(p, 4, col, ImDrawFlags_Closed, t);
+      ImVec2 p[4] = {ImVec2(c.x, c.y - r), ImVec2(c.x + r, c.y), ImVec2(c.x, c.y + r),
+                     ImVec2(c.x - r, c.y)};
+      connected ? dl->AddConvexPolyFilled(p, 4, col)
+                : dl->AddPolyline(p, 4, col, ImDrawFlags_Closed, t);
       return;
     }
     case PinCategory::Vector:
@@ -91,12 +118,16 @@ void draw_pin(ImDrawList* dl, ImVec2 c, float r, PinCategory cat, bool connected
     case PinCategory::Texture: {  // square ring with a dot: "a place", not a value
       ImVec2 a(c.x - r, c.y - r), b(c.x + r, c.y + r);
       dl->AddRect(a, b, col, 0, 0, t);
-      if (connected) dl->AddRectFilled(ImVec2(c.x - r * 0.4f, c.y - r * 0.4f), ImVec2(c.x + r * 0.4f, c.y + r * 0.4f), col);
+      if (connected)
+        dl->AddRectFilled(ImVec2(c.x - r * 0.4f, c.y - r * 0.4f),
+                          ImVec2(c.x + r * 0.4f, c.y + r * 0.4f), col);
       return;
     }
     case PinCategory::Ref: {  // triangle pointing right
-      ImVec2 p[3] = {ImVec2(c.x - r * 0.8f, c.y - r), ImVec2(c.x + r, c.y), ImVec2(c.x - r * 0.8f, c.y + r)};
-      connected ? dl->AddConvexPolyFilled(p, 3, col) : dl->AddPolyline(p, 3, col, ImDrawFlags_Closed, t);
+      ImVec2 p[3] = {ImVec2(c.x - r * 0.8f, c.y - r), ImVec2(c.x + r, c.y),
+                     ImVec2(c.x - r * 0.8f, c.y + r)};
+      connected ? dl->AddConvexPolyFilled(p, 3, col)
+                : dl->AddPolyline(p, 3, col, ImDrawFlags_Closed, t);
       return;
     }
     default:

@@ -7,8 +7,8 @@
 
 namespace loom::editor {
 
-void SearchPalette::open(const graph::Document& doc, const GraphRef& g, const PaletteRequest& request,
-                         ImVec2 screen_pos) {
+void SearchPalette::open(const graph::Document& doc, const GraphRef& g,
+                         const PaletteRequest& request, ImVec2 screen_pos) {
   open_ = true;
   opened_frame_ = ImGui::GetFrameCount();
   focus_input_ = true;
@@ -37,7 +37,8 @@ std::vector<size_t> SearchPalette::filtered() const {
     if (s >= 0) scored.emplace_back(s, i);
   }
   // Stable: equal scores keep the library's palette order.
-  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<size_t> out;
   for (const auto& [s, i] : scored) out.push_back(i);
   return out;
@@ -55,12 +56,14 @@ std::optional<SearchPalette::Choice> SearchPalette::draw(const ImFont* font) {
   ImGui::SetNextWindowPos(pos_, ImGuiCond_Always);
   ImGui::SetNextWindowSize(ImVec2(320, 0), ImGuiCond_Always);
   if (focus_input_) ImGui::SetNextWindowFocus();
-  ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
-                           ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_AlwaysAutoResize;
+  ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize |
+                           ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                           ImGuiWindowFlags_AlwaysAutoResize;
   if (font) ImGui::PushFont(const_cast<ImFont*>(font));
   if (ImGui::Begin("##loom_node_palette", nullptr, flags)) {
     if (request_.link)
-      ImGui::TextDisabled(request_.anchor_output ? "Nodes that take this value" : "Nodes that give this input");
+      ImGui::TextDisabled(request_.anchor_output ? "Nodes that take this value"
+                                                 : "Nodes that give this input");
     else
       ImGui::TextDisabled("Add a node");
     if (focus_input_) {
@@ -85,34 +88,42 @@ std::optional<SearchPalette::Choice> SearchPalette::draw(const ImFont* font) {
       }
       return 0;
     };
-    if (ImGui::InputTextWithHint("##query", "search...", &query_, ImGuiInputTextFlags_CallbackAlways, keep_cursor_at_end,
-                                 this))
+    if (ImGui::InputTextWithHint("##query", "search...", &query_,
+                                 ImGuiInputTextFlags_CallbackAlways, keep_cursor_at_end, this))
       highlight_ = 0;
     input_active_ = ImGui::IsItemActive();
     std::vector<size_t> items = filtered();
     int count = static_cast<int>(items.size());
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow))) highlight_ = std::min(highlight_ + 1, count - 1);
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_UpArrow))) highlight_ = std::max(highlight_ - 1, 0);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow)))
+      highlight_ = std::min(highlight_ + 1, count - 1);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_UpArrow)))
+      highlight_ = std::max(highlight_ - 1, 0);
     highlight_ = std::clamp(highlight_, 0, std::max(count - 1, 0));
     bool enter = ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter)) ||
                  ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter));
-    if (enter && count > 0) picked = Choice{entries_[items[static_cast<size_t>(highlight_)]], pins_[items[static_cast<size_t>(highlight_)]]};
+    if (enter && count > 0)
+      picked = Choice{entries_[items[static_cast<size_t>(highlight_)]],
+                      pins_[items[static_cast<size_t>(highlight_)]]};
     float row = ImGui::GetTextLineHeightWithSpacing();
-    ImGui::BeginChild("##entries", ImVec2(0, row * static_cast<float>(std::clamp(count, 1, 12)) + 4), false);
+    ImGui::BeginChild("##entries",
+                      ImVec2(0, row * static_cast<float>(std::clamp(count, 1, 12)) + 4), false);
     for (int k = 0; k < count; ++k) {
       const CatalogEntry& e = entries_[items[static_cast<size_t>(k)]];
       const std::string& pin = pins_[items[static_cast<size_t>(k)]];
-      std::string label = e.label + (request_.link && !pin.empty() ? "  (" + pin + ")" : "") + "##" + std::to_string(k);
+      std::string label = e.label + (request_.link && !pin.empty() ? "  (" + pin + ")" : "") +
+                          "##" + std::to_string(k);
       bool selected = k == highlight_;
       if (ImGui::Selectable(label.c_str(), selected)) picked = Choice{e, pin};
       if (selected && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow)) ||
                        ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_UpArrow))))
         ImGui::SetScrollHereY();
-      if (ImGui::IsItemHovered() && !e.summary.empty()) ImGui::SetTooltip("%s\n[%s]", e.summary.c_str(), e.category.c_str());
+      if (ImGui::IsItemHovered() && !e.summary.empty())
+        ImGui::SetTooltip("%s\n[%s]", e.summary.c_str(), e.category.c_str());
     }
     if (count == 0) ImGui::TextDisabled(request_.link ? "no node fits" : "nothing matches");
     ImGui::EndChild();
-    bool outside_click = ImGui::IsMouseClicked(0) && !ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows) &&
+    bool outside_click = ImGui::IsMouseClicked(0) &&
+                         !ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows) &&
                          ImGui::GetFrameCount() > opened_frame_;
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)) || outside_click) open_ = false;
   }

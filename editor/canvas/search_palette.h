@@ -18,12 +18,12 @@ namespace loom::editor {
 
 // Where the palette was opened and, for a link dropped on empty canvas, what to link.
 struct PaletteRequest {
-  Vec2 at;              // canvas position of the new node
-  RegionRef region;     // where it goes
+  Vec2 at;           // canvas position of the new node
+  RegionRef region;  // where it goes
   bool link = false;
-  PinRef anchor;        // the dragged pin
+  PinRef anchor;  // the dragged pin
   bool anchor_output = true;
-  graph::PinValue value;       // what the anchor gives (anchor_output)
+  graph::PinValue value;  // what the anchor gives (anchor_output)
   bool value_known = false;
 };
 
@@ -34,7 +34,8 @@ class SearchPalette {
     std::string pin;  // link: the new node's input (from an output anchor) or output
   };
 
-  void open(const graph::Document& doc, const GraphRef& g, const PaletteRequest& request, ImVec2 screen_pos);
+  void open(const graph::Document& doc, const GraphRef& g, const PaletteRequest& request,
+            ImVec2 screen_pos);
   void close() { open_ = false; }
   bool is_open() const { return open_; }
   const PaletteRequest& request() const { return request_; }

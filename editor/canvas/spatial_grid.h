@@ -14,11 +14,14 @@ struct Rect {
   float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
 
   bool contains(float x, float y) const { return x >= x0 && x <= x1 && y >= y0 && y <= y1; }
-  bool overlaps(const Rect& o) const { return x0 <= o.x1 && o.x0 <= x1 && y0 <= o.y1 && o.y0 <= y1; }
+  bool overlaps(const Rect& o) const {
+    return x0 <= o.x1 && o.x0 <= x1 && y0 <= o.y1 && o.y0 <= y1;
+  }
   bool inside(const Rect& o) const { return x0 >= o.x0 && x1 <= o.x1 && y0 >= o.y0 && y1 <= o.y1; }
   Rect expanded(float d) const { return Rect{x0 - d, y0 - d, x1 + d, y1 + d}; }
   Rect united(const Rect& o) const {
-    return Rect{x0 < o.x0 ? x0 : o.x0, y0 < o.y0 ? y0 : o.y0, x1 > o.x1 ? x1 : o.x1, y1 > o.y1 ? y1 : o.y1};
+    return Rect{x0 < o.x0 ? x0 : o.x0, y0 < o.y0 ? y0 : o.y0, x1 > o.x1 ? x1 : o.x1,
+                y1 > o.y1 ? y1 : o.y1};
   }
   float width() const { return x1 - x0; }
   float height() const { return y1 - y0; }

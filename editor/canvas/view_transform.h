@@ -17,8 +17,12 @@ struct ViewTransform {
   static constexpr float kMinZoom = 0.1f;
   static constexpr float kMaxZoom = 4.0f;
 
-  ImVec2 to_screen(Vec2 p) const { return ImVec2(origin.x + (p.x - scroll.x) * zoom, origin.y + (p.y - scroll.y) * zoom); }
-  Vec2 to_canvas(ImVec2 s) const { return Vec2{scroll.x + (s.x - origin.x) / zoom, scroll.y + (s.y - origin.y) / zoom}; }
+  ImVec2 to_screen(Vec2 p) const {
+    return ImVec2(origin.x + (p.x - scroll.x) * zoom, origin.y + (p.y - scroll.y) * zoom);
+  }
+  Vec2 to_canvas(ImVec2 s) const {
+    return Vec2{scroll.x + (s.x - origin.x) / zoom, scroll.y + (s.y - origin.y) / zoom};
+  }
   // Zooms to `new_zoom` keeping the canvas point under screen position `anchor` in place.
   void zoom_at(ImVec2 anchor, float new_zoom) {
     Vec2 fixed = to_canvas(anchor);

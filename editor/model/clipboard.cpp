@@ -17,12 +17,14 @@ namespace {
 
 void drop_outside_links(std::vector<Node>& nodes, const std::set<int>& kept) {
   for (Node& n : nodes) {
-    std::erase_if(n.inputs, [&](const graph::Input& in) { return in.linked && !kept.count(in.from_node); });
+    std::erase_if(n.inputs,
+                  [&](const graph::Input& in) { return in.linked && !kept.count(in.from_node); });
     for (graph::Region& r : n.regions) drop_outside_links(r.nodes, kept);
   }
 }
 
-void called_functions(const Document& doc, const std::vector<Node>& nodes, std::set<std::string>& out) {
+void called_functions(const Document& doc, const std::vector<Node>& nodes,
+                      std::set<std::string>& out) {
   for_each_node(nodes, [&](const Node& n, const RegionRef&) {
     if (n.type != "call") return;
     const graph::Literal* f = n.param("function");
@@ -74,14 +76,19 @@ ClipboardContent parse_clipboard(std::string_view text) {
   std::string doc_text(text);
   if (root.kind == graph::JsonValue::Kind::Object && !root.find("format")) {
     if (!root.find("id") || !root.find("type"))
-      throw Error(Place{where}, "the clipboard holds a JSON object that is neither a Loom document nor a node");
+      throw Error(Place{where},
+                  "the clipboard holds a JSON object that is neither a Loom document nor a node");
     doc_text = "[" + doc_text + "]";
     root.kind = graph::JsonValue::Kind::Array;
   }
   if (root.kind == graph::JsonValue::Kind::Array)
-    doc_text = R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "clipboard", "nodes": )" + doc_text + "}]}";
+    doc_text =
+        R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "clipboard", "nodes": )" +
+        doc_text + "}]}";
   else if (root.kind != graph::JsonValue::Kind::Object)
-    throw Error(Place{where}, "the clipboard holds no Loom nodes (expected a document, a list of nodes or a node)");
+    throw Error(
+        Place{where},
+        "the clipboard holds no Loom nodes (expected a document, a list of nodes or a node)");
 
   Document doc = graph::load_document(doc_text, where);
   ClipboardContent out;

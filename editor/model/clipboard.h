@@ -18,9 +18,9 @@ namespace loom::editor {
 std::string copy_text(const graph::Document& doc, const GraphRef& g, const std::vector<int>& ids);
 
 struct ClipboardContent {
-  std::vector<graph::Node> nodes;               // top-level nodes, regions inside them
-  std::vector<graph::NodePosition> positions;   // of any of them, nested included
-  std::vector<graph::FunctionDecl> functions;   // functions they may call
+  std::vector<graph::Node> nodes;              // top-level nodes, regions inside them
+  std::vector<graph::NodePosition> positions;  // of any of them, nested included
+  std::vector<graph::FunctionDecl> functions;  // functions they may call
 };
 
 // Reads clipboard text. Throws loom::Error with a clear message when it is not Loom nodes.

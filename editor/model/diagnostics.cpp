@@ -14,7 +14,8 @@ Diagnostic diagnostic_from(const Error& e, Diagnostic::Severity severity) {
   return d;
 }
 
-std::vector<const Diagnostic*> diagnostics_of(const std::vector<Diagnostic>& all, const GraphRef& g, int node) {
+std::vector<const Diagnostic*> diagnostics_of(const std::vector<Diagnostic>& all, const GraphRef& g,
+                                              int node) {
   std::vector<const Diagnostic*> out;
   for (const Diagnostic& d : all)
     if (d.graph == g && d.node == node) out.push_back(&d);

@@ -26,9 +26,11 @@ struct Diagnostic {
 };
 
 // The place of a loom::Error (kernel or function, node, pin) and its message.
-Diagnostic diagnostic_from(const Error& e, Diagnostic::Severity severity = Diagnostic::Severity::Error);
+Diagnostic diagnostic_from(const Error& e,
+                           Diagnostic::Severity severity = Diagnostic::Severity::Error);
 
 // The diagnostics of one node of one graph, in the given order.
-std::vector<const Diagnostic*> diagnostics_of(const std::vector<Diagnostic>& all, const GraphRef& g, int node);
+std::vector<const Diagnostic*> diagnostics_of(const std::vector<Diagnostic>& all, const GraphRef& g,
+                                              int node);
 
 }  // namespace loom::editor

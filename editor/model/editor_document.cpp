@@ -7,7 +7,9 @@ namespace loom::editor {
 
 EditorDocument::EditorDocument() { doc_.path = "<memory>"; }
 
-EditorDocument::EditorDocument(graph::Document doc) : doc_(std::move(doc)) { saved_state_ = history_.state(); }
+EditorDocument::EditorDocument(graph::Document doc) : doc_(std::move(doc)) {
+  saved_state_ = history_.state();
+}
 
 EditorDocument EditorDocument::from_text(std::string_view text, const std::string& path) {
   return EditorDocument(graph::load_document(text, path));

@@ -19,7 +19,11 @@ size_t clamp_index(size_t index, size_t size) { return std::min(index, size); }
 class NodePresence : public Command {
  public:
   NodePresence(GraphRef g, RegionRef r, size_t index, Node node, bool insert)
-      : g_(std::move(g)), r_(std::move(r)), index_(index), node_(std::move(node)), insert_(insert) {}
+      : g_(std::move(g)),
+        r_(std::move(r)),
+        index_(index),
+        node_(std::move(node)),
+        insert_(insert) {}
   void apply(Document& doc) override { insert_ ? put(doc) : take(doc); }
   void revert(Document& doc) override { insert_ ? take(doc) : put(doc); }
 
@@ -28,12 +32,14 @@ class NodePresence : public Command {
     created_region_ = !r_.top() && !region_nodes(doc, g_, r_);
     std::vector<Node>* list = region_nodes(doc, g_, r_, /*create=*/true);
     if (!list) return;
-    list->insert(list->begin() + static_cast<std::ptrdiff_t>(clamp_index(index_, list->size())), node_);
+    list->insert(list->begin() + static_cast<std::ptrdiff_t>(clamp_index(index_, list->size())),
+                 node_);
   }
   void take(Document& doc) {
     std::vector<Node>* list = region_nodes(doc, g_, r_, false);
     if (!list) return;
-    auto it = std::find_if(list->begin(), list->end(), [&](const Node& n) { return n.id == node_.id; });
+    auto it =
+        std::find_if(list->begin(), list->end(), [&](const Node& n) { return n.id == node_.id; });
     if (it == list->end()) return;
     node_ = *it;  // what redo puts back, should anything have changed inside since
     list->erase(it);
@@ -41,7 +47,9 @@ class NodePresence : public Command {
     if (auto owner = find_node_slot(doc, g_, r_.node)) {
       auto& regions = owner->node().regions;
       regions.erase(std::remove_if(regions.begin(), regions.end(),
-                                   [&](const graph::Region& x) { return x.name == r_.region && x.nodes.empty(); }),
+                                   [&](const graph::Region& x) {
+                                     return x.name == r_.region && x.nodes.empty();
+                                   }),
                     regions.end());
     }
   }
@@ -59,8 +67,8 @@ class NodePresence : public Command {
 // Where a new entry goes among the existing ones: in the order the node type lists them
 // (inputs "a" before "b"), at the end when the type does not list it.
 template <typename Entries, typename NameOf>
-size_t ordered_slot(const Entries& entries, const std::vector<std::string>& order, const std::string& name,
-                    NameOf name_of) {
+size_t ordered_slot(const Entries& entries, const std::vector<std::string>& order,
+                    const std::string& name, NameOf name_of) {
   auto rank = [&](const std::string& n) {
     auto it = std::find(order.begin(), order.end(), n);
     return it == order.end() ? order.size() : static_cast<size_t>(it - order.begin());
@@ -77,10 +85,17 @@ size_t ordered_slot(const Entries& entries, const std::vector<std::string>& orde
 template <typename Entry, typename Access>
 class NamedEntry : public Command {
  public:
-  NamedEntry(GraphRef g, int node, std::string name, std::optional<Entry> before, size_t before_index,
-             std::optional<Entry> after, size_t insert_index, bool logic = true)
-      : g_(std::move(g)), node_(node), name_(std::move(name)), before_(std::move(before)), before_index_(before_index),
-        after_(std::move(after)), insert_index_(insert_index), logic_(logic) {}
+  NamedEntry(GraphRef g, int node, std::string name, std::optional<Entry> before,
+             size_t before_index, std::optional<Entry> after, size_t insert_index,
+             bool logic = true)
+      : g_(std::move(g)),
+        node_(node),
+        name_(std::move(name)),
+        before_(std::move(before)),
+        before_index_(before_index),
+        after_(std::move(after)),
+        insert_index_(insert_index),
+        logic_(logic) {}
 
   void apply(Document& doc) override { set(doc, after_, before_ ? before_index_ : insert_index_); }
   void revert(Document& doc) override { set(doc, before_, before_index_); }
@@ -91,7 +106,8 @@ class NamedEntry : public Command {
     auto slot = find_node_slot(doc, g_, node_);
     if (!slot) return;
     auto& entries = Access::entries(slot->node());
-    auto it = std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return Access::name(e) == name_; });
+    auto it = std::find_if(entries.begin(), entries.end(),
+                           [&](const auto& e) { return Access::name(e) == name_; });
     if (!value) {
       if (it != entries.end()) entries.erase(it);
       return;
@@ -100,8 +116,9 @@ class NamedEntry : public Command {
       *it = Access::make(name_, *value);
       return;
     }
-    entries.insert(entries.begin() + static_cast<std::ptrdiff_t>(clamp_index(index, entries.size())),
-                   Access::make(name_, *value));
+    entries.insert(
+        entries.begin() + static_cast<std::ptrdiff_t>(clamp_index(index, entries.size())),
+        Access::make(name_, *value));
   }
 
   GraphRef g_;
@@ -144,14 +161,20 @@ graph::GraphLayout& ensure_layout(Document& doc, const std::string& graph, bool&
 
 void drop_layout_if_created(Document& doc, const std::string& graph, bool created) {
   if (!created) return;
-  auto it = std::find_if(doc.layout.begin(), doc.layout.end(), [&](const graph::GraphLayout& l) { return l.graph == graph; });
+  auto it = std::find_if(doc.layout.begin(), doc.layout.end(),
+                         [&](const graph::GraphLayout& l) { return l.graph == graph; });
   if (it != doc.layout.end() && it->positions.empty() && it->comments.empty()) doc.layout.erase(it);
 }
 
 class PositionEdit : public Command {
  public:
-  PositionEdit(std::string graph, int node, std::optional<Vec2> before, size_t before_index, std::optional<Vec2> after)
-      : graph_(std::move(graph)), node_(node), before_(before), before_index_(before_index), after_(after) {}
+  PositionEdit(std::string graph, int node, std::optional<Vec2> before, size_t before_index,
+               std::optional<Vec2> after)
+      : graph_(std::move(graph)),
+        node_(node),
+        before_(before),
+        before_index_(before_index),
+        after_(after) {}
   void apply(Document& doc) override {
     graph::GraphLayout& l = ensure_layout(doc, graph_, created_);
     set(l, after_, before_ ? before_index_ : l.positions.size());
@@ -166,7 +189,8 @@ class PositionEdit : public Command {
 
  private:
   void set(graph::GraphLayout& l, const std::optional<Vec2>& v, size_t index) {
-    auto it = std::find_if(l.positions.begin(), l.positions.end(), [&](const graph::NodePosition& p) { return p.node == node_; });
+    auto it = std::find_if(l.positions.begin(), l.positions.end(),
+                           [&](const graph::NodePosition& p) { return p.node == node_; });
     if (!v) {
       if (it != l.positions.end()) l.positions.erase(it);
       return;
@@ -176,8 +200,9 @@ class PositionEdit : public Command {
       it->y = v->y;
       return;
     }
-    l.positions.insert(l.positions.begin() + static_cast<std::ptrdiff_t>(clamp_index(index, l.positions.size())),
-                       graph::NodePosition{node_, v->x, v->y});
+    l.positions.insert(
+        l.positions.begin() + static_cast<std::ptrdiff_t>(clamp_index(index, l.positions.size())),
+        graph::NodePosition{node_, v->x, v->y});
   }
 
   std::string graph_;
@@ -190,7 +215,8 @@ class PositionEdit : public Command {
 
 class LayoutChangeCommand : public Command {
  public:
-  LayoutChangeCommand(LayoutChange before, LayoutChange after) : before_(std::move(before)), after_(std::move(after)) {}
+  LayoutChangeCommand(LayoutChange before, LayoutChange after)
+      : before_(std::move(before)), after_(std::move(after)) {}
   void apply(Document& doc) override { set(doc, after_); }
   void revert(Document& doc) override { set(doc, before_); }
   bool logic() const override { return false; }
@@ -235,7 +261,9 @@ class CommentPresence : public Command {
  private:
   void put(Document& doc) {
     graph::GraphLayout& l = ensure_layout(doc, graph_, created_);
-    l.comments.insert(l.comments.begin() + static_cast<std::ptrdiff_t>(clamp_index(index_, l.comments.size())), frame_);
+    l.comments.insert(
+        l.comments.begin() + static_cast<std::ptrdiff_t>(clamp_index(index_, l.comments.size())),
+        frame_);
   }
   void take(Document& doc) {
     graph::GraphLayout* l = find_layout(doc, graph_);
@@ -254,7 +282,8 @@ class CommentPresence : public Command {
 
 class LayoutPresence : public Command {
  public:
-  LayoutPresence(size_t index, graph::GraphLayout entry) : index_(index), entry_(std::move(entry)) {}
+  LayoutPresence(size_t index, graph::GraphLayout entry)
+      : index_(index), entry_(std::move(entry)) {}
   void apply(Document& doc) override {
     auto it = std::find_if(doc.layout.begin(), doc.layout.end(),
                            [&](const graph::GraphLayout& l) { return l.graph == entry_.graph; });
@@ -263,7 +292,9 @@ class LayoutPresence : public Command {
     doc.layout.erase(it);
   }
   void revert(Document& doc) override {
-    doc.layout.insert(doc.layout.begin() + static_cast<std::ptrdiff_t>(clamp_index(index_, doc.layout.size())), entry_);
+    doc.layout.insert(
+        doc.layout.begin() + static_cast<std::ptrdiff_t>(clamp_index(index_, doc.layout.size())),
+        entry_);
   }
   bool logic() const override { return false; }
 
@@ -274,7 +305,8 @@ class LayoutPresence : public Command {
 
 class DocumentSwap : public Command {
  public:
-  DocumentSwap(Document before, Document after) : before_(std::move(before)), after_(std::move(after)) {}
+  DocumentSwap(Document before, Document after)
+      : before_(std::move(before)), after_(std::move(after)) {}
   void apply(Document& doc) override { doc = after_; }
   void revert(Document& doc) override { doc = before_; }
 
@@ -286,13 +318,16 @@ class DocumentSwap : public Command {
 
 class FunctionPresence : public Command {
  public:
-  FunctionPresence(size_t index, graph::FunctionDecl f, bool insert) : index_(index), f_(std::move(f)), insert_(insert) {}
+  FunctionPresence(size_t index, graph::FunctionDecl f, bool insert)
+      : index_(index), f_(std::move(f)), insert_(insert) {}
   void apply(Document& doc) override { insert_ ? put(doc) : take(doc); }
   void revert(Document& doc) override { insert_ ? take(doc) : put(doc); }
 
  private:
   void put(Document& doc) {
-    doc.functions.insert(doc.functions.begin() + static_cast<std::ptrdiff_t>(clamp_index(index_, doc.functions.size())), f_);
+    doc.functions.insert(doc.functions.begin() +
+                             static_cast<std::ptrdiff_t>(clamp_index(index_, doc.functions.size())),
+                         f_);
   }
   void take(Document& doc) {
     auto it = std::find_if(doc.functions.begin(), doc.functions.end(),
@@ -309,7 +344,8 @@ class FunctionPresence : public Command {
 
 class Rename : public Command {
  public:
-  Rename(std::string from, std::string to, bool layout) : from_(std::move(from)), to_(std::move(to)), layout_(layout) {}
+  Rename(std::string from, std::string to, bool layout)
+      : from_(std::move(from)), to_(std::move(to)), layout_(layout) {}
   void apply(Document& doc) override { rename(doc, from_, to_); }
   void revert(Document& doc) override { rename(doc, to_, from_); }
   bool logic() const override { return !layout_; }
@@ -332,7 +368,11 @@ class FunctionPorts : public Command {
  public:
   using Ports = std::vector<graph::FunctionPort>;
   FunctionPorts(std::string name, Ports in0, Ports out0, Ports in1, Ports out1)
-      : name_(std::move(name)), in0_(std::move(in0)), out0_(std::move(out0)), in1_(std::move(in1)), out1_(std::move(out1)) {}
+      : name_(std::move(name)),
+        in0_(std::move(in0)),
+        out0_(std::move(out0)),
+        in1_(std::move(in1)),
+        out1_(std::move(out1)) {}
   void apply(Document& doc) override { set(doc, in1_, out1_); }
   void revert(Document& doc) override { set(doc, in0_, out0_); }
 
@@ -350,7 +390,8 @@ class FunctionPorts : public Command {
 
 }  // namespace
 
-std::unique_ptr<Command> insert_node(const GraphRef& g, const RegionRef& r, size_t index, Node node) {
+std::unique_ptr<Command> insert_node(const GraphRef& g, const RegionRef& r, size_t index,
+                                     Node node) {
   return std::make_unique<NodePresence>(g, r, index, std::move(node), true);
 }
 
@@ -360,8 +401,8 @@ std::unique_ptr<Command> erase_node(const Document& doc, const GraphRef& g, int 
   return std::make_unique<NodePresence>(g, slot->region, slot->index, slot->node(), false);
 }
 
-std::unique_ptr<Command> set_input(const Document& doc, const GraphRef& g, int node, const std::string& pin,
-                                   std::optional<graph::Input> value) {
+std::unique_ptr<Command> set_input(const Document& doc, const GraphRef& g, int node,
+                                   const std::string& pin, std::optional<graph::Input> value) {
   const Node* n = find_node(doc, g, node);
   if (!n) return nullptr;
   std::optional<graph::Input> before;
@@ -374,13 +415,14 @@ std::unique_ptr<Command> set_input(const Document& doc, const GraphRef& g, int n
   std::vector<std::string> order;
   if (const graph::NodeSpec* spec = graph::find_node_spec(n->type))
     for (const graph::PinSpec& p : spec->inputs) order.push_back(p.name);
-  size_t insert_index = ordered_slot(n->inputs, order, pin, [](const graph::Input& i) { return i.pin; });
-  return std::make_unique<NamedEntry<graph::Input, InputAccess>>(g, node, pin, before, before_index, std::move(value),
-                                                                 insert_index);
+  size_t insert_index =
+      ordered_slot(n->inputs, order, pin, [](const graph::Input& i) { return i.pin; });
+  return std::make_unique<NamedEntry<graph::Input, InputAccess>>(g, node, pin, before, before_index,
+                                                                 std::move(value), insert_index);
 }
 
-std::unique_ptr<Command> set_param(const Document& doc, const GraphRef& g, int node, const std::string& name,
-                                   std::optional<graph::Literal> value) {
+std::unique_ptr<Command> set_param(const Document& doc, const GraphRef& g, int node,
+                                   const std::string& name, std::optional<graph::Literal> value) {
   const Node* n = find_node(doc, g, node);
   if (!n) return nullptr;
   std::optional<graph::Literal> before;
@@ -393,12 +435,14 @@ std::unique_ptr<Command> set_param(const Document& doc, const GraphRef& g, int n
   std::vector<std::string> order;
   if (const graph::NodeSpec* spec = graph::find_node_spec(n->type))
     for (const graph::ParamSpec& p : spec->params) order.push_back(p.name);
-  size_t insert_index = ordered_slot(n->params, order, name, [](const ParamAccess::Pair& p) { return p.first; });
-  return std::make_unique<NamedEntry<graph::Literal, ParamAccess>>(g, node, name, before, before_index, std::move(value),
-                                                                   insert_index);
+  size_t insert_index =
+      ordered_slot(n->params, order, name, [](const ParamAccess::Pair& p) { return p.first; });
+  return std::make_unique<NamedEntry<graph::Literal, ParamAccess>>(
+      g, node, name, before, before_index, std::move(value), insert_index);
 }
 
-std::unique_ptr<Command> set_position(const Document& doc, const std::string& graph, int node, std::optional<Vec2> value) {
+std::unique_ptr<Command> set_position(const Document& doc, const std::string& graph, int node,
+                                      std::optional<Vec2> value) {
   std::optional<Vec2> before;
   size_t before_index = 0;
   if (const graph::GraphLayout* l = find_layout(doc, graph))
@@ -429,11 +473,13 @@ std::unique_ptr<Command> change_layout(const Document& doc, const LayoutChange& 
   return std::make_unique<LayoutChangeCommand>(std::move(before), std::move(after));
 }
 
-std::unique_ptr<Command> insert_comment(const std::string& graph, size_t index, graph::CommentFrame frame) {
+std::unique_ptr<Command> insert_comment(const std::string& graph, size_t index,
+                                        graph::CommentFrame frame) {
   return std::make_unique<CommentPresence>(graph, index, std::move(frame), true);
 }
 
-std::unique_ptr<Command> erase_comment(const Document& doc, const std::string& graph, size_t index) {
+std::unique_ptr<Command> erase_comment(const Document& doc, const std::string& graph,
+                                       size_t index) {
   const graph::GraphLayout* l = find_layout(doc, graph);
   if (!l || index >= l->comments.size()) return nullptr;
   return std::make_unique<CommentPresence>(graph, index, l->comments[index], false);
@@ -449,7 +495,8 @@ std::unique_ptr<Command> insert_function(size_t index, graph::FunctionDecl f) {
 
 std::unique_ptr<Command> erase_function(const Document& doc, const std::string& name) {
   for (size_t i = 0; i < doc.functions.size(); ++i)
-    if (doc.functions[i].name == name) return std::make_unique<FunctionPresence>(i, doc.functions[i], false);
+    if (doc.functions[i].name == name)
+      return std::make_unique<FunctionPresence>(i, doc.functions[i], false);
   return nullptr;
 }
 
@@ -472,7 +519,8 @@ std::unique_ptr<Command> set_function_ports(const Document& doc, const std::stri
                                             std::vector<graph::FunctionPort> outputs) {
   const graph::FunctionDecl* f = doc.function(name);
   if (!f) return nullptr;
-  return std::make_unique<FunctionPorts>(name, f->inputs, f->outputs, std::move(inputs), std::move(outputs));
+  return std::make_unique<FunctionPorts>(name, f->inputs, f->outputs, std::move(inputs),
+                                         std::move(outputs));
 }
 
 }  // namespace loom::editor

@@ -17,18 +17,19 @@ namespace loom::editor {
 
 // Inserts `node` at `index` of a region (clamped to its size; the region is created when the
 // region node lacks it).
-std::unique_ptr<Command> insert_node(const GraphRef& g, const RegionRef& r, size_t index, graph::Node node);
+std::unique_ptr<Command> insert_node(const GraphRef& g, const RegionRef& r, size_t index,
+                                     graph::Node node);
 // Removes node `id` (and everything nested in it). nullptr when there is no such node.
 std::unique_ptr<Command> erase_node(const graph::Document& doc, const GraphRef& g, int id);
 // Sets (or with nullopt removes) one input of a node: a link or a literal.
-std::unique_ptr<Command> set_input(const graph::Document& doc, const GraphRef& g, int node, const std::string& pin,
-                                   std::optional<graph::Input> value);
+std::unique_ptr<Command> set_input(const graph::Document& doc, const GraphRef& g, int node,
+                                   const std::string& pin, std::optional<graph::Input> value);
 // Sets (or removes) one parameter of a node.
-std::unique_ptr<Command> set_param(const graph::Document& doc, const GraphRef& g, int node, const std::string& name,
-                                   std::optional<graph::Literal> value);
+std::unique_ptr<Command> set_param(const graph::Document& doc, const GraphRef& g, int node,
+                                   const std::string& name, std::optional<graph::Literal> value);
 // Sets (or removes) a node's position; creates the graph's layout entry when needed.
-std::unique_ptr<Command> set_position(const graph::Document& doc, const std::string& graph, int node,
-                                      std::optional<Vec2> value);
+std::unique_ptr<Command> set_position(const graph::Document& doc, const std::string& graph,
+                                      int node, std::optional<Vec2> value);
 
 // Moves existing positions and replaces comment frames (moved, resized, retitled,
 // recoloured); consecutive changes of the same things merge into one, so a drag is one undo
@@ -41,8 +42,10 @@ struct LayoutChange {
 std::unique_ptr<Command> change_layout(const graph::Document& doc, const LayoutChange& change);
 
 // Inserts or removes comment frame `index` of a graph's layout (creating the layout entry).
-std::unique_ptr<Command> insert_comment(const std::string& graph, size_t index, graph::CommentFrame frame);
-std::unique_ptr<Command> erase_comment(const graph::Document& doc, const std::string& graph, size_t index);
+std::unique_ptr<Command> insert_comment(const std::string& graph, size_t index,
+                                        graph::CommentFrame frame);
+std::unique_ptr<Command> erase_comment(const graph::Document& doc, const std::string& graph,
+                                       size_t index);
 
 // The whole document replaced by `next` (a panel's edit, a change on disk): one command,
 // holding both versions.

@@ -72,7 +72,8 @@ const std::vector<Node>* region_nodes(const Document& doc, const GraphRef& g, co
   return region_nodes(const_cast<Document&>(doc), g, r, false);
 }
 
-void for_each_node(const std::vector<Node>& nodes, const std::function<void(const Node&, const RegionRef&)>& fn,
+void for_each_node(const std::vector<Node>& nodes,
+                   const std::function<void(const Node&, const RegionRef&)>& fn,
                    const RegionRef& region) {
   for (const Node& n : nodes) {
     fn(n, region);
@@ -100,7 +101,9 @@ bool is_inside(const Document& doc, const GraphRef& g, int inner, int outer) {
 int next_node_id(const Document& doc, const GraphRef& g) {
   const std::vector<Node>* nodes = graph_nodes(doc, g);
   int next = 0;
-  if (nodes) for_each_node(*nodes, [&](const Node& n, const RegionRef&) { next = std::max(next, n.id + 1); });
+  if (nodes)
+    for_each_node(*nodes,
+                  [&](const Node& n, const RegionRef&) { next = std::max(next, n.id + 1); });
   return next;
 }
 

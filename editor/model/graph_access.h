@@ -20,7 +20,8 @@ const std::vector<graph::Node>* graph_nodes(const graph::Document& doc, const Gr
 // A region the region node lacks (an empty "else" never written) is created when `create`.
 std::vector<graph::Node>* region_nodes(graph::Document& doc, const GraphRef& g, const RegionRef& r,
                                        bool create = false);
-const std::vector<graph::Node>* region_nodes(const graph::Document& doc, const GraphRef& g, const RegionRef& r);
+const std::vector<graph::Node>* region_nodes(const graph::Document& doc, const GraphRef& g,
+                                             const RegionRef& r);
 
 // A node and where it is: the list holding it, its index there and that list's region.
 struct NodeSlot {

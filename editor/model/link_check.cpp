@@ -39,7 +39,8 @@ Index index_graph(const std::vector<Node>& nodes) {
 }
 
 bool encloses(const Index& index, int outer, int inner) {
-  for (auto it = index.find(inner); it != index.end() && it->second.parent >= 0; it = index.find(it->second.parent))
+  for (auto it = index.find(inner); it != index.end() && it->second.parent >= 0;
+       it = index.find(it->second.parent))
     if (it->second.parent == outer) return true;
   return false;
 }
@@ -115,9 +116,12 @@ std::vector<GraphRef> affected_graphs(const Document& doc, const GraphRef& g) {
 
 }  // namespace
 
-std::string link_structure_problem(const Document& doc, const GraphRef& g, const PinRef& from, const PinRef& to) {
+std::string link_structure_problem(const Document& doc, const GraphRef& g, const PinRef& from,
+                                   const PinRef& to) {
   const std::vector<Node>* nodes = graph_nodes(doc, g);
-  if (!nodes) return (g.function ? "the document has no function '" : "the document has no kernel '") + g.name + "'";
+  if (!nodes)
+    return (g.function ? "the document has no function '" : "the document has no kernel '") +
+           g.name + "'";
   Index index = index_graph(*nodes);
   auto src_it = index.find(from.node);
   auto dst_it = index.find(to.node);
@@ -185,7 +189,8 @@ LinkCheck check_link(const Document& doc, const GraphRef& g, const PinRef& from,
       result.reason = "already connected";
       return result;
     }
-    replaces = "; replaces the link from " + std::to_string(existing->from_node) + "." + existing->from_pin;
+    replaces = "; replaces the link from " + std::to_string(existing->from_node) + "." +
+               existing->from_pin;
   } else if (existing) {
     replaces = "; replaces the value given to '" + to.pin + "'";
   }
@@ -207,7 +212,8 @@ LinkCheck check_link(const Document& doc, const GraphRef& g, const PinRef& from,
   link.from_node = from.node;
   link.from_pin = from.pin;
   auto& inputs = slot.node().inputs;
-  auto it = std::find_if(inputs.begin(), inputs.end(), [&](const graph::Input& in) { return in.pin == to.pin; });
+  auto it = std::find_if(inputs.begin(), inputs.end(),
+                         [&](const graph::Input& in) { return in.pin == to.pin; });
   if (it != inputs.end())
     *it = link;
   else
@@ -237,8 +243,10 @@ LinkCheck check_link(const Document& doc, const GraphRef& g, const PinRef& from,
     else if (here && best->node >= 0)
       result.reason = "breaks node " + std::to_string(best->node) + ": " + best->message;
     else
-      result.reason = std::string("breaks ") + (affected.function ? "function '" : "kernel '") + affected.name + "'" +
-                      (best->node >= 0 ? " (node " + std::to_string(best->node) + ")" : "") + ": " + best->message;
+      result.reason = std::string("breaks ") + (affected.function ? "function '" : "kernel '") +
+                      affected.name + "'" +
+                      (best->node >= 0 ? " (node " + std::to_string(best->node) + ")" : "") + ": " +
+                      best->message;
     return result;
   }
   result.verdict = replaces.empty() ? LinkVerdict::Accept : LinkVerdict::Replace;

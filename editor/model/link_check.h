@@ -26,11 +26,11 @@ struct LinkCheck {
 };
 
 // `baseline`: the graph's types as it is (EditorDocument::types), computed when nullptr.
-LinkCheck check_link(const graph::Document& doc, const GraphRef& g, const PinRef& from, const PinRef& to,
-                     const graph::GraphTypes* baseline = nullptr);
+LinkCheck check_link(const graph::Document& doc, const GraphRef& g, const PinRef& from,
+                     const PinRef& to, const graph::GraphTypes* baseline = nullptr);
 
 // The structural part alone (no types): "" when the link is possible.
-std::string link_structure_problem(const graph::Document& doc, const GraphRef& g, const PinRef& from,
-                                   const PinRef& to);
+std::string link_structure_problem(const graph::Document& doc, const GraphRef& g,
+                                   const PinRef& from, const PinRef& to);
 
 }  // namespace loom::editor

@@ -13,7 +13,8 @@ using graph::Literal;
 
 std::string literal_text(const Literal& l) {
   switch (l.kind) {
-    case Literal::Kind::Bool: return l.b ? "true" : "false";
+    case Literal::Kind::Bool:
+      return l.b ? "true" : "false";
     case Literal::Kind::Int:
     case Literal::Kind::Float: {
       if (!l.spelling.empty()) return l.spelling;
@@ -25,13 +26,15 @@ std::string literal_text(const Literal& l) {
       if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
       return s;
     }
-    case Literal::Kind::String: return l.s;
+    case Literal::Kind::String:
+      return l.s;
     case Literal::Kind::List: {
       std::string s = "[";
       for (size_t i = 0; i < l.list.size(); ++i) s += (i ? ", " : "") + literal_text(l.list[i]);
       return s + "]";
     }
-    case Literal::Kind::None: break;
+    case Literal::Kind::None:
+      break;
   }
   return "";
 }
@@ -59,7 +62,8 @@ bool to_literal(const graph::JsonValue& v, Literal& out, std::string* error) {
           out.i = static_cast<int64_t>(u);
           out.above_int64 = true;
         } else {
-          if (error) *error = v.text + " is out of range (-9223372036854775808 to 18446744073709551615)";
+          if (error)
+            *error = v.text + " is out of range (-9223372036854775808 to 18446744073709551615)";
           return false;
         }
         out.f = out.as_double();
@@ -89,13 +93,15 @@ bool to_literal(const graph::JsonValue& v, Literal& out, std::string* error) {
 
 }  // namespace
 
-std::optional<Literal> parse_literal_text(const std::string& text, bool text_ok, std::string* error) {
+std::optional<Literal> parse_literal_text(const std::string& text, bool text_ok,
+                                          std::string* error) {
   if (error) error->clear();
   size_t b = text.find_first_not_of(" \t\r\n");
   if (b == std::string::npos) return std::nullopt;
   std::string trimmed = text.substr(b, text.find_last_not_of(" \t\r\n") - b + 1);
   if (text_ok) {  // names and formulas: as typed (quotes, if any, are not part of them)
-    if (trimmed.size() >= 2 && trimmed.front() == '"' && trimmed.back() == '"') trimmed = trimmed.substr(1, trimmed.size() - 2);
+    if (trimmed.size() >= 2 && trimmed.front() == '"' && trimmed.back() == '"')
+      trimmed = trimmed.substr(1, trimmed.size() - 2);
     Literal l;
     l.kind = Literal::Kind::String;
     l.s = trimmed;
@@ -107,14 +113,16 @@ std::optional<Literal> parse_literal_text(const std::string& text, bool text_ok,
     if (to_literal(v, l, error)) return l;
     return std::nullopt;
   } catch (const Error&) {
-    if (error) *error = "'" + trimmed + "' is not a value (a number, true or false, or a list like [1, 0, 0])";
+    if (error)
+      *error =
+          "'" + trimmed + "' is not a value (a number, true or false, or a list like [1, 0, 0])";
     return std::nullopt;
   }
 }
 
 bool is_text_param(const std::string& name) {
-  for (const char* p : {"name", "field", "ndarray", "texture", "function", "expr", "message", "filter", "wrap", "param",
-                        "path", "type"})
+  for (const char* p : {"name", "field", "ndarray", "texture", "function", "expr", "message",
+                        "filter", "wrap", "param", "path", "type"})
     if (name == p) return true;
   return false;
 }

@@ -54,20 +54,38 @@ std::vector<CatalogEntry> node_catalog(const graph::Document& doc, const GraphRe
   }
   if (const graph::KernelDecl* k = g.function ? nullptr : doc.kernel(g.name))
     for (const graph::KernelParam& p : k->params)
-      out.push_back(CatalogEntry{"param " + p.name, "param", "document", "Kernel parameter " + p.name + " (" + p.type + ")",
+      out.push_back(CatalogEntry{"param " + p.name,
+                                 "param",
+                                 "document",
+                                 "Kernel parameter " + p.name + " (" + p.type + ")",
                                  {{"name", text(p.name)}}});
   if (fn)
     for (const graph::FunctionPort& p : fn->inputs)
-      out.push_back(CatalogEntry{"input " + p.name, "input", "document", "Function input " + p.name + " (" + p.type + ")",
+      out.push_back(CatalogEntry{"input " + p.name,
+                                 "input",
+                                 "document",
+                                 "Function input " + p.name + " (" + p.type + ")",
                                  {{"name", text(p.name)}}});
   for (const graph::FunctionDecl& f : doc.functions) {
     if (fn && f.name == fn->name) continue;  // no recursion
-    out.push_back(CatalogEntry{"call " + f.name, "call", "document", "Calls function " + f.name, {{"function", text(f.name)}}});
+    out.push_back(CatalogEntry{"call " + f.name,
+                               "call",
+                               "document",
+                               "Calls function " + f.name,
+                               {{"function", text(f.name)}}});
   }
   for (const FieldDesc& f : doc.fields) {
     std::string t = value_type_name(f.elem);
-    out.push_back(CatalogEntry{"load " + f.name, "load", "document", "Reads field " + f.name + " (" + t + ")", {{"field", text(f.name)}}});
-    out.push_back(CatalogEntry{"store " + f.name, "store", "document", "Writes field " + f.name + " (" + t + ")", {{"field", text(f.name)}}});
+    out.push_back(CatalogEntry{"load " + f.name,
+                               "load",
+                               "document",
+                               "Reads field " + f.name + " (" + t + ")",
+                               {{"field", text(f.name)}}});
+    out.push_back(CatalogEntry{"store " + f.name,
+                               "store",
+                               "document",
+                               "Writes field " + f.name + " (" + t + ")",
+                               {{"field", text(f.name)}}});
   }
   return out;
 }
@@ -84,7 +102,8 @@ graph::Input link_to(const std::string& pin, int node, const std::string& out) {
 }
 
 // Candidate pins of a new node, in order; any_inputs types get the names they are used with.
-std::vector<std::string> candidate_pins(const graph::Document& doc, const GraphRef& g, const CatalogEntry& e) {
+std::vector<std::string> candidate_pins(const graph::Document& doc, const GraphRef& g,
+                                        const CatalogEntry& e) {
   graph::Node n;
   n.type = e.type;
   n.params = e.params;
@@ -103,11 +122,12 @@ std::vector<std::string> candidate_pins(const graph::Document& doc, const GraphR
 
 }  // namespace
 
-std::string compatible_input(const graph::Document& doc, const GraphRef& g, const CatalogEntry& entry,
-                             const graph::PinValue& value) {
+std::string compatible_input(const graph::Document& doc, const GraphRef& g,
+                             const CatalogEntry& entry, const graph::PinValue& value) {
   std::vector<std::string> pins = candidate_pins(doc, g, entry);
   // Names are given by the user for these; what they take is decided where they are used.
-  if (entry.type == "yield" || entry.type == "while" || entry.type == "output" || entry.type == "return")
+  if (entry.type == "yield" || entry.type == "while" || entry.type == "output" ||
+      entry.type == "return")
     return value.kind == graph::PinValue::Kind::Value && !pins.empty() ? pins[0] : "";
   // A scratch document: the resources and functions of `doc`, and a kernel holding a source
   // of `value` (node 1) and the new node (node 2).
@@ -173,7 +193,8 @@ std::string compatible_input(const graph::Document& doc, const GraphRef& g, cons
       if (spec)
         for (const graph::PinSpec& p : spec->inputs) {
           if (p.name == pin) continue;
-          bool index = p.name.size() == 2 && p.name[0] == 'i' && p.name[1] >= '0' && p.name[1] < '0' + index_pins;
+          bool index = p.name.size() == 2 && p.name[0] == 'i' && p.name[1] >= '0' &&
+                       p.name[1] < '0' + index_pins;
           if (!p.required && !index) continue;
           graph::Input in = same && !index ? link_to(p.name, 1, out) : zero;
           in.pin = p.name;
@@ -200,13 +221,16 @@ std::string first_output(const graph::Document& doc, const CatalogEntry& entry) 
 }
 
 int match_score(const std::string& query, const std::string& label) {
-  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  auto lower = [](char c) {
+    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  };
   if (query.empty()) return 0;
   size_t at = 0;
   int gaps = 0;
   size_t first = std::string::npos;
   for (char q : query) {
-    if (q == ' ' && at < label.size() && label[at] != ' ') continue;  // "ld temp" matches "load temperature"
+    if (q == ' ' && at < label.size() && label[at] != ' ')
+      continue;  // "ld temp" matches "load temperature"
     while (at < label.size() && lower(label[at]) != lower(q)) {
       ++at;
       ++gaps;

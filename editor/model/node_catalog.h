@@ -26,8 +26,8 @@ std::vector<CatalogEntry> node_catalog(const graph::Document& doc, const GraphRe
 // The first input pin of a new node of `entry` that takes `value`: the real lowering, on a
 // scratch kernel where the node's other required pins get the same value or a literal 0,
 // finds no problem with the node. "" when no pin does.
-std::string compatible_input(const graph::Document& doc, const GraphRef& g, const CatalogEntry& entry,
-                             const graph::PinValue& value);
+std::string compatible_input(const graph::Document& doc, const GraphRef& g,
+                             const CatalogEntry& entry, const graph::PinValue& value);
 // The output pin a new node of `entry` would be linked from ("" when it has none).
 std::string first_output(const graph::Document& doc, const CatalogEntry& entry);
 

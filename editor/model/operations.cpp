@@ -39,13 +39,16 @@ std::string no_node(int id) { return "there is no node " + std::to_string(id); }
 
 // A region nodes can be put in: the top level, or a region its node's type has.
 std::string region_problem(const Document& doc, const GraphRef& g, const RegionRef& r) {
-  if (!graph_nodes(doc, g)) return (g.function ? "there is no function '" : "there is no kernel '") + g.name + "'";
+  if (!graph_nodes(doc, g))
+    return (g.function ? "there is no function '" : "there is no kernel '") + g.name + "'";
   if (r.top()) return "";
   const Node* owner = find_node(doc, g, r.node);
   if (!owner) return no_node(r.node);
   const graph::NodeSpec* spec = graph::find_node_spec(owner->type);
-  if (!spec || std::find(spec->regions.begin(), spec->regions.end(), r.region) == spec->regions.end())
-    return "node " + std::to_string(r.node) + " (" + owner->type + ") has no region '" + r.region + "'";
+  if (!spec ||
+      std::find(spec->regions.begin(), spec->regions.end(), r.region) == spec->regions.end())
+    return "node " + std::to_string(r.node) + " (" + owner->type + ") has no region '" + r.region +
+           "'";
   return "";
 }
 
@@ -104,10 +107,11 @@ void select_nodes(EditorDocument& d, const GraphRef& g, std::vector<int> ids) {
 
 }  // namespace
 
-EditResult add_node(EditorDocument& d, const GraphRef& g, const RegionRef& region, const std::string& type, Vec2 at,
-                    const Params& params) {
+EditResult add_node(EditorDocument& d, const GraphRef& g, const RegionRef& region,
+                    const std::string& type, Vec2 at, const Params& params) {
   const Document& doc = d.doc();
-  if (std::string problem = region_problem(doc, g, region); !problem.empty()) return EditResult::fail(problem);
+  if (std::string problem = region_problem(doc, g, region); !problem.empty())
+    return EditResult::fail(problem);
   const graph::NodeSpec* spec = graph::find_node_spec(type);
   if (!spec) return EditResult::fail("unknown node type '" + type + "'");
   Node n;
@@ -139,7 +143,8 @@ EditResult remove_nodes(EditorDocument& d, const GraphRef& g, const std::vector<
   });
   for (const auto& [node, pin] : cut) d.execute(set_input(d.doc(), g, node, pin, std::nullopt));
   for (int id : gone)
-    if (node_position(d.doc(), g.name, id)) d.execute(set_position(d.doc(), g.name, id, std::nullopt));
+    if (node_position(d.doc(), g.name, id))
+      d.execute(set_position(d.doc(), g.name, id, std::nullopt));
   for (int id : roots) d.execute(erase_node(d.doc(), g, id));
   Selection s = d.selection();
   std::erase_if(s.nodes, [&](int id) { return gone.count(id) > 0; });
@@ -163,12 +168,15 @@ EditResult disconnect(EditorDocument& d, const GraphRef& g, const PinRef& to) {
   const Node* n = find_node(d.doc(), g, to.node);
   if (!n) return EditResult::fail(no_node(to.node));
   const graph::Input* in = n->input(to.pin);
-  if (!in || !in->linked) return EditResult::fail("input '" + to.pin + "' of node " + std::to_string(to.node) + " has no link");
+  if (!in || !in->linked)
+    return EditResult::fail("input '" + to.pin + "' of node " + std::to_string(to.node) +
+                            " has no link");
   d.execute(set_input(d.doc(), g, to.node, to.pin, std::nullopt), "Disconnect");
   return EditResult{};
 }
 
-EditResult set_literal(EditorDocument& d, const GraphRef& g, const PinRef& to, std::optional<graph::Literal> value) {
+EditResult set_literal(EditorDocument& d, const GraphRef& g, const PinRef& to,
+                       std::optional<graph::Literal> value) {
   if (!find_node(d.doc(), g, to.node)) return EditResult::fail(no_node(to.node));
   std::optional<graph::Input> in;
   if (value) {
@@ -209,7 +217,8 @@ EditResult insert_reroute(EditorDocument& d, const GraphRef& g, const PinRef& to
   return EditResult{true, "", {id}};
 }
 
-EditResult place_nodes(EditorDocument& d, const GraphRef& g, const std::vector<std::pair<int, Vec2>>& positions) {
+EditResult place_nodes(EditorDocument& d, const GraphRef& g,
+                       const std::vector<std::pair<int, Vec2>>& positions) {
   Step step(d, "Place nodes");
   for (const auto& [id, at] : positions)
     if (find_node(d.doc(), g, id) && !node_position(d.doc(), g.name, id))
@@ -217,7 +226,8 @@ EditResult place_nodes(EditorDocument& d, const GraphRef& g, const std::vector<s
   return EditResult{};
 }
 
-EditResult duplicate_nodes(EditorDocument& d, const GraphRef& g, const std::vector<int>& ids, Vec2 offset) {
+EditResult duplicate_nodes(EditorDocument& d, const GraphRef& g, const std::vector<int>& ids,
+                           Vec2 offset) {
   std::vector<int> roots = roots_of(d.doc(), g, ids);
   if (roots.empty()) return EditResult::fail("nothing to duplicate");
   std::vector<Node> copies;
@@ -235,16 +245,18 @@ EditResult duplicate_nodes(EditorDocument& d, const GraphRef& g, const std::vect
   }
   for (const auto& [old_id, new_id] : ids_map)
     if (auto p = node_position(d.doc(), g.name, old_id))
-      d.execute(set_position(d.doc(), g.name, new_id, rounded(Vec2{p->x + offset.x, p->y + offset.y})));
+      d.execute(
+          set_position(d.doc(), g.name, new_id, rounded(Vec2{p->x + offset.x, p->y + offset.y})));
   EditResult result;
   for (const Node& n : copies) result.nodes.push_back(n.id);
   select_nodes(d, g, result.nodes);
   return result;
 }
 
-EditResult paste_text(EditorDocument& d, const GraphRef& g, const RegionRef& region, std::string_view text,
-                      std::optional<Vec2> at) {
-  if (std::string problem = region_problem(d.doc(), g, region); !problem.empty()) return EditResult::fail(problem);
+EditResult paste_text(EditorDocument& d, const GraphRef& g, const RegionRef& region,
+                      std::string_view text, std::optional<Vec2> at) {
+  if (std::string problem = region_problem(d.doc(), g, region); !problem.empty())
+    return EditResult::fail(problem);
   ClipboardContent content;
   try {
     content = parse_clipboard(text);
@@ -272,7 +284,8 @@ EditResult paste_text(EditorDocument& d, const GraphRef& g, const RegionRef& reg
   std::set<int> placed;
   for (const graph::NodePosition& p : content.positions)
     if (auto it = ids.find(p.node); it != ids.end()) {
-      d.execute(set_position(d.doc(), g.name, it->second, rounded(Vec2{p.x + delta.x, p.y + delta.y})));
+      d.execute(
+          set_position(d.doc(), g.name, it->second, rounded(Vec2{p.x + delta.x, p.y + delta.y})));
       placed.insert(it->second);
     }
   // Top-level nodes that came without positions go where the user pasted, in a row.
@@ -304,8 +317,10 @@ EditResult reorder_node(EditorDocument& d, const GraphRef& g, int id, int delta)
   return EditResult{};
 }
 
-EditResult move_to_region(EditorDocument& d, const GraphRef& g, const std::vector<int>& ids, const RegionRef& region) {
-  if (std::string problem = region_problem(d.doc(), g, region); !problem.empty()) return EditResult::fail(problem);
+EditResult move_to_region(EditorDocument& d, const GraphRef& g, const std::vector<int>& ids,
+                          const RegionRef& region) {
+  if (std::string problem = region_problem(d.doc(), g, region); !problem.empty())
+    return EditResult::fail(problem);
   std::vector<int> roots = roots_of(d.doc(), g, ids);
   for (int id : roots)
     if (!region.top() && is_inside(d.doc(), g, region.node, id))
@@ -323,7 +338,8 @@ EditResult move_to_region(EditorDocument& d, const GraphRef& g, const std::vecto
 
 EditResult add_comment(EditorDocument& d, const GraphRef& g, graph::CommentFrame frame) {
   if (!d.doc().has_graph(g.name)) return EditResult::fail("there is no graph '" + g.name + "'");
-  if (!(frame.w > 0) || !(frame.h > 0)) return EditResult::fail("a comment needs a positive width and height");
+  if (!(frame.w > 0) || !(frame.h > 0))
+    return EditResult::fail("a comment needs a positive width and height");
   const graph::GraphLayout* l = find_layout(d.doc(), g.name);
   size_t index = l ? l->comments.size() : 0;
   d.execute(insert_comment(g.name, index, std::move(frame)), "Add comment");
@@ -341,10 +357,13 @@ EditResult remove_comments(EditorDocument& d, const GraphRef& g, std::vector<siz
   return EditResult{};
 }
 
-EditResult set_comment(EditorDocument& d, const GraphRef& g, size_t index, graph::CommentFrame frame) {
+EditResult set_comment(EditorDocument& d, const GraphRef& g, size_t index,
+                       graph::CommentFrame frame) {
   const graph::GraphLayout* l = find_layout(d.doc(), g.name);
-  if (!l || index >= l->comments.size()) return EditResult::fail("there is no comment " + std::to_string(index));
-  if (!(frame.w > 0) || !(frame.h > 0)) return EditResult::fail("a comment needs a positive width and height");
+  if (!l || index >= l->comments.size())
+    return EditResult::fail("there is no comment " + std::to_string(index));
+  if (!(frame.w > 0) || !(frame.h > 0))
+    return EditResult::fail("a comment needs a positive width and height");
   LayoutChange change{g.name, {}, {{index, std::move(frame)}}};
   d.execute(change_layout(d.doc(), change), "Edit comment");
   return EditResult{};
@@ -357,15 +376,20 @@ EditResult replace_document(EditorDocument& d, graph::Document next, const std::
   return EditResult{};
 }
 
-EditResult create_function(EditorDocument& d, const std::string& name, std::vector<graph::FunctionPort> inputs,
+EditResult create_function(EditorDocument& d, const std::string& name,
+                           std::vector<graph::FunctionPort> inputs,
                            std::vector<graph::FunctionPort> outputs) {
   if (name.empty()) return EditResult::fail("a function needs a name");
-  if (d.doc().function(name)) return EditResult::fail("there is a function named '" + name + "' already");
-  if (d.doc().kernel(name)) return EditResult::fail("there is a kernel named '" + name + "' (layout is by name)");
+  if (d.doc().function(name))
+    return EditResult::fail("there is a function named '" + name + "' already");
+  if (d.doc().kernel(name))
+    return EditResult::fail("there is a kernel named '" + name + "' (layout is by name)");
   for (const auto& port : inputs)
-    if (!parse_value_type(port.type)) return EditResult::fail("input '" + port.name + "': unknown type '" + port.type + "'");
+    if (!parse_value_type(port.type))
+      return EditResult::fail("input '" + port.name + "': unknown type '" + port.type + "'");
   for (const auto& port : outputs)
-    if (!parse_value_type(port.type)) return EditResult::fail("output '" + port.name + "': unknown type '" + port.type + "'");
+    if (!parse_value_type(port.type))
+      return EditResult::fail("output '" + port.name + "': unknown type '" + port.type + "'");
   graph::FunctionDecl f;
   f.name = name;
   f.inputs = std::move(inputs);
@@ -406,7 +430,8 @@ EditResult rename_function(EditorDocument& d, const std::string& from, const std
   if (!d.doc().function(from)) return EditResult::fail("there is no function '" + from + "'");
   if (to.empty()) return EditResult::fail("a function needs a name");
   if (to == from) return EditResult{};
-  if (d.doc().function(to) || d.doc().kernel(to)) return EditResult::fail("the name '" + to + "' is taken");
+  if (d.doc().function(to) || d.doc().kernel(to))
+    return EditResult::fail("the name '" + to + "' is taken");
   Step step(d, "Rename function");
   graph::Literal name;
   name.kind = graph::Literal::Kind::String;
@@ -419,8 +444,10 @@ EditResult rename_function(EditorDocument& d, const std::string& from, const std
     });
     for (int id : calls) d.execute(set_param(d.doc(), g, id, "function", name));
   };
-  for (const graph::KernelDecl& k : std::vector<graph::KernelDecl>(d.doc().kernels)) retarget(GraphRef{k.name, false});
-  for (const graph::FunctionDecl& f : std::vector<graph::FunctionDecl>(d.doc().functions)) retarget(GraphRef{f.name, true});
+  for (const graph::KernelDecl& k : std::vector<graph::KernelDecl>(d.doc().kernels))
+    retarget(GraphRef{k.name, false});
+  for (const graph::FunctionDecl& f : std::vector<graph::FunctionDecl>(d.doc().functions))
+    retarget(GraphRef{f.name, true});
   d.execute(rename_function(from, to));
   if (find_layout(d.doc(), from) && !find_layout(d.doc(), to)) d.execute(rename_layout(from, to));
   Selection s = d.selection();
@@ -443,27 +470,32 @@ EditResult delete_function(EditorDocument& d, const std::string& name) {
   };
   for (const graph::KernelDecl& k : d.doc().kernels)
     if (int id = caller(k.nodes); id >= 0)
-      return EditResult::fail("function '" + name + "' is called by kernel '" + k.name + "' (node " + std::to_string(id) +
+      return EditResult::fail("function '" + name + "' is called by kernel '" + k.name +
+                              "' (node " + std::to_string(id) +
                               "); delete or retarget the call first");
   for (const graph::FunctionDecl& f : d.doc().functions)
     if (int id = f.name == name ? -1 : caller(f.nodes); id >= 0)
-      return EditResult::fail("function '" + name + "' is called by function '" + f.name + "' (node " +
-                              std::to_string(id) + "); delete or retarget the call first");
+      return EditResult::fail("function '" + name + "' is called by function '" + f.name +
+                              "' (node " + std::to_string(id) +
+                              "); delete or retarget the call first");
   Step step(d, "Delete function");
   if (!d.doc().kernel(name)) d.execute(erase_layout(d.doc(), name));
   d.execute(erase_function(d.doc(), name));
   return EditResult{};
 }
 
-EditResult set_function_ports(EditorDocument& d, const std::string& name, std::vector<graph::FunctionPort> inputs,
+EditResult set_function_ports(EditorDocument& d, const std::string& name,
+                              std::vector<graph::FunctionPort> inputs,
                               std::vector<graph::FunctionPort> outputs) {
   if (!d.doc().function(name)) return EditResult::fail("there is no function '" + name + "'");
   for (const auto* ports : {&inputs, &outputs})
     for (const auto& port : *ports) {
       if (port.name.empty()) return EditResult::fail("a port needs a name");
-      if (!parse_value_type(port.type)) return EditResult::fail("port '" + port.name + "': unknown type '" + port.type + "'");
+      if (!parse_value_type(port.type))
+        return EditResult::fail("port '" + port.name + "': unknown type '" + port.type + "'");
     }
-  d.execute(set_function_ports(d.doc(), name, std::move(inputs), std::move(outputs)), "Edit function ports");
+  d.execute(set_function_ports(d.doc(), name, std::move(inputs), std::move(outputs)),
+            "Edit function ports");
   return EditResult{};
 }
 

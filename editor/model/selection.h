@@ -17,7 +17,9 @@ struct Selection {
 
   bool empty() const { return nodes.empty() && comments.empty(); }
   bool has(int node) const { return std::find(nodes.begin(), nodes.end(), node) != nodes.end(); }
-  bool has_comment(size_t c) const { return std::find(comments.begin(), comments.end(), c) != comments.end(); }
+  bool has_comment(size_t c) const {
+    return std::find(comments.begin(), comments.end(), c) != comments.end();
+  }
   void clear() {
     nodes.clear();
     comments.clear();

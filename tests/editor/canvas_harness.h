@@ -15,9 +15,23 @@ namespace loom::editor::test {
 
 // io.KeysDown indices, as GLFW numbers them (what the app's backend will use).
 enum Key : int {
-  kKeyTab = 258, kKeyLeft = 263, kKeyRight = 262, kKeyUp = 265, kKeyDown = 264, kKeyPageUp = 266, kKeyPageDown = 267,
-  kKeyHome = 268, kKeyEnd = 269, kKeyInsert = 260, kKeyDelete = 261, kKeyBackspace = 259, kKeySpace = 32,
-  kKeyEnter = 257, kKeyEscape = 256, kKeyPadEnter = 335, kKeyF1 = 290
+  kKeyTab = 258,
+  kKeyLeft = 263,
+  kKeyRight = 262,
+  kKeyUp = 265,
+  kKeyDown = 264,
+  kKeyPageUp = 266,
+  kKeyPageDown = 267,
+  kKeyHome = 268,
+  kKeyEnd = 269,
+  kKeyInsert = 260,
+  kKeyDelete = 261,
+  kKeyBackspace = 259,
+  kKeySpace = 32,
+  kKeyEnter = 257,
+  kKeyEscape = 256,
+  kKeyPadEnter = 335,
+  kKeyF1 = 290
 };
 
 class CanvasHarness {
@@ -29,13 +43,28 @@ class CanvasHarness {
     io.IniFilename = nullptr;
     io.DeltaTime = 1.0f / 60.0f;
     io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // as the Vulkan backend
-    int map[][2] = {{ImGuiKey_Tab, kKeyTab},       {ImGuiKey_LeftArrow, kKeyLeft},   {ImGuiKey_RightArrow, kKeyRight},
-                    {ImGuiKey_UpArrow, kKeyUp},     {ImGuiKey_DownArrow, kKeyDown},   {ImGuiKey_PageUp, kKeyPageUp},
-                    {ImGuiKey_PageDown, kKeyPageDown}, {ImGuiKey_Home, kKeyHome},     {ImGuiKey_End, kKeyEnd},
-                    {ImGuiKey_Insert, kKeyInsert}, {ImGuiKey_Delete, kKeyDelete},    {ImGuiKey_Backspace, kKeyBackspace},
-                    {ImGuiKey_Space, kKeySpace},   {ImGuiKey_Enter, kKeyEnter},      {ImGuiKey_Escape, kKeyEscape},
-                    {ImGuiKey_KeyPadEnter, kKeyPadEnter}, {ImGuiKey_A, 'A'}, {ImGuiKey_C, 'C'}, {ImGuiKey_V, 'V'},
-                    {ImGuiKey_X, 'X'}, {ImGuiKey_Y, 'Y'}, {ImGuiKey_Z, 'Z'}};
+    int map[][2] = {{ImGuiKey_Tab, kKeyTab},
+                    {ImGuiKey_LeftArrow, kKeyLeft},
+                    {ImGuiKey_RightArrow, kKeyRight},
+                    {ImGuiKey_UpArrow, kKeyUp},
+                    {ImGuiKey_DownArrow, kKeyDown},
+                    {ImGuiKey_PageUp, kKeyPageUp},
+                    {ImGuiKey_PageDown, kKeyPageDown},
+                    {ImGuiKey_Home, kKeyHome},
+                    {ImGuiKey_End, kKeyEnd},
+                    {ImGuiKey_Insert, kKeyInsert},
+                    {ImGuiKey_Delete, kKeyDelete},
+                    {ImGuiKey_Backspace, kKeyBackspace},
+                    {ImGuiKey_Space, kKeySpace},
+                    {ImGuiKey_Enter, kKeyEnter},
+                    {ImGuiKey_Escape, kKeyEscape},
+                    {ImGuiKey_KeyPadEnter, kKeyPadEnter},
+                    {ImGuiKey_A, 'A'},
+                    {ImGuiKey_C, 'C'},
+                    {ImGuiKey_V, 'V'},
+                    {ImGuiKey_X, 'X'},
+                    {ImGuiKey_Y, 'Y'},
+                    {ImGuiKey_Z, 'Z'}};
     for (auto& m : map) io.KeyMap[m[0]] = m[1];
     fonts_.add_to(io.Fonts);
     unsigned char* pixels = nullptr;

@@ -87,7 +87,8 @@ TEST(EditorCanvas, FontsAreBakedAtSeveralSizesForCrispZoom) {
 }
 
 TEST(EditorCanvas, DrawsTheSampleGraphsAndCullsWhatIsOffScreen) {
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(LOOM_SOURCE_DIR) + "/assets/graphs")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(LOOM_SOURCE_DIR) + "/assets/graphs")) {
     CanvasHarness h;
     EditorDocument d = EditorDocument::from_file(entry.path().string());
     std::string text = d.save_text();
@@ -166,7 +167,8 @@ TEST(EditorCanvas, ConnectPinsByDraggingFromPinToPin) {
   EXPECT_TRUE(b->linked);
   EXPECT_EQ(b->from_node, 3);
   EXPECT_NE(d.save_text().find("\"inputs\": {\"a\": \"3\", \"b\": \"3\"}"), std::string::npos);
-  EXPECT_NE(h.canvas().status().find("replaces the link from 1.out"), std::string::npos) << h.canvas().status();
+  EXPECT_NE(h.canvas().status().find("replaces the link from 1.out"), std::string::npos)
+      << h.canvas().status();
   expect_valid(d);
   // Backwards: from an unlinked input to an output.
   int id = add_node(d, kK, RegionRef{2, "body"}, "sqrt", Vec2{450, 250}).nodes[0];
@@ -194,7 +196,8 @@ TEST(EditorCanvas, AnIllTypedLinkIsRefusedWithItsReasonAndChangesNothing) {
   EXPECT_EQ(d.save_text(), before);
   EXPECT_EQ(d.revision(), revision);
   EXPECT_EQ(h.canvas().status(),
-            "link refused: f32x3 cannot flow into 'i0': index 'i0' is f32x3; indices are i32, u32 or narrower "
+            "link refused: f32x3 cannot flow into 'i0': index 'i0' is f32x3; indices are i32, u32 "
+            "or narrower "
             "integers (add a cast node)");
   EXPECT_FALSE(d.can_undo());
 }
@@ -207,7 +210,9 @@ TEST(EditorCanvas, DroppingALinkOnEmptyCanvasOffersTheNodesThatFit) {
   h.drag(d, pin(h, 7, "out", true), spot);  // 7 gives an f32x3
   ASSERT_TRUE(h.canvas().palette().is_open());
   std::vector<std::string> shown = h.canvas().palette().shown();
-  auto has = [&](const char* label) { return std::find(shown.begin(), shown.end(), label) != shown.end(); };
+  auto has = [&](const char* label) {
+    return std::find(shown.begin(), shown.end(), label) != shown.end();
+  };
   EXPECT_TRUE(has("normalize"));
   EXPECT_TRUE(has("cross"));
   EXPECT_TRUE(has("store v"));
@@ -306,7 +311,8 @@ TEST(EditorCanvas, CopyAndPasteGoThroughTheClipboardAsJson) {
   h.key(d, 'V', true);
   ASSERT_NE(find_node(d.doc(), kK, 9), nullptr);
   EXPECT_EQ(find_node(d.doc(), kK, 9)->type, "const");
-  EXPECT_NEAR(node_position(d.doc(), "k", 9)->x, 200, 1.5);  // no position given: where it was pasted
+  EXPECT_NEAR(node_position(d.doc(), "k", 9)->x, 200,
+              1.5);  // no position given: where it was pasted
   EXPECT_NEAR(node_position(d.doc(), "k", 9)->y, 350, 1.5);
   std::string before = d.save_text();
   ImGui::SetClipboardText("not json at all");
@@ -401,7 +407,8 @@ TEST(EditorCanvas, CommentFramesCarryTheirNodes) {
   EXPECT_NEAR(node_after.x, node_before.x + 60, 1.5);
   EXPECT_NEAR(node_after.y, node_before.y + 40, 1.5);
   EXPECT_EQ(*node_position(d.doc(), "k", 3), (Vec2{250, 0}));  // outside: stays
-  EXPECT_NE(d.save_text().find("\"comments\": [{\"title\": \"Inputs\", \"rect\": ["), std::string::npos);
+  EXPECT_NE(d.save_text().find("\"comments\": [{\"title\": \"Inputs\", \"rect\": ["),
+            std::string::npos);
   d.undo();
   EXPECT_EQ(d.save_text(), before);
 
@@ -510,7 +517,8 @@ TEST(EditorCanvas, ErrorsShowOnTheNodeAndFocusFramesIt) {
   h.frames(d, 2);
   EXPECT_TRUE(h.canvas().problems(4).empty());
   // The app reports a compile error at node 4, pin b.
-  d.set_diagnostics({Diagnostic{kK, 4, "b", "division by zero ahead", Diagnostic::Severity::Error}});
+  d.set_diagnostics(
+      {Diagnostic{kK, 4, "b", "division by zero ahead", Diagnostic::Severity::Error}});
   h.frame(d);
   ASSERT_EQ(h.canvas().problems(4), std::vector<std::string>{"b: division by zero ahead"});
   h.move(d, node_header(h, 4));
@@ -519,7 +527,8 @@ TEST(EditorCanvas, ErrorsShowOnTheNodeAndFocusFramesIt) {
   // Live problems from type inference: a node missing an input.
   add_node(d, kK, RegionRef{}, "sqrt", Vec2{0, 600});
   h.frame(d);
-  ASSERT_EQ(h.canvas().problems(8), std::vector<std::string>{"a: input 'a' of this sqrt node needs a link or a value"});
+  ASSERT_EQ(h.canvas().problems(8),
+            std::vector<std::string>{"a: input 'a' of this sqrt node needs a link or a value"});
   // A log entry clicked in the app: the node is selected and framed.
   h.canvas().view().scroll = Vec2{5000, 5000};
   h.canvas().focus(d.diagnostics()[0]);
@@ -583,12 +592,14 @@ TEST(EditorCanvas, ABigGraphIsCulled) {
   std::string positions;
   for (int i = 0; i < 2000; ++i) {
     std::string in = i == 0 ? "1.0" : "\"" + std::to_string(i - 1) + "\"";
-    nodes += std::string(i ? ",\n" : "") + "{\"id\": " + std::to_string(i) + ", \"type\": \"add\", \"inputs\": {\"a\": " + in + ", \"b\": 1.0}}";
-    positions += std::string(i ? ", " : "") + "\"" + std::to_string(i) + "\": [" + std::to_string((i % 50) * 220) + ", " +
-                 std::to_string((i / 50) * 120) + "]";
+    nodes += std::string(i ? ",\n" : "") + "{\"id\": " + std::to_string(i) +
+             ", \"type\": \"add\", \"inputs\": {\"a\": " + in + ", \"b\": 1.0}}";
+    positions += std::string(i ? ", " : "") + "\"" + std::to_string(i) + "\": [" +
+                 std::to_string((i % 50) * 220) + ", " + std::to_string((i / 50) * 120) + "]";
   }
-  std::string text = R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "big", "nodes": [)" + nodes +
-                     R"(]}], "layout": [{"graph": "big", "positions": {)" + positions + "}}]}";
+  std::string text =
+      R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "big", "nodes": [)" + nodes +
+      R"(]}], "layout": [{"graph": "big", "positions": {)" + positions + "}}]}";
   CanvasHarness h;
   EditorDocument d = EditorDocument::from_text(text);
   h.frames(d, 2);
@@ -629,14 +640,17 @@ TEST(EditorCanvas, TheValueEditorSetsParametersAndLiterals) {
   const graph::Literal* v = find_node(d.doc(), kK, 8)->param("value");
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->kind, graph::Literal::Kind::List);
-  EXPECT_NE(d.save_text().find("{\"id\": 8, \"type\": \"const\", \"params\": {\"value\": [1, 2.5, 3]}}"), std::string::npos);
+  EXPECT_NE(
+      d.save_text().find("{\"id\": 8, \"type\": \"const\", \"params\": {\"value\": [1, 2.5, 3]}}"),
+      std::string::npos);
   h.key(d, test::kKeyEscape);
   EXPECT_EQ(h.canvas().value_editor_node(), -1);
 
   // A literal on an input pin, by double-clicking the node; a bad value is refused.
   h.double_click(d, node_header(h, 4));
   ASSERT_EQ(h.canvas().value_editor_node(), 4);
-  EXPECT_EQ(find_node(d.doc(), kK, 4)->input("a")->from_node, 3);  // linked pins are shown, not edited
+  EXPECT_EQ(find_node(d.doc(), kK, 4)->input("a")->from_node,
+            3);                  // linked pins are shown, not edited
   h.canvas().edit_values(d, 1);  // the app can open it too: param node 1's name
   h.frames(d, 2);
   for (int i = 0; i < 2; ++i) {
@@ -686,7 +700,8 @@ TEST(EditorCanvas, NewRenameAndDeleteFunctionsFromTheMenus) {
 // Broken documents (an unknown node type, dangling links, duplicate ids, a cycle, a region
 // the type lacks) draw and take edits without crashing, and say what is wrong.
 TEST(EditorCanvas, BrokenDocumentsDrawAndShowTheirProblems) {
-  EditorDocument d = EditorDocument::from_text(R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": [
+  EditorDocument d = EditorDocument::from_text(
+      R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": [
     {"id": 1, "type": "sine", "inputs": {"a": "9"}},
     {"id": 2, "type": "add", "inputs": {"a": "3", "b": "2"}},
     {"id": 3, "type": "mul", "inputs": {"a": "2.nope", "b": "44.out"}},
@@ -737,7 +752,8 @@ TEST(EditorCanvas, NodesWithoutPositionsGetAnAutomaticLayout) {
     // Zones hold their nodes.
     for (const NodeGeom& n : nodes)
       if (n.zone >= 0) {
-        EXPECT_TRUE(n.rect().inside(h.canvas().geometry().zones()[static_cast<size_t>(n.zone)].rect));
+        EXPECT_TRUE(
+            n.rect().inside(h.canvas().geometry().zones()[static_cast<size_t>(n.zone)].rect));
       }
   }
   EXPECT_EQ(d.save_text(), text);
@@ -746,7 +762,8 @@ TEST(EditorCanvas, NodesWithoutPositionsGetAnAutomaticLayout) {
   ImVec2 from = node_header(h, 3);
   h.drag(d, from, ImVec2(from.x + 40, from.y + 40));
   EXPECT_TRUE(node_position(d.doc(), "p2g", 3));
-  EXPECT_NE(d.save_text().find("\"layout\": [\n    {\"graph\": \"p2g\", \"positions\": {\"3\": ["), std::string::npos);
+  EXPECT_NE(d.save_text().find("\"layout\": [\n    {\"graph\": \"p2g\", \"positions\": {\"3\": ["),
+            std::string::npos);
   d.undo();
   EXPECT_EQ(d.save_text(), text);  // the drag, its position written first: one step
 }

@@ -39,7 +39,9 @@ TEST(LinkCheck, RefusesTypeErrorsWithTheReason) {
   graph::Document doc = small();
   LinkCheck c = check_link(doc, kK, PinRef{7, "out"}, PinRef{3, "i0"});
   EXPECT_EQ(c.verdict, LinkVerdict::Reject);
-  EXPECT_EQ(c.reason, "f32x3 cannot flow into 'i0': index 'i0' is f32x3; indices are i32, u32 or narrower integers (add a cast node)");
+  EXPECT_EQ(c.reason,
+            "f32x3 cannot flow into 'i0': index 'i0' is f32x3; indices are i32, u32 or narrower "
+            "integers (add a cast node)");
   c = check_link(doc, kK, PinRef{7, "out"}, PinRef{6, "value"});
   EXPECT_EQ(c.verdict, LinkVerdict::Reject);
   EXPECT_NE(c.reason.find("f32x3 cannot flow into 'value'"), std::string::npos) << c.reason;
@@ -54,7 +56,8 @@ TEST(LinkCheck, RefusesCyclesRegionsAndOrder) {
   pure.kernels[0].nodes.push_back(graph::Node{9, "neg", 1, {}, {}, {}});
   pure.kernels[0].nodes.push_back(graph::Node{10, "neg", 1, {}, {}, {}});
   pure.kernels[0].nodes.back().inputs.push_back(graph::Input{"a", true, 9, "out", {}});
-  EXPECT_EQ(check_link(pure, kK, PinRef{10, "out"}, PinRef{9, "a"}).reason, "would make a cycle: 9 -> 10 -> 9");
+  EXPECT_EQ(check_link(pure, kK, PinRef{10, "out"}, PinRef{9, "a"}).reason,
+            "would make a cycle: 9 -> 10 -> 9");
   EXPECT_EQ(check_link(doc, kK, PinRef{4, "out"}, PinRef{4, "a"}).reason,
             "would make a cycle: a node cannot use its own output");
   // A loop index outside its loop; a body node used outside; an ordered node before it runs.
@@ -66,10 +69,14 @@ TEST(LinkCheck, RefusesCyclesRegionsAndOrder) {
             "node 4 (mul) is inside another region and cannot be used here");
   EXPECT_EQ(check_link(doc, kK, PinRef{3, "out"}, PinRef{7, "i0"}).reason,
             "node 3 (load) runs after this node; move it earlier in its region");
-  EXPECT_EQ(check_link(doc, kK, PinRef{4, "nope"}, PinRef{6, "value"}).reason, "node 4 (mul) has no output 'nope'");
-  EXPECT_EQ(check_link(doc, kK, PinRef{4, "out"}, PinRef{6, "wat"}).reason, "node 6 (store) has no input 'wat'");
-  EXPECT_EQ(check_link(doc, kK, PinRef{4, "out"}, PinRef{5, "q"}).reason, "node 5 (call) has no input 'q'");
-  EXPECT_EQ(check_link(doc, kK, PinRef{40, "out"}, PinRef{5, "x"}).reason, "node 40 does not exist");
+  EXPECT_EQ(check_link(doc, kK, PinRef{4, "nope"}, PinRef{6, "value"}).reason,
+            "node 4 (mul) has no output 'nope'");
+  EXPECT_EQ(check_link(doc, kK, PinRef{4, "out"}, PinRef{6, "wat"}).reason,
+            "node 6 (store) has no input 'wat'");
+  EXPECT_EQ(check_link(doc, kK, PinRef{4, "out"}, PinRef{5, "q"}).reason,
+            "node 5 (call) has no input 'q'");
+  EXPECT_EQ(check_link(doc, kK, PinRef{40, "out"}, PinRef{5, "x"}).reason,
+            "node 40 does not exist");
   EXPECT_EQ(check_link(doc, GraphRef{"zz", true}, PinRef{1, "out"}, PinRef{2, "a"}).reason,
             "the document has no function 'zz'");
   EXPECT_EQ(check_link(doc, kK, PinRef{4, "out"}, PinRef{5, "x"}).reason, "already connected");
@@ -85,7 +92,8 @@ TEST(LinkCheck, AChangeInsideAFunctionThatBreaksACallerIsRefused) {
     in.literal.f = 1;
     doc.functions[0].nodes.back().inputs.push_back(in);
   }
-  // Fine inside the function (y is f32: 'y' of output is converted? no: f32x3 into an f32 output fails there)
+  // Fine inside the function (y is f32: 'y' of output is converted? no: f32x3 into an f32 output
+  // fails there)
   LinkCheck c = check_link(doc, GraphRef{"twice", true}, PinRef{4, "out"}, PinRef{2, "b"});
   EXPECT_EQ(c.verdict, LinkVerdict::Reject);
   EXPECT_NE(c.reason.find("breaks node 3"), std::string::npos) << c.reason;
@@ -93,7 +101,8 @@ TEST(LinkCheck, AChangeInsideAFunctionThatBreaksACallerIsRefused) {
 
 TEST(LinkCheck, WorksOnUnfinishedGraphs) {
   // The graph already has problems (an add missing its b): the check is about this link only.
-  graph::Document doc = graph::load_document(R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "params": [{"name": "p", "kind": "value", "type": "f32x3"}], "nodes": [
+  graph::Document doc = graph::load_document(
+      R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "params": [{"name": "p", "kind": "value", "type": "f32x3"}], "nodes": [
     {"id": 1, "type": "param", "params": {"name": "p"}},
     {"id": 2, "type": "add"},
     {"id": 3, "type": "sqrt"},
@@ -111,7 +120,8 @@ TEST(LinkCheck, AgreesWithValidateDocumentOnSampleGraphs) {
   std::mt19937 rng(11);
   int checked = 0, accepted = 0;
   std::vector<std::string> paths;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(LOOM_SOURCE_DIR) + "/assets/graphs"))
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(LOOM_SOURCE_DIR) + "/assets/graphs"))
     paths.push_back(entry.path().string());
   std::sort(paths.begin(), paths.end());
   std::vector<std::pair<std::string, graph::Document>> docs;
@@ -124,7 +134,8 @@ TEST(LinkCheck, AgreesWithValidateDocumentOnSampleGraphs) {
     for (const GraphRef& g : graphs) {
       std::vector<PinRef> outs, ins;
       for_each_node(*graph_nodes(doc, g), [&](const graph::Node& n, const RegionRef&) {
-        for (const std::string& p : graph::node_output_pins(doc, n)) outs.push_back(PinRef{n.id, p});
+        for (const std::string& p : graph::node_output_pins(doc, n))
+          outs.push_back(PinRef{n.id, p});
         for (const std::string& p : graph::node_input_pins(doc, n)) ins.push_back(PinRef{n.id, p});
       });
       if (outs.empty() || ins.empty()) continue;
@@ -150,9 +161,9 @@ TEST(LinkCheck, AgreesWithValidateDocumentOnSampleGraphs) {
         } catch (const Error& e) {
           error = e.what();
         }
-        EXPECT_EQ(c.ok(), error.empty()) << path << " " << g.name << ": " << from.node << "." << from.pin << " -> "
-                                         << to.node << "." << to.pin << "\n  checker: " << c.reason
-                                         << "\n  validate: " << error;
+        EXPECT_EQ(c.ok(), error.empty())
+            << path << " " << g.name << ": " << from.node << "." << from.pin << " -> " << to.node
+            << "." << to.pin << "\n  checker: " << c.reason << "\n  validate: " << error;
         ++checked;
         accepted += c.ok();
       }
@@ -165,7 +176,8 @@ TEST(LinkCheck, AgreesWithValidateDocumentOnSampleGraphs) {
 TEST(NodeCatalog, OffersDocumentNamesAndFindsCompatiblePins) {
   graph::Document doc = small();
   std::vector<CatalogEntry> kernel_entries = node_catalog(doc, kK);
-  auto find = [](const std::vector<CatalogEntry>& v, const std::string& label) -> const CatalogEntry* {
+  auto find = [](const std::vector<CatalogEntry>& v,
+                 const std::string& label) -> const CatalogEntry* {
     for (const CatalogEntry& e : v)
       if (e.label == label) return &e;
     return nullptr;
@@ -184,7 +196,8 @@ TEST(NodeCatalog, OffersDocumentNamesAndFindsCompatiblePins) {
   EXPECT_EQ(compatible_input(doc, kK, *find(kernel_entries, "add"), vec3), "a");
   EXPECT_EQ(compatible_input(doc, kK, *find(kernel_entries, "cross"), vec3), "a");
   EXPECT_EQ(compatible_input(doc, kK, *find(kernel_entries, "cross"), f32), "");
-  EXPECT_EQ(compatible_input(doc, kK, *find(kernel_entries, "load v"), vec3), "");  // indices are integers
+  EXPECT_EQ(compatible_input(doc, kK, *find(kernel_entries, "load v"), vec3),
+            "");  // indices are integers
   EXPECT_EQ(compatible_input(doc, kK, *find(kernel_entries, "store v"), vec3), "value");
   EXPECT_EQ(compatible_input(doc, kK, *find(kernel_entries, "call twice"), f32), "x");
   EXPECT_EQ(compatible_input(doc, kK, *find(kernel_entries, "expr"), vec3), "a");

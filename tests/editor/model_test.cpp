@@ -33,11 +33,14 @@ graph::Literal real(double v) {
 
 }  // namespace
 
-TEST(EditorModel, TheSmallDocumentIsValid) { EXPECT_NO_THROW(graph::validate_document(graph::load_document(test::kSmallDoc))); }
+TEST(EditorModel, TheSmallDocumentIsValid) {
+  EXPECT_NO_THROW(graph::validate_document(graph::load_document(test::kSmallDoc)));
+}
 
 TEST(EditorModel, UntouchedDocumentsSaveByteIdentically) {
   int seen = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(LOOM_SOURCE_DIR) + "/assets/graphs")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(LOOM_SOURCE_DIR) + "/assets/graphs")) {
     std::string text = test::read_text(entry.path().string());
     EditorDocument d = EditorDocument::from_text(text, entry.path().string());
     EXPECT_EQ(d.save_text(), text) << entry.path();
@@ -51,10 +54,13 @@ TEST(EditorModel, UntouchedDocumentsSaveByteIdentically) {
 
 TEST(EditorModel, BadTextIsAClearErrorAndNoDocument) {
   try {
-    EditorDocument::from_text("{\"format\": \"loom-graph\", \"version\": 2, \"kernels\": [{\"name\": 3}]}", "bad.loom.json");
+    EditorDocument::from_text(
+        "{\"format\": \"loom-graph\", \"version\": 2, \"kernels\": [{\"name\": 3}]}",
+        "bad.loom.json");
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("kernels[0].name: expected a string"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("kernels[0].name: expected a string"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -78,8 +84,10 @@ TEST(EditorModel, AddNodeUndoRedo) {
   EXPECT_FALSE(d.redo());
 
   EXPECT_FALSE(add_node(d, kK, RegionRef{}, "sine", Vec2{}).ok);
-  EXPECT_EQ(add_node(d, kK, RegionRef{1, "body"}, "add", Vec2{}).message, "node 1 (param) has no region 'body'");
-  EXPECT_EQ(add_node(d, GraphRef{"nope", false}, RegionRef{}, "add", Vec2{}).message, "there is no kernel 'nope'");
+  EXPECT_EQ(add_node(d, kK, RegionRef{1, "body"}, "add", Vec2{}).message,
+            "node 1 (param) has no region 'body'");
+  EXPECT_EQ(add_node(d, GraphRef{"nope", false}, RegionRef{}, "add", Vec2{}).message,
+            "there is no kernel 'nope'");
   EXPECT_EQ(d.save_text(), after);
 }
 
@@ -109,7 +117,9 @@ TEST(EditorModel, ConnectChecksTheLinkAndRefusalsChangeNothing) {
   // f32x3 into the multiply makes it f32x3, which the f32 call after it cannot take.
   EditResult bad = connect(d, kK, PinRef{7, "out"}, PinRef{4, "b"});
   EXPECT_FALSE(bad.ok);
-  EXPECT_EQ(bad.message, "breaks node 5: input 'x' is f32x3 but f32 is needed; add a cast node to convert explicitly");
+  EXPECT_EQ(
+      bad.message,
+      "breaks node 5: input 'x' is f32x3 but f32 is needed; add a cast node to convert explicitly");
   EXPECT_EQ(d.save_text(), before);
   EXPECT_EQ(d.revision(), revision);
   EXPECT_FALSE(d.can_undo());
@@ -134,7 +144,8 @@ TEST(EditorModel, LiteralsAndParamsKeepTheNodeTypesOrder) {
   ASSERT_TRUE(set_literal(d, kK, PinRef{id, "hi"}, real(1.0)).ok);
   ASSERT_TRUE(set_literal(d, kK, PinRef{id, "x"}, real(0.5)).ok);
   ASSERT_TRUE(set_literal(d, kK, PinRef{id, "lo"}, real(0.0)).ok);
-  EXPECT_NE(d.save_text().find("{\"id\": 8, \"type\": \"clamp\", \"version\": 2, \"inputs\": {\"x\": 0.5, \"lo\": 0.0, \"hi\": 1.0}}"),
+  EXPECT_NE(d.save_text().find("{\"id\": 8, \"type\": \"clamp\", \"version\": 2, \"inputs\": "
+                               "{\"x\": 0.5, \"lo\": 0.0, \"hi\": 1.0}}"),
             std::string::npos)
       << d.save_text();
   ASSERT_TRUE(set_param(d, kK, 3, "field", std::optional<graph::Literal>{}).ok);
@@ -152,7 +163,9 @@ TEST(EditorModel, ADragIsOneUndoStepAndOnlyLayout) {
   uint64_t revision = d.revision();
   d.begin_group("Move");
   for (int step = 1; step <= 10; ++step)
-    d.execute(change_layout(d.doc(), LayoutChange{"k", {{3, Vec2{250.0f + step, 10.0f * step}}, {4, Vec2{450, 0}}}, {}}));
+    d.execute(change_layout(
+        d.doc(),
+        LayoutChange{"k", {{3, Vec2{250.0f + step, 10.0f * step}}, {4, Vec2{450, 0}}}, {}}));
   d.end_group();
   EXPECT_EQ(*node_position(d.doc(), "k", 3), (Vec2{260, 100}));
   EXPECT_EQ(d.logic_revision(), logic);  // nothing to recompile
@@ -163,7 +176,8 @@ TEST(EditorModel, ADragIsOneUndoStepAndOnlyLayout) {
   EXPECT_FALSE(d.can_undo());
   // The content key, which keys compiled code, does not see layout.
   d.redo();
-  EXPECT_EQ(graph::kernel_content_key(d.doc(), "k"), graph::kernel_content_key(graph::load_document(before), "k"));
+  EXPECT_EQ(graph::kernel_content_key(d.doc(), "k"),
+            graph::kernel_content_key(graph::load_document(before), "k"));
 }
 
 TEST(EditorModel, NotificationsAndRevisions) {
@@ -238,9 +252,14 @@ TEST(EditorModel, CopyIsJsonTextAndPasteRemapsIdsAndOffsets) {
   // Plain document text: links among the copies, none to the rest, the called function.
   EXPECT_EQ(text.rfind("{\n  \"format\": \"loom-graph\"", 0), 0u) << text;
   EXPECT_NE(text.find("\"name\": \"twice\""), std::string::npos);
-  EXPECT_NE(text.find("{\"id\": 5, \"type\": \"call\", \"inputs\": {\"x\": \"4\"}"), std::string::npos) << text;
-  EXPECT_NE(text.find("{\"id\": 4, \"type\": \"mul\"}"), std::string::npos) << text;  // 3 and 1 not copied
-  EXPECT_NE(text.find("\"positions\": {\"4\": [450, 0], \"5\": [650, 0], \"6\": [850, 0]}"), std::string::npos) << text;
+  EXPECT_NE(text.find("{\"id\": 5, \"type\": \"call\", \"inputs\": {\"x\": \"4\"}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("{\"id\": 4, \"type\": \"mul\"}"), std::string::npos)
+      << text;  // 3 and 1 not copied
+  EXPECT_NE(text.find("\"positions\": {\"4\": [450, 0], \"5\": [650, 0], \"6\": [850, 0]}"),
+            std::string::npos)
+      << text;
 
   std::string before = d.save_text();
   EditResult r = paste_text(d, kK, RegionRef{2, "body"}, text, Vec2{100, 500});
@@ -256,7 +275,8 @@ TEST(EditorModel, CopyIsJsonTextAndPasteRemapsIdsAndOffsets) {
   EXPECT_EQ(d.save_text(), before);
 
   // Into another document: the function comes along.
-  EditorDocument other = EditorDocument::from_text(R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "main", "nodes": []}]})");
+  EditorDocument other = EditorDocument::from_text(
+      R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "main", "nodes": []}]})");
   ASSERT_TRUE(paste_text(other, GraphRef{"main", false}, RegionRef{}, text).ok);
   EXPECT_NE(other.doc().function("twice"), nullptr);
   EXPECT_EQ(*node_position(other.doc(), "main", 0), (Vec2{490, 40}));  // no paste point: +40, +40
@@ -264,16 +284,20 @@ TEST(EditorModel, CopyIsJsonTextAndPasteRemapsIdsAndOffsets) {
 
 TEST(EditorModel, PasteAcceptsJsonFromOutsideAndRefusesGarbage) {
   EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
-  EditResult list = paste_text(d, kK, RegionRef{}, R"([{"id": 40, "type": "const", "params": {"value": 2.5}},
+  EditResult list =
+      paste_text(d, kK, RegionRef{}, R"([{"id": 40, "type": "const", "params": {"value": 2.5}},
                                                        {"id": 41, "type": "sin", "inputs": {"a": "40"}}])");
   ASSERT_TRUE(list.ok) << list.message;
   EXPECT_EQ(find_node(d.doc(), kK, list.nodes[1])->input("a")->from_node, list.nodes[0]);
-  EditResult one = paste_text(d, kK, RegionRef{}, R"({"id": 1, "type": "clamp", "inputs": {"value": 0, "min": 1, "max": 2}})");
+  EditResult one =
+      paste_text(d, kK, RegionRef{},
+                 R"({"id": 1, "type": "clamp", "inputs": {"value": 0, "min": 1, "max": 2}})");
   ASSERT_TRUE(one.ok) << one.message;  // an old node version: upgraded on the way in
   EXPECT_EQ(find_node(d.doc(), kK, one.nodes[0])->version, 2);
   EXPECT_NE(find_node(d.doc(), kK, one.nodes[0])->input("lo"), nullptr);
   std::string before = d.save_text();
-  for (const char* bad : {"hello", "{\"a\": 1}", "[{\"id\": 1}]", "42", "{\"format\": \"loom-graph\", \"version\": 2}"}) {
+  for (const char* bad : {"hello", "{\"a\": 1}", "[{\"id\": 1}]", "42",
+                          "{\"format\": \"loom-graph\", \"version\": 2}"}) {
     EditResult r = paste_text(d, kK, RegionRef{}, bad);
     EXPECT_FALSE(r.ok) << bad;
     EXPECT_EQ(r.message.rfind("cannot paste: ", 0), 0u) << r.message;
@@ -282,13 +306,16 @@ TEST(EditorModel, PasteAcceptsJsonFromOutsideAndRefusesGarbage) {
 }
 
 TEST(EditorModel, CommentFramesAreLayoutAndUndoable) {
-  EditorDocument d = EditorDocument::from_text(R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": []}]})");
+  EditorDocument d = EditorDocument::from_text(
+      R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": []}]})");
   std::string before = d.save_text();
   uint64_t logic = d.logic_revision();
   EditResult r = add_comment(d, kK, graph::CommentFrame{"Setup", 10, 20, 300, 100, "#3a6ea5"});
   ASSERT_TRUE(r.ok);
-  EXPECT_NE(d.save_text().find(R"({"graph": "k", "positions": {}, "comments": [{"title": "Setup", "rect": [10, 20, 300, 100], "color": "#3a6ea5"}]})"),
-            std::string::npos)
+  EXPECT_NE(
+      d.save_text().find(
+          R"({"graph": "k", "positions": {}, "comments": [{"title": "Setup", "rect": [10, 20, 300, 100], "color": "#3a6ea5"}]})"),
+      std::string::npos)
       << d.save_text();
   ASSERT_TRUE(set_comment(d, kK, 0, graph::CommentFrame{"Setup", 10, 20, 400, 120, ""}).ok);
   EXPECT_EQ(find_layout(d.doc(), "k")->comments[0].w, 400.0f);
@@ -305,7 +332,8 @@ TEST(EditorModel, CommentFramesAreLayoutAndUndoable) {
 TEST(EditorModel, FunctionsCreateRenameDelete) {
   EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
   std::string before = d.save_text();
-  ASSERT_TRUE(create_function(d, "spring", {{"x", "f32x3"}, {"k", "f32"}}, {{"force", "f32x3"}}).ok);
+  ASSERT_TRUE(
+      create_function(d, "spring", {{"x", "f32x3"}, {"k", "f32"}}, {{"force", "f32x3"}}).ok);
   const graph::FunctionDecl* f = d.doc().function("spring");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->nodes.size(), 3u);
@@ -326,7 +354,9 @@ TEST(EditorModel, FunctionsCreateRenameDelete) {
   // Deleting a called function is refused, naming the caller.
   EditResult del = delete_function(d, "double_it");
   EXPECT_FALSE(del.ok);
-  EXPECT_EQ(del.message, "function 'double_it' is called by kernel 'k' (node 5); delete or retarget the call first");
+  EXPECT_EQ(
+      del.message,
+      "function 'double_it' is called by kernel 'k' (node 5); delete or retarget the call first");
   ASSERT_TRUE(delete_function(d, "spring").ok);
   EXPECT_EQ(d.doc().function("spring"), nullptr);
   EXPECT_EQ(find_layout(d.doc(), "spring"), nullptr);
@@ -363,16 +393,33 @@ TEST(EditorModel, RandomEditsUndoToTheSameBytes) {
   const char* types[] = {"add", "sin", "const", "reroute", "vec3", "load"};
   for (int step = 0; step < 200; ++step) {
     std::vector<int> ids;
-    for_each_node(*graph_nodes(d.doc(), kK), [&](const graph::Node& n, const RegionRef&) { ids.push_back(n.id); });
+    for_each_node(*graph_nodes(d.doc(), kK),
+                  [&](const graph::Node& n, const RegionRef&) { ids.push_back(n.id); });
     int pick = ids.empty() ? -1 : ids[rng() % ids.size()];
     switch (rng() % 7) {
-      case 0: add_node(d, kK, rng() % 2 ? RegionRef{} : RegionRef{2, "body"}, types[rng() % 6], Vec2{float(rng() % 900), float(rng() % 500)}); break;
-      case 1: if (pick >= 0 && pick != 2) remove_nodes(d, kK, {pick}); break;
-      case 2: if (ids.size() > 1) connect(d, kK, PinRef{ids[rng() % ids.size()], "out"}, PinRef{pick, "a"}); break;
-      case 3: if (pick >= 0) set_literal(d, kK, PinRef{pick, "b"}, real(double(rng() % 10))); break;
-      case 4: if (pick >= 0) duplicate_nodes(d, kK, {pick}, Vec2{20, 20}); break;
-      case 5: if (pick >= 0) paste_text(d, kK, RegionRef{}, copy_text(d.doc(), kK, {pick})); break;
-      case 6: add_comment(d, kK, graph::CommentFrame{"c", 0, 0, 50, 50, ""}); break;
+      case 0:
+        add_node(d, kK, rng() % 2 ? RegionRef{} : RegionRef{2, "body"}, types[rng() % 6],
+                 Vec2{float(rng() % 900), float(rng() % 500)});
+        break;
+      case 1:
+        if (pick >= 0 && pick != 2) remove_nodes(d, kK, {pick});
+        break;
+      case 2:
+        if (ids.size() > 1)
+          connect(d, kK, PinRef{ids[rng() % ids.size()], "out"}, PinRef{pick, "a"});
+        break;
+      case 3:
+        if (pick >= 0) set_literal(d, kK, PinRef{pick, "b"}, real(double(rng() % 10)));
+        break;
+      case 4:
+        if (pick >= 0) duplicate_nodes(d, kK, {pick}, Vec2{20, 20});
+        break;
+      case 5:
+        if (pick >= 0) paste_text(d, kK, RegionRef{}, copy_text(d.doc(), kK, {pick}));
+        break;
+      case 6:
+        add_comment(d, kK, graph::CommentFrame{"c", 0, 0, 50, 50, ""});
+        break;
     }
     EXPECT_NO_THROW(graph::load_document(d.save_text())) << "step " << step;
   }
@@ -399,7 +446,8 @@ TEST(EditorModel, LiteralTextRoundTrips) {
   ASSERT_TRUE(big);
   EXPECT_TRUE(big->above_int64);
   EXPECT_FALSE(parse_literal_text("temperature", false, &error));
-  EXPECT_EQ(error, "'temperature' is not a value (a number, true or false, or a list like [1, 0, 0])");
+  EXPECT_EQ(error,
+            "'temperature' is not a value (a number, true or false, or a list like [1, 0, 0])");
   EXPECT_FALSE(parse_literal_text("{\"a\": 1}", false, &error));
   EXPECT_FALSE(error.empty());
   EXPECT_FALSE(parse_literal_text("99999999999999999999999", false, &error));

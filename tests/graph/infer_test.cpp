@@ -32,9 +32,13 @@ TEST(Infer, TypesEveryKindOfOutput) {
   Document doc = doc_with(kernel(
       "k", {value_param("v", "f32x3"), ndarray_param("x", "f32", 1)},
       {N(1, "param").p("name", "v"), N(2, "param").p("name", "x"), N(3, "var").p("type", "i16"),
-       N(4, "range_for").in("end0", 4).region("body", {N(5, "add").in("a", ln(1)).in("b", ln(4, "i0")),
-                                                          N(6, "store").in("array", ln(2)).in("i0", ln(4, "i0")).in("value", 1.5)}),
-       N(7, "const").p("value", 2), N(8, "length").in("a", ln(1)), N(9, "reroute").in("in", ln(3, "ref"))}));
+       N(4, "range_for")
+           .in("end0", 4)
+           .region("body",
+                   {N(5, "add").in("a", ln(1)).in("b", ln(4, "i0")),
+                    N(6, "store").in("array", ln(2)).in("i0", ln(4, "i0")).in("value", 1.5)}),
+       N(7, "const").p("value", 2), N(8, "length").in("a", ln(1)),
+       N(9, "reroute").in("in", ln(3, "ref"))}));
   GraphTypes t = infer_graph_types(doc, "k", false);
   EXPECT_TRUE(t.problems.empty()) << t.problems[0].message;
   EXPECT_EQ(out_text(t, 1), "f32x3");
@@ -48,14 +52,14 @@ TEST(Infer, TypesEveryKindOfOutput) {
 }
 
 TEST(Infer, EveryFailingNodeIsReportedOnceAndItsUsersAreQuiet) {
-  Document doc = doc_with(kernel(
-      "k", {value_param("v", "f32x3"), value_param("w", "f32x2")},
-      {N(1, "param").p("name", "v"), N(2, "param").p("name", "w"),
-       N(3, "add").in("a", ln(1)).in("b", ln(2)),          // f32x3 + f32x2: a problem
-       N(4, "mul").in("a", ln(3)).in("b", 2),              // uses 3: quiet
-       N(5, "add").in("a", ln(1)),                         // b missing: a problem, still typed
-       N(6, "cross").in("a", ln(5)).in("b", ln(1)),        // fine
-       N(7, "sqrt").in("a", ln(99))}));                    // dangling link
+  Document doc =
+      doc_with(kernel("k", {value_param("v", "f32x3"), value_param("w", "f32x2")},
+                      {N(1, "param").p("name", "v"), N(2, "param").p("name", "w"),
+                       N(3, "add").in("a", ln(1)).in("b", ln(2)),  // f32x3 + f32x2: a problem
+                       N(4, "mul").in("a", ln(3)).in("b", 2),      // uses 3: quiet
+                       N(5, "add").in("a", ln(1)),  // b missing: a problem, still typed
+                       N(6, "cross").in("a", ln(5)).in("b", ln(1)),  // fine
+                       N(7, "sqrt").in("a", ln(99))}));              // dangling link
   GraphTypes t = infer_graph_types(doc, "k", false);
   ASSERT_EQ(t.problems.size(), 3u);
   EXPECT_EQ(t.problems[0].node, 3);
@@ -74,14 +78,18 @@ TEST(Infer, EveryFailingNodeIsReportedOnceAndItsUsersAreQuiet) {
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     bool found = false;
-    for (const NodeProblem& p : t.problems) found |= p.node == e.place().node && p.message == e.message();
+    for (const NodeProblem& p : t.problems)
+      found |= p.node == e.place().node && p.message == e.message();
     EXPECT_TRUE(found) << e.what();
   }
 }
 
 TEST(Infer, UnfinishedLoopStillTypesItsBody) {
-  Document doc = doc_with(kernel(
-      "k", {}, {N(1, "range_for").region("body", {N(2, "const").p("value", 1.5), N(3, "cast").in("a", ln(2)).p("type", "i32")})}));
+  Document doc =
+      doc_with(kernel("k", {},
+                      {N(1, "range_for")
+                           .region("body", {N(2, "const").p("value", 1.5),
+                                            N(3, "cast").in("a", ln(2)).p("type", "i32")})}));
   GraphTypes t = infer_graph_types(doc, "k", false);
   ASSERT_EQ(t.problems.size(), 1u);
   EXPECT_EQ(t.problems[0].pin, "end0");
@@ -97,8 +105,9 @@ TEST(Infer, FunctionsAndCallsIntoBrokenFunctions) {
   f.nodes = {N(1, "input").p("name", "x"), N(2, "mul").in("a", ln(1)).in("b", -4.0),
              N(3, "output").in("force", ln(2))};
   doc.functions.push_back(f);
-  doc.kernels.push_back(kernel("k", {value_param("p", "f32x3")},
-                               {N(1, "param").p("name", "p"), N(2, "call").p("function", "spring").in("x", ln(1))}));
+  doc.kernels.push_back(
+      kernel("k", {value_param("p", "f32x3")},
+             {N(1, "param").p("name", "p"), N(2, "call").p("function", "spring").in("x", ln(1))}));
   GraphTypes ft = infer_graph_types(doc, "spring", true);
   EXPECT_TRUE(ft.problems.empty());
   EXPECT_EQ(out_text(ft, 2), "f32x3");
@@ -115,14 +124,17 @@ TEST(Infer, FunctionsAndCallsIntoBrokenFunctions) {
   kt = infer_graph_types(doc, "k", false);
   ASSERT_EQ(kt.problems.size(), 1u);
   EXPECT_EQ(kt.problems[0].node, 2);
-  EXPECT_NE(kt.problems[0].message.find("in function 'spring', node 2: "), std::string::npos) << kt.problems[0].message;
+  EXPECT_NE(kt.problems[0].message.find("in function 'spring', node 2: "), std::string::npos)
+      << kt.problems[0].message;
 
-  EXPECT_EQ(infer_graph_types(doc, "nope", true).problems[0].message, "the document has no function 'nope'");
+  EXPECT_EQ(infer_graph_types(doc, "nope", true).problems[0].message,
+            "the document has no function 'nope'");
 }
 
 TEST(Infer, CyclesAreProblemsNotHangs) {
-  Document doc = doc_with(kernel("k", {}, {N(1, "add").in("a", ln(2)).in("b", 1), N(2, "mul").in("a", ln(1)).in("b", 2),
-                                           N(3, "neg").in("a", 1)}));
+  Document doc = doc_with(kernel("k", {},
+                                 {N(1, "add").in("a", ln(2)).in("b", 1),
+                                  N(2, "mul").in("a", ln(1)).in("b", 2), N(3, "neg").in("a", 1)}));
   GraphTypes t = infer_graph_types(doc, "k", false);
   ASSERT_EQ(t.problems.size(), 1u);
   EXPECT_NE(t.problems[0].message.find("cycle"), std::string::npos);
@@ -131,11 +143,13 @@ TEST(Infer, CyclesAreProblemsNotHangs) {
 
 TEST(Infer, SampleGraphsHaveNoProblems) {
   int kernels = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(LOOM_SOURCE_DIR) + "/assets/graphs")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(LOOM_SOURCE_DIR) + "/assets/graphs")) {
     Document doc = load_document_file(entry.path().string());
     for (const KernelDecl& k : doc.kernels) {
       GraphTypes t = infer_graph_types(doc, k.name, false);
-      EXPECT_TRUE(t.problems.empty()) << entry.path() << " " << k.name << ": " << t.problems[0].message;
+      EXPECT_TRUE(t.problems.empty())
+          << entry.path() << " " << k.name << ": " << t.problems[0].message;
       EXPECT_FALSE(t.outputs.empty());
       ++kernels;
     }
@@ -146,8 +160,8 @@ TEST(Infer, SampleGraphsHaveNoProblems) {
 }
 
 TEST(Infer, UnknownNodeTypesAreProblemsOfTheirOwn) {
-  Document doc = doc_with(kernel("k", {}, {N(1, "sine").in("a", 1.0), N(2, "abs").in("a", ln(1)),
-                                           N(3, "neg").in("a", 2)}));
+  Document doc = doc_with(kernel(
+      "k", {}, {N(1, "sine").in("a", 1.0), N(2, "abs").in("a", ln(1)), N(3, "neg").in("a", 2)}));
   GraphTypes t = infer_graph_types(doc, "k", false);
   ASSERT_EQ(t.problems.size(), 1u);  // 2 reads 1: quiet
   EXPECT_EQ(t.problems[0].node, 1);
