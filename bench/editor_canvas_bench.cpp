@@ -94,6 +94,7 @@ class Headless {
     io.DeltaTime = 1.0f / 60.0f;
     // As the Vulkan backend does: draw lists past 64k vertices are split by vertex offset.
     io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;
+    io.MousePos = ImVec2(960, 540);  // over the canvas: hover hit tests and tooltips count too
     fonts_.add_to(io.Fonts);
     unsigned char* pixels = nullptr;
     int w = 0, h = 0;

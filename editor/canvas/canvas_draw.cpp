@@ -197,7 +197,8 @@ void NodeCanvas::draw_links(ImDrawList* dl, const EditorDocument& doc) {
         picked_up_.pin == to.inputs[static_cast<size_t>(l.to_pin)].name)
       continue;  // lifted: drawn from the mouse instead
     PinCategory cat = to.inputs[static_cast<size_t>(l.to_pin)].category;
-    bool hot = selected.count(to.id) || selected.count(from.id);
+    bool hot = selected.count(to.id) || selected.count(from.id) ||
+               (hover_.kind == Hit::Kind::Link && hover_.link == i);
     ImU32 col =
         l.from_pin < 0 ? IM_COL32(230, 80, 80, 255) : with_alpha(pin_color(cat), hot ? 255 : 170);
     ImVec2 p0 = view_.to_screen(l.p0), p1 = view_.to_screen(l.p1);
@@ -240,8 +241,11 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
   ImVec2 p0 = view_.to_screen(n.pos), p1 = view_.to_screen(Vec2{n.pos.x + n.w, n.pos.y + n.h});
   auto pit = problems_.find(n.id);
   bool broken = pit != problems_.end() && !pit->second.empty();
+  bool hot =
+      (hover_.kind == Hit::Kind::Node || hover_.kind == Hit::Kind::Pin) && hover_.node == index;
   ImU32 border = selected ? IM_COL32(255, 200, 80, 255)
                  : broken ? IM_COL32(235, 70, 70, 255)
+                 : hot    ? IM_COL32(150, 150, 160, 255)
                           : IM_COL32(12, 12, 14, 255);
   if (n.reroute) {
     ImVec2 c((p0.x + p1.x) * 0.5f, (p0.y + p1.y) * 0.5f);
@@ -301,6 +305,9 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
     ImVec2 s = view_.to_screen(at);
     if (r >= 1.5f) draw_pin(dl, s, r, pin.category, pin.linked);
     if (pin_broken(pin.name)) dl->AddCircle(s, r + 3, IM_COL32(235, 70, 70, 255), 12, 2);
+    if (hover_.kind == Hit::Kind::Pin && hover_.node == index && !hover_.output &&
+        hover_.pin == static_cast<int>(k))
+      dl->AddCircle(s, r + 3, IM_COL32(255, 255, 255, 200), 12, 1.5f);
     draw_text(dl, Vec2{at.x + m.pad + 2, at.y - label * 0.55f}, label, IM_COL32(215, 215, 215, 255),
               pin.name);
     if (!pin.literal.empty())
@@ -312,6 +319,9 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
     Vec2 at = geo_.output_pos(index, static_cast<int>(k));
     ImVec2 s = view_.to_screen(at);
     if (r >= 1.5f) draw_pin(dl, s, r, pin.category, pin.linked);
+    if (hover_.kind == Hit::Kind::Pin && hover_.node == index && hover_.output &&
+        hover_.pin == static_cast<int>(k))
+      dl->AddCircle(s, r + 3, IM_COL32(255, 255, 255, 200), 12, 1.5f);
     draw_text(dl, Vec2{at.x - m.pad - 2 - pin.width, at.y - label * 0.55f}, label,
               IM_COL32(215, 215, 215, 255), pin.name);
   }

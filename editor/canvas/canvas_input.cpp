@@ -110,6 +110,7 @@ void NodeCanvas::handle_mouse(EditorDocument& doc) {
   ImGuiIO& io = ImGui::GetIO();
   ImVec2 mouse = io.MousePos;
   Vec2 cm = view_.to_canvas(mouse);
+  hover_ = hovered_ && mode_ == Mode::Idle ? hit_test(mouse) : Hit{};
 
   if (hovered_ && io.MouseWheel != 0.0f && mode_ != Mode::Pan)
     view_.zoom_at(mouse, view_.zoom * std::pow(1.2f, io.MouseWheel));

@@ -60,15 +60,17 @@ void NodeCanvas::sync(EditorDocument& doc) {
                [this](const std::string& s) { return measure(s); });
     shape_rev_ = doc.logic_revision();
     place_rev_ = ~0ull;
-    diag_rev_ = ~0ull;
+    problems_logic_rev_ = ~0ull;
     geo_graph_ = g;
   }
   if (place_rev_ != doc.revision()) {
     geo_.place(doc.doc(), g);
     place_rev_ = doc.revision();
   }
-  if (diag_rev_ != doc.diagnostics_revision() + doc.logic_revision() * 1000003ull) {
-    diag_rev_ = doc.diagnostics_revision() + doc.logic_revision() * 1000003ull;
+  if (problems_diag_rev_ != doc.diagnostics_revision() ||
+      problems_logic_rev_ != doc.logic_revision()) {
+    problems_diag_rev_ = doc.diagnostics_revision();
+    problems_logic_rev_ = doc.logic_revision();
     problems_.clear();
     for (const Diagnostic& d : doc.diagnostics())
       if (d.graph == g && d.node >= 0)
@@ -85,6 +87,10 @@ void NodeCanvas::sync(EditorDocument& doc) {
     Selection s;
     s.graph = g;
     doc.set_selection(s);
+  }
+  if (pending_select_) {
+    pending_select_ = false;
+    if (find_node(doc.doc(), g, pending_node_)) select_only(doc, {pending_node_});
   }
 }
 
@@ -187,12 +193,7 @@ void NodeCanvas::focus(const GraphRef& g, int node) {
   }
   pending_node_ = node;
   pending_frame_ = node >= 0 ? Frame::Node : Frame::All;
-  if (doc_seen_ && node >= 0) {
-    Selection s;
-    s.graph = g;
-    s.nodes = {node};
-    const_cast<EditorDocument*>(doc_seen_)->set_selection(s);
-  }
+  pending_select_ = node >= 0;  // the next frame selects it (the document may be another by then)
 }
 
 // ---------------------------------------------------------------- screen positions

@@ -60,7 +60,8 @@ class NodeCanvas {
   void show(const GraphRef& g);                  // starts the breadcrumb over
   void enter_function(const std::string& name);  // pushes onto the breadcrumb
   void leave();                                  // back to the graph before
-  // Shows node `node` of graph `g`: switches graph, selects it and frames it (a log entry).
+  // Shows node `node` of graph `g` from the next frame on: switches graph, selects it and
+  // frames it (a clicked log entry).
   void focus(const GraphRef& g, int node);
   // Opens the value editor of a node (its parameters and the literals on its inputs).
   void edit_values(EditorDocument& doc, int node) { open_value_editor(doc, node); }
@@ -205,7 +206,8 @@ class NodeCanvas {
 
   // Caches keyed by document revisions.
   const EditorDocument* doc_seen_ = nullptr;
-  uint64_t shape_rev_ = ~0ull, place_rev_ = ~0ull, diag_rev_ = ~0ull;
+  uint64_t shape_rev_ = ~0ull, place_rev_ = ~0ull;
+  uint64_t problems_diag_rev_ = ~0ull, problems_logic_rev_ = ~0ull;
   GraphRef geo_graph_;
   GraphGeometry geo_;
   std::map<int, std::vector<std::string>> problems_;  // node id -> messages
@@ -214,6 +216,7 @@ class NodeCanvas {
   // Interaction.
   Mode mode_ = Mode::Idle;
   Hit press_;
+  Hit hover_;  // what is under the mouse while nothing is dragged (drawn highlighted)
   ImVec2 press_screen_{0, 0};
   bool dragging_ = false;
   bool press_was_selected_ = false;
@@ -234,6 +237,7 @@ class NodeCanvas {
 
   Frame pending_frame_ = Frame::None;
   int pending_node_ = -1;
+  bool pending_select_ = false;
 
   SearchPalette palette_;
   std::optional<Menu> menu_;
