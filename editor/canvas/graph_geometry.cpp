@@ -38,6 +38,38 @@ PinCategory literal_category(const graph::Literal& l) {
 
 float round_up(float v, float step) { return std::ceil(v / step) * step; }
 
+// Dimensions of the field a template parameter is bound to by the kernel's first launch
+// (-1 when no launch binds it to a field).
+int template_field_dims(const graph::Document& doc, const std::string& kernel,
+                        const std::string& param) {
+  for (const graph::Pipeline& pipe : doc.pipelines)
+    for (const graph::Launch& launch : pipe.launches) {
+      if (launch.kernel != kernel) continue;
+      for (const auto& [name, arg] : launch.args)
+        if (name == param && arg.kind == graph::Literal::Kind::String)
+          if (const FieldDesc* f = doc.field(arg.s)) return static_cast<int>(f->shape.size());
+      return -1;
+    }
+  return -1;
+}
+
+// A node's title: its type and, when it has one, the parameter that says what it works on
+// ("load temperature", "param k", "call spring", "cast f32"). The other parameters go on the
+// detail line under it.
+const char* title_param(const std::string& type) {
+  if (type == "load" || type == "store" || type.rfind("atomic_", 0) == 0 || type == "shape" ||
+      type == "struct_for")
+    return "field";
+  if (type.rfind("tex_", 0) == 0) return "texture";
+  if (type == "param" || type == "input" || type == "carried" || type == "next") return "name";
+  if (type == "call") return "function";
+  if (type == "cast" || type == "random" || type == "var") return "type";
+  if (type == "const") return "value";
+  if (type == "unroll") return "count";
+  if (type == "member") return "path";
+  return nullptr;
+}
+
 // The input pins a node shows: every pin that has something, and of the rest only those that
 // matter here (index pins up to the field's dimensions, the array pin when no field or
 // ndarray is named, loop bounds up to the dimensions in use and one more). Nodes stay
@@ -53,10 +85,10 @@ std::vector<std::string> shown_inputs(const graph::Document& doc, const GraphRef
     const graph::Literal* nd = n.param("ndarray");
     if (field && field->kind == graph::Literal::Kind::String) {
       if (const FieldDesc* f = doc.field(field->s)) ndim = static_cast<int>(f->shape.size());
-      if (const graph::KernelDecl* k =
-              g.function ? nullptr : doc.kernel(g.name))  // a template field parameter
+      if (const graph::KernelDecl* k = g.function ? nullptr : doc.kernel(g.name))
         for (const graph::KernelParam& p : k->params)
-          if (p.name == field->s && p.kind == graph::ParamKind::Template) ndim = -1;
+          if (p.name == field->s && p.kind == graph::ParamKind::Template)
+            ndim = template_field_dims(doc, k->name, p.name);
     } else if (nd && nd->kind == graph::Literal::Kind::String) {
       if (const graph::KernelDecl* k = g.function ? nullptr : doc.kernel(g.name))
         for (const graph::KernelParam& p : k->params)
@@ -122,11 +154,18 @@ void GraphGeometry::build(const graph::Document& doc, const GraphRef& g,
     ng.depth = item.depth;
     ng.reroute = n.type == "reroute";
     if (spec && spec->effectful) ng.order = ++region_counter[item.zone];
+    const char* main_param = title_param(n.type);
+    // A memory node names a field or, instead, an ndarray parameter.
+    if (main_param && std::string(main_param) == "field" && !n.param("field") && n.param("ndarray"))
+      main_param = "ndarray";
     std::string detail;
     for (const auto& [name, value] : n.params) {
       std::string v = literal_text(value);
-      bool obvious = name == "name" || name == "field" || name == "ndarray" || name == "texture" ||
-                     name == "function" || name == "expr" || name == "value" || name == "type";
+      if (main_param && name == main_param && v.size() <= 24) {
+        ng.title += " " + v;
+        continue;
+      }
+      bool obvious = name == "expr" || (main_param && name == main_param);
       detail += (detail.empty() ? "" : ", ") + (obvious ? v : name + "=" + v);
     }
     ng.detail = shorten(detail, 48);

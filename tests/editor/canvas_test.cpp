@@ -426,14 +426,16 @@ TEST(EditorCanvas, DoubleClickingALinkInsertsAReroute) {
   CanvasHarness h;
   EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
   h.frames(d, 2);
-  auto on_link = h.canvas().link_screen_point(PinRef{5, "x"}, 0.5f);
+  // The link from param s (top level) into the multiply's b, a quarter of the way along.
+  auto on_link = h.canvas().link_screen_point(PinRef{4, "b"}, 0.25f);
   ASSERT_TRUE(on_link);
   h.double_click(d, *on_link);
   const graph::Node* r = find_node(d.doc(), kK, 8);
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->type, "reroute");
-  EXPECT_EQ(r->input("in")->from_node, 4);
-  EXPECT_EQ(find_node(d.doc(), kK, 5)->input("x")->from_node, 8);
+  EXPECT_EQ(r->input("in")->from_node, 1);
+  EXPECT_EQ(find_node(d.doc(), kK, 4)->input("b")->from_node, 8);
+  EXPECT_EQ(region_of(d.doc(), kK, 8), (RegionRef{2, "body"}));  // where its user lives
   expect_valid(d);
   // The reroute's output can be dragged on like any pin.
   h.frames(d, 2);
