@@ -745,6 +745,13 @@ Document load_document(std::string_view text, const std::string& path) {
   return Reader(path).read(root);
 }
 
+std::string program_key(const Document& doc) {
+  Document copy = doc;
+  copy.layout.clear();
+  copy.view = {};
+  return save_document(copy);
+}
+
 Document load_document_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(Place{path}, "cannot open the document (missing or unreadable)");

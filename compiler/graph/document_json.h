@@ -17,6 +17,9 @@ namespace loom::graph {
 Document load_document(std::string_view text, const std::string& path = "<memory>");
 Document load_document_file(const std::string& path);
 std::string save_document(const Document& doc);
+// The canonical text without the editor-only sections (layout, view): two documents with the
+// same program key run the same way, so an edit that keeps it needs no recompiling.
+std::string program_key(const Document& doc);
 void save_document_file(const Document& doc, const std::string& path);
 
 // Canonical text of one kernel and everything its code depends on (the functions it calls,

@@ -41,13 +41,6 @@ std::string recovery_dir() {
 
 }  // namespace
 
-std::string program_key(const graph::Document& document) {
-  graph::Document copy = document;
-  copy.layout.clear();
-  copy.view = {};
-  return graph::save_document(copy);
-}
-
 LiveSession::LiveSession(ProgramOptions options) : options_(std::move(options)) {}
 
 void LiveSession::note(LogEntry::Level level, const std::string& message, Place place) {
@@ -78,7 +71,7 @@ void LiveSession::open(graph::Document document) {
     note(LogEntry::Level::Error, "opened " + where + " but it does not run: " + e.message(), e.place());
   }
   running_ = std::move(document);
-  running_key_ = program_key(running_);
+  running_key_ = graph::program_key(running_);
 }
 
 void LiveSession::open_file(const std::string& path) {
@@ -101,7 +94,7 @@ void LiveSession::edit(const graph::Document& document, Clock::time_point edited
 bool LiveSession::apply_edit() {
   graph::Document doc = std::move(*pending_);
   pending_.reset();
-  std::string key = program_key(doc);
+  std::string key = graph::program_key(doc);
   if (program_ && key == running_key_) {  // layout only (or back to what runs): nothing to compile
     running_ = std::move(doc);
     error_.reset();

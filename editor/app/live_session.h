@@ -114,8 +114,4 @@ class LiveSession {
   std::chrono::milliseconds autosave_every_{2000};
 };
 
-// The document without what does not change the program (its layout and view), as text: two
-// documents with the same key run the same way.
-std::string program_key(const graph::Document& document);
-
 }  // namespace loom::editor

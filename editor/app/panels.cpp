@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "compiler/graph/document_json.h"
 #include "runtime/common/argpack_layout.h"
 
 namespace loom::editor {
@@ -180,61 +181,90 @@ void draw_program_panel(LiveSession& session, PanelState& state) {
   ImGui::End();
 }
 
+namespace {
+
+// One row of the parameters table: the name, then a drag field per component that moves by
+// about half a percent of the value per pixel (0.3 and 30000 both drag usefully).
+bool value_row(const std::string& id, const std::string& name, const std::string& tooltip, ValueType type,
+               std::vector<double>& values) {
+  ImGui::TableNextRow();
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(name.c_str());
+  if (ImGui::IsItemHovered() && !tooltip.empty()) ImGui::SetTooltip("%s", tooltip.c_str());
+  ImGui::TableNextColumn();
+  ImGui::SetNextItemWidth(-1);
+  ImGui::PushID(id.c_str());
+  int n = type.components();
+  double largest = 0;
+  for (double v : values) largest = std::max(largest, std::fabs(v));
+  bool changed = false;
+  if (is_float(type.scalar)) {
+    std::vector<float> f(values.begin(), values.end());
+    float speed = static_cast<float>(std::max(largest * 0.005, 1e-4));
+    changed = ImGui::DragScalarN("##v", ImGuiDataType_Float, f.data(), n, speed, nullptr, nullptr, "%.6g");
+    if (changed) std::copy(f.begin(), f.end(), values.begin());
+  } else {
+    std::vector<int> i(values.begin(), values.end());
+    changed = ImGui::DragScalarN("##v", ImGuiDataType_S32, i.data(), n, static_cast<float>(std::max(largest * 0.005, 0.1)));
+    if (changed) std::copy(i.begin(), i.end(), values.begin());
+  }
+  ImGui::PopID();
+  return changed;
+}
+
+bool begin_value_table(const char* id) {
+  if (!ImGui::BeginTable(id, 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_Resizable)) return false;
+  ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch, 0.45f);
+  ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.55f);
+  return true;
+}
+
+}  // namespace
+
 void draw_parameters_panel(LiveSession& session, PanelState& state) {
   ImGui::Begin("Parameters", nullptr, state.window_flags);
   const graph::Document& doc = state.document ? *state.document : session.document();
   if (ImGui::CollapsingHeader("Launch values", ImGuiTreeNodeFlags_DefaultOpen)) {
-    for (LaunchValue v : launch_values(doc)) {
-      std::string label = v.pipeline + "[" + std::to_string(v.launch) + "] " + v.kernel + "." + v.param;
-      ImGui::PushID(label.c_str());
-      bool changed = false;
-      int n = v.type.components();
-      if (is_float(v.type.scalar)) {
-        std::vector<float> f(v.components.begin(), v.components.end());
-        changed = ImGui::DragScalarN(label.c_str(), ImGuiDataType_Float, f.data(), n, 0.001f);
-        if (changed) std::copy(f.begin(), f.end(), v.components.begin());
-      } else {
-        std::vector<int> i(v.components.begin(), v.components.end());
-        changed = ImGui::DragScalarN(label.c_str(), ImGuiDataType_S32, i.data(), n, 0.1f);
-        if (changed) std::copy(i.begin(), i.end(), v.components.begin());
+    std::vector<LaunchValue> all = launch_values(doc);
+    if (all.empty()) text_disabled_wrapped("No launch passes a value to a kernel.");
+    if (!all.empty() && begin_value_table("launch values")) {
+      for (LaunchValue v : all) {
+        std::string where = v.pipeline + "[" + std::to_string(v.launch) + "]";
+        std::string id = where + " " + v.kernel + "." + v.param;
+        std::string tip = "pipeline " + v.pipeline + ", launch " + std::to_string(v.launch) + " (" + value_type_name(v.type) + ")";
+        bool changed = value_row(id, v.kernel + "." + v.param, tip, v.type, v.components);
+        // A drag is one undo step: the group opens before its first change.
+        if (ImGui::IsItemActivated() && state.begin_edit) state.begin_edit("Set " + v.kernel + "." + v.param);
+        if (changed && state.edit) state.edit(with_launch_value(doc, v));
+        if (ImGui::IsItemDeactivated() && state.end_edit) state.end_edit();
       }
-      if (ImGui::IsItemActivated() && state.begin_edit) state.begin_edit("Set " + label);
-      if (changed && state.edit) state.edit(with_launch_value(doc, v));
-      if (ImGui::IsItemDeactivated() && state.end_edit) state.end_edit();
-      ImGui::PopID();
+      ImGui::EndTable();
     }
   }
-  if (ImGui::CollapsingHeader("Argpacks", ImGuiTreeNodeFlags_DefaultOpen) && session.has_program()) {
-    Program& program = session.program();
-    for (const MemberValue& m : argpack_values(doc)) {
-      std::string label = m.pack + "." + m.path;
-      int n = m.type.components();
-      std::vector<double> values(static_cast<size_t>(n));
-      try {
-        for (int c = 0; c < n; ++c) values[static_cast<size_t>(c)] = program.get_argpack(m.pack, m.path, c);
-      } catch (const Error&) {
-        continue;
-      }
-      ImGui::PushID(label.c_str());
-      bool changed = false;
-      if (is_float(m.type.scalar)) {
-        std::vector<float> f(values.begin(), values.end());
-        changed = ImGui::DragScalarN(label.c_str(), ImGuiDataType_Float, f.data(), n, 0.001f);
-        if (changed) std::copy(f.begin(), f.end(), values.begin());
-      } else {
-        std::vector<int> i(values.begin(), values.end());
-        changed = ImGui::DragScalarN(label.c_str(), ImGuiDataType_S32, i.data(), n, 0.1f);
-        if (changed) std::copy(i.begin(), i.end(), values.begin());
-      }
-      if (changed) {
-        try {  // live: the next launch uploads the pack once
+  if (ImGui::CollapsingHeader("Argpacks", ImGuiTreeNodeFlags_DefaultOpen)) {
+    std::vector<MemberValue> members = argpack_values(doc);
+    if (members.empty()) text_disabled_wrapped("No argpack.");
+    if (!members.empty() && session.has_program() && begin_value_table("argpack values")) {
+      Program& program = session.program();
+      for (const MemberValue& m : members) {
+        std::string label = m.pack + "." + m.path;
+        int n = m.type.components();
+        std::vector<double> values(static_cast<size_t>(n));
+        try {
+          for (int c = 0; c < n; ++c) values[static_cast<size_t>(c)] = program.get_argpack(m.pack, m.path, c);
+        } catch (const Error&) {
+          continue;
+        }
+        if (!value_row(label, label, "live: the next launch uploads the pack once (" + value_type_name(m.type) + ")", m.type, values))
+          continue;
+        try {
           if (n == 1) program.set_argpack(m.pack, m.path, is_float(m.type.scalar) ? Arg(values[0]) : Arg(static_cast<int64_t>(values[0])));
           else program.set_argpack(m.pack, m.path, Arg(values));
         } catch (const Error& e) {
           session.note(LogEntry::Level::Error, e.what(), e.place());
         }
       }
-      ImGui::PopID();
+      ImGui::EndTable();
     }
   }
   ImGui::End();
@@ -300,7 +330,7 @@ void draw_code_panel(LiveSession& session, PanelState& state) {
     }
   }
   std::string key = std::to_string(state.code_kind) + "\n" + state.selected_kernel + "\n" + state.ir_pass + "\n" +
-                    program_key(doc);
+                    graph::program_key(doc);
   if (key != state.code_key && session.has_program() && doc.kernel(state.selected_kernel)) {
     state.code_key = key;
     try {
@@ -314,7 +344,9 @@ void draw_code_panel(LiveSession& session, PanelState& state) {
     }
   }
   if (state.code.empty()) text_disabled_wrapped("Select a kernel to see its code.");
+  ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.07f, 0.07f, 0.09f, 1.0f));
   ImGui::InputTextMultiline("##code", state.code.data(), state.code.size() + 1, ImVec2(-1, -1), ImGuiInputTextFlags_ReadOnly);
+  ImGui::PopStyleColor();
   ImGui::End();
 }
 

@@ -33,7 +33,7 @@ void ViewportPanel::set_view(const graph::ViewSettings& view) {
   if (view == view_) return;
   bool same_data = view.show == view_.show && view.as == view_.as;
   view_ = view;
-  if (!same_data) fit_pending_ = true;
+  if (!same_data) fit();
 }
 
 // ---------------------------------------------------------------- the panel
@@ -79,7 +79,7 @@ void ViewportPanel::toolbar(LiveSession& session) {
   controls_["reset"] = last_item();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Fresh storage, run init again (F7)");
   ImGui::SameLine();
-  if (ImGui::Button("Fit")) fit_pending_ = true;
+  if (ImGui::Button("Fit")) fit();
   controls_["fit"] = last_item();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Frame what is shown (double-click the viewport)");
   if (!can_run) ImGui::EndDisabled();
@@ -112,12 +112,16 @@ void ViewportPanel::camera_input() {
     for (int b = 0; b < 3; ++b)
       if (ImGui::IsMouseDragging(b, 0.0f) && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0)) {
         camera_.drag(buttons[b], io.MouseDelta.x * sx, io.MouseDelta.y * sy, rect_);
+        auto_fit_ = false;
         break;
       }
   }
   if (ImGui::IsItemHovered()) {
-    if (io.MouseWheel != 0) camera_.scroll(io.MouseWheel, io.MousePos.x * sx, io.MousePos.y * sy, rect_);
-    if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) fit_pending_ = true;
+    if (io.MouseWheel != 0) {
+      camera_.scroll(io.MouseWheel, io.MousePos.x * sx, io.MousePos.y * sy, rect_);
+      auto_fit_ = false;
+    }
+    if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) fit();
   }
 }
 
@@ -254,7 +258,18 @@ void ViewportPanel::render(LiveSession& session, render::SceneRenderer& scene, c
       }
     }
   }
-  if (fit_pending_ && !scene.bounds().empty() && rect_.width > 0 && rect_.height > 0) {
+  render::Bounds now = scene.bounds();
+  if (auto_fit_ && !now.empty()) {  // refit when what is shown leaves what was framed
+    render::Bounds grown = seen_;
+    grown.add(now.min);
+    grown.add(now.max);
+    if (seen_.empty() || grown.min.x < seen_.min.x || grown.min.y < seen_.min.y || grown.min.z < seen_.min.z ||
+        grown.max.x > seen_.max.x || grown.max.y > seen_.max.y || grown.max.z > seen_.max.z) {
+      seen_ = grown;
+      fit_pending_ = true;
+    }
+  }
+  if (fit_pending_ && !now.empty() && rect_.width > 0 && rect_.height > 0) {
     fit_pending_ = false;
     render::CameraMode mode = three_d_ ? render::CameraMode::Orbit : render::CameraMode::Planar;
     if (mode != camera_.mode) {
@@ -262,7 +277,7 @@ void ViewportPanel::render(LiveSession& session, render::SceneRenderer& scene, c
       camera_.yaw = three_d_ ? 0.6f : 0.0f;
       camera_.pitch = three_d_ ? 0.45f : 0.0f;
     }
-    camera_.fit(scene.bounds(), rect_.width / rect_.height);
+    camera_.fit(auto_fit_ && !seen_.empty() ? seen_ : now, rect_.width / rect_.height);
   }
   scene.draw(frame, rect_, camera_);
 }

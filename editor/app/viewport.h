@@ -63,7 +63,13 @@ class ViewportPanel {
   int window_flags = 0;  // ImGuiWindowFlags added to the panel's own (the app tiles it)
 
   render::Camera& camera() { return camera_; }
-  void fit() { fit_pending_ = true; }
+  // Frames what is shown, and keeps framing it as it spreads (particles falling, a cloth
+  // draping) until the camera is moved by hand.
+  void fit() {
+    fit_pending_ = true;
+    auto_fit_ = true;
+    seen_ = render::Bounds{};
+  }
   // The scene's rectangle in frame pixels (after the last draw()).
   const render::Rect& scene_rect() const { return rect_; }
   // Why nothing is drawn ("" when the view draws).
@@ -91,6 +97,8 @@ class ViewportPanel {
   const void* program_seen_ = nullptr;
   render::Camera camera_;
   bool fit_pending_ = true;
+  bool auto_fit_ = true;
+  render::Bounds seen_;  // everything shown since the last fit
   bool three_d_ = false;
   render::Rect rect_;
   std::string problem_;

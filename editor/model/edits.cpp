@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compiler/graph/document_json.h"
 #include "compiler/graph/node_library.h"
 #include "editor/model/graph_access.h"
 
@@ -303,15 +304,28 @@ class LayoutPresence : public Command {
   graph::GraphLayout entry_;
 };
 
+// Keeps both versions. A logic change only when the program differs (a view or layout
+// change is not); successive swaps in one group (a value dragged) merge into one step.
 class DocumentSwap : public Command {
  public:
   DocumentSwap(Document before, Document after)
-      : before_(std::move(before)), after_(std::move(after)) {}
+      : before_(std::move(before)), after_(std::move(after)) {
+    logic_ = graph::program_key(before_) != graph::program_key(after_);
+  }
   void apply(Document& doc) override { doc = after_; }
   void revert(Document& doc) override { doc = before_; }
+  bool logic() const override { return logic_; }
+  bool merge(const Command& next) override {
+    const auto* swap = dynamic_cast<const DocumentSwap*>(&next);
+    if (!swap) return false;
+    after_ = swap->after_;
+    logic_ = graph::program_key(before_) != graph::program_key(after_);
+    return true;
+  }
 
  private:
   Document before_, after_;
+  bool logic_ = true;
 };
 
 // ---------------------------------------------------------------- functions

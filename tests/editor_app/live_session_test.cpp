@@ -116,7 +116,7 @@ TEST(LiveSession, MovingNodesIsNotAReload) {
   FrameTimes t = s.frame();
   EXPECT_FALSE(logged(s, "reloaded in"));
   EXPECT_LT(t.latency_ms, 0.0);
-  EXPECT_EQ(program_key(moved), program_key(s.document()));
+  EXPECT_EQ(graph::program_key(moved), graph::program_key(s.document()));
 }
 
 TEST(LiveSession, AFileChangedOnDiskIsReloaded) {
@@ -133,7 +133,7 @@ TEST(LiveSession, AFileChangedOnDiskIsReloaded) {
   std::optional<graph::Document> outside = s.take_external_change();
   ASSERT_TRUE(outside.has_value());
   EXPECT_TRUE(logged(s, "changed on disk"));
-  EXPECT_EQ(program_key(*outside), program_key(s.document()));
+  EXPECT_EQ(graph::program_key(*outside), graph::program_key(s.document()));
   fs::remove_all(fs::path(path).parent_path());
 }
 

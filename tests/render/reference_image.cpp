@@ -12,8 +12,9 @@ std::string output_path(const std::string& file) {
   return std::string(LOOM_RENDER_OUT_DIR) + "/" + file;
 }
 
-::testing::AssertionResult matches_reference(const RgbaImage& actual, const std::string& name, Tolerance t) {
-  std::string reference = std::string(LOOM_SOURCE_DIR) + "/tests/render/reference/" + name + ".png";
+::testing::AssertionResult matches_reference(const RgbaImage& actual, const std::string& name, Tolerance t,
+                                             const std::string& reference_dir) {
+  std::string reference = std::string(LOOM_SOURCE_DIR) + "/" + reference_dir + "/" + name + ".png";
   std::string out = output_path(name + ".png");
   write_png(out, actual);
   const char* update = std::getenv("LOOM_UPDATE_REFERENCE");

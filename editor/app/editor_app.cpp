@@ -1,0 +1,504 @@
+#include "editor/app/editor_app.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "compiler/graph/document_json.h"
+#include "editor/app/view_data.h"
+#include "editor/model/diagnostics.h"
+#include "editor/model/operations.h"
+#include "runtime/common/error.h"
+
+namespace loom::editor {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr float kGap = 4.0f;  // between tiled panels: the splitters
+constexpr ImGuiWindowFlags kTiled = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
+
+double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+
+// Exponential smoothing for numbers printed every frame.
+double smooth(double old_value, double sample) { return old_value <= 0 ? sample : old_value * 0.9 + sample * 0.1; }
+
+bool key_pressed(int key) { return key >= 0 && key < 512 && ImGui::IsKeyPressed(key, false); }
+
+graph::Document untitled() {
+  graph::Document doc;
+  doc.path = "<memory>";
+  doc.name = "untitled";
+  graph::KernelDecl k;
+  k.name = "step";
+  doc.kernels.push_back(k);
+  graph::Pipeline p;
+  p.name = "step";
+  p.launches.push_back(graph::Launch{"step", {}});
+  doc.pipelines.push_back(p);
+  return doc;
+}
+
+}  // namespace
+
+EditorApp::EditorApp(EditorOptions options)
+    : options_(std::move(options)), canvas_(options_.fonts), session_(options_.program) {
+  panels_.edit = [this](graph::Document after) { replace_document(doc_, std::move(after), "Edit value"); };
+  panels_.begin_edit = [this](const std::string& label) { doc_.begin_group(label); };
+  panels_.end_edit = [this] {
+    if (doc_.in_group()) doc_.end_group();
+  };
+  panels_.focus = [this](const Place& place) { focus(place); };
+  viewport_.on_choose = [this](const graph::ViewSettings& view) {
+    graph::Document after = doc_.doc();
+    after.view = view;
+    replace_document(doc_, std::move(after), "Show " + view_label(view));
+  };
+  // An untitled document until one is opened; it starts running at the first frame.
+  set_document(untitled(), "");
+  session_.edit(doc_.doc());
+}
+
+EditorApp::~EditorApp() = default;
+
+// ---------------------------------------------------------------- documents
+
+void EditorApp::set_document(graph::Document doc, const std::string& path) {
+  path_ = path;
+  doc_.replace(doc);
+  canvas_.show(GraphRef{});
+  if (!doc_.doc().kernels.empty()) canvas_.show(GraphRef{doc_.doc().kernels.front().name, false});
+  canvas_.frame_all();
+  revision_sent_ = doc_.revision();
+  error_shown_.clear();
+  viewport_.set_view(default_view(doc_.doc()));
+  viewport_.fit();
+  panels_.selected_kernel.clear();
+  panels_.code_key.clear();
+}
+
+bool EditorApp::open(const std::string& path) {
+  try {
+    session_.open_file(path);
+  } catch (const Error& e) {
+    session_.note(LogEntry::Level::Error, e.what(), e.place());
+    return false;
+  }
+  set_document(session_.document(), path);
+  recovery_path_ = LiveSession::recovery_for(path);
+  if (!recovery_path_.empty()) prompt_ = "recover";
+  return true;
+}
+
+void EditorApp::new_document() {
+  graph::Document doc = untitled();
+  session_.open(doc);
+  set_document(std::move(doc), "");
+}
+
+bool EditorApp::save() {
+  if (path_.empty()) {
+    prompt_ = "save-as";
+    path_input_ = "untitled.loom.json";
+    return false;
+  }
+  return save_as(path_);
+}
+
+bool EditorApp::save_as(const std::string& path) {
+  try {
+    session_.save(doc_.doc(), path);
+  } catch (const Error& e) {
+    session_.note(LogEntry::Level::Error, e.what(), e.place());
+    return false;
+  }
+  path_ = path;
+  doc_.mark_saved();
+  return true;
+}
+
+void EditorApp::request_quit() {
+  if (doc_.dirty()) prompt_ = "save-before-quit";
+  else quit_ = true;
+}
+
+std::string EditorApp::title() const {
+  std::string name = path_.empty() ? "untitled" : fs::path(path_).filename().string();
+  return name + (doc_.dirty() ? "*" : "") + " - Loom";
+}
+
+std::optional<ControlRect> EditorApp::control(const std::string& name) const {
+  auto it = controls_.find(name);
+  if (it != controls_.end()) return it->second;
+  if (name.rfind("viewport.", 0) == 0) {
+    auto v = viewport_.controls().find(name.substr(9));
+    if (v != viewport_.controls().end()) return v->second;
+  }
+  return std::nullopt;
+}
+
+void EditorApp::focus(const Place& place) {
+  if (place.node < 0 || place.kernel.empty()) return;
+  canvas_.focus(GraphRef{place.kernel, place.function}, place.node);
+}
+
+// ---------------------------------------------------------------- the frame
+
+void EditorApp::frame() {
+  Clock::time_point now = Clock::now();
+  if (last_frame_ != Clock::time_point{}) times_.frame_ms = smooth(times_.frame_ms, ms_between(last_frame_, now));
+  last_frame_ = now;
+
+  // The frame boundary: edits of the last frame land, the program steps.
+  FrameTimes t = session_.frame();
+  if (t.step_ms > 0) times_.kernel_ms = smooth(times_.kernel_ms, t.step_ms);
+  // Compile time: the reload's, or what compiling took this frame (kernels compile when
+  // first launched, so an opened document shows its first compile).
+  double compiled = 0;
+  if (session_.has_program()) {
+    const Stats& st = session_.program().stats();
+    compiled = st.ms_lower + st.ms_passes + st.ms_codegen + st.ms_optimize + st.ms_emit + st.ms_cache_read + st.ms_load;
+  }
+  if (t.reload_ms > 0) times_.compile_ms = t.reload_ms;
+  else if (compiled > compile_total_ + 1e-6) times_.compile_ms = compiled - compile_total_;
+  compile_total_ = compiled;
+  if (t.latency_ms >= 0) times_.latency_ms = t.latency_ms;
+  if (std::optional<graph::Document> outside = session_.take_external_change()) {
+    // The file changed on disk: the editor shows it, as one undoable step, and it is saved.
+    replace_document(doc_, std::move(*outside), "Change on disk");
+    doc_.mark_saved();
+    revision_sent_ = doc_.revision();  // the session already runs it
+  }
+  // Compile and run errors go on the nodes; a good reload clears them.
+  std::string error = session_.error() ? session_.error()->what() : "";
+  if (error != error_shown_) {
+    error_shown_ = error;
+    std::vector<Diagnostic> d;
+    if (session_.error()) d.push_back(diagnostic_from(*session_.error()));
+    doc_.set_diagnostics(std::move(d));
+  }
+
+  shortcuts();
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  float menu_h = ImGui::GetFrameHeight();
+  float status_h = ImGui::GetFrameHeight();
+  menu_bar();
+  layout_windows(vp->Pos.y + menu_h, vp->Pos.y + vp->Size.y - status_h);
+  status_bar(status_h);
+  splitters(vp->Pos.y + menu_h, vp->Pos.y + vp->Size.y - status_h);
+  prompts();
+  sync_view();
+  sync_session();
+}
+
+void EditorApp::render_scene(render::SceneRenderer& scene, const render::Frame& frame) { viewport_.render(session_, scene, frame); }
+
+// Every change of the document (the canvas, the panels, undo) goes to the session, which
+// recompiles at the next frame boundary when the program changed.
+void EditorApp::sync_session() {
+  if (doc_.revision() == revision_sent_) return;
+  revision_sent_ = doc_.revision();
+  session_.edit(doc_.doc());
+}
+
+void EditorApp::sync_view() {
+  graph::ViewSettings v = doc_.doc().view.empty() ? default_view(doc_.doc()) : doc_.doc().view;
+  viewport_.set_view(v);
+}
+
+void EditorApp::shortcuts() {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (!prompt_.empty()) return;
+  const EditorOptions::Keys& k = options_.keys;
+  bool ctrl = io.KeyCtrl, shift = io.KeyShift;
+  if (ctrl && key_pressed(k.s)) shift ? (void)(prompt_ = "save-as", path_input_ = path_) : (void)save();
+  if (ctrl && key_pressed(k.o)) prompt_ = "open", path_input_ = path_;
+  if (ctrl && key_pressed(k.n)) {
+    if (doc_.dirty()) session_.note(LogEntry::Level::Notice, "save or undo the edits first: New would lose them");
+    else new_document();
+  }
+  if (ctrl && key_pressed(k.q)) request_quit();
+  if (io.WantTextInput) return;
+  if (key_pressed(k.f5)) session_.playing() ? session_.pause() : session_.play();
+  if (key_pressed(k.f6)) session_.step_once();
+  if (key_pressed(k.f7)) session_.reset();
+}
+
+void EditorApp::menu_bar() {
+  if (!ImGui::BeginMainMenuBar()) return;
+  if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("New", "Ctrl+N", false, !doc_.dirty())) new_document();
+    if (ImGui::MenuItem("Open...", "Ctrl+O")) prompt_ = "open", path_input_ = path_;
+    if (ImGui::MenuItem("Save", "Ctrl+S")) save();
+    if (ImGui::MenuItem("Save As...", "Ctrl+Shift+S")) prompt_ = "save-as", path_input_ = path_;
+    ImGui::Separator();
+    if (ImGui::MenuItem("Quit", "Ctrl+Q")) request_quit();
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Edit")) {
+    std::string undo = "Undo " + doc_.undo_label(), redo = "Redo " + doc_.redo_label();
+    if (ImGui::MenuItem(undo.c_str(), "Ctrl+Z", false, doc_.can_undo())) doc_.undo();
+    if (ImGui::MenuItem(redo.c_str(), "Ctrl+Shift+Z", false, doc_.can_redo())) doc_.redo();
+    ImGui::Separator();
+    if (ImGui::MenuItem("Frame all", "Home")) canvas_.frame_all();
+    if (ImGui::MenuItem("Frame selection", "F")) canvas_.frame_selection();
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    ImGui::MenuItem("Grid", nullptr, &canvas_.options().grid);
+    ImGui::MenuItem("Minimap", nullptr, &canvas_.options().minimap);
+    ImGui::MenuItem("Live type problems", nullptr, &canvas_.options().live_problems);
+    ImGui::Separator();
+    if (ImGui::MenuItem("Fit the viewport")) viewport_.fit();
+    if (ImGui::MenuItem("Reset the panel layout")) tiles_ = Tiles{};
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Run")) {
+    bool can = session_.has_program();
+    if (ImGui::MenuItem(session_.playing() ? "Pause" : "Play", "F5", false, can)) session_.playing() ? session_.pause() : session_.play();
+    if (ImGui::MenuItem("Step", "F6", false, can)) session_.step_once();
+    if (ImGui::MenuItem("Reset", "F7", false, can)) session_.reset();
+    ImGui::Separator();
+    ImGui::TextDisabled("backend: %s", can ? session_.program().device_name().c_str() : "none");
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("Help")) {
+    if (ImGui::MenuItem("Canvas shortcuts", "F1")) canvas_.set_help_open(true);
+    ImGui::EndMenu();
+  }
+  ImGui::EndMainMenuBar();
+}
+
+void EditorApp::status_bar(float height) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(ImVec2(vp->Pos.x, vp->Pos.y + vp->Size.y - height));
+  ImGui::SetNextWindowSize(ImVec2(vp->Size.x, height));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8, 2));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0);
+  ImGui::Begin("##status", nullptr, kTiled | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
+  std::string left = canvas_.status();
+  if (session_.error()) left = std::string("error: ") + session_.error()->what();
+  ImGui::TextUnformatted(left.empty() ? "Ready" : left.c_str());
+  std::string right = (path_.empty() ? std::string("untitled") : path_) + (doc_.dirty() ? "  (unsaved)" : "  (saved)");
+  float w = ImGui::CalcTextSize(right.c_str()).x;
+  ImGui::SameLine(std::max(ImGui::GetWindowWidth() - w - 10, 200.0f));
+  ImGui::TextUnformatted(right.c_str());
+  ImGui::End();
+  ImGui::PopStyleVar(2);
+}
+
+void EditorApp::record(const std::string& name) {
+  ImVec2 a = ImGui::GetWindowPos(), s = ImGui::GetWindowSize();
+  controls_["panel." + name] = ControlRect{a.x, a.y, a.x + s.x, a.y + s.y};
+}
+
+// The panels tiled in three columns: program, parameters and resources on the left; the
+// graph and the log in the middle; the viewport and the code on the right.
+void EditorApp::layout_windows(float top, float bottom) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  float x0 = vp->Pos.x, width = vp->Size.x, height = std::max(bottom - top, 50.0f);
+  float lw = std::round(width * tiles_.left), rw = std::round(width * tiles_.right);
+  float mx = x0 + lw + kGap, mw = std::max(width - lw - rw - 2 * kGap, 50.0f), rx = x0 + width - rw;
+  auto place = [](float x, float y, float w, float h) {
+    ImGui::SetNextWindowPos(ImVec2(x, y));
+    ImGui::SetNextWindowSize(ImVec2(std::max(w, 10.0f), std::max(h, 10.0f)));
+  };
+  auto rows = [](float h, float frac) { return std::round((h - kGap) * frac); };
+
+  // Left column: three rows.
+  panels_.window_flags = kTiled;
+  panels_.document = &doc_.doc();
+  float h1 = rows(height, tiles_.program), h2 = rows(height, tiles_.params);
+  float h3 = height - h1 - h2 - 2 * kGap;
+  place(x0, top, lw, h1);
+  draw_program_panel(session_, panels_);
+  place(x0, top + h1 + kGap, lw, h2);
+  draw_parameters_panel(session_, panels_);
+  place(x0, top + h1 + h2 + 2 * kGap, lw, h3);
+  draw_resources_panel(session_, panels_);
+
+  // Middle column: the graph over the log.
+  float gh = rows(height, tiles_.graph);
+  place(mx, top, mw, gh);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+  std::string graph_title = "Graph";
+  if (canvas_.graph().valid()) graph_title += ": " + canvas_.graph().name;
+  graph_title += "###Graph";
+  ImGui::Begin(graph_title.c_str(), nullptr, kTiled | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  record("Graph");
+  canvas_.frame(doc_);
+  ImGui::End();
+  ImGui::PopStyleVar();
+  place(mx, top + gh + kGap, mw, height - gh - kGap);
+  draw_log_panel(session_, panels_);
+
+  // Right column: the viewport over the code.
+  float vh = rows(height, tiles_.viewport);
+  place(rx, top, rw, vh);
+  ViewportTimes shown = times_;
+  if (options_.hide_timings) shown = ViewportTimes{-1, -1, -1, -1};
+  viewport_.window_flags = kTiled;
+  viewport_.draw(session_, shown);
+  place(rx, top + vh + kGap, rw, height - vh - kGap);
+  draw_code_panel(session_, panels_);
+}
+
+// The gaps between panels move the tiles: drag one to resize its neighbours.
+void EditorApp::splitters(float top, float bottom) {
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const ImGuiIO& io = ImGui::GetIO();
+  float x0 = vp->Pos.x, width = vp->Size.x, height = bottom - top;
+  float lw = std::round(width * tiles_.left), rw = std::round(width * tiles_.right);
+  float mx = x0 + lw + kGap, rx = x0 + width - rw;
+  struct Splitter {
+    bool vertical;      // a vertical gap moves along x
+    float pos;          // the gap's start on its axis
+    float lo, hi;       // its extent along the other axis
+    float origin, span; // the fraction's reference
+    float* fraction;
+    bool from_end;      // the fraction is measured from the far end (the right column)
+  };
+  Splitter all[] = {
+      {true, x0 + lw, top, bottom, x0, width, &tiles_.left, false},
+      {true, rx - kGap, top, bottom, x0, width, &tiles_.right, true},
+      {false, top + std::round((height - kGap) * tiles_.program), x0, x0 + lw, top, height - kGap, &tiles_.program, false},
+      {false, top + std::round((height - kGap) * tiles_.program) + std::round((height - kGap) * tiles_.params) + kGap, x0,
+       x0 + lw, top + std::round((height - kGap) * tiles_.program) + kGap, height - kGap, &tiles_.params, false},
+      {false, top + std::round((height - kGap) * tiles_.graph), mx, rx - kGap, top, height - kGap, &tiles_.graph, false},
+      {false, top + std::round((height - kGap) * tiles_.viewport), rx, x0 + width, top, height - kGap, &tiles_.viewport, false},
+  };
+  ImVec2 m = io.MousePos;
+  int hovered = -1;
+  for (int i = 0; i < static_cast<int>(std::size(all)); ++i) {
+    const Splitter& s = all[i];
+    float along = s.vertical ? m.x : m.y, across = s.vertical ? m.y : m.x;
+    if (along >= s.pos - 1 && along <= s.pos + kGap + 1 && across >= s.lo && across <= s.hi) hovered = i;
+  }
+  bool over_window = ImGui::IsWindowHovered(ImGuiHoveredFlags_AnyWindow) || ImGui::IsAnyItemActive();
+  if (dragging_splitter_ < 0 && hovered >= 0 && !over_window && ImGui::IsMouseClicked(ImGuiMouseButton_Left))
+    dragging_splitter_ = hovered;
+  if (dragging_splitter_ >= 0 && !ImGui::IsMouseDown(ImGuiMouseButton_Left)) dragging_splitter_ = -1;
+  int shown = dragging_splitter_ >= 0 ? dragging_splitter_ : (over_window ? -1 : hovered);
+  if (shown >= 0) ImGui::SetMouseCursor(all[shown].vertical ? ImGuiMouseCursor_ResizeEW : ImGuiMouseCursor_ResizeNS);
+  if (dragging_splitter_ >= 0) {
+    const Splitter& s = all[dragging_splitter_];
+    float along = s.vertical ? m.x : m.y;
+    float f = (s.from_end ? s.origin + s.span - along - kGap : along - s.origin) / s.span;
+    *s.fraction = std::clamp(f, 0.08f, 0.8f);
+    // Columns and rows keep room for their neighbours.
+    tiles_.left = std::min(tiles_.left, 0.9f - tiles_.right);
+    tiles_.right = std::min(tiles_.right, 0.9f - tiles_.left);
+    tiles_.params = std::min(tiles_.params, 0.92f - tiles_.program);
+  }
+}
+
+void EditorApp::prompts() {
+  if (prompt_.empty()) return;
+  const char* titles[][2] = {{"recover", "Recover unsaved edits?"},
+                             {"save-before-quit", "Save changes?"},
+                             {"save-as", "Save As"},
+                             {"open", "Open"}};
+  std::string title;
+  for (auto& t : titles)
+    if (prompt_ == t[0]) title = t[1];
+  if (title.empty()) {
+    prompt_.clear();
+    return;
+  }
+  if (!ImGui::IsPopupOpen(title.c_str())) ImGui::OpenPopup(title.c_str());
+  ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  if (!ImGui::BeginPopupModal(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  auto button = [&](const char* label, const char* choice) {
+    if (ImGui::Button(label, ImVec2(110, 0))) answer_prompt(choice);
+    ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    controls_[std::string("prompt.") + choice] = ControlRect{a.x, a.y, b.x, b.y};
+    ImGui::SameLine();
+  };
+  if (prompt_ == "recover") {
+    ImGui::Text("Loom was closed with edits of %s that were not saved.", fs::path(path_).filename().string().c_str());
+    ImGui::TextDisabled("%s", recovery_path_.c_str());
+    ImGui::Spacing();
+    button("Recover", "recover");
+    button("Discard", "discard");
+  } else if (prompt_ == "save-before-quit") {
+    ImGui::Text("%s has edits that are not saved.", path_.empty() ? "The document" : fs::path(path_).filename().string().c_str());
+    ImGui::Spacing();
+    button("Save", "save");
+    button("Don't save", "don't save");
+    button("Cancel", "cancel");
+  } else {
+    bool open = prompt_ == "open";
+    ImGui::TextUnformatted(open ? "Open a graph document (.loom.json):" : "Save the document as:");
+    ImGui::SetNextItemWidth(520);
+    if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+    char buf[1024];
+    std::snprintf(buf, sizeof buf, "%s", path_input_.c_str());
+    bool enter = ImGui::InputText("##path", buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue);
+    path_input_ = buf;
+    if (open) {  // documents beside the current one
+      fs::path dir = path_.empty() ? fs::current_path() : fs::path(path_).parent_path();
+      std::error_code ec;
+      ImGui::BeginChild("files", ImVec2(520, 160), true);
+      for (const auto& entry : fs::directory_iterator(dir.empty() ? fs::path(".") : dir, ec)) {
+        std::string name = entry.path().filename().string();
+        if (name.size() > 10 && name.substr(name.size() - 10) == ".loom.json" &&
+            ImGui::Selectable(name.c_str(), entry.path().string() == path_input_, ImGuiSelectableFlags_AllowDoubleClick)) {
+          path_input_ = entry.path().string();
+          if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) enter = true;
+        }
+      }
+      ImGui::EndChild();
+    }
+    ImGui::Spacing();
+    if (enter) answer_prompt(open ? "open" : "save");
+    else {
+      button(open ? "Open" : "Save", open ? "open" : "save");
+      button("Cancel", "cancel");
+    }
+  }
+  ImGui::NewLine();
+  ImGui::EndPopup();
+}
+
+void EditorApp::answer_prompt(const std::string& choice) {
+  std::string was = prompt_;
+  prompt_.clear();
+  if (ImGui::GetCurrentContext()) ImGui::CloseCurrentPopup();
+  if (was == "recover") {
+    if (choice == "recover") {
+      try {
+        graph::Document recovered = graph::load_document_file(recovery_path_);
+        recovered.path = doc_.doc().path;
+        replace_document(doc_, std::move(recovered), "Recover unsaved edits");
+        session_.note(LogEntry::Level::Notice, "recovered unsaved edits from " + recovery_path_ + " (undo goes back to the file)");
+      } catch (const Error& e) {
+        session_.note(LogEntry::Level::Error, "the recovery file does not load: " + std::string(e.what()), e.place());
+      }
+    } else {
+      std::error_code ec;
+      fs::remove(recovery_path_, ec);
+    }
+  } else if (was == "save-before-quit") {
+    if (choice == "save") {
+      if (save()) quit_ = true;
+      else if (prompt_ == "save-as") quit_after_save_ = true;
+    } else if (choice == "don't save") {
+      quit_ = true;
+    }
+  } else if (was == "save-as" && choice == "save") {
+    if (save_as(path_input_) && quit_after_save_) quit_ = true;
+    quit_after_save_ = false;
+  } else if (was == "open" && choice == "open") {
+    if (doc_.dirty()) {
+      session_.note(LogEntry::Level::Notice, "save or undo the edits first: opening another document would lose them");
+    } else {
+      open(path_input_);
+    }
+  } else {
+    quit_after_save_ = false;
+  }
+}
+
+}  // namespace loom::editor

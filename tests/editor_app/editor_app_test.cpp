@@ -1,0 +1,375 @@
+// The whole editor headless: an offscreen frame loop on the test device (lavapipe in CI)
+// under the validation layer, Dear ImGui driven through its IO frame by frame (mouse on the
+// controls the app reports, GLFW key codes), and assertions on the document, the file on
+// disk and the running program.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <unistd.h>
+
+#include "compiler/graph/document_json.h"
+#include "editor/model/operations.h"
+#include "editor/app/editor_host.h"
+#include "editor/app/view_data.h"
+
+namespace loom::editor {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kF5 = 294, kF6 = 295, kF7 = 296;
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+graph::Node* find_node(std::vector<graph::Node>& nodes, int id) {
+  for (graph::Node& n : nodes) {
+    if (n.id == id) return &n;
+    for (graph::Region& r : n.regions)
+      if (graph::Node* inner = find_node(r.nodes, id)) return inner;
+  }
+  return nullptr;
+}
+
+class EditorAppTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("loom-editor-test-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    ::setenv("LOOM_CACHE_DIR", (dir_ / "cache").c_str(), 1);  // recovery files too
+  }
+  void TearDown() override {
+    if (host_) {
+      std::vector<std::string> messages = host_->validation_messages();
+      std::string text;
+      for (const std::string& m : messages) text += "\n  " + m;
+      EXPECT_TRUE(messages.empty()) << messages.size() << " Vulkan validation message(s):" << text;
+    }
+    host_.reset();
+    fs::remove_all(dir_);
+  }
+
+  EditorHost& start(Backend backend = Backend::Cpu) {
+    HostOptions o;
+    o.headless = true;
+    o.width = 1280;
+    o.height = 720;
+    o.validation = true;
+    o.backend = backend;
+    o.offline_cache = false;
+    host_ = std::make_unique<EditorHost>(o);
+    return *host_;
+  }
+  // A copy of a sample in the test's folder (the mesh it names beside it).
+  std::string copy_sample(const std::string& name) {
+    std::string to = (dir_ / (name + ".loom.json")).string();
+    fs::copy_file(std::string(LOOM_SOURCE_DIR) + "/assets/graphs/" + name + ".loom.json", to);
+    return to;
+  }
+  EditorApp& app() { return host_->app(); }
+  void frames(int n) {
+    for (int i = 0; i < n; ++i) host_->frame();
+  }
+  void click_at(float x, float y) {
+    ImGuiIO& io = host_->io();
+    io.MousePos = ImVec2(x, y);
+    frames(1);
+    io.MouseDown[0] = true;
+    frames(1);
+    io.MouseDown[0] = false;
+    frames(1);
+  }
+  void click(const std::string& control) {
+    std::optional<ControlRect> r = app().control(control);
+    ASSERT_TRUE(r.has_value()) << "no control named " << control;
+    click_at(r->cx(), r->cy());
+  }
+  void key(int code, bool ctrl = false, bool shift = false) {
+    ImGuiIO& io = host_->io();
+    io.KeyCtrl = ctrl;
+    io.KeyShift = shift;
+    io.KeysDown[code] = true;
+    frames(1);
+    io.KeysDown[code] = false;
+    frames(1);
+    io.KeyCtrl = io.KeyShift = false;
+  }
+  // Runs frames until `done` holds (the file watcher looks every 250 ms), at most 5 s.
+  template <class F>
+  bool frames_until(F done) {
+    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!done() && std::chrono::steady_clock::now() < end) {
+      frames(1);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return done();
+  }
+
+  fs::path dir_;
+  std::unique_ptr<EditorHost> host_;
+};
+
+TEST_F(EditorAppTest, PlayButtonRunsTheSampleAndTheViewportDrawsIt) {
+  start();
+  ASSERT_TRUE(app().open(copy_sample("mpm88")));
+  frames(2);
+  EXPECT_EQ(app().session().steps(), 0);
+  EXPECT_EQ(view_label(app().viewport().view()), "x as points, coloured by v");
+  click("viewport.play");
+  EXPECT_TRUE(app().session().playing());
+  frames(6);
+  EXPECT_GE(app().session().steps(), 6);
+  EXPECT_GE(app().viewport().uploads(), 6u);  // new data every step
+  EXPECT_EQ(app().viewport().problem(), "");
+  // The viewport shows particles: many pixels away from the background colour.
+  host_->frame(true);
+  RgbaImage shot = host_->viewport_of(host_->take_capture());
+  ASSERT_GT(shot.width, 200);
+  ASSERT_GT(shot.height, 200);
+  size_t lit = 0;
+  for (int y = 0; y < shot.height; ++y)
+    for (int x = 0; x < shot.width; ++x) lit += shot.at(x, y)[0] + shot.at(x, y)[1] + shot.at(x, y)[2] > 150;
+  EXPECT_GT(lit, 1000u) << "the particles are not drawn";
+  click("viewport.play");  // pause
+  EXPECT_FALSE(app().session().playing());
+  int64_t paused_at = app().session().steps();
+  frames(3);
+  EXPECT_EQ(app().session().steps(), paused_at);
+}
+
+TEST_F(EditorAppTest, ShortcutsStepResetAndSave) {
+  start();
+  std::string path = copy_sample("heat");
+  ASSERT_TRUE(app().open(path));
+  frames(2);
+  key(kF6);
+  EXPECT_EQ(app().session().steps(), 1);
+  key(kF6);
+  EXPECT_EQ(app().session().steps(), 2);
+  key(kF7);
+  EXPECT_EQ(app().session().steps(), 0);
+  key(kF5);
+  EXPECT_TRUE(app().session().playing());
+  key(kF5);
+  EXPECT_FALSE(app().session().playing());
+
+  // An edit (a launch value, as the parameters panel makes it), then Ctrl+S.
+  std::vector<LaunchValue> values = launch_values(app().document().doc());
+  ASSERT_FALSE(values.empty());
+  values[0].components[0] = 0.15;
+  replace_document(app().document(), with_launch_value(app().document().doc(), values[0]), "k");
+  frames(2);
+  EXPECT_TRUE(app().document().dirty());
+  EXPECT_EQ(app().title(), "heat.loom.json* - Loom");
+  key('S', true);
+  EXPECT_FALSE(app().document().dirty());
+  EXPECT_EQ(app().title(), "heat.loom.json - Loom");
+  std::string saved = read_text(path);
+  EXPECT_EQ(saved, graph::save_document(app().document().doc()));
+  EXPECT_NE(saved.find("\"k\": 0.15"), std::string::npos);
+  // Undo after saving: unsaved again, and the running program follows.
+  app().document().undo();
+  frames(2);
+  EXPECT_TRUE(app().document().dirty());
+  EXPECT_DOUBLE_EQ(launch_values(app().session().document())[0].components[0], 0.2);
+}
+
+TEST_F(EditorAppTest, AnEditThatDoesNotCompileKeepsTheKernelsRunningAndMarksTheNode) {
+  start();
+  ASSERT_TRUE(app().open(copy_sample("heat")));
+  app().session().play();
+  frames(3);
+  graph::Document broken = app().document().doc();
+  graph::Node* expr = find_node(broken.kernels[1].nodes, 12);
+  ASSERT_NE(expr, nullptr);
+  for (auto& [name, value] : expr->params)
+    if (name == "expr") value.s = "c + k * (n + s + w + e - 4.0 * q)";  // q: no such input
+  replace_document(app().document(), broken, "break it");
+  frames(3);
+  ASSERT_TRUE(app().session().error().has_value());
+  EXPECT_EQ(app().session().error()->place().kernel, "diffuse");
+  EXPECT_EQ(app().session().error()->place().node, 12);
+  const std::vector<Diagnostic>& d = app().document().diagnostics();
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].graph.name, "diffuse");
+  EXPECT_EQ(d[0].node, 12);
+  int64_t steps = app().session().steps();
+  frames(3);
+  EXPECT_EQ(app().session().steps(), steps + 3) << "the previous kernels stopped";
+  // Undo: the error goes away, and so does the badge.
+  app().document().undo();
+  frames(3);
+  EXPECT_FALSE(app().session().error().has_value());
+  EXPECT_TRUE(app().document().diagnostics().empty());
+}
+
+TEST_F(EditorAppTest, AChangeOnDiskReloadsAndCanBeUndone) {
+  start();
+  std::string path = copy_sample("heat");
+  ASSERT_TRUE(app().open(path));
+  frames(2);
+  std::string text = read_text(path);
+  size_t at = text.find("\"k\": 0.2}");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 9, "\"k\": 0.25}");
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a newer modification time
+  { std::ofstream(path, std::ios::binary | std::ios::trunc) << text; }
+  ASSERT_TRUE(frames_until([&] { return launch_values(app().document().doc())[0].components[0] == 0.25; }));
+  EXPECT_FALSE(app().document().dirty());  // it is what the file holds
+  ASSERT_TRUE(frames_until([&] { return launch_values(app().session().document())[0].components[0] == 0.25; }));
+  EXPECT_EQ(app().document().undo_label(), "Change on disk");
+  app().document().undo();
+  frames(2);
+  EXPECT_EQ(launch_values(app().document().doc())[0].components[0], 0.2);
+  EXPECT_TRUE(app().document().dirty());
+}
+
+TEST_F(EditorAppTest, EditsSurviveACrashThroughTheRecoveryPrompt) {
+  std::string path;
+  {
+    start();
+    path = copy_sample("heat");
+    ASSERT_TRUE(app().open(path));
+    app().session().set_autosave_interval(std::chrono::milliseconds(0));
+    std::vector<LaunchValue> values = launch_values(app().document().doc());
+    values[1].components[0] = 0.125;
+    replace_document(app().document(), with_launch_value(app().document().doc(), values[1]), "k");
+    frames(3);
+    ASSERT_TRUE(fs::exists(app().session().autosave_path()));
+    host_.reset();  // gone without saving
+  }
+  start();
+  ASSERT_TRUE(app().open(path));
+  EXPECT_EQ(app().prompt(), "recover");
+  frames(2);
+  click("prompt.recover");
+  EXPECT_EQ(app().prompt(), "");
+  EXPECT_EQ(launch_values(app().document().doc())[1].components[0], 0.125);
+  EXPECT_TRUE(app().document().dirty());
+  EXPECT_EQ(app().document().undo_label(), "Recover unsaved edits");
+  // Saving forgets the recovery file.
+  app().document().undo();
+  key('S', true);
+  EXPECT_FALSE(fs::exists(app().session().autosave_path()));
+}
+
+TEST_F(EditorAppTest, QuittingWithUnsavedEditsAsksFirst) {
+  start();
+  ASSERT_TRUE(app().open(copy_sample("life")));
+  frames(1);
+  app().request_quit();
+  EXPECT_TRUE(app().quit()) << "nothing unsaved: quits at once";
+  host_.reset();
+  start();
+  ASSERT_TRUE(app().open(copy_sample("nbody")));
+  graph::Document d = app().document().doc();
+  d.name = "renamed";
+  replace_document(app().document(), d, "rename");
+  key('Q', true);
+  EXPECT_EQ(app().prompt(), "save-before-quit");
+  EXPECT_FALSE(app().quit());
+  click("prompt.cancel");
+  EXPECT_EQ(app().prompt(), "");
+  EXPECT_FALSE(app().quit());
+  app().request_quit();
+  frames(1);
+  click("prompt.don't save");
+  EXPECT_TRUE(app().quit());
+  EXPECT_FALSE(host_->frame());
+}
+
+TEST_F(EditorAppTest, WhatTheViewportShowsIsAnUndoableEditOfTheDocument) {
+  start();
+  ASSERT_TRUE(app().open(copy_sample("mpm88")));
+  app().session().play();
+  frames(3);
+  graph::ViewSettings grid;
+  grid.show = "grid_m";
+  grid.as = "image";
+  app().viewport().on_choose(grid);
+  frames(3);
+  EXPECT_EQ(app().document().doc().view, grid);
+  EXPECT_EQ(app().viewport().view(), grid);
+  EXPECT_EQ(app().viewport().problem(), "");
+  EXPECT_FALSE(app().session().error().has_value());
+  EXPECT_TRUE(app().document().dirty());
+  EXPECT_EQ(app().document().undo_label(), "Show grid_m as image");
+  app().document().undo();
+  frames(2);
+  EXPECT_EQ(view_label(app().viewport().view()), "x as points, coloured by v");
+}
+
+TEST_F(EditorAppTest, AMeshViewMovesTheClothMeshAndAMissingMeshIsReported) {
+  start();
+  std::string path = copy_sample("cloth");
+  ASSERT_TRUE(app().open(path));
+  app().session().play();
+  frames(3);
+  // The sample's mesh is ../meshes/cloth_grid.obj beside assets/graphs: not beside the copy.
+  EXPECT_NE(app().viewport().problem().find("cloth_grid.obj"), std::string::npos) << app().viewport().problem();
+  bool logged = false;
+  for (const LogEntry& e : app().session().log()) logged |= e.message.find("viewport:") == 0 && e.level == LogEntry::Level::Error;
+  EXPECT_TRUE(logged);
+  graph::Document d = app().document().doc();
+  d.view.mesh = std::string(LOOM_SOURCE_DIR) + "/assets/meshes/cloth_grid.obj";
+  replace_document(app().document(), d, "mesh");
+  frames(3);
+  EXPECT_EQ(app().viewport().problem(), "");
+  EXPECT_GE(app().viewport().uploads(), 2u);
+}
+
+TEST_F(EditorAppTest, DraggingTheGapBetweenPanelsResizesThem) {
+  start();
+  ASSERT_TRUE(app().open(copy_sample("heat")));
+  frames(2);
+  std::optional<ControlRect> graph = app().control("panel.Graph");
+  ASSERT_TRUE(graph.has_value());
+  float width = graph->x1 - graph->x0;
+  ImGuiIO& io = host_->io();
+  io.MousePos = ImVec2(graph->x0 - 2, (graph->y0 + graph->y1) / 2);  // the gap left of the graph
+  frames(1);
+  io.MouseDown[0] = true;
+  frames(1);
+  io.MousePos.x += 100;
+  frames(2);
+  io.MouseDown[0] = false;
+  frames(2);
+  graph = app().control("panel.Graph");
+  EXPECT_NEAR(graph->x1 - graph->x0, width - 100, 2.0f);
+}
+
+TEST_F(EditorAppTest, TheSimulationRunsOnTheRenderDeviceWhenAskedTo) {
+  start(Backend::Vulkan);
+  ASSERT_TRUE(app().open(copy_sample("julia")));
+  app().session().play();
+  frames(4);
+  ASSERT_TRUE(app().session().has_program());
+  EXPECT_EQ(app().session().program().backend(), Backend::Vulkan);
+  EXPECT_GE(app().session().steps(), 4);
+  EXPECT_GE(app().viewport().uploads(), 4u);
+  EXPECT_EQ(app().viewport().problem(), "");
+}
+
+TEST_F(EditorAppTest, AutoKeepsTheSimulationOnTheCpuBesideASoftwareRenderer) {
+  start(Backend::Auto);
+  bool software = false;
+  for (const LogEntry& e : app().session().log()) software |= e.message.find("renders on the CPU too") != std::string::npos;
+  ASSERT_TRUE(app().open(copy_sample("life")));
+  frames(1);
+  EXPECT_EQ(app().session().program().backend(), software ? Backend::Cpu : Backend::Vulkan);
+}
+
+}  // namespace
+}  // namespace loom::editor
