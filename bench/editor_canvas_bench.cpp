@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/big_graph.h"
 #include "editor/canvas/canvas_fonts.h"
 #include "editor/canvas/node_canvas.h"
 #include "editor/model/editor_document.h"
@@ -26,6 +27,7 @@
 #include "editor/model/operations.h"
 
 using namespace loom::editor;
+using loom::bench::big_graph;
 
 namespace {
 
@@ -33,55 +35,6 @@ double cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
-
-// A graph of `n` nodes in columns: constants first, then arithmetic reading one or two nodes
-// of the column before (a typical dataflow fan), a tenth of them inside a loop body, and a
-// comment frame per 100 nodes.
-std::string generate(int n) {
-  const int rows = std::max(1, static_cast<int>(std::sqrt(n * 0.6)));
-  const char* ops[] = {"add", "mul", "sub", "max", "mix", "sin", "sqrt", "fma"};
-  std::string nodes, body, positions, comments;
-  auto position = [&](int id, int col, int row) {
-    positions += std::string(positions.empty() ? "" : ", ") + "\"" + std::to_string(id) + "\": [" +
-                 std::to_string(col * 240) + ", " + std::to_string(row * 130) + "]";
-  };
-  int loop = n;  // the loop node's id
-  int in_body = n / 10;
-  for (int i = 0; i < n; ++i) {
-    int col = i / rows, row = i % rows;
-    std::string node;
-    if (col == 0) {
-      node = "{\"id\": " + std::to_string(i) +
-             ", \"type\": \"const\", \"params\": {\"value\": " + std::to_string(i) + ".5}}";
-    } else {
-      const char* op = ops[i % 8];
-      auto src = [&](int k) {
-        return "\"" + std::to_string(((col - 1) * rows + (row + k) % rows)) + "\"";
-      };
-      std::string in = "\"a\": " + src(0);
-      if (std::strcmp(op, "sin") && std::strcmp(op, "sqrt")) in += ", \"b\": " + src(1);
-      if (!std::strcmp(op, "mix") || !std::strcmp(op, "fma"))
-        in += std::string(", \"") + (op[0] == 'm' ? "t" : "c") + "\": 0.5";
-      node =
-          "{\"id\": " + std::to_string(i) + ", \"type\": \"" + op + "\", \"inputs\": {" + in + "}}";
-    }
-    // The last tenth lives in the loop body (they read top-level nodes: visible from there).
-    std::string& list = i >= n - in_body ? body : nodes;
-    list += std::string(list.empty() ? "" : ",\n") + node;
-    position(i, col, row);
-    if (i % 100 == 0)
-      comments += std::string(comments.empty() ? "" : ", ") + "{\"title\": \"Block " +
-                  std::to_string(i / 100) + "\", \"rect\": [" + std::to_string(col * 240 - 20) +
-                  ", " + std::to_string(row * 130 - 40) + ", 700, 500], \"color\": \"#3a6ea5\"}";
-  }
-  nodes += ",\n{\"id\": " + std::to_string(loop) +
-           ", \"type\": \"range_for\", \"inputs\": {\"end0\": 64}, \"regions\": {\"body\": [\n" +
-           body + "]}}";
-  position(loop, -1, 0);
-  return R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "big", "nodes": [)" +
-         nodes + R"(]}], "layout": [{"graph": "big", "positions": {)" + positions +
-         "}, \"comments\": [" + comments + "]}]}";
 }
 
 class Headless {
@@ -166,8 +119,8 @@ int main(int argc, char** argv) {
   Headless h;
   EditorDocument empty = EditorDocument::from_text(
       R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": []}]})");
-  EditorDocument small = EditorDocument::from_text(generate(20));
-  EditorDocument big = EditorDocument::from_text(generate(2000));
+  EditorDocument small = EditorDocument::from_text(big_graph(20));
+  EditorDocument big = EditorDocument::from_text(big_graph(2000));
 
   Result base = measure(h, empty, frames, [](NodeCanvas&, int) {});
   Result twenty = measure(h, small, frames, [](NodeCanvas& c, int i) {

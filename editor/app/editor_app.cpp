@@ -17,8 +17,11 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr float kGap = 4.0f;  // between tiled panels: the splitters
+// Tiled panels draw no background of their own: the frame is cleared to the panel colour
+// (EditorHost), which spares the rasteriser a full-screen layer (lavapipe is fill bound).
 constexpr ImGuiWindowFlags kTiled = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
-                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
+                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                    ImGuiWindowFlags_NoBackground;
 
 double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
 
@@ -382,6 +385,14 @@ void EditorApp::splitters(float top, float bottom) {
   if (dragging_splitter_ >= 0 && !ImGui::IsMouseDown(ImGuiMouseButton_Left)) dragging_splitter_ = -1;
   int shown = dragging_splitter_ >= 0 ? dragging_splitter_ : (over_window ? -1 : hovered);
   if (shown >= 0) ImGui::SetMouseCursor(all[shown].vertical ? ImGuiMouseCursor_ResizeEW : ImGuiMouseCursor_ResizeNS);
+  // The gaps, drawn under the panels: dark, lit while hovered or dragged.
+  ImDrawList* bg = ImGui::GetBackgroundDrawList();
+  for (int i = 0; i < static_cast<int>(std::size(all)); ++i) {
+    const Splitter& s = all[i];
+    ImVec2 a = s.vertical ? ImVec2(s.pos, s.lo) : ImVec2(s.lo, s.pos);
+    ImVec2 b = s.vertical ? ImVec2(s.pos + kGap, s.hi) : ImVec2(s.hi, s.pos + kGap);
+    bg->AddRectFilled(a, b, i == shown ? IM_COL32(90, 130, 200, 255) : IM_COL32(16, 16, 19, 255));
+  }
   if (dragging_splitter_ >= 0) {
     const Splitter& s = all[dragging_splitter_];
     float along = s.vertical ? m.x : m.y;

@@ -78,6 +78,10 @@ EditorHost::EditorHost(const HostOptions& options) : options_(options) {
   }
   render::FrameLoopOptions lo;
   lo.vsync = options.vsync;
+  ImGuiStyle style;  // the panels draw no background: the frame is cleared to theirs
+  apply_editor_style(style);
+  const ImVec4& bg = style.Colors[ImGuiCol_WindowBg];
+  lo.clear_color = {bg.x, bg.y, bg.z, 1.0f};
   loop_ = window_ ? render::FrameLoop::for_window(*device_, window_, lo)
                   : render::FrameLoop::offscreen(*device_, options.width, options.height, lo);
   scene_ = std::make_unique<render::SceneRenderer>(*loop_);
