@@ -194,6 +194,10 @@ bool EditorHost::frame(bool capture) {
   ImGui::NewFrame();
   app_->frame();
   ImGui::Render();
+  if (!window_) {  // headless input is events of one frame, as a backend feeds them
+    ImGuiIO& io = ImGui::GetIO();
+    io.MouseWheel = io.MouseWheelH = 0;
+  }
   render::Frame f;
   if (loop_->begin_frame(&f)) {
     app_->render_scene(*scene_, f);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "compiler/graph/document_json.h"
+#include "editor/model/graph_access.h"
 #include "editor/model/operations.h"
 #include "editor/app/editor_host.h"
 #include "editor/app/view_data.h"
@@ -40,6 +42,7 @@ graph::Node* find_node(std::vector<graph::Node>& nodes, int id) {
   }
   return nullptr;
 }
+using loom::editor::find_node;  // the model's, by graph
 
 class EditorAppTest : public ::testing::Test {
  protected:
@@ -106,6 +109,29 @@ class EditorAppTest : public ::testing::Test {
     frames(1);
     io.KeyCtrl = io.KeyShift = false;
   }
+  void move(ImVec2 p) {
+    host_->io().MousePos = p;
+    frames(1);
+  }
+  void drag(ImVec2 from, ImVec2 to) {
+    move(from);
+    host_->io().MouseDown[0] = true;
+    frames(1);
+    for (int i = 1; i <= 8; ++i) move(ImVec2(from.x + (to.x - from.x) * i / 8, from.y + (to.y - from.y) * i / 8));
+    host_->io().MouseDown[0] = false;
+    frames(1);
+  }
+  void type(const std::string& text) {
+    for (char c : text) {
+      host_->io().AddInputCharacter(static_cast<unsigned>(c));
+      frames(1);
+    }
+  }
+  ImVec2 pin(int node, const char* name, bool output) {
+    std::optional<ImVec2> p = app().canvas().pin_screen_pos(PinRef{node, name}, output);
+    EXPECT_TRUE(p.has_value()) << node << "." << name;
+    return p.value_or(ImVec2(0, 0));
+  }
   // Runs frames until `done` holds (the file watcher looks every 250 ms), at most 5 s.
   template <class F>
   bool frames_until(F done) {
@@ -147,6 +173,95 @@ TEST_F(EditorAppTest, PlayButtonRunsTheSampleAndTheViewportDrawsIt) {
   int64_t paused_at = app().session().steps();
   frames(3);
   EXPECT_EQ(app().session().steps(), paused_at);
+}
+
+// A user's whole edit in the editor, mouse and keyboard only: a node from the palette, two
+// links, a link the type checker refuses, undo and redo, copy and paste, save; then the
+// saved file loads and the edited program computes what the graph says.
+TEST_F(EditorAppTest, BuildAKernelWithMouseAndKeyboardSaveItAndRunIt) {
+  start();
+  std::string path = (dir_ / "small.loom.json").string();
+  {
+    std::ofstream(path) << R"({"format": "loom-graph", "version": 2,
+  "fields": [{"name": "out", "type": "f32", "shape": [1]}],
+  "kernels": [{"name": "k", "nodes": [
+    {"id": 1, "type": "const", "params": {"value": 2.0}},
+    {"id": 2, "type": "store", "inputs": {"i0": 0, "value": "1"}, "params": {"field": "out"}}]}],
+  "pipelines": [{"name": "step", "launches": [{"kernel": "k"}]}],
+  "layout": [{"graph": "k", "positions": {"1": [0, 0], "2": [420, 0]}}]})";
+  }
+  ASSERT_TRUE(app().open(path));
+  frames(3);
+  NodeCanvas& canvas = app().canvas();
+  ASSERT_EQ(canvas.graph().name, "k");
+
+  // Tab over empty canvas, type, Enter: a sqrt node where the mouse is.
+  ImVec2 spot = canvas.view().to_screen(Vec2{200, 160});
+  click_at(spot.x, spot.y);
+  key(258);  // Tab
+  ASSERT_TRUE(canvas.palette().is_open());
+  type("sqrt");
+  key(257);  // Enter
+  const graph::Node* made = find_node(app().document().doc(), GraphRef{"k", false}, 3);
+  ASSERT_NE(made, nullptr) << app().document().save_text();
+  EXPECT_EQ(made->type, "sqrt");
+  frames(2);
+
+  // Links by dragging pin to pin: const -> sqrt -> store.value.
+  drag(pin(1, "out", true), pin(3, "a", false));
+  drag(pin(3, "out", true), pin(2, "value", false));
+  const graph::Node* store = find_node(app().document().doc(), GraphRef{"k", false}, 2);
+  ASSERT_NE(store->input("value"), nullptr);
+  EXPECT_EQ(store->input("value")->from_node, 3);
+  // A float into an index: refused, with the reason, and nothing changes.
+  std::string before = app().document().save_text();
+  drag(pin(3, "out", true), pin(2, "i0", false));
+  EXPECT_EQ(app().document().save_text(), before);
+  EXPECT_FALSE(canvas.status().empty());
+
+  // Undo the last link, redo it.
+  key('Z', true);
+  EXPECT_NE(find_node(app().document().doc(), GraphRef{"k", false}, 2)->input("value")->from_node, 3);
+  key('Z', true, true);
+  EXPECT_EQ(find_node(app().document().doc(), GraphRef{"k", false}, 2)->input("value")->from_node, 3);
+
+  // Copy the sqrt node and paste it: a new node with a new id, the clipboard holding JSON.
+  std::optional<ImVec2> at = canvas.node_screen_pos(3);
+  ASSERT_TRUE(at.has_value());
+  click_at(at->x + 20, at->y + 8);
+  EXPECT_EQ(app().document().selection().nodes, std::vector<int>{3});
+  key('C', true);
+  std::string clip = ImGui::GetClipboardText() ? ImGui::GetClipboardText() : "";
+  EXPECT_NE(clip.find("\"type\": \"sqrt\""), std::string::npos) << clip;
+  move(canvas.view().to_screen(Vec2{200, 320}));
+  key('V', true);
+  const graph::Node* pasted = find_node(app().document().doc(), GraphRef{"k", false}, 4);
+  ASSERT_NE(pasted, nullptr) << app().document().save_text();
+  EXPECT_EQ(pasted->type, "sqrt");
+  // Its input link stayed behind: the program does not compile, the node says why, and the
+  // kernels that ran before keep running.
+  frames(2);
+  ASSERT_TRUE(app().session().error().has_value());
+  EXPECT_EQ(app().session().error()->place().node, 4);
+  ASSERT_EQ(app().document().diagnostics().size(), 1u);
+  EXPECT_EQ(app().document().diagnostics()[0].node, 4);
+  EXPECT_EQ(app().document().selection().nodes, std::vector<int>{4});
+  key(261);  // Delete
+  EXPECT_EQ(find_node(app().document().doc(), GraphRef{"k", false}, 4), nullptr);
+
+  // Save; the file is the document, canonical, and loads back.
+  key('S', true);
+  EXPECT_FALSE(app().document().dirty());
+  std::string saved = read_text(path);
+  EXPECT_EQ(saved, app().document().save_text());
+  EXPECT_NO_THROW(graph::load_document(saved, path));
+
+  // The edit runs: out[0] = sqrt(2).
+  key(kF6);
+  frames(2);
+  ASSERT_FALSE(app().session().error().has_value()) << app().session().error()->what();
+  ArrayView out = app().session().program().array("out");
+  EXPECT_FLOAT_EQ(static_cast<float>(out.component(0, 0)), std::sqrt(2.0f));
 }
 
 TEST_F(EditorAppTest, ShortcutsStepResetAndSave) {
