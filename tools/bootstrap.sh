@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine:
-#   tools/bootstrap.sh run    install what is missing, build, run the sample simulation
+#   tools/bootstrap.sh run    install what is missing, build, open the editor on the MPM sample
+#                             (headless: run the heat sample, writing PNG frames and timings)
 #   tools/bootstrap.sh test   install what is missing, build, run the whole test suite
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +33,11 @@ cmake --build "$build" -j "$(nproc)"
 
 case "$mode" in
   run)
+    if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+      # A display: the editor on the MPM sample, playing.
+      exec "$build/editor/app/loom-editor" assets/graphs/mpm88.loom.json --play
+    fi
+    # Headless: the heat sample, a PNG frame every 20 steps, timings and statistics.
     mkdir -p "$build/frames"
     "$build/tools/loom/loom" run assets/graphs/heat.loom.json --steps 200 --stats \
       --png "temperature=$build/frames/heat_%04d.png" --every 20 \
