@@ -54,6 +54,7 @@ EditorApp::EditorApp(EditorOptions options)
     if (doc_.in_group()) doc_.end_group();
   };
   panels_.focus = [this](const Place& place) { focus(place); };
+  panels_.show_graph = [this](const std::string& name, bool function) { canvas_.show(GraphRef{name, function}); };
   viewport_.on_choose = [this](const graph::ViewSettings& view) {
     graph::Document after = doc_.doc();
     after.view = view;
@@ -135,6 +136,10 @@ std::string EditorApp::title() const {
 std::optional<ControlRect> EditorApp::control(const std::string& name) const {
   auto it = controls_.find(name);
   if (it != controls_.end()) return it->second;
+  if (name.rfind("program.", 0) == 0) {
+    auto p = panels_.controls.find(name.substr(8));
+    if (p != panels_.controls.end()) return p->second;
+  }
   if (name.rfind("viewport.", 0) == 0) {
     auto v = viewport_.controls().find(name.substr(9));
     if (v != viewport_.controls().end()) return v->second;
@@ -312,6 +317,13 @@ void EditorApp::layout_windows(float top, float bottom) {
 
   // Left column: three rows.
   panels_.window_flags = kTiled;
+  // The program panel highlights the graph on the canvas; the code view follows its kernel.
+  const GraphRef& root = canvas_.breadcrumb().empty() ? canvas_.graph() : canvas_.breadcrumb().front();
+  if (root.name != panels_.shown_graph || root.function != panels_.shown_function) {
+    panels_.shown_graph = root.name;
+    panels_.shown_function = root.function;
+    if (!root.function && !root.name.empty()) panels_.selected_kernel = root.name;
+  }
   panels_.document = &doc_.doc();
   float h1 = rows(height, tiles_.program), h2 = rows(height, tiles_.params);
   float h3 = height - h1 - h2 - 2 * kGap;

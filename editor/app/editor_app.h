@@ -75,13 +75,15 @@ class EditorApp {
   LiveSession& session() { return session_; }
   NodeCanvas& canvas() { return canvas_; }
   ViewportPanel& viewport() { return viewport_; }
+  const PanelState& panels() const { return panels_; }
   const std::string& path() const { return path_; }
   // A prompt waiting for an answer ("recover", "save-before-quit", "save-as", "open"; "" none).
   const std::string& prompt() const { return prompt_; }
   void answer_prompt(const std::string& choice);  // "recover"/"discard", "save"/"don't save"/"cancel"
 
   // Screen rectangles of named controls in the last frame (tests click them):
-  // "viewport.play", "viewport.step", "viewport.reset", "panel.<window name>".
+  // "viewport.play", "viewport.step", "viewport.reset", "viewport.show", "panel.<window name>",
+  // "program.kernel.<name>", "program.function.<name>", "prompt.<choice>".
   std::optional<ControlRect> control(const std::string& name) const;
 
  private:

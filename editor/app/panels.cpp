@@ -151,13 +151,26 @@ void draw_program_panel(LiveSession& session, PanelState& state) {
   const graph::Document& doc = session.document();
   if (ImGui::CollapsingHeader("Kernels", ImGuiTreeNodeFlags_DefaultOpen)) {
     for (const graph::KernelDecl& k : doc.kernels) {
-      if (ImGui::Selectable(k.name.c_str(), state.selected_kernel == k.name)) state.selected_kernel = k.name;
+      bool shown = state.shown_graph == k.name && !state.shown_function;
+      if (ImGui::Selectable(k.name.c_str(), shown || (state.shown_graph.empty() && state.selected_kernel == k.name))) {
+        state.selected_kernel = k.name;
+        if (state.show_graph) state.show_graph(k.name, false);
+      }
+      state.controls["kernel." + k.name] = ControlRect::last_item();
       if (ImGui::IsItemHovered() && !k.params.empty()) {
         std::string sig;
         for (const graph::KernelParam& p : k.params)
           sig += (sig.empty() ? "" : ", ") + p.name + ": " + (p.type.empty() ? std::string("any") : p.type);
         ImGui::SetTooltip("%s(%s)", k.name.c_str(), sig.c_str());
       }
+    }
+  }
+  if (!doc.functions.empty() && ImGui::CollapsingHeader("Functions", ImGuiTreeNodeFlags_DefaultOpen)) {
+    for (const graph::FunctionDecl& f : doc.functions) {
+      if (ImGui::Selectable((f.name + "##function").c_str(), state.shown_graph == f.name && state.shown_function) &&
+          state.show_graph)
+        state.show_graph(f.name, true);
+      state.controls["function." + f.name] = ControlRect::last_item();
     }
   }
   if (ImGui::CollapsingHeader("Pipelines", ImGuiTreeNodeFlags_DefaultOpen)) {

@@ -6,10 +6,12 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "compiler/graph/document.h"
+#include "editor/app/control_rect.h"
 #include "editor/app/live_session.h"
 
 namespace loom::editor {
@@ -30,6 +32,12 @@ struct PanelState {
   std::function<void()> end_edit;
   int window_flags = 0;  // ImGuiWindowFlags of every panel's window (the app tiles them)
   std::function<void(const Place&)> focus;    // show a node on the canvas
+  // The graph the canvas shows (highlighted in the program panel), and how to show another.
+  std::string shown_graph;
+  bool shown_function = false;
+  std::function<void(const std::string& name, bool function)> show_graph;
+  // Where the program panel drew its entries ("kernel.<name>", "function.<name>").
+  std::map<std::string, ControlRect> controls;
 };
 
 void draw_program_panel(LiveSession& session, PanelState& state);

@@ -15,11 +15,6 @@ namespace loom::editor {
 
 namespace {
 
-ControlRect last_item() {
-  ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
-  return ControlRect{a.x, a.y, b.x, b.y};
-}
-
 std::string view_key(const graph::ViewSettings& v) {
   return v.show + "|" + v.as + "|" + v.color_by + "|" + v.mesh + "|" + std::to_string(v.point_size);
 }
@@ -58,7 +53,7 @@ void ViewportPanel::draw(LiveSession& session, const ViewportTimes& times) {
   rect_ = render::Rect{at.x * scale.x, at.y * scale.y, size.x * scale.x, size.y * scale.y};
   ImGui::InvisibleButton("##scene", size, ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight |
                                               ImGuiButtonFlags_MouseButtonMiddle);
-  controls_["scene"] = last_item();
+  controls_["scene"] = ControlRect::last_item();
   camera_input();
   overlay(session, times);
   ImGui::End();
@@ -68,19 +63,19 @@ void ViewportPanel::toolbar(LiveSession& session) {
   bool can_run = session.has_program();
   if (!can_run) ImGui::BeginDisabled();
   if (ImGui::Button(session.playing() ? "Pause" : "Play", ImVec2(56, 0))) session.playing() ? session.pause() : session.play();
-  controls_["play"] = last_item();
+  controls_["play"] = ControlRect::last_item();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Play or pause the step pipeline (F5)");
   ImGui::SameLine();
   if (ImGui::Button("Step")) session.step_once();
-  controls_["step"] = last_item();
+  controls_["step"] = ControlRect::last_item();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Run the step pipeline once (F6)");
   ImGui::SameLine();
   if (ImGui::Button("Reset")) session.reset();
-  controls_["reset"] = last_item();
+  controls_["reset"] = ControlRect::last_item();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Fresh storage, run init again (F7)");
   ImGui::SameLine();
   if (ImGui::Button("Fit")) fit();
-  controls_["fit"] = last_item();
+  controls_["fit"] = ControlRect::last_item();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Frame what is shown (double-click the viewport)");
   if (!can_run) ImGui::EndDisabled();
   ImGui::SameLine();
@@ -88,7 +83,7 @@ void ViewportPanel::toolbar(LiveSession& session) {
   std::vector<graph::ViewSettings> choices;
   if (session.has_program()) choices = view_choices(session.document());
   bool open = ImGui::BeginCombo("##show", ("Show: " + view_label(view_)).c_str());
-  controls_["show"] = last_item();
+  controls_["show"] = ControlRect::last_item();
   if (open) {
     for (size_t i = 0; i < choices.size(); ++i) {
       ImGui::PushID(static_cast<int>(i));

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "compiler/graph/view_settings.h"
+#include "editor/app/control_rect.h"
 #include "editor/app/live_session.h"
 #include "runtime/render/camera.h"
 #include "runtime/render/mesh.h"
@@ -24,13 +25,6 @@ struct Frame;
 }  // namespace loom::render
 
 namespace loom::editor {
-
-// A control's rectangle on screen (ImGui coordinates), for tests that click it.
-struct ControlRect {
-  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-  float cx() const { return (x0 + x1) / 2; }
-  float cy() const { return (y0 + y1) / 2; }
-};
 
 // The times the viewport prints, smoothed by the app.
 // A negative time is printed as "--" (not measured yet, or hidden for screenshots).

@@ -445,6 +445,20 @@ TEST_F(EditorAppTest, AMeshViewMovesTheClothMeshAndAMissingMeshIsReported) {
   EXPECT_GE(app().viewport().uploads(), 2u);
 }
 
+TEST_F(EditorAppTest, AKernelClickedInTheProgramPanelShowsItsGraphAndItsCode) {
+  start();
+  ASSERT_TRUE(app().open(copy_sample("mpm88")));
+  frames(2);
+  EXPECT_EQ(app().canvas().graph().name, "seed");
+  click("program.kernel.p2g");
+  frames(2);
+  EXPECT_EQ(app().canvas().graph(), (GraphRef{"p2g", false}));
+  EXPECT_GT(app().canvas().stats().nodes_total, 10);
+  // The code panel follows: the IR of p2g.
+  EXPECT_EQ(app().panels().selected_kernel, "p2g");
+  EXPECT_EQ(app().panels().code.rfind("kernel p2g", 0), 0u) << app().panels().code.substr(0, 200);
+}
+
 TEST_F(EditorAppTest, DraggingTheGapBetweenPanelsResizesThem) {
   start();
   ASSERT_TRUE(app().open(copy_sample("heat")));
