@@ -91,6 +91,7 @@ bool EditorApp::open(const std::string& path) {
     return false;
   }
   set_document(session_.document(), path);
+  if (session_.error()) focus(session_.error()->place());  // opened broken: show where
   recovery_path_ = LiveSession::recovery_for(path);
   if (!recovery_path_.empty()) prompt_ = "recover";
   return true;

@@ -356,7 +356,13 @@ void draw_code_panel(LiveSession& session, PanelState& state) {
       state.code = std::string("; ") + e.what();
     }
   }
-  if (state.code.empty()) text_disabled_wrapped("Select a kernel to see its code.");
+  if (!session.has_program()) {
+    state.code.clear();
+    state.code_key.clear();
+    text_disabled_wrapped("No code: the document does not compile yet (the log and the marked node say why).");
+  } else if (state.code.empty()) {
+    text_disabled_wrapped("Select a kernel to see its code.");
+  }
   ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.07f, 0.07f, 0.09f, 1.0f));
   ImGui::InputTextMultiline("##code", state.code.data(), state.code.size() + 1, ImVec2(-1, -1), ImGuiInputTextFlags_ReadOnly);
   ImGui::PopStyleColor();

@@ -330,6 +330,31 @@ TEST_F(EditorAppTest, AnEditThatDoesNotCompileKeepsTheKernelsRunningAndMarksTheN
   EXPECT_TRUE(app().document().diagnostics().empty());
 }
 
+TEST_F(EditorAppTest, ABrokenDocumentOpensAtItsErrorAndRunsOnceFixed) {
+  start();
+  std::string path = copy_sample("heat");
+  std::string text = read_text(path);
+  size_t at = text.find("4.0 * c)");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 8, "4.0 * q)");
+  { std::ofstream(path, std::ios::binary | std::ios::trunc) << text; }
+  ASSERT_TRUE(app().open(path));  // it reads: open for editing
+  frames(3);
+  EXPECT_FALSE(app().session().has_program());
+  EXPECT_EQ(app().canvas().graph(), (GraphRef{"diffuse", false}));
+  EXPECT_EQ(app().document().selection().nodes, std::vector<int>{12});
+  ASSERT_EQ(app().document().diagnostics().size(), 1u);
+  EXPECT_EQ(app().document().diagnostics()[0].node, 12);
+  // The fix: the program starts.
+  graph::Document fixed = app().document().doc();
+  for (auto& [name, value] : find_node(fixed.kernels[1].nodes, 12)->params)
+    if (name == "expr") value.s = "c + k * (n + s + w + e - 4.0 * c)";
+  replace_document(app().document(), fixed, "fix");
+  frames(3);
+  EXPECT_TRUE(app().session().has_program());
+  EXPECT_TRUE(app().document().diagnostics().empty());
+}
+
 TEST_F(EditorAppTest, AChangeOnDiskReloadsAndCanBeUndone) {
   start();
   std::string path = copy_sample("heat");
