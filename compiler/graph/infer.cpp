@@ -1,5 +1,6 @@
 #include "compiler/graph/infer.h"
 
+#include "compiler/graph/lower.h"
 #include "compiler/graph/lowerer.h"
 #include "runtime/common/error.h"
 
@@ -34,41 +35,6 @@ const NodeProblem* GraphTypes::problem_of(int node) const {
 }
 
 namespace {
-
-Literal string_literal(const std::string& s) {
-  Literal l;
-  l.kind = Literal::Kind::String;
-  l.s = s;
-  return l;
-}
-
-// A scratch kernel calling `f` with its inputs as value parameters, as validate_document
-// types a function.
-KernelDecl function_probe(const FunctionDecl& f) {
-  KernelDecl probe;
-  probe.name = f.name;
-  Node call;
-  call.id = 0;
-  call.type = "call";
-  call.params.emplace_back("function", string_literal(f.name));
-  int id = 1;
-  for (const FunctionPort& port : f.inputs) {
-    probe.params.push_back({port.name, ParamKind::Value, port.type, 0});
-    Node param;
-    param.id = id;
-    param.type = "param";
-    param.params.emplace_back("name", string_literal(port.name));
-    probe.nodes.push_back(param);
-    Input in;
-    in.pin = port.name;
-    in.linked = true;
-    in.from_node = id++;
-    in.from_pin = "out";
-    call.inputs.push_back(in);
-  }
-  probe.nodes.push_back(call);
-  return probe;
-}
 
 // Template arguments of the first launch of `k` (resource names become fields or open
 // ndarrays, numbers constants), as validate_document binds them.

@@ -600,4 +600,41 @@ std::unique_ptr<ir::Kernel> lower_kernel(const Document& doc, const std::string&
   return detail::Lowerer(doc, *decl, args).run();
 }
 
+namespace {
+
+Literal string_literal(const std::string& s) {
+  Literal l;
+  l.kind = Literal::Kind::String;
+  l.s = s;
+  return l;
+}
+
+}  // namespace
+
+KernelDecl function_probe(const FunctionDecl& f) {
+  KernelDecl probe;
+  probe.name = f.name;
+  Node call;
+  call.id = 0;
+  call.type = "call";
+  call.params.emplace_back("function", string_literal(f.name));
+  int id = 1;
+  for (const FunctionPort& port : f.inputs) {
+    probe.params.push_back({port.name, ParamKind::Value, port.type, 0});
+    Node param;
+    param.id = id;
+    param.type = "param";
+    param.params.emplace_back("name", string_literal(port.name));
+    probe.nodes.push_back(param);
+    Input in;
+    in.pin = port.name;
+    in.linked = true;
+    in.from_node = id++;
+    in.from_pin = "out";
+    call.inputs.push_back(in);
+  }
+  probe.nodes.push_back(call);
+  return probe;
+}
+
 }  // namespace loom::graph

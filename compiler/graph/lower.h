@@ -48,6 +48,10 @@ struct ReturnValue {
 // an unknown type, an argpack (kind "pack"), or a struct holding a pack or a resource.
 std::vector<ReturnValue> kernel_returns(const Document& doc, const KernelDecl& kernel);
 
+// A scratch kernel calling function `f` with its inputs as value parameters: how a function
+// is lowered (and its types checked) on its own, called or not.
+KernelDecl function_probe(const FunctionDecl& f);
+
 // Lowers `kernel` of `doc`. Throws loom::Error naming the node and pin of the first problem
 // (unknown node or pin, type mismatch, missing template argument, ...). The result passes
 // ir::verify() and is not offloaded.

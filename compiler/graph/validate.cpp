@@ -382,34 +382,7 @@ void validate_document(const Document& doc) {
   // Types inside every function, called or not: lower a call to it from a scratch kernel
   // whose parameters are the function's inputs.
   for (const FunctionDecl& f : doc.functions) {
-    KernelDecl probe;
-    probe.name = f.name;
-    Node call;
-    call.id = 0;
-    call.type = "call";
-    Literal name;
-    name.kind = Literal::Kind::String;
-    name.s = f.name;
-    call.params.emplace_back("function", name);
-    int id = 1;
-    for (const FunctionPort& port : f.inputs) {
-      probe.params.push_back({port.name, ParamKind::Value, port.type, 0});
-      Node param;
-      param.id = id;
-      param.type = "param";
-      Literal pname;
-      pname.kind = Literal::Kind::String;
-      pname.s = port.name;
-      param.params.emplace_back("name", pname);
-      probe.nodes.push_back(param);
-      Input in;
-      in.pin = port.name;
-      in.linked = true;
-      in.from_node = id++;
-      in.from_pin = "out";
-      call.inputs.push_back(in);
-    }
-    probe.nodes.push_back(call);
+    KernelDecl probe = function_probe(f);
     detail::Lowerer(doc, probe, TemplateArgs{}, /*as_function=*/true).run();
   }
   std::set<std::string> kernels;
