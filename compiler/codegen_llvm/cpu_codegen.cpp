@@ -1,5 +1,6 @@
 #include "compiler/codegen_llvm/cpu_codegen.h"
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 
@@ -64,6 +65,21 @@ std::unique_ptr<llvm::TargetMachine> target_machine(const CpuCodegenOptions& o) 
   if (!tm) throw Error("codegen: cannot create a target machine for CPU '" + o.cpu + "'");
   return tm;
 }
+
+}  // namespace
+
+CpuTarget describe_cpu_target(const CpuCodegenOptions& options, const std::vector<std::string>& candidates) {
+  std::unique_ptr<llvm::TargetMachine> tm = target_machine(options);
+  const llvm::MCSubtargetInfo* sti = tm->getMCSubtargetInfo();
+  CpuTarget t;
+  t.cpu = tm->getTargetCPU().str();
+  for (const std::string& f : candidates)
+    if (sti->checkFeatures("+" + f)) t.features.push_back(f);
+  std::sort(t.features.begin(), t.features.end());
+  return t;
+}
+
+namespace {
 
 // libmvec's 8-wide entry points need AVX2; on other targets keep the scalar libm calls.
 bool use_libmvec(llvm::TargetMachine& tm, const CpuCodegenOptions& options) {

@@ -39,6 +39,14 @@ struct CompiledCpuKernel {
   std::vector<uint8_t> object;  // ELF relocatable object for the host
 };
 
+// The CPU an object for `options` targets and which of `candidates` (LLVM feature names:
+// "avx2", "fma") its code may use: what an AOT module records as its CPU requirements.
+struct CpuTarget {
+  std::string cpu;
+  std::vector<std::string> features;
+};
+CpuTarget describe_cpu_target(const CpuCodegenOptions& options, const std::vector<std::string>& candidates);
+
 // `kernel` must pass ir::verify(kernel, {.offloaded = true, .lowered = true}).
 // Throws loom::Error on IR the backend cannot compile.
 CompiledCpuKernel compile_kernel_to_object(ir::Kernel& kernel, const CpuCodegenOptions& options = {},

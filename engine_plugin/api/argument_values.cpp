@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 
+#include "compiler/graph/document.h"
+
 namespace loom {
 
 Arg::Arg(const std::vector<std::vector<double>>& columns) : kind_(Kind::List) {
@@ -183,6 +185,42 @@ std::vector<uint8_t> argument_bytes(const Arg& a, ValueType type, const Place& w
     throw Error(where, name + " cannot hold " + held);
   }
   return bytes;
+}
+
+Arg literal_to_arg(const graph::Literal& l, const Place& where) {
+  auto number = [&](const graph::Literal& x) {
+    if (x.kind == graph::Literal::Kind::Int && (x.above_int64 || x.i > (int64_t{1} << 53) || x.i < -(int64_t{1} << 53)))
+      throw Error(where, "the list component " + (x.spelling.empty() ? std::to_string(x.i) : x.spelling) +
+                             " is too large to be exact; list components are doubles (up to 2^53)");
+    if (!x.is_number() && x.kind != graph::Literal::Kind::Bool)
+      throw Error(where, "lists hold numbers (or lists of numbers: the columns of a matrix)");
+    return x.kind == graph::Literal::Kind::Bool ? (x.b ? 1.0 : 0.0) : x.as_double();
+  };
+  switch (l.kind) {
+    case graph::Literal::Kind::Bool: return Arg(l.b);
+    case graph::Literal::Kind::Int:
+      return l.above_int64 ? Arg(static_cast<uint64_t>(l.i)) : Arg(static_cast<int64_t>(l.i));
+    case graph::Literal::Kind::Float: return Arg(l.f);
+    case graph::Literal::Kind::String: return Arg(l.s);
+    case graph::Literal::Kind::List: {
+      bool columns = !l.list.empty() && l.list[0].kind == graph::Literal::Kind::List;
+      if (!columns) {
+        std::vector<double> v;
+        for (const auto& item : l.list) v.push_back(number(item));
+        return Arg(std::move(v));
+      }
+      std::vector<std::vector<double>> cols;
+      for (const auto& column : l.list) {
+        if (column.kind != graph::Literal::Kind::List)
+          throw Error(where, "a matrix is a list of columns, each a list of numbers");
+        cols.emplace_back();
+        for (const auto& item : column.list) cols.back().push_back(number(item));
+      }
+      return Arg(cols);
+    }
+    case graph::Literal::Kind::None: break;
+  }
+  return Arg(0);
 }
 
 }  // namespace loom

@@ -18,11 +18,19 @@
 
 namespace loom {
 
+namespace graph {
+struct Literal;
+}
+
 // The packed components of `a` as `type` (size_of(type.scalar) bytes each, bools one byte
 // 0/1), or a loom::Error at `where`: "<what> of type i32 cannot hold 3000000000", where
 // `what` names the place ("parameter 'base'", "member 'job.scale'").
 std::vector<uint8_t> argument_bytes(const Arg& a, ValueType type, const Place& where,
                                     const std::string& what);
+
+// A document literal (a pipeline argument, an argpack value) as an argument: a string names
+// a resource, a list of lists is a matrix given by its columns.
+Arg literal_to_arg(const graph::Literal& l, const Place& where);
 
 // "the integer 3", "the number 2.5", "true", "a list of 3 numbers", "'name'".
 std::string describe_arg(const Arg& a);

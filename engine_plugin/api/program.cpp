@@ -2,6 +2,7 @@
 // in-memory and offline caches), program resources, argument binding and launches.
 #include "engine_plugin/include/loom/program.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include "compiler/ir/inst.h"
 #include "compiler/ir/printer.h"
 #include "compiler/passes/pipeline.h"
+#include "engine_plugin/api/aot_instance.h"
 #include "engine_plugin/api/argument_values.h"
 #include "engine_plugin/api/build_id.h"
 #include "engine_plugin/api/device_backend.h"
@@ -77,42 +79,6 @@ void with_scalar_type(Scalar s, F&& fn) {
   }
 }
 
-// A document literal as an argument: a list of lists is a matrix given by columns.
-Arg literal_to_arg(const graph::Literal& l, const Place& where) {
-  auto number = [&](const graph::Literal& x) {
-    if (x.kind == graph::Literal::Kind::Int && (x.above_int64 || x.i > (int64_t{1} << 53) || x.i < -(int64_t{1} << 53)))
-      throw Error(where, "the list component " + (x.spelling.empty() ? std::to_string(x.i) : x.spelling) +
-                             " is too large to be exact; list components are doubles (up to 2^53)");
-    if (!x.is_number() && x.kind != graph::Literal::Kind::Bool)
-      throw Error(where, "lists hold numbers (or lists of numbers: the columns of a matrix)");
-    return x.kind == graph::Literal::Kind::Bool ? (x.b ? 1.0 : 0.0) : x.as_double();
-  };
-  switch (l.kind) {
-    case graph::Literal::Kind::Bool: return Arg(l.b);
-    case graph::Literal::Kind::Int:
-      return l.above_int64 ? Arg(static_cast<uint64_t>(l.i)) : Arg(static_cast<int64_t>(l.i));
-    case graph::Literal::Kind::Float: return Arg(l.f);
-    case graph::Literal::Kind::String: return Arg(l.s);
-    case graph::Literal::Kind::List: {
-      bool columns = !l.list.empty() && l.list[0].kind == graph::Literal::Kind::List;
-      if (!columns) {
-        std::vector<double> v;
-        for (const auto& item : l.list) v.push_back(number(item));
-        return Arg(std::move(v));
-      }
-      std::vector<std::vector<double>> cols;
-      for (const auto& column : l.list) {
-        if (column.kind != graph::Literal::Kind::List)
-          throw Error(where, "a matrix is a list of columns, each a list of numbers");
-        cols.emplace_back();
-        for (const auto& item : column.list) cols.back().push_back(number(item));
-      }
-      return Arg(cols);
-    }
-    case graph::Literal::Kind::None: break;
-  }
-  return Arg(0);
-}
 
 }  // namespace
 
@@ -1078,6 +1044,40 @@ std::string Program::llvm_ir_text(const std::string& kernel, const Args& templat
   codegen::CpuCodegenOptions co;
   co.fast_math = impl_->options.fast_math;
   return codegen::dump_llvm_ir(*k, co, optimized);
+}
+
+void Program::lower_for_module(const std::string& kernel, const Args& args, int index_bits, AotInstance& out) {
+  const graph::KernelDecl& decl = impl_->kernel_decl(kernel);
+  impl_->check_argument_names(decl, args);
+  graph::TemplateArgs targs = impl_->template_args(decl, args);
+  std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*impl_->doc, kernel, targs);
+  k->fast_math = impl_->options.fast_math;
+  k->index_bits = index_bits;
+  passes::PipelineOptions po;
+  po.debug = impl_->options.debug;
+  passes::run_pipeline(*k, po);
+  out.ir = std::move(k);
+  out.template_args.clear();
+  auto sorted = targs.values;
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [param, t] : sorted) {
+    aot::TemplateArgument a;
+    a.param = param;
+    switch (t.kind) {
+      case graph::TemplateArg::Kind::Field: a.kind = aot::TemplateArgument::Kind::Field; a.field = t.field; break;
+      case graph::TemplateArg::Kind::Int: a.kind = aot::TemplateArgument::Kind::Int; a.i = t.i; break;
+      case graph::TemplateArg::Kind::Float: a.kind = aot::TemplateArgument::Kind::Float; a.f = t.f; break;
+      case graph::TemplateArg::Kind::Bool: a.kind = aot::TemplateArgument::Kind::Bool; a.b = t.b; break;
+      case graph::TemplateArg::Kind::Ndarray:
+        a.kind = aot::TemplateArgument::Kind::Ndarray;
+        a.elem = parse_value_type(t.field).value_or(ValueType{});
+        a.i = t.i;
+        break;
+    }
+    out.template_args.push_back(std::move(a));
+  }
+  out.return_names.clear();
+  for (const graph::ReturnValue& r : graph::kernel_returns(*impl_->doc, decl)) out.return_names.push_back(r.name);
 }
 
 Backend Program::backend() const { return impl_->backend->kind(); }

@@ -2,6 +2,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -11,7 +12,9 @@
 
 #include "compiler/graph/document.h"
 #include "compiler/graph/document_json.h"
+#include "engine_plugin/include/loom/aot_module.h"
 #include "engine_plugin/include/loom/program.h"
+#include "runtime/aot/module_files.h"
 #include "runtime/common/error.h"
 #include "runtime/render/png.h"
 #include "tools/loom/png_frames.h"
@@ -24,7 +27,8 @@ commands:
   run DOC      run the document's `init` pipeline, then `step` N times
   check DOC    load and validate a document; compile nothing
   ir DOC       print a kernel's IR after lowering or after a pass
-  compile DOC  compile every kernel the pipelines launch (fills the offline cache)
+  compile DOC  compile every kernel the pipelines launch: into the offline cache, or
+               with -o into an AOT module that loads without the compiler
   spirv DOC    print a kernel's SPIR-V disassembly (Vulkan backend)
   bench DOC    time the `step` pipeline
   fmt DOC      rewrite a document in the canonical style (--check: only report)
@@ -80,11 +84,21 @@ Prints the IR of kernel K after lowering (--after lower) or after a pass of the 
   --debug            as compiled for debugging (bounds checks, assertions)
   --no-fast-math     as compiled for strict IEEE float math
 )"},
-    {"compile", R"(usage: loom compile DOC [--stats] [--cache-dir DIR] [--debug] [--no-fast-math]
-                    [--backend B] [--device D]
+    {"compile", R"(usage: loom compile DOC [-o FILE [--arch cpu|vulkan] [--folder] [--cpu NAME]]
+                    [--stats] [--cache-dir DIR] [--debug] [--no-fast-math] [--backend B] [--device D]
 
-Compiles every (kernel, template arguments) pair the document's pipelines launch and
-stores them in the offline cache. Prints the compile statistics.
+Compiles every (kernel, template arguments) pair the document's pipelines launch.
+Without -o, stores them in the offline cache and prints the compile statistics.
+With -o, writes an AOT module: the document's fields, ndarrays, textures, argpacks and
+pipelines with every instantiation they launch, compiled for --arch (default cpu). A
+runtime without the compiler loads it (loom.h, runtime/aot). The same document and options
+give byte-identical files.
+  -o, --output FILE  the module archive to write (conventionally NAME.loommod)
+  --arch A           cpu (native object code) or vulkan (SPIR-V)
+  --folder           write FILE as an unpacked folder (metadata.json and the blobs)
+  --cpu NAME         cpu: the CPU the code is for, an LLVM CPU name such as x86-64-v2 or
+                     x86-64-v3 (default: this machine's CPU and all its features)
+  --workgroup-size N vulkan: invocations per workgroup of parallel tasks (default 128)
   --debug            compile bounds checks and assertions into kernels
   --no-fast-math     strict IEEE float math (a separate cache entry)
 )"},
@@ -136,7 +150,7 @@ const std::map<std::string, std::vector<std::string>> kValueOptions = {
     {"run", {"--steps", "--backend", "--device", "--workgroup-size", "--load", "--dump", "--threads", "--cache-dir", "--png", "--every"}},
     {"check", {}},
     {"ir", {"--kernel", "--after", "--template"}},
-    {"compile", {"--cache-dir", "--backend", "--device", "--workgroup-size"}},
+    {"compile", {"--cache-dir", "--backend", "--device", "--workgroup-size", "--output", "--arch", "--cpu"}},
     {"spirv", {"--kernel", "--template", "--device"}},
     {"bench", {"--steps", "--threads", "--backend", "--device", "--workgroup-size", "--cache-dir"}},
     {"fmt", {}},
@@ -146,7 +160,7 @@ const std::map<std::string, std::vector<std::string>> kFlagOptions = {
     {"run", {"--stats", "--debug", "--no-cache", "--validate", "--spirv-opt", "--no-fast-math"}},
     {"check", {"--debug", "--no-fast-math"}},
     {"ir", {"--list-passes", "--debug", "--no-fast-math"}},
-    {"compile", {"--stats", "--debug", "--no-cache", "--validate", "--spirv-opt", "--no-fast-math"}},
+    {"compile", {"--stats", "--debug", "--no-cache", "--validate", "--spirv-opt", "--no-fast-math", "--folder"}},
     {"spirv", {"--debug"}},
     {"bench", {"--no-cache", "--validate", "--spirv-opt", "--no-fast-math"}},
     {"fmt", {"--check"}},
@@ -169,6 +183,7 @@ Options parse(int argc, char** argv) {
   if (!kValueOptions.count(o.command)) fail("unknown command '" + o.command + "' (see loom --help)");
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
+    if (a == "-o") a = "--output";
     if (a == "--help" || a == "-h") {
       for (const auto& h : kHelp)
         if (o.command == h.name) std::fputs(h.text, stdout);
@@ -441,7 +456,53 @@ int cmd_spirv(const Options& o) {
   return 0;
 }
 
+// `loom compile DOC -o FILE`: the document as an AOT module.
+int cmd_compile_module(const Options& o) {
+  std::string arch = o.value("--arch", "cpu");
+  if (arch != "cpu" && arch != "vulkan") fail("--arch takes cpu or vulkan, not '" + arch + "'");
+  loom::ProgramOptions po = program_options(o);
+  po.backend = loom::Backend::Cpu;  // the program only hosts the document; nothing runs
+  po.offline_cache = false;
+  loom::Program program(po);
+  program.load_file(o.doc);
+  loom::AotOptions ao;
+  ao.arch = arch == "vulkan" ? loom::Backend::Vulkan : loom::Backend::Cpu;
+  ao.cpu = o.value("--cpu");
+  if (!o.value("--workgroup-size").empty()) ao.workgroup_size = to_int("--workgroup-size", o.value("--workgroup-size"));
+  loom::AotModule builder(program, ao);
+  builder.add_document();
+  loom::aot::Module m = builder.module();
+  std::string out = o.value("--output");
+  m.meta.name = std::filesystem::path(out).stem().string();
+  if (o.flag("--folder"))
+    loom::aot::save_module_folder(m, out);
+  else
+    loom::aot::save_module_archive(m, out);
+  for (const loom::aot::KernelInfo& k : m.meta.kernels) {
+    std::string targs;
+    for (const loom::aot::TemplateArgument& t : k.template_args)
+      targs += (targs.empty() ? "" : ", ") + t.param + "=" +
+               (t.kind == loom::aot::TemplateArgument::Kind::Field ? t.field
+                : t.kind == loom::aot::TemplateArgument::Kind::Ndarray
+                    ? loom::value_type_name(t.elem) + "/" + std::to_string(t.i) + "d"
+                : t.kind == loom::aot::TemplateArgument::Kind::Float ? std::to_string(t.f)
+                : t.kind == loom::aot::TemplateArgument::Kind::Bool ? (t.b ? "true" : "false")
+                                                                      : std::to_string(t.i));
+    std::printf("kernel %s%s: %zu task(s)\n", k.name.c_str(), targs.empty() ? "" : ("(" + targs + ")").c_str(),
+                k.abi.tasks.size());
+  }
+  uint64_t bytes = 0;
+  for (const loom::aot::BlobInfo& b : m.meta.blobs) bytes += b.size;
+  std::printf("wrote %s: %s module, %zu kernel(s), %zu pipeline(s), %zu blob(s), %llu bytes of code\n", out.c_str(),
+              arch.c_str(), m.meta.kernels.size(), m.meta.pipelines.size(), m.meta.blobs.size(),
+              static_cast<unsigned long long>(bytes));
+  return 0;
+}
+
 int cmd_check_or_compile(const Options& o, bool compile) {
+  if (compile && !o.value("--output").empty()) return cmd_compile_module(o);
+  if (!o.value("--arch").empty() || o.flag("--folder") || !o.value("--cpu").empty())
+    fail("--arch, --cpu and --folder describe a module: give its file with -o FILE");
   loom::ProgramOptions po = program_options(o);
   if (!compile) po.offline_cache = false;
   loom::Program program(po);

@@ -23,6 +23,7 @@ struct Document;
 namespace vk {
 class VulkanDevice;
 }
+struct AotInstance;
 
 // Auto: Vulkan when a usable device exists, else the CPU (with a notice).
 enum class Backend : uint8_t { Cpu, Vulkan, Auto };
@@ -247,6 +248,11 @@ class Program {
   // The LLVM IR of one instantiation for the host CPU, after LLVM's optimisation when
   // `optimized` (what the CPU backend runs).
   std::string llvm_ir_text(const std::string& kernel, const Args& template_args = {}, bool optimized = true);
+
+  // For AOT modules (aot_module.h): lowers and optimises one instantiation (template
+  // arguments taken from `args` as a launch takes them) for a device whose element offsets
+  // are `index_bits` wide, with this program's debug and fast-math options.
+  void lower_for_module(const std::string& kernel, const Args& args, int index_bits, AotInstance& out);
 
   // The device kernels run on: after Auto, the backend chosen.
   Backend backend() const;

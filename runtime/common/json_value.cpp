@@ -1,10 +1,10 @@
-#include "compiler/graph/json_value.h"
+#include "runtime/common/json_value.h"
 
 #include <cstdio>
 
 #include "runtime/common/error.h"
 
-namespace loom::graph {
+namespace loom {
 
 const JsonValue* JsonValue::find(std::string_view key) const {
   for (const auto& [k, v] : members)
@@ -309,4 +309,4 @@ std::string json_quote(std::string_view s) {
   return out + "\"";
 }
 
-}  // namespace loom::graph
+}  // namespace loom

@@ -1,0 +1,322 @@
+// AotModule: compiles a program's instantiations for a module's target and gathers what
+// they run on into runtime/aot's Module (metadata + blobs).
+#include "engine_plugin/include/loom/aot_module.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include "compiler/codegen_llvm/cpu_codegen.h"
+#include "compiler/codegen_spirv/spirv_codegen.h"
+#include "compiler/graph/document.h"
+#include "engine_plugin/api/aot_instance.h"
+#include "engine_plugin/api/argument_values.h"
+#include "runtime/aot/module_files.h"
+#include "runtime/common/error.h"
+#include "runtime/cpu/host_cpu.h"
+
+namespace loom {
+
+namespace {
+
+// Blob names are file names in the folder form: letters, digits, '_', '-', '.'.
+std::string blob_stem(size_t index, const std::string& kernel) {
+  std::string s = std::to_string(index) + "." ;
+  for (char c : kernel) s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
+  return s;
+}
+
+bool same_template(const std::vector<aot::TemplateArgument>& a, const std::vector<aot::TemplateArgument>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const auto &x = a[i], &y = b[i];
+    if (x.param != y.param || x.kind != y.kind || x.field != y.field || x.elem != y.elem || x.i != y.i || x.b != y.b ||
+        std::memcmp(&x.f, &y.f, sizeof x.f) != 0)
+      return false;
+  }
+  return true;
+}
+
+// The exact components of `a` as `type`, checked as a launch checks them: a scalar as Int,
+// Float or Bool, a vector or matrix as a list.
+aot::Value normalised_value(const Arg& a, ValueType type, const Place& where, const std::string& what) {
+  std::vector<uint8_t> bytes = argument_bytes(a, type, where, what);
+  auto component = [&](int c, bool* integral, int64_t* i, bool* above) -> double {
+    const uint8_t* p = bytes.data() + static_cast<size_t>(c) * static_cast<size_t>(size_of(type.scalar));
+    *integral = !is_float(type.scalar);
+    *above = false;
+    auto load = [&](auto zero) {
+      decltype(zero) v;
+      std::memcpy(&v, p, sizeof v);
+      return v;
+    };
+    switch (type.scalar) {
+      case Scalar::Bool: *i = p[0]; return p[0];
+      case Scalar::I8: *i = load(int8_t{}); return static_cast<double>(*i);
+      case Scalar::I16: *i = load(int16_t{}); return static_cast<double>(*i);
+      case Scalar::I32: *i = load(int32_t{}); return static_cast<double>(*i);
+      case Scalar::I64: *i = load(int64_t{}); return static_cast<double>(*i);
+      case Scalar::U8: *i = load(uint8_t{}); return static_cast<double>(*i);
+      case Scalar::U16: *i = load(uint16_t{}); return static_cast<double>(*i);
+      case Scalar::U32: *i = load(uint32_t{}); return static_cast<double>(*i);
+      case Scalar::U64: {
+        uint64_t u = load(uint64_t{});
+        *i = static_cast<int64_t>(u);
+        *above = u > static_cast<uint64_t>(INT64_MAX);
+        return static_cast<double>(u);
+      }
+      case Scalar::F32: return load(float{});
+      case Scalar::F64: return load(double{});
+      case Scalar::Void: break;
+    }
+    return 0;
+  };
+  aot::Value v;
+  bool integral = false, above = false;
+  int64_t i = 0;
+  if (type.components() == 1) {
+    double d = component(0, &integral, &i, &above);
+    if (type.scalar == Scalar::Bool) {
+      v.kind = aot::Value::Kind::Bool;
+      v.b = i != 0;
+    } else if (integral) {
+      v.kind = aot::Value::Kind::Int;
+      v.i = i;
+      v.above_int64 = above;
+    } else {
+      v.kind = aot::Value::Kind::Float;
+      v.f = d;
+    }
+    return v;
+  }
+  v.kind = aot::Value::Kind::List;
+  for (int c = 0; c < type.components(); ++c) v.list.push_back(component(c, &integral, &i, &above));
+  return v;
+}
+
+aot::Value resource_value(const std::string& name) {
+  aot::Value v;
+  v.kind = aot::Value::Kind::Resource;
+  v.resource = name;
+  return v;
+}
+
+}  // namespace
+
+struct AotModule::Impl {
+  Program& program;
+  AotOptions options;
+  aot::Module module;
+  std::set<std::string> resources;  // names already in the module
+
+  const graph::Document& doc() const { return program.document(); }
+};
+
+AotModule::AotModule(Program& program, AotOptions options) : impl_(std::make_unique<Impl>(Impl{program, options, {}, {}})) {
+  if (options.arch != Backend::Cpu && options.arch != Backend::Vulkan)
+    throw Error("AOT modules are compiled for the CPU or for Vulkan, not for '" + std::string(backend_name(options.arch)) + "'");
+  if (options.workgroup_size < 1 || options.workgroup_size > 1024)
+    throw Error("AOT module: workgroup size " + std::to_string(options.workgroup_size) + " is not in [1, 1024]");
+  aot::ModuleMetadata& m = impl_->module.meta;
+  m.name = program.document().name;
+  m.arch = options.arch == Backend::Vulkan ? aot::Arch::Vulkan : aot::Arch::Cpu;
+  m.producer = "loom " LOOM_VERSION_STRING;
+  m.argpack_types = program.document().argpack_types;
+  if (m.arch == aot::Arch::Cpu) {
+    codegen::CpuCodegenOptions co;
+    co.cpu = options.cpu;
+    // Recorded: the features the runtime can check on the machine that loads the module.
+    codegen::CpuTarget target = codegen::describe_cpu_target(co, cpu::known_cpu_features());
+    m.needs.cpu = target.cpu;
+    m.needs.cpu_features = target.features;
+  }
+}
+
+AotModule::~AotModule() = default;
+
+void AotModule::add_resource(const std::string& name) {
+  if (impl_->resources.count(name)) return;
+  const graph::Document& doc = impl_->doc();
+  aot::ModuleMetadata& m = impl_->module.meta;
+  Place where{doc.path, "", -1, name};
+  if (const FieldDesc* f = doc.field(name)) {
+    impl_->resources.insert(name);
+    m.fields.push_back(*f);
+    return;
+  }
+  if (const graph::NdarrayDecl* n = doc.ndarray(name)) {
+    impl_->resources.insert(name);
+    m.ndarrays.push_back({n->name, n->elem, n->shape});
+    return;
+  }
+  if (const graph::TextureDecl* t = doc.texture(name)) {
+    impl_->resources.insert(name);
+    m.textures.push_back({t->name, t->format, t->size});
+    return;
+  }
+  if (const graph::ArgpackDecl* a = doc.argpack(name)) {
+    impl_->resources.insert(name);
+    aot::ArgpackInfo info;
+    info.name = a->name;
+    info.type = doc.argpack_type(a->type);
+    if (info.type < 0) throw Error(where, "argpack '" + name + "' has unknown type '" + a->type + "'");
+    for (const auto& [path, literal] : a->values) {
+      Place at{doc.path, "", -1, name + "." + path};
+      uint32_t offset = 0;
+      const ArgpackMember* member = find_member(doc.argpack_types, info.type, path, &offset);
+      if (!member) throw Error(at, "argpack '" + name + "' has no member '" + path + "'");
+      Arg arg = literal_to_arg(literal, at);
+      if (member->kind == MemberKind::Value) {
+        info.values.emplace_back(path, normalised_value(arg, member->type, at, "member '" + name + "." + path + "'"));
+        continue;
+      }
+      if (arg.kind() != Arg::Kind::Resource) throw Error(at, "member '" + name + "." + path + "' takes a resource name");
+      add_resource(arg.resource());
+      info.values.emplace_back(path, resource_value(arg.resource()));
+    }
+    m.argpacks.push_back(std::move(info));
+    return;
+  }
+  throw Error(where, "the document has no field, ndarray, texture or argpack '" + name + "'");
+}
+
+void AotModule::add_field(const std::string& name) {
+  if (!impl_->doc().field(name)) throw Error(Place{impl_->doc().path, "", -1, name}, "the document has no field '" + name + "'");
+  add_resource(name);
+}
+
+int AotModule::add_instance(const std::string& kernel, const Args& args, const std::string& name) {
+  Program& program = impl_->program;
+  aot::ModuleMetadata& m = impl_->module.meta;
+  bool vulkan = m.arch == aot::Arch::Vulkan;
+  AotInstance inst;
+  program.lower_for_module(kernel, args, vulkan ? 32 : 64, inst);
+  std::string module_name = name.empty() ? kernel : name;
+  for (size_t k = 0; k < m.kernels.size(); ++k)
+    if (m.kernels[k].name == module_name && same_template(m.kernels[k].template_args, inst.template_args))
+      return static_cast<int>(k);
+
+  size_t index = m.kernels.size();
+  aot::KernelInfo info;
+  info.name = module_name;
+  info.template_args = inst.template_args;
+  info.return_names = inst.return_names;
+  std::string stem = blob_stem(index, module_name);
+  if (!vulkan) {
+    codegen::CpuCodegenOptions co;
+    co.fast_math = program.options().fast_math;
+    co.cpu = impl_->options.cpu;
+    codegen::CompiledCpuKernel c = codegen::compile_kernel_to_object(*inst.ir, co);
+    info.abi = std::move(c.abi);
+    info.object = stem + ".o";
+    impl_->module.blobs[info.object] = std::move(c.object);
+  } else {
+    codegen::SpirvTarget target;
+    target.features = impl_->options.vulkan_features;
+    target.max_push_constant_bytes = 128;  // every Vulkan device has at least this much
+    target.workgroup_size = static_cast<uint32_t>(impl_->options.workgroup_size);
+    target.device_name = "the module's target";
+    codegen::CompiledSpirvKernel c = codegen::compile_kernel_to_spirv(*inst.ir, target);
+    info.abi = std::move(c.abi);
+    info.spirv = std::move(c.kernel);
+    for (size_t t = 0; t < info.spirv.tasks.size(); ++t) {
+      std::vector<uint32_t>& words = info.spirv.tasks[t].spirv;
+      std::string blob = stem + ".task" + std::to_string(t) + ".spv";
+      std::vector<uint8_t>& bytes = impl_->module.blobs[blob];
+      bytes.resize(words.size() * 4);
+      std::memcpy(bytes.data(), words.data(), bytes.size());
+      words.clear();
+      info.spirv_blobs.push_back(blob);
+      m.needs.workgroup_size = std::max(m.needs.workgroup_size, info.spirv.tasks[t].workgroup_size);
+    }
+    m.needs.vulkan_features |= info.spirv.requirements;
+    if (info.spirv.args_in_push_constants)
+      m.needs.push_constant_bytes = std::max(m.needs.push_constant_bytes, args_layout(info.abi).size);
+  }
+  for (const ResourceDesc& r : info.abi.resources)
+    if (r.kind == ResourceKind::Field) add_resource(r.field);
+  m.kernels.push_back(std::move(info));
+  return static_cast<int>(index);
+}
+
+void AotModule::add_kernel(const std::string& kernel, const Args& example_args, const std::string& name) {
+  add_instance(kernel, example_args, name);
+}
+
+AotModule::KernelTemplate AotModule::add_kernel_template(const std::string& kernel) {
+  if (!impl_->doc().kernel(kernel))
+    throw Error(Place{impl_->doc().path, kernel}, "the document has no kernel '" + kernel + "'");
+  return KernelTemplate(*this, kernel);
+}
+
+AotModule::KernelTemplate& AotModule::KernelTemplate::instantiate(const Args& template_args) {
+  module_.add_instance(kernel_, template_args, kernel_);
+  return *this;
+}
+
+void AotModule::add_pipeline(const std::string& name) {
+  const graph::Document& doc = impl_->doc();
+  const graph::Pipeline* p = doc.pipeline(name);
+  if (!p) throw Error(Place{doc.path}, "the document has no pipeline '" + name + "'");
+  aot::ModuleMetadata& m = impl_->module.meta;
+  for (const aot::PipelineInfo& existing : m.pipelines)
+    if (existing.name == name) return;
+  aot::PipelineInfo info;
+  info.name = name;
+  for (const graph::Launch& l : p->launches) {
+    Args args;
+    for (const auto& [param, literal] : l.args) args.emplace_back(param, literal_to_arg(literal, Place{doc.path, l.kernel, -1, param}));
+    aot::LaunchInfo launch;
+    launch.kernel = add_instance(l.kernel, args, l.kernel);
+    const KernelABI& abi = m.kernels[static_cast<size_t>(launch.kernel)].abi;
+    for (const ParamDesc& d : abi.params) {
+      Place where{doc.path, l.kernel, -1, d.name};
+      const Arg* a = nullptr;
+      for (const auto& [param, value] : args)
+        if (param == d.name) a = &value;
+      if (!a) throw Error(where, "pipeline '" + name + "': missing argument for parameter '" + d.name + "'");
+      if (d.kind == ParamKind::Value) {
+        launch.args.emplace_back(d.name, normalised_value(*a, d.type, where, "pipeline '" + name + "': parameter '" + d.name + "'"));
+        continue;
+      }
+      if (a->kind() != Arg::Kind::Resource)
+        throw Error(where, "pipeline '" + name + "': parameter '" + d.name + "' takes a resource name, not " + describe_arg(*a));
+      add_resource(a->resource());
+      launch.args.emplace_back(d.name, resource_value(a->resource()));
+    }
+    info.launches.push_back(std::move(launch));
+  }
+  m.pipelines.push_back(std::move(info));
+}
+
+void AotModule::add_document() {
+  const graph::Document& doc = impl_->doc();
+  for (const FieldDesc& f : doc.fields) add_resource(f.name);
+  for (const graph::NdarrayDecl& n : doc.ndarrays) add_resource(n.name);
+  for (const graph::TextureDecl& t : doc.textures) add_resource(t.name);
+  for (const graph::ArgpackDecl& a : doc.argpacks) add_resource(a.name);
+  for (const graph::Pipeline& p : doc.pipelines) add_pipeline(p.name);
+}
+
+aot::Module AotModule::module() const {
+  aot::Module m = impl_->module;
+  aot::finalize_module(m);
+  return m;
+}
+
+std::string AotModule::save(const std::string& folder, const std::string& name) const {
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);
+  if (ec) throw Error(Place{folder}, "cannot create the folder: " + ec.message());
+  aot::Module m = module();
+  m.meta.name = name;
+  std::string path = (std::filesystem::path(folder) / (name + aot::kModuleExtension)).string();
+  aot::save_module_archive(m, path);
+  return path;
+}
+
+void AotModule::save_archive(const std::string& path) const { aot::save_module_archive(module(), path); }
+void AotModule::save_folder(const std::string& dir) const { aot::save_module_folder(module(), dir); }
+
+}  // namespace loom

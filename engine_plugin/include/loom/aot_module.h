@@ -1,0 +1,88 @@
+// AOT modules from C++, after taichi.aot.Module: compile a program's kernels once for a
+// target (the CPU or Vulkan), save them, and load them later without the compiler
+// (runtime/aot/loaded_module.h, or the C ABI in loom.h).
+//
+//   loom::Program program;
+//   program.load_file("cloth.loom.json");
+//   loom::AotModule m(program, {.arch = loom::Backend::Vulkan});
+//   m.add_field("x");
+//   m.add_kernel("substep", {{"dt", 0.001}});   // example arguments fix ndarray dtype and ndim
+//   auto t = m.add_kernel_template("fill");
+//   t.instantiate({{"dst", "x"}, {"value", 1.0}});
+//   m.save("build/modules", "cloth");          // build/modules/cloth.loommod
+//
+// Template instantiations are found at load time by their template arguments. The same
+// program and calls give byte-identical files.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine_plugin/include/loom/program.h"
+#include "runtime/aot/module.h"
+
+namespace loom {
+
+struct AotOptions {
+  Backend arch = Backend::Cpu;  // Cpu or Vulkan
+  // Cpu: the CPU the object code is for: "" this machine's CPU and all its features, or an
+  // LLVM CPU name ("x86-64-v2", "x86-64-v3", "skylake") for modules that run elsewhere.
+  std::string cpu;
+  // Vulkan: the optional device features kernels may use (SpirvRequirement bits); a kernel
+  // that needs one outside this set is an error. The module records what its kernels use.
+  uint32_t vulkan_features = kAllSpirvRequirements;
+  int workgroup_size = 128;     // Vulkan: invocations per workgroup of parallel tasks
+};
+
+class AotModule {
+ public:
+  // Kernels come from `program`'s document, compiled with its debug and fast-math options;
+  // its resources decide template arguments (a field name, an ndarray's dtype and ndim).
+  AotModule(Program& program, AotOptions options = {});
+  ~AotModule();
+  AotModule(const AotModule&) = delete;
+  AotModule& operator=(const AotModule&) = delete;
+
+  // A field of the program, in the module even if no kernel uses it (fields kernels use are
+  // added with them).
+  void add_field(const std::string& name);
+  // Compiles `kernel` for the arguments (values may be anything of the right type; template
+  // parameters and open ndarray parameters take what fixes the instantiation). `name` is
+  // what the kernel is found by ("" the kernel's own name).
+  void add_kernel(const std::string& kernel, const Args& example_args = {}, const std::string& name = "");
+
+  class KernelTemplate {
+   public:
+    // One instantiation per call: template arguments by parameter name.
+    KernelTemplate& instantiate(const Args& template_args);
+
+   private:
+    friend class AotModule;
+    KernelTemplate(AotModule& module, std::string kernel) : module_(module), kernel_(std::move(kernel)) {}
+    AotModule& module_;
+    std::string kernel_;
+  };
+  KernelTemplate add_kernel_template(const std::string& kernel);
+
+  // A pipeline of the document: the instantiations it launches, the resources it names.
+  void add_pipeline(const std::string& name);
+  // Everything: every field, ndarray, texture, argpack and pipeline of the document.
+  void add_document();
+
+  // The module as it stands (finalized: blob list with hashes).
+  aot::Module module() const;
+  // folder/name.loommod; creates `folder`. Returns the path written.
+  std::string save(const std::string& folder, const std::string& name) const;
+  void save_archive(const std::string& path) const;
+  void save_folder(const std::string& dir) const;
+
+ private:
+  int add_instance(const std::string& kernel, const Args& args, const std::string& name);
+  void add_resource(const std::string& name);
+
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace loom

@@ -1,0 +1,438 @@
+#include "runtime/aot/loaded_module.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+
+#include "runtime/common/error.h"
+#include "runtime/host/argpack.h"
+#include "runtime/host/field.h"
+#include "runtime/host/launch_frame.h"
+#include "runtime/host/ndarray.h"
+#include "runtime/host/texture.h"
+
+namespace loom::aot {
+
+namespace {
+
+template <typename F>
+void with_scalar(Scalar s, F&& fn) {
+  switch (s) {
+    case Scalar::I8: fn(int8_t{}); return;
+    case Scalar::I16: fn(int16_t{}); return;
+    case Scalar::I32: fn(int32_t{}); return;
+    case Scalar::I64: fn(int64_t{}); return;
+    case Scalar::U8: fn(uint8_t{}); return;
+    case Scalar::U16: fn(uint16_t{}); return;
+    case Scalar::U32: fn(uint32_t{}); return;
+    case Scalar::U64: fn(uint64_t{}); return;
+    case Scalar::F32: fn(float{}); return;
+    case Scalar::F64: fn(double{}); return;
+    case Scalar::Bool:
+    case Scalar::Void: break;
+  }
+  throw Error("no storage type for " + std::string(scalar_name(s)));
+}
+
+std::string describe(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::Int: return "the integer " + std::to_string(v.i);
+    case Value::Kind::Float: return "the number " + std::to_string(v.f);
+    case Value::Kind::Bool: return v.b ? "true" : "false";
+    case Value::Kind::List: return "a list of " + std::to_string(v.list.size());
+    case Value::Kind::Resource: return "the resource '" + v.resource + "'";
+  }
+  return "?";
+}
+
+// The components of `v` converted to type `t`, as T; throws at `where` on a mismatch.
+template <typename T>
+std::vector<T> components_as(const Value& v, ValueType t, const Place& where, const std::string& what) {
+  std::vector<double> values;
+  bool integral = false;
+  uint64_t big = 0;
+  switch (v.kind) {
+    case Value::Kind::Int:
+      integral = true;
+      if (v.above_int64) big = static_cast<uint64_t>(v.i);
+      values.push_back(v.above_int64 ? static_cast<double>(big) : static_cast<double>(v.i));
+      break;
+    case Value::Kind::Float: values.push_back(v.f); break;
+    case Value::Kind::Bool: values.push_back(v.b ? 1 : 0); break;
+    case Value::Kind::List: values = v.list; break;
+    case Value::Kind::Resource:
+      throw Error(where, what + " takes a " + value_type_name(t) + " value, not " + describe(v));
+  }
+  if (static_cast<int>(values.size()) != t.components())
+    throw Error(where, what + " takes " + std::to_string(t.components()) + " component(s) of " +
+                           std::string(scalar_name(t.scalar)) + "; got " + describe(v));
+  std::vector<T> out;
+  for (double d : values) {
+    if constexpr (std::is_integral_v<T>) {
+      if (d != std::floor(d)) throw Error(where, what + " is an integer; " + std::to_string(d) + " is not");
+      if (integral && v.above_int64 && std::is_same_v<T, uint64_t>) {
+        out.push_back(static_cast<T>(big));
+        continue;
+      }
+      if (d < static_cast<double>(std::numeric_limits<T>::min()) || d > static_cast<double>(std::numeric_limits<T>::max()))
+        throw Error(where, what + ": " + std::to_string(static_cast<long long>(d)) + " does not fit in " +
+                               std::string(scalar_name(t.scalar)));
+      out.push_back(integral && values.size() == 1 && !v.above_int64 ? static_cast<T>(v.i) : static_cast<T>(d));
+    } else {
+      out.push_back(static_cast<T>(d));
+    }
+  }
+  return out;
+}
+
+bool same_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b) { return a == b; }
+
+}  // namespace
+
+void set_value_argument(host::LaunchFrame& frame, int param, const Value& value, const Place& where) {
+  const ParamDesc& d = frame.abi().params.at(static_cast<size_t>(param));
+  std::string what = "parameter '" + d.name + "'";
+  if (d.type.scalar == Scalar::Bool) {
+    if (d.type.components() != 1) throw Error(where, what + " is a bool vector, which launches do not support");
+    if (value.kind != Value::Kind::Bool && !(value.kind == Value::Kind::Int && (value.i == 0 || value.i == 1)))
+      throw Error(where, what + " takes true or false, not " + describe(value));
+    frame.set_value<bool>(param, value.kind == Value::Kind::Bool ? value.b : value.i != 0);
+    return;
+  }
+  with_scalar(d.type.scalar, [&](auto zero) {
+    using T = decltype(zero);
+    frame.set_components<T>(param, components_as<T>(value, d.type, where, what));
+  });
+}
+
+struct LoadedModule::Resources {
+  std::map<std::string, std::unique_ptr<host::Field>> fields;
+  std::map<std::string, std::unique_ptr<host::Ndarray>> ndarrays;
+  std::map<std::string, std::unique_ptr<host::Texture>> textures;
+  std::map<std::string, std::unique_ptr<host::Argpack>> argpacks;
+};
+
+struct LoadedModule::BoundLaunch {
+  int kernel = -1;
+  host::LaunchFrame frame;
+  BoundLaunch(int k, KernelABI abi) : kernel(k), frame(std::move(abi)) {}
+};
+
+LoadedModule::LoadedModule(Module module, ModuleDevice& device, std::string what)
+    : module_(std::move(module)), device_(device), what_(std::move(what)), resources_(std::make_unique<Resources>()) {
+  device_.check_requirements(module_.meta, what_);
+  for (size_t i = 0; i < module_.meta.kernels.size(); ++i) kernels_.push_back(device_.load(module_, i, what_));
+  try {
+    allocate();
+    bind_pipelines();
+  } catch (...) {
+    release_device_copies();  // the destructor does not run for a constructor that throws
+    throw;
+  }
+}
+
+LoadedModule::~LoadedModule() { release_device_copies(); }
+
+void LoadedModule::release_device_copies() {
+  if (!resources_) return;
+  for (auto& [name, f] : resources_->fields)
+    if (f) device_.remove(f->data());
+  for (auto& [name, n] : resources_->ndarrays)
+    if (n) device_.remove(n->data());
+  for (auto& [name, t] : resources_->textures)
+    if (t) device_.remove(t->data());
+  for (auto& [name, a] : resources_->argpacks)
+    if (a) device_.remove(a->data());
+  resources_.reset();
+}
+
+void LoadedModule::allocate() {
+  const ModuleMetadata& m = module_.meta;
+  Resources& r = *resources_;
+  auto claim = [&](const std::string& name) {
+    if (r.fields.count(name) || r.ndarrays.count(name) || r.textures.count(name) || r.argpacks.count(name))
+      throw Error(Place{what_}, "corrupt module metadata: two resources are named '" + name + "'");
+  };
+  for (const FieldDesc& f : m.fields) {
+    claim(f.name);
+    auto field = std::make_unique<host::Field>(f);
+    device_.add_buffer(f.name, field->data(), field->bytes(), false);
+    r.fields[f.name] = std::move(field);
+  }
+  for (const NdarrayInfo& n : m.ndarrays) {
+    claim(n.name);
+    auto nd = std::make_unique<host::Ndarray>(n.elem.scalar, n.shape, n.elem.components(), n.name);
+    device_.add_buffer(n.name, nd->data(), nd->bytes(), false);
+    r.ndarrays[n.name] = std::move(nd);
+  }
+  for (const TextureInfo& t : m.textures) {
+    claim(t.name);
+    auto tex = t.size.size() == 3 ? std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.size[2], t.name)
+                                  : std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.name);
+    device_.add_texture(t.name, *tex);
+    r.textures[t.name] = std::move(tex);
+  }
+  for (const ArgpackInfo& a : m.argpacks) {
+    claim(a.name);
+    auto pack = std::make_unique<host::Argpack>(m.argpack_types, a.type);
+    device_.add_argpack(a.name, *pack);
+    r.argpacks[a.name] = std::move(pack);
+  }
+  for (const ArgpackInfo& a : m.argpacks) {
+    host::Argpack& pack = *r.argpacks.at(a.name);
+    for (const auto& [path, value] : a.values) {
+      Place where{what_, "", -1, a.name + "." + path};
+      uint32_t offset = 0;
+      const ArgpackMember* member = find_member(m.argpack_types, a.type, path, &offset);
+      if (!member) throw Error(where, "argpack '" + a.name + "' has no member '" + path + "'");
+      std::string what = "member '" + a.name + "." + path + "'";
+      auto resource = [&]() -> const std::string& {
+        if (value.kind != Value::Kind::Resource) throw Error(where, what + " takes a resource name, not " + describe(value));
+        return value.resource;
+      };
+      switch (member->kind) {
+        case MemberKind::Ndarray: {
+          host::Ndarray* nd = ndarray(resource());
+          if (!nd) throw Error(where, what + ": '" + value.resource + "' is not an ndarray of the module");
+          if (nd->dtype() != member->type.scalar || nd->components() != member->type.components() || nd->ndim() != member->ndim)
+            throw Error(where, what + " holds ndarrays of " + value_type_name(member->type) + " with " +
+                                   std::to_string(member->ndim) + " dimensions; '" + value.resource + "' is not one");
+          pack.set_ndarray(path, *nd);
+          break;
+        }
+        case MemberKind::Texture: {
+          host::Texture* tex = texture(resource());
+          if (!tex || tex->format() != member->format)
+            throw Error(where, what + " holds " + texture_format_name(member->format) + " textures; '" + value.resource +
+                                   "' is not one of the module");
+          pack.set_texture(path, *tex);
+          break;
+        }
+        case MemberKind::Pack:
+        case MemberKind::Struct: {
+          host::Argpack* nested = argpack(resource());
+          if (!nested || nested->type().name != m.argpack_types.at(static_cast<size_t>(member->nested)).name)
+            throw Error(where, what + " takes an argpack of type '" + m.argpack_types.at(static_cast<size_t>(member->nested)).name +
+                                   "'; '" + value.resource + "' is not one of the module");
+          pack.set_pack(path, *nested);
+          break;
+        }
+        case MemberKind::Value:
+          if (member->type.scalar == Scalar::Bool) {
+            if (value.kind != Value::Kind::Bool || member->type.components() != 1)
+              throw Error(where, what + " takes true or false, not " + describe(value));
+            pack.set<bool>(path, value.b);
+            break;
+          }
+          with_scalar(member->type.scalar, [&](auto zero) {
+            using T = decltype(zero);
+            pack.set_components<T>(path, components_as<T>(value, member->type, where, what));
+          });
+          break;
+      }
+    }
+  }
+}
+
+void LoadedModule::bind_pipelines() {
+  for (const PipelineInfo& p : module_.meta.pipelines) {
+    std::vector<std::unique_ptr<BoundLaunch>> launches;
+    for (const LaunchInfo& l : p.launches) {
+      const KernelABI& abi = kernels_.at(static_cast<size_t>(l.kernel))->abi();
+      auto bound = std::make_unique<BoundLaunch>(l.kernel, abi);
+      for (size_t i = 0; i < abi.params.size(); ++i) {
+        const ParamDesc& d = abi.params[i];
+        Place where{what_, abi.name, -1, d.name};
+        const Value* v = nullptr;
+        for (const auto& [name, value] : l.args)
+          if (name == d.name) v = &value;
+        if (!v) throw Error(where, "pipeline '" + p.name + "' gives no argument for parameter '" + d.name + "'");
+        int param = static_cast<int>(i);
+        if (d.kind == ParamKind::Value) {
+          set_value_argument(bound->frame, param, *v, where);
+          continue;
+        }
+        if (v->kind != Value::Kind::Resource)
+          throw Error(where, "pipeline '" + p.name + "': parameter '" + d.name + "' takes a resource name, not " + describe(*v));
+        if (d.kind == ParamKind::Ndarray) {
+          host::Ndarray* nd = ndarray(v->resource);
+          if (!nd || nd->dtype() != d.type.scalar || nd->components() != d.type.components() || nd->ndim() != d.ndim)
+            throw Error(where, "parameter '" + d.name + "' needs an ndarray of " + value_type_name(d.type) + " with " +
+                                   std::to_string(d.ndim) + " dimensions; '" + v->resource + "' is not one of the module");
+          bound->frame.set_ndarray(param, *nd);
+        } else if (d.kind == ParamKind::Texture) {
+          host::Texture* tex = texture(v->resource);
+          if (!tex || tex->ndim() != d.ndim)
+            throw Error(where, "parameter '" + d.name + "' needs a " + std::to_string(d.ndim) + "-d texture; '" + v->resource +
+                                   "' is not one of the module");
+          bound->frame.set_texture(param, *tex);
+        } else {
+          host::Argpack* pack = argpack(v->resource);
+          if (!pack || pack->type().name != module_.meta.argpack_types.at(static_cast<size_t>(d.argpack_type)).name)
+            throw Error(where, "parameter '" + d.name + "' needs an argpack of type '" +
+                                   module_.meta.argpack_types.at(static_cast<size_t>(d.argpack_type)).name + "'; '" +
+                                   v->resource + "' is not one of the module");
+          bound->frame.set_argpack(param, *pack);
+        }
+      }
+      launches.push_back(std::move(bound));
+    }
+    pipelines_.push_back(std::move(launches));
+  }
+}
+
+namespace {
+
+bool template_matches(const TemplateArgument& have, const TemplateArgument& want) {
+  using K = TemplateArgument::Kind;
+  if (have.kind == K::Float && want.kind == K::Int) return have.f == static_cast<double>(want.i);
+  if (have.kind != want.kind) return false;
+  switch (have.kind) {
+    case K::Field: return have.field == want.field;
+    case K::Int: return have.i == want.i;
+    case K::Float: return have.f == want.f;
+    case K::Bool: return have.b == want.b;
+    case K::Ndarray: return have.elem == want.elem && have.i == want.i;
+  }
+  return false;
+}
+
+std::string describe_template(const std::vector<TemplateArgument>& args) {
+  std::string s;
+  for (const TemplateArgument& t : args) {
+    s += (s.empty() ? "" : ", ") + t.param + "=";
+    switch (t.kind) {
+      case TemplateArgument::Kind::Field: s += "field " + t.field; break;
+      case TemplateArgument::Kind::Int: s += std::to_string(t.i); break;
+      case TemplateArgument::Kind::Float: s += std::to_string(t.f); break;
+      case TemplateArgument::Kind::Bool: s += t.b ? "true" : "false"; break;
+      case TemplateArgument::Kind::Ndarray: s += "ndarray " + value_type_name(t.elem) + "/" + std::to_string(t.i) + "d"; break;
+    }
+  }
+  return "(" + s + ")";
+}
+
+}  // namespace
+
+int LoadedModule::find_kernel(const std::string& name, const std::vector<TemplateArgument>& template_args) const {
+  const auto& kernels = module_.meta.kernels;
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    if (kernels[k].name != name || kernels[k].template_args.size() != template_args.size()) continue;
+    bool all = true;
+    for (const TemplateArgument& have : kernels[k].template_args) {
+      int given = 0;
+      bool match = false;
+      for (const TemplateArgument& want : template_args)
+        if (want.param == have.param) ++given, match = template_matches(have, want);
+      all &= given == 1 && match;
+    }
+    if (all) return static_cast<int>(k);
+  }
+  return -1;
+}
+
+int LoadedModule::kernel(const std::string& name, const std::vector<TemplateArgument>& template_args) const {
+  int k = find_kernel(name, template_args);
+  if (k >= 0) return k;
+  std::string have;
+  for (const KernelInfo& info : module_.meta.kernels)
+    if (info.name == name) have += (have.empty() ? "" : ", ") + describe_template(info.template_args);
+  if (have.empty()) throw Error(Place{what_, name}, "the module has no kernel '" + name + "'");
+  throw Error(Place{what_, name}, "the module has no instantiation of kernel '" + name + "' for " +
+                                      describe_template(template_args) + "; it has " + have);
+}
+
+void LoadedModule::launch(int index, host::LaunchFrame& frame) {
+  DeviceKernel& k = *kernels_.at(static_cast<size_t>(index));
+  for (const ResourceDesc& r : k.abi().resources) {
+    if (r.kind != ResourceKind::Field) continue;
+    host::Field* f = field(r.field);
+    if (!f) throw Error(Place{what_, k.abi().name}, "the kernel uses field '" + r.field + "', which the module lacks");
+    frame.bind_field(r.field, *f);
+  }
+  LaunchContext& ctx = frame.context();
+  ctx.seed = 0x9e3779b97f4a7c15ull * ++launch_serial_;
+  try {
+    device_.launch(k, ctx);
+  } catch (const Error& e) {
+    Place where = e.place();
+    if (where.document.empty()) where.document = what_;
+    if (where.kernel.empty()) where.kernel = k.abi().name;
+    throw Error(where, e.message());
+  }
+}
+
+bool LoadedModule::has_pipeline(const std::string& name) const {
+  for (const PipelineInfo& p : module_.meta.pipelines)
+    if (p.name == name) return true;
+  return false;
+}
+
+void LoadedModule::run_pipeline(const std::string& name) {
+  for (size_t p = 0; p < module_.meta.pipelines.size(); ++p) {
+    if (module_.meta.pipelines[p].name != name) continue;
+    for (auto& bound : pipelines_[p]) launch(bound->kernel, bound->frame);
+    return;
+  }
+  throw Error(Place{what_}, "the module has no pipeline '" + name + "'");
+}
+
+host::Field* LoadedModule::field(const std::string& name) const {
+  auto it = resources_->fields.find(name);
+  return it == resources_->fields.end() ? nullptr : it->second.get();
+}
+host::Ndarray* LoadedModule::ndarray(const std::string& name) const {
+  auto it = resources_->ndarrays.find(name);
+  return it == resources_->ndarrays.end() ? nullptr : it->second.get();
+}
+host::Texture* LoadedModule::texture(const std::string& name) const {
+  auto it = resources_->textures.find(name);
+  return it == resources_->textures.end() ? nullptr : it->second.get();
+}
+host::Argpack* LoadedModule::argpack(const std::string& name) const {
+  auto it = resources_->argpacks.find(name);
+  return it == resources_->argpacks.end() ? nullptr : it->second.get();
+}
+
+std::vector<std::string> LoadedModule::resource_names() const {
+  std::vector<std::string> names;
+  for (const FieldDesc& f : module_.meta.fields) names.push_back(f.name);
+  for (const NdarrayInfo& n : module_.meta.ndarrays) names.push_back(n.name);
+  for (const TextureInfo& t : module_.meta.textures) names.push_back(t.name);
+  for (const ArgpackInfo& a : module_.meta.argpacks) names.push_back(a.name);
+  return names;
+}
+
+std::vector<std::string> LoadedModule::hand_over_state(LoadedModule& next) {
+  std::vector<std::string> kept;
+  auto copy = [&](const std::string& name, const uint8_t* from, uint8_t* to, size_t bytes) {
+    device_.read_back(from);
+    std::memcpy(to, from, bytes);
+    next.device_.host_wrote(to);
+    kept.push_back(name);
+  };
+  for (const FieldDesc& f : module_.meta.fields) {
+    host::Field* mine = field(f.name);
+    host::Field* theirs = next.field(f.name);
+    if (theirs && theirs->desc().elem == f.elem && same_shape(theirs->desc().shape, f.shape) && theirs->desc().layout == f.layout)
+      copy(f.name, mine->data(), theirs->data(), mine->bytes());
+  }
+  for (const NdarrayInfo& n : module_.meta.ndarrays) {
+    host::Ndarray* mine = ndarray(n.name);
+    host::Ndarray* theirs = next.ndarray(n.name);
+    if (theirs && theirs->dtype() == mine->dtype() && theirs->components() == mine->components() &&
+        same_shape(theirs->shape(), mine->shape()))
+      copy(n.name, mine->data(), theirs->data(), mine->bytes());
+  }
+  for (const TextureInfo& t : module_.meta.textures) {
+    host::Texture* mine = texture(t.name);
+    host::Texture* theirs = next.texture(t.name);
+    if (theirs && theirs->format() == mine->format() && theirs->width() == mine->width() &&
+        theirs->height() == mine->height() && theirs->depth() == mine->depth() && theirs->ndim() == mine->ndim())
+      copy(t.name, mine->data(), theirs->data(), mine->bytes());
+  }
+  return kept;
+}
+
+}  // namespace loom::aot

@@ -1,0 +1,142 @@
+// An AOT module: compiled kernels and the resources they run on, saved so that a runtime
+// without the compiler (and without LLVM) can load and launch them.
+//
+// A module is a versioned metadata document (JSON: kernels with their parameters, resource
+// slots and template arguments, argpack layouts, fields, ndarrays, textures, argpacks,
+// pipelines, the device capabilities required, and every blob with its size and hash) plus
+// blobs: per kernel its native object code (CPU) or one SPIR-V module per task (Vulkan).
+// module_files.h writes it as one archive file or as an unpacked folder; the same module
+// gives byte-identical bytes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/common/argpack_layout.h"
+#include "runtime/common/kernel_abi.h"
+#include "runtime/common/spirv_kernel.h"
+
+namespace loom::aot {
+
+// The module format this runtime writes. It reads every version from 1 up to this one.
+constexpr int kModuleFormatVersion = 1;
+
+enum class Arch : uint8_t { Cpu, Vulkan };
+const char* arch_name(Arch a);  // "cpu", "vulkan"
+
+// A constant a module records: a pipeline argument, an argpack member's declared value.
+struct Value {
+  enum class Kind : uint8_t { Int, Float, Bool, List, Resource };
+  Kind kind = Kind::Int;
+  int64_t i = 0;
+  bool above_int64 = false;  // Int from 2^63 to 2^64-1: `i` holds its bits
+  double f = 0;
+  bool b = false;
+  std::vector<double> list;  // flat, column-major
+  std::string resource;      // the name of a module resource
+};
+
+// One template argument an instantiation was compiled with.
+struct TemplateArgument {
+  enum class Kind : uint8_t { Field, Int, Float, Bool, Ndarray };
+  std::string param;
+  Kind kind = Kind::Int;
+  std::string field;  // Field: the field's name
+  ValueType elem;     // Ndarray: element type
+  int64_t i = 0;      // Int: the value; Ndarray: dimensions
+  double f = 0;
+  bool b = false;
+};
+const char* template_kind_name(TemplateArgument::Kind k);  // "field", "int", "float", "bool", "ndarray"
+
+struct NdarrayInfo {
+  std::string name;
+  ValueType elem;
+  std::vector<int64_t> shape;
+};
+
+struct TextureInfo {
+  std::string name;
+  TextureFormat format = TextureFormat::RGBA32F;
+  std::vector<int64_t> size;  // width, height[, depth]
+};
+
+struct ArgpackInfo {
+  std::string name;
+  int type = -1;  // index into ModuleMetadata::argpack_types
+  std::vector<std::pair<std::string, Value>> values;  // declared member values, dotted paths
+};
+
+// One compiled instantiation of a kernel.
+struct KernelInfo {
+  std::string name;                             // the name it is found by
+  std::vector<TemplateArgument> template_args;  // what it was instantiated with (sorted by param)
+  KernelABI abi;
+  std::vector<std::string> return_names;        // per return value ("r0", "r1.a")
+  std::string object;                           // Cpu: blob of the ELF object
+  SpirvKernel spirv;                            // Vulkan: everything but the task words...
+  std::vector<std::string> spirv_blobs;         // ...which are in these blobs, one per task
+};
+
+struct LaunchInfo {
+  int kernel = -1;  // index into ModuleMetadata::kernels
+  std::vector<std::pair<std::string, Value>> args;
+};
+
+struct PipelineInfo {
+  std::string name;
+  std::vector<LaunchInfo> launches;
+};
+
+// What a device must have ("at least"): checked at load.
+struct Requirements {
+  // Vulkan
+  uint32_t vulkan_features = 0;       // SpirvRequirement bits
+  uint32_t workgroup_size = 0;        // largest local_size_x of any task
+  uint32_t push_constant_bytes = 0;   // largest args block kept in push constants
+  // Cpu
+  std::string cpu;                    // the CPU the object code was compiled for
+  std::vector<std::string> cpu_features;  // LLVM feature names its code may use
+  std::string target = "x86_64-linux";
+};
+
+struct BlobInfo {
+  std::string name;
+  uint64_t size = 0;
+  std::string hash;  // hash128_hex of the bytes
+};
+
+struct ModuleMetadata {
+  int format_version = kModuleFormatVersion;
+  std::string name;
+  Arch arch = Arch::Cpu;
+  std::string producer;  // "loom 0.1.0"
+  Requirements needs;
+  std::vector<FieldDesc> fields;
+  std::vector<NdarrayInfo> ndarrays;
+  std::vector<TextureInfo> textures;
+  std::vector<ArgpackType> argpack_types;
+  std::vector<ArgpackInfo> argpacks;
+  std::vector<KernelInfo> kernels;
+  std::vector<PipelineInfo> pipelines;
+  std::vector<BlobInfo> blobs;  // filled by finalize_module
+};
+
+struct Module {
+  ModuleMetadata meta;
+  std::map<std::string, std::vector<uint8_t>> blobs;
+};
+
+// Fills meta.blobs (names, sizes, hashes) from `blobs`, sorted by name.
+void finalize_module(Module& module);
+
+// The metadata as JSON text (deterministic: the same metadata gives the same bytes).
+std::string metadata_to_json(const ModuleMetadata& meta);
+// Throws loom::Error naming `what` and the key path ("kernels[2].abi.params[0].type") on
+// anything malformed, and on a format version this runtime does not read.
+ModuleMetadata metadata_from_json(const std::string& text, const std::string& what);
+
+}  // namespace loom::aot

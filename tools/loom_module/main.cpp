@@ -1,0 +1,161 @@
+// `loom-module`: loads and runs AOT modules with the runtime alone — no compiler, no LLVM
+// (tests/aot checks what it links). What an engine does through loom.h, from a shell.
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/aot/loaded_module.h"
+#include "runtime/aot/module_device.h"
+#include "runtime/aot/module_files.h"
+#include "runtime/common/error.h"
+#include "runtime/common/npy.h"
+#include "runtime/host/field.h"
+#include "runtime/host/ndarray.h"
+#include "runtime/host/texture.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: loom-module info FILE
+       loom-module run FILE [--steps N] [--dump NAME=FILE.npy ...] [--device D] [--threads N]
+
+info  prints the module's target, requirements, resources, kernels and pipelines.
+run   loads the module on its arch (the CPU, or a Vulkan device: --device picks one by
+      index or name), runs pipeline `init` once (when it has one) and `step` N times
+      (default 1), and writes resources as NumPy .npy files (C order; a vector element
+      adds a last axis of its components, a matrix two: rows, columns).
+FILE is a module archive (.loommod) or an unpacked module folder.
+)";
+
+[[noreturn]] void fail(const std::string& message) {
+  std::fprintf(stderr, "loom-module: %s\n", message.c_str());
+  std::exit(1);
+}
+
+void dump(loom::aot::LoadedModule& m, const std::string& name, const std::string& path) {
+  loom::NpyArray a;
+  const uint8_t* data = nullptr;
+  int64_t count = 0;
+  int rows = 1, cols = 1;
+  bool soa = false;
+  if (loom::host::Field* f = m.field(name)) {
+    m.device().read_back(f->data());
+    a.dtype = f->desc().elem.scalar;
+    a.shape = f->desc().shape;
+    rows = f->desc().elem.rows, cols = f->desc().elem.cols;
+    soa = f->desc().layout == loom::Layout::SoA;
+    data = f->data();
+    count = f->element_count();
+  } else if (loom::host::Ndarray* n = m.ndarray(name)) {
+    m.device().read_back(n->data());
+    a.dtype = n->dtype();
+    a.shape = n->shape();
+    for (const loom::aot::NdarrayInfo& info : m.metadata().ndarrays)
+      if (info.name == name) rows = info.elem.rows, cols = info.elem.cols;
+    data = n->data();
+    count = n->element_count();
+  } else if (loom::host::Texture* t = m.texture(name)) {
+    m.device().read_back(t->data());
+    a.dtype = t->format() == loom::TextureFormat::RGBA8 ? loom::Scalar::U8 : loom::Scalar::F32;
+    if (t->ndim() == 3) a.shape.push_back(t->depth());
+    a.shape.push_back(t->height());
+    a.shape.push_back(t->width());
+    rows = t->channels();
+    data = t->data();
+    count = static_cast<int64_t>(t->bytes()) / (rows * loom::size_of(a.dtype));
+  } else {
+    fail("the module has no field, ndarray or texture '" + name + "'");
+  }
+  if (rows > 1) a.shape.push_back(rows);
+  if (cols > 1) a.shape.push_back(cols);
+  size_t size = static_cast<size_t>(loom::size_of(a.dtype));
+  int comps = rows * cols;
+  a.data.resize(static_cast<size_t>(count) * static_cast<size_t>(comps) * size);
+  size_t out = 0;
+  for (int64_t e = 0; e < count; ++e)
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c, out += size) {
+        int64_t comp = c * rows + r;  // storage is column-major
+        int64_t scalar = soa ? comp * count + e : e * comps + comp;
+        std::memcpy(a.data.data() + out, data + static_cast<size_t>(scalar) * size, size);
+      }
+  loom::write_npy(path, a);
+}
+
+int info(const loom::aot::Module& m, const std::string& path) {
+  const loom::aot::ModuleMetadata& meta = m.meta;
+  std::printf("%s: module '%s', format %d, %s, by %s\n", path.c_str(), meta.name.c_str(), meta.format_version,
+              loom::aot::arch_name(meta.arch), meta.producer.c_str());
+  if (meta.arch == loom::aot::Arch::Vulkan)
+    std::printf("needs: %s; workgroups of %u; %u bytes of push constants\n",
+                meta.needs.vulkan_features ? loom::describe_requirements(meta.needs.vulkan_features).c_str() : "no optional feature",
+                meta.needs.workgroup_size, meta.needs.push_constant_bytes);
+  else
+    std::printf("needs: %s, CPU '%s' (%zu features)\n", meta.needs.target.c_str(), meta.needs.cpu.c_str(),
+                meta.needs.cpu_features.size());
+  for (const auto& f : meta.fields) std::printf("field %s: %s\n", f.name.c_str(), loom::value_type_name(f.elem).c_str());
+  for (const auto& n : meta.ndarrays) std::printf("ndarray %s: %s\n", n.name.c_str(), loom::value_type_name(n.elem).c_str());
+  for (const auto& t : meta.textures) std::printf("texture %s: %s\n", t.name.c_str(), loom::texture_format_name(t.format));
+  for (const auto& a : meta.argpacks) std::printf("argpack %s\n", a.name.c_str());
+  for (const auto& k : meta.kernels) std::printf("kernel %s: %zu parameter(s), %zu task(s)\n", k.name.c_str(), k.abi.params.size(), k.abi.tasks.size());
+  for (const auto& p : meta.pipelines) std::printf("pipeline %s: %zu launch(es)\n", p.name.c_str(), p.launches.size());
+  uint64_t bytes = 0;
+  for (const auto& b : meta.blobs) bytes += b.size;
+  std::printf("%zu blob(s), %llu bytes\n", meta.blobs.size(), static_cast<unsigned long long>(bytes));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    std::fputs(kUsage, argc < 3 ? stderr : stdout);
+    return argc < 3 ? 2 : 0;
+  }
+  std::string command = argv[1], path = argv[2];
+  int steps = 1, threads = 0;
+  std::string device;
+  std::vector<std::pair<std::string, std::string>> dumps;
+  for (int i = 3; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) fail(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--steps") steps = std::atoi(value().c_str());
+    else if (a == "--threads") threads = std::atoi(value().c_str());
+    else if (a == "--device") device = value();
+    else if (a == "--dump") {
+      std::string d = value();
+      auto eq = d.find('=');
+      if (eq == std::string::npos || eq == 0) fail("--dump expects NAME=FILE.npy, got '" + d + "'");
+      dumps.emplace_back(d.substr(0, eq), d.substr(eq + 1));
+    } else fail("unknown option '" + a + "'");
+  }
+  try {
+    loom::aot::Module module = loom::aot::read_module_path(path);
+    if (command == "info") return info(module, path);
+    if (command != "run") fail("unknown command '" + command + "' (see loom-module --help)");
+    std::unique_ptr<loom::aot::ModuleDevice> dev;
+    if (module.meta.arch == loom::aot::Arch::Cpu) {
+      dev = loom::aot::make_cpu_module_device(threads);
+    } else {
+      loom::aot::VulkanModuleDeviceOptions vo;
+      vo.select = device;
+      dev = loom::aot::make_vulkan_module_device(vo);
+    }
+    loom::aot::LoadedModule m(std::move(module), *dev, path);
+    if (m.has_pipeline("init")) m.run_pipeline("init");
+    for (int s = 0; s < steps && m.has_pipeline("step"); ++s) m.run_pipeline("step");
+    dev->synchronize();
+    for (const auto& [name, file] : dumps) dump(m, name, file);
+    std::printf("ran %s on %s: init + %d step(s)\n", path.c_str(), dev->name().c_str(), steps);
+  } catch (const loom::Error& e) {
+    fail(e.what());
+  } catch (const std::exception& e) {
+    fail(std::string("internal error: ") + e.what());
+  }
+  return 0;
+}
