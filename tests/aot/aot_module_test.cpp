@@ -2,6 +2,7 @@
 // alone (LoadedModule); the results must equal the JIT's on both archs. Bad modules of every
 // kind are clear errors.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <cmath>
@@ -444,6 +445,45 @@ TEST(AotModuleProcess, TheModuleRunnerLinksNoCompilerAndNoLlvm) {
   for (const char* ns : {"loom::codegen::", "loom::graph::", "loom::passes::", "loom::ir::", "llvm::"})
     EXPECT_EQ(symbols.find(ns), std::string::npos) << "loom-module contains " << ns << " code";
   EXPECT_NE(symbols.find("loom::aot::LoadedModule"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace loom
+
+namespace loom {
+namespace {
+
+std::string capture(const std::string& cmd, int* code) {
+  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  int status = pclose(pipe);
+  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+TEST(AotModuleProcess, CommandLineErrorsAreOneClearLine) {
+  int code = 0;
+  std::string doc = source("assets/graphs/heat.loom.json");
+  std::string out = capture(std::string(LOOM_CLI) + " compile " + doc + " --arch vulkan", &code);
+  EXPECT_EQ(code, 1);
+  EXPECT_NE(out.find("give its file with -o FILE"), std::string::npos) << out;
+  out = capture(std::string(LOOM_CLI) + " compile " + doc + " --arch metal -o /tmp/x.loommod", &code);
+  EXPECT_EQ(code, 1);
+  EXPECT_NE(out.find("--arch takes cpu or vulkan, not 'metal'"), std::string::npos) << out;
+
+  std::string bad = testing::TempDir() + "/loom_bad.loommod";
+  {
+    std::ofstream f(bad, std::ios::binary);
+    f << "LOOMMOD";
+  }
+  out = capture(std::string(LOOM_MODULE_CLI) + " run " + bad, &code);
+  EXPECT_EQ(code, 1);
+  EXPECT_NE(out.find("loom-module: " + bad), std::string::npos) << out;
+  out = capture(std::string(LOOM_MODULE_CLI) + " info /nonexistent.loommod", &code);
+  EXPECT_EQ(code, 1);
+  EXPECT_NE(out.find("cannot open the module file"), std::string::npos) << out;
 }
 
 }  // namespace
