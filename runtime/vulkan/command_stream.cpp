@@ -74,26 +74,13 @@ VkCommandBuffer CommandStream::recording() {
   return c.cb;
 }
 
-void CommandStream::hazard(const std::vector<std::pair<uint64_t, uint8_t>>& accesses) {
-  bool conflict = false;
-  for (const auto& [id, bits] : accesses) {
-    if (written_.count(id)) conflict = true;
-    if ((bits & kWrite) && read_.count(id)) conflict = true;
-  }
-  if (conflict) {
-    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_UNIFORM_READ_BIT |
-                       VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    vkCmdPipelineBarrier(recording(), kWorkStages, kWorkStages, 0, 1, &mb, 0, nullptr, 0, nullptr);
+void CommandStream::hazard(const Accesses& accesses) {
+  if (hazards_.conflicts(accesses)) {
+    record_work_barrier(recording());
     ++stats_.barriers;
-    written_.clear();
-    read_.clear();
+    hazards_.clear();
   }
-  for (const auto& [id, bits] : accesses) {
-    if (bits & kWrite) written_.insert(id);
-    if (bits & kRead) read_.insert(id);
-  }
+  hazards_.add(accesses);
 }
 
 void CommandStream::prepare_image(GpuImage& image) {
@@ -156,14 +143,14 @@ uint8_t* CommandStream::scratch(VkDeviceSize bytes, VkDeviceSize alignment, VkBu
   return c.buffer.mapped() + *offset;
 }
 
-void CommandStream::upload(const GpuBuffer& dst, VkDeviceSize offset, const void* data, VkDeviceSize bytes) {
+void CommandStream::upload(VkBuffer dst, uint64_t id, VkDeviceSize offset, const void* data, VkDeviceSize bytes) {
   if (bytes == 0) return;
   VkDeviceSize at;
   Chunk& c = staging(bytes, 16, false, &at);
   std::memcpy(c.buffer.mapped() + at, data, bytes);
-  hazard({{dst.id(), kWrite}});
+  hazard({{id, kWrite}});
   VkBufferCopy region{at, offset, bytes};
-  vkCmdCopyBuffer(recording(), c.buffer.handle(), dst.handle(), 1, &region);
+  vkCmdCopyBuffer(recording(), c.buffer.handle(), dst, 1, &region);
   stats_.bytes_uploaded += bytes;
   ++pending_;
 }
@@ -201,13 +188,13 @@ void CommandStream::fill(const GpuBuffer& dst, uint32_t value) {
   ++pending_;
 }
 
-void CommandStream::download(const GpuBuffer& src, VkDeviceSize offset, void* host, VkDeviceSize bytes) {
+void CommandStream::download(VkBuffer src, uint64_t id, VkDeviceSize offset, void* host, VkDeviceSize bytes) {
   if (bytes == 0) return;
   VkDeviceSize at;
   Chunk& c = staging(bytes, 16, true, &at);
-  hazard({{src.id(), kRead}, {c.buffer.id(), kWrite}});
+  hazard({{id, kRead}, {c.buffer.id(), kWrite}});
   VkBufferCopy region{offset, at, bytes};
-  vkCmdCopyBuffer(recording(), src.handle(), c.buffer.handle(), 1, &region);
+  vkCmdCopyBuffer(recording(), src, c.buffer.handle(), 1, &region);
   downloads_.push_back({c.buffer.mapped() + at, host, bytes, kRecording});
   stats_.bytes_downloaded += bytes;
   ++pending_;
@@ -228,35 +215,61 @@ void CommandStream::download_image(GpuImage& src, void* host) {
   ++pending_;
 }
 
-uint64_t CommandStream::submit() {
-  if (current_ < 0) return last_submitted_;
-  Cmd& c = cmds_[static_cast<size_t>(current_)];
-  // Everything written so far becomes visible to the host once the semaphore signals.
-  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-  mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(c.cb, kWorkStages, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
-  check(vkEndCommandBuffer(c.cb), "ending a command buffer");
+uint64_t CommandStream::submit(const std::vector<SemaphoreWait>& waits, const std::vector<SemaphoreSignal>& signals) {
+  if (current_ < 0 && waits.empty() && signals.empty()) return last_submitted_;
+  for (const SemaphoreWait& w : waits)
+    if (!w.semaphore || !w.stages)
+      throw Error("a submission waits for a VK_NULL_HANDLE semaphore or at no pipeline stage");
+  for (const SemaphoreSignal& s : signals)
+    if (!s.semaphore) throw Error("a submission signals a VK_NULL_HANDLE semaphore");
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  if (current_ >= 0) {
+    cb = cmds_[static_cast<size_t>(current_)].cb;
+    // Everything written so far becomes visible to the host once the semaphore signals.
+    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(cb, kWorkStages, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+    check(vkEndCommandBuffer(cb), "ending a command buffer");
+  }
   uint64_t value = last_submitted_ + 1;
+  std::vector<VkSemaphore> wait_semaphores, signal_semaphores{timeline_};
+  std::vector<uint64_t> wait_values, signal_values{value};
+  std::vector<VkPipelineStageFlags> wait_stages;
+  for (const SemaphoreWait& w : waits) {
+    wait_semaphores.push_back(w.semaphore);
+    wait_values.push_back(w.value);
+    wait_stages.push_back(w.stages);
+  }
+  for (const SemaphoreSignal& s : signals) {
+    signal_semaphores.push_back(s.semaphore);
+    signal_values.push_back(s.value);
+  }
   VkTimelineSemaphoreSubmitInfo ts{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
-  ts.signalSemaphoreValueCount = 1;
-  ts.pSignalSemaphoreValues = &value;
+  ts.waitSemaphoreValueCount = static_cast<uint32_t>(wait_values.size());
+  ts.pWaitSemaphoreValues = wait_values.data();
+  ts.signalSemaphoreValueCount = static_cast<uint32_t>(signal_values.size());
+  ts.pSignalSemaphoreValues = signal_values.data();
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.pNext = &ts;
-  si.commandBufferCount = 1;
-  si.pCommandBuffers = &c.cb;
-  si.signalSemaphoreCount = 1;
-  si.pSignalSemaphores = &timeline_;
+  si.waitSemaphoreCount = static_cast<uint32_t>(wait_semaphores.size());
+  si.pWaitSemaphores = wait_semaphores.data();
+  si.pWaitDstStageMask = wait_stages.data();
+  si.commandBufferCount = cb ? 1 : 0;
+  si.pCommandBuffers = &cb;
+  si.signalSemaphoreCount = static_cast<uint32_t>(signal_semaphores.size());
+  si.pSignalSemaphores = signal_semaphores.data();
   check(vkQueueSubmit(device_.queue(), 1, &si, VK_NULL_HANDLE), "submitting work to the device");
   last_submitted_ = value;
-  c.busy_until = value;
+  ++stats_.submits;
+  if (current_ < 0) return value;
+  cmds_[static_cast<size_t>(current_)].busy_until = value;
   for (auto& ch : chunks_)
     if (ch->busy_until == kRecording) ch->busy_until = value;
   for (auto& d : downloads_)
     if (d.value == kRecording) d.value = value;
   current_ = -1;
   pending_ = 0;
-  ++stats_.submits;
   return value;
 }
 

@@ -3,24 +3,35 @@
 // or writes what an earlier command wrote, or writes what an earlier command read, since the
 // last barrier. Transfers go through staging chunks recycled once their submission
 // completes. The host waits only for the submission it needs, never for the whole device.
+// A submission can also wait for and signal a host's semaphores (binary or timeline).
 #pragma once
 
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
 #include <memory>
-#include <unordered_set>
-#include <utility>
 #include <vector>
 
 #include "runtime/vulkan/gpu_buffer.h"
 #include "runtime/vulkan/gpu_image.h"
+#include "runtime/vulkan/hazard_set.h"
 
 namespace loom::vk {
 
 class VulkanDevice;
 
-enum Access : uint8_t { kRead = 1, kWrite = 2 };
+// A semaphore a submission waits for before `stages` run. `value`: the value to wait for on
+// a timeline semaphore; ignored for a binary one.
+struct SemaphoreWait {
+  VkSemaphore semaphore = VK_NULL_HANDLE;
+  uint64_t value = 0;
+  VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+};
+// A semaphore a submission signals when its work completes; `value` as above.
+struct SemaphoreSignal {
+  VkSemaphore semaphore = VK_NULL_HANDLE;
+  uint64_t value = 0;
+};
 
 class CommandStream {
  public:
@@ -33,19 +44,29 @@ class CommandStream {
   VkCommandBuffer recording();
   // Places a barrier before the next command when any (resource id, Access bits) conflicts
   // with what was recorded since the last barrier; then records these accesses.
-  void hazard(const std::vector<std::pair<uint64_t, uint8_t>>& accesses);
+  void hazard(const Accesses& accesses);
+  // Accesses recorded elsewhere (a host's command buffer submitted before this stream's next
+  // submission): a later command of this stream that conflicts with them gets a barrier.
+  void external(const Accesses& accesses) { hazards_.add(accesses); }
   // Moves a new image to the GENERAL layout it keeps for life.
   void prepare_image(GpuImage& image);
   void count_dispatch() { ++stats_.dispatches; ++pending_; }
 
   // Transfers, in order with everything else.
-  void upload(const GpuBuffer& dst, VkDeviceSize offset, const void* data, VkDeviceSize bytes);
+  void upload(const GpuBuffer& dst, VkDeviceSize offset, const void* data, VkDeviceSize bytes) {
+    upload(dst.handle(), dst.id(), offset, data, bytes);
+  }
+  // `id`: the resource id hazards are tracked by (a host's buffer has one from next_resource_id).
+  void upload(VkBuffer dst, uint64_t id, VkDeviceSize offset, const void* data, VkDeviceSize bytes);
   void upload_image(GpuImage& dst, const void* data);
   // Small writes carried inside the command buffer (vkCmdUpdateBuffer, <= 65536 bytes).
   void update(const GpuBuffer& dst, VkDeviceSize offset, const void* data, VkDeviceSize bytes);
   void fill(const GpuBuffer& dst, uint32_t value);
   // Copies into `host` once the recording has completed (see finish()).
-  void download(const GpuBuffer& src, VkDeviceSize offset, void* host, VkDeviceSize bytes);
+  void download(const GpuBuffer& src, VkDeviceSize offset, void* host, VkDeviceSize bytes) {
+    download(src.handle(), src.id(), offset, host, bytes);
+  }
+  void download(VkBuffer src, uint64_t id, VkDeviceSize offset, void* host, VkDeviceSize bytes);
   void download_image(GpuImage& src, void* host);
   // Host-visible memory valid until the current recording completes (per-launch arguments).
   uint8_t* scratch(VkDeviceSize bytes, VkDeviceSize alignment, VkBuffer* buffer, VkDeviceSize* offset);
@@ -53,7 +74,10 @@ class CommandStream {
   size_t pending() const { return pending_; }  // commands since the last submit
   // The timeline value the current recording will signal when submitted.
   uint64_t recording_value() const { return last_submitted_ + 1; }
-  uint64_t submit();            // returns the timeline value that marks completion (0: nothing to do)
+  uint64_t submit() { return submit({}, {}); }  // the timeline value that marks completion (0: none yet)
+  // Submits what was recorded (possibly nothing) after `waits`, signalling `signals` as well
+  // as the stream's own timeline. No host wait.
+  uint64_t submit(const std::vector<SemaphoreWait>& waits, const std::vector<SemaphoreSignal>& signals);
   void wait(uint64_t value);    // blocks until `value` completed; lands downloads
   void finish();                // submit, then wait for everything this stream recorded
   uint64_t completed();
@@ -95,7 +119,7 @@ class CommandStream {
   int current_ = -1;  // index into cmds_ while recording
   std::vector<std::unique_ptr<Chunk>> chunks_;
   std::vector<Pending> downloads_;
-  std::unordered_set<uint64_t> written_, read_;
+  HazardSet hazards_;
   size_t pending_ = 0;
   Stats stats_;
 };

@@ -87,6 +87,45 @@ std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
   return all;
 }
 
+// SpirvRequirement bits of a set of Vulkan features (supported or enabled).
+uint32_t kernel_feature_bits(const VkPhysicalDeviceFeatures& f, const VkPhysicalDeviceVulkan11Features& v11,
+                             const VkPhysicalDeviceVulkan12Features& v12,
+                             const VkPhysicalDeviceShaderAtomicFloatFeaturesEXT& af,
+                             const VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT& af2) {
+  uint32_t bits = 0;
+  if (f.shaderInt64) bits |= kNeedInt64;
+  if (f.shaderFloat64) bits |= kNeedFloat64;
+  if (f.shaderInt16) bits |= kNeedInt16;
+  if (v12.shaderInt8) bits |= kNeedInt8;
+  if (v12.storageBuffer8BitAccess) bits |= kNeedStorage8;
+  if (v11.storageBuffer16BitAccess) bits |= kNeedStorage16;
+  if (v12.shaderBufferInt64Atomics) bits |= kNeedInt64Atomics;
+  if (af.shaderBufferFloat32AtomicAdd) bits |= kNeedFloat32AtomicAdd;
+  if (af2.shaderBufferFloat32AtomicMinMax) bits |= kNeedFloat32AtomicMinMax;
+  if (af.shaderBufferFloat64AtomicAdd) bits |= kNeedFloat64AtomicAdd;
+  if (af2.shaderBufferFloat64AtomicMinMax) bits |= kNeedFloat64AtomicMinMax;
+  if (f.shaderStorageImageExtendedFormats) bits |= kNeedStorageImageExtendedFormats;
+  return bits;
+}
+
+// The SpirvRequirement bits the physical device supports (an imported device's host can
+// have enabled no others).
+uint32_t supported_kernel_features(VkPhysicalDevice pd) {
+  bool atomic_float = has_extension(pd, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+  bool atomic_float2 = atomic_float && has_extension(pd, VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME);
+  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT af2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+  VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  f2.pNext = &v11;
+  v11.pNext = &v12;
+  if (atomic_float) v12.pNext = &af;
+  if (atomic_float2) af.pNext = &af2;
+  vkGetPhysicalDeviceFeatures2(pd, &f2);
+  return kernel_feature_bits(f2.features, v11, v12, af, af2);
+}
+
 std::atomic<int>& shutdown_messages() {
   static std::atomic<int> count{0};
   return count;
@@ -140,9 +179,123 @@ VulkanDevice::VulkanDevice(const DeviceOptions& options) {
     options.notice("Vulkan device: " + caps_.name + " (" + caps_.type + ", Vulkan " + version_text(caps_.api_version) + ")");
 }
 
+void set_enabled_features(ImportedDevice& device, const VkDeviceCreateInfo& info) {
+  VkPhysicalDeviceFeatures f{};
+  VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT af2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
+  if (info.pEnabledFeatures) f = *info.pEnabledFeatures;
+  bool timeline = false;
+  auto on = [](VkBool32& into, VkBool32 value) { into = into || value; };
+  for (auto* s = static_cast<const VkBaseInStructure*>(info.pNext); s; s = s->pNext) {
+    switch (s->sType) {
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2:
+        f = reinterpret_cast<const VkPhysicalDeviceFeatures2*>(s)->features;
+        break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES:
+        on(v11.storageBuffer16BitAccess, reinterpret_cast<const VkPhysicalDeviceVulkan11Features*>(s)->storageBuffer16BitAccess);
+        break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES:
+        on(v11.storageBuffer16BitAccess, reinterpret_cast<const VkPhysicalDevice16BitStorageFeatures*>(s)->storageBuffer16BitAccess);
+        break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES: {
+        const auto* v = reinterpret_cast<const VkPhysicalDeviceVulkan12Features*>(s);
+        on(v12.shaderInt8, v->shaderInt8);
+        on(v12.storageBuffer8BitAccess, v->storageBuffer8BitAccess);
+        on(v12.shaderBufferInt64Atomics, v->shaderBufferInt64Atomics);
+        timeline = timeline || v->timelineSemaphore;
+        break;
+      }
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES:
+        on(v12.storageBuffer8BitAccess, reinterpret_cast<const VkPhysicalDevice8BitStorageFeatures*>(s)->storageBuffer8BitAccess);
+        break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES:
+        on(v12.shaderInt8, reinterpret_cast<const VkPhysicalDeviceShaderFloat16Int8Features*>(s)->shaderInt8);
+        break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES:
+        on(v12.shaderBufferInt64Atomics,
+           reinterpret_cast<const VkPhysicalDeviceShaderAtomicInt64Features*>(s)->shaderBufferInt64Atomics);
+        break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES:
+        timeline = timeline || reinterpret_cast<const VkPhysicalDeviceTimelineSemaphoreFeatures*>(s)->timelineSemaphore;
+        break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT:
+        af = *reinterpret_cast<const VkPhysicalDeviceShaderAtomicFloatFeaturesEXT*>(s);
+        break;
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT:
+        af2 = *reinterpret_cast<const VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT*>(s);
+        break;
+      default: break;
+    }
+  }
+  // Extension features count only with their extension enabled.
+  auto enabled = [&](const char* name) {
+    for (uint32_t i = 0; i < info.enabledExtensionCount; ++i)
+      if (std::strcmp(info.ppEnabledExtensionNames[i], name) == 0) return true;
+    return false;
+  };
+  if (!enabled(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME))
+    af = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+  if (!enabled(VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME))
+    af2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
+  device.timeline_semaphore = timeline;
+  device.kernel_features = kernel_feature_bits(f, v11, v12, af, af2);
+}
+
+void check_compute_queue_family(const std::vector<VkQueueFamilyProperties>& families, uint32_t family,
+                                const std::string& device_name) {
+  if (family >= families.size())
+    throw Error("importing a Vulkan device: queue family " + std::to_string(family) + " does not exist on '" +
+                device_name + "', which has " + std::to_string(families.size()));
+  if (!(families[family].queueFlags & VK_QUEUE_COMPUTE_BIT))
+    throw Error("importing a Vulkan device: queue family " + std::to_string(family) + " of '" + device_name +
+                "' does not support compute, which Loom's kernels need; pass a family with VK_QUEUE_COMPUTE_BIT");
+}
+
+VulkanDevice::VulkanDevice(const ImportedDevice& host) : imported_(true) {
+  auto require = [](bool present, const char* handle) {
+    if (!present)
+      throw Error(std::string("importing a Vulkan device: ImportedDevice::") + handle + " is VK_NULL_HANDLE");
+  };
+  require(host.instance, "instance");
+  require(host.physical, "physical");
+  require(host.device, "device");
+  require(host.queue, "queue");
+  instance_ = host.instance;
+  physical_ = host.physical;
+  device_ = host.device;
+  queue_ = host.queue;
+  queue_family_ = host.queue_family;
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(physical_, &props);
+  std::string name = props.deviceName;
+  uint32_t n = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &n, nullptr);
+  std::vector<VkQueueFamilyProperties> families(n);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &n, families.data());
+  check_compute_queue_family(families, queue_family_, name);
+  if (host.api_version < VK_API_VERSION_1_2 || props.apiVersion < VK_API_VERSION_1_2)
+    throw Error("importing a Vulkan device: Loom needs Vulkan 1.2; '" + name + "' offers " +
+                version_text(props.apiVersion) + " and ImportedDevice::api_version (the instance's apiVersion) says " +
+                (host.api_version ? version_text(host.api_version) : std::string("nothing")));
+  if (!host.timeline_semaphore)
+    throw Error("importing a Vulkan device: Loom needs timeline semaphores; enable "
+                "VkPhysicalDeviceVulkan12Features::timelineSemaphore on '" + name +
+                "' and set ImportedDevice::timeline_semaphore");
+  vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
+  granularity_ = props.limits.bufferImageGranularity;
+  fill_caps(host.kernel_features & supported_kernel_features(physical_));
+}
+
 VulkanDevice::~VulkanDevice() { release(); }
 
 void VulkanDevice::release() {
+  if (imported_) {  // the host's handles: never ours to wait on or destroy
+    device_ = VK_NULL_HANDLE;
+    instance_ = VK_NULL_HANDLE;
+    return;
+  }
   if (device_) {
     vkDeviceWaitIdle(device_);  // destruction only: never on the hot path
     vkDestroyDevice(device_, nullptr);
@@ -363,11 +516,16 @@ void VulkanDevice::create_device() {
   check(vkCreateDevice(physical_, &dci, nullptr, &device_), std::string("creating a device on '") + props.deviceName + "'");
   vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
 
-  // Capabilities codegen may target.
+  fill_caps(kernel_feature_bits(on.features, on11, on12, on_af, on_af2));
+}
+
+// Capabilities codegen may target; `features`: the SpirvRequirement bits enabled.
+void VulkanDevice::fill_caps(uint32_t features) {
   VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   p2.pNext = &subgroup;
   vkGetPhysicalDeviceProperties2(physical_, &p2);
+  const VkPhysicalDeviceProperties& props = p2.properties;
   caps_.name = props.deviceName;
   caps_.type = type_name(props.deviceType);
   caps_.discrete = props.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
@@ -385,20 +543,7 @@ void VulkanDevice::create_device() {
   caps_.min_storage_offset_alignment = static_cast<uint32_t>(props.limits.minStorageBufferOffsetAlignment);
   caps_.min_uniform_offset_alignment = static_cast<uint32_t>(props.limits.minUniformBufferOffsetAlignment);
   std::memcpy(caps_.pipeline_cache_uuid, props.pipelineCacheUUID, VK_UUID_SIZE);
-  uint32_t f = 0;
-  if (on.features.shaderInt64) f |= kNeedInt64;
-  if (on.features.shaderFloat64) f |= kNeedFloat64;
-  if (on.features.shaderInt16) f |= kNeedInt16;
-  if (on12.shaderInt8) f |= kNeedInt8;
-  if (on12.storageBuffer8BitAccess) f |= kNeedStorage8;
-  if (on11.storageBuffer16BitAccess) f |= kNeedStorage16;
-  if (on12.shaderBufferInt64Atomics) f |= kNeedInt64Atomics;
-  if (on_af.shaderBufferFloat32AtomicAdd) f |= kNeedFloat32AtomicAdd;
-  if (on_af2.shaderBufferFloat32AtomicMinMax) f |= kNeedFloat32AtomicMinMax;
-  if (on_af.shaderBufferFloat64AtomicAdd) f |= kNeedFloat64AtomicAdd;
-  if (on_af2.shaderBufferFloat64AtomicMinMax) f |= kNeedFloat64AtomicMinMax;
-  if (on.features.shaderStorageImageExtendedFormats) f |= kNeedStorageImageExtendedFormats;
-  caps_.features = f;
+  caps_.features = features;
 }
 
 }  // namespace loom::vk

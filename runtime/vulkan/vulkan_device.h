@@ -1,6 +1,7 @@
 // A Vulkan device for compute: instance, physical-device choice, logical device, one
 // compute queue, the features Loom's kernels may use, and (in tests) the validation layer
 // with every message kept. Nothing here waits on the whole device except destruction.
+// Or a host engine's device, imported: its handles are used and never destroyed.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -47,6 +48,43 @@ struct DeviceOptions {
   std::function<VkSurfaceKHR(VkInstance)> surface;
 };
 
+// A host engine's device for Loom to run on (VulkanDevice(const ImportedDevice&)).
+//
+// Contract: the handles come from the Vulkan loader Loom links; they outlive every Loom
+// object made on them and are never destroyed by Loom. The host and Loom share `queue`: they
+// submit to it from one thread at a time (Vulkan requires queues to be externally
+// synchronized). Vulkan cannot report which features a device was created with, so the host
+// says: Loom compiles kernels for exactly `kernel_features` (those the physical device also
+// supports) and assumes nothing else was enabled.
+struct ImportedDevice {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  uint32_t queue_family = 0;  // must support compute
+  VkQueue queue = VK_NULL_HANDLE;  // a queue of queue_family
+  // VkApplicationInfo::apiVersion of the host's instance: 1.2 or later (Loom calls Vulkan 1.2
+  // core functions). 0, the default, is refused: Loom assumes no version it was not told.
+  uint32_t api_version = 0;
+  // The host enabled VkPhysicalDeviceVulkan12Features::timelineSemaphore (or
+  // VkPhysicalDeviceTimelineSemaphoreFeatures): required, Loom tracks its submissions by one.
+  bool timeline_semaphore = false;
+  // SpirvRequirement bits (kNeedInt64, ... in runtime/common/spirv_kernel.h) whose Vulkan
+  // features the host enabled; describe_requirements() names the features of each bit.
+  // set_enabled_features() fills this and timeline_semaphore from the device's create info.
+  uint32_t kernel_features = 0;
+};
+
+// Fills `device.timeline_semaphore` and `device.kernel_features` from the VkDeviceCreateInfo
+// the host created its device with (pEnabledFeatures or a VkPhysicalDeviceFeatures2, the
+// Vulkan 1.1/1.2 or per-feature structs in its pNext chain, the atomic-float extensions it
+// enables): exactly what was enabled, nothing assumed.
+void set_enabled_features(ImportedDevice& device, const VkDeviceCreateInfo& info);
+
+// Throws loom::Error unless `family` exists among `families` and does compute (what an
+// imported device's queue family must do; exposed for drivers whose every family computes).
+void check_compute_queue_family(const std::vector<VkQueueFamilyProperties>& families, uint32_t family,
+                                const std::string& device_name);
+
 struct DeviceInfo {
   int index = 0;
   std::string name;
@@ -66,6 +104,9 @@ class VulkanDevice {
  public:
   // Throws loom::Error when no usable device exists or the selection matches none.
   explicit VulkanDevice(const DeviceOptions& options = {});
+  // The host's device (see ImportedDevice). Throws loom::Error naming a null handle, a queue
+  // family without compute, or what the host must enable or say.
+  explicit VulkanDevice(const ImportedDevice& host);
   ~VulkanDevice();
   VulkanDevice(const VulkanDevice&) = delete;
   VulkanDevice& operator=(const VulkanDevice&) = delete;
@@ -80,6 +121,9 @@ class VulkanDevice {
   const VkPhysicalDeviceMemoryProperties& memory_properties() const { return memory_; }
   uint64_t buffer_image_granularity() const { return granularity_; }
 
+  bool imported() const { return imported_; }  // the handles are a host's, never destroyed here
+  // Validation messages are collected only on an instance Loom made (an imported device's go
+  // to the host's messenger).
   bool validation() const { return messenger_ != VK_NULL_HANDLE; }
   // Validation messages (warnings and errors) since the last call.
   std::vector<std::string> take_messages();
@@ -92,12 +136,14 @@ class VulkanDevice {
   bool queue_family_for(VkPhysicalDevice pd, uint32_t* family) const;
   void pick_physical(const DeviceOptions& options);
   void create_device();
+  void fill_caps(uint32_t features);
   void release();
 
   VkInstance instance_ = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
   VkSurfaceKHR surface_ = VK_NULL_HANDLE;
   bool graphics_ = false;
+  bool imported_ = false;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;

@@ -182,12 +182,12 @@ void VulkanKernel::release() {
   set_layout_ = VK_NULL_HANDLE;
 }
 
-VkDescriptorSet VulkanKernel::allocate_set(uint64_t completed) {
+VkDescriptorSet VulkanKernel::allocate_set(GpuUse completed) {
   // Recycle the least recently used set whose last use has completed.
   if (sets_.size() >= kMaxCachedSets) {
     for (auto it = lru_.begin(); it != lru_.end(); ++it) {
       auto found = sets_.find(*it);
-      if (found->second.last_use > completed) continue;
+      if (!found->second.last_use.done_by(completed)) continue;
       allocator_.free(found->second.set);
       sets_.erase(found);
       lru_.erase(it);

@@ -5,6 +5,7 @@
 
 #include <vulkan/vulkan.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <list>
 #include <map>
@@ -22,6 +23,13 @@ class PipelineCache;
 class DescriptorAllocator;
 
 VkDescriptorType descriptor_type(BindingKind kind);
+
+// When something was last recorded: into Loom's command stream (a timeline value) and into
+// host command buffers (a HostFrames frame). It is free once both have completed.
+struct GpuUse {
+  uint64_t stream = 0, frame = 0;
+  bool done_by(const GpuUse& completed) const { return stream <= completed.stream && frame <= completed.frame; }
+};
 
 class VulkanKernel {
  public:
@@ -45,13 +53,15 @@ class VulkanKernel {
   GpuBuffer& error() { return error_; }
 
   // The descriptor set for these bound resources (`key` identifies them), written by
-  // `write` when new. Sets last used before `completed` may be recycled.
+  // `write` when new. Sets whose last use has completed may be recycled.
   template <typename Write>
-  VkDescriptorSet set_for(const std::vector<uint64_t>& key, uint64_t use, uint64_t completed, Write&& write) {
+  VkDescriptorSet set_for(const std::vector<uint64_t>& key, GpuUse use, GpuUse completed, Write&& write) {
     auto it = sets_.find(key);
     if (it != sets_.end()) {
       lru_.splice(lru_.end(), lru_, it->second.lru);
-      it->second.last_use = use;
+      GpuUse& last = it->second.last_use;
+      last.stream = std::max(last.stream, use.stream);
+      last.frame = std::max(last.frame, use.frame);
       return it->second.set;
     }
     VkDescriptorSet set = allocate_set(completed);
@@ -63,12 +73,12 @@ class VulkanKernel {
   size_t cached_sets() const { return sets_.size(); }
 
  private:
-  VkDescriptorSet allocate_set(uint64_t completed);
+  VkDescriptorSet allocate_set(GpuUse completed);
   void release();
 
   struct CachedSet {
     VkDescriptorSet set;
-    uint64_t last_use;
+    GpuUse last_use;
     std::list<std::vector<uint64_t>>::iterator lru;
   };
 

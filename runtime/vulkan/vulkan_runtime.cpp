@@ -1,6 +1,7 @@
 #include "runtime/vulkan/vulkan_runtime.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "runtime/common/error.h"
@@ -9,6 +10,7 @@
 #include "runtime/vulkan/descriptor_allocator.h"
 #include "runtime/vulkan/gpu_buffer.h"
 #include "runtime/vulkan/gpu_image.h"
+#include "runtime/vulkan/host_command_buffer.h"
 #include "runtime/vulkan/memory_allocator.h"
 #include "runtime/vulkan/pipeline_cache.h"
 #include "runtime/vulkan/vk_check.h"
@@ -21,24 +23,70 @@ namespace {
 constexpr VkBufferUsageFlags kStorageUsage =
     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 
+// Device-only buffers may also feed a host's draws.
+constexpr VkBufferUsageFlags kDeviceBufferUsage = kStorageUsage | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
+                                                  VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
+
 std::string mib(size_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
+
+std::string token(const void* key) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", key);
+  return buf;
+}
+
+bool texture_format_of(VkFormat f, TextureFormat* out) {
+  for (TextureFormat t : {TextureFormat::R32F, TextureFormat::RG32F, TextureFormat::RGBA32F, TextureFormat::RGBA8})
+    if (vk_format(t) == f) {
+      *out = t;
+      return true;
+    }
+  return false;
+}
 
 }  // namespace
 
 struct VulkanRuntime::DeviceResource {
   enum class Kind { Buffer, Image, Argpack } kind = Kind::Buffer;
   std::string name;
-  uint8_t* host = nullptr;
+  uint8_t* host = nullptr;  // the host copy; null: device-only, never uploaded or read back
   size_t bytes = 0;
-  GpuBuffer buffer;
+  GpuBuffer buffer;  // Loom's memory; both empty for a host's imported resource
   GpuImage image;
+  // What kernels bind and export_* reports: Loom's handles or the host's.
+  VkBuffer vk_buffer = VK_NULL_HANDLE;
+  VkDeviceSize offset = 0, range = VK_WHOLE_SIZE;
+  VkImage vk_image = VK_NULL_HANDLE;
+  VkImageView view = VK_NULL_HANDLE;
+  VkImageLayout layout = VK_IMAGE_LAYOUT_GENERAL;
+  TextureFormat format = TextureFormat::RGBA32F;
+  VkExtent3D extent{};
+  bool linear_filter = false;
+  uint64_t id = 0;  // hazard tracking and descriptor-set keys
   host::Argpack* pack = nullptr;
   bool host_newer = true;     // upload before the next use
   bool device_newer = false;  // download before the host reads
   bool caller_memory = false;
   int users = 1;              // program resources sharing this host memory (wrapped ndarrays)
 
-  uint64_t id() const { return kind == Kind::Image ? image.id() : buffer.id(); }
+  void own(GpuBuffer b) {
+    buffer = std::move(b);
+    vk_buffer = buffer.handle();
+    id = buffer.id();
+  }
+  void own(GpuImage i) {
+    image = std::move(i);
+    vk_image = image.image();
+    view = image.view();
+    format = image.format();
+    extent = image.extent();
+    linear_filter = image.linear_filter();
+    bytes = image.bytes();
+    id = image.id();
+  }
+  const char* kind_name() const {
+    return kind == Kind::Image ? "texture" : kind == Kind::Argpack ? "argpack" : "buffer";
+  }
 };
 
 VulkanRuntime::VulkanRuntime(const RuntimeOptions& options)
@@ -113,7 +161,7 @@ void VulkanRuntime::add_buffer(const std::string& name, uint8_t* host, size_t by
   r->host = host;
   r->bytes = bytes;
   r->caller_memory = caller_memory;
-  r->buffer = GpuBuffer(*device_, *allocator_, bytes, kStorageUsage, MemoryUse::DeviceLocal, "'" + name + "'");
+  r->own(GpuBuffer(*device_, *allocator_, bytes, kStorageUsage, MemoryUse::DeviceLocal, "'" + name + "'"));
   resources_[host] = std::move(r);
 }
 
@@ -123,9 +171,8 @@ void VulkanRuntime::add_texture(const std::string& name, uint8_t* host, TextureF
   r->kind = DeviceResource::Kind::Image;
   r->name = name;
   r->host = host;
-  r->image = GpuImage(*device_, *allocator_, format, static_cast<uint32_t>(width), static_cast<uint32_t>(height),
-                      static_cast<uint32_t>(depth), ndim, "texture '" + name + "'");
-  r->bytes = r->image.bytes();
+  r->own(GpuImage(*device_, *allocator_, format, static_cast<uint32_t>(width), static_cast<uint32_t>(height),
+                   static_cast<uint32_t>(depth), ndim, "texture '" + name + "'"));
   resources_[host] = std::move(r);
 }
 
@@ -136,9 +183,154 @@ void VulkanRuntime::add_argpack(const std::string& name, host::Argpack& pack) {
   r->host = pack.data();
   r->bytes = pack.size();
   r->pack = &pack;
-  r->buffer = GpuBuffer(*device_, *allocator_, pack.size(), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                        MemoryUse::DeviceLocal, "argpack '" + name + "'");
+  r->own(GpuBuffer(*device_, *allocator_, pack.size(), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                   MemoryUse::DeviceLocal, "argpack '" + name + "'"));
   resources_[pack.data()] = std::move(r);
+}
+
+void VulkanRuntime::check_new_key(const void* key, const std::string& name) const {
+  if (!key)
+    throw Error("device resource '" + name + "' has a null key; a key is the non-null ResourceView::data kernels are "
+                "bound with");
+  if (auto it = resources_.find(key); it != resources_.end())
+    throw Error("device resource '" + name + "': key " + token(key) + " already names " + it->second->kind_name() + " '" +
+                it->second->name + "'");
+}
+
+VulkanRuntime::DeviceResource& VulkanRuntime::add(const void* key, std::unique_ptr<DeviceResource> r) {
+  check_new_key(key, r->name);
+  r->host = nullptr;
+  r->host_newer = false;
+  DeviceResource& added = *r;
+  resources_[key] = std::move(r);
+  return added;
+}
+
+VulkanRuntime::DeviceResource& VulkanRuntime::keyed(const void* key, const char* what) const {
+  auto it = resources_.find(key);
+  if (it == resources_.end())
+    throw Error(std::string(what) + ": no device resource has key " + token(key) + "; add or import one with it first");
+  return *it->second;
+}
+
+void VulkanRuntime::add_device_buffer(const void* key, size_t bytes, const std::string& name) {
+  auto r = std::make_unique<DeviceResource>();
+  r->name = name.empty() ? "device buffer " + token(key) : name;
+  if (bytes == 0) throw Error("device buffer '" + r->name + "' has no bytes");
+  if (bytes > caps().max_storage_buffer_range)
+    throw Error(Place{"", "", -1, r->name}, "'" + r->name + "' takes " + mib(bytes) + "; device '" + caps().name +
+                                                "' binds storage buffers of at most " + mib(caps().max_storage_buffer_range));
+  r->bytes = bytes;
+  check_new_key(key, r->name);
+  r->own(GpuBuffer(*device_, *allocator_, bytes, kDeviceBufferUsage, MemoryUse::DeviceLocal, "'" + r->name + "'"));
+  add(key, std::move(r));
+}
+
+void VulkanRuntime::add_device_image(const void* key, TextureFormat format, int width, int height, int depth, int ndim,
+                                     const std::string& name) {
+  auto r = std::make_unique<DeviceResource>();
+  r->kind = DeviceResource::Kind::Image;
+  r->name = name.empty() ? "device image " + token(key) : name;
+  check_new_key(key, r->name);
+  r->own(GpuImage(*device_, *allocator_, format, static_cast<uint32_t>(width), static_cast<uint32_t>(height),
+                  static_cast<uint32_t>(depth), ndim, "texture '" + r->name + "'"));
+  add(key, std::move(r));
+}
+
+void VulkanRuntime::import_buffer(const void* key, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes,
+                                  const std::string& name) {
+  auto r = std::make_unique<DeviceResource>();
+  r->name = name.empty() ? "imported buffer " + token(key) : name;
+  std::string what = "importing buffer '" + r->name + "': ";
+  if (!buffer) throw Error(what + "the VkBuffer is VK_NULL_HANDLE");
+  if (bytes == 0) throw Error(what + "it has no bytes");
+  if (bytes > caps().max_storage_buffer_range)
+    throw Error(what + mib(bytes) + " is more than device '" + caps().name + "' binds (" +
+                mib(caps().max_storage_buffer_range) + ")");
+  if (offset % caps().min_storage_offset_alignment)
+    throw Error(what + "offset " + std::to_string(offset) + " is not a multiple of minStorageBufferOffsetAlignment (" +
+                std::to_string(caps().min_storage_offset_alignment) + ")");
+  r->vk_buffer = buffer;
+  r->offset = offset;
+  r->range = bytes;
+  r->bytes = bytes;
+  r->id = next_resource_id();
+  add(key, std::move(r));
+}
+
+void VulkanRuntime::import_image(const void* key, VkImage image, VkImageView view, VkFormat format, VkExtent3D extent,
+                                 VkImageLayout layout, const std::string& name) {
+  auto r = std::make_unique<DeviceResource>();
+  r->kind = DeviceResource::Kind::Image;
+  r->name = name.empty() ? "imported image " + token(key) : name;
+  std::string what = "importing image '" + r->name + "': ";
+  if (!image || !view) throw Error(what + (image ? "the VkImageView" : "the VkImage") + std::string(" is VK_NULL_HANDLE"));
+  if (!texture_format_of(format, &r->format))
+    throw Error(what + "VkFormat " + std::to_string(format) + " is none Loom's kernels use (R32_SFLOAT, R32G32_SFLOAT, "
+                       "R32G32B32A32_SFLOAT, R8G8B8A8_UNORM)");
+  if (layout != VK_IMAGE_LAYOUT_GENERAL && layout != VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
+    throw Error(what + "kernels use images in VK_IMAGE_LAYOUT_GENERAL (or SHADER_READ_ONLY_OPTIMAL when they only "
+                       "sample them), not layout " + std::to_string(layout));
+  if (!extent.width || !extent.height || !extent.depth) throw Error(what + "its extent is empty");
+  VkFormatProperties fp;
+  vkGetPhysicalDeviceFormatProperties(device_->physical(), format, &fp);
+  r->linear_filter = fp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT;
+  r->vk_image = image;
+  r->view = view;
+  r->layout = layout;
+  r->extent = extent;
+  r->bytes = VkDeviceSize{extent.width} * extent.height * extent.depth * texel_bytes(r->format);
+  r->id = next_resource_id();
+  add(key, std::move(r));
+}
+
+BufferExport VulkanRuntime::export_buffer(const void* key) const {
+  DeviceResource& r = keyed(key, "export_buffer");
+  if (r.kind != DeviceResource::Kind::Buffer)
+    throw Error("export_buffer: key " + token(key) + " names " + r.kind_name() + " '" + r.name + "', not a buffer");
+  return {r.vk_buffer, r.offset, r.bytes};
+}
+
+ImageExport VulkanRuntime::export_image(const void* key) {
+  DeviceResource& r = keyed(key, "export_image");
+  if (r.kind != DeviceResource::Kind::Image)
+    throw Error("export_image: key " + token(key) + " names " + r.kind_name() + " '" + r.name + "', not an image");
+  if (r.image && !r.image.in_general_layout()) {  // out of UNDEFINED before the host sees it
+    stream_->prepare_image(r.image);
+    stream_->submit();
+  }
+  return {r.vk_image, r.view, vk_format(r.format), r.extent, r.layout};
+}
+
+namespace {
+
+void check_range(const std::string& what, const std::string& name, size_t offset, size_t bytes, size_t size) {
+  if (offset > size || bytes > size - offset)
+    throw Error(what + ": bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) + ") of '" + name +
+                "', which has " + std::to_string(size));
+}
+
+}  // namespace
+
+void VulkanRuntime::write_buffer(const void* key, size_t offset, const void* src, size_t bytes) {
+  DeviceResource& r = keyed(key, "write_buffer");
+  if (r.kind != DeviceResource::Kind::Buffer)
+    throw Error("write_buffer: key " + token(key) + " names " + r.kind_name() + " '" + r.name + "', not a buffer");
+  check_range("write_buffer", r.name, offset, bytes, r.bytes);
+  upload_if_needed(r);  // a host copy's pending changes land first
+  stream_->upload(r.vk_buffer, r.id, r.offset + offset, src, bytes);
+  if (r.host) r.device_newer = true;
+}
+
+void VulkanRuntime::read_buffer(const void* key, size_t offset, size_t bytes, void* dst) {
+  DeviceResource& r = keyed(key, "read_buffer");
+  if (r.kind != DeviceResource::Kind::Buffer)
+    throw Error("read_buffer: key " + token(key) + " names " + r.kind_name() + " '" + r.name + "', not a buffer");
+  check_range("read_buffer", r.name, offset, bytes, r.bytes);
+  upload_if_needed(r);
+  stream_->download(r.vk_buffer, r.id, r.offset + offset, dst, bytes);
+  stream_->finish();
+  check_validation();
 }
 
 void VulkanRuntime::remove(const void* host) {
@@ -154,14 +346,14 @@ bool VulkanRuntime::has(const void* host) const { return resources_.count(host) 
 
 void VulkanRuntime::host_wrote(const void* host) {
   auto it = resources_.find(host);
-  if (it == resources_.end()) return;
+  if (it == resources_.end() || !it->second->host) return;
   it->second->host_newer = true;
   it->second->device_newer = false;
 }
 
 void VulkanRuntime::read_back(const void* host) {
   auto it = resources_.find(host);
-  if (it == resources_.end() || !it->second->device_newer) return;
+  if (it == resources_.end() || !it->second->host || !it->second->device_newer) return;
   DeviceResource& r = *it->second;
   if (r.kind == DeviceResource::Kind::Image) {
     stream_->download_image(r.image, r.host);
@@ -176,7 +368,7 @@ void VulkanRuntime::read_back(const void* host) {
 void VulkanRuntime::read_back_all() {
   bool any = false;
   for (auto& [host, r] : resources_) {
-    if (!r->device_newer) continue;
+    if (!r->host || !r->device_newer) continue;
     if (r->kind == DeviceResource::Kind::Image) stream_->download_image(r->image, r->host);
     else stream_->download(r->buffer, 0, r->host, r->bytes);
     r->device_newer = false;
@@ -187,6 +379,10 @@ void VulkanRuntime::read_back_all() {
 }
 
 void VulkanRuntime::flush() { stream_->submit(); }
+
+void VulkanRuntime::submit(const std::vector<SemaphoreWait>& wait, const std::vector<SemaphoreSignal>& signal) {
+  stream_->submit(wait, signal);
+}
 
 void VulkanRuntime::synchronize() {
   stream_->finish();
@@ -205,13 +401,14 @@ VulkanRuntime::DeviceResource& VulkanRuntime::resource(const void* host, const s
   auto it = resources_.find(host);
   if (it == resources_.end())
     throw Error(Place{"", kernel, -1, ""}, std::string("kernel '") + kernel + "' is bound to " + what +
-                                               " that has no device copy on '" + caps().name + "'");
+                                               " that has no device copy or device resource on '" + caps().name +
+                                               "' (key " + token(host) + ")");
   return *it->second;
 }
 
 void VulkanRuntime::upload_if_needed(DeviceResource& r) {
-  if (r.kind == DeviceResource::Kind::Image) stream_->prepare_image(r.image);
-  if (!r.host_newer && !r.caller_memory) return;
+  if (r.image) stream_->prepare_image(r.image);  // Loom's images (a host's stay in their layout)
+  if (!r.host || (!r.host_newer && !r.caller_memory)) return;
   if (r.kind == DeviceResource::Kind::Image) stream_->upload_image(r.image, r.host);
   else stream_->upload(r.buffer, 0, r.host, r.bytes);
   stats_.last_launch.resource_bytes += r.bytes;
@@ -245,10 +442,25 @@ int64_t bound_value(const RangeBound& b, const LaunchContext& ctx) {
 
 }  // namespace
 
-void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) {
+void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) { record(kernel, ctx, nullptr); }
+
+void VulkanRuntime::record(VulkanKernel& kernel, LaunchContext& ctx, HostCommandBuffer* host) {
   const KernelABI& abi = kernel.abi();
   const SpirvKernel& code = kernel.code();
   const ArgsLayout& layout = kernel.args();
+  size_t n = code.bindings.size();
+  // What each binding is used for over all tasks.
+  std::vector<uint8_t> used(n, 0);
+  for (const SpirvTask& task : code.tasks)
+    for (size_t b = 0; b < n; ++b) used[b] |= task.access.at(b);
+  if (host)
+    for (const SpirvBinding& b : code.bindings)
+      if (b.kind == BindingKind::Returns || b.kind == BindingKind::Error)
+        throw Error(Place{"", abi.name, -1, ""},
+                    "kernel '" + abi.name + "' " +
+                        (b.kind == BindingKind::Returns ? "returns values" : "reports errors (a debug build)") +
+                        ", which Loom reads after waiting for the launch; launch it on Loom's stream, not into a host "
+                        "command buffer");
   LaunchCounters& counters = stats_.last_launch;
   counters = {};
 
@@ -258,19 +470,19 @@ void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) {
   for (size_t p = 0; p < abi.params.size(); ++p) {
     if (layout.params[p] < 0) continue;
     const ParamDesc& d = abi.params[p];
-    std::memcpy(args.data() + layout.params[p], ctx.params[p], static_cast<size_t>(size_of(d.type.scalar) * d.type.components()));
+    std::memcpy(args.data() + layout.params[p], ctx.params[p],
+                static_cast<size_t>(size_of(d.type.scalar)) * static_cast<size_t>(d.type.components()));
   }
   for (size_t s = 0; s < abi.resources.size(); ++s) {
     if (layout.shapes[s] < 0) continue;
     for (int d = 0; d < std::max(abi.resources[s].ndim, 1); ++d) {
       auto e = static_cast<int32_t>(ctx.resources[s].shape[d]);
-      std::memcpy(args.data() + layout.shapes[s] + 4 * d, &e, 4);
+      std::memcpy(args.data() + layout.shapes[s] + 4 * static_cast<ptrdiff_t>(d), &e, 4);
     }
   }
   counters.argument_bytes = args.size();
 
   // Resolve every binding: device objects, uploads of what the host changed, the set key.
-  size_t n = code.bindings.size();
   std::vector<uint64_t> key(n);
   std::vector<DeviceResource*> bound(n, nullptr);
   std::vector<VkDescriptorBufferInfo> buffers(n);
@@ -278,11 +490,19 @@ void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) {
   VkBuffer args_buffer = VK_NULL_HANDLE;
   VkDeviceSize args_offset = 0;
   bool sync = false;
+  auto expect = [&](DeviceResource& r, DeviceResource::Kind kind, const char* what) -> DeviceResource& {
+    if (r.kind != kind)
+      throw Error(Place{"", abi.name, -1, r.name}, "kernel '" + abi.name + "' is bound to " + r.kind_name() + " '" +
+                                                       r.name + "' where it takes " + what);
+    return r;
+  };
   for (size_t b = 0; b < n; ++b) {
     const SpirvBinding& binding = code.bindings[b];
     switch (binding.kind) {
       case BindingKind::Args: {
-        uint8_t* slot = stream_->scratch(args.size(), caps().min_uniform_offset_alignment, &args_buffer, &args_offset);
+        VkDeviceSize align = caps().min_uniform_offset_alignment;
+        uint8_t* slot = host ? host->args_slot(args.size(), align, &args_buffer, &args_offset)
+                             : stream_->scratch(args.size(), align, &args_buffer, &args_offset);
         std::memcpy(slot, args.data(), args.size());
         buffers[b] = {args_buffer, 0, args.size()};
         key[b] = reinterpret_cast<uint64_t>(args_buffer);
@@ -305,34 +525,50 @@ void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) {
         sync = true;
         break;
       case BindingKind::Argpack: {
-        DeviceResource& r = resource(ctx.params[binding.index], abi.name, "an argpack");
+        DeviceResource& r = expect(resource(ctx.params[binding.index], abi.name, "an argpack"),
+                                   DeviceResource::Kind::Argpack, "an argpack");
         if (r.pack->dirty()) {
-          stream_->update(r.buffer, 0, r.pack->data(), r.pack->size());
+          if (host) {
+            host->update(r.vk_buffer, r.id, r.pack->data(), r.pack->size());
+            stream_->external({{r.id, kWrite}});
+          } else {
+            stream_->update(r.buffer, 0, r.pack->data(), r.pack->size());
+          }
           r.pack->clear_dirty();
           ++counters.argpack_uploads;
           counters.argpack_bytes += r.pack->size();
         }
-        buffers[b] = {r.buffer.handle(), 0, VK_WHOLE_SIZE};
-        key[b] = r.id();
+        buffers[b] = {r.vk_buffer, 0, VK_WHOLE_SIZE};
+        key[b] = r.id;
         bound[b] = &r;
         break;
       }
       case BindingKind::Buffer: {
         const ResourceDesc& rd = abi.resources.at(static_cast<size_t>(binding.index));
-        DeviceResource& r = resource(ctx.resources[binding.index].data, abi.name,
-                                     rd.kind == ResourceKind::Field ? "a field" : "an ndarray");
+        const char* what = rd.kind == ResourceKind::Field ? "a field" : "an ndarray";
+        DeviceResource& r = expect(resource(ctx.resources[binding.index].data, abi.name, what),
+                                   DeviceResource::Kind::Buffer, what);
+        if (host && r.caller_memory && (used[b] & kAccessWrite))
+          throw Error(Place{"", abi.name, -1, r.name}, "kernel '" + abi.name + "' writes caller memory '" + r.name +
+                                                           "', which Loom reads back after waiting for the launch; "
+                                                           "launch it on Loom's stream, or bind a device buffer");
         upload_if_needed(r);
-        buffers[b] = {r.buffer.handle(), 0, VK_WHOLE_SIZE};
-        key[b] = r.id();
+        buffers[b] = {r.vk_buffer, r.offset, r.range};
+        key[b] = r.id;
         bound[b] = &r;
         break;
       }
       case BindingKind::StorageImage:
       case BindingKind::SampledImage: {
-        DeviceResource& r = resource(ctx.resources[binding.index].data, abi.name, "a texture");
+        DeviceResource& r = expect(resource(ctx.resources[binding.index].data, abi.name, "a texture"),
+                                   DeviceResource::Kind::Image, "a texture");
+        if (binding.kind == BindingKind::StorageImage && r.layout != VK_IMAGE_LAYOUT_GENERAL)
+          throw Error(Place{"", abi.name, -1, r.name}, "kernel '" + abi.name + "' loads or stores texels of '" + r.name +
+                                                           "', which is kept in a read-only layout; import it in "
+                                                           "VK_IMAGE_LAYOUT_GENERAL");
         upload_if_needed(r);
-        images[b] = {VK_NULL_HANDLE, r.image.view(), VK_IMAGE_LAYOUT_GENERAL};
-        key[b] = r.id();
+        images[b] = {VK_NULL_HANDLE, r.view, r.layout};
+        key[b] = r.id;
         bound[b] = &r;
         break;
       }
@@ -345,14 +581,14 @@ void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) {
   // Linear filtering needs format support (32-bit float formats often lack it).
   for (size_t b = 0; b < n; ++b) {
     if (code.bindings[b].kind != BindingKind::SampledImage || !code.bindings[b].sampled_linearly) continue;
-    if (!bound[b]->image.linear_filter())
+    if (!bound[b]->linear_filter)
       throw Error(Place{"", abi.name, -1, bound[b]->name}, "kernel '" + abi.name + "' samples texture '" + bound[b]->name +
                                                                "' linearly; device '" + caps().name + "' cannot filter " +
-                                                               texture_format_name(bound[b]->image.format()) + " images");
+                                                               texture_format_name(bound[b]->format) + " images");
   }
 
-  uint64_t use = stream_->recording_value();
-  VkDescriptorSet set = kernel.set_for(key, use, stream_->completed(), [&](VkDescriptorSet s) {
+  GpuUse use = host ? GpuUse{0, frame_} : GpuUse{stream_->recording_value(), 0};
+  VkDescriptorSet set = kernel.set_for(key, use, GpuUse{stream_->completed(), frame_completed_}, [&](VkDescriptorSet s) {
     std::vector<VkWriteDescriptorSet> writes(n);
     for (size_t b = 0; b < n; ++b) {
       VkWriteDescriptorSet& w = writes[b];
@@ -370,7 +606,10 @@ void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) {
     ++stats_.descriptor_sets;
   });
 
-  VkCommandBuffer cb = stream_->recording();
+  // Into a host's command buffer: what the stream recorded (uploads, image layouts) goes to
+  // the queue first.
+  if (host) stream_->submit();
+  VkCommandBuffer cb = host ? host->cb : stream_->recording();
   uint32_t dynamic_offset = static_cast<uint32_t>(args_offset);
   for (size_t t = 0; t < code.tasks.size(); ++t) {
     const SpirvTask& task = code.tasks[t];
@@ -401,14 +640,19 @@ void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) {
         }
       }
     }
-    std::vector<std::pair<uint64_t, uint8_t>> accesses;
+    Accesses accesses;
     for (size_t b = 0; b < n; ++b) {
       uint8_t bits = task.access.at(b);
       BindingKind k = code.bindings[b].kind;
       if (!bits || k == BindingKind::Sampler || k == BindingKind::Args) continue;
       accesses.push_back({key[b], bits});
     }
-    stream_->hazard(accesses);
+    if (host) {
+      host->hazard(accesses);
+      stream_->external(accesses);  // the stream's later commands come after the host's
+    } else {
+      stream_->hazard(accesses);
+    }
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline(t));
     bool dynamic = !code.args_in_push_constants;
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.layout(), 0, 1, &set, dynamic ? 1 : 0,
@@ -416,17 +660,14 @@ void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) {
     if (code.args_in_push_constants)
       vkCmdPushConstants(cb, kernel.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(args.size()), args.data());
     vkCmdDispatch(cb, gx, gy, 1);
-    stream_->count_dispatch();
+    if (!host) stream_->count_dispatch();
     ++counters.dispatches;
   }
 
-  // What the launch wrote is now newer on the device.
+  // What the launch wrote is now newer on the device (device-only resources have no host copy).
   bool caller_written = false;
   for (size_t b = 0; b < n; ++b) {
-    if (!bound[b]) continue;
-    uint8_t bits = 0;
-    for (const SpirvTask& task : code.tasks) bits |= task.access.at(b);
-    if (!(bits & kAccessWrite)) continue;
+    if (!bound[b] || !bound[b]->host || !(used[b] & kAccessWrite)) continue;
     bound[b]->device_newer = true;
     bound[b]->host_newer = false;
     if (bound[b]->caller_memory) {
@@ -441,6 +682,7 @@ void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) {
   stats_.total.argument_bytes += counters.argument_bytes;
   stats_.total.resource_bytes += counters.resource_bytes;
   stats_.total.dispatches += counters.dispatches;
+  if (host) return;
 
   if (sync || caller_written) {
     stream_->finish();

@@ -8,6 +8,12 @@
 // for it (read_back). Argpacks live in uniform buffers: a dirty pack is uploaded once,
 // inside the command stream, before the next launch that uses it; an unchanged one is bound
 // with no copy. Launches are batched; the host waits only for what it reads.
+//
+// Device-only resources (for a host engine): buffers and images with no host copy, Loom's
+// (add_device_*) or the host's (import_*), keyed by an opaque token the caller chooses and
+// puts in ResourceView::data. They are never uploaded or read back on their own: the host
+// reads and writes them with read_buffer / write_buffer, or draws from them (export_*).
+// Launches into a host's command buffers: HostFrames (host_frames.h).
 #pragma once
 
 #include <cstdint>
@@ -29,9 +35,13 @@ namespace loom::vk {
 
 class CommandStream;
 class DescriptorAllocator;
+class HostCommandBuffer;
+class HostFrames;
 class MemoryAllocator;
 class PipelineCache;
 class VulkanKernel;
+struct SemaphoreSignal;
+struct SemaphoreWait;
 
 struct RuntimeOptions {
   DeviceOptions device;
@@ -58,6 +68,20 @@ struct RuntimeStats {
   uint64_t submits = 0, waits = 0, barriers = 0;
   uint64_t bytes_downloaded = 0;
   uint64_t descriptor_sets = 0;  // written (not reused)
+};
+
+// A device buffer as the host sees it: bind `buffer` at `offset`, `size` bytes.
+struct BufferExport {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceSize offset = 0, size = 0;
+};
+// A device image as the host sees it, in the layout it stays in.
+struct ImageExport {
+  VkImage image = VK_NULL_HANDLE;
+  VkImageView view = VK_NULL_HANDLE;
+  VkFormat format = VK_FORMAT_UNDEFINED;
+  VkExtent3D extent{};
+  VkImageLayout layout = VK_IMAGE_LAYOUT_GENERAL;
 };
 
 class VulkanRuntime {
@@ -95,7 +119,35 @@ class VulkanRuntime {
   void read_back(const void* host);
   void read_back_all();
 
+  // ---- device-only resources, keyed by an opaque non-null token (see the top of the file).
+  // `name` appears in errors. Loom's buffers can also be bound as vertex, index and indirect
+  // buffers; its images are kept in VK_IMAGE_LAYOUT_GENERAL (`ndim` 2 or 3).
+  void add_device_buffer(const void* key, size_t bytes, const std::string& name = {});
+  void add_device_image(const void* key, TextureFormat format, int width, int height, int depth, int ndim,
+                        const std::string& name = {});
+  // The host's memory, never destroyed by Loom: a buffer made with STORAGE_BUFFER usage (and
+  // TRANSFER_SRC/DST for read_buffer/write_buffer), `offset` a multiple of the device's
+  // minStorageBufferOffsetAlignment; an image of format R32_SFLOAT, R32G32_SFLOAT,
+  // R32G32B32A32_SFLOAT or R8G8B8A8_UNORM, made with STORAGE (and SAMPLED) usage, kept by the
+  // host in `layout` whenever Loom's work runs: GENERAL, or SHADER_READ_ONLY_OPTIMAL for
+  // images kernels only sample.
+  void import_buffer(const void* key, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes,
+                     const std::string& name = {});
+  void import_image(const void* key, VkImage image, VkImageView view, VkFormat format, VkExtent3D extent,
+                    VkImageLayout layout, const std::string& name = {});
+  // The handles of any device buffer or image (Loom's, a host copy's or imported).
+  BufferExport export_buffer(const void* key) const;
+  ImageExport export_image(const void* key);
+  // Staged copies on the command stream, in order with launches: a write is recorded (no
+  // wait), a read waits for the work before it and the copy.
+  void write_buffer(const void* key, size_t offset, const void* src, size_t bytes);
+  void read_buffer(const void* key, size_t offset, size_t bytes, void* dst);
+
   void flush();        // submits recorded work, no wait
+  // Submits the work recorded so far (possibly none) after `wait`, signalling `signal` (the
+  // host's binary or timeline semaphores) when it completes; no host wait. Everything the
+  // work wrote is visible to commands that wait for a signalled semaphore.
+  void submit(const std::vector<SemaphoreWait>& wait, const std::vector<SemaphoreSignal>& signal);
   void synchronize();  // waits for all recorded work
   // Throws loom::Error listing validation messages since the last check (validation on).
   void check_validation();
@@ -103,10 +155,15 @@ class VulkanRuntime {
   const RuntimeStats& stats();
 
  private:
+  friend class HostFrames;
   struct DeviceResource;
   DeviceResource& resource(const void* host, const std::string& kernel, const char* what);
+  DeviceResource& keyed(const void* key, const char* what) const;
+  void check_new_key(const void* key, const std::string& name) const;
+  DeviceResource& add(const void* key, std::unique_ptr<DeviceResource> r);
   void upload_if_needed(DeviceResource& r);
-  void wait_for(uint64_t value);
+  // A launch recorded on the command stream, or into a host's command buffer (`host`).
+  void record(VulkanKernel& kernel, LaunchContext& ctx, HostCommandBuffer* host);
 
   RuntimeOptions options_;
   void init();
@@ -119,7 +176,9 @@ class VulkanRuntime {
   VkSampler samplers_[4] = {};
   std::unordered_map<const void*, std::unique_ptr<DeviceResource>> resources_;
   RuntimeStats stats_;
-  uint64_t use_ = 0;  // launches recorded: descriptor-set recency
+  // Host frames (HostFrames): the frame being recorded and the last one known complete.
+  uint64_t frame_ = 0, frame_completed_ = 0;
+  HostFrames* frames_ = nullptr;
 };
 
 }  // namespace loom::vk

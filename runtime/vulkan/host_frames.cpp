@@ -1,0 +1,108 @@
+#include "runtime/vulkan/host_frames.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/common/error.h"
+#include "runtime/vulkan/host_command_buffer.h"
+#include "runtime/vulkan/memory_allocator.h"
+#include "runtime/vulkan/vulkan_runtime.h"
+
+namespace loom::vk {
+
+namespace {
+
+constexpr VkDeviceSize kChunkSize = 64 << 10;
+
+VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
+
+}  // namespace
+
+uint8_t* HostFrames::args_slot(VkDeviceSize bytes, VkDeviceSize alignment, VkBuffer* buffer,
+                               VkDeviceSize* offset) {
+  alignment = std::max<VkDeviceSize>(alignment, 16);
+  stats_.args_bytes += bytes;
+  Chunk* chosen = nullptr;
+  for (auto& c : chunks_) {  // one this frame already uses, with room left
+    if (c->frame != frame_) continue;
+    VkDeviceSize at = align_up(c->used, alignment);
+    if (at + bytes > c->buffer.size()) continue;
+    c->used = at + bytes;
+    *offset = at;
+    chosen = c.get();
+    break;
+  }
+  if (!chosen) {  // else one whose frames have completed, else a new one
+    for (auto& c : chunks_)
+      if (c->frame <= runtime_.frame_completed_ && c->buffer.size() >= bytes) {
+        chosen = c.get();
+        break;
+      }
+    if (!chosen) {
+      auto c = std::make_unique<Chunk>();
+      c->buffer = GpuBuffer(runtime_.device(), *runtime_.allocator_,
+                            std::max(kChunkSize, align_up(bytes, 256)),
+                            VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                            MemoryUse::Upload, "the arguments of host frames");
+      chunks_.push_back(std::move(c));
+      stats_.ring_chunks = chunks_.size();
+      chosen = chunks_.back().get();
+    }
+    chosen->frame = frame_;
+    chosen->used = bytes;
+    *offset = 0;
+  }
+  *buffer = chosen->buffer.handle();
+  return chosen->buffer.mapped() + *offset;
+}
+
+HostFrames::HostFrames(VulkanRuntime& runtime, uint32_t frames_in_flight)
+    : runtime_(runtime), in_flight_(frames_in_flight) {
+  if (frames_in_flight == 0) throw Error("HostFrames: frames_in_flight must be at least 1");
+  if (runtime.frames_) throw Error("HostFrames: this runtime has one already (one per runtime)");
+  runtime.frames_ = this;
+}
+
+HostFrames::~HostFrames() {
+  // The host let every frame complete before destroying this (the contract).
+  runtime_.frame_completed_ = runtime_.frame_;
+  runtime_.frames_ = nullptr;
+}
+
+void HostFrames::begin_frame() {
+  ++frame_;
+  runtime_.frame_ = frame_;
+  runtime_.frame_completed_ = frame_ > in_flight_ ? frame_ - in_flight_ : 0;
+  recording_.clear();
+}
+
+HostCommandBuffer& HostFrames::command_buffer(VkCommandBuffer cb) {
+  auto& slot = recording_[cb];
+  if (!slot) slot = std::make_unique<HostCommandBuffer>(*this, cb);
+  return *slot;
+}
+
+void HostFrames::launch_into(VkCommandBuffer cb, VulkanKernel& kernel, LaunchContext& ctx) {
+  if (!cb) throw Error("launch_into: the command buffer is VK_NULL_HANDLE");
+  if (frame_ == 0)
+    throw Error("launch_into before the first begin_frame(); call it at the start of every frame");
+  runtime_.record(kernel, ctx, &command_buffer(cb));
+  ++stats_.launches;
+}
+
+void HostFrames::barrier_for_graphics(VkCommandBuffer cb) {
+  if (!cb) throw Error("barrier_for_graphics: the command buffer is VK_NULL_HANDLE");
+  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_INDEX_READ_BIT |
+                     VK_ACCESS_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_UNIFORM_READ_BIT |
+                     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_VERTEX_INPUT_BIT |
+                           VK_PIPELINE_STAGE_VERTEX_SHADER_BIT |
+                           VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       0, 1, &mb, 0, nullptr, 0, nullptr);
+  ++stats_.barriers;
+}
+
+}  // namespace loom::vk
