@@ -7,6 +7,8 @@
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
@@ -64,6 +66,31 @@ std::unique_ptr<llvm::TargetMachine> target_machine(const CpuCodegenOptions& o) 
       llvm::CodeModel::Small, level));
   if (!tm) throw Error("codegen: cannot create a target machine for CPU '" + o.cpu + "'");
   return tm;
+}
+
+// The CPU features the object may use, "+name,..." in getHostCPUFeatures' spelling: those
+// the host detector reports on (instruction-set features, not tuning flags) that the target
+// has. The runtime refuses the object on a CPU lacking one (runtime/cpu/host_cpu.h).
+std::string required_features(const llvm::TargetMachine& tm) {
+  llvm::StringMap<bool> host;
+  const llvm::MCSubtargetInfo* sti = tm.getMCSubtargetInfo();
+  if (!sti || !llvm::sys::getHostCPUFeatures(host)) return "";
+  std::vector<std::string> names;
+  for (const auto& kv : host) {
+    std::string feature = "+" + kv.first().str();
+    if (sti->checkFeatures(feature)) names.push_back(feature);
+  }
+  std::sort(names.begin(), names.end());
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
+// `const char loom_cpu_features[]`, read by runtime/cpu/cpu_module.cpp.
+void record_features(llvm::Module& module, const std::string& features) {
+  auto* text = llvm::ConstantDataArray::getString(module.getContext(), features);
+  new llvm::GlobalVariable(module, text->getType(), true, llvm::GlobalValue::ExternalLinkage, text,
+                           "loom_cpu_features");
 }
 
 }  // namespace
@@ -150,6 +177,7 @@ Lowered lower(ir::Kernel& kernel, const CpuCodegenOptions& options, bool optimiz
 CompiledCpuKernel compile_kernel_to_object(ir::Kernel& kernel, const CpuCodegenOptions& options,
                                            CodegenTimings* timings) {
   Lowered l = lower(kernel, options, true, timings);
+  record_features(*l.module, required_features(*l.tm));
   auto start = Clock::now();
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);

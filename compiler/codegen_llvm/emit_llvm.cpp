@@ -40,7 +40,7 @@ enum CtxField { kCtxParams, kCtxResources, kCtxReturns, kCtxTemps, kCtxError, kC
 enum ErrField { kErrCode, kErrNode, kErrSlot, kErrDim, kErrIndex, kErrExtent };
 
 constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
-// Read by runtime/cpu/cpu_module.cpp; each kernel has its own JITDylib, so one name serves.
+// Read by runtime/cpu/cpu_module.cpp; each kernel's object is loaded on its own, so one name serves.
 constexpr const char* kAssertMessagesSymbol = "loom_assert_messages";
 
 std::string sanitize(const std::string& name) {

@@ -1,4 +1,4 @@
-// The CPU backend: LLVM codegen for the host, ORC object loading, the thread pool.
+// The CPU backend: LLVM codegen for the host, object loading (runtime/cpu's ELF loader), the thread pool.
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Support/Host.h>
 

@@ -1,54 +1,70 @@
 #include "runtime/cpu/cpu_module.h"
 
-#include <atomic>
-#include <mutex>
+#include <algorithm>
+#include <cstring>
+#include <optional>
 #include <string>
-
-#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
-#include <llvm/ExecutionEngine/Orc/LLJIT.h>
-#include <llvm/Support/DynamicLibrary.h>
-#include <llvm/Support/Error.h>
-#include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/TargetSelect.h>
+#include <string_view>
 
 #include "runtime/common/error.h"
+#include "runtime/cpu/elf_loader.h"
+#include "runtime/cpu/host_cpu.h"
 
 namespace loom::cpu {
 
-struct CpuModule::Jit {
-  std::unique_ptr<llvm::orc::LLJIT> jit;
-  std::mutex mutex;  // ORC sessions are thread-safe; this orders our JITDylib bookkeeping
-  uint64_t next_id = 0;
-};
-
 namespace {
 
-std::string message(llvm::Error e) { return llvm::toString(std::move(e)); }
+// Written by compiler/codegen_llvm: the "+feature,..." list the code was compiled for.
+constexpr const char* kCpuFeaturesSymbol = "loom_cpu_features";
+constexpr const char* kAssertMessagesSymbol = "loom_assert_messages";
 
-// Removes one kernel's JITDylib when the last LoadedCpuKernel sharing it goes.
-struct DylibHandle {
-  std::shared_ptr<void> jit;
-  llvm::orc::LLJIT* lljit = nullptr;
-  llvm::orc::JITDylib* dylib = nullptr;
-  ~DylibHandle() {
-    if (lljit && dylib) llvm::consumeError(lljit->getExecutionSession().removeJITDylib(*dylib));
+void check_cpu_features(const ElfImage& image, const Place& place) {
+  std::optional<ElfSymbol> symbol = image.find(kCpuFeaturesSymbol);
+  if (!symbol) return;  // the object states no requirement
+  std::optional<std::string_view> text =
+      symbol->data ? image.string_at(symbol->address) : std::nullopt;
+  if (!text)
+    throw Error(
+        place, std::string("object code is corrupt: '") + kCpuFeaturesSymbol + "' is not a string");
+  std::vector<std::string> required;
+  for (size_t begin = 0; begin <= text->size();) {
+    size_t end = std::min(text->find(',', begin), text->size());
+    std::string_view name = text->substr(begin, end - begin);
+    if (name.starts_with('+')) required.emplace_back(name);
+    begin = end + 1;
   }
-};
+  std::vector<std::string> missing = missing_cpu_features(required);
+  if (missing.empty()) return;
+  std::string list;
+  for (const std::string& m : missing) list += (list.empty() ? "" : ", ") + m;
+  throw Error(place, "the kernel was compiled for CPU features this CPU lacks: " + list +
+                         " (recompile it for this CPU or a baseline such as x86-64-v2)");
+}
+
+// The null-terminated `const char* loom_assert_messages[]`, every pointer checked.
+std::vector<std::string> assert_messages(const ElfImage& image, const Place& place) {
+  std::vector<std::string> out;
+  std::optional<ElfSymbol> table = image.find(kAssertMessagesSymbol);
+  if (!table) return out;
+  auto corrupt = [&](const std::string& what) {
+    return Error(place,
+                 std::string("object code is corrupt: '") + kAssertMessagesSymbol + "' " + what);
+  };
+  if (!table->data) throw corrupt("is not data");
+  for (uint64_t i = 0; i < table->size / sizeof(const char*); ++i) {
+    const char* entry = nullptr;
+    std::memcpy(&entry, table->address + i * sizeof entry, sizeof entry);
+    if (!entry) return out;
+    std::optional<std::string_view> text = image.string_at(entry);
+    if (!text) throw corrupt("entry " + std::to_string(i) + " points outside the kernel's code");
+    out.emplace_back(*text);
+  }
+  throw corrupt("has no terminating null entry");
+}
 
 }  // namespace
 
-CpuModule::CpuModule() : jit_(std::make_shared<Jit>()) {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    // Vectorised math (_ZGVdN8v_sinf, ...) that objects may call; absent on non-glibc systems.
-    llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
-  });
-  auto jit = llvm::orc::LLJITBuilder().create();
-  if (!jit) throw Error("cpu runtime: cannot create the object loader: " + message(jit.takeError()));
-  jit_->jit = std::move(*jit);
-}
+CpuModule::CpuModule() { load_vector_math_library(); }
 
 CpuModule::~CpuModule() = default;
 
@@ -56,53 +72,31 @@ std::shared_ptr<LoadedCpuKernel> CpuModule::load(const KernelABI& abi,
                                                  const std::vector<uint8_t>& object) {
   Place place;
   place.kernel = abi.name;
-  llvm::orc::LLJIT& jit = *jit_->jit;
-  std::string name;
-  {
-    std::lock_guard<std::mutex> lock(jit_->mutex);
-    name = "loom." + abi.name + "." + std::to_string(jit_->next_id++);
-  }
-  auto dylib = jit.createJITDylib(name);
-  if (!dylib) throw Error(place, "cannot create a JITDylib: " + message(dylib.takeError()));
-  auto handle = std::make_shared<DylibHandle>();
-  handle->jit = jit_;
-  handle->lljit = &jit;
-  handle->dylib = &*dylib;
-
-  auto search = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      jit.getDataLayout().getGlobalPrefix());
-  if (!search) throw Error(place, "cannot search the process for symbols: " + message(search.takeError()));
-  dylib->addGenerator(std::move(*search));
-
-  llvm::StringRef bytes(reinterpret_cast<const char*>(object.data()), object.size());
-  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(bytes, name);
-  if (llvm::Error e = jit.addObjectFile(*dylib, std::move(buffer)))
-    throw Error(place, "cannot load the kernel's object code: " + message(std::move(e)));
+  std::shared_ptr<ElfImage> image = ElfImage::load(object, place);
+  check_cpu_features(*image, place);
 
   auto kernel = std::make_shared<LoadedCpuKernel>();
   kernel->abi = abi;
-  kernel->code = handle;
-  auto find = [&](const std::string& symbol) -> uint64_t {
-    auto addr = jit.lookup(*dylib, symbol);
-    if (!addr) throw Error(place, "symbol '" + symbol + "' not found: " + message(addr.takeError()));
-    return addr->getValue();
+  auto code = [&](const std::string& symbol) -> uintptr_t {
+    std::optional<ElfSymbol> found = image->find(symbol);
+    if (!found) throw Error(place, "symbol '" + symbol + "' not found in the kernel's object code");
+    if (!found->code)
+      throw Error(place, "symbol '" + symbol + "' in the kernel's object code is not code");
+    return reinterpret_cast<uintptr_t>(found->address);
   };
   for (const TaskDesc& desc : abi.tasks) {
     LoadedTask task;
     task.kind = desc.kind;
     task.dims = desc.dims;
-    task.entry = reinterpret_cast<TaskEntry>(find(desc.symbol));
-    if (!desc.extent_symbol.empty()) task.extent = reinterpret_cast<TaskExtent>(find(desc.extent_symbol));
-    if (desc.kind != 0 && !task.extent) throw Error(place, "parallel task '" + desc.symbol + "' has no extent function");
+    task.entry = reinterpret_cast<TaskEntry>(code(desc.symbol));
+    if (!desc.extent_symbol.empty())
+      task.extent = reinterpret_cast<TaskExtent>(code(desc.extent_symbol));
+    if (desc.kind != 0 && !task.extent)
+      throw Error(place, "parallel task '" + desc.symbol + "' has no extent function");
     kernel->tasks.push_back(task);
   }
-  // Optional: objects from the LLVM backend carry their assertion messages.
-  if (auto table = jit.lookup(*dylib, "loom_assert_messages")) {
-    for (auto* entry = reinterpret_cast<const char* const*>(table->getValue()); *entry; ++entry)
-      kernel->assert_messages.emplace_back(*entry);
-  } else {
-    llvm::consumeError(table.takeError());
-  }
+  kernel->assert_messages = assert_messages(*image, place);
+  kernel->code = std::move(image);
   return kernel;
 }
 

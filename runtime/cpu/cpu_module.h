@@ -1,6 +1,8 @@
-// Loads host object code (from the LLVM backend or an AOT module) into ORC, one JITDylib per
-// kernel, and looks up every task symbol once. Loading runs no optimisation and needs no
-// compiler: math functions (sinf, ...) resolve from the process.
+// Loads host object code (from the LLVM backend or an AOT module) with our own ELF loader
+// (elf_loader.h), one mapping per kernel, and looks up every task symbol once. Loading needs
+// no compiler and no LLVM: math functions (sinf, ...) resolve from the process. An object
+// that records the CPU features it was compiled for (`loom_cpu_features`) loads only on a
+// CPU that has them all (host_cpu.h).
 #pragma once
 
 #include <cstdint>
@@ -29,7 +31,7 @@ struct LoadedCpuKernel {
   std::vector<LoadedTask> tasks;
   // Assertion messages, indexed by LaunchError::index of an assertion failure.
   std::vector<std::string> assert_messages;
-  std::shared_ptr<void> code;  // keeps the JITDylib (and the JIT) alive
+  std::shared_ptr<void> code;  // keeps the code mapped
 };
 
 class CpuModule {
@@ -39,12 +41,9 @@ class CpuModule {
   CpuModule(const CpuModule&) = delete;
   CpuModule& operator=(const CpuModule&) = delete;
 
-  // Throws loom::Error naming the kernel when the object is malformed or a symbol is missing.
+  // Throws loom::Error naming the kernel when the object is malformed, a symbol is missing or
+  // this CPU lacks a feature the code was compiled for.
   std::shared_ptr<LoadedCpuKernel> load(const KernelABI& abi, const std::vector<uint8_t>& object);
-
- private:
-  struct Jit;
-  std::shared_ptr<Jit> jit_;
 };
 
 }  // namespace loom::cpu

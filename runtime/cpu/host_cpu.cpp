@@ -148,8 +148,8 @@ std::vector<std::string> detect() {
     xcr0 = (uint64_t{hi} << 32) | lo;
   }
   bool avx = osxsave && ((leaf1.r[kEcx] >> 28) & 1) && (xcr0 & 0x6) == 0x6;  // XMM, YMM
-  bool avx512 = avx && (xcr0 & 0xe0) == 0xe0;                                   // opmask, ZMM
-  bool amx = osxsave && (xcr0 & 0x60000) == 0x60000;                            // TILECFG, TILEDATA
+  bool avx512 = avx && (xcr0 & 0xe0) == 0xe0;                                // opmask, ZMM
+  bool amx = osxsave && (xcr0 & 0x60000) == 0x60000;                         // TILECFG, TILEDATA
   std::vector<std::string> found;
   uint32_t cached_leaf = ~0u, cached_subleaf = ~0u;
   Regs regs;
@@ -161,10 +161,17 @@ std::vector<std::string> detect() {
     }
     bool on = (regs.r[f.reg] >> f.bit) & 1;
     switch (f.state) {
-      case State::None: break;
-      case State::Avx: on = on && avx; break;
-      case State::Avx512: on = on && avx512; break;
-      case State::Amx: on = on && amx; break;
+      case State::None:
+        break;
+      case State::Avx:
+        on = on && avx;
+        break;
+      case State::Avx512:
+        on = on && avx512;
+        break;
+      case State::Amx:
+        on = on && amx;
+        break;
     }
     if (on) found.emplace_back(f.name);
   }
@@ -199,7 +206,8 @@ std::vector<std::string> missing_cpu_features(const std::vector<std::string>& re
     std::string_view name = r;
     if (name.starts_with('+')) name.remove_prefix(1);
     if (name.empty()) continue;
-    if (!std::binary_search(have.begin(), have.end(), name, std::less<>())) missing.emplace_back(name);
+    if (!std::binary_search(have.begin(), have.end(), name, std::less<>()))
+      missing.emplace_back(name);
   }
   return missing;
 }
