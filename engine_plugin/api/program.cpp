@@ -34,6 +34,7 @@
 #include "runtime/host/field.h"
 #include "runtime/host/launch_frame.h"
 #include "runtime/host/ndarray.h"
+#include "runtime/host/scalar_traits.h"
 #include "runtime/host/texture.h"
 
 namespace loom {
@@ -60,24 +61,7 @@ struct Instance {
   std::vector<std::string> return_names;  // KernelResult::names
 };
 
-// Calls fn(T{}) with the C++ type that stores scalar type s.
-template <typename F>
-void with_scalar_type(Scalar s, F&& fn) {
-  switch (s) {
-    case Scalar::Bool: fn(uint8_t{}); return;  // callers treat bool on their own
-    case Scalar::I8: fn(int8_t{}); return;
-    case Scalar::I16: fn(int16_t{}); return;
-    case Scalar::I32: fn(int32_t{}); return;
-    case Scalar::I64: fn(int64_t{}); return;
-    case Scalar::U8: fn(uint8_t{}); return;
-    case Scalar::U16: fn(uint16_t{}); return;
-    case Scalar::U32: fn(uint32_t{}); return;
-    case Scalar::U64: fn(uint64_t{}); return;
-    case Scalar::F32: fn(float{}); return;
-    case Scalar::F64: fn(double{}); return;
-    case Scalar::Void: return;
-  }
-}
+using host::with_scalar_type;
 
 
 }  // namespace

@@ -10,30 +10,14 @@
 #include "runtime/host/field.h"
 #include "runtime/host/launch_frame.h"
 #include "runtime/host/ndarray.h"
+#include "runtime/host/scalar_traits.h"
 #include "runtime/host/texture.h"
 
 namespace loom::aot {
 
 namespace {
 
-template <typename F>
-void with_scalar(Scalar s, F&& fn) {
-  switch (s) {
-    case Scalar::I8: fn(int8_t{}); return;
-    case Scalar::I16: fn(int16_t{}); return;
-    case Scalar::I32: fn(int32_t{}); return;
-    case Scalar::I64: fn(int64_t{}); return;
-    case Scalar::U8: fn(uint8_t{}); return;
-    case Scalar::U16: fn(uint16_t{}); return;
-    case Scalar::U32: fn(uint32_t{}); return;
-    case Scalar::U64: fn(uint64_t{}); return;
-    case Scalar::F32: fn(float{}); return;
-    case Scalar::F64: fn(double{}); return;
-    case Scalar::Bool:
-    case Scalar::Void: break;
-  }
-  throw Error("no storage type for " + std::string(scalar_name(s)));
-}
+using host::with_scalar_type;
 
 std::string describe(const Value& v) {
   switch (v.kind) {
@@ -100,7 +84,7 @@ void set_value_argument(host::LaunchFrame& frame, int param, const Value& value,
     frame.set_value<bool>(param, value.kind == Value::Kind::Bool ? value.b : value.i != 0);
     return;
   }
-  with_scalar(d.type.scalar, [&](auto zero) {
+  with_scalar_type(d.type.scalar, [&](auto zero) {
     using T = decltype(zero);
     frame.set_components<T>(param, components_as<T>(value, d.type, where, what));
   });
@@ -225,7 +209,7 @@ void LoadedModule::allocate() {
             pack.set<bool>(path, value.b);
             break;
           }
-          with_scalar(member->type.scalar, [&](auto zero) {
+          with_scalar_type(member->type.scalar, [&](auto zero) {
             using T = decltype(zero);
             pack.set_components<T>(path, components_as<T>(value, member->type, where, what));
           });

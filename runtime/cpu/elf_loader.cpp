@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <cstdlib>
 
 namespace loom::cpu {
 
@@ -120,12 +119,6 @@ class ElfLinker {
     map_and_copy();
     fill_got_and_stubs();
     apply_relocations();
-    if (const char* trace = std::getenv("LOOM_ELF_TRACE")) {  // TEMPORARY
-      if (FILE* f = std::fopen(trace, "a")) {
-        std::fprintf(f, "%llx %zu\n", (unsigned long long)seen_types_, bytes_.size());
-        std::fclose(f);
-      }
-    }
     protect();
     list_symbols();
     return std::move(image_);
@@ -504,7 +497,6 @@ class ElfLinker {
   void apply(uint64_t r, uint64_t k, const Elf64_Rela& rela, const Section& target) {
     const uint64_t sym = ELF64_R_SYM(rela.r_info);
     const uint32_t type = ELF64_R_TYPE(rela.r_info);
-    seen_types_ |= uint64_t{1} << (type & 63);
     uint8_t* at = base_ + target.offset + rela.r_offset;
     const uint64_t p = reinterpret_cast<uint64_t>(at);
     const uint64_t a = static_cast<uint64_t>(rela.r_addend);
@@ -605,7 +597,6 @@ class ElfLinker {
   uint64_t got_offset_ = 0, stub_offset_ = 0;
   uint64_t region_begin_[kRegions] = {}, region_end_[kRegions] = {};
   uint64_t image_bytes_ = 0;
-  uint64_t seen_types_ = 0;
   uint8_t* base_ = nullptr;
   std::unique_ptr<ElfImage> image_;  // owns the mapping once it exists, so errors unmap it
 };

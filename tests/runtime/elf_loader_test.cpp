@@ -307,6 +307,8 @@ counter:
 
     .comm shared_buffer, 64, 32
     .weak missing_weak
+    .globl abs_value                # SHN_ABS
+    .set abs_value, 0x1234
 )";
 
 const std::vector<uint8_t>& relocation_object() {
@@ -450,6 +452,11 @@ TEST(ElfLoader, AppliesEveryRelocationTypeDirectlyAndThroughStubs) {
     EXPECT_EQ(common->size, 64u);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(common->address) % 32, 0u);
     EXPECT_EQ(function<const uint8_t* (*)()>(*image, "common_address")(), common->address);
+    auto absolute = image->find("abs_value");
+    ASSERT_TRUE(absolute);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(absolute->address), 0x1234u);
+    EXPECT_FALSE(absolute->code || absolute->data);
+    EXPECT_FALSE(image->find("counter"));  // local symbols are not found
     EXPECT_EQ(read_at<int64_t>(data(*image, "answer")), 42);
     EXPECT_EQ(read_at<int64_t>(data(*image, "data_word")), 7);
 
