@@ -22,7 +22,7 @@ namespace {
 
 // Blob names are file names in the folder form: letters, digits, '_', '-', '.'.
 std::string blob_stem(size_t index, const std::string& kernel) {
-  std::string s = std::to_string(index) + "." ;
+  std::string s = std::to_string(index) + ".";
   for (char c : kernel) s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
   return s;
 }

@@ -26,7 +26,7 @@
 #include "engine_plugin/api/build_id.h"
 #include "engine_plugin/api/device_backend.h"
 #include "engine_plugin/api/offline_cache.h"
-#include "engine_plugin/api/resource_npy.h"
+#include "runtime/common/resource_npy.h"
 #include "runtime/common/abi_serialize.h"
 #include "runtime/common/error.h"
 #include "runtime/common/spirv_kernel.h"

@@ -70,8 +70,6 @@ std::vector<T> components_as(const Value& v, ValueType t, const Place& where, co
   return out;
 }
 
-bool same_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b) { return a == b; }
-
 }  // namespace
 
 void set_value_argument(host::LaunchFrame& frame, int param, const Value& value, const Place& where) {
@@ -386,37 +384,6 @@ std::vector<std::string> LoadedModule::resource_names() const {
   for (const TextureInfo& t : module_.meta.textures) names.push_back(t.name);
   for (const ArgpackInfo& a : module_.meta.argpacks) names.push_back(a.name);
   return names;
-}
-
-std::vector<std::string> LoadedModule::hand_over_state(LoadedModule& next) {
-  std::vector<std::string> kept;
-  auto copy = [&](const std::string& name, const uint8_t* from, uint8_t* to, size_t bytes) {
-    device_.read_back(from);
-    std::memcpy(to, from, bytes);
-    next.device_.host_wrote(to);
-    kept.push_back(name);
-  };
-  for (const FieldDesc& f : module_.meta.fields) {
-    host::Field* mine = field(f.name);
-    host::Field* theirs = next.field(f.name);
-    if (theirs && theirs->desc().elem == f.elem && same_shape(theirs->desc().shape, f.shape) && theirs->desc().layout == f.layout)
-      copy(f.name, mine->data(), theirs->data(), mine->bytes());
-  }
-  for (const NdarrayInfo& n : module_.meta.ndarrays) {
-    host::Ndarray* mine = ndarray(n.name);
-    host::Ndarray* theirs = next.ndarray(n.name);
-    if (theirs && theirs->dtype() == mine->dtype() && theirs->components() == mine->components() &&
-        same_shape(theirs->shape(), mine->shape()))
-      copy(n.name, mine->data(), theirs->data(), mine->bytes());
-  }
-  for (const TextureInfo& t : module_.meta.textures) {
-    host::Texture* mine = texture(t.name);
-    host::Texture* theirs = next.texture(t.name);
-    if (theirs && theirs->format() == mine->format() && theirs->width() == mine->width() &&
-        theirs->height() == mine->height() && theirs->depth() == mine->depth() && theirs->ndim() == mine->ndim())
-      copy(t.name, mine->data(), theirs->data(), mine->bytes());
-  }
-  return kept;
 }
 
 }  // namespace loom::aot

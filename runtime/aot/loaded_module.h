@@ -61,11 +61,6 @@ class LoadedModule {
   // Every resource name, in metadata order (fields, ndarrays, textures, argpacks).
   std::vector<std::string> resource_names() const;
 
-  // Hands the contents of resources whose declaration is the same in `next` (name, type,
-  // shape, layout or format) over to it, and returns their names: the state a hot reload
-  // keeps. Host copies are made current first.
-  std::vector<std::string> hand_over_state(LoadedModule& next);
-
  private:
   struct Resources;
   struct BoundLaunch;

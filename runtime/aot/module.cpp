@@ -430,6 +430,15 @@ class Reader {
     return std::strtod(v.text.c_str(), nullptr);
   }
   const std::vector<JsonValue>& list(const std::string& key) const { return get(key, JsonValue::Kind::Array, "an array").items; }
+  std::vector<std::string> strings(const std::string& key) const {
+    std::vector<std::string> out;
+    const auto& items = list(key);
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (items[i].kind != JsonValue::Kind::String) fail_at(at(key) + "[" + std::to_string(i) + "]", "is not a string");
+      out.push_back(items[i].text);
+    }
+    return out;
+  }
   Reader object(const std::string& key) const { return Reader(get(key, JsonValue::Kind::Object, "an object"), at(key), what_); }
   Reader item(const std::string& key, size_t i) const {
     const JsonValue& v = list(key)[i];
@@ -611,11 +620,7 @@ void read_spirv(const Reader& r, KernelInfo& k) {
       st.access.push_back(static_cast<uint8_t>(t.integer_of(access[a], t.at("access") + "[" + std::to_string(a) + "]", 0, 3)));
     k.spirv.tasks.push_back(std::move(st));
   }
-  for (size_t i = 0; i < r.list("assert_messages").size(); ++i) {
-    const JsonValue& m = r.list("assert_messages")[i];
-    if (m.kind != JsonValue::Kind::String) r.fail_at(r.at("assert_messages") + "[" + std::to_string(i) + "]", "is not a string");
-    k.spirv.assert_messages.push_back(m.text);
-  }
+  k.spirv.assert_messages = r.strings("assert_messages");
   k.spirv.requirements = static_cast<uint32_t>(r.integer("requirements", 0, kAllSpirvRequirements));
 }
 
@@ -675,12 +680,7 @@ ModuleMetadata metadata_from_json(const std::string& text, const std::string& wh
   } else {
     m.needs.target = req.string("target");
     m.needs.cpu = req.string("cpu");
-    const auto& features = req.list("cpu_features");
-    for (size_t i = 0; i < features.size(); ++i) {
-      if (features[i].kind != JsonValue::Kind::String)
-        req.fail_at(req.at("cpu_features") + "[" + std::to_string(i) + "]", "is not a string");
-      m.needs.cpu_features.push_back(features[i].text);
-    }
+    m.needs.cpu_features = req.strings("cpu_features");
   }
   for (size_t i = 0; i < r.list("fields").size(); ++i) {
     Reader f = r.item("fields", i);
@@ -760,11 +760,7 @@ ModuleMetadata metadata_from_json(const std::string& text, const std::string& wh
     KernelInfo info;
     info.name = k.string("name");
     for (size_t j = 0; j < k.list("template_args").size(); ++j) info.template_args.push_back(read_template(k.item("template_args", j)));
-    for (size_t j = 0; j < k.list("return_names").size(); ++j) {
-      const JsonValue& n = k.list("return_names")[j];
-      if (n.kind != JsonValue::Kind::String) k.fail_at(k.at("return_names") + "[" + std::to_string(j) + "]", "is not a string");
-      info.return_names.push_back(n.text);
-    }
+    info.return_names = k.strings("return_names");
     info.abi = read_abi(k.object("abi"), info.name);
     for (const ParamDesc& p : info.abi.params)
       if (p.kind == ParamKind::Argpack && (p.argpack_type < 0 || static_cast<size_t>(p.argpack_type) >= m.argpack_types.size()))

@@ -11,7 +11,7 @@
 #include "runtime/aot/module_device.h"
 #include "runtime/aot/module_files.h"
 #include "runtime/common/error.h"
-#include "runtime/common/npy.h"
+#include "runtime/common/resource_npy.h"
 #include "runtime/host/field.h"
 #include "runtime/host/ndarray.h"
 #include "runtime/host/texture.h"
@@ -34,54 +34,39 @@ FILE is a module archive (.loommod) or an unpacked module folder.
   std::exit(1);
 }
 
+// The resource as `loom run --dump` writes it (runtime/common/resource_npy.h).
 void dump(loom::aot::LoadedModule& m, const std::string& name, const std::string& path) {
-  loom::NpyArray a;
-  const uint8_t* data = nullptr;
-  int64_t count = 0;
-  int rows = 1, cols = 1;
-  bool soa = false;
+  loom::ResourceBytes r;
+  r.name = name;
+  auto elem_dims = [](loom::ValueType e) {
+    if (e.is_matrix()) return std::vector<int64_t>{e.rows, e.cols};
+    if (e.is_vector()) return std::vector<int64_t>{e.rows};
+    return std::vector<int64_t>{};
+  };
   if (loom::host::Field* f = m.field(name)) {
-    m.device().read_back(f->data());
-    a.dtype = f->desc().elem.scalar;
-    a.shape = f->desc().shape;
-    rows = f->desc().elem.rows, cols = f->desc().elem.cols;
-    soa = f->desc().layout == loom::Layout::SoA;
-    data = f->data();
-    count = f->element_count();
+    r.dtype = f->desc().elem.scalar;
+    r.shape = f->desc().shape;
+    r.elem_dims = elem_dims(f->desc().elem);
+    r.layout = f->desc().layout;
+    r.data = f->data(), r.bytes = f->bytes();
   } else if (loom::host::Ndarray* n = m.ndarray(name)) {
-    m.device().read_back(n->data());
-    a.dtype = n->dtype();
-    a.shape = n->shape();
+    r.dtype = n->dtype();
+    r.shape = n->shape();
     for (const loom::aot::NdarrayInfo& info : m.metadata().ndarrays)
-      if (info.name == name) rows = info.elem.rows, cols = info.elem.cols;
-    data = n->data();
-    count = n->element_count();
+      if (info.name == name) r.elem_dims = elem_dims(info.elem);
+    r.data = n->data(), r.bytes = n->bytes();
   } else if (loom::host::Texture* t = m.texture(name)) {
-    m.device().read_back(t->data());
-    a.dtype = t->format() == loom::TextureFormat::RGBA8 ? loom::Scalar::U8 : loom::Scalar::F32;
-    if (t->ndim() == 3) a.shape.push_back(t->depth());
-    a.shape.push_back(t->height());
-    a.shape.push_back(t->width());
-    rows = t->channels();
-    data = t->data();
-    count = static_cast<int64_t>(t->bytes()) / (rows * loom::size_of(a.dtype));
+    r.dtype = t->format() == loom::TextureFormat::RGBA8 ? loom::Scalar::U8 : loom::Scalar::F32;
+    if (t->ndim() == 3) r.shape.push_back(t->depth());
+    r.shape.push_back(t->height());
+    r.shape.push_back(t->width());
+    r.elem_dims = {t->channels()};
+    r.data = t->data(), r.bytes = t->bytes();
   } else {
     fail("the module has no field, ndarray or texture '" + name + "'");
   }
-  if (rows > 1) a.shape.push_back(rows);
-  if (cols > 1) a.shape.push_back(cols);
-  size_t size = static_cast<size_t>(loom::size_of(a.dtype));
-  int comps = rows * cols;
-  a.data.resize(static_cast<size_t>(count) * static_cast<size_t>(comps) * size);
-  size_t out = 0;
-  for (int64_t e = 0; e < count; ++e)
-    for (int r = 0; r < rows; ++r)
-      for (int c = 0; c < cols; ++c, out += size) {
-        int64_t comp = c * rows + r;  // storage is column-major
-        int64_t scalar = soa ? comp * count + e : e * comps + comp;
-        std::memcpy(a.data.data() + out, data + static_cast<size_t>(scalar) * size, size);
-      }
-  loom::write_npy(path, a);
+  m.device().read_back(r.data);
+  loom::write_resource_npy(r, path);
 }
 
 int info(const loom::aot::Module& m, const std::string& path) {

@@ -1,4 +1,4 @@
-#include "engine_plugin/api/resource_npy.h"
+#include "runtime/common/resource_npy.h"
 
 #include <cstring>
 
