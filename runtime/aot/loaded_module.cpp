@@ -326,6 +326,10 @@ int LoadedModule::kernel(const std::string& name, const std::vector<TemplateArgu
 }
 
 void LoadedModule::launch(int index, host::LaunchFrame& frame) {
+  launch(index, frame, [this](DeviceKernel& k, LaunchContext& ctx) { device_.launch(k, ctx); });
+}
+
+void LoadedModule::launch(int index, host::LaunchFrame& frame, const Launcher& launcher) {
   DeviceKernel& k = *kernels_.at(static_cast<size_t>(index));
   for (const ResourceDesc& r : k.abi().resources) {
     if (r.kind != ResourceKind::Field) continue;
@@ -336,28 +340,36 @@ void LoadedModule::launch(int index, host::LaunchFrame& frame) {
   LaunchContext& ctx = frame.context();
   ctx.seed = 0x9e3779b97f4a7c15ull * ++launch_serial_;
   try {
-    device_.launch(k, ctx);
+    launcher(k, ctx);
   } catch (const Error& e) {
     Place where = e.place();
     if (where.document.empty()) where.document = what_;
     if (where.kernel.empty()) where.kernel = k.abi().name;
-    throw Error(where, e.message());
+    throw Error(where, e.message(), e.kind());
   }
 }
 
-bool LoadedModule::has_pipeline(const std::string& name) const {
-  for (const PipelineInfo& p : module_.meta.pipelines)
-    if (p.name == name) return true;
-  return false;
+bool LoadedModule::has_pipeline(const std::string& name) const { return find_pipeline(name) >= 0; }
+
+int LoadedModule::find_pipeline(const std::string& name) const {
+  for (size_t p = 0; p < module_.meta.pipelines.size(); ++p)
+    if (module_.meta.pipelines[p].name == name) return static_cast<int>(p);
+  return -1;
 }
 
 void LoadedModule::run_pipeline(const std::string& name) {
-  for (size_t p = 0; p < module_.meta.pipelines.size(); ++p) {
-    if (module_.meta.pipelines[p].name != name) continue;
-    for (auto& bound : pipelines_[p]) launch(bound->kernel, bound->frame);
-    return;
+  int p = find_pipeline(name);
+  if (p < 0) throw Error(Place{what_}, "the module has no pipeline '" + name + "'");
+  run_pipeline(p);
+}
+
+void LoadedModule::run_pipeline(int index, const Launcher* launcher) {
+  for (auto& bound : pipelines_.at(static_cast<size_t>(index))) {
+    if (launcher)
+      launch(bound->kernel, bound->frame, *launcher);
+    else
+      launch(bound->kernel, bound->frame);
   }
-  throw Error(Place{what_}, "the module has no pipeline '" + name + "'");
 }
 
 host::Field* LoadedModule::field(const std::string& name) const {

@@ -3,6 +3,7 @@
 // kernel loaded, every pipeline launch bound once. Needs neither the compiler nor LLVM.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,14 +45,23 @@ class LoadedModule {
   const KernelInfo& kernel_info(int index) const { return module_.meta.kernels.at(static_cast<size_t>(index)); }
   size_t kernel_count() const { return kernels_.size(); }
 
+  DeviceKernel& device_kernel(int index) const { return *kernels_.at(static_cast<size_t>(index)); }
+
   // Binds the module's fields into `frame` (a frame of kernel `index`), seeds it and
   // launches. Failures (bounds checks, assertions in debug modules) are loom::Errors naming
   // the module and kernel.
   void launch(int index, host::LaunchFrame& frame);
+  // How a launch runs when not on the device's own queue (a host engine's command buffer).
+  using Launcher = std::function<void(DeviceKernel& kernel, LaunchContext& ctx)>;
+  // The same, launched by `launcher`.
+  void launch(int index, host::LaunchFrame& frame, const Launcher& launcher);
 
   bool has_pipeline(const std::string& name) const;
+  // Index of pipeline `name` in the metadata, -1 when there is none.
+  int find_pipeline(const std::string& name) const;
   // Runs the pipeline's launches in order, each bound when the module was loaded.
   void run_pipeline(const std::string& name);
+  void run_pipeline(int index, const Launcher* launcher = nullptr);
 
   // The module's own resources (null when it has none of that name).
   host::Field* field(const std::string& name) const;

@@ -449,6 +449,9 @@ class Reader {
     if (!t) fail_at(at(key), "is not a value type: '" + string(key) + "'");
     return *t;
   }
+  // The same, or "void" where what is described has no value type (argpack, texture and
+  // open ndarray parameters; struct, pack and texture members).
+  ValueType type_or_void(const std::string& key) const { return string(key) == "void" ? ValueType{} : type(key); }
   std::vector<int64_t> shape(const std::string& key, size_t max_dims) const {
     const auto& items = list(key);
     if (items.size() > max_dims) fail_at(at(key), "has more than " + std::to_string(max_dims) + " extents");
@@ -524,7 +527,7 @@ KernelABI read_abi(const Reader& r, const std::string& name) {
                                            {"ndarray", ParamKind::Ndarray},
                                            {"texture", ParamKind::Texture},
                                            {"argpack", ParamKind::Argpack}});
-    d.type = p.type("type");
+    d.type = d.kind == ParamKind::Value ? p.type("type") : p.type_or_void("type");
     d.ndim = static_cast<int>(p.integer("ndim", 0, kMaxDims));
     d.argpack_type = static_cast<int>(p.integer("argpack_type", -1, kI32Max));
     d.size = static_cast<uint32_t>(p.integer("size", 0, kI32Max));
@@ -663,7 +666,8 @@ ModuleMetadata metadata_from_json(const std::string& text, const std::string& wh
   if (m.format_version < 1 || m.format_version > kModuleFormatVersion)
     throw Error(Place{what}, "module format version " + std::to_string(m.format_version) +
                                  " is not one this runtime reads (versions 1 to " + std::to_string(kModuleFormatVersion) +
-                                 "); rebuild the module with `loom compile`, or load it with a newer Loom");
+                                 "); rebuild the module with `loom compile`, or load it with a newer Loom",
+                ErrorKind::Version);
   m.name = r.string("name");
   m.arch = r.name_of<Arch>("arch", {{"cpu", Arch::Cpu}, {"vulkan", Arch::Vulkan}});
   m.producer = r.string("producer");
@@ -720,7 +724,7 @@ ModuleMetadata metadata_from_json(const std::string& text, const std::string& wh
                                                     {"pack", MemberKind::Pack},
                                                     {"ndarray", MemberKind::Ndarray},
                                                     {"texture", MemberKind::Texture}});
-      member.type = mm.type("type");
+      member.type = member.kind == MemberKind::Value ? mm.type("type") : mm.type_or_void("type");
       member.ndim = static_cast<int>(mm.integer("ndim", 0, kMaxDims));
       member.nested = static_cast<int>(mm.integer("nested", -1, static_cast<int64_t>(r.list("argpack_types").size()) - 1));
       member.offset = static_cast<uint32_t>(mm.integer("offset", 0, type.size));

@@ -49,13 +49,16 @@ class CpuModuleDevice : public ModuleDevice {
 
   void check_requirements(const ModuleMetadata& meta, const std::string& what) const override {
     if (meta.arch != Arch::Cpu)
-      throw Error(Place{what}, std::string("the module is compiled for ") + arch_name(meta.arch) + ", not for the CPU");
+      throw Error(Place{what}, std::string("the module is compiled for ") + arch_name(meta.arch) + ", not for the CPU",
+                  ErrorKind::Arch);
     if (meta.needs.target != kHostTarget)
-      throw Error(Place{what}, "the module's object code is for " + meta.needs.target + "; this runtime runs " + kHostTarget);
+      throw Error(Place{what}, "the module's object code is for " + meta.needs.target + "; this runtime runs " + kHostTarget,
+                  ErrorKind::Capability);
     std::vector<std::string> missing = cpu::missing_cpu_features(meta.needs.cpu_features);
     if (!missing.empty())
       throw Error(Place{what}, "this CPU lacks features the module's code uses (compiled for '" + meta.needs.cpu +
-                                   "'): " + join(missing) + "; compile the module for an older CPU (loom compile --cpu x86-64-v2)");
+                                   "'): " + join(missing) + "; compile the module for an older CPU (loom compile --cpu x86-64-v2)",
+                  ErrorKind::Capability);
   }
 
   std::shared_ptr<DeviceKernel> load(const Module& module, size_t index, const std::string& what) override {
@@ -103,7 +106,8 @@ class VulkanModuleDevice : public ModuleDevice {
 
   void check_requirements(const ModuleMetadata& meta, const std::string& what) const override {
     if (meta.arch != Arch::Vulkan)
-      throw Error(Place{what}, std::string("the module is compiled for ") + arch_name(meta.arch) + ", not for Vulkan");
+      throw Error(Place{what}, std::string("the module is compiled for ") + arch_name(meta.arch) + ", not for Vulkan",
+                  ErrorKind::Arch);
     const vk::DeviceCaps& caps = runtime_->caps();
     std::vector<std::string> missing;
     if (uint32_t lacking = meta.needs.vulkan_features & ~caps.features) missing.push_back(describe_requirements(lacking));
@@ -114,7 +118,8 @@ class VulkanModuleDevice : public ModuleDevice {
       missing.push_back(std::to_string(meta.needs.push_constant_bytes) + " bytes of push constants (the device has " +
                         std::to_string(caps.max_push_constants) + ")");
     if (!missing.empty())
-      throw Error(Place{what}, "device '" + caps.name + "' lacks what the module needs: " + join(missing));
+      throw Error(Place{what}, "device '" + caps.name + "' lacks what the module needs: " + join(missing),
+                  ErrorKind::Capability);
   }
 
   std::shared_ptr<DeviceKernel> load(const Module& module, size_t index, const std::string& what) override {
@@ -154,6 +159,9 @@ class VulkanModuleDevice : public ModuleDevice {
   void flush() override { runtime_->flush(); }
   void synchronize() override { runtime_->synchronize(); }
   vk::VulkanRuntime* vulkan() override { return runtime_.get(); }
+  vk::VulkanKernel* vulkan_kernel(DeviceKernel& kernel) override {
+    return static_cast<VulkanKernelHandle&>(kernel).kernel.get();
+  }
 
  private:
   std::unique_ptr<vk::VulkanRuntime> runtime_;

@@ -19,6 +19,7 @@ class Texture;
 }  // namespace loom::host
 namespace loom::vk {
 class VulkanDevice;
+class VulkanKernel;
 class VulkanRuntime;
 }  // namespace loom::vk
 
@@ -55,6 +56,9 @@ class ModuleDevice {
   virtual void synchronize() {}
   // The Vulkan runtime underneath (null on the CPU): interop with a host engine.
   virtual vk::VulkanRuntime* vulkan() { return nullptr; }
+  // The Vulkan kernel of a kernel this device loaded (null on the CPU): launches recorded
+  // into a host engine's command buffers (vk::HostFrames).
+  virtual vk::VulkanKernel* vulkan_kernel(DeviceKernel& kernel) { return nullptr; }
 };
 
 std::unique_ptr<ModuleDevice> make_cpu_module_device(int threads = 0);

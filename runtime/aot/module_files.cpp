@@ -29,9 +29,9 @@ bool valid_blob_name(const std::string& n) {
 
 std::vector<uint8_t> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(Place{path}, "cannot open the module file");
+  if (!in) throw Error(Place{path}, "cannot open the module file", ErrorKind::Io);
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(Place{path}, "cannot read the module file");
+  if (in.bad()) throw Error(Place{path}, "cannot read the module file", ErrorKind::Io);
   return bytes;
 }
 
@@ -133,7 +133,8 @@ Module read_module_bytes(const std::vector<uint8_t>& bytes, const std::string& w
   uint32_t version = r.u32();
   if (version != kArchiveVersion)
     throw Error(Place{what}, "module archive version " + std::to_string(version) +
-                                 " is not one this runtime reads (version " + std::to_string(kArchiveVersion) + ")");
+                                 " is not one this runtime reads (version " + std::to_string(kArchiveVersion) + ")",
+                ErrorKind::Version);
   uint32_t count = r.u32();
   if (count == 0 || count > 1u << 20) r.fail("entry count " + std::to_string(count) + " is not plausible");
   std::string metadata;

@@ -20,7 +20,7 @@ static std::string format(const Place& place, const std::string& message) {
   return where.empty() ? message : where + ": " + message;
 }
 
-Error::Error(Place place, const std::string& message)
-    : std::runtime_error(format(place, message)), place_(std::move(place)), message_(message) {}
+Error::Error(Place place, const std::string& message, ErrorKind kind)
+    : std::runtime_error(format(place, message)), place_(std::move(place)), message_(message), kind_(kind) {}
 
 }  // namespace loom

@@ -18,6 +18,10 @@ class Texture {
   // names the texture (`name`, when given) and the extent or byte count.
   Texture(TextureFormat format, int64_t width, int64_t height, const std::string& name = "");                 // 2-d
   Texture(TextureFormat format, int64_t width, int64_t height, int64_t depth, const std::string& name = "");  // 3-d
+  // A texture with no host memory: `key` stands for device memory a runtime knows by it (an
+  // imported image); data() returns the key, bytes() 0, and texel access is an error.
+  static Texture device_only(const void* key, TextureFormat format, int ndim, int64_t width, int64_t height,
+                             int64_t depth, const std::string& name = "");
 
   TextureFormat format() const { return format_; }
   int width() const { return width_; }
@@ -25,8 +29,9 @@ class Texture {
   int depth() const { return depth_; }
   int ndim() const { return ndim_; }
   int channels() const { return texture_channels(format_); }
-  uint8_t* data() const { return buffer_.data(); }
+  uint8_t* data() const { return key_ ? key_ : buffer_.data(); }
   size_t bytes() const { return buffer_.size(); }
+  bool has_host_memory() const { return key_ == nullptr; }
 
   // Texel access as normalised floats; missing channels read as 0, alpha as 1.
   std::array<float, 4> read(int x, int y, int z = 0) const;
@@ -41,6 +46,7 @@ class Texture {
   TextureFormat format_;
   int ndim_ = 2, width_ = 0, height_ = 0, depth_ = 1;
   AlignedBuffer buffer_;
+  uint8_t* key_ = nullptr;  // device_only
 };
 
 }  // namespace loom::host

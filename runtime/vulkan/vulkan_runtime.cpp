@@ -351,6 +351,13 @@ void VulkanRuntime::host_wrote(const void* host) {
   it->second->device_newer = false;
 }
 
+void VulkanRuntime::upload(const void* host) {
+  auto it = resources_.find(host);
+  if (it == resources_.end()) return;
+  upload_if_needed(*it->second);
+  stream_->submit();
+}
+
 void VulkanRuntime::read_back(const void* host) {
   auto it = resources_.find(host);
   if (it == resources_.end() || !it->second->host || !it->second->device_newer) return;

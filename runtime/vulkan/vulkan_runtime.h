@@ -115,6 +115,9 @@ class VulkanRuntime {
   bool has(const void* host) const;
   // The host copy changed: upload before its next use.
   void host_wrote(const void* host);
+  // Makes the device copy current: records the upload of what the host changed and
+  // submits it (no wait), so the host engine can draw from the exported buffer or image.
+  void upload(const void* host);
   // Makes the host copy current (waits for the work that writes it).
   void read_back(const void* host);
   void read_back_all();

@@ -275,7 +275,8 @@ TEST_P(ModuleArch, ArgpacksAndReturnValues) {
   builder.add_kernel("nested_sum", {{"x", "outer"}});
   builder.add_document();  // the argpacks and their declared values
   auto device = device_for(GetParam());
-  aot::LoadedModule m(builder.module(), *device, "argpacks");
+  // Through the archive bytes: struct and pack members survive the metadata round trip.
+  aot::LoadedModule m(aot::read_module_bytes(aot::write_module_archive(builder.module()), "argpacks"), *device, "argpacks");
   Program jit(jit_options(GetParam()));
   jit.load_file(source("tests/e2e/docs/taichi_argpacks.loom.json"));
 

@@ -1,0 +1,21 @@
+// LoomArgument checked against what it is given to (a kernel parameter or an argpack
+// member) and written: the one place that turns the C ABI's tagged values into launches.
+#pragma once
+
+#include <loom/loom.h>
+
+#include <string>
+
+#include "engine_plugin/c_api/handles.h"
+
+namespace loom::capi {
+
+// Checks and binds `args` (one per parameter) into the kernel's launch frame. Throws
+// ApiError with the code of the first mismatch, naming the kernel and parameter.
+void bind_arguments(LoomKernel_T& kernel, uint32_t count, const LoomArgument* args);
+// Writes `value` into member `path` of `pack` (of `module`).
+void set_member(LoomArgpack_T& pack, const std::string& path, const LoomArgument& value);
+// Reads value member `path`.
+LoomArgument get_member(const LoomArgpack_T& pack, const std::string& path);
+
+}  // namespace loom::capi

@@ -1,0 +1,241 @@
+// Kernels and pipelines: lookup, what they take, launches on Loom's queue or into the
+// host's command buffers.
+#include <cstring>
+
+#include "engine_plugin/c_api/arguments.h"
+#include "engine_plugin/c_api/c_api_error.h"
+#include "engine_plugin/c_api/handles.h"
+#include "engine_plugin/c_api/types.h"
+#include "runtime/vulkan/vulkan_runtime.h"
+
+using namespace loom;
+using loom::capi::ApiError;
+using loom::capi::guard;
+using loom::capi::need;
+
+namespace {
+
+aot::TemplateArgument template_argument(const LoomTemplateArgument& t, const std::string& where) {
+  aot::TemplateArgument a;
+  if (!t.name || !*t.name) throw ApiError(LOOM_ERROR_NULL_HANDLE, where + ": a template argument has no name");
+  a.param = t.name;
+  switch (t.kind) {
+    case LOOM_TEMPLATE_INT: a.kind = aot::TemplateArgument::Kind::Int, a.i = t.i; break;
+    case LOOM_TEMPLATE_FLOAT: a.kind = aot::TemplateArgument::Kind::Float, a.f = t.f; break;
+    case LOOM_TEMPLATE_BOOL: a.kind = aot::TemplateArgument::Kind::Bool, a.b = t.i != 0; break;
+    case LOOM_TEMPLATE_FIELD:
+      if (!t.field) throw ApiError(LOOM_ERROR_NULL_HANDLE, where + ": template argument '" + a.param + "' names no field");
+      a.kind = aot::TemplateArgument::Kind::Field, a.field = t.field;
+      break;
+    case LOOM_TEMPLATE_NDARRAY: {
+      a.kind = aot::TemplateArgument::Kind::Ndarray;
+      Scalar s = capi::scalar_of(t.dtype, where + ": template argument '" + a.param + "'");
+      if (t.components < 1 || t.components > 16)
+        throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, where + ": template argument '" + a.param + "' has " +
+                                                       std::to_string(t.components) + " components");
+      a.elem = ValueType{s, static_cast<int>(t.components), 1};
+      a.i = t.ndim;
+      break;
+    }
+    default:
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, where + ": template argument '" + a.param + "' has kind " +
+                                                     std::to_string(static_cast<int>(t.kind)) + ", not a LoomTemplateKind");
+  }
+  return a;
+}
+
+std::string key_of(const std::string& name, const std::vector<aot::TemplateArgument>& args) {
+  std::string key = name;
+  for (const aot::TemplateArgument& a : args)
+    key += '\x1f' + a.param + '=' + std::to_string(static_cast<int>(a.kind)) + ':' + a.field + ':' +
+           std::to_string(a.i) + ':' + std::to_string(a.f) + ':' + value_type_name(a.elem) + ':' + (a.b ? "1" : "0");
+  return key;
+}
+
+// Runs `launch` and reports failed bounds checks and assertions as LOOM_ERROR_LAUNCH.
+template <typename Launch>
+void launching(Launch&& launch) {
+  try {
+    launch();
+  } catch (const ApiError&) {
+    throw;
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::General) throw;
+    throw ApiError(LOOM_ERROR_LAUNCH, e.place(), e.message());
+  }
+}
+
+aot::LoadedModule::Launcher into(LoomRuntime_T& r, VkCommandBuffer cb) {
+  vk::HostFrames& frames = r.host_frames();
+  aot::ModuleDevice& device = *r.device;
+  return [&frames, &device, cb](aot::DeviceKernel& k, LaunchContext& ctx) {
+    frames.launch_into(cb, *device.vulkan_kernel(k), ctx);
+  };
+}
+
+void check_into(LoomRuntime_T& r, VkCommandBuffer cb, const char* call) {
+  capi::vulkan_of(r, call);
+  if (!cb) throw ApiError(LOOM_ERROR_NULL_HANDLE, std::string(call) + ": command_buffer is null");
+}
+
+}  // namespace
+
+extern "C" {
+
+LoomResult loom_module_get_kernel(LoomModule module, const char* name, uint32_t template_arg_count,
+                                  const LoomTemplateArgument* template_args, LoomKernel* out) {
+  return guard(LOOM_ERROR_NOT_FOUND, [&] {
+    LoomModule_T& m = need(module, "module");
+    need(name, "loom_module_get_kernel: name");
+    need(out, "loom_module_get_kernel: out");
+    if (template_arg_count && !template_args)
+      throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_module_get_kernel: template_args is null");
+    std::vector<aot::TemplateArgument> targs;
+    for (uint32_t i = 0; i < template_arg_count; ++i)
+      targs.push_back(template_argument(template_args[i], m.what + ": kernel '" + name + "'"));
+    std::string key = key_of(name, targs);
+    auto it = m.kernels.find(key);
+    if (it != m.kernels.end()) {
+      *out = it->second.get();
+      return;
+    }
+    int index = m.loaded->kernel(name, targs);  // throws naming what the module has
+    auto k = std::make_unique<LoomKernel_T>();
+    k->module = &m;
+    k->name = name;
+    k->template_args = std::move(targs);
+    k->index = index;
+    k->frame = std::make_unique<host::LaunchFrame>(m.loaded->device_kernel(index).abi());
+    *out = k.get();
+    m.kernels[key] = std::move(k);
+  });
+}
+
+LoomResult loom_module_get_pipeline(LoomModule module, const char* name, LoomPipeline* out) {
+  return guard(LOOM_ERROR_NOT_FOUND, [&] {
+    LoomModule_T& m = need(module, "module");
+    need(name, "loom_module_get_pipeline: name");
+    need(out, "loom_module_get_pipeline: out");
+    auto it = m.pipelines.find(name);
+    if (it != m.pipelines.end()) {
+      *out = it->second.get();
+      return;
+    }
+    int index = m.loaded->find_pipeline(name);
+    if (index < 0) {
+      std::string have;
+      for (const std::string& p : m.names[LOOM_ITEM_PIPELINE - 1]) have += (have.empty() ? "" : ", ") + p;
+      throw ApiError(LOOM_ERROR_NOT_FOUND, Place{m.what},
+                     std::string("the module has no pipeline '") + name + "'" +
+                         (have.empty() ? " (it has none)" : "; it has " + have));
+    }
+    auto p = std::make_unique<LoomPipeline_T>();
+    p->module = &m;
+    p->name = name;
+    p->index = index;
+    *out = p.get();
+    m.pipelines[name] = std::move(p);
+  });
+}
+
+LoomResult loom_kernel_get_info(LoomKernel kernel, LoomKernelInfo* out) {
+  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+    LoomKernel_T& k = need(kernel, "kernel");
+    LoomKernelInfo& info = need(out, "loom_kernel_get_info: out");
+    const KernelABI& abi = k.frame->abi();
+    info.name = k.module->loaded->kernel_info(k.index).name.c_str();
+    info.param_count = static_cast<uint32_t>(abi.params.size());
+    uint32_t components = 0;
+    for (ValueType t : abi.returns) components += static_cast<uint32_t>(t.components());
+    info.return_count = components;
+  });
+}
+
+LoomResult loom_kernel_get_param(LoomKernel kernel, uint32_t index, LoomParamInfo* out) {
+  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+    LoomKernel_T& k = need(kernel, "kernel");
+    LoomParamInfo& info = need(out, "loom_kernel_get_param: out");
+    const KernelABI& abi = k.module->loaded->kernel_info(k.index).abi;
+    if (index >= abi.params.size())
+      throw ApiError(LOOM_ERROR_NOT_FOUND, Place{k.module->what, k.name},
+                     "parameter " + std::to_string(index) + " is past the kernel's " + std::to_string(abi.params.size()));
+    const ParamDesc& p = abi.params[index];
+    info = LoomParamInfo{};
+    info.name = p.name.c_str();
+    info.kind = static_cast<LoomParamKind>(static_cast<int>(p.kind) + 1);
+    info.dtype = capi::dtype_of(p.type.scalar);
+    info.components = static_cast<uint32_t>(p.type.components());
+    info.ndim = static_cast<uint32_t>(p.ndim);
+    if (p.kind == ParamKind::Argpack)
+      info.argpack_type = k.module->loaded->metadata().argpack_types.at(static_cast<size_t>(p.argpack_type)).name.c_str();
+  });
+}
+
+LoomResult loom_launch(LoomKernel kernel, uint32_t arg_count, const LoomArgument* args) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    LoomKernel_T& k = need(kernel, "kernel");
+    capi::bind_arguments(k, arg_count, args);
+    launching([&] { k.module->loaded->launch(k.index, *k.frame); });
+  });
+}
+
+LoomResult loom_launch_into(LoomKernel kernel, VkCommandBuffer command_buffer, uint32_t arg_count, const LoomArgument* args) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    LoomKernel_T& k = need(kernel, "kernel");
+    LoomRuntime_T& r = *k.module->runtime;
+    check_into(r, command_buffer, "loom_launch_into");
+    if (!k.frame->abi().returns.empty())
+      throw ApiError(LOOM_ERROR_NOT_SUPPORTED, Place{k.module->what, k.name},
+                     "the kernel returns values, which need a wait; launch it with loom_launch");
+    capi::bind_arguments(k, arg_count, args);
+    launching([&] { k.module->loaded->launch(k.index, *k.frame, into(r, command_buffer)); });
+  });
+}
+
+LoomResult loom_kernel_get_return(LoomKernel kernel, uint32_t index, LoomDataType dtype, void* out) {
+  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+    LoomKernel_T& k = need(kernel, "kernel");
+    need(out, "loom_kernel_get_return: out");
+    std::vector<Scalar> scalars;
+    for (ValueType t : k.frame->abi().returns)
+      for (int c = 0; c < t.components(); ++c) scalars.push_back(t.scalar);
+    Place where{k.module->what, k.name};
+    if (index >= scalars.size())
+      throw ApiError(LOOM_ERROR_NOT_FOUND, where,
+                     "return component " + std::to_string(index) + " is past the kernel's " + std::to_string(scalars.size()));
+    Scalar want = capi::scalar_of(dtype, "loom_kernel_get_return: dtype");
+    if (want != scalars[index])
+      throw ApiError(LOOM_ERROR_WRONG_DTYPE, where,
+                     "return component " + std::to_string(index) + " is " + std::string(scalar_name(scalars[index])) +
+                         ", asked for " + std::string(scalar_name(want)));
+    if (want == Scalar::Bool) {
+      int32_t v = k.frame->returned<bool>(index) ? 1 : 0;
+      std::memcpy(out, &v, 4);
+      return;
+    }
+    host::with_scalar_type(want, [&](auto zero) {
+      using T = decltype(zero);
+      T v = k.frame->returned<T>(index);
+      std::memcpy(out, &v, sizeof v);
+    });
+  });
+}
+
+LoomResult loom_pipeline_launch(LoomPipeline pipeline) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    LoomPipeline_T& p = need(pipeline, "pipeline");
+    launching([&] { p.module->loaded->run_pipeline(p.index); });
+  });
+}
+
+LoomResult loom_pipeline_launch_into(LoomPipeline pipeline, VkCommandBuffer command_buffer) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    LoomPipeline_T& p = need(pipeline, "pipeline");
+    LoomRuntime_T& r = *p.module->runtime;
+    check_into(r, command_buffer, "loom_pipeline_launch_into");
+    aot::LoadedModule::Launcher launcher = into(r, command_buffer);
+    launching([&] { p.module->loaded->run_pipeline(p.index, &launcher); });
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,335 @@
+// Modules: loading from a path or memory, what they hold, hot reload.
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "engine_plugin/c_api/c_api_error.h"
+#include "engine_plugin/c_api/compiler_bridge.h"
+#include "engine_plugin/c_api/handles.h"
+#include "engine_plugin/c_api/types.h"
+#include "runtime/aot/module_files.h"
+#include "runtime/vulkan/vulkan_device.h"
+#include "runtime/vulkan/vulkan_runtime.h"
+
+using namespace loom;
+using loom::capi::ApiError;
+using loom::capi::guard;
+using loom::capi::need;
+
+void LoomModule_T::refresh_names() {
+  const aot::ModuleMetadata& m = loaded->metadata();
+  for (auto& list : names) list.clear();
+  for (const aot::KernelInfo& k : m.kernels) names[LOOM_ITEM_KERNEL - 1].push_back(k.name);
+  for (const aot::PipelineInfo& p : m.pipelines) names[LOOM_ITEM_PIPELINE - 1].push_back(p.name);
+  for (const FieldDesc& f : m.fields) names[LOOM_ITEM_FIELD - 1].push_back(f.name);
+  for (const aot::NdarrayInfo& n : m.ndarrays) names[LOOM_ITEM_NDARRAY - 1].push_back(n.name);
+  for (const aot::TextureInfo& t : m.textures) names[LOOM_ITEM_TEXTURE - 1].push_back(t.name);
+  for (const aot::ArgpackInfo& a : m.argpacks) names[LOOM_ITEM_ARGPACK - 1].push_back(a.name);
+}
+
+namespace {
+
+// Errors while reading a module are about the file unless they say otherwise.
+template <typename Read>
+aot::Module read_or_corrupt(Read&& read) {
+  try {
+    return read();
+  } catch (const ApiError&) {
+    throw;
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::General) throw;
+    throw Error(e.place(), e.message(), ErrorKind::Corrupt);
+  }
+}
+
+aot::Module read_source(LoomRuntime_T& r, const std::string& path) {
+  if (capi::is_graph_document(path)) {
+    std::vector<uint8_t> bytes = capi::compile_document(path, r.arch == LOOM_ARCH_CPU ? "cpu" : "vulkan");
+    return read_or_corrupt([&] { return aot::read_module_bytes(bytes, path); });
+  }
+  return read_or_corrupt([&] { return aot::read_module_path(path); });
+}
+
+FileStamp stamp_of(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  FileStamp s;
+  auto add = [&](const fs::path& p) {
+    auto t = fs::last_write_time(p, ec);
+    if (ec) return;
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+    if (!s.exists || ns > s.mtime_ns) s.mtime_ns = ns;
+    s.exists = true;
+    s.size += fs::file_size(p, ec);
+  };
+  if (fs::is_directory(path, ec)) {
+    for (const auto& entry : fs::directory_iterator(path, ec))
+      if (entry.is_regular_file(ec)) add(entry.path());
+  } else {
+    add(path);
+  }
+  return s;
+}
+
+std::unique_ptr<aot::LoadedModule> instantiate(LoomRuntime_T& r, aot::Module module, const std::string& what) {
+  return std::make_unique<aot::LoadedModule>(std::move(module), *r.device, what);
+}
+
+LoomModule_T* make_module(LoomRuntime_T& r, std::unique_ptr<aot::LoadedModule> loaded, std::string path, std::string what) {
+  auto m = std::make_unique<LoomModule_T>();
+  m->runtime = &r;
+  m->path = std::move(path);
+  m->what = std::move(what);
+  m->loaded = std::move(loaded);
+  if (!m->path.empty()) m->loaded_stamp = stamp_of(m->path);
+  m->refresh_names();
+  r.modules.insert(m.get());
+  return m.release();
+}
+
+// ---- hot reload: what the host holds must be there in the new module, state carries over
+
+bool same_params(const KernelABI& a, const KernelABI& b, const aot::ModuleMetadata& ma, const aot::ModuleMetadata& mb) {
+  if (a.params.size() != b.params.size() || a.returns != b.returns) return false;
+  for (size_t i = 0; i < a.params.size(); ++i) {
+    const ParamDesc &x = a.params[i], &y = b.params[i];
+    if (x.kind != y.kind || x.type != y.type || x.ndim != y.ndim) return false;
+    if (x.kind == ParamKind::Argpack &&
+        ma.argpack_types.at(static_cast<size_t>(x.argpack_type)).name != mb.argpack_types.at(static_cast<size_t>(y.argpack_type)).name)
+      return false;
+  }
+  return true;
+}
+
+bool same_layout(const std::vector<ArgpackType>& a, int ta, const std::vector<ArgpackType>& b, int tb) {
+  const ArgpackType &x = a.at(static_cast<size_t>(ta)), &y = b.at(static_cast<size_t>(tb));
+  if (x.name != y.name || x.size != y.size || x.members.size() != y.members.size()) return false;
+  for (size_t i = 0; i < x.members.size(); ++i) {
+    const ArgpackMember &p = x.members[i], &q = y.members[i];
+    if (p.name != q.name || p.kind != q.kind || p.type != q.type || p.ndim != q.ndim || p.offset != q.offset ||
+        p.format != q.format)
+      return false;
+    if ((p.kind == MemberKind::Struct || p.kind == MemberKind::Pack) && !same_layout(a, p.nested, b, q.nested)) return false;
+  }
+  return true;
+}
+
+int type_index(const std::vector<ArgpackType>& types, const std::string& name) {
+  for (size_t i = 0; i < types.size(); ++i)
+    if (types[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+// Value members (through struct members) of a pack of the same layout; resources and
+// nested packs are the new module's.
+void copy_values(const std::vector<ArgpackType>& types, int type, uint32_t base, const uint8_t* from, uint8_t* to) {
+  for (const ArgpackMember& m : types.at(static_cast<size_t>(type)).members) {
+    if (m.kind == MemberKind::Value)
+      std::memcpy(to + base + m.offset, from + base + m.offset, std140_size(m.type));
+    else if (m.kind == MemberKind::Struct)
+      copy_values(types, m.nested, base + m.offset, from, to);
+  }
+}
+
+void check_held(const LoomModule_T& m, const aot::LoadedModule& next) {
+  const aot::LoadedModule& now = *m.loaded;
+  const std::string& what = next.what();
+  for (const auto& [key, k] : m.kernels) {
+    int index = next.find_kernel(k->name, k->template_args);
+    if (index < 0)
+      throw ApiError(LOOM_ERROR_NOT_FOUND, Place{what, k->name},
+                     "the new module lacks this kernel (or this instantiation), which the host holds; the old module keeps running");
+    if (!same_params(now.device_kernel(k->index).abi(), next.device_kernel(index).abi(), now.metadata(), next.metadata()))
+      throw ApiError(LOOM_ERROR_WRONG_TYPE, Place{what, k->name},
+                     "the kernel's parameters or return values changed, so the host's launches no longer match; the old "
+                     "module keeps running");
+  }
+  for (const auto& [name, p] : m.pipelines)
+    if (next.find_pipeline(name) < 0)
+      throw ApiError(LOOM_ERROR_NOT_FOUND, Place{what},
+                     "the new module lacks pipeline '" + name + "', which the host holds; the old module keeps running");
+  for (const auto& [name, a] : m.arrays) {
+    const host::Field* f = a->is_field ? next.field(name) : nullptr;
+    const host::Ndarray* n = a->is_field ? nullptr : next.ndarray(name);
+    bool same = a->is_field ? f && f->desc().elem == now.field(name)->desc().elem
+                            : n && n->dtype() == now.ndarray(name)->dtype() && n->components() == now.ndarray(name)->components();
+    if (!same)
+      throw ApiError(LOOM_ERROR_WRONG_TYPE, Place{what},
+                     std::string(a->is_field ? "field '" : "ndarray '") + name +
+                         "', which the host holds, is missing from the new module or has another element type; the old "
+                         "module keeps running");
+  }
+  for (const auto& [name, t] : m.textures) {
+    const host::Texture* x = next.texture(name);
+    if (!x || x->format() != now.texture(name)->format())
+      throw ApiError(LOOM_ERROR_WRONG_TYPE, Place{what},
+                     "texture '" + name + "', which the host holds, is missing from the new module or has another format; "
+                     "the old module keeps running");
+  }
+  for (const auto& [name, p] : m.argpacks)
+    if (!next.argpack(name) || next.argpack(name)->type().name != now.argpack(name)->type().name)
+      throw ApiError(LOOM_ERROR_WRONG_TYPE, Place{what},
+                     "argpack '" + name + "', which the host holds, is missing from the new module or has another type; "
+                     "the old module keeps running");
+  for (const auto& [raw, p] : m.created_packs) {
+    const std::vector<ArgpackType>& types = next.metadata().argpack_types;
+    int t = type_index(types, p->name);
+    const host::Argpack& pack = *p->own;
+    if (t < 0 || !same_layout(now.metadata().argpack_types, type_index(now.metadata().argpack_types, p->name), types, t))
+      throw ApiError(LOOM_ERROR_WRONG_TYPE, Place{what},
+                     "argpack type '" + pack.type().name + "' of a pack the host created changed its layout; destroy the "
+                     "pack first; the old module keeps running");
+  }
+}
+
+void carry_state(aot::LoadedModule& from, aot::LoadedModule& to) {
+  aot::ModuleDevice& device = from.device();
+  auto copy = [&](const uint8_t* src, uint8_t* dst, size_t bytes) {
+    device.read_back(src);
+    std::memcpy(dst, src, bytes);
+    device.host_wrote(dst);
+  };
+  for (const FieldDesc& d : to.metadata().fields) {
+    const host::Field* old = from.field(d.name);
+    host::Field* now = to.field(d.name);
+    if (old && old->desc().elem == d.elem && old->desc().shape == d.shape && old->desc().layout == d.layout)
+      copy(old->data(), now->data(), now->bytes());
+  }
+  for (const aot::NdarrayInfo& d : to.metadata().ndarrays) {
+    const host::Ndarray* old = from.ndarray(d.name);
+    host::Ndarray* now = to.ndarray(d.name);
+    if (old && old->dtype() == now->dtype() && old->components() == now->components() && old->shape() == now->shape())
+      copy(old->data(), now->data(), now->bytes());
+  }
+  for (const aot::TextureInfo& d : to.metadata().textures) {
+    const host::Texture* old = from.texture(d.name);
+    host::Texture* now = to.texture(d.name);
+    if (old && old->format() == now->format() && old->ndim() == now->ndim() && old->width() == now->width() &&
+        old->height() == now->height() && old->depth() == now->depth())
+      copy(old->data(), now->data(), now->bytes());
+  }
+  for (const aot::ArgpackInfo& d : to.metadata().argpacks) {
+    const host::Argpack* old = from.argpack(d.name);
+    host::Argpack* now = to.argpack(d.name);
+    int t_old = old ? type_index(from.metadata().argpack_types, old->type().name) : -1;
+    if (t_old >= 0 && same_layout(from.metadata().argpack_types, t_old, to.metadata().argpack_types, d.type)) {
+      copy_values(to.metadata().argpack_types, d.type, 0, old->data(), now->data());
+      device.host_wrote(now->data());
+    }
+  }
+}
+
+// The host's own frames may still write the old module's resources: on Vulkan, wait for
+// the queue the host and Loom share (a reload is rare; frames never wait like this).
+void wait_for_host_frames(LoomRuntime_T& r) {
+  if (r.arch != LOOM_ARCH_VULKAN || !r.frames || r.frames->stats().launches == 0) return;
+  vk::VulkanRuntime& v = capi::vulkan_of(r, "reload");
+  v.flush();
+  vkQueueWaitIdle(v.device().queue());
+}
+
+LoomResult reload(LoomModule module, LoomReloadStatus* status, bool force) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    LoomModule_T& m = need(module, "module");
+    LoomReloadStatus& out = need(status, "status");
+    out = LOOM_RELOAD_UNCHANGED;
+    if (m.path.empty()) return;
+    FileStamp stamp = stamp_of(m.path);
+    if (!force && (stamp == m.loaded_stamp || stamp == m.failed_stamp)) return;
+    std::unique_ptr<aot::LoadedModule> next;
+    try {
+      next = instantiate(*m.runtime, read_source(*m.runtime, m.path), m.what);
+      check_held(m, *next);
+      wait_for_host_frames(*m.runtime);
+      carry_state(*m.loaded, *next);
+    } catch (...) {
+      m.failed_stamp = stamp;
+      throw;
+    }
+    for (auto& [key, k] : m.kernels) {
+      k->index = next->find_kernel(k->name, k->template_args);
+      k->frame = std::make_unique<host::LaunchFrame>(next->device_kernel(k->index).abi());
+    }
+    for (auto& [name, p] : m.pipelines) p->index = next->find_pipeline(name);
+    m.loaded = std::move(next);  // the old module: nothing in flight uses it any more
+    m.loaded_stamp = stamp;
+    m.failed_stamp = FileStamp{};
+    ++m.generation;
+    m.refresh_names();
+    out = LOOM_RELOAD_SWAPPED;
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+LoomResult loom_module_load(LoomRuntime runtime, const char* path, LoomModule* out) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    LoomRuntime_T& r = need(runtime, "runtime");
+    need(path, "loom_module_load: path");
+    need(out, "loom_module_load: out");
+    if (!*path) throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_module_load: the path is empty");
+    *out = make_module(r, instantiate(r, read_source(r, path), path), path, path);
+  });
+}
+
+LoomResult loom_module_load_memory(LoomRuntime runtime, const void* data, size_t size, const char* name, LoomModule* out) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    LoomRuntime_T& r = need(runtime, "runtime");
+    need(data, "loom_module_load_memory: data");
+    need(out, "loom_module_load_memory: out");
+    std::string what = name && *name ? name : "<memory>";
+    std::vector<uint8_t> bytes(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + size);
+    aot::Module module = read_or_corrupt([&] { return aot::read_module_bytes(bytes, what); });
+    *out = make_module(r, instantiate(r, std::move(module), what), "", what);
+  });
+}
+
+LoomResult loom_module_destroy(LoomModule module) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    if (!module) return;
+    LoomRuntime_T& r = *module->runtime;
+    r.modules.erase(module);
+    r.retire(std::move(module->loaded));
+    delete module;
+  });
+}
+
+LoomResult loom_module_get_info(LoomModule module, LoomModuleInfo* out) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    LoomModule_T& m = need(module, "module");
+    LoomModuleInfo& info = need(out, "loom_module_get_info: out");
+    const aot::ModuleMetadata& meta = m.loaded->metadata();
+    info = LoomModuleInfo{};
+    info.arch = meta.arch == aot::Arch::Cpu ? LOOM_ARCH_CPU : LOOM_ARCH_VULKAN;
+    info.format_version = static_cast<uint32_t>(meta.format_version);
+    info.kernel_count = static_cast<uint32_t>(meta.kernels.size());
+    info.pipeline_count = static_cast<uint32_t>(meta.pipelines.size());
+    info.field_count = static_cast<uint32_t>(meta.fields.size());
+    info.ndarray_count = static_cast<uint32_t>(meta.ndarrays.size());
+    info.texture_count = static_cast<uint32_t>(meta.textures.size());
+    info.argpack_count = static_cast<uint32_t>(meta.argpacks.size());
+    info.generation = m.generation;
+    capi::copy_name(info.name, meta.name);
+  });
+}
+
+LoomResult loom_module_get_item_name(LoomModule module, LoomModuleItem item, uint32_t index, const char** name) {
+  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+    LoomModule_T& m = need(module, "module");
+    need(name, "loom_module_get_item_name: name");
+    if (item < LOOM_ITEM_KERNEL || item > LOOM_ITEM_ARGPACK)
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, Place{m.what}, std::to_string(static_cast<int>(item)) + " is not a LoomModuleItem");
+    const std::vector<std::string>& list = m.names[item - 1];
+    if (index >= list.size())
+      throw ApiError(LOOM_ERROR_NOT_FOUND, Place{m.what},
+                     "index " + std::to_string(index) + " is past the module's " + std::to_string(list.size()) + " item(s) of that kind");
+    *name = list[index].c_str();
+  });
+}
+
+LoomResult loom_module_reload_if_changed(LoomModule module, LoomReloadStatus* status) { return reload(module, status, false); }
+LoomResult loom_module_reload(LoomModule module, LoomReloadStatus* status) { return reload(module, status, true); }
+
+}  // extern "C"

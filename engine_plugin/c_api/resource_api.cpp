@@ -1,0 +1,385 @@
+// Arrays (module fields and ndarrays, the runtime's ndarrays) and textures: made, imported
+// from the host's Vulkan objects, read, written, exported.
+#include <cstring>
+
+#include "engine_plugin/c_api/c_api_error.h"
+#include "engine_plugin/c_api/handles.h"
+#include "engine_plugin/c_api/types.h"
+#include "runtime/vulkan/vulkan_runtime.h"
+
+using namespace loom;
+using loom::capi::ApiError;
+using loom::capi::guard;
+using loom::capi::need;
+
+namespace loom::capi {
+
+host::Ndarray* ndarray_of(const LoomArray_T& a) {
+  if (a.is_field) return nullptr;
+  if (!a.module) return a.own.get();
+  host::Ndarray* n = a.module->loaded->ndarray(a.name);
+  if (!n) throw ApiError(LOOM_ERROR_NOT_FOUND, Place{a.module->what}, "the module has no ndarray '" + a.name + "' any more");
+  return n;
+}
+
+host::Field* field_of(const LoomArray_T& a) {
+  if (!a.is_field) return nullptr;
+  host::Field* f = a.module->loaded->field(a.name);
+  if (!f) throw ApiError(LOOM_ERROR_NOT_FOUND, Place{a.module->what}, "the module has no field '" + a.name + "' any more");
+  return f;
+}
+
+host::Texture& texture_of(const LoomTexture_T& t) {
+  if (!t.module) return *t.own;
+  host::Texture* x = t.module->loaded->texture(t.name);
+  if (!x) throw ApiError(LOOM_ERROR_NOT_FOUND, Place{t.module->what}, "the module has no texture '" + t.name + "' any more");
+  return *x;
+}
+
+host::Argpack& argpack_of(const LoomArgpack_T& p) {
+  if (p.own) return *p.own;
+  host::Argpack* x = p.module->loaded->argpack(p.name);
+  if (!x) throw ApiError(LOOM_ERROR_NOT_FOUND, Place{p.module->what}, "the module has no argpack '" + p.name + "' any more");
+  return *x;
+}
+
+}  // namespace loom::capi
+
+namespace {
+
+// What every array call needs: where its bytes are and how big it is.
+struct ArrayView {
+  uint8_t* data = nullptr;  // host copy, or the key of an imported buffer
+  size_t bytes = 0;
+  LoomRuntime_T* runtime = nullptr;
+  bool imported = false;
+  std::string what;
+};
+
+ArrayView view_of(const LoomArray_T& a) {
+  ArrayView v;
+  v.runtime = a.runtime;
+  v.imported = a.imported;
+  v.what = (a.module ? a.module->what + ": " : std::string()) + (a.is_field ? "field '" : "ndarray '") + a.name + "'";
+  if (host::Field* f = capi::field_of(a)) {
+    v.data = f->data();
+    v.bytes = f->bytes();
+  } else {
+    host::Ndarray* n = capi::ndarray_of(a);
+    v.data = n->data();
+    v.bytes = n->bytes();
+  }
+  return v;
+}
+
+std::vector<int64_t> shape_of(uint32_t ndim, const int64_t* shape, const char* call) {
+  if (ndim < 1 || ndim > LOOM_MAX_DIMS)
+    throw ApiError(LOOM_ERROR_WRONG_NDIM, std::string(call) + ": ndim " + std::to_string(ndim) + " is not in 1..4");
+  if (!shape) throw ApiError(LOOM_ERROR_NULL_HANDLE, std::string(call) + ": shape is null");
+  std::vector<int64_t> s(shape, shape + ndim);
+  for (uint32_t d = 0; d < ndim; ++d)
+    if (s[d] < 1)
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, std::string(call) + ": extent " + std::to_string(s[d]) + " of dimension " +
+                                                      std::to_string(d) + " is not positive");
+  return s;
+}
+
+uint32_t check_components(uint32_t components, const char* call) {
+  if (components < 1 || components > LOOM_MAX_COMPONENTS)
+    throw ApiError(LOOM_ERROR_WRONG_DTYPE, std::string(call) + ": " + std::to_string(components) + " components per element is not in 1..16");
+  return components;
+}
+
+std::string next_name(const char* kind) {
+  static uint64_t serial = 0;
+  return std::string(kind) + std::to_string(++serial);
+}
+
+void check_bytes(uint64_t given, size_t want, const std::string& what) {
+  if (given != want)
+    throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, what + " holds " + std::to_string(want) + " bytes; the call gives " + std::to_string(given));
+}
+
+}  // namespace
+
+extern "C" {
+
+LoomResult loom_module_get_array(LoomModule module, const char* name, LoomArray* out) {
+  return guard(LOOM_ERROR_NOT_FOUND, [&] {
+    LoomModule_T& m = need(module, "module");
+    need(name, "loom_module_get_array: name");
+    need(out, "loom_module_get_array: out");
+    auto it = m.arrays.find(name);
+    if (it != m.arrays.end()) {
+      *out = it->second.get();
+      return;
+    }
+    bool field = m.loaded->field(name) != nullptr;
+    if (!field && !m.loaded->ndarray(name)) {
+      std::string kind = m.loaded->texture(name) ? " (it is a texture)" : m.loaded->argpack(name) ? " (it is an argpack)" : "";
+      throw ApiError(kind.empty() ? LOOM_ERROR_NOT_FOUND : LOOM_ERROR_WRONG_TYPE, Place{m.what},
+                     std::string("the module has no field or ndarray '") + name + "'" + kind);
+    }
+    auto a = std::make_unique<LoomArray_T>();
+    a->runtime = m.runtime;
+    a->module = &m;
+    a->name = name;
+    a->is_field = field;
+    *out = a.get();
+    m.arrays[name] = std::move(a);
+  });
+}
+
+LoomResult loom_ndarray_create(LoomRuntime runtime, LoomDataType dtype, uint32_t components, uint32_t ndim,
+                               const int64_t* shape, LoomArray* out) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    LoomRuntime_T& r = need(runtime, "runtime");
+    need(out, "loom_ndarray_create: out");
+    Scalar s = capi::scalar_of(dtype, "loom_ndarray_create: dtype");
+    auto a = std::make_unique<LoomArray_T>();
+    a->runtime = &r;
+    a->name = next_name("ndarray");
+    a->own = std::make_unique<host::Ndarray>(s, shape_of(ndim, shape, "loom_ndarray_create"),
+                                             static_cast<int>(check_components(components, "loom_ndarray_create")), a->name);
+    r.device->add_buffer(a->name, a->own->data(), a->own->bytes(), false);
+    r.arrays.insert(a.get());
+    *out = a.release();
+  });
+}
+
+LoomResult loom_ndarray_import_vulkan(LoomRuntime runtime, const LoomVulkanBuffer* buffer, LoomDataType dtype,
+                                      uint32_t components, uint32_t ndim, const int64_t* shape, LoomArray* out) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    LoomRuntime_T& r = need(runtime, "runtime");
+    const LoomVulkanBuffer& b = need(buffer, "loom_ndarray_import_vulkan: buffer");
+    need(out, "loom_ndarray_import_vulkan: out");
+    vk::VulkanRuntime& v = capi::vulkan_of(r, "loom_ndarray_import_vulkan");
+    if (!b.buffer) throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_ndarray_import_vulkan: buffer->buffer is null");
+    Scalar s = capi::scalar_of(dtype, "loom_ndarray_import_vulkan: dtype");
+    auto a = std::make_unique<LoomArray_T>();
+    a->runtime = &r;
+    a->imported = true;
+    a->name = next_name("imported ndarray ");
+    a->own = std::make_unique<host::Ndarray>(a.get(), s, shape_of(ndim, shape, "loom_ndarray_import_vulkan"),
+                                             static_cast<int>(check_components(components, "loom_ndarray_import_vulkan")), a->name);
+    if (b.size < a->own->bytes())
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_ndarray_import_vulkan: the buffer range holds " + std::to_string(b.size) +
+                                                      " bytes; the ndarray needs " + std::to_string(a->own->bytes()));
+    v.import_buffer(a.get(), b.buffer, b.offset, a->own->bytes(), a->name);
+    r.arrays.insert(a.get());
+    *out = a.release();
+  });
+}
+
+LoomResult loom_ndarray_destroy(LoomArray array) {
+  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+    if (!array) return;
+    if (array->module)
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_ndarray_destroy: '" + array->name + "' belongs to module " +
+                                                      array->module->what + " and goes with it");
+    array->runtime->device->remove(array->own->data());
+    array->runtime->arrays.erase(array);
+    delete array;
+  });
+}
+
+LoomResult loom_array_get_info(LoomArray array, LoomArrayInfo* out) {
+  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+    LoomArray_T& a = need(array, "array");
+    LoomArrayInfo& info = need(out, "loom_array_get_info: out");
+    info = LoomArrayInfo{};
+    info.is_field = a.is_field;
+    info.host_copy = !a.imported;
+    if (host::Field* f = capi::field_of(a)) {
+      info.dtype = capi::dtype_of(f->desc().elem.scalar);
+      info.components = static_cast<uint32_t>(f->components());
+      info.soa = f->desc().layout == Layout::SoA;
+      info.ndim = static_cast<uint32_t>(f->desc().shape.size());
+      for (size_t d = 0; d < f->desc().shape.size(); ++d) info.shape[d] = f->desc().shape[d];
+      info.bytes = f->bytes();
+      return;
+    }
+    host::Ndarray& n = *capi::ndarray_of(a);
+    info.dtype = capi::dtype_of(n.dtype());
+    info.components = static_cast<uint32_t>(n.components());
+    info.ndim = static_cast<uint32_t>(n.ndim());
+    for (int d = 0; d < n.ndim(); ++d) info.shape[d] = n.shape()[static_cast<size_t>(d)];
+    info.bytes = n.bytes();
+  });
+}
+
+LoomResult loom_array_read(LoomArray array, void* dst, uint64_t bytes) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    ArrayView v = view_of(need(array, "array"));
+    need(dst, "loom_array_read: dst");
+    check_bytes(bytes, v.bytes, v.what);
+    if (v.imported) {
+      capi::vulkan_of(*v.runtime, "loom_array_read").read_buffer(v.data, 0, v.bytes, dst);
+      return;
+    }
+    v.runtime->device->read_back(v.data);
+    std::memcpy(dst, v.data, v.bytes);
+  });
+}
+
+LoomResult loom_array_write(LoomArray array, const void* src, uint64_t bytes) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    ArrayView v = view_of(need(array, "array"));
+    need(src, "loom_array_write: src");
+    check_bytes(bytes, v.bytes, v.what);
+    if (v.imported) {
+      capi::vulkan_of(*v.runtime, "loom_array_write").write_buffer(v.data, 0, src, v.bytes);
+      return;
+    }
+    std::memcpy(v.data, src, v.bytes);  // uploads go on the queue after the work before them
+    v.runtime->device->host_wrote(v.data);
+  });
+}
+
+LoomResult loom_array_export_vulkan(LoomArray array, LoomVulkanBuffer* out) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    ArrayView v = view_of(need(array, "array"));
+    LoomVulkanBuffer& b = need(out, "loom_array_export_vulkan: out");
+    vk::VulkanRuntime& vr = capi::vulkan_of(*v.runtime, "loom_array_export_vulkan");
+    vr.upload(v.data);  // what the host wrote reaches the device copy the host will bind
+    vk::BufferExport e = vr.export_buffer(v.data);
+    b = LoomVulkanBuffer{e.buffer, e.offset, e.size};
+  });
+}
+
+// ---- textures
+
+LoomResult loom_module_get_texture(LoomModule module, const char* name, LoomTexture* out) {
+  return guard(LOOM_ERROR_NOT_FOUND, [&] {
+    LoomModule_T& m = need(module, "module");
+    need(name, "loom_module_get_texture: name");
+    need(out, "loom_module_get_texture: out");
+    auto it = m.textures.find(name);
+    if (it != m.textures.end()) {
+      *out = it->second.get();
+      return;
+    }
+    if (!m.loaded->texture(name)) {
+      bool other = m.loaded->field(name) || m.loaded->ndarray(name) || m.loaded->argpack(name);
+      throw ApiError(other ? LOOM_ERROR_WRONG_TYPE : LOOM_ERROR_NOT_FOUND, Place{m.what},
+                     std::string("the module has no texture '") + name + "'" + (other ? " (it is another kind of resource)" : ""));
+    }
+    auto t = std::make_unique<LoomTexture_T>();
+    t->runtime = m.runtime;
+    t->module = &m;
+    t->name = name;
+    *out = t.get();
+    m.textures[name] = std::move(t);
+  });
+}
+
+LoomResult loom_texture_create(LoomRuntime runtime, LoomTextureFormat format, uint32_t width, uint32_t height,
+                               uint32_t depth, LoomTexture* out) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    LoomRuntime_T& r = need(runtime, "runtime");
+    need(out, "loom_texture_create: out");
+    TextureFormat f = capi::texture_format_of(format, "loom_texture_create: format");
+    if (width < 1 || height < 1)
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_texture_create: a " + std::to_string(width) + " x " +
+                                                      std::to_string(height) + " texture has no texels");
+    auto t = std::make_unique<LoomTexture_T>();
+    t->runtime = &r;
+    t->name = next_name("texture");
+    t->own = depth == 0 ? std::make_unique<host::Texture>(f, width, height, t->name)
+                        : std::make_unique<host::Texture>(f, width, height, depth, t->name);
+    r.device->add_texture(t->name, *t->own);
+    r.textures.insert(t.get());
+    *out = t.release();
+  });
+}
+
+LoomResult loom_texture_import_vulkan(LoomRuntime runtime, const LoomVulkanImage* image, LoomTexture* out) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    LoomRuntime_T& r = need(runtime, "runtime");
+    const LoomVulkanImage& i = need(image, "loom_texture_import_vulkan: image");
+    need(out, "loom_texture_import_vulkan: out");
+    vk::VulkanRuntime& v = capi::vulkan_of(r, "loom_texture_import_vulkan");
+    if (!i.image || !i.view) throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_texture_import_vulkan: image->image or image->view is null");
+    TextureFormat f;
+    if (!capi::texture_format_of(i.format, &f))
+      throw ApiError(LOOM_ERROR_WRONG_DTYPE, "loom_texture_import_vulkan: VkFormat " + std::to_string(static_cast<int>(i.format)) +
+                                                 " is none of R32_SFLOAT, R32G32_SFLOAT, R32G32B32A32_SFLOAT, R8G8B8A8_UNORM");
+    if (i.ndim != 2 && i.ndim != 3)
+      throw ApiError(LOOM_ERROR_WRONG_NDIM, "loom_texture_import_vulkan: ndim " + std::to_string(i.ndim) + "; textures have 2 or 3");
+    auto t = std::make_unique<LoomTexture_T>();
+    t->runtime = &r;
+    t->imported = true;
+    t->name = next_name("imported texture ");
+    t->own = std::make_unique<host::Texture>(host::Texture::device_only(
+        t.get(), f, static_cast<int>(i.ndim), i.extent.width, i.extent.height, i.ndim == 3 ? i.extent.depth : 1, t->name));
+    v.import_image(t.get(), i.image, i.view, i.format, i.extent, i.layout, t->name);
+    r.textures.insert(t.get());
+    *out = t.release();
+  });
+}
+
+LoomResult loom_texture_destroy(LoomTexture texture) {
+  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+    if (!texture) return;
+    if (texture->module)
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_texture_destroy: '" + texture->name + "' belongs to module " +
+                                                      texture->module->what + " and goes with it");
+    texture->runtime->device->remove(texture->own->data());
+    texture->runtime->textures.erase(texture);
+    delete texture;
+  });
+}
+
+LoomResult loom_texture_get_info(LoomTexture texture, LoomTextureInfo* out) {
+  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+    const host::Texture& t = capi::texture_of(need(texture, "texture"));
+    LoomTextureInfo& info = need(out, "loom_texture_get_info: out");
+    info = LoomTextureInfo{};
+    info.format = capi::loom_format_of(t.format());
+    info.ndim = static_cast<uint32_t>(t.ndim());
+    info.width = static_cast<uint32_t>(t.width());
+    info.height = static_cast<uint32_t>(t.height());
+    info.depth = static_cast<uint32_t>(t.depth());
+    info.host_copy = t.has_host_memory();
+  });
+}
+
+LoomResult loom_texture_read(LoomTexture texture, void* dst, uint64_t bytes) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    LoomTexture_T& h = need(texture, "texture");
+    const host::Texture& t = capi::texture_of(h);
+    need(dst, "loom_texture_read: dst");
+    if (!t.has_host_memory())
+      throw ApiError(LOOM_ERROR_NOT_SUPPORTED, "loom_texture_read: the texture is the host's image; read it with Vulkan");
+    check_bytes(bytes, t.bytes(), "texture '" + h.name + "'");
+    h.runtime->device->read_back(t.data());
+    std::memcpy(dst, t.data(), t.bytes());
+  });
+}
+
+LoomResult loom_texture_write(LoomTexture texture, const void* src, uint64_t bytes) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    LoomTexture_T& h = need(texture, "texture");
+    const host::Texture& t = capi::texture_of(h);
+    need(src, "loom_texture_write: src");
+    if (!t.has_host_memory())
+      throw ApiError(LOOM_ERROR_NOT_SUPPORTED, "loom_texture_write: the texture is the host's image; write it with Vulkan");
+    check_bytes(bytes, t.bytes(), "texture '" + h.name + "'");
+    std::memcpy(t.data(), src, t.bytes());
+    h.runtime->device->host_wrote(t.data());
+  });
+}
+
+LoomResult loom_texture_export_vulkan(LoomTexture texture, LoomVulkanImage* out) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    LoomTexture_T& h = need(texture, "texture");
+    const host::Texture& t = capi::texture_of(h);
+    LoomVulkanImage& i = need(out, "loom_texture_export_vulkan: out");
+    vk::VulkanRuntime& v = capi::vulkan_of(*h.runtime, "loom_texture_export_vulkan");
+    v.upload(t.data());
+    vk::ImageExport e = v.export_image(t.data());
+    i = LoomVulkanImage{e.image, e.view, e.format, e.extent, e.layout, static_cast<uint32_t>(t.ndim())};
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,460 @@
+/* loom.h: the C ABI of the Loom engine plugin (libloom.so).
+ *
+ * An engine loads compiled Loom modules (.loommod archives or module folders written by
+ * `loom compile` or loom::AotModule) and runs their kernels on the CPU or on a Vulkan
+ * device: Loom's own, or the engine's (loom_runtime_import_vulkan). The library links
+ * neither the Loom compiler nor LLVM; graph documents (.loom.json) load only where the
+ * optional compiler library libloom_compiler.so is installed beside it.
+ *
+ * Conventions
+ * - Every call returns a LoomResult; LOOM_SUCCESS is 0, errors are negative. On an error
+ *   the thread's last error (loom_last_error, loom_last_error_message) says what and where
+ *   (the module file, kernel, parameter or member), and no output is written. A successful
+ *   call leaves the last error as it was.
+ * - Handles are opaque pointers; a null handle is LOOM_ERROR_NULL_HANDLE, never a crash.
+ *   Objects are not thread-safe: use one runtime and what it made from one thread at a time.
+ * - A module's handles (kernels, pipelines, its arrays, textures and argpacks) stay valid
+ *   across hot reloads and until the module is destroyed; export handles (VkBuffer, VkImage)
+ *   of module resources change when a reload swaps the module (LOOM_RELOAD_SWAPPED).
+ * - Vulkan: Loom never waits for the whole device. Launches go to Loom's queue (loom_launch,
+ *   submitted by loom_runtime_submit or when Loom needs to) or into a command buffer the host
+ *   records (loom_launch_into). The host's frames: see loom_runtime_begin_frame.
+ */
+#ifndef LOOM_H_
+#define LOOM_H_
+
+#include <stddef.h>
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+#if defined(__GNUC__)
+#define LOOM_API __attribute__((visibility("default")))
+#else
+#define LOOM_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- version --------------------------------------------------------------------------- */
+
+#define LOOM_MAKE_VERSION(major, minor, patch) (((uint32_t)(major) << 22) | ((uint32_t)(minor) << 12) | (uint32_t)(patch))
+#define LOOM_VERSION_MAJOR(v) ((uint32_t)(v) >> 22)
+#define LOOM_VERSION_MINOR(v) (((uint32_t)(v) >> 12) & 0x3ffu)
+#define LOOM_VERSION_PATCH(v) ((uint32_t)(v) & 0xfffu)
+/* The ABI this header describes. A library of the same major version and an equal or later
+ * minor version serves it. */
+#define LOOM_HEADER_VERSION LOOM_MAKE_VERSION(1, 0, 0)
+
+/* The library's ABI version (LOOM_MAKE_VERSION). */
+LOOM_API uint32_t loom_version(void);
+/* "loom 0.1.0 (abi 1.0.0, module format 1)": the product, the ABI and the module format
+ * versions it reads. Static storage. */
+LOOM_API const char* loom_version_string(void);
+
+/* ---- errors ---------------------------------------------------------------------------- */
+
+typedef enum LoomResult {
+  LOOM_SUCCESS = 0,
+  LOOM_ERROR_NULL_HANDLE = -1,        /* a handle or a required pointer was null */
+  LOOM_ERROR_INVALID_ARGUMENT = -2,   /* a value out of range, a bad enum, a size mismatch */
+  LOOM_ERROR_WRONG_TYPE = -3,         /* an argument or member of another kind (a texture for an ndarray) */
+  LOOM_ERROR_WRONG_DTYPE = -4,        /* element type or component count differs */
+  LOOM_ERROR_WRONG_NDIM = -5,         /* number of dimensions differs */
+  LOOM_ERROR_NOT_FOUND = -6,          /* no kernel, instantiation, pipeline, resource or member of that name */
+  LOOM_ERROR_IO = -7,                 /* a file cannot be opened or read */
+  LOOM_ERROR_CORRUPT_MODULE = -8,     /* not a Loom module, truncated, a hash mismatch, bad metadata */
+  LOOM_ERROR_VERSION_MISMATCH = -9,   /* a module format version this library does not read */
+  LOOM_ERROR_MISSING_CAPABILITY = -10,/* the device lacks a feature, limit or CPU feature the module needs */
+  LOOM_ERROR_WRONG_ARCH = -11,        /* a module for another arch, or a Vulkan call on a CPU runtime */
+  LOOM_ERROR_DEVICE = -12,            /* the device failed (no device, out of device memory, device lost) */
+  LOOM_ERROR_LAUNCH = -13,            /* a launch failed (a bounds check or an assertion of a debug module) */
+  LOOM_ERROR_NOT_SUPPORTED = -14,     /* valid, but not something this runtime does (see the message) */
+  LOOM_ERROR_WRONG_RUNTIME = -15,     /* objects of two different runtimes used together */
+} LoomResult;
+
+/* The result of the calling thread's last failed call (LOOM_SUCCESS when none failed). */
+LOOM_API LoomResult loom_last_error(void);
+/* Its message, naming the place: "cloth.loommod: kernel 'forces': parameter 'dt': ...".
+ * Thread-local storage, valid until the thread's next failing call; "" when none. */
+LOOM_API const char* loom_last_error_message(void);
+/* Forgets the thread's last error. */
+LOOM_API void loom_clear_last_error(void);
+/* "LOOM_ERROR_WRONG_DTYPE"; "LOOM_ERROR_UNKNOWN" for values not in LoomResult. */
+LOOM_API const char* loom_result_name(LoomResult result);
+
+/* ---- handles and plain types ----------------------------------------------------------- */
+
+typedef struct LoomRuntime_T* LoomRuntime;
+typedef struct LoomModule_T* LoomModule;
+typedef struct LoomKernel_T* LoomKernel;
+typedef struct LoomPipeline_T* LoomPipeline;
+typedef struct LoomArray_T* LoomArray;     /* a field of a module, or an ndarray */
+typedef struct LoomTexture_T* LoomTexture;
+typedef struct LoomArgpack_T* LoomArgpack;
+
+typedef uint32_t LoomBool;
+
+typedef enum LoomArch { LOOM_ARCH_CPU = 1, LOOM_ARCH_VULKAN = 2 } LoomArch;
+
+typedef enum LoomDataType {
+  LOOM_DTYPE_BOOL = 1, /* a 32-bit 0 or 1 in LoomArgument::value.i32 */
+  LOOM_DTYPE_I8, LOOM_DTYPE_I16, LOOM_DTYPE_I32, LOOM_DTYPE_I64,
+  LOOM_DTYPE_U8, LOOM_DTYPE_U16, LOOM_DTYPE_U32, LOOM_DTYPE_U64,
+  LOOM_DTYPE_F32, LOOM_DTYPE_F64
+} LoomDataType;
+
+typedef enum LoomTextureFormat {
+  LOOM_TEXTURE_R32F = 1, LOOM_TEXTURE_RG32F, LOOM_TEXTURE_RGBA32F, LOOM_TEXTURE_RGBA8
+} LoomTextureFormat;
+
+#define LOOM_MAX_DIMS 4
+#define LOOM_MAX_COMPONENTS 16
+
+/* ---- runtimes -------------------------------------------------------------------------- */
+
+typedef struct LoomRuntimeCreateInfo {
+  LoomArch arch;
+  uint32_t cpu_threads;       /* CPU: worker threads; 0 = one per core */
+  const char* vulkan_device;  /* Vulkan: NULL or "" the best device, an index, or part of its name */
+  LoomBool validation;        /* Vulkan: enable the validation layers (errors become LOOM_ERROR_DEVICE) */
+  uint32_t frames_in_flight;  /* host frames in flight for loom_launch_into; 0 = 2 */
+} LoomRuntimeCreateInfo;
+
+/* A runtime on the CPU or on Loom's own Vulkan device. */
+LOOM_API LoomResult loom_runtime_create(const LoomRuntimeCreateInfo* info, LoomRuntime* out);
+
+/* The engine's Vulkan device. The handles come from the same Vulkan loader, outlive the
+ * runtime and are never destroyed by Loom. The host and Loom share `queue`, from one
+ * thread at a time. `create_info` is the VkDeviceCreateInfo the host created the device
+ * with: Loom reads which features it enabled (timelineSemaphore is required; kernels that
+ * need a feature the host did not enable fail to load with LOOM_ERROR_MISSING_CAPABILITY). */
+typedef struct LoomVulkanDeviceImport {
+  VkInstance instance;
+  VkPhysicalDevice physical_device;
+  VkDevice device;
+  uint32_t queue_family_index; /* a family that does compute */
+  VkQueue queue;
+  uint32_t api_version;        /* the instance's VkApplicationInfo::apiVersion, 1.2 or later */
+  const VkDeviceCreateInfo* create_info;
+  uint32_t frames_in_flight;   /* 0 = 2 */
+} LoomVulkanDeviceImport;
+
+LOOM_API LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, LoomRuntime* out);
+
+/* Waits for the runtime's outstanding work on its own queue, then frees the runtime. Every
+ * module, array, texture and argpack made from it must be destroyed first (an error that
+ * destroys nothing otherwise). Null is a no-op success. */
+LOOM_API LoomResult loom_runtime_destroy(LoomRuntime runtime);
+
+typedef struct LoomRuntimeInfo {
+  LoomArch arch;
+  char device_name[256];
+  uint32_t frames_in_flight;
+} LoomRuntimeInfo;
+LOOM_API LoomResult loom_runtime_get_info(LoomRuntime runtime, LoomRuntimeInfo* out);
+
+/* The host's frame loop (Vulkan). Call at the start of every frame, after waiting for the
+ * fence of the frame begun frames_in_flight calls earlier: what loom_launch_into recorded
+ * then (argument slots, descriptor sets) is reused, and modules replaced by a hot reload
+ * that frames still in flight used are freed. A no-op on the CPU. */
+LOOM_API LoomResult loom_runtime_begin_frame(LoomRuntime runtime);
+/* Makes Loom's writes recorded into `command_buffer` so far visible to the host's vertex
+ * input, vertex and fragment shaders and transfers. */
+LOOM_API LoomResult loom_runtime_barrier_for_graphics(LoomRuntime runtime, VkCommandBuffer command_buffer);
+
+typedef struct LoomSemaphore {
+  VkSemaphore semaphore;
+  uint64_t value; /* timeline semaphores: the value; binary: 0 */
+} LoomSemaphore;
+/* Submits what was launched on Loom's queue so far, after the host's `waits`, signalling
+ * the host's `signals` when it completes. No host wait. */
+LOOM_API LoomResult loom_runtime_submit(LoomRuntime runtime, uint32_t wait_count, const LoomSemaphore* waits,
+                                        uint32_t signal_count, const LoomSemaphore* signals);
+/* Waits until the runtime's own submitted and recorded work is done (not the whole device;
+ * command buffers the host submits are the host's to wait for). */
+LOOM_API LoomResult loom_runtime_wait(LoomRuntime runtime);
+
+/* ---- modules --------------------------------------------------------------------------- */
+
+/* A module archive, a module folder, or (with libloom_compiler.so beside libloom) a graph
+ * document *.loom.json compiled for the runtime's device. Checks the device has what the
+ * module needs, loads every kernel and allocates the module's resources (zeroed; argpacks
+ * at their declared values). */
+LOOM_API LoomResult loom_module_load(LoomRuntime runtime, const char* path, LoomModule* out);
+/* A module archive in memory (copied; `name` appears in errors, may be NULL). */
+LOOM_API LoomResult loom_module_load_memory(LoomRuntime runtime, const void* data, size_t size, const char* name,
+                                            LoomModule* out);
+/* Frees the module when the work that uses it is done: at once on the CPU and on Loom's
+ * queue (after waiting for it), after frames_in_flight loom_runtime_begin_frame calls for
+ * command buffers the host recorded. Its handles become invalid now. */
+LOOM_API LoomResult loom_module_destroy(LoomModule module);
+
+typedef struct LoomModuleInfo {
+  LoomArch arch;
+  uint32_t format_version;
+  uint32_t kernel_count, pipeline_count;
+  uint32_t field_count, ndarray_count, texture_count, argpack_count;
+  uint64_t generation; /* 0 when loaded, +1 for every reload that swapped it */
+  char name[128];
+} LoomModuleInfo;
+LOOM_API LoomResult loom_module_get_info(LoomModule module, LoomModuleInfo* out);
+/* Names by index, in metadata order: kernels (`index` < kernel_count, "name" only),
+ * pipelines, and the module's resources (fields, ndarrays, textures, argpacks). Static until
+ * the next reload. */
+typedef enum LoomModuleItem {
+  LOOM_ITEM_KERNEL = 1, LOOM_ITEM_PIPELINE, LOOM_ITEM_FIELD, LOOM_ITEM_NDARRAY, LOOM_ITEM_TEXTURE, LOOM_ITEM_ARGPACK
+} LoomModuleItem;
+LOOM_API LoomResult loom_module_get_item_name(LoomModule module, LoomModuleItem item, uint32_t index,
+                                              const char** name);
+
+/* ---- hot reload ------------------------------------------------------------------------ */
+
+typedef enum LoomReloadStatus {
+  LOOM_RELOAD_UNCHANGED = 0, /* the file did not change (or changed into what failed before) */
+  LOOM_RELOAD_SWAPPED = 1    /* the new module runs now: re-export Vulkan handles of its resources */
+} LoomReloadStatus;
+
+/* At a frame boundary: when the module's file changed since it was loaded (or last tried),
+ * loads it again and swaps it in. State carries over: every field, ndarray and texture of
+ * the new module whose name, element type and shape match one of the old keeps its
+ * contents, argpacks of an unchanged layout keep their values (resource members are those
+ * of the new module), and the handles the host holds refer to the new module's kernels,
+ * pipelines and resources. A reload that fails (unreadable or corrupt file, a kernel or
+ * resource the host holds missing or of another signature, the device lacking a capability)
+ * keeps the old module running and returns the error; the same file is not tried again
+ * until it changes. Modules loaded from memory report LOOM_RELOAD_UNCHANGED. */
+LOOM_API LoomResult loom_module_reload_if_changed(LoomModule module, LoomReloadStatus* status);
+/* The same, whether or not the file changed. */
+LOOM_API LoomResult loom_module_reload(LoomModule module, LoomReloadStatus* status);
+
+/* ---- kernels and pipelines ------------------------------------------------------------- */
+
+typedef enum LoomTemplateKind {
+  LOOM_TEMPLATE_INT = 1, LOOM_TEMPLATE_FLOAT, LOOM_TEMPLATE_BOOL, LOOM_TEMPLATE_FIELD, LOOM_TEMPLATE_NDARRAY
+} LoomTemplateKind;
+/* One template argument of an instantiation: parameter `name` = value. */
+typedef struct LoomTemplateArgument {
+  const char* name;
+  LoomTemplateKind kind;
+  int64_t i;          /* INT; BOOL (0/1) */
+  double f;           /* FLOAT */
+  const char* field;  /* FIELD: the field's name */
+  LoomDataType dtype; /* NDARRAY: element scalar type, */
+  uint32_t components;/*   scalars per element */
+  uint32_t ndim;      /*   and dimensions */
+} LoomTemplateArgument;
+
+/* The kernel `name` (template kernels: the instantiation for exactly these arguments).
+ * LOOM_ERROR_NOT_FOUND lists the instantiations the module has. */
+LOOM_API LoomResult loom_module_get_kernel(LoomModule module, const char* name, uint32_t template_arg_count,
+                                           const LoomTemplateArgument* template_args, LoomKernel* out);
+LOOM_API LoomResult loom_module_get_pipeline(LoomModule module, const char* name, LoomPipeline* out);
+
+typedef enum LoomParamKind { LOOM_PARAM_VALUE = 1, LOOM_PARAM_NDARRAY, LOOM_PARAM_TEXTURE, LOOM_PARAM_ARGPACK } LoomParamKind;
+typedef struct LoomParamInfo {
+  const char* name;
+  LoomParamKind kind;
+  LoomDataType dtype;  /* VALUE, NDARRAY: element scalar type */
+  uint32_t components; /* VALUE, NDARRAY: scalars per element (1, vector length, rows x cols) */
+  uint32_t ndim;       /* NDARRAY, TEXTURE */
+  const char* argpack_type; /* ARGPACK: the pack's type name */
+} LoomParamInfo;
+typedef struct LoomKernelInfo {
+  const char* name;
+  uint32_t param_count;
+  uint32_t return_count; /* scalar components returned in total */
+} LoomKernelInfo;
+/* Strings point into the module, valid until the next reload. */
+LOOM_API LoomResult loom_kernel_get_info(LoomKernel kernel, LoomKernelInfo* out);
+LOOM_API LoomResult loom_kernel_get_param(LoomKernel kernel, uint32_t index, LoomParamInfo* out);
+
+/* A kernel argument, or an argpack member's value. */
+typedef enum LoomArgumentKind {
+  LOOM_ARGUMENT_VALUE = 1, LOOM_ARGUMENT_NDARRAY, LOOM_ARGUMENT_TEXTURE, LOOM_ARGUMENT_ARGPACK
+} LoomArgumentKind;
+typedef struct LoomArgument {
+  LoomArgumentKind kind;
+  LoomDataType dtype; /* VALUE: must equal the parameter's scalar type */
+  uint32_t count;     /* VALUE: components given (1 for scalars; vectors, matrices column-major) */
+  union {
+    int32_t i32[LOOM_MAX_COMPONENTS];
+    uint32_t u32[LOOM_MAX_COMPONENTS];
+    int64_t i64[LOOM_MAX_COMPONENTS];
+    uint64_t u64[LOOM_MAX_COMPONENTS];
+    float f32[LOOM_MAX_COMPONENTS];
+    double f64[LOOM_MAX_COMPONENTS];
+    int8_t i8[LOOM_MAX_COMPONENTS];
+    int16_t i16[LOOM_MAX_COMPONENTS];
+    uint8_t u8[LOOM_MAX_COMPONENTS];
+    uint16_t u16[LOOM_MAX_COMPONENTS];
+    LoomArray ndarray;
+    LoomTexture texture;
+    LoomArgpack argpack;
+  } value;
+} LoomArgument;
+
+static inline LoomArgument loom_arg_i32(int32_t v) {
+  LoomArgument a = {LOOM_ARGUMENT_VALUE, LOOM_DTYPE_I32, 1, {{0}}};
+  a.value.i32[0] = v;
+  return a;
+}
+static inline LoomArgument loom_arg_u32(uint32_t v) {
+  LoomArgument a = {LOOM_ARGUMENT_VALUE, LOOM_DTYPE_U32, 1, {{0}}};
+  a.value.u32[0] = v;
+  return a;
+}
+static inline LoomArgument loom_arg_i64(int64_t v) {
+  LoomArgument a = {LOOM_ARGUMENT_VALUE, LOOM_DTYPE_I64, 1, {{0}}};
+  a.value.i64[0] = v;
+  return a;
+}
+static inline LoomArgument loom_arg_f32(float v) {
+  LoomArgument a = {LOOM_ARGUMENT_VALUE, LOOM_DTYPE_F32, 1, {{0}}};
+  a.value.f32[0] = v;
+  return a;
+}
+static inline LoomArgument loom_arg_f64(double v) {
+  LoomArgument a = {LOOM_ARGUMENT_VALUE, LOOM_DTYPE_F64, 1, {{0}}};
+  a.value.f64[0] = v;
+  return a;
+}
+static inline LoomArgument loom_arg_bool(LoomBool v) {
+  LoomArgument a = {LOOM_ARGUMENT_VALUE, LOOM_DTYPE_BOOL, 1, {{0}}};
+  a.value.i32[0] = v ? 1 : 0;
+  return a;
+}
+static inline LoomArgument loom_arg_f32_vector(uint32_t count, const float* v) {
+  LoomArgument a = {LOOM_ARGUMENT_VALUE, LOOM_DTYPE_F32, count, {{0}}};
+  for (uint32_t i = 0; i < count && i < LOOM_MAX_COMPONENTS; ++i) a.value.f32[i] = v[i];
+  return a;
+}
+static inline LoomArgument loom_arg_ndarray(LoomArray v) {
+  LoomArgument a = {LOOM_ARGUMENT_NDARRAY, (LoomDataType)0, 0, {{0}}};
+  a.value.ndarray = v;
+  return a;
+}
+static inline LoomArgument loom_arg_texture(LoomTexture v) {
+  LoomArgument a = {LOOM_ARGUMENT_TEXTURE, (LoomDataType)0, 0, {{0}}};
+  a.value.texture = v;
+  return a;
+}
+static inline LoomArgument loom_arg_argpack(LoomArgpack v) {
+  LoomArgument a = {LOOM_ARGUMENT_ARGPACK, (LoomDataType)0, 0, {{0}}};
+  a.value.argpack = v;
+  return a;
+}
+
+/* Launches with one argument per parameter, in order. CPU: runs now. Vulkan: recorded on
+ * Loom's queue, submitted by loom_runtime_submit (or when Loom must); kernels with return
+ * values wait for their result. The arguments are checked first (count, kind, dtype,
+ * components, ndim, runtime); nothing runs when one is wrong. */
+LOOM_API LoomResult loom_launch(LoomKernel kernel, uint32_t arg_count, const LoomArgument* args);
+/* Vulkan: records the launch into `command_buffer`, a primary command buffer of the
+ * runtime's queue family that the host has begun and submits in this frame, outside a
+ * render pass. Kernels with return values are refused (LOOM_ERROR_NOT_SUPPORTED). */
+LOOM_API LoomResult loom_launch_into(LoomKernel kernel, VkCommandBuffer command_buffer, uint32_t arg_count,
+                                     const LoomArgument* args);
+/* Component `index` of the flattened return values of the kernel's last loom_launch, as
+ * `dtype` (which must be the return's type). */
+LOOM_API LoomResult loom_kernel_get_return(LoomKernel kernel, uint32_t index, LoomDataType dtype, void* out);
+
+/* A pipeline's launches, in order, with the arguments the module bound. */
+LOOM_API LoomResult loom_pipeline_launch(LoomPipeline pipeline);
+LOOM_API LoomResult loom_pipeline_launch_into(LoomPipeline pipeline, VkCommandBuffer command_buffer);
+
+/* ---- arrays: module fields and ndarrays ------------------------------------------------ */
+
+typedef struct LoomArrayInfo {
+  LoomBool is_field;   /* a field of a module (not a kernel argument) */
+  LoomDataType dtype;
+  uint32_t components; /* scalars per element, interleaved (fields may also be "soa") */
+  LoomBool soa;        /* fields: component-major layout */
+  uint32_t ndim;
+  int64_t shape[LOOM_MAX_DIMS];
+  uint64_t bytes;
+  LoomBool host_copy;  /* false: the host's VkBuffer, reached only through Vulkan */
+} LoomArrayInfo;
+
+/* A module's field or ndarray by name. */
+LOOM_API LoomResult loom_module_get_array(LoomModule module, const char* name, LoomArray* out);
+/* An ndarray of the runtime, zeroed: `ndim` extents, elements of `components` scalars. */
+LOOM_API LoomResult loom_ndarray_create(LoomRuntime runtime, LoomDataType dtype, uint32_t components, uint32_t ndim,
+                                        const int64_t* shape, LoomArray* out);
+/* The host's buffer as an ndarray (Vulkan): made with STORAGE_BUFFER (and TRANSFER_SRC/DST
+ * for loom_array_read/write) usage, `offset` a multiple of minStorageBufferOffsetAlignment,
+ * at least the array's bytes long. Never destroyed by Loom. */
+typedef struct LoomVulkanBuffer {
+  VkBuffer buffer;
+  VkDeviceSize offset;
+  VkDeviceSize size;
+} LoomVulkanBuffer;
+LOOM_API LoomResult loom_ndarray_import_vulkan(LoomRuntime runtime, const LoomVulkanBuffer* buffer, LoomDataType dtype,
+                                               uint32_t components, uint32_t ndim, const int64_t* shape,
+                                               LoomArray* out);
+/* Ndarrays only (fields go with their module). The work that uses it must be done. */
+LOOM_API LoomResult loom_ndarray_destroy(LoomArray array);
+
+LOOM_API LoomResult loom_array_get_info(LoomArray array, LoomArrayInfo* out);
+/* Copies `bytes` (exactly the array's size) out of / into the array. A read waits for the
+ * work that writes the array; a write reaches the device before the next launch. */
+LOOM_API LoomResult loom_array_read(LoomArray array, void* dst, uint64_t bytes);
+LOOM_API LoomResult loom_array_write(LoomArray array, const void* src, uint64_t bytes);
+/* The device buffer holding the array (Vulkan), for the host to bind (Loom's buffers can
+ * be bound as storage, vertex, index and indirect buffers). */
+LOOM_API LoomResult loom_array_export_vulkan(LoomArray array, LoomVulkanBuffer* out);
+
+/* ---- textures -------------------------------------------------------------------------- */
+
+typedef struct LoomTextureInfo {
+  LoomTextureFormat format;
+  uint32_t ndim; /* 2 or 3 */
+  uint32_t width, height, depth;
+  LoomBool host_copy;
+} LoomTextureInfo;
+
+LOOM_API LoomResult loom_module_get_texture(LoomModule module, const char* name, LoomTexture* out);
+/* depth 0 makes a 2-d texture. */
+LOOM_API LoomResult loom_texture_create(LoomRuntime runtime, LoomTextureFormat format, uint32_t width, uint32_t height,
+                                        uint32_t depth, LoomTexture* out);
+/* The host's image (Vulkan): format R32_SFLOAT, R32G32_SFLOAT, R32G32B32A32_SFLOAT or
+ * R8G8B8A8_UNORM with STORAGE (and SAMPLED) usage, kept in `layout` whenever Loom's work
+ * runs (GENERAL, or SHADER_READ_ONLY_OPTIMAL for images kernels only sample). */
+typedef struct LoomVulkanImage {
+  VkImage image;
+  VkImageView view;
+  VkFormat format;
+  VkExtent3D extent;
+  VkImageLayout layout;
+  uint32_t ndim; /* 2 or 3 */
+} LoomVulkanImage;
+LOOM_API LoomResult loom_texture_import_vulkan(LoomRuntime runtime, const LoomVulkanImage* image, LoomTexture* out);
+LOOM_API LoomResult loom_texture_destroy(LoomTexture texture);
+LOOM_API LoomResult loom_texture_get_info(LoomTexture texture, LoomTextureInfo* out);
+/* Texels row-major, x fastest, channels interleaved (f32, or u8 for RGBA8). Textures with
+ * a host copy only. */
+LOOM_API LoomResult loom_texture_read(LoomTexture texture, void* dst, uint64_t bytes);
+LOOM_API LoomResult loom_texture_write(LoomTexture texture, const void* src, uint64_t bytes);
+/* Loom keeps its images in VK_IMAGE_LAYOUT_GENERAL. */
+LOOM_API LoomResult loom_texture_export_vulkan(LoomTexture texture, LoomVulkanImage* out);
+
+/* ---- argpacks -------------------------------------------------------------------------- */
+
+/* A module's argpack instance by name, or a new pack of one of its argpack types (members
+ * zero). A created pack belongs to the module and goes with it. */
+LOOM_API LoomResult loom_module_get_argpack(LoomModule module, const char* name, LoomArgpack* out);
+LOOM_API LoomResult loom_argpack_create(LoomModule module, const char* type_name, LoomArgpack* out);
+LOOM_API LoomResult loom_argpack_destroy(LoomArgpack pack);
+/* Member `path` ("material.roughness", "grid.cells"): a value (dtype and count as the
+ * member's), an ndarray, a texture, or another pack bound by reference (nested packs) or
+ * copied (struct members). */
+LOOM_API LoomResult loom_argpack_set(LoomArgpack pack, const char* path, const LoomArgument* value);
+/* Value members: dtype and count filled from the member. */
+LOOM_API LoomResult loom_argpack_get(LoomArgpack pack, const char* path, LoomArgument* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LOOM_H_ */

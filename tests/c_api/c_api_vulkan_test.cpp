@@ -1,0 +1,408 @@
+// The C ABI on the host engine's own Vulkan device: import, the host's buffers and images,
+// launches recorded into the host's command buffers, Loom's queue signalling the host's
+// semaphore, exports for drawing.
+#include <gtest/gtest.h>
+#include <loom/loom.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+#define ASSERT_LOOM(call) ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
+#define EXPECT_LOOM(call) EXPECT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
+#define ASSERT_VK(call) ASSERT_EQ((call), VK_SUCCESS) << #call
+
+std::string module_path(const std::string& name) { return std::string(LOOM_TEST_MODULES) + "/vulkan/" + name + ".loommod"; }
+
+// A host engine's device: one queue family that draws and computes, timeline semaphores on.
+struct HostDevice {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t family = 0;
+  VkCommandPool pool = VK_NULL_HANDLE;
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
+  VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  VkDeviceCreateInfo create_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  float priority = 1;
+
+  bool create() {
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.apiVersion = VK_API_VERSION_1_2;
+    VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    ici.pApplicationInfo = &app;
+    if (vkCreateInstance(&ici, nullptr, &instance) != VK_SUCCESS) return false;
+    uint32_t n = 1;
+    VkResult r = vkEnumeratePhysicalDevices(instance, &n, &physical);
+    if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || n == 0) return false;
+    uint32_t families = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);
+    std::vector<VkQueueFamilyProperties> props(families);
+    vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, props.data());
+    for (family = 0; family < families; ++family)
+      if ((props[family].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) == (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) break;
+    if (family == families) return false;
+    queue_info.queueFamilyIndex = family;
+    queue_info.queueCount = 1;
+    queue_info.pQueuePriorities = &priority;
+    f12.timelineSemaphore = VK_TRUE;
+    create_info.pNext = &features;
+    create_info.queueCreateInfoCount = 1;
+    create_info.pQueueCreateInfos = &queue_info;
+    if (vkCreateDevice(physical, &create_info, nullptr, &device) != VK_SUCCESS) return false;
+    vkGetDeviceQueue(device, family, 0, &queue);
+    VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pci.queueFamilyIndex = family;
+    return vkCreateCommandPool(device, &pci, nullptr, &pool) == VK_SUCCESS;
+  }
+  ~HostDevice() {
+    if (device) {
+      vkDeviceWaitIdle(device);
+      vkDestroyCommandPool(device, pool, nullptr);
+      vkDestroyDevice(device, nullptr);
+    }
+    if (instance) vkDestroyInstance(instance, nullptr);
+  }
+  LoomVulkanDeviceImport import_info() const {
+    LoomVulkanDeviceImport i{};
+    i.instance = instance;
+    i.physical_device = physical;
+    i.device = device;
+    i.queue_family_index = family;
+    i.queue = queue;
+    i.api_version = VK_API_VERSION_1_2;
+    i.create_info = &create_info;
+    return i;
+  }
+  uint32_t memory_type(uint32_t bits, VkMemoryPropertyFlags want) const {
+    VkPhysicalDeviceMemoryProperties mp;
+    vkGetPhysicalDeviceMemoryProperties(physical, &mp);
+    for (uint32_t i = 0; i < mp.memoryTypeCount; ++i)
+      if ((bits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & want) == want) return i;
+    return 0;
+  }
+  VkCommandBuffer begin() const {
+    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = pool;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    vkAllocateCommandBuffers(device, &ai, &cb);
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    vkBeginCommandBuffer(cb, &bi);
+    return cb;
+  }
+  // Ends, submits and waits for `cb` with a fence: the host's frame.
+  void submit_and_wait(VkCommandBuffer cb) const {
+    vkEndCommandBuffer(cb);
+    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkFence fence = VK_NULL_HANDLE;
+    vkCreateFence(device, &fci, nullptr, &fence);
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cb;
+    vkQueueSubmit(queue, 1, &si, fence);
+    vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX);
+    vkDestroyFence(device, fence, nullptr);
+    vkFreeCommandBuffers(device, pool, 1, &cb);
+  }
+};
+
+// A host-visible storage buffer of the host's.
+struct HostBuffer {
+  const HostDevice& host;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  void* mapped = nullptr;
+  HostBuffer(const HostDevice& h, VkDeviceSize bytes) : host(h) {
+    VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bci.size = bytes;
+    bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    vkCreateBuffer(h.device, &bci, nullptr, &buffer);
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(h.device, buffer, &req);
+    VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    mai.allocationSize = req.size;
+    mai.memoryTypeIndex = h.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    vkAllocateMemory(h.device, &mai, nullptr, &memory);
+    vkBindBufferMemory(h.device, buffer, memory, 0);
+    vkMapMemory(h.device, memory, 0, bytes, 0, &mapped);
+    std::memset(mapped, 0, bytes);
+  }
+  ~HostBuffer() {
+    vkDestroyBuffer(host.device, buffer, nullptr);
+    vkFreeMemory(host.device, memory, nullptr);
+  }
+};
+
+class CApiVulkan : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (!host.create()) GTEST_SKIP() << "no Vulkan 1.2 device with a graphics and compute queue";
+    LoomVulkanDeviceImport info = host.import_info();
+    ASSERT_LOOM(loom_runtime_import_vulkan(&info, &runtime));
+  }
+  void TearDown() override {
+    for (LoomArray a : arrays) EXPECT_LOOM(loom_ndarray_destroy(a));
+    for (LoomTexture t : textures) EXPECT_LOOM(loom_texture_destroy(t));
+    for (LoomModule m : modules) EXPECT_LOOM(loom_module_destroy(m));
+    if (runtime) EXPECT_LOOM(loom_runtime_destroy(runtime));
+  }
+  LoomModule load(const std::string& name) {
+    LoomModule m = nullptr;
+    EXPECT_EQ(loom_module_load(runtime, module_path(name).c_str(), &m), LOOM_SUCCESS) << loom_last_error_message();
+    if (m) modules.push_back(m);
+    return m;
+  }
+  // What the `run` kernel of the args module writes for `base`, computed on a CPU runtime.
+  static std::vector<int32_t> expected_run(int32_t base) {
+    LoomRuntimeCreateInfo ci{};
+    ci.arch = LOOM_ARCH_CPU;
+    LoomRuntime cpu = nullptr;
+    EXPECT_EQ(loom_runtime_create(&ci, &cpu), LOOM_SUCCESS);
+    LoomModule m = nullptr;
+    EXPECT_EQ(loom_module_load(cpu, (std::string(LOOM_TEST_MODULES) + "/cpu/args.loommod").c_str(), &m), LOOM_SUCCESS);
+    LoomKernel run = nullptr;
+    EXPECT_EQ(loom_module_get_kernel(m, "run", 0, nullptr, &run), LOOM_SUCCESS);
+    int64_t n = 32;
+    LoomArray arr = nullptr;
+    EXPECT_EQ(loom_ndarray_create(cpu, LOOM_DTYPE_I32, 1, 1, &n, &arr), LOOM_SUCCESS);
+    LoomArgument v{LOOM_ARGUMENT_VALUE, LOOM_DTYPE_I32, 3, {{1, 2, 3}}};
+    LoomArgument args[3] = {loom_arg_i32(base), loom_arg_ndarray(arr), v};
+    EXPECT_EQ(loom_launch(run, 3, args), LOOM_SUCCESS);
+    std::vector<int32_t> out(32);
+    EXPECT_EQ(loom_array_read(arr, out.data(), 128), LOOM_SUCCESS);
+    loom_ndarray_destroy(arr);
+    loom_module_destroy(m);
+    loom_runtime_destroy(cpu);
+    return out;
+  }
+
+  HostDevice host;
+  LoomRuntime runtime = nullptr;
+  std::vector<LoomModule> modules;
+  std::vector<LoomArray> arrays;
+  std::vector<LoomTexture> textures;
+};
+
+TEST_F(CApiVulkan, ImportRefusesWhatItCannotUse) {
+  LoomVulkanDeviceImport info = host.import_info();
+  LoomRuntime r = nullptr;
+  info.create_info = nullptr;
+  EXPECT_EQ(loom_runtime_import_vulkan(&info, &r), LOOM_ERROR_NULL_HANDLE);
+  EXPECT_NE(std::string(loom_last_error_message()).find("create_info is null"), std::string::npos);
+  info = host.import_info();
+  info.api_version = 0;
+  EXPECT_EQ(loom_runtime_import_vulkan(&info, &r), LOOM_ERROR_DEVICE);
+  EXPECT_NE(std::string(loom_last_error_message()).find("1.2"), std::string::npos) << loom_last_error_message();
+  info = host.import_info();
+  info.device = VK_NULL_HANDLE;
+  EXPECT_EQ(loom_runtime_import_vulkan(&info, &r), LOOM_ERROR_DEVICE);
+  EXPECT_EQ(r, nullptr);
+  LoomRuntimeInfo ri{};
+  ASSERT_LOOM(loom_runtime_get_info(runtime, &ri));
+  EXPECT_EQ(ri.arch, LOOM_ARCH_VULKAN);
+}
+
+TEST_F(CApiVulkan, LaunchesIntoTheHostsCommandBufferOnTheHostsBuffer) {
+  LoomModule m = load("args");
+  LoomKernel run = nullptr;
+  ASSERT_LOOM(loom_module_get_kernel(m, "run", 0, nullptr, &run));
+  HostBuffer buffer(host, 32 * 4);
+  LoomVulkanBuffer vb{buffer.buffer, 0, 32 * 4};
+  int64_t n = 32;
+  LoomArray arr = nullptr;
+  ASSERT_LOOM(loom_ndarray_import_vulkan(runtime, &vb, LOOM_DTYPE_I32, 1, 1, &n, &arr));
+  arrays.push_back(arr);
+  LoomArrayInfo ai{};
+  ASSERT_LOOM(loom_array_get_info(arr, &ai));
+  EXPECT_FALSE(ai.host_copy);
+
+  LoomArgument v{LOOM_ARGUMENT_VALUE, LOOM_DTYPE_I32, 3, {{1, 2, 3}}};
+  for (int frame = 0; frame < 3; ++frame) {  // frames in flight reuse what Loom recorded
+    ASSERT_LOOM(loom_runtime_begin_frame(runtime));
+    VkCommandBuffer cb = host.begin();
+    LoomArgument args[3] = {loom_arg_i32(10 * frame), loom_arg_ndarray(arr), v};
+    ASSERT_LOOM(loom_launch_into(run, cb, 3, args));
+    ASSERT_LOOM(loom_runtime_barrier_for_graphics(runtime, cb));
+    host.submit_and_wait(cb);
+    std::vector<int32_t> got(32);
+    std::memcpy(got.data(), buffer.mapped, 128);
+    EXPECT_EQ(got, expected_run(10 * frame)) << "frame " << frame;
+  }
+  // Loom reads the host's buffer back through its own queue too.
+  std::vector<int32_t> through_loom(32);
+  ASSERT_LOOM(loom_array_read(arr, through_loom.data(), 128));
+  EXPECT_EQ(through_loom, expected_run(20));
+
+  // Wrong uses.
+  LoomArgument args[3] = {loom_arg_i32(0), loom_arg_ndarray(arr), v};
+  EXPECT_EQ(loom_launch_into(run, VK_NULL_HANDLE, 3, args), LOOM_ERROR_NULL_HANDLE);
+  LoomVulkanBuffer small{buffer.buffer, 0, 16};
+  LoomArray tiny = nullptr;
+  EXPECT_EQ(loom_ndarray_import_vulkan(runtime, &small, LOOM_DTYPE_I32, 1, 1, &n, &tiny), LOOM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(loom_last_error_message()).find("holds 16 bytes; the ndarray needs 128"), std::string::npos)
+      << loom_last_error_message();
+}
+
+TEST_F(CApiVulkan, LoomsQueueSignalsTheHostsSemaphore) {
+  LoomModule m = load("args");
+  LoomKernel run = nullptr;
+  ASSERT_LOOM(loom_module_get_kernel(m, "run", 0, nullptr, &run));
+  HostBuffer buffer(host, 32 * 4);
+  LoomVulkanBuffer vb{buffer.buffer, 0, 32 * 4};
+  int64_t n = 32;
+  LoomArray arr = nullptr;
+  ASSERT_LOOM(loom_ndarray_import_vulkan(runtime, &vb, LOOM_DTYPE_I32, 1, 1, &n, &arr));
+  arrays.push_back(arr);
+  VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  VkSemaphoreCreateInfo sci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &type};
+  VkSemaphore timeline = VK_NULL_HANDLE;
+  ASSERT_VK(vkCreateSemaphore(host.device, &sci, nullptr, &timeline));
+  LoomArgument v{LOOM_ARGUMENT_VALUE, LOOM_DTYPE_I32, 3, {{1, 2, 3}}};
+  LoomArgument args[3] = {loom_arg_i32(5), loom_arg_ndarray(arr), v};
+  ASSERT_LOOM(loom_launch(run, 3, args));
+  LoomSemaphore signal{timeline, 7};
+  ASSERT_LOOM(loom_runtime_submit(runtime, 0, nullptr, 1, &signal));
+  uint64_t value = 7;
+  VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+  wi.semaphoreCount = 1;
+  wi.pSemaphores = &timeline;
+  wi.pValues = &value;
+  ASSERT_VK(vkWaitSemaphores(host.device, &wi, 5'000'000'000ull));
+  std::vector<int32_t> got(32);
+  std::memcpy(got.data(), buffer.mapped, 128);
+  EXPECT_EQ(got, expected_run(5));
+  LoomSemaphore null_signal{VK_NULL_HANDLE, 0};
+  EXPECT_EQ(loom_runtime_submit(runtime, 0, nullptr, 1, &null_signal), LOOM_ERROR_NULL_HANDLE);
+  vkDestroySemaphore(host.device, timeline, nullptr);
+}
+
+TEST_F(CApiVulkan, ModuleResourcesAreExportedForDrawingAndPipelinesRecordIntoTheHostsFrames) {
+  LoomModule into = load("julia");
+  LoomModule own = load("julia");
+  LoomPipeline step_into = nullptr, step_own = nullptr;
+  ASSERT_LOOM(loom_module_get_pipeline(into, "step", &step_into));
+  ASSERT_LOOM(loom_module_get_pipeline(own, "step", &step_own));
+  LoomTexture image = nullptr, own_image = nullptr;
+  ASSERT_LOOM(loom_module_get_texture(into, "image", &image));
+  ASSERT_LOOM(loom_module_get_texture(own, "image", &own_image));
+  LoomVulkanImage exported{};
+  ASSERT_LOOM(loom_texture_export_vulkan(image, &exported));
+  EXPECT_NE(exported.image, VK_NULL_HANDLE);
+  EXPECT_NE(exported.view, VK_NULL_HANDLE);
+  EXPECT_EQ(exported.format, VK_FORMAT_R8G8B8A8_UNORM);
+  EXPECT_EQ(exported.layout, VK_IMAGE_LAYOUT_GENERAL);
+  EXPECT_EQ(exported.extent.width, 512u);
+
+  ASSERT_LOOM(loom_runtime_begin_frame(runtime));
+  VkCommandBuffer cb = host.begin();
+  ASSERT_LOOM(loom_pipeline_launch_into(step_into, cb));
+  ASSERT_LOOM(loom_runtime_barrier_for_graphics(runtime, cb));
+  host.submit_and_wait(cb);
+  ASSERT_LOOM(loom_pipeline_launch(step_own));
+  std::vector<uint8_t> a(512 * 512 * 4), b(a.size());
+  ASSERT_LOOM(loom_texture_read(image, a.data(), a.size()));
+  ASSERT_LOOM(loom_texture_read(own_image, b.data(), b.size()));
+  EXPECT_EQ(a, b);
+
+  LoomModule cloth = load("cloth");
+  LoomArray x = nullptr;
+  ASSERT_LOOM(loom_module_get_array(cloth, "x", &x));
+  LoomVulkanBuffer vb{};
+  ASSERT_LOOM(loom_array_export_vulkan(x, &vb));
+  EXPECT_NE(vb.buffer, VK_NULL_HANDLE);
+  EXPECT_EQ(vb.size, 32u * 32u * 12u);
+
+  // Kernels with return values need a wait: not into a host's command buffer.
+  LoomModule packs = load("packs");
+  LoomKernel probe = nullptr;
+  ASSERT_LOOM(loom_module_get_kernel(packs, "probe", 0, nullptr, &probe));
+  cb = host.begin();
+  EXPECT_EQ(loom_launch_into(probe, cb, 0, nullptr), LOOM_ERROR_NOT_SUPPORTED);
+  EXPECT_NE(std::string(loom_last_error_message()).find("returns values"), std::string::npos);
+  host.submit_and_wait(cb);
+}
+
+TEST_F(CApiVulkan, TheHostsImagesAreTextures) {
+  VkImageCreateInfo ici{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+  ici.imageType = VK_IMAGE_TYPE_2D;
+  ici.format = VK_FORMAT_R32_SFLOAT;
+  ici.extent = {8, 8, 1};
+  ici.mipLevels = 1;
+  ici.arrayLayers = 1;
+  ici.samples = VK_SAMPLE_COUNT_1_BIT;
+  ici.usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT;
+  VkImage image = VK_NULL_HANDLE;
+  ASSERT_VK(vkCreateImage(host.device, &ici, nullptr, &image));
+  VkMemoryRequirements req;
+  vkGetImageMemoryRequirements(host.device, image, &req);
+  VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  mai.allocationSize = req.size;
+  mai.memoryTypeIndex = host.memory_type(req.memoryTypeBits, 0);
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  ASSERT_VK(vkAllocateMemory(host.device, &mai, nullptr, &memory));
+  vkBindImageMemory(host.device, image, memory, 0);
+  VkImageViewCreateInfo vci{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  vci.image = image;
+  vci.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  vci.format = ici.format;
+  vci.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  VkImageView view = VK_NULL_HANDLE;
+  ASSERT_VK(vkCreateImageView(host.device, &vci, nullptr, &view));
+
+  LoomVulkanImage li{image, view, VK_FORMAT_R32_SFLOAT, {8, 8, 1}, VK_IMAGE_LAYOUT_GENERAL, 2};
+  LoomTexture t = nullptr;
+  ASSERT_LOOM(loom_texture_import_vulkan(runtime, &li, &t));
+  textures.push_back(t);
+  LoomTextureInfo info{};
+  ASSERT_LOOM(loom_texture_get_info(t, &info));
+  EXPECT_EQ(info.format, LOOM_TEXTURE_R32F);
+  EXPECT_FALSE(info.host_copy);
+  float texels[64];
+  EXPECT_EQ(loom_texture_read(t, texels, sizeof texels), LOOM_ERROR_NOT_SUPPORTED);
+  LoomVulkanImage back{};
+  ASSERT_LOOM(loom_texture_export_vulkan(t, &back));
+  EXPECT_EQ(back.image, image);
+  LoomVulkanImage wrong = li;
+  wrong.format = VK_FORMAT_B8G8R8A8_UNORM;
+  LoomTexture w = nullptr;
+  EXPECT_EQ(loom_texture_import_vulkan(runtime, &wrong, &w), LOOM_ERROR_WRONG_DTYPE);
+  wrong = li;
+  wrong.ndim = 1;
+  EXPECT_EQ(loom_texture_import_vulkan(runtime, &wrong, &w), LOOM_ERROR_WRONG_NDIM);
+
+  EXPECT_LOOM(loom_texture_destroy(t));
+  textures.clear();
+  vkDestroyImageView(host.device, view, nullptr);
+  vkDestroyImage(host.device, image, nullptr);
+  vkFreeMemory(host.device, memory, nullptr);
+}
+
+TEST(CApiCpu, VulkanCallsOnACpuRuntimeAreWrongArch) {
+  LoomRuntimeCreateInfo ci{};
+  ci.arch = LOOM_ARCH_CPU;
+  LoomRuntime cpu = nullptr;
+  ASSERT_LOOM(loom_runtime_create(&ci, &cpu));
+  LoomVulkanBuffer vb{reinterpret_cast<VkBuffer>(uintptr_t{1}), 0, 64};
+  int64_t n = 4;
+  LoomArray a = nullptr;
+  EXPECT_EQ(loom_ndarray_import_vulkan(cpu, &vb, LOOM_DTYPE_F32, 1, 1, &n, &a), LOOM_ERROR_WRONG_ARCH);
+  EXPECT_NE(std::string(loom_last_error_message()).find("needs a Vulkan runtime"), std::string::npos);
+  ASSERT_LOOM(loom_ndarray_create(cpu, LOOM_DTYPE_F32, 1, 1, &n, &a));
+  EXPECT_EQ(loom_array_export_vulkan(a, &vb), LOOM_ERROR_WRONG_ARCH);
+  LoomSemaphore s{reinterpret_cast<VkSemaphore>(uintptr_t{1}), 1};
+  EXPECT_EQ(loom_runtime_submit(cpu, 0, nullptr, 1, &s), LOOM_ERROR_WRONG_ARCH);
+  EXPECT_LOOM(loom_runtime_begin_frame(cpu));  // a no-op: CPU hosts can keep one frame loop
+  EXPECT_LOOM(loom_ndarray_destroy(a));
+  EXPECT_LOOM(loom_runtime_destroy(cpu));
+}
+
+}  // namespace
