@@ -33,7 +33,7 @@ aot::TemplateArgument template_argument(const LoomTemplateArgument& t, const std
       if (t.components < 1 || t.components > 16)
         throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, where + ": template argument '" + a.param + "' has " +
                                                        std::to_string(t.components) + " components");
-      a.elem = ValueType{s, static_cast<int>(t.components), 1};
+      a.elem = ValueType{s, static_cast<uint8_t>(t.components), 1};
       a.i = t.ndim;
       break;
     }

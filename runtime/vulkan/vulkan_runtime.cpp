@@ -23,7 +23,8 @@ namespace {
 constexpr VkBufferUsageFlags kStorageUsage =
     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 
-// Device-only buffers may also feed a host's draws.
+// Every buffer Loom makes may also feed a host engine's draws (export_buffer): host copies
+// of fields and ndarrays as much as device-only buffers.
 constexpr VkBufferUsageFlags kDeviceBufferUsage = kStorageUsage | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
                                                   VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
 
@@ -161,7 +162,7 @@ void VulkanRuntime::add_buffer(const std::string& name, uint8_t* host, size_t by
   r->host = host;
   r->bytes = bytes;
   r->caller_memory = caller_memory;
-  r->own(GpuBuffer(*device_, *allocator_, bytes, kStorageUsage, MemoryUse::DeviceLocal, "'" + name + "'"));
+  r->own(GpuBuffer(*device_, *allocator_, bytes, kDeviceBufferUsage, MemoryUse::DeviceLocal, "'" + name + "'"));
   resources_[host] = std::move(r);
 }
 

@@ -4,142 +4,22 @@
 #include <gtest/gtest.h>
 #include <loom/loom.h>
 
+#include "tests/support/host_vulkan_device.h"
+
 #include <cstring>
 #include <string>
 #include <vector>
 
 namespace {
 
+using loom::testing::HostBuffer;
+using loom::testing::HostDevice;
+
 #define ASSERT_LOOM(call) ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
 #define EXPECT_LOOM(call) EXPECT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
 #define ASSERT_VK(call) ASSERT_EQ((call), VK_SUCCESS) << #call
 
 std::string module_path(const std::string& name) { return std::string(LOOM_TEST_MODULES) + "/vulkan/" + name + ".loommod"; }
-
-// A host engine's device: one queue family that draws and computes, timeline semaphores on.
-struct HostDevice {
-  VkInstance instance = VK_NULL_HANDLE;
-  VkPhysicalDevice physical = VK_NULL_HANDLE;
-  VkDevice device = VK_NULL_HANDLE;
-  VkQueue queue = VK_NULL_HANDLE;
-  uint32_t family = 0;
-  VkCommandPool pool = VK_NULL_HANDLE;
-  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
-  VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-  VkDeviceCreateInfo create_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-  float priority = 1;
-
-  bool create() {
-    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.apiVersion = VK_API_VERSION_1_2;
-    VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-    ici.pApplicationInfo = &app;
-    if (vkCreateInstance(&ici, nullptr, &instance) != VK_SUCCESS) return false;
-    uint32_t n = 1;
-    VkResult r = vkEnumeratePhysicalDevices(instance, &n, &physical);
-    if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || n == 0) return false;
-    uint32_t families = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);
-    std::vector<VkQueueFamilyProperties> props(families);
-    vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, props.data());
-    for (family = 0; family < families; ++family)
-      if ((props[family].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) == (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) break;
-    if (family == families) return false;
-    queue_info.queueFamilyIndex = family;
-    queue_info.queueCount = 1;
-    queue_info.pQueuePriorities = &priority;
-    f12.timelineSemaphore = VK_TRUE;
-    create_info.pNext = &features;
-    create_info.queueCreateInfoCount = 1;
-    create_info.pQueueCreateInfos = &queue_info;
-    if (vkCreateDevice(physical, &create_info, nullptr, &device) != VK_SUCCESS) return false;
-    vkGetDeviceQueue(device, family, 0, &queue);
-    VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-    pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-    pci.queueFamilyIndex = family;
-    return vkCreateCommandPool(device, &pci, nullptr, &pool) == VK_SUCCESS;
-  }
-  ~HostDevice() {
-    if (device) {
-      vkDeviceWaitIdle(device);
-      vkDestroyCommandPool(device, pool, nullptr);
-      vkDestroyDevice(device, nullptr);
-    }
-    if (instance) vkDestroyInstance(instance, nullptr);
-  }
-  LoomVulkanDeviceImport import_info() const {
-    LoomVulkanDeviceImport i{};
-    i.instance = instance;
-    i.physical_device = physical;
-    i.device = device;
-    i.queue_family_index = family;
-    i.queue = queue;
-    i.api_version = VK_API_VERSION_1_2;
-    i.create_info = &create_info;
-    return i;
-  }
-  uint32_t memory_type(uint32_t bits, VkMemoryPropertyFlags want) const {
-    VkPhysicalDeviceMemoryProperties mp;
-    vkGetPhysicalDeviceMemoryProperties(physical, &mp);
-    for (uint32_t i = 0; i < mp.memoryTypeCount; ++i)
-      if ((bits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & want) == want) return i;
-    return 0;
-  }
-  VkCommandBuffer begin() const {
-    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    ai.commandPool = pool;
-    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    ai.commandBufferCount = 1;
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-    vkAllocateCommandBuffers(device, &ai, &cb);
-    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    vkBeginCommandBuffer(cb, &bi);
-    return cb;
-  }
-  // Ends, submits and waits for `cb` with a fence: the host's frame.
-  void submit_and_wait(VkCommandBuffer cb) const {
-    vkEndCommandBuffer(cb);
-    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VkFence fence = VK_NULL_HANDLE;
-    vkCreateFence(device, &fci, nullptr, &fence);
-    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cb;
-    vkQueueSubmit(queue, 1, &si, fence);
-    vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX);
-    vkDestroyFence(device, fence, nullptr);
-    vkFreeCommandBuffers(device, pool, 1, &cb);
-  }
-};
-
-// A host-visible storage buffer of the host's.
-struct HostBuffer {
-  const HostDevice& host;
-  VkBuffer buffer = VK_NULL_HANDLE;
-  VkDeviceMemory memory = VK_NULL_HANDLE;
-  void* mapped = nullptr;
-  HostBuffer(const HostDevice& h, VkDeviceSize bytes) : host(h) {
-    VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-    bci.size = bytes;
-    bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    vkCreateBuffer(h.device, &bci, nullptr, &buffer);
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(h.device, buffer, &req);
-    VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-    mai.allocationSize = req.size;
-    mai.memoryTypeIndex = h.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-    vkAllocateMemory(h.device, &mai, nullptr, &memory);
-    vkBindBufferMemory(h.device, buffer, memory, 0);
-    vkMapMemory(h.device, memory, 0, bytes, 0, &mapped);
-    std::memset(mapped, 0, bytes);
-  }
-  ~HostBuffer() {
-    vkDestroyBuffer(host.device, buffer, nullptr);
-    vkFreeMemory(host.device, memory, nullptr);
-  }
-};
 
 class CApiVulkan : public testing::Test {
  protected:

@@ -129,7 +129,8 @@ LOOM_API LoomResult loom_runtime_create(const LoomRuntimeCreateInfo* info, LoomR
  * runtime and are never destroyed by Loom. The host and Loom share `queue`, from one
  * thread at a time. `create_info` is the VkDeviceCreateInfo the host created the device
  * with: Loom reads which features it enabled (timelineSemaphore is required; kernels that
- * need a feature the host did not enable fail to load with LOOM_ERROR_MISSING_CAPABILITY). */
+ * need a feature the host did not enable fail to load with LOOM_ERROR_MISSING_CAPABILITY).
+ * Loom reads `create_info` and its pNext chain during the call only. */
 typedef struct LoomVulkanDeviceImport {
   VkInstance instance;
   VkPhysicalDevice physical_device;
@@ -212,7 +213,7 @@ LOOM_API LoomResult loom_module_get_item_name(LoomModule module, LoomModuleItem 
 /* ---- hot reload ------------------------------------------------------------------------ */
 
 typedef enum LoomReloadStatus {
-  LOOM_RELOAD_UNCHANGED = 0, /* the file did not change (or changed into what failed before) */
+  LOOM_RELOAD_UNCHANGED = 0, /* the file's time and size did not change since it was loaded or last tried */
   LOOM_RELOAD_SWAPPED = 1    /* the new module runs now: re-export Vulkan handles of its resources */
 } LoomReloadStatus;
 
@@ -436,7 +437,8 @@ LOOM_API LoomResult loom_texture_get_info(LoomTexture texture, LoomTextureInfo* 
  * a host copy only. */
 LOOM_API LoomResult loom_texture_read(LoomTexture texture, void* dst, uint64_t bytes);
 LOOM_API LoomResult loom_texture_write(LoomTexture texture, const void* src, uint64_t bytes);
-/* Loom keeps its images in VK_IMAGE_LAYOUT_GENERAL. */
+/* The image and a view of all of it. Loom's images have STORAGE, SAMPLED and TRANSFER usage
+ * and stay in VK_IMAGE_LAYOUT_GENERAL; imported images come back as the host gave them. */
 LOOM_API LoomResult loom_texture_export_vulkan(LoomTexture texture, LoomVulkanImage* out);
 
 /* ---- argpacks -------------------------------------------------------------------------- */
