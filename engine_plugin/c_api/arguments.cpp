@@ -92,6 +92,17 @@ host::Argpack& argpack_argument(const LoomArgument& a, LoomModule_T& module, con
   return pack;
 }
 
+// Member `path` of `pack`, looked up in the module's type table (where the pack's type has
+// the same layout: created packs are checked at every reload).
+const ArgpackMember* member_of(const host::Argpack& pack, const std::vector<ArgpackType>& types, const std::string& path,
+                               const Place& where) {
+  uint32_t offset = 0;
+  for (size_t i = 0; i < types.size(); ++i)
+    if (types[i].name == pack.type().name)
+      if (const ArgpackMember* m = find_member(types, static_cast<int>(i), path, &offset)) return m;
+  throw ApiError(LOOM_ERROR_NOT_FOUND, where, "argpack type '" + pack.type().name + "' has no member '" + path + "'");
+}
+
 }  // namespace
 
 void bind_arguments(LoomKernel_T& k, uint32_t count, const LoomArgument* args) {
@@ -146,12 +157,7 @@ void set_member(LoomArgpack_T& p, const std::string& path, const LoomArgument& a
   LoomModule_T& m = *p.module;
   Place where{m.what, "", -1, pack.type().name + "." + path};
   const std::vector<ArgpackType>& types = m.loaded->metadata().argpack_types;
-  uint32_t offset = 0;
-  int root = -1;
-  for (size_t i = 0; i < types.size(); ++i)
-    if (types[i].name == pack.type().name) root = static_cast<int>(i);
-  const ArgpackMember* member = root < 0 ? nullptr : find_member(types, root, path, &offset);
-  if (!member) throw ApiError(LOOM_ERROR_NOT_FOUND, where, "argpack type '" + pack.type().name + "' has no member '" + path + "'");
+  const ArgpackMember* member = member_of(pack, types, path, where);
   std::string what = "member '" + path + "'";
   switch (member->kind) {
     case MemberKind::Value:
@@ -187,13 +193,7 @@ LoomArgument get_member(const LoomArgpack_T& p, const std::string& path) {
   const host::Argpack& pack = argpack_of(p);
   const LoomModule_T& m = *p.module;
   Place where{m.what, "", -1, pack.type().name + "." + path};
-  const std::vector<ArgpackType>& types = m.loaded->metadata().argpack_types;
-  uint32_t offset = 0;
-  int root = -1;
-  for (size_t i = 0; i < types.size(); ++i)
-    if (types[i].name == pack.type().name) root = static_cast<int>(i);
-  const ArgpackMember* member = root < 0 ? nullptr : find_member(types, root, path, &offset);
-  if (!member) throw ApiError(LOOM_ERROR_NOT_FOUND, where, "argpack type '" + pack.type().name + "' has no member '" + path + "'");
+  const ArgpackMember* member = member_of(pack, m.loaded->metadata().argpack_types, path, where);
   if (member->kind != MemberKind::Value)
     throw ApiError(LOOM_ERROR_NOT_SUPPORTED, where, "member '" + path + "' is not a value; only value members are read back");
   LoomArgument out{};

@@ -26,8 +26,8 @@ struct LoomRuntime_T {
   uint32_t frames_in_flight = 2;
   std::unique_ptr<loom::aot::ModuleDevice> device;
   std::unique_ptr<loom::vk::HostFrames> frames;  // made by the first host-frame call
-  // Modules a hot reload or loom_module_destroy replaced, kept until the host frames that
-  // may use them are done.
+  // Modules loom_module_destroy let go of, kept until the host frames that may use them are
+  // done (a reload waits for the queue instead: it must read the old module's state).
   struct Retired {
     std::unique_ptr<loom::aot::LoadedModule> module;
     uint64_t frame = 0;  // frames begun when it was retired

@@ -44,7 +44,11 @@ class Reload : public testing::TestWithParam<LoomArch> {
       if (GetParam() == LOOM_ARCH_VULKAN) GTEST_SKIP() << "no Vulkan device: " << loom_last_error_message();
       FAIL() << loom_last_error_message();
     }
-    dir = testing::TempDir() + "/c_api_reload_" + (GetParam() == LOOM_ARCH_CPU ? "cpu" : "vulkan");
+    // One folder per test: ctest runs the tests of this binary in parallel processes.
+    std::string test = testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (char& c : test)
+      if (c == '/') c = '_';
+    dir = testing::TempDir() + "/c_api_reload_" + test;
     fs::remove_all(dir);
     fs::create_directories(dir);
   }

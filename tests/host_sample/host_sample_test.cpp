@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -168,6 +169,23 @@ bool read(const std::string& path, loom::RgbaImage* image) {
   }
 }
 
+// Frames of the "plain" and "reload" runs in `dir`: identical before `edit_frame`; from it
+// on, `after` checks them.
+void compare_runs(const std::string& dir, const std::vector<int>& frames, int edit_frame,
+                  const std::function<void(int, const loom::RgbaImage&, const Difference&)>& after) {
+  for (int frame : frames) {
+    loom::RgbaImage a, b;
+    ASSERT_TRUE(read(frame_path(dir, "plain", frame), &a)) << "frame " << frame << " of the plain run";
+    ASSERT_TRUE(read(frame_path(dir, "reload", frame), &b)) << "frame " << frame << " of the reloading run";
+    Difference d = compare(a, b, 24);
+    std::printf("frame %d, reloaded against plain: %s\n", frame, describe(d, 24).c_str());
+    if (frame < edit_frame)
+      EXPECT_EQ(d.largest, 0) << "frame " << frame << " before the edit differs: " << describe(d, 24);
+    else
+      after(frame, a, d);
+  }
+}
+
 // Writes `actual` with the pixels differing from `expected` by more than `threshold` in magenta.
 void write_diff(const loom::RgbaImage& expected, const loom::RgbaImage& actual, int threshold,
                 const std::string& path) {
@@ -224,7 +242,8 @@ TEST(HostSample, FramesMatchReferences) {
       continue;
     }
     loom::RgbaImage actual, reference;
-    if (!read(actual_path, &actual) || !read(reference_path, &reference)) continue;
+    ASSERT_TRUE(read(actual_path, &actual)) << actual_path;
+    ASSERT_TRUE(read(reference_path, &reference)) << reference_path;
     Difference d = compare(reference, actual, threshold);
     std::printf("frame %d against its reference: %s\n", frame, describe(d, threshold).c_str());
     if (d.mean <= 1.5 && d.over <= 0.015) continue;
@@ -256,24 +275,12 @@ TEST(HostSample, HotReloadSwapsTheEditedModule) {
       contains(reload.out, "frame 15: " + dir + "/modules/julia.loommod reloaded (generation 1)"))
       << reload.out;
 
-  for (int frame = 5; frame <= 30; frame += 5) {
-    loom::RgbaImage a, b;
-    if (!read(frame_path(dir, "plain", frame), &a) || !read(frame_path(dir, "reload", frame), &b))
-      continue;
-    Difference d = compare(a, b, 24);
-    std::printf("frame %d, reloaded against plain: %s\n", frame, describe(d, 24).c_str());
-    if (frame < 15) {
-      EXPECT_EQ(d.largest, 0) << "frame " << frame
-                              << " before the edit differs: " << describe(d, 24);
-      continue;
-    }
-    EXPECT_GT(d.over, 0.03) << "frame " << frame
-                            << ": the edited fractal does not show: " << describe(d, 24);
+  compare_runs(dir, {5, 10, 15, 20, 25, 30}, 15, [](int frame, const loom::RgbaImage& a, const Difference& d) {
+    EXPECT_GT(d.over, 0.03) << "frame " << frame << ": the edited fractal does not show: " << describe(d, 24);
     EXPECT_LT(d.last_column, a.width / 2)
-        << "frame " << frame
-        << ": pixels right of the fractal panel changed (the cloth, the particles): "
+        << "frame " << frame << ": pixels right of the fractal panel changed (the cloth, the particles): "
         << describe(d, 24);
-  }
+  });
 }
 
 // The cloth and the particles' graphs edited (damping, gravity) while playing: the modules
@@ -299,22 +306,10 @@ TEST(HostSample, HotReloadKeepsSimulationState) {
                          "frame 50: " + dir + "/modules/" + m + ".loommod reloaded (generation 1)"))
         << reload.out;
 
-  for (int frame : {45, 50, 55}) {
-    loom::RgbaImage a, b;
-    if (!read(frame_path(dir, "plain", frame), &a) || !read(frame_path(dir, "reload", frame), &b))
-      continue;
-    Difference d = compare(a, b, 24);
-    std::printf("frame %d, reloaded against plain: %s\n", frame, describe(d, 24).c_str());
-    if (frame < 50) {
-      EXPECT_EQ(d.largest, 0) << "frame " << frame
-                              << " before the edit differs: " << describe(d, 24);
-      continue;
-    }
-    EXPECT_LT(d.mean, 0.5) << "frame " << frame
-                           << ": the simulations did not carry on: " << describe(d, 24);
-    EXPECT_LT(d.over, 0.01) << "frame " << frame
-                            << ": the simulations did not carry on: " << describe(d, 24);
-  }
+  compare_runs(dir, {45, 50, 55}, 50, [](int frame, const loom::RgbaImage&, const Difference& d) {
+    EXPECT_LT(d.mean, 0.5) << "frame " << frame << ": the simulations did not carry on: " << describe(d, 24);
+    EXPECT_LT(d.over, 0.01) << "frame " << frame << ": the simulations did not carry on: " << describe(d, 24);
+  });
 }
 
 // A corrupt module file while playing: the error is printed, the old module keeps running
@@ -349,19 +344,10 @@ TEST(HostSample, CorruptModuleKeepsPlaying) {
       contains(reload.out, "frame 20: " + dir + "/modules/julia.loommod reloaded (generation 1)"))
       << reload.out;
 
-  for (int frame = 5; frame <= 30; frame += 5) {
-    loom::RgbaImage a, b;
-    if (!read(frame_path(dir, "plain", frame), &a) || !read(frame_path(dir, "reload", frame), &b))
-      continue;
-    Difference d = compare(a, b, 24);
-    std::printf("frame %d, against plain: %s\n", frame, describe(d, 24).c_str());
-    if (frame < 20)
-      EXPECT_EQ(d.largest, 0) << "frame " << frame
-                              << ": the corrupt file changed the frame: " << describe(d, 24);
-    else
-      EXPECT_GT(d.over, 0.03) << "frame " << frame
-                              << ": the good file did not swap in: " << describe(d, 24);
-  }
+  // The corrupt file at frame 10 changes nothing; the good one at 20 swaps in.
+  compare_runs(dir, {5, 10, 15, 20, 25, 30}, 20, [](int frame, const loom::RgbaImage&, const Difference& d) {
+    EXPECT_GT(d.over, 0.03) << "frame " << frame << ": the good file did not swap in: " << describe(d, 24);
+  });
 }
 
 // Mistakes on the command line: a clear message and exit status 2, before any Vulkan.

@@ -158,8 +158,8 @@ LOOM_API LoomResult loom_runtime_get_info(LoomRuntime runtime, LoomRuntimeInfo* 
 
 /* The host's frame loop (Vulkan). Call at the start of every frame, after waiting for the
  * fence of the frame begun frames_in_flight calls earlier: what loom_launch_into recorded
- * then (argument slots, descriptor sets) is reused, and modules replaced by a hot reload
- * that frames still in flight used are freed. A no-op on the CPU. */
+ * then (argument slots, descriptor sets) is reused, and destroyed modules that frames
+ * still in flight used are freed. A no-op on the CPU. */
 LOOM_API LoomResult loom_runtime_begin_frame(LoomRuntime runtime);
 /* Makes Loom's writes recorded into `command_buffer` so far visible to the host's vertex
  * input, vertex and fragment shaders and transfers. */
@@ -225,7 +225,9 @@ typedef enum LoomReloadStatus {
  * pipelines and resources. A reload that fails (unreadable or corrupt file, a kernel or
  * resource the host holds missing or of another signature, the device lacking a capability)
  * keeps the old module running and returns the error; the same file is not tried again
- * until it changes. Modules loaded from memory report LOOM_RELOAD_UNCHANGED. */
+ * until it changes. When the host's command buffers used the old module, a swap first waits
+ * for the shared queue (once; it reads the old state). Modules loaded from memory report
+ * LOOM_RELOAD_UNCHANGED. */
 LOOM_API LoomResult loom_module_reload_if_changed(LoomModule module, LoomReloadStatus* status);
 /* The same, whether or not the file changed. */
 LOOM_API LoomResult loom_module_reload(LoomModule module, LoomReloadStatus* status);
