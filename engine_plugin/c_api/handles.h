@@ -30,6 +30,7 @@ struct LoomRuntime_T {
   // done (a reload waits for the queue instead: it must read the old module's state).
   struct Retired {
     std::unique_ptr<loom::aot::LoadedModule> module;
+    std::vector<std::unique_ptr<loom::host::Argpack>> packs;  // the host created of its types
     uint64_t frame = 0;  // frames begun when it was retired
   };
   std::vector<Retired> retired;
@@ -39,8 +40,9 @@ struct LoomRuntime_T {
 
   loom::vk::HostFrames& host_frames();
   // Keeps `module` until the work that may use it is done (frees it now when none can).
-  void retire(std::unique_ptr<loom::aot::LoadedModule> module);
+  void retire(Retired module);
   void free_retired(bool all);
+  void release(Retired& module);  // the device copies of its packs; the module frees its own
 };
 
 // A module file's (or folder's newest file's) modification time and size: what a reload

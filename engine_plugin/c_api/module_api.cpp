@@ -291,7 +291,10 @@ LoomResult loom_module_destroy(LoomModule module) {
     if (!module) return;
     LoomRuntime_T& r = *module->runtime;
     r.modules.erase(module);
-    r.retire(std::move(module->loaded));
+    LoomRuntime_T::Retired gone;
+    gone.module = std::move(module->loaded);
+    for (auto& [raw, pack] : module->created_packs) gone.packs.push_back(std::move(pack->own));
+    r.retire(std::move(gone));
     delete module;
   });
 }

@@ -23,17 +23,28 @@ vk::HostFrames& LoomRuntime_T::host_frames() {
   return *frames;
 }
 
-void LoomRuntime_T::retire(std::unique_ptr<aot::LoadedModule> module) {
+void LoomRuntime_T::retire(Retired module) {
   // Work on Loom's own queue is waited for when the module frees its device copies; only
   // command buffers the host records can still hold it.
-  if (!frames || frames->stats().launches == 0) return;  // `module` goes now
-  retired.push_back({std::move(module), frames->frame()});
+  if (!frames || frames->stats().launches == 0) {
+    release(module);
+    return;
+  }
+  module.frame = frames->frame();
+  retired.push_back(std::move(module));
+}
+
+void LoomRuntime_T::release(Retired& module) {
+  for (auto& pack : module.packs) device->remove(pack->data());
+  module.packs.clear();
+  module.module.reset();
 }
 
 void LoomRuntime_T::free_retired(bool all) {
   uint64_t now = frames ? frames->frame() : 0;
   for (size_t i = 0; i < retired.size();) {
     if (all || now >= retired[i].frame + frames_in_flight) {
+      release(retired[i]);
       retired.erase(retired.begin() + static_cast<std::ptrdiff_t>(i));
     } else {
       ++i;

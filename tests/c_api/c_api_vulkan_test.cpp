@@ -211,6 +211,38 @@ TEST_F(CApiVulkan, ModuleResourcesAreExportedForDrawingAndPipelinesRecordIntoThe
   host.submit_and_wait(cb);
 }
 
+TEST_F(CApiVulkan, ADestroyedModuleOutlivesTheHostFramesThatUsedIt) {
+  LoomModule m = nullptr;
+  ASSERT_LOOM(loom_module_load(runtime, module_path("packs").c_str(), &m));
+  LoomArgpack job = nullptr;
+  ASSERT_LOOM(loom_argpack_create(m, "Job", &job));
+  int64_t n = 64;
+  LoomArray data = nullptr;
+  ASSERT_LOOM(loom_ndarray_create(runtime, LOOM_DTYPE_F32, 1, 1, &n, &data));
+  arrays.push_back(data);
+  LoomArgument v = loom_arg_ndarray(data);
+  ASSERT_LOOM(loom_argpack_set(job, "out", &v));
+  LoomKernel fill = nullptr;
+  ASSERT_LOOM(loom_module_get_kernel(m, "fill", 0, nullptr, &fill));
+  LoomArgument a = loom_arg_argpack(job);
+  ASSERT_LOOM(loom_runtime_begin_frame(runtime));
+  VkCommandBuffer cb = host.begin();
+  ASSERT_LOOM(loom_launch_into(fill, cb, 1, &a));
+  ASSERT_LOOM(loom_module_destroy(m));  // recorded, not yet submitted: kept for the frames in flight
+  host.submit_and_wait(cb);
+  for (int frame = 0; frame < 3; ++frame) ASSERT_LOOM(loom_runtime_begin_frame(runtime));  // freed now
+  // The same module again, with a pack of its own: nothing of the first is in the way.
+  ASSERT_LOOM(loom_module_load(runtime, module_path("packs").c_str(), &m));
+  modules.push_back(m);
+  ASSERT_LOOM(loom_argpack_create(m, "Job", &job));
+  ASSERT_LOOM(loom_argpack_set(job, "out", &v));
+  ASSERT_LOOM(loom_module_get_kernel(m, "fill", 0, nullptr, &fill));
+  a = loom_arg_argpack(job);
+  ASSERT_LOOM(loom_launch(fill, 1, &a));
+  std::vector<float> out(64);
+  ASSERT_LOOM(loom_array_read(data, out.data(), 256));
+}
+
 TEST_F(CApiVulkan, TheHostsImagesAreTextures) {
   VkImageCreateInfo ici{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
   ici.imageType = VK_IMAGE_TYPE_2D;
