@@ -1,5 +1,6 @@
 // Arrays (module fields and ndarrays, the runtime's ndarrays) and textures: made, imported
 // from the host's Vulkan objects, read, written, exported.
+#include <atomic>
 #include <cstring>
 
 #include "engine_plugin/c_api/c_api_error.h"
@@ -90,8 +91,10 @@ uint32_t check_components(uint32_t components, const char* call) {
   return components;
 }
 
+// Names for the runtime's own ndarrays and textures in errors ("ndarray3"); runtimes on
+// different threads draw from one counter.
 std::string next_name(const char* kind) {
-  static uint64_t serial = 0;
+  static std::atomic<uint64_t> serial{0};
   return std::string(kind) + std::to_string(++serial);
 }
 

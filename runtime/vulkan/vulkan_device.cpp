@@ -108,23 +108,30 @@ uint32_t kernel_feature_bits(const VkPhysicalDeviceFeatures& f, const VkPhysical
   return bits;
 }
 
-// The SpirvRequirement bits the physical device supports (an imported device's host can
-// have enabled no others).
-uint32_t supported_kernel_features(VkPhysicalDevice pd) {
-  bool atomic_float = has_extension(pd, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
-  bool atomic_float2 = atomic_float && has_extension(pd, VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME);
+// The features a physical device offers that kernels may use, queried in one chain.
+struct OfferedFeatures {
+  bool atomic_float = false, atomic_float2 = false;  // the extensions are there
   VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT af2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
   VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
   VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  f2.pNext = &v11;
-  v11.pNext = &v12;
-  if (atomic_float) v12.pNext = &af;
-  if (atomic_float2) af.pNext = &af2;
-  vkGetPhysicalDeviceFeatures2(pd, &f2);
-  return kernel_feature_bits(f2.features, v11, v12, af, af2);
-}
+
+  explicit OfferedFeatures(VkPhysicalDevice pd) {
+    atomic_float = has_extension(pd, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+    atomic_float2 = atomic_float && has_extension(pd, VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME);
+    f2.pNext = &v11;
+    v11.pNext = &v12;
+    if (atomic_float) v12.pNext = &af;
+    if (atomic_float2) af.pNext = &af2;
+    vkGetPhysicalDeviceFeatures2(pd, &f2);
+  }
+  OfferedFeatures(const OfferedFeatures&) = delete;  // the chain points into itself
+  OfferedFeatures& operator=(const OfferedFeatures&) = delete;
+
+  // The SpirvRequirement bits (an imported device's host can have enabled no others).
+  uint32_t kernel_features() const { return kernel_feature_bits(f2.features, v11, v12, af, af2); }
+};
 
 std::atomic<int>& shutdown_messages() {
   static std::atomic<int> count{0};
@@ -285,7 +292,7 @@ VulkanDevice::VulkanDevice(const ImportedDevice& host) : imported_(true) {
                 "' and set ImportedDevice::timeline_semaphore");
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
   granularity_ = props.limits.bufferImageGranularity;
-  fill_caps(host.kernel_features & supported_kernel_features(physical_));
+  fill_caps(host.kernel_features & OfferedFeatures(physical_).kernel_features());
 }
 
 VulkanDevice::~VulkanDevice() { release(); }
@@ -451,20 +458,13 @@ void VulkanDevice::create_device() {
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
   granularity_ = props.limits.bufferImageGranularity;
 
-  bool atomic_float = has_extension(physical_, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
-  bool atomic_float2 = atomic_float && has_extension(physical_, VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME);
-
-  // What the device offers.
-  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT af2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
-  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
-  VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
-  VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  f2.pNext = &v11;
-  v11.pNext = &v12;
-  if (atomic_float) v12.pNext = &af;
-  if (atomic_float2) af.pNext = &af2;
-  vkGetPhysicalDeviceFeatures2(physical_, &f2);
+  const OfferedFeatures offered(physical_);
+  const bool atomic_float = offered.atomic_float, atomic_float2 = offered.atomic_float2;
+  const auto& af2 = offered.af2;
+  const auto& af = offered.af;
+  const auto& v12 = offered.v12;
+  const auto& v11 = offered.v11;
+  const auto& f2 = offered.f2;
   if (!v12.timelineSemaphore)
     throw Error(std::string("Vulkan device '") + props.deviceName + "' lacks timeline semaphores, which Loom needs");
 

@@ -40,6 +40,16 @@ class CApiVulkan : public testing::Test {
     if (m) modules.push_back(m);
     return m;
   }
+  // The host's buffer as an ndarray of 32 i32.
+  LoomArray import_ints(const HostBuffer& buffer) {
+    LoomVulkanBuffer vb{buffer.buffer, 0, 32 * 4};
+    int64_t n = 32;
+    LoomArray arr = nullptr;
+    EXPECT_EQ(loom_ndarray_import_vulkan(runtime, &vb, LOOM_DTYPE_I32, 1, 1, &n, &arr), LOOM_SUCCESS)
+        << loom_last_error_message();
+    if (arr) arrays.push_back(arr);
+    return arr;
+  }
   // What the `run` kernel of the args module writes for `base`, computed on a CPU runtime.
   static std::vector<int32_t> expected_run(int32_t base) {
     LoomRuntimeCreateInfo ci{};
@@ -95,11 +105,8 @@ TEST_F(CApiVulkan, LaunchesIntoTheHostsCommandBufferOnTheHostsBuffer) {
   LoomKernel run = nullptr;
   ASSERT_LOOM(loom_module_get_kernel(m, "run", 0, nullptr, &run));
   HostBuffer buffer(host, 32 * 4);
-  LoomVulkanBuffer vb{buffer.buffer, 0, 32 * 4};
-  int64_t n = 32;
-  LoomArray arr = nullptr;
-  ASSERT_LOOM(loom_ndarray_import_vulkan(runtime, &vb, LOOM_DTYPE_I32, 1, 1, &n, &arr));
-  arrays.push_back(arr);
+  LoomArray arr = import_ints(buffer);
+  ASSERT_NE(arr, nullptr);
   LoomArrayInfo ai{};
   ASSERT_LOOM(loom_array_get_info(arr, &ai));
   EXPECT_FALSE(ai.host_copy);
@@ -125,6 +132,7 @@ TEST_F(CApiVulkan, LaunchesIntoTheHostsCommandBufferOnTheHostsBuffer) {
   LoomArgument args[3] = {loom_arg_i32(0), loom_arg_ndarray(arr), v};
   EXPECT_EQ(loom_launch_into(run, VK_NULL_HANDLE, 3, args), LOOM_ERROR_NULL_HANDLE);
   LoomVulkanBuffer small{buffer.buffer, 0, 16};
+  int64_t n = 32;
   LoomArray tiny = nullptr;
   EXPECT_EQ(loom_ndarray_import_vulkan(runtime, &small, LOOM_DTYPE_I32, 1, 1, &n, &tiny), LOOM_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(loom_last_error_message()).find("holds 16 bytes; the ndarray needs 128"), std::string::npos)
@@ -136,11 +144,8 @@ TEST_F(CApiVulkan, LoomsQueueSignalsTheHostsSemaphore) {
   LoomKernel run = nullptr;
   ASSERT_LOOM(loom_module_get_kernel(m, "run", 0, nullptr, &run));
   HostBuffer buffer(host, 32 * 4);
-  LoomVulkanBuffer vb{buffer.buffer, 0, 32 * 4};
-  int64_t n = 32;
-  LoomArray arr = nullptr;
-  ASSERT_LOOM(loom_ndarray_import_vulkan(runtime, &vb, LOOM_DTYPE_I32, 1, 1, &n, &arr));
-  arrays.push_back(arr);
+  LoomArray arr = import_ints(buffer);
+  ASSERT_NE(arr, nullptr);
   VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
   type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
   VkSemaphoreCreateInfo sci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &type};

@@ -17,12 +17,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "runtime/render/png.h"
+#include "tests/support/run_loom.h"
 
 namespace {
 
@@ -30,21 +31,8 @@ namespace fs = std::filesystem;
 
 constexpr int kExitNoDevice = 77;  // the sample found no Vulkan device
 
-struct Outcome {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
-
-Outcome run(const std::string& command) {
-  Outcome r;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) r.out.append(buf.data(), n);
-  int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using Outcome = loom::test::CliRun;  // exit status, stdout and stderr together
+using loom::test::run_command;
 
 // This test's folder in the build tree, emptied: frames, module copies, diff images.
 std::string test_dir() {
@@ -68,7 +56,7 @@ Outcome run_sample(const std::string& dir, const std::string& name, const std::s
   std::string command = std::string(one_thread ? "env LP_NUM_THREADS=1 " : "") + "'" +
                         LOOM_HOST_SAMPLE + "' --headless --validation --png '" + dir + "/" + name +
                         "/frame_%04d.png' " + args;
-  Outcome r = run(command);
+  Outcome r = run_command(command);
   std::ofstream(dir + "/" + name + ".log") << command << "\n" << r.out;
   return r;
 }
@@ -107,7 +95,7 @@ std::string compile_edited(const std::string& dir, const std::string& graph,
   std::string edited = dir + "/" + graph + "_edited.loom.json";
   std::ofstream(edited) << doc;
   std::string module = dir + "/" + graph + "_edited.loommod";
-  Outcome r = run(std::string("'") + LOOM_CLI + "' compile '" + edited + "' -o '" + module +
+  Outcome r = run_command(std::string("'") + LOOM_CLI + "' compile '" + edited + "' -o '" + module +
                   "' --arch vulkan");
   EXPECT_EQ(r.code, 0) << r.out;
   return module;
@@ -355,11 +343,11 @@ TEST(HostSample, RejectsBadCommandLines) {
   for (const char* args :
        {"--replace-at 3:julia=x.loommod", "--size 0x360", "--frames -1", "--png out.png",
         "--every 0", "--replace-at julia=x", "--no-such-option"}) {
-    Outcome r = run(std::string("'") + LOOM_HOST_SAMPLE + "' --headless " + args);
+    Outcome r = run_command(std::string("'") + LOOM_HOST_SAMPLE + "' --headless " + args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.out;
     EXPECT_TRUE(contains(r.out, "loom-host-sample: ")) << args << "\n" << r.out;
   }
-  Outcome help = run(std::string("'") + LOOM_HOST_SAMPLE + "' --help");
+  Outcome help = run_command(std::string("'") + LOOM_HOST_SAMPLE + "' --help");
   EXPECT_EQ(help.code, 0);
   EXPECT_TRUE(contains(help.out, "--replace-at")) << help.out;
 }

@@ -30,6 +30,7 @@
 #include "runtime/cpu/elf_loader.h"
 #include "runtime/cpu/host_cpu.h"
 #include "tests/runtime/assemble.h"
+#include "tests/runtime/counting_kernel.h"
 
 using namespace loom;
 namespace fs = std::filesystem;
@@ -334,43 +335,6 @@ T read_at(const uint8_t* p) {
   T v;
   std::memcpy(&v, p, sizeof v);
   return v;
-}
-
-// counter[0] += 1 per iteration over [0, n), n returned by a serial task.
-std::unique_ptr<ir::Kernel> counting_kernel() {
-  using ir::Builder;
-  using ir::Inst;
-  using ir::Op;
-  auto k = std::make_unique<ir::Kernel>();
-  k->abi.name = "count";
-  ParamDesc nd;
-  nd.name = "counter";
-  nd.kind = ParamKind::Ndarray;
-  nd.type = {Scalar::I32};
-  nd.ndim = 1;
-  k->abi.params.push_back(nd);
-  ParamDesc n;
-  n.name = "n";
-  n.type = {Scalar::I32};
-  n.size = 4;
-  k->abi.params.push_back(n);
-  ResourceDesc r;
-  r.kind = ResourceKind::Ndarray;
-  r.dtype = Scalar::I32;
-  r.param = 0;
-  k->abi.resources.push_back(r);
-  Builder b(k->body.get());
-  Inst* count = b.arg(Scalar::I32, 1);
-  auto task = std::make_unique<Inst>(Op::Offload, Scalar::Void);
-  task->attr0 = static_cast<int>(ir::TaskKind::RangeFor);
-  task->attr1 = 1;
-  task->operands = {b.i32(0), count};
-  Inst* t = b.insert(std::move(task));
-  t->regions.push_back(std::make_unique<ir::Block>(t));
-  b.set_insert_end(t->region(0));
-  b.atomic(ir::AtomicOp::Add, b.make(Op::ElementPtr, Scalar::I32, {b.const_int(Scalar::I64, 0)}, 0),
-           b.i32(1));
-  return k;
 }
 
 std::vector<std::string> split_features(std::string_view text) {
@@ -750,7 +714,7 @@ TEST(CpuModule, CodegenRecordsTheFeaturesItCompiledFor) {
   EXPECT_TRUE(cpu::missing_cpu_features(host_code).empty());
 
   // A baseline CPU: its features only, no AVX.
-  auto k = counting_kernel();
+  auto k = test::counting_kernel();
   codegen::CpuCodegenOptions portable;
   portable.cpu = "x86-64-v2";
   auto compiled = codegen::compile_kernel_to_object(*k, portable);

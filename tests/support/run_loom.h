@@ -1,5 +1,6 @@
-// Runs the `loom` command line as a user would, for tests: exit code and everything it
-// printed (stdout and stderr together). LOOM_CLI is the binary's path (a compile definition).
+// Runs the `loom` command line (or any other) as a user would, for tests: exit code and
+// everything it printed (stdout and stderr together). LOOM_CLI is the binary's path (a
+// compile definition).
 #pragma once
 
 #include <sys/wait.h>
@@ -15,9 +16,9 @@ struct CliRun {
   std::string out;
 };
 
-inline CliRun run_loom(const std::string& args) {
-  std::string cmd = std::string(LOOM_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
+// Any command line, through the shell.
+inline CliRun run_command(const std::string& command) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
   CliRun r{-1, ""};
   if (!pipe) return r;
   std::array<char, 4096> buf{};
@@ -26,5 +27,9 @@ inline CliRun run_loom(const std::string& args) {
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
+
+#ifdef LOOM_CLI
+inline CliRun run_loom(const std::string& args) { return run_command(std::string(LOOM_CLI) + " " + args); }
+#endif
 
 }  // namespace loom::test
