@@ -2,12 +2,17 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+
+#include <imgui_internal.h>
 
 #include "compiler/graph/document_json.h"
 #include "editor/app/view_data.h"
+#include "editor/model/declarations.h"
 #include "editor/model/diagnostics.h"
 #include "editor/model/operations.h"
+#include "editor/model/starter_program.h"
 #include "runtime/common/error.h"
 
 namespace loom::editor {
@@ -30,20 +35,6 @@ double smooth(double old_value, double sample) { return old_value <= 0 ? sample 
 
 bool key_pressed(int key) { return key >= 0 && key < 512 && ImGui::IsKeyPressed(key, false); }
 
-graph::Document untitled() {
-  graph::Document doc;
-  doc.path = "<memory>";
-  doc.name = "untitled";
-  graph::KernelDecl k;
-  k.name = "step";
-  doc.kernels.push_back(k);
-  graph::Pipeline p;
-  p.name = "step";
-  p.launches.push_back(graph::Launch{"step", {}});
-  doc.pipelines.push_back(p);
-  return doc;
-}
-
 }  // namespace
 
 EditorApp::EditorApp(EditorOptions options)
@@ -61,7 +52,7 @@ EditorApp::EditorApp(EditorOptions options)
     replace_document(doc_, std::move(after), "Show " + view_label(view));
   };
   // An untitled document until one is opened; it starts running at the first frame.
-  set_document(untitled(), "");
+  set_document(starter_program(), "");
   session_.edit(doc_.doc());
 }
 
@@ -97,8 +88,13 @@ bool EditorApp::open(const std::string& path) {
   return true;
 }
 
+void EditorApp::request_new() {
+  if (doc_.dirty()) prompt_ = "save-before-new";
+  else new_document();
+}
+
 void EditorApp::new_document() {
-  graph::Document doc = untitled();
+  graph::Document doc = starter_program();
   session_.open(doc);
   set_document(std::move(doc), "");
 }
@@ -224,12 +220,17 @@ void EditorApp::shortcuts() {
   bool ctrl = io.KeyCtrl, shift = io.KeyShift;
   if (ctrl && key_pressed(k.s)) shift ? (void)(prompt_ = "save-as", path_input_ = path_) : (void)save();
   if (ctrl && key_pressed(k.o)) prompt_ = "open", path_input_ = path_;
-  if (ctrl && key_pressed(k.n)) {
-    if (doc_.dirty()) session_.note(LogEntry::Level::Notice, "save or undo the edits first: New would lose them");
-    else new_document();
-  }
+  if (ctrl && key_pressed(k.n)) request_new();
   if (ctrl && key_pressed(k.q)) request_quit();
   if (io.WantTextInput) return;
+  // Undo and redo wherever the edit was made (a panel, the viewport); the canvas takes them
+  // itself while it has the focus.
+  const ImGuiWindow* focused = GImGui->NavWindow ? GImGui->NavWindow->RootWindow : nullptr;
+  bool canvas_focused = focused && std::strstr(focused->Name, "###Graph");
+  if (ctrl && !canvas_focused && !ImGui::IsPopupOpen(nullptr, ImGuiPopupFlags_AnyPopupId)) {
+    if (key_pressed(k.z)) shift ? doc_.redo() : doc_.undo();
+    if (key_pressed(k.y)) doc_.redo();
+  }
   if (key_pressed(k.f5)) session_.playing() ? session_.pause() : session_.play();
   if (key_pressed(k.f6)) session_.step_once();
   if (key_pressed(k.f7)) session_.reset();
@@ -238,7 +239,7 @@ void EditorApp::shortcuts() {
 void EditorApp::menu_bar() {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
-    if (ImGui::MenuItem("New", "Ctrl+N", false, !doc_.dirty())) new_document();
+    if (ImGui::MenuItem("New", "Ctrl+N")) request_new();
     if (ImGui::MenuItem("Open...", "Ctrl+O")) prompt_ = "open", path_input_ = path_;
     if (ImGui::MenuItem("Save", "Ctrl+S")) save();
     if (ImGui::MenuItem("Save As...", "Ctrl+Shift+S")) prompt_ = "save-as", path_input_ = path_;
@@ -303,7 +304,7 @@ void EditorApp::record(const std::string& name) {
   controls_["panel." + name] = ControlRect{a.x, a.y, a.x + s.x, a.y + s.y};
 }
 
-// The panels tiled in three columns: program, parameters and resources on the left; the
+// The panels tiled in three columns: the program and the parameters on the left; the
 // graph and the log in the middle; the viewport and the code on the right.
 void EditorApp::layout_windows(float top, float bottom) {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -316,7 +317,7 @@ void EditorApp::layout_windows(float top, float bottom) {
   };
   auto rows = [](float h, float frac) { return std::round((h - kGap) * frac); };
 
-  // Left column: three rows.
+  // Left column: two rows.
   panels_.window_flags = kTiled;
   // The program panel highlights the graph on the canvas; the code view follows its kernel.
   const GraphRef& root = canvas_.breadcrumb().empty() ? canvas_.graph() : canvas_.breadcrumb().front();
@@ -326,14 +327,11 @@ void EditorApp::layout_windows(float top, float bottom) {
     if (!root.function && !root.name.empty()) panels_.selected_kernel = root.name;
   }
   panels_.document = &doc_.doc();
-  float h1 = rows(height, tiles_.program), h2 = rows(height, tiles_.params);
-  float h3 = height - h1 - h2 - 2 * kGap;
+  float h1 = rows(height, tiles_.program);
   place(x0, top, lw, h1);
-  draw_program_panel(session_, panels_);
-  place(x0, top + h1 + kGap, lw, h2);
+  program_panel_.draw(doc_, session_, panels_);
+  place(x0, top + h1 + kGap, lw, height - h1 - kGap);
   draw_parameters_panel(session_, panels_);
-  place(x0, top + h1 + h2 + 2 * kGap, lw, h3);
-  draw_resources_panel(session_, panels_);
 
   // Middle column: the graph over the log.
   float gh = rows(height, tiles_.graph);
@@ -345,6 +343,7 @@ void EditorApp::layout_windows(float top, float bottom) {
   ImGui::Begin(graph_title.c_str(), nullptr, kTiled | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
   record("Graph");
   canvas_.frame(doc_);
+  accept_declaration_drop();
   ImGui::End();
   ImGui::PopStyleVar();
   place(mx, top + gh + kGap, mw, height - gh - kGap);
@@ -359,6 +358,60 @@ void EditorApp::layout_windows(float top, float bottom) {
   viewport_.draw(session_, shown);
   place(rx, top + vh + kGap, rw, height - vh - kGap);
   draw_code_panel(session_, panels_);
+}
+
+// A declaration dragged from the program panel onto the canvas: a function makes its call;
+// a resource asks which node (Ctrl: the first, load; Alt: the second, store), as Unreal's
+// variables do.
+void EditorApp::accept_declaration_drop() {
+  if (!canvas_.graph().valid()) return;
+  ImGuiWindow* window = ImGui::GetCurrentWindow();
+  if (ImGui::BeginDragDropTargetCustom(window->InnerRect, ImGui::GetID("declaration drop"))) {
+    if (const ImGuiPayload* payload = ImGui::AcceptDragDropPayload(kDeclarationPayload)) {
+      std::string text(static_cast<const char*>(payload->Data), static_cast<size_t>(std::max(payload->DataSize - 1, 0)));
+      size_t colon = text.find(':');
+      std::string kind = text.substr(0, colon);
+      DeclDrop drop;
+      drop.name = colon == std::string::npos ? "" : text.substr(colon + 1);
+      drop.kind = kind == "field"     ? DeclKind::Field
+                  : kind == "ndarray" ? DeclKind::Ndarray
+                  : kind == "texture" ? DeclKind::Texture
+                  : kind == "function" ? DeclKind::Function
+                                       : DeclKind::Argpack;
+      drop.at = canvas_.view().to_canvas(ImGui::GetMousePos());
+      int zone = canvas_.geometry().zone_at(drop.at);
+      if (zone >= 0) drop.region = canvas_.geometry().zones()[static_cast<size_t>(zone)].region;
+      std::vector<std::string> types = declaration_node_types(drop.kind);
+      const ImGuiIO& io = ImGui::GetIO();
+      pending_drop_ = drop;
+      if (types.empty())
+        session_.note(LogEntry::Level::Notice, std::string("an ") + kind + " is read through a kernel parameter: add one in the kernel's inspector");
+      else if (types.size() == 1 || io.KeyCtrl) make_drop_node(types[0]);
+      else if (io.KeyAlt) make_drop_node(types[1]);
+      else ImGui::OpenPopup("make from declaration");
+    }
+    ImGui::EndDragDropTarget();
+  }
+  if (ImGui::BeginPopup("make from declaration")) {
+    for (const std::string& type : declaration_node_types(pending_drop_.kind)) {
+      if (ImGui::MenuItem((type + " " + pending_drop_.name).c_str())) make_drop_node(type);
+      controls_["drop." + type] = ControlRect::last_item();
+    }
+    ImGui::EndPopup();
+  }
+}
+
+void EditorApp::make_drop_node(const std::string& type) {
+  EditResult r = add_declaration_node(doc_, canvas_.graph(), pending_drop_.region, pending_drop_.at, pending_drop_.kind,
+                                      pending_drop_.name, type);
+  if (!r.ok) {
+    session_.note(LogEntry::Level::Error, r.message);
+    return;
+  }
+  Selection s;
+  s.graph = canvas_.graph();
+  s.nodes = r.nodes;
+  doc_.set_selection(s);
 }
 
 // The gaps between panels move the tiles: drag one to resize its neighbours.
@@ -380,8 +433,6 @@ void EditorApp::splitters(float top, float bottom) {
       {true, x0 + lw, top, bottom, x0, width, &tiles_.left, false},
       {true, rx - kGap, top, bottom, x0, width, &tiles_.right, true},
       {false, top + std::round((height - kGap) * tiles_.program), x0, x0 + lw, top, height - kGap, &tiles_.program, false},
-      {false, top + std::round((height - kGap) * tiles_.program) + std::round((height - kGap) * tiles_.params) + kGap, x0,
-       x0 + lw, top + std::round((height - kGap) * tiles_.program) + kGap, height - kGap, &tiles_.params, false},
       {false, top + std::round((height - kGap) * tiles_.graph), mx, rx - kGap, top, height - kGap, &tiles_.graph, false},
       {false, top + std::round((height - kGap) * tiles_.viewport), rx, x0 + width, top, height - kGap, &tiles_.viewport, false},
   };
@@ -414,7 +465,6 @@ void EditorApp::splitters(float top, float bottom) {
     // Columns and rows keep room for their neighbours.
     tiles_.left = std::min(tiles_.left, 0.9f - tiles_.right);
     tiles_.right = std::min(tiles_.right, 0.9f - tiles_.left);
-    tiles_.params = std::min(tiles_.params, 0.92f - tiles_.program);
   }
 }
 
@@ -422,6 +472,7 @@ void EditorApp::prompts() {
   if (prompt_.empty()) return;
   const char* titles[][2] = {{"recover", "Recover unsaved edits?"},
                              {"save-before-quit", "Save changes?"},
+                             {"save-before-new", "Save changes first?"},
                              {"save-as", "Save As"},
                              {"open", "Open"}};
   std::string title;
@@ -446,8 +497,9 @@ void EditorApp::prompts() {
     ImGui::Spacing();
     button("Recover", "recover");
     button("Discard", "discard");
-  } else if (prompt_ == "save-before-quit") {
+  } else if (prompt_ == "save-before-quit" || prompt_ == "save-before-new") {
     ImGui::Text("%s has edits that are not saved.", path_.empty() ? "The document" : fs::path(path_).filename().string().c_str());
+    if (prompt_ == "save-before-new") ImGui::TextDisabled("A new document replaces it.");
     ImGui::Spacing();
     button("Save", "save");
     button("Don't save", "don't save");
@@ -511,9 +563,19 @@ void EditorApp::answer_prompt(const std::string& choice) {
     } else if (choice == "don't save") {
       quit_ = true;
     }
+  } else if (was == "save-before-new") {
+    if (choice == "save") {
+      if (save()) new_document();
+      else if (prompt_ == "save-as") new_after_save_ = true;
+    } else if (choice == "don't save") {
+      new_document();
+    }
   } else if (was == "save-as" && choice == "save") {
-    if (save_as(path_input_) && quit_after_save_) quit_ = true;
+    bool saved = save_as(path_input_);
+    if (saved && quit_after_save_) quit_ = true;
+    if (saved && new_after_save_) new_document();
     quit_after_save_ = false;
+    new_after_save_ = false;
   } else if (was == "open" && choice == "open") {
     if (doc_.dirty()) {
       session_.note(LogEntry::Level::Notice, "save or undo the edits first: opening another document would lose them");
@@ -522,6 +584,7 @@ void EditorApp::answer_prompt(const std::string& choice) {
     }
   } else {
     quit_after_save_ = false;
+    new_after_save_ = false;
   }
 }
 

@@ -17,6 +17,7 @@
 
 #include "editor/app/live_session.h"
 #include "editor/app/panels.h"
+#include "editor/app/program_panel.h"
 #include "editor/app/viewport.h"
 #include "editor/canvas/canvas_fonts.h"
 #include "editor/canvas/node_canvas.h"
@@ -35,7 +36,7 @@ struct EditorOptions {
   bool hide_timings = false;           // print times as "--" (reproducible screenshots)
   // Backend key codes (io.KeysDown) of the app's shortcuts; the defaults are GLFW's.
   struct Keys {
-    int n = 'N', o = 'O', s = 'S', q = 'Q';
+    int n = 'N', o = 'O', s = 'S', q = 'Q', z = 'Z', y = 'Y';
     int f1 = 290, f5 = 294, f6 = 295, f7 = 296;
   } keys;
 };
@@ -51,8 +52,10 @@ class EditorApp {
   // newer recovery file of it is offered in a prompt. A document that reads but does not
   // compile opens for editing, its errors on the nodes.
   bool open(const std::string& path);
-  // A new untitled document: one empty kernel `step` launched by the `step` pipeline.
+  // A new untitled document: the starter program (editor/model/starter_program.h).
   void new_document();
+  // File › New: asks to save first when there are unsaved edits (a prompt), else new_document().
+  void request_new();
   // Writes the document canonically (and forgets the recovery file); false with the reason
   // logged when it cannot. save() without a path opens the Save As prompt.
   bool save();
@@ -76,8 +79,10 @@ class EditorApp {
   NodeCanvas& canvas() { return canvas_; }
   ViewportPanel& viewport() { return viewport_; }
   const PanelState& panels() const { return panels_; }
+  ProgramPanel& program_panel() { return program_panel_; }
   const std::string& path() const { return path_; }
-  // A prompt waiting for an answer ("recover", "save-before-quit", "save-as", "open"; "" none).
+  // A prompt waiting for an answer ("recover", "save-before-quit", "save-before-new", "save-as",
+  // "open"; "" none).
   const std::string& prompt() const { return prompt_; }
   void answer_prompt(const std::string& choice);  // "recover"/"discard", "save"/"don't save"/"cancel"
 
@@ -89,7 +94,7 @@ class EditorApp {
  private:
   struct Tiles {  // fractions of the tiled layout, moved by dragging the gaps
     float left = 0.19f, right = 0.36f;  // column widths (of the window)
-    float program = 0.34f, params = 0.36f;  // left column: rows (of the column)
+    float program = 0.68f;                 // left column: the program over the parameters
     float graph = 0.70f;                   // middle column
     float viewport = 0.58f;                // right column
   };
@@ -104,12 +109,15 @@ class EditorApp {
   void record(const std::string& name);
   void set_document(graph::Document doc, const std::string& path);
   void focus(const Place& place);
+  void accept_declaration_drop();
+  void make_drop_node(const std::string& type);
 
   EditorOptions options_;
   EditorDocument doc_;
   NodeCanvas canvas_;
   LiveSession session_;
   PanelState panels_;
+  ProgramPanel program_panel_;
   ViewportPanel viewport_;
   ViewportTimes times_;
   double compile_total_ = 0;  // the program's compile time so far (its stats)
@@ -123,8 +131,16 @@ class EditorApp {
   std::string path_input_;
   bool quit_ = false;
   bool quit_after_save_ = false;
+  bool new_after_save_ = false;
   Clock::time_point last_frame_{};
   std::map<std::string, ControlRect> controls_;
+  struct DeclDrop {  // a declaration dropped on the canvas, waiting for the node to make
+    DeclKind kind = DeclKind::Field;
+    std::string name;
+    Vec2 at;
+    RegionRef region;
+  };
+  DeclDrop pending_drop_;
 };
 
 }  // namespace loom::editor

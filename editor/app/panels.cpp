@@ -146,54 +146,6 @@ Args first_launch_args(const graph::Document& doc, const std::string& kernel) {
 
 // ------------------------------------------------------------------------------ panels
 
-void draw_program_panel(LiveSession& session, PanelState& state) {
-  ImGui::Begin("Program", nullptr, state.window_flags);
-  const graph::Document& doc = session.document();
-  if (ImGui::CollapsingHeader("Kernels", ImGuiTreeNodeFlags_DefaultOpen)) {
-    for (const graph::KernelDecl& k : doc.kernels) {
-      bool shown = state.shown_graph == k.name && !state.shown_function;
-      if (ImGui::Selectable(k.name.c_str(), shown || (state.shown_graph.empty() && state.selected_kernel == k.name))) {
-        state.selected_kernel = k.name;
-        if (state.show_graph) state.show_graph(k.name, false);
-      }
-      state.controls["kernel." + k.name] = ControlRect::last_item();
-      if (ImGui::IsItemHovered() && !k.params.empty()) {
-        std::string sig;
-        for (const graph::KernelParam& p : k.params)
-          sig += (sig.empty() ? "" : ", ") + p.name + ": " + (p.type.empty() ? std::string("any") : p.type);
-        ImGui::SetTooltip("%s(%s)", k.name.c_str(), sig.c_str());
-      }
-    }
-  }
-  if (!doc.functions.empty() && ImGui::CollapsingHeader("Functions", ImGuiTreeNodeFlags_DefaultOpen)) {
-    for (const graph::FunctionDecl& f : doc.functions) {
-      if (ImGui::Selectable((f.name + "##function").c_str(), state.shown_graph == f.name && state.shown_function) &&
-          state.show_graph)
-        state.show_graph(f.name, true);
-      state.controls["function." + f.name] = ControlRect::last_item();
-    }
-  }
-  if (ImGui::CollapsingHeader("Pipelines", ImGuiTreeNodeFlags_DefaultOpen)) {
-    for (const graph::Pipeline& p : doc.pipelines) {
-      if (!ImGui::TreeNode(p.name.c_str())) continue;
-      for (const graph::Launch& l : p.launches) {
-        std::string line = l.kernel + "(";
-        for (size_t i = 0; i < l.args.size(); ++i) {
-          const graph::Literal& v = l.args[i].second;
-          std::string text = v.kind == graph::Literal::Kind::String ? v.s
-                             : !v.spelling.empty()                 ? v.spelling
-                                                                   : std::to_string(v.as_double());
-          line += (i ? ", " : "") + l.args[i].first + "=" + text;
-        }
-        line += ")";
-        if (ImGui::Selectable(line.c_str(), state.selected_kernel == l.kernel)) state.selected_kernel = l.kernel;
-      }
-      ImGui::TreePop();
-    }
-  }
-  ImGui::End();
-}
-
 namespace {
 
 // One row of the parameters table: the name, then a drag field per component that moves by
@@ -279,42 +231,6 @@ void draw_parameters_panel(LiveSession& session, PanelState& state) {
       }
       ImGui::EndTable();
     }
-  }
-  ImGui::End();
-}
-
-void draw_resources_panel(LiveSession& session, PanelState& state) {
-  (void)state;
-  ImGui::Begin("Resources", nullptr, state.window_flags);
-  const graph::Document& doc = session.document();
-  auto shape_text = [](const std::vector<int64_t>& shape) {
-    std::string s;
-    for (size_t d = 0; d < shape.size(); ++d) s += (d ? "x" : "") + std::to_string(shape[d]);
-    return s;
-  };
-  if (ImGui::BeginTable("resources", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_Resizable)) {
-    ImGui::TableSetupColumn("name");
-    ImGui::TableSetupColumn("kind");
-    ImGui::TableSetupColumn("type");
-    ImGui::TableSetupColumn("shape");
-    ImGui::TableHeadersRow();
-    auto row = [](const std::string& name, const char* kind, const std::string& type, const std::string& shape) {
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(name.c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(kind);
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(type.c_str());
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(shape.c_str());
-    };
-    for (const FieldDesc& f : doc.fields)
-      row(f.name, f.layout == Layout::SoA ? "field (SoA)" : "field", value_type_name(f.elem), shape_text(f.shape));
-    for (const graph::NdarrayDecl& n : doc.ndarrays) row(n.name, "ndarray", value_type_name(n.elem), shape_text(n.shape));
-    for (const graph::TextureDecl& t : doc.textures) row(t.name, "texture", texture_format_name(t.format), shape_text(t.size));
-    for (const graph::ArgpackDecl& a : doc.argpacks) row(a.name, "argpack", a.type, "");
-    ImGui::EndTable();
   }
   ImGui::End();
 }

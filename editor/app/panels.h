@@ -1,5 +1,5 @@
-// The editor's panels around the canvas and the viewport: the program (kernels and
-// pipelines), parameters and argpack values (edited live), resources, generated code for
+// The editor's panels around the canvas and the viewport (the program panel is
+// program_panel.h): parameters and argpack values (edited live), generated code for
 // the selected kernel, the log. Each draws one ImGui window from the live session; edits to
 // the document go through `edit` (the canvas model makes them undoable), a click on a log
 // entry through `focus`.
@@ -40,9 +40,7 @@ struct PanelState {
   std::map<std::string, ControlRect> controls;
 };
 
-void draw_program_panel(LiveSession& session, PanelState& state);
 void draw_parameters_panel(LiveSession& session, PanelState& state);
-void draw_resources_panel(LiveSession& session, PanelState& state);
 void draw_code_panel(LiveSession& session, PanelState& state);
 void draw_log_panel(LiveSession& session, PanelState& state);
 

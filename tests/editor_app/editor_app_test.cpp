@@ -127,6 +127,13 @@ class EditorAppTest : public ::testing::Test {
       frames(1);
     }
   }
+  // Clicks a text field, selects what it holds, types `text` and presses Enter.
+  void retype(const std::string& control, const std::string& text) {
+    click(control);
+    key('A', true);
+    type(text);
+    key(257);  // Enter
+  }
   ImVec2 pin(int node, const char* name, bool output) {
     std::optional<ImVec2> p = app().canvas().pin_screen_pos(PinRef{node, name}, output);
     EXPECT_TRUE(p.has_value()) << node << "." << name;
@@ -262,6 +269,102 @@ TEST_F(EditorAppTest, BuildAKernelWithMouseAndKeyboardSaveItAndRunIt) {
   ASSERT_FALSE(app().session().error().has_value()) << app().session().error()->what();
   ArrayView out = app().session().program().array("out");
   EXPECT_FLOAT_EQ(static_cast<float>(out.component(0, 0)), std::sqrt(2.0f));
+}
+
+// File › New, then data, kernel parameters and launches declared in the program panel with
+// the mouse and keyboard only; every change undoable back to the starter program's bytes.
+TEST_F(EditorAppTest, FromFileNewTheProgramPanelDeclaresTheProgram) {
+  start();
+  frames(6);
+  const graph::Document& doc = app().document().doc();
+  // An unsaved edit, then New: it asks first.
+  click("program.add.kernel");
+  ASSERT_TRUE(doc.kernel("kernel"));
+  ASSERT_TRUE(app().document().dirty());
+  key('N', true);
+  ASSERT_EQ(app().prompt(), "save-before-new");
+  click("prompt.don't save");
+  frames(2);
+  EXPECT_FALSE(app().document().dirty());
+  EXPECT_FALSE(doc.kernel("kernel"));
+  ASSERT_TRUE(doc.field("u"));
+  ASSERT_TRUE(doc.kernel("init") && doc.kernel("step") && doc.pipeline("init") && doc.pipeline("step"));
+  EXPECT_EQ(doc.view.show, "u");
+  std::string starter = app().document().save_text();
+
+  // Data: + then "field"; renamed and reshaped in the inspector.
+  click("program.add.field");
+  frames(2);
+  click("program.add.data.field");
+  ASSERT_TRUE(doc.field("field")) << app().program_panel().error();
+  retype("program.inspector.name", "h");
+  ASSERT_TRUE(doc.field("h")) << app().program_panel().error();
+  retype("program.inspector.shape", "64x32");
+  EXPECT_EQ(doc.field("h")->shape, (std::vector<int64_t>{64, 32}));
+  // A shape that does not fit is refused with the reason; nothing changes.
+  std::string before = app().document().save_text();
+  retype("program.inspector.shape", "64x0");
+  EXPECT_EQ(app().document().save_text(), before);
+  EXPECT_NE(app().program_panel().error().find("field 'h'"), std::string::npos) << app().program_panel().error();
+  // A taken name too.
+  retype("program.inspector.name", "u");
+  EXPECT_TRUE(doc.field("h"));
+  EXPECT_NE(app().program_panel().error().find("already"), std::string::npos);
+
+  // The step kernel: its parameter renamed, its launch and param node follow; a new one.
+  click("program.kernel.step");
+  EXPECT_EQ(app().canvas().graph().name, "step");
+  retype("program.inspector.param", "damping");
+  ASSERT_EQ(doc.kernel("step")->params[0].name, "damping");
+  EXPECT_EQ(doc.pipeline("step")->launches[0].args[0].first, "damping");
+  EXPECT_EQ(find_node(doc, GraphRef{"step", false}, 1)->param("name")->s, "damping");
+  click("program.inspector.add_param");
+  ASSERT_EQ(doc.kernel("step")->params.size(), 2u);
+  EXPECT_EQ(doc.pipeline("step")->launches[0].args.size(), 2u);
+
+  // The init pipeline launches init a second time, then the launch goes again.
+  click("program.pipeline.init");
+  click("program.inspector.add_launch");
+  frames(2);  // the menu has its size
+  click("program.inspector.launch.init");
+  EXPECT_EQ(doc.pipeline("init")->launches.size(), 2u);
+
+  // It runs: a step with the renamed parameter's value scales u.
+  frames(2);
+  ASSERT_FALSE(app().session().error().has_value()) << app().session().error()->what();
+  key(kF7);
+  frames(1);
+  double u0 = app().session().program().array("u").component(5, 0);
+  key(kF6);
+  frames(2);
+  EXPECT_NEAR(app().session().program().array("u").component(5, 0), u0 * 0.99, 1e-5);
+
+  // Undo everything (Ctrl+Z, wherever the mouse is): the starter program's bytes.
+  for (int i = 0; i < 20 && app().document().can_undo(); ++i) key('Z', true);
+  EXPECT_EQ(app().document().save_text(), starter);
+}
+
+TEST_F(EditorAppTest, AResourceDroppedOnTheCanvasMakesItsLoadOrStore) {
+  start();
+  frames(2);
+  click("program.kernel.step");
+  std::optional<ControlRect> u = app().control("program.field.u");
+  ASSERT_TRUE(u.has_value());
+  // Drag u onto the canvas, below the loop, and pick "store u" in the menu that opens.
+  NodeCanvas& canvas = app().canvas();
+  ImVec2 spot = canvas.view().to_screen(Vec2{300, 400});
+  drag(ImVec2(u->cx(), u->cy()), spot);
+  frames(1);
+  click("drop.store");
+  int made = -1;
+  for_each_node(app().document().doc().kernel("step")->nodes, [&](const graph::Node& n, const RegionRef&) {
+    if (n.type == "store" && n.id > 5) made = n.id;
+  });
+  ASSERT_GE(made, 0) << app().document().save_text();
+  EXPECT_EQ(find_node(app().document().doc(), GraphRef{"step", false}, made)->param("field")->s, "u");
+  EXPECT_EQ(app().document().selection().nodes, std::vector<int>{made});
+  key('Z', true);
+  EXPECT_EQ(find_node(app().document().doc(), GraphRef{"step", false}, made), nullptr);
 }
 
 TEST_F(EditorAppTest, ShortcutsStepResetAndSave) {

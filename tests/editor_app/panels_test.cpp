@@ -6,6 +6,7 @@
 
 #include "compiler/graph/document_json.h"
 #include "editor/app/panels.h"
+#include "editor/app/program_panel.h"
 
 namespace loom::editor {
 namespace {
@@ -75,6 +76,8 @@ TEST(Panels, EveryPanelDrawsForEverySample) {
     session.open_file(sample(name));
     session.frame();
     PanelState state;
+    EditorDocument doc(session.document());
+    ProgramPanel program;
     int edits = 0;
     state.edit = [&](graph::Document) { ++edits; };
     for (int kind = 0; kind < 3; ++kind) {
@@ -82,9 +85,8 @@ TEST(Panels, EveryPanelDrawsForEverySample) {
       for (int f = 0; f < 2; ++f) {
         io.DeltaTime = 1.0f / 60;
         ImGui::NewFrame();
-        draw_program_panel(session, state);
+        program.draw(doc, session, state);
         draw_parameters_panel(session, state);
-        draw_resources_panel(session, state);
         draw_code_panel(session, state);
         draw_log_panel(session, state);
         ImGui::Render();
@@ -94,6 +96,7 @@ TEST(Panels, EveryPanelDrawsForEverySample) {
       EXPECT_NE(state.code.find(marker), std::string::npos) << state.code.substr(0, 300);
     }
     EXPECT_EQ(edits, 0);  // drawing alone never edits
+    EXPECT_FALSE(doc.can_undo());
   }
   ImGui::DestroyContext();
 }

@@ -1,0 +1,331 @@
+// The program's declarations edited as the program panel does: each change one undo step,
+// checked as it is made, renames carrying every reference, launches following parameters.
+#include "editor/model/declarations.h"
+
+#include <gtest/gtest.h>
+
+#include "compiler/graph/document_json.h"
+#include "compiler/graph/validate.h"
+#include "editor/model/graph_access.h"
+#include "runtime/common/error.h"
+#include "tests/editor/test_docs.h"
+
+using namespace loom;
+using namespace loom::editor;
+
+namespace {
+
+EditorDocument heat() {
+  return EditorDocument::from_file(std::string(LOOM_SOURCE_DIR) + "/assets/graphs/heat.loom.json");
+}
+
+std::string field_param(const graph::Document& doc, const std::string& kernel, int id) {
+  const graph::Node* n = find_node(doc, GraphRef{kernel, false}, id);
+  return n && n->param("field") ? n->param("field")->s : "";
+}
+
+graph::Literal number(double v) {
+  graph::Literal l;
+  l.kind = graph::Literal::Kind::Float;
+  l.f = v;
+  return l;
+}
+
+}  // namespace
+
+TEST(Declarations, NamesAreIdentifiersUniqueInTheirNamespace) {
+  EditorDocument d = heat();
+  EXPECT_EQ(name_problem(d.doc(), DeclKind::Field, "u"), "");
+  EXPECT_NE(name_problem(d.doc(), DeclKind::Field, "").find("needs a name"), std::string::npos);
+  EXPECT_NE(name_problem(d.doc(), DeclKind::Field, "2u").find("not a name"), std::string::npos);
+  EXPECT_NE(name_problem(d.doc(), DeclKind::Field, "a b").find("not a name"), std::string::npos);
+  // Resources share one namespace (launch arguments name them), kernels and functions another.
+  EXPECT_NE(
+      name_problem(d.doc(), DeclKind::Ndarray, "scratch").find("there is a field named 'scratch'"),
+      std::string::npos);
+  EXPECT_NE(name_problem(d.doc(), DeclKind::Function, "init").find("kernel named 'init'"),
+            std::string::npos);
+  EXPECT_EQ(name_problem(d.doc(), DeclKind::Pipeline, "diffuse"), "");
+  EXPECT_EQ(free_name(d.doc(), DeclKind::Kernel, "init"), "init2");
+}
+
+TEST(Declarations, AddEveryKindValidatesAndUndoesToTheSameBytes) {
+  EditorDocument d = heat();
+  std::string before = d.save_text();
+  std::string made;
+  for (DeclKind k : {DeclKind::Field, DeclKind::Ndarray, DeclKind::Texture, DeclKind::ArgpackType,
+                     DeclKind::Argpack, DeclKind::Kernel, DeclKind::Function, DeclKind::Pipeline}) {
+    EditResult r = add_declaration(d, k, "", &made);
+    ASSERT_TRUE(r.ok) << decl_kind_name(k) << ": " << r.message;
+    EXPECT_FALSE(made.empty());
+  }
+  EXPECT_TRUE(d.doc().field("field"));
+  EXPECT_TRUE(d.doc().ndarray("array"));
+  EXPECT_TRUE(d.doc().texture("texture"));
+  EXPECT_GE(d.doc().argpack_type("Params"), 0);
+  ASSERT_TRUE(d.doc().argpack("pack"));
+  EXPECT_EQ(d.doc().argpack("pack")->type, "Params");
+  EXPECT_TRUE(d.doc().kernel("kernel"));
+  EXPECT_TRUE(d.doc().function("function"));
+  EXPECT_TRUE(d.doc().pipeline("pipeline"));
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+  // The saved text loads back the same.
+  EXPECT_EQ(graph::save_document(graph::load_document(d.save_text())), d.save_text());
+  for (int i = 0; i < 8; ++i) ASSERT_TRUE(d.undo());
+  EXPECT_EQ(d.save_text(), before);
+}
+
+TEST(Declarations, AnArgpackNeedsATypeFirst) {
+  EditorDocument d = heat();
+  EditResult r = add_declaration(d, DeclKind::Argpack);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("declare an argpack type first"), std::string::npos);
+  EXPECT_FALSE(d.can_undo());
+}
+
+TEST(Declarations, BadShapesAndTypesAreRefusedWithTheReason) {
+  EditorDocument d = heat();
+  std::string before = d.save_text();
+  FieldDesc f = *d.doc().field("temperature");
+  f.shape = {256, 0};
+  EditResult r = set_field(d, f);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("field 'temperature'"), std::string::npos) << r.message;
+  f.shape = {1, 1, 1, 1, 1};
+  EXPECT_NE(set_field(d, f).message.find("1 to 4 dimensions"), std::string::npos);
+  f.shape = {2147483647, 2147483647, 2147483647};
+  EXPECT_FALSE(set_field(d, f).ok);
+  graph::TextureDecl t{"tex", {64}, TextureFormat::RGBA8};
+  EXPECT_FALSE(set_texture(d, t).ok);  // no such texture
+  ASSERT_TRUE(add_declaration(d, DeclKind::Texture, "tex").ok);
+  EXPECT_NE(set_texture(d, t).message.find("2 or 3 extents"), std::string::npos);
+  ASSERT_TRUE(d.undo());
+  EXPECT_EQ(d.save_text(), before);
+
+  std::vector<int64_t> shape;
+  std::string why;
+  EXPECT_TRUE(parse_shape("128x64", &shape, &why));
+  EXPECT_EQ(shape, (std::vector<int64_t>{128, 64}));
+  EXPECT_TRUE(parse_shape(" 8, 8 ,8", &shape, &why));
+  EXPECT_EQ(shape_text(shape), "8x8x8");
+  EXPECT_FALSE(parse_shape("12a", &shape, &why));
+  EXPECT_NE(why.find("128x128"), std::string::npos);
+  EXPECT_FALSE(parse_shape("", &shape, &why));
+  EXPECT_FALSE(parse_shape("99999999999999999999", &shape, &why));
+}
+
+TEST(Declarations, RetypingAFieldKeepsTheDocumentAndShowsOnNodes) {
+  EditorDocument d = heat();
+  FieldDesc f = *d.doc().field("scratch");
+  f.elem = *parse_value_type("f32x2");
+  f.shape = {256, 256};
+  f.layout = Layout::SoA;
+  EditResult r = set_field(d, f);
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_EQ(value_type_name(d.doc().field("scratch")->elem), "f32x2");
+  EXPECT_EQ(d.doc().field("scratch")->layout, Layout::SoA);
+  // The stores of a diffuse launch into scratch no longer type: validation says where.
+  EXPECT_THROW(graph::validate_document(d.doc()), Error);
+  ASSERT_TRUE(d.undo());
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+}
+
+TEST(Declarations, RenamingAFieldRenamesNodesLaunchesAndTheView) {
+  EditorDocument d = heat();
+  ASSERT_TRUE(rename_declaration(d, DeclKind::Field, "temperature", "u").ok);
+  const graph::Document& doc = d.doc();
+  EXPECT_FALSE(doc.field("temperature"));
+  EXPECT_TRUE(doc.field("u"));
+  EXPECT_EQ(field_param(doc, "init", 3), "u");
+  // A kernel's template parameter that happens to share a name is not the field.
+  EXPECT_EQ(field_param(doc, "diffuse", 7), "src");
+  EXPECT_EQ(doc.pipelines[1].launches[0].args[0].second.s, "u");
+  EXPECT_EQ(doc.pipelines[1].launches[1].args[1].second.s, "u");
+  EXPECT_EQ(doc.view.show, "u");
+  EXPECT_NO_THROW(graph::validate_document(doc));
+  EXPECT_FALSE(rename_declaration(d, DeclKind::Field, "u", "scratch").ok);
+  EXPECT_FALSE(rename_declaration(d, DeclKind::Field, "u", "bad name").ok);
+}
+
+TEST(Declarations, RenamingAKernelRenamesLaunchesAndLayout) {
+  EditorDocument d = heat();
+  ASSERT_TRUE(rename_declaration(d, DeclKind::Kernel, "diffuse", "smooth").ok);
+  EXPECT_EQ(d.doc().pipelines[1].launches[0].kernel, "smooth");
+  EXPECT_TRUE(find_layout(d.doc(), "smooth") || !find_layout(d.doc(), "diffuse"));
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+}
+
+TEST(Declarations, DeletingSomethingUsedIsRefusedNamingTheUser) {
+  EditorDocument d = heat();
+  EditResult r = delete_declaration(d, DeclKind::Field, "scratch");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("pipeline 'step'"), std::string::npos) << r.message;
+  r = delete_declaration(d, DeclKind::Field, "temperature");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("kernel 'init' node 3"), std::string::npos) << r.message;
+  EXPECT_FALSE(d.can_undo());
+  // An unused one goes; a kernel takes its launches along.
+  ASSERT_TRUE(add_declaration(d, DeclKind::Ndarray, "spare").ok);
+  ASSERT_TRUE(delete_declaration(d, DeclKind::Ndarray, "spare").ok);
+  EXPECT_FALSE(d.doc().ndarray("spare"));
+  r = delete_declaration(d, DeclKind::Kernel, "diffuse");
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_NE(r.message.find("2 launches"), std::string::npos) << r.message;
+  EXPECT_TRUE(d.doc().pipeline("step")->launches.empty());
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+}
+
+TEST(Declarations, KernelParametersKeepLaunchesInStep) {
+  EditorDocument d = heat();
+  // A new value parameter: every launch of the kernel passes a zero.
+  ASSERT_TRUE(add_kernel_param(d, "diffuse",
+                               graph::KernelParam{"gain", graph::ParamKind::Value, "f32x2", 0})
+                  .ok);
+  for (const graph::Launch& l : d.doc().pipeline("step")->launches) {
+    ASSERT_EQ(l.args.size(), 4u);
+    EXPECT_EQ(l.args[3].first, "gain");
+    EXPECT_EQ(l.args[3].second.kind, graph::Literal::Kind::List);
+  }
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+  // Renamed: the param node and the launches follow.
+  const graph::KernelDecl* k = d.doc().kernel("diffuse");
+  ASSERT_TRUE(set_kernel_param(d, "diffuse", 2,
+                               graph::KernelParam{"rate", graph::ParamKind::Value, "f32", 0})
+                  .ok);
+  k = d.doc().kernel("diffuse");
+  EXPECT_EQ(k->params[2].name, "rate");
+  EXPECT_EQ(find_node(d.doc(), GraphRef{"diffuse", false}, 1)->param("name")->s, "rate");
+  EXPECT_EQ(d.doc().pipeline("step")->launches[0].args[2].first, "rate");
+  EXPECT_EQ(d.doc().pipeline("step")->launches[0].args[2].second.as_double(), 0.2);
+  // A template field parameter renamed: the loads and stores naming it follow.
+  ASSERT_TRUE(set_kernel_param(d, "diffuse", 0,
+                               graph::KernelParam{"from", graph::ParamKind::Template, "field", 0})
+                  .ok);
+  EXPECT_EQ(field_param(d.doc(), "diffuse", 7), "from");
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+  // A used parameter cannot go; an unused one takes its arguments along.
+  EditResult r = remove_kernel_param(d, "diffuse", 2);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("node 1"), std::string::npos) << r.message;
+  ASSERT_TRUE(remove_kernel_param(d, "diffuse", 3).ok);
+  EXPECT_EQ(d.doc().pipeline("step")->launches[0].args.size(), 3u);
+  // Bad parameters are refused.
+  EXPECT_FALSE(
+      add_kernel_param(d, "diffuse", graph::KernelParam{"rate", graph::ParamKind::Value, "f32", 0})
+          .ok);
+  EXPECT_FALSE(
+      add_kernel_param(d, "diffuse", graph::KernelParam{"q", graph::ParamKind::Value, "f33", 0})
+          .ok);
+  ASSERT_TRUE(move_kernel_param(d, "diffuse", 2, -2).ok);
+  EXPECT_EQ(d.doc().kernel("diffuse")->params[0].name, "rate");
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+  EXPECT_FALSE(set_kernel_workgroup(d, "diffuse", 4096).ok);
+  ASSERT_TRUE(set_kernel_workgroup(d, "diffuse", 64).ok);
+  EXPECT_EQ(d.doc().kernel("diffuse")->workgroup_size, 64);
+  EXPECT_FALSE(set_kernel_returns(d, "diffuse", {"f31"}).ok);
+}
+
+TEST(Declarations, RetypingAParameterResetsArgumentsThatNoLongerFit) {
+  EditorDocument d = heat();
+  ASSERT_TRUE(add_declaration(d, DeclKind::Ndarray, "arr").ok);
+  ASSERT_TRUE(set_kernel_param(d, "diffuse", 2,
+                               graph::KernelParam{"k", graph::ParamKind::Ndarray, "f32", 1})
+                  .ok);
+  const graph::Literal& arg = d.doc().pipeline("step")->launches[0].args[2].second;
+  EXPECT_EQ(arg.kind, graph::Literal::Kind::String);
+  EXPECT_EQ(arg.s, "arr");
+}
+
+TEST(Declarations, FunctionPortsRenameTheirNodesAndCalls) {
+  EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
+  ASSERT_TRUE(set_function_port(d, "twice", false, 0, graph::FunctionPort{"value", "f32"}).ok);
+  ASSERT_TRUE(set_function_port(d, "twice", true, 0, graph::FunctionPort{"doubled", "f32"}).ok);
+  const graph::Document& doc = d.doc();
+  EXPECT_EQ(find_node(doc, GraphRef{"twice", true}, 1)->param("name")->s, "value");
+  EXPECT_TRUE(find_node(doc, GraphRef{"twice", true}, 3)->input("doubled"));
+  EXPECT_TRUE(find_node(doc, GraphRef{"k", false}, 5)->input("value"));
+  EXPECT_EQ(find_node(doc, GraphRef{"k", false}, 6)->input("value")->from_pin, "doubled");
+  EXPECT_NO_THROW(graph::validate_document(doc));
+  EXPECT_FALSE(add_function_port(d, "twice", false, graph::FunctionPort{"value", "f32"}).ok);
+  ASSERT_TRUE(add_function_port(d, "twice", false, graph::FunctionPort{"scale", "f32"}).ok);
+  EXPECT_EQ(d.doc().function("twice")->inputs.size(), 2u);
+  ASSERT_TRUE(remove_function_port(d, "twice", false, 1).ok);
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+}
+
+TEST(Declarations, PipelinesLaunchWithDefaultsAndCheckArguments) {
+  EditorDocument d = heat();
+  ASSERT_TRUE(add_declaration(d, DeclKind::Pipeline, "extra").ok);
+  ASSERT_TRUE(add_launch(d, "extra", "diffuse").ok);
+  const graph::Launch& l = d.doc().pipeline("extra")->launches[0];
+  ASSERT_EQ(l.args.size(), 3u);
+  EXPECT_EQ(l.args[0].second.s, "temperature");  // the first field fits a field template
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+  ASSERT_TRUE(set_launch_arg(d, "extra", 0, "k", number(0.3)).ok);
+  EXPECT_DOUBLE_EQ(d.doc().pipeline("extra")->launches[0].args[2].second.f, 0.3);
+  graph::Literal name;
+  name.kind = graph::Literal::Kind::String;
+  name.s = "nothing";
+  EXPECT_FALSE(set_launch_arg(d, "extra", 0, "src", name).ok);
+  EXPECT_FALSE(set_launch_arg(d, "extra", 0, "k", name).ok);
+  EXPECT_FALSE(set_launch_arg(d, "extra", 0, "nope", number(1)).ok);
+  ASSERT_TRUE(add_launch(d, "extra", "init").ok);
+  ASSERT_TRUE(move_launch(d, "extra", 1, -1).ok);
+  EXPECT_EQ(d.doc().pipeline("extra")->launches[0].kernel, "init");
+  ASSERT_TRUE(remove_launch(d, "extra", 0).ok);
+  EXPECT_EQ(d.doc().pipeline("extra")->launches.size(), 1u);
+}
+
+TEST(Declarations, ArgpackTypesRenameAndReorderKeepTheirReferences) {
+  EditorDocument d = heat();
+  ASSERT_TRUE(add_declaration(d, DeclKind::ArgpackType, "Inner").ok);
+  ASSERT_TRUE(add_declaration(d, DeclKind::ArgpackType, "Outer").ok);
+  ArgpackType outer = d.doc().argpack_types[1];
+  ArgpackMember nested;
+  nested.name = "inner";
+  nested.kind = MemberKind::Pack;
+  nested.nested = 0;
+  outer.members.push_back(nested);
+  ASSERT_TRUE(set_argpack_type(d, outer).ok);
+  ASSERT_TRUE(add_declaration(d, DeclKind::Argpack, "p").ok);
+  graph::ArgpackDecl p = *d.doc().argpack("p");
+  p.type = "Outer";
+  p.values.emplace_back("inner.value", number(2.5));
+  ASSERT_TRUE(set_argpack(d, p).ok);
+  // Moving a type keeps members pointing at the same types.
+  ASSERT_TRUE(move_declaration(d, DeclKind::ArgpackType, "Outer", -1).ok);
+  EXPECT_EQ(d.doc().argpack_types[0].name, "Outer");
+  EXPECT_EQ(d.doc().argpack_types[0].members[1].nested, 1);
+  ASSERT_TRUE(rename_declaration(d, DeclKind::ArgpackType, "Outer", "Settings").ok);
+  EXPECT_EQ(d.doc().argpack("p")->type, "Settings");
+  EXPECT_FALSE(delete_declaration(d, DeclKind::ArgpackType, "Inner").ok);  // a member of Settings
+  EXPECT_FALSE(delete_declaration(d, DeclKind::ArgpackType, "Settings").ok);  // p is one
+  // A value that does not fit its member is refused as a load refuses it.
+  p = *d.doc().argpack("p");
+  p.values[0].second.kind = graph::Literal::Kind::String;
+  p.values[0].second.s = "x";
+  EXPECT_FALSE(set_argpack(d, p).ok);
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+}
+
+TEST(Declarations, TheViewIsCheckedAndFollowsItsResource) {
+  EditorDocument d = heat();
+  graph::ViewSettings v;
+  v.show = "temperature";
+  v.as = "points";
+  EXPECT_FALSE(set_view(d, v).ok);  // a scalar field is no point set
+  v.as = "image";
+  ASSERT_TRUE(set_view(d, v).ok);
+  uint64_t logic = d.logic_revision();
+  EXPECT_EQ(d.doc().view.show, "temperature");
+  ASSERT_TRUE(rename_declaration(d, DeclKind::Field, "temperature", "heat").ok);
+  EXPECT_EQ(d.doc().view.show, "heat");
+  EXPECT_GT(d.logic_revision(), logic);
+  // A change that leaves the view unshowable resets it (with a note), rather than refusing.
+  FieldDesc f = *d.doc().field("heat");
+  f.shape = {65536};
+  EditResult r = set_field(d, f);
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_NE(r.message.find("view was reset"), std::string::npos);
+  EXPECT_TRUE(d.doc().view.empty());
+}
