@@ -8,6 +8,7 @@
 #include <imgui_internal.h>
 
 #include "compiler/graph/document_json.h"
+#include "editor/app/file_browser.h"
 #include "editor/app/view_data.h"
 #include "editor/model/declarations.h"
 #include "editor/model/diagnostics.h"
@@ -223,6 +224,7 @@ void EditorApp::shortcuts() {
   if (ctrl && key_pressed(k.n)) request_new();
   if (ctrl && key_pressed(k.q)) request_quit();
   if (io.WantTextInput) return;
+  if (ctrl && key_pressed(k.space)) graph_maximized_ = !graph_maximized_;
   // Undo and redo wherever the edit was made (a panel, the viewport); the canvas takes them
   // itself while it has the focus.
   const ImGuiWindow* focused = GImGui->NavWindow ? GImGui->NavWindow->RootWindow : nullptr;
@@ -262,7 +264,8 @@ void EditorApp::menu_bar() {
     ImGui::MenuItem("Live type problems", nullptr, &canvas_.options().live_problems);
     ImGui::Separator();
     if (ImGui::MenuItem("Fit the viewport")) viewport_.fit();
-    if (ImGui::MenuItem("Reset the panel layout")) tiles_ = Tiles{};
+    if (ImGui::MenuItem("Maximise the graph", "Ctrl+Space", graph_maximized_)) graph_maximized_ = !graph_maximized_;
+    if (ImGui::MenuItem("Reset the panel layout")) tiles_ = Tiles{}, graph_maximized_ = false;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Run")) {
@@ -288,7 +291,10 @@ void EditorApp::status_bar(float height) {
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8, 2));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0);
   ImGui::Begin("##status", nullptr, kTiled | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
+  // The canvas's last message (a refused link...) shows for a few seconds, not until the next.
   std::string left = canvas_.status();
+  if (left != status_text_) status_text_ = left, status_since_ = Clock::now();
+  if (Clock::now() - status_since_ > std::chrono::seconds(6)) left.clear();
   if (session_.error()) left = std::string("error: ") + session_.error()->what();
   ImGui::TextUnformatted(left.empty() ? "Ready" : left.c_str());
   std::string right = (path_.empty() ? std::string("untitled") : path_) + (doc_.dirty() ? "  (unsaved)" : "  (saved)");
@@ -316,6 +322,11 @@ void EditorApp::layout_windows(float top, float bottom) {
     ImGui::SetNextWindowSize(ImVec2(std::max(w, 10.0f), std::max(h, 10.0f)));
   };
   auto rows = [](float h, float frac) { return std::round((h - kGap) * frac); };
+  if (graph_maximized_) {  // Ctrl+Space: the graph alone, as Blender's maximised area
+    place(x0, top, width, height);
+    draw_graph_window();
+    return;
+  }
 
   // Left column: two rows.
   panels_.window_flags = kTiled;
@@ -336,16 +347,7 @@ void EditorApp::layout_windows(float top, float bottom) {
   // Middle column: the graph over the log.
   float gh = rows(height, tiles_.graph);
   place(mx, top, mw, gh);
-  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
-  std::string graph_title = "Graph";
-  if (canvas_.graph().valid()) graph_title += ": " + canvas_.graph().name;
-  graph_title += "###Graph";
-  ImGui::Begin(graph_title.c_str(), nullptr, kTiled | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-  record("Graph");
-  canvas_.frame(doc_);
-  accept_declaration_drop();
-  ImGui::End();
-  ImGui::PopStyleVar();
+  draw_graph_window();
   place(mx, top + gh + kGap, mw, height - gh - kGap);
   draw_log_panel(session_, panels_);
 
@@ -358,6 +360,20 @@ void EditorApp::layout_windows(float top, float bottom) {
   viewport_.draw(session_, shown);
   place(rx, top + vh + kGap, rw, height - vh - kGap);
   draw_code_panel(session_, panels_);
+}
+
+void EditorApp::draw_graph_window() {
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+  std::string graph_title = "Graph";
+  if (canvas_.graph().valid()) graph_title += ": " + canvas_.graph().name;
+  if (graph_maximized_) graph_title += "  (maximised: Ctrl+Space restores the panels)";
+  graph_title += "###Graph";
+  ImGui::Begin(graph_title.c_str(), nullptr, kTiled | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  record("Graph");
+  canvas_.frame(doc_);
+  accept_declaration_drop();
+  ImGui::End();
+  ImGui::PopStyleVar();
 }
 
 // A declaration dragged from the program panel onto the canvas: a function makes its call;
@@ -416,6 +432,7 @@ void EditorApp::make_drop_node(const std::string& type) {
 
 // The gaps between panels move the tiles: drag one to resize its neighbours.
 void EditorApp::splitters(float top, float bottom) {
+  if (graph_maximized_) return;
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   const ImGuiIO& io = ImGui::GetIO();
   float x0 = vp->Pos.x, width = vp->Size.x, height = bottom - top;
@@ -482,7 +499,10 @@ void EditorApp::prompts() {
     prompt_.clear();
     return;
   }
-  if (!ImGui::IsPopupOpen(title.c_str())) ImGui::OpenPopup(title.c_str());
+  if (!ImGui::IsPopupOpen(title.c_str())) {
+    ImGui::OpenPopup(title.c_str());
+    browse_dir_.clear();  // the file lists start beside the document
+  }
   ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
   if (!ImGui::BeginPopupModal(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   auto button = [&](const char* label, const char* choice) {
@@ -513,19 +533,36 @@ void EditorApp::prompts() {
     std::snprintf(buf, sizeof buf, "%s", path_input_.c_str());
     bool enter = ImGui::InputText("##path", buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue);
     path_input_ = buf;
-    if (open) {  // documents beside the current one
-      fs::path dir = path_.empty() ? fs::current_path() : fs::path(path_).parent_path();
-      std::error_code ec;
-      ImGui::BeginChild("files", ImVec2(520, 160), true);
-      for (const auto& entry : fs::directory_iterator(dir.empty() ? fs::path(".") : dir, ec)) {
-        std::string name = entry.path().filename().string();
-        if (name.size() > 10 && name.substr(name.size() - 10) == ".loom.json" &&
-            ImGui::Selectable(name.c_str(), entry.path().string() == path_input_, ImGuiSelectableFlags_AllowDoubleClick)) {
-          path_input_ = entry.path().string();
+    // The folder's documents and subfolders: a folder clicked is entered, a document picked.
+    if (browse_dir_.empty()) browse_dir_ = path_.empty() ? fs::current_path().string() : fs::absolute(path_).parent_path().string();
+    std::error_code ec;
+    if (enter && fs::is_directory(path_input_, ec)) {  // a folder typed: go there
+      browse_dir_ = fs::absolute(path_input_).lexically_normal().string();
+      enter = false;
+    }
+    ImGui::TextDisabled("%s", browse_dir_.c_str());
+    std::string why;
+    std::vector<BrowserEntry> entries = browse_folder(browse_dir_, &why);
+    ImGui::BeginChild("files", ImVec2(520, 200), true);
+    if (!why.empty()) ImGui::TextDisabled("%s", why.c_str());
+    std::string enter_folder;
+    for (const BrowserEntry& e : entries) {
+      std::string full = (fs::path(browse_dir_) / e.name).lexically_normal().string();
+      std::string shown = e.folder && e.name != ".." ? e.name + "/" : e.name;
+      if (ImGui::Selectable(shown.c_str(), full == path_input_, ImGuiSelectableFlags_AllowDoubleClick)) {
+        if (e.folder) {
+          enter_folder = full;
+        } else {
+          path_input_ = full;
           if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) enter = true;
         }
       }
-      ImGui::EndChild();
+      controls_["browse." + e.name] = ControlRect::last_item();
+    }
+    ImGui::EndChild();
+    if (!enter_folder.empty()) {
+      browse_dir_ = enter_folder;
+      if (!open) path_input_ = (fs::path(enter_folder) / fs::path(path_input_).filename()).string();
     }
     ImGui::Spacing();
     if (enter) answer_prompt(open ? "open" : "save");

@@ -36,7 +36,7 @@ struct EditorOptions {
   bool hide_timings = false;           // print times as "--" (reproducible screenshots)
   // Backend key codes (io.KeysDown) of the app's shortcuts; the defaults are GLFW's.
   struct Keys {
-    int n = 'N', o = 'O', s = 'S', q = 'Q', z = 'Z', y = 'Y';
+    int n = 'N', o = 'O', s = 'S', q = 'Q', z = 'Z', y = 'Y', space = ' ';
     int f1 = 290, f5 = 294, f6 = 295, f7 = 296;
   } keys;
 };
@@ -109,6 +109,7 @@ class EditorApp {
   void record(const std::string& name);
   void set_document(graph::Document doc, const std::string& path);
   void focus(const Place& place);
+  void draw_graph_window();
   void accept_declaration_drop();
   void make_drop_node(const std::string& type);
 
@@ -126,13 +127,17 @@ class EditorApp {
   std::string error_shown_;     // the session error already put on the nodes
   Tiles tiles_;
   int dragging_splitter_ = -1;
+  bool graph_maximized_ = false;
   std::string prompt_;
   std::string recovery_path_;
   std::string path_input_;
+  std::string browse_dir_;  // the folder the Open and Save As prompts list
   bool quit_ = false;
   bool quit_after_save_ = false;
   bool new_after_save_ = false;
   Clock::time_point last_frame_{};
+  std::string status_text_;  // the canvas message on the status bar, and since when
+  Clock::time_point status_since_{};
   std::map<std::string, ControlRect> controls_;
   struct DeclDrop {  // a declaration dropped on the canvas, waiting for the node to make
     DeclKind kind = DeclKind::Field;

@@ -193,11 +193,20 @@ void draw_parameters_panel(LiveSession& session, PanelState& state) {
     std::vector<LaunchValue> all = launch_values(doc);
     if (all.empty()) text_disabled_wrapped("No launch passes a value to a kernel.");
     if (!all.empty() && begin_value_table("launch values")) {
+      // Grouped by pipeline and launch: a heading row per launch, then its values by name.
+      std::string group;
       for (LaunchValue v : all) {
         std::string where = v.pipeline + "[" + std::to_string(v.launch) + "]";
+        if (where != group) {
+          group = where;
+          ImGui::TableNextRow();
+          ImGui::TableNextColumn();
+          ImGui::TextDisabled("%s  %zu. %s", v.pipeline.c_str(), v.launch + 1, v.kernel.c_str());
+        }
         std::string id = where + " " + v.kernel + "." + v.param;
-        std::string tip = "pipeline " + v.pipeline + ", launch " + std::to_string(v.launch) + " (" + value_type_name(v.type) + ")";
-        bool changed = value_row(id, v.kernel + "." + v.param, tip, v.type, v.components);
+        std::string tip = "pipeline " + v.pipeline + ", launch " + std::to_string(v.launch + 1) + " of kernel " + v.kernel +
+                          " (" + value_type_name(v.type) + ")";
+        bool changed = value_row(id, "  " + v.param, tip, v.type, v.components);
         // A drag is one undo step: the group opens before its first change.
         if (ImGui::IsItemActivated() && state.begin_edit) state.begin_edit("Set " + v.kernel + "." + v.param);
         if (changed && state.edit) state.edit(with_launch_value(doc, v));

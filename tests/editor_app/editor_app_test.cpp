@@ -367,6 +367,42 @@ TEST_F(EditorAppTest, AResourceDroppedOnTheCanvasMakesItsLoadOrStore) {
   EXPECT_EQ(find_node(app().document().doc(), GraphRef{"step", false}, made), nullptr);
 }
 
+TEST_F(EditorAppTest, TheOpenPromptWalksFoldersAndOpensADocument) {
+  start();
+  frames(6);
+  fs::create_directories(dir_ / "samples");
+  fs::copy_file(std::string(LOOM_SOURCE_DIR) + "/assets/graphs/heat.loom.json", dir_ / "samples" / "heat.loom.json");
+  ASSERT_TRUE(app().save_as((dir_ / "start.loom.json").string()));
+  key('O', true);
+  ASSERT_EQ(app().prompt(), "open");
+  frames(2);
+  click("browse.samples");  // into the folder
+  frames(2);
+  ASSERT_TRUE(app().control("browse.heat.loom.json").has_value());
+  ASSERT_TRUE(app().control("browse...").has_value());  // and back up is offered
+  click("browse.heat.loom.json");
+  click("prompt.open");
+  frames(2);
+  EXPECT_EQ(fs::path(app().path()).filename(), "heat.loom.json");
+  EXPECT_TRUE(app().document().doc().field("temperature"));
+}
+
+TEST_F(EditorAppTest, CtrlSpaceMaximisesTheGraphAndRestoresThePanels) {
+  start();
+  frames(6);
+  std::optional<ControlRect> graph = app().control("panel.Graph");
+  ASSERT_TRUE(graph.has_value());
+  move(ImVec2(graph->cx(), graph->cy()));
+  key(' ', true);
+  frames(1);
+  std::optional<ControlRect> big = app().control("panel.Graph");
+  EXPECT_LT(big->x0, graph->x0);
+  EXPECT_GT(big->x1 - big->x0, (graph->x1 - graph->x0) * 1.5f);
+  key(' ', true);
+  frames(1);
+  EXPECT_FLOAT_EQ(app().control("panel.Graph")->x0, graph->x0);
+}
+
 TEST_F(EditorAppTest, ShortcutsStepResetAndSave) {
   start();
   std::string path = copy_sample("heat");
