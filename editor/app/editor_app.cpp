@@ -12,6 +12,7 @@
 #include "editor/app/view_data.h"
 #include "editor/model/declarations.h"
 #include "editor/model/diagnostics.h"
+#include "editor/model/graph_search.h"
 #include "editor/model/operations.h"
 #include "editor/model/starter_program.h"
 #include "runtime/common/error.h"
@@ -195,6 +196,7 @@ void EditorApp::frame() {
   status_bar(status_h);
   splitters(vp->Pos.y + menu_h, vp->Pos.y + vp->Size.y - status_h);
   prompts();
+  find_window();
   sync_view();
   sync_session();
 }
@@ -223,6 +225,7 @@ void EditorApp::shortcuts() {
   if (ctrl && key_pressed(k.o)) prompt_ = "open", path_input_ = path_;
   if (ctrl && key_pressed(k.n)) request_new();
   if (ctrl && key_pressed(k.q)) request_quit();
+  if (ctrl && key_pressed(k.f)) open_find();
   if (io.WantTextInput) return;
   if (ctrl && key_pressed(k.space)) graph_maximized_ = !graph_maximized_;
   // Undo and redo wherever the edit was made (a panel, the viewport); the canvas takes them
@@ -254,6 +257,7 @@ void EditorApp::menu_bar() {
     if (ImGui::MenuItem(undo.c_str(), "Ctrl+Z", false, doc_.can_undo())) doc_.undo();
     if (ImGui::MenuItem(redo.c_str(), "Ctrl+Shift+Z", false, doc_.can_redo())) doc_.redo();
     ImGui::Separator();
+    if (ImGui::MenuItem("Find...", "Ctrl+F")) open_find();
     if (ImGui::MenuItem("Frame all", "Home")) canvas_.frame_all();
     if (ImGui::MenuItem("Frame selection", "F")) canvas_.frame_selection();
     ImGui::EndMenu();
@@ -360,6 +364,58 @@ void EditorApp::layout_windows(float top, float bottom) {
   viewport_.draw(session_, shown);
   place(rx, top + vh + kGap, rw, height - vh - kGap);
   draw_code_panel(session_, panels_);
+}
+
+// ---------------------------------------------------------------- find (Ctrl+F)
+
+void EditorApp::open_find() {
+  find_open_ = true;
+  find_focus_ = true;
+  find_highlight_ = 0;
+}
+
+// A box over the top of the graph: type part of a node's type, resource, formula or id;
+// Up/Down choose, Enter (or a click) shows the node on the canvas, Escape closes.
+void EditorApp::find_window() {
+  if (!find_open_) return;
+  std::optional<ControlRect> graph = control("panel.Graph");
+  float w = 460;
+  ImVec2 at = graph ? ImVec2(std::max(graph->x0, graph->cx() - w / 2), graph->y0 + 30) : ImVec2(40, 60);
+  ImGui::SetNextWindowPos(at);
+  ImGui::SetNextWindowSize(ImVec2(w, 0));
+  ImGui::Begin("##find", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_AlwaysAutoResize);
+  ImGui::BringWindowToDisplayFront(ImGui::GetCurrentWindow());
+  if (find_focus_) ImGui::SetKeyboardFocusHere();
+  find_focus_ = false;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s", find_query_.c_str());
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::InputTextWithHint("##query", "find nodes: type, resource, formula or #id", buf, sizeof buf))
+    find_highlight_ = 0;
+  controls_["find.query"] = ControlRect::last_item();
+  find_query_ = buf;
+  std::vector<SearchMatch> matches = search_program(doc_.doc(), find_query_, canvas_.graph(), 50);
+  int n = static_cast<int>(matches.size());
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow))) find_highlight_ = std::min(find_highlight_ + 1, n - 1);
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_UpArrow))) find_highlight_ = std::max(find_highlight_ - 1, 0);
+  int picked = -1;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter)) && n > 0) picked = std::clamp(find_highlight_, 0, n - 1);
+  if (!find_query_.empty() && matches.empty()) ImGui::TextDisabled("no node matches");
+  for (int i = 0; i < n; ++i) {
+    ImGui::PushID(i);
+    if (ImGui::Selectable(matches[static_cast<size_t>(i)].label.c_str(), i == find_highlight_)) picked = i;
+    controls_["find.match." + std::to_string(i)] = ControlRect::last_item();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", matches[static_cast<size_t>(i)].why.c_str());
+    ImGui::PopID();
+  }
+  if (picked >= 0) {
+    const SearchMatch& m = matches[static_cast<size_t>(picked)];
+    canvas_.focus(m.graph, m.node);
+    find_open_ = false;
+  }
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) find_open_ = false;
+  ImGui::End();
 }
 
 void EditorApp::draw_graph_window() {

@@ -36,7 +36,7 @@ struct EditorOptions {
   bool hide_timings = false;           // print times as "--" (reproducible screenshots)
   // Backend key codes (io.KeysDown) of the app's shortcuts; the defaults are GLFW's.
   struct Keys {
-    int n = 'N', o = 'O', s = 'S', q = 'Q', z = 'Z', y = 'Y', space = ' ';
+    int n = 'N', o = 'O', s = 'S', q = 'Q', z = 'Z', y = 'Y', f = 'F', space = ' ';
     int f1 = 290, f5 = 294, f6 = 295, f7 = 296;
   } keys;
 };
@@ -88,7 +88,8 @@ class EditorApp {
 
   // Screen rectangles of named controls in the last frame (tests click them):
   // "viewport.play", "viewport.step", "viewport.reset", "viewport.show", "panel.<window name>",
-  // "program.kernel.<name>", "program.function.<name>", "prompt.<choice>".
+  // "program.kernel.<name>", "program.function.<name>", "prompt.<choice>", "find.query",
+  // "find.match.<i>".
   std::optional<ControlRect> control(const std::string& name) const;
 
  private:
@@ -110,6 +111,8 @@ class EditorApp {
   void set_document(graph::Document doc, const std::string& path);
   void focus(const Place& place);
   void draw_graph_window();
+  void open_find();
+  void find_window();
   void accept_declaration_drop();
   void make_drop_node(const std::string& type);
 
@@ -128,6 +131,9 @@ class EditorApp {
   Tiles tiles_;
   int dragging_splitter_ = -1;
   bool graph_maximized_ = false;
+  bool find_open_ = false, find_focus_ = false;  // the Ctrl+F box
+  std::string find_query_;
+  int find_highlight_ = 0;
   std::string prompt_;
   std::string recovery_path_;
   std::string path_input_;

@@ -403,6 +403,22 @@ TEST_F(EditorAppTest, CtrlSpaceMaximisesTheGraphAndRestoresThePanels) {
   EXPECT_FLOAT_EQ(app().control("panel.Graph")->x0, graph->x0);
 }
 
+TEST_F(EditorAppTest, CtrlFFindsANodeInAnotherKernelAndShowsIt) {
+  start();
+  ASSERT_TRUE(app().open(copy_sample("heat")));
+  frames(6);
+  ASSERT_EQ(app().canvas().graph().name, "init");
+  key('F', true);
+  frames(1);
+  type("4.0 * c");
+  ASSERT_TRUE(app().control("find.match.0").has_value());
+  key(257);  // Enter
+  frames(2);
+  EXPECT_EQ(app().canvas().graph().name, "diffuse");
+  EXPECT_EQ(app().document().selection().nodes, std::vector<int>{12});
+  EXPECT_FALSE(app().control("find.query").has_value() && ImGui::GetIO().WantTextInput);
+}
+
 TEST_F(EditorAppTest, ShortcutsStepResetAndSave) {
   start();
   std::string path = copy_sample("heat");
