@@ -1,5 +1,8 @@
 #include "compiler/graph/node_library.h"
 
+#include "compiler/graph/expression.h"
+#include "runtime/common/error.h"
+
 #include <initializer_list>
 #include <unordered_map>
 
@@ -367,6 +370,17 @@ std::vector<std::string> node_input_pins(const Document& doc, const Node& node) 
     if (const FunctionDecl* f = called_function(doc, node))
       for (const FunctionPort& port : f->inputs) add_unique(pins, port.name);
     return pins;
+  }
+  if (node.type == "expr") {
+    // The formula's variables are its pins, in first-use order, before they have a value.
+    const Literal* text = node.param("expr");
+    if (text && text->kind == Literal::Kind::String) {
+      try {
+        for (const std::string& v : expression_inputs(*parse_expression(text->s))) add_unique(pins, v);
+      } catch (const Error&) {
+        // A formula being typed: its inputs so far are the pins.
+      }
+    }
   }
   for (const Input& in : node.inputs) add_unique(pins, in.pin);
   return pins;

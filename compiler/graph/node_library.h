@@ -48,7 +48,8 @@ const NodeSpec* find_node_spec(std::string_view type);
 
 // The pins a node shows, for the editor: the fixed pins of its type, or the pins it takes
 // from the document (call: the function's ports; if: the names its branches yield; while:
-// the names of its initial values; yield/output/expr/while: the inputs it has).
+// the names of its initial values; expr: the variables of its formula, then any other input
+// it has; yield/output/while: the inputs it has).
 std::vector<std::string> node_input_pins(const Document& doc, const Node& node);
 std::vector<std::string> node_output_pins(const Document& doc, const Node& node);
 

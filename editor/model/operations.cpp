@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "compiler/graph/document_json.h"
+#include "compiler/graph/expression.h"
 #include "compiler/graph/node_library.h"
 #include "editor/model/clipboard.h"
 #include "editor/model/edits.h"
@@ -190,8 +191,23 @@ EditResult set_literal(EditorDocument& d, const GraphRef& g, const PinRef& to,
 
 EditResult set_param(EditorDocument& d, const GraphRef& g, int node, const std::string& name,
                      std::optional<graph::Literal> value) {
-  if (!find_node(d.doc(), g, node)) return EditResult::fail(no_node(node));
-  d.execute(set_param(d.doc(), g, node, name, std::move(value)), "Set " + name);
+  const Node* n = find_node(d.doc(), g, node);
+  if (!n) return EditResult::fail(no_node(node));
+  // An expr's pins are its formula's variables: inputs a new formula no longer reads go, in
+  // the same undo step (node_input_pins shows the new variables as pins).
+  std::vector<std::string> unused;
+  if (n->type == "expr" && name == "expr" && value && value->kind == graph::Literal::Kind::String) {
+    try {
+      std::vector<std::string> vars = graph::expression_inputs(*graph::parse_expression(value->s));
+      for (const graph::Input& in : n->inputs)
+        if (std::find(vars.begin(), vars.end(), in.pin) == vars.end()) unused.push_back(in.pin);
+    } catch (const Error&) {
+      // Not a formula yet: its inputs stay until it is one.
+    }
+  }
+  Step step(d, "Set " + name);
+  d.execute(set_param(d.doc(), g, node, name, std::move(value)));
+  for (const std::string& pin : unused) d.execute(set_input(d.doc(), g, node, pin, std::nullopt));
   return EditResult{};
 }
 

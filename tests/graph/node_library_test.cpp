@@ -125,6 +125,19 @@ TEST(NodeLibrary, PinsOfDocumentDependentNodes) {
   EXPECT_EQ(node_output_pins(doc, branch), std::vector<std::string>{"color"});
   EXPECT_EQ(node_input_pins(doc, branch), std::vector<std::string>{"cond"});
 
+  // An expr shows its formula's variables as pins before they have values; other inputs
+  // it has come after; a formula being typed keeps the pins it had.
+  Node expr;
+  expr.type = "expr";
+  Literal formula;
+  formula.kind = Literal::Kind::String;
+  formula.s = "c + k * (n - 4.0 * c) + sin(t)";
+  expr.params.emplace_back("expr", formula);
+  expr.inputs.push_back(Input{"old", false, -1, "", {}});
+  EXPECT_EQ(node_input_pins(doc, expr), (std::vector<std::string>{"c", "k", "n", "t", "old"}));
+  expr.params[0].second.s = "c + (";
+  EXPECT_EQ(node_input_pins(doc, expr), std::vector<std::string>{"old"});
+
   Node add;
   add.type = "add";
   EXPECT_EQ(node_output_pins(doc, add), std::vector<std::string>{"out"});
