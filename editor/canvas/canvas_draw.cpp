@@ -262,6 +262,15 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
                                : head);
     return;
   }
+  // Far out, a box narrower than a short word would show two letters of its title: a plain
+  // card (body and header, square corners, no text) is what the eye reads there, and it
+  // costs a twentieth of the vertices; comment titles stay the map of the graph.
+  if (p1.x - p0.x < 36) {
+    dl->AddRectFilled(p0, p1, IM_COL32(40, 42, 48, 240));
+    dl->AddRectFilled(p0, ImVec2(p1.x, std::min(p1.y, p0.y + m.header * z)), head);
+    if (selected || broken) dl->AddRect(p0, p1, border, 0, 0, 2.0f);
+    return;
+  }
   float rounding = 5 * z;
   dl->AddRectFilled(p0, p1, IM_COL32(40, 42, 48, 240), rounding);
   dl->AddRectFilled(p0, ImVec2(p1.x, p0.y + m.header * z), head, rounding,
