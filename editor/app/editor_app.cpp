@@ -299,7 +299,11 @@ void EditorApp::status_bar(float height) {
   std::string left = canvas_.status();
   if (left != status_text_) status_text_ = left, status_since_ = Clock::now();
   if (Clock::now() - status_since_ > std::chrono::seconds(6)) left.clear();
-  if (session_.error()) left = std::string("error: ") + session_.error()->what();
+  if (session_.error()) {
+    left = session_.error()->what();
+    if (left.rfind("<memory>: ", 0) == 0) left.erase(0, 10);  // an untitled document
+    left = "error: " + left;
+  }
   ImGui::TextUnformatted(left.empty() ? "Ready" : left.c_str());
   std::string right = (path_.empty() ? std::string("untitled") : path_) + (doc_.dirty() ? "  (unsaved)" : "  (saved)");
   float w = ImGui::CalcTextSize(right.c_str()).x;

@@ -42,6 +42,13 @@ bool choice(const char* label, std::string* value, const std::vector<std::string
   return changed;
 }
 
+// A line of help in the inspector, wrapped to the panel.
+void hint(const char* text) {
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextDisabled("%s", text);
+  ImGui::PopTextWrapPos();
+}
+
 void label(const char* text) {
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(text);
@@ -104,6 +111,20 @@ void value_paths(const graph::Document& doc, int type, const std::string& prefix
   }
 }
 
+// The list's sections in order: Data, Kernels, Functions, Pipelines (then View).
+int section_index(DeclKind add_kind) {
+  switch (add_kind) {
+    case DeclKind::Kernel:
+      return 1;
+    case DeclKind::Function:
+      return 2;
+    case DeclKind::Pipeline:
+      return 3;
+    default:
+      return 0;
+  }
+}
+
 }  // namespace
 
 // ------------------------------------------------------------------ helpers
@@ -137,13 +158,23 @@ void ProgramPanel::apply(const EditResult& r) {
 void ProgramPanel::draw(EditorDocument& doc, LiveSession& session, PanelState& state) {
   (void)session;
   ImGui::Begin("Program", nullptr, state.window_flags);
-  // The list as tall as its entries (last frame's), up to 60% of the panel; it scrolls then.
+  // The list as tall as its entries, up to 60% of the panel (it scrolls then). Counted from
+  // the document before drawing, so the inspector under it never jumps a frame late.
+  const graph::Document& d = doc.doc();
+  size_t counts[] = {d.fields.size() + d.ndarrays.size() + d.textures.size() +
+                         d.argpack_types.size() + d.argpacks.size(),
+                     d.kernels.size(), d.functions.size(), d.pipelines.size(), 1};
+  const ImGuiStyle& style = ImGui::GetStyle();
+  float want = style.WindowPadding.y;
+  for (size_t i = 0; i < std::size(counts); ++i)
+    want +=
+        ImGui::GetFrameHeight() + style.ItemSpacing.y +
+        (open_[i] ? static_cast<float>(counts[i]) * ImGui::GetTextLineHeightWithSpacing() : 0.0f);
   float avail = ImGui::GetContentRegionAvail().y;
   float list_height =
-      std::clamp(list_height_ + 4.0f, std::min(80.0f, avail * 0.6f), std::max(avail * 0.6f, 80.0f));
+      std::clamp(want, std::min(80.0f, avail * 0.6f), std::max(avail * 0.6f, 80.0f));
   ImGui::BeginChild("declarations", ImVec2(0, list_height), false);
   list(doc, state);
-  list_height_ = ImGui::GetCursorPosY();
   ImGui::EndChild();
   ImGui::Separator();
   ImGui::BeginChild("inspector", ImVec2(0, 0), false);
@@ -157,8 +188,9 @@ void ProgramPanel::section(EditorDocument& doc, PanelState& state, const char* t
                            const std::vector<std::pair<DeclKind, std::string>>& entries,
                            const std::vector<std::string>& details) {
   ImGui::PushID(title);
-  bool open = ImGui::CollapsingHeader(
-      title, ImGuiTreeNodeFlags_DefaultOpen | ImGuiTreeNodeFlags_AllowItemOverlap);
+  bool& open = open_[static_cast<size_t>(section_index(add_kind))];
+  ImGui::SetNextItemOpen(open);
+  open = ImGui::CollapsingHeader(title, ImGuiTreeNodeFlags_AllowItemOverlap);
   // "+" at the right of the header: data offers every kind of resource, others add one.
   ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - ImGui::GetFrameHeight());
   bool data = add_kind == DeclKind::Field;
@@ -296,7 +328,9 @@ void ProgramPanel::list(EditorDocument& doc, PanelState& state) {
   }
   section(doc, state, "Pipelines", DeclKind::Pipeline, entries, details);
 
-  if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) {
+  ImGui::SetNextItemOpen(open_[4]);
+  open_[4] = ImGui::CollapsingHeader("View");
+  if (open_[4]) {
     std::string what = d.view.empty() ? "chosen by the editor" : d.view.show + " as " + d.view.as;
     if (ImGui::Selectable(("viewport: " + what).c_str(), selected_.view)) {
       select_view();
@@ -348,7 +382,7 @@ void ProgramPanel::inspector(EditorDocument& doc, PanelState& state) {
       selected_.name.clear();
   }
   if (!selected_.view && selected_.name.empty()) {
-    ImGui::TextDisabled("Select an entry to edit it; + adds one.");
+    hint("Select an entry to edit it; + adds one.");
     return;
   }
   ImGui::PushID("inspector");
@@ -440,7 +474,7 @@ void ProgramPanel::inspect_field(EditorDocument& doc, PanelState& state) {
     f.layout = layout == "soa" ? Layout::SoA : Layout::AoS;
     apply(set_field(doc, f));
   }
-  ImGui::TextDisabled("Drag it from the list onto the graph: load or store.");
+  hint("Drag it from the list onto the graph: load or store.");
 }
 
 void ProgramPanel::inspect_ndarray(EditorDocument& doc, PanelState& state) {
@@ -460,7 +494,7 @@ void ProgramPanel::inspect_ndarray(EditorDocument& doc, PanelState& state) {
     else
       apply(EditResult::fail(why));
   }
-  ImGui::TextDisabled("Kernels take it through an ndarray parameter.");
+  hint("Kernels take it through an ndarray parameter.");
 }
 
 void ProgramPanel::inspect_texture(EditorDocument& doc, PanelState& state) {
@@ -620,7 +654,7 @@ void ProgramPanel::inspect_argpack(EditorDocument& doc, PanelState& state) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s; empty: zero", value_type_name(vt).c_str());
     ImGui::PopID();
   }
-  ImGui::TextDisabled("Live values while playing: the Parameters panel.");
+  hint("Live values while playing: the Parameters panel.");
 }
 
 void ProgramPanel::inspect_kernel(EditorDocument& doc, PanelState& state) {
@@ -779,7 +813,7 @@ void ProgramPanel::inspect_function(EditorDocument& doc, PanelState& state) {
     state.controls[output ? "inspector.add_output" : "inspector.add_input"] =
         ControlRect::last_item();
   }
-  ImGui::TextDisabled("Drag it from the list onto a graph to call it.");
+  hint("Drag it from the list onto a graph to call it.");
 }
 
 void ProgramPanel::inspect_pipeline(EditorDocument& doc, PanelState& state) {

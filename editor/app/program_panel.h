@@ -63,8 +63,8 @@ class ProgramPanel {
   Selected selected_;
   std::string error_;
   std::string note_;
-  float list_height_ = 200;  // the list's content height in the last frame
-  ImGuiID text_id_ = 0;      // the text field being typed in
+  bool open_[5] = {true, true, true, true, true};  // Data, Kernels, Functions, Pipelines, View
+  ImGuiID text_id_ = 0;                            // the text field being typed in
   std::string text_;
 };
 

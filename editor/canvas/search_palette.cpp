@@ -4,6 +4,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cstdint>
 
 namespace loom::editor {
 
@@ -36,9 +37,22 @@ std::vector<size_t> SearchPalette::filtered() const {
     int s = match_score(query_, entries_[i].label);
     if (s >= 0) scored.emplace_back(s, i);
   }
-  // Stable: equal scores keep the library's palette order.
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  // Stable: equal scores keep the library's palette order. With no query the palette is a
+  // menu by category (in the order categories first appear), as Blender's Add menu.
+  if (query_.empty()) {
+    std::vector<std::string> order;
+    for (const auto& [score, i] : scored)
+      if (std::find(order.begin(), order.end(), entries_[i].category) == order.end())
+        order.push_back(entries_[i].category);
+    auto rank = [&](size_t i) {
+      return std::find(order.begin(), order.end(), entries_[i].category) - order.begin();
+    };
+    std::stable_sort(scored.begin(), scored.end(),
+                     [&](const auto& a, const auto& b) { return rank(a.second) < rank(b.second); });
+  } else {
+    std::stable_sort(scored.begin(), scored.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
   std::vector<size_t> out;
   for (const auto& [s, i] : scored) out.push_back(i);
   return out;
@@ -53,7 +67,11 @@ std::vector<std::string> SearchPalette::shown() const {
 std::optional<SearchPalette::Choice> SearchPalette::draw(const ImFont* font) {
   if (!open_) return std::nullopt;
   std::optional<Choice> picked;
-  ImGui::SetNextWindowPos(pos_, ImGuiCond_Always);
+  // On screen whole: opened near an edge, it moves in (its size is last frame's).
+  ImVec2 display = ImGui::GetIO().DisplaySize;
+  ImVec2 at(std::clamp(pos_.x, 0.0f, std::max(display.x - size_.x, 0.0f)),
+            std::clamp(pos_.y, 0.0f, std::max(display.y - size_.y, 0.0f)));
+  ImGui::SetNextWindowPos(at, ImGuiCond_Always);
   ImGui::SetNextWindowSize(ImVec2(320, 0), ImGuiCond_Always);
   if (focus_input_) ImGui::SetNextWindowFocus();
   ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize |
@@ -105,11 +123,17 @@ std::optional<SearchPalette::Choice> SearchPalette::draw(const ImFont* font) {
       picked = Choice{entries_[items[static_cast<size_t>(highlight_)]],
                       pins_[items[static_cast<size_t>(highlight_)]]};
     float row = ImGui::GetTextLineHeightWithSpacing();
+    size_t hovered = SIZE_MAX;
     ImGui::BeginChild("##entries",
                       ImVec2(0, row * static_cast<float>(std::clamp(count, 1, 12)) + 4), false);
+    std::string heading;
     for (int k = 0; k < count; ++k) {
       const CatalogEntry& e = entries_[items[static_cast<size_t>(k)]];
       const std::string& pin = pins_[items[static_cast<size_t>(k)]];
+      if (query_.empty() && e.category != heading) {  // the menu's category headings
+        heading = e.category;
+        ImGui::TextDisabled("%s", heading.c_str());
+      }
       std::string label = e.label + (request_.link && !pin.empty() ? "  (" + pin + ")" : "") +
                           "##" + std::to_string(k);
       bool selected = k == highlight_;
@@ -117,15 +141,28 @@ std::optional<SearchPalette::Choice> SearchPalette::draw(const ImFont* font) {
       if (selected && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow)) ||
                        ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_UpArrow))))
         ImGui::SetScrollHereY();
-      if (ImGui::IsItemHovered() && !e.summary.empty())
-        ImGui::SetTooltip("%s\n[%s]", e.summary.c_str(), e.category.c_str());
+      if (ImGui::IsItemHovered() && !e.summary.empty()) hovered = items[static_cast<size_t>(k)];
+      if (!query_.empty()) {  // found by a query: which category it comes from
+        ImGui::SameLine(ImGui::GetWindowContentRegionMax().x -
+                        ImGui::CalcTextSize(e.category.c_str()).x);
+        ImGui::TextDisabled("%s", e.category.c_str());
+      }
     }
     if (count == 0) ImGui::TextDisabled(request_.link ? "no node fits" : "nothing matches");
     ImGui::EndChild();
+    // What the highlighted (or hovered) node does, in a line of its own under the list.
+    size_t described = hovered != SIZE_MAX ? hovered
+                       : count > 0         ? items[static_cast<size_t>(highlight_)]
+                                           : SIZE_MAX;
+    ImGui::Separator();
+    ImGui::PushTextWrapPos(ImGui::GetWindowContentRegionMax().x);
+    ImGui::TextDisabled("%s", described == SIZE_MAX ? " " : entries_[described].summary.c_str());
+    ImGui::PopTextWrapPos();
     bool outside_click = ImGui::IsMouseClicked(0) &&
                          !ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows) &&
                          ImGui::GetFrameCount() > opened_frame_;
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)) || outside_click) open_ = false;
+    size_ = ImGui::GetWindowSize();
   }
   ImGui::End();
   if (font) ImGui::PopFont();

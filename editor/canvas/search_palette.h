@@ -53,6 +53,7 @@ class SearchPalette {
   bool input_active_ = false;
   bool deselect_ = false;
   ImVec2 pos_{0, 0};
+  ImVec2 size_{320, 360};  // the window's size in the last frame (it is kept on screen)
   PaletteRequest request_;
   std::vector<CatalogEntry> entries_;
   std::vector<std::string> pins_;  // per entry: the pin to link ("" hides it in link mode)
