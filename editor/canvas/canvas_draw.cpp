@@ -281,10 +281,13 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
   // Titles stay readable zoomed out (at least 9 pixels, clipped to the box): they are how
   // a big graph is found one's way around in.
   float title_px = std::max(14 * z, 9.0f);
-  draw_text(dl, Vec2{n.pos.x + m.pad, n.pos.y + m.header * 0.5f - title_px * 0.5f / z}, 14,
-            IM_COL32(245, 245, 245, 255), n.title, n.pos.x + n.w - 2, 9.0f);
-  if (m.text * z < 6.0f) return;  // pins, labels and badges would be specks
+  // The title ends before the id and the error badge (both drawn when labels are).
+  bool labels = m.text * z >= 6.0f;
   float id_right = n.pos.x + n.w - m.pad - (broken ? 18 : 0);
+  float title_end = labels ? id_right - n.id_w * 12 / label - m.pad * 0.5f : n.pos.x + n.w - 2;
+  draw_text(dl, Vec2{n.pos.x + m.pad, n.pos.y + m.header * 0.5f - title_px * 0.5f / z}, 14,
+            IM_COL32(245, 245, 245, 255), n.title, title_end, 9.0f);
+  if (!labels) return;  // pins, labels and badges would be specks
   draw_text(dl, Vec2{id_right - n.id_w * 12 / label, n.pos.y + (m.header - 12) * 0.5f}, 12,
             IM_COL32(255, 255, 255, 120), "#" + std::to_string(n.id));
   float top = n.pos.y + m.header;

@@ -223,7 +223,10 @@ void GraphGeometry::build(const graph::Document& doc, const GraphRef& g,
     if (ng.reroute) {
       ng.w = ng.h = m_.reroute;
     } else {
-      float w = measure(ng.title) + measure("#" + std::to_string(n.id)) + 3 * m_.pad;
+      // The title (drawn at 14, measured at the label size), the id (at 12) and room for the
+      // error badge beside it: none of them may overlap.
+      float w =
+          measure(ng.title) * 14.0f / m_.text + ng.id_w * 12.0f / m_.text + 3 * m_.pad + 18.0f;
       // A long formula does not make a huge node: the line is clipped to the box (the full
       // text is in the tooltip and the value editor).
       if (!ng.detail.empty()) w = std::max(w, std::min(measure(ng.detail), 190.0f) + 2 * m_.pad);
