@@ -251,6 +251,7 @@ void NodeCanvas::open_value_editor(EditorDocument& doc, int node) {
   const graph::Node* n = find_node(doc.doc(), graph(), node);
   if (!n) return;
   editing_node_ = node;
+  ++edit_opening_;
   edit_focus_ = true;
   edit_opened_frame_ = ImGui::GetFrameCount();
   edit_fields_.clear();
@@ -279,6 +280,13 @@ void NodeCanvas::open_value_editor(EditorDocument& doc, int node) {
   }
 }
 
+std::optional<ImVec2> NodeCanvas::value_field_screen_pos(const std::string& name) const {
+  if (editing_node_ < 0) return std::nullopt;
+  for (const EditField& f : edit_fields_)
+    if (f.name == name && !f.linked && f.center.x >= 0) return f.center;
+  return std::nullopt;
+}
+
 void NodeCanvas::draw_value_editor(EditorDocument& doc) {
   if (editing_node_ < 0) return;
   int index = geo_.index_of(editing_node_);
@@ -300,9 +308,12 @@ void NodeCanvas::draw_value_editor(EditorDocument& doc) {
     ImGui::Text("%s #%d", node->type.c_str(), node->id);
     ImGui::TextDisabled("Enter applies a field, Escape closes; empty removes");
     ImGui::Separator();
+    // ImGui keeps an active text field's own buffer (and a recycled one's cursor) by id: ids
+    // new to this opening make every field start from the node's values.
+    ImGui::PushID(edit_opening_);
     bool first_edit = true;
     for (EditField& f : edit_fields_) {
-      ImGui::PushID(&f);
+      ImGui::PushID(static_cast<int>(&f - edit_fields_.data()));
       ImGui::AlignTextToFramePadding();
       ImGui::TextUnformatted(f.name.c_str());
       ImGui::SameLine(110);
@@ -316,6 +327,8 @@ void NodeCanvas::draw_value_editor(EditorDocument& doc) {
         }
         first_edit = false;
         bool enter = ImGui::InputText("##v", &f.text, ImGuiInputTextFlags_EnterReturnsTrue);
+        ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+        f.center = ImVec2((a.x + b.x) * 0.5f, (a.y + b.y) * 0.5f);
         if (enter || ImGui::IsItemDeactivatedAfterEdit()) {
           const graph::Literal* now = f.param ? node->param(f.name) : nullptr;
           bool text_ok = f.param && (is_text_param(f.name) ||
@@ -338,9 +351,13 @@ void NodeCanvas::draw_value_editor(EditorDocument& doc) {
       }
       ImGui::PopID();
     }
+    ImGui::PopID();
     if (edit_fields_.empty()) ImGui::TextDisabled("nothing to set");
+    // A click into a field makes that field the active item before this check, which plain
+    // IsWindowHovered counts as not hovered.
     bool outside = ImGui::IsMouseClicked(0) &&
-                   !ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows) &&
+                   !ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows |
+                                           ImGuiHoveredFlags_AllowWhenBlockedByActiveItem) &&
                    ImGui::GetFrameCount() > edit_opened_frame_ + 1;
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)) || outside) close = true;
   }

@@ -6,6 +6,7 @@
 
 #include "compiler/graph/node_library.h"
 #include "editor/model/graph_access.h"
+#include "editor/model/node_catalog.h"
 #include "editor/model/operations.h"
 
 namespace loom::editor {
@@ -254,13 +255,14 @@ void NodeCanvas::open_palette(EditorDocument& doc, Vec2 at, ImVec2 screen, bool 
     r.anchor = anchor_;
     r.anchor_output = anchor_output_;
     const graph::GraphTypes& types = detached_types_ ? *detached_types_ : doc.types(graph());
-    if (const graph::PinValue* v =
-            anchor_output_ ? types.output(anchor_.node, anchor_.pin) : nullptr) {
-      r.value = *v;
-      r.value_known = true;
-    }
-    // A node made for an output inside a region lives in that region unless dropped in another.
-    if (anchor_output_ && r.region.top()) r.region = region_of(doc.doc(), graph(), anchor_.node);
+    if (anchor_output_)
+      if (auto v = output_value(detached_ ? *detached_ : doc.doc(), graph(), anchor_, types)) {
+        r.value = *v;
+        r.value_known = true;
+      }
+    // A node made for an output lives where the output can be read (beside its node; in the
+    // loop's body for a loop index) unless dropped in a region.
+    if (anchor_output_ && r.region.top()) r.region = reader_region(doc.doc(), graph(), anchor_);
   }
   palette_.open(doc.doc(), graph(), r, screen);
 }

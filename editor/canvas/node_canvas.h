@@ -93,6 +93,8 @@ class NodeCanvas {
   std::optional<ImVec2> pin_screen_pos(const PinRef& pin, bool output) const;
   std::optional<ImVec2> link_screen_point(const PinRef& input, float t = 0.5f) const;
   std::optional<ImVec2> zone_screen_pos(const RegionRef& region) const;
+  // The centre of the value editor's text field `name` as last drawn (nullopt: not shown).
+  std::optional<ImVec2> value_field_screen_pos(const std::string& name) const;
   ImVec2 canvas_screen_origin() const { return view_.origin; }
   ImVec2 canvas_screen_size() const { return size_; }
 
@@ -249,11 +251,13 @@ class NodeCanvas {
     bool param = false;
     bool linked = false;
     std::string text, error;
+    ImVec2 center{-1, -1};  // on screen, as last drawn
   };
   int editing_node_ = -1;  // the value editor's node
   std::vector<EditField> edit_fields_;
   bool edit_focus_ = false;
   int edit_opened_frame_ = -1;
+  int edit_opening_ = 0;  // counts openings: each one's fields get fresh ImGui ids
   bool renaming_function_ = false;
   std::string function_name_;
   int comment_editing_ = -1;

@@ -1,6 +1,8 @@
 #include "editor/model/link_check.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -86,6 +88,36 @@ std::string describe(const Node& n) { return "node " + std::to_string(n.id) + " 
 
 bool same_problem(const graph::NodeProblem& a, const graph::NodeProblem& b) {
   return a.node == b.node && a.pin == b.pin && a.message == b.message;
+}
+
+// Lowering's index count check on a memory node ("this memory has 2 dimension(s) but 1
+// index value(s) were given"): {dimensions, values given}, or nullopt for other problems.
+std::optional<std::pair<int, int>> index_count(const graph::NodeProblem& p) {
+  int dims = 0, given = 0, used = 0;
+  if (std::sscanf(p.message.c_str(),
+                  "this memory has %d dimension(s) but %d index value(s) were given%n", &dims,
+                  &given, &used) != 2 ||
+      used != static_cast<int>(p.message.size()))
+    return std::nullopt;
+  return std::pair{dims, given};
+}
+
+bool index_pin(const std::string& pin) {
+  return pin.size() == 2 && pin[0] == 'i' && pin[1] >= '0' && pin[1] <= '3';
+}
+
+// A link into an index pin that leaves its memory node short of indices, having no fewer than
+// before: one step of linking the indices one at a time. The node is incomplete, not wrong.
+bool partial_indices(const graph::NodeProblem& fresh, const graph::GraphTypes& before,
+                     const PinRef& to) {
+  if (fresh.node != to.node || !index_pin(to.pin)) return false;
+  auto after = index_count(fresh);
+  if (!after || after->second >= after->first) return false;
+  int had = after->first;  // a node without the problem had all its indices
+  for (const graph::NodeProblem& q : before.problems)
+    if (q.node == to.node)
+      if (auto count = index_count(q)) had = count->second;
+  return after->second >= had;
 }
 
 // Graphs whose types depend on function `name`: itself and its callers, transitively.
@@ -175,11 +207,113 @@ std::string link_structure_problem(const Document& doc, const GraphRef& g, const
   return "";
 }
 
+namespace {
+
+// Whether node `id` of `with`, its empty input pins given a literal 0, has no problem that
+// `before` did not have.
+bool completes_with_zeros(const Document& with, const GraphRef& g, int id,
+                          const graph::GraphTypes& before) {
+  Document filled = with;
+  Node& n = find_node_slot(filled, g, id)->node();
+  const graph::NodeSpec* spec = graph::find_node_spec(n.type);
+  if (!spec) return false;
+  for (const std::string& pin : graph::node_input_pins(filled, n)) {
+    // Required pins, and the named pins of expr and call nodes; optional ones stay empty.
+    auto fixed = std::find_if(spec->inputs.begin(), spec->inputs.end(),
+                              [&](const graph::PinSpec& p) { return p.name == pin; });
+    if (n.input(pin) || (fixed != spec->inputs.end() && !fixed->required)) continue;
+    graph::Input zero;
+    zero.pin = pin;
+    zero.literal.kind = graph::Literal::Kind::Int;
+    n.inputs.push_back(zero);
+  }
+  graph::GraphTypes after = graph::infer_graph_types(filled, g.name, g.function);
+  for (const graph::NodeProblem& p : after.problems) {
+    bool old = false;
+    for (const graph::NodeProblem& q : before.problems) old |= same_problem(p, q);
+    if (!old) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+RegionRef reader_region(const Document& doc, const GraphRef& g, const PinRef& from) {
+  const Node* n = find_node(doc, g, from.node);
+  if (!n || !inner_output(*n, from.pin)) return region_of(doc, g, from.node);
+  const graph::NodeSpec* spec = graph::find_node_spec(n->type);
+  return spec && !spec->regions.empty() ? RegionRef{from.node, spec->regions[0]}
+                                        : region_of(doc, g, from.node);
+}
+
+namespace {
+
+// The node of `from`'s region that `to` is or lies in, when `from` is an ordered node listed
+// after it there: `from` must run before it for the link.
+std::optional<int> needed_earlier(const Document& doc, const GraphRef& g, const PinRef& from,
+                                  const PinRef& to) {
+  const std::vector<Node>* nodes = graph_nodes(doc, g);
+  if (!nodes) return std::nullopt;
+  Index index = index_graph(*nodes);
+  auto src = index.find(from.node);
+  if (src == index.end() || !effectful(*src->second.node)) return std::nullopt;
+  for (auto at = index.find(to.node); at != index.end(); at = index.find(at->second.parent)) {
+    if (at->second.parent == from.node) return std::nullopt;
+    if (at->second.siblings == src->second.siblings) {
+      if (at->second.position >= src->second.position) return std::nullopt;
+      return at->first;
+    }
+  }
+  return std::nullopt;
+}
+
+// `doc` with node `id` moved to just before node `before` of the same region.
+Document moved_before(const Document& doc, const GraphRef& g, int id, int before) {
+  Document out = doc;
+  NodeSlot slot = *find_node_slot(out, g, id);
+  Node node = std::move(slot.node());
+  slot.list->erase(slot.list->begin() + static_cast<std::ptrdiff_t>(slot.index));
+  auto at = std::find_if(slot.list->begin(), slot.list->end(),
+                         [&](const Node& n) { return n.id == before; });
+  slot.list->insert(at, std::move(node));
+  return out;
+}
+
+// Whether `moved` (node `id` run earlier) keeps every link read inside `id` that `doc`
+// allowed: the only links whose order a move earlier can break.
+bool reads_stay_valid(const Document& doc, const Document& moved, const GraphRef& g, int id) {
+  std::vector<int> inside = subtree_ids(*find_node(moved, g, id));
+  for (int reader : inside)
+    for (const graph::Input& in : find_node(moved, g, reader)->inputs) {
+      if (!in.linked || std::find(inside.begin(), inside.end(), in.from_node) != inside.end())
+        continue;
+      PinRef from{in.from_node, in.from_pin}, to{reader, in.pin};
+      if (!link_structure_problem(moved, g, from, to).empty() &&
+          link_structure_problem(doc, g, from, to).empty())
+        return false;
+    }
+  return true;
+}
+
+}  // namespace
+
 LinkCheck check_link(const Document& doc, const GraphRef& g, const PinRef& from, const PinRef& to,
                      const graph::GraphTypes* baseline) {
   LinkCheck result;
   result.reason = link_structure_problem(doc, g, from, to);
-  if (!result.reason.empty()) return result;
+  // An ordered node listed too late for this link: the link is made on a copy where it runs
+  // just before the node that needs it, when that move breaks no other link.
+  std::optional<Document> moved;
+  std::string refusal = result.reason;
+  if (!refusal.empty()) {
+    std::optional<int> before = needed_earlier(doc, g, from, to);
+    if (!before) return result;
+    moved = moved_before(doc, g, from.node, *before);
+    if (!link_structure_problem(*moved, g, from, to).empty() ||
+        !reads_stay_valid(doc, *moved, g, from.node))
+      return result;
+    result.run_before = *before;
+  }
 
   const Node* dst = find_node(doc, g, to.node);
   const graph::Input* existing = dst->input(to.pin);
@@ -204,7 +338,7 @@ LinkCheck check_link(const Document& doc, const GraphRef& g, const PinRef& from,
   const graph::PinValue* value = baseline->output(from.node, from.pin);
   std::string what = value ? graph::pin_value_text(*value) : "this value";
 
-  Document with = doc;
+  Document with = moved ? std::move(*moved) : doc;
   NodeSlot slot = *find_node_slot(with, g, to.node);
   graph::Input link;
   link.pin = to.pin;
@@ -227,13 +361,28 @@ LinkCheck check_link(const Document& doc, const GraphRef& g, const PinRef& from,
       before = &before_other;
     }
     graph::GraphTypes after = graph::infer_graph_types(with, affected.name, affected.function);
+    if (!value && affected == g)  // an output read by nothing before (a loop index) is now read
+      if (const graph::PinValue* v = after.output(from.node, from.pin))
+        what = graph::pin_value_text(*v);
     std::vector<const graph::NodeProblem*> fresh;
     for (const graph::NodeProblem& p : after.problems) {
       bool old = false;
       for (const graph::NodeProblem& q : before->problems) old |= same_problem(p, q);
-      if (!old) fresh.push_back(&p);
+      if (!old && !(affected == g && partial_indices(p, *before, to))) fresh.push_back(&p);
     }
+    // Only the target node complains, and filling its other empty pins with a 0 settles it:
+    // it is unfinished (an expr's or call's inputs linked one at a time), not wrong.
+    if (!fresh.empty() && affected == g &&
+        std::all_of(fresh.begin(), fresh.end(),
+                    [&](const graph::NodeProblem* p) { return p->node == to.node; }) &&
+        completes_with_zeros(with, g, to.node, *before))
+      fresh.clear();
     if (fresh.empty()) continue;
+    if (result.run_before >= 0) {  // refused as it was: the order is what the user sees first
+      result.run_before = -1;
+      result.reason = refusal;
+      return result;
+    }
     const graph::NodeProblem* best = fresh[0];
     bool here = affected == g;
     for (const graph::NodeProblem* p : fresh)
@@ -251,6 +400,9 @@ LinkCheck check_link(const Document& doc, const GraphRef& g, const PinRef& from,
   }
   result.verdict = replaces.empty() ? LinkVerdict::Accept : LinkVerdict::Replace;
   result.reason = what + " into '" + to.pin + "'" + replaces;
+  if (result.run_before >= 0)
+    result.reason += "; node " + std::to_string(from.node) + " moves to run before node " +
+                     std::to_string(result.run_before);
   return result;
 }
 

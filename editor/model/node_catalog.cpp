@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "compiler/graph/node_library.h"
+#include "editor/model/graph_access.h"
 
 namespace loom::editor {
 
@@ -31,6 +32,13 @@ Literal real(double v) {
   l.f = v;
   return l;
 }
+
+struct Atomic {
+  const char* op;
+  bool bitwise;
+};
+constexpr Atomic kAtomics[] = {{"add", false}, {"sub", false}, {"min", false}, {"max", false},
+                               {"and", true},  {"or", true},   {"xor", true}};
 
 // Parameters a new node of a library type starts with, so it is valid as soon as it can be.
 std::vector<std::pair<std::string, Literal>> starting_params(const std::string& type) {
@@ -86,6 +94,15 @@ std::vector<CatalogEntry> node_catalog(const graph::Document& doc, const GraphRe
                                "document",
                                "Writes field " + f.name + " (" + t + ")",
                                {{"field", text(f.name)}}});
+    for (const auto& [op, bitwise] : kAtomics) {
+      if (bitwise && !is_int(f.elem.scalar)) continue;  // integer memory only
+      out.push_back(CatalogEntry{"atomic_" + std::string(op) + " " + f.name,
+                                 "atomic_" + std::string(op),
+                                 "document",
+                                 "Atomic " + std::string(op) + " on field " + f.name + " (" + t +
+                                     "), giving the old value",
+                                 {{"field", text(f.name)}}});
+    }
   }
   return out;
 }
@@ -99,6 +116,10 @@ graph::Input link_to(const std::string& pin, int node, const std::string& out) {
   in.from_node = node;
   in.from_pin = out;
   return in;
+}
+
+bool index_pin(const std::string& pin) {
+  return pin.size() == 2 && pin[0] == 'i' && pin[1] >= '0' && pin[1] <= '3';
 }
 
 // Candidate pins of a new node, in order; any_inputs types get the names they are used with.
@@ -172,11 +193,12 @@ std::string compatible_input(const graph::Document& doc, const GraphRef& g,
   }
   k.nodes.push_back(src);
   const graph::NodeSpec* spec = graph::find_node_spec(entry.type);
-  // Index pins a memory node needs for its field (a probe without them fails for that alone).
-  int index_pins = 0;
+  // Index values a memory node needs for its field (a probe without them fails for that
+  // alone); a vector index gives several.
+  int dims = 0;
   for (const auto& [name, v] : entry.params)
     if (name == "field" && v.kind == Literal::Kind::String)
-      if (const FieldDesc* f = doc.field(v.s)) index_pins = static_cast<int>(f->shape.size());
+      if (const FieldDesc* f = doc.field(v.s)) dims = static_cast<int>(f->shape.size());
   graph::Input zero;
   zero.literal = number(0);
   for (const std::string& pin : pins) {
@@ -190,15 +212,17 @@ std::string compatible_input(const graph::Document& doc, const GraphRef& g,
       n.params = entry.params;
       if (entry.type == "expr") n.params = {{"expr", text(pin)}};
       n.inputs.push_back(link_to(pin, 1, out));
+      int indices = dims > 0 && index_pin(pin) ? value.type.components() : 0;
       if (spec)
         for (const graph::PinSpec& p : spec->inputs) {
           if (p.name == pin) continue;
-          bool index = p.name.size() == 2 && p.name[0] == 'i' && p.name[1] >= '0' &&
-                       p.name[1] < '0' + index_pins;
+          bool index = dims > 0 && index_pin(p.name);
+          if (index && indices >= dims) continue;
           if (!p.required && !index) continue;
           graph::Input in = same && !index ? link_to(p.name, 1, out) : zero;
           in.pin = p.name;
           n.inputs.push_back(in);
+          indices += index;
         }
       k.nodes.resize(1);
       k.nodes.push_back(n);
@@ -210,6 +234,31 @@ std::string compatible_input(const graph::Document& doc, const GraphRef& g,
     }
   }
   return "";
+}
+
+std::optional<graph::PinValue> output_value(const graph::Document& doc, const GraphRef& g,
+                                            const PinRef& from, const graph::GraphTypes& types) {
+  if (const graph::PinValue* v = types.output(from.node, from.pin)) return *v;
+  const graph::Node* src = find_node(doc, g, from.node);
+  const graph::NodeSpec* spec = src ? graph::find_node_spec(src->type) : nullptr;
+  if (!spec) return std::nullopt;
+  // Lowering types an output where it is read: a reroute reads it beside its node, or inside
+  // the node's first region (a loop index exists only there).
+  std::vector<RegionRef> places{region_of(doc, g, from.node)};
+  if (!spec->regions.empty()) places.push_back(RegionRef{from.node, spec->regions[0]});
+  for (const RegionRef& place : places) {
+    graph::Document copy = doc;
+    std::vector<graph::Node>* list = region_nodes(copy, g, place, /*create=*/true);
+    if (!list) continue;
+    graph::Node reader;
+    reader.id = next_node_id(copy, g);
+    reader.type = "reroute";
+    reader.inputs.push_back(link_to("in", from.node, from.pin));
+    list->push_back(std::move(reader));
+    graph::GraphTypes t = graph::infer_graph_types(copy, g.name, g.function);
+    if (const graph::PinValue* v = t.output(from.node, from.pin)) return *v;
+  }
+  return std::nullopt;
 }
 
 std::string first_output(const graph::Document& doc, const CatalogEntry& entry) {

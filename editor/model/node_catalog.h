@@ -1,8 +1,10 @@
 // What the search palette offers in a graph: every node type of the library that makes
 // sense there, plus ready-made entries for the document's names ("param dt", "call spring",
-// "load temperature", "input x"), and which of them fit a link dragged onto empty canvas.
+// "load temperature", "atomic_add grid", "input x"), and which of them fit a link dragged onto
+// empty canvas.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +30,11 @@ std::vector<CatalogEntry> node_catalog(const graph::Document& doc, const GraphRe
 // finds no problem with the node. "" when no pin does.
 std::string compatible_input(const graph::Document& doc, const GraphRef& g,
                              const CatalogEntry& entry, const graph::PinValue& value);
+// What output `from` of `g` gives, for a link dragged from it: `types` (the graph's inferred
+// types) when they know it, else the lowering of a copy where a reroute reads it (a loop
+// index nothing reads yet has no type until it is read). nullopt when neither knows.
+std::optional<graph::PinValue> output_value(const graph::Document& doc, const GraphRef& g,
+                                            const PinRef& from, const graph::GraphTypes& types);
 // The output pin a new node of `entry` would be linked from ("" when it has none).
 std::string first_output(const graph::Document& doc, const CatalogEntry& entry);
 

@@ -161,7 +161,17 @@ EditResult connect(EditorDocument& d, const GraphRef& g, const PinRef& from, con
   link.linked = true;
   link.from_node = from.node;
   link.from_pin = from.pin;
-  d.execute(set_input(d.doc(), g, to.node, to.pin, link), "Connect");
+  Step step(d, "Connect");
+  if (check.run_before >= 0) {  // the source runs just before the first node that needs it
+    Node copy = *find_node(d.doc(), g, from.node);
+    RegionRef region = region_of(d.doc(), g, from.node);
+    d.execute(erase_node(d.doc(), g, from.node));
+    const std::vector<Node>& list = *region_nodes(d.doc(), g, region);
+    auto at = std::find_if(list.begin(), list.end(),
+                           [&](const Node& n) { return n.id == check.run_before; });
+    d.execute(insert_node(g, region, static_cast<size_t>(at - list.begin()), std::move(copy)));
+  }
+  d.execute(set_input(d.doc(), g, to.node, to.pin, link));
   return EditResult{true, check.reason, {}};
 }
 

@@ -12,6 +12,7 @@
 #include "compiler/graph/document_json.h"
 #include "compiler/graph/validate.h"
 #include "editor/model/graph_access.h"
+#include "editor/model/literal_text.h"
 #include "editor/model/operations.h"
 #include "runtime/common/error.h"
 #include "tests/editor/canvas_harness.h"
@@ -230,6 +231,38 @@ TEST(EditorCanvas, DroppingALinkOnEmptyCanvasOffersTheNodesThatFit) {
   EXPECT_EQ(d.undo_label(), "Add normalize");  // node and link: one step
   d.undo();
   EXPECT_EQ(find_node(d.doc(), kK, 8), nullptr);
+}
+
+TEST(EditorCanvas, ALoopIndexDroppedOnEmptyCanvasOffersMemoryNodesAndLinksIntoTheBody) {
+  const char* text = R"({"format": "loom-graph", "version": 2,
+  "fields": [{"name": "grid", "type": "f32", "shape": [8, 8]}],
+  "kernels": [{"name": "k", "nodes": [
+    {"id": 1, "type": "range_for", "inputs": {"end0": 8, "end1": 8}}
+  ]}],
+  "layout": [{"graph": "k", "positions": {"1": [0, 0]}}]})";
+  CanvasHarness h;
+  EditorDocument d = EditorDocument::from_text(text);
+  h.frames(d, 2);
+  h.drag(d, pin(h, 1, "i0", true), empty_spot(h.canvas(), Vec2{400, 300}));
+  ASSERT_TRUE(h.canvas().palette().is_open());
+  std::vector<std::string> shown = h.canvas().palette().shown();
+  auto has = [&](const char* label) {
+    return std::find(shown.begin(), shown.end(), label) != shown.end();
+  };
+  EXPECT_TRUE(has("load grid"));
+  EXPECT_TRUE(has("store grid"));
+  EXPECT_TRUE(has("atomic_add grid"));
+  EXPECT_TRUE(has("add"));
+  h.type(d, "load grid");
+  h.key(d, test::kKeyEnter);
+  const graph::Node* n = find_node(d.doc(), kK, 2);
+  ASSERT_NE(n, nullptr);
+  EXPECT_EQ(n->type, "load");
+  EXPECT_EQ(region_of(d.doc(), kK, 2), (RegionRef{1, "body"}));  // where the index exists
+  ASSERT_NE(n->input("i0"), nullptr) << h.canvas().status();
+  EXPECT_EQ(n->input("i0")->from_node, 1);
+  EXPECT_FALSE(h.canvas().problems(2).empty());  // i1 still missing: shown on the node
+  EXPECT_EQ(d.undo_label(), "Add load grid");
 }
 
 TEST(EditorCanvas, LiftingALinkOffAnInputMovesOrRemovesIt) {
@@ -667,6 +700,70 @@ TEST(EditorCanvas, TheValueEditorSetsParametersAndLiterals) {
   EXPECT_FALSE(h.canvas().problems(1).empty());  // there is no parameter 't': shown at once
   h.key(d, 'Z', true);
   h.frame(d);
+}
+
+TEST(EditorCanvas, TheValueEditorTakesMouseClicksInItsFields) {
+  CanvasHarness h;
+  EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
+  h.frames(d, 2);
+  h.double_click(d, node_header(h, 2));  // the range_for: begin0, end0, ...
+  ASSERT_EQ(h.canvas().value_editor_node(), 2);
+  auto end0 = h.canvas().value_field_screen_pos("end0");
+  auto begin0 = h.canvas().value_field_screen_pos("begin0");
+  ASSERT_TRUE(end0 && begin0);
+  h.click(d, *end0);  // the second field, by mouse
+  EXPECT_EQ(h.canvas().value_editor_node(), 2);
+  h.click(d, *begin0);  // and back to the first
+  EXPECT_EQ(h.canvas().value_editor_node(), 2);
+  h.click(d, *end0);
+  ASSERT_EQ(h.canvas().value_editor_node(), 2);
+  h.key(d, 'A', /*ctrl=*/true);  // select what is there: "64"
+  h.type(d, "32");
+  h.key(d, test::kKeyEnter);
+  EXPECT_EQ(h.canvas().value_editor_node(), 2);
+  const graph::Input* in = find_node(d.doc(), kK, 2)->input("end0");
+  ASSERT_NE(in, nullptr);
+  EXPECT_EQ(literal_text(in->literal), "32");
+  // A click outside still closes it.
+  h.click(d, empty_spot(h.canvas(), Vec2{100, 330}));
+  EXPECT_EQ(h.canvas().value_editor_node(), -1);
+}
+
+TEST(EditorCanvas, TheValueEditorStartsFromTheNodesValuesEachTimeItOpens) {
+  CanvasHarness h;
+  EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
+  h.frames(d, 2);
+  // Opened on node 1 (its first field: name "s"), typed into, then opened on the store 6
+  // (its first field: field "f"): the field shows "f", and what is typed replaces it.
+  h.canvas().edit_values(d, 1);
+  h.frames(d, 2);
+  h.type(d, "x");
+  h.canvas().edit_values(d, 6);
+  h.frames(d, 2);
+  ASSERT_EQ(h.canvas().value_editor_node(), 6);
+  h.type(d, "v");
+  h.key(d, test::kKeyEnter);
+  EXPECT_EQ(find_node(d.doc(), kK, 6)->param("field")->s, "v");
+  EXPECT_EQ(find_node(d.doc(), kK, 1)->param("name")->s, "s");
+  h.key(d, test::kKeyEscape);
+  ASSERT_EQ(h.canvas().value_editor_node(), -1);
+
+  // The same by hand: Enter on node 1, type, Escape; click node 6, Enter, type, Enter.
+  h.click(d, node_header(h, 1));
+  h.key(d, test::kKeyEnter);
+  ASSERT_EQ(h.canvas().value_editor_node(), 1);
+  h.frame(d);
+  h.type(d, "xyz");  // typed, never applied
+  h.key(d, test::kKeyEscape);
+  ASSERT_EQ(h.canvas().value_editor_node(), -1);
+  h.click(d, node_header(h, 6));
+  h.key(d, test::kKeyEnter);
+  ASSERT_EQ(h.canvas().value_editor_node(), 6);
+  h.frame(d);
+  h.type(d, "f");
+  h.key(d, test::kKeyEnter);
+  EXPECT_EQ(find_node(d.doc(), kK, 6)->param("field")->s, "f");
+  EXPECT_EQ(find_node(d.doc(), kK, 1)->param("name")->s, "s");
 }
 
 TEST(EditorCanvas, NewRenameAndDeleteFunctionsFromTheMenus) {

@@ -28,6 +28,24 @@ graph::Literal real(double v) {
 
 }  // namespace
 
+TEST(ExprPins, VariablesAreLinkedOneAtATime) {
+  EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
+  const GraphRef k{"k", false};
+  int id = add_node(d, k, RegionRef{}, "expr", Vec2{0, 400}).nodes.at(0);
+  ASSERT_TRUE(set_param(d, k, id, "expr", text("a * b + c")).ok);
+  // b first, while a and c have nothing yet: the node is unfinished, not wrong.
+  EditResult r = connect(d, k, PinRef{1, "out"}, PinRef{id, "b"});
+  ASSERT_TRUE(r.ok) << r.message;
+  r = connect(d, k, PinRef{1, "out"}, PinRef{id, "a"});
+  ASSERT_TRUE(r.ok) << r.message;
+  // What the formula cannot use is still refused: a variable's reference is no value.
+  int var = add_node(d, k, RegionRef{}, "var", Vec2{0, 500}).nodes.at(0);
+  ASSERT_TRUE(set_literal(d, k, PinRef{var, "init"}, real(1.0)).ok);
+  EditResult refused = connect(d, k, PinRef{var, "ref"}, PinRef{id, "c"});
+  EXPECT_FALSE(refused.ok);
+  EXPECT_FALSE(refused.message.empty());
+}
+
 TEST(ExprPins, TheFormulaMakesThePinsAndDropsUnusedInputs) {
   EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
   const GraphRef k{"k", false};

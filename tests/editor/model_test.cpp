@@ -384,6 +384,72 @@ TEST(EditorModel, ReorderAndMoveBetweenRegions) {
   EXPECT_EQ(d.save_text(), before);
 }
 
+namespace {
+
+std::vector<int> ids_of(const std::vector<graph::Node>& nodes) {
+  std::vector<int> ids;
+  for (const graph::Node& n : nodes) ids.push_back(n.id);
+  return ids;
+}
+
+graph::Literal name(const std::string& s) {
+  graph::Literal l;
+  l.kind = graph::Literal::Kind::String;
+  l.s = s;
+  return l;
+}
+
+}  // namespace
+
+// A new ordered node is appended last in its region; a link from it into a node listed before
+// it moves it to run just before that node (one undo step with the link), unless the move
+// would break what it reads.
+TEST(EditorModel, ConnectRunsANewOrderedNodeEarlierWhenTheLinkNeedsIt) {
+  EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
+  const RegionRef body{2, "body"};
+  auto body_ids = [&] { return ids_of(*region_nodes(d.doc(), kK, body)); };
+  ASSERT_TRUE(add_node(d, kK, body, "call", Vec2{0, 300}, {{"function", name("twice")}}).ok);
+  ASSERT_EQ(body_ids(), (std::vector<int>{7, 3, 4, 5, 6, 8}));
+  std::string before = d.save_text();
+  EditResult r = connect(d, kK, PinRef{8, "y"}, PinRef{6, "value"});  // into the store before it
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_NE(r.message.find("node 8 moves to run before node 6"), std::string::npos) << r.message;
+  EXPECT_EQ(body_ids(), (std::vector<int>{7, 3, 4, 5, 8, 6}));
+  EXPECT_EQ(find_node(d.doc(), kK, 6)->input("value")->from_node, 8);
+  EXPECT_EQ(d.undo_label(), "Connect");
+  ASSERT_TRUE(d.undo());  // the move and the link together
+  EXPECT_EQ(d.save_text(), before);
+
+  // Out of a loop body: a call at the top level, after the loop, runs before the loop.
+  ASSERT_TRUE(add_node(d, kK, RegionRef{}, "call", Vec2{0, 400}, {{"function", name("twice")}}).ok);
+  ASSERT_EQ(ids_of(*graph_nodes(d.doc(), kK)), (std::vector<int>{1, 2, 9}));
+  r = connect(d, kK, PinRef{9, "y"}, PinRef{4, "b"});
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_EQ(ids_of(*graph_nodes(d.doc(), kK)), (std::vector<int>{1, 9, 2}));
+}
+
+TEST(EditorModel, ConnectRefusesAMoveEarlierThatWouldBreakWhatTheNodeReads) {
+  EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
+  const RegionRef body{2, "body"};
+  // A load (8) and an atomic (9) that reads it, both appended after the store.
+  ASSERT_TRUE(add_node(d, kK, body, "load", Vec2{0, 300}, {{"field", name("f")}}).ok);
+  ASSERT_TRUE(connect(d, kK, PinRef{2, "i0"}, PinRef{8, "i0"}).ok);
+  ASSERT_TRUE(add_node(d, kK, body, "atomic_add", Vec2{0, 400}, {{"field", name("f")}}).ok);
+  ASSERT_TRUE(connect(d, kK, PinRef{2, "i0"}, PinRef{9, "i0"}).ok);
+  ASSERT_TRUE(connect(d, kK, PinRef{8, "out"}, PinRef{9, "value"}).ok);
+  std::string before = d.save_text();
+  // Running the atomic before the multiply would put it before the load it reads.
+  EditResult r = connect(d, kK, PinRef{9, "out"}, PinRef{4, "b"});
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.message, "node 9 (atomic_add) runs after this node; move it earlier in its region");
+  EXPECT_EQ(d.save_text(), before);
+  // The load alone can run earlier: it reads only the loop index.
+  r = connect(d, kK, PinRef{8, "out"}, PinRef{4, "b"});
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_EQ(ids_of(*region_nodes(d.doc(), kK, body)), (std::vector<int>{7, 3, 8, 4, 5, 6, 9}));
+  EXPECT_NO_THROW(graph::validate_document(graph::load_document(d.save_text())));
+}
+
 // Any sequence of edits undone in full gives back the exact bytes, and redone in full gives
 // the same bytes as before the undos.
 TEST(EditorModel, RandomEditsUndoToTheSameBytes) {
