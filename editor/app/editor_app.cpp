@@ -48,10 +48,13 @@ EditorApp::EditorApp(EditorOptions options)
   };
   panels_.focus = [this](const Place& place) { focus(place); };
   panels_.show_graph = [this](const std::string& name, bool function) { canvas_.show(GraphRef{name, function}); };
-  viewport_.on_choose = [this](const graph::ViewSettings& view) {
+  // Choosing what the viewport shows is for this session (viewport_.choose, no edit); the
+  // Show menu's "Save as the default view" writes the document's view, an undoable edit.
+  viewport_.on_save_default = [this](const graph::ViewSettings& view) {
+    if (doc_.doc().view == view) return;
     graph::Document after = doc_.doc();
     after.view = view;
-    replace_document(doc_, std::move(after), "Show " + view_label(view));
+    replace_document(doc_, std::move(after), "Show " + view_label(view) + " by default");
   };
   // An untitled document until one is opened; it starts running at the first frame.
   set_document(starter_program(), "");
@@ -366,8 +369,31 @@ void EditorApp::layout_windows(float top, float bottom) {
   if (options_.hide_timings) shown = ViewportTimes{-1, -1, -1, -1};
   viewport_.window_flags = kTiled;
   viewport_.draw(session_, shown);
-  place(rx, top + vh + kGap, rw, height - vh - kGap);
-  draw_code_panel(session_, panels_);
+  // Under it, Code and Spreadsheet as tabs: a strip of tabs over the chosen panel.
+  float tabs_h = ImGui::GetFrameHeight() + 2;
+  place(rx, top + vh + kGap, rw, tabs_h);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(4, 2));
+  ImGui::Begin("##right tabs", nullptr, kTiled | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
+  bool spreadsheet_tab = false;
+  if (ImGui::BeginTabBar("##code or spreadsheet")) {
+    if (ImGui::BeginTabItem("Code")) ImGui::EndTabItem();
+    controls_["tab.Code"] = ControlRect::last_item();
+    ImGuiTabItemFlags select = spreadsheet_.select_tab ? ImGuiTabItemFlags_SetSelected : 0;
+    spreadsheet_.select_tab = false;
+    if (ImGui::BeginTabItem("Spreadsheet", nullptr, select)) spreadsheet_tab = true, ImGui::EndTabItem();
+    controls_["tab.Spreadsheet"] = ControlRect::last_item();
+    ImGui::EndTabBar();
+  }
+  ImGui::End();
+  ImGui::PopStyleVar();
+  place(rx, top + vh + kGap + tabs_h, rw, height - vh - kGap - tabs_h);
+  if (spreadsheet_tab) {
+    spreadsheet_.draw(session_, viewport_.view(), kTiled | ImGuiWindowFlags_NoTitleBar);
+  } else {
+    panels_.window_flags = kTiled | ImGuiWindowFlags_NoTitleBar;
+    draw_code_panel(session_, panels_);
+    panels_.window_flags = kTiled;
+  }
 }
 
 // ---------------------------------------------------------------- find (Ctrl+F)
@@ -592,6 +618,7 @@ void EditorApp::prompts() {
     char buf[1024];
     std::snprintf(buf, sizeof buf, "%s", path_input_.c_str());
     bool enter = ImGui::InputText("##path", buf, sizeof buf, ImGuiInputTextFlags_EnterReturnsTrue);
+    controls_["prompt.path"] = ControlRect::last_item();
     path_input_ = buf;
     // The folder's documents and subfolders: a folder clicked is entered, a document picked.
     if (browse_dir_.empty()) browse_dir_ = path_.empty() ? fs::current_path().string() : fs::absolute(path_).parent_path().string();

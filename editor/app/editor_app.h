@@ -18,6 +18,7 @@
 #include "editor/app/live_session.h"
 #include "editor/app/panels.h"
 #include "editor/app/program_panel.h"
+#include "editor/app/spreadsheet_panel.h"
 #include "editor/app/viewport.h"
 #include "editor/canvas/canvas_fonts.h"
 #include "editor/canvas/node_canvas.h"
@@ -80,6 +81,7 @@ class EditorApp {
   ViewportPanel& viewport() { return viewport_; }
   const PanelState& panels() const { return panels_; }
   ProgramPanel& program_panel() { return program_panel_; }
+  SpreadsheetPanel& spreadsheet() { return spreadsheet_; }
   const std::string& path() const { return path_; }
   // A prompt waiting for an answer ("recover", "save-before-quit", "save-before-new", "save-as",
   // "open"; "" none).
@@ -87,7 +89,8 @@ class EditorApp {
   void answer_prompt(const std::string& choice);  // "recover"/"discard", "save"/"don't save"/"cancel"
 
   // Screen rectangles of named controls in the last frame (tests click them):
-  // "viewport.play", "viewport.step", "viewport.reset", "viewport.show", "panel.<window name>",
+  // "viewport.play", "viewport.step", "viewport.reset", "viewport.show", "viewport.show.<i>",
+  // "viewport.save-default", "tab.Code", "tab.Spreadsheet", "panel.<window name>",
   // "program.kernel.<name>", "program.function.<name>", "prompt.<choice>", "find.query",
   // "find.match.<i>".
   std::optional<ControlRect> control(const std::string& name) const;
@@ -123,6 +126,7 @@ class EditorApp {
   PanelState panels_;
   ProgramPanel program_panel_;
   ViewportPanel viewport_;
+  SpreadsheetPanel spreadsheet_;
   ViewportTimes times_;
   double compile_total_ = 0;  // the program's compile time so far (its stats)
   std::string path_;

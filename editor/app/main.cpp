@@ -25,6 +25,8 @@ Opens DOC (a .loom.json graph document; a new one without it) in the editor.
   --screenshot PNG    write the last frame as a PNG file
   --viewport-screenshot PNG   write the viewport's scene of the last frame
   --hide-timings      print times as "--" (reproducible screenshots)
+  --spreadsheet       show the Spreadsheet tab (beside Code) instead of the code
+  --mouse X,Y         headless: the cursor at pixel X,Y (a tooltip in a screenshot)
   --no-vsync          do not wait for the display between frames
   --cache-dir DIR     compiled kernels (default $LOOM_CACHE_DIR or ~/.cache/loom)
   --help              this text
@@ -42,7 +44,8 @@ int main(int argc, char** argv) {
   options.backend = loom::Backend::Auto;
   std::string doc, screenshot, viewport_screenshot;
   long frames = -1;
-  bool play = false;
+  bool play = false, spreadsheet = false;
+  float mouse_x = -1, mouse_y = -1;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -85,6 +88,13 @@ int main(int argc, char** argv) {
       viewport_screenshot = value();
     } else if (a == "--hide-timings") {
       options.hide_timings = true;
+    } else if (a == "--spreadsheet") {
+      spreadsheet = true;
+    } else if (a == "--mouse") {
+      std::string s = value();
+      char comma = 0;
+      if (std::sscanf(s.c_str(), "%f%c%f", &mouse_x, &comma, &mouse_y) != 3 || comma != ',' || mouse_x < 0 || mouse_y < 0)
+        usage_error("--mouse wants X,Y in pixels, not '" + s + "'");
     } else if (a == "--no-vsync") {
       options.vsync = false;
     } else if (a == "--cache-dir") {
@@ -108,6 +118,8 @@ int main(int argc, char** argv) {
       if (frames > 0) return 1;  // a scripted run must not go on with something else
     }
     if (play) host.app().session().play();
+    if (spreadsheet) host.app().spreadsheet().select_tab = true;
+    if (mouse_x >= 0 && !host.windowed()) host.io().MousePos = ImVec2(mouse_x, mouse_y);
     int status = 0;
     while (true) {
       bool last = frames > 0 && static_cast<long>(host.frames()) + 1 >= frames;

@@ -203,7 +203,8 @@ void ProgramPanel::section(EditorDocument& doc, PanelState& state, const char* t
       apply(r);
       if (r.ok) {
         select(add_kind, made);
-        if (add_kind == DeclKind::Kernel && state.show_graph) state.show_graph(made, false);
+        bool graph = add_kind == DeclKind::Kernel || add_kind == DeclKind::Function;
+        if (graph && state.show_graph) state.show_graph(made, add_kind == DeclKind::Function);
       }
     }
   }
@@ -669,7 +670,9 @@ void ProgramPanel::inspect_kernel(EditorDocument& doc, PanelState& state) {
     ImGui::PushID(static_cast<int>(i));
     float w = ImGui::GetContentRegionAvail().x;
     std::string typed;
-    if (text_field(state, "##param", p.name, &typed, w * 0.28f)) {
+    bool renamed = text_field(state, "##param", p.name, &typed, w * 0.28f);
+    state.controls["inspector.param." + std::to_string(i)] = ControlRect::last_item();
+    if (renamed) {
       p.name = typed;
       apply(set_kernel_param(doc, kernel, i, p));
       ImGui::PopID();
@@ -780,7 +783,10 @@ void ProgramPanel::inspect_function(EditorDocument& doc, PanelState& state) {
       ImGui::PushID(static_cast<int>(i) + (output ? 1000 : 0));
       float w = ImGui::GetContentRegionAvail().x;
       std::string typed;
-      if (text_field(state, "##port", port.name, &typed, w * 0.4f)) {
+      bool renamed = text_field(state, "##port", port.name, &typed, w * 0.4f);
+      state.controls[std::string("inspector.") + (output ? "output." : "port.") + std::to_string(i)] =
+          ControlRect::last_item();
+      if (renamed) {
         port.name = typed;
         apply(set_function_port(doc, fn, output, i, port));
         ImGui::PopID();
@@ -832,7 +838,9 @@ void ProgramPanel::inspect_pipeline(EditorDocument& doc, PanelState& state) {
     ImGui::SameLine();
     if (ImGui::SmallButton("v")) apply(move_launch(doc, pipeline, i, 1));
     ImGui::SameLine();
-    if (ImGui::SmallButton("x")) {
+    bool remove = ImGui::SmallButton("x");
+    state.controls["inspector.remove_launch." + std::to_string(i)] = ControlRect::last_item();
+    if (remove) {
       apply(remove_launch(doc, pipeline, i));
       ImGui::PopID();
       return;

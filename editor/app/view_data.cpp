@@ -1,7 +1,9 @@
 #include "editor/app/view_data.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "runtime/common/error.h"
 
@@ -21,6 +23,17 @@ ViewSettings make(const std::string& show, const char* as) {
 bool valid(const graph::Document& doc, const ViewSettings& v) {
   std::string key;
   return graph::view_problem(doc, v, &key).empty();
+}
+
+// The finite values' range of every `stride`-th float; 0, 0 when there is none.
+void finite_range(const float* f, size_t count, size_t stride, float* lo, float* hi) {
+  float a = std::numeric_limits<float>::max(), b = std::numeric_limits<float>::lowest();
+  for (size_t i = 0; i < count; ++i) {
+    float v = f[i * stride];
+    if (std::isfinite(v)) a = std::min(a, v), b = std::max(b, v);
+  }
+  *lo = a <= b ? a : 0.0f;
+  *hi = a <= b ? b : 0.0f;
 }
 
 }  // namespace
@@ -83,6 +96,7 @@ PointsSnapshot read_points(Program& program, const ViewSettings& view) {
       }
       s.scalars[e] = static_cast<float>(by.components == 1 ? by.component(e, 0) : std::sqrt(sum));
     }
+    finite_range(s.scalars.data(), s.count, 1, &s.scalar_min, &s.scalar_max);
   }
   return s;
 }
@@ -96,7 +110,11 @@ ImageSnapshot read_image(Program& program, const ViewSettings& view) {
     img.width = static_cast<uint32_t>(t.size.at(0));
     img.height = static_cast<uint32_t>(t.size.at(1));
     img.depth = t.size.size() > 2 ? static_cast<uint32_t>(t.size[2]) : 1;
+    img.components = texture_channels(t.format);
     img.texels.assign(t.data, t.data + t.bytes);
+    if (img.colormapped())
+      finite_range(reinterpret_cast<const float*>(img.texels.data()), img.texels.size() / sizeof(float), 1, &img.value_min,
+                   &img.value_max);
     return img;
   }
   ArrayView a = program.array(view.show);
@@ -113,9 +131,68 @@ ImageSnapshot read_image(Program& program, const ViewSettings& view) {
       size_t e = i * h + j, t = (j * w + i) * static_cast<size_t>(channels);
       for (int c = 0; c < a.components; ++c) texels[t + static_cast<size_t>(c)] = static_cast<float>(a.component(e, c));
     }
+  img.components = a.components;
   img.texels.resize(texels.size() * sizeof(float));
   std::memcpy(img.texels.data(), texels.data(), img.texels.size());
+  if (img.colormapped()) finite_range(texels.data(), w * h, 1, &img.value_min, &img.value_max);
   return img;
+}
+
+ValueRange colormap_range(const ColorRange& setting, float data_min, float data_max) {
+  if (!setting.fixed) return ValueRange{data_min, data_max};
+  float hi = setting.max > setting.min ? setting.max
+                                       : setting.min + std::max(std::abs(setting.min) * 1e-6f, 1e-6f);
+  return ValueRange{setting.min, hi};
+}
+
+std::optional<HoveredValue> image_value_at(const ImageSnapshot& image, float x, float y) {
+  if (image.width == 0 || image.height == 0 || !std::isfinite(x) || !std::isfinite(y)) return std::nullopt;
+  float m = static_cast<float>(std::max(image.width, image.height));
+  double fi = std::floor(static_cast<double>(x) * m), fj = std::floor(static_cast<double>(y) * m);
+  if (fi < 0 || fj < 0 || fi >= image.width || fj >= image.height) return std::nullopt;
+  size_t i = static_cast<size_t>(fi), j = static_cast<size_t>(fj), w = image.width, h = image.height;
+  HoveredValue v;
+  v.element = i * h + j;
+  v.index = {static_cast<int64_t>(i), static_cast<int64_t>(j)};
+  size_t channels = static_cast<size_t>(texture_channels(image.format));
+  size_t texel = (j * w + i) * channels;
+  for (size_t c = 0; c < static_cast<size_t>(image.components) && c < channels; ++c) {
+    if (image.format == TextureFormat::RGBA8) {
+      v.values.push_back(image.texels[texel + c]);
+    } else {
+      float f = 0;
+      std::memcpy(&f, image.texels.data() + (texel + c) * sizeof(float), sizeof f);
+      v.values.push_back(f);
+    }
+  }
+  return v;
+}
+
+std::optional<HoveredValue> point_value_at(const PointsSnapshot& points, const render::Mat4& view_proj,
+                                           const render::Rect& viewport, float px, float py, float radius) {
+  size_t best = 0;
+  float best_d2 = radius * radius;
+  bool found = false;
+  size_t dims = static_cast<size_t>(points.dims);
+  for (size_t e = 0; e < points.count; ++e) {
+    const float* p = points.positions.data() + e * dims;
+    render::Vec4 c = view_proj * render::Vec4{p[0], p[1], dims > 2 ? p[2] : 0.0f, 1.0f};
+    if (!(c.w > 0)) continue;  // behind an orbit camera's eye
+    float sx = viewport.x + (c.x / c.w * 0.5f + 0.5f) * viewport.width;
+    float sy = viewport.y + (c.y / c.w * 0.5f + 0.5f) * viewport.height;
+    float d2 = (sx - px) * (sx - px) + (sy - py) * (sy - py);
+    if (d2 <= best_d2) best = e, best_d2 = d2, found = true;
+  }
+  if (!found) return std::nullopt;
+  HoveredValue v;
+  v.element = best;
+  v.index = {static_cast<int64_t>(best)};
+  for (size_t c = 0; c < dims; ++c) v.values.push_back(points.positions[best * dims + c]);
+  if (!points.scalars.empty()) {
+    v.color_value = points.scalars[best];
+    v.has_color_value = true;
+  }
+  return v;
 }
 
 }  // namespace loom::editor

@@ -240,7 +240,9 @@ TEST_F(EditorAppTest, BuildAKernelWithMouseAndKeyboardSaveItAndRunIt) {
   key('C', true);
   std::string clip = ImGui::GetClipboardText() ? ImGui::GetClipboardText() : "";
   EXPECT_NE(clip.find("\"type\": \"sqrt\""), std::string::npos) << clip;
-  move(canvas.view().to_screen(Vec2{200, 320}));
+  // Somewhere free in the lower part of the canvas, wherever the view has put the nodes.
+  move(ImVec2(canvas.canvas_screen_origin().x + canvas.canvas_screen_size().x * 0.2f,
+              canvas.canvas_screen_origin().y + canvas.canvas_screen_size().y * 0.85f));
   key('V', true);
   const graph::Node* pasted = find_node(app().document().doc(), GraphRef{"k", false}, 4);
   ASSERT_NE(pasted, nullptr) << app().document().save_text();
@@ -585,7 +587,7 @@ TEST_F(EditorAppTest, QuittingWithUnsavedEditsAsksFirst) {
   EXPECT_FALSE(host_->frame());
 }
 
-TEST_F(EditorAppTest, WhatTheViewportShowsIsAnUndoableEditOfTheDocument) {
+TEST_F(EditorAppTest, ChoosingWhatTheViewportShowsIsForTheSessionSavingItAsTheDefaultIsAnEdit) {
   start();
   ASSERT_TRUE(app().open(copy_sample("mpm88")));
   app().session().play();
@@ -593,17 +595,110 @@ TEST_F(EditorAppTest, WhatTheViewportShowsIsAnUndoableEditOfTheDocument) {
   graph::ViewSettings grid;
   grid.show = "grid_m";
   grid.as = "image";
-  app().viewport().on_choose(grid);
+  graph::ViewSettings particles = app().document().doc().view;
+  app().viewport().choose(grid);
   frames(3);
-  EXPECT_EQ(app().document().doc().view, grid);
+  EXPECT_EQ(app().document().doc().view, particles);  // the document is as it was
+  EXPECT_FALSE(app().document().dirty());
+  EXPECT_FALSE(app().document().can_undo());
   EXPECT_EQ(app().viewport().view(), grid);
+  EXPECT_TRUE(app().viewport().chosen());
   EXPECT_EQ(app().viewport().problem(), "");
   EXPECT_FALSE(app().session().error().has_value());
+  // Saved as the default view: the document's view, one undo step.
+  app().viewport().on_save_default(grid);
+  frames(2);
+  EXPECT_EQ(app().document().doc().view, grid);
   EXPECT_TRUE(app().document().dirty());
-  EXPECT_EQ(app().document().undo_label(), "Show grid_m as image");
+  EXPECT_EQ(app().document().undo_label(), "Show grid_m as image by default");
+  EXPECT_EQ(app().viewport().view(), grid);
+  EXPECT_FALSE(app().viewport().chosen());
   app().document().undo();
   frames(2);
+  EXPECT_EQ(app().document().doc().view, particles);
+  EXPECT_FALSE(app().document().dirty());
   EXPECT_EQ(view_label(app().viewport().view()), "x as points, coloured by v");
+}
+
+TEST_F(EditorAppTest, WhilePlayingTheViewportAndSpreadsheetShowValuesAndChoosingAViewIsNoEdit) {
+  start();
+  std::string path = copy_sample("heat");
+  ASSERT_TRUE(app().open(path));
+  app().session().play();
+  frames(3);
+  EXPECT_EQ(view_label(app().viewport().view()), "temperature as image");
+  EXPECT_TRUE(app().viewport().legend_shown());  // scalars through the colour map
+  // Paused, the value under the cursor is the program's element there (the image's centre).
+  app().session().pause();
+  frames(2);
+  std::optional<ControlRect> scene = app().control("viewport.scene");
+  ASSERT_TRUE(scene.has_value());
+  move(ImVec2(scene->cx(), scene->cy()));
+  frames(1);
+  ASSERT_TRUE(app().viewport().hovered().has_value());
+  HoveredValue under = *app().viewport().hovered();
+  ASSERT_EQ(under.index.size(), 2u);
+  EXPECT_NEAR(static_cast<double>(under.index[0]), 128, 2);
+  EXPECT_NEAR(static_cast<double>(under.index[1]), 128, 2);
+  EXPECT_EQ(under.element, static_cast<size_t>(under.index[0] * 256 + under.index[1]));
+  ASSERT_EQ(under.values.size(), 1u);
+  EXPECT_EQ(under.values[0], app().session().program().array("temperature").component(under.element, 0));
+  EXPECT_NE(app().viewport().hovered_text().find("temperature["), std::string::npos);
+  // A fixed range: the legend and the colours keep it.
+  ValueRange automatic = app().viewport().legend_range();
+  app().viewport().color_range("temperature") = ColorRange{true, -1.0f, 3.0f};
+  frames(1);
+  EXPECT_EQ(app().viewport().legend_range().min, -1.0f);
+  EXPECT_EQ(app().viewport().legend_range().max, 3.0f);
+  app().viewport().color_range("temperature").fixed = false;
+  frames(1);
+  EXPECT_EQ(app().viewport().legend_range().max, automatic.max);
+  move(ImVec2(5, 300));
+  app().session().play();
+  // Show › scratch as image: what is shown changes, the document does not.
+  click("viewport.show");
+  frames(2);  // the menu opens, then settles where it fits on screen
+  click("viewport.show.1");
+  frames(2);
+  EXPECT_EQ(view_label(app().viewport().view()), "scratch as image");
+  EXPECT_FALSE(app().document().dirty());
+  EXPECT_EQ(app().title(), "heat.loom.json - Loom");
+  EXPECT_EQ(app().document().doc().view.show, "temperature");
+  // The spreadsheet lists what the viewport shows.
+  click("tab.Spreadsheet");
+  frames(2);
+  EXPECT_EQ(app().spreadsheet().resource(), "scratch");
+  EXPECT_EQ(app().spreadsheet().page().elements, 256u * 256u);
+  EXPECT_EQ(app().spreadsheet().page().rows, 256u);
+  // Its pages: the next one, then "go to index" 3, 7 (element 775, on page 3).
+  std::optional<ControlRect> next = app().spreadsheet().controls().at("next");
+  click_at(next->cx(), next->cy());
+  frames(1);
+  EXPECT_EQ(app().spreadsheet().page().page, 1);
+  EXPECT_EQ(app().spreadsheet().page().first, 256u);
+  std::optional<ControlRect> go = app().spreadsheet().controls().at("goto");
+  click_at(go->cx(), go->cy());
+  type("3, 7");
+  key(257);  // Enter
+  frames(1);
+  EXPECT_EQ(app().spreadsheet().page().page, 3);
+  EXPECT_EQ(app().spreadsheet().page().first, 768u);
+  // Show › Save as the default view: an edit, undone by Ctrl+Z.
+  click("viewport.show");
+  frames(2);
+  click("viewport.save-default");
+  frames(2);
+  EXPECT_EQ(app().document().doc().view.show, "scratch");
+  EXPECT_TRUE(app().document().dirty());
+  EXPECT_EQ(app().document().undo_label(), "Show scratch as image by default");
+  move(ImVec2(5, 300));
+  key('Z', true);
+  frames(2);
+  EXPECT_EQ(app().document().doc().view.show, "temperature");
+  EXPECT_FALSE(app().document().dirty());
+  EXPECT_EQ(view_label(app().viewport().view()), "temperature as image");
+  // Saved to disk, the file still shows temperature.
+  EXPECT_NE(read_text(path).find("\"show\": \"temperature\""), std::string::npos);
 }
 
 TEST_F(EditorAppTest, AMeshViewMovesTheClothMeshAndAMissingMeshIsReported) {

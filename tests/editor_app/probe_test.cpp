@@ -2,6 +2,8 @@
 // kernel that writes nothing else. Checked against the values the kernel's own formula gives.
 #include "editor/model/probe.h"
 
+#include "editor/app/probe_runner.h"
+
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -114,6 +116,33 @@ TEST(Probe, AtomicsReadInsteadOfWriting) {
   EXPECT_EQ(probe_kernel.find("atomic_"), std::string::npos);
   EXPECT_EQ(probe_kernel.find("\"type\": \"store\", \"inputs\""),
             probe_kernel.rfind("\"type\": \"store\""));
+}
+
+// The runner: the probe on the live program's data, which it only reads; a second run
+// after a step shows the new values; a bad pin says why.
+TEST(Probe, TheRunnerShowsTheLiveProgramsValuesAndLeavesThemAlone) {
+  graph::Document doc = sample("heat");
+  Program live(cpu());
+  live.load(doc);
+  live.run_pipeline("init");
+  live.run_pipeline("step");
+  ProbeRunner runner;
+  const ProbeValues& v = runner.run(doc, live, "diffuse", PinRef{7, "out"});  // the centre load
+  ASSERT_EQ(v.error, "");
+  EXPECT_EQ(v.shape, (std::vector<int64_t>{254, 254}));
+  ASSERT_EQ(v.values.size(), 254u * 254u);
+  ArrayView t = live.array("temperature");
+  for (int i = 1; i < 255; i += 17)
+    for (int j = 1; j < 255; j += 13)
+      EXPECT_EQ(v.values[static_cast<size_t>((i - 1) * 254 + (j - 1))],
+                t.component(static_cast<size_t>(i * 256 + j), 0));
+  double before = t.component(96 * 256 + 100, 0);
+  live.run_pipeline("step");
+  const ProbeValues& w = runner.run(doc, live, "diffuse", PinRef{7, "out"});
+  EXPECT_EQ(w.values[static_cast<size_t>(95 * 254 + 99)],
+            live.array("temperature").component(96 * 256 + 100, 0));
+  EXPECT_NE(live.array("temperature").component(96 * 256 + 100, 0), before);
+  EXPECT_NE(runner.run(doc, live, "diffuse", PinRef{13, "out"}).error, "");
 }
 
 }  // namespace
