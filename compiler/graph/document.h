@@ -146,6 +146,7 @@ struct GraphLayout {
   std::string graph;       // kernel or function name
   std::vector<NodePosition> positions;
   std::vector<CommentFrame> comments;
+  std::vector<int> collapsed;  // nodes drawn as their title bar only; ascending, no repeats
 };
 
 // What is wrong with the shape of an array of `elem` elements ("" when nothing): extents

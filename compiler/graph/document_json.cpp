@@ -464,7 +464,7 @@ class Reader {
   // for one graph or a position of a node the graph lacks is an error, never kept silently.
   GraphLayout layout(const JsonValue& v, const std::string& at, const Document& doc) {
     object(v, at);
-    keys(v, at, {"graph", "positions", "comments"});
+    keys(v, at, {"graph", "positions", "comments", "collapsed"});
     GraphLayout g;
     const JsonValue& graph = required(v, at, "graph");
     g.graph = string(graph, at + ".graph");
@@ -492,6 +492,16 @@ class Reader {
       }
     }
     each(v, "comments", [&](const JsonValue& c, const std::string& cat0) { g.comments.push_back(comment(c, at + "." + cat0)); });
+    // Written ascending: an unsorted or repeated list would not save back as it was read.
+    each(v, "collapsed", [&](const JsonValue& c, const std::string& cat0) {
+      std::string cat = at + "." + cat0;
+      int id = small_integer(c, cat);
+      if (!doc.graph_has_node(g.graph, id))
+        fail(c, cat, "node " + std::to_string(id) + " collapsed, but '" + g.graph + "' has no node " + std::to_string(id));
+      if (!g.collapsed.empty() && id <= g.collapsed.back())
+        fail(c, cat, "collapsed nodes are listed once each, in ascending order");
+      g.collapsed.push_back(id);
+    });
     return g;
   }
 
@@ -809,6 +819,11 @@ std::string save_document(const Document& doc) {
         if (!c.color.empty()) s += ", \"color\": " + json_quote(c.color);
         s += "}";
       }
+      s += "]";
+    }
+    if (!g.collapsed.empty()) {
+      s += ", \"collapsed\": [";
+      for (size_t i = 0; i < g.collapsed.size(); ++i) s += (i ? ", " : "") + std::to_string(g.collapsed[i]);
       s += "]";
     }
     return s + "}";

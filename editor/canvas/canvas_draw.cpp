@@ -241,8 +241,9 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
   ImVec2 p0 = view_.to_screen(n.pos), p1 = view_.to_screen(Vec2{n.pos.x + n.w, n.pos.y + n.h});
   auto pit = problems_.find(n.id);
   bool broken = pit != problems_.end() && !pit->second.empty();
-  bool hot =
-      (hover_.kind == Hit::Kind::Node || hover_.kind == Hit::Kind::Pin) && hover_.node == index;
+  bool hot = (hover_.kind == Hit::Kind::Node || hover_.kind == Hit::Kind::Pin ||
+              hover_.kind == Hit::Kind::Value) &&
+             hover_.node == index;
   ImU32 border = selected ? IM_COL32(255, 200, 80, 255)
                  : broken ? IM_COL32(235, 70, 70, 255)
                  : hot    ? IM_COL32(150, 150, 160, 255)
@@ -272,10 +273,15 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
     return;
   }
   float rounding = 5 * z;
-  dl->AddRectFilled(p0, p1, IM_COL32(40, 42, 48, 240), rounding);
-  dl->AddRectFilled(p0, ImVec2(p1.x, p0.y + m.header * z), head, rounding,
-                    ImDrawFlags_RoundCornersTop);
-  dl->AddRect(p0, p1, border, rounding, 0, selected || broken ? 2.5f : 1.0f);
+  if (n.collapsed) {  // the title bar alone; its links meet its edges
+    dl->AddRectFilled(p0, p1, head, rounding);
+    dl->AddRect(p0, p1, border, rounding, 0, selected || broken ? 2.5f : 1.0f);
+  } else {
+    dl->AddRectFilled(p0, p1, IM_COL32(40, 42, 48, 240), rounding);
+    dl->AddRectFilled(p0, ImVec2(p1.x, p0.y + m.header * z), head, rounding,
+                      ImDrawFlags_RoundCornersTop);
+    dl->AddRect(p0, p1, border, rounding, 0, selected || broken ? 2.5f : 1.0f);
+  }
 
   float label = m.text;
   // Titles stay readable zoomed out (at least 9 pixels, clipped to the box): they are how
@@ -290,6 +296,20 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
   if (!labels) return;  // pins, labels and badges would be specks
   draw_text(dl, Vec2{id_right - n.id_w * 12 / label, n.pos.y + (m.header - 12) * 0.5f}, 12,
             IM_COL32(255, 255, 255, 120), "#" + std::to_string(n.id));
+  if (n.collapsed) {
+    float r = 3 * z;
+    for (int side = 0; side < 2; ++side)  // where the links attach
+      if (side ? !n.outputs.empty() : !n.inputs.empty())
+        dl->AddCircleFilled(view_.to_screen(Vec2{n.pos.x + (side ? n.w : 0), n.pos.y + n.h * 0.5f}),
+                            r, IM_COL32(220, 220, 220, 255), 10);
+  }
+  if (broken) {  // the badge; hovering the node lists the problems
+    ImVec2 c = view_.to_screen(Vec2{n.pos.x + n.w - 10, n.pos.y + m.header * 0.5f});
+    dl->AddCircleFilled(c, 7 * z, IM_COL32(225, 55, 55, 255), 12);
+    draw_text(dl, Vec2{n.pos.x + n.w - 12, n.pos.y + m.header * 0.5f - 6.5f}, 13, IM_COL32_WHITE,
+              "!");
+  }
+  if (n.collapsed) return;
   float top = n.pos.y + m.header;
   if (!n.detail.empty()) {
     draw_text(dl, Vec2{n.pos.x + m.pad, top + 2}, 12, IM_COL32(200, 205, 215, 220), n.detail,
@@ -320,6 +340,13 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
     if (hover_.kind == Hit::Kind::Pin && hover_.node == index && !hover_.output &&
         hover_.pin == static_cast<int>(k))
       dl->AddCircle(s, r + 3, IM_COL32(255, 255, 255, 200), 12, 1.5f);
+    if (hover_.kind == Hit::Kind::Value && hover_.node == index &&
+        hover_.pin == static_cast<int>(k)) {  // a click types here, a drag scrubs a number
+      Rect v = value_rect(index, static_cast<int>(k));
+      dl->AddRectFilled(view_.to_screen(Vec2{v.x0, v.y0 + 2}),
+                        view_.to_screen(Vec2{v.x1, v.y1 - 2}), IM_COL32(255, 255, 255, 28), 3 * z);
+    }
+    if (inline_pin_.node == n.id && inline_pin_.pin == pin.name) continue;  // the field is over it
     draw_text(dl, Vec2{at.x + m.pad + 2, at.y - label * 0.55f}, label, IM_COL32(215, 215, 215, 255),
               pin.name);
     if (!pin.literal.empty())
@@ -336,12 +363,6 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
       dl->AddCircle(s, r + 3, IM_COL32(255, 255, 255, 200), 12, 1.5f);
     draw_text(dl, Vec2{at.x - m.pad - 2 - pin.width, at.y - label * 0.55f}, label,
               IM_COL32(215, 215, 215, 255), pin.name);
-  }
-  if (broken) {  // the badge; hovering the node lists the problems
-    ImVec2 c = view_.to_screen(Vec2{n.pos.x + n.w - 10, n.pos.y + m.header * 0.5f});
-    dl->AddCircleFilled(c, 7 * z, IM_COL32(225, 55, 55, 255), 12);
-    draw_text(dl, Vec2{n.pos.x + n.w - 12, n.pos.y + m.header * 0.5f - 6.5f}, 13, IM_COL32_WHITE,
-              "!");
   }
   (void)doc;
 }
@@ -468,8 +489,16 @@ void NodeCanvas::tooltips(EditorDocument& doc) {
       for (const std::string& msg : it->second)
         if (msg.rfind(p.name + ": ", 0) == 0) text += "\n" + msg;
     ImGui::SetTooltip("%s", text.c_str());
-  } else if (hit.kind == Hit::Kind::Node) {
+  } else if (hit.kind == Hit::Kind::Node || hit.kind == Hit::Kind::Value) {
     const NodeGeom& n = geo_.nodes()[static_cast<size_t>(hit.node)];
+    if (hit.kind == Hit::Kind::Value) {
+      const PinGeom& p = n.inputs[static_cast<size_t>(hit.pin)];
+      if (!p.literal.empty() &&
+          (p.category == PinCategory::Int || p.category == PinCategory::Float))
+        ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);  // a drag scrubs it
+    }
+    // The value editor beside the node lists these itself: a tooltip would cover it.
+    if (n.id == editing_node_ || n.id == inline_pin_.node) return;
     auto it = problems_.find(n.id);
     if (it == problems_.end() || it->second.empty()) return;
     std::string text = n.type + " #" + std::to_string(n.id) + ":";

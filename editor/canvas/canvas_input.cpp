@@ -1,12 +1,14 @@
 // Mouse and keyboard: what the user's hands do to the canvas and the document.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "editor/canvas/node_canvas.h"
 #include "editor/model/clipboard.h"
 #include "editor/model/edits.h"
 #include "editor/model/graph_access.h"
+#include "editor/model/literal_text.h"
 #include "editor/model/operations.h"
 
 namespace loom::editor {
@@ -16,6 +18,21 @@ namespace {
 constexpr float kDragThreshold = 4.0f;  // pixels before a press becomes a drag
 
 float distance(ImVec2 a, ImVec2 b) { return std::hypot(a.x - b.x, a.y - b.y); }
+
+// A scrubbed number as typed: integers stay integers; floats keep a point and the digits
+// the step can change ("2.5", not "2.50000012").
+std::string scrub_text(double v, bool integer, double step) {
+  char buf[64];
+  if (integer) {
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(std::llround(v)));
+    return buf;
+  }
+  int decimals = std::clamp(static_cast<int>(-std::floor(std::log10(step))), 1, 9);
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  std::string t = buf;
+  while (t.size() > 2 && t.back() == '0' && t[t.size() - 2] != '.') t.pop_back();
+  return t;
+}
 
 bool key_pressed(ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k), false); }
 
@@ -35,6 +52,23 @@ NodeCanvas::Minimap NodeCanvas::minimap() const {
   m.world = Rect{cx - w * 0.5f / m.scale, cy - h * 0.5f / m.scale, cx + w * 0.5f / m.scale,
                  cy + h * 0.5f / m.scale};
   return m;
+}
+
+Rect NodeCanvas::value_rect(int node, int pin) const {
+  const NodeGeom& n = geo_.nodes()[static_cast<size_t>(node)];
+  const NodeMetrics& m = geo_.metrics();
+  if (n.reroute || n.collapsed || m.text * view_.zoom < 6.0f) return Rect{};
+  const PinGeom& in = n.inputs[static_cast<size_t>(pin)];
+  if (in.linked) return Rect{};
+  Vec2 at = geo_.input_pos(node, pin);
+  // The label and, without a value, room for one; never over the row's output label.
+  float right = n.pos.x + n.w - m.pad;
+  if (static_cast<size_t>(pin) < n.outputs.size())
+    right -= n.outputs[static_cast<size_t>(pin)].width + 2 * m.pad;
+  float x0 = at.x + m.pad;
+  float x1 = std::min(right, x0 + 2 + std::max(in.width, in.name_w + 30));
+  if (x1 <= x0) return Rect{};
+  return Rect{x0, at.y - m.row * 0.5f, x1, at.y + m.row * 0.5f};
 }
 
 NodeCanvas::Hit NodeCanvas::hit_test(ImVec2 screen) const {
@@ -65,6 +99,12 @@ NodeCanvas::Hit NodeCanvas::hit_test(ImVec2 screen) const {
   if (int n = geo_.node_at(p); n >= 0) {
     hit.kind = Hit::Kind::Node;
     hit.node = n;
+    const NodeGeom& node = geo_.nodes()[static_cast<size_t>(n)];
+    for (size_t k = 0; k < node.inputs.size(); ++k)
+      if (value_rect(n, static_cast<int>(k)).contains(p.x, p.y)) {
+        hit.kind = Hit::Kind::Value;
+        hit.pin = static_cast<int>(k);
+      }
     return hit;
   }
   // Zone label bars (the region node and what it holds move together from there).
@@ -138,8 +178,7 @@ void NodeCanvas::handle_mouse(EditorDocument& doc) {
     return;
   }
 
-  bool space =
-      focused_ && !io.WantTextInput && ImGui::IsKeyDown(ImGui::GetKeyIndex(ImGuiKey_Space));
+  bool space = keys_ && !io.WantTextInput && ImGui::IsKeyDown(ImGui::GetKeyIndex(ImGuiKey_Space));
   if (hovered_ && mode_ == Mode::Idle && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) &&
       !space && double_click(doc, hit_test(mouse)))
     return;
@@ -166,6 +205,10 @@ void NodeCanvas::handle_mouse(EditorDocument& doc) {
         break;
       case Hit::Kind::Pin:
         begin_link(doc, press_);
+        break;
+      case Hit::Kind::Value:  // a click types a value, a drag scrubs it (see Mode::Value)
+        mode_ = Mode::Value;
+        scrubbing_ = false;
         break;
       case Hit::Kind::Node:
       case Hit::Kind::Zone: {
@@ -271,6 +314,37 @@ void NodeCanvas::handle_mouse(EditorDocument& doc) {
       }
       mode_ = Mode::Idle;
       break;
+    case Mode::Value: {
+      const NodeGeom& n = geo_.nodes()[static_cast<size_t>(press_.node)];
+      PinRef input{n.id, n.inputs[static_cast<size_t>(press_.pin)].name};
+      if (dragging_ && !scrubbing_) {
+        const graph::Node* node = find_node(doc.doc(), graph(), n.id);
+        const graph::Input* in = node ? node->input(input.pin) : nullptr;
+        if (in && !in->linked && in->literal.is_number()) {
+          scrubbing_ = true;
+          scrub_int_ = in->literal.kind == graph::Literal::Kind::Int;
+          scrub_start_ = in->literal.as_double();
+          // The step is fixed at the press: a rate of the changing value would run away.
+          scrub_step_ = std::max(std::fabs(scrub_start_) * 0.005, scrub_int_ ? 1.0 : 0.001);
+          doc.begin_group("Scrub " + input.pin);
+        } else {  // nothing to scrub: the label moves its node as the rest of the box does
+          int id = n.id;
+          if (!doc.selection().has(id)) select_only(doc, {id});
+          press_.kind = Hit::Kind::Node;
+          mode_ = Mode::MoveNodes;
+          begin_move(doc, press_);
+          break;
+        }
+      }
+      if (scrubbing_) update_scrub(doc);
+      if (!released) break;
+      if (scrubbing_)
+        end_scrub(doc, false);
+      else
+        open_inline_editor(doc, input);
+      mode_ = Mode::Idle;
+      break;
+    }
     case Mode::Link:
       link_has_target_ = false;
       if (GraphGeometry::PinHit pin =
@@ -302,6 +376,31 @@ void NodeCanvas::handle_mouse(EditorDocument& doc) {
     default:
       break;
   }
+}
+
+// ---------------------------------------------------------------- scrubbing
+
+void NodeCanvas::update_scrub(EditorDocument& doc) {
+  ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);
+  const NodeGeom& n = geo_.nodes()[static_cast<size_t>(press_.node)];
+  PinRef input{n.id, n.inputs[static_cast<size_t>(press_.pin)].name};
+  double dx = std::round(ImGui::GetIO().MousePos.x - press_screen_.x);
+  double v = scrub_start_ + dx * scrub_step_;
+  if (!scrub_int_) v = std::round(v / scrub_step_) * scrub_step_;
+  std::string error;
+  std::optional<graph::Literal> value =
+      parse_literal_text(scrub_text(v, scrub_int_, scrub_step_), false, &error);
+  const graph::Node* node = find_node(doc.doc(), graph(), n.id);
+  const graph::Input* in = node ? node->input(input.pin) : nullptr;
+  if (!value || (in && !in->linked && in->literal.spelling == value->spelling)) return;
+  set_literal(doc, graph(), input, value);
+  sync(doc);
+}
+
+void NodeCanvas::end_scrub(EditorDocument& doc, bool cancel) {
+  scrubbing_ = false;
+  doc.end_group();
+  if (cancel && doc.undo_label().rfind("Scrub ", 0) == 0) doc.undo();
 }
 
 // ---------------------------------------------------------------- moving
@@ -534,10 +633,24 @@ bool NodeCanvas::double_click(EditorDocument& doc, const Hit& hit) {
 
 void NodeCanvas::handle_keyboard(EditorDocument& doc) {
   ImGuiIO& io = ImGui::GetIO();
-  if (!focused_ || palette_.is_open() || comment_editing_ >= 0 || editing_node_ >= 0 ||
+  if (palette_.is_open() || comment_editing_ >= 0 || editing_node_ >= 0 || inline_pin_.node >= 0 ||
       renaming_function_ || io.WantTextInput ||
       ImGui::IsPopupOpen(nullptr, ImGuiPopupFlags_AnyPopupId))
     return;
+  // Undo and redo stay with the focused canvas wherever the mouse is: the app takes them
+  // exactly when the canvas is not focused, so one of the two (never both) acts.
+  auto undo_redo = [&] {
+    if (!focused_ || mode_ != Mode::Idle || !io.KeyCtrl) return;
+    if (key_pressed(ImGuiKey_Z)) {
+      if (io.KeyShift ? doc.redo() : doc.undo()) status_ = io.KeyShift ? "redo" : "undo";
+    } else if (key_pressed(ImGuiKey_Y)) {
+      if (doc.redo()) status_ = "redo";
+    }
+  };
+  if (!keys_) {
+    undo_redo();
+    return;
+  }
   ImVec2 mouse = io.MousePos;
   bool mouse_in = mouse.x >= view_.origin.x && mouse.y >= view_.origin.y &&
                   mouse.x < view_.origin.x + size_.x && mouse.y < view_.origin.y + size_.y;
@@ -555,6 +668,9 @@ void NodeCanvas::handle_keyboard(EditorDocument& doc) {
       doc.end_group();
       doc.undo();
       mode_ = Mode::Idle;
+    } else if (mode_ == Mode::Value) {
+      if (scrubbing_) end_scrub(doc, true);  // back to the value at the press
+      mode_ = Mode::Idle;
     } else if (mode_ != Mode::Idle) {
       mode_ = Mode::Idle;
       picked_up_ = PinRef{};
@@ -570,10 +686,8 @@ void NodeCanvas::handle_keyboard(EditorDocument& doc) {
   }
   if (mode_ != Mode::Idle) return;
   if (io.KeyCtrl) {
-    if (key_pressed(ImGuiKey_Z)) {
-      if (io.KeyShift ? doc.redo() : doc.undo()) status_ = io.KeyShift ? "redo" : "undo";
-    } else if (key_pressed(ImGuiKey_Y)) {
-      if (doc.redo()) status_ = "redo";
+    if (key_pressed(ImGuiKey_Z) || key_pressed(ImGuiKey_Y)) {
+      undo_redo();
     } else if (key_pressed(ImGuiKey_C)) {
       copy_selection(doc);
     } else if (key_pressed(ImGuiKey_X)) {
@@ -618,6 +732,7 @@ void NodeCanvas::handle_keyboard(EditorDocument& doc) {
     if (c == '?') help_open_ = !help_open_;
     if (c == 'f' || c == 'F') frame_selection();
     if (c == 'c' || c == 'C') comment_around_selection(doc);
+    if (c == 'h' || c == 'H') toggle_collapse(doc);
     if (c == 'A') open_palette(doc, at, at_screen, false);
   }
 }
@@ -631,6 +746,19 @@ void NodeCanvas::delete_selection(EditorDocument& doc) {
   doc.end_group();
   select_only(doc, {});
   status_ = "deleted";
+}
+
+void NodeCanvas::toggle_collapse(EditorDocument& doc) {
+  std::vector<int> ids;
+  bool all_collapsed = true;
+  for (int id : doc.selection().nodes)
+    if (int i = geo_.index_of(id); i >= 0 && !geo_.nodes()[static_cast<size_t>(i)].reroute) {
+      ids.push_back(id);
+      all_collapsed &= geo_.nodes()[static_cast<size_t>(i)].collapsed;
+    }
+  if (ids.empty()) return;
+  EditResult r = set_collapsed(doc, graph(), ids, !all_collapsed);
+  status_ = r.ok ? (all_collapsed ? "expanded" : "collapsed (H expands)") : r.message;
 }
 
 void NodeCanvas::copy_selection(EditorDocument& doc) {

@@ -38,7 +38,8 @@ void NodeCanvas::draw_menus(EditorDocument& doc) {
     ImGui::OpenPopup(kMenu);
     menu_requested_ = false;
     // Right-clicking an unselected node or comment acts on it alone.
-    if (menu_->hit.kind == Hit::Kind::Node || menu_->hit.kind == Hit::Kind::Zone) {
+    if (menu_->hit.kind == Hit::Kind::Node || menu_->hit.kind == Hit::Kind::Zone ||
+        menu_->hit.kind == Hit::Kind::Value) {
       int id = geo_.nodes()[static_cast<size_t>(menu_->hit.node)].id;
       if (!doc.selection().has(id)) select_only(doc, {id});
     } else if (menu_->hit.kind == Hit::Kind::Comment ||
@@ -56,6 +57,7 @@ void NodeCanvas::draw_menus(EditorDocument& doc) {
     switch (hit.kind) {
       case Hit::Kind::Node:
       case Hit::Kind::Zone:
+      case Hit::Kind::Value:
       case Hit::Kind::Pin: {
         const NodeGeom& n = geo_.nodes()[static_cast<size_t>(hit.node)];
         ImGui::TextDisabled("%s #%d", n.type.c_str(), n.id);
@@ -72,6 +74,8 @@ void NodeCanvas::draw_menus(EditorDocument& doc) {
           duplicate_nodes(doc, graph(), sel.nodes, Vec2{30, 30});
         if (ImGui::MenuItem("Delete", "Del")) delete_selection(doc);
         if (ImGui::MenuItem("Comment around", "C")) comment_around_selection(doc);
+        if (!n.reroute && ImGui::MenuItem(n.collapsed ? "Expand" : "Collapse", "H"))
+          toggle_collapse(doc);
         bool linked = false;
         for (const PinGeom& p : n.inputs) linked |= p.linked;
         if (ImGui::MenuItem("Disconnect inputs", nullptr, false, linked)) {
@@ -306,6 +310,9 @@ void NodeCanvas::draw_value_editor(EditorDocument& doc) {
   bool close = false;
   if (ImGui::Begin("##loom_value_editor", nullptr, flags)) {
     ImGui::Text("%s #%d", node->type.c_str(), node->id);
+    // The node's problems here, where the error tooltip would have covered this editor.
+    for (const std::string& p : problems(node->id))
+      ImGui::TextColored(ImVec4(1, 0.45f, 0.45f, 1), "%s", p.c_str());
     ImGui::TextDisabled("Enter applies a field, Escape closes; empty removes");
     ImGui::Separator();
     // ImGui keeps an active text field's own buffer (and a recycled one's cursor) by id: ids
@@ -364,6 +371,91 @@ void NodeCanvas::draw_value_editor(EditorDocument& doc) {
   ImGui::End();
   if (fonts_ && fonts_->ui()) ImGui::PopFont();
   if (close) editing_node_ = -1;
+}
+
+void NodeCanvas::open_inline_editor(EditorDocument& doc, const PinRef& pin) {
+  const graph::Node* n = find_node(doc.doc(), graph(), pin.node);
+  if (!n) return;
+  const graph::Input* in = n->input(pin.pin);
+  if (in && in->linked) return;
+  inline_pin_ = pin;
+  inline_text_ = in ? literal_text(in->literal) : "";
+  inline_focus_ = true;
+  inline_opened_frame_ = ImGui::GetFrameCount();
+  ++inline_opening_;
+}
+
+void NodeCanvas::commit_inline(EditorDocument& doc) {
+  PinRef pin = inline_pin_;
+  inline_pin_ = PinRef{};
+  const graph::Node* n = find_node(doc.doc(), graph(), pin.node);
+  if (!n) return;
+  const graph::Input* in = n->input(pin.pin);
+  if (in && in->linked) return;  // linked meanwhile: the value would be thrown away
+  std::string error;
+  std::optional<graph::Literal> value = parse_literal_text(inline_text_, false, &error);
+  if (!error.empty()) {
+    status_ = pin.pin + ": " + error;
+    return;
+  }
+  std::string now = in ? literal_text(in->literal) : "";
+  if ((value ? literal_text(*value) : "") == now && (value.has_value() == (in != nullptr)))
+    return;  // unchanged: no undo step
+  EditResult r = set_literal(doc, graph(), pin, value);
+  status_ = r.ok ? pin.pin + " = " + (inline_text_.empty() ? "(none)" : inline_text_) : r.message;
+}
+
+void NodeCanvas::draw_inline_editor(EditorDocument& doc) {
+  if (inline_pin_.node < 0) return;
+  int index = geo_.index_of(inline_pin_.node);
+  int pin = index < 0 ? -1 : geo_.input_index(index, inline_pin_.pin);
+  Rect r = pin < 0 ? Rect{} : value_rect(index, pin);
+  if (r.width() <= 0) {  // gone, linked, zoomed too far out to show: nothing to type into
+    inline_pin_ = PinRef{};
+    return;
+  }
+  const NodeGeom& n = geo_.nodes()[static_cast<size_t>(index)];
+  ImFont* font = font_for(geo_.metrics().text);
+  float px = geo_.metrics().text * view_.zoom;
+  ImVec2 a = view_.to_screen(Vec2{r.x0, r.y0});
+  float width = std::max(60.0f, view_.to_screen(Vec2{n.pos.x + n.w, 0}).x - a.x - 4);
+  ImGui::SetNextWindowPos(ImVec2(a.x, a.y));
+  if (inline_focus_) ImGui::SetNextWindowFocus();
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+  ImGui::PushStyleVar(ImGuiStyleVar_FramePadding,
+                      ImVec2(2, std::max(0.0f, (r.height() * view_.zoom - px) * 0.5f)));
+  ImGui::PushFont(font);
+  ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize |
+                           ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                           ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoScrollbar;
+  bool commit = false, cancel = false;
+  if (ImGui::Begin("##loom_inline_value", nullptr, flags)) {
+    ImGui::PushID(inline_opening_);  // a fresh field each opening: it starts from the value
+    if (inline_focus_) {
+      ImGui::SetKeyboardFocusHere();
+      inline_focus_ = false;
+    }
+    ImGui::SetNextItemWidth(width);
+    ImGui::SetWindowFontScale(px / font->FontSize);
+    commit =
+        ImGui::InputText("##v", &inline_text_,
+                         ImGuiInputTextFlags_EnterReturnsTrue | ImGuiInputTextFlags_AutoSelectAll);
+    ImGui::SetWindowFontScale(1);
+    ImGui::PopID();
+    cancel = ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape));
+    // A click anywhere else commits, as leaving a field does in Blender.
+    bool outside = ImGui::IsMouseClicked(0) &&
+                   !ImGui::IsWindowHovered(ImGuiHoveredFlags_AllowWhenBlockedByActiveItem) &&
+                   ImGui::GetFrameCount() > inline_opened_frame_ + 1;
+    commit |= outside;
+  }
+  ImGui::End();
+  ImGui::PopFont();
+  ImGui::PopStyleVar(2);
+  if (cancel)
+    inline_pin_ = PinRef{};
+  else if (commit)
+    commit_inline(doc);
 }
 
 void NodeCanvas::new_function(EditorDocument& doc) {

@@ -241,6 +241,7 @@ void GraphGeometry::build(const graph::Document& doc, const GraphRef& g,
       ng.h = m_.header + (ng.detail.empty() ? 0 : m_.detail) + static_cast<float>(rows) * m_.row +
              m_.pad * 0.5f;
     }
+    ng.open_h = ng.h;
     int index = static_cast<int>(nodes_.size());
     index_[n.id] = index;
     // Zones: the type's regions, and any other the document gives it.
@@ -268,14 +269,26 @@ void GraphGeometry::build(const graph::Document& doc, const GraphRef& g,
 }
 
 void GraphGeometry::place(const graph::Document& doc, const GraphRef& g) {
-  for (NodeGeom& n : nodes_) n.positioned = false;
-  if (const graph::GraphLayout* l = find_layout(doc, g.name))
+  for (NodeGeom& n : nodes_) {
+    n.positioned = n.collapsed = false;
+    n.h = n.open_h;
+  }
+  if (const graph::GraphLayout* l = find_layout(doc, g.name)) {
     for (const graph::NodePosition& p : l->positions) {
       auto it = index_.find(p.node);
       if (it == index_.end()) continue;
       nodes_[static_cast<size_t>(it->second)].pos = Vec2{p.x, p.y};
       nodes_[static_cast<size_t>(it->second)].positioned = true;
     }
+    for (int id : l->collapsed) {
+      auto it = index_.find(id);
+      if (it == index_.end()) continue;
+      NodeGeom& n = nodes_[static_cast<size_t>(it->second)];
+      if (n.reroute) continue;  // already just a dot
+      n.collapsed = true;
+      n.h = m_.header;
+    }
+  }
   auto_layout();
   compute_zones();
 
@@ -460,14 +473,14 @@ int GraphGeometry::index_of(int id) const {
 
 Vec2 GraphGeometry::input_pos(int node, int pin) const {
   const NodeGeom& n = nodes_[static_cast<size_t>(node)];
-  if (n.reroute) return Vec2{n.pos.x, n.pos.y + n.h * 0.5f};
+  if (n.reroute || n.collapsed) return Vec2{n.pos.x, n.pos.y + n.h * 0.5f};
   float top = n.pos.y + m_.header + (n.detail.empty() ? 0 : m_.detail);
   return Vec2{n.pos.x, top + (static_cast<float>(pin) + 0.5f) * m_.row};
 }
 
 Vec2 GraphGeometry::output_pos(int node, int pin) const {
   const NodeGeom& n = nodes_[static_cast<size_t>(node)];
-  if (n.reroute) return Vec2{n.pos.x + n.w, n.pos.y + n.h * 0.5f};
+  if (n.reroute || n.collapsed) return Vec2{n.pos.x + n.w, n.pos.y + n.h * 0.5f};
   float top = n.pos.y + m_.header + (n.detail.empty() ? 0 : m_.detail);
   return Vec2{n.pos.x + n.w, top + (static_cast<float>(pin) + 0.5f) * m_.row};
 }
@@ -523,6 +536,7 @@ GraphGeometry::PinHit GraphGeometry::pin_at(Vec2 p, float radius) const {
   float best_d = radius * radius;
   for (int i : near) {
     const NodeGeom& n = nodes_[static_cast<size_t>(i)];
+    if (n.collapsed) continue;
     auto consider = [&](Vec2 at, int pin, bool output) {
       float d = (at.x - p.x) * (at.x - p.x) + (at.y - p.y) * (at.y - p.y);
       if (d <= best_d) {

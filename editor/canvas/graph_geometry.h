@@ -54,8 +54,10 @@ struct NodeGeom {
   int order = 0;  // ordered nodes: 1-based place among the ordered nodes of its region
   bool reroute = false;
   bool positioned = false;  // has a position in the document (else automatic layout)
-  float w = 0, h = 0;
-  float id_w = 0;  // of "#id" at the label size
+  bool collapsed = false;   // drawn as its title bar, links on the bar's edges (layout)
+  float w = 0, h = 0;       // h: the title bar's when collapsed
+  float open_h = 0;         // the height with its pins
+  float id_w = 0;           // of "#id" at the label size
   Vec2 pos;
   std::vector<PinGeom> inputs, outputs;
   std::vector<int> zones;  // indices of its regions' zones
@@ -85,7 +87,7 @@ class GraphGeometry {
   // Shapes: nodes, titles, pins and sizes. `types` colours the pins.
   void build(const graph::Document& doc, const GraphRef& g, const graph::GraphTypes& types,
              const Measure& measure, const NodeMetrics& metrics = {});
-  // Placement: positions (document, else automatic), zones, links, grid hashes.
+  // Placement: positions (document, else automatic), collapse, zones, links, grid hashes.
   void place(const graph::Document& doc, const GraphRef& g);
 
   const std::vector<NodeGeom>& nodes() const { return nodes_; }
@@ -110,6 +112,7 @@ class GraphGeometry {
   // The zone of `region`, or -1.
   int zone_of(const RegionRef& region) const;
   // A pin within `radius` of `p`: node index, pin index, output?; node -1 when none.
+  // Collapsed nodes show no pins, so have none to hit.
   struct PinHit {
     int node = -1, pin = -1;
     bool output = false;

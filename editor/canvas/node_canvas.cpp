@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "compiler/graph/node_library.h"
+#include "editor/model/edits.h"
 #include "editor/model/graph_access.h"
 #include "editor/model/node_catalog.h"
 #include "editor/model/operations.h"
@@ -23,6 +24,14 @@ void NodeCanvas::frame(EditorDocument& doc) {
                              ImGuiButtonFlags_MouseButtonMiddle);
   hovered_ = ImGui::IsItemHovered();
   focused_ = ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows);
+  // Keys go to the panel under the mouse, so Delete over another panel never deletes nodes;
+  // with the mouse over no window at all, to the canvas when it has the focus; during one of
+  // its drags, to the canvas (Escape cancels it wherever the mouse has gone).
+  constexpr ImGuiHoveredFlags kThrough = ImGuiHoveredFlags_AllowWhenBlockedByActiveItem;
+  bool over_canvas = ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows | kThrough);
+  bool over_any = ImGui::IsWindowHovered(ImGuiHoveredFlags_AnyWindow | kThrough |
+                                         ImGuiHoveredFlags_AllowWhenBlockedByPopup);
+  keys_ = over_canvas || (focused_ && !over_any) || mode_ != Mode::Idle;
 
   sync(doc);
   apply_pending_frame();
@@ -33,6 +42,7 @@ void NodeCanvas::frame(EditorDocument& doc) {
   tooltips(doc);
   draw_menus(doc);
   draw_comment_editor(doc);
+  draw_inline_editor(doc);
   draw_value_editor(doc);
   draw_function_renamer(doc);
   if (auto choice = palette_.draw(fonts_ ? fonts_->ui() : nullptr)) apply_choice(doc, *choice);
@@ -230,6 +240,54 @@ std::optional<ImVec2> NodeCanvas::zone_screen_pos(const RegionRef& region) const
   return view_.to_screen(Vec2{r.x0, r.y0});
 }
 
+std::optional<Rect> NodeCanvas::minimap_screen_rect() const {
+  Minimap m = minimap();
+  if (!m.shown) return std::nullopt;
+  return m.screen;
+}
+
+std::optional<ImVec2> NodeCanvas::input_value_screen_pos(const PinRef& input) const {
+  int i = geo_.index_of(input.node);
+  if (i < 0) return std::nullopt;
+  int p = geo_.input_index(i, input.pin);
+  if (p < 0) return std::nullopt;
+  Rect r = value_rect(i, p);
+  if (r.width() <= 0) return std::nullopt;
+  // Over the value when there is one (right of the name), else over the name.
+  const PinGeom& pin = geo_.nodes()[static_cast<size_t>(i)].inputs[static_cast<size_t>(p)];
+  float x = pin.literal.empty() ? (r.x0 + r.x1) * 0.5f
+                                : std::min(r.x1 - 2, r.x0 + pin.name_w + 14 + geo_.metrics().pad);
+  return view_.to_screen(Vec2{x, (r.y0 + r.y1) * 0.5f});
+}
+
+Vec2 NodeCanvas::clear_spot(Vec2 at, float w, float h) const {
+  float margin = 12 / view_.zoom;
+  Rect vis = visible_rect();
+  Minimap map = minimap();
+  Rect under;  // the minimap and a margin, in canvas units (it sits in the corner)
+  if (map.shown) {
+    Vec2 a = view_.to_canvas(ImVec2(map.screen.x0, map.screen.y0));
+    under = Rect{a.x - margin, a.y - margin, vis.x1, vis.y1};
+  }
+  Rect box{at.x, at.y, at.x + w, at.y + h};
+  if (box.inside(vis) && !(map.shown && box.overlaps(under))) return at;  // where it was asked
+  Rect room{vis.x0 + margin, vis.y0 + margin, vis.x1 - margin, vis.y1 - margin};
+  // Bigger than the view: its top-left corner shows.
+  Vec2 p{std::max(room.x0, std::min(at.x, room.x1 - w)),
+         std::max(room.y0, std::min(at.y, room.y1 - h))};
+  if (map.shown) {
+    if (Rect{p.x, p.y, p.x + w, p.y + h}.overlaps(under)) {
+      // The shorter way out: left of it or above it (both stay in view: the minimap is small).
+      float left = p.x + w - under.x0, up = p.y + h - under.y0;
+      if (left <= up && under.x0 - w >= room.x0)
+        p.x = under.x0 - w;
+      else
+        p.y = std::max(room.y0, under.y0 - h);
+    }
+  }
+  return Vec2{std::round(p.x), std::round(p.y)};
+}
+
 // ---------------------------------------------------------------- edits
 
 void NodeCanvas::select_only(EditorDocument& doc, std::vector<int> nodes,
@@ -276,6 +334,17 @@ void NodeCanvas::apply_choice(EditorDocument& doc, const SearchPalette::Choice& 
     EditResult linked = r.anchor_output ? connect(doc, graph(), r.anchor, PinRef{id, choice.pin})
                                         : connect(doc, graph(), PinRef{id, choice.pin}, r.anchor);
     if (!linked.ok) status_ = "not linked: " + linked.message;
+  }
+  if (added.ok) {
+    // Its size is known once it is built: then it is moved wholly into view, off the minimap
+    // (a link dropped near an edge would leave the new node half hidden).
+    sync(doc);
+    if (int i = geo_.index_of(added.nodes[0]); i >= 0) {
+      const NodeGeom& n = geo_.nodes()[static_cast<size_t>(i)];
+      Vec2 spot = clear_spot(n.pos, n.w, n.h);
+      if (spot.x != n.pos.x || spot.y != n.pos.y)
+        doc.execute(set_position(doc.doc(), graph().name, n.id, spot));
+    }
   }
   doc.end_group();
   if (!added.ok) {

@@ -95,11 +95,18 @@ class NodeCanvas {
   std::optional<ImVec2> zone_screen_pos(const RegionRef& region) const;
   // The centre of the value editor's text field `name` as last drawn (nullopt: not shown).
   std::optional<ImVec2> value_field_screen_pos(const std::string& name) const;
+  // The middle of an unlinked input's label on its node, where a click edits its value in
+  // place and a horizontal drag scrubs a number (nullopt: linked, collapsed or not shown).
+  std::optional<ImVec2> input_value_screen_pos(const PinRef& input) const;
+  // The input whose value is being typed on its node (node -1: none).
+  const PinRef& inline_edit() const { return inline_pin_; }
+  // The minimap's screen rectangle (nullopt: not shown).
+  std::optional<Rect> minimap_screen_rect() const;
   ImVec2 canvas_screen_origin() const { return view_.origin; }
   ImVec2 canvas_screen_size() const { return size_; }
 
  private:
-  enum class Mode { Idle, Pan, Box, MoveNodes, Link, ResizeComment, Minimap };
+  enum class Mode { Idle, Pan, Box, MoveNodes, Link, ResizeComment, Minimap, Value };
   enum class Frame { None, All, Selection, Node };
   struct Hit {
     enum class Kind {
@@ -111,7 +118,8 @@ class NodeCanvas {
       CommentResize,
       Link,
       Minimap,
-      Breadcrumb
+      Breadcrumb,
+      Value  // an unlinked input's label: `node`, `pin` (an input)
     } kind = Kind::None;
     int node = -1, pin = -1, link = -1, zone = -1, comment = -1;
     bool output = false;
@@ -133,6 +141,9 @@ class NodeCanvas {
   RegionRef region_at(Vec2 p) const;
   void open_palette(EditorDocument& doc, Vec2 at, ImVec2 screen, bool link);
   void apply_choice(EditorDocument& doc, const SearchPalette::Choice& choice);
+  // Where a new node of size w x h asked for at `at` goes so that all of it is on screen and
+  // none of it under the minimap.
+  Vec2 clear_spot(Vec2 at, float w, float h) const;
 
   // The minimap's screen rectangle and its mapping to canvas units.
   struct Minimap {
@@ -168,7 +179,13 @@ class NodeCanvas {
   void copy_selection(EditorDocument& doc);
   void paste(EditorDocument& doc);
   void comment_around_selection(EditorDocument& doc);
-
+  // H: collapses the selected nodes, or expands them when all are collapsed.
+  void toggle_collapse(EditorDocument& doc);
+  // The label of input `pin` of node index `node` (canvas units); empty when it takes no value
+  // there (linked, collapsed, labels too small to see).
+  Rect value_rect(int node, int pin) const;
+  void update_scrub(EditorDocument& doc);
+  void end_scrub(EditorDocument& doc, bool cancel);
   // canvas_draw.cpp
   void draw(EditorDocument& doc);
   void draw_grid(ImDrawList* dl) const;
@@ -195,12 +212,15 @@ class NodeCanvas {
   void draw_menus(EditorDocument& doc);
   void draw_help();
   void draw_comment_editor(EditorDocument& doc);
-
+  void open_inline_editor(EditorDocument& doc, const PinRef& pin);
+  void draw_inline_editor(EditorDocument& doc);
+  void commit_inline(EditorDocument& doc);
   const CanvasFonts* fonts_;
   Options options_;
   ViewTransform view_;
   ImVec2 size_{0, 0};
   bool hovered_ = false, focused_ = false;
+  bool keys_ = false;  // the keyboard is the canvas's: the mouse is over it (Blender's rule)
   std::vector<GraphRef> crumbs_;
   GraphRef none_;
   std::string status_;
@@ -263,6 +283,15 @@ class NodeCanvas {
   int comment_editing_ = -1;
   std::string comment_title_;
   bool comment_focus_ = false;
+  // Typing a value on the node, and scrubbing one by dragging.
+  PinRef inline_pin_;
+  std::string inline_text_;
+  bool inline_focus_ = false;
+  int inline_opened_frame_ = -1;
+  int inline_opening_ = 0;
+  bool scrubbing_ = false;
+  bool scrub_int_ = false;
+  double scrub_start_ = 0, scrub_step_ = 1;
 };
 
 }  // namespace loom::editor

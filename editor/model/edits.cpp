@@ -164,7 +164,9 @@ void drop_layout_if_created(Document& doc, const std::string& graph, bool create
   if (!created) return;
   auto it = std::find_if(doc.layout.begin(), doc.layout.end(),
                          [&](const graph::GraphLayout& l) { return l.graph == graph; });
-  if (it != doc.layout.end() && it->positions.empty() && it->comments.empty()) doc.layout.erase(it);
+  if (it != doc.layout.end() && it->positions.empty() && it->comments.empty() &&
+      it->collapsed.empty())
+    doc.layout.erase(it);
 }
 
 class PositionEdit : public Command {
@@ -211,6 +213,38 @@ class PositionEdit : public Command {
   std::optional<Vec2> before_;
   size_t before_index_;
   std::optional<Vec2> after_;
+  bool created_ = false;
+};
+
+// Collapse is a set kept ascending (the saved order), so the index a node goes back to is
+// where it sorts: reverting restores the same bytes.
+class CollapseEdit : public Command {
+ public:
+  CollapseEdit(std::string graph, int node, bool collapsed)
+      : graph_(std::move(graph)), node_(node), collapsed_(collapsed) {}
+  void apply(Document& doc) override {
+    graph::GraphLayout& l = ensure_layout(doc, graph_, created_);
+    set(l, collapsed_);
+  }
+  void revert(Document& doc) override {
+    graph::GraphLayout* l = find_layout(doc, graph_);
+    if (!l) return;
+    set(*l, !collapsed_);
+    drop_layout_if_created(doc, graph_, created_);
+  }
+  bool logic() const override { return false; }
+
+ private:
+  void set(graph::GraphLayout& l, bool on) {
+    auto it = std::lower_bound(l.collapsed.begin(), l.collapsed.end(), node_);
+    bool present = it != l.collapsed.end() && *it == node_;
+    if (on && !present) l.collapsed.insert(it, node_);
+    if (!on && present) l.collapsed.erase(it);
+  }
+
+  std::string graph_;
+  int node_;
+  bool collapsed_;
   bool created_ = false;
 };
 
@@ -466,6 +500,14 @@ std::unique_ptr<Command> set_position(const Document& doc, const std::string& gr
         before_index = i;
       }
   return std::make_unique<PositionEdit>(graph, node, before, before_index, value);
+}
+
+std::unique_ptr<Command> set_collapsed(const Document& doc, const std::string& graph, int node,
+                                       bool collapsed) {
+  const graph::GraphLayout* l = find_layout(doc, graph);
+  bool now = l && std::binary_search(l->collapsed.begin(), l->collapsed.end(), node);
+  if (now == collapsed) return nullptr;
+  return std::make_unique<CollapseEdit>(graph, node, collapsed);
 }
 
 std::unique_ptr<Command> change_layout(const Document& doc, const LayoutChange& change) {

@@ -30,6 +30,10 @@ std::unique_ptr<Command> set_param(const graph::Document& doc, const GraphRef& g
 // Sets (or removes) a node's position; creates the graph's layout entry when needed.
 std::unique_ptr<Command> set_position(const graph::Document& doc, const std::string& graph,
                                       int node, std::optional<Vec2> value);
+// Collapses (draws as its title bar only) or expands a node; layout only, kept in the graph's
+// layout entry (created when needed). nullptr when the node is already so.
+std::unique_ptr<Command> set_collapsed(const graph::Document& doc, const std::string& graph,
+                                       int node, bool collapsed);
 
 // Moves existing positions and replaces comment frames (moved, resized, retitled,
 // recoloured); consecutive changes of the same things merge into one, so a drag is one undo

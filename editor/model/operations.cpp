@@ -143,9 +143,12 @@ EditResult remove_nodes(EditorDocument& d, const GraphRef& g, const std::vector<
       if (in.linked && gone.count(in.from_node)) cut.emplace_back(n.id, in.pin);
   });
   for (const auto& [node, pin] : cut) d.execute(set_input(d.doc(), g, node, pin, std::nullopt));
-  for (int id : gone)
+  for (int id : gone) {
     if (node_position(d.doc(), g.name, id))
       d.execute(set_position(d.doc(), g.name, id, std::nullopt));
+    // The layout names live nodes only (the loader refuses others).
+    d.execute(loom::editor::set_collapsed(d.doc(), g.name, id, false));
+  }
   for (int id : roots) d.execute(erase_node(d.doc(), g, id));
   Selection s = d.selection();
   std::erase_if(s.nodes, [&](int id) { return gone.count(id) > 0; });
@@ -392,6 +395,15 @@ EditResult set_comment(EditorDocument& d, const GraphRef& g, size_t index,
     return EditResult::fail("a comment needs a positive width and height");
   LayoutChange change{g.name, {}, {{index, std::move(frame)}}};
   d.execute(change_layout(d.doc(), change), "Edit comment");
+  return EditResult{};
+}
+
+EditResult set_collapsed(EditorDocument& d, const GraphRef& g, const std::vector<int>& ids,
+                         bool collapsed) {
+  for (int id : ids)
+    if (!find_node(d.doc(), g, id)) return EditResult::fail(no_node(id));
+  Step step(d, collapsed ? "Collapse" : "Expand");
+  for (int id : ids) d.execute(loom::editor::set_collapsed(d.doc(), g.name, id, collapsed));
   return EditResult{};
 }
 

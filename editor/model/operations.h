@@ -68,6 +68,10 @@ EditResult add_comment(EditorDocument& d, const GraphRef& g, graph::CommentFrame
 EditResult remove_comments(EditorDocument& d, const GraphRef& g, std::vector<size_t> indices);
 EditResult set_comment(EditorDocument& d, const GraphRef& g, size_t index,
                        graph::CommentFrame frame);
+// Collapses (title bar only) or expands nodes: layout, one undo step; nodes already so are
+// left as they are.
+EditResult set_collapsed(EditorDocument& d, const GraphRef& g, const std::vector<int>& ids,
+                         bool collapsed);
 
 // The whole document replaced, as one undo step (the app's panels edit launch values and
 // resources this way; a file changed on disk too). Nothing happens when it is the same.

@@ -84,7 +84,14 @@ class CanvasHarness {
   int atlas_height() const { return atlas_h_; }
   ImDrawData* draw_data() { return ImGui::GetDrawData(); }
 
-  // One frame: the canvas in a window covering the display.
+  // Another panel over part of the canvas (the app's program panel, say): a window drawn after
+  // the canvas's, so it is on top. A zero size removes it.
+  void set_panel(ImVec2 pos, ImVec2 size) {
+    panel_pos_ = pos;
+    panel_size_ = size;
+  }
+
+  // One frame: the canvas in a window covering the display (and the panel, if any).
   void frame(EditorDocument& doc) {
     ImGuiIO& io = ImGui::GetIO();
     ImGui::NewFrame();
@@ -96,6 +103,15 @@ class CanvasHarness {
                      ImGuiWindowFlags_NoBringToFrontOnFocus);
     canvas_.frame(doc);
     ImGui::End();
+    if (panel_size_.x > 0) {
+      ImGui::SetNextWindowPos(panel_pos_);
+      ImGui::SetNextWindowSize(panel_size_);
+      ImGui::Begin(
+          "Panel", nullptr,
+          ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove);
+      ImGui::TextUnformatted("another panel");
+      ImGui::End();
+    }
     ImGui::Render();
     io.MouseWheel = 0;
     io.InputQueueCharacters.resize(0);
@@ -167,6 +183,7 @@ class CanvasHarness {
   CanvasFonts fonts_;
   NodeCanvas canvas_{&fonts_};
   int atlas_w_ = 0, atlas_h_ = 0;
+  ImVec2 panel_pos_{0, 0}, panel_size_{0, 0};
 };
 
 }  // namespace loom::editor::test

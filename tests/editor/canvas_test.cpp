@@ -111,7 +111,8 @@ TEST(EditorCanvas, CreateANodeThroughThePaletteByTyping) {
   CanvasHarness h;
   EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
   h.frames(d, 2);
-  ImVec2 spot = empty_spot(h.canvas(), Vec2{100, 400});
+  // (A spot where the whole node shows: one partly off screen is moved into view.)
+  ImVec2 spot = empty_spot(h.canvas(), Vec2{100, 330});
   h.click(d, spot);  // focus the canvas, clear the selection
   h.key(d, test::kKeyTab);
   ASSERT_TRUE(h.canvas().palette().is_open());
@@ -127,7 +128,7 @@ TEST(EditorCanvas, CreateANodeThroughThePaletteByTyping) {
   auto at = node_position(d.doc(), "k", 8);
   ASSERT_TRUE(at);
   EXPECT_NEAR(at->x, 100, 1.5);
-  EXPECT_NEAR(at->y, 400, 1.5);
+  EXPECT_NEAR(at->y, 330, 1.5);
   EXPECT_EQ(d.selection().nodes, std::vector<int>{8});
   EXPECT_NE(d.save_text().find("{\"id\": 8, \"type\": \"sqrt\"}"), std::string::npos);
 
@@ -865,4 +866,249 @@ TEST(EditorCanvas, NodesWithoutPositionsGetAnAutomaticLayout) {
             std::string::npos);
   d.undo();
   EXPECT_EQ(d.save_text(), text);  // the drag, its position written first: one step
+}
+
+// Blender, Unity: an unlinked input's value is typed on the node itself, and a number is
+// scrubbed by dragging it sideways.
+TEST(EditorCanvas, AnInputsValueIsTypedOnTheNodeAndScrubbedByDragging) {
+  CanvasHarness h;
+  EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
+  h.frames(d, 2);
+  const PinRef end0{2, "end0"};
+  auto literal = [&](const GraphRef& g, const PinRef& p) {
+    const graph::Input* in = find_node(d.doc(), g, p.node)->input(p.pin);
+    return in && !in->linked ? literal_text(in->literal) : std::string("(none)");
+  };
+  auto value = h.canvas().input_value_screen_pos(end0);
+  ASSERT_TRUE(value);
+  EXPECT_FALSE(h.canvas().input_value_screen_pos(PinRef{4, "a"}));  // linked: nothing to type
+  h.click(d, *value);
+  ASSERT_EQ(h.canvas().inline_edit(), end0);
+  EXPECT_EQ(h.canvas().value_editor_node(), -1);  // on the node, not the editor beside it
+  h.frame(d);
+  h.type(d, "128");  // what was there is selected: typing replaces it
+  h.key(d, test::kKeyEnter);
+  EXPECT_EQ(h.canvas().inline_edit().node, -1);
+  EXPECT_EQ(literal(kK, end0), "128");
+  EXPECT_EQ(d.undo_label(), "Set value");
+  // Escape cancels.
+  h.click(d, *h.canvas().input_value_screen_pos(end0));
+  ASSERT_EQ(h.canvas().inline_edit(), end0);
+  h.frame(d);
+  h.type(d, "7");
+  h.key(d, test::kKeyEscape);
+  EXPECT_EQ(h.canvas().inline_edit().node, -1);
+  EXPECT_EQ(literal(kK, end0), "128");
+  // A click elsewhere commits.
+  h.click(d, *h.canvas().input_value_screen_pos(end0));
+  h.frame(d);
+  h.type(d, "32");
+  h.click(d, empty_spot(h.canvas(), Vec2{100, 400}));
+  EXPECT_EQ(h.canvas().inline_edit().node, -1);
+  EXPECT_EQ(literal(kK, end0), "32");
+  h.frames(d, 30);  // the next press is no double-click
+
+  // Dragging the number sideways scrubs it: an integer by at least 1 a pixel, one undo step.
+  std::string before = d.save_text();
+  value = h.canvas().input_value_screen_pos(end0);
+  h.drag(d, *value, ImVec2(value->x + 40, value->y), 0, 10);
+  EXPECT_EQ(literal(kK, end0), "72");
+  EXPECT_EQ(find_node(d.doc(), kK, 2)->input("end0")->literal.kind, graph::Literal::Kind::Int);
+  EXPECT_EQ(d.undo_label(), "Scrub end0");
+  EXPECT_EQ(h.canvas().inline_edit().node, -1);
+  EXPECT_EQ(*node_position(d.doc(), "k", 2), (Vec2{0, 0}));  // the node did not move
+  d.undo();
+  EXPECT_EQ(d.save_text(), before);
+  // Escape during a scrub puts the value back.
+  h.frames(d, 30);
+  value = h.canvas().input_value_screen_pos(end0);
+  h.move(d, *value);
+  h.press(d);
+  h.move(d, ImVec2(value->x + 10, value->y));
+  h.move(d, ImVec2(value->x + 30, value->y));
+  EXPECT_EQ(literal(kK, end0), "62");
+  h.key(d, test::kKeyEscape);
+  h.release(d);
+  EXPECT_EQ(d.save_text(), before);
+
+  // A label with no number to scrub (end1 has no value) moves its node, as the box does.
+  h.frames(d, 30);
+  value = h.canvas().input_value_screen_pos(PinRef{2, "end1"});
+  ASSERT_TRUE(value);
+  float z = h.canvas().view().zoom;
+  h.drag(d, *value, ImVec2(value->x + 40 * z, value->y + 20 * z), 0, 10);
+  EXPECT_EQ(d.undo_label(), "Move");
+  EXPECT_NEAR(node_position(d.doc(), "k", 2)->x, 40, 1.5);
+  EXPECT_NEAR(node_position(d.doc(), "k", 2)->y, 20, 1.5);
+  d.undo();
+  EXPECT_EQ(d.save_text(), before);
+  h.frames(d, 30);
+
+  // A right click there is the node's menu.
+  h.click(d, *h.canvas().input_value_screen_pos(end0), 1);
+  EXPECT_TRUE(any_popup_open());
+  EXPECT_EQ(d.selection().nodes, std::vector<int>{2});
+  h.key(d, test::kKeyEscape);
+  EXPECT_FALSE(any_popup_open());
+
+  // A float keeps its point: 2.0 by 0.5% a pixel.
+  const GraphRef twice{"twice", true};
+  h.canvas().enter_function("twice");
+  h.frames(d, 30);
+  value = h.canvas().input_value_screen_pos(PinRef{2, "b"});
+  ASSERT_TRUE(value);
+  h.drag(d, *value, ImVec2(value->x + 50, value->y), 0, 10);
+  EXPECT_EQ(literal(twice, PinRef{2, "b"}), "2.5");
+  EXPECT_EQ(find_node(d.doc(), twice, 2)->input("b")->literal.kind, graph::Literal::Kind::Float);
+  EXPECT_NE(d.save_text().find(R"({"id": 2, "type": "mul", "inputs": {"a": "1", "b": 2.5}})"),
+            std::string::npos);
+  // The pin circle itself still starts a link.
+  h.frames(d, 30);
+  h.drag(d, pin(h, 2, "b", false), pin(h, 1, "out", true));
+  EXPECT_EQ(h.canvas().inline_edit().node, -1);
+  ASSERT_TRUE(find_node(d.doc(), twice, 2)->input("b")->linked);
+  EXPECT_EQ(find_node(d.doc(), twice, 2)->input("b")->from_node, 1);
+  expect_valid(d);
+}
+
+// Blender's rule: the keyboard goes to the panel under the mouse.
+TEST(EditorCanvas, KeysGoToThePanelUnderTheMouse) {
+  CanvasHarness h;
+  EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
+  h.set_panel(ImVec2(1000, 0), ImVec2(280, 800));
+  h.frames(d, 2);
+  ASSERT_LT(node_header(h, 4).x, 1000);
+  h.click(d, node_header(h, 4));  // the canvas has the focus
+  ASSERT_EQ(d.selection().nodes, std::vector<int>{4});
+  h.move(d, ImVec2(1100, 400));  // over the other panel
+  h.key(d, test::kKeyDelete);
+  EXPECT_NE(find_node(d.doc(), kK, 4), nullptr);
+  h.type(d, "c");
+  EXPECT_EQ(find_layout(d.doc(), "k")->comments.size(), 0u);
+  // The other panel clicked (it has the focus), the mouse back over the canvas: keys act there.
+  h.click(d, ImVec2(1100, 400));
+  h.move(d, empty_spot(h.canvas(), Vec2{100, 400}));
+  h.key(d, test::kKeyDelete);
+  EXPECT_EQ(find_node(d.doc(), kK, 4), nullptr);
+  // Undo and redo follow the focus, as the app expects (it takes them when the canvas is not
+  // focused): not here, with the panel focused...
+  h.key(d, 'Z', /*ctrl=*/true);
+  EXPECT_EQ(find_node(d.doc(), kK, 4), nullptr);
+  // ...and with the canvas focused, wherever the mouse is.
+  h.click(d, empty_spot(h.canvas(), Vec2{100, 400}));
+  h.move(d, ImVec2(1100, 400));
+  h.key(d, 'Z', /*ctrl=*/true);
+  EXPECT_NE(find_node(d.doc(), kK, 4), nullptr);
+  // The mouse over no window at all: the canvas, when it has the focus.
+  h.click(d, node_header(h, 4));
+  h.move(d, ImVec2(-1000, -1000));
+  h.key(d, test::kKeyDelete);
+  EXPECT_EQ(find_node(d.doc(), kK, 4), nullptr);
+}
+
+// A node made where a link was dropped, or from the palette near an edge, is moved wholly into
+// view and off the minimap.
+TEST(EditorCanvas, NewNodesLandInViewAndClearOfTheMinimap) {
+  CanvasHarness h;
+  EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
+  h.frames(d, 2);
+  auto map = h.canvas().minimap_screen_rect();
+  ASSERT_TRUE(map);
+  auto screen_rect = [&](int id) {
+    const NodeGeom& n =
+        h.canvas().geometry().nodes()[static_cast<size_t>(h.canvas().geometry().index_of(id))];
+    ImVec2 a = h.canvas().view().to_screen(n.pos);
+    ImVec2 b = h.canvas().view().to_screen(Vec2{n.pos.x + n.w, n.pos.y + n.h});
+    return Rect{a.x, a.y, b.x, b.y};
+  };
+  Rect canvas{0, 0, 1280, 800};
+  h.drag(d, pin(h, 7, "out", true), ImVec2(map->x0 + 40, map->y0 + 40));
+  ASSERT_TRUE(h.canvas().palette().is_open());
+  h.type(d, "normalize");
+  h.key(d, test::kKeyEnter);
+  ASSERT_NE(find_node(d.doc(), kK, 8), nullptr);
+  EXPECT_EQ(find_node(d.doc(), kK, 8)->input("a")->from_node, 7);
+  EXPECT_EQ(d.undo_label(), "Add normalize");  // the move is part of the one step
+  Rect r = screen_rect(8);
+  EXPECT_FALSE(r.overlaps(*map)) << r.x0 << "," << r.y0 << " " << r.x1 << "," << r.y1;
+  EXPECT_TRUE(r.inside(canvas));
+  // From the palette with the mouse at the right edge, above the minimap.
+  h.move(d, ImVec2(1265, 120));
+  h.key(d, test::kKeyTab);
+  h.type(d, "sqrt");
+  h.key(d, test::kKeyEnter);
+  ASSERT_NE(find_node(d.doc(), kK, 9), nullptr);
+  r = screen_rect(9);
+  EXPECT_TRUE(r.inside(canvas)) << r.x0 << "," << r.y0 << " " << r.x1 << "," << r.y1;
+  EXPECT_FALSE(r.overlaps(*map));
+  EXPECT_NEAR(r.y0, 120, 1.5 * h.canvas().view().zoom);  // only as far as needed
+}
+
+// Blender's H, Houdini: a collapsed node is its title bar, links on its edges; saved in the
+// layout.
+TEST(EditorCanvas, HCollapsesTheSelectedNodesToTheirTitleBars) {
+  CanvasHarness h;
+  EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
+  h.frames(d, 2);
+  std::string before = d.save_text();
+  h.click(d, node_header(h, 4));
+  h.type(d, "h");
+  EXPECT_EQ(find_layout(d.doc(), "k")->collapsed, std::vector<int>{4});
+  EXPECT_EQ(d.undo_label(), "Collapse");
+  EXPECT_NE(d.save_text().find("\"collapsed\": [4]"), std::string::npos);
+  h.frame(d);
+  const GraphGeometry& geo = h.canvas().geometry();
+  const NodeGeom& n = geo.nodes()[static_cast<size_t>(geo.index_of(4))];
+  EXPECT_TRUE(n.collapsed);
+  EXPECT_EQ(n.h, geo.metrics().header);
+  // Links in meet the bar's left edge, links out its right edge.
+  float z = h.canvas().view().zoom;
+  ImVec2 at = *h.canvas().node_screen_pos(4);
+  ImVec2 in = *h.canvas().link_screen_point(PinRef{4, "a"}, 1.0f);
+  ImVec2 out = *h.canvas().link_screen_point(PinRef{5, "x"}, 0.0f);
+  EXPECT_NEAR(in.x, at.x, 0.5);
+  EXPECT_NEAR(in.y, at.y + n.h * 0.5f * z, 0.5);
+  EXPECT_NEAR(out.x, at.x + n.w * z, 0.5);
+  EXPECT_NEAR(out.y, at.y + n.h * 0.5f * z, 0.5);
+  EXPECT_FALSE(h.canvas().input_value_screen_pos(PinRef{4, "b"}));
+  // Saved and loaded back, it stays collapsed.
+  EditorDocument back = EditorDocument::from_text(d.save_text());
+  EXPECT_EQ(find_layout(back.doc(), "k")->collapsed, std::vector<int>{4});
+  expect_valid(d);
+  // H again expands; undo collapses again, and again gives the document back.
+  h.type(d, "h");
+  EXPECT_TRUE(find_layout(d.doc(), "k")->collapsed.empty());
+  EXPECT_EQ(d.undo_label(), "Expand");
+  h.frame(d);
+  EXPECT_FALSE(h.canvas().geometry().nodes()[static_cast<size_t>(geo.index_of(4))].collapsed);
+  d.undo();
+  d.undo();
+  EXPECT_EQ(d.save_text(), before);
+}
+
+TEST(EditorCanvas, TheErrorTooltipNeverCoversTheValueEditorOfItsNode) {
+  CanvasHarness h;
+  EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
+  h.frames(d, 2);
+  d.set_diagnostics(
+      {Diagnostic{kK, 4, "b", "division by zero ahead", Diagnostic::Severity::Error}});
+  h.move(d, node_header(h, 4));
+  h.frames(d, 2);
+  ASSERT_TRUE(tooltip_shown());
+  h.canvas().edit_values(d, 4);
+  h.frames(d, 2);
+  ASSERT_EQ(h.canvas().value_editor_node(), 4);
+  for (float dx : {0.0f, 40.0f, 70.0f}) {  // anywhere on the node, next to the editor
+    ImVec2 p = node_header(h, 4);
+    h.move(d, ImVec2(p.x + dx, p.y));
+    h.frames(d, 2);
+    EXPECT_FALSE(tooltip_shown()) << dx;
+  }
+  EXPECT_EQ(h.canvas().value_editor_node(), 4);
+  // Other nodes' tooltips still show.
+  d.set_diagnostics({Diagnostic{kK, 4, "b", "division by zero ahead", Diagnostic::Severity::Error},
+                     Diagnostic{kK, 3, "", "something else", Diagnostic::Severity::Error}});
+  h.move(d, node_header(h, 3));
+  h.frames(d, 2);
+  EXPECT_TRUE(tooltip_shown());
 }

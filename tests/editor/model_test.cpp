@@ -329,6 +329,46 @@ TEST(EditorModel, CommentFramesAreLayoutAndUndoable) {
   EXPECT_EQ(d.save_text(), before);  // the layout entry the comment needed is gone again
 }
 
+TEST(EditorModel, CollapseIsLayoutOneUndoStepAndFollowsDeletes) {
+  EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
+  std::string before = d.save_text();
+  uint64_t logic = d.logic_revision();
+  ASSERT_TRUE(set_collapsed(d, kK, {4, 2}, true).ok);
+  EXPECT_EQ(find_layout(d.doc(), "k")->collapsed, (std::vector<int>{2, 4}));  // kept ascending
+  EXPECT_NE(d.save_text().find(R"("7": [250, 120]}, "collapsed": [2, 4]})"), std::string::npos)
+      << d.save_text();
+  EXPECT_EQ(d.logic_revision(), logic);
+  EXPECT_EQ(d.undo_label(), "Collapse");
+  std::string collapsed = d.save_text();
+  // Collapsing what is collapsed changes nothing; expanding one keeps the other.
+  ASSERT_TRUE(set_collapsed(d, kK, {4}, true).ok);
+  EXPECT_EQ(d.save_text(), collapsed);
+  ASSERT_TRUE(set_collapsed(d, kK, {2}, false).ok);
+  EXPECT_EQ(find_layout(d.doc(), "k")->collapsed, std::vector<int>{4});
+  EXPECT_EQ(d.undo_label(), "Expand");
+  EXPECT_FALSE(set_collapsed(d, kK, {99}, true).ok);
+  // A deleted node leaves the list with it (the loader refuses ids the graph lacks).
+  ASSERT_TRUE(remove_nodes(d, kK, {4}).ok);
+  EXPECT_TRUE(find_layout(d.doc(), "k")->collapsed.empty());
+  EXPECT_NO_THROW(graph::load_document(d.save_text()));
+  d.undo();
+  EXPECT_EQ(find_layout(d.doc(), "k")->collapsed, std::vector<int>{4});
+  d.undo();
+  EXPECT_EQ(d.save_text(), collapsed);
+  d.undo();
+  EXPECT_EQ(d.save_text(), before);
+  // A graph without a layout entry gets one for the collapse, and loses it on undo.
+  EditorDocument bare = EditorDocument::from_text(
+      R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": [{"id": 1, "type": "const", "params": {"value": 1}}]}]})");
+  std::string bare_text = bare.save_text();
+  ASSERT_TRUE(set_collapsed(bare, kK, {1}, true).ok);
+  EXPECT_NE(bare.save_text().find(R"({"graph": "k", "positions": {}, "collapsed": [1]})"),
+            std::string::npos)
+      << bare.save_text();
+  bare.undo();
+  EXPECT_EQ(bare.save_text(), bare_text);
+}
+
 TEST(EditorModel, FunctionsCreateRenameDelete) {
   EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
   std::string before = d.save_text();

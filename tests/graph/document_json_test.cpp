@@ -425,6 +425,58 @@ TEST(DocumentJson, BadCommentFramesNameThePlace) {
   }
 }
 
+TEST(DocumentJson, CollapsedNodesAreLayoutAndRoundTrip) {
+  std::string text = R"({
+  "format": "loom-graph",
+  "version": 2,
+  "kernels": [
+    {
+      "name": "k",
+      "nodes": [
+        {"id": 1, "type": "const", "params": {"value": 1}},
+        {"id": 2, "type": "range_for", "inputs": {"end0": 4}, "regions": {"body": [
+          {"id": 3, "type": "neg", "inputs": {"a": "1"}}
+        ]}}
+      ]
+    }
+  ],
+  "layout": [
+    {"graph": "k", "positions": {}, "collapsed": [1, 3]}
+  ]
+}
+)";
+  Document doc = load_document(text, "c.loom.json");
+  EXPECT_EQ(doc.layout[0].collapsed, (std::vector<int>{1, 3}));  // nested nodes too
+  EXPECT_EQ(save_document(doc), text);
+  EXPECT_NO_THROW(validate_document(doc));
+  // With comments: "collapsed" comes after them.
+  Document commented = doc;
+  commented.layout[0].comments.push_back(CommentFrame{"c", 0, 0, 10, 10, ""});
+  std::string saved = save_document(commented);
+  EXPECT_NE(saved.find(R"("comments": [{"title": "c", "rect": [0, 0, 10, 10]}], "collapsed": [1, 3]})"),
+            std::string::npos)
+      << saved;
+  EXPECT_EQ(save_document(load_document(saved, "c.loom.json")), saved);
+  // Layout only: the kernel's content key is the same expanded.
+  Document expanded = doc;
+  expanded.layout[0].collapsed.clear();
+  EXPECT_EQ(kernel_content_key(doc, "k"), kernel_content_key(expanded, "k"));
+  EXPECT_EQ(program_key(doc), program_key(expanded));
+  EXPECT_EQ(save_document(expanded).find("collapsed"), std::string::npos);
+
+  std::string head = text.substr(0, text.find("\"layout\""));
+  std::string e = error_of(head + R"("layout": [{"graph": "k", "collapsed": [4]}]})");
+  EXPECT_NE(e.find("layout[0].collapsed[0]: node 4 collapsed, but 'k' has no node 4"), std::string::npos) << e;
+  e = error_of(head + R"("layout": [{"graph": "k", "collapsed": [3, 1]}]})");
+  EXPECT_NE(e.find("layout[0].collapsed[1]: collapsed nodes are listed once each, in ascending order"),
+            std::string::npos)
+      << e;
+  e = error_of(head + R"("layout": [{"graph": "k", "collapsed": [1, 1]}]})");
+  EXPECT_NE(e.find("in ascending order"), std::string::npos) << e;
+  e = error_of(head + R"("layout": [{"graph": "k", "collapsed": ["1"]}]})");
+  EXPECT_NE(e.find("layout[0].collapsed[0]"), std::string::npos) << e;
+}
+
 TEST(DocumentJson, ViewSettingsRoundTripAndNameTheKeyAtFault) {
   std::string head = R"({"format": "loom-graph", "version": 2, "fields": [{"name": "x", "type": "f32x2", "shape": [64]}, )"
                      R"({"name": "speed", "type": "f32", "shape": [8, 8]}, {"name": "few", "type": "f32", "shape": [3]}, )"
