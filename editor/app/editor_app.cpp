@@ -200,6 +200,7 @@ void EditorApp::frame() {
   splitters(vp->Pos.y + menu_h, vp->Pos.y + vp->Size.y - status_h);
   prompts();
   find_window();
+  update_probe();
   sync_view();
   sync_session();
 }
@@ -269,6 +270,9 @@ void EditorApp::menu_bar() {
     ImGui::MenuItem("Grid", nullptr, &canvas_.options().grid);
     ImGui::MenuItem("Minimap", nullptr, &canvas_.options().minimap);
     ImGui::MenuItem("Live type problems", nullptr, &canvas_.options().live_problems);
+    ImGui::MenuItem("Probe the selected node", nullptr, &probe_on_);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("The viewport shows the selected node's values for every thread of its kernel");
     ImGui::Separator();
     if (ImGui::MenuItem("Fit the viewport")) viewport_.fit();
     if (ImGui::MenuItem("Maximise the graph", "Ctrl+Space", graph_maximized_)) graph_maximized_ = !graph_maximized_;
@@ -394,6 +398,37 @@ void EditorApp::layout_windows(float top, float bottom) {
     draw_code_panel(session_, panels_);
     panels_.window_flags = kTiled;
   }
+}
+
+// ---------------------------------------------------------------- probes
+
+// With View › Probe on, the viewport shows the values of the selected node's first value
+// output for every thread of its kernel (Blender's viewer node): recomputed when the
+// selection, the program or its data change.
+void EditorApp::update_probe() {
+  const GraphRef& g = canvas_.graph();
+  const Selection& sel = doc_.selection();
+  std::optional<PinRef> pin;
+  if (probe_on_ && g.valid() && !g.function && sel.graph == g && sel.nodes.size() == 1) {
+    const graph::GraphTypes& types = doc_.types(g);
+    auto it = types.outputs.find(sel.nodes[0]);
+    if (it != types.outputs.end())
+      for (const auto& [name, value] : it->second)
+        if (value.kind == graph::PinValue::Kind::Value && !pin) pin = PinRef{sel.nodes[0], name};
+  }
+  if (!pin || !session_.has_program()) {
+    viewport_.show_probe(nullptr, 0);
+    probe_key_.clear();
+    return;
+  }
+  std::string key = g.name + "#" + std::to_string(pin->node) + "." + pin->pin + "@" +
+                    std::to_string(session_.data_version()) + "/" + std::to_string(doc_.logic_revision());
+  if (key != probe_key_) {
+    probe_key_ = key;
+    probe_.run(session_.document(), session_.program(), g.name, *pin);
+    ++probe_version_;
+  }
+  viewport_.show_probe(&probe_.last(), probe_version_);
 }
 
 // ---------------------------------------------------------------- find (Ctrl+F)
@@ -591,6 +626,12 @@ void EditorApp::prompts() {
   }
   ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
   if (!ImGui::BeginPopupModal(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  // Escape cancels a question (the recovery prompt waits for an answer: it holds edits).
+  if (prompt_ != "recover" && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
+    answer_prompt("cancel");
+    ImGui::EndPopup();
+    return;
+  }
   auto button = [&](const char* label, const char* choice) {
     if (ImGui::Button(label, ImVec2(110, 0))) answer_prompt(choice);
     ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();

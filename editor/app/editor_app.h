@@ -17,6 +17,7 @@
 
 #include "editor/app/live_session.h"
 #include "editor/app/panels.h"
+#include "editor/app/probe_runner.h"
 #include "editor/app/program_panel.h"
 #include "editor/app/spreadsheet_panel.h"
 #include "editor/app/viewport.h"
@@ -79,6 +80,8 @@ class EditorApp {
   LiveSession& session() { return session_; }
   NodeCanvas& canvas() { return canvas_; }
   ViewportPanel& viewport() { return viewport_; }
+  void set_probe(bool on) { probe_on_ = on; }  // View › Probe the selected node
+  const ProbeValues& probe() const { return probe_.last(); }
   const PanelState& panels() const { return panels_; }
   ProgramPanel& program_panel() { return program_panel_; }
   SpreadsheetPanel& spreadsheet() { return spreadsheet_; }
@@ -114,6 +117,7 @@ class EditorApp {
   void set_document(graph::Document doc, const std::string& path);
   void focus(const Place& place);
   void draw_graph_window();
+  void update_probe();
   void open_find();
   void find_window();
   void accept_declaration_drop();
@@ -135,6 +139,10 @@ class EditorApp {
   Tiles tiles_;
   int dragging_splitter_ = -1;
   bool graph_maximized_ = false;
+  ProbeRunner probe_;  // View › Probe: the selected node's values in the viewport
+  bool probe_on_ = false;
+  std::string probe_key_;  // what probe_ last ran for
+  uint64_t probe_version_ = 0;
   bool find_open_ = false, find_focus_ = false;  // the Ctrl+F box
   std::string find_query_;
   int find_highlight_ = 0;

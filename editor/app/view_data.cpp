@@ -1,6 +1,7 @@
 #include "editor/app/view_data.h"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -120,18 +121,25 @@ ImageSnapshot read_image(Program& program, const ViewSettings& view) {
   ArrayView a = program.array(view.show);
   if (a.shape.size() != 2 || a.components > 4)
     throw Error(Place{doc.path}, "the viewport shows '" + view.show + "' as an image but it is not a 2-d array of scalars or vectors");
-  img.width = static_cast<uint32_t>(a.shape[0]);
-  img.height = static_cast<uint32_t>(a.shape[1]);
-  int channels = a.components == 1 ? 1 : a.components == 2 ? 2 : 4;
+  return image_of(a.shape[0], a.shape[1], a.components,
+                  [&](size_t e, int c) { return a.component(e, c); });
+}
+
+ImageSnapshot image_of(int64_t width, int64_t height, int components,
+                       const std::function<double(size_t, int)>& component) {
+  ImageSnapshot img;
+  img.width = static_cast<uint32_t>(width);
+  img.height = static_cast<uint32_t>(height);
+  int channels = components == 1 ? 1 : components == 2 ? 2 : 4;
   img.format = channels == 1 ? TextureFormat::R32F : channels == 2 ? TextureFormat::RG32F : TextureFormat::RGBA32F;
   size_t w = img.width, h = img.height;
   std::vector<float> texels(w * h * static_cast<size_t>(channels), 1.0f);
   for (size_t i = 0; i < w; ++i)
     for (size_t j = 0; j < h; ++j) {
       size_t e = i * h + j, t = (j * w + i) * static_cast<size_t>(channels);
-      for (int c = 0; c < a.components; ++c) texels[t + static_cast<size_t>(c)] = static_cast<float>(a.component(e, c));
+      for (int c = 0; c < components && c < 4; ++c) texels[t + static_cast<size_t>(c)] = static_cast<float>(component(e, c));
     }
-  img.components = a.components;
+  img.components = std::min(components, 4);
   img.texels.resize(texels.size() * sizeof(float));
   std::memcpy(img.texels.data(), texels.data(), img.texels.size());
   if (img.colormapped()) finite_range(texels.data(), w * h, 1, &img.value_min, &img.value_max);

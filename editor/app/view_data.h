@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,10 @@ struct ImageSnapshot {
 // shown that way (the program's resource differs from what the view expects).
 PointsSnapshot read_points(Program& program, const graph::ViewSettings& view);
 ImageSnapshot read_image(Program& program, const graph::ViewSettings& view);
+// An image of `width` x `height` elements of `components` (1 to 4) from `component(e, c)`,
+// element e = i * height + j (C order): what read_image makes of a 2-d array, and of a probe.
+ImageSnapshot image_of(int64_t width, int64_t height, int components,
+                       const std::function<double(size_t, int)>& component);
 
 // The colour map's range: the data's ("auto", so colours follow the data) or one the user
 // fixed (so colours mean the same value from frame to frame).

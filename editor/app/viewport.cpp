@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "editor/app/view_data.h"
@@ -70,15 +71,15 @@ void ViewportPanel::show(const graph::ViewSettings& view) {
 }
 
 std::string ViewportPanel::colored_resource() const {
-  if (view_.as == "points") return view_.color_by;
-  if (view_.as == "image" && image_data_.colormapped()) return view_.show;
+  if (drawn().as == "points") return drawn().color_by;
+  if (drawn().as == "image" && image_data_.colormapped()) return drawn().show;
   return "";
 }
 
 ValueRange ViewportPanel::legend_range() const {
   auto it = ranges_.find(colored_resource());
   ColorRange setting = it == ranges_.end() ? ColorRange{} : it->second;
-  if (view_.as == "image") return colormap_range(setting, image_data_.value_min, image_data_.value_max);
+  if (drawn().as == "image") return colormap_range(setting, image_data_.value_min, image_data_.value_max);
   return colormap_range(setting, points_data_.scalar_min, points_data_.scalar_max);
 }
 
@@ -113,7 +114,7 @@ void ViewportPanel::draw(LiveSession& session, const ViewportTimes& times) {
                                               ImGuiButtonFlags_MouseButtonMiddle);
   controls_["scene"] = ControlRect::last_item();
   camera_input();
-  if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) hover(view_.show);
+  if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) hover(drawn().show);
   else hovered_.reset(), hovered_text_.clear(), hover_key_.clear();
   overlay(session, times);
   if (ImGui::BeginPopup("colour range")) {
@@ -247,12 +248,16 @@ void ViewportPanel::overlay(LiveSession& session, const ViewportTimes& times) {
                   static_cast<long long>(session.steps()), session.playing() ? "playing" : "paused",
                   session.program().device_name().c_str());
   }
+  if (probe_) {  // the probe replaces the view: say so, and print what has no picture
+    std::string line = probe_view_.as == "numbers" ? probe_numbers() : probe_view_.show;
+    std::snprintf(text + std::strlen(text), sizeof text - std::strlen(text), "\n%s", line.c_str());
+  }
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 size = ImGui::CalcTextSize(text);
   dl->AddRectFilled(ImVec2(at.x - 4, at.y - 2), ImVec2(at.x + size.x + 4, at.y + size.y + 2), IM_COL32(0, 0, 0, 150), 3.0f);
   dl->AddText(at, IM_COL32(230, 230, 230, 255), text);
   legend_ = problem_.empty() && !colored_resource().empty() &&
-            (view_.as == "image" ? texture_ != nullptr : points_ != nullptr && !points_data_.scalars.empty());
+            (drawn().as == "image" ? texture_ != nullptr : points_ != nullptr && !points_data_.scalars.empty());
   if (legend_) legend(dl);
   if (!problem_.empty()) {
     ImVec2 p(rect_.x / scale.x + 8, (rect_.y + rect_.height) / scale.y - ImGui::GetTextLineHeight() * 2 - 8);
@@ -320,7 +325,7 @@ void ViewportPanel::hover(const std::string& resource_label) {
       hovered_ = point_value_at(points_data_, camera_.view_projection(rect_), rect_, mx, my, radius);
       if (hovered_) {
         hovered_text_ = resource_label + "[" + std::to_string(hovered_->element) + "] = " + values_text(hovered_->values);
-        if (hovered_->has_color_value) hovered_text_ += "\n" + view_.color_by + ": " + number(hovered_->color_value);
+        if (hovered_->has_color_value) hovered_text_ += "\n" + drawn().color_by + ": " + number(hovered_->color_value);
       }
     }
   }
@@ -357,21 +362,80 @@ void ViewportPanel::drop_layers() {
   mesh_ = nullptr;
 }
 
+// ---------------------------------------------------------------- probes
+
+void ViewportPanel::show_probe(const ProbeValues* probe, uint64_t version) {
+  if (probe && !probe->error.empty()) probe = nullptr;
+  probe_ = probe;
+  probe_version_ = version;
+  if (!probe) return;
+  std::string what = probe->kernel + " #" + std::to_string(probe->pin.node) + "." + probe->pin.pin;
+  int comps = probe->type.components();
+  probe_view_ = graph::ViewSettings{};
+  probe_view_.show = "probe " + what;
+  if (probe->shape.size() == 2 && comps <= 4) {
+    probe_view_.as = "image";
+  } else if (probe->shape.size() == 1 && probe->shape[0] > 1 && (comps == 2 || comps == 3)) {
+    probe_view_.as = "points";
+  } else {
+    probe_view_.as = "numbers";
+  }
+}
+
+std::string ViewportPanel::layer_key(const LiveSession& session) const {
+  if (probe_) return "probe|" + probe_view_.show + "|" + probe_view_.as;
+  return view_key(view_) + "|" + mesh_path(session);
+}
+
+ImageSnapshot ViewportPanel::probe_image(const ProbeValues& p) {
+  int comps = p.type.components();
+  return image_of(p.shape.at(0), p.shape.at(1), comps, [&](size_t e, int c) {
+    return p.values[e * static_cast<size_t>(comps) + static_cast<size_t>(c)];
+  });
+}
+
+PointsSnapshot ViewportPanel::probe_points(const ProbeValues& p) {
+  PointsSnapshot s;
+  int comps = p.type.components();
+  s.dims = comps;
+  s.count = static_cast<size_t>(p.shape.at(0));
+  s.positions.reserve(p.values.size());
+  for (double v : p.values) s.positions.push_back(static_cast<float>(v));
+  return s;
+}
+
+// A probe too small for a picture (one value, or a short list): its numbers on the scene.
+std::string ViewportPanel::probe_numbers() const {
+  if (!probe_) return "";
+  std::string text = probe_view_.show + " = ";
+  int comps = probe_->type.components();
+  size_t shown = std::min<size_t>(probe_->values.size() / static_cast<size_t>(std::max(comps, 1)), 8);
+  for (size_t e = 0; e < shown; ++e) {
+    text += e ? ", " : "";
+    if (comps > 1) text += "(";
+    for (int c = 0; c < comps; ++c)
+      text += (c ? ", " : "") + number(probe_->values[e * static_cast<size_t>(comps) + static_cast<size_t>(c)]);
+    if (comps > 1) text += ")";
+  }
+  if (probe_->values.size() / static_cast<size_t>(std::max(comps, 1)) > shown) text += ", ...";
+  return text;
+}
+
 void ViewportPanel::rebuild_layers(LiveSession& session, render::SceneRenderer& scene) {
   drop_layers();
   scene_ = &scene;
-  layers_for_ = view_key(view_) + "|" + mesh_path(session);
+  layers_for_ = layer_key(session);
   data_version_ = ~0ull;
   problem_.clear();
   points_data_ = PointsSnapshot{};
   image_data_ = ImageSnapshot{};
-  if (view_.empty()) return;
+  if (drawn().empty()) return;
   try {
-    if (view_.as == "points") {
+    if (drawn().as == "points") {
       points_ = &scene.add_points();
-    } else if (view_.as == "image") {
+    } else if (drawn().as == "image") {
       texture_ = &scene.add_texture();
-    } else if (view_.as == "mesh") {
+    } else if (drawn().as == "mesh") {
       mesh_ = &scene.add_mesh(render::Mesh::load_obj(mesh_path(session)));
     }
   } catch (const Error& e) {
@@ -384,21 +448,22 @@ void ViewportPanel::render(LiveSession& session, render::SceneRenderer& scene, c
     drop_layers();
     layers_for_.clear();
   } else {
-    if (&scene != scene_ || layers_for_ != view_key(view_) + "|" + mesh_path(session)) rebuild_layers(session, scene);
+    if (&scene != scene_ || layers_for_ != layer_key(session)) rebuild_layers(session, scene);
     const void* program = &session.program();
     if (program != program_seen_) {
       program_seen_ = program;
       data_version_ = ~0ull;
     }
-    if (session.data_version() != data_version_ && (points_ || texture_ || mesh_)) {
-      data_version_ = session.data_version();
+    uint64_t version = probe_ ? probe_version_ : session.data_version();
+    if (version != data_version_ && (points_ || texture_ || mesh_)) {
+      data_version_ = version;
       try {
         if (points_ || mesh_) {
-          points_data_ = read_points(session.program(), view_);
+          points_data_ = probe_ ? probe_points(*probe_) : read_points(session.program(), view_);
           image_data_ = ImageSnapshot{};
           const PointsSnapshot& s = points_data_;
           render::PositionData pos;
-          pos.name = view_.show;
+          pos.name = drawn().show;
           pos.data = s.positions.data();
           pos.count = s.count;
           pos.dims = s.dims;
@@ -410,16 +475,16 @@ void ViewportPanel::render(LiveSession& session, render::SceneRenderer& scene, c
             points_->update(d);
             points_->style.shaded = three_d_;
             float auto_size = std::clamp(rect_.height * 0.5f / std::sqrt(static_cast<float>(std::max<size_t>(s.count, 1))), 2.0f, 8.0f);
-            points_->style.size = view_.point_size > 0 ? view_.point_size : auto_size;
+            points_->style.size = drawn().point_size > 0 ? drawn().point_size : auto_size;
           } else {
             mesh_->update_positions(pos);
           }
         } else {
-          image_data_ = read_image(session.program(), view_);
+          image_data_ = probe_ ? probe_image(*probe_) : read_image(session.program(), view_);
           points_data_ = PointsSnapshot{};
           const ImageSnapshot& img = image_data_;
           render::TextureData t;
-          t.name = view_.show;
+          t.name = drawn().show;
           t.format = img.format;
           t.texels = img.texels.data();
           t.width = img.width;

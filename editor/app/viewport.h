@@ -15,6 +15,7 @@
 #include "compiler/graph/view_settings.h"
 #include "editor/app/control_rect.h"
 #include "editor/app/live_session.h"
+#include "editor/app/probe_runner.h"
 #include "editor/app/view_data.h"
 #include "runtime/render/camera.h"
 #include "runtime/render/mesh.h"
@@ -65,6 +66,12 @@ class ViewportPanel {
   std::function<void(const graph::ViewSettings&)> on_save_default;  // "Save as the default view"
   int window_flags = 0;  // ImGuiWindowFlags added to the panel's own (the app tiles it)
 
+  // A probe shown instead of the view (nullptr, or one with an error: the view again): a 2-d
+  // probe as an image, a 1-d probe of 2- or 3-vectors as points, anything else as numbers on
+  // the scene. `version` moves when its values do.
+  void show_probe(const ProbeValues* probe, uint64_t version);
+  bool probing() const { return probe_ != nullptr; }
+
   render::Camera& camera() { return camera_; }
   // Frames what is shown, and keeps framing it as it spreads (particles falling, a cloth
   // draping) until the camera is moved by hand.
@@ -101,6 +108,11 @@ class ViewportPanel {
   void hover(const std::string& resource_label);
   void show(const graph::ViewSettings& view);
   std::string colored_resource() const;  // whose values the colour map shows, "" none
+  const graph::ViewSettings& drawn() const { return probe_ ? probe_view_ : view_; }
+  std::string layer_key(const LiveSession& session) const;
+  static ImageSnapshot probe_image(const ProbeValues& p);
+  static PointsSnapshot probe_points(const ProbeValues& p);
+  std::string probe_numbers() const;
   void camera_input();
   void rebuild_layers(LiveSession& session, render::SceneRenderer& scene);
   void drop_layers();
@@ -137,6 +149,9 @@ class ViewportPanel {
   std::optional<HoveredValue> hovered_;
   std::string hovered_text_;
   std::string hover_key_;  // the cursor, camera and upload the hovered value is for
+  const ProbeValues* probe_ = nullptr;  // shown instead of the view (the app owns it)
+  uint64_t probe_version_ = 0;
+  graph::ViewSettings probe_view_;      // how it is drawn ("probe kernel #n.pin", as)
 };
 
 }  // namespace loom::editor

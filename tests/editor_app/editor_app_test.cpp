@@ -421,6 +421,41 @@ TEST_F(EditorAppTest, CtrlFFindsANodeInAnotherKernelAndShowsIt) {
   EXPECT_FALSE(app().control("find.query").has_value() && ImGui::GetIO().WantTextInput);
 }
 
+TEST_F(EditorAppTest, TheProbeShowsTheSelectedNodesValuesInTheViewport) {
+  start();
+  ASSERT_TRUE(app().open(copy_sample("heat")));
+  frames(4);
+  key(kF6);  // one step: data to probe
+  frames(2);
+  key('F', true);
+  type("4.0 * c");
+  key(257);  // Enter: diffuse's stencil formula, selected
+  frames(2);
+  ASSERT_EQ(app().document().selection().nodes, std::vector<int>{12});
+  app().set_probe(true);
+  frames(3);
+  EXPECT_TRUE(app().viewport().probing());
+  EXPECT_EQ(app().probe().error, "");
+  EXPECT_EQ(app().probe().shape, (std::vector<int64_t>{254, 254}));
+  EXPECT_TRUE(app().viewport().legend_shown());
+  EXPECT_GT(app().viewport().uploads(), 0u);
+  // A value outside any loop (the parameter k): numbers, not a picture.
+  move(ImVec2(app().canvas().canvas_screen_origin().x + 50, app().canvas().canvas_screen_origin().y + 50));
+  key(268);  // Home: everything in view
+  std::optional<ImVec2> k = app().canvas().node_screen_pos(1);
+  ASSERT_TRUE(k.has_value());
+  click_at(k->x + 20, k->y + 6);
+  frames(3);
+  ASSERT_EQ(app().document().selection().nodes, std::vector<int>{1});
+  EXPECT_EQ(app().probe().shape, std::vector<int64_t>{1});
+  ASSERT_EQ(app().probe().values.size(), 1u);
+  EXPECT_NEAR(app().probe().values[0], 0.2, 1e-6);
+  // Probing off: the view again.
+  app().set_probe(false);
+  frames(2);
+  EXPECT_FALSE(app().viewport().probing());
+}
+
 TEST_F(EditorAppTest, ShortcutsStepResetAndSave) {
   start();
   std::string path = copy_sample("heat");

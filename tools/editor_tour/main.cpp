@@ -1,8 +1,8 @@
 // loom-editor-tour OUT_DIR: the editor driven as a person would (mouse and keys through
 // Dear ImGui's IO, headless on the render device), a PNG of each step it shows: File › New,
-// the program panel's inspectors, a field dragged onto the canvas, the node palette, Ctrl+F
-// and the Open prompt. For reviews and the docs: what a feature looks like, from a clean
-// build, without a display.
+// the program panel's inspectors, a field dragged onto the canvas, the node palette, Ctrl+F,
+// the Open prompt, a probe and the spreadsheet. For reviews and the docs: what a feature looks
+// like, from a clean build, without a display.
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -145,6 +145,20 @@ int main(int argc, char** argv) {
     t.key('O', true);
     t.frames(3);
     t.shot("10-open-prompt");
+    t.key(256);
+    // The probe: the step kernel's product, for every cell, in the viewport; then the
+    // spreadsheet of u while playing.
+    t.click("program.kernel.step");
+    std::optional<ImVec2> mul = host.app().canvas().node_screen_pos(4);
+    if (mul) t.click_at(mul->x + 20, mul->y + 6);
+    host.app().set_probe(true);
+    t.key(294);  // F5: play
+    t.frames(20);
+    t.shot("11-probe");
+    host.app().set_probe(false);
+    t.click("tab.Spreadsheet");
+    t.frames(10);
+    t.shot("12-spreadsheet");
     return 0;
   } catch (const loom::Error& e) {
     std::fprintf(stderr, "loom-editor-tour: %s\n", e.what());
