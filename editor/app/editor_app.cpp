@@ -402,14 +402,15 @@ void EditorApp::layout_windows(float top, float bottom) {
 
 // ---------------------------------------------------------------- probes
 
-// With View › Probe on, the viewport shows the values of the selected node's first value
-// output for every thread of its kernel (Blender's viewer node): recomputed when the
-// selection, the program or its data change.
+// With View › Probe on, the viewport shows the values of the output pin under the mouse, or
+// else of the selected node's first value output, for every thread of its kernel (Blender's
+// viewer node): recomputed when the pin, the program or its data change.
 void EditorApp::update_probe() {
   const GraphRef& g = canvas_.graph();
   const Selection& sel = doc_.selection();
   std::optional<PinRef> pin;
-  if (probe_on_ && g.valid() && !g.function && sel.graph == g && sel.nodes.size() == 1) {
+  if (probe_on_ && g.valid() && !g.function) pin = canvas_.hovered_output();
+  if (!pin && probe_on_ && g.valid() && !g.function && sel.graph == g && sel.nodes.size() == 1) {
     const graph::GraphTypes& types = doc_.types(g);
     auto it = types.outputs.find(sel.nodes[0]);
     if (it != types.outputs.end())

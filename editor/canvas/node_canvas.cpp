@@ -354,4 +354,13 @@ void NodeCanvas::apply_choice(EditorDocument& doc, const SearchPalette::Choice& 
   select_only(doc, added.nodes);
 }
 
+std::optional<PinRef> NodeCanvas::hovered_output() const {
+  if (hover_.kind != Hit::Kind::Pin || !hover_.output || hover_.node < 0 ||
+      static_cast<size_t>(hover_.node) >= geo_.nodes().size())
+    return std::nullopt;
+  const NodeGeom& n = geo_.nodes()[static_cast<size_t>(hover_.node)];
+  if (hover_.pin < 0 || static_cast<size_t>(hover_.pin) >= n.outputs.size()) return std::nullopt;
+  return PinRef{n.id, n.outputs[static_cast<size_t>(hover_.pin)].name};
+}
+
 }  // namespace loom::editor

@@ -95,6 +95,8 @@ class NodeCanvas {
   std::optional<ImVec2> zone_screen_pos(const RegionRef& region) const;
   // The centre of the value editor's text field `name` as last drawn (nullopt: not shown).
   std::optional<ImVec2> value_field_screen_pos(const std::string& name) const;
+  // The output pin under the mouse in the last frame (nothing dragged), if any.
+  std::optional<PinRef> hovered_output() const;
   // The middle of an unlinked input's label on its node, where a click edits its value in
   // place and a horizontal drag scrubs a number (nullopt: linked, collapsed or not shown).
   std::optional<ImVec2> input_value_screen_pos(const PinRef& input) const;

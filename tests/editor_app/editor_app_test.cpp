@@ -421,7 +421,7 @@ TEST_F(EditorAppTest, CtrlFFindsANodeInAnotherKernelAndShowsIt) {
   EXPECT_FALSE(app().control("find.query").has_value() && ImGui::GetIO().WantTextInput);
 }
 
-TEST_F(EditorAppTest, TheProbeShowsTheSelectedNodesValuesInTheViewport) {
+TEST_F(EditorAppTest, TheProbeShowsTheHoveredPinsOrTheSelectedNodesValuesInTheViewport) {
   start();
   ASSERT_TRUE(app().open(copy_sample("heat")));
   frames(4);
@@ -450,6 +450,14 @@ TEST_F(EditorAppTest, TheProbeShowsTheSelectedNodesValuesInTheViewport) {
   EXPECT_EQ(app().probe().shape, std::vector<int64_t>{1});
   ASSERT_EQ(app().probe().values.size(), 1u);
   EXPECT_NEAR(app().probe().values[0], 0.2, 1e-6);
+  // Hovering an output pin probes it, whatever is selected: the range_for's i1 index.
+  std::optional<ImVec2> i1 = app().canvas().pin_screen_pos(PinRef{2, "i1"}, true);
+  ASSERT_TRUE(i1.has_value());
+  move(*i1);
+  frames(2);
+  EXPECT_EQ(app().probe().pin, (PinRef{2, "i1"}));
+  ASSERT_EQ(app().probe().values.size(), 254u * 254u);
+  EXPECT_EQ(app().probe().values[3 * 254 + 17], 18);  // the loop starts at 1
   // Probing off: the view again.
   app().set_probe(false);
   frames(2);
