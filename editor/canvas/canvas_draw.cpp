@@ -202,12 +202,24 @@ void NodeCanvas::draw_links(ImDrawList* dl, const EditorDocument& doc) {
     ImU32 col =
         l.from_pin < 0 ? IM_COL32(230, 80, 80, 255) : with_alpha(pin_color(cat), hot ? 255 : 170);
     ImVec2 p0 = view_.to_screen(l.p0), p1 = view_.to_screen(l.p1);
-    if (straight) {
+    float width = hot ? thickness * 1.5f : thickness;
+    auto curve = [&](ImVec2 a, ImVec2 b) {
+      float d = std::max(40.0f * view_.zoom, std::fabs(b.x - a.x) * 0.5f);
+      dl->AddBezierCubic(a, ImVec2(a.x + d, a.y), ImVec2(b.x - d, b.y), b, col, width);
+    };
+    if (l.routed) {  // over or under the nodes in its way, halfway at via_y
+      ImVec2 via = view_.to_screen(Vec2{(l.p0.x + l.p1.x) * 0.5f, l.via_y});
+      if (straight) {
+        dl->AddLine(p0, via, col, thickness);
+        dl->AddLine(via, p1, col, thickness);
+      } else {
+        curve(p0, via);
+        curve(via, p1);
+      }
+    } else if (straight) {
       dl->AddLine(p0, p1, col, thickness);
     } else {
-      float d = std::max(40.0f, std::fabs(l.p1.x - l.p0.x) * 0.5f) * view_.zoom;
-      dl->AddBezierCubic(p0, ImVec2(p0.x + d, p0.y), ImVec2(p1.x - d, p1.y), p1, col,
-                         hot ? thickness * 1.5f : thickness);
+      curve(p0, p1);
     }
     ++stats_.links_drawn;
   }

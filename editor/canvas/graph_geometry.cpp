@@ -333,8 +333,39 @@ void GraphGeometry::place(const graph::Document& doc, const GraphRef& g) {
     grow(nodes_[i].rect());
   }
   for (const ZoneGeom& z : zones_) grow(z.rect);
+  route_links();
   for (size_t i = 0; i < links_.size(); ++i)
     link_grid_.insert(static_cast<int>(i), links_[i].bounds);
+}
+
+// A link whose plain curve passes behind other nodes goes over or under them instead (the
+// side nearer its ends), where that keeps it readable: a link hidden behind a node looks like
+// it ends there. Nodes a link passes behind are found through the node grid.
+void GraphGeometry::route_links() {
+  std::vector<int> near;
+  for (LinkGeom& l : links_) {
+    Rect hit;
+    bool any = false;
+    for (int s = 1; s < 16; ++s) {
+      Vec2 q = curve_point(l.p0, l.p1, static_cast<float>(s) / 16);
+      near.clear();
+      node_grid_.query(Rect{q.x, q.y, q.x, q.y}, near);
+      for (int n : near) {
+        if (n == l.from || n == l.to) continue;
+        Rect r = nodes_[static_cast<size_t>(n)].rect();
+        if (!r.contains(q.x, q.y)) continue;
+        hit = any ? hit.united(r) : r;
+        any = true;
+      }
+    }
+    if (!any) continue;
+    float mid = (l.p0.y + l.p1.y) * 0.5f;
+    float above = hit.y0 - 2 * m_.pad, below = hit.y1 + 2 * m_.pad;
+    l.routed = true;
+    l.via_y = std::fabs(above - mid) <= std::fabs(below - mid) ? above : below;
+    l.bounds.y0 = std::min(l.bounds.y0, l.via_y);
+    l.bounds.y1 = std::max(l.bounds.y1, l.via_y);
+  }
 }
 
 void GraphGeometry::auto_layout() {
@@ -560,6 +591,12 @@ Vec2 GraphGeometry::curve_point(Vec2 p0, Vec2 p1, float t) {
   return Vec2{a * p0.x + b * c0.x + c * c1.x + e * p1.x, a * p0.y + b * c0.y + c * c1.y + e * p1.y};
 }
 
+Vec2 GraphGeometry::link_point(const LinkGeom& l, float t) {
+  if (!l.routed) return curve_point(l.p0, l.p1, t);
+  Vec2 via{(l.p0.x + l.p1.x) * 0.5f, l.via_y};
+  return t < 0.5f ? curve_point(l.p0, via, t * 2) : curve_point(via, l.p1, t * 2 - 1);
+}
+
 int GraphGeometry::link_at(Vec2 p, float tolerance) const {
   std::vector<int> near;
   link_grid_.query(Rect{p.x - tolerance, p.y - tolerance, p.x + tolerance, p.y + tolerance}, near);
@@ -570,7 +607,7 @@ int GraphGeometry::link_at(Vec2 p, float tolerance) const {
     if (!l.bounds.expanded(tolerance).contains(p.x, p.y)) continue;
     Vec2 prev = l.p0;
     for (int s = 1; s <= 24; ++s) {
-      Vec2 cur = curve_point(l.p0, l.p1, static_cast<float>(s) / 24);
+      Vec2 cur = link_point(l, static_cast<float>(s) / 24);
       float dx = cur.x - prev.x, dy = cur.y - prev.y;
       float len = dx * dx + dy * dy;
       float t =

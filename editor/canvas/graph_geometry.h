@@ -78,6 +78,10 @@ struct LinkGeom {
   int from_pin = -1, to_pin = -1;  // pin indices (from_pin -1: the source has no such output)
   Vec2 p0, p1;
   Rect bounds;
+  // Routed around the nodes its plain curve would pass behind: two curves meeting halfway,
+  // at height via_y, above or below them.
+  bool routed = false;
+  float via_y = 0;
 };
 
 class GraphGeometry {
@@ -121,12 +125,15 @@ class GraphGeometry {
   // The link whose curve passes within `tolerance` of `p`, or -1.
   int link_at(Vec2 p, float tolerance) const;
 
-  // Points along a link's curve, for drawing and hit tests.
+  // Points along a link's curve, for drawing and hit tests: the plain curve between two
+  // points, and a link's own (routed ones pass via_y halfway).
   static Vec2 curve_point(Vec2 p0, Vec2 p1, float t);
+  static Vec2 link_point(const LinkGeom& l, float t);
 
  private:
   void auto_layout();
   void compute_zones();
+  void route_links();
 
   NodeMetrics m_;
   std::vector<NodeGeom> nodes_;

@@ -229,7 +229,7 @@ std::optional<ImVec2> NodeCanvas::link_screen_point(const PinRef& input, float t
   int p = geo_.input_index(i, input.pin);
   for (const LinkGeom& l : geo_.links())
     if (l.to == i && l.to_pin == p)
-      return view_.to_screen(GraphGeometry::curve_point(l.p0, l.p1, t));
+      return view_.to_screen(GraphGeometry::link_point(l, t));
   return std::nullopt;
 }
 
