@@ -157,6 +157,7 @@ Lowered lower(ir::Kernel& kernel, const CpuCodegenOptions& options, bool optimiz
   out.tm = target_machine(options);
   EmitOptions emit;
   emit.fast_math = options.fast_math && kernel.fast_math;
+  emit.cancel_checks = options.cancel_checks;
   emit.cpu = out.tm->getTargetCPU().str();
   emit.features = out.tm->getTargetFeatureString().str();
   emit.triple = out.tm->getTargetTriple().str();

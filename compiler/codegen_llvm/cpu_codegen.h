@@ -26,6 +26,12 @@ struct CpuCodegenOptions {
   // Vectorised sin/cos/exp/log/pow from glibc's libmvec (x86-64 with AVX2). The loader finds
   // libmvec.so.1 in the process; turn off for objects meant for systems without it.
   bool vector_math = true;
+  // The editor's cancellation points: at the top of every `while` iteration and at the
+  // back-edge of every nested (serial) `for` loop whose body holds a loop, a volatile read of
+  // the launch's error code (LaunchContext::error); a non-zero code ends the task. The runtime
+  // sets it from another thread to stop a launch that never ends (cpu::CpuDevice::cancel).
+  // Off for `loom run` and AOT modules: innermost for loops stay free of it, so they vectorise.
+  bool cancel_checks = false;
 };
 
 struct CodegenTimings {

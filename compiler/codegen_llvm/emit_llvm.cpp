@@ -55,6 +55,8 @@ bool contains_op(const ir::Block& block, Op op) {
   return found;
 }
 
+constexpr int kNoCancelPoint = -2;
+
 struct LoopTarget {
   bool is_while;
   BasicBlock* cont;
@@ -346,7 +348,7 @@ class Emitter {
   using BodyFn = std::function<void(Value* iv, BasicBlock* latch)>;
 
   // for (iv = lo; iv < hi; ++iv) over i32, the shape LLVM vectorises.
-  void counted_loop(Value* lo, Value* hi, const BodyFn& body) {
+  void counted_loop(Value* lo, Value* hi, const BodyFn& body, int cancel_node = kNoCancelPoint) {
     BasicBlock* pre = b_.GetInsertBlock();
     BasicBlock* header = BasicBlock::Create(c_, "loop", fn_);
     BasicBlock* inner = BasicBlock::Create(c_, "loop_body", fn_);
@@ -361,8 +363,9 @@ class Emitter {
     body(iv, latch);
     if (!terminated()) b_.CreateBr(latch);
     b_.SetInsertPoint(latch);
+    if (cancel_node != kNoCancelPoint) cancel_point(cancel_node);
     Value* next = b_.CreateAdd(iv, b_.getInt32(1), "i.next", false, true);  // iv < hi: no overflow
-    iv->addIncoming(next, latch);
+    iv->addIncoming(next, b_.GetInsertBlock());
     b_.CreateBr(header);
     b_.SetInsertPoint(exit);
   }
@@ -386,7 +389,50 @@ class Emitter {
       loops_.push_back({false, latch, nullptr});
       emit_block(body);
       loops_.pop_back();
+    }, cancel_at(loop, d + 1 == lo.size(), body));
+  }
+
+  // A nested (serial) for loop polls at its back-edge when another loop runs inside it; an
+  // innermost one is bounded by its 32-bit range and stays free of the poll, so it vectorises.
+  int cancel_at(const Inst& loop, bool innermost_dim, const ir::Block& body) const {
+    if (!opt_.cancel_checks || loop.op == Op::Offload) return kNoCancelPoint;
+    if (!innermost_dim) return loop.node;
+    bool has_loop = false;
+    ir::walk(const_cast<ir::Block&>(body), [&](Inst& inst) {
+      has_loop |= inst.op == Op::While || inst.op == Op::RangeFor || inst.op == Op::StructFor;
     });
+    return has_loop ? loop.node : kNoCancelPoint;
+  }
+
+  // The editor's cancellation point (EmitOptions::cancel_checks): a volatile read of the
+  // launch's error code, which the runtime sets from another thread; a non-zero code (a
+  // cancel, or a failed check in another chunk) ends the task, and the first loop to see a
+  // cancel records its node so the editor can mark it.
+  void cancel_point(int node) {
+    if (!opt_.cancel_checks) return;
+    Value* err = ctx_field(kCtxError);
+    BasicBlock* has = BasicBlock::Create(c_, "cancel_check", fn_);
+    BasicBlock* stop = BasicBlock::Create(c_, "cancelled", fn_);
+    BasicBlock* go = BasicBlock::Create(c_, "not_cancelled", fn_);
+    llvm::MDBuilder md(c_);
+    b_.CreateCondBr(b_.CreateIsNull(err), go, has, md.createBranchWeights(1, 1u << 20));
+    b_.SetInsertPoint(has);
+    auto* code = b_.CreateAlignedLoad(i32_, b_.CreateStructGEP(err_ty_, err, kErrCode), llvm::MaybeAlign(4), true,
+                                      "cancel_code");
+    b_.CreateCondBr(b_.CreateICmpNE(code, b_.getInt32(0)), stop, go, md.createBranchWeights(1, 1u << 20));
+    b_.SetInsertPoint(stop);
+    if (node >= 0) {
+      Value* node_ptr = b_.CreateStructGEP(err_ty_, err, kErrNode);
+      auto* seen = b_.CreateAlignedLoad(i32_, node_ptr, llvm::MaybeAlign(4));
+      seen->setAtomic(llvm::AtomicOrdering::Monotonic);
+      BasicBlock* mark = BasicBlock::Create(c_, "cancel_mark", fn_);
+      b_.CreateCondBr(b_.CreateICmpSLT(seen, b_.getInt32(0)), mark, ret_bb_);
+      b_.SetInsertPoint(mark);
+      auto* st = b_.CreateAlignedStore(b_.getInt32(static_cast<uint32_t>(node)), node_ptr, llvm::MaybeAlign(4));
+      st->setAtomic(llvm::AtomicOrdering::Monotonic);
+    }
+    b_.CreateBr(ret_bb_);
+    b_.SetInsertPoint(go);
   }
 
   // Iteration bounds of a range/struct loop (Offload or nested RangeFor/StructFor).
@@ -711,6 +757,7 @@ class Emitter {
         BasicBlock* exit = BasicBlock::Create(c_, "while_exit", fn_);
         b_.CreateBr(head);
         b_.SetInsertPoint(head);
+        cancel_point(in.node);  // at the head: `continue` jumps here too
         loops_.push_back({true, head, exit});
         emit_block(*in.region(0));
         loops_.pop_back();

@@ -24,6 +24,8 @@ struct EmitOptions {
   std::string features;  // "target-features" function attribute
   std::string triple;
   std::string data_layout;
+  // Cancellation points for the editor: see CpuCodegenOptions::cancel_checks.
+  bool cancel_checks = false;
 };
 
 // One function per offloaded task; `tasks` receives their descriptions in order.

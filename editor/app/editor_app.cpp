@@ -89,7 +89,22 @@ bool EditorApp::open(const std::string& path) {
   set_document(session_.document(), path);
   if (session_.error()) focus(session_.error()->place());  // opened broken: show where
   recovery_path_ = LiveSession::recovery_for(path);
-  if (!recovery_path_.empty()) prompt_ = "recover";
+  if (!recovery_path_.empty()) {
+    // Only a recovery file that differs from the document is worth asking about.
+    bool same = false;
+    try {
+      same = graph::save_document(graph::load_document_file(recovery_path_)) == doc_.save_text();
+    } catch (const Error&) {
+      same = false;  // unreadable: the prompt says so when the user tries it
+    }
+    if (same) {
+      std::error_code ec;
+      fs::remove(recovery_path_, ec);
+      recovery_path_.clear();
+    } else {
+      prompt_ = "recover";
+    }
+  }
   return true;
 }
 
@@ -180,6 +195,7 @@ void EditorApp::frame() {
     replace_document(doc_, std::move(*outside), "Change on disk");
     doc_.mark_saved();
     revision_sent_ = doc_.revision();  // the session already runs it
+    session_.forget_unsaved();
   }
   // Compile and run errors go on the nodes; a good reload clears them.
   std::string error = session_.error() ? session_.error()->what() : "";
@@ -212,7 +228,11 @@ void EditorApp::render_scene(render::SceneRenderer& scene, const render::Frame& 
 void EditorApp::sync_session() {
   if (doc_.revision() == revision_sent_) return;
   revision_sent_ = doc_.revision();
+  // An edit while a frame is stuck (the fix, or an undo) stops it: the edit runs next.
+  if (session_.stuck()) session_.stop();
   session_.edit(doc_.doc());
+  // Back at the saved document (undone to it): no recovery file is kept for it.
+  if (!doc_.dirty()) session_.forget_unsaved();
 }
 
 void EditorApp::sync_view() {
@@ -243,6 +263,7 @@ void EditorApp::shortcuts() {
   if (key_pressed(k.f5)) session_.playing() ? session_.pause() : session_.play();
   if (key_pressed(k.f6)) session_.step_once();
   if (key_pressed(k.f7)) session_.reset();
+  if (session_.stuck() && key_pressed(k.escape)) session_.stop();
 }
 
 void EditorApp::menu_bar() {
@@ -280,12 +301,13 @@ void EditorApp::menu_bar() {
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Run")) {
-    bool can = session_.has_program();
+    bool can = session_.has_program() || session_.frame_in_flight();
     if (ImGui::MenuItem(session_.playing() ? "Pause" : "Play", "F5", false, can)) session_.playing() ? session_.pause() : session_.play();
     if (ImGui::MenuItem("Step", "F6", false, can)) session_.step_once();
     if (ImGui::MenuItem("Reset", "F7", false, can)) session_.reset();
+    if (ImGui::MenuItem("Stop", "Esc", session_.stuck(), session_.frame_in_flight())) session_.stop();
     ImGui::Separator();
-    ImGui::TextDisabled("backend: %s", can ? session_.program().device_name().c_str() : "none");
+    ImGui::TextDisabled("backend: %s", session_.has_program() ? session_.program().device_name().c_str() : "none");
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
@@ -727,6 +749,7 @@ void EditorApp::answer_prompt(const std::string& choice) {
       if (save()) quit_ = true;
       else if (prompt_ == "save-as") quit_after_save_ = true;
     } else if (choice == "don't save") {
+      session_.forget_unsaved();  // the user chose to lose them: no recovery prompt next time
       quit_ = true;
     }
   } else if (was == "save-before-new") {
@@ -734,6 +757,7 @@ void EditorApp::answer_prompt(const std::string& choice) {
       if (save()) new_document();
       else if (prompt_ == "save-as") new_after_save_ = true;
     } else if (choice == "don't save") {
+      session_.forget_unsaved();
       new_document();
     }
   } else if (was == "save-as" && choice == "save") {

@@ -39,7 +39,7 @@ struct EditorOptions {
   // Backend key codes (io.KeysDown) of the app's shortcuts; the defaults are GLFW's.
   struct Keys {
     int n = 'N', o = 'O', s = 'S', q = 'Q', z = 'Z', y = 'Y', f = 'F', space = ' ';
-    int f1 = 290, f5 = 294, f6 = 295, f7 = 296;
+    int f1 = 290, f5 = 294, f6 = 295, f7 = 296, escape = 256;
   } keys;
 };
 

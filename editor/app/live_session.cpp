@@ -1,7 +1,12 @@
 #include "editor/app/live_session.h"
 
+#include <condition_variable>
+#include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
+#include <mutex>
+#include <thread>
 
 #include "compiler/graph/document_json.h"
 #include "engine_plugin/api/offline_cache.h"
@@ -39,25 +44,158 @@ std::string recovery_dir() {
   return (fs::path(base.empty() ? fs::temp_directory_path().string() : base) / "recovery").string();
 }
 
+// The first `while` node of a graph, depth first: the loop a hanging kernel most likely spins in.
+int first_while(const std::vector<graph::Node>& nodes) {
+  for (const graph::Node& n : nodes) {
+    if (n.type == "while") return n.id;
+    for (const graph::Region& r : n.regions)
+      if (int id = first_while(r.nodes); id >= 0) return id;
+  }
+  return -1;
+}
+
 }  // namespace
 
-LiveSession::LiveSession(ProgramOptions options) : options_(std::move(options)) {}
+// Runs one job at a time on its own thread. The state is shared with the thread, so a worker
+// whose job never ends can be let go (detached) without the thread outliving what it uses.
+class FrameWorker {
+ public:
+  FrameWorker() : state_(std::make_shared<State>()) {
+    thread_ = std::thread([s = state_] { run(*s); });
+  }
+
+  // Waits up to `patience` for a running job (cancelled by then, or finished), then joins;
+  // a job still running is left to finish on its detached thread.
+  ~FrameWorker() {
+    {
+      std::lock_guard<std::mutex> lock(state_->mutex);
+      state_->quit = true;
+    }
+    state_->wake.notify_all();
+    if (wait(std::chrono::milliseconds(1000))) thread_.join();
+    else thread_.detach();
+  }
+
+  void start(std::function<void()> job) {
+    {
+      std::lock_guard<std::mutex> lock(state_->mutex);
+      state_->job = std::move(job);
+      state_->done = false;
+      state_->error.reset();
+    }
+    state_->wake.notify_all();
+  }
+
+  // True when the job finished within `timeout` (or none runs).
+  bool wait(std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(state_->mutex);
+    return state_->finished.wait_for(lock, timeout, [&] { return state_->done; });
+  }
+  void wait() {
+    std::unique_lock<std::mutex> lock(state_->mutex);
+    state_->finished.wait(lock, [&] { return state_->done; });
+  }
+
+  // What the finished job threw.
+  std::optional<Error> take_error() {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    std::optional<Error> e = std::move(state_->error);
+    state_->error.reset();
+    return e;
+  }
+
+ private:
+  struct State {
+    std::mutex mutex;
+    std::condition_variable wake, finished;
+    std::function<void()> job;
+    bool done = true;
+    bool quit = false;
+    std::optional<Error> error;
+  };
+
+  static void run(State& s) {
+    std::unique_lock<std::mutex> lock(s.mutex);
+    for (;;) {
+      s.wake.wait(lock, [&] { return s.quit || s.job; });
+      if (!s.job) return;
+      std::function<void()> job = std::move(s.job);
+      s.job = nullptr;
+      lock.unlock();
+      std::optional<Error> error;
+      try {
+        job();
+      } catch (const Error& e) {
+        error = e;
+      } catch (const std::exception& e) {
+        error = Error(e.what());
+      }
+      job = nullptr;  // the program it holds may be the last reference: destroyed here
+      lock.lock();
+      s.error = std::move(error);
+      s.done = true;
+      s.finished.notify_all();
+    }
+  }
+
+  std::shared_ptr<State> state_;
+  std::thread thread_;
+};
+
+LiveSession::LiveSession(ProgramOptions options) : options_(std::move(options)) {
+  options_.cancellable = true;
+}
+
+LiveSession::~LiveSession() {
+  // A frame in flight: cancel it so the worker's thread ends (CPU); a GPU that does not
+  // finish lets the program go (see reap_abandoned).
+  if (flight_ && program_) {
+    program_->cancel();
+    if (flight_->vulkan) abandoned_.push_back(std::move(program_));
+  }
+  worker_.reset();
+  retired_.clear();
+  reap_abandoned(true);
+}
+
+Program& LiveSession::program() {
+  if (flight_) {
+    if (flight_->vulkan) program_->synchronize();
+    else worker_->wait();
+  }
+  return *program_;
+}
+
+double LiveSession::running_seconds() const {
+  if (!flight_) return 0;
+  return std::chrono::duration<double>(Clock::now() - flight_->started).count();
+}
 
 void LiveSession::note(LogEntry::Level level, const std::string& message, Place place) {
-  log_.push_back({level, message, std::move(place)});
+  if (!log_.empty() && log_.back().level == level && log_.back().message == message &&
+      log_.back().place.kernel == place.kernel && log_.back().place.node == place.node) {
+    ++log_.back().repeats;  // the log stays readable while edits keep failing the same way
+    return;
+  }
+  log_.push_back({level, message, std::move(place), 1});
   while (log_.size() > 500) log_.pop_front();
 }
 
 void LiveSession::start_program(const graph::Document& document) {
-  auto program = std::make_unique<Program>(options_);
+  auto program = std::make_shared<Program>(options_);
   program->load(document);
+  // Compiled here, not by the first launch: a frame's time on the worker is the kernels'
+  // alone, so a long compile is never taken for a kernel that hangs.
+  program->prepare_pipelines(true);
   program_ = std::move(program);
   ++data_version_;
   needs_init_ = true;
+  snapshot_due_ = true;
   steps_ = 0;
 }
 
 void LiveSession::open(graph::Document document) {
+  if (flight_) stop();  // the old program's frame ends before another document opens
   pending_.reset();
   error_.reset();
   unsaved_.reset();
@@ -115,6 +253,7 @@ bool LiveSession::apply_edit() {
     running_ = std::move(doc);
     running_key_ = std::move(key);
     error_.reset();
+    snapshot_due_ = true;
     return true;
   } catch (const Error& e) {
     error_ = e;
@@ -154,6 +293,14 @@ FrameTimes LiveSession::frame() {
     last_disk_check_ = Clock::now();
     reload_from_disk();
   }
+  reap_abandoned(false);
+  // The frame in flight ends first: nothing lands while its launches run. It was waited for
+  // when it started; now it is only looked at, so the UI runs on at its own rate.
+  if (flight_ && !finish_flight(std::chrono::milliseconds(0), t)) {
+    report_stuck();
+    if (autosave_due_ && Clock::now() - last_autosave_ >= autosave_every_) write_autosave();
+    return t;
+  }
   bool landed = false;
   Clock::time_point edit_time = pending_since_;
   if (pending_) {
@@ -161,40 +308,272 @@ FrameTimes LiveSession::frame() {
     landed = apply_edit();
     t.reload_ms = ms_since(t0);
   }
-  if (!program_) return t;
-  try {
-    if (reset_requested_) {
-      reset_requested_ = false;
-      program_->load(running_);  // fresh storage
-      needs_init_ = true;
-      steps_ = 0;
+  if (program_) {
+    Flight f;
+    try {
+      if (reset_requested_) {
+        reset_requested_ = false;
+        program_->load(running_);  // fresh storage
+        program_->prepare_pipelines(true);
+        needs_init_ = true;
+        snapshot_due_ = true;
+        steps_ = 0;
+      }
+      f.steps_before = steps_;
+      if (needs_init_) {
+        needs_init_ = false;
+        if (program_->has_pipeline("init")) f.pipelines.push_back("init");
+      }
+      if ((playing_ || step_requested_) && program_->has_pipeline("step")) {
+        step_requested_ = false;
+        f.pipelines.push_back("step");
+        ++steps_;
+      }
+      if (landed) ++data_version_;
+      if (!f.pipelines.empty()) {
+        if (snapshot_due_ || Clock::now() - snapshot_.taken >= std::chrono::seconds(1)) {
+          take_snapshot();
+          snapshot_.steps = f.steps_before;
+        }
+        f.landed = landed;
+        f.edit_time = edit_time;
+        f.vulkan = program_->backend() == Backend::Vulkan;
+        f.started = Clock::now();
+        landed = false;  // its latency is the frame's, reported when it ends
+        if (f.vulkan) {
+          // Recorded and submitted here; the GPU runs it while the UI goes on.
+          for (const std::string& p : f.pipelines) program_->run_pipeline(p);
+        } else {
+          if (!worker_) worker_ = std::make_unique<FrameWorker>();
+          worker_->start([program = program_, pipelines = f.pipelines] {
+            for (const std::string& p : pipelines) program->run_pipeline(p);
+          });
+        }
+        flight_ = f;
+        if (!finish_flight(frame_wait_, t)) report_stuck();
+      }
+    } catch (const Error& e) {  // a launch refused while recording (Vulkan), a reset that failed
+      if (!f.pipelines.empty()) steps_ = f.steps_before;
+      flight_.reset();
+      frame_failed(e);
     }
-    auto t0 = Clock::now();
-    bool ran = false;
-    if (needs_init_) {
-      needs_init_ = false;
-      if (program_->has_pipeline("init")) program_->run_pipeline("init");
-      ran = true;
-    }
-    if ((playing_ || step_requested_) && program_->has_pipeline("step")) {
-      step_requested_ = false;
-      program_->run_pipeline("step");
-      ++steps_;
-      ran = true;
-    }
-    if (ran || landed) ++data_version_;
-    if (ran) {
-      program_->synchronize();
-      t.step_ms = ms_since(t0);
-    }
-  } catch (const Error& e) {
-    playing_ = false;
-    error_ = e;
-    note(LogEntry::Level::Error, std::string("stopped: ") + e.message(), e.place());
   }
   if (landed && !error_) t.latency_ms = ms_since(edit_time);
   if (autosave_due_ && Clock::now() - last_autosave_ >= autosave_every_) write_autosave();
   return t;
+}
+
+// Collects the frame in flight if it finished within `wait`.
+bool LiveSession::finish_flight(std::chrono::milliseconds wait, FrameTimes& t) {
+  Flight& f = *flight_;
+  std::optional<Error> failure;
+  if (f.vulkan) {
+    try {
+      if (!program_->synchronize(static_cast<double>(wait.count()))) return false;
+    } catch (const Error& e) {
+      failure = e;
+    }
+  } else {
+    if (!worker_->wait(wait)) return false;
+    failure = worker_->take_error();
+  }
+  Flight done = std::move(f);
+  flight_.reset();
+  ++data_version_;
+  if (failure) {
+    steps_ = done.steps_before;
+    frame_failed(*failure);
+    return true;
+  }
+  t.step_ms = ms_since(done.started);
+  if (!done.stuck && Clock::now() - done.started >= stuck_limit_) {
+    // Past the limit, but nobody looked while it ran: the UI thread was held elsewhere (a
+    // renderer sharing the GPU's queue waits for it too). Pause, so it does not go on so.
+    playing_ = false;
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "the frame took %.1f s: paused", t.step_ms / 1000);
+    note(LogEntry::Level::Notice, buf, stuck_place(done, ""));
+  }
+  if (done.stuck) {  // it ended on its own after all
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "the frame finished after %.1f s", t.step_ms / 1000);
+    note(LogEntry::Level::Notice, buf);
+    if (error_ && error_->message() == stuck_message_) error_.reset();
+  }
+  if (done.landed && !error_) t.latency_ms = ms_since(done.edit_time);
+  return true;
+}
+
+void LiveSession::frame_failed(const Error& e) {
+  playing_ = false;
+  error_ = e;
+  note(LogEntry::Level::Error, std::string("stopped: ") + e.message(), e.place());
+}
+
+Place LiveSession::stuck_place(const Flight& flight, const std::string& running_kernel) const {
+  Place place;
+  place.document = running_.path;
+  // On Vulkan a launch returns once recorded: the frame's first kernel with a loop is the
+  // likely one.
+  std::string kernel = running_kernel;
+  if (kernel.empty()) {
+    for (const std::string& p : flight.pipelines)
+      if (const graph::Pipeline* pipe = running_.pipeline(p))
+        for (const auto& launch : pipe->launches)
+          if (const graph::KernelDecl* k = running_.kernel(launch.kernel); k && first_while(k->nodes) >= 0) {
+            if (kernel.empty()) kernel = k->name;
+          }
+  }
+  place.kernel = kernel;
+  if (const graph::KernelDecl* k = running_.kernel(kernel)) place.node = first_while(k->nodes);
+  return place;
+}
+
+void LiveSession::report_stuck() {
+  if (!flight_ || flight_->stuck || Clock::now() - flight_->started < stuck_limit_) return;
+  flight_->stuck = true;
+  // No further frame starts by itself: a frame that ends on its own after all (a GPU that
+  // cuts long loops short, a heavy step) does not begin another such wait.
+  playing_ = false;
+  Place place = stuck_place(*flight_, flight_->vulkan ? std::string() : program_->running_kernel());
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.1f s", running_seconds());
+  std::string what = place.kernel.empty() ? std::string("the frame") : "kernel '" + place.kernel + "'";
+  // error() names the place itself (what() prefixes it); the log line says it in words.
+  std::string msg = std::string("running for ") + secs + (place.node >= 0 ? ": does this loop ever end?" : "") +
+                    " Paused; Stop ends it (the data goes back to the last finished frame)";
+  error_ = Error(place, msg);
+  stuck_message_ = msg;
+  note(LogEntry::Level::Error, what + " has been " + msg, place);
+}
+
+bool LiveSession::stop() {
+  if (!flight_) return false;
+  Place place = stuck_place(*flight_, flight_->vulkan ? std::string() : program_->running_kernel());
+  Flight f = std::move(*flight_);
+  flight_.reset();
+  playing_ = false;
+  step_requested_ = false;
+  program_->cancel();
+  bool ended = false;
+  std::optional<Error> why;
+  if (f.vulkan) {
+    try {
+      ended = program_->synchronize(0.0);
+    } catch (const Error& e) {  // a lost device: give it up
+      why = e;
+    }
+  } else {
+    ended = worker_->wait(std::chrono::milliseconds(1000));  // a cancel takes microseconds
+    if (ended) why = worker_->take_error();
+  }
+  if (why && why->place().node >= 0) place.node = why->place().node;  // the loop that saw the cancel
+  std::string what = place.kernel.empty() ? std::string("the frame") : "kernel '" + place.kernel + "'";
+  ++data_version_;
+  try {
+    if (ended) {
+      program_->clear_cancel();
+      restore_snapshot(*program_);
+    } else {
+      give_up_program();
+    }
+  } catch (const Error& e) {
+    program_.reset();
+    error_ = e;
+    note(LogEntry::Level::Error, "stopped " + what + " but the program could not be made again: " + e.message(), e.place());
+    return true;
+  }
+  std::string msg = "stopped " + what + (ended ? "" : " (left to finish on its own)") +
+                    ": the data is back at the last finished frame, step " + std::to_string(steps_);
+  error_ = Error(place, "stopped: it did not finish");  // marks the node until an edit runs
+  note(LogEntry::Level::Error, msg, place);
+  return true;
+}
+
+// The program did not stop: it is left to its worker (CPU) or the GPU (Vulkan), and a fresh
+// one runs the same document from the snapshot.
+void LiveSession::give_up_program() {
+  if (program_->backend() == Backend::Vulkan) {
+    abandoned_.push_back(std::move(program_));
+  } else {
+    retired_.push_back(std::move(worker_));
+    program_.reset();
+  }
+  auto fresh = std::make_shared<Program>(options_);
+  fresh->load(running_);
+  fresh->prepare_pipelines(true);
+  restore_snapshot(*fresh);
+  program_ = std::move(fresh);
+  needs_init_ = false;
+}
+
+void LiveSession::take_snapshot() {
+  snapshot_ = Snapshot{};
+  snapshot_.steps = steps_;
+  snapshot_.taken = Clock::now();
+  snapshot_due_ = false;
+  for (const std::string& name : program_->resource_names()) {
+    Snapshot::Data d;
+    d.name = name;
+    try {
+      ArrayView a = program_->array(name);
+      d.bytes.assign(a.data, a.data + a.bytes);
+    } catch (const Error&) {
+      try {
+        TextureView tv = program_->texture(name);
+        d.texture = true;
+        d.bytes.assign(tv.data, tv.data + tv.bytes);
+      } catch (const Error&) {
+        continue;  // an argpack: its values are the document's and set_argpack's, not a frame's
+      }
+    }
+    snapshot_.data.push_back(std::move(d));
+  }
+}
+
+void LiveSession::restore_snapshot(Program& program) {
+  for (const Snapshot::Data& d : snapshot_.data) {
+    try {
+      uint8_t* data = nullptr;
+      size_t bytes = 0;
+      if (d.texture) {
+        TextureView tv = program.texture(d.name);
+        data = tv.data;
+        bytes = tv.bytes;
+      } else {
+        ArrayView a = program.array(d.name);
+        data = a.data;
+        bytes = a.bytes;
+      }
+      if (bytes == d.bytes.size()) std::memcpy(data, d.bytes.data(), bytes);
+    } catch (const Error&) {  // gone from the program since: nothing to restore
+    }
+  }
+  steps_ = snapshot_.steps;
+  snapshot_due_ = true;
+}
+
+// Programs given up on Vulkan are destroyed once the GPU finished their work (destroying one
+// earlier would wait for it). At exit, a GPU that never finishes keeps its program: leaked.
+void LiveSession::reap_abandoned(bool at_exit) {
+  for (auto it = abandoned_.begin(); it != abandoned_.end();) {
+    bool idle = true;
+    try {
+      idle = (*it)->synchronize(at_exit ? 10000.0 : 0.0);
+    } catch (const Error&) {  // a lost device is idle
+    }
+    if (idle) {
+      it = abandoned_.erase(it);
+      continue;
+    }
+    if (at_exit) {
+      // Destroying it would wait for the GPU forever; the process ends without it.
+      static_cast<void>(new std::shared_ptr<Program>(std::move(*it)));
+      it = abandoned_.erase(it);
+      continue;
+    }
+    ++it;
+  }
 }
 
 std::string LiveSession::autosave_path() const {
@@ -211,6 +590,13 @@ std::string LiveSession::recovery_for(const std::string& path) {
   if (!fs::exists(rec, ec)) return "";
   if (!path.empty() && fs::exists(path, ec) && fs::last_write_time(rec, ec) <= fs::last_write_time(path, ec)) return "";
   return rec;
+}
+
+void LiveSession::forget_unsaved() {
+  unsaved_.reset();
+  autosave_due_ = false;
+  std::error_code ec;
+  fs::remove(autosave_path(), ec);
 }
 
 void LiveSession::write_autosave() {

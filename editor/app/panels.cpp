@@ -281,7 +281,9 @@ void draw_code_panel(LiveSession& session, PanelState& state) {
       state.code = std::string("; ") + e.what();
     }
   }
-  if (!session.has_program()) {
+  if (!session.has_program() && session.frame_in_flight()) {
+    // A frame is running (perhaps stuck): the code shown stays; nothing is compiled meanwhile.
+  } else if (!session.has_program()) {
     state.code.clear();
     state.code_key.clear();
     text_disabled_wrapped("No code: the document does not compile yet (the log and the marked node say why).");
@@ -310,7 +312,8 @@ void draw_log_panel(LiveSession& session, PanelState& state) {
                                           : "";
     ImGui::PushID(i++);
     ImGui::PushStyleColor(ImGuiCol_Text, color);
-    if (ImGui::Selectable((where + e.message).c_str()) && e.place.node >= 0 && state.focus) state.focus(e.place);
+    std::string times = e.repeats > 1 ? "  (x" + std::to_string(e.repeats) + ")" : "";
+    if (ImGui::Selectable((where + e.message + times).c_str()) && e.place.node >= 0 && state.focus) state.focus(e.place);
     ImGui::PopStyleColor();
     if (e.place.node >= 0 && ImGui::IsItemHovered()) ImGui::SetTooltip("click to show the node");
     ImGui::PopID();

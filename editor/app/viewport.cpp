@@ -125,7 +125,7 @@ void ViewportPanel::draw(LiveSession& session, const ViewportTimes& times) {
 }
 
 void ViewportPanel::toolbar(LiveSession& session) {
-  bool can_run = session.has_program();
+  bool can_run = session.has_program() || session.frame_in_flight();
   if (!can_run) ImGui::BeginDisabled();
   if (ImGui::Button(session.playing() ? "Pause" : "Play", ImVec2(56, 0))) session.playing() ? session.pause() : session.play();
   controls_["play"] = ControlRect::last_item();
@@ -143,6 +143,19 @@ void ViewportPanel::toolbar(LiveSession& session) {
   controls_["fit"] = ControlRect::last_item();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Frame what is shown (double-click the viewport)");
   if (!can_run) ImGui::EndDisabled();
+  // Stop: a frame still running (a loop that never ends) is cancelled and the fields go back
+  // to the last good frame; red while the frame is reported stuck.
+  ImGui::SameLine();
+  bool running = session.frame_in_flight();
+  if (!running) ImGui::BeginDisabled();
+  bool stuck = session.stuck();  // stop() clears it: pop what was pushed
+  if (stuck) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.75f, 0.2f, 0.18f, 1));
+  if (ImGui::Button("Stop")) session.stop();
+  if (stuck) ImGui::PopStyleColor();
+  controls_["stop"] = ControlRect::last_item();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("Cancel the frame that is running and go back to the last good frame (Esc)");
+  if (!running) ImGui::EndDisabled();
   ImGui::SameLine();
   ImGui::SetNextItemWidth(std::max(120.0f, ImGui::GetContentRegionAvail().x));
   std::vector<graph::ViewSettings> choices;
@@ -232,7 +245,10 @@ void ViewportPanel::overlay(LiveSession& session, const ViewportTimes& times) {
   ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
   ImVec2 at(rect_.x / scale.x + 8, rect_.y / scale.y + 6);
   char text[512];
-  if (!session.has_program()) {
+  if (!session.has_program() && session.frame_in_flight()) {
+    std::snprintf(text, sizeof text, session.stuck() ? "running %.1f s: stuck? Stop cancels it" : "running %.1f s",
+                  session.running_seconds());
+  } else if (!session.has_program()) {
     std::snprintf(text, sizeof text, "no program");
   } else {
     auto ms = [](double v, const char* format) {
@@ -445,8 +461,10 @@ void ViewportPanel::rebuild_layers(LiveSession& session, render::SceneRenderer& 
 
 void ViewportPanel::render(LiveSession& session, render::SceneRenderer& scene, const render::Frame& frame) {
   if (!session.has_program()) {
-    drop_layers();
-    layers_for_.clear();
+    if (!session.frame_in_flight()) {  // while a frame runs, the last one's picture stays
+      drop_layers();
+      layers_for_.clear();
+    }
   } else {
     if (&scene != scene_ || layers_for_ != layer_key(session)) rebuild_layers(session, scene);
     const void* program = &session.program();

@@ -46,6 +46,7 @@ class CpuBackend : public DeviceBackend {
   KernelRecord compile(ir::Kernel& kernel, Stats& stats) override {
     codegen::CpuCodegenOptions co;
     co.fast_math = options_.fast_math;
+    co.cancel_checks = options_.cancellable;
     codegen::CodegenTimings ct;
     codegen::CompiledCpuKernel compiled = codegen::compile_kernel_to_object(kernel, co, &ct);
     stats.ms_codegen += ct.emit_ms;
@@ -61,6 +62,8 @@ class CpuBackend : public DeviceBackend {
   void launch(BackendKernel& kernel, LaunchContext& ctx) override {
     device_.launch(*static_cast<CpuKernel&>(kernel).kernel, ctx);
   }
+  void cancel() override { device_.cancel(); }
+  void clear_cancel() override { device_.clear_cancel(); }
 
  private:
   ProgramOptions options_;

@@ -56,6 +56,13 @@ class DeviceBackend {
   virtual void read_back(const void* host) {}   // make the host copy current now
   virtual void flush() {}                       // start recorded work, no wait
   virtual void synchronize() {}                 // wait for all recorded work
+  // At most `timeout_ms`; false when work is still running then.
+  virtual bool synchronize(double timeout_ms) {
+    synchronize();
+    return true;
+  }
+  virtual void cancel() {}  // any thread: see Program::cancel
+  virtual void clear_cancel() {}
   virtual DeviceCounters counters() { return {}; }
 };
 

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <set>
 #include <unordered_map>
 
@@ -165,6 +166,8 @@ struct Program::Impl {
   // Member values set through the API, in order: a reload replays them on the new packs.
   std::vector<std::tuple<std::string, std::string, Arg>> argpack_overrides;
   uint64_t launch_serial = 0;
+  mutable std::mutex running_mutex;
+  std::string running;  // running_kernel()
 
   Place place(const std::string& kernel = "", const std::string& pin = "") const {
     return Place{doc->path, kernel, -1, pin};
@@ -398,6 +401,7 @@ struct Program::Impl {
     }
     std::string key = hash128_hex(content_key(decl.name) + '\n' + signature + '\n' + backend->target_signature() +
                                   '\n' + (options.debug ? "debug" : "release") + (options.fast_math ? ",fast" : ",ieee") +
+                                  (options.cancellable ? ",cancellable" : "") +
                                   '\n' + kCompilerVersion + '\n' + kRuntimeVersion + '\n' + build_id());
     auto t0 = Clock::now();
     std::optional<KernelRecord> record = cache.load(key);
@@ -546,6 +550,12 @@ struct Program::Impl {
                             std::to_string(le.extent) + ")");
   }
 
+  // What running_kernel() reports to other threads (the editor names a launch that hangs).
+  void set_running(const std::string& kernel) {
+    std::lock_guard<std::mutex> lock(running_mutex);
+    running = kernel;
+  }
+
   KernelResult launch(const std::string& kernel, const Args& args) {
     const graph::KernelDecl& decl = kernel_decl(kernel);
     check_argument_names(decl, args);
@@ -554,12 +564,15 @@ struct Program::Impl {
     LaunchContext& ctx = inst.frame.context();
     ctx.seed = 0x9e3779b97f4a7c15ull * ++launch_serial;  // fresh random numbers every launch
     auto t0 = Clock::now();
+    set_running(kernel);
     try {
       backend->launch(*inst.kernel, ctx);
     } catch (const Error& e) {
+      set_running("");
       stats.ms_launch += ms_since(t0);
       throw launch_error(inst, e);
     }
+    set_running("");
     stats.ms_launch += ms_since(t0);
     ++stats.launches;
     KernelResult result;
@@ -1027,6 +1040,7 @@ std::string Program::llvm_ir_text(const std::string& kernel, const Args& templat
   passes::run_pipeline(*k, po);
   codegen::CpuCodegenOptions co;
   co.fast_math = impl_->options.fast_math;
+  co.cancel_checks = impl_->options.cancellable && impl_->backend->kind() == Backend::Cpu;
   return codegen::dump_llvm_ir(*k, co, optimized);
 }
 
@@ -1068,6 +1082,13 @@ Backend Program::backend() const { return impl_->backend->kind(); }
 std::string Program::device_name() const { return impl_->backend->device_name(); }
 DeviceCounters Program::device_counters() { return impl_->backend->counters(); }
 void Program::synchronize() { impl_->backend->synchronize(); }
+bool Program::synchronize(double timeout_ms) { return impl_->backend->synchronize(timeout_ms); }
+void Program::cancel() { impl_->backend->cancel(); }
+void Program::clear_cancel() { impl_->backend->clear_cancel(); }
+std::string Program::running_kernel() const {
+  std::lock_guard<std::mutex> lock(impl_->running_mutex);
+  return impl_->running;
+}
 
 std::vector<std::string> Program::prepare_pipelines(bool compile) {
   std::vector<std::string> lines;

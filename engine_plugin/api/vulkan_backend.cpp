@@ -1,4 +1,6 @@
 // The Vulkan backend: SPIR-V codegen for the chosen device, the Vulkan runtime.
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 
 #include "compiler/codegen_spirv/spirv_codegen.h"
@@ -77,6 +79,7 @@ class VulkanBackend : public DeviceBackend {
 
   void launch(BackendKernel& kernel, LaunchContext& ctx) override {
     vk::VulkanKernel& k = *static_cast<VulkanBackendKernel&>(kernel).kernel;
+    if (cancelled_.load()) throw Error(Place{"", k.abi().name}, "kernel '" + k.abi().name + "' cancelled");
     runtime_.launch(k, ctx);
     if (ctx.error) throw_if_launch_failed(k.abi(), k.code().assert_messages, *ctx.error);
   }
@@ -93,6 +96,11 @@ class VulkanBackend : public DeviceBackend {
   void read_back(const void* host) override { runtime_.read_back(host); }
   void flush() override { runtime_.flush(); }
   void synchronize() override { runtime_.synchronize(); }
+  void cancel() override { cancelled_ = true; }
+  void clear_cancel() override { cancelled_ = false; }
+  bool synchronize(double timeout_ms) override {
+    return runtime_.synchronize_within(static_cast<uint64_t>(std::max(timeout_ms, 0.0) * 1e6));
+  }
 
   DeviceCounters counters() override {
     const vk::RuntimeStats& s = runtime_.stats();
@@ -118,6 +126,8 @@ class VulkanBackend : public DeviceBackend {
   ProgramOptions options_;
   std::unique_ptr<vk::VulkanRuntime> runtime_ptr_;
   vk::VulkanRuntime& runtime_;
+  // A dispatch cannot be stopped: a cancel refuses the launches after it (Program::cancel).
+  std::atomic<bool> cancelled_{false};
 };
 
 }  // namespace

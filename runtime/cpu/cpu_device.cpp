@@ -52,12 +52,55 @@ void check_bindings(const KernelABI& abi, const LaunchContext& ctx) {
 }
 }  // namespace
 
+namespace {
+void mark_cancelled(LaunchError* error) {
+  if (std::atomic_ref<int32_t>(error->code).load() != 0) return;  // a failure is already reported
+  // node -1 first: the first cancellation point to see the code records its loop there.
+  std::atomic_ref<int32_t>(error->node).store(-1, std::memory_order_relaxed);
+  int32_t none = 0;
+  std::atomic_ref<int32_t>(error->code).compare_exchange_strong(none, kLaunchCancelled);
+}
+
+Error cancelled_error(const LoadedCpuKernel& kernel, const LaunchError& e) {
+  Place place;
+  place.kernel = kernel.abi.name;
+  place.node = e.node >= 0 ? e.node : -1;
+  return Error(place, "kernel '" + kernel.abi.name + "' cancelled");
+}
+}  // namespace
+
+void CpuDevice::cancel() {
+  std::lock_guard<std::mutex> lock(running_mutex_);
+  cancelled_ = true;
+  if (running_) mark_cancelled(running_);
+}
+
+void CpuDevice::clear_cancel() {
+  std::lock_guard<std::mutex> lock(running_mutex_);
+  cancelled_ = false;
+}
+
 void CpuDevice::launch(const LoadedCpuKernel& kernel, LaunchContext& ctx) {
   check_bindings(kernel.abi, ctx);
   LaunchError local{};
   LaunchError* error = ctx.error ? ctx.error : &local;
   *error = LaunchError{};
   ctx.error = error;
+  {
+    std::lock_guard<std::mutex> lock(running_mutex_);
+    if (cancelled_) {
+      if (ctx.error == &local) ctx.error = nullptr;
+      throw cancelled_error(kernel, LaunchError{kLaunchCancelled, -1, 0, 0, 0, 0});
+    }
+    running_ = error;
+  }
+  struct Unpublish {
+    CpuDevice* device;
+    ~Unpublish() {
+      std::lock_guard<std::mutex> lock(device->running_mutex_);
+      device->running_ = nullptr;
+    }
+  } unpublish{this};
   for (size_t t = 0; t < kernel.tasks.size(); ++t) {
     const LoadedTask& task = kernel.tasks[t];
     if (task.kind == 0) {
@@ -75,6 +118,7 @@ void CpuDevice::launch(const LoadedCpuKernel& kernel, LaunchContext& ctx) {
     if (failed(error)) break;
   }
   if (ctx.error == &local) ctx.error = nullptr;
+  if (std::atomic_ref<int32_t>(error->code).load() == kLaunchCancelled) throw cancelled_error(kernel, *error);
   throw_if_launch_failed(kernel.abi, kernel.assert_messages, *error);
 }
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <mutex>
 
 #include "runtime/common/kernel_abi.h"
 #include "runtime/cpu/cpu_module.h"
@@ -28,10 +29,26 @@ class CpuDevice {
   using ChunkObserver = std::function<void(size_t task, int64_t begin, int64_t end)>;
   void set_chunk_observer(ChunkObserver observer) { observer_ = std::move(observer); }
 
+  // From any thread: stops the launch running now and refuses every later one (each throws a
+  // loom::Error "cancelled" naming the kernel and, when a loop saw it, the loop's node) until
+  // clear_cancel(). The running launch stops at its next cancellation point (kernels compiled
+  // with CpuCodegenOptions::cancel_checks) or chunk boundary; code without the points runs on
+  // to its end.
+  void cancel();
+  void clear_cancel();
+
  private:
   ThreadPool pool_;
   ChunkObserver observer_;
+  // The error record of the launch running now: cancel() writes its code under the lock, so
+  // it never writes a record whose launch has returned.
+  std::mutex running_mutex_;
+  LaunchError* running_ = nullptr;
+  bool cancelled_ = false;
 };
+
+// LaunchError::code of a cancelled launch (1 and 2 are bounds checks and assertions).
+constexpr int32_t kLaunchCancelled = 3;
 
 // Outer rows per chunk for a parallel task of `rows` rows of `row_work` iterations each on
 // `threads` threads: several chunks per thread for balance, but each chunk at least a few

@@ -303,6 +303,22 @@ void CommandStream::wait(uint64_t value) {
   // to later device commands, which still need a barrier.
 }
 
+bool CommandStream::wait_within(uint64_t value, uint64_t timeout_ns) {
+  if (value == 0 || completed() >= value) {
+    wait(value);
+    return true;
+  }
+  VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+  wi.semaphoreCount = 1;
+  wi.pSemaphores = &timeline_;
+  wi.pValues = &value;
+  VkResult r = vkWaitSemaphores(device_.device(), &wi, timeout_ns);
+  if (r == VK_TIMEOUT) return false;
+  check(r, "waiting for the device");
+  wait(value);  // done now: lands the downloads
+  return true;
+}
+
 void CommandStream::finish() { wait(submit()); }
 
 }  // namespace loom::vk

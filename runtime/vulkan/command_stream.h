@@ -79,6 +79,8 @@ class CommandStream {
   // as the stream's own timeline. No host wait.
   uint64_t submit(const std::vector<SemaphoreWait>& waits, const std::vector<SemaphoreSignal>& signals);
   void wait(uint64_t value);    // blocks until `value` completed; lands downloads
+  // wait() for at most `timeout_ns`: false (and nothing landed) when `value` is not done then.
+  bool wait_within(uint64_t value, uint64_t timeout_ns);
   void finish();                // submit, then wait for everything this stream recorded
   uint64_t completed();
 

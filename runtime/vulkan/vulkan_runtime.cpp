@@ -397,6 +397,12 @@ void VulkanRuntime::synchronize() {
   check_validation();
 }
 
+bool VulkanRuntime::synchronize_within(uint64_t timeout_ns) {
+  if (!stream_->wait_within(stream_->submit(), timeout_ns)) return false;
+  check_validation();
+  return true;
+}
+
 void VulkanRuntime::check_validation() {
   std::vector<std::string> messages = device_->take_messages();
   if (messages.empty()) return;

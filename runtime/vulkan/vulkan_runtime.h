@@ -151,6 +151,9 @@ class VulkanRuntime {
   // host's binary or timeline semaphores) when it completes; no host wait. Everything the
   // work wrote is visible to commands that wait for a signalled semaphore.
   void submit(const std::vector<SemaphoreWait>& wait, const std::vector<SemaphoreSignal>& signal);
+  // synchronize() for at most `timeout_ns`: false when the device is still busy then (a
+  // kernel that runs on and on; the caller may wait again or give the runtime up).
+  bool synchronize_within(uint64_t timeout_ns);
   void synchronize();  // waits for all recorded work
   // Throws loom::Error listing validation messages since the last check (validation on).
   void check_validation();

@@ -142,7 +142,7 @@ class EditorAppTest : public ::testing::Test {
   // Runs frames until `done` holds (the file watcher looks every 250 ms), at most 5 s.
   template <class F>
   bool frames_until(F done) {
-    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(15);
     while (!done() && std::chrono::steady_clock::now() < end) {
       frames(1);
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -603,6 +603,98 @@ TEST_F(EditorAppTest, EditsSurviveACrashThroughTheRecoveryPrompt) {
   app().document().undo();
   key('S', true);
   EXPECT_FALSE(fs::exists(app().session().autosave_path()));
+}
+
+// The recovery prompt only when the recovery file holds edits: an undo back to the saved
+// document, a quit with "Don't save" and a recovery file equal to the document leave none.
+TEST_F(EditorAppTest, TheRecoveryPromptComesOnlyWithEditsToRecover) {
+  std::string path;
+  {
+    start();
+    path = copy_sample("heat");
+    ASSERT_TRUE(app().open(path));
+    app().session().set_autosave_interval(std::chrono::milliseconds(0));
+    std::vector<LaunchValue> values = launch_values(app().document().doc());
+    values[1].components[0] = 0.125;
+    replace_document(app().document(), with_launch_value(app().document().doc(), values[1]), "k");
+    frames(3);
+    ASSERT_TRUE(fs::exists(app().session().autosave_path()));
+    key('Z', true);  // back to the saved document
+    frames(3);
+    EXPECT_FALSE(app().document().dirty());
+    EXPECT_FALSE(fs::exists(app().session().autosave_path()));
+    replace_document(app().document(), with_launch_value(app().document().doc(), values[1]), "k");
+    frames(3);
+    ASSERT_TRUE(fs::exists(app().session().autosave_path()));
+    app().request_quit();
+    frames(2);
+    click("prompt.don't save");
+    EXPECT_TRUE(app().quit());
+    EXPECT_FALSE(fs::exists(app().session().autosave_path()));
+    host_.reset();
+  }
+  start();
+  ASSERT_TRUE(app().open(path));
+  EXPECT_EQ(app().prompt(), "");
+  // A recovery file that is the document itself (a crash right after saving) asks nothing.
+  std::string recovery = app().session().autosave_path();
+  fs::create_directories(fs::path(recovery).parent_path());
+  fs::copy_file(path, recovery, fs::copy_options::overwrite_existing);
+  fs::last_write_time(recovery, fs::last_write_time(path) + std::chrono::seconds(5));
+  host_.reset();
+  start();
+  ASSERT_TRUE(app().open(path));
+  EXPECT_EQ(app().prompt(), "");
+  EXPECT_FALSE(fs::exists(recovery));
+}
+
+// An edit that makes a loop never end: the editor keeps drawing, the loop's node is marked,
+// Stop (in the viewport) cancels the frame, and undoing the edit runs again.
+TEST_F(EditorAppTest, ALoopThatNeverEndsIsStoppedFromTheViewport) {
+  start();
+  std::string path = (dir_ / "loop.loom.json").string();
+  std::ofstream(path) << R"({"format": "loom-graph", "version": 2,
+  "fields": [{"name": "x", "type": "f32", "shape": [256]}],
+  "kernels": [{"name": "grow", "nodes": [
+    {"id": 2, "type": "range_for", "inputs": {"end0": 256}, "regions": {"body": [
+      {"id": 3, "type": "load", "inputs": {"i0": "2.i0"}, "params": {"field": "x"}},
+      {"id": 4, "type": "while", "inputs": {"v": "3", "n": 0}, "regions": {"body": [
+        {"id": 5, "type": "carried", "params": {"name": "v"}},
+        {"id": 6, "type": "carried", "params": {"name": "n"}},
+        {"id": 7, "type": "expr", "inputs": {"n": "6"}, "params": {"expr": "n >= 3"}},
+        {"id": 8, "type": "break", "inputs": {"cond": "7"}},
+        {"id": 9, "type": "add", "inputs": {"a": "5", "b": 1.0}},
+        {"id": 10, "type": "add", "inputs": {"a": "6", "b": 1}},
+        {"id": 11, "type": "next", "inputs": {"value": "9"}, "params": {"name": "v"}},
+        {"id": 12, "type": "next", "inputs": {"value": "10"}, "params": {"name": "n"}}]}},
+      {"id": 13, "type": "store", "inputs": {"i0": "2.i0", "value": "4.v"}, "params": {"field": "x"}}]}}]}],
+  "pipelines": [{"name": "step", "launches": [{"kernel": "grow"}]}]})";
+  ASSERT_TRUE(app().open(path));
+  app().session().set_stuck_limit(std::chrono::milliseconds(200));
+  frames(3);
+  key(kF5);  // play
+  frames(5);
+  ASSERT_FALSE(app().session().error().has_value());
+  // The break's condition can never hold any more.
+  graph::Literal never;
+  never.kind = graph::Literal::Kind::String;
+  never.s = "n < 0";
+  ASSERT_TRUE(set_param(app().document(), GraphRef{"grow", false}, 7, "expr", never).ok);
+  ASSERT_TRUE(frames_until([&] { return app().session().stuck(); }));
+  frames(2);
+  EXPECT_NE(app().viewport().controls().count("stop"), 0u);
+  ASSERT_TRUE(app().session().error().has_value());
+  EXPECT_EQ(app().session().error()->place().kernel, "grow");
+  EXPECT_EQ(app().session().error()->place().node, 4);
+  click("viewport.stop");
+  EXPECT_FALSE(app().session().frame_in_flight());
+  EXPECT_FALSE(app().session().playing());
+  // Undo the edit and play: it runs again from the last good frame.
+  key('Z', true);
+  key(kF5);
+  int64_t steps = app().session().steps();
+  ASSERT_TRUE(frames_until([&] { return app().session().steps() > steps + 2; }));
+  EXPECT_FALSE(app().session().stuck());
 }
 
 TEST_F(EditorAppTest, QuittingWithUnsavedEditsAsksFirst) {

@@ -178,5 +178,149 @@ TEST(LiveSession, ResetRunsInitAgainOnFreshStorage) {
   EXPECT_EQ(s.steps(), 0);
 }
 
+// ---------------------------------------------------------------- a kernel that never ends
+
+// x[i] += 1 per trip of a `while` (node 4 of kernel `grow`) that breaks when `cond` holds.
+graph::Document loop_document(int n, const std::string& cond) {
+  std::string size = std::to_string(n);
+  std::string text = R"doc({"format": "loom-graph", "version": 2, "name": "loop",
+  "fields": [{"name": "x", "type": "f32", "shape": [)doc" + size + R"doc(]}],
+  "kernels": [{"name": "grow", "params": [{"name": "k", "kind": "value", "type": "f32"}],
+    "nodes": [
+      {"id": 1, "type": "param", "params": {"name": "k"}},
+      {"id": 2, "type": "range_for", "inputs": {"end0": )doc" + size + R"doc(}, "regions": {"body": [
+        {"id": 3, "type": "load", "inputs": {"i0": "2.i0"}, "params": {"field": "x"}},
+        {"id": 4, "type": "while", "inputs": {"v": "3", "n": 0}, "regions": {"body": [
+          {"id": 5, "type": "carried", "params": {"name": "v"}},
+          {"id": 6, "type": "carried", "params": {"name": "n"}},
+          {"id": 7, "type": "expr", "inputs": {"n": "6", "k": "1"}, "params": {"expr": ")doc" + cond + R"doc("}},
+          {"id": 8, "type": "break", "inputs": {"cond": "7"}},
+          {"id": 9, "type": "expr", "inputs": {"v": "5", "k": "1"}, "params": {"expr": "v + k"}},
+          {"id": 10, "type": "add", "inputs": {"a": "6", "b": 1}},
+          {"id": 11, "type": "next", "inputs": {"value": "9"}, "params": {"name": "v"}},
+          {"id": 12, "type": "next", "inputs": {"value": "10"}, "params": {"name": "n"}}
+        ]}},
+        {"id": 13, "type": "store", "inputs": {"i0": "2.i0", "value": "4.v"}, "params": {"field": "x"}}
+      ]}}]}],
+  "pipelines": [{"name": "step", "launches": [{"kernel": "grow", "args": {"k": 1.0}}]}]})doc";
+  return graph::load_document(text, "<memory>");
+}
+
+float first_x(LiveSession& s) {
+  float v;
+  std::memcpy(&v, s.program().array("x").data, 4);
+  return v;
+}
+
+// Frames until the one in flight finished (a generous bound: never a timing assertion).
+void settle(LiveSession& s) {
+  auto t0 = Clock::now();
+  while (s.frame_in_flight() && Clock::now() - t0 < std::chrono::seconds(30)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // a UI's frame rate, roughly
+    s.frame();
+  }
+  ASSERT_FALSE(s.frame_in_flight());
+}
+
+// Plays until `steps` steps started, then pauses and lets the last one finish (frame() starts
+// the next step in the call that collects one, so a count is only exact once paused).
+void play_to(LiveSession& s, int64_t steps) {
+  s.play();
+  auto t0 = Clock::now();
+  while (s.steps() < steps && Clock::now() - t0 < std::chrono::seconds(30)) {
+    s.frame();
+    if (s.frame_in_flight()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  s.pause();
+  settle(s);
+  EXPECT_EQ(s.steps(), steps);
+}
+
+// Plays 3 steps (x = 9), edits the loop so it never ends: frame() keeps returning while the
+// kernel runs, the session reports it stuck naming the kernel and the loop node, stop()
+// brings the fields back to the last good frame, and undoing the edit runs again from there.
+void never_ending_loop_is_stopped(Backend backend, int n) {
+  ProgramOptions o = options();
+  o.backend = backend;
+  LiveSession s(o);
+  s.set_stuck_limit(std::chrono::milliseconds(100));
+  s.set_frame_wait(std::chrono::milliseconds(20));
+  graph::Document good = loop_document(n, "n >= 3");
+  s.open(good);
+  ASSERT_TRUE(s.has_program()) << (s.error() ? s.error()->what() : "");
+  play_to(s, 3);
+  EXPECT_EQ(first_x(s), 9.0f);
+
+  s.play();
+  s.edit(loop_document(n, "n < 0 || k > 100.0"));
+  auto t0 = Clock::now();
+  while (!s.stuck() && Clock::now() - t0 < std::chrono::seconds(10)) {
+    auto f0 = Clock::now();
+    s.frame();
+    EXPECT_LT(Clock::now() - f0, std::chrono::seconds(10));  // the UI thread is not held
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_TRUE(s.stuck());
+  EXPECT_TRUE(s.frame_in_flight());
+  EXPECT_FALSE(s.has_program());  // the UI leaves the program alone meanwhile
+  EXPECT_GT(s.running_seconds(), 0.0);
+  EXPECT_FALSE(s.playing());  // paused: no further frame starts by itself
+  ASSERT_TRUE(s.error());
+  EXPECT_EQ(s.error()->place().kernel, "grow");
+  EXPECT_EQ(s.error()->place().node, 4);
+  EXPECT_TRUE(logged(s, "kernel 'grow' has been running for")) << s.log().back().message;
+
+  EXPECT_TRUE(s.stop());
+  EXPECT_FALSE(s.frame_in_flight());
+  EXPECT_FALSE(s.stuck());
+  EXPECT_FALSE(s.playing());
+  ASSERT_TRUE(s.has_program());
+  EXPECT_TRUE(logged(s, "stopped kernel 'grow'"));
+  ASSERT_TRUE(s.error());
+  EXPECT_EQ(s.error()->place().node, 4);
+  EXPECT_EQ(s.steps(), 3);
+  EXPECT_EQ(first_x(s), 9.0f);  // the last good frame's values
+  EXPECT_FALSE(s.stop());
+
+  // Undo: the loop ends again, and the simulation goes on from the last good frame.
+  s.edit(good);
+  play_to(s, 4);
+  EXPECT_FALSE(s.error()) << s.error()->what();
+  EXPECT_EQ(first_x(s), 12.0f);
+  play_to(s, 5);
+  EXPECT_EQ(first_x(s), 15.0f);
+}
+
+// A frame collected only after it ran past the limit (the UI thread was held elsewhere, e.g.
+// by a renderer waiting on the same GPU queue) pauses too, so the next one does not start.
+TEST(LiveSession, AFrameThatRanPastTheLimitUnwatchedPauses) {
+  LiveSession s(options());
+  s.set_stuck_limit(std::chrono::milliseconds(0));
+  s.set_frame_wait(std::chrono::seconds(30));  // frame() collects it: nobody sees it run
+  s.open_file(heat_path());
+  s.play();
+  s.frame();
+  EXPECT_FALSE(s.frame_in_flight());
+  EXPECT_FALSE(s.playing());
+  EXPECT_TRUE(logged(s, "the frame took"));
+  EXPECT_FALSE(s.error());  // it finished: nothing to mark
+}
+
+TEST(LiveSession, AKernelThatNeverEndsIsReportedAndStoppedOnTheCpu) { never_ending_loop_is_stopped(Backend::Cpu, 1024); }
+
+// lavapipe ends a loop after 65535 trips, so on it the loop takes long rather than forever:
+// enough elements make the frame run well past the limit; Stop gives the program up and a
+// fresh one (its own device) runs on while the old one finishes.
+TEST(LiveSession, AKernelThatNeverEndsIsReportedAndStoppedOnVulkan) {
+  try {
+    ProgramOptions o = options();
+    o.backend = Backend::Vulkan;
+    Program probe(o);
+  } catch (const Error& e) {
+    GTEST_SKIP() << "no Vulkan device: " << e.what();
+  }
+  never_ending_loop_is_stopped(Backend::Vulkan, 1 << 17);
+}
+
 }  // namespace
 }  // namespace loom::editor

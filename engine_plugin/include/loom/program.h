@@ -51,6 +51,10 @@ struct ProgramOptions {
   std::string cache_dir;       // empty: $LOOM_CACHE_DIR, $XDG_CACHE_HOME/loom, ~/.cache/loom
   int threads = 0;             // 0: one per hardware thread
   std::function<void(const std::string&)> warn;  // default: print to stderr
+  // CPU: kernels poll for Program::cancel() at loop back-edges (`while`, and serial `for`
+  // loops holding a loop), so a launch that never ends can be stopped (the editor). Off by
+  // default: `loom run` and AOT modules compile without the polls.
+  bool cancellable = false;
 };
 
 // A kernel argument or argpack value: a number of any C++ arithmetic type, a bool, a vector
@@ -260,6 +264,20 @@ class Program {
   DeviceCounters device_counters();
   // Waits until every launch so far has finished (Vulkan; the CPU is always finished).
   void synchronize();
+  // The same, for at most `timeout_ms`: false when the device is still busy then (nothing
+  // else changes; wait again later, or abandon the program).
+  bool synchronize(double timeout_ms);
+
+  // From any thread, while another runs a launch: stops it and refuses launches until
+  // clear_cancel(); the stopped launch throws a loom::Error "cancelled" naming the kernel
+  // and, where a loop saw the cancel, its node. CPU with `cancellable` kernels: stops at the
+  // next loop back-edge (without it: at the next chunk). Vulkan cannot stop a dispatch: it
+  // refuses later launches only.
+  void cancel();
+  void clear_cancel();
+  // The kernel whose launch is under way, "" between launches; any thread may ask. (On
+  // Vulkan a launch returns once recorded: the GPU may still run it.)
+  std::string running_kernel() const;
 
   const Stats& stats() const;
   const ProgramOptions& options() const;
