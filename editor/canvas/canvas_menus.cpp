@@ -300,7 +300,14 @@ void NodeCanvas::draw_value_editor(EditorDocument& doc) {
     return;
   }
   const NodeGeom& n = geo_.nodes()[static_cast<size_t>(index)];
-  ImGui::SetNextWindowPos(view_.to_screen(Vec2{n.pos.x + n.w + 12, n.pos.y}));
+  // Beside the node, kept whole on screen (its height is last frame's): near the right edge
+  // it moves to the node's left.
+  ImVec2 at = view_.to_screen(Vec2{n.pos.x + n.w + 12, n.pos.y});
+  ImVec2 display = ImGui::GetIO().DisplaySize;
+  if (at.x + 300 > display.x) at.x = view_.to_screen(Vec2{n.pos.x, n.pos.y}).x - 312;
+  at.x = std::clamp(at.x, 0.0f, std::max(display.x - 300, 0.0f));
+  at.y = std::clamp(at.y, 0.0f, std::max(display.y - value_editor_height_, 0.0f));
+  ImGui::SetNextWindowPos(at);
   ImGui::SetNextWindowSize(ImVec2(300, 0));
   if (edit_focus_) ImGui::SetNextWindowFocus();
   ImGuiWindowFlags flags = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize |
@@ -367,6 +374,7 @@ void NodeCanvas::draw_value_editor(EditorDocument& doc) {
                                            ImGuiHoveredFlags_AllowWhenBlockedByActiveItem) &&
                    ImGui::GetFrameCount() > edit_opened_frame_ + 1;
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape)) || outside) close = true;
+    value_editor_height_ = ImGui::GetWindowHeight();
   }
   ImGui::End();
   if (fonts_ && fonts_->ui()) ImGui::PopFont();

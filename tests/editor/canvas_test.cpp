@@ -730,6 +730,31 @@ TEST(EditorCanvas, TheValueEditorTakesMouseClicksInItsFields) {
   EXPECT_EQ(h.canvas().value_editor_node(), -1);
 }
 
+// Opened on a node at the screen's bottom-right corner, the value editor is whole on screen.
+TEST(EditorCanvas, TheValueEditorStaysOnScreenNearAnEdge) {
+  CanvasHarness h;
+  EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
+  h.frames(d, 2);
+  // Scroll so the range_for (node 2, at 0,0) sits near the bottom-right corner.
+  ImVec2 display = ImGui::GetIO().DisplaySize;
+  ViewTransform& v = h.canvas().view();
+  ImVec2 at = v.to_screen(Vec2{0, 0});
+  v.scroll.x -= (display.x - 60 - at.x) / v.zoom;
+  v.scroll.y -= (display.y - 40 - at.y) / v.zoom;
+  h.frames(d, 2);
+  h.canvas().edit_values(d, 2);
+  h.frames(d, 3);
+  ASSERT_EQ(h.canvas().value_editor_node(), 2);
+  for (const char* field : {"begin0", "end0"}) {
+    auto p = h.canvas().value_field_screen_pos(field);
+    ASSERT_TRUE(p.has_value()) << field;
+    EXPECT_GE(p->x, 0);
+    EXPECT_LT(p->x, display.x) << field;
+    EXPECT_GE(p->y, 0);
+    EXPECT_LT(p->y, display.y) << field;
+  }
+}
+
 TEST(EditorCanvas, TheValueEditorStartsFromTheNodesValuesEachTimeItOpens) {
   CanvasHarness h;
   EditorDocument d = EditorDocument::from_text(test::kSmallDoc);
