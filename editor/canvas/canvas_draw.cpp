@@ -189,6 +189,9 @@ void NodeCanvas::draw_links(ImDrawList* dl, const EditorDocument& doc) {
   std::unordered_set<int> selected(doc.selection().nodes.begin(), doc.selection().nodes.end());
   float thickness = std::clamp(2.2f * view_.zoom, 1.0f, 4.0f);
   bool straight = view_.zoom < 0.2f;  // far away: curves are not worth their vertices
+  // Nor is anti-aliasing a one-pixel line worth its fringe (lavapipe is fill bound).
+  ImDrawListFlags flags = dl->Flags;
+  if (straight) dl->Flags &= ~ImDrawListFlags_AntiAliasedLines;
   for (int i : visible_links_) {
     const LinkGeom& l = geo_.links()[static_cast<size_t>(i)];
     const NodeGeom& to = geo_.nodes()[static_cast<size_t>(l.to)];
@@ -223,6 +226,7 @@ void NodeCanvas::draw_links(ImDrawList* dl, const EditorDocument& doc) {
     }
     ++stats_.links_drawn;
   }
+  dl->Flags = flags;
 }
 
 void NodeCanvas::draw_nodes(ImDrawList* dl, const EditorDocument& doc) {
@@ -231,6 +235,9 @@ void NodeCanvas::draw_nodes(ImDrawList* dl, const EditorDocument& doc) {
   // 65536 vertices at most: past that, nodes are drawn as plain boxes (ImGui would assert).
   bool limited = sizeof(ImDrawIdx) == 2 &&
                  !(ImGui::GetIO().BackendFlags & ImGuiBackendFlags_RendererHasVtxOffset);
+  // Far out, nodes are square cards: their edges need no anti-aliased fringe.
+  ImDrawListFlags flags = dl->Flags;
+  if (view_.zoom < 0.2f) dl->Flags &= ~ImDrawListFlags_AntiAliasedFill;
   for (int i : visible_nodes_) {
     const NodeGeom& n = geo_.nodes()[static_cast<size_t>(i)];
     bool sel = selected.count(n.id) > 0;
@@ -243,6 +250,7 @@ void NodeCanvas::draw_nodes(ImDrawList* dl, const EditorDocument& doc) {
     }
     draw_node(dl, doc, i, sel);
   }
+  dl->Flags = flags;
 }
 
 void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index, bool selected) {
