@@ -293,7 +293,8 @@ void EditorApp::menu_bar() {
     ImGui::MenuItem("Live type problems", nullptr, &canvas_.options().live_problems);
     ImGui::MenuItem("Probe the selected node", nullptr, &probe_on_);
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("The viewport shows the selected node's values for every thread of its kernel");
+      ImGui::SetTooltip("The viewport shows the selected node's values for every thread of its kernel\n"
+                        "(an output pin the mouse rests on is shown whether this is on or not)");
     ImGui::Separator();
     if (ImGui::MenuItem("Fit the viewport")) viewport_.fit();
     if (ImGui::MenuItem("Maximise the graph", "Ctrl+Space", graph_maximized_)) graph_maximized_ = !graph_maximized_;
@@ -424,14 +425,18 @@ void EditorApp::layout_windows(float top, float bottom) {
 
 // ---------------------------------------------------------------- probes
 
-// With View › Probe on, the viewport shows the values of the output pin under the mouse, or
-// else of the selected node's first value output, for every thread of its kernel (Blender's
-// viewer node): recomputed when the pin, the program or its data change.
+// The viewport shows the values of an output pin for every thread of its kernel: the pin
+// the mouse rests on (a moment, so passing over pins does not flicker the viewport), or with
+// View › Probe on, the selected node's first value output (Blender's viewer node).
+// Recomputed when the pin, the program or its data change.
 void EditorApp::update_probe() {
   const GraphRef& g = canvas_.graph();
   const Selection& sel = doc_.selection();
   std::optional<PinRef> pin;
-  if (probe_on_ && g.valid() && !g.function) pin = canvas_.hovered_output();
+  std::optional<PinRef> hovered = g.valid() && !g.function ? canvas_.hovered_output() : std::nullopt;
+  if (hovered != hovered_pin_) hovered_pin_ = hovered, hovered_since_ = Clock::now();
+  bool rested = hovered && Clock::now() - hovered_since_ >= std::chrono::milliseconds(350);
+  if (hovered && (probe_on_ || rested)) pin = hovered;
   if (!pin && probe_on_ && g.valid() && !g.function && sel.graph == g && sel.nodes.size() == 1) {
     const graph::GraphTypes& types = doc_.types(g);
     auto it = types.outputs.find(sel.nodes[0]);

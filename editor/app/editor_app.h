@@ -142,6 +142,8 @@ class EditorApp {
   ProbeRunner probe_;  // View › Probe: the selected node's values in the viewport
   bool probe_on_ = false;
   std::string probe_key_;  // what probe_ last ran for
+  std::optional<PinRef> hovered_pin_;  // the output pin under the mouse, and since when
+  Clock::time_point hovered_since_{};
   uint64_t probe_version_ = 0;
   bool find_open_ = false, find_focus_ = false;  // the Ctrl+F box
   std::string find_query_;

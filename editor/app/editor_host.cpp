@@ -87,8 +87,10 @@ EditorHost::EditorHost(const HostOptions& options) : options_(options) {
   scene_ = std::make_unique<render::SceneRenderer>(*loop_);
   init_imgui();
 
-  // The simulation: on the render device (one device for both), except that `auto` keeps it
-  // on the CPU backend when the device is itself a software renderer on the same CPU.
+  // The simulation: on Vulkan, a device of its own on the same GPU (the viewport draws host
+  // copies, so nothing needs the render device's buffers): a dispatch that never ends then
+  // holds the simulation's queue, not the one the window presents on, and Stop gives that
+  // device up. `auto` keeps it on the CPU backend when the GPU is a software renderer.
   VkPhysicalDeviceProperties props{};
   vkGetPhysicalDeviceProperties(device_->physical(), &props);
   Backend backend = options.backend;
@@ -104,7 +106,10 @@ EditorHost::EditorHost(const HostOptions& options) : options_(options) {
   eo.program.backend = backend;
   eo.program.offline_cache = options.offline_cache;
   eo.program.cache_dir = options.cache_dir;
-  if (backend == Backend::Vulkan) eo.program.vulkan_device = device_;
+  if (backend == Backend::Vulkan) {
+    eo.program.device = options.device;
+    eo.program.validation = options.validation;
+  }
   eo.fonts = fonts_.get();
   eo.hide_timings = options.hide_timings;
   app_ = std::make_unique<EditorApp>(eo);

@@ -14,8 +14,8 @@ const char* kUsage = R"(usage: loom-editor [DOC] [options]
 
 Opens DOC (a .loom.json graph document; a new one without it) in the editor.
 
-  --backend B         the simulation: auto (default: Vulkan on the render device, the CPU
-                      when that device is a software renderer), vulkan or cpu
+  --backend B         the simulation: auto (default: Vulkan on the render GPU, a device of
+                      its own; the CPU when the GPU is a software renderer), vulkan or cpu
   --device D          the Vulkan device: an index or part of its name (see `loom devices`)
   --validate          Vulkan validation layer; any message fails the run (exit code 3)
   --size WxH          window or image size in pixels (default 1600x900)
