@@ -387,6 +387,10 @@ void ProgramPanel::inspector(EditorDocument& doc, PanelState& state) {
     return;
   }
   ImGui::PushID("inspector");
+  // Fields are the entry's own: text typed for one entry and left by clicking another must
+  // never be applied to the other (their fields would share ids).
+  ImGui::PushID(selected_.view ? "view" : decl_kind_name(selected_.kind));
+  ImGui::PushID(selected_.name.c_str());
   if (selected_.view) {
     inspect_view(doc, state);
   } else {
@@ -429,6 +433,8 @@ void ProgramPanel::inspector(EditorDocument& doc, PanelState& state) {
     ImGui::TextWrapped("%s", note_.c_str());
     ImGui::PopStyleColor();
   }
+  ImGui::PopID();
+  ImGui::PopID();
   ImGui::PopID();
 }
 

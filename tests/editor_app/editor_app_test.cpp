@@ -347,6 +347,28 @@ TEST_F(EditorAppTest, FromFileNewTheProgramPanelDeclaresTheProgram) {
   EXPECT_EQ(app().document().save_text(), starter);
 }
 
+// Text typed into one entry's field and left by clicking another entry applies to the entry
+// it was typed for (leaving a field sets it, as in Blender), never to the other one.
+TEST_F(EditorAppTest, TextLeftInAnInspectorFieldNeverRenamesAnotherEntry) {
+  start();
+  frames(6);
+  click("program.add.field");
+  frames(2);
+  click("program.add.data.field");
+  ASSERT_TRUE(app().document().doc().field("field"));
+  click("program.inspector.name");
+  key('A', true);
+  type("zzz");
+  click("program.field.u");  // another entry, without Enter
+  frames(3);
+  const graph::Document& doc = app().document().doc();
+  EXPECT_TRUE(doc.field("u"));
+  EXPECT_TRUE(doc.field("zzz"));
+  EXPECT_FALSE(doc.field("field"));
+  EXPECT_EQ(app().program_panel().selected().name, "u");
+  EXPECT_EQ(doc.fields.size(), 2u);
+}
+
 TEST_F(EditorAppTest, AResourceDroppedOnTheCanvasMakesItsLoadOrStore) {
   start();
   frames(2);
