@@ -30,18 +30,25 @@ const ProbeValues& ProbeRunner::run(const graph::Document& doc, Program& live,
       program_->load(plan->document);
       key_ = key;
     }
-    // The live data, as it is now.
+    // The live data, as it is now. The probe's program was made from the same document, so
+    // every resource has the same bytes; one that differs would make the probe lie.
+    auto copy = [](const std::string& name, const uint8_t* from, size_t from_bytes, uint8_t* to,
+                   size_t to_bytes) {
+      if (from_bytes != to_bytes)
+        throw Error("the probe's copy of '" + name + "' does not match the running program's");
+      std::memcpy(to, from, from_bytes);
+    };
     for (const FieldDesc& f : doc.fields) {
       ArrayView from = live.array(f.name), to = program_->array(f.name);
-      if (from.bytes == to.bytes) std::memcpy(to.data, from.data, from.bytes);
+      copy(f.name, from.data, from.bytes, to.data, to.bytes);
     }
     for (const graph::NdarrayDecl& n : doc.ndarrays) {
       ArrayView from = live.array(n.name), to = program_->array(n.name);
-      if (from.bytes == to.bytes) std::memcpy(to.data, from.data, from.bytes);
+      copy(n.name, from.data, from.bytes, to.data, to.bytes);
     }
     for (const graph::TextureDecl& t : doc.textures) {
       TextureView from = live.texture(t.name), to = program_->texture(t.name);
-      if (from.bytes == to.bytes) std::memcpy(to.data, from.data, from.bytes);
+      copy(t.name, from.data, from.bytes, to.data, to.bytes);
     }
     program_->run_pipeline(kProbePipeline);
     ArrayView out = program_->array(kProbeField);

@@ -879,12 +879,8 @@ void ProgramPanel::inspect_pipeline(EditorDocument& doc, PanelState& state) {
               if (a.type == param.type) names.push_back(a.name);
           ImGui::SetNextItemWidth(-1);
           std::string chosen = current;
-          if (choice("##arg", &chosen, names)) {
-            graph::Literal v;
-            v.kind = graph::Literal::Kind::String;
-            v.s = chosen;
-            apply(set_launch_arg(doc, pipeline, i, param.name, v));
-          }
+          if (choice("##arg", &chosen, names))
+            apply(set_launch_arg(doc, pipeline, i, param.name, text_literal(chosen)));
         } else if (text_field(state, "##arg", current, &typed)) {
           std::string why;
           std::optional<graph::Literal> v = parse_literal_text(typed, false, &why);

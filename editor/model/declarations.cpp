@@ -7,6 +7,7 @@
 
 #include "compiler/graph/document_json.h"
 #include "editor/model/graph_access.h"
+#include "editor/model/literal_text.h"
 #include "runtime/common/error.h"
 
 namespace loom::editor {
@@ -22,13 +23,6 @@ bool is_identifier(const std::string& s) {
   return std::all_of(s.begin(), s.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
   });
-}
-
-Literal string_literal(const std::string& s) {
-  Literal l;
-  l.kind = Literal::Kind::String;
-  l.s = s;
-  return l;
 }
 
 Literal scalar_zero(Scalar s) {
@@ -401,21 +395,21 @@ graph::Literal default_argument(const Document& doc, const graph::KernelParam& p
       for (const graph::NdarrayDecl& n : doc.ndarrays)
         if ((p.type.empty() || value_type_name(n.elem) == p.type) &&
             (p.ndim == 0 || p.ndim == static_cast<int>(n.shape.size())))
-          return string_literal(n.name);
+          return text_literal(n.name);
       return Literal{};
     case graph::ParamKind::Texture:
       for (const graph::TextureDecl& t : doc.textures)
         if ((p.type.empty() || p.type == texture_format_name(t.format)) &&
             (p.ndim == 0 || p.ndim == static_cast<int>(t.size.size())))
-          return string_literal(t.name);
+          return text_literal(t.name);
       return Literal{};
     case graph::ParamKind::Argpack:
       for (const graph::ArgpackDecl& a : doc.argpacks)
-        if (a.type == p.type) return string_literal(a.name);
+        if (a.type == p.type) return text_literal(a.name);
       return Literal{};
     case graph::ParamKind::Template:
       if (p.type.empty() || p.type == "field")
-        return doc.fields.empty() ? Literal{} : string_literal(doc.fields.front().name);
+        return doc.fields.empty() ? Literal{} : text_literal(doc.fields.front().name);
       if (auto t = parse_value_type(p.type)) return zero_literal(*t);
       return Literal{};
   }
@@ -1138,9 +1132,9 @@ EditResult add_declaration_node(EditorDocument& d, const GraphRef& g, const Regi
     return EditResult::fail(std::string("there is no ") + decl_kind_name(kind) + " '" + name + "'");
   if (!graph_nodes(d.doc(), g)) return EditResult::fail("there is no graph '" + g.name + "'");
   if (kind == DeclKind::Function)
-    return add_node(d, g, region, "call", at, {{"function", string_literal(name)}});
+    return add_node(d, g, region, "call", at, {{"function", text_literal(name)}});
   if (kind == DeclKind::Field)
-    return add_node(d, g, region, type, at, {{"field", string_literal(name)}});
+    return add_node(d, g, region, type, at, {{"field", text_literal(name)}});
   // Ndarrays and textures: through a kernel parameter bound to them.
   bool texture = kind == DeclKind::Texture;
   if (g.function)
@@ -1187,7 +1181,7 @@ EditResult add_declaration_node(EditorDocument& d, const GraphRef& g, const Regi
     for (size_t pi = 0; r.ok && pi < d.doc().pipelines.size(); ++pi)
       for (size_t li = 0; r.ok && li < d.doc().pipelines[pi].launches.size(); ++li)
         if (d.doc().pipelines[pi].launches[li].kernel == kernel)
-          r = set_launch_arg(d, d.doc().pipelines[pi].name, li, param, string_literal(name));
+          r = set_launch_arg(d, d.doc().pipelines[pi].name, li, param, text_literal(name));
     if (!r.ok) {
       d.end_group();
       if (d.revision() != before) d.undo();
@@ -1195,7 +1189,7 @@ EditResult add_declaration_node(EditorDocument& d, const GraphRef& g, const Regi
     }
   }
   EditResult r =
-      add_node(d, g, region, type, at, {{texture ? "texture" : "ndarray", string_literal(param)}});
+      add_node(d, g, region, type, at, {{texture ? "texture" : "ndarray", text_literal(param)}});
   d.end_group();
   if (!r.ok && d.revision() != before) d.undo();
   return r;

@@ -127,4 +127,11 @@ bool is_text_param(const std::string& name) {
   return false;
 }
 
+graph::Literal text_literal(const std::string& s) {
+  graph::Literal l;
+  l.kind = graph::Literal::Kind::String;
+  l.s = s;
+  return l;
+}
+
 }  // namespace loom::editor

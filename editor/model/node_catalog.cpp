@@ -4,19 +4,13 @@
 
 #include "compiler/graph/node_library.h"
 #include "editor/model/graph_access.h"
+#include "editor/model/literal_text.h"
 
 namespace loom::editor {
 
 using graph::Literal;
 
 namespace {
-
-Literal text(const std::string& s) {
-  Literal l;
-  l.kind = Literal::Kind::String;
-  l.s = s;
-  return l;
-}
 
 Literal number(int64_t v) {
   Literal l;
@@ -43,8 +37,8 @@ constexpr Atomic kAtomics[] = {{"add", false}, {"sub", false}, {"min", false}, {
 // Parameters a new node of a library type starts with, so it is valid as soon as it can be.
 std::vector<std::pair<std::string, Literal>> starting_params(const std::string& type) {
   if (type == "const") return {{"value", real(0.0)}};
-  if (type == "cast") return {{"type", text("f32")}};
-  if (type == "expr") return {{"expr", text("a")}};
+  if (type == "cast") return {{"type", text_literal("f32")}};
+  if (type == "expr") return {{"expr", text_literal("a")}};
   if (type == "unroll") return {{"count", number(2)}};
   return {};
 }
@@ -66,21 +60,21 @@ std::vector<CatalogEntry> node_catalog(const graph::Document& doc, const GraphRe
                                  "param",
                                  "document",
                                  "Kernel parameter " + p.name + " (" + p.type + ")",
-                                 {{"name", text(p.name)}}});
+                                 {{"name", text_literal(p.name)}}});
   if (fn)
     for (const graph::FunctionPort& p : fn->inputs)
       out.push_back(CatalogEntry{"input " + p.name,
                                  "input",
                                  "document",
                                  "Function input " + p.name + " (" + p.type + ")",
-                                 {{"name", text(p.name)}}});
+                                 {{"name", text_literal(p.name)}}});
   for (const graph::FunctionDecl& f : doc.functions) {
     if (fn && f.name == fn->name) continue;  // no recursion
     out.push_back(CatalogEntry{"call " + f.name,
                                "call",
                                "document",
                                "Calls function " + f.name,
-                               {{"function", text(f.name)}}});
+                               {{"function", text_literal(f.name)}}});
   }
   for (const FieldDesc& f : doc.fields) {
     std::string t = value_type_name(f.elem);
@@ -88,12 +82,12 @@ std::vector<CatalogEntry> node_catalog(const graph::Document& doc, const GraphRe
                                "load",
                                "document",
                                "Reads field " + f.name + " (" + t + ")",
-                               {{"field", text(f.name)}}});
+                               {{"field", text_literal(f.name)}}});
     out.push_back(CatalogEntry{"store " + f.name,
                                "store",
                                "document",
                                "Writes field " + f.name + " (" + t + ")",
-                               {{"field", text(f.name)}}});
+                               {{"field", text_literal(f.name)}}});
     for (const auto& [op, bitwise] : kAtomics) {
       if (bitwise && !is_int(f.elem.scalar)) continue;  // integer memory only
       out.push_back(CatalogEntry{"atomic_" + std::string(op) + " " + f.name,
@@ -101,7 +95,7 @@ std::vector<CatalogEntry> node_catalog(const graph::Document& doc, const GraphRe
                                  "document",
                                  "Atomic " + std::string(op) + " on field " + f.name + " (" + t +
                                      "), giving the old value",
-                                 {{"field", text(f.name)}}});
+                                 {{"field", text_literal(f.name)}}});
     }
   }
   return out;
@@ -171,23 +165,23 @@ std::string compatible_input(const graph::Document& doc, const GraphRef& g,
         src.params.emplace_back("value", is_float(value.type.scalar) ? real(0.5) : number(0));
       } else {
         src.type = "param";
-        src.params.emplace_back("name", text("src"));
+        src.params.emplace_back("name", text_literal("src"));
         k.params.push_back({"src", graph::ParamKind::Value, value_type_name(value.type), 0});
       }
       break;
     case graph::PinValue::Kind::Ref:
       src.type = "var";
-      src.params.emplace_back("type", text(value_type_name(value.type)));
+      src.params.emplace_back("type", text_literal(value_type_name(value.type)));
       out = "ref";
       break;
     case graph::PinValue::Kind::Array:
       src.type = "param";
-      src.params.emplace_back("name", text("src"));
+      src.params.emplace_back("name", text_literal("src"));
       k.params.push_back({"src", graph::ParamKind::Ndarray, value_type_name(value.type), 1});
       break;
     case graph::PinValue::Kind::Texture:
       src.type = "param";
-      src.params.emplace_back("name", text("src"));
+      src.params.emplace_back("name", text_literal("src"));
       k.params.push_back({"src", graph::ParamKind::Texture, "rgba32f", 2});
       break;
   }
@@ -210,7 +204,7 @@ std::string compatible_input(const graph::Document& doc, const GraphRef& g,
       n.type = entry.type;
       if (spec) n.version = spec->version;
       n.params = entry.params;
-      if (entry.type == "expr") n.params = {{"expr", text(pin)}};
+      if (entry.type == "expr") n.params = {{"expr", text_literal(pin)}};
       n.inputs.push_back(link_to(pin, 1, out));
       int indices = dims > 0 && index_pin(pin) ? value.type.components() : 0;
       if (spec)

@@ -5,6 +5,7 @@
 
 #include "compiler/graph/infer.h"
 #include "editor/model/graph_access.h"
+#include "editor/model/literal_text.h"
 
 namespace loom::editor {
 
@@ -29,13 +30,6 @@ Input int_literal(const std::string& pin, int64_t v) {
   in.literal.kind = Literal::Kind::Int;
   in.literal.i = v;
   return in;
-}
-
-Literal text(const std::string& s) {
-  Literal l;
-  l.kind = Literal::Kind::String;
-  l.s = s;
-  return l;
 }
 
 // The nodes from the top level down to `id` (the node itself last); empty when absent.
@@ -187,7 +181,7 @@ std::optional<ProbePlan> plan_probe(const graph::Document& doc, const std::strin
   }
   Node store;
   store.type = "store";
-  store.params.emplace_back("field", text(kProbeField));
+  store.params.emplace_back("field", text_literal(kProbeField));
   for (size_t d = 0; d < indices.size(); ++d) {
     Input in = indices[d];
     if (begins[d] != 0) {  // the probe's index is i - begin
@@ -207,7 +201,7 @@ std::optional<ProbePlan> plan_probe(const graph::Document& doc, const std::strin
     cast.id = next++;
     cast.type = "cast";
     cast.inputs = {link(pin.node, pin.pin, "a")};
-    cast.params.emplace_back("type", text(value_type_name(type)));
+    cast.params.emplace_back("type", text_literal(value_type_name(type)));
     region->push_back(cast);
     v = link(cast.id, "out", "value");
   }

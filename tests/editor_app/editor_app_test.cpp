@@ -140,6 +140,21 @@ class EditorAppTest : public ::testing::Test {
     return p.value_or(ImVec2(0, 0));
   }
   void never_ending_loop_is_stopped(Backend backend, int n);
+  // Heat's second launch value set to 0.125, not saved, autosaved at once.
+  void unsaved_edit() {
+    std::vector<LaunchValue> values = launch_values(app().document().doc());
+    values[1].components[0] = 0.125;
+    replace_document(app().document(), with_launch_value(app().document().doc(), values[1]), "k");
+    frames(3);
+  }
+  std::string open_heat_with_an_unsaved_edit() {
+    start();
+    std::string path = copy_sample("heat");
+    EXPECT_TRUE(app().open(path));
+    app().session().set_autosave_interval(std::chrono::milliseconds(0));
+    unsaved_edit();
+    return path;
+  }
   // Runs frames until `done` holds (the file watcher looks every 250 ms), at most 5 s.
   template <class F>
   bool frames_until(F done) {
@@ -606,14 +621,7 @@ TEST_F(EditorAppTest, AChangeOnDiskReloadsAndCanBeUndone) {
 TEST_F(EditorAppTest, EditsSurviveACrashThroughTheRecoveryPrompt) {
   std::string path;
   {
-    start();
-    path = copy_sample("heat");
-    ASSERT_TRUE(app().open(path));
-    app().session().set_autosave_interval(std::chrono::milliseconds(0));
-    std::vector<LaunchValue> values = launch_values(app().document().doc());
-    values[1].components[0] = 0.125;
-    replace_document(app().document(), with_launch_value(app().document().doc(), values[1]), "k");
-    frames(3);
+    path = open_heat_with_an_unsaved_edit();
     ASSERT_TRUE(fs::exists(app().session().autosave_path()));
     host_.reset();  // gone without saving
   }
@@ -637,21 +645,13 @@ TEST_F(EditorAppTest, EditsSurviveACrashThroughTheRecoveryPrompt) {
 TEST_F(EditorAppTest, TheRecoveryPromptComesOnlyWithEditsToRecover) {
   std::string path;
   {
-    start();
-    path = copy_sample("heat");
-    ASSERT_TRUE(app().open(path));
-    app().session().set_autosave_interval(std::chrono::milliseconds(0));
-    std::vector<LaunchValue> values = launch_values(app().document().doc());
-    values[1].components[0] = 0.125;
-    replace_document(app().document(), with_launch_value(app().document().doc(), values[1]), "k");
-    frames(3);
+    path = open_heat_with_an_unsaved_edit();
     ASSERT_TRUE(fs::exists(app().session().autosave_path()));
     key('Z', true);  // back to the saved document
     frames(3);
     EXPECT_FALSE(app().document().dirty());
     EXPECT_FALSE(fs::exists(app().session().autosave_path()));
-    replace_document(app().document(), with_launch_value(app().document().doc(), values[1]), "k");
-    frames(3);
+    unsaved_edit();
     ASSERT_TRUE(fs::exists(app().session().autosave_path()));
     app().request_quit();
     frames(2);
