@@ -81,9 +81,9 @@ int main(int argc, char** argv) {
         kernels = m.meta.kernels.size();
         archive = loom::aot::write_module_archive(m);
       }
-      std::unique_ptr<loom::aot::ModuleDevice> device =
-          arch == loom::aot::Arch::Cpu ? loom::aot::make_cpu_module_device()
-                                       : loom::aot::make_vulkan_module_device({}, shared);
+      std::unique_ptr<loom::Device> device =
+          arch == loom::aot::Arch::Cpu ? loom::make_cpu_device()
+                                       : loom::make_vulkan_device({}, shared);
       std::vector<double> jit, module;
       for (int r = 0; r < runs; ++r) {
         auto t0 = Clock::now();

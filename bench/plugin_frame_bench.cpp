@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
   cpp_imp.queue = host.queue;
   cpp_imp.api_version = VK_API_VERSION_1_2;
   loom::vk::set_enabled_features(cpp_imp, host.create_info);
-  auto device = loom::aot::make_vulkan_module_device({}, std::make_shared<loom::vk::VulkanDevice>(cpp_imp));
+  auto device = loom::make_vulkan_device({}, std::make_shared<loom::vk::VulkanDevice>(cpp_imp));
   loom::aot::LoadedModule cpp(loom::aot::read_module_path(path), *device, path);
   loom::vk::HostFrames cpp_frames(*device->vulkan(), 2);
   int cpp_step = cpp.find_pipeline("step");
@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
     return host_frames.run(
         frames, [&] { cpp_frames.begin_frame(); },
         [&](VkCommandBuffer cb) {
-          loom::aot::LoadedModule::Launcher into = [&](loom::aot::DeviceKernel& k, loom::LaunchContext& ctx) {
+          loom::aot::LoadedModule::Launcher into = [&](loom::DeviceKernel& k, loom::LaunchContext& ctx) {
             cpp_frames.launch_into(cb, *device->vulkan_kernel(k), ctx);
           };
           cpp.run_pipeline(cpp_step, &into);

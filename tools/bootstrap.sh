@@ -2,7 +2,13 @@
 # One entry point for a fresh Debian 12 machine:
 #   tools/bootstrap.sh run    install what is missing, build, open the editor on the MPM sample
 #                             (headless: run the heat sample, writing PNG frames and timings)
-#   tools/bootstrap.sh test   install what is missing, build, run the whole test suite
+#   tools/bootstrap.sh test   install what is missing, build, run the whole test suite; then the
+#                             quality gates (docs/quality-gates.md): the sanitizer build
+#                             (clang, ASan + UBSan) and the whole suite under it, and every
+#                             fuzz target for LOOM_FUZZ_SECONDS (60) from its corpus
+#   tools/bootstrap.sh quick  install what is missing, build, run the test suite: no sanitizers
+#                             (as LOOM_SKIP_SANITIZERS=1 test)
+# CI (CI=true) always runs every gate: it ignores quick and LOOM_SKIP_SANITIZERS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,7 +19,8 @@ packages=(cmake ninja-build g++ ccache pkg-config llvm-15-dev zlib1g-dev libgtes
           libffi-dev libtinfo-dev
           spirv-headers spirv-tools libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers
           libglfw3-dev libtinyobjloader-dev glslang-tools xvfb libimgui-dev libstb-dev fonts-dejavu-core
-          python3 python3-jsonschema)
+          python3 python3-jsonschema
+          clang libclang-rt-14-dev clang-tidy)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -27,9 +34,72 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# Runs a step and says how long it took (docs/quality-gates.md quotes these).
+timed() {
+  local what=$1 start=$SECONDS
+  shift
+  "$@"
+  echo "== $what: $((SECONDS - start)) s"
+}
+
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/loom-ccache}
+# Paths relative to the checkout, so a fresh clone elsewhere (CI) hits what another compiled.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j "$(nproc)"
+timed "build" cmake --build "$build" -j "$(nproc)"
+
+# The sanitizer build: clang, ASan + UBSan (no recovery) everywhere, compiled for libFuzzer
+# too so the same build links the fuzz targets. -O1 and line tables keep it quick to build
+# and its reports readable; the benchmarks are left out.
+asan_build=${LOOM_ASAN_BUILD_DIR:-build-asan}
+build_sanitized() {
+  CC=clang CXX=clang++ cmake -S . -B "$asan_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
+    -DLOOM_SANITIZE=address,undefined -DLOOM_FUZZ=ON -DLOOM_BUILD_BENCH=OFF >/dev/null
+  # The sanitizers' options (cmake/Sanitizers.cmake; reports fail, leaks of the libraries we
+  # load are suppressed in tests/sanitizers/): gtest discovery runs the binaries at build time.
+  . "$asan_build/sanitizer_env.sh"
+  cmake --build "$asan_build" -j "$(nproc)"
+}
+
+# The whole test suite of one build, ctest's other arguments after the folder; each run gets
+# its own offline cache, so runs never share state.
+run_suite() {
+  export LOOM_CACHE_DIR="$PWD/$1/test-cache"
+  # CI has lavapipe: a test that finds no Vulkan device fails instead of skipping
+  # (tests/README.md); a developer's machine without one skips those with the reason.
+  if [ "${CI:-}" = "true" ]; then export LOOM_REQUIRE_VULKAN=1; fi
+  rm -rf "$LOOM_CACHE_DIR"
+  ctest --test-dir "$1" --output-on-failure -j "$(nproc)" "${@:2}"
+}
+
+# One fuzz target from its corpus for LOOM_FUZZ_SECONDS: new inputs go to $work/corpus, a
+# crashing one to $work/artifacts/ (add it to the corpus: tests/fuzz/README.md).
+fuzz_one() {
+  local target=$1 seed=$2 work=$3 dict=()
+  mkdir -p "$work/corpus" "$work/artifacts"
+  [ -f "tests/fuzz/${seed##*/}.dict" ] && dict=("-dict=tests/fuzz/${seed##*/}.dict")
+  if "$target" -max_total_time="$LOOM_FUZZ_SECONDS" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+       "${dict[@]}" -artifact_prefix="$work/artifacts/" "$work/corpus" "$seed" >"$work/fuzz.log" 2>&1; then
+    echo "${target##*/}: $(grep -o 'number_of_executed_units: *[0-9]*' "$work/fuzz.log" | grep -o '[0-9]*$') executions, no finding"
+    return 0
+  fi
+  echo "${target##*/}: FINDING (input in $work/artifacts/, log $work/fuzz.log)"
+  tail -n 60 "$work/fuzz.log"
+  return 1
+}
+export -f fuzz_one
+
+# Every fuzz target, as many at once as there are cores; any finding fails the run.
+run_fuzzers() {
+  export LOOM_FUZZ_SECONDS=${LOOM_FUZZ_SECONDS:-60}
+  local target name
+  for target in "$asan_build"/tests/fuzz/fuzz_*; do
+    name=${target##*/fuzz_}
+    printf '%s\n' "$target" "tests/fuzz/corpus/$name" "$asan_build/fuzz/$name"
+  done | xargs -d '\n' -n 3 -P "$(nproc)" bash -c 'fuzz_one "$@"' _
+}
 
 case "$mode" in
   run)
@@ -43,14 +113,19 @@ case "$mode" in
       --png "temperature=$build/frames/heat_%04d.png" --every 20 \
       --dump "temperature=$build/heat_temperature.npy"
     ;;
-  test)
-    # Each test gets its own offline cache so runs never share state.
-    export LOOM_CACHE_DIR="$PWD/$build/test-cache"
-    rm -rf "$LOOM_CACHE_DIR"
-    ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
+  test|quick)
+    timed "test suite" run_suite "$build"
+    timed "clang-tidy" tools/check_tidy.sh "$build"
+    if [ "${CI:-}" != "true" ] && { [ "$mode" = quick ] || [ "${LOOM_SKIP_SANITIZERS:-0}" = "1" ]; }; then
+      echo "sanitizer build and fuzzing skipped (CI runs them; docs/quality-gates.md)"
+      exit 0
+    fi
+    timed "sanitizer build" build_sanitized
+    timed "test suite under ASan + UBSan" run_suite "$asan_build"
+    timed "fuzzing" run_fuzzers
     ;;
   *)
-    echo "usage: tools/bootstrap.sh run|test" >&2
+    echo "usage: tools/bootstrap.sh run|test|quick" >&2
     exit 2
     ;;
 esac

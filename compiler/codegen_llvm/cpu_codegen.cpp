@@ -150,7 +150,7 @@ struct Lowered {
   std::vector<TaskDesc> tasks;
 };
 
-Lowered lower(ir::Kernel& kernel, const CpuCodegenOptions& options, bool optimized,
+Lowered lower(const ir::Kernel& kernel, const CpuCodegenOptions& options, bool optimized,
               CodegenTimings* timings) {
   Lowered out;
   out.context = std::make_unique<llvm::LLVMContext>();
@@ -175,7 +175,7 @@ Lowered lower(ir::Kernel& kernel, const CpuCodegenOptions& options, bool optimiz
 
 }  // namespace
 
-CompiledCpuKernel compile_kernel_to_object(ir::Kernel& kernel, const CpuCodegenOptions& options,
+CompiledCpuKernel compile_kernel_to_object(const ir::Kernel& kernel, const CpuCodegenOptions& options,
                                            CodegenTimings* timings) {
   Lowered l = lower(kernel, options, true, timings);
   record_features(*l.module, required_features(*l.tm));
@@ -195,7 +195,7 @@ CompiledCpuKernel compile_kernel_to_object(ir::Kernel& kernel, const CpuCodegenO
   return out;
 }
 
-std::string dump_llvm_ir(ir::Kernel& kernel, const CpuCodegenOptions& options, bool optimized) {
+std::string dump_llvm_ir(const ir::Kernel& kernel, const CpuCodegenOptions& options, bool optimized) {
   Lowered l = lower(kernel, options, optimized, nullptr);
   std::string text;
   llvm::raw_string_ostream os(text);

@@ -55,11 +55,11 @@ CpuTarget describe_cpu_target(const CpuCodegenOptions& options, const std::vecto
 
 // `kernel` must pass ir::verify(kernel, {.offloaded = true, .lowered = true}).
 // Throws loom::Error on IR the backend cannot compile.
-CompiledCpuKernel compile_kernel_to_object(ir::Kernel& kernel, const CpuCodegenOptions& options = {},
+CompiledCpuKernel compile_kernel_to_object(const ir::Kernel& kernel, const CpuCodegenOptions& options = {},
                                            CodegenTimings* timings = nullptr);
 
 // The LLVM IR text of the kernel's module, after optimisation when `optimized`.
-std::string dump_llvm_ir(ir::Kernel& kernel, const CpuCodegenOptions& options = {},
+std::string dump_llvm_ir(const ir::Kernel& kernel, const CpuCodegenOptions& options = {},
                          bool optimized = true);
 
 }  // namespace loom::codegen

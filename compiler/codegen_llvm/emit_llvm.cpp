@@ -51,7 +51,7 @@ std::string sanitize(const std::string& name) {
 
 bool contains_op(const ir::Block& block, Op op) {
   bool found = false;
-  ir::walk(const_cast<ir::Block&>(block), [&](Inst& inst) { found |= inst.op == op; });
+  ir::walk(block, [&](const Inst& inst) { found |= inst.op == op; });
   return found;
 }
 
@@ -65,7 +65,7 @@ struct LoopTarget {
 
 class Emitter {
  public:
-  Emitter(ir::Kernel& kernel, llvm::LLVMContext& context, llvm::Module& module,
+  Emitter(const ir::Kernel& kernel, llvm::LLVMContext& context, llvm::Module& module,
           const EmitOptions& options)
       : k_(kernel), c_(context), m_(module), opt_(options), b_(context), entry_(context), math_(b_) {
     i8_ = b_.getInt8Ty();
@@ -103,14 +103,14 @@ class Emitter {
   }
 
   void emit_task(const Inst& offload, size_t index, TaskDesc* desc) {
-    auto kind = static_cast<ir::TaskKind>(offload.attr0);
+    ir::TaskKind kind = offload.task_kind();
     std::string sym = "loom_" + sanitize(k_.abi.name) + "_task" + std::to_string(index);
     desc->kind = static_cast<uint8_t>(kind);
     task_index_ = index;
     desc->symbol = sym;
-    if (kind == ir::TaskKind::RangeFor) desc->dims = static_cast<uint8_t>(offload.attr1);
+    if (kind == ir::TaskKind::RangeFor) desc->dims = static_cast<uint8_t>(offload.dims());
     if (kind == ir::TaskKind::StructFor)
-      desc->dims = static_cast<uint8_t>(k_.abi.resources[static_cast<size_t>(offload.attr1)].ndim);
+      desc->dims = static_cast<uint8_t>(k_.abi.resources[static_cast<size_t>(offload.resource_slot())].ndim);
     if (kind != ir::TaskKind::Serial) {
       desc->extent_symbol = sym + "_extent";
       emit_extent_function(offload, desc->extent_symbol);
@@ -221,7 +221,7 @@ class Emitter {
 
   const ResourceDesc& resource(int slot) {
     if (slot < 0 || static_cast<size_t>(slot) >= k_.abi.resources.size())
-      throw Error("codegen: resource slot " + std::to_string(slot) + " out of range");
+      throw InternalError("codegen: resource slot " + std::to_string(slot) + " out of range");
     return k_.abi.resources[static_cast<size_t>(slot)];
   }
 
@@ -238,7 +238,7 @@ class Emitter {
     auto it = shapes_.find(key);
     if (it != shapes_.end()) return it->second;
     const ResourceDesc& r = resource(slot);
-    if (dim < 0 || dim >= kMaxDims) throw Error("codegen: shape dimension out of range");
+    if (dim < 0 || dim >= kMaxDims) throw InternalError("codegen: shape dimension out of range");
     Value* v;
     if (r.kind == ResourceKind::Field) {
       v = b_.getInt32(static_cast<uint32_t>(r.shape[static_cast<size_t>(dim)]));
@@ -249,14 +249,14 @@ class Emitter {
   }
 
   Value* arg_load(const Inst& in) {
-    auto key = std::make_tuple(in.attr0, in.attr1, static_cast<int>(in.type));
+    auto key = std::make_tuple(in.param_index(), in.byte_offset(), static_cast<int>(in.type));
     auto it = args_.find(key);
     if (it != args_.end()) return it->second;
-    if (in.attr0 < 0 || static_cast<size_t>(in.attr0) >= k_.abi.params.size())
-      throw Error("codegen: argument index out of range");
+    if (in.param_index() < 0 || static_cast<size_t>(in.param_index()) >= k_.abi.params.size())
+      throw InternalError("codegen: argument index out of range");
     Value* params = ctx_field(kCtxParams);
-    Value* base = entry_.CreateLoad(ptr_, entry_.CreateGEP(ptr_, params, entry_.getInt64(static_cast<uint64_t>(in.attr0))));
-    Value* p = entry_.CreateGEP(i8_, base, entry_.getInt64(static_cast<uint64_t>(in.attr1)));
+    Value* base = entry_.CreateLoad(ptr_, entry_.CreateGEP(ptr_, params, entry_.getInt64(static_cast<uint64_t>(in.param_index()))));
+    Value* p = entry_.CreateGEP(i8_, base, entry_.getInt64(static_cast<uint64_t>(in.byte_offset())));
     Value* v = entry_.CreateLoad(mem_type(in.type), p);
     // Bool: one byte for value parameters, a 32-bit 0/1 in argpacks; the low byte tells.
     if (in.type == Scalar::Bool) v = entry_.CreateICmpNE(v, entry_.getInt8(0));
@@ -398,7 +398,7 @@ class Emitter {
     if (!opt_.cancel_checks || loop.op == Op::Offload) return kNoCancelPoint;
     if (!innermost_dim) return loop.node;
     bool has_loop = false;
-    ir::walk(const_cast<ir::Block&>(body), [&](Inst& inst) {
+    ir::walk(body, [&](const Inst& inst) {
       has_loop |= inst.op == Op::While || inst.op == Op::RangeFor || inst.op == Op::StructFor;
     });
     return has_loop ? loop.node : kNoCancelPoint;
@@ -438,10 +438,10 @@ class Emitter {
   // Iteration bounds of a range/struct loop (Offload or nested RangeFor/StructFor).
   void task_bounds(const Inst& loop, std::vector<Value*>* lo, std::vector<Value*>* hi) {
     bool is_struct = loop.op == Op::StructFor ||
-                     (loop.op == Op::Offload && loop.attr0 == static_cast<int>(ir::TaskKind::StructFor));
+                     (loop.op == Op::Offload && loop.task_kind() == ir::TaskKind::StructFor);
     if (is_struct) {
-      int slot = loop.op == Op::StructFor ? loop.attr0 : loop.attr1;
-      int dims = loop.op == Op::StructFor && loop.attr1 > 0 ? loop.attr1 : resource(slot).ndim;
+      int slot = loop.resource_slot();
+      int dims = loop.op == Op::StructFor && loop.dims() > 0 ? loop.dims() : resource(slot).ndim;
       for (int d = 0; d < dims; ++d) {
         lo->push_back(b_.getInt32(0));
         hi->push_back(shape(slot, d));
@@ -449,7 +449,7 @@ class Emitter {
       return;
     }
     if (loop.operands.size() % 2 != 0 || loop.operands.empty())
-      throw Error("codegen: range loop without begin/end pairs");
+      throw InternalError("codegen: range loop without begin/end pairs");
     for (size_t i = 0; i < loop.operands.size(); i += 2) {
       lo->push_back(to_i32(value(loop.operand(i)), loop.operand(i)->type));
       hi->push_back(to_i32(value(loop.operand(i + 1)), loop.operand(i + 1)->type));
@@ -481,7 +481,7 @@ class Emitter {
   Value* value(const Inst* inst) {
     auto it = values_.find(inst);
     if (it == values_.end())
-      throw Error("codegen: operand used before it is defined (" + std::string(ir::op_name(inst->op)) + ")");
+      throw InternalError("codegen: operand used before it is defined (" + std::string(ir::op_name(inst->op)) + ")");
     return it->second;
   }
 
@@ -520,7 +520,7 @@ class Emitter {
     Value* ptr = value(in.operand(0));
     Value* v = value(in.operand(1));
     Scalar t = in.type;
-    auto op = static_cast<ir::AtomicOp>(in.attr0);
+    ir::AtomicOp op = in.atomic_op();
     using RMW = llvm::AtomicRMWInst;
     auto rmw = [&](RMW::BinOp bop, Value* val) {
       auto align = llvm::MaybeAlign(static_cast<uint64_t>(size_of(t)));
@@ -532,7 +532,7 @@ class Emitter {
         case ir::AtomicOp::Sub: return rmw(RMW::FSub, v);
         case ir::AtomicOp::Min: return rmw(RMW::FMin, v);
         case ir::AtomicOp::Max: return rmw(RMW::FMax, v);
-        default: {
+        case ir::AtomicOp::And: case ir::AtomicOp::Or: case ir::AtomicOp::Xor: {  // on the bits
           Type* it = b_.getIntNTy(static_cast<unsigned>(bit_width(t)));
           RMW::BinOp bop = op == ir::AtomicOp::And ? RMW::And : op == ir::AtomicOp::Or ? RMW::Or : RMW::Xor;
           return b_.CreateBitCast(rmw(bop, b_.CreateBitCast(v, it)), v->getType());
@@ -588,9 +588,9 @@ class Emitter {
   }
 
   Value* tex_sample(const Inst& in) {
-    int slot = in.attr0;
+    int slot = in.resource_slot();
     size_t dims = in.operands.size();
-    if (dims < 1 || dims > 3) throw Error("codegen: tex_sample needs 1 to 3 coordinates");
+    if (dims < 1 || dims > 3) throw InternalError("codegen: tex_sample needs 1 to 3 coordinates");
     bool linear = in.bits & ir::kSampleLinear, repeat = in.bits & ir::kSampleRepeat;
     std::vector<Value*> i0(3, nullptr), i1(3, nullptr), frac(3, nullptr);
     for (size_t d = 0; d < dims; ++d) {
@@ -607,7 +607,7 @@ class Emitter {
       i0[d] = wrap(fl, n, nf, repeat);
       i1[d] = wrap(b_.CreateFAdd(fl, fconst(Scalar::F32, 1)), n, nf, repeat);
     }
-    int ch = in.attr1;
+    int ch = in.channel();
     if (!linear) return texel(slot, i0[0], i0[1], i0[2], ch);
     auto lerp = [&](Value* a, Value* c, Value* w) { return b_.CreateFAdd(a, b_.CreateFMul(b_.CreateFSub(c, a), w)); };
     // Interpolate along x, then y, then z.
@@ -628,18 +628,18 @@ class Emitter {
   }
 
   Value* tex_load(const Inst& in) {
-    int slot = in.attr0;
+    int slot = in.resource_slot();
     std::vector<Value*> c(3, nullptr);
     for (size_t d = 0; d < in.operands.size() && d < 3; ++d)
       c[d] = clamp_i32(to_i32(value(in.operand(d)), in.operand(d)->type), shape(slot, static_cast<int>(d)));
-    return texel(slot, c[0], c[1], c[2], in.attr1);
+    return texel(slot, c[0], c[1], c[2], in.channel());
   }
 
   void tex_store(const Inst& in) {
-    int slot = in.attr0;
+    int slot = in.resource_slot();
     const ResourceDesc& r = resource(slot);
-    auto dims = static_cast<size_t>(in.attr1 > 0 ? in.attr1 : static_cast<int>(in.operands.size()) - 4);
-    if (in.operands.size() != dims + 4) throw Error("codegen: tex_store needs coordinates and 4 channels");
+    auto dims = static_cast<size_t>(in.dims() > 0 ? in.dims() : static_cast<int>(in.operands.size()) - 4);
+    if (in.operands.size() != dims + 4) throw InternalError("codegen: tex_store needs coordinates and 4 channels");
     std::vector<Value*> c(3, nullptr);
     Value* inside = b_.getTrue();
     for (size_t d = 0; d < dims && d < 3; ++d) {
@@ -678,17 +678,17 @@ class Emitter {
   const LoopTarget& innermost(bool want_while) {
     for (auto it = loops_.rbegin(); it != loops_.rend(); ++it)
       if (!want_while || it->is_while) return *it;
-    throw Error(want_while ? "codegen: break outside a while loop" : "codegen: continue outside a loop");
+    throw InternalError(want_while ? "codegen: break outside a while loop" : "codegen: continue outside a loop");
   }
 
   Value* other(const Inst& in) {
     switch (in.op) {
       case Op::Const: return constant(in);
       case Op::ArgLoad: return arg_load(in);
-      case Op::ResourceShape: return shape(in.attr0, in.attr1);
+      case Op::ResourceShape: return shape(in.resource_slot(), in.dimension());
       case Op::LoopIndex: {
-        auto it = loop_index_.find({in.operand(0), in.attr0});
-        if (it == loop_index_.end()) throw Error("codegen: loop_index outside its loop");
+        auto it = loop_index_.find({in.operand(0), in.dimension()});
+        if (it == loop_index_.end()) throw InternalError("codegen: loop_index outside its loop");
         return it->second;
       }
       case Op::Select: return b_.CreateSelect(value(in.operand(0)), value(in.operand(1)), value(in.operand(2)));
@@ -710,28 +710,28 @@ class Emitter {
       case Op::ElementPtr: {
         Value* idx = value(in.operand(0));
         idx = b_.CreateIntCast(idx, i64_, is_signed_int(in.operand(0)->type));
-        return b_.CreateInBoundsGEP(mem_type(in.type), data(in.attr0), idx);
+        return b_.CreateInBoundsGEP(mem_type(in.type), data(in.resource_slot()), idx);
       }
       case Op::GlobalLoad: return load_mem(value(in.operand(0)), in.type);
       case Op::GlobalStore: store_mem(value(in.operand(0)), value(in.operand(1)), in.operand(1)->type); return nullptr;
       case Op::AtomicRMW: return atomic(in);
       case Op::TmpLoad:
-        return load_mem(b_.CreateGEP(i8_, ctx_field(kCtxTemps), b_.getInt64(static_cast<uint64_t>(in.attr0))), in.type);
+        return load_mem(b_.CreateGEP(i8_, ctx_field(kCtxTemps), b_.getInt64(static_cast<uint64_t>(in.temp_offset()))), in.type);
       case Op::TmpStore:
-        store_mem(b_.CreateGEP(i8_, ctx_field(kCtxTemps), b_.getInt64(static_cast<uint64_t>(in.attr0))),
+        store_mem(b_.CreateGEP(i8_, ctx_field(kCtxTemps), b_.getInt64(static_cast<uint64_t>(in.temp_offset()))),
                   value(in.operand(0)), in.operand(0)->type);
         return nullptr;
       case Op::BoundsCheck: {
         Value* idx = b_.CreateIntCast(value(in.operand(0)), i64_, is_signed_int(in.operand(0)->type));
         Value* ext = b_.CreateIntCast(value(in.operand(1)), i64_, is_signed_int(in.operand(1)->type));
-        check(b_.CreateICmpUGE(idx, ext), 1, in.node, in.attr0, in.attr1, idx, ext);
+        check(b_.CreateICmpUGE(idx, ext), 1, in.node, in.resource_slot(), in.dimension(), idx, ext);
         return nullptr;
       }
       case Op::Assert: {
-        int node = in.attr0 == 0 && in.node >= 0 ? in.node : in.attr0;
+        int node = in.assert_node() == 0 && in.node >= 0 ? in.node : in.assert_node();
         // The failure's index names the message in the object's message table.
         auto message = static_cast<uint64_t>(assert_messages_.size());
-        assert_messages_.push_back(in.text);
+        assert_messages_.push_back(in.message());
         check(b_.CreateNot(value(in.operand(0))), 2, node, -1, -1, b_.getInt64(message), b_.getInt64(0));
         return nullptr;
       }
@@ -775,7 +775,7 @@ class Emitter {
       case Op::Continue: b_.CreateBr(innermost(false).cont); return nullptr;
       case Op::Return: {
         std::vector<uint32_t> offsets = return_offsets(k_.abi);
-        if (in.operands.size() > offsets.size()) throw Error("codegen: return of more values than the kernel returns");
+        if (in.operands.size() > offsets.size()) throw InternalError("codegen: return of more values than the kernel returns");
         for (size_t i = 0; i < in.operands.size(); ++i) {
           Value* p = b_.CreateGEP(i8_, ctx_field(kCtxReturns), b_.getInt64(offsets[i]));
           store_mem(p, value(in.operand(i)), in.operand(i)->type);
@@ -783,14 +783,23 @@ class Emitter {
         b_.CreateBr(ret_bb_);
         return nullptr;
       }
-      case Op::GlobalPtr: throw Error("codegen: global_ptr left in lowered IR");
-      case Op::Offload: throw Error("codegen: offload nested in a task");
-      default: break;
+      case Op::GlobalPtr: throw InternalError("codegen: global_ptr left in lowered IR");
+      case Op::Offload: throw InternalError("codegen: offload nested in a task");
+      // Unary and binary ops: emit_inst hands them to the math emitter.
+      case Op::Neg: case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign:
+      case Op::Floor: case Op::Ceil: case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin:
+      case Op::Cos: case Op::Tan: case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp:
+      case Op::Log: case Op::Cast: case Op::Bitcast: case Op::Add: case Op::Sub: case Op::Mul:
+      case Op::Div: case Op::Mod: case Op::Min: case Op::Max: case Op::Pow: case Op::Atan2:
+      case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr: case Op::Eq:
+      case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::LogicAnd:
+      case Op::LogicOr:
+        break;
     }
-    throw Error("codegen: unhandled op " + std::string(ir::op_name(in.op)));
+    throw InternalError("codegen: unhandled op " + std::string(ir::op_name(in.op)));
   }
 
-  ir::Kernel& k_;
+  const ir::Kernel& k_;
   llvm::LLVMContext& c_;
   llvm::Module& m_;
   EmitOptions opt_;
@@ -825,7 +834,7 @@ class Emitter {
 
 }  // namespace
 
-std::unique_ptr<llvm::Module> emit_kernel_module(ir::Kernel& kernel, llvm::LLVMContext& context,
+std::unique_ptr<llvm::Module> emit_kernel_module(const ir::Kernel& kernel, llvm::LLVMContext& context,
                                                  const EmitOptions& options,
                                                  std::vector<TaskDesc>* tasks) {
   auto module = std::make_unique<llvm::Module>("loom_" + sanitize(kernel.abi.name), context);
@@ -842,7 +851,7 @@ std::unique_ptr<llvm::Module> emit_kernel_module(ir::Kernel& kernel, llvm::LLVMC
   emitter.emit_assert_messages();
   std::string problems;
   llvm::raw_string_ostream os(problems);
-  if (llvm::verifyModule(*module, &os)) throw Error("codegen: LLVM module verification failed: " + os.str());
+  if (llvm::verifyModule(*module, &os)) throw InternalError("codegen: LLVM module verification failed: " + os.str());
   return module;
 }
 

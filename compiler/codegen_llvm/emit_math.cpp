@@ -121,9 +121,21 @@ Value* MathEmitter::unary(Op op, Value* a, Scalar from, Scalar t) {
     case Op::Log: return intrinsic(llvm::Intrinsic::log, {a});
     case Op::Cast: return cast(a, from, t);
     case Op::Bitcast: return b_.CreateBitCast(a, reg_type(t));
-    default: break;
+    // Not unary: the emitter sends only unary ops here.
+    case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Add:
+    case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max:
+    case Op::Pow: case Op::Atan2: case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl:
+    case Op::Shr: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
+    case Op::LogicAnd: case Op::LogicOr: case Op::Select: case Op::Fma: case Op::Rand:
+    case Op::Alloca: case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr:
+    case Op::ElementPtr: case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW:
+    case Op::TmpLoad: case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad:
+    case Op::TexSample: case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor:
+    case Op::While: case Op::Break: case Op::Continue: case Op::Return: case Op::Assert:
+    case Op::Offload:
+      break;
   }
-  throw Error("codegen: unhandled unary op " + std::string(ir::op_name(op)));
+  throw InternalError("codegen: unhandled unary op " + std::string(ir::op_name(op)));
 }
 
 // Integer power by squaring; a negative exponent gives 1.
@@ -235,9 +247,20 @@ Value* MathEmitter::binary(Op op, Value* a, Value* c, Scalar t) {
     case Op::Le: return f ? b_.CreateFCmpOLE(a, c) : s ? b_.CreateICmpSLE(a, c) : b_.CreateICmpULE(a, c);
     case Op::Gt: return f ? b_.CreateFCmpOGT(a, c) : s ? b_.CreateICmpSGT(a, c) : b_.CreateICmpUGT(a, c);
     case Op::Ge: return f ? b_.CreateFCmpOGE(a, c) : s ? b_.CreateICmpSGE(a, c) : b_.CreateICmpUGE(a, c);
-    default: break;
+    // Not binary: the emitter sends only binary ops here.
+    case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Neg:
+    case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil:
+    case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tan:
+    case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp: case Op::Log: case Op::Cast:
+    case Op::Bitcast: case Op::Select: case Op::Fma: case Op::Rand: case Op::Alloca:
+    case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr: case Op::ElementPtr:
+    case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW: case Op::TmpLoad:
+    case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad: case Op::TexSample:
+    case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor: case Op::While:
+    case Op::Break: case Op::Continue: case Op::Return: case Op::Assert: case Op::Offload:
+      break;
   }
-  throw Error("codegen: unhandled binary op " + std::string(ir::op_name(op)));
+  throw InternalError("codegen: unhandled binary op " + std::string(ir::op_name(op)));
 }
 
 }  // namespace loom::codegen

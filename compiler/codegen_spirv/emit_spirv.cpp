@@ -44,7 +44,7 @@ struct KernelPlan {
   }
 };
 
-KernelPlan plan_kernel(ir::Kernel& k, const SpirvTarget& target) {
+KernelPlan plan_kernel(const ir::Kernel& k, const SpirvTarget& target) {
   KernelPlan plan;
   plan.args = args_layout(k.abi);
   plan.push_constants = plan.args.size <= target.max_push_constant_bytes;
@@ -54,18 +54,34 @@ KernelPlan plan_kernel(ir::Kernel& k, const SpirvTarget& target) {
   ir::walk(*k.body, [&](Inst& in) {
     switch (in.op) {
       case Op::ArgLoad:
-        if (k.abi.params.at(static_cast<size_t>(in.attr0)).kind == ParamKind::Argpack) argpacks.insert(in.attr0);
+        if (k.abi.params.at(static_cast<size_t>(in.param_index())).kind == ParamKind::Argpack) argpacks.insert(in.param_index());
         break;
-      case Op::ElementPtr: buffers.insert(in.attr0); break;
-      case Op::TexLoad: case Op::TexStore: storage_images.insert(in.attr0); break;
+      case Op::ElementPtr: buffers.insert(in.resource_slot()); break;
+      case Op::TexLoad: case Op::TexStore: storage_images.insert(in.resource_slot()); break;
       case Op::TexSample:
-        sampled_images.insert(in.attr0);
-        if (in.bits & ir::kSampleLinear) linear_images.insert(in.attr0);
+        sampled_images.insert(in.resource_slot());
+        if (in.bits & ir::kSampleLinear) linear_images.insert(in.resource_slot());
         samplers.insert(static_cast<int>(in.bits & (ir::kSampleLinear | ir::kSampleRepeat)));
         break;
       case Op::TmpLoad: case Op::TmpStore: temps = true; break;
       case Op::BoundsCheck: case Op::Assert: error = true; break;
-      default: break;
+      // Pure values need no binding.
+      case Op::Neg: case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign:
+      case Op::Floor: case Op::Ceil: case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin:
+      case Op::Cos: case Op::Tan: case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp:
+      case Op::Log: case Op::Cast: case Op::Bitcast: case Op::Add: case Op::Sub: case Op::Mul:
+      case Op::Div: case Op::Mod: case Op::Min: case Op::Max: case Op::Pow: case Op::Atan2:
+      case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr: case Op::Eq:
+      case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::LogicAnd:
+      case Op::LogicOr: case Op::Select: case Op::Fma:
+        break;
+      // No binding of their own: constants, locals, accesses through the element pointers
+      // above, control flow.
+      case Op::Const: case Op::LoopIndex: case Op::ResourceShape: case Op::Rand: case Op::Alloca:
+      case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr: case Op::GlobalLoad:
+      case Op::GlobalStore: case Op::AtomicRMW: case Op::If: case Op::RangeFor: case Op::StructFor:
+      case Op::While: case Op::Break: case Op::Continue: case Op::Return: case Op::Offload:
+        break;
     }
   });
   auto add = [&](BindingKind kind, int i) {
@@ -112,7 +128,7 @@ bool is_float_atomic_native(Scalar t, ir::AtomicOp op, uint32_t features) {
 
 class TaskEmitter {
  public:
-  TaskEmitter(ir::Kernel& kernel, const KernelPlan& plan, const SpirvTarget& target, const Inst& offload,
+  TaskEmitter(const ir::Kernel& kernel, const KernelPlan& plan, const SpirvTarget& target, const Inst& offload,
               size_t task_index, std::vector<std::string>* assert_messages, std::set<std::string>* notes,
               uint32_t* requirements)
       : k_(kernel),
@@ -127,8 +143,8 @@ class TaskEmitter {
 
   SpirvTask emit() {
     SpirvTask task;
-    task.kind = static_cast<uint8_t>(offload_.attr0);
-    kind_ = static_cast<ir::TaskKind>(offload_.attr0);
+    task.kind = static_cast<uint8_t>(offload_.task_kind());
+    kind_ = offload_.task_kind();
     task.workgroup_size = kind_ == ir::TaskKind::Serial ? 1 : target_.workgroup_size;
     task.grid_dims = kind_ == ir::TaskKind::Serial || task_dims() < 2 ? 1 : 2;
     access_.assign(plan_.bindings.size(), 0);
@@ -165,13 +181,13 @@ class TaskEmitter {
  private:
   // ------------------------------------------------------------------ helpers
   size_t task_dims() const {
-    if (kind_ == ir::TaskKind::StructFor) return static_cast<size_t>(k_.abi.resources.at(static_cast<size_t>(offload_.attr1)).ndim);
+    if (kind_ == ir::TaskKind::StructFor) return static_cast<size_t>(k_.abi.resources.at(static_cast<size_t>(offload_.resource_slot())).ndim);
     return offload_.operands.size() / 2;
   }
 
   static bool contains(const ir::Block& block, Op op) {
     bool found = false;
-    ir::walk(const_cast<ir::Block&>(block), [&](Inst& inst) { found |= inst.op == op; });
+    ir::walk(block, [&](const Inst& inst) { found |= inst.op == op; });
     return found;
   }
 
@@ -201,7 +217,7 @@ class TaskEmitter {
   Id value(const Inst* in) {
     auto it = values_.find(in);
     if (it == values_.end())
-      throw Error("spirv codegen: operand used before it is defined (" + std::string(ir::op_name(in->op)) + ")");
+      throw InternalError("spirv codegen: operand used before it is defined (" + std::string(ir::op_name(in->op)) + ")");
     return it->second;
   }
 
@@ -212,7 +228,7 @@ class TaskEmitter {
   }
 
   void mark(int position, uint8_t bits) {
-    if (position < 0) throw Error("spirv codegen: a binding the plan lacks");
+    if (position < 0) throw InternalError("spirv codegen: a binding the plan lacks");
     access_[static_cast<size_t>(position)] |= bits;
   }
 
@@ -359,9 +375,9 @@ class TaskEmitter {
   void prepare_cas_slots() {
     ir::walk(*offload_.region(0), [&](Inst& in) {
       if (in.op != Op::AtomicRMW || in.operand(0)->op != Op::ElementPtr || !is_float(in.type)) return;
-      auto op = static_cast<ir::AtomicOp>(in.attr0);
+      ir::AtomicOp op = in.atomic_op();
       bool bitwise = op == ir::AtomicOp::And || op == ir::AtomicOp::Or || op == ir::AtomicOp::Xor;
-      if (bitwise || !is_float_atomic_native(in.type, op, target_.features)) cas_slots_.insert(in.operand(0)->attr0);
+      if (bitwise || !is_float_atomic_native(in.type, op, target_.features)) cas_slots_.insert(in.operand(0)->resource_slot());
     });
   }
 
@@ -562,7 +578,7 @@ class TaskEmitter {
       m_.op_void(spv::OpBranch, {loops_.back().merge});
       return;
     }
-    throw Error("spirv codegen: break outside a while loop");
+    throw InternalError("spirv codegen: break outside a while loop");
   }
 
   void emit_if(const Inst& in) {
@@ -584,17 +600,17 @@ class TaskEmitter {
   // Bounds of a range/struct loop (an Offload task or a nested loop), as i32 values.
   void loop_bounds(const Inst& loop, std::vector<Id>* lo, std::vector<Id>* hi) {
     bool is_struct = loop.op == Op::StructFor ||
-                     (loop.op == Op::Offload && loop.attr0 == static_cast<int>(ir::TaskKind::StructFor));
+                     (loop.op == Op::Offload && loop.task_kind() == ir::TaskKind::StructFor);
     if (is_struct) {
-      int slot = loop.op == Op::StructFor ? loop.attr0 : loop.attr1;
-      int dims = loop.op == Op::StructFor && loop.attr1 > 0 ? loop.attr1 : k_.abi.resources.at(static_cast<size_t>(slot)).ndim;
+      int slot = loop.resource_slot();
+      int dims = loop.op == Op::StructFor && loop.dims() > 0 ? loop.dims() : k_.abi.resources.at(static_cast<size_t>(slot)).ndim;
       for (int d = 0; d < dims; ++d) {
         lo->push_back(m_.constant_i32(0));
         hi->push_back(shape(slot, d));
       }
       return;
     }
-    if (loop.operands.empty() || loop.operands.size() % 2) throw Error("spirv codegen: range loop without begin/end pairs");
+    if (loop.operands.empty() || loop.operands.size() % 2) throw InternalError("spirv codegen: range loop without begin/end pairs");
     for (size_t i = 0; i < loop.operands.size(); i += 2) {
       lo->push_back(to_i32(loop.operand(i)));
       hi->push_back(to_i32(loop.operand(i + 1)));
@@ -709,12 +725,12 @@ class TaskEmitter {
   // they dominate every use (an extent first needed inside a branch serves code after it).
   void preload_extents() {
     std::set<int> slots;
-    ir::walk(const_cast<ir::Block&>(*offload_.region(0)), [&](Inst& in) {
+    ir::walk(*offload_.region(0), [&](const Inst& in) {
       bool slot_op = in.op == Op::ResourceShape || in.op == Op::TexLoad || in.op == Op::TexSample ||
                      in.op == Op::TexStore || in.op == Op::StructFor;
-      if (slot_op) slots.insert(in.attr0);
+      if (slot_op) slots.insert(in.resource_slot());
     });
-    if (kind_ == ir::TaskKind::StructFor) slots.insert(offload_.attr1);
+    if (kind_ == ir::TaskKind::StructFor) slots.insert(offload_.resource_slot());
     for (int slot : slots) {
       const ResourceDesc& r = k_.abi.resources.at(static_cast<size_t>(slot));
       if (r.kind == ResourceKind::Field) continue;
@@ -726,7 +742,7 @@ class TaskEmitter {
 
   Id shape(int slot, int dim) {
     const ResourceDesc& r = k_.abi.resources.at(static_cast<size_t>(slot));
-    if (dim < 0 || dim >= kMaxDims) throw Error("spirv codegen: shape dimension out of range");
+    if (dim < 0 || dim >= kMaxDims) throw InternalError("spirv codegen: shape dimension out of range");
     if (r.kind == ResourceKind::Field) return m_.constant_i32(static_cast<int32_t>(r.shape[static_cast<size_t>(dim)]));
     auto it = shapes_.find({slot, dim});
     if (it != shapes_.end()) return it->second;
@@ -735,22 +751,22 @@ class TaskEmitter {
       int32_t at = plan_.args.shapes.at(static_cast<size_t>(slot));
       return shapes_[{slot, dim}] = load_scalar(args_block(), static_cast<uint32_t>(at + 4 * dim), Scalar::I32);
     }
-    throw Error("spirv codegen: extent of slot " + std::to_string(slot) + " was not loaded at the task's entry");
+    throw InternalError("spirv codegen: extent of slot " + std::to_string(slot) + " was not loaded at the task's entry");
   }
 
   Id element_ptr(const Inst& in) {
-    const SlotBuffer& sb = slot_buffer(in.attr0);
+    const SlotBuffer& sb = slot_buffer(in.resource_slot());
     Id index = value(in.operand(0));
     return m_.op(spv::OpAccessChain, ptr(spv::StorageClassStorageBuffer, t(sb.stored)), {sb.var, m_.constant_i32(0), index});
   }
 
-  int slot_of(const Inst* p) const { return p->op == Op::ElementPtr ? p->attr0 : -1; }
+  int slot_of(const Inst* p) const { return p->op == Op::ElementPtr ? p->resource_slot() : -1; }
 
   Id load_through(const Inst* p, Scalar s) {
     Id pv = value(p);
     if (p->op == Op::Alloca) return m_.op(spv::OpLoad, t(s), {pv});
-    mark(plan_.find(BindingKind::Buffer, p->attr0), kAccessRead);
-    Scalar stored = slot_buffer(p->attr0).stored;
+    mark(plan_.find(BindingKind::Buffer, p->resource_slot()), kAccessRead);
+    Scalar stored = slot_buffer(p->resource_slot()).stored;
     Id raw = m_.op(spv::OpLoad, t(stored), {pv});
     if (stored == s) return raw;
     if (s == Scalar::Bool) return math_.from_memory(s, raw);
@@ -763,8 +779,8 @@ class TaskEmitter {
       m_.op_void(spv::OpStore, {pv, v});
       return;
     }
-    mark(plan_.find(BindingKind::Buffer, p->attr0), kAccessWrite);
-    Scalar stored = slot_buffer(p->attr0).stored;
+    mark(plan_.find(BindingKind::Buffer, p->resource_slot()), kAccessWrite);
+    Scalar stored = slot_buffer(p->resource_slot()).stored;
     if (s == Scalar::Bool) v = math_.to_memory(s, v);
     else if (stored != s) v = m_.op(spv::OpBitcast, t(stored), {v});
     m_.op_void(spv::OpStore, {pv, v});
@@ -773,24 +789,25 @@ class TaskEmitter {
   Id atomic(const Inst& in) {
     const Inst* p = in.operand(0);
     Scalar ty = in.type;
-    auto op = static_cast<ir::AtomicOp>(in.attr0);
+    ir::AtomicOp op = in.atomic_op();
     Id v = value(in.operand(1));
     if (p->op == Op::Alloca) {  // demote_atomics leaves none; a plain read-modify-write is exact
       Id old = load_through(p, ty);
       store_through(p, math_.binary(ir::atomic_binary_op(op), old, v, ty), ty);
       return old;
     }
-    if (p->op != Op::ElementPtr) fail(in, "atomic on something that is not a field or ndarray element");
+    if (p->op != Op::ElementPtr)
+      throw InternalError(Place{"", k_.abi.name, in.node, ""}, "atomic on something that is not a field or ndarray element");
     int width = bit_width(ty);
     if (ty == Scalar::Bool || width < 32)
       fail(in, "kernel '" + k_.abi.name + "' uses an atomic on " + std::string(scalar_name(ty)) +
                    " memory; Vulkan atomics work on 32- and 64-bit values only");
-    bool native_float = is_float(ty) && !cas_slots_.count(p->attr0) && is_float_atomic_native(ty, op, target_.features);
+    bool native_float = is_float(ty) && !cas_slots_.count(p->resource_slot()) && is_float_atomic_native(ty, op, target_.features);
     if (width == 64 && !native_float) {  // integer ops, or compare-and-swap on the bits
       require(kNeedInt64Atomics, in, "uses a 64-bit atomic");
       m_.capability(spv::CapabilityInt64Atomics);
     }
-    mark(plan_.find(BindingKind::Buffer, p->attr0), kAccessRead | kAccessWrite);
+    mark(plan_.find(BindingKind::Buffer, p->resource_slot()), kAccessRead | kAccessWrite);
     Id pv = value(p);
     Id scope = m_.constant_u32(kScopeDevice), sem = m_.constant_u32(kSemanticsRelaxed);
     if (!is_float(ty)) {
@@ -866,7 +883,7 @@ class TaskEmitter {
   size_t image_dims(int slot) { return static_cast<size_t>(k_.abi.resources.at(static_cast<size_t>(slot)).ndim == 3 ? 3 : 2); }
 
   Id texel_key_lookup(const Inst& in, const std::function<Id()>& make) {
-    std::vector<uint32_t> key = {static_cast<uint32_t>(in.op), static_cast<uint32_t>(in.attr0), static_cast<uint32_t>(in.bits), label_};
+    std::vector<uint32_t> key = {static_cast<uint32_t>(in.op), static_cast<uint32_t>(in.resource_slot()), static_cast<uint32_t>(in.bits), label_};
     for (const Inst* o : in.operands) key.push_back(value(o));
     auto it = texel_cache_.find(key);
     if (it != texel_cache_.end()) return it->second;
@@ -876,7 +893,7 @@ class TaskEmitter {
   }
 
   Id tex_load(const Inst& in) {
-    int slot = in.attr0;
+    int slot = in.resource_slot();
     mark(plan_.find(BindingKind::StorageImage, slot), kAccessRead);
     Id texel = texel_key_lookup(in, [&] {
       size_t dims = std::min(image_dims(slot), in.operands.size());
@@ -884,11 +901,11 @@ class TaskEmitter {
       Id image = m_.op(spv::OpLoad, storage_image_type(slot), {storage_image(slot)});
       return m_.op(spv::OpImageRead, m_.type_vector(t(Scalar::F32), 4), {image, c});
     });
-    return m_.op(spv::OpCompositeExtract, t(Scalar::F32), {texel, static_cast<uint32_t>(in.attr1)});
+    return m_.op(spv::OpCompositeExtract, t(Scalar::F32), {texel, static_cast<uint32_t>(in.channel())});
   }
 
   Id tex_sample(const Inst& in) {
-    int slot = in.attr0;
+    int slot = in.resource_slot();
     int mode = static_cast<int>(in.bits & (ir::kSampleLinear | ir::kSampleRepeat));
     mark(plan_.find(BindingKind::SampledImage, slot), kAccessRead);
     mark(plan_.find(BindingKind::Sampler, mode), kAccessRead);
@@ -903,13 +920,13 @@ class TaskEmitter {
       return m_.op(spv::OpImageSampleExplicitLod, m_.type_vector(t(Scalar::F32), 4),
                    {combined, c, spv::ImageOperandsLodMask, math_.float_const(Scalar::F32, 0)});
     });
-    return m_.op(spv::OpCompositeExtract, t(Scalar::F32), {texel, static_cast<uint32_t>(in.attr1)});
+    return m_.op(spv::OpCompositeExtract, t(Scalar::F32), {texel, static_cast<uint32_t>(in.channel())});
   }
 
   void tex_store(const Inst& in) {
-    int slot = in.attr0;
-    auto dims = static_cast<size_t>(in.attr1 > 0 ? in.attr1 : static_cast<int>(in.operands.size()) - 4);
-    if (in.operands.size() != dims + 4) throw Error("spirv codegen: tex_store needs coordinates and 4 channels");
+    int slot = in.resource_slot();
+    auto dims = static_cast<size_t>(in.dims() > 0 ? in.dims() : static_cast<int>(in.operands.size()) - 4);
+    if (in.operands.size() != dims + 4) throw InternalError("spirv codegen: tex_store needs coordinates and 4 channels");
     mark(plan_.find(BindingKind::StorageImage, slot), kAccessWrite);
     texel_cache_.clear();
     Id c = coords(in, 0, dims, false, slot);
@@ -957,21 +974,21 @@ class TaskEmitter {
   }
 
   Id arg_load(const Inst& in) {
-    const ParamDesc& p = k_.abi.params.at(static_cast<size_t>(in.attr0));
-    if (p.kind == ParamKind::Argpack) return load_scalar(argpack_block(in.attr0), static_cast<uint32_t>(in.attr1), in.type);
-    int32_t base = plan_.args.params.at(static_cast<size_t>(in.attr0));
-    if (base < 0) throw Error("spirv codegen: argument load of a parameter without bytes");
-    return load_scalar(args_block(), static_cast<uint32_t>(base + in.attr1), in.type);
+    const ParamDesc& p = k_.abi.params.at(static_cast<size_t>(in.param_index()));
+    if (p.kind == ParamKind::Argpack) return load_scalar(argpack_block(in.param_index()), static_cast<uint32_t>(in.byte_offset()), in.type);
+    int32_t base = plan_.args.params.at(static_cast<size_t>(in.param_index()));
+    if (base < 0) throw InternalError("spirv codegen: argument load of a parameter without bytes");
+    return load_scalar(args_block(), static_cast<uint32_t>(base + in.byte_offset()), in.type);
   }
 
   Id other(const Inst& in) {
     switch (in.op) {
       case Op::Const: return math_.bits_const(in.type, in.bits);
       case Op::ArgLoad: return arg_load(in);
-      case Op::ResourceShape: return shape(in.attr0, in.attr1);
+      case Op::ResourceShape: return shape(in.resource_slot(), in.dimension());
       case Op::LoopIndex: {
-        auto it = loop_index_.find({in.operand(0), in.attr0});
-        if (it == loop_index_.end()) throw Error("spirv codegen: loop_index outside its loop");
+        auto it = loop_index_.find({in.operand(0), in.dimension()});
+        if (it == loop_index_.end()) throw InternalError("spirv codegen: loop_index outside its loop");
         return it->second;
       }
       case Op::Select: return math_.select(in.type, value(in.operand(0)), value(in.operand(1)), value(in.operand(2)));
@@ -991,13 +1008,13 @@ class TaskEmitter {
       case Op::TmpLoad: {
         mark(plan_.find(BindingKind::Temps), kAccessRead);
         const WordBlock& b = buffer_block(BindingKind::Temps);
-        uint32_t w = static_cast<uint32_t>(in.attr0) / 4;
+        uint32_t w = static_cast<uint32_t>(in.temp_offset()) / 4;
         if (bit_width(in.type) == 64) return math_.from_words(in.type, {load_word(b, w), load_word(b, w + 1)});
         return math_.from_words(in.type, {load_word(b, w)});
       }
       case Op::TmpStore: {
         mark(plan_.find(BindingKind::Temps), kAccessWrite);
-        store_words(buffer_block(BindingKind::Temps), static_cast<uint32_t>(in.attr0) / 4,
+        store_words(buffer_block(BindingKind::Temps), static_cast<uint32_t>(in.temp_offset()) / 4,
                     math_.to_words(in.operand(0)->type, value(in.operand(0))));
         return 0;
       }
@@ -1008,17 +1025,17 @@ class TaskEmitter {
         if (bit_width(it) == 64) {  // wide indices compare wide
           Id wide_ext = math_.cast(value(in.operand(1)), et, Scalar::U64);
           Id failed = m_.op(spv::OpUGreaterThanEqual, bool_t(), {math_.cast(value(in.operand(0)), it, Scalar::U64), wide_ext});
-          check(failed, 1, in.node, in.attr0, in.attr1, value(in.operand(0)), it, value(in.operand(1)), et);
+          check(failed, 1, in.node, in.resource_slot(), in.dimension(), value(in.operand(0)), it, value(in.operand(1)), et);
           return 0;
         }
         Id failed = m_.op(spv::OpUGreaterThanEqual, bool_t(), {math_.cast(idx, is_signed_int(it) ? Scalar::I32 : Scalar::U32, Scalar::U32), ext});
-        check(failed, 1, in.node, in.attr0, in.attr1, value(in.operand(0)), it, value(in.operand(1)), et);
+        check(failed, 1, in.node, in.resource_slot(), in.dimension(), value(in.operand(0)), it, value(in.operand(1)), et);
         return 0;
       }
       case Op::Assert: {
-        int node = in.attr0 == 0 && in.node >= 0 ? in.node : in.attr0;
+        int node = in.assert_node() == 0 && in.node >= 0 ? in.node : in.assert_node();
         auto message = static_cast<int32_t>(asserts_->size());
-        asserts_->push_back(in.text);
+        asserts_->push_back(in.message());
         Id failed = m_.op(spv::OpLogicalNot, bool_t(), {value(in.operand(0))});
         check(failed, 2, node, -1, -1, m_.constant_i32(message), Scalar::I32, m_.constant_i32(0), Scalar::I32);
         return 0;
@@ -1036,7 +1053,7 @@ class TaskEmitter {
       }
       case Op::Break: emit_break(); return 0;
       case Op::Continue:
-        if (loops_.empty()) throw Error("spirv codegen: continue outside a loop");
+        if (loops_.empty()) throw InternalError("spirv codegen: continue outside a loop");
         m_.op_void(spv::OpBranch, {loops_.back().cont});
         return 0;
       case Op::Return: {
@@ -1048,11 +1065,20 @@ class TaskEmitter {
         m_.op_void(spv::OpReturn, {});
         return 0;
       }
-      case Op::GlobalPtr: throw Error("spirv codegen: global_ptr left in lowered IR");
-      case Op::Offload: throw Error("spirv codegen: offload nested in a task");
-      default: break;
+      case Op::GlobalPtr: throw InternalError("spirv codegen: global_ptr left in lowered IR");
+      case Op::Offload: throw InternalError("spirv codegen: offload nested in a task");
+      // Unary and binary ops: emit_inst hands them to the math emitter.
+      case Op::Neg: case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign:
+      case Op::Floor: case Op::Ceil: case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin:
+      case Op::Cos: case Op::Tan: case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp:
+      case Op::Log: case Op::Cast: case Op::Bitcast: case Op::Add: case Op::Sub: case Op::Mul:
+      case Op::Div: case Op::Mod: case Op::Min: case Op::Max: case Op::Pow: case Op::Atan2:
+      case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr: case Op::Eq:
+      case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::LogicAnd:
+      case Op::LogicOr:
+        break;
     }
-    throw Error("spirv codegen: unhandled op " + std::string(ir::op_name(in.op)));
+    throw InternalError("spirv codegen: unhandled op " + std::string(ir::op_name(in.op)));
   }
 
   // ------------------------------------------------------------------ host extent
@@ -1063,17 +1089,17 @@ class TaskEmitter {
       return true;
     }
     if (v->op == Op::ArgLoad && (v->type == Scalar::I32 || v->type == Scalar::U32) &&
-        k_.abi.params.at(static_cast<size_t>(v->attr0)).kind == ParamKind::Value) {
+        k_.abi.params.at(static_cast<size_t>(v->param_index())).kind == ParamKind::Value) {
       out->kind = RangeBound::Kind::Arg;
-      out->value = v->attr0;
-      out->offset = static_cast<uint32_t>(v->attr1);
+      out->value = v->param_index();
+      out->offset = static_cast<uint32_t>(v->byte_offset());
       return true;
     }
     if (v->op == Op::ResourceShape) {
-      const ResourceDesc& r = k_.abi.resources.at(static_cast<size_t>(v->attr0));
+      const ResourceDesc& r = k_.abi.resources.at(static_cast<size_t>(v->resource_slot()));
       out->kind = r.kind == ResourceKind::Field ? RangeBound::Kind::Const : RangeBound::Kind::Shape;
-      out->value = r.kind == ResourceKind::Field ? r.shape[static_cast<size_t>(v->attr1)] : v->attr0;
-      out->offset = static_cast<uint32_t>(v->attr1);
+      out->value = r.kind == ResourceKind::Field ? r.shape[static_cast<size_t>(v->dimension())] : v->resource_slot();
+      out->offset = static_cast<uint32_t>(v->dimension());
       return true;
     }
     return false;
@@ -1082,7 +1108,7 @@ class TaskEmitter {
   void host_extent(SpirvTask* task) const {
     if (kind_ == ir::TaskKind::Serial) return;
     if (kind_ == ir::TaskKind::StructFor) {
-      const ResourceDesc& r = k_.abi.resources.at(static_cast<size_t>(offload_.attr1));
+      const ResourceDesc& r = k_.abi.resources.at(static_cast<size_t>(offload_.resource_slot()));
       for (int d = 0; d < r.ndim; ++d) {
         RangeBound lo, hi;
         hi.value = r.shape[static_cast<size_t>(d)];
@@ -1105,7 +1131,7 @@ class TaskEmitter {
     task->host_extent = true;
   }
 
-  ir::Kernel& k_;
+  const ir::Kernel& k_;
   const KernelPlan& plan_;
   const SpirvTarget& target_;
   const Inst& offload_;
@@ -1139,7 +1165,7 @@ class TaskEmitter {
 
 // The graph node of the first instruction that makes the kernel need `bit` (-1 if none is
 // found), so a missing device feature is reported where the user can change it.
-int node_needing(ir::Kernel& k, uint32_t bit) {
+int node_needing(const ir::Kernel& k, uint32_t bit) {
   int node = -1;
   auto needs = [&](Scalar s) {
     switch (s) {
@@ -1164,7 +1190,7 @@ double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std
 
 }  // namespace
 
-CompiledSpirvKernel compile_kernel_to_spirv(ir::Kernel& kernel, const SpirvTarget& target_in, SpirvTimings* timings) {
+CompiledSpirvKernel compile_kernel_to_spirv(const ir::Kernel& kernel, const SpirvTarget& target_in, SpirvTimings* timings) {
   // A kernel's own workgroup size (its document option) wins over the program's.
   SpirvTarget target = target_in;
   if (kernel.workgroup_size > 0) target.workgroup_size = static_cast<uint32_t>(kernel.workgroup_size);
@@ -1190,9 +1216,8 @@ CompiledSpirvKernel compile_kernel_to_spirv(ir::Kernel& kernel, const SpirvTarge
     std::string problems = validate_spirv(task.spirv);
     if (timings) timings->validate_ms += ms_since(t1);
     if (!problems.empty())
-      throw Error(Place{"", kernel.abi.name, -1, ""}, "internal error: task " + std::to_string(index) +
-                                                          " of kernel '" + kernel.abi.name +
-                                                          "' is not valid SPIR-V:\n" + problems);
+      throw InternalError(Place{"", kernel.abi.name, -1, ""}, "task " + std::to_string(index) + " of kernel '" +
+                                                                  kernel.abi.name + "' is not valid SPIR-V:\n" + problems);
     if (target.optimize) {
       auto t2 = Clock::now();
       task.spirv = optimize_spirv(task.spirv);
@@ -1202,7 +1227,7 @@ CompiledSpirvKernel compile_kernel_to_spirv(ir::Kernel& kernel, const SpirvTarge
     desc.kind = task.kind;
     desc.symbol = "main";
     desc.dims = static_cast<uint8_t>(std::max<size_t>(task.begin.size(), 1));
-    if (inst->attr0 == static_cast<int>(ir::TaskKind::RangeFor)) desc.dims = static_cast<uint8_t>(inst->attr1);
+    if (inst->task_kind() == ir::TaskKind::RangeFor) desc.dims = static_cast<uint8_t>(inst->dims());
     out.abi.tasks.push_back(desc);
     out.kernel.tasks.push_back(std::move(task));
     ++index;

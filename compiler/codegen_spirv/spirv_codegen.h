@@ -39,7 +39,7 @@ struct CompiledSpirvKernel {
 // `kernel` must pass ir::verify(kernel, {.offloaded = true, .lowered = true}) and should be
 // lowered with index_bits = 32. Throws loom::Error naming the kernel (and node) when it
 // needs a feature the target lacks, or uses what the backend cannot express.
-CompiledSpirvKernel compile_kernel_to_spirv(ir::Kernel& kernel, const SpirvTarget& target = {},
+CompiledSpirvKernel compile_kernel_to_spirv(const ir::Kernel& kernel, const SpirvTarget& target = {},
                                             SpirvTimings* timings = nullptr);
 
 }  // namespace loom::codegen

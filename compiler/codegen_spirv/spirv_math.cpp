@@ -261,9 +261,21 @@ Id SpirvMath::unary(Op op, Id a, Scalar from, Scalar t) {
     case Op::Log: return transcendental(GLSLstd450Log, t, {a}, "log");
     case Op::Cast: return cast(a, from, t);
     case Op::Bitcast: return m_.op(spv::OpBitcast, ty, {a});
-    default: break;
+    // Not unary: the emitter sends only unary ops here.
+    case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Add:
+    case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max:
+    case Op::Pow: case Op::Atan2: case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl:
+    case Op::Shr: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
+    case Op::LogicAnd: case Op::LogicOr: case Op::Select: case Op::Fma: case Op::Rand:
+    case Op::Alloca: case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr:
+    case Op::ElementPtr: case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW:
+    case Op::TmpLoad: case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad:
+    case Op::TexSample: case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor:
+    case Op::While: case Op::Break: case Op::Continue: case Op::Return: case Op::Assert:
+    case Op::Offload:
+      break;
   }
-  throw Error("spirv codegen: unhandled unary op " + std::string(ir::op_name(op)));
+  throw InternalError("spirv codegen: unhandled unary op " + std::string(ir::op_name(op)));
 }
 
 // Division that cannot trap and has one answer everywhere: x / 0 and x % 0 give 0,
@@ -352,7 +364,21 @@ Id SpirvMath::compare(Op op, Id a, Id b, Scalar t) {
     case Op::Le: o = f ? spv::OpFOrdLessThanEqual : s ? spv::OpSLessThanEqual : spv::OpULessThanEqual; break;
     case Op::Gt: o = f ? spv::OpFOrdGreaterThan : s ? spv::OpSGreaterThan : spv::OpUGreaterThan; break;
     case Op::Ge: o = f ? spv::OpFOrdGreaterThanEqual : s ? spv::OpSGreaterThanEqual : spv::OpUGreaterThanEqual; break;
-    default: throw Error("spirv codegen: not a comparison");
+    // Not comparisons: binary() sends only comparisons here.
+    case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Neg:
+    case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil:
+    case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tan:
+    case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp: case Op::Log: case Op::Cast:
+    case Op::Bitcast: case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod:
+    case Op::Min: case Op::Max: case Op::Pow: case Op::Atan2: case Op::BitAnd: case Op::BitOr:
+    case Op::BitXor: case Op::Shl: case Op::Shr: case Op::LogicAnd: case Op::LogicOr:
+    case Op::Select: case Op::Fma: case Op::Rand: case Op::Alloca: case Op::LocalLoad:
+    case Op::LocalStore: case Op::GlobalPtr: case Op::ElementPtr: case Op::GlobalLoad:
+    case Op::GlobalStore: case Op::AtomicRMW: case Op::TmpLoad: case Op::TmpStore:
+    case Op::BoundsCheck: case Op::TexLoad: case Op::TexSample: case Op::TexStore: case Op::If:
+    case Op::RangeFor: case Op::StructFor: case Op::While: case Op::Break: case Op::Continue:
+    case Op::Return: case Op::Assert: case Op::Offload:
+      throw InternalError("spirv codegen: not a comparison");
   }
   return m_.op(o, bt, {a, b});
 }
@@ -397,9 +423,23 @@ Id SpirvMath::binary(Op op, Id a, Id c, Scalar t) {
       if (op == Op::Shl) return m_.op(spv::OpShiftLeftLogical, ty, {a, n});
       return m_.op(s ? spv::OpShiftRightArithmetic : spv::OpShiftRightLogical, ty, {a, n});
     }
-    default: break;
+    // Comparisons: compare(), above.
+    case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
+      break;
+    // Not binary: the emitter sends only binary ops here.
+    case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Neg:
+    case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil:
+    case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tan:
+    case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp: case Op::Log: case Op::Cast:
+    case Op::Bitcast: case Op::Select: case Op::Fma: case Op::Rand: case Op::Alloca:
+    case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr: case Op::ElementPtr:
+    case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW: case Op::TmpLoad:
+    case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad: case Op::TexSample:
+    case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor: case Op::While:
+    case Op::Break: case Op::Continue: case Op::Return: case Op::Assert: case Op::Offload:
+      break;
   }
-  throw Error("spirv codegen: unhandled binary op " + std::string(ir::op_name(op)));
+  throw InternalError("spirv codegen: unhandled binary op " + std::string(ir::op_name(op)));
 }
 
 Id SpirvMath::fma(Scalar t, Id a, Id b, Id c) {

@@ -186,7 +186,7 @@ Id Module::global_variable(Id pointer_type, spv::StorageClass storage) {
 // ---------------------------------------------------------------------------- functions
 
 Id Module::begin_function(Id result_type, Id function_type, spv::FunctionControlMask control) {
-  if (in_function_) throw Error("spirv: a function is already open");
+  if (in_function_) throw InternalError("spirv: a function is already open");
   in_function_ = true;
   first_label_pending_ = true;
   fn_header_.clear();
@@ -198,9 +198,9 @@ Id Module::begin_function(Id result_type, Id function_type, spv::FunctionControl
 }
 
 Id Module::label(Id label) {
-  if (!in_function_) throw Error("spirv: label outside a function");
+  if (!in_function_) throw InternalError("spirv: label outside a function");
   if (!label) label = fresh_id();
-  if (!block_closed_) throw Error("spirv: a new block before the last one was terminated");
+  if (!block_closed_) throw InternalError("spirv: a new block before the last one was terminated");
   if (first_label_pending_) {
     emit(fn_header_, spv::OpLabel, {label});
     first_label_pending_ = false;
@@ -218,8 +218,8 @@ Id Module::local_variable(Id pointer_type) {
 }
 
 void Module::end_function() {
-  if (!in_function_) throw Error("spirv: no function is open");
-  if (!block_closed_) throw Error("spirv: the function's last block has no terminator");
+  if (!in_function_) throw InternalError("spirv: no function is open");
+  if (!block_closed_) throw InternalError("spirv: the function's last block has no terminator");
   functions_.insert(functions_.end(), fn_header_.begin(), fn_header_.end());
   functions_.insert(functions_.end(), fn_vars_.begin(), fn_vars_.end());
   functions_.insert(functions_.end(), fn_body_.begin(), fn_body_.end());
@@ -228,7 +228,7 @@ void Module::end_function() {
 }
 
 Id Module::op(spv::Op opcode, Id result_type, const std::vector<uint32_t>& operands) {
-  if (block_closed_) throw Error("spirv: instruction outside a basic block");
+  if (block_closed_) throw InternalError("spirv: instruction outside a basic block");
   Id id = fresh_id();
   std::vector<uint32_t> w;
   w.reserve(operands.size() + 2);
@@ -244,7 +244,7 @@ Id Module::op(spv::Op opcode, Id result_type, std::initializer_list<uint32_t> op
 }
 
 void Module::op_void(spv::Op opcode, const std::vector<uint32_t>& operands) {
-  if (block_closed_) throw Error("spirv: instruction outside a basic block");
+  if (block_closed_) throw InternalError("spirv: instruction outside a basic block");
   emit(fn_body_, opcode, operands);
   if (is_block_terminator(opcode)) block_closed_ = true;
 }
@@ -254,7 +254,7 @@ void Module::op_void(spv::Op opcode, std::initializer_list<uint32_t> operands) {
 }
 
 std::vector<uint32_t> Module::assemble() const {
-  if (in_function_) throw Error("spirv: assemble with a function still open");
+  if (in_function_) throw InternalError("spirv: assemble with a function still open");
   // Generator 0 (no registered tool id); schema 0.
   std::vector<uint32_t> out = {spv::MagicNumber, version_, 0, next_id_, 0};
   for (const auto* s : {&capability_words_, &extensions_, &imports_, &memory_model_, &entry_points_,

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/graph/literal.h"
 #include "compiler/graph/view_settings.h"
 #include "runtime/common/argpack_layout.h"
 #include "runtime/common/kernel_abi.h"
@@ -16,27 +17,6 @@
 namespace loom::graph {
 
 constexpr int kFormatVersion = 2;
-
-// A literal JSON value inside a document: an input's constant, a node parameter, an
-// argpack member value or a launch argument.
-struct Literal {
-  enum class Kind : uint8_t { None, Bool, Int, Float, String, List };
-  Kind kind = Kind::None;
-  bool b = false;
-  int64_t i = 0;
-  // Int above INT64_MAX (2^63 .. 2^64-1, only u64 holds it): `i` holds its bits.
-  bool above_int64 = false;
-  double f = 0.0;
-  std::string s;
-  std::vector<Literal> list;
-  std::string spelling;  // numbers: the token as written ("1.0" stays "1.0" on save)
-
-  bool is_number() const { return kind == Kind::Int || kind == Kind::Float; }
-  double as_double() const {
-    if (kind != Kind::Int) return f;
-    return above_int64 ? static_cast<double>(static_cast<uint64_t>(i)) : static_cast<double>(i);
-  }
-};
 
 // One input pin of a node: either linked to another node's output pin, or a literal.
 struct Input {

@@ -157,25 +157,13 @@ class Reader {
     Literal l;
     switch (v.kind) {
       case Kind::Bool: l.kind = Literal::Kind::Bool; l.b = v.b; break;
-      case Kind::Number:
-        l.spelling = v.text;
-        if (v.is_integer()) {
-          l.kind = Literal::Kind::Int;
-          uint64_t big = 0;
-          auto [end, ec] = std::from_chars(v.text.data(), v.text.data() + v.text.size(), big);
-          if (ec == std::errc() && end == v.text.data() + v.text.size() &&
-              big > static_cast<uint64_t>(INT64_MAX)) {
-            l.i = static_cast<int64_t>(big);  // u64 literals up to 2^64-1
-            l.above_int64 = true;
-          } else {
-            l.i = integer(v, at, "whole numbers run from -9223372036854775808 to 18446744073709551615");
-          }
-          l.f = l.as_double();
-        } else {
-          l.kind = Literal::Kind::Float;
-          l.f = std::strtod(v.text.c_str(), nullptr);
-        }
+      case Kind::Number: {
+        std::optional<Literal> number = number_literal(v.text, v.is_integer());
+        if (!number)
+          fail(v, at, "number out of range: " + v.text + " (whole numbers run from -9223372036854775808 to 18446744073709551615)");
+        l = std::move(*number);
         break;
+      }
       case Kind::String: l.kind = Literal::Kind::String; l.s = v.text; break;
       case Kind::Array:
         l.kind = Literal::Kind::List;
@@ -202,7 +190,7 @@ class Reader {
     f.elem = value_type(required(v, at, "type"), at + ".type");
     const JsonValue& shape = required(v, at, "shape");
     f.shape = extents(shape, at + ".shape", 1, kMaxDims);
-    std::string problem = shape_problem(f.shape, size_of(f.elem.scalar) * f.elem.components());
+    std::string problem = shape_problem(f.shape, int64_t{size_of(f.elem.scalar)} * f.elem.components());
     if (!problem.empty()) fail(shape, at + ".shape", "field '" + f.name + "': " + problem);
     if (const JsonValue* layout = v.find("layout")) {
       std::string l = string(*layout, at + ".layout");
@@ -220,7 +208,7 @@ class Reader {
     n.elem = value_type(required(v, at, "type"), at + ".type");
     const JsonValue& shape = required(v, at, "shape");
     n.shape = extents(shape, at + ".shape", 1, kMaxDims);
-    std::string problem = shape_problem(n.shape, size_of(n.elem.scalar) * n.elem.components());
+    std::string problem = shape_problem(n.shape, int64_t{size_of(n.elem.scalar)} * n.elem.components());
     if (!problem.empty()) fail(shape, at + ".shape", "ndarray '" + n.name + "': " + problem);
     return n;
   }
@@ -335,6 +323,9 @@ class Reader {
     if (id.empty() || ec != std::errc() || end != id.data() + id.size() || node < 0 ||
         (dot != std::string::npos && dot + 1 == s.size()))
       fail(v, at, "bad link \"" + s + "\": links are written \"NODE.PIN\" (for example \"3.out\") or \"NODE\"");
+    if (node > INT32_MAX)  // node ids are small integers (Node::id); no node has this one
+      fail(v, at, "bad link \"" + s + "\": node id " + id + " is out of range (expected 0 to " +
+                      std::to_string(INT32_MAX) + ")");
     in.linked = true;
     in.from_node = static_cast<int>(node);
     in.from_pin = dot == std::string::npos ? "out" : s.substr(dot + 1);
@@ -561,22 +552,11 @@ class Reader {
 
 // ---------------------------------------------------------------- writing
 
-std::string format_number(const Literal& l) {
-  if (!l.spelling.empty()) return l.spelling;
-  if (l.kind == Literal::Kind::Int)
-    return l.above_int64 ? std::to_string(static_cast<uint64_t>(l.i)) : std::to_string(l.i);
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, l.f);
-  std::string s(buf, ec == std::errc() ? end : buf);
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-  return s;
-}
-
 std::string write_literal(const Literal& l) {
   switch (l.kind) {
     case Literal::Kind::Bool: return l.b ? "true" : "false";
     case Literal::Kind::Int:
-    case Literal::Kind::Float: return format_number(l);
+    case Literal::Kind::Float: return number_text(l);
     case Literal::Kind::String: return json_quote(l.s);
     case Literal::Kind::List: {
       std::string s = "[";

@@ -12,39 +12,14 @@
 
 namespace loom::graph::build {
 
-inline Literal lit(int64_t v) {
-  Literal l;
-  l.kind = Literal::Kind::Int;
-  l.i = v;
-  l.spelling = std::to_string(v);
-  return l;
-}
-inline Literal lit(int v) { return lit(static_cast<int64_t>(v)); }
-inline Literal lit(double v) {
-  Literal l;
-  l.kind = Literal::Kind::Float;
-  l.f = v;
-  return l;
-}
-inline Literal lit(bool v) {
-  Literal l;
-  l.kind = Literal::Kind::Bool;
-  l.b = v;
-  return l;
-}
-inline Literal lit(const char* v) {
-  Literal l;
-  l.kind = Literal::Kind::String;
-  l.s = v;
-  return l;
-}
-inline Literal lit(std::string v) { return lit(v.c_str()); }
-inline Literal list(std::initializer_list<Literal> items) {
-  Literal l;
-  l.kind = Literal::Kind::List;
-  l.list = items;
-  return l;
-}
+// Short names for the Literal factories (literal.h), so builder code reads like JSON.
+inline Literal lit(int64_t v) { return Literal::integer(v); }
+inline Literal lit(int v) { return Literal::integer(v); }
+inline Literal lit(double v) { return Literal::real(v); }
+inline Literal lit(bool v) { return Literal::boolean(v); }
+inline Literal lit(const char* v) { return Literal::text(v); }
+inline Literal lit(std::string v) { return Literal::text(std::move(v)); }
+inline Literal list(std::initializer_list<Literal> items) { return Literal::list_of(items); }
 
 // A link "node.pin" to another node's output.
 struct Link {

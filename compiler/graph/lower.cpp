@@ -300,10 +300,12 @@ bool Lowerer::unused_resource_member(const Node& n) const {
   return m && (m->kind == MemberKind::Ndarray || m->kind == MemberKind::Texture);
 }
 
-const NodeSpec* Lowerer::spec_of(const Node& n) const {
-  const NodeSpec* spec = find_node_spec(n.type);
-  if (!spec) fail(n.id, "", "unknown node type '" + n.type + "'");
-  return spec;
+const NodeSpec* Lowerer::spec_of(const Node& n) const { return type_of(n).spec; }
+
+const NodeType& Lowerer::type_of(const Node& n) const {
+  const NodeType* type = find_node_type(n.type);
+  if (!type) fail(n.id, "", "unknown node type '" + n.type + "'");
+  return *type;
 }
 
 const Outs& Lowerer::lower_node(Scope& s, const Node& n) {
@@ -507,86 +509,12 @@ Val Lowerer::resolve(int id, const std::string& pin, const std::string& my_pin) 
 Outs Lowerer::one(Val v) { return Outs{{"out", std::move(v)}}; }
 
 Outs Lowerer::dispatch(const Node& n) {
-  const std::string& t = n.type;
-  const NodeSpec* spec = spec_of(n);
-  if (t == "const") return one(node_const());
-  if (t == "param") return one(node_param());
-  if (t == "member") return one(node_member());
-  if (t == "index") return one(node_index());
-  if (t == "input") return one(node_function_input());
-  if (t == "random") {
-    ValueType ty = param("type") ? param_type("type") : vt(Scalar::F32);
-    if (!is_numeric(ty.scalar))
-      fail_here("type", "random numbers are integers or floats, not " + tname(ty));
-    std::vector<Inst*> c;
-    for (int i = 0; i < ty.components(); ++i) c.push_back(B().make(Op::Rand, ty.scalar));
-    return one(value(ty, c));
-  }
-  if (t == "shape") return one(node_shape());
-  if (t == "reroute") return one(input("in"));  // identity, whatever flows (values, refs, arrays)
-  if (t == "var") return Outs{{"ref", node_var()}};
-  if (t == "get") {
-    Val r = input("var");
-    if (r.kind != Val::Kind::Ref)
-      fail_here("var", "pin 'var' must be linked to the 'ref' output of a var node");
-    std::vector<Inst*> c;
-    for (Inst* a : r.c) c.push_back(B().local_load(a));
-    return one(value(r.type, c));
-  }
-  if (t == "set") {
-    Val r = input("var");
-    if (r.member) fail_here("var", "argpack members are read-only inside kernels");
-    if (r.kind != Val::Kind::Ref)
-      fail_here("var", "pin 'var' must be linked to the 'ref' output of a var node");
-    Val v = convert(input("value"), r.type, "value");
-    for (size_t i = 0; i < r.c.size(); ++i) B().local_store(r.c[i], v.c[i]);
-    return {};
-  }
-  if (t == "cast") return one(explicit_cast(input("a"), param_type("type"), "a"));
-  if (t == "expr") return one(node_expr());
-  if (t == "load" || t == "store" || t.rfind("atomic_", 0) == 0) return node_memory();
-  if (t == "tex_load" || t == "tex_sample" || t == "tex_store") return node_texture();
-  if (t == "mat2" || t == "mat3" || t == "mat4") return one(node_matrix(t[3] - '0'));
-  if (t == "split") return node_split();
-  if (t == "vec2" || t == "vec3" || t == "vec4") {
-    std::vector<Val> a;
-    std::vector<std::string> pins;
-    for (const PinSpec& p : spec->inputs) {
-      a.push_back(input_value(p.name));
-      pins.push_back(p.name);
-    }
-    Scalar s = param("type") ? param_type("type").scalar : numeric(common_of(a));
-    return one(construct(a, pins, s, t[3] - '0'));
-  }
-  if (t == "if") return node_if();
-  if (t == "yield") return node_yield();
-  if (t == "range_for") return node_range_for();
-  if (t == "struct_for") return node_struct_for();
-  if (t == "unroll") return node_unroll();
-  if (t == "while") return node_while();
-  if (t == "carried") return one(node_carried());
-  if (t == "next") return node_next();
-  if (t == "break" || t == "continue") return node_break(t == "break");
-  if (t == "call") return node_call();
-  if (t == "output") return node_output();
-  if (t == "return") return node_return();
-  if (t == "assert") {
-    Val c = input_value("cond");
-    if (!c.type.is_scalar()) fail_here("cond", "assert needs one bool");
-    Inst* a = B().make(Op::Assert, Scalar::Void, {comps(c, Scalar::Bool)[0]}, n.id);
-    const Literal* m = param("message");
-    a->text = m && m->kind == Literal::Kind::String ? m->s : "assertion failed";
-    return {};
-  }
-  // Generic pure operation: inputs in spec order.
-  std::vector<Val> a;
-  std::vector<std::string> pins;
-  for (const PinSpec& p : spec->inputs) {
-    a.push_back(input_value(p.name));
-    pins.push_back(p.name);
-  }
-  return one(apply(t, a, pins));
+  const NodeType& t = type_of(n);
+  return (this->*t.lower)(t);
 }
+
+// Any value, variable reference, array or texture passes through: the identity.
+Outs Lowerer::lower_reroute(const NodeType&) { return one(input("in")); }
 
 }  // namespace detail
 
@@ -600,31 +528,20 @@ std::unique_ptr<ir::Kernel> lower_kernel(const Document& doc, const std::string&
   return detail::Lowerer(doc, *decl, args).run();
 }
 
-namespace {
-
-Literal string_literal(const std::string& s) {
-  Literal l;
-  l.kind = Literal::Kind::String;
-  l.s = s;
-  return l;
-}
-
-}  // namespace
-
 KernelDecl function_probe(const FunctionDecl& f) {
   KernelDecl probe;
   probe.name = f.name;
   Node call;
   call.id = 0;
   call.type = "call";
-  call.params.emplace_back("function", string_literal(f.name));
+  call.params.emplace_back("function", Literal::text(f.name));
   int id = 1;
   for (const FunctionPort& port : f.inputs) {
     probe.params.push_back({port.name, ParamKind::Value, port.type, 0});
     Node param;
     param.id = id;
     param.type = "param";
-    param.params.emplace_back("name", string_literal(port.name));
+    param.params.emplace_back("name", Literal::text(port.name));
     probe.nodes.push_back(param);
     Input in;
     in.pin = port.name;

@@ -75,6 +75,7 @@ Outs Lowerer::node_if() {
     // allocas before the if
     outer.set_insert_point(outer.block(), outer.block()->index_of(inst));
     std::vector<Inst*> vars;
+    vars.reserve(static_cast<size_t>(t.components()));
     for (int i = 0; i < t.components(); ++i) vars.push_back(B().alloca_(t.scalar));
     // stores at the end of each branch
     for (int b = 0; b < 2; ++b) {
@@ -381,6 +382,19 @@ Outs Lowerer::node_return() {
   auto inst = std::make_unique<Inst>(Op::Return, Scalar::Void);
   inst->operands = ops;
   B().insert(std::move(inst));
+  return {};
+}
+
+Outs Lowerer::lower_break(const NodeType&) { return node_break(true); }
+
+Outs Lowerer::lower_continue(const NodeType&) { return node_break(false); }
+
+Outs Lowerer::lower_assert(const NodeType&) {
+  Val c = input_value("cond");
+  if (!c.type.is_scalar()) fail_here("cond", "assert needs one bool");
+  Inst* a = B().make(Op::Assert, Scalar::Void, {comps(c, Scalar::Bool)[0]}, node_->id);
+  const Literal* m = param("message");
+  a->text = m && m->kind == Literal::Kind::String ? m->s : "assertion failed";
   return {};
 }
 

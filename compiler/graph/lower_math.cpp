@@ -1,11 +1,16 @@
 #include "compiler/graph/lowerer.h"
 
-#include <map>
-#include <unordered_set>
-
 #include "runtime/common/error.h"
 
 namespace loom::graph::detail {
+namespace {
+
+// Index of element (row, col) of a matrix with `rows` rows, stored column by column.
+size_t column_major(int row, int col, int rows) {
+  return static_cast<size_t>(col) * static_cast<size_t>(rows) + static_cast<size_t>(row);
+}
+
+}  // namespace
 
 ValueType Lowerer::broadcast(const std::vector<Val>& args, const std::vector<std::string>& pins) {
   ValueType shape = vt(Scalar::Void);
@@ -24,16 +29,18 @@ ValueType Lowerer::broadcast(const std::vector<Val>& args, const std::vector<std
   return shape.scalar == Scalar::Void ? vt(Scalar::Void) : shape;
 }
 
-Val Lowerer::elementwise(std::vector<Val> args, const std::vector<std::string>& pins,
+Val Lowerer::elementwise(const std::vector<Val>& args, const std::vector<std::string>& pins,
                          Scalar operand, Scalar result,
                          const std::function<Inst*(const std::vector<Inst*>&)>& f) {
   ValueType shape = broadcast(args, pins);
   int n = shape.scalar == Scalar::Void ? 1 : shape.components();
   std::vector<std::vector<Inst*>> cs;
+  cs.reserve(args.size());
   for (size_t i = 0; i < args.size(); ++i) cs.push_back(comps(args[i], operand, n, pins[i]));
   std::vector<Inst*> out;
   for (int i = 0; i < n; ++i) {
     std::vector<Inst*> ops;
+    ops.reserve(cs.size());
     for (auto& c : cs) ops.push_back(c[static_cast<size_t>(i)]);
     out.push_back(f(ops));
   }
@@ -56,203 +63,228 @@ Scalar Lowerer::numeric(Scalar s) { return s == Scalar::Bool ? Scalar::I32 : s; 
 
 Scalar Lowerer::floating(Scalar s) { return is_float(s) ? s : Scalar::F32; }
 
-Val Lowerer::apply(const std::string& op, std::vector<Val> a,
-                   const std::vector<std::string>& pins) {
+Val Lowerer::apply(const NodeType& t, std::vector<Val> a, const Pins& pins) {
   for (size_t i = 0; i < a.size(); ++i) expect_value(a[i], pins[i]);
-  auto arity = [&](size_t n) {
-    if (a.size() != n)
-      fail_here(pins.empty() ? "" : pins[0],
-                "'" + op + "' takes " + std::to_string(n) + " argument" + (n == 1 ? "" : "s"));
+  if (!t.any_arity) check_arity(t, a, pins);
+  return (this->*t.value)(t, a, pins);
+}
+
+// A formula call takes as many arguments as the node type has input pins.
+void Lowerer::check_arity(const NodeType& t, const std::vector<Val>& a, const Pins& pins) {
+  size_t n = t.spec->inputs.size();
+  if (a.size() == n) return;
+  fail_here(pins.empty() ? "" : pins[0], "'" + t.spec->name + "' takes " + std::to_string(n) +
+                                             " argument" + (n == 1 ? "" : "s"));
+}
+
+Outs Lowerer::lower_operation(const NodeType& t) {
+  std::vector<Val> a;
+  Pins pins;
+  for (const PinSpec& p : t.spec->inputs) {
+    a.push_back(input_value(p.name));
+    pins.push_back(p.name);
+  }
+  return one(apply(t, std::move(a), pins));
+}
+
+Lowerer::ElementOp Lowerer::binary_op(Op o) {
+  return [this, o](const std::vector<Inst*>& x) { return B().binary(o, x[0], x[1]); };
+}
+
+Lowerer::ElementOp Lowerer::unary_op(Op o) {
+  return [this, o](const std::vector<Inst*>& x) { return B().unary(o, x[0]); };
+}
+
+Val Lowerer::op_arithmetic(const NodeType& t, const std::vector<Val>& a, const Pins& pins) {
+  Scalar s = numeric(common_of(a));
+  return elementwise(a, pins, s, s, binary_op(t.op));
+}
+
+Val Lowerer::op_compare(const NodeType& t, const std::vector<Val>& a, const Pins& pins) {
+  Scalar s = common_of(a);
+  return elementwise(a, pins, s, Scalar::Bool, binary_op(t.op));
+}
+
+Val Lowerer::op_float_unary(const NodeType& t, const std::vector<Val>& a, const Pins& pins) {
+  Scalar s = floating(a[0].type.scalar);
+  return elementwise(a, pins, s, s, unary_op(t.op));
+}
+
+Val Lowerer::op_float_binary(const NodeType& t, const std::vector<Val>& a, const Pins& pins) {
+  Scalar s = floating(common_of(a));
+  return elementwise(a, pins, s, s, binary_op(t.op));
+}
+
+// and / or / xor: logic on bools, bitwise on integers (the table gives the bitwise op).
+Val Lowerer::op_logic(const NodeType& t, const std::vector<Val>& a, const Pins& pins) {
+  Scalar s = common_of(a);
+  if (is_float(s))
+    fail_here(pins[0],
+              "'" + t.spec->name + "' needs bools or integers, not " + scalar_name(s).data());
+  Op o = t.op;
+  if (s == Scalar::Bool)
+    o = t.op == Op::BitAnd ? Op::LogicAnd : t.op == Op::BitOr ? Op::LogicOr : Op::Ne;
+  return elementwise(a, pins, s, s, binary_op(o));
+}
+
+Val Lowerer::op_shift(const NodeType& t, const std::vector<Val>& a, const Pins& pins) {
+  Scalar s = common_of(a);
+  if (!is_int(s)) fail_here(pins[0], "'" + t.spec->name + "' needs integers");
+  return elementwise(a, pins, s, s, binary_op(t.op));
+}
+
+Val Lowerer::op_numeric_unary(const NodeType& t, const std::vector<Val>& a, const Pins& pins) {
+  if (t.op == Op::Neg && a[0].weak) return negate_literal(a[0]);  // -2147483648
+  Scalar s = numeric(a[0].type.scalar);
+  return elementwise(a, pins, s, s, unary_op(t.op));
+}
+
+Val Lowerer::op_not(const NodeType&, const std::vector<Val>& a, const Pins& pins) {
+  Scalar s = a[0].type.scalar;
+  if (is_float(s)) fail_here(pins[0], "'not' needs a bool or an integer");
+  return elementwise(a, pins, s, s, unary_op(s == Scalar::Bool ? Op::LogicNot : Op::BitNot));
+}
+
+Val Lowerer::op_fract(const NodeType&, const std::vector<Val>& a, const Pins& pins) {
+  Scalar s = floating(a[0].type.scalar);
+  return elementwise(a, pins, s, s, [this](const std::vector<Inst*>& x) {
+    return B().binary(Op::Sub, x[0], B().unary(Op::Floor, x[0]));
+  });
+}
+
+Val Lowerer::op_clamp(const NodeType&, const std::vector<Val>& a, const Pins& pins) {
+  Scalar s = numeric(common_of(a));
+  return elementwise(a, pins, s, s, [this](const std::vector<Inst*>& x) {
+    return B().binary(Op::Min, B().binary(Op::Max, x[0], x[1]), x[2]);
+  });
+}
+
+Val Lowerer::op_mix(const NodeType&, const std::vector<Val>& a, const Pins& pins) {
+  Scalar s = floating(common_of(a));
+  return elementwise(a, pins, s, s, [this](const std::vector<Inst*>& x) {
+    return B().binary(Op::Add, x[0], B().binary(Op::Mul, B().binary(Op::Sub, x[1], x[0]), x[2]));
+  });
+}
+
+Val Lowerer::op_fma(const NodeType&, const std::vector<Val>& a, const Pins& pins) {
+  Scalar s = numeric(common_of(a));
+  return elementwise(a, pins, s, s, [this, s](const std::vector<Inst*>& x) {
+    return B().make(Op::Fma, s, {x[0], x[1], x[2]});
+  });
+}
+
+Val Lowerer::op_select(const NodeType&, const std::vector<Val>& a, const Pins& pins) {
+  if (is_float(a[0].type.scalar)) fail_here(pins[0], "the condition of select must be a bool");
+  Scalar t = common_of({a[1], a[2]});
+  ValueType shape = broadcast(a, pins);
+  int n = shape.scalar == Scalar::Void ? 1 : shape.components();
+  auto c = comps(a[0], Scalar::Bool, n, pins[0]);
+  auto x = comps(a[1], t, n, pins[1]);
+  auto y = comps(a[2], t, n, pins[2]);
+  std::vector<Inst*> out;
+  out.reserve(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) out.push_back(B().select(c[i], x[i], y[i]));
+  return value(shape.scalar == Scalar::Void ? vt(t) : vt(t, shape.rows, shape.cols), out);
+}
+
+// vec2..vec4 in formulas: components of scalars and vectors, concatenated.
+Val Lowerer::op_vector(const NodeType& t, const std::vector<Val>& a, const Pins& pins) {
+  return construct(a, pins, numeric(common_of(a)), static_cast<int>(t.spec->inputs.size()));
+}
+
+Val Lowerer::op_dot(const NodeType&, const std::vector<Val>& a, const Pins& pins) {
+  return dot(a[0], a[1], pins);
+}
+
+Val Lowerer::op_cross(const NodeType&, const std::vector<Val>& a, const Pins& pins) {
+  if (a[0].type != vt(a[0].type.scalar, 3) || a[1].type != vt(a[1].type.scalar, 3))
+    fail_here(pins[0],
+              "cross needs two 3-vectors, got " + tname(a[0].type) + " and " + tname(a[1].type));
+  Scalar t = numeric(common_of(a));
+  auto x = comps(a[0], t, -1, pins[0]), y = comps(a[1], t, -1, pins[1]);
+  auto term = [&](int i, int j) {
+    return B().binary(Op::Sub, B().binary(Op::Mul, x[i], y[j]), B().binary(Op::Mul, x[j], y[i]));
   };
-  static const std::map<std::string, Op> binary_ops = {
-      {"add", Op::Add}, {"sub", Op::Sub}, {"mul", Op::Mul}, {"div", Op::Div},
-      {"mod", Op::Mod}, {"min", Op::Min}, {"max", Op::Max}, {"pow", Op::Pow}};
-  static const std::map<std::string, Op> compare_ops = {{"eq", Op::Eq}, {"ne", Op::Ne},
-                                                        {"lt", Op::Lt}, {"le", Op::Le},
-                                                        {"gt", Op::Gt}, {"ge", Op::Ge}};
-  static const std::map<std::string, Op> float_ops = {
-      {"floor", Op::Floor}, {"ceil", Op::Ceil}, {"round", Op::Round}, {"sqrt", Op::Sqrt},
-      {"rsqrt", Op::Rsqrt}, {"sin", Op::Sin},   {"cos", Op::Cos},     {"tan", Op::Tan},
-      {"asin", Op::Asin},   {"acos", Op::Acos}, {"atan", Op::Atan},   {"exp", Op::Exp},
-      {"log", Op::Log}};
-  auto bin = [&](Op o) {
-    return [this, o](const std::vector<Inst*>& x) { return B().binary(o, x[0], x[1]); };
-  };
-  if (auto it = binary_ops.find(op); it != binary_ops.end()) {
-    arity(2);
-    Scalar t = numeric(common_of(a));
-    return elementwise(a, pins, t, t, bin(it->second));
+  return value(vt(t, 3), {term(1, 2), term(2, 0), term(0, 1)});
+}
+
+Val Lowerer::op_matmul(const NodeType&, const std::vector<Val>& a, const Pins& pins) {
+  return matmul(a[0], a[1], pins);
+}
+
+Val Lowerer::op_length(const NodeType&, const std::vector<Val>& a, const Pins& pins) {
+  Val d = dot(a[0], a[0], {pins[0], pins[0]});
+  Scalar t = floating(d.type.scalar);
+  return value(vt(t), {B().unary(Op::Sqrt, comps(d, t, -1, pins[0])[0])});
+}
+
+Val Lowerer::op_normalize(const NodeType&, const std::vector<Val>& a, const Pins& pins) {
+  Val d = dot(a[0], a[0], {pins[0], pins[0]});
+  Scalar t = floating(d.type.scalar);
+  Inst* len = B().unary(Op::Sqrt, comps(d, t, -1, pins[0])[0]);
+  std::vector<Inst*> out;
+  for (Inst* x : comps(a[0], t, -1, pins[0])) out.push_back(B().binary(Op::Div, x, len));
+  return value(vt(t, a[0].type.rows), out);
+}
+
+Val Lowerer::op_transpose(const NodeType&, const std::vector<Val>& a, const Pins& pins) {
+  Val m = materialize(a[0], pins[0]);
+  int r = m.type.rows, c = m.type.cols;
+  std::vector<Inst*> t(static_cast<size_t>(r * c));
+  for (int col = 0; col < c; ++col)
+    for (int row = 0; row < r; ++row)
+      t[column_major(col, row, c)] = m.c[column_major(row, col, r)];
+  return value(vt(m.type.scalar, c, r), t);
+}
+
+Lowerer::Rows Lowerer::square_rows(const NodeType& t, const Val& m, Scalar element,
+                                   const std::string& pin) {
+  if (!m.type.is_matrix() || m.type.rows != m.type.cols)
+    fail_here(pin, t.spec->name + " needs a square matrix (2x2 to 4x4), got " + tname(m.type));
+  int n = m.type.rows;
+  auto c = comps(m, element, -1, pin);
+  Rows rows(static_cast<size_t>(n), std::vector<Inst*>(static_cast<size_t>(n)));
+  for (int col = 0; col < n; ++col)
+    for (int row = 0; row < n; ++row) rows[row][col] = c[column_major(row, col, n)];
+  return rows;
+}
+
+Val Lowerer::op_determinant(const NodeType& t, const std::vector<Val>& a, const Pins& pins) {
+  Scalar s = floating(a[0].type.scalar);
+  Rows rows = square_rows(t, a[0], s, pins[0]);
+  return value(vt(s), {det(rows)});
+}
+
+Val Lowerer::op_inverse(const NodeType& t, const std::vector<Val>& a, const Pins& pins) {
+  Scalar s = floating(a[0].type.scalar);
+  Rows rows = square_rows(t, a[0], s, pins[0]);
+  int n = static_cast<int>(rows.size());
+  Inst* d = det(rows);
+  Inst* inv_d = B().binary(Op::Div, B().const_float(s, 1.0), d);
+  std::vector<Inst*> out(static_cast<size_t>(n * n));
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      // inverse[i][j] = cofactor(j, i) / det
+      Inst* cof = det(minor(rows, j, i));
+      if ((i + j) % 2) cof = B().unary(Op::Neg, cof);
+      out[column_major(i, j, n)] = B().binary(Op::Mul, cof, inv_d);
+    }
+  return value(vt(s, n, n), out);
+}
+
+Outs Lowerer::lower_vector(const NodeType& t) {
+  std::vector<Val> a;
+  Pins pins;
+  for (const PinSpec& p : t.spec->inputs) {
+    a.push_back(input_value(p.name));
+    pins.push_back(p.name);
   }
-  if (auto it = compare_ops.find(op); it != compare_ops.end()) {
-    arity(2);
-    Scalar t = common_of(a);
-    return elementwise(a, pins, t, Scalar::Bool, bin(it->second));
-  }
-  if (auto it = float_ops.find(op); it != float_ops.end()) {
-    arity(1);
-    Scalar t = floating(a[0].type.scalar);
-    Op o = it->second;
-    return elementwise(a, pins, t, t,
-                       [this, o](const std::vector<Inst*>& x) { return B().unary(o, x[0]); });
-  }
-  if (op == "atan2") {
-    arity(2);
-    Scalar t = floating(common_of(a));
-    return elementwise(a, pins, t, t, bin(Op::Atan2));
-  }
-  if (op == "and" || op == "or" || op == "xor") {
-    arity(2);
-    Scalar t = common_of(a);
-    if (is_float(t))
-      fail_here(pins[0], "'" + op + "' needs bools or integers, not " + scalar_name(t).data());
-    Op o = t == Scalar::Bool ? (op == "and"  ? Op::LogicAnd
-                                : op == "or" ? Op::LogicOr
-                                             : Op::Ne)
-                             : (op == "and"  ? Op::BitAnd
-                                : op == "or" ? Op::BitOr
-                                             : Op::BitXor);
-    return elementwise(a, pins, t, t, bin(o));
-  }
-  if (op == "shl" || op == "shr") {
-    arity(2);
-    Scalar t = common_of(a);
-    if (!is_int(t)) fail_here(pins[0], "'" + op + "' needs integers");
-    return elementwise(a, pins, t, t, bin(op == "shl" ? Op::Shl : Op::Shr));
-  }
-  if (op == "neg" && a.size() == 1 && a[0].weak) return negate_literal(a[0]);  // -2147483648
-  if (op == "neg" || op == "abs" || op == "sign") {
-    arity(1);
-    Scalar t = numeric(a[0].type.scalar);
-    Op o = op == "neg" ? Op::Neg : op == "abs" ? Op::Abs : Op::Sign;
-    return elementwise(a, pins, t, t,
-                       [this, o](const std::vector<Inst*>& x) { return B().unary(o, x[0]); });
-  }
-  if (op == "not") {
-    arity(1);
-    Scalar t = a[0].type.scalar;
-    if (is_float(t)) fail_here(pins[0], "'not' needs a bool or an integer");
-    Op o = t == Scalar::Bool ? Op::LogicNot : Op::BitNot;
-    return elementwise(a, pins, t, t,
-                       [this, o](const std::vector<Inst*>& x) { return B().unary(o, x[0]); });
-  }
-  if (op == "fract") {
-    arity(1);
-    Scalar t = floating(a[0].type.scalar);
-    return elementwise(a, pins, t, t, [this](const std::vector<Inst*>& x) {
-      return B().binary(Op::Sub, x[0], B().unary(Op::Floor, x[0]));
-    });
-  }
-  if (op == "clamp") {
-    arity(3);
-    Scalar t = numeric(common_of(a));
-    return elementwise(a, pins, t, t, [this](const std::vector<Inst*>& x) {
-      return B().binary(Op::Min, B().binary(Op::Max, x[0], x[1]), x[2]);
-    });
-  }
-  if (op == "mix") {
-    arity(3);
-    Scalar t = floating(common_of(a));
-    return elementwise(a, pins, t, t, [this](const std::vector<Inst*>& x) {
-      return B().binary(Op::Add, x[0], B().binary(Op::Mul, B().binary(Op::Sub, x[1], x[0]), x[2]));
-    });
-  }
-  if (op == "fma") {
-    arity(3);
-    Scalar t = numeric(common_of(a));
-    return elementwise(a, pins, t, t, [this, t](const std::vector<Inst*>& x) {
-      return B().make(Op::Fma, t, {x[0], x[1], x[2]});
-    });
-  }
-  if (op == "select") {
-    arity(3);
-    if (is_float(a[0].type.scalar)) fail_here(pins[0], "the condition of select must be a bool");
-    Scalar t = common_of({a[1], a[2]});
-    std::vector<Val> args = {a[0], a[1], a[2]};
-    ValueType shape = broadcast(args, pins);
-    int n = shape.scalar == Scalar::Void ? 1 : shape.components();
-    auto c = comps(a[0], Scalar::Bool, n, pins[0]);
-    auto x = comps(a[1], t, n, pins[1]);
-    auto y = comps(a[2], t, n, pins[2]);
-    std::vector<Inst*> out;
-    for (int i = 0; i < n; ++i) out.push_back(B().select(c[i], x[i], y[i]));
-    return value(shape.scalar == Scalar::Void ? vt(t) : vt(t, shape.rows, shape.cols), out);
-  }
-  if (op == "vec2" || op == "vec3" || op == "vec4") {
-    int n = op[3] - '0';
-    Scalar t = numeric(common_of(a));
-    return construct(a, pins, t, n);
-  }
-  if (op == "dot") {
-    arity(2);
-    return dot(a[0], a[1], pins);
-  }
-  if (op == "length") {
-    arity(1);
-    Val d = dot(a[0], a[0], {pins[0], pins[0]});
-    Scalar t = floating(d.type.scalar);
-    return value(vt(t), {B().unary(Op::Sqrt, comps(d, t, -1, pins[0])[0])});
-  }
-  if (op == "normalize") {
-    arity(1);
-    Val d = dot(a[0], a[0], {pins[0], pins[0]});
-    Scalar t = floating(d.type.scalar);
-    Inst* len = B().unary(Op::Sqrt, comps(d, t, -1, pins[0])[0]);
-    std::vector<Inst*> out;
-    for (Inst* x : comps(a[0], t, -1, pins[0])) out.push_back(B().binary(Op::Div, x, len));
-    return value(vt(t, a[0].type.rows), out);
-  }
-  if (op == "cross") {
-    arity(2);
-    if (a[0].type != vt(a[0].type.scalar, 3) || a[1].type != vt(a[1].type.scalar, 3))
-      fail_here(pins[0],
-                "cross needs two 3-vectors, got " + tname(a[0].type) + " and " + tname(a[1].type));
-    Scalar t = numeric(common_of(a));
-    auto x = comps(a[0], t, -1, pins[0]), y = comps(a[1], t, -1, pins[1]);
-    auto term = [&](int i, int j) {
-      return B().binary(Op::Sub, B().binary(Op::Mul, x[i], y[j]), B().binary(Op::Mul, x[j], y[i]));
-    };
-    return value(vt(t, 3), {term(1, 2), term(2, 0), term(0, 1)});
-  }
-  if (op == "matmul") {
-    arity(2);
-    return matmul(a[0], a[1], pins);
-  }
-  if (op == "transpose") {
-    arity(1);
-    Val m = materialize(a[0], pins[0]);
-    int r = m.type.rows, c = m.type.cols;
-    std::vector<Inst*> t(static_cast<size_t>(r * c));
-    for (int col = 0; col < c; ++col)
-      for (int row = 0; row < r; ++row)
-        t[static_cast<size_t>(row * c + col)] = m.c[static_cast<size_t>(col * r + row)];
-    return value(vt(m.type.scalar, c, r), t);
-  }
-  if (op == "determinant" || op == "inverse") {
-    arity(1);
-    const Val& m = a[0];
-    if (!m.type.is_matrix() || m.type.rows != m.type.cols)
-      fail_here(pins[0], op + " needs a square matrix (2x2 to 4x4), got " + tname(m.type));
-    Scalar t = floating(m.type.scalar);
-    int n = m.type.rows;
-    auto c = comps(m, t, -1, pins[0]);
-    std::vector<std::vector<Inst*>> rows(static_cast<size_t>(n),
-                                         std::vector<Inst*>(static_cast<size_t>(n)));
-    for (int col = 0; col < n; ++col)
-      for (int row = 0; row < n; ++row) rows[row][col] = c[static_cast<size_t>(col * n + row)];
-    Inst* d = det(rows);
-    if (op == "determinant") return value(vt(t), {d});
-    Inst* inv_d = B().binary(Op::Div, B().const_float(t, 1.0), d);
-    std::vector<Inst*> out(static_cast<size_t>(n * n));
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) {
-        // inverse[i][j] = cofactor(j, i) / det
-        Inst* cof = det(minor(rows, j, i));
-        if ((i + j) % 2) cof = B().unary(Op::Neg, cof);
-        out[static_cast<size_t>(j * n + i)] = B().binary(Op::Mul, cof, inv_d);
-      }
-    return value(vt(t, n, n), out);
-  }
-  fail_here(pins.empty() ? "" : pins[0], "unknown operation '" + op + "'");
+  Scalar s = param("type") ? param_type("type").scalar : numeric(common_of(a));
+  return one(construct(a, pins, s, static_cast<int>(t.spec->inputs.size())));
+}
+
+Outs Lowerer::lower_matrix(const NodeType& t) {
+  return one(node_matrix(static_cast<int>(t.spec->inputs.size())));
 }
 
 Val Lowerer::construct(const std::vector<Val>& a, const std::vector<std::string>& pins, Scalar t,
@@ -293,8 +325,7 @@ Val Lowerer::matmul(const Val& x, const Val& y, const std::vector<std::string>& 
     for (int row = 0; row < r; ++row) {
       Inst* sum = nullptr;
       for (int i = 0; i < k; ++i) {
-        Inst* p = B().binary(Op::Mul, a[static_cast<size_t>(i * r + row)],
-                             b[static_cast<size_t>(col * k + i)]);
+        Inst* p = B().binary(Op::Mul, a[column_major(row, i, r)], b[column_major(i, col, k)]);
         sum = sum ? B().binary(Op::Add, sum, p) : p;
       }
       out.push_back(sum);
@@ -316,9 +347,13 @@ Lowerer::Rows Lowerer::minor(const Rows& m, int skip_row, int skip_col) {
 
 Inst* Lowerer::det(const Rows& m) {
   if (m.size() == 1) return m[0][0];
-  if (m.size() == 2)
-    return B().binary(Op::Sub, B().binary(Op::Mul, m[0][0], m[1][1]),
-                      B().binary(Op::Mul, m[0][1], m[1][0]));
+  if (m.size() == 2) {
+    // One statement each, so the IR's order does not depend on the order a compiler
+    // evaluates call arguments in (the golden IR has the off-diagonal product first).
+    Inst* off_diagonal = B().binary(Op::Mul, m[0][1], m[1][0]);
+    Inst* diagonal = B().binary(Op::Mul, m[0][0], m[1][1]);
+    return B().binary(Op::Sub, diagonal, off_diagonal);
+  }
   Inst* sum = nullptr;
   for (size_t c = 0; c < m.size(); ++c) {
     Inst* term = B().binary(Op::Mul, m[0][c], det(minor(m, 0, static_cast<int>(c))));
@@ -354,7 +389,8 @@ Outs Lowerer::node_split() {
   static const char* const names[] = {"x", "y", "z", "w"};
   if (v.type.is_matrix()) {
     for (int c = 0; c < v.type.cols; ++c) {
-      std::vector<Inst*> col(v.c.begin() + c * v.type.rows, v.c.begin() + (c + 1) * v.type.rows);
+      auto first = v.c.begin() + static_cast<std::ptrdiff_t>(c) * v.type.rows;
+      std::vector<Inst*> col(first, first + v.type.rows);
       outs.emplace_back("c" + std::to_string(c), value(vt(v.type.scalar, v.type.rows), col));
     }
     return outs;
@@ -378,29 +414,24 @@ Val Lowerer::node_expr() {
 // Post-order over the formula tree with an explicit stack: long operator chains make deep
 // trees, and recursion here would overflow small thread stacks.
 Val Lowerer::eval(const Expr& root, const std::string& text) {
-  static const std::unordered_set<std::string> known = {
-      "add",       "sub",    "mul",       "div",         "mod",    "pow",   "min",   "max",
-      "atan2",     "eq",     "ne",        "lt",          "le",     "gt",    "ge",    "and",
-      "or",        "xor",    "shl",       "shr",         "neg",    "not",   "abs",   "sign",
-      "floor",     "ceil",   "round",     "fract",       "sqrt",   "rsqrt", "sin",   "cos",
-      "tan",       "asin",   "acos",      "atan",        "exp",    "log",   "clamp", "mix",
-      "select",    "fma",    "vec2",      "vec3",        "vec4",   "dot",   "cross", "length",
-      "normalize", "matmul", "transpose", "determinant", "inverse"};
   const std::string shown = formula_excerpt(text);
   struct Frame {
     const Expr* e;
+    const NodeType* type;  // calls: the node type called
     std::vector<Val> args;
   };
   std::vector<Frame> stack;
   auto push = [&](const Expr* e) {
+    const NodeType* type = nullptr;
     if (e->kind == Expr::Kind::Op && e->name != "swizzle") {
-      if (!known.count(e->name))
+      type = find_node_type(e->name);
+      if (!type || !type->value)  // the node table says which functions formulas may call
         fail_here("expr", "formula '" + shown + "': unknown function '" + e->name +
                               "' at column " + std::to_string(e->column));
       if (e->args.empty())
         fail_here("expr", "formula '" + shown + "': '" + e->name + "' needs arguments");
     }
-    stack.push_back({e, {}});
+    stack.push_back({e, type, {}});
   };
   push(&root);
   for (;;) {
@@ -409,14 +440,15 @@ Val Lowerer::eval(const Expr& root, const std::string& text) {
       push(f.e->args[f.args.size()].get());  // `f` may dangle now
       continue;
     }
-    Val v = eval_one(*f.e, std::move(f.args), shown);
+    Val v = eval_one(*f.e, f.type, std::move(f.args), shown);
     stack.pop_back();
     if (stack.empty()) return v;
     stack.back().args.push_back(std::move(v));
   }
 }
 
-Val Lowerer::eval_one(const Expr& e, std::vector<Val> args, const std::string& shown) {
+Val Lowerer::eval_one(const Expr& e, const NodeType* t, std::vector<Val> args,
+                      const std::string& shown) {
   switch (e.kind) {
     case Expr::Kind::Number:
       if (e.integer) return weak_int(vt(Scalar::I32), {IntLit{e.integer_value, e.above_int64}});
@@ -450,8 +482,8 @@ Val Lowerer::eval_one(const Expr& e, std::vector<Val> args, const std::string& s
     }
     return value(vt(v.type.scalar, static_cast<int>(c.size())), c);
   }
-  std::vector<std::string> pins(args.size(), "expr");
-  return apply(e.name, std::move(args), pins);
+  Pins pins(args.size(), "expr");
+  return apply(*t, std::move(args), pins);
 }
 
 }  // namespace loom::graph::detail

@@ -1,7 +1,5 @@
 #include "compiler/graph/lowerer.h"
 
-#include <map>
-
 #include "runtime/common/error.h"
 
 namespace loom::graph::detail {
@@ -128,38 +126,47 @@ std::vector<Inst*> Lowerer::indices(int ndim, const std::vector<std::string>& pi
   return out;
 }
 
-Outs Lowerer::node_memory() {
-  const std::string& t = node_->type;
-  Val r = resource("array", false);
-  const ResourceDesc& rd = kernel_->abi.resources[static_cast<size_t>(r.slot)];
-  std::vector<Inst*> idx = indices(rd.ndim, {"i0", "i1", "i2", "i3"}, Scalar::I32);
-  ValueType et = r.type;
-  if (t == "load") {
-    std::vector<Inst*> c;
-    for (int i = 0; i < et.components(); ++i)
-      c.push_back(B().global_load(B().global_ptr(et.scalar, r.slot, idx, i)));
-    return one(value(et, c));
-  }
-  Val v = convert(input("value"), et, "value");
-  if (t == "store") {
-    for (int i = 0; i < et.components(); ++i)
-      B().global_store(B().global_ptr(et.scalar, r.slot, idx, i), v.c[static_cast<size_t>(i)]);
-    return {};
-  }
-  static const std::map<std::string, ir::AtomicOp> atomics = {
-      {"atomic_add", ir::AtomicOp::Add}, {"atomic_sub", ir::AtomicOp::Sub},
-      {"atomic_min", ir::AtomicOp::Min}, {"atomic_max", ir::AtomicOp::Max},
-      {"atomic_and", ir::AtomicOp::And}, {"atomic_or", ir::AtomicOp::Or},
-      {"atomic_xor", ir::AtomicOp::Xor}};
-  ir::AtomicOp op = atomics.at(t);
-  if ((op == ir::AtomicOp::And || op == ir::AtomicOp::Or || op == ir::AtomicOp::Xor) &&
-      !is_int(et.scalar))
-    fail_here("value", t + " needs integer memory, this one holds " + tname(et));
+Lowerer::MemoryAccess Lowerer::memory_access() {
+  MemoryAccess a;
+  a.memory = resource("array", false);
+  const ResourceDesc& rd = kernel_->abi.resources[static_cast<size_t>(a.memory.slot)];
+  a.index = indices(rd.ndim, {"i0", "i1", "i2", "i3"}, Scalar::I32);
+  return a;
+}
+
+Val Lowerer::node_load() {
+  MemoryAccess a = memory_access();
+  ValueType et = a.memory.type;
   std::vector<Inst*> c;
+  c.reserve(static_cast<size_t>(et.components()));
   for (int i = 0; i < et.components(); ++i)
-    c.push_back(
-        B().atomic(op, B().global_ptr(et.scalar, r.slot, idx, i), v.c[static_cast<size_t>(i)]));
-  return one(value(et, c));
+    c.push_back(B().global_load(B().global_ptr(et.scalar, a.memory.slot, a.index, i)));
+  return value(et, c);
+}
+
+Outs Lowerer::node_store() {
+  MemoryAccess a = memory_access();
+  ValueType et = a.memory.type;
+  Val v = convert(input("value"), et, "value");
+  for (int i = 0; i < et.components(); ++i)
+    B().global_store(B().global_ptr(et.scalar, a.memory.slot, a.index, i),
+                     v.c[static_cast<size_t>(i)]);
+  return {};
+}
+
+Val Lowerer::node_atomic(ir::AtomicOp op) {
+  MemoryAccess a = memory_access();
+  ValueType et = a.memory.type;
+  Val v = convert(input("value"), et, "value");
+  bool bitwise = op == ir::AtomicOp::And || op == ir::AtomicOp::Or || op == ir::AtomicOp::Xor;
+  if (bitwise && !is_int(et.scalar))
+    fail_here("value", node_->type + " needs integer memory, this one holds " + tname(et));
+  std::vector<Inst*> c;
+  c.reserve(static_cast<size_t>(et.components()));
+  for (int i = 0; i < et.components(); ++i)
+    c.push_back(B().atomic(op, B().global_ptr(et.scalar, a.memory.slot, a.index, i),
+                           v.c[static_cast<size_t>(i)]));
+  return value(et, c);
 }
 
 Val Lowerer::node_shape() {
@@ -173,58 +180,72 @@ Val Lowerer::node_shape() {
   return value(vt(Scalar::I32), {B().make(Op::ResourceShape, Scalar::I32, {}, r.slot, dim)});
 }
 
-Outs Lowerer::node_texture() {
-  const std::string& t = node_->type;
-  Val r = resource("texture", true);
-  int dims = kernel_->abi.resources[static_cast<size_t>(r.slot)].ndim;
-  if (t == "tex_sample") {
-    std::vector<Inst*> uv = indices(
-        dims,
-        dims == 2 ? std::vector<std::string>{"u", "v"} : std::vector<std::string>{"u", "v", "w"},
-        Scalar::F32);
-    uint64_t bits = 0;
-    if (const Literal* f = param("filter")) {
-      if (f->kind != Literal::Kind::String || (f->s != "linear" && f->s != "nearest"))
-        fail_here("filter", "filter is \"linear\" or \"nearest\"");
-      if (f->s == "linear") bits |= ir::kSampleLinear;
-    }
-    if (const Literal* w = param("wrap")) {
-      if (w->kind != Literal::Kind::String || (w->s != "repeat" && w->s != "clamp"))
-        fail_here("wrap", "wrap is \"repeat\" or \"clamp\"");
-      if (w->s == "repeat") bits |= ir::kSampleRepeat;
-    }
-    std::vector<Inst*> c;
-    for (int ch = 0; ch < 4; ++ch) {
-      auto inst = std::make_unique<Inst>(Op::TexSample, Scalar::F32);
-      inst->operands = uv;
-      inst->attr0 = r.slot;
-      inst->attr1 = ch;
-      inst->bits = bits;
-      c.push_back(B().insert(std::move(inst)));
-    }
-    return one(value(vt(Scalar::F32, 4), c));
-  }
-  std::vector<Inst*> xy = indices(
+Lowerer::TextureAccess Lowerer::texture_access() {
+  TextureAccess a;
+  a.texture = resource("texture", true);
+  a.dims = kernel_->abi.resources[static_cast<size_t>(a.texture.slot)].ndim;
+  return a;
+}
+
+std::vector<Inst*> Lowerer::texel_coordinates(int dims) {
+  return indices(
       dims,
       dims == 2 ? std::vector<std::string>{"x", "y"} : std::vector<std::string>{"x", "y", "z"},
       Scalar::I32);
-  if (t == "tex_load") {
-    std::vector<Inst*> c;
-    for (int ch = 0; ch < 4; ++ch) {
-      auto inst = std::make_unique<Inst>(Op::TexLoad, Scalar::F32);
-      inst->operands = xy;
-      inst->attr0 = r.slot;
-      inst->attr1 = ch;
-      c.push_back(B().insert(std::move(inst)));
-    }
-    return one(value(vt(Scalar::F32, 4), c));
+}
+
+Val Lowerer::node_tex_sample() {
+  auto [r, dims] = texture_access();
+  std::vector<Inst*> uv = indices(
+      dims,
+      dims == 2 ? std::vector<std::string>{"u", "v"} : std::vector<std::string>{"u", "v", "w"},
+      Scalar::F32);
+  uint64_t bits = 0;
+  if (const Literal* f = param("filter")) {
+    if (f->kind != Literal::Kind::String || (f->s != "linear" && f->s != "nearest"))
+      fail_here("filter", "filter is \"linear\" or \"nearest\"");
+    if (f->s == "linear") bits |= ir::kSampleLinear;
   }
+  if (const Literal* w = param("wrap")) {
+    if (w->kind != Literal::Kind::String || (w->s != "repeat" && w->s != "clamp"))
+      fail_here("wrap", "wrap is \"repeat\" or \"clamp\"");
+    if (w->s == "repeat") bits |= ir::kSampleRepeat;
+  }
+  std::vector<Inst*> c;
+  for (int ch = 0; ch < 4; ++ch) {
+    auto inst = std::make_unique<Inst>(Op::TexSample, Scalar::F32);
+    inst->operands = uv;
+    inst->set_resource_slot(r.slot);
+    inst->set_channel(ch);
+    inst->bits = bits;
+    c.push_back(B().insert(std::move(inst)));
+  }
+  return value(vt(Scalar::F32, 4), c);
+}
+
+Val Lowerer::node_tex_load() {
+  auto [r, dims] = texture_access();
+  std::vector<Inst*> xy = texel_coordinates(dims);
+  std::vector<Inst*> c;
+  for (int ch = 0; ch < 4; ++ch) {
+    auto inst = std::make_unique<Inst>(Op::TexLoad, Scalar::F32);
+    inst->operands = xy;
+    inst->set_resource_slot(r.slot);
+    inst->set_channel(ch);
+    c.push_back(B().insert(std::move(inst)));
+  }
+  return value(vt(Scalar::F32, 4), c);
+}
+
+Outs Lowerer::node_tex_store() {
+  auto [r, dims] = texture_access();
+  std::vector<Inst*> xy = texel_coordinates(dims);
   Val v = convert(input("value"), vt(Scalar::F32, 4), "value");
   auto inst = std::make_unique<Inst>(Op::TexStore, Scalar::Void);
   inst->operands = xy;
   for (Inst* x : v.c) inst->operands.push_back(x);
-  inst->attr0 = r.slot;
-  inst->attr1 = dims;
+  inst->set_resource_slot(r.slot);
+  inst->set_dims(dims);
   B().insert(std::move(inst));
   return {};
 }

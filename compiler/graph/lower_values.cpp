@@ -26,6 +26,7 @@ Val Lowerer::weak(ValueType t, std::vector<double> lit) {
 
 Val Lowerer::weak_int(ValueType t, std::vector<IntLit> lit) {
   std::vector<double> d;
+  d.reserve(lit.size());
   for (const IntLit& x : lit) d.push_back(x.as_double());
   Val v = weak(t, std::move(d));
   v.ilit = std::move(lit);
@@ -371,7 +372,7 @@ Val Lowerer::node_param() {
   if (p->kind == graph::ParamKind::Template) {
     const TemplateArg* a = targs_.find(name);
     // A declared value type ("f32") makes the constant typed; otherwise it is a weak literal.
-    auto typed = [&](Val v) {
+    auto typed = [&](const Val& v) {
       return parse_value_type(p->type) ? typed_literal(v, *parse_value_type(p->type), "name") : v;
     };
     switch (a->kind) {
@@ -404,6 +405,7 @@ Val Lowerer::node_param() {
     return v;
   }
   std::vector<Inst*> c;
+  c.reserve(static_cast<size_t>(d.type.components()));
   for (int i = 0; i < d.type.components(); ++i)
     c.push_back(B().arg(d.type.scalar, index, i * size_of(d.type.scalar)));
   return value(d.type, c);
@@ -520,6 +522,41 @@ Val Lowerer::node_var() {
     if (init) B().local_store(a, v.c[static_cast<size_t>(i)]);
   }
   return ref;
+}
+
+Outs Lowerer::lower_var(const NodeType&) { return Outs{{"ref", node_var()}}; }
+
+Outs Lowerer::lower_get(const NodeType&) {
+  Val r = input("var");
+  if (r.kind != Val::Kind::Ref)
+    fail_here("var", "pin 'var' must be linked to the 'ref' output of a var node");
+  std::vector<Inst*> c;
+  for (Inst* a : r.c) c.push_back(B().local_load(a));
+  return one(value(r.type, c));
+}
+
+Outs Lowerer::lower_set(const NodeType&) {
+  Val r = input("var");
+  if (r.member) fail_here("var", "argpack members are read-only inside kernels");
+  if (r.kind != Val::Kind::Ref)
+    fail_here("var", "pin 'var' must be linked to the 'ref' output of a var node");
+  Val v = convert(input("value"), r.type, "value");
+  for (size_t i = 0; i < r.c.size(); ++i) B().local_store(r.c[i], v.c[i]);
+  return {};
+}
+
+Outs Lowerer::lower_random(const NodeType&) {
+  ValueType ty = param("type") ? param_type("type") : vt(Scalar::F32);
+  if (!is_numeric(ty.scalar))
+    fail_here("type", "random numbers are integers or floats, not " + tname(ty));
+  std::vector<Inst*> c;
+  c.reserve(static_cast<size_t>(ty.components()));
+  for (int i = 0; i < ty.components(); ++i) c.push_back(B().make(Op::Rand, ty.scalar));
+  return one(value(ty, c));
+}
+
+Outs Lowerer::lower_cast(const NodeType&) {
+  return one(explicit_cast(input("a"), param_type("type"), "a"));
 }
 
 }  // namespace loom::graph::detail

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -54,6 +55,29 @@ struct Val {
 };
 
 using Outs = std::vector<std::pair<std::string, Val>>;
+using Pins = std::vector<std::string>;
+
+class Lowerer;
+struct NodeType;
+
+// How a node type lowers the current node (Lowerer::node_) to its output values.
+using LowerNode = Outs (Lowerer::*)(const NodeType&);
+// A pure operation's value from its argument values: a node's inputs in pin order, or the
+// arguments of a formula call (whose pins all read "expr").
+using ValueForm = Val (Lowerer::*)(const NodeType&, const std::vector<Val>&, const Pins&);
+
+// A node type's entry in the node table (node_library.cpp): its spec and how it lowers.
+struct NodeType {
+  const NodeSpec* spec = nullptr;
+  LowerNode lower = nullptr;
+  // Formulas may call exactly the types that have a value form, by the type's name.
+  ValueForm value = nullptr;
+  ir::Op op{};             // the IR op, for value forms that several node types share
+  bool any_arity = false;  // the value form takes any number of arguments (vec2..vec4)
+};
+
+// nullptr when `name` is not a node type.
+const NodeType* find_node_type(std::string_view name);
 
 inline ValueType vt(Scalar s, int rows = 1, int cols = 1) {
   return ValueType{s, static_cast<uint8_t>(rows), static_cast<uint8_t>(cols)};
@@ -157,6 +181,8 @@ class Lowerer {
   }
 
  private:
+  friend class NodeTable;  // names the lowering members below, one entry per node type
+
   // ---- lower.cpp: errors, ABI, scopes, links, dispatch
   [[noreturn]] void fail(int node, const std::string& pin, const std::string& msg) const;
   [[noreturn]] void fail_here(const std::string& pin, const std::string& msg) const;
@@ -171,6 +197,7 @@ class Lowerer {
   void lower_region(Scope& s);
   bool unused_resource_member(const Node& n) const;
   const NodeSpec* spec_of(const Node& n) const;
+  const NodeType& type_of(const Node& n) const;
   // Lowers node `n`, which lives in scope `s`, into s's block (memoised in s).
   const Outs& lower_node(Scope& s, const Node& n);
   const Outs& lower_node_strict(Scope& s, const Node& n);
@@ -185,7 +212,18 @@ class Lowerer {
   // The value a link from the current node to `id`.`pin` carries.
   Val resolve(int id, const std::string& pin, const std::string& my_pin);
   Outs one(Val v);
+  // Lowers the current node through its type's entry in the node table.
   Outs dispatch(const Node& n);
+  // Table adapters: a lowering giving the value of the one output "out", or all outputs.
+  template <Val (Lowerer::*Lower)()>
+  Outs out_of(const NodeType&) {
+    return one((this->*Lower)());
+  }
+  template <Outs (Lowerer::*Lower)()>
+  Outs outs_of(const NodeType&) {
+    return (this->*Lower)();
+  }
+  Outs lower_reroute(const NodeType&);
 
   // ---- lower_values.cpp: literals, inputs, params, conversions, parameters and variables
   static Val value(ValueType t, std::vector<Inst*> c);
@@ -232,28 +270,68 @@ class Lowerer {
   Val node_index();
   Val node_function_input();
   Val node_var();
+  Outs lower_var(const NodeType&);
+  Outs lower_get(const NodeType&);
+  Outs lower_set(const NodeType&);
+  Outs lower_random(const NodeType&);
+  Outs lower_cast(const NodeType&);
 
   // ---- lower_math.cpp: element-wise operations, vectors, matrices, formulas
   // Shape of an element-wise result; scalars splat.
   ValueType broadcast(const std::vector<Val>& args, const std::vector<std::string>& pins);
-  Val elementwise(std::vector<Val> args, const std::vector<std::string>& pins, Scalar operand,
-                  Scalar result, const std::function<Inst*(const std::vector<Inst*>&)>& f);
+  Val elementwise(const std::vector<Val>& args, const std::vector<std::string>& pins,
+                  Scalar operand, Scalar result,
+                  const std::function<Inst*(const std::vector<Inst*>&)>& f);
   Scalar common_of(const std::vector<Val>& args);
   static Scalar numeric(Scalar s);
   static Scalar floating(Scalar s);
-  // Evaluates an operation by node-type name; nodes and formulas both come here.
-  Val apply(const std::string& op, std::vector<Val> a, const std::vector<std::string>& pins);
+  using ElementOp = std::function<Inst*(const std::vector<Inst*>&)>;
+  ElementOp binary_op(Op o);
+  ElementOp unary_op(Op o);
+  // A pure operation through its type's value form; nodes and formulas both come here.
+  Val apply(const NodeType& t, std::vector<Val> a, const Pins& pins);
+  void check_arity(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  // Nodes of pure operations: their inputs in spec order, through apply.
+  Outs lower_operation(const NodeType& t);
+  // The value forms, one per family of operations (the node table names them).
+  Val op_arithmetic(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_compare(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_float_unary(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_float_binary(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_logic(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_shift(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_numeric_unary(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_not(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_fract(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_clamp(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_mix(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_fma(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_select(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_vector(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_dot(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_cross(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_matmul(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_length(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_normalize(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_transpose(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_determinant(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_inverse(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  // vec2..vec4 nodes: their optional `type` param, else the formula's rule.
+  Outs lower_vector(const NodeType& t);
+  Outs lower_matrix(const NodeType& t);
   Val construct(const std::vector<Val>& a, const std::vector<std::string>& pins, Scalar t, int n);
   Val dot(const Val& x, const Val& y, const std::vector<std::string>& pins);
   Val matmul(const Val& x, const Val& y, const std::vector<std::string>& pins);
   using Rows = std::vector<std::vector<Inst*>>;
+  // The rows of a square matrix operand of determinant / inverse (message by its node type).
+  Rows square_rows(const NodeType& t, const Val& m, Scalar element, const std::string& pin);
   static Rows minor(const Rows& m, int skip_row, int skip_col);
   Inst* det(const Rows& m);
   Val node_matrix(int n);
   Outs node_split();
   Val node_expr();
   Val eval(const Expr& e, const std::string& text);
-  Val eval_one(const Expr& e, std::vector<Val> args, const std::string& shown);
+  Val eval_one(const Expr& e, const NodeType* t, std::vector<Val> args, const std::string& shown);
 
   // ---- lower_memory.cpp: fields, ndarrays, textures and their resource slots
   int field_slot(const std::string& name, const std::string& pin);
@@ -262,9 +340,32 @@ class Lowerer {
   Val resource(const std::string& link_pin, bool texture);
   void resource_param(const std::string& name, const std::string& pin, Val& v, bool texture);
   std::vector<Inst*> indices(int ndim, const std::vector<std::string>& pins, Scalar s);
-  Outs node_memory();
+  // One lowering per memory node type: the node table picks it, so none of them looks at
+  // the node's type name to decide what to emit.
+  struct MemoryAccess {
+    Val memory;                // the field or ndarray
+    std::vector<Inst*> index;  // one i32 per dimension
+  };
+  // The memory (pin "array" or parameter) and the index pins i0..i3 of a memory node.
+  MemoryAccess memory_access();
+  Val node_load();
+  Outs node_store();
+  Val node_atomic(ir::AtomicOp op);
+  template <ir::AtomicOp kOp>
+  Outs atomic_of(const NodeType&) {
+    return one(node_atomic(kOp));
+  }
   Val node_shape();
-  Outs node_texture();
+  struct TextureAccess {
+    Val texture;   // pin "texture" or the parameter
+    int dims = 0;  // 2 or 3
+  };
+  TextureAccess texture_access();
+  // The integer texel pins x, y (and z for 3D textures) of tex_load and tex_store.
+  std::vector<Inst*> texel_coordinates(int dims);
+  Val node_tex_sample();
+  Val node_tex_load();
+  Outs node_tex_store();
 
   // ---- lower_control.cpp: regions, loops, calls, returns
   void open_child(Scope& child, const std::vector<Node>& nodes, Cursor* cursor);
@@ -286,6 +387,9 @@ class Lowerer {
   Val node_carried();
   Outs node_next();
   Outs node_break(bool is_break);
+  Outs lower_break(const NodeType&);
+  Outs lower_continue(const NodeType&);
+  Outs lower_assert(const NodeType&);
   Outs node_call();
   Outs node_output();
   Outs node_return();

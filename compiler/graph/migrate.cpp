@@ -114,8 +114,8 @@ void upgrade_node(JsonValue& node) {
     for (const NodeUpgrade& u : kNodeUpgrades)
       if (type->text == u.type && v == u.from_version) step = &u;
     if (!step)
-      throw Error("node type '" + type->text + "' version " + std::to_string(v) +
-                  " has no upgrade to version " + std::to_string(v + 1) + " (internal error)");
+      throw InternalError("node type '" + type->text + "' version " + std::to_string(v) +
+                          " has no upgrade to version " + std::to_string(v + 1));
     step->upgrade(node);
     type = member(node, "type");
     ++v;

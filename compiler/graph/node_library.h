@@ -1,7 +1,8 @@
 // The node library: every node type a graph document may use, with its pins, parameters,
-// regions and whether it is ordered (effectful). Type rules live with the lowering
-// (lower.cpp); this table is what the editor palette and the validator read.
-// docs/nodes.md describes every entry.
+// regions and whether it is ordered (effectful). One table in node_library.cpp declares each
+// type once, with its lowering (lower_*.cpp) and whether formulas may call it; this is the
+// part the editor palette and the validator read. docs/nodes.md describes every entry and
+// docs/graph.schema.json lists them (tests/graph/node_library_test.cpp checks both).
 #pragma once
 
 #include <string>
@@ -23,6 +24,12 @@ struct ParamSpec {
   bool required = false;
 };
 
+// The pins a node of a type with any_inputs / any_outputs takes from the document.
+using DocumentPins = std::vector<std::string> (*)(const Document& doc, const Node& node);
+
+// The graphs a node type may be used in.
+enum class NodeScope { Any, KernelOnly, FunctionOnly };
+
 struct NodeSpec {
   std::string name;
   int version = 1;
@@ -35,6 +42,12 @@ struct NodeSpec {
   bool effectful = false;            // runs in listed order inside its region
   bool any_inputs = false;           // pins are named by the user (call, yield, while, expr...)
   bool any_outputs = false;          // output pins depend on the node's use (if, while, call)
+  DocumentPins document_inputs = nullptr;   // any_inputs: the pins after the fixed ones
+  DocumentPins document_outputs = nullptr;  // any_outputs: the pins
+  bool formula_call = false;                // formulas may call it by name: sin(x), vec3(a, b, c)
+  NodeScope scope = NodeScope::Any;  // param, member, return: kernels; input, output: functions
+  // Parameters a node new in the editor starts with, so it is valid as soon as it can be.
+  std::vector<std::pair<std::string, Literal>> starting_params;
 
   const PinSpec* input(std::string_view pin) const;
   bool has_output(std::string_view pin) const;

@@ -357,11 +357,11 @@ void validate_document(const Document& doc) {
       if (f.shape.empty() || f.shape.size() > kMaxDims)
         throw Error(Place{doc.path, "", -1, f.name},
                     "field '" + f.name + "' needs 1 to 4 dimensions");
-      std::string problem = shape_problem(f.shape, size_of(f.elem.scalar) * f.elem.components());
+      std::string problem = shape_problem(f.shape, int64_t{size_of(f.elem.scalar)} * f.elem.components());
       if (!problem.empty()) throw Error(Place{doc.path, "", -1, f.name}, "field '" + f.name + "': " + problem);
     }
     for (const NdarrayDecl& n : doc.ndarrays) {
-      std::string problem = shape_problem(n.shape, size_of(n.elem.scalar) * n.elem.components());
+      std::string problem = shape_problem(n.shape, int64_t{size_of(n.elem.scalar)} * n.elem.components());
       if (!problem.empty()) throw Error(Place{doc.path, "", -1, n.name}, "ndarray '" + n.name + "': " + problem);
     }
     for (const TextureDecl& t : doc.textures) {

@@ -13,8 +13,8 @@ Inst* Builder::make(Op op, Scalar type, std::initializer_list<Inst*> operands, i
                     int32_t attr1) {
   auto inst = std::make_unique<Inst>(op, type);
   inst->operands.assign(operands.begin(), operands.end());
-  inst->attr0 = attr0;
-  inst->attr1 = attr1;
+  inst->attr0_ = attr0;
+  inst->attr1_ = attr1;
   return insert(std::move(inst));
 }
 
@@ -53,8 +53,8 @@ Inst* Builder::global_ptr(Scalar type, int slot, const std::vector<Inst*>& indic
                           int component) {
   auto inst = std::make_unique<Inst>(Op::GlobalPtr, type);
   inst->operands = indices;
-  inst->attr0 = slot;
-  inst->attr1 = component;
+  inst->set_resource_slot(slot);
+  inst->set_component(component);
   return insert(std::move(inst));
 }
 
@@ -76,7 +76,7 @@ Inst* Builder::if_(Inst* cond) { return add_regions(make(Op::If, Scalar::Void, {
 Inst* Builder::range_for(const std::vector<Inst*>& begin_end) {
   auto inst = std::make_unique<Inst>(Op::RangeFor, Scalar::Void);
   inst->operands = begin_end;
-  inst->attr0 = static_cast<int32_t>(begin_end.size() / 2);
+  inst->set_dims(static_cast<int32_t>(begin_end.size() / 2));
   return add_regions(insert(std::move(inst)), 1);
 }
 

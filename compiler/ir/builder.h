@@ -21,6 +21,7 @@ class Builder {
   void set_node(int32_t node) { node_ = node; }
 
   Inst* insert(std::unique_ptr<Inst> inst);
+  // attr0/attr1: the op's attributes in ops.def's column order (ArgLoad: parameter, offset).
   Inst* make(Op op, Scalar type, std::initializer_list<Inst*> operands = {}, int32_t attr0 = 0,
              int32_t attr1 = 0);
 

@@ -2,7 +2,8 @@
 
 #include <cmath>
 #include <cstring>
-#include <stdexcept>
+
+#include "runtime/common/error.h"
 
 namespace loom::ir {
 
@@ -12,9 +13,69 @@ double Inst::float_value() const {
   return d;
 }
 
+namespace {
+// Offload keeps its task's space in attr1: loop dimensions of a range task, the resource
+// slot of a struct task.
+bool task_space_means(TaskKind kind, Attr meaning) {
+  return (kind == TaskKind::RangeFor && meaning == Attr::Dims) ||
+         (kind == TaskKind::StructFor && meaning == Attr::ResourceSlot);
+}
+
+[[noreturn]] void no_such_attribute(Op op, Attr meaning) {
+  throw InternalError("IR op " + std::string(op_name(op)) + " has no " +
+                      std::string(attr_name(meaning)) + " attribute (see ops.def)");
+}
+}  // namespace
+
+int32_t* Inst::attr_slot(Attr meaning) {
+  const OpInfo& info = op_info(op);
+  if (meaning == Attr::None) return nullptr;
+  if (info.attr0 == meaning) return &attr0_;
+  if (info.attr1 == meaning) return &attr1_;
+  if (info.attr1 == Attr::TaskSpace && task_space_means(static_cast<TaskKind>(attr0_), meaning))
+    return &attr1_;
+  return nullptr;
+}
+
+int32_t Inst::attr(Attr meaning) const {
+  const int32_t* slot = const_cast<Inst*>(this)->attr_slot(meaning);
+  if (!slot) no_such_attribute(op, meaning);
+  return *slot;
+}
+
+void Inst::set_attr(Attr meaning, int32_t value) {
+  int32_t* slot = attr_slot(meaning);
+  if (!slot) no_such_attribute(op, meaning);
+  *slot = value;
+}
+
+const std::string& Inst::message() const {
+  if (op != Op::Assert) no_such_attribute(op, Attr::Message);
+  return text;
+}
+
+void Inst::morph(Op to) {
+  const OpInfo& from = op_info(op);
+  int32_t a0 = attr0_, a1 = attr1_;
+  op = to;
+  attr0_ = attr1_ = 0;
+  auto keep = [&](Attr meaning, int32_t value) {
+    if (meaning == Attr::None || meaning == Attr::TaskSpace) return;
+    if (int32_t* slot = attr_slot(meaning)) *slot = value;
+  };
+  keep(from.attr0, a0);
+  keep(from.attr1, a1);
+  if (to != Op::Assert) text.clear();
+}
+
+void Inst::copy_attributes_from(const Inst& other) {
+  attr0_ = other.attr0_;
+  attr1_ = other.attr1_;
+}
+
 bool Inst::same_attributes(const Inst& o) const {
-  return op == o.op && type == o.type && bits == o.bits && attr0 == o.attr0 &&
-         attr1 == o.attr1 && text == o.text;
+  return op == o.op && type == o.type && bits == o.bits && attr0_ == o.attr0_ &&
+         attr1_ == o.attr1_ && text == o.text;
 }
 
 uint64_t float_bits(double value) {
@@ -46,8 +107,8 @@ bool const_is_normalized(const Inst& c) {
 std::unique_ptr<Inst> make_const(Scalar type, double value) {
   auto c = std::make_unique<Inst>(Op::Const, type);
   if (is_float(type)) {
-    c->bits = float_bits(type == Scalar::F32 ? static_cast<double>(static_cast<float>(value))
-                                             : value);
+    c->bits =
+        float_bits(type == Scalar::F32 ? static_cast<double>(static_cast<float>(value)) : value);
   } else if (type == Scalar::Bool) {
     c->bits = value != 0.0;
   } else {
@@ -59,7 +120,8 @@ std::unique_ptr<Inst> make_const(Scalar type, double value) {
 std::unique_ptr<Inst> make_const_int(Scalar type, int64_t value) {
   if (is_float(type)) return make_const(type, static_cast<double>(value));
   auto c = std::make_unique<Inst>(Op::Const, type);
-  c->bits = type == Scalar::Bool ? (value != 0) : normalize_const_bits(type, static_cast<uint64_t>(value));
+  c->bits = type == Scalar::Bool ? (value != 0)
+                                 : normalize_const_bits(type, static_cast<uint64_t>(value));
   return c;
 }
 
@@ -79,7 +141,7 @@ Inst* Block::insert(size_t pos, std::unique_ptr<Inst> inst) {
 size_t Block::index_of(const Inst* inst) const {
   for (size_t i = 0; i < insts.size(); ++i)
     if (insts[i].get() == inst) return i;
-  throw std::logic_error("Block::index_of: instruction not in block");
+  throw InternalError("Block::index_of: instruction not in block");
 }
 
 std::unique_ptr<Inst> Block::remove(size_t pos) {
@@ -92,18 +154,36 @@ std::unique_ptr<Inst> Block::remove(size_t pos) {
 Kernel::Kernel() : body(std::make_unique<Block>()) {}
 Kernel::~Kernel() = default;
 
-void Kernel::renumber() {
+void Kernel::renumber() const {
   uint32_t next = 0;
-  walk(*body, [&](Inst& inst) { inst.id = next++; });
+  walk(static_cast<const Block&>(*body), [&](const Inst& inst) { inst.id = next++; });
 }
+
+// Marks `inst` and everything in its regions; a pass may have moved regions or
+// instructions out before erasing what is left, so null entries are skipped.
+void Kernel::mark_erased(Inst& inst) {
+  inst.erased_ = true;
+  for (auto& region : inst.regions) {
+    if (!region) continue;
+    for (auto& nested : region->insts)
+      if (nested) mark_erased(*nested);
+  }
+}
+
+void Kernel::erase(std::unique_ptr<Inst> inst) {
+  mark_erased(*inst);
+  inst->parent = nullptr;
+  erased_.push_back(std::move(inst));
+}
+
+void Kernel::free_erased() { erased_.clear(); }
 
 namespace {
 void clone_block(const Block& from, Block& to, std::unordered_map<const Inst*, Inst*>& map) {
   for (const auto& inst : from.insts) {
     auto copy = std::make_unique<Inst>(inst->op, inst->type);
     copy->bits = inst->bits;
-    copy->attr0 = inst->attr0;
-    copy->attr1 = inst->attr1;
+    copy->copy_attributes_from(*inst);
     copy->text = inst->text;
     copy->id = inst->id;
     copy->node = inst->node;

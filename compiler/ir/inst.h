@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -27,12 +28,10 @@ class Inst {
   Scalar type;
   std::vector<Inst*> operands;
   uint64_t bits = 0;   // Const payload: integers as int64 (two's complement), floats as double bits
-  int32_t attr0 = 0;   // op-specific, see ops.def
-  int32_t attr1 = 0;
   std::string text;    // Assert message
   std::vector<std::unique_ptr<Block>> regions;
   Block* parent = nullptr;
-  uint32_t id = 0;     // printing name (%id), assigned by Kernel::renumber
+  mutable uint32_t id = 0;  // printing name (%id), assigned by Kernel::renumber
   int32_t node = -1;   // graph node this came from, for diagnostics
 
   Inst* operand(size_t i) const { return operands[i]; }
@@ -43,7 +42,58 @@ class Inst {
   double float_value() const;
   bool is_const() const { return op == Op::Const; }
 
+  // Attributes, by meaning (ops.def's attr0/attr1 columns say which op has which). Each
+  // throws loom::InternalError when the op has no such attribute.
+  int32_t param_index() const { return attr(Attr::ParamIndex); }    // ArgLoad
+  int32_t byte_offset() const { return attr(Attr::ByteOffset); }    // ArgLoad: inside the parameter
+  int32_t dimension() const { return attr(Attr::Dimension); }       // LoopIndex, ResourceShape, BoundsCheck
+  // ResourceShape, GlobalPtr, ElementPtr, Tex*, BoundsCheck, StructFor, struct_for Offload
+  int32_t resource_slot() const { return attr(Attr::ResourceSlot); }
+  int32_t component() const { return attr(Attr::Component); }       // GlobalPtr
+  int32_t channel() const { return attr(Attr::Channel); }           // TexLoad, TexSample
+  int32_t dims() const { return attr(Attr::Dims); }  // TexStore, RangeFor, StructFor, range_for Offload
+  ir::AtomicOp atomic_op() const { return static_cast<ir::AtomicOp>(attr(Attr::AtomicOp)); }
+  int32_t temp_offset() const { return attr(Attr::TempOffset); }    // TmpLoad, TmpStore: bytes
+  int32_t assert_node() const { return attr(Attr::AssertNode); }    // Assert: the checking node
+  const std::string& message() const;                               // Assert
+  ir::TaskKind task_kind() const { return static_cast<ir::TaskKind>(attr(Attr::TaskKind)); }  // Offload
+
+  void set_param_index(int32_t v) { set_attr(Attr::ParamIndex, v); }
+  void set_byte_offset(int32_t v) { set_attr(Attr::ByteOffset, v); }
+  void set_dimension(int32_t v) { set_attr(Attr::Dimension, v); }
+  void set_resource_slot(int32_t v) { set_attr(Attr::ResourceSlot, v); }
+  void set_component(int32_t v) { set_attr(Attr::Component, v); }
+  void set_channel(int32_t v) { set_attr(Attr::Channel, v); }
+  void set_dims(int32_t v) { set_attr(Attr::Dims, v); }
+  void set_atomic_op(ir::AtomicOp v) { set_attr(Attr::AtomicOp, static_cast<int32_t>(v)); }
+  void set_temp_offset(int32_t v) { set_attr(Attr::TempOffset, v); }
+  void set_assert_node(int32_t v) { set_attr(Attr::AssertNode, v); }
+  // Offload: set first, it decides whether dims() or resource_slot() is the task's space.
+  void set_task_kind(ir::TaskKind v) { set_attr(Attr::TaskKind, static_cast<int32_t>(v)); }
+
+  // Turns this instruction into `to` in place: attributes with the same meaning in both ops
+  // are kept, the others cleared (GlobalPtr -> ElementPtr keeps the slot, drops the component).
+  void morph(Op to);
+  // Raw attribute values in slot order, for code that handles every op alike (printing
+  // a hash, copying); never for reading one attribute's meaning.
+  std::pair<int32_t, int32_t> raw_attributes() const { return {attr0_, attr1_}; }
+  void copy_attributes_from(const Inst& other);
+
   bool same_attributes(const Inst& other) const;
+  // Erased by a pass (Kernel::erase); kept alive so that a dangling use can be reported.
+  bool erased() const { return erased_; }
+
+ private:
+  friend class Builder;
+  friend class Kernel;
+
+  int32_t attr(Attr meaning) const;
+  void set_attr(Attr meaning, int32_t value);
+  int32_t* attr_slot(Attr meaning);
+
+  int32_t attr0_ = 0;  // op-specific, see ops.def
+  int32_t attr1_ = 0;
+  bool erased_ = false;
 };
 
 class Block {
@@ -77,8 +127,21 @@ class Kernel {
   int index_bits = 64;
   int workgroup_size = 0;     // GPU targets: invocations per workgroup; 0: the target's default
 
-  void renumber();            // ids in print order, starting at 0
+  void renumber() const;      // ids in print order, starting at 0 (ids are printing names)
   std::unique_ptr<Kernel> clone() const;
+
+  // Takes an instruction a pass removed from its block: it and everything in its regions
+  // are marked erased and kept until free_erased(), so a use a pass forgot to redirect is
+  // reported by the verifier instead of reading freed memory.
+  void erase(std::unique_ptr<Inst> inst);
+  // Frees the erased instructions; the pipeline calls it once a step has been verified.
+  void free_erased();
+  size_t erased_count() const { return erased_.size(); }
+
+ private:
+  static void mark_erased(Inst& inst);
+
+  std::vector<std::unique_ptr<Inst>> erased_;
 };
 
 // Constants. Their bits are always in normal form: integers sign- or zero-extended from
@@ -97,6 +160,13 @@ void walk(Block& block, F&& visit) {
   for (auto& inst : block.insts) {
     visit(*inst);
     for (auto& region : inst->regions) walk(*region, visit);
+  }
+}
+template <typename F>
+void walk(const Block& block, F&& visit) {
+  for (const auto& inst : block.insts) {
+    visit(static_cast<const Inst&>(*inst));
+    for (const auto& region : inst->regions) walk(static_cast<const Block&>(*region), visit);
   }
 }
 

@@ -1,21 +1,45 @@
 #include "compiler/ir/op.h"
 
+#include <iterator>
+
 namespace loom::ir {
 
 namespace {
-struct OpInfo {
-  std::string_view name;
-  uint8_t flags;
-};
+// clang-format off
 constexpr OpInfo kOps[] = {
-#define LOOM_OP(name, spelling, flags) {spelling, static_cast<uint8_t>(flags)},
+#define LOOM_OP(name, spelling, effects, arity, operands, result, folding, gradient, attr0, attr1) \
+  {spelling, Effects::effects, arity, OperandTypes::operands, ResultType::result, \
+   Folding::folding, Differentiable::gradient, Attr::attr0, Attr::attr1},
 #include "compiler/ir/ops.def"
 #undef LOOM_OP
 };
+// clang-format on
+static_assert(std::size(kOps) == kOpCount);
 }  // namespace
 
-std::string_view op_name(Op op) { return kOps[static_cast<int>(op)].name; }
-uint8_t op_flags(Op op) { return kOps[static_cast<int>(op)].flags; }
+const OpInfo& op_info(Op op) { return kOps[static_cast<int>(op)]; }
+
+std::string_view op_name(Op op) { return op_info(op).name; }
+
+std::string_view attr_name(Attr meaning) {
+  constexpr std::string_view names[] = {
+      "none", "param_index", "byte_offset", "dimension",   "resource_slot", "component",  "channel",
+      "dims", "atomic_op",   "temp_offset", "assert_node", "task_kind",     "task_space", "message",
+  };
+  return names[static_cast<int>(meaning)];
+}
+
+uint8_t op_flags(Op op) {
+  switch (op_info(op).effects) {
+    case Effects::Pure:
+      return kPure;
+    case Effects::Effect:
+      return kEffect;
+    case Effects::Region:
+      return kEffect | kRegion;
+  }
+  return kEffect;
+}
 
 bool parse_op(std::string_view name, Op* out) {
   for (size_t i = 0; i < std::size(kOps); ++i) {
@@ -27,19 +51,6 @@ bool parse_op(std::string_view name, Op* out) {
   return false;
 }
 
-bool is_unary(Op op) { return op >= Op::Neg && op <= Op::Bitcast; }
-bool is_binary(Op op) { return op >= Op::Add && op <= Op::LogicOr; }
-bool is_comparison(Op op) { return op >= Op::Eq && op <= Op::Ge; }
-bool is_commutative(Op op) {
-  switch (op) {
-    case Op::Add: case Op::Mul: case Op::Min: case Op::Max: case Op::BitAnd: case Op::BitOr:
-    case Op::BitXor: case Op::Eq: case Op::Ne: case Op::LogicAnd: case Op::LogicOr:
-      return true;
-    default:
-      return false;
-  }
-}
-
 std::string_view atomic_op_name(AtomicOp op) {
   constexpr std::string_view names[] = {"add", "sub", "min", "max", "and", "or", "xor"};
   return names[static_cast<int>(op)];
@@ -47,13 +58,20 @@ std::string_view atomic_op_name(AtomicOp op) {
 
 Op atomic_binary_op(AtomicOp op) {
   switch (op) {
-    case AtomicOp::Add: return Op::Add;
-    case AtomicOp::Sub: return Op::Sub;
-    case AtomicOp::Min: return Op::Min;
-    case AtomicOp::Max: return Op::Max;
-    case AtomicOp::And: return Op::BitAnd;
-    case AtomicOp::Or: return Op::BitOr;
-    case AtomicOp::Xor: return Op::BitXor;
+    case AtomicOp::Add:
+      return Op::Add;
+    case AtomicOp::Sub:
+      return Op::Sub;
+    case AtomicOp::Min:
+      return Op::Min;
+    case AtomicOp::Max:
+      return Op::Max;
+    case AtomicOp::And:
+      return Op::BitAnd;
+    case AtomicOp::Or:
+      return Op::BitOr;
+    case AtomicOp::Xor:
+      return Op::BitXor;
   }
   return Op::Add;
 }

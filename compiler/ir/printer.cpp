@@ -9,7 +9,11 @@ namespace loom::ir {
 
 namespace {
 
-std::string ref(const Inst* inst) { return inst ? "%" + std::to_string(inst->id) : "%<null>"; }
+std::string ref(const Inst* inst) {
+  if (!inst) return "%<null>";
+  if (inst->erased()) return "%<erased>";  // its id is stale: the kernel was renumbered without it
+  return "%" + std::to_string(inst->id);
+}
 
 std::string format_const(const Inst& c) {
   if (is_float(c.type)) {
@@ -26,6 +30,54 @@ std::string format_const(const Inst& c) {
 
 void print_block(const Block& block, int indent, std::string& out);
 
+std::string slot_and(const Inst& inst, const char* separator, int32_t value) {
+  return "$" + std::to_string(inst.resource_slot()) + separator + std::to_string(value);
+}
+
+std::string format_sampler(const Inst& inst) {
+  return std::string((inst.bits & kSampleLinear) ? " linear" : " nearest") +
+         ((inst.bits & kSampleRepeat) ? " repeat" : " clamp");
+}
+
+// What the printed IR shows between the op's name and its operands.
+std::string format_attributes(const Inst& inst) {
+  switch (inst.op) {
+    case Op::Const: return format_const(inst);
+    case Op::ArgLoad: return "p" + std::to_string(inst.param_index()) + "+" + std::to_string(inst.byte_offset());
+    case Op::LoopIndex:
+      return (inst.operands.empty() ? ref(nullptr) : ref(inst.operand(0))) + "." + std::to_string(inst.dimension());
+    case Op::ResourceShape: return slot_and(inst, ".", inst.dimension());
+    case Op::GlobalPtr: return slot_and(inst, ".c", inst.component());
+    case Op::ElementPtr: return "$" + std::to_string(inst.resource_slot());
+    case Op::AtomicRMW: return std::string(atomic_op_name(inst.atomic_op()));
+    case Op::TexLoad: return slot_and(inst, ".c", inst.channel());
+    case Op::TexSample: return slot_and(inst, ".c", inst.channel()) + format_sampler(inst);
+    case Op::TexStore: return "$" + std::to_string(inst.resource_slot());
+    case Op::BoundsCheck: return slot_and(inst, ".", inst.dimension());
+    case Op::TmpLoad: case Op::TmpStore: return "@" + std::to_string(inst.temp_offset());
+    case Op::StructFor: return slot_and(inst, " dims ", inst.dims());
+    case Op::Offload: {
+      std::string kind(task_kind_name(inst.task_kind()));
+      if (inst.task_kind() == TaskKind::StructFor) kind += " $" + std::to_string(inst.resource_slot());
+      return kind;
+    }
+    case Op::Assert: return "\"" + inst.message() + "\"";
+    // Shown by their operands alone (a range_for's dimensions are its bound pairs).
+    case Op::Neg: case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign: case Op::Floor:
+    case Op::Ceil: case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos:
+    case Op::Tan: case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp: case Op::Log:
+    case Op::Cast: case Op::Bitcast: case Op::Add: case Op::Sub: case Op::Mul: case Op::Div:
+    case Op::Mod: case Op::Min: case Op::Max: case Op::Pow: case Op::Atan2: case Op::BitAnd:
+    case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr: case Op::Eq: case Op::Ne:
+    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::LogicAnd: case Op::LogicOr:
+    case Op::Select: case Op::Fma: case Op::Rand: case Op::Alloca: case Op::LocalLoad:
+    case Op::LocalStore: case Op::GlobalLoad: case Op::GlobalStore: case Op::If: case Op::RangeFor:
+    case Op::While: case Op::Break: case Op::Continue: case Op::Return:
+      return "";
+  }
+  return "";
+}
+
 void print_one(const Inst& inst, int indent, std::string& out) {
   out.append(static_cast<size_t>(indent) * 2, ' ');
   if (inst.type != Scalar::Void) {
@@ -35,35 +87,7 @@ void print_one(const Inst& inst, int indent, std::string& out) {
     out += " = ";
   }
   out += op_name(inst.op);
-  std::string attrs;
-  switch (inst.op) {
-    case Op::Const: attrs = format_const(inst); break;
-    case Op::ArgLoad: attrs = "p" + std::to_string(inst.attr0) + "+" + std::to_string(inst.attr1); break;
-    case Op::LoopIndex:
-      attrs = (inst.operands.empty() ? ref(nullptr) : ref(inst.operand(0))) + "." + std::to_string(inst.attr0);
-      break;
-    case Op::ResourceShape: attrs = "$" + std::to_string(inst.attr0) + "." + std::to_string(inst.attr1); break;
-    case Op::GlobalPtr: attrs = "$" + std::to_string(inst.attr0) + ".c" + std::to_string(inst.attr1); break;
-    case Op::ElementPtr: attrs = "$" + std::to_string(inst.attr0); break;
-    case Op::AtomicRMW: attrs = std::string(atomic_op_name(static_cast<AtomicOp>(inst.attr0))); break;
-    case Op::TexLoad:
-      attrs = "$" + std::to_string(inst.attr0) + ".c" + std::to_string(inst.attr1); break;
-    case Op::TexSample:
-      attrs = "$" + std::to_string(inst.attr0) + ".c" + std::to_string(inst.attr1) +
-              ((inst.bits & kSampleLinear) ? " linear" : " nearest") +
-              ((inst.bits & kSampleRepeat) ? " repeat" : " clamp");
-      break;
-    case Op::TexStore: attrs = "$" + std::to_string(inst.attr0); break;
-    case Op::BoundsCheck: attrs = "$" + std::to_string(inst.attr0) + "." + std::to_string(inst.attr1); break;
-    case Op::TmpLoad: case Op::TmpStore: attrs = "@" + std::to_string(inst.attr0); break;
-    case Op::StructFor: attrs = "$" + std::to_string(inst.attr0) + " dims " + std::to_string(inst.attr1); break;
-    case Op::Offload:
-      attrs = std::string(task_kind_name(static_cast<TaskKind>(inst.attr0)));
-      if (inst.attr0 == static_cast<int>(TaskKind::StructFor)) attrs += " $" + std::to_string(inst.attr1);
-      break;
-    case Op::Assert: attrs = "\"" + inst.text + "\""; break;
-    default: break;
-  }
+  std::string attrs = format_attributes(inst);
   size_t first_operand = inst.op == Op::LoopIndex ? 1 : 0;
   if (!attrs.empty()) out += " " + attrs;
   for (size_t i = first_operand; i < inst.operands.size(); ++i) {
@@ -94,7 +118,7 @@ std::string print_inst(const Inst& inst, int indent) {
   return out;
 }
 
-std::string print_kernel(Kernel& kernel) {
+std::string print_kernel(const Kernel& kernel) {
   kernel.renumber();
   const KernelABI& abi = kernel.abi;
   std::string out = "kernel " + abi.name + "\n";

@@ -9,8 +9,8 @@ class Kernel;
 class Block;
 class Inst;
 
-// Renumbers the kernel, then prints its contract and body.
-std::string print_kernel(Kernel& kernel);
+// Renumbers the kernel (ids are printing names), then prints its contract and body.
+std::string print_kernel(const Kernel& kernel);
 // One instruction (with its regions), indented by `indent` levels; ids must be assigned.
 std::string print_inst(const Inst& inst, int indent = 0);
 

@@ -1,12 +1,12 @@
 #include "compiler/ir/verifier.h"
 
 #include <cstdio>
-#include <stdexcept>
 #include <unordered_set>
 #include <vector>
 
 #include "compiler/ir/inst.h"
 #include "compiler/ir/printer.h"
+#include "runtime/common/error.h"
 
 namespace loom::ir {
 
@@ -18,24 +18,74 @@ std::string hex(uint64_t bits) {
   return buf;
 }
 
+bool is_value_type(Scalar t) { return is_numeric(t) || t == Scalar::Bool; }
+
+// Whether `t` belongs to an operand type class of ops.def (value classes only).
+bool in_class(OperandTypes c, Scalar t) {
+  switch (c) {
+    case OperandTypes::Numeric:
+      return is_numeric(t);
+    case OperandTypes::Float:
+      return is_float(t);
+    case OperandTypes::Int:
+    case OperandTypes::Index:
+      return is_int(t);
+    case OperandTypes::IntOrBool:
+    case OperandTypes::Shift:
+      return is_int(t) || t == Scalar::Bool;
+    case OperandTypes::Bool:
+      return t == Scalar::Bool;
+    case OperandTypes::Any:
+    case OperandTypes::Condition:
+      return is_value_type(t);
+    case OperandTypes::Variable:
+    case OperandTypes::Pointer:
+    case OperandTypes::AtomicTarget:
+    case OperandTypes::Loop:
+    case OperandTypes::Special:
+      return true;  // checked by op, not by type
+  }
+  return true;
+}
+
+// The verifier's words for an operand outside its class (tests match these).
+std::string class_problem(Op op, OperandTypes c) {
+  std::string name(op_name(op));
+  bool unary = op_info(op).arity == 1;
+  switch (c) {
+    case OperandTypes::Float:
+      return unary ? "math function needs a float" : name + " needs floats";
+    case OperandTypes::Bool:
+      return unary ? name + " needs bool" : "logic op needs bool";
+    case OperandTypes::Int:
+      return name + " needs an integer";
+    case OperandTypes::IntOrBool:
+    case OperandTypes::Shift:
+      return "bit operation needs integers";
+    case OperandTypes::Numeric:
+      return name + " needs numbers";
+    case OperandTypes::Any:
+    case OperandTypes::Condition:
+    case OperandTypes::Index:
+    case OperandTypes::Variable:
+    case OperandTypes::Pointer:
+    case OperandTypes::AtomicTarget:
+    case OperandTypes::Loop:
+    case OperandTypes::Special:
+      return name + " operand types";
+  }
+  return name + " operand types";
+}
+
+bool is_pointer(const Inst* p) { return p->op == Op::GlobalPtr || p->op == Op::ElementPtr; }
+
 class Verifier {
  public:
-  Verifier(Kernel& k, VerifyOptions o) : kernel_(k), options_(o) {}
+  Verifier(const Kernel& k, VerifyOptions o) : kernel_(k), options_(o) {}
 
   std::string run() {
     kernel_.renumber();
-    if (options_.offloaded) {
-      // Top level: tasks, plus uniform values (constants, arguments, shapes and pure math
-      // on them) that codegen re-materialises inside each task and each extent function.
-      for (auto& inst : kernel_.body->insts) {
-        if (inst->op == Op::Offload) continue;
-        bool uniform = inst->op == Op::Const || inst->op == Op::ArgLoad ||
-                       inst->op == Op::ResourceShape ||
-                       ((is_unary(inst->op) || is_binary(inst->op) || inst->op == Op::Select ||
-                         inst->op == Op::Fma) && is_pure(inst->op));
-        if (!uniform) return fail(*inst, "top level of an offloaded kernel holds a non-uniform instruction");
-      }
-    }
+    if (options_.offloaded) check_offloaded_top_level();
     check_block(*kernel_.body);
     return error_;
   }
@@ -46,10 +96,36 @@ class Verifier {
     return error_;
   }
 
+  // The verifier's own tables (ops.def, the op switch) disagree: a bug in Loom, not in the
+  // IR under test, so it is thrown rather than reported as the IR's problem.
+  [[noreturn]] void internal_fail(const Inst& inst, const std::string& why,
+                                  SourceLocation where = SourceLocation::current()) {
+    throw InternalError(Place{"", kernel_.abi.name}, why + ": " + print_inst_head(inst), where);
+  }
+
   static std::string print_inst_head(const Inst& inst) {
     std::string s = print_inst(inst);
     auto nl = s.find('\n');
     return nl == std::string::npos ? s : s.substr(0, nl);
+  }
+
+  // A type problem; not checked before type_check (VerifyOptions::types).
+  void type_fail(const Inst& inst, const std::string& why) {
+    if (options_.types) fail(inst, why);
+  }
+
+  // Top level: tasks, plus uniform values (constants, arguments, shapes and pure math on
+  // them) that codegen re-materialises inside each task and each extent function.
+  void check_offloaded_top_level() {
+    for (const auto& inst : kernel_.body->insts) {
+      if (inst->op == Op::Offload) continue;
+      bool uniform = inst->op == Op::Const || inst->op == Op::ArgLoad ||
+                     inst->op == Op::ResourceShape || is_value_op(inst->op);
+      if (!uniform) {
+        fail(*inst, "top level of an offloaded kernel holds a non-uniform instruction");
+        return;
+      }
+    }
   }
 
   bool enclosing(const Inst* region_inst, const Inst& user) const {
@@ -68,207 +144,279 @@ class Verifier {
     for (const Block* b = inst.parent; b && b->owner; b = b->owner->parent) {
       Op op = b->owner->op;
       if (op == Op::While || op == Op::RangeFor || op == Op::StructFor) return true;
-      if (op == Op::Offload) return b->owner->attr0 != static_cast<int>(TaskKind::Serial);
+      if (op == Op::Offload) return b->owner->task_kind() != TaskKind::Serial;
     }
     return false;
   }
 
-  // A type problem; not checked before type_check (VerifyOptions::types).
-  void type_fail(const Inst& inst, const std::string& why) {
-    if (options_.types) fail(inst, why);
+  // ops.def's arity; false (and a failure) when the count is wrong, so that nothing
+  // after it indexes a missing operand.
+  bool check_operand_count(const Inst& inst) {
+    int arity = op_info(inst.op).arity;
+    if (arity == Variadic || inst.operands.size() == static_cast<size_t>(arity)) return true;
+    fail(inst, "expects " + std::to_string(arity) + " operands, has " +
+                   std::to_string(inst.operands.size()));
+    return false;
   }
 
-  size_t expect_operands(const Inst& inst, size_t n) {
-    if (inst.operands.size() != n)
-      fail(inst, "expects " + std::to_string(n) + " operands, has " + std::to_string(inst.operands.size()));
-    return n;
+  void check_resource_slot(const Inst& inst) {
+    int slot = inst.resource_slot();
+    if (slot < 0 || static_cast<size_t>(slot) >= kernel_.abi.resources.size())
+      fail(inst, "resource slot out of range");
   }
 
-  void check_types(const Inst& inst) {
+  // Unary, binary and ternary value ops, entirely from their ops.def row.
+  void check_value_op(const Inst& inst) {
+    const OpInfo& info = op_info(inst.op);
     const auto& ops = inst.operands;
-    auto slot_ok = [&](int slot) {
-      if (slot < 0 || static_cast<size_t>(slot) >= kernel_.abi.resources.size())
-        fail(inst, "resource slot out of range");
-    };
-    if (is_unary(inst.op)) {
-      expect_operands(inst, 1);
-      if (ops.size() != 1) return;
-      if (inst.op == Op::LogicNot) {
-        if (ops[0]->type != Scalar::Bool || inst.type != Scalar::Bool) type_fail(inst, "not needs bool");
-      } else if (inst.op == Op::Cast) {
-        if (!is_numeric(inst.type) && inst.type != Scalar::Bool) type_fail(inst, "cast to a non-value type");
-      } else if (inst.op == Op::Bitcast) {
-        if (bit_width(inst.type) != bit_width(ops[0]->type)) type_fail(inst, "bitcast between widths");
-      } else if (inst.type != ops[0]->type) {
-        type_fail(inst, "unary result type differs from operand");
-      } else if (inst.op == Op::BitNot && !is_int(inst.type)) {
-        type_fail(inst, "bit_not needs an integer");
-      } else if (inst.op >= Op::Floor && inst.op <= Op::Log && !is_float(inst.type)) {
-        type_fail(inst, "math function needs a float");
-      }
+    bool mixed_ok =
+        info.operands == OperandTypes::Shift || info.operands == OperandTypes::Condition;
+    if (!mixed_ok) {
+      for (const Inst* o : ops)
+        if (o->type != ops[0]->type) return type_fail(inst, same_type_problem(inst));
+    }
+    if (!check_value_result(inst)) return;
+    if (info.operands == OperandTypes::Condition) {
+      if (ops[0]->type != Scalar::Bool || ops[1]->type != inst.type || ops[2]->type != inst.type)
+        type_fail(inst, std::string(info.name) + " types");
       return;
     }
-    if (is_binary(inst.op)) {
-      expect_operands(inst, 2);
-      if (ops.size() != 2) return;
-      bool shift = inst.op == Op::Shl || inst.op == Op::Shr;
-      if (!shift && ops[0]->type != ops[1]->type) type_fail(inst, "binary operands differ in type");
-      bool logic = inst.op == Op::LogicAnd || inst.op == Op::LogicOr;
-      if (is_comparison(inst.op) || logic) {
-        if (inst.type != Scalar::Bool) type_fail(inst, "comparison must give bool");
-        if (logic && ops[0]->type != Scalar::Bool) type_fail(inst, "logic op needs bool");
-      } else if (inst.type != ops[0]->type) {
-        type_fail(inst, "binary result type differs from operands");
-      }
-      if ((inst.op == Op::BitAnd || inst.op == Op::BitOr || inst.op == Op::BitXor || shift) &&
-          !(is_int(inst.type) || inst.type == Scalar::Bool))
-        type_fail(inst, "bit operation needs integers");
-      if (inst.op == Op::Atan2 && !is_float(inst.type)) type_fail(inst, "atan2 needs floats");
-      return;
+    for (const Inst* o : ops)
+      if (!in_class(info.operands, o->type))
+        return type_fail(inst, class_problem(inst.op, info.operands));
+  }
+
+  static std::string same_type_problem(const Inst& inst) {
+    if (op_info(inst.op).arity == 2) return "binary operands differ in type";
+    return std::string(op_name(inst.op)) + " types";
+  }
+
+  bool check_value_result(const Inst& inst) {
+    const OpInfo& info = op_info(inst.op);
+    Scalar operand = inst.operands[0]->type;
+    bool unary = info.arity == 1;
+    std::string name(info.name);
+    switch (info.result) {
+      case ResultType::SameAsOperand:
+        if (inst.type == operand) return true;
+        if (unary)
+          type_fail(inst, "unary result type differs from operand");
+        else if (info.arity == 2)
+          type_fail(inst, "binary result type differs from operands");
+        else
+          type_fail(inst, name + " types");
+        return false;
+      case ResultType::Bool:
+        if (inst.type == Scalar::Bool) return true;
+        type_fail(inst, unary ? name + " needs bool" : "comparison must give bool");
+        return false;
+      case ResultType::Declared:
+        if (is_value_type(inst.type)) return true;
+        type_fail(inst, name + " to a non-value type");
+        return false;
+      case ResultType::SameWidth:
+        if (bit_width(inst.type) == bit_width(operand)) return true;
+        type_fail(inst, name + " between widths");
+        return false;
+      case ResultType::Void:
+      case ResultType::I32:
+      case ResultType::Pointee:
+        internal_fail(inst, "ops.def gives a value op a memory or void result");
     }
+    return false;
+  }
+
+  void check_constant(const Inst& inst) {
+    if (inst.type == Scalar::Void) {
+      fail(inst, "void constant");
+    } else if (!const_is_normalized(inst)) {
+      fail(inst, "constant bits not in normal form (0x" + hex(inst.bits) + " as " +
+                     std::string(scalar_name(inst.type)) + ")");
+    }
+  }
+
+  void check_argument(const Inst& inst) {
+    int index = inst.param_index();
+    if (index < 0 || static_cast<size_t>(index) >= kernel_.abi.params.size())
+      fail(inst, "argument index out of range");
+  }
+
+  void check_loop_index(const Inst& inst) {
+    const Inst* loop = inst.operands[0];
+    if (loop->op != Op::RangeFor && loop->op != Op::StructFor && loop->op != Op::Offload)
+      fail(inst, "loop_index of a non-loop");
+    else if (!enclosing(loop, inst))
+      fail(inst, "loop_index outside its loop");
+  }
+
+  // Whether `address` is what an op whose operands are of class `kind` takes as operand 0.
+  static bool is_address_for(OperandTypes kind, const Inst* address) {
+    bool variable = address->op == Op::Alloca;
+    if (kind == OperandTypes::Variable) return variable;
+    if (kind == OperandTypes::Pointer) return is_pointer(address);
+    return kind == OperandTypes::AtomicTarget && (is_pointer(address) || variable);
+  }
+
+  // LocalLoad/LocalStore/GlobalLoad/GlobalStore/AtomicRMW: operand 0 is the right kind of
+  // address, and the value loaded or stored has the pointee's type.
+  void check_memory_access(const Inst& inst) {
+    const OpInfo& info = op_info(inst.op);
+    const Inst* address = inst.operands[0];
+    if (!is_address_for(info.operands, address)) return (void)fail(inst, address_problem(inst.op));
+    std::string problem =
+        inst.op == Op::AtomicRMW ? "atomic types" : std::string(info.name) + " type";
+    bool loads = info.result == ResultType::Pointee;
+    bool stores = inst.operands.size() == 2;
+    if (loads && inst.type != address->type) return type_fail(inst, problem);
+    if (stores && inst.operands[1]->type != address->type) type_fail(inst, problem);
+  }
+
+  // "local_load of a non-alloca", "global_store to a non-pointer", "atomic on a non-pointer".
+  static std::string address_problem(Op op) {
+    const OpInfo& info = op_info(op);
+    const char* preposition = info.result == ResultType::Void ? " to a "
+                              : info.arity == 2               ? " on a "
+                                                              : " of a ";
+    const char* address = info.operands == OperandTypes::Variable ? "non-alloca" : "non-pointer";
+    return std::string(info.name) + preposition + address;
+  }
+
+  void check_pointer(const Inst& inst) {
+    if (inst.op == Op::GlobalPtr && options_.lowered)
+      fail(inst, "global_ptr left after access lowering");
+    check_resource_slot(inst);
+    const char* problem =
+        inst.op == Op::GlobalPtr ? "index is not an integer" : "element index is not an integer";
+    for (const Inst* index : inst.operands)
+      if (!is_int(index->type)) type_fail(inst, problem);
+  }
+
+  // If/Assert: their one operand is a condition.
+  void check_condition(const Inst& inst, const char* problem) {
+    if (inst.operands[0]->type != Scalar::Bool) type_fail(inst, problem);
+  }
+
+  void check_region_count(const Inst& inst, size_t count, const char* problem) {
+    if (inst.regions.size() != count) fail(inst, problem);
+  }
+
+  void check_range_for(const Inst& inst) {
+    check_region_count(inst, 1, "range_for needs one region");
+    int dims = inst.dims();
+    if (inst.operands.size() != static_cast<size_t>(dims) * 2 || dims < 1 || dims > kMaxDims)
+      fail(inst, "range_for bounds do not match its dimensions");
+  }
+
+  void check_return(const Inst& inst) {
+    if (inside_loop(inst)) fail(inst, "return inside a parallel or loop region");
+    if (!inst.operands.empty() && kernel_.abi.returns.empty())
+      fail(inst, "return of a value from a kernel without returns");
+  }
+
+  void check_offload(const Inst& inst) {
+    check_region_count(inst, 1, "offload needs one region");
+    if (inst.parent != kernel_.body.get()) fail(inst, "offload task not at top level");
+  }
+
+  // Everything one instruction's ops.def row and its op's own rules require.
+  void check_inst(const Inst& inst) {
+    if (!check_operand_count(inst)) return;
+    if (is_value_op(inst.op)) return check_value_op(inst);
     switch (inst.op) {
       case Op::Const:
-        expect_operands(inst, 0);
-        if (inst.type == Scalar::Void) fail(inst, "void constant");
-        else if (!const_is_normalized(inst))
-          fail(inst, "constant bits not in normal form (0x" + hex(inst.bits) + " as " +
-                         std::string(scalar_name(inst.type)) + ")");
-        break;
+        return check_constant(inst);
       case Op::ArgLoad:
-        if (inst.attr0 < 0 || static_cast<size_t>(inst.attr0) >= kernel_.abi.params.size())
-          fail(inst, "argument index out of range");
-        break;
-      case Op::LoopIndex: {
-        expect_operands(inst, 1);
-        if (inst.operands.empty()) break;
-        const Inst* loop = ops[0];
-        if (loop->op != Op::RangeFor && loop->op != Op::StructFor && loop->op != Op::Offload)
-          fail(inst, "loop_index of a non-loop");
-        else if (!enclosing(loop, inst))
-          fail(inst, "loop_index outside its loop");
-        break;
-      }
-      case Op::ResourceShape: slot_ok(inst.attr0); break;
-      case Op::Select:
-        expect_operands(inst, 3);
-        if (ops.size() == 3 && (ops[0]->type != Scalar::Bool || ops[1]->type != inst.type ||
-                                ops[2]->type != inst.type))
-          type_fail(inst, "select types");
-        break;
-      case Op::Fma:
-        expect_operands(inst, 3);
-        if (ops.size() == 3 && (ops[0]->type != inst.type || ops[1]->type != inst.type ||
-                                ops[2]->type != inst.type))
-          type_fail(inst, "fma types");
-        break;
-      case Op::Alloca: expect_operands(inst, 0); break;
-      case Op::LocalLoad:
-        expect_operands(inst, 1);
-        if (ops.size() == 1 && ops[0]->op != Op::Alloca) fail(inst, "local_load of a non-alloca");
-        else if (ops.size() == 1 && ops[0]->type != inst.type) type_fail(inst, "local_load type");
-        break;
-      case Op::LocalStore:
-        expect_operands(inst, 2);
-        if (ops.size() == 2 && ops[0]->op != Op::Alloca) fail(inst, "local_store to a non-alloca");
-        else if (ops.size() == 2 && ops[0]->type != ops[1]->type) type_fail(inst, "local_store type");
-        break;
-      case Op::GlobalPtr:
-        if (options_.lowered) fail(inst, "global_ptr left after access lowering");
-        slot_ok(inst.attr0);
-        for (Inst* i : ops)
-          if (!is_int(i->type)) type_fail(inst, "index is not an integer");
-        break;
-      case Op::ElementPtr:
-        slot_ok(inst.attr0);
-        expect_operands(inst, 1);
-        if (ops.size() == 1 && !is_int(ops[0]->type)) type_fail(inst, "element index is not an integer");
-        break;
-      case Op::GlobalLoad:
-        expect_operands(inst, 1);
-        if (ops.size() == 1 && ops[0]->op != Op::GlobalPtr && ops[0]->op != Op::ElementPtr)
-          fail(inst, "global_load of a non-pointer");
-        else if (ops.size() == 1 && ops[0]->type != inst.type) type_fail(inst, "global_load type");
-        break;
-      case Op::GlobalStore:
-        expect_operands(inst, 2);
-        if (ops.size() == 2 && ops[0]->op != Op::GlobalPtr && ops[0]->op != Op::ElementPtr)
-          fail(inst, "global_store to a non-pointer");
-        else if (ops.size() == 2 && ops[0]->type != ops[1]->type) type_fail(inst, "global_store type");
-        break;
-      case Op::AtomicRMW:
-        expect_operands(inst, 2);
-        if (ops.size() == 2 && ops[0]->op != Op::GlobalPtr && ops[0]->op != Op::ElementPtr &&
-            ops[0]->op != Op::Alloca)
-          fail(inst, "atomic on a non-pointer");
-        else if (ops.size() == 2 && (ops[0]->type != ops[1]->type || inst.type != ops[1]->type))
-          type_fail(inst, "atomic types");
-        break;
-      case Op::TexLoad: case Op::TexSample: case Op::TexStore: slot_ok(inst.attr0); break;
+        return check_argument(inst);
+      case Op::LoopIndex:
+        return check_loop_index(inst);
+      case Op::ResourceShape:
+      case Op::TexLoad:
+      case Op::TexSample:
+      case Op::TexStore:
       case Op::BoundsCheck:
-        slot_ok(inst.attr0);
-        expect_operands(inst, 2);
-        break;
-      case Op::TmpStore: expect_operands(inst, 1); break;
-      case Op::TmpLoad: expect_operands(inst, 0); break;
+        return check_resource_slot(inst);
+      case Op::LocalLoad:
+      case Op::LocalStore:
+      case Op::GlobalLoad:
+      case Op::GlobalStore:
+      case Op::AtomicRMW:
+        return check_memory_access(inst);
+      case Op::GlobalPtr:
+      case Op::ElementPtr:
+        return check_pointer(inst);
       case Op::If:
-        expect_operands(inst, 1);
-        if (inst.regions.size() != 2) fail(inst, "if needs then and else regions");
-        if (ops.size() == 1 && ops[0]->type != Scalar::Bool) type_fail(inst, "if condition is not bool");
-        break;
+        check_region_count(inst, 2, "if needs then and else regions");
+        return check_condition(inst, "if condition is not bool");
+      case Op::Assert:
+        return check_condition(inst, "assert of a non-bool");
       case Op::RangeFor:
-        if (inst.regions.size() != 1) fail(inst, "range_for needs one region");
-        if (ops.size() != static_cast<size_t>(inst.attr0) * 2 || inst.attr0 < 1 || inst.attr0 > kMaxDims)
-          fail(inst, "range_for bounds do not match its dimensions");
-        break;
+        return check_range_for(inst);
       case Op::StructFor:
-        if (inst.regions.size() != 1) fail(inst, "struct_for needs one region");
-        slot_ok(inst.attr0);
-        break;
+        check_region_count(inst, 1, "struct_for needs one region");
+        return check_resource_slot(inst);
       case Op::While:
-        if (inst.regions.size() != 1) fail(inst, "while needs one region");
-        break;
+        return check_region_count(inst, 1, "while needs one region");
       case Op::Break:
         if (!inside_op(inst, Op::While)) fail(inst, "break outside a while loop");
-        break;
+        return;
       case Op::Continue:
         if (!inside_loop(inst)) fail(inst, "continue outside a loop");
-        break;
+        return;
       case Op::Return:
-        if (inside_loop(inst)) fail(inst, "return inside a parallel or loop region");
-        if (ops.size() > 0 && kernel_.abi.returns.empty()) fail(inst, "return of a value from a kernel without returns");
-        break;
-      case Op::Assert:
-        expect_operands(inst, 1);
-        if (ops.size() == 1 && ops[0]->type != Scalar::Bool) type_fail(inst, "assert of a non-bool");
-        break;
+        return check_return(inst);
       case Op::Offload:
-        if (inst.regions.size() != 1) fail(inst, "offload needs one region");
-        if (inst.parent != kernel_.body.get()) fail(inst, "offload task not at top level");
-        break;
-      default: break;
+        return check_offload(inst);
+      case Op::Rand:
+      case Op::Alloca:
+      case Op::TmpLoad:
+      case Op::TmpStore:
+        return;  // their operand count is all there is to check
+      // Value ops: check_value_op, above (one line per group of ops, not one per op).
+      // clang-format off
+      case Op::Neg: case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign:
+      case Op::Floor: case Op::Ceil: case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin:
+      case Op::Cos: case Op::Tan: case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp:
+      case Op::Log: case Op::Cast: case Op::Bitcast: case Op::Add: case Op::Sub: case Op::Mul:
+      case Op::Div: case Op::Mod: case Op::Min: case Op::Max: case Op::Pow: case Op::Atan2:
+      case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr: case Op::Eq:
+      case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::LogicAnd:
+      case Op::LogicOr: case Op::Select: case Op::Fma:
+        internal_fail(inst, "value op not checked by check_value_op");
+        // clang-format on
     }
   }
 
-  void check_block(Block& block) {
-    for (auto& up : block.insts) {
-      Inst& inst = *up;
-      if (inst.parent != &block) fail(inst, "parent pointer is wrong");
-      bool null_operand = false;
-      for (Inst* op : inst.operands) {
-        if (!op) {
-          fail(inst, "null operand");
-          null_operand = true;
-          continue;
-        }
-        if (!defined_.count(op)) fail(inst, "operand %" + std::to_string(op->id) + " does not dominate its use");
-        if (op->type == Scalar::Void && op->op != Op::RangeFor && op->op != Op::StructFor &&
-            op->op != Op::Offload)
-          fail(inst, "operand has no value");
+  // Operands exist, are alive, dominate their use and have values; false when the
+  // instruction must not be looked at further.
+  bool check_operands(const Inst& inst) {
+    for (size_t i = 0; i < inst.operands.size(); ++i) {
+      const Inst* op = inst.operands[i];
+      if (!op) {
+        fail(inst, "null operand");
+        return false;
       }
-      if (null_operand) return;  // nothing below may look at its operands
-      check_types(inst);
+      if (op->erased()) {
+        fail(inst, "operand " + std::to_string(i) + " (" + std::string(op_name(op->op)) +
+                       ") refers to an erased instruction");
+        return false;
+      }
+      if (!defined_.count(op))
+        fail(inst, "operand %" + std::to_string(op->id) + " does not dominate its use");
+      if (op->type == Scalar::Void && op->op != Op::RangeFor && op->op != Op::StructFor &&
+          op->op != Op::Offload)
+        fail(inst, "operand has no value");
+    }
+    return true;
+  }
+
+  void check_block(const Block& block) {
+    for (const auto& up : block.insts) {
+      const Inst& inst = *up;
+      if (inst.parent != &block) fail(inst, "parent pointer is wrong");
+      if (!check_operands(inst)) return;  // nothing below may look at its operands
+      check_inst(inst);
       define(&inst);  // a loop is visible to the loop_index users inside it
-      for (auto& region : inst.regions) {
+      for (const auto& region : inst.regions) {
         if (region->owner != &inst) fail(inst, "region owner pointer is wrong");
         size_t mark = scope_.size();
         check_block(*region);
@@ -281,12 +429,12 @@ class Verifier {
     }
   }
 
-  Kernel& kernel_;
-  VerifyOptions options_;
   void define(const Inst* inst) {
     if (defined_.insert(inst).second) scope_.push_back(inst);
   }
 
+  const Kernel& kernel_;
+  VerifyOptions options_;
   std::unordered_set<const Inst*> defined_;
   std::vector<const Inst*> scope_;
   std::string error_;
@@ -294,12 +442,15 @@ class Verifier {
 
 }  // namespace
 
-std::string verify(Kernel& kernel, VerifyOptions options) { return Verifier(kernel, options).run(); }
+std::string verify(const Kernel& kernel, VerifyOptions options) {
+  return Verifier(kernel, options).run();
+}
 
-void verify_or_throw(Kernel& kernel, const std::string& after_pass, VerifyOptions options) {
+void verify_or_throw(const Kernel& kernel, const std::string& after_pass, VerifyOptions options) {
   std::string problem = verify(kernel, options);
   if (!problem.empty())
-    throw std::logic_error("IR verification failed after " + after_pass + ": " + problem);
+    throw InternalError(Place{"", kernel.abi.name},
+                        "IR verification failed after " + after_pass + ": " + problem);
 }
 
 }  // namespace loom::ir

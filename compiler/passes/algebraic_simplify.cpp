@@ -1,11 +1,13 @@
 #include "compiler/passes/algebraic_simplify.h"
 
 #include <cmath>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "compiler/ir/inst.h"
 #include "compiler/passes/rewrite.h"
+#include "runtime/common/error.h"
 
 namespace loom::passes {
 
@@ -31,27 +33,23 @@ bool lossless(Scalar from, Scalar to) {
   return from == Scalar::F32 && to == Scalar::F64;
 }
 
-Op mirrored(Op op) {  // a < b  <=>  b > a
-  switch (op) {
-    case Op::Lt: return Op::Gt;
-    case Op::Gt: return Op::Lt;
-    case Op::Le: return Op::Ge;
-    case Op::Ge: return Op::Le;
-    default: return op;
-  }
+// Pairs of comparisons, looked up rather than switched on: every other op maps to itself.
+struct OpPair {
+  Op from, to;
+};
+constexpr OpPair kMirrored[] = {{Op::Lt, Op::Gt}, {Op::Gt, Op::Lt}, {Op::Le, Op::Ge}, {Op::Ge, Op::Le}};
+constexpr OpPair kInverse[] = {{Op::Eq, Op::Ne}, {Op::Ne, Op::Eq}, {Op::Lt, Op::Ge},
+                               {Op::Ge, Op::Lt}, {Op::Gt, Op::Le}, {Op::Le, Op::Gt}};
+
+template <size_t N>
+Op look_up(const OpPair (&pairs)[N], Op op) {
+  for (const OpPair& p : pairs)
+    if (p.from == op) return p.to;
+  return op;
 }
 
-Op inverse(Op op) {  // not (a < b)  <=>  a >= b, for integers
-  switch (op) {
-    case Op::Eq: return Op::Ne;
-    case Op::Ne: return Op::Eq;
-    case Op::Lt: return Op::Ge;
-    case Op::Ge: return Op::Lt;
-    case Op::Gt: return Op::Le;
-    case Op::Le: return Op::Gt;
-    default: return op;
-  }
-}
+Op mirrored(Op op) { return look_up(kMirrored, op); }  // a < b  <=>  b > a
+Op inverse(Op op) { return look_up(kInverse, op); }    // not (a < b)  <=>  a >= b, for integers
 
 class Simplifier {
  public:
@@ -64,7 +62,7 @@ class Simplifier {
     std::unordered_set<Inst*> dead;
     for (auto& [from, to] : replaced_)
       if (ir::is_pure(from->op)) dead.insert(from);
-    replace_and_erase(*kernel_.body, replaced_, dead);
+    replace_and_erase(kernel_, replaced_, dead);
     return progress_;
   }
 
@@ -98,6 +96,8 @@ class Simplifier {
     std::unique_ptr<Inst> branch = block.remove(pos);
     Block& taken = *branch->regions[branch->operands[0]->bits ? 0 : 1];
     for (size_t j = 0; j < taken.insts.size(); ++j) block.insert(pos + j, std::move(taken.insts[j]));
+    taken.insts.clear();
+    kernel_.erase(std::move(branch));
     return pos - 1;  // revisit the spliced instructions (wraps for pos 0; the loop's ++ undoes it)
   }
 
@@ -107,9 +107,8 @@ class Simplifier {
 
   // In-place rewrites; they return null, meaning "no replacement value".
   Inst* become(Inst* inst, Op op, std::vector<Inst*> operands) {
-    inst->op = op;
+    inst->morph(op);
     inst->operands = std::move(operands);
-    inst->attr0 = inst->attr1 = 0;
     progress_ = true;
     return nullptr;
   }
@@ -165,9 +164,25 @@ class Simplifier {
           progress_ = true;
         }
         return nullptr;
-      default:
+      // No rewrite for these.
+      case Op::Sign: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tan:
+      case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp: case Op::Log:
         return nullptr;
+      // Not unary: simplify() sends only unary ops here.
+      case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Add:
+      case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max:
+      case Op::Pow: case Op::Atan2: case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl:
+      case Op::Shr: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
+      case Op::LogicAnd: case Op::LogicOr: case Op::Select: case Op::Fma: case Op::Rand:
+      case Op::Alloca: case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr:
+      case Op::ElementPtr: case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW:
+      case Op::TmpLoad: case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad:
+      case Op::TexSample: case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor:
+      case Op::While: case Op::Break: case Op::Continue: case Op::Return: case Op::Assert:
+      case Op::Offload:
+        break;
     }
+    throw InternalError("simplify_unary of " + std::string(ir::op_name(inst->op)));
   }
 
   Inst* simplify_select(Inst* inst) {
@@ -308,9 +323,24 @@ class Simplifier {
         if (a == b) return a;
         if (b->is_const()) return b->bits ? b : a;
         return nullptr;
-      default:
+      // No rewrite for these.
+      case Op::Atan2:
         return nullptr;
+      // Not binary: simplify() sends only binary ops here.
+      case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Neg:
+      case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign: case Op::Floor:
+      case Op::Ceil: case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos:
+      case Op::Tan: case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp: case Op::Log:
+      case Op::Cast: case Op::Bitcast: case Op::Select: case Op::Fma: case Op::Rand:
+      case Op::Alloca: case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr:
+      case Op::ElementPtr: case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW:
+      case Op::TmpLoad: case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad:
+      case Op::TexSample: case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor:
+      case Op::While: case Op::Break: case Op::Continue: case Op::Return: case Op::Assert:
+      case Op::Offload:
+        break;
     }
+    throw InternalError("simplify_binary of " + std::string(ir::op_name(op)));
   }
 
   ir::Kernel& kernel_;

@@ -3,9 +3,11 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <string>
 
 #include "compiler/ir/inst.h"
 #include "compiler/passes/rewrite.h"
+#include "runtime/common/error.h"
 
 namespace loom::passes {
 
@@ -119,8 +121,26 @@ std::optional<uint64_t> fold_unary(Op op, Scalar t, Value a) {
       case Op::Sign:
         if (is_unsigned_int(t)) return int_result(t, a.bits != 0);
         return int_result(t, static_cast<uint64_t>(a.s() > 0 ? 1 : a.s() < 0 ? -1 : 0));
-      default: return std::nullopt;
+      // Float-only, or folded before the switch.
+      case Op::LogicNot: case Op::Floor: case Op::Ceil: case Op::Round: case Op::Sqrt:
+      case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tan: case Op::Asin: case Op::Acos:
+      case Op::Atan: case Op::Exp: case Op::Log: case Op::Cast: case Op::Bitcast:
+        return std::nullopt;
+      // Not unary: evaluate() sends only unary ops here.
+      case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Add:
+      case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max:
+      case Op::Pow: case Op::Atan2: case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl:
+      case Op::Shr: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
+      case Op::LogicAnd: case Op::LogicOr: case Op::Select: case Op::Fma: case Op::Rand:
+      case Op::Alloca: case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr:
+      case Op::ElementPtr: case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW:
+      case Op::TmpLoad: case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad:
+      case Op::TexSample: case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor:
+      case Op::While: case Op::Break: case Op::Continue: case Op::Return: case Op::Assert:
+      case Op::Offload:
+        break;
     }
+    throw InternalError("fold_unary of " + std::string(ir::op_name(op)));
   }
   double x = a.f();
   switch (op) {
@@ -141,8 +161,24 @@ std::optional<uint64_t> fold_unary(Op op, Scalar t, Value a) {
     case Op::Atan: return float_math(t, x, [](auto v) { return std::atan(v); });
     case Op::Exp: return float_math(t, x, [](auto v) { return std::exp(v); });
     case Op::Log: return float_math(t, x, [](auto v) { return std::log(v); });
-    default: return std::nullopt;
+    // Integer-only, or folded before the switch.
+    case Op::BitNot: case Op::LogicNot: case Op::Cast: case Op::Bitcast:
+      return std::nullopt;
+    // Not unary: evaluate() sends only unary ops here.
+    case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Add:
+    case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max:
+    case Op::Pow: case Op::Atan2: case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl:
+    case Op::Shr: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
+    case Op::LogicAnd: case Op::LogicOr: case Op::Select: case Op::Fma: case Op::Rand:
+    case Op::Alloca: case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr:
+    case Op::ElementPtr: case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW:
+    case Op::TmpLoad: case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad:
+    case Op::TexSample: case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor:
+    case Op::While: case Op::Break: case Op::Continue: case Op::Return: case Op::Assert:
+    case Op::Offload:
+      break;
   }
+  throw InternalError("fold_unary of " + std::string(ir::op_name(op)));
 }
 
 std::optional<uint64_t> fold_int_binary(Op op, Scalar t, Value a, Value b) {
@@ -199,8 +235,23 @@ std::optional<uint64_t> fold_int_binary(Op op, Scalar t, Value a, Value b) {
     case Op::Le: return bool_result(!less(b, a));
     case Op::Gt: return bool_result(less(b, a));
     case Op::Ge: return bool_result(!less(a, b));
-    default: return std::nullopt;
+    // Float-only, or bool logic (fold_binary folds it first).
+    case Op::Atan2: case Op::LogicAnd: case Op::LogicOr:
+      return std::nullopt;
+    // Not binary: evaluate() sends only binary ops here.
+    case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Neg:
+    case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil:
+    case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tan:
+    case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp: case Op::Log: case Op::Cast:
+    case Op::Bitcast: case Op::Select: case Op::Fma: case Op::Rand: case Op::Alloca:
+    case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr: case Op::ElementPtr:
+    case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW: case Op::TmpLoad:
+    case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad: case Op::TexSample:
+    case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor: case Op::While:
+    case Op::Break: case Op::Continue: case Op::Return: case Op::Assert: case Op::Offload:
+      break;
   }
+  throw InternalError("fold_int_binary of " + std::string(ir::op_name(op)));
 }
 
 std::optional<uint64_t> fold_float_binary(Op op, Scalar t, Value a, Value b) {
@@ -233,8 +284,24 @@ std::optional<uint64_t> fold_float_binary(Op op, Scalar t, Value a, Value b) {
     case Op::Le: return bool_result(x <= y);
     case Op::Gt: return bool_result(x > y);
     case Op::Ge: return bool_result(x >= y);
-    default: return std::nullopt;
+    // Integer-only or bool-only: not folded for floats.
+    case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr:
+    case Op::LogicAnd: case Op::LogicOr:
+      return std::nullopt;
+    // Not binary: evaluate() sends only binary ops here.
+    case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Neg:
+    case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil:
+    case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tan:
+    case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp: case Op::Log: case Op::Cast:
+    case Op::Bitcast: case Op::Select: case Op::Fma: case Op::Rand: case Op::Alloca:
+    case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr: case Op::ElementPtr:
+    case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW: case Op::TmpLoad:
+    case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad: case Op::TexSample:
+    case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor: case Op::While:
+    case Op::Break: case Op::Continue: case Op::Return: case Op::Assert: case Op::Offload:
+      break;
   }
+  throw InternalError("fold_float_binary of " + std::string(ir::op_name(op)));
 }
 
 std::optional<uint64_t> fold_binary(Op op, Scalar t, Value a, Value b) {
@@ -271,14 +338,13 @@ std::optional<uint64_t> fold(const Inst& inst) {
   return evaluate(inst.op, inst.type, values);
 }
 
-bool is_foldable(Op op) {
-  return ir::is_unary(op) || ir::is_binary(op) || op == Op::Select || op == Op::Fma;
-}
+bool is_foldable(Op op) { return ir::is_value_op(op); }
 
 }  // namespace
 
 std::optional<uint64_t> evaluate_constant(Op op, Scalar type, const std::vector<ConstValue>& operands) {
   std::vector<Value> values;
+  values.reserve(operands.size());
   for (const ConstValue& c : operands) values.push_back({c.type, normalize_bits(c.type, c.bits)});
   std::optional<uint64_t> bits = evaluate(op, type, values);
   if (!bits) return std::nullopt;
@@ -293,10 +359,9 @@ bool constant_fold(ir::Kernel& kernel) {
     if (!is_foldable(inst.op) || inst.type == Scalar::Void) return;
     std::optional<uint64_t> bits = fold(inst);
     if (!bits) return;
-    inst.op = Op::Const;
+    inst.morph(Op::Const);
     inst.bits = normalize_bits(inst.type, *bits);
     inst.operands.clear();
-    inst.attr0 = inst.attr1 = 0;
     progress = true;
   });
   return progress;

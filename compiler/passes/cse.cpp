@@ -33,8 +33,9 @@ struct KeyHash {
     auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
     mix(static_cast<size_t>(k.inst->type));
     mix(std::hash<uint64_t>()(k.inst->bits));
-    mix(std::hash<int32_t>()(k.inst->attr0));
-    mix(std::hash<int32_t>()(k.inst->attr1));
+    auto [attr0, attr1] = k.inst->raw_attributes();
+    mix(std::hash<int32_t>()(attr0));
+    mix(std::hash<int32_t>()(attr1));
     for (const Inst* op : k.operands) mix(std::hash<const Inst*>()(op));
     return h;
   }
@@ -48,7 +49,7 @@ class ValueNumbering {
     visit(*kernel_.body);
     std::unordered_set<Inst*> dead;
     for (auto& [from, to] : replaced_) dead.insert(from);
-    replace_and_erase(*kernel_.body, replaced_, dead);
+    replace_and_erase(kernel_, replaced_, dead);
     return !replaced_.empty();
   }
 

@@ -15,7 +15,7 @@ using ir::Op;
 bool in_serial_task(const Inst& inst) {
   const Inst* top = &inst;
   while (top->parent && top->parent->owner) top = top->parent->owner;
-  return top->op == Op::Offload && top->attr0 == static_cast<int>(ir::TaskKind::Serial);
+  return top->op == Op::Offload && top->task_kind() == ir::TaskKind::Serial;
 }
 
 }  // namespace
@@ -30,11 +30,10 @@ bool demote_atomics(ir::Kernel& kernel) {
     Inst* ptr = atomic->operands[0];
     Inst* value = atomic->operands[1];
     bool local = ptr->op == Op::Alloca;
-    Op binary = ir::atomic_binary_op(static_cast<ir::AtomicOp>(atomic->attr0));
+    Op binary = ir::atomic_binary_op(atomic->atomic_op());
     // The atomic becomes the load in place, so its users keep reading the old value.
-    atomic->op = local ? Op::LocalLoad : Op::GlobalLoad;
+    atomic->morph(local ? Op::LocalLoad : Op::GlobalLoad);
     atomic->operands = {ptr};
-    atomic->attr0 = 0;
     Inst* updated = insert_after(atomic, new_inst(binary, atomic->type, {atomic, value}, atomic->node));
     insert_after(updated, new_inst(local ? Op::LocalStore : Op::GlobalStore, Scalar::Void, {ptr, updated},
                                    atomic->node));

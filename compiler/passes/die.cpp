@@ -51,7 +51,7 @@ class DeadCode {
       Inst& inst = *block.insts[i];
       for (auto& region : inst.regions) truncate_after_jumps(*region);
       if (ends_block(inst.op) && i + 1 < block.insts.size()) {
-        erase_from(block, i + 1);
+        erase_from(kernel_, block, i + 1);
         progress_ = true;
       }
     }
@@ -78,7 +78,7 @@ class DeadCode {
     }
     if (dead.empty()) return false;
     progress_ = true;
-    replace_and_erase(*kernel_.body, {}, dead);
+    replace_and_erase(kernel_, {}, dead);
     return true;
   }
 

@@ -14,7 +14,7 @@ bool drop_asserts(ir::Kernel& kernel) {
     if (inst.op == ir::Op::Assert) asserts.insert(&inst);
   });
   if (asserts.empty()) return false;
-  replace_and_erase(*kernel.body, {}, asserts);
+  replace_and_erase(kernel, {}, asserts);
   return true;
 }
 

@@ -23,7 +23,7 @@ struct SimplifyOptions {
 };
 
 // Runs constant_fold, algebraic_simplify, cse, store_forward and die in rounds until a round
-// changes nothing (a true fixed point). Throws std::logic_error after kMaxSimplifyRounds.
+// changes nothing (a true fixed point). Throws loom::InternalError after kMaxSimplifyRounds.
 bool full_simplify(ir::Kernel& kernel, const SimplifyOptions& options = {});
 
 }  // namespace loom::passes

@@ -23,7 +23,7 @@ bool may_trap(const Inst& inst) {
 
 // The resource slot a pointer instruction addresses, or -1.
 int slot_of(const Inst* ptr) {
-  if (ptr->op == Op::GlobalPtr || ptr->op == Op::ElementPtr) return ptr->attr0;
+  if (ptr->op == Op::GlobalPtr || ptr->op == Op::ElementPtr) return ptr->resource_slot();
   return -1;
 }
 
@@ -64,7 +64,7 @@ class Hoister {
     for (auto& region : loop->regions) {
       ir::walk(*region, [&](Inst& inst) {
         if (inst.op == Op::GlobalStore || inst.op == Op::AtomicRMW) slots.insert(slot_of(inst.operands[0]));
-        if (inst.op == Op::TexStore) slots.insert(inst.attr0);
+        if (inst.op == Op::TexStore) slots.insert(inst.resource_slot());
       });
     }
     return slots;

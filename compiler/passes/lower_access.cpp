@@ -62,7 +62,10 @@ class AccessLowering {
     if (it != extents_.end()) return it->second;
     Inst* e = extents_[std::make_tuple(slot, dim, false)];
     if (!e) {
-      e = top_level(new_inst(Op::ResourceShape, Scalar::I32, {}, -1, slot, dim));
+      auto shape = new_inst(Op::ResourceShape, Scalar::I32, {}, -1);
+      shape->set_resource_slot(slot);
+      shape->set_dimension(dim);
+      e = top_level(std::move(shape));
       extents_[std::make_tuple(slot, dim, false)] = e;
     }
     if (wide && index_ != Scalar::I32) {
@@ -94,15 +97,17 @@ class AccessLowering {
 
   void check_bounds(Inst* ptr, Inst* access) {
     for (size_t d = 0; d < ptr->operands.size(); ++d) {
-      Inst* e = extent(ptr->attr0, static_cast<int>(d), false);
-      insert_before(access, new_inst(Op::BoundsCheck, Scalar::Void, {ptr->operands[d], e}, access->node,
-                                     ptr->attr0, static_cast<int32_t>(d)));
+      Inst* e = extent(ptr->resource_slot(), static_cast<int>(d), false);
+      auto check = new_inst(Op::BoundsCheck, Scalar::Void, {ptr->operands[d], e}, access->node);
+      check->set_resource_slot(ptr->resource_slot());
+      check->set_dimension(static_cast<int32_t>(d));
+      insert_before(access, std::move(check));
     }
   }
 
   void lower(Inst* ptr) {
-    int slot = ptr->attr0;
-    int component = ptr->attr1;
+    int slot = ptr->resource_slot();
+    int component = ptr->component();
     const ResourceDesc& r = desc(slot);
     auto here = [&](Op op, std::vector<Inst*> ops) {
       return insert_before(ptr, new_inst(op, index_, std::move(ops), ptr->node));
@@ -128,9 +133,8 @@ class AccessLowering {
         linear = here(Op::Add, {linear, top_const(index_, component)});
       }
     }
-    ptr->op = Op::ElementPtr;
+    ptr->morph(Op::ElementPtr);  // keeps the slot
     ptr->operands = {linear};
-    ptr->attr1 = 0;
   }
 
   ir::Kernel& kernel_;

@@ -20,9 +20,22 @@ using ir::Op;
 using ir::TaskKind;
 
 std::unique_ptr<Inst> new_task(TaskKind kind, int32_t node) {
-  auto task = new_inst(Op::Offload, Scalar::Void, {}, node, static_cast<int32_t>(kind));
+  auto task = new_inst(Op::Offload, Scalar::Void, {}, node);
+  task->set_task_kind(kind);
   task->regions.push_back(std::make_unique<Block>(task.get()));
   return task;
+}
+
+std::unique_ptr<Inst> new_tmp_load(Scalar type, int32_t offset, int32_t node) {
+  auto load = new_inst(Op::TmpLoad, type, {}, node);
+  load->set_temp_offset(offset);
+  return load;
+}
+
+std::unique_ptr<Inst> new_tmp_store(Inst* value, int32_t offset, int32_t node) {
+  auto store = new_inst(Op::TmpStore, Scalar::Void, {value}, node);
+  store->set_temp_offset(offset);
+  return store;
 }
 
 class Offloader {
@@ -95,19 +108,19 @@ class Offloader {
         }
         bool range = inst->op == Op::RangeFor;
         auto task = new_task(range ? TaskKind::RangeFor : TaskKind::StructFor, inst->node);
-        task->attr1 = inst->attr0;  // dims, or the resource slot
+        if (range) task->set_dims(inst->dims());
+        else task->set_resource_slot(inst->resource_slot());
         if (range) task->operands = inst->operands;
         task->regions[0] = std::move(inst->regions[0]);
         task->regions[0]->owner = task.get();
         loops[inst] = top_.append(std::move(task));
-        graveyard_.push_back(std::move(up));  // keeps the address unique until repointing
+        kernel_.erase(std::move(up));  // keeps the address unique until repointing
         continue;
       }
       if (!serial) serial = top_.append(new_task(TaskKind::Serial, inst->node));
       serial->regions[0]->append(std::move(up));
     }
     ir::replace_uses(top_, loops);  // LoopIndex operands now name their task
-    graveyard_.clear();
     return true;
   }
 
@@ -129,12 +142,12 @@ class Offloader {
       // Pointers do not fit temporaries: recompute them from their (imported) indices.
       std::vector<Inst*> indices;
       for (Inst* op : value->operands) indices.push_back(materialize(op, task));
-      auto copy = new_inst(value->op, value->type, indices, value->node, value->attr0, value->attr1);
+      auto copy = new_inst(value->op, value->type, indices, value->node);
+      copy->copy_attributes_from(*value);
       result = body.insert(at++, std::move(copy));
     } else {
       uint32_t offset = temp_of(value);
-      result = body.insert(at++, new_inst(Op::TmpLoad, value->type, {}, value->node,
-                                          static_cast<int32_t>(offset)));
+      result = body.insert(at++, new_tmp_load(value->type, static_cast<int32_t>(offset), value->node));
     }
     imported_[key] = result;
     return result;
@@ -152,8 +165,7 @@ class Offloader {
     if (it != temps_.end()) return it->second;
     uint32_t offset = allocate_temp();
     temps_[value] = offset;
-    insert_after(value, new_inst(Op::TmpStore, Scalar::Void, {value}, value->node,
-                                 static_cast<int32_t>(offset)));
+    insert_after(value, new_tmp_store(value, static_cast<int32_t>(offset), value->node));
     return offset;
   }
 
@@ -203,24 +215,24 @@ class Offloader {
       Inst* var = use->operands[0];
       auto offset = static_cast<int32_t>(offset_of[var]);
       if (use->op == Op::LocalLoad) {
-        use->op = Op::TmpLoad;
+        use->morph(Op::TmpLoad);
         use->operands.clear();
-        use->attr0 = offset;
+        use->set_temp_offset(offset);
       } else if (use->op == Op::LocalStore) {
-        use->op = Op::TmpStore;
+        use->morph(Op::TmpStore);
         use->operands = {use->operands[1]};
-        use->attr0 = offset;
+        use->set_temp_offset(offset);
       } else if (use->op == Op::AtomicRMW) {
         Inst* task = task_of(use);
-        if (task->attr0 != static_cast<int>(TaskKind::Serial))
+        if (task->task_kind() != TaskKind::Serial)
           fail(*use, "atomic update of a variable shared between tasks inside a parallel loop");
         Inst* value = use->operands[1];
-        Op binary = ir::atomic_binary_op(static_cast<ir::AtomicOp>(use->attr0));
-        use->op = Op::TmpLoad;  // the old value is the result
+        Op binary = ir::atomic_binary_op(use->atomic_op());
+        use->morph(Op::TmpLoad);  // the old value is the result
         use->operands.clear();
-        use->attr0 = offset;
+        use->set_temp_offset(offset);
         Inst* updated = insert_after(use, new_inst(binary, use->type, {use, value}, use->node));
-        insert_after(updated, new_inst(Op::TmpStore, Scalar::Void, {updated}, use->node, offset));
+        insert_after(updated, new_tmp_store(updated, offset, use->node));
       } else {
         fail(*use, "unsupported use of a variable shared between tasks");
       }
@@ -230,9 +242,9 @@ class Offloader {
       auto offset = static_cast<int32_t>(offset_of[var]);
       if (!stored_before_read(var, offset)) {
         Inst* zero = insert_before(var, new_const_bits(var->type, 0, var->node));
-        insert_before(var, new_inst(Op::TmpStore, Scalar::Void, {zero}, var->node, offset));
+        insert_before(var, new_tmp_store(zero, offset, var->node));
       }
-      var->parent->remove(var->parent->index_of(var));
+      kernel_.erase(var->parent->remove(var->parent->index_of(var)));
     }
   }
 
@@ -264,20 +276,20 @@ class Offloader {
     auto flag = static_cast<int32_t>(allocate_temp());
     Inst* no = insert_before(tasks[first], new_const_bits(Scalar::Bool, 0, tasks[first]->node));
     Inst* yes = insert_before(tasks[first], new_const_bits(Scalar::Bool, 1, tasks[first]->node));
-    tasks[first]->regions[0]->insert(0, new_inst(Op::TmpStore, Scalar::Void, {no}, tasks[first]->node, flag));
+    tasks[first]->regions[0]->insert(0, new_tmp_store(no, flag, tasks[first]->node));
     for (size_t t = first; t + 1 < tasks.size(); ++t) {
       std::vector<Inst*> returns;
       ir::walk(*tasks[t]->regions[0], [&](Inst& inst) {
         if (inst.op == Op::Return) returns.push_back(&inst);
       });
-      for (Inst* r : returns) insert_before(r, new_inst(Op::TmpStore, Scalar::Void, {yes}, r->node, flag));
+      for (Inst* r : returns) insert_before(r, new_tmp_store(yes, flag, r->node));
     }
     for (size_t t = first + 1; t < tasks.size(); ++t) {
       Inst* task = tasks[t];
       Block& body = *task->regions[0];
-      Inst* returned = body.insert(0, new_inst(Op::TmpLoad, Scalar::Bool, {}, task->node, flag));
+      Inst* returned = body.insert(0, new_tmp_load(Scalar::Bool, flag, task->node));
       Inst* guard = body.insert(1, new_if(returned, task->node));
-      bool serial = task->attr0 == static_cast<int>(TaskKind::Serial);
+      bool serial = task->task_kind() == TaskKind::Serial;
       guard->regions[0]->append(new_inst(serial ? Op::Return : Op::Continue, Scalar::Void, {}, task->node));
     }
   }
@@ -288,8 +300,8 @@ class Offloader {
     Block& block = *var->parent;
     for (size_t i = block.index_of(var) + 1; i < block.insts.size(); ++i) {
       const Inst& inst = *block.insts[i];
-      if (inst.op == Op::TmpStore && inst.attr0 == offset) return true;
-      if (inst.op == Op::TmpLoad && inst.attr0 == offset) return false;
+      if (inst.op == Op::TmpStore && inst.temp_offset() == offset) return true;
+      if (inst.op == Op::TmpLoad && inst.temp_offset() == offset) return false;
       if (!inst.regions.empty() || inst.op == Op::Break || inst.op == Op::Continue || inst.op == Op::Return)
         return false;
     }
@@ -299,7 +311,6 @@ class Offloader {
   ir::Kernel& kernel_;
   Block& top_;
   std::unordered_set<const Inst*> uniform_;
-  std::vector<std::unique_ptr<Inst>> graveyard_;
   std::map<std::pair<Inst*, Inst*>, Inst*> imported_;
   std::unordered_map<Inst*, size_t> prologue_;
   std::unordered_map<Inst*, uint32_t> temps_;

@@ -22,13 +22,17 @@ struct Stage {
   ir::VerifyOptions verify;  // what must hold after it
 };
 
-// Why this order: debug-only checks leave first when not debugging; types next so every
-// later pass sees well-typed IR; simplify before LICM so invariant values are already folded
-// and shared; LICM before offloading so hoisted values can become uniform top-level values
-// instead of per-iteration work; offload before access lowering so shape values land at the
-// (uniform) top level once; atomics are demoted after offloading because only then is it
-// known which code runs serially; a last simplify cleans up the address arithmetic and
-// demoted atomics.
+// The pass order; this list is the one place it is written down (READMEs and
+// docs/ARCHITECTURE.md point here). Why this order: debug-only checks leave first when not
+// debugging (their conditions then die with everything else unused); types next, so every
+// later pass sees well-typed IR. Simplifying before LICM folds and shares values so fewer
+// (and bigger) invariants move, and the second simplify cleans up what hoisting exposed. LICM
+// runs before offloading so that values hoisted out of top-level loops become uniform
+// top-level values every task can use, instead of per-iteration work. Offloading comes before
+// access lowering so the resource shapes and strides it creates land once at the (uniform)
+// top level. Atomics are demoted after offloading, because only then is it known which code
+// runs serially. The last simplify folds and shares the address arithmetic that lowering
+// leaves and forwards the demoted atomics.
 constexpr ir::VerifyOptions kPlain{};
 constexpr ir::VerifyOptions kOffloaded{.offloaded = true};
 constexpr ir::VerifyOptions kLowered{.offloaded = true, .lowered = true};
@@ -68,6 +72,7 @@ void run_pipeline(ir::Kernel& kernel, const PipelineOptions& options, const Pass
     if (timings)
       timings->push_back({stage.name, std::chrono::duration<double, std::milli>(end - start).count()});
     if (options.verify) ir::verify_or_throw(kernel, stage.name, stage.verify);
+    kernel.free_erased();  // after the check, which reports uses of them
     if (after_each) after_each(stage.name, kernel);
   }
 }

@@ -8,13 +8,10 @@ using ir::Block;
 using ir::Inst;
 using ir::Op;
 
-std::unique_ptr<Inst> new_inst(Op op, Scalar type, std::vector<Inst*> operands, int32_t node,
-                               int32_t attr0, int32_t attr1) {
+std::unique_ptr<Inst> new_inst(Op op, Scalar type, std::vector<Inst*> operands, int32_t node) {
   auto inst = std::make_unique<Inst>(op, type);
   inst->operands = std::move(operands);
   inst->node = node;
-  inst->attr0 = attr0;
-  inst->attr1 = attr1;
   return inst;
 }
 
@@ -70,13 +67,11 @@ int power_of_two(const Inst* inst) {
 }
 
 bool is_uniform_op(Op op) {
-  if (op == Op::Const || op == Op::ArgLoad || op == Op::ResourceShape) return true;
-  return (ir::is_unary(op) || ir::is_binary(op) || op == Op::Select || op == Op::Fma) &&
-         ir::is_pure(op);
+  return op == Op::Const || op == Op::ArgLoad || op == Op::ResourceShape || ir::is_value_op(op);
 }
 
-void erase_from(Block& block, size_t pos) {
-  while (block.insts.size() > pos) block.insts.pop_back();
+void erase_from(ir::Kernel& kernel, Block& block, size_t pos) {
+  while (block.insts.size() > pos) kernel.erase(block.remove(block.insts.size() - 1));
 }
 
 bool defined_within(const Inst* value, const Inst* region) {
@@ -86,9 +81,9 @@ bool defined_within(const Inst* value, const Inst* region) {
   return false;
 }
 
-void replace_and_erase(Block& root, const std::unordered_map<Inst*, Inst*>& replace,
+void replace_and_erase(ir::Kernel& kernel, const std::unordered_map<Inst*, Inst*>& replace,
                        const std::unordered_set<Inst*>& dead) {
-  ir::replace_uses(root, replace);
+  ir::replace_uses(*kernel.body, replace);
   if (dead.empty()) return;
   // One compaction per block keeps this linear in the block size.
   std::unordered_set<Block*> blocks;
@@ -100,18 +95,16 @@ void replace_and_erase(Block& root, const std::unordered_map<Inst*, Inst*>& repl
   }
   for (Block* block : blocks) {
     auto& insts = block->insts;
-    insts.erase(std::remove_if(insts.begin(), insts.end(),
-                               [&](const std::unique_ptr<Inst>& i) { return dead.count(i.get()) > 0; }),
-                insts.end());
+    auto kept = std::stable_partition(insts.begin(), insts.end(),
+                                      [&](const std::unique_ptr<Inst>& i) { return dead.count(i.get()) == 0; });
+    for (auto it = kept; it != insts.end(); ++it) kernel.erase(std::move(*it));
+    insts.erase(kept, insts.end());
   }
 }
 
 bool is_loop(const Inst& inst) {
-  switch (inst.op) {
-    case Op::RangeFor: case Op::StructFor: case Op::While: return true;
-    case Op::Offload: return inst.attr0 != static_cast<int>(ir::TaskKind::Serial);
-    default: return false;
-  }
+  if (inst.op == Op::RangeFor || inst.op == Op::StructFor || inst.op == Op::While) return true;
+  return inst.op == Op::Offload && inst.task_kind() != ir::TaskKind::Serial;
 }
 
 }  // namespace loom::passes

@@ -11,9 +11,10 @@
 
 namespace loom::passes {
 
-// A fresh instruction (not yet in a block) carrying `node` for diagnostics.
+// A fresh instruction (not yet in a block) carrying `node` for diagnostics; set its
+// attributes through their named setters (set_resource_slot, ...).
 std::unique_ptr<ir::Inst> new_inst(ir::Op op, Scalar type, std::vector<ir::Inst*> operands,
-                                   int32_t node, int32_t attr0 = 0, int32_t attr1 = 0);
+                                   int32_t node);
 // Inserts `inst` into the block of `before` / `after`, next to it.
 ir::Inst* insert_before(ir::Inst* before, std::unique_ptr<ir::Inst> inst);
 ir::Inst* insert_after(ir::Inst* after, std::unique_ptr<ir::Inst> inst);
@@ -31,18 +32,19 @@ bool is_all_ones(const ir::Inst* inst);                      // integer constant
 int power_of_two(const ir::Inst* inst);
 
 // Ops the verifier accepts at the top level of an offloaded kernel (given uniform operands):
-// constants, arguments, shapes and pure math.
+// constants, arguments, shapes and value ops (ops.def).
 bool is_uniform_op(ir::Op op);
 
-// Removes the instruction at `pos` and everything after it in `block`.
-void erase_from(ir::Block& block, size_t pos);
+// Removes the instruction at `pos` and everything after it in `block` (to the kernel's
+// erased instructions, see Kernel::erase).
+void erase_from(ir::Kernel& kernel, ir::Block& block, size_t pos);
 
 // True when `value` is the region instruction `region` or lies inside one of its regions.
 bool defined_within(const ir::Inst* value, const ir::Inst* region);
 
-// Applies a batch of replacements (values may chain) and then erases every instruction in
-// `dead` from its block. Callers must make sure nothing else still uses the dead ones.
-void replace_and_erase(ir::Block& root, const std::unordered_map<ir::Inst*, ir::Inst*>& replace,
+// Applies a batch of replacements (values may chain) to the whole kernel and then erases
+// every instruction in `dead` from its block (Kernel::erase). Callers must make sure nothing else still uses the dead ones.
+void replace_and_erase(ir::Kernel& kernel, const std::unordered_map<ir::Inst*, ir::Inst*>& replace,
                        const std::unordered_set<ir::Inst*>& dead);
 
 // Loops that may run their body more than once (RangeFor, StructFor, While, parallel Offload).

@@ -46,7 +46,7 @@ class Forwarder {
     forward_globals(*kernel_.body);
     if (replaced_.empty() && dead_.empty()) return progress_;
     for (auto& [from, to] : replaced_) dead_.insert(from);
-    replace_and_erase(*kernel_.body, replaced_, dead_);
+    replace_and_erase(kernel_, replaced_, dead_);
     return true;
   }
 
@@ -128,7 +128,7 @@ class Forwarder {
     }
     // Apply now so the forwarding walk sees a consistent kernel.
     for (auto& [from, to] : replaced_) dead_.insert(from);
-    replace_and_erase(*kernel_.body, replaced_, dead_);
+    replace_and_erase(kernel_, replaced_, dead_);
     replaced_.clear();
     dead_.clear();
   }
@@ -149,9 +149,7 @@ class Forwarder {
   }
 
   void evaluate(const Inst& inst) {
-    bool foldable = ir::is_unary(inst.op) || ir::is_binary(inst.op) || inst.op == Op::Select ||
-                    inst.op == Op::Fma;
-    if (!foldable || inst.type == Scalar::Void) return;
+    if (!ir::is_value_op(inst.op) || inst.type == Scalar::Void) return;
     std::vector<ConstValue> operands;
     for (const Inst* op : inst.operands) {
       std::optional<uint64_t> bits = constant_of(op);
@@ -167,7 +165,8 @@ class Forwarder {
     std::unique_ptr<Inst> branch = block.remove(pos);
     Block& body = *branch->regions[taken ? 0 : 1];
     for (size_t j = 0; j < body.insts.size(); ++j) block.insert(pos + j, std::move(body.insts[j]));
-    graveyard_.push_back(std::move(branch));  // keeps addresses unique until the pass ends
+    body.insts.clear();
+    kernel_.erase(std::move(branch));  // keeps addresses unique until the pipeline step ends
     progress_ = true;
   }
 
@@ -208,7 +207,22 @@ class Forwarder {
         case Op::Continue:
         case Op::Return:
           return;  // the rest of the block never runs (and its stores must not kill earlier ones)
-        default:
+        // Values.
+        case Op::Neg: case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign:
+        case Op::Floor: case Op::Ceil: case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin:
+        case Op::Cos: case Op::Tan: case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp:
+        case Op::Log: case Op::Cast: case Op::Bitcast: case Op::Add: case Op::Sub: case Op::Mul:
+        case Op::Div: case Op::Mod: case Op::Min: case Op::Max: case Op::Pow: case Op::Atan2:
+        case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr: case Op::Eq:
+        case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::LogicAnd:
+        case Op::LogicOr: case Op::Select: case Op::Fma:
+          break;
+        // Memory other than local variables, and regions (handled below).
+        case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape:
+        case Op::Rand: case Op::Alloca: case Op::GlobalPtr: case Op::ElementPtr:
+        case Op::GlobalLoad: case Op::GlobalStore: case Op::TmpLoad: case Op::TmpStore:
+        case Op::BoundsCheck: case Op::TexLoad: case Op::TexSample: case Op::TexStore: case Op::If:
+        case Op::RangeFor: case Op::StructFor: case Op::While: case Op::Assert: case Op::Offload:
           break;
       }
       if (inst->regions.empty()) continue;
@@ -270,7 +284,6 @@ class Forwarder {
   std::unordered_map<Inst*, Inst*> replaced_;
   std::unordered_set<Inst*> dead_;
   std::unordered_map<const Inst*, uint64_t> consts_;  // values found constant while forwarding
-  std::vector<std::unique_ptr<Inst>> graveyard_;      // spliced ifs
   bool progress_ = false;
 };
 

@@ -123,15 +123,43 @@ class TypeChecker {
         if (is_float(t)) fail(*inst, "bit_not needs an integer");
         set_type(inst, t);
         return;
-      case Op::Neg: case Op::Abs: case Op::Sign:
-        if (t == Scalar::Bool) convert(inst, 0, t = Scalar::I32);
-        set_type(inst, t);
-        return;
-      default:  // float-only math
-        if (!is_float(t)) convert(inst, 0, t = float_for(t));
-        set_type(inst, t);
-        return;
+      case Op::Neg: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil: case Op::Round:
+      case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tan: case Op::Asin:
+      case Op::Acos: case Op::Atan: case Op::Exp: case Op::Log:
+        return check_math(inst, t);
+      case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Add:
+      case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max:
+      case Op::Pow: case Op::Atan2: case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl:
+      case Op::Shr: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
+      case Op::LogicAnd: case Op::LogicOr: case Op::Select: case Op::Fma: case Op::Rand:
+      case Op::Alloca: case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr:
+      case Op::ElementPtr: case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW:
+      case Op::TmpLoad: case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad:
+      case Op::TexSample: case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor:
+      case Op::While: case Op::Break: case Op::Continue: case Op::Return: case Op::Assert:
+      case Op::Offload:
+        break;
     }
+    throw InternalError("type_check: " + std::string(ir::op_name(inst->op)) + " is not unary");
+  }
+
+  // Neg, Abs and floor..log by their ops.def operand class: numbers (bools count 0/1),
+  // or floats only (integers convert to the float of their width).
+  void check_math(Inst* inst, Scalar t) {
+    switch (ir::op_info(inst->op).operands) {
+      case ir::OperandTypes::Numeric:
+        if (t == Scalar::Bool) convert(inst, 0, t = Scalar::I32);
+        return set_type(inst, t);
+      case ir::OperandTypes::Float:
+        if (!is_float(t)) convert(inst, 0, t = float_for(t));
+        return set_type(inst, t);
+      case ir::OperandTypes::Int: case ir::OperandTypes::IntOrBool: case ir::OperandTypes::Bool:
+      case ir::OperandTypes::Any: case ir::OperandTypes::Shift: case ir::OperandTypes::Condition:
+      case ir::OperandTypes::Variable: case ir::OperandTypes::Pointer: case ir::OperandTypes::AtomicTarget:
+      case ir::OperandTypes::Loop: case ir::OperandTypes::Index: case ir::OperandTypes::Special:
+        break;
+    }
+    throw InternalError("type_check: no conversion rule for " + std::string(ir::op_name(inst->op)));
   }
 
   void check_binary(Inst* inst) {
@@ -231,7 +259,7 @@ class TypeChecker {
         need_pointer(inst, true);
         need_value(inst, 1);
         Scalar t = inst->operands[0]->type;
-        auto a = static_cast<ir::AtomicOp>(inst->attr0);
+        ir::AtomicOp a = inst->atomic_op();
         if (is_float(t) && (a == ir::AtomicOp::And || a == ir::AtomicOp::Or || a == ir::AtomicOp::Xor))
           fail(*inst, "bitwise atomic on a float");
         convert(inst, 1, t);
@@ -281,12 +309,12 @@ class TypeChecker {
         to_bool(inst, 0);
         return;
       case Op::RangeFor:
-        if (inst->operands.size() != static_cast<size_t>(inst->attr0) * 2)
+        if (inst->operands.size() != static_cast<size_t>(inst->dims()) * 2)
           fail(*inst, "range_for bounds do not match its dimensions");
         for (size_t i = 0; i < inst->operands.size(); ++i) to_index(inst, i, Scalar::I32);
         return;
       case Op::Offload:
-        if (inst->attr0 == static_cast<int>(ir::TaskKind::RangeFor))
+        if (inst->task_kind() == ir::TaskKind::RangeFor)
           for (size_t i = 0; i < inst->operands.size(); ++i) to_index(inst, i, Scalar::I32);
         return;
       case Op::Return:
@@ -299,14 +327,26 @@ class TypeChecker {
           convert(inst, i, return_scalars_[i]);
         }
         return;
-      default:
+      // Nothing to convert: no operands, or only regions and jumps.
+      case Op::TmpLoad: case Op::StructFor: case Op::While: case Op::Break: case Op::Continue:
         return;
+      case Op::Neg: case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign:
+      case Op::Floor: case Op::Ceil: case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin:
+      case Op::Cos: case Op::Tan: case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp:
+      case Op::Log: case Op::Cast: case Op::Bitcast: case Op::Add: case Op::Sub: case Op::Mul:
+      case Op::Div: case Op::Mod: case Op::Min: case Op::Max: case Op::Pow: case Op::Atan2:
+      case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr: case Op::Eq:
+      case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::LogicAnd:
+      case Op::LogicOr:
+        break;
     }
+    throw InternalError("type_check: value op " + std::string(ir::op_name(op)) + " reached the switch");
   }
 
   void check_slot(const Inst* inst) {
-    if (inst->attr0 < 0 || static_cast<size_t>(inst->attr0) >= kernel_.abi.resources.size())
-      fail(*inst, "resource slot " + std::to_string(inst->attr0) + " does not exist");
+    int slot = inst->resource_slot();
+    if (slot < 0 || static_cast<size_t>(slot) >= kernel_.abi.resources.size())
+      fail(*inst, "resource slot " + std::to_string(slot) + " does not exist");
   }
 
   void need_pointer(const Inst* inst, bool allow_variable) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include <imgui_internal.h>
 
@@ -67,7 +68,7 @@ EditorApp::~EditorApp() = default;
 
 void EditorApp::set_document(graph::Document doc, const std::string& path) {
   path_ = path;
-  doc_.replace(doc);
+  doc_.replace(std::move(doc));
   canvas_.show(GraphRef{});
   if (!doc_.doc().kernels.empty()) canvas_.show(GraphRef{doc_.doc().kernels.front().name, false});
   canvas_.frame_all();

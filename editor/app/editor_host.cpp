@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "editor/app/imgui_vulkan.h"
 #include "runtime/common/error.h"
 #include "runtime/render/frame_loop.h"
 #include "runtime/render/scene_renderer.h"
@@ -143,24 +144,8 @@ void EditorHost::init_imgui() {
     io.DisplaySize = ImVec2(static_cast<float>(options_.width), static_cast<float>(options_.height));
     io.DeltaTime = 1.0f / 60.0f;
   }
-  render::RenderContext c = loop_->context();
-  ImGui_ImplVulkan_InitInfo info{};
-  info.Instance = c.instance;
-  info.PhysicalDevice = c.physical_device;
-  info.Device = c.device;
-  info.QueueFamily = c.queue_family;
-  info.Queue = c.queue;
-  info.PipelineCache = c.pipeline_cache;
-  info.DescriptorPool = c.descriptor_pool;
-  info.Subpass = c.subpass;
-  info.MinImageCount = c.min_image_count;
-  info.ImageCount = c.image_count;
-  info.MSAASamples = c.samples;
-  info.CheckVkResultFn = check_vk;
-  if (!ImGui_ImplVulkan_Init(&info, c.render_pass)) throw Error("Dear ImGui's Vulkan backend did not start");
+  if (!start_imgui_vulkan(*loop_, check_vk)) throw Error("Dear ImGui's Vulkan backend did not start");
   imgui_vulkan_ = true;
-  loop_->submit_once([](VkCommandBuffer cb) { ImGui_ImplVulkan_CreateFontsTexture(cb); });
-  ImGui_ImplVulkan_DestroyFontUploadObjects();
 }
 
 EditorHost::~EditorHost() {
@@ -228,7 +213,7 @@ RgbaImage EditorHost::viewport_of(const RgbaImage& capture) const {
   out.height = std::max(0, y1 - y0);
   out.pixels.resize(static_cast<size_t>(out.width) * static_cast<size_t>(out.height) * 4);
   for (int y = 0; y < out.height; ++y)
-    std::copy(capture.at(x0, y0 + y), capture.at(x0, y0 + y) + out.width * 4, &out.pixels[static_cast<size_t>(y) * out.width * 4]);
+    std::copy(capture.at(x0, y0 + y), capture.at(x0, y0 + y) + static_cast<ptrdiff_t>(out.width) * 4, &out.pixels[static_cast<size_t>(y) * out.width * 4]);
   return out;
 }
 

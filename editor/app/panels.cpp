@@ -31,18 +31,9 @@ std::vector<double> literal_components(const graph::Literal& l) {
 }
 
 graph::Literal number_literal(Scalar s, double v) {
-  graph::Literal l;
-  if (s == Scalar::Bool) {
-    l.kind = graph::Literal::Kind::Bool;
-    l.b = v != 0;
-  } else if (is_int(s)) {
-    l.kind = graph::Literal::Kind::Int;
-    l.i = static_cast<int64_t>(std::llround(v));
-  } else {
-    l.kind = graph::Literal::Kind::Float;
-    l.f = v;
-  }
-  return l;
+  if (s == Scalar::Bool) return graph::Literal::boolean(v != 0);
+  if (is_int(s)) return graph::Literal::integer(static_cast<int64_t>(std::llround(v)));
+  return graph::Literal::real(v);
 }
 
 Arg literal_arg(const graph::Literal& l) {
@@ -111,17 +102,15 @@ graph::Document with_launch_value(const graph::Document& doc, const LaunchValue&
         literal = number_literal(value.type.scalar, value.components.at(0));
         continue;
       }
-      graph::Literal list;
-      list.kind = graph::Literal::Kind::List;
+      std::vector<graph::Literal> columns;
       for (int c = 0; c < value.type.cols; ++c) {
-        graph::Literal column;
-        column.kind = graph::Literal::Kind::List;
+        std::vector<graph::Literal> column;
+        column.reserve(static_cast<size_t>(value.type.rows));
         for (int r = 0; r < value.type.rows; ++r)
-          column.list.push_back(number_literal(value.type.scalar, value.components.at(static_cast<size_t>(c * value.type.rows + r))));
-        if (value.type.cols == 1) list = column;
-        else list.list.push_back(column);
+          column.push_back(number_literal(value.type.scalar, value.components.at(static_cast<size_t>(c) * value.type.rows + r)));
+        columns.push_back(graph::Literal::list_of(std::move(column)));
       }
-      literal = list;
+      literal = value.type.cols == 1 ? std::move(columns.front()) : graph::Literal::list_of(std::move(columns));
     }
   }
   return out;

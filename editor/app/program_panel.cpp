@@ -644,8 +644,9 @@ void ProgramPanel::inspect_argpack(EditorDocument& doc, PanelState& state) {
     if (text_field(state, "##value", current, &typed)) {
       std::string why;
       std::optional<graph::Literal> v = parse_literal_text(typed, false, &why);
+      // `key`, not `path`: clang 14 cannot capture a structured binding.
       auto it = std::find_if(a.values.begin(), a.values.end(),
-                             [&](const auto& x) { return x.first == path; });
+                             [&key = path](const auto& x) { return x.first == key; });
       if (!v && !why.empty()) {
         apply(EditResult::fail(path + ": " + why));
       } else {
@@ -880,7 +881,7 @@ void ProgramPanel::inspect_pipeline(EditorDocument& doc, PanelState& state) {
           ImGui::SetNextItemWidth(-1);
           std::string chosen = current;
           if (choice("##arg", &chosen, names))
-            apply(set_launch_arg(doc, pipeline, i, param.name, text_literal(chosen)));
+            apply(set_launch_arg(doc, pipeline, i, param.name, graph::Literal::text(chosen)));
         } else if (text_field(state, "##arg", current, &typed)) {
           std::string why;
           std::optional<graph::Literal> v = parse_literal_text(typed, false, &why);

@@ -232,7 +232,7 @@ void SpreadsheetPanel::toolbar(const std::vector<std::string>& resources) {
   button("|<", "first", 0, page_ > 0);
   button("<", "previous", page_ - 1, page_ > 0);
   ImGui::SameLine();
-  ImGui::Text("page %lld of %lld", static_cast<long long>(page_ + 1),
+  ImGui::Text("page %lld of %lld", static_cast<long long>(page_) + 1,
               static_cast<long long>(pages));
   button(">", "next", page_ + 1, page_ + 1 < pages);
   button(">|", "last", pages - 1, page_ + 1 < pages);

@@ -146,17 +146,24 @@ NodeCanvas::Hit NodeCanvas::hit_test(ImVec2 screen) const {
   return hit;
 }
 
+// The mouse, one frame: the wheel and panning first, then a left press starts what the hit
+// under it asks for, and the mode it started follows the drag until the release.
 void NodeCanvas::handle_mouse(EditorDocument& doc) {
-  ImGuiIO& io = ImGui::GetIO();
-  ImVec2 mouse = io.MousePos;
-  Vec2 cm = view_.to_canvas(mouse);
+  ImVec2 mouse = ImGui::GetIO().MousePos;
+  Vec2 cm = view_.to_canvas(mouse);  // before this frame's zoom, as the press was aimed
   hover_ = hovered_ && mode_ == Mode::Idle ? hit_test(mouse) : Hit{};
+  if (zoom_and_pan(mouse, cm)) return;
+  if (press_left(doc, mouse)) return;
+  follow_drag(doc, mouse, cm);
+}
 
+// Zoom: the wheel. Panning: middle drag, right drag, Space + left drag. A right click without
+// a drag opens the menu of what is under the mouse (`cm`, canvas units). True while panning.
+bool NodeCanvas::zoom_and_pan(ImVec2 mouse, Vec2 cm) {
+  ImGuiIO& io = ImGui::GetIO();
   if (hovered_ && io.MouseWheel != 0.0f && mode_ != Mode::Pan)
     view_.zoom_at(mouse, view_.zoom * std::pow(1.2f, io.MouseWheel));
 
-  // Panning: middle drag, right drag, Space + left drag. A right click without a drag opens
-  // the menu of what is under the mouse.
   if (hovered_ && mode_ == Mode::Idle && ImGui::IsMouseClicked(ImGuiMouseButton_Middle))
     mode_ = Mode::Pan;
   if (hovered_ && mode_ == Mode::Idle && ImGui::IsMouseClicked(ImGuiMouseButton_Right)) {
@@ -169,92 +176,114 @@ void NodeCanvas::handle_mouse(EditorDocument& doc) {
     if (right_down_ && mode_ == Mode::Idle) open_menu(hit_test(mouse), cm);
     right_down_ = false;
   }
-  if (mode_ == Mode::Pan) {
-    view_.scroll.x -= io.MouseDelta.x / view_.zoom;
-    view_.scroll.y -= io.MouseDelta.y / view_.zoom;
-    if (!ImGui::IsMouseDown(ImGuiMouseButton_Middle) &&
-        !ImGui::IsMouseDown(ImGuiMouseButton_Right) && !ImGui::IsMouseDown(ImGuiMouseButton_Left))
-      mode_ = Mode::Idle;
-    return;
-  }
+  if (mode_ != Mode::Pan) return false;
+  view_.scroll.x -= io.MouseDelta.x / view_.zoom;
+  view_.scroll.y -= io.MouseDelta.y / view_.zoom;
+  if (!ImGui::IsMouseDown(ImGuiMouseButton_Middle) && !ImGui::IsMouseDown(ImGuiMouseButton_Right) &&
+      !ImGui::IsMouseDown(ImGuiMouseButton_Left))
+    mode_ = Mode::Idle;
+  return true;
+}
 
+// A left double-click acts on what it hits; a left press with Space held pans; any other
+// left press starts the mode of what it hits. True when the frame's mouse work is done.
+bool NodeCanvas::press_left(EditorDocument& doc, ImVec2 mouse) {
+  ImGuiIO& io = ImGui::GetIO();
   bool space = keys_ && !io.WantTextInput && ImGui::IsKeyDown(ImGui::GetKeyIndex(ImGuiKey_Space));
   if (hovered_ && mode_ == Mode::Idle && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) &&
       !space && double_click(doc, hit_test(mouse)))
-    return;
-  if (hovered_ && mode_ == Mode::Idle && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-    if (space) {
-      mode_ = Mode::Pan;
-      space_used_ = true;
+    return true;
+  if (!hovered_ || mode_ != Mode::Idle || !ImGui::IsMouseClicked(ImGuiMouseButton_Left))
+    return false;
+  if (space) {
+    mode_ = Mode::Pan;
+    space_used_ = true;
+    return true;
+  }
+  press_ = hit_test(mouse);
+  press_screen_ = mouse;
+  dragging_ = false;
+  begin_press(doc);
+  return false;
+}
+
+// The mode a left press on `press_` starts, and the selection it makes at once.
+void NodeCanvas::begin_press(EditorDocument& doc) {
+  switch (press_.kind) {
+    case Hit::Kind::Minimap:
+      mode_ = Mode::Minimap;
+      return;
+    case Hit::Kind::Breadcrumb:
+      if (static_cast<size_t>(press_.node) + 1 < crumbs_.size()) {
+        crumbs_.resize(static_cast<size_t>(press_.node) + 1);
+        pending_frame_ = Frame::All;
+        palette_.close();
+      }
+      return;
+    case Hit::Kind::Pin:
+      begin_link(doc, press_);
+      return;
+    case Hit::Kind::Value:  // a click types a value, a drag scrubs it (see Mode::Value)
+      mode_ = Mode::Value;
+      scrubbing_ = false;
+      return;
+    case Hit::Kind::Node:
+    case Hit::Kind::Zone:
+      press_node(doc);
+      return;
+    case Hit::Kind::Comment:
+      press_comment(doc);
+      return;
+    case Hit::Kind::CommentResize: {
+      const graph::GraphLayout* l = layout(doc);
+      if (!l || static_cast<size_t>(press_.comment) >= l->comments.size()) return;
+      resize_start_ = l->comments[static_cast<size_t>(press_.comment)];
+      doc.begin_group("Resize comment");
+      mode_ = Mode::ResizeComment;
       return;
     }
-    press_ = hit_test(mouse);
-    press_screen_ = mouse;
-    dragging_ = false;
-    const Selection& sel = doc.selection();
-    switch (press_.kind) {
-      case Hit::Kind::Minimap:
-        mode_ = Mode::Minimap;
-        break;
-      case Hit::Kind::Breadcrumb:
-        if (static_cast<size_t>(press_.node) + 1 < crumbs_.size()) {
-          crumbs_.resize(static_cast<size_t>(press_.node) + 1);
-          pending_frame_ = Frame::All;
-          palette_.close();
-        }
-        break;
-      case Hit::Kind::Pin:
-        begin_link(doc, press_);
-        break;
-      case Hit::Kind::Value:  // a click types a value, a drag scrubs it (see Mode::Value)
-        mode_ = Mode::Value;
-        scrubbing_ = false;
-        break;
-      case Hit::Kind::Node:
-      case Hit::Kind::Zone: {
-        int id = geo_.nodes()[static_cast<size_t>(press_.node)].id;
-        press_was_selected_ = sel.has(id);
-        if (!sel.has(id)) {
-          if (io.KeyCtrl || io.KeyShift) {
-            Selection s = sel;
-            s.add(id);
-            doc.set_selection(s);
-          } else {
-            select_only(doc, {id});
-          }
-        }
-        mode_ = Mode::MoveNodes;
-        break;
-      }
-      case Hit::Kind::Comment: {
-        size_t c = static_cast<size_t>(press_.comment);
-        if (!sel.has_comment(c)) {
-          if (io.KeyCtrl || io.KeyShift) {
-            Selection s = sel;
-            s.add_comment(c);
-            doc.set_selection(s);
-          } else {
-            select_only(doc, {}, {c});
-          }
-        }
-        mode_ = Mode::MoveNodes;
-        break;
-      }
-      case Hit::Kind::CommentResize: {
-        const graph::GraphLayout* l = layout(doc);
-        if (!l || static_cast<size_t>(press_.comment) >= l->comments.size()) break;
-        resize_start_ = l->comments[static_cast<size_t>(press_.comment)];
-        doc.begin_group("Resize comment");
-        mode_ = Mode::ResizeComment;
-        break;
-      }
-      case Hit::Kind::Link:
-      case Hit::Kind::None:
-        mode_ = Mode::Box;
-        break;
+    case Hit::Kind::Link:
+    case Hit::Kind::None:
+      mode_ = Mode::Box;
+      return;
+  }
+}
+
+// A press on an unselected node selects it (adds it with Ctrl or Shift); a drag moves the
+// selection.
+void NodeCanvas::press_node(EditorDocument& doc) {
+  const Selection& sel = doc.selection();
+  int id = geo_.nodes()[static_cast<size_t>(press_.node)].id;
+  press_was_selected_ = sel.has(id);
+  if (!sel.has(id)) {
+    if (ImGui::GetIO().KeyCtrl || ImGui::GetIO().KeyShift) {
+      Selection s = sel;
+      s.add(id);
+      doc.set_selection(s);
+    } else {
+      select_only(doc, {id});
     }
   }
+  mode_ = Mode::MoveNodes;
+}
 
+void NodeCanvas::press_comment(EditorDocument& doc) {
+  const Selection& sel = doc.selection();
+  size_t c = static_cast<size_t>(press_.comment);
+  if (!sel.has_comment(c)) {
+    if (ImGui::GetIO().KeyCtrl || ImGui::GetIO().KeyShift) {
+      Selection s = sel;
+      s.add_comment(c);
+      doc.set_selection(s);
+    } else {
+      select_only(doc, {}, {c});
+    }
+  }
+  mode_ = Mode::MoveNodes;
+}
+
+// The mode a press started, while the left button is held and when it is released.
+void NodeCanvas::follow_drag(EditorDocument& doc, ImVec2 mouse, Vec2 cm) {
   bool released =
       ImGui::IsMouseReleased(ImGuiMouseButton_Left) || !ImGui::IsMouseDown(ImGuiMouseButton_Left);
   if (!dragging_ && mode_ != Mode::Idle && distance(mouse, press_screen_) > kDragThreshold) {
@@ -262,120 +291,141 @@ void NodeCanvas::handle_mouse(EditorDocument& doc) {
     if (mode_ == Mode::MoveNodes) begin_move(doc, press_);
   }
   switch (mode_) {
-    case Mode::Minimap: {
-      Minimap map = minimap();
-      if (map.shown) view_.center_on(map.to_world(mouse), size_);
-      if (released) mode_ = Mode::Idle;
-      break;
-    }
+    case Mode::Minimap:
+      return drag_minimap(mouse, released);
     case Mode::MoveNodes:
-      if (dragging_) update_move(doc);
-      if (!released) break;
-      if (dragging_) {
-        end_move(doc);
-      } else if (press_.kind == Hit::Kind::Node || press_.kind == Hit::Kind::Zone) {
-        int id = geo_.nodes()[static_cast<size_t>(press_.node)].id;
-        if (io.KeyCtrl || io.KeyShift) {
-          if (press_was_selected_) {  // a click on a selected node with Ctrl takes it out
-            Selection s = doc.selection();
-            s.remove(id);
-            doc.set_selection(s);
-          }
-        } else {
-          select_only(doc, {id});
-        }
-      } else if (press_.kind == Hit::Kind::Comment && !io.KeyCtrl && !io.KeyShift) {
-        select_only(doc, {}, {static_cast<size_t>(press_.comment)});
-      }
-      mode_ = Mode::Idle;
-      break;
+      return drag_nodes(doc, released);
     case Mode::Box:
-      if (!released) break;
-      if (dragging_) {
-        Vec2 a = view_.to_canvas(press_screen_);
-        Rect box{std::min(a.x, cm.x), std::min(a.y, cm.y), std::max(a.x, cm.x),
-                 std::max(a.y, cm.y)};
-        Selection s = io.KeyCtrl || io.KeyShift ? doc.selection() : Selection{};
-        s.graph = graph();
-        std::vector<int> found;
-        geo_.nodes_in(box, found);
-        std::sort(found.begin(), found.end());
-        for (int i : found)
-          if (geo_.nodes()[static_cast<size_t>(i)].rect().overlaps(box))
-            s.add(geo_.nodes()[static_cast<size_t>(i)].id);
-        if (const graph::GraphLayout* l = layout(doc))
-          for (size_t c = 0; c < l->comments.size(); ++c) {
-            const graph::CommentFrame& f = l->comments[c];
-            if (Rect{f.x, f.y, f.x + f.w, f.y + f.h}.inside(box)) s.add_comment(c);
-          }
-        doc.set_selection(s);
-      } else if (!io.KeyCtrl && !io.KeyShift) {
-        select_only(doc, {});
-      }
-      mode_ = Mode::Idle;
-      break;
-    case Mode::Value: {
-      const NodeGeom& n = geo_.nodes()[static_cast<size_t>(press_.node)];
-      PinRef input{n.id, n.inputs[static_cast<size_t>(press_.pin)].name};
-      if (dragging_ && !scrubbing_) {
-        const graph::Node* node = find_node(doc.doc(), graph(), n.id);
-        const graph::Input* in = node ? node->input(input.pin) : nullptr;
-        if (in && !in->linked && in->literal.is_number()) {
-          scrubbing_ = true;
-          scrub_int_ = in->literal.kind == graph::Literal::Kind::Int;
-          scrub_start_ = in->literal.as_double();
-          // The step is fixed at the press: a rate of the changing value would run away.
-          scrub_step_ = std::max(std::fabs(scrub_start_) * 0.005, scrub_int_ ? 1.0 : 0.001);
-          doc.begin_group("Scrub " + input.pin);
-        } else {  // nothing to scrub: the label moves its node as the rest of the box does
-          int id = n.id;
-          if (!doc.selection().has(id)) select_only(doc, {id});
-          press_.kind = Hit::Kind::Node;
-          mode_ = Mode::MoveNodes;
-          begin_move(doc, press_);
-          break;
-        }
-      }
-      if (scrubbing_) update_scrub(doc);
-      if (!released) break;
-      if (scrubbing_)
-        end_scrub(doc, false);
-      else
-        open_inline_editor(doc, input);
-      mode_ = Mode::Idle;
-      break;
-    }
+      return drag_box(doc, cm, released);
+    case Mode::Value:
+      return drag_value(doc, released);
     case Mode::Link:
-      link_has_target_ = false;
-      if (GraphGeometry::PinHit pin =
-              geo_.pin_at(cm, std::max(12.0f / view_.zoom, geo_.metrics().pin_radius * 2));
-          pin.node >= 0 && pin.output != anchor_output_) {
-        const NodeGeom& n = geo_.nodes()[static_cast<size_t>(pin.node)];
-        link_target_ = PinRef{n.id, pin.output ? n.outputs[static_cast<size_t>(pin.pin)].name
-                                               : n.inputs[static_cast<size_t>(pin.pin)].name};
-        link_has_target_ = true;
-      }
-      if (released) end_link(doc);
-      break;
-    case Mode::ResizeComment: {
-      if (dragging_) {
-        graph::CommentFrame f = resize_start_;
-        f.w =
-            std::max(60.0f, std::round(resize_start_.w + (mouse.x - press_screen_.x) / view_.zoom));
-        f.h =
-            std::max(40.0f, std::round(resize_start_.h + (mouse.y - press_screen_.y) / view_.zoom));
-        doc.execute(change_layout(
-            doc.doc(), LayoutChange{graph().name, {}, {{static_cast<size_t>(press_.comment), f}}}));
-      }
-      if (released) {
-        doc.end_group();
-        mode_ = Mode::Idle;
-      }
-      break;
-    }
+      return drag_link(doc, cm, released);
+    case Mode::ResizeComment:
+      return drag_comment_corner(doc, mouse, released);
     default:
-      break;
+      return;
   }
+}
+
+void NodeCanvas::drag_minimap(ImVec2 mouse, bool released) {
+  Minimap map = minimap();
+  if (map.shown) view_.center_on(map.to_world(mouse), size_);
+  if (released) mode_ = Mode::Idle;
+}
+
+// A drag moves the selection; a click without one settles the selection on what it hit
+// (with Ctrl or Shift, a click on a node that was selected takes it out).
+void NodeCanvas::drag_nodes(EditorDocument& doc, bool released) {
+  ImGuiIO& io = ImGui::GetIO();
+  if (dragging_) update_move(doc);
+  if (!released) return;
+  if (dragging_) {
+    end_move(doc);
+  } else if (press_.kind == Hit::Kind::Node || press_.kind == Hit::Kind::Zone) {
+    int id = geo_.nodes()[static_cast<size_t>(press_.node)].id;
+    if (io.KeyCtrl || io.KeyShift) {
+      if (press_was_selected_) {  // a click on a selected node with Ctrl takes it out
+        Selection s = doc.selection();
+        s.remove(id);
+        doc.set_selection(s);
+      }
+    } else {
+      select_only(doc, {id});
+    }
+  } else if (press_.kind == Hit::Kind::Comment && !io.KeyCtrl && !io.KeyShift) {
+    select_only(doc, {}, {static_cast<size_t>(press_.comment)});
+  }
+  mode_ = Mode::Idle;
+}
+
+// Box selection from the press to `cm` (canvas units) at the release: nodes it touches,
+// comments it holds whole; a click on empty canvas clears the selection.
+void NodeCanvas::drag_box(EditorDocument& doc, Vec2 cm, bool released) {
+  ImGuiIO& io = ImGui::GetIO();
+  if (!released) return;
+  if (dragging_) {
+    Vec2 a = view_.to_canvas(press_screen_);
+    Rect box{std::min(a.x, cm.x), std::min(a.y, cm.y), std::max(a.x, cm.x), std::max(a.y, cm.y)};
+    Selection s = io.KeyCtrl || io.KeyShift ? doc.selection() : Selection{};
+    s.graph = graph();
+    std::vector<int> found;
+    geo_.nodes_in(box, found);
+    std::sort(found.begin(), found.end());
+    for (int i : found)
+      if (geo_.nodes()[static_cast<size_t>(i)].rect().overlaps(box))
+        s.add(geo_.nodes()[static_cast<size_t>(i)].id);
+    if (const graph::GraphLayout* l = layout(doc))
+      for (size_t c = 0; c < l->comments.size(); ++c) {
+        const graph::CommentFrame& f = l->comments[c];
+        if (Rect{f.x, f.y, f.x + f.w, f.y + f.h}.inside(box)) s.add_comment(c);
+      }
+    doc.set_selection(s);
+  } else if (!io.KeyCtrl && !io.KeyShift) {
+    select_only(doc, {});
+  }
+  mode_ = Mode::Idle;
+}
+
+// A press on an input's value label: a drag scrubs a number (or moves the node when there is
+// no number to scrub), a click opens the inline editor.
+void NodeCanvas::drag_value(EditorDocument& doc, bool released) {
+  const NodeGeom& n = geo_.nodes()[static_cast<size_t>(press_.node)];
+  PinRef input{n.id, n.inputs[static_cast<size_t>(press_.pin)].name};
+  if (dragging_ && !scrubbing_) {
+    const graph::Node* node = find_node(doc.doc(), graph(), n.id);
+    const graph::Input* in = node ? node->input(input.pin) : nullptr;
+    if (in && !in->linked && in->literal.is_number()) {
+      scrubbing_ = true;
+      scrub_int_ = in->literal.kind == graph::Literal::Kind::Int;
+      scrub_start_ = in->literal.as_double();
+      // The step is fixed at the press: a rate of the changing value would run away.
+      scrub_step_ = std::max(std::fabs(scrub_start_) * 0.005, scrub_int_ ? 1.0 : 0.001);
+      doc.begin_group("Scrub " + input.pin);
+    } else {  // nothing to scrub: the label moves its node as the rest of the box does
+      int id = n.id;
+      if (!doc.selection().has(id)) select_only(doc, {id});
+      press_.kind = Hit::Kind::Node;
+      mode_ = Mode::MoveNodes;
+      begin_move(doc, press_);
+      return;
+    }
+  }
+  if (scrubbing_) update_scrub(doc);
+  if (!released) return;
+  if (scrubbing_)
+    end_scrub(doc, false);
+  else
+    open_inline_editor(doc, input);
+  mode_ = Mode::Idle;
+}
+
+// A link being drawn from `anchor_`: the pin of the other direction near `cm` is its target.
+void NodeCanvas::drag_link(EditorDocument& doc, Vec2 cm, bool released) {
+  link_has_target_ = false;
+  if (GraphGeometry::PinHit pin =
+          geo_.pin_at(cm, std::max(12.0f / view_.zoom, geo_.metrics().pin_radius * 2));
+      pin.node >= 0 && pin.output != anchor_output_) {
+    const NodeGeom& n = geo_.nodes()[static_cast<size_t>(pin.node)];
+    link_target_ = PinRef{n.id, pin.output ? n.outputs[static_cast<size_t>(pin.pin)].name
+                                           : n.inputs[static_cast<size_t>(pin.pin)].name};
+    link_has_target_ = true;
+  }
+  if (released) end_link(doc);
+}
+
+// The comment's lower right corner follows the mouse; the whole resize is one undo step.
+void NodeCanvas::drag_comment_corner(EditorDocument& doc, ImVec2 mouse, bool released) {
+  if (dragging_) {
+    graph::CommentFrame f = resize_start_;
+    f.w = std::max(60.0f, std::round(resize_start_.w + (mouse.x - press_screen_.x) / view_.zoom));
+    f.h = std::max(40.0f, std::round(resize_start_.h + (mouse.y - press_screen_.y) / view_.zoom));
+    doc.execute(change_layout(
+        doc.doc(), LayoutChange{graph().name, {}, {{static_cast<size_t>(press_.comment), f}}}));
+  }
+  if (!released) return;
+  doc.end_group();
+  mode_ = Mode::Idle;
 }
 
 // ---------------------------------------------------------------- scrubbing

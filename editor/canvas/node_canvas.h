@@ -167,6 +167,20 @@ class NodeCanvas {
   // canvas_input.cpp
   Hit hit_test(ImVec2 screen) const;
   void handle_mouse(EditorDocument& doc);
+  // handle_mouse's steps; a bool step is true when the frame's mouse work ends there.
+  // `cm`: the mouse in canvas units, taken before this frame's wheel zoom.
+  bool zoom_and_pan(ImVec2 mouse, Vec2 cm);
+  bool press_left(EditorDocument& doc, ImVec2 mouse);
+  void begin_press(EditorDocument& doc);
+  void press_node(EditorDocument& doc);
+  void press_comment(EditorDocument& doc);
+  void follow_drag(EditorDocument& doc, ImVec2 mouse, Vec2 cm);
+  void drag_minimap(ImVec2 mouse, bool released);
+  void drag_nodes(EditorDocument& doc, bool released);
+  void drag_box(EditorDocument& doc, Vec2 cm, bool released);
+  void drag_value(EditorDocument& doc, bool released);
+  void drag_link(EditorDocument& doc, Vec2 cm, bool released);
+  void drag_comment_corner(EditorDocument& doc, ImVec2 mouse, bool released);
   void handle_keyboard(EditorDocument& doc);
   void begin_move(EditorDocument& doc, const Hit& hit);
   void update_move(EditorDocument& doc);

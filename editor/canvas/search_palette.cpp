@@ -54,6 +54,7 @@ std::vector<size_t> SearchPalette::filtered() const {
                      [](const auto& a, const auto& b) { return a.first < b.first; });
   }
   std::vector<size_t> out;
+  out.reserve(scored.size());
   for (const auto& [s, i] : scored) out.push_back(i);
   return out;
 }

@@ -7,7 +7,6 @@
 
 #include "compiler/graph/document_json.h"
 #include "editor/model/graph_access.h"
-#include "editor/model/literal_text.h"
 #include "runtime/common/error.h"
 
 namespace loom::editor {
@@ -26,28 +25,17 @@ bool is_identifier(const std::string& s) {
 }
 
 Literal scalar_zero(Scalar s) {
-  Literal l;
-  if (s == Scalar::Bool) {
-    l.kind = Literal::Kind::Bool;
-  } else if (is_int(s)) {
-    l.kind = Literal::Kind::Int;
-  } else {
-    l.kind = Literal::Kind::Float;
-    l.spelling = "0.0";
-  }
-  return l;
+  if (s == Scalar::Bool) return Literal::boolean(false);
+  if (is_int(s)) return Literal::integer(0);
+  return Literal::real(0.0);  // spelled "0.0"
 }
 
 Literal zero_literal(ValueType t) {
   if (t.components() == 1) return scalar_zero(t.scalar);
-  Literal column;
-  column.kind = Literal::Kind::List;
-  column.list.assign(static_cast<size_t>(t.rows), scalar_zero(t.scalar));
+  Literal column =
+      Literal::list_of(std::vector<Literal>(static_cast<size_t>(t.rows), scalar_zero(t.scalar)));
   if (t.cols <= 1) return column;
-  Literal m;
-  m.kind = Literal::Kind::List;
-  m.list.assign(static_cast<size_t>(t.cols), column);
-  return m;
+  return Literal::list_of(std::vector<Literal>(static_cast<size_t>(t.cols), column));
 }
 
 // Every node of every kernel and function, mutable, with the graph it is in.
@@ -395,21 +383,21 @@ graph::Literal default_argument(const Document& doc, const graph::KernelParam& p
       for (const graph::NdarrayDecl& n : doc.ndarrays)
         if ((p.type.empty() || value_type_name(n.elem) == p.type) &&
             (p.ndim == 0 || p.ndim == static_cast<int>(n.shape.size())))
-          return text_literal(n.name);
+          return Literal::text(n.name);
       return Literal{};
     case graph::ParamKind::Texture:
       for (const graph::TextureDecl& t : doc.textures)
         if ((p.type.empty() || p.type == texture_format_name(t.format)) &&
             (p.ndim == 0 || p.ndim == static_cast<int>(t.size.size())))
-          return text_literal(t.name);
+          return Literal::text(t.name);
       return Literal{};
     case graph::ParamKind::Argpack:
       for (const graph::ArgpackDecl& a : doc.argpacks)
-        if (a.type == p.type) return text_literal(a.name);
+        if (a.type == p.type) return Literal::text(a.name);
       return Literal{};
     case graph::ParamKind::Template:
       if (p.type.empty() || p.type == "field")
-        return doc.fields.empty() ? Literal{} : text_literal(doc.fields.front().name);
+        return doc.fields.empty() ? Literal{} : Literal::text(doc.fields.front().name);
       if (auto t = parse_value_type(p.type)) return zero_literal(*t);
       return Literal{};
   }
@@ -658,6 +646,7 @@ EditResult move_declaration(EditorDocument& d, DeclKind kind, const std::string&
       for (int i = 0; i < n; ++i) new_index[static_cast<size_t>(order[static_cast<size_t>(i)])] = i;
       remap_argpack_type_indices(next, new_index);
       std::vector<ArgpackType> moved;
+      moved.reserve(order.size());
       for (int old : order) moved.push_back(next.argpack_types[static_cast<size_t>(old)]);
       next.argpack_types = std::move(moved);
       break;
@@ -690,7 +679,7 @@ std::string array_problem(const char* kind, const std::string& name,
   if (shape.empty() || shape.size() > max_dims)
     return std::string(kind) + " '" + name + "' needs 1 to " + std::to_string(max_dims) +
            " dimensions";
-  std::string why = graph::shape_problem(shape, size_of(elem.scalar) * elem.components());
+  std::string why = graph::shape_problem(shape, static_cast<int64_t>(size_of(elem.scalar)) * elem.components());
   return why.empty() ? "" : std::string(kind) + " '" + name + "': " + why;
 }
 
@@ -1132,9 +1121,9 @@ EditResult add_declaration_node(EditorDocument& d, const GraphRef& g, const Regi
     return EditResult::fail(std::string("there is no ") + decl_kind_name(kind) + " '" + name + "'");
   if (!graph_nodes(d.doc(), g)) return EditResult::fail("there is no graph '" + g.name + "'");
   if (kind == DeclKind::Function)
-    return add_node(d, g, region, "call", at, {{"function", text_literal(name)}});
+    return add_node(d, g, region, "call", at, {{"function", Literal::text(name)}});
   if (kind == DeclKind::Field)
-    return add_node(d, g, region, type, at, {{"field", text_literal(name)}});
+    return add_node(d, g, region, type, at, {{"field", Literal::text(name)}});
   // Ndarrays and textures: through a kernel parameter bound to them.
   bool texture = kind == DeclKind::Texture;
   if (g.function)
@@ -1181,7 +1170,7 @@ EditResult add_declaration_node(EditorDocument& d, const GraphRef& g, const Regi
     for (size_t pi = 0; r.ok && pi < d.doc().pipelines.size(); ++pi)
       for (size_t li = 0; r.ok && li < d.doc().pipelines[pi].launches.size(); ++li)
         if (d.doc().pipelines[pi].launches[li].kernel == kernel)
-          r = set_launch_arg(d, d.doc().pipelines[pi].name, li, param, text_literal(name));
+          r = set_launch_arg(d, d.doc().pipelines[pi].name, li, param, Literal::text(name));
     if (!r.ok) {
       d.end_group();
       if (d.revision() != before) d.undo();
@@ -1189,7 +1178,7 @@ EditResult add_declaration_node(EditorDocument& d, const GraphRef& g, const Regi
     }
   }
   EditResult r =
-      add_node(d, g, region, type, at, {{texture ? "texture" : "ndarray", text_literal(param)}});
+      add_node(d, g, region, type, at, {{texture ? "texture" : "ndarray", Literal::text(param)}});
   d.end_group();
   if (!r.ok && d.revision() != before) d.undo();
   return r;

@@ -224,7 +224,7 @@ bool completes_with_zeros(const Document& with, const GraphRef& g, int id,
     if (n.input(pin) || (fixed != spec->inputs.end() && !fixed->required)) continue;
     graph::Input zero;
     zero.pin = pin;
-    zero.literal.kind = graph::Literal::Kind::Int;
+    zero.literal = graph::Literal::integer(0);
     n.inputs.push_back(zero);
   }
   graph::GraphTypes after = graph::infer_graph_types(filled, g.name, g.function);
@@ -338,7 +338,7 @@ LinkCheck check_link(const Document& doc, const GraphRef& g, const PinRef& from,
   const graph::PinValue* value = baseline->output(from.node, from.pin);
   std::string what = value ? graph::pin_value_text(*value) : "this value";
 
-  Document with = moved ? std::move(*moved) : doc;
+  Document with = moved ? std::move(*moved) : Document(doc);
   NodeSlot slot = *find_node_slot(with, g, to.node);
   graph::Input link;
   link.pin = to.pin;

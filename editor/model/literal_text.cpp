@@ -1,9 +1,5 @@
 #include "editor/model/literal_text.h"
 
-#include <charconv>
-#include <cstdio>
-#include <cstdlib>
-
 #include "compiler/graph/json_value.h"
 #include "runtime/common/error.h"
 
@@ -16,16 +12,8 @@ std::string literal_text(const Literal& l) {
     case Literal::Kind::Bool:
       return l.b ? "true" : "false";
     case Literal::Kind::Int:
-    case Literal::Kind::Float: {
-      if (!l.spelling.empty()) return l.spelling;
-      if (l.kind == Literal::Kind::Int)
-        return l.above_int64 ? std::to_string(static_cast<uint64_t>(l.i)) : std::to_string(l.i);
-      char buf[32];
-      auto [end, ec] = std::to_chars(buf, buf + sizeof buf, l.f);
-      std::string s(buf, ec == std::errc() ? end : buf);
-      if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
-      return s;
-    }
+    case Literal::Kind::Float:
+      return graph::number_text(l);
     case Literal::Kind::String:
       return l.s;
     case Literal::Kind::List: {
@@ -49,28 +37,13 @@ bool to_literal(const graph::JsonValue& v, Literal& out, std::string* error) {
       out.b = v.b;
       return true;
     case Kind::Number: {
-      out.spelling = v.text;
-      if (v.is_integer()) {
-        out.kind = Literal::Kind::Int;
-        const char* b = v.text.data();
-        const char* e = b + v.text.size();
-        int64_t i = 0;
-        uint64_t u = 0;
-        if (std::from_chars(b, e, i).ec == std::errc()) {
-          out.i = i;
-        } else if (std::from_chars(b, e, u).ec == std::errc()) {
-          out.i = static_cast<int64_t>(u);
-          out.above_int64 = true;
-        } else {
-          if (error)
-            *error = v.text + " is out of range (-9223372036854775808 to 18446744073709551615)";
-          return false;
-        }
-        out.f = out.as_double();
-        return true;
+      std::optional<Literal> number = graph::number_literal(v.text, v.is_integer());
+      if (!number) {
+        if (error)
+          *error = v.text + " is out of range (-9223372036854775808 to 18446744073709551615)";
+        return false;
       }
-      out.kind = Literal::Kind::Float;
-      out.f = std::strtod(v.text.c_str(), nullptr);
+      out = std::move(*number);
       return true;
     }
     case Kind::String:
@@ -102,10 +75,7 @@ std::optional<Literal> parse_literal_text(const std::string& text, bool text_ok,
   if (text_ok) {  // names and formulas: as typed (quotes, if any, are not part of them)
     if (trimmed.size() >= 2 && trimmed.front() == '"' && trimmed.back() == '"')
       trimmed = trimmed.substr(1, trimmed.size() - 2);
-    Literal l;
-    l.kind = Literal::Kind::String;
-    l.s = trimmed;
-    return l;
+    return Literal::text(trimmed);
   }
   try {
     graph::JsonValue v = graph::parse_json(trimmed, "<value>");
@@ -125,13 +95,6 @@ bool is_text_param(const std::string& name) {
                         "filter", "wrap", "param", "path", "type"})
     if (name == p) return true;
   return false;
-}
-
-graph::Literal text_literal(const std::string& s) {
-  graph::Literal l;
-  l.kind = graph::Literal::Kind::String;
-  l.s = s;
-  return l;
 }
 
 }  // namespace loom::editor

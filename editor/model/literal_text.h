@@ -18,9 +18,6 @@ std::string literal_text(const graph::Literal& l);
 std::optional<graph::Literal> parse_literal_text(const std::string& text, bool text_ok,
                                                  std::string* error);
 
-// A string literal: a name (a field, a function, a parameter) or a formula.
-graph::Literal text_literal(const std::string& s);
-
 // Parameters that hold names or formulas rather than numbers.
 bool is_text_param(const std::string& name);
 

@@ -4,28 +4,12 @@
 
 #include "compiler/graph/node_library.h"
 #include "editor/model/graph_access.h"
-#include "editor/model/literal_text.h"
 
 namespace loom::editor {
 
 using graph::Literal;
 
 namespace {
-
-Literal number(int64_t v) {
-  Literal l;
-  l.kind = Literal::Kind::Int;
-  l.i = v;
-  l.spelling = std::to_string(v);
-  return l;
-}
-
-Literal real(double v) {
-  Literal l;
-  l.kind = Literal::Kind::Float;
-  l.f = v;
-  return l;
-}
 
 struct Atomic {
   const char* op;
@@ -34,15 +18,6 @@ struct Atomic {
 constexpr Atomic kAtomics[] = {{"add", false}, {"sub", false}, {"min", false}, {"max", false},
                                {"and", true},  {"or", true},   {"xor", true}};
 
-// Parameters a new node of a library type starts with, so it is valid as soon as it can be.
-std::vector<std::pair<std::string, Literal>> starting_params(const std::string& type) {
-  if (type == "const") return {{"value", real(0.0)}};
-  if (type == "cast") return {{"type", text_literal("f32")}};
-  if (type == "expr") return {{"expr", text_literal("a")}};
-  if (type == "unroll") return {{"count", number(2)}};
-  return {};
-}
-
 }  // namespace
 
 std::vector<CatalogEntry> node_catalog(const graph::Document& doc, const GraphRef& g) {
@@ -50,9 +25,9 @@ std::vector<CatalogEntry> node_catalog(const graph::Document& doc, const GraphRe
   const graph::FunctionDecl* fn = g.function ? doc.function(g.name) : nullptr;
   for (const graph::NodeSpec& s : graph::node_library()) {
     // Kernel-only and function-only nodes where they cannot be used.
-    if (g.function && (s.name == "param" || s.name == "member" || s.name == "return")) continue;
-    if (!g.function && (s.name == "input" || s.name == "output")) continue;
-    out.push_back(CatalogEntry{s.name, s.name, s.category, s.summary, starting_params(s.name)});
+    if (s.scope == graph::NodeScope::KernelOnly && g.function) continue;
+    if (s.scope == graph::NodeScope::FunctionOnly && !g.function) continue;
+    out.push_back(CatalogEntry{s.name, s.name, s.category, s.summary, s.starting_params});
   }
   if (const graph::KernelDecl* k = g.function ? nullptr : doc.kernel(g.name))
     for (const graph::KernelParam& p : k->params)
@@ -60,21 +35,21 @@ std::vector<CatalogEntry> node_catalog(const graph::Document& doc, const GraphRe
                                  "param",
                                  "document",
                                  "Kernel parameter " + p.name + " (" + p.type + ")",
-                                 {{"name", text_literal(p.name)}}});
+                                 {{"name", Literal::text(p.name)}}});
   if (fn)
     for (const graph::FunctionPort& p : fn->inputs)
       out.push_back(CatalogEntry{"input " + p.name,
                                  "input",
                                  "document",
                                  "Function input " + p.name + " (" + p.type + ")",
-                                 {{"name", text_literal(p.name)}}});
+                                 {{"name", Literal::text(p.name)}}});
   for (const graph::FunctionDecl& f : doc.functions) {
     if (fn && f.name == fn->name) continue;  // no recursion
     out.push_back(CatalogEntry{"call " + f.name,
                                "call",
                                "document",
                                "Calls function " + f.name,
-                               {{"function", text_literal(f.name)}}});
+                               {{"function", Literal::text(f.name)}}});
   }
   for (const FieldDesc& f : doc.fields) {
     std::string t = value_type_name(f.elem);
@@ -82,12 +57,12 @@ std::vector<CatalogEntry> node_catalog(const graph::Document& doc, const GraphRe
                                "load",
                                "document",
                                "Reads field " + f.name + " (" + t + ")",
-                               {{"field", text_literal(f.name)}}});
+                               {{"field", Literal::text(f.name)}}});
     out.push_back(CatalogEntry{"store " + f.name,
                                "store",
                                "document",
                                "Writes field " + f.name + " (" + t + ")",
-                               {{"field", text_literal(f.name)}}});
+                               {{"field", Literal::text(f.name)}}});
     for (const auto& [op, bitwise] : kAtomics) {
       if (bitwise && !is_int(f.elem.scalar)) continue;  // integer memory only
       out.push_back(CatalogEntry{"atomic_" + std::string(op) + " " + f.name,
@@ -95,7 +70,7 @@ std::vector<CatalogEntry> node_catalog(const graph::Document& doc, const GraphRe
                                  "document",
                                  "Atomic " + std::string(op) + " on field " + f.name + " (" + t +
                                      "), giving the old value",
-                                 {{"field", text_literal(f.name)}}});
+                                 {{"field", Literal::text(f.name)}}});
     }
   }
   return out;
@@ -162,26 +137,27 @@ std::string compatible_input(const graph::Document& doc, const GraphRef& g,
     case graph::PinValue::Kind::Value:
       if (value.literal) {
         src.type = "const";
-        src.params.emplace_back("value", is_float(value.type.scalar) ? real(0.5) : number(0));
+        src.params.emplace_back(
+            "value", is_float(value.type.scalar) ? Literal::real(0.5) : Literal::integer(0));
       } else {
         src.type = "param";
-        src.params.emplace_back("name", text_literal("src"));
+        src.params.emplace_back("name", Literal::text("src"));
         k.params.push_back({"src", graph::ParamKind::Value, value_type_name(value.type), 0});
       }
       break;
     case graph::PinValue::Kind::Ref:
       src.type = "var";
-      src.params.emplace_back("type", text_literal(value_type_name(value.type)));
+      src.params.emplace_back("type", Literal::text(value_type_name(value.type)));
       out = "ref";
       break;
     case graph::PinValue::Kind::Array:
       src.type = "param";
-      src.params.emplace_back("name", text_literal("src"));
+      src.params.emplace_back("name", Literal::text("src"));
       k.params.push_back({"src", graph::ParamKind::Ndarray, value_type_name(value.type), 1});
       break;
     case graph::PinValue::Kind::Texture:
       src.type = "param";
-      src.params.emplace_back("name", text_literal("src"));
+      src.params.emplace_back("name", Literal::text("src"));
       k.params.push_back({"src", graph::ParamKind::Texture, "rgba32f", 2});
       break;
   }
@@ -194,7 +170,7 @@ std::string compatible_input(const graph::Document& doc, const GraphRef& g,
     if (name == "field" && v.kind == Literal::Kind::String)
       if (const FieldDesc* f = doc.field(v.s)) dims = static_cast<int>(f->shape.size());
   graph::Input zero;
-  zero.literal = number(0);
+  zero.literal = Literal::integer(0);
   for (const std::string& pin : pins) {
     // The other required pins get the same value (operands of one shape: cross, dot, add),
     // then a literal 0 (a bool condition, a scalar factor); either way without a problem.
@@ -204,7 +180,7 @@ std::string compatible_input(const graph::Document& doc, const GraphRef& g,
       n.type = entry.type;
       if (spec) n.version = spec->version;
       n.params = entry.params;
-      if (entry.type == "expr") n.params = {{"expr", text_literal(pin)}};
+      if (entry.type == "expr") n.params = {{"expr", Literal::text(pin)}};
       n.inputs.push_back(link_to(pin, 1, out));
       int indices = dims > 0 && index_pin(pin) ? value.type.components() : 0;
       if (spec)

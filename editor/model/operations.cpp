@@ -438,10 +438,7 @@ EditResult create_function(EditorDocument& d, const std::string& name,
     Node n;
     n.id = id++;
     n.type = "input";
-    graph::Literal l;
-    l.kind = graph::Literal::Kind::String;
-    l.s = port.name;
-    n.params.emplace_back("name", l);
+    n.params.emplace_back("name", graph::Literal::text(port.name));
     layout.positions.push_back({n.id, 0, static_cast<float>(80 * (n.id - 1))});
     f.nodes.push_back(std::move(n));
   }
@@ -451,8 +448,7 @@ EditResult create_function(EditorDocument& d, const std::string& name,
   for (const graph::FunctionPort& port : f.outputs) {  // zeros, so the new function is valid
     graph::Input zero;
     zero.pin = port.name;
-    zero.literal.kind = graph::Literal::Kind::Int;
-    zero.literal.spelling = "0";
+    zero.literal = graph::Literal::integer(0);
     out.inputs.push_back(zero);
   }
   layout.positions.push_back({out.id, 400, 0});
@@ -471,9 +467,7 @@ EditResult rename_function(EditorDocument& d, const std::string& from, const std
   if (d.doc().function(to) || d.doc().kernel(to))
     return EditResult::fail("the name '" + to + "' is taken");
   Step step(d, "Rename function");
-  graph::Literal name;
-  name.kind = graph::Literal::Kind::String;
-  name.s = to;
+  graph::Literal name = graph::Literal::text(to);
   auto retarget = [&](const GraphRef& g) {
     std::vector<int> calls;
     for_each_node(*graph_nodes(d.doc(), g), [&](const Node& n, const RegionRef&) {

@@ -5,7 +5,6 @@
 
 #include "compiler/graph/infer.h"
 #include "editor/model/graph_access.h"
-#include "editor/model/literal_text.h"
 
 namespace loom::editor {
 
@@ -27,8 +26,7 @@ Input link(int node, const std::string& pin, const std::string& to) {
 Input int_literal(const std::string& pin, int64_t v) {
   Input in;
   in.pin = pin;
-  in.literal.kind = Literal::Kind::Int;
-  in.literal.i = v;
+  in.literal = Literal::integer(v);
   return in;
 }
 
@@ -181,7 +179,7 @@ std::optional<ProbePlan> plan_probe(const graph::Document& doc, const std::strin
   }
   Node store;
   store.type = "store";
-  store.params.emplace_back("field", text_literal(kProbeField));
+  store.params.emplace_back("field", Literal::text(kProbeField));
   for (size_t d = 0; d < indices.size(); ++d) {
     Input in = indices[d];
     if (begins[d] != 0) {  // the probe's index is i - begin
@@ -201,7 +199,7 @@ std::optional<ProbePlan> plan_probe(const graph::Document& doc, const std::strin
     cast.id = next++;
     cast.type = "cast";
     cast.inputs = {link(pin.node, pin.pin, "a")};
-    cast.params.emplace_back("type", text_literal(value_type_name(type)));
+    cast.params.emplace_back("type", Literal::text(value_type_name(type)));
     region->push_back(cast);
     v = link(cast.id, "out", "value");
   }

@@ -3,9 +3,11 @@
 #include "engine_plugin/include/loom/aot_module.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <filesystem>
 #include <set>
+#include <utility>
 
 #include "compiler/codegen_llvm/cpu_codegen.h"
 #include "compiler/codegen_spirv/spirv_codegen.h"
@@ -31,8 +33,9 @@ bool same_template(const std::vector<aot::TemplateArgument>& a, const std::vecto
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
     const auto &x = a[i], &y = b[i];
+    // Floats by their bits: a NaN argument matches itself, 0.0 and -0.0 stay apart.
     if (x.param != y.param || x.kind != y.kind || x.field != y.field || x.elem != y.elem || x.i != y.i || x.b != y.b ||
-        std::memcmp(&x.f, &y.f, sizeof x.f) != 0)
+        std::bit_cast<uint64_t>(x.f) != std::bit_cast<uint64_t>(y.f))
       return false;
   }
   return true;
@@ -53,7 +56,10 @@ aot::Value normalised_value(const Arg& a, ValueType type, const Place& where, co
     };
     switch (type.scalar) {
       case Scalar::Bool: *i = p[0]; return p[0];
-      case Scalar::I8: *i = load(int8_t{}); return static_cast<double>(*i);
+      case Scalar::I8:
+        // NOLINTNEXTLINE(bugprone-signed-char-misuse): an I8 value, sign-extended on purpose
+        *i = load(int8_t{});
+        return static_cast<double>(*i);
       case Scalar::I16: *i = load(int16_t{}); return static_cast<double>(*i);
       case Scalar::I32: *i = load(int32_t{}); return static_cast<double>(*i);
       case Scalar::I64: *i = load(int64_t{}); return static_cast<double>(*i);
@@ -113,19 +119,19 @@ struct AotModule::Impl {
   const graph::Document& doc() const { return program.document(); }
 };
 
-AotModule::AotModule(Program& program, AotOptions options) : impl_(std::make_unique<Impl>(Impl{program, options, {}, {}})) {
-  if (options.arch != Backend::Cpu && options.arch != Backend::Vulkan)
-    throw Error("AOT modules are compiled for the CPU or for Vulkan, not for '" + std::string(backend_name(options.arch)) + "'");
-  if (options.workgroup_size < 1 || options.workgroup_size > 1024)
-    throw Error("AOT module: workgroup size " + std::to_string(options.workgroup_size) + " is not in [1, 1024]");
+AotModule::AotModule(Program& program, AotOptions options) : impl_(std::make_unique<Impl>(Impl{program, std::move(options), {}, {}})) {
+  if (impl_->options.arch != Backend::Cpu && impl_->options.arch != Backend::Vulkan)
+    throw Error("AOT modules are compiled for the CPU or for Vulkan, not for '" + std::string(backend_name(impl_->options.arch)) + "'");
+  if (impl_->options.workgroup_size < 1 || impl_->options.workgroup_size > 1024)
+    throw Error("AOT module: workgroup size " + std::to_string(impl_->options.workgroup_size) + " is not in [1, 1024]");
   aot::ModuleMetadata& m = impl_->module.meta;
   m.name = program.document().name;
-  m.arch = options.arch == Backend::Vulkan ? aot::Arch::Vulkan : aot::Arch::Cpu;
+  m.arch = impl_->options.arch == Backend::Vulkan ? aot::Arch::Vulkan : aot::Arch::Cpu;
   m.producer = "loom " LOOM_VERSION_STRING;
   m.argpack_types = program.document().argpack_types;
   if (m.arch == aot::Arch::Cpu) {
     codegen::CpuCodegenOptions co;
-    co.cpu = options.cpu;
+    co.cpu = impl_->options.cpu;
     // Recorded: the features the runtime can check on the machine that loads the module.
     codegen::CpuTarget target = codegen::describe_cpu_target(co, cpu::known_cpu_features());
     m.needs.cpu = target.cpu;

@@ -1,4 +1,4 @@
-// The CPU backend: LLVM codegen for the host, object loading (runtime/cpu's ELF loader), the thread pool.
+// The CPU backend: LLVM codegen for the host CPU, on the CPU device (runtime/device).
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Support/Host.h>
 
@@ -6,8 +6,6 @@
 
 #include "compiler/codegen_llvm/cpu_codegen.h"
 #include "engine_plugin/api/device_backend.h"
-#include "runtime/cpu/cpu_device.h"
-#include "runtime/cpu/cpu_module.h"
 
 namespace loom {
 
@@ -25,21 +23,11 @@ std::string host_cpu_signature() {
   return s;
 }
 
-class CpuKernel : public BackendKernel {
- public:
-  explicit CpuKernel(std::shared_ptr<cpu::LoadedCpuKernel> k) : kernel(std::move(k)) {}
-  const KernelABI& abi() const override { return kernel->abi; }
-  std::shared_ptr<cpu::LoadedCpuKernel> kernel;
-};
-
 class CpuBackend : public DeviceBackend {
  public:
-  explicit CpuBackend(const ProgramOptions& options) : options_(options), device_(options.threads) {}
+  explicit CpuBackend(const ProgramOptions& options)
+      : DeviceBackend(make_cpu_device(options.threads)), options_(options) {}
 
-  Backend kind() const override { return Backend::Cpu; }
-  std::string device_name() const override {
-    return "CPU, " + std::to_string(const_cast<cpu::CpuDevice&>(device_).pool().size()) + " threads";
-  }
   std::string target_signature() const override { return "cpu\n" + host_; }
   int index_bits() const override { return 64; }
 
@@ -55,20 +43,8 @@ class CpuBackend : public DeviceBackend {
     return KernelRecord{std::move(compiled.abi), std::move(compiled.object)};
   }
 
-  std::shared_ptr<BackendKernel> load(const KernelRecord& record) override {
-    return std::make_shared<CpuKernel>(module_.load(record.abi, record.code));
-  }
-
-  void launch(BackendKernel& kernel, LaunchContext& ctx) override {
-    device_.launch(*static_cast<CpuKernel&>(kernel).kernel, ctx);
-  }
-  void cancel() override { device_.cancel(); }
-  void clear_cancel() override { device_.clear_cancel(); }
-
  private:
   ProgramOptions options_;
-  cpu::CpuDevice device_;
-  cpu::CpuModule module_;
   std::string host_ = host_cpu_signature();
 };
 

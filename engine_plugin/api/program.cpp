@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <type_traits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -42,6 +43,18 @@ namespace loom {
 
 namespace {
 
+// A returned component as KernelResult::ints holds it: integers and bools exactly; floats
+// truncated toward zero where an int64 holds them, 0 for NaN and out of range (converting
+// those is undefined behaviour).
+template <typename T>
+int64_t integer_component(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    constexpr T kLimit = static_cast<T>(9223372036854775808.0);  // 2^63
+    if (!(v > -kLimit && v < kLimit)) return 0;
+  }
+  return static_cast<int64_t>(v);
+}
+
 // Part of every cache key, with build_id(): the hash of the sources computed at build time
 // is what keeps entries of another build out; these names only make keys readable.
 constexpr const char* kCompilerVersion = "loom-compiler-0.1.0";
@@ -54,9 +67,9 @@ double ms_since(Clock::time_point t0) {
 
 // One compiled (kernel, template signature) pair and its reusable launch frame.
 struct Instance {
-  Instance(std::shared_ptr<BackendKernel> k, std::string sig)
+  Instance(std::shared_ptr<DeviceKernel> k, std::string sig)
       : kernel(std::move(k)), signature(std::move(sig)), frame(kernel->abi()) {}
-  std::shared_ptr<BackendKernel> kernel;
+  std::shared_ptr<DeviceKernel> kernel;
   std::string signature;
   host::LaunchFrame frame;
   std::vector<std::string> return_names;  // KernelResult::names
@@ -127,18 +140,19 @@ struct Program::Impl {
                   ? (options.cache_dir.empty() ? OfflineCache::default_directory() : options.cache_dir)
                   : std::string(),
               options.warn),
-        backend(backend_in ? std::move(backend_in) : std::shared_ptr<DeviceBackend>(make_backend(options))) {}
+        backend(backend_in ? std::move(backend_in) : std::shared_ptr<DeviceBackend>(make_backend(options))),
+        device(backend->device()) {}
 
   ~Impl() {
     // The device copies of this program's storage go with it (the device may outlive it).
     for (auto& [name, f] : fields)
-      if (f) backend->remove(f->data());
+      if (f) device.remove(f->data());
     for (auto& [name, n] : ndarrays)
-      if (n) backend->remove(n->data());  // null: moved to the program that replaced this one
+      if (n) device.remove(n->data());  // null: moved to the program that replaced this one
     for (auto& [name, t] : textures)
-      if (t) backend->remove(t->data());
+      if (t) device.remove(t->data());
     for (auto& [name, a] : argpacks)
-      if (a) backend->remove(a->data());
+      if (a) device.remove(a->data());
   }
 
   static ProgramOptions with_defaults(ProgramOptions o) {
@@ -150,6 +164,7 @@ struct Program::Impl {
   ProgramOptions options;
   OfflineCache cache;
   std::shared_ptr<DeviceBackend> backend;
+  Device& device;  // the backend's: loads, launches, device copies of this program's storage
   Stats stats;
   std::unique_ptr<graph::Document> doc = std::make_unique<graph::Document>();
   std::unordered_map<std::string, std::unique_ptr<Instance>> instances;  // kernel '\n' signature
@@ -195,7 +210,7 @@ struct Program::Impl {
   void add_code_ndarray(const std::string& name, ValueType elem, std::unique_ptr<host::Ndarray> array, bool caller_memory) {
     if (fields.count(name) || ndarrays.count(name) || textures.count(name) || argpacks.count(name))
       throw Error(place(), "two resources are named '" + name + "'");
-    backend->add_buffer(name, array->data(), array->bytes(), caller_memory);
+    device.add_buffer(name, array->data(), array->bytes(), caller_memory);
     claim_name(name);
     ndarrays[name] = std::move(array);
     ndarray_elems[name] = elem;
@@ -211,12 +226,12 @@ struct Program::Impl {
     for (const FieldDesc& f : doc->fields) {
       claim_name(f.name);
       fields[f.name] = std::make_unique<host::Field>(f);
-      backend->add_buffer(f.name, fields[f.name]->data(), fields[f.name]->bytes(), false);
+      device.add_buffer(f.name, fields[f.name]->data(), fields[f.name]->bytes(), false);
     }
     for (const graph::NdarrayDecl& n : doc->ndarrays) {
       claim_name(n.name);
       ndarrays[n.name] = std::make_unique<host::Ndarray>(n.elem.scalar, n.shape, n.elem.components(), n.name);
-      backend->add_buffer(n.name, ndarrays[n.name]->data(), ndarrays[n.name]->bytes(), false);
+      device.add_buffer(n.name, ndarrays[n.name]->data(), ndarrays[n.name]->bytes(), false);
       ndarray_elems[n.name] = n.elem;
     }
     for (const graph::TextureDecl& t : doc->textures) {
@@ -226,7 +241,7 @@ struct Program::Impl {
       textures[t.name] = t.size.size() == 3
                              ? std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.size[2], t.name)
                              : std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.name);
-      backend->add_texture(t.name, *textures[t.name]);
+      device.add_texture(t.name, *textures[t.name]);
     }
   }
 
@@ -236,7 +251,7 @@ struct Program::Impl {
       int type = doc->argpack_type(a.type);
       if (type < 0) throw Error(place(), "argpack '" + a.name + "' has unknown type '" + a.type + "'");
       argpacks[a.name] = std::make_unique<host::Argpack>(doc->argpack_types, type);
-      backend->add_argpack(a.name, *argpacks[a.name]);
+      device.add_argpack(a.name, *argpacks[a.name]);
     }
     // Values after every pack exists: a nested pack member may name any pack of the document.
     for (const graph::ArgpackDecl& a : doc->argpacks)
@@ -406,7 +421,7 @@ struct Program::Impl {
     auto t0 = Clock::now();
     std::optional<KernelRecord> record = cache.load(key);
     stats.ms_cache_read += ms_since(t0);
-    std::shared_ptr<BackendKernel> loaded;
+    std::shared_ptr<DeviceKernel> loaded;
     if (record) {
       // A readable entry whose object does not load (bad object code, a missing task
       // symbol, another kernel's record) is corrupt too: recompiled and replaced.
@@ -414,7 +429,7 @@ struct Program::Impl {
       try {
         if (record->abi.name != decl.name)
           throw Error("the entry holds kernel '" + record->abi.name + "', not '" + decl.name + "'");
-        loaded = backend->load(*record);
+        loaded = device.load(*record);
         ++stats.disk_hits;
       } catch (const std::exception& e) {
         cache.discard(key, cache.path_for(key) + ": " + e.what());
@@ -427,7 +442,7 @@ struct Program::Impl {
       ++stats.misses;
       cache.store(key, *record);
       auto t1 = Clock::now();
-      loaded = backend->load(*record);
+      loaded = device.load(*record);
       stats.ms_load += ms_since(t1);
     }
     auto inst = std::make_unique<Instance>(std::move(loaded), signature);
@@ -566,7 +581,7 @@ struct Program::Impl {
     auto t0 = Clock::now();
     set_running(kernel);
     try {
-      backend->launch(*inst.kernel, ctx);
+      device.launch(*inst.kernel, ctx);
     } catch (const Error& e) {
       set_running("");
       stats.ms_launch += ms_since(t0);
@@ -585,7 +600,7 @@ struct Program::Impl {
           using T = decltype(zero);
           T v = inst.frame.returned<T>(c);
           result.values.push_back(static_cast<double>(v));
-          result.ints.push_back(static_cast<int64_t>(v));
+          result.ints.push_back(integer_component(v));
         });
       }
     return result;
@@ -681,16 +696,16 @@ void Program::Impl::rebind_ndarray(const std::string& name, void* data, std::vec
                              "', which takes " + std::to_string(m->ndim) + " dimensions, not " +
                              std::to_string(fresh->ndim()));
   }
-  backend->read_back(old.data());  // the old memory keeps the results of earlier launches
+  device.read_back(old.data());  // the old memory keeps the results of earlier launches
   if (fresh->data() != old.data()) {
-    backend->add_buffer(name, fresh->data(), fresh->bytes(), true);  // may refuse: nothing changed yet
-    backend->remove(old.data());
+    device.add_buffer(name, fresh->data(), fresh->bytes(), true);  // may refuse: nothing changed yet
+    device.remove(old.data());
   } else {  // the same memory with another shape: its device copy is replaced
-    backend->remove(old.data());
+    device.remove(old.data());
     try {
-      backend->add_buffer(name, fresh->data(), fresh->bytes(), true);
+      device.add_buffer(name, fresh->data(), fresh->bytes(), true);
     } catch (...) {
-      backend->add_buffer(name, old.data(), old.bytes(), true);
+      device.add_buffer(name, old.data(), old.bytes(), true);
       throw;
     }
   }
@@ -712,8 +727,8 @@ void Program::Impl::remove_ndarray(const std::string& name) {
     if (nd == name)
       throw Error(where, "ndarray '" + name + "' is still bound to argpack member '" + member.first + "." +
                              member.second + "'; bind another ndarray there first");
-  backend->read_back(ndarrays.at(name)->data());
-  backend->remove(ndarrays.at(name)->data());
+  device.read_back(ndarrays.at(name)->data());
+  device.remove(ndarrays.at(name)->data());
   ndarrays.erase(name);
   ndarray_elems.erase(name);
   code_ndarrays.erase(name);
@@ -894,7 +909,7 @@ KernelResult Program::launch(const std::string& kernel, const Args& args) { retu
 
 void Program::run_pipeline(const std::string& name) {
   for (const auto& [kernel, args] : impl_->pipeline_launches(name)) impl_->launch(kernel, args);
-  impl_->backend->flush();  // the device starts on the batch while the host goes on
+  impl_->device.flush();  // the device starts on the batch while the host goes on
 }
 
 bool Program::has_pipeline(const std::string& name) const { return impl_->doc->pipeline(name) != nullptr; }
@@ -903,14 +918,14 @@ bool Program::has_pipeline(const std::string& name) const { return impl_->doc->p
 ArrayView Program::array(const std::string& name) {
   if (auto it = impl_->fields.find(name); it != impl_->fields.end()) {
     const host::Field& f = *it->second;
-    impl_->backend->read_back(f.data());
-    impl_->backend->host_wrote(f.data());
+    impl_->device.read_back(f.data());
+    impl_->device.host_wrote(f.data());
     return ArrayView{f.desc().elem.scalar, f.components(), f.desc().shape, f.desc().layout, f.data(), f.bytes()};
   }
   if (auto it = impl_->ndarrays.find(name); it != impl_->ndarrays.end()) {
     const host::Ndarray& n = *it->second;
-    impl_->backend->read_back(n.data());
-    impl_->backend->host_wrote(n.data());
+    impl_->device.read_back(n.data());
+    impl_->device.host_wrote(n.data());
     return ArrayView{n.dtype(), n.components(), n.shape(), Layout::AoS, n.data(), n.bytes()};
   }
   throw Error(impl_->place("", name), "'" + name + "' is not a field or ndarray of the program");
@@ -920,8 +935,8 @@ TextureView Program::texture(const std::string& name) {
   auto it = impl_->textures.find(name);
   if (it == impl_->textures.end()) throw Error(impl_->place("", name), "'" + name + "' is not a texture of the program");
   const host::Texture& t = *it->second;
-  impl_->backend->read_back(t.data());
-  impl_->backend->host_wrote(t.data());
+  impl_->device.read_back(t.data());
+  impl_->device.host_wrote(t.data());
   std::vector<int64_t> size = {t.width(), t.height()};
   if (t.ndim() == 3) size.push_back(t.depth());
   return TextureView{t.format(), size, t.data(), t.bytes()};
@@ -970,14 +985,14 @@ double Program::get_argpack(const std::string& pack, const std::string& member, 
 
 void Program::load_npy(const std::string& resource, const std::string& path) {
   ResourceBytes bytes = impl_->resource_bytes(resource);
-  impl_->backend->read_back(bytes.data);  // a failed read must leave the current contents
+  impl_->device.read_back(bytes.data);  // a failed read must leave the current contents
   read_resource_npy(bytes, path);
-  impl_->backend->host_wrote(bytes.data);
+  impl_->device.host_wrote(bytes.data);
 }
 
 void Program::dump_npy(const std::string& resource, const std::string& path) {
   ResourceBytes bytes = impl_->resource_bytes(resource);
-  impl_->backend->read_back(bytes.data);
+  impl_->device.read_back(bytes.data);
   write_resource_npy(bytes, path);
 }
 
@@ -1079,12 +1094,12 @@ void Program::lower_for_module(const std::string& kernel, const Args& args, int 
 }
 
 Backend Program::backend() const { return impl_->backend->kind(); }
-std::string Program::device_name() const { return impl_->backend->device_name(); }
+std::string Program::device_name() const { return impl_->device.name(); }
 DeviceCounters Program::device_counters() { return impl_->backend->counters(); }
-void Program::synchronize() { impl_->backend->synchronize(); }
-bool Program::synchronize(double timeout_ms) { return impl_->backend->synchronize(timeout_ms); }
-void Program::cancel() { impl_->backend->cancel(); }
-void Program::clear_cancel() { impl_->backend->clear_cancel(); }
+void Program::synchronize() { impl_->device.synchronize(); }
+bool Program::synchronize(double timeout_ms) { return impl_->device.synchronize(timeout_ms); }
+void Program::cancel() { impl_->device.cancel(); }
+void Program::clear_cancel() { impl_->device.clear_cancel(); }
 std::string Program::running_kernel() const {
   std::lock_guard<std::mutex> lock(impl_->running_mutex);
   return impl_->running;

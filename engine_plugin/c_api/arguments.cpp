@@ -12,8 +12,8 @@ namespace loom::capi {
 
 namespace {
 
-const char* kind_name(LoomArgumentKind k) {
-  switch (k) {
+const char* kind_name(const LoomArgumentKind& k) {
+  switch (enum_int(k)) {
     case LOOM_ARGUMENT_VALUE: return "a value";
     case LOOM_ARGUMENT_NDARRAY: return "an ndarray";
     case LOOM_ARGUMENT_TEXTURE: return "a texture";
@@ -25,7 +25,7 @@ const char* kind_name(LoomArgumentKind k) {
 // The components of a VALUE argument as T, after checking they are exactly `type`.
 template <typename T>
 std::vector<T> components(const LoomArgument& a, ValueType type, const Place& where, const std::string& what) {
-  if (a.kind != LOOM_ARGUMENT_VALUE)
+  if (enum_int(a.kind) != LOOM_ARGUMENT_VALUE)
     throw ApiError(LOOM_ERROR_WRONG_TYPE, where, what + " takes a " + value_type_name(type) + " value, given " + kind_name(a.kind));
   Scalar given = scalar_of(a.dtype, what);
   if (given != type.scalar)
@@ -46,7 +46,7 @@ std::vector<T> components(const LoomArgument& a, ValueType type, const Place& wh
 
 const host::Ndarray& ndarray_argument(const LoomArgument& a, LoomRuntime_T* runtime, ValueType type, int ndim,
                                       const Place& where, const std::string& what) {
-  if (a.kind != LOOM_ARGUMENT_NDARRAY)
+  if (enum_int(a.kind) != LOOM_ARGUMENT_NDARRAY)
     throw ApiError(LOOM_ERROR_WRONG_TYPE, where, what + " takes an ndarray, given " + kind_name(a.kind));
   const LoomArray_T& arr = need(a.value.ndarray, (what + ": the ndarray").c_str());
   if (arr.is_field)
@@ -66,7 +66,7 @@ const host::Ndarray& ndarray_argument(const LoomArgument& a, LoomRuntime_T* runt
 
 const host::Texture& texture_argument(const LoomArgument& a, LoomRuntime_T* runtime, int ndim, const Place& where,
                                       const std::string& what) {
-  if (a.kind != LOOM_ARGUMENT_TEXTURE)
+  if (enum_int(a.kind) != LOOM_ARGUMENT_TEXTURE)
     throw ApiError(LOOM_ERROR_WRONG_TYPE, where, what + " takes a texture, given " + kind_name(a.kind));
   const LoomTexture_T& t = need(a.value.texture, (what + ": the texture").c_str());
   if (t.runtime != runtime) throw ApiError(LOOM_ERROR_WRONG_RUNTIME, where, what + ": the texture belongs to another runtime");
@@ -79,7 +79,7 @@ const host::Texture& texture_argument(const LoomArgument& a, LoomRuntime_T* runt
 
 host::Argpack& argpack_argument(const LoomArgument& a, LoomModule_T& module, const std::vector<ArgpackType>& types,
                                 int type, const Place& where, const std::string& what) {
-  if (a.kind != LOOM_ARGUMENT_ARGPACK)
+  if (enum_int(a.kind) != LOOM_ARGUMENT_ARGPACK)
     throw ApiError(LOOM_ERROR_WRONG_TYPE, where, what + " takes an argpack, given " + kind_name(a.kind));
   LoomArgpack_T& p = need(a.value.argpack, (what + ": the argpack").c_str());
   if (p.module->runtime != module.runtime)

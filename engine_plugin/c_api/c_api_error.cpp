@@ -1,4 +1,5 @@
 #include "engine_plugin/c_api/c_api_error.h"
+#include "engine_plugin/c_api/types.h"
 
 #include <exception>
 #include <new>
@@ -40,6 +41,9 @@ LoomResult result_of_current_exception(LoomResult fallback) {
   } catch (const ApiError& e) {
     code = e.code();
     message = e.what();
+  } catch (const InternalError& e) {
+    // A bug in Loom, not in the caller's use of it: the call's own code, a message that says so.
+    message = std::string(e.what()) + " (a bug in Loom, please report it)";
   } catch (const Error& e) {
     code = code_of(e.kind(), fallback);
     message = e.what();
@@ -47,7 +51,7 @@ LoomResult result_of_current_exception(LoomResult fallback) {
     code = LOOM_ERROR_DEVICE;
     message = "out of host memory";
   } catch (const std::exception& e) {
-    message = e.what();
+    message = std::string("internal error: ") + e.what();
   } catch (...) {
     message = "an unknown exception";
   }
@@ -69,7 +73,7 @@ void loom_clear_last_error(void) {
 }
 
 const char* loom_result_name(LoomResult result) {
-  switch (result) {
+  switch (loom::capi::enum_int(result)) {
 #define LOOM_NAME(x) \
   case x: return #x;
     LOOM_NAME(LOOM_SUCCESS)

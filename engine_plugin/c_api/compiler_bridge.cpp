@@ -86,6 +86,7 @@ std::vector<uint8_t> compile_document(const std::string& path, const char* arch)
   fs::path log = tmp.path / "compiler.log";
   std::vector<std::string> argv_text = {compiler, "compile", path, "-o", out.string(), "--arch", arch};
   std::vector<char*> argv;
+  argv.reserve(argv_text.size() + 1);
   for (std::string& a : argv_text) argv.push_back(a.data());
   argv.push_back(nullptr);
 

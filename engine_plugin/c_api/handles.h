@@ -24,7 +24,7 @@
 struct LoomRuntime_T {
   LoomArch arch = LOOM_ARCH_CPU;
   uint32_t frames_in_flight = 2;
-  std::unique_ptr<loom::aot::ModuleDevice> device;
+  std::unique_ptr<loom::Device> device;
   std::unique_ptr<loom::vk::HostFrames> frames;  // made by the first host-frame call
   // Modules loom_module_destroy let go of, kept until the host frames that may use them are
   // done (a reload waits for the queue instead: it must read the old module's state).

@@ -19,7 +19,7 @@ aot::TemplateArgument template_argument(const LoomTemplateArgument& t, const std
   aot::TemplateArgument a;
   if (!t.name || !*t.name) throw ApiError(LOOM_ERROR_NULL_HANDLE, where + ": a template argument has no name");
   a.param = t.name;
-  switch (t.kind) {
+  switch (capi::enum_int(t.kind)) {
     case LOOM_TEMPLATE_INT: a.kind = aot::TemplateArgument::Kind::Int, a.i = t.i; break;
     case LOOM_TEMPLATE_FLOAT: a.kind = aot::TemplateArgument::Kind::Float, a.f = t.f; break;
     case LOOM_TEMPLATE_BOOL: a.kind = aot::TemplateArgument::Kind::Bool, a.b = t.i != 0; break;
@@ -39,7 +39,7 @@ aot::TemplateArgument template_argument(const LoomTemplateArgument& t, const std
     }
     default:
       throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, where + ": template argument '" + a.param + "' has kind " +
-                                                     std::to_string(static_cast<int>(t.kind)) + ", not a LoomTemplateKind");
+                                                     std::to_string(capi::enum_int(t.kind)) + ", not a LoomTemplateKind");
   }
   return a;
 }
@@ -67,8 +67,8 @@ void launching(Launch&& launch) {
 
 aot::LoadedModule::Launcher into(LoomRuntime_T& r, VkCommandBuffer cb) {
   vk::HostFrames& frames = r.host_frames();
-  aot::ModuleDevice& device = *r.device;
-  return [&frames, &device, cb](aot::DeviceKernel& k, LaunchContext& ctx) {
+  loom::Device& device = *r.device;
+  return [&frames, &device, cb](loom::DeviceKernel& k, LaunchContext& ctx) {
     frames.launch_into(cb, *device.vulkan_kernel(k), ctx);
   };
 }

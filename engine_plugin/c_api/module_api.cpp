@@ -183,7 +183,7 @@ void check_held(const LoomModule_T& m, const aot::LoadedModule& next) {
 }
 
 void carry_state(aot::LoadedModule& from, aot::LoadedModule& to) {
-  aot::ModuleDevice& device = from.device();
+  loom::Device& device = from.device();
   auto copy = [&](const uint8_t* src, uint8_t* dst, size_t bytes) {
     device.read_back(src);
     std::memcpy(dst, src, bytes);
@@ -322,9 +322,10 @@ LoomResult loom_module_get_item_name(LoomModule module, LoomModuleItem item, uin
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
     LoomModule_T& m = need(module, "module");
     need(name, "loom_module_get_item_name: name");
-    if (item < LOOM_ITEM_KERNEL || item > LOOM_ITEM_ARGPACK)
-      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, Place{m.what}, std::to_string(static_cast<int>(item)) + " is not a LoomModuleItem");
-    const std::vector<std::string>& list = m.names[item - 1];
+    int32_t kind = capi::enum_int(item);
+    if (kind < LOOM_ITEM_KERNEL || kind > LOOM_ITEM_ARGPACK)
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, Place{m.what}, std::to_string(kind) + " is not a LoomModuleItem");
+    const std::vector<std::string>& list = m.names[static_cast<size_t>(kind - 1)];
     if (index >= list.size())
       throw ApiError(LOOM_ERROR_NOT_FOUND, Place{m.what},
                      "index " + std::to_string(index) + " is past the module's " + std::to_string(list.size()) + " item(s) of that kind");

@@ -6,6 +6,7 @@
 #include "engine_plugin/c_api/c_api_error.h"
 #include "engine_plugin/c_api/handles.h"
 #include "engine_plugin/c_api/types.h"
+#include "runtime/vulkan/texture_format.h"
 #include "runtime/vulkan/vulkan_runtime.h"
 
 using namespace loom;
@@ -304,7 +305,7 @@ LoomResult loom_texture_import_vulkan(LoomRuntime runtime, const LoomVulkanImage
     vk::VulkanRuntime& v = capi::vulkan_of(r, "loom_texture_import_vulkan");
     if (!i.image || !i.view) throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_texture_import_vulkan: image->image or image->view is null");
     TextureFormat f;
-    if (!capi::texture_format_of(i.format, &f))
+    if (!vk::texture_format_of(i.format, &f))
       throw ApiError(LOOM_ERROR_WRONG_DTYPE, "loom_texture_import_vulkan: VkFormat " + std::to_string(static_cast<int>(i.format)) +
                                                  " is none of R32_SFLOAT, R32G32_SFLOAT, R32G32B32A32_SFLOAT, R8G8B8A8_UNORM");
     if (i.ndim != 2 && i.ndim != 3)

@@ -92,19 +92,20 @@ LoomResult loom_runtime_create(const LoomRuntimeCreateInfo* info, LoomRuntime* o
     need(out, "loom_runtime_create: out");
     auto r = std::make_unique<LoomRuntime_T>();
     r->frames_in_flight = frames_or_default(i.frames_in_flight);
-    if (i.arch == LOOM_ARCH_CPU) {
+    int32_t arch = capi::enum_int(i.arch);
+    if (arch == LOOM_ARCH_CPU) {
       if (i.cpu_threads > 1024)
         throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "cpu_threads " + std::to_string(i.cpu_threads) + " is more than 1024");
-      r->device = aot::make_cpu_module_device(static_cast<int>(i.cpu_threads));
-    } else if (i.arch == LOOM_ARCH_VULKAN) {
-      aot::VulkanModuleDeviceOptions o;
+      r->device = loom::make_cpu_device(static_cast<int>(i.cpu_threads));
+    } else if (arch == LOOM_ARCH_VULKAN) {
+      loom::VulkanDeviceOptions o;
       o.select = i.vulkan_device ? i.vulkan_device : "";
       o.validation = i.validation != 0;
       o.warn = warn;
-      r->device = aot::make_vulkan_module_device(o);
+      r->device = loom::make_vulkan_device(o);
     } else {
       throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
-                     "loom_runtime_create: arch " + std::to_string(static_cast<int>(i.arch)) + " is not a LoomArch");
+                     "loom_runtime_create: arch " + std::to_string(arch) + " is not a LoomArch");
     }
     r->arch = i.arch;
     *out = r.release();
@@ -128,9 +129,9 @@ LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, Loom
     vk::set_enabled_features(host, *d.create_info);
     auto r = std::make_unique<LoomRuntime_T>();
     r->frames_in_flight = frames_or_default(d.frames_in_flight);
-    aot::VulkanModuleDeviceOptions o;
+    loom::VulkanDeviceOptions o;
     o.warn = warn;
-    r->device = aot::make_vulkan_module_device(o, std::make_shared<vk::VulkanDevice>(host));
+    r->device = loom::make_vulkan_device(o, std::make_shared<vk::VulkanDevice>(host));
     r->arch = LOOM_ARCH_VULKAN;
     *out = r.release();
   });

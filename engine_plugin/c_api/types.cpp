@@ -4,8 +4,8 @@
 
 namespace loom::capi {
 
-Scalar scalar_of(LoomDataType dtype, const std::string& what) {
-  switch (dtype) {
+Scalar scalar_of(const LoomDataType& dtype, const std::string& what) {
+  switch (enum_int(dtype)) {
     case LOOM_DTYPE_BOOL: return Scalar::Bool;
     case LOOM_DTYPE_I8: return Scalar::I8;
     case LOOM_DTYPE_I16: return Scalar::I16;
@@ -18,7 +18,7 @@ Scalar scalar_of(LoomDataType dtype, const std::string& what) {
     case LOOM_DTYPE_F32: return Scalar::F32;
     case LOOM_DTYPE_F64: return Scalar::F64;
   }
-  throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, what + ": " + std::to_string(static_cast<int>(dtype)) +
+  throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, what + ": " + std::to_string(enum_int(dtype)) +
                                                   " is not a LoomDataType");
 }
 
@@ -40,14 +40,14 @@ LoomDataType dtype_of(Scalar s) {
   return static_cast<LoomDataType>(0);
 }
 
-TextureFormat texture_format_of(LoomTextureFormat format, const std::string& what) {
-  switch (format) {
+TextureFormat texture_format_of(const LoomTextureFormat& format, const std::string& what) {
+  switch (enum_int(format)) {
     case LOOM_TEXTURE_R32F: return TextureFormat::R32F;
     case LOOM_TEXTURE_RG32F: return TextureFormat::RG32F;
     case LOOM_TEXTURE_RGBA32F: return TextureFormat::RGBA32F;
     case LOOM_TEXTURE_RGBA8: return TextureFormat::RGBA8;
   }
-  throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, what + ": " + std::to_string(static_cast<int>(format)) +
+  throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, what + ": " + std::to_string(enum_int(format)) +
                                                   " is not a LoomTextureFormat");
 }
 
@@ -59,25 +59,6 @@ LoomTextureFormat loom_format_of(TextureFormat format) {
     case TextureFormat::RGBA8: return LOOM_TEXTURE_RGBA8;
   }
   return LOOM_TEXTURE_RGBA32F;
-}
-
-VkFormat vk_format_of(TextureFormat format) {
-  switch (format) {
-    case TextureFormat::R32F: return VK_FORMAT_R32_SFLOAT;
-    case TextureFormat::RG32F: return VK_FORMAT_R32G32_SFLOAT;
-    case TextureFormat::RGBA32F: return VK_FORMAT_R32G32B32A32_SFLOAT;
-    case TextureFormat::RGBA8: return VK_FORMAT_R8G8B8A8_UNORM;
-  }
-  return VK_FORMAT_UNDEFINED;
-}
-
-bool texture_format_of(VkFormat format, TextureFormat* out) {
-  for (TextureFormat f : {TextureFormat::R32F, TextureFormat::RG32F, TextureFormat::RGBA32F, TextureFormat::RGBA8})
-    if (vk_format_of(f) == format) {
-      *out = f;
-      return true;
-    }
-  return false;
 }
 
 std::string describe(Scalar s, int components) {

@@ -4,20 +4,32 @@
 
 #include <loom/loom.h>
 
+#include <cstdint>
+#include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "runtime/common/kernel_abi.h"
 #include "runtime/common/scalar.h"
 
 namespace loom::capi {
 
-Scalar scalar_of(LoomDataType dtype, const std::string& what);
+// The integer a C caller passed where loom.h declares an enum. C lets a caller pass any int
+// there, and loading a value outside the enumerators as the C++ enum is undefined behaviour
+// (the optimiser may then remove the very check that refuses it), so the C ABI takes enums
+// it is handed by reference and reads their bytes through this before comparing.
+template <typename E>
+int32_t enum_int(const E& value) {
+  static_assert(std::is_enum_v<E> && sizeof(E) == sizeof(int32_t));
+  int32_t v;
+  std::memcpy(&v, &value, sizeof v);
+  return v;
+}
+
+Scalar scalar_of(const LoomDataType& dtype, const std::string& what);
 LoomDataType dtype_of(Scalar s);
-TextureFormat texture_format_of(LoomTextureFormat format, const std::string& what);
+TextureFormat texture_format_of(const LoomTextureFormat& format, const std::string& what);
 LoomTextureFormat loom_format_of(TextureFormat format);
-// The VkFormat of Loom's images of `format`, and back (VK_FORMAT_UNDEFINED / false for others).
-VkFormat vk_format_of(TextureFormat format);
-bool texture_format_of(VkFormat format, TextureFormat* out);
 // "f32", "i32 x 3"
 std::string describe(Scalar s, int components);
 // Copies `text` into a fixed char array, cut to fit.

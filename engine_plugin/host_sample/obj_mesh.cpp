@@ -39,9 +39,9 @@ ObjMesh load_obj(const std::string& path) {
   std::vector<float> smooth(attrib.vertices.size(), 0.0f);
   const float* p = attrib.vertices.data();
   for (size_t t = 0; t < mesh.position_indices.size(); t += 3) {
-    const float* a = p + 3 * mesh.position_indices[t];
-    const float* b = p + 3 * mesh.position_indices[t + 1];
-    const float* c = p + 3 * mesh.position_indices[t + 2];
+    const float* a = p + 3 * static_cast<size_t>(mesh.position_indices[t]);
+    const float* b = p + 3 * static_cast<size_t>(mesh.position_indices[t + 1]);
+    const float* c = p + 3 * static_cast<size_t>(mesh.position_indices[t + 2]);
     float e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
     float e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
     float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
@@ -58,8 +58,8 @@ ObjMesh load_obj(const std::string& path) {
       auto key = std::make_pair(corner.vertex_index, has_normal ? corner.normal_index : -1);
       auto [it, added] = distinct.emplace(key, static_cast<uint32_t>(mesh.vertices.size() / 6));
       if (added) {
-        const float* n = has_normal ? &attrib.normals[3 * corner.normal_index]
-                                    : &smooth[3 * corner.vertex_index];
+        const float* n = has_normal ? &attrib.normals[3 * static_cast<size_t>(corner.normal_index)]
+                                    : &smooth[3 * static_cast<size_t>(corner.vertex_index)];
         float length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
         float scale = length > 0 ? 1.0f / length : 0.0f;
         for (int d = 0; d < 3; ++d) mesh.vertices.push_back(p[3 * corner.vertex_index + d]);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 
+#include "runtime/aot/module_device.h"
 #include "runtime/common/error.h"
 #include "runtime/host/argpack.h"
 #include "runtime/host/field.h"
@@ -101,10 +102,10 @@ struct LoadedModule::BoundLaunch {
   BoundLaunch(int k, KernelABI abi) : kernel(k), frame(std::move(abi)) {}
 };
 
-LoadedModule::LoadedModule(Module module, ModuleDevice& device, std::string what)
+LoadedModule::LoadedModule(Module module, Device& device, std::string what)
     : module_(std::move(module)), device_(device), what_(std::move(what)), resources_(std::make_unique<Resources>()) {
-  device_.check_requirements(module_.meta, what_);
-  for (size_t i = 0; i < module_.meta.kernels.size(); ++i) kernels_.push_back(device_.load(module_, i, what_));
+  check_requirements(device_, module_.meta, what_);
+  for (size_t i = 0; i < module_.meta.kernels.size(); ++i) kernels_.push_back(load_module_kernel(device_, module_, i, what_));
   try {
     allocate();
     bind_pipelines();
@@ -163,7 +164,10 @@ void LoadedModule::allocate() {
   }
   for (const ArgpackInfo& a : m.argpacks) {
     host::Argpack& pack = *r.argpacks.at(a.name);
-    for (const auto& [path, value] : a.values) {
+    // Named, not a structured binding: clang before 16 cannot capture a binding in a lambda.
+    for (const auto& member_value : a.values) {
+      const std::string& path = member_value.first;
+      const Value& value = member_value.second;
       Place where{what_, "", -1, a.name + "." + path};
       uint32_t offset = 0;
       const ArgpackMember* member = find_member(m.argpack_types, a.type, path, &offset);

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "runtime/aot/module.h"
-#include "runtime/aot/module_device.h"
 #include "runtime/common/error.h"
+#include "runtime/device/device.h"
 
 namespace loom::host {
 class Argpack;
@@ -26,14 +26,14 @@ class LoadedModule {
  public:
   // `what` names the module (its path) in every error. Throws loom::Error when the device
   // lacks what the module needs, a kernel does not load, or a resource cannot be allocated.
-  LoadedModule(Module module, ModuleDevice& device, std::string what);
+  LoadedModule(Module module, Device& device, std::string what);
   ~LoadedModule();  // the device copies of this module's resources go with it
   LoadedModule(const LoadedModule&) = delete;
   LoadedModule& operator=(const LoadedModule&) = delete;
 
   const ModuleMetadata& metadata() const { return module_.meta; }
   const std::string& what() const { return what_; }
-  ModuleDevice& device() { return device_; }
+  Device& device() { return device_; }
 
   // The instantiation of kernel `name` compiled with exactly these template arguments
   // (every template parameter named once; an int matches a float parameter of equal value);
@@ -79,7 +79,7 @@ class LoadedModule {
   void bind_pipelines();
 
   Module module_;
-  ModuleDevice& device_;
+  Device& device_;
   std::string what_;
   std::vector<std::shared_ptr<DeviceKernel>> kernels_;
   std::unique_ptr<Resources> resources_;

@@ -1,10 +1,13 @@
 #include "runtime/aot/module.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
+#include "runtime/common/abi_fields.h"
 #include "runtime/common/abi_serialize.h"
 #include "runtime/common/error.h"
 #include "runtime/common/json_value.h"
@@ -123,7 +126,6 @@ void write(const JsonValue& v, int indent, std::string& out) {
   }
 }
 
-const char* layout_name(Layout l) { return l == Layout::SoA ? "soa" : "aos"; }
 const char* member_kind_name(MemberKind k) {
   switch (k) {
     case MemberKind::Value: return "value";
@@ -131,14 +133,6 @@ const char* member_kind_name(MemberKind k) {
     case MemberKind::Pack: return "pack";
     case MemberKind::Ndarray: return "ndarray";
     case MemberKind::Texture: return "texture";
-  }
-  return "?";
-}
-const char* bound_kind_name(RangeBound::Kind k) {
-  switch (k) {
-    case RangeBound::Kind::Const: return "const";
-    case RangeBound::Kind::Arg: return "arg";
-    case RangeBound::Kind::Shape: return "shape";
   }
   return "?";
 }
@@ -177,83 +171,75 @@ JsonValue named_values_json(const std::vector<std::pair<std::string, Value>>& va
   return o;
 }
 
+// Writes the field lists of abi_fields.h as JSON members of `out`. A SPIR-V task's words
+// are not written: the task names the blob that holds them, taken from `blobs` in order.
+class JsonFieldWriter {
+ public:
+  static constexpr FieldForm kForm = FieldForm::Json;
+  JsonFieldWriter(JsonValue& out, const std::vector<std::string>* blobs, size_t* next_blob)
+      : out_(out), blobs_(blobs), next_blob_(next_blob) {}
+
+  void text(const char* key, const std::string& s) { put(out_, key, str(s)); }
+  template <typename I>
+  void integer(const char* key, I i, int64_t, int64_t) {
+    put(out_, key, num(i));
+  }
+  void flag(const char* key, bool b) { put(out_, key, boolean(b)); }
+  template <typename E, typename NameOf>
+  void choice(const char* key, E e, E, NameOf name_of) {
+    put(out_, key, str(std::string(name_of(e))));
+  }
+  void type(const char* key, ValueType t, bool) { put(out_, key, type_json(t)); }
+  void extents(const char* key, const std::array<int64_t, kMaxDims>& shape) {
+    put(out_, key, shape_json(std::vector<int64_t>(shape.begin(), shape.end())));
+  }
+  template <typename T, typename Each>
+  void list(const char* key, const std::vector<T>& items, uint32_t, Each&& each) {
+    put(out_, key, array_of(items, [&](const T& item) {
+          JsonValue o = object();
+          JsonFieldWriter w(o, blobs_, next_blob_);
+          each(w, item);
+          return o;
+        }));
+  }
+  template <typename T>
+  void list(const char* key, const std::vector<T>& items, uint32_t max) {
+    list(key, items, max, [](JsonFieldWriter& v, const T& item) { visit_fields(v, item); });
+  }
+  void types(const char* key, const std::vector<ValueType>& items, uint32_t, bool) { put(out_, key, array_of(items, type_json)); }
+  void byte_list(const char* key, const std::vector<uint8_t>& items, uint32_t, int, int) {
+    put(out_, key, array_of(items, [](uint8_t b) { return num(b); }));
+  }
+  void texts(const char* key, const std::vector<std::string>& items, uint32_t) { put(out_, key, array_of(items, str)); }
+  void bound_pairs(const char* begin_key, const std::vector<RangeBound>& begin, const char* end_key,
+                   const std::vector<RangeBound>& end, uint32_t max) {
+    list(begin_key, begin, max);
+    list(end_key, end, max);
+  }
+  void spirv_code(const char* key, const std::vector<uint32_t>&) {
+    size_t i = (*next_blob_)++;
+    put(out_, key, str(i < blobs_->size() ? (*blobs_)[i] : ""));
+  }
+  void require(bool, const char*) {}
+
+ private:
+  JsonValue& out_;
+  const std::vector<std::string>* blobs_;
+  size_t* next_blob_;
+};
+
 JsonValue abi_json(const KernelABI& abi) {
   JsonValue o = object();
-  put(o, "params", array_of(abi.params, [](const ParamDesc& p) {
-        JsonValue j = object();
-        put(j, "name", str(p.name));
-        put(j, "kind", str(param_kind_name(p.kind)));
-        put(j, "type", type_json(p.type));
-        put(j, "ndim", num(p.ndim));
-        put(j, "argpack_type", num(p.argpack_type));
-        put(j, "size", num(p.size));
-        return j;
-      }));
-  put(o, "resources", array_of(abi.resources, [](const ResourceDesc& r) {
-        JsonValue j = object();
-        put(j, "kind", str(resource_kind_name(r.kind)));
-        put(j, "dtype", str(std::string(scalar_name(r.dtype))));
-        put(j, "components", num(r.components));
-        put(j, "ndim", num(r.ndim));
-        put(j, "shape", shape_json(std::vector<int64_t>(r.shape.begin(), r.shape.end())));
-        put(j, "layout", str(layout_name(r.layout)));
-        put(j, "format", str(texture_format_name(r.format)));
-        put(j, "field", str(r.field));
-        put(j, "param", num(r.param));
-        put(j, "param_offset", num(r.param_offset));
-        return j;
-      }));
-  put(o, "returns", array_of(abi.returns, type_json));
-  put(o, "tasks", array_of(abi.tasks, [](const TaskDesc& t) {
-        JsonValue j = object();
-        put(j, "kind", num(t.kind));
-        put(j, "symbol", str(t.symbol));
-        put(j, "extent_symbol", str(t.extent_symbol));
-        put(j, "dims", num(t.dims));
-        return j;
-      }));
-  put(o, "temps_size", num(abi.temps_size));
+  JsonFieldWriter w(o, nullptr, nullptr);
+  visit_fields(w, abi);
   return o;
-}
-
-JsonValue bounds_json(const std::vector<RangeBound>& bounds) {
-  return array_of(bounds, [](const RangeBound& b) {
-    JsonValue j = object();
-    put(j, "kind", str(bound_kind_name(b.kind)));
-    put(j, "value", num(b.value));
-    put(j, "offset", num(b.offset));
-    return j;
-  });
 }
 
 JsonValue spirv_json(const SpirvKernel& k, const std::vector<std::string>& blobs) {
   JsonValue o = object();
-  put(o, "bindings", array_of(k.bindings, [](const SpirvBinding& b) {
-        JsonValue j = object();
-        put(j, "binding", num(b.binding));
-        put(j, "kind", str(binding_kind_name(b.kind)));
-        put(j, "index", num(b.index));
-        put(j, "sampled_linearly", boolean(b.sampled_linearly));
-        return j;
-      }));
-  put(o, "args_in_push_constants", boolean(k.args_in_push_constants));
-  JsonValue tasks = array();
-  for (size_t i = 0; i < k.tasks.size(); ++i) {
-    const SpirvTask& t = k.tasks[i];
-    JsonValue j = object();
-    put(j, "kind", num(t.kind));
-    put(j, "spirv", str(i < blobs.size() ? blobs[i] : ""));
-    put(j, "workgroup_size", num(t.workgroup_size));
-    put(j, "grid_dims", num(t.grid_dims));
-    put(j, "host_extent", boolean(t.host_extent));
-    put(j, "begin", bounds_json(t.begin));
-    put(j, "end", bounds_json(t.end));
-    put(j, "access", array_of(t.access, [](uint8_t a) { return num(a); }));
-    tasks.items.push_back(std::move(j));
-  }
-  put(o, "tasks", std::move(tasks));
-  put(o, "assert_messages", array_of(k.assert_messages, str));
-  put(o, "requirements", num(k.requirements));
+  size_t next_blob = 0;
+  JsonFieldWriter w(o, &blobs, &next_blob);
+  visit_fields(w, k);
   return o;
 }
 
@@ -516,115 +502,102 @@ std::vector<std::pair<std::string, Value>> read_named_values(const Reader& r) {
   return out;
 }
 
+// Reads the field lists of abi_fields.h from the members of one JSON object, checking each
+// field as its list declares. A SPIR-V task's blob name is appended to `blobs`.
+class JsonFieldReader {
+ public:
+  static constexpr FieldForm kForm = FieldForm::Json;
+  JsonFieldReader(const Reader& r, std::vector<std::string>* blobs) : r_(r), blobs_(blobs) {}
+
+  void text(const char* key, std::string& s) { s = r_.string(key); }
+  template <typename I>
+  void integer(const char* key, I& i, int64_t lo, int64_t hi) {
+    i = static_cast<I>(r_.integer(key, lo, hi));
+  }
+  void flag(const char* key, bool& b) { b = r_.boolean(key); }
+  template <typename E, typename NameOf>
+  void choice(const char* key, E& e, E last, NameOf name_of) {
+    std::string s = r_.string(key);
+    for (int i = 0; i <= static_cast<int>(last); ++i) {
+      if (s != name_of(static_cast<E>(i))) continue;
+      e = static_cast<E>(i);
+      return;
+    }
+    r_.fail_at(r_.at(key), "has an unknown value '" + s + "'");
+  }
+  void type(const char* key, ValueType& t, bool void_ok) { t = void_ok ? r_.type_or_void(key) : r_.type(key); }
+  void extents(const char* key, std::array<int64_t, kMaxDims>& shape) {
+    std::vector<int64_t> read = r_.shape(key, kMaxDims);
+    shape.fill(0);
+    std::copy(read.begin(), read.end(), shape.begin());
+  }
+  template <typename T, typename Each>
+  void list(const char* key, std::vector<T>& items, uint32_t max, Each&& each) {
+    items.resize(count(key, max));
+    for (size_t i = 0; i < items.size(); ++i) {
+      JsonFieldReader item(r_.item(key, i), blobs_);
+      each(item, items[i]);
+    }
+  }
+  template <typename T>
+  void list(const char* key, std::vector<T>& items, uint32_t max) {
+    list(key, items, max, [](JsonFieldReader& v, T& item) { visit_fields(v, item); });
+  }
+  void types(const char* key, std::vector<ValueType>& items, uint32_t max, bool void_ok) {
+    items.resize(count(key, max));
+    for (size_t i = 0; i < items.size(); ++i) {
+      const JsonValue& t = r_.list(key)[i];
+      std::optional<ValueType> type;
+      if (t.kind == JsonValue::Kind::String) type = void_ok && t.text == "void" ? ValueType{} : parse_value_type(t.text);
+      if (!type) r_.fail_at(item_path(key, i), "is not a value type");
+      items[i] = *type;
+    }
+  }
+  void byte_list(const char* key, std::vector<uint8_t>& items, uint32_t max, int lo, int hi) {
+    items.resize(count(key, max));
+    for (size_t i = 0; i < items.size(); ++i)
+      items[i] = static_cast<uint8_t>(r_.integer_of(r_.list(key)[i], item_path(key, i), lo, hi));
+  }
+  void texts(const char* key, std::vector<std::string>& items, uint32_t max) {
+    count(key, max);
+    items = r_.strings(key);
+  }
+  void bound_pairs(const char* begin_key, std::vector<RangeBound>& begin, const char* end_key,
+                   std::vector<RangeBound>& end, uint32_t max) {
+    list(begin_key, begin, max);
+    list(end_key, end, max);
+    if (begin.size() != end.size())
+      r_.fail_at(r_.at(end_key), "has " + std::to_string(end.size()) + " bounds; " + begin_key + " has " +
+                                     std::to_string(begin.size()));
+  }
+  void spirv_code(const char* key, std::vector<uint32_t>&) { blobs_->push_back(r_.string(key)); }
+  void require(bool ok, const char* why) {
+    if (!ok) r_.fail(why);
+  }
+
+ private:
+  size_t count(const char* key, uint32_t max) {
+    size_t n = r_.list(key).size();
+    if (n > max) r_.fail_at(r_.at(key), "has more than " + std::to_string(max) + " items");
+    return n;
+  }
+  std::string item_path(const char* key, size_t i) const { return r_.at(key) + "[" + std::to_string(i) + "]"; }
+
+  Reader r_;
+  std::vector<std::string>* blobs_;
+};
+
 KernelABI read_abi(const Reader& r, const std::string& name) {
   KernelABI abi;
+  JsonFieldReader fields(r, nullptr);
+  visit_fields(fields, abi);
   abi.name = name;
-  for (size_t i = 0; i < r.list("params").size(); ++i) {
-    Reader p = r.item("params", i);
-    ParamDesc d;
-    d.name = p.string("name");
-    d.kind = p.name_of<ParamKind>("kind", {{"value", ParamKind::Value},
-                                           {"ndarray", ParamKind::Ndarray},
-                                           {"texture", ParamKind::Texture},
-                                           {"argpack", ParamKind::Argpack}});
-    d.type = d.kind == ParamKind::Value ? p.type("type") : p.type_or_void("type");
-    d.ndim = static_cast<int>(p.integer("ndim", 0, kMaxDims));
-    d.argpack_type = static_cast<int>(p.integer("argpack_type", -1, kI32Max));
-    d.size = static_cast<uint32_t>(p.integer("size", 0, kI32Max));
-    abi.params.push_back(d);
-  }
-  for (size_t i = 0; i < r.list("resources").size(); ++i) {
-    Reader q = r.item("resources", i);
-    ResourceDesc d;
-    d.kind = q.name_of<ResourceKind>("kind", {{"field", ResourceKind::Field},
-                                              {"ndarray", ResourceKind::Ndarray},
-                                              {"texture", ResourceKind::Texture}});
-    auto s = parse_scalar(q.string("dtype"));
-    if (!s) q.fail_at(q.at("dtype"), "is not a scalar type");
-    d.dtype = *s;
-    d.components = static_cast<int>(q.integer("components", 1, 16));
-    d.ndim = static_cast<int>(q.integer("ndim", 0, kMaxDims));
-    std::vector<int64_t> shape = q.shape("shape", kMaxDims);
-    std::copy(shape.begin(), shape.end(), d.shape.begin());
-    d.layout = q.name_of<Layout>("layout", {{"aos", Layout::AoS}, {"soa", Layout::SoA}});
-    if (!parse_texture_format(q.string("format"), &d.format)) q.fail_at(q.at("format"), "is not a texture format");
-    d.field = q.string("field");
-    d.param = static_cast<int>(q.integer("param", -1, static_cast<int64_t>(abi.params.size()) - 1));
-    d.param_offset = static_cast<int32_t>(q.integer("param_offset", -1, kI32Max));
-    if (d.kind != ResourceKind::Field && d.param < 0) q.fail("names no parameter");
-    abi.resources.push_back(d);
-  }
-  for (size_t i = 0; i < r.list("returns").size(); ++i) {
-    const JsonValue& t = r.list("returns")[i];
-    auto type = t.kind == JsonValue::Kind::String ? parse_value_type(t.text) : std::nullopt;
-    if (!type) r.fail_at(r.at("returns") + "[" + std::to_string(i) + "]", "is not a value type");
-    abi.returns.push_back(*type);
-  }
-  for (size_t i = 0; i < r.list("tasks").size(); ++i) {
-    Reader t = r.item("tasks", i);
-    TaskDesc d;
-    d.kind = static_cast<uint8_t>(t.integer("kind", 0, 2));
-    d.symbol = t.string("symbol");
-    d.extent_symbol = t.string("extent_symbol");
-    d.dims = static_cast<uint8_t>(t.integer("dims", 1, kMaxDims));
-    abi.tasks.push_back(d);
-  }
-  abi.temps_size = static_cast<uint32_t>(r.integer("temps_size", 0, kI32Max));
   return abi;
 }
 
-std::vector<RangeBound> read_bounds(const Reader& r, const std::string& key) {
-  std::vector<RangeBound> out;
-  for (size_t i = 0; i < r.list(key).size(); ++i) {
-    Reader b = r.item(key, i);
-    RangeBound rb;
-    rb.kind = b.name_of<RangeBound::Kind>(
-        "kind", {{"const", RangeBound::Kind::Const}, {"arg", RangeBound::Kind::Arg}, {"shape", RangeBound::Kind::Shape}});
-    rb.value = b.integer("value", INT64_MIN, INT64_MAX);
-    rb.offset = static_cast<uint32_t>(b.integer("offset", 0, kI32Max));
-    out.push_back(rb);
-  }
-  return out;
-}
-
 void read_spirv(const Reader& r, KernelInfo& k) {
-  static const std::initializer_list<std::pair<const char*, BindingKind>> kinds = {
-      {"args", BindingKind::Args},       {"temps", BindingKind::Temps},
-      {"returns", BindingKind::Returns}, {"error", BindingKind::Error},
-      {"argpack", BindingKind::Argpack}, {"buffer", BindingKind::Buffer},
-      {"storage_image", BindingKind::StorageImage}, {"sampled_image", BindingKind::SampledImage},
-      {"sampler", BindingKind::Sampler}};
-  for (size_t i = 0; i < r.list("bindings").size(); ++i) {
-    Reader b = r.item("bindings", i);
-    SpirvBinding sb;
-    sb.binding = static_cast<uint32_t>(b.integer("binding", 0, 4095));
-    std::string kind = b.string("kind");
-    bool known = false;
-    for (const auto& [n, e] : kinds)
-      if (kind == binding_kind_name(e)) sb.kind = e, known = true;
-    if (!known) b.fail_at(b.at("kind"), "has an unknown value '" + kind + "'");
-    sb.index = static_cast<int32_t>(b.integer("index", -1, kI32Max));
-    sb.sampled_linearly = b.boolean("sampled_linearly");
-    k.spirv.bindings.push_back(sb);
-  }
-  k.spirv.args_in_push_constants = r.boolean("args_in_push_constants");
-  for (size_t i = 0; i < r.list("tasks").size(); ++i) {
-    Reader t = r.item("tasks", i);
-    SpirvTask st;
-    st.kind = static_cast<uint8_t>(t.integer("kind", 0, 2));
-    k.spirv_blobs.push_back(t.string("spirv"));
-    st.workgroup_size = static_cast<uint32_t>(t.integer("workgroup_size", 1, 1 << 16));
-    st.grid_dims = static_cast<uint8_t>(t.integer("grid_dims", 1, 2));
-    st.host_extent = t.boolean("host_extent");
-    st.begin = read_bounds(t, "begin");
-    st.end = read_bounds(t, "end");
-    const auto& access = t.list("access");
-    for (size_t a = 0; a < access.size(); ++a)
-      st.access.push_back(static_cast<uint8_t>(t.integer_of(access[a], t.at("access") + "[" + std::to_string(a) + "]", 0, 3)));
-    k.spirv.tasks.push_back(std::move(st));
-  }
-  k.spirv.assert_messages = r.strings("assert_messages");
-  k.spirv.requirements = static_cast<uint32_t>(r.integer("requirements", 0, kAllSpirvRequirements));
+  JsonFieldReader fields(r, &k.spirv_blobs);
+  visit_fields(fields, k.spirv);
 }
 
 TemplateArgument read_template(const Reader& r) {
@@ -654,148 +627,172 @@ uint32_t feature_bit(const std::string& name) {
   return 0;
 }
 
-}  // namespace
+// The steps of metadata_from_json, in the order the sections appear.
 
-ModuleMetadata metadata_from_json(const std::string& text, const std::string& what) {
-  JsonValue root = parse_json(text, what);
-  Reader r(root, "", what);
+void check_format(const JsonValue& root, const Reader& r, ModuleMetadata& m) {
   if (!root.find("format") || root.find("format")->text != "loom-module")
-    throw Error(Place{what}, "not a Loom module (its metadata has no \"format\": \"loom-module\")");
-  ModuleMetadata m;
+    throw Error(Place{r.what()}, "not a Loom module (its metadata has no \"format\": \"loom-module\")");
   m.format_version = static_cast<int>(r.integer("format_version", 0, kI32Max));
   if (m.format_version < 1 || m.format_version > kModuleFormatVersion)
-    throw Error(Place{what}, "module format version " + std::to_string(m.format_version) +
-                                 " is not one this runtime reads (versions 1 to " + std::to_string(kModuleFormatVersion) +
-                                 "); rebuild the module with `loom compile`, or load it with a newer Loom",
+    throw Error(Place{r.what()}, "module format version " + std::to_string(m.format_version) +
+                                     " is not one this runtime reads (versions 1 to " + std::to_string(kModuleFormatVersion) +
+                                     "); rebuild the module with `loom compile`, or load it with a newer Loom",
                 ErrorKind::Version);
-  m.name = r.string("name");
-  m.arch = r.name_of<Arch>("arch", {{"cpu", Arch::Cpu}, {"vulkan", Arch::Vulkan}});
-  m.producer = r.string("producer");
-  Reader req = r.object("requires");
-  if (m.arch == Arch::Vulkan) {
-    const auto& features = req.list("vulkan_features");
-    for (size_t i = 0; i < features.size(); ++i) {
-      uint32_t bit = features[i].kind == JsonValue::Kind::String ? feature_bit(features[i].text) : 0;
-      if (!bit) req.fail_at(req.at("vulkan_features") + "[" + std::to_string(i) + "]", "is not a device feature Loom knows");
-      m.needs.vulkan_features |= bit;
-    }
-    m.needs.workgroup_size = static_cast<uint32_t>(req.integer("workgroup_size", 0, 1 << 16));
-    m.needs.push_constant_bytes = static_cast<uint32_t>(req.integer("push_constant_bytes", 0, 1 << 16));
-  } else {
+}
+
+void read_requirements(const Reader& req, ModuleMetadata& m) {
+  if (m.arch == Arch::Cpu) {
     m.needs.target = req.string("target");
     m.needs.cpu = req.string("cpu");
     m.needs.cpu_features = req.strings("cpu_features");
+    return;
   }
-  for (size_t i = 0; i < r.list("fields").size(); ++i) {
-    Reader f = r.item("fields", i);
-    FieldDesc d;
-    d.name = f.string("name");
-    d.elem = f.type("type");
-    d.shape = f.shape("shape", kMaxDims);
-    d.layout = f.name_of<Layout>("layout", {{"aos", Layout::AoS}, {"soa", Layout::SoA}});
-    m.fields.push_back(d);
+  const auto& features = req.list("vulkan_features");
+  for (size_t i = 0; i < features.size(); ++i) {
+    uint32_t bit = features[i].kind == JsonValue::Kind::String ? feature_bit(features[i].text) : 0;
+    if (!bit) req.fail_at(req.at("vulkan_features") + "[" + std::to_string(i) + "]", "is not a device feature Loom knows");
+    m.needs.vulkan_features |= bit;
   }
-  for (size_t i = 0; i < r.list("ndarrays").size(); ++i) {
-    Reader n = r.item("ndarrays", i);
+  m.needs.workgroup_size = static_cast<uint32_t>(req.integer("workgroup_size", 0, 1 << 16));
+  m.needs.push_constant_bytes = static_cast<uint32_t>(req.integer("push_constant_bytes", 0, 1 << 16));
+}
+
+// Calls read(item reader) for every item of the array `key` of `r`.
+template <typename F>
+void for_each_item(const Reader& r, const std::string& key, F&& read) {
+  for (size_t i = 0; i < r.list(key).size(); ++i) read(r.item(key, i));
+}
+
+void read_storage(const Reader& r, ModuleMetadata& m) {
+  for_each_item(r, "fields", [&](const Reader& f) {
+    m.fields.push_back({f.string("name"), f.type("type"), f.shape("shape", kMaxDims),
+                        f.name_of<Layout>("layout", {{"aos", Layout::AoS}, {"soa", Layout::SoA}})});
+  });
+  for_each_item(r, "ndarrays", [&](const Reader& n) {
     m.ndarrays.push_back({n.string("name"), n.type("type"), n.shape("shape", kMaxDims)});
-  }
-  for (size_t i = 0; i < r.list("textures").size(); ++i) {
-    Reader t = r.item("textures", i);
+  });
+  for_each_item(r, "textures", [&](const Reader& t) {
     TextureInfo info;
     info.name = t.string("name");
     if (!parse_texture_format(t.string("format"), &info.format)) t.fail_at(t.at("format"), "is not a texture format");
     info.size = t.shape("size", 3);
     if (info.size.size() < 2) t.fail_at(t.at("size"), "needs 2 or 3 extents");
     m.textures.push_back(info);
-  }
-  for (size_t i = 0; i < r.list("argpack_types").size(); ++i) {
-    Reader t = r.item("argpack_types", i);
+  });
+}
+
+ArgpackMember read_argpack_member(const Reader& mm, size_t type_count, uint32_t type_size) {
+  ArgpackMember member;
+  member.name = mm.string("name");
+  member.kind = mm.name_of<MemberKind>("kind", {{"value", MemberKind::Value},
+                                                {"struct", MemberKind::Struct},
+                                                {"pack", MemberKind::Pack},
+                                                {"ndarray", MemberKind::Ndarray},
+                                                {"texture", MemberKind::Texture}});
+  member.type = member.kind == MemberKind::Value ? mm.type("type") : mm.type_or_void("type");
+  member.ndim = static_cast<int>(mm.integer("ndim", 0, kMaxDims));
+  member.nested = static_cast<int>(mm.integer("nested", -1, static_cast<int64_t>(type_count) - 1));
+  member.offset = static_cast<uint32_t>(mm.integer("offset", 0, type_size));
+  if (!parse_texture_format(mm.string("format"), &member.format)) mm.fail_at(mm.at("format"), "is not a texture format");
+  if ((member.kind == MemberKind::Struct || member.kind == MemberKind::Pack) && member.nested < 0)
+    mm.fail("names no nested type");
+  return member;
+}
+
+void read_argpack_types(const Reader& r, ModuleMetadata& m) {
+  size_t type_count = r.list("argpack_types").size();
+  for_each_item(r, "argpack_types", [&](const Reader& t) {
     ArgpackType type;
     type.name = t.string("name");
     type.is_pack = t.boolean("is_pack");
     type.size = static_cast<uint32_t>(t.integer("size", 0, 1 << 16));
     type.align = static_cast<uint32_t>(t.integer("align", 1, 256));
-    for (size_t j = 0; j < t.list("members").size(); ++j) {
-      Reader mm = t.item("members", j);
-      ArgpackMember member;
-      member.name = mm.string("name");
-      member.kind = mm.name_of<MemberKind>("kind", {{"value", MemberKind::Value},
-                                                    {"struct", MemberKind::Struct},
-                                                    {"pack", MemberKind::Pack},
-                                                    {"ndarray", MemberKind::Ndarray},
-                                                    {"texture", MemberKind::Texture}});
-      member.type = member.kind == MemberKind::Value ? mm.type("type") : mm.type_or_void("type");
-      member.ndim = static_cast<int>(mm.integer("ndim", 0, kMaxDims));
-      member.nested = static_cast<int>(mm.integer("nested", -1, static_cast<int64_t>(r.list("argpack_types").size()) - 1));
-      member.offset = static_cast<uint32_t>(mm.integer("offset", 0, type.size));
-      if (!parse_texture_format(mm.string("format"), &member.format)) mm.fail_at(mm.at("format"), "is not a texture format");
-      if ((member.kind == MemberKind::Struct || member.kind == MemberKind::Pack) && member.nested < 0)
-        mm.fail("names no nested type");
-      type.members.push_back(member);
-    }
+    for_each_item(t, "members", [&](const Reader& mm) { type.members.push_back(read_argpack_member(mm, type_count, type.size)); });
     m.argpack_types.push_back(std::move(type));
+  });
+}
+
+// The stored layout must be the layout this runtime computes: a pack's bytes are written
+// at these offsets and read by the kernels at the offsets they were compiled with.
+void check_argpack_layouts(const ModuleMetadata& m, const std::string& what) {
+  std::vector<ArgpackType> check = m.argpack_types;
+  try {
+    layout_argpack_types(check);
+  } catch (const Error& e) {
+    throw Error(Place{what}, "corrupt module metadata: argpack_types: " + e.message());
   }
-  // The stored layout must be the layout this runtime computes: a pack's bytes are written
-  // at these offsets and read by the kernels at the offsets they were compiled with.
-  {
-    std::vector<ArgpackType> check = m.argpack_types;
-    try {
-      layout_argpack_types(check);
-    } catch (const Error& e) {
-      throw Error(Place{what}, "corrupt module metadata: argpack_types: " + e.message());
-    }
-    for (size_t i = 0; i < check.size(); ++i) {
-      bool same = check[i].size == m.argpack_types[i].size;
-      for (size_t j = 0; same && j < check[i].members.size(); ++j) same = check[i].members[j].offset == m.argpack_types[i].members[j].offset;
-      if (!same) throw Error(Place{what}, "corrupt module metadata: argpack_types[" + std::to_string(i) + "] ('" +
-                                              check[i].name + "') has a layout this runtime does not compute");
-    }
+  for (size_t i = 0; i < check.size(); ++i) {
+    bool same = check[i].size == m.argpack_types[i].size;
+    for (size_t j = 0; same && j < check[i].members.size(); ++j) same = check[i].members[j].offset == m.argpack_types[i].members[j].offset;
+    if (!same) throw Error(Place{what}, "corrupt module metadata: argpack_types[" + std::to_string(i) + "] ('" +
+                                            check[i].name + "') has a layout this runtime does not compute");
   }
-  for (size_t i = 0; i < r.list("argpacks").size(); ++i) {
-    Reader a = r.item("argpacks", i);
+}
+
+void read_argpacks(const Reader& r, ModuleMetadata& m) {
+  for_each_item(r, "argpacks", [&](const Reader& a) {
     ArgpackInfo info;
     info.name = a.string("name");
     info.type = static_cast<int>(a.integer("type", 0, static_cast<int64_t>(m.argpack_types.size()) - 1));
     info.values = read_named_values(a.object("values"));
     m.argpacks.push_back(std::move(info));
+  });
+}
+
+KernelInfo read_kernel(const Reader& k, const ModuleMetadata& m) {
+  KernelInfo info;
+  info.name = k.string("name");
+  for_each_item(k, "template_args", [&](const Reader& t) { info.template_args.push_back(read_template(t)); });
+  info.return_names = k.strings("return_names");
+  info.abi = read_abi(k.object("abi"), info.name);
+  for (const ParamDesc& p : info.abi.params)
+    if (p.kind == ParamKind::Argpack && (p.argpack_type < 0 || static_cast<size_t>(p.argpack_type) >= m.argpack_types.size()))
+      k.fail_at(k.at("abi.params"), "names argpack type " + std::to_string(p.argpack_type) + ", which the module lacks");
+  if (m.arch == Arch::Cpu) {
+    info.object = k.string("object");
+    return info;
   }
-  for (size_t i = 0; i < r.list("kernels").size(); ++i) {
-    Reader k = r.item("kernels", i);
-    KernelInfo info;
-    info.name = k.string("name");
-    for (size_t j = 0; j < k.list("template_args").size(); ++j) info.template_args.push_back(read_template(k.item("template_args", j)));
-    info.return_names = k.strings("return_names");
-    info.abi = read_abi(k.object("abi"), info.name);
-    for (const ParamDesc& p : info.abi.params)
-      if (p.kind == ParamKind::Argpack && (p.argpack_type < 0 || static_cast<size_t>(p.argpack_type) >= m.argpack_types.size()))
-        k.fail_at(k.at("abi.params"), "names argpack type " + std::to_string(p.argpack_type) + ", which the module lacks");
-    if (m.arch == Arch::Cpu) {
-      info.object = k.string("object");
-    } else {
-      read_spirv(k.object("spirv"), info);
-      if (info.spirv.tasks.size() != info.abi.tasks.size())
-        k.fail_at(k.at("spirv.tasks"), "has " + std::to_string(info.spirv.tasks.size()) + " tasks; the ABI has " +
-                                           std::to_string(info.abi.tasks.size()));
-    }
-    m.kernels.push_back(std::move(info));
-  }
-  for (size_t i = 0; i < r.list("pipelines").size(); ++i) {
-    Reader p = r.item("pipelines", i);
+  read_spirv(k.object("spirv"), info);
+  if (info.spirv.tasks.size() != info.abi.tasks.size())
+    k.fail_at(k.at("spirv.tasks"), "has " + std::to_string(info.spirv.tasks.size()) + " tasks; the ABI has " +
+                                       std::to_string(info.abi.tasks.size()));
+  return info;
+}
+
+void read_pipelines(const Reader& r, ModuleMetadata& m) {
+  for_each_item(r, "pipelines", [&](const Reader& p) {
     PipelineInfo info;
     info.name = p.string("name");
-    for (size_t j = 0; j < p.list("launches").size(); ++j) {
-      Reader l = p.item("launches", j);
+    for_each_item(p, "launches", [&](const Reader& l) {
       LaunchInfo launch;
       launch.kernel = static_cast<int>(l.integer("kernel", 0, static_cast<int64_t>(m.kernels.size()) - 1));
       launch.args = read_named_values(l.object("args"));
       info.launches.push_back(std::move(launch));
-    }
+    });
     m.pipelines.push_back(std::move(info));
-  }
-  for (size_t i = 0; i < r.list("blobs").size(); ++i) {
-    Reader b = r.item("blobs", i);
+  });
+}
+
+}  // namespace
+
+ModuleMetadata metadata_from_json(const std::string& text, const std::string& what) {
+  JsonValue root = parse_json(text, what);
+  Reader r(root, "", what);
+  ModuleMetadata m;
+  check_format(root, r, m);
+  m.name = r.string("name");
+  m.arch = r.name_of<Arch>("arch", {{"cpu", Arch::Cpu}, {"vulkan", Arch::Vulkan}});
+  m.producer = r.string("producer");
+  read_requirements(r.object("requires"), m);
+  read_storage(r, m);
+  read_argpack_types(r, m);
+  check_argpack_layouts(m, what);
+  read_argpacks(r, m);
+  for_each_item(r, "kernels", [&](const Reader& k) { m.kernels.push_back(read_kernel(k, m)); });
+  read_pipelines(r, m);
+  for_each_item(r, "blobs", [&](const Reader& b) {
     m.blobs.push_back({b.string("name"), b.unsigned_integer("size"), b.string("hash")});
-  }
+  });
   return m;
 }
 

@@ -1,5 +1,6 @@
 #include "runtime/aot/module_files.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -72,6 +73,47 @@ Module assemble(ModuleMetadata meta, std::map<std::string, std::vector<uint8_t>>
   return m;
 }
 
+struct ArchiveEntry {
+  std::string name;
+  uint64_t offset = 0, size = 0, hash = 0;
+};
+
+// Name (u32 length + bytes), offset, size, hash.
+constexpr size_t kMinEntryBytes = 4 + 3 * 8;
+
+// The entry table, every range checked: inside the file after the table and overlapping no
+// other entry, so the entries copied out never total more than the file (a table naming the
+// same bytes many times would otherwise multiply them).
+std::vector<ArchiveEntry> read_entry_table(ByteReader& r, size_t file_bytes) {
+  uint32_t count = r.u32();
+  if (count == 0 || count > 1u << 20) r.fail("entry count " + std::to_string(count) + " is not plausible");
+  if (count > r.remaining() / kMinEntryBytes)
+    r.fail("entry count " + std::to_string(count) + " does not fit in the " + std::to_string(r.remaining()) +
+           " bytes after it");
+  std::vector<ArchiveEntry> entries(count);
+  for (ArchiveEntry& e : entries) {
+    e.name = r.str();
+    e.offset = r.u64();
+    e.size = r.u64();
+    e.hash = r.u64();
+  }
+  const uint64_t data_begin = r.at();
+  for (const ArchiveEntry& e : entries)
+    if (e.offset < data_begin || e.offset > file_bytes || e.size > file_bytes - e.offset)
+      r.fail("entry '" + e.name + "' lies outside the file's data (" + std::to_string(e.offset) + " + " +
+             std::to_string(e.size) + " not within " + std::to_string(data_begin) + ".." + std::to_string(file_bytes) +
+             " bytes)");
+  std::vector<const ArchiveEntry*> by_offset;
+  by_offset.reserve(entries.size());
+  for (const ArchiveEntry& e : entries) by_offset.push_back(&e);
+  std::sort(by_offset.begin(), by_offset.end(),
+            [](const ArchiveEntry* a, const ArchiveEntry* b) { return a->offset < b->offset; });
+  for (size_t i = 1; i < by_offset.size(); ++i)
+    if (by_offset[i]->offset < by_offset[i - 1]->offset + by_offset[i - 1]->size)
+      r.fail("entry '" + by_offset[i]->name + "' overlaps entry '" + by_offset[i - 1]->name + "'");
+  return entries;
+}
+
 }  // namespace
 
 std::vector<uint8_t> write_module_archive(const Module& module) {
@@ -135,17 +177,12 @@ Module read_module_bytes(const std::vector<uint8_t>& bytes, const std::string& w
     throw Error(Place{what}, "module archive version " + std::to_string(version) +
                                  " is not one this runtime reads (version " + std::to_string(kArchiveVersion) + ")",
                 ErrorKind::Version);
-  uint32_t count = r.u32();
-  if (count == 0 || count > 1u << 20) r.fail("entry count " + std::to_string(count) + " is not plausible");
+  std::vector<ArchiveEntry> entries = read_entry_table(r, bytes.size());
   std::string metadata;
   bool have_metadata = false;
   std::map<std::string, std::vector<uint8_t>> blobs;
-  for (uint32_t i = 0; i < count; ++i) {
-    std::string name = r.str();
-    uint64_t offset = r.u64(), size = r.u64(), hash = r.u64();
-    if (offset > bytes.size() || size > bytes.size() - offset)
-      r.fail("entry '" + name + "' lies outside the file (" + std::to_string(offset) + " + " + std::to_string(size) +
-             " > " + std::to_string(bytes.size()) + " bytes)");
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const auto& [name, offset, size, hash] = entries[i];
     if (fnv1a64(bytes.data() + offset, size) != hash) r.fail("entry '" + name + "' does not match its checksum");
     std::vector<uint8_t> data(bytes.begin() + static_cast<ptrdiff_t>(offset), bytes.begin() + static_cast<ptrdiff_t>(offset + size));
     if (i == 0) {
@@ -174,6 +211,11 @@ Module read_module_path(const std::string& path) {
     if (!valid_blob_name(b.name)) throw Error(Place{path}, "corrupt module: blob name '" + b.name + "' is not allowed");
     std::string file = path + "/" + b.name;
     if (!std::filesystem::is_regular_file(file, ec)) throw Error(Place{path}, "corrupt module: blob '" + b.name + "' is missing");
+    // The size the metadata claims is checked before the file is read.
+    uint64_t on_disk = std::filesystem::file_size(file, ec);
+    if (!ec && on_disk != b.size)
+      throw Error(Place{path}, "corrupt module: blob '" + b.name + "' has " + std::to_string(on_disk) +
+                                   " bytes; the metadata says " + std::to_string(b.size));
     blobs[b.name] = read_file(file);
   }
   return assemble(std::move(meta), std::move(blobs), path);

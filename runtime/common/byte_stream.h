@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/common/abi_serialize.h"
@@ -42,7 +43,11 @@ class ByteReader {
   // `what` names the source; `kind` what it holds ("compiled kernel record").
   ByteReader(const std::vector<uint8_t>& in, std::string what, std::string kind, size_t begin = 0,
              size_t end = SIZE_MAX)
-      : in_(in), what_(std::move(what)), kind_(std::move(kind)), at_(begin), end_(end < in.size() ? end : in.size()) {}
+      : in_(in),
+        what_(std::move(what)),
+        kind_(std::move(kind)),
+        end_(end < in.size() ? end : in.size()),
+        at_(begin < end_ ? begin : end_) {}
   uint8_t u8() { uint8_t v; raw(&v, 1); return v; }
   uint32_t u32() { uint32_t v; raw(&v, 4); return v; }
   int32_t i32() { int32_t v; raw(&v, 4); return v; }
@@ -65,10 +70,13 @@ class ByteReader {
     if (t.rows < 1 || t.rows > 4 || t.cols < 1 || t.cols > 4) fail("bad value type");
     return t;
   }
-  // A count that must not exceed `max` (guards allocations against corrupt input).
-  uint32_t count(uint32_t max) {
+  // A count of items that must not exceed `max` and whose items, of at least
+  // `min_item_bytes` each, must fit in what is left: checked before the caller allocates.
+  uint32_t count(uint32_t max, size_t min_item_bytes = 1) {
     uint32_t n = u32();
     if (n > max) fail("implausible count " + std::to_string(n));
+    if (min_item_bytes > 0 && n > remaining() / min_item_bytes)
+      fail("count " + std::to_string(n) + " does not fit in the " + std::to_string(remaining()) + " bytes left");
     return n;
   }
   void raw(void* p, size_t n) {
@@ -78,6 +86,7 @@ class ByteReader {
   }
   size_t at() const { return at_; }
   size_t end() const { return end_; }
+  size_t remaining() const { return end_ - at_; }
   [[noreturn]] void fail(const std::string& why) const { throw Error(Place{what_}, "corrupt " + kind_ + ": " + why); }
 
  private:
@@ -87,8 +96,8 @@ class ByteReader {
   const std::vector<uint8_t>& in_;
   std::string what_;
   std::string kind_;
+  size_t end_ = 0;  // declared before at_, which the constructor clamps to it
   size_t at_ = 0;
-  size_t end_ = 0;
 };
 
 // The envelope of every binary record: 8 magic bytes and a u32 version first, a 64-bit

@@ -18,6 +18,16 @@ struct JsonValue {
   std::vector<std::pair<std::string, JsonValue>> members;    // Object, in document order
   int line = 0, column = 0;                                  // where it starts
 
+  // Special members defined in the .cpp, where std::pair<std::string, JsonValue> is complete:
+  // clang with libstdc++ 12 otherwise instantiates the implicit destructor while `members`'
+  // element type is still incomplete and rejects the header.
+  JsonValue();
+  JsonValue(const JsonValue&);
+  JsonValue(JsonValue&&) noexcept;
+  JsonValue& operator=(const JsonValue&);
+  JsonValue& operator=(JsonValue&&) noexcept;
+  ~JsonValue();
+
   const JsonValue* find(std::string_view key) const;
   bool is_integer() const;  // a Number without fraction or exponent
 };

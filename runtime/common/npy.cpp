@@ -2,7 +2,9 @@
 
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 #include "runtime/common/error.h"
 
@@ -35,6 +37,11 @@ std::string npy_descr(Scalar s) {
 namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
+constexpr uint32_t kMaxHeaderBytes = 1u << 20;
+
+[[noreturn]] void fail(const std::string& path, const std::string& message) {
+  throw Error(Place{path}, message);
+}
 
 Scalar parse_descr(const std::string& descr, const std::string& path) {
   for (Scalar s : {Scalar::Bool, Scalar::I8, Scalar::U8, Scalar::I16, Scalar::U16, Scalar::I32,
@@ -44,70 +51,198 @@ Scalar parse_descr(const std::string& descr, const std::string& path) {
     if (d[0] == '|' && descr == "<" + d.substr(1)) return s;  // "<u1" is also seen
     if (d[0] == '|' && descr == "=" + d.substr(1)) return s;
   }
-  throw Error(Place{path}, "unsupported .npy dtype '" + descr + "' (little-endian ints, floats, bool only)");
+  fail(path, "unsupported .npy dtype '" + descr + "' (little-endian ints, floats, bool only)");
 }
 
-// Finds 'key': VALUE in the header dict; returns VALUE text up to the matching delimiter.
-std::string dict_value(const std::string& header, const std::string& key, const std::string& path) {
-  auto k = header.find("'" + key + "'");
-  if (k == std::string::npos) throw Error(Place{path}, ".npy header lacks '" + key + "'");
-  auto colon = header.find(':', k);
-  auto start = header.find_first_not_of(' ', colon + 1);
-  if (colon == std::string::npos || start == std::string::npos)
-    throw Error(Place{path}, ".npy header is malformed");
-  if (header[start] == '(') return header.substr(start, header.find(')', start) - start + 1);
-  if (header[start] == '\'') return header.substr(start + 1, header.find('\'', start + 1) - start - 1);
-  auto end = header.find_first_of(",}", start);
-  return header.substr(start, end - start);
+struct NpyHeader {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<int64_t> shape;
+};
+
+// The header is a Python dict literal with exactly the keys 'descr' (a string),
+// 'fortran_order' (True or False) and 'shape' (a tuple of non-negative integers), as NumPy
+// writes it: {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }. Anything else is an
+// error naming the file and what was expected where.
+class HeaderParser {
+ public:
+  HeaderParser(std::string_view text, const std::string& path) : text_(text), path_(path) {}
+
+  NpyHeader parse() {
+    NpyHeader header;
+    bool seen_descr = false, seen_order = false, seen_shape = false;
+    expect('{');
+    while (!next_is('}')) {
+      std::string key = string_literal("a key");
+      expect(':');
+      if (key == "descr" && !seen_descr) {
+        header.descr = string_literal("the dtype string of 'descr'");
+        seen_descr = true;
+      } else if (key == "fortran_order" && !seen_order) {
+        header.fortran_order = boolean("'fortran_order'");
+        seen_order = true;
+      } else if (key == "shape" && !seen_shape) {
+        header.shape = shape();
+        seen_shape = true;
+      } else {
+        bad("the key '" + printable(key) + "'" +
+            (key == "descr" || key == "fortran_order" || key == "shape" ? " appears twice"
+                                                                        : " is not one of .npy's"));
+      }
+      if (!next_is('}')) expect(',');
+    }
+    expect('}');
+    skip_spaces();
+    if (at_ < text_.size()) bad("text follows the header's closing '}'");
+    if (!seen_descr) bad("'descr' is missing");
+    if (!seen_order) bad("'fortran_order' is missing");
+    if (!seen_shape) bad("'shape' is missing");
+    return header;
+  }
+
+ private:
+  [[noreturn]] void bad(const std::string& what) const {
+    fail(path_, ".npy header is malformed: " + what + " (at byte " + std::to_string(at_) + " of '" +
+                    printable(text_) + "')");
+  }
+  static std::string printable(std::string_view s) {
+    std::string out;
+    for (char c : s.substr(0, 120)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+    return s.size() > 120 ? out + "..." : out;
+  }
+  void skip_spaces() {
+    while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\n' || text_[at_] == '\t'))
+      ++at_;
+  }
+  bool next_is(char c) {
+    skip_spaces();
+    return at_ < text_.size() && text_[at_] == c;
+  }
+  void expect(char c) {
+    if (!next_is(c)) bad(std::string("expected '") + c + "'");
+    ++at_;
+  }
+  std::string string_literal(const std::string& what) {
+    skip_spaces();
+    char quote = at_ < text_.size() ? text_[at_] : '\0';
+    if (quote != '\'' && quote != '"') bad("expected " + what + " in quotes");
+    size_t end = text_.find(quote, at_ + 1);
+    if (end == std::string_view::npos) bad(what + " has no closing quote");
+    std::string value(text_.substr(at_ + 1, end - at_ - 1));
+    at_ = end + 1;
+    return value;
+  }
+  bool boolean(const std::string& what) {
+    skip_spaces();
+    for (bool value : {true, false}) {
+      std::string_view word = value ? "True" : "False";
+      if (text_.substr(at_).starts_with(word)) {
+        at_ += word.size();
+        return value;
+      }
+    }
+    bad("expected True or False for " + what);
+  }
+  // "()", "(5,)", "(3, 4)", "(3, 4,)".
+  std::vector<int64_t> shape() {
+    std::vector<int64_t> extents;
+    expect('(');
+    while (!next_is(')')) {
+      extents.push_back(extent());
+      if (!next_is(')')) expect(',');
+    }
+    expect(')');
+    return extents;
+  }
+  int64_t extent() {
+    skip_spaces();
+    size_t begin = at_;
+    int64_t value = 0;
+    while (at_ < text_.size() && text_[at_] >= '0' && text_[at_] <= '9') {
+      if (__builtin_mul_overflow(value, 10, &value) ||
+          __builtin_add_overflow(value, text_[at_] - '0', &value))
+        bad("an extent of 'shape' does not fit in 64 bits");
+      ++at_;
+    }
+    if (at_ == begin) bad("expected a non-negative integer in 'shape'");
+    if (at_ < text_.size() && text_[at_] == 'L') ++at_;  // Python 2's long integers: (3L, 4L)
+    return value;
+  }
+
+  std::string_view text_;
+  const std::string& path_;
+  size_t at_ = 0;
+};
+
+// The bytes the array's data takes, or nullopt when that does not fit in 64 bits.
+std::optional<uint64_t> data_bytes(const std::vector<int64_t>& shape, Scalar dtype) {
+  auto bytes = static_cast<uint64_t>(size_of(dtype));
+  for (int64_t extent : shape)
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(extent), &bytes)) return std::nullopt;
+  return bytes;
+}
+
+template <size_t N>
+uint32_t little_endian(const unsigned char (&b)[N]) {
+  uint32_t v = 0;
+  for (size_t i = N; i-- > 0;) v = (v << 8u) | b[i];
+  return v;
 }
 
 }  // namespace
 
 NpyArray read_npy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(Place{path}, "cannot open .npy file");
+  if (!in) fail(path, "cannot open .npy file");
+  // The file's size bounds every length the file claims, before anything is allocated.
+  in.seekg(0, std::ios::end);
+  const std::streamoff file_bytes = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (file_bytes < 0 || !in) fail(path, "cannot read .npy file (its size is unknown)");
+
   char magic[6];
   unsigned char version[2];
   if (!in.read(magic, 6) || std::memcmp(magic, kMagic, 6) != 0)
-    throw Error(Place{path}, "not a .npy file (bad magic)");
-  if (!in.read(reinterpret_cast<char*>(version), 2)) throw Error(Place{path}, "truncated .npy header");
+    fail(path, "not a .npy file (bad magic)");
+  if (!in.read(reinterpret_cast<char*>(version), 2)) fail(path, "truncated .npy header");
   uint32_t header_len = 0;
   if (version[0] == 1) {
     unsigned char b[2];
-    if (!in.read(reinterpret_cast<char*>(b), 2)) throw Error(Place{path}, "truncated .npy header");
-    header_len = b[0] | (b[1] << 8u);
+    if (!in.read(reinterpret_cast<char*>(b), 2)) fail(path, "truncated .npy header");
+    header_len = little_endian(b);
   } else if (version[0] == 2 || version[0] == 3) {
     unsigned char b[4];
-    if (!in.read(reinterpret_cast<char*>(b), 4)) throw Error(Place{path}, "truncated .npy header");
-    header_len = b[0] | (b[1] << 8u) | (b[2] << 16u) | (static_cast<uint32_t>(b[3]) << 24u);
+    if (!in.read(reinterpret_cast<char*>(b), 4)) fail(path, "truncated .npy header");
+    header_len = little_endian(b);
   } else {
-    throw Error(Place{path}, "unsupported .npy version " + std::to_string(version[0]));
+    fail(path, "unsupported .npy version " + std::to_string(version[0]));
   }
-  if (header_len > (1u << 20)) throw Error(Place{path}, ".npy header is implausibly long");
-  std::string header(header_len, '\0');
-  if (!in.read(header.data(), header_len)) throw Error(Place{path}, "truncated .npy header");
+  const std::streamoff header_begin = in.tellg();
+  if (header_len > kMaxHeaderBytes) fail(path, ".npy header is implausibly long");
+  if (header_len > file_bytes - header_begin)
+    fail(path, "truncated .npy header: it claims " + std::to_string(header_len) +
+                   " bytes, the file holds " + std::to_string(file_bytes - header_begin) +
+                   " after the preamble");
+  std::string text(header_len, '\0');
+  if (!in.read(text.data(), header_len)) fail(path, "truncated .npy header");
 
+  NpyHeader header = HeaderParser(text, path).parse();
   NpyArray a;
-  a.dtype = parse_descr(dict_value(header, "descr", path), path);
-  if (dict_value(header, "fortran_order", path) != "False")
-    throw Error(Place{path}, "Fortran-ordered .npy arrays are not supported; save with C order");
-  std::string shape = dict_value(header, "shape", path);
-  std::stringstream ss(shape.substr(1, shape.size() - 2));
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    auto first = item.find_first_not_of(' ');
-    if (first == std::string::npos) continue;
-    try {
-      a.shape.push_back(std::stoll(item.substr(first)));
-    } catch (const std::exception&) {
-      throw Error(Place{path}, ".npy shape '" + shape + "' is malformed");
-    }
-    if (a.shape.back() < 0) throw Error(Place{path}, ".npy shape has a negative extent");
-  }
-  auto bytes = static_cast<size_t>(a.count()) * static_cast<size_t>(size_of(a.dtype));
-  a.data.resize(bytes);
-  if (!in.read(reinterpret_cast<char*>(a.data.data()), static_cast<std::streamsize>(bytes)))
-    throw Error(Place{path}, ".npy data is truncated: expected " + std::to_string(bytes) + " bytes");
+  a.dtype = parse_descr(header.descr, path);
+  if (header.fortran_order)
+    fail(path, "Fortran-ordered .npy arrays are not supported; save with C order");
+  a.shape = std::move(header.shape);
+  const std::optional<uint64_t> bytes = data_bytes(a.shape, a.dtype);
+  const auto available = static_cast<uint64_t>(file_bytes - (header_begin + header_len));
+  if (!bytes)
+    fail(path, ".npy data is truncated: its shape claims more than 2^64 bytes, the file holds " +
+                   std::to_string(available));
+  if (*bytes > available)
+    fail(path, ".npy data is truncated: its shape and dtype claim " + std::to_string(*bytes) +
+                   " bytes, the file holds " + std::to_string(available));
+  a.data.resize(*bytes);
+  if (!in.read(reinterpret_cast<char*>(a.data.data()), static_cast<std::streamsize>(*bytes)))
+    fail(path, ".npy data is truncated: expected " + std::to_string(*bytes) + " bytes");
   return a;
 }
 

@@ -19,7 +19,9 @@ struct NpyArray {
 };
 
 // Throws loom::Error naming the file on any problem (missing, truncated, big-endian,
-// Fortran order, unsupported dtype).
+// Fortran order, unsupported dtype, a header that is not exactly NumPy's dict of 'descr',
+// 'fortran_order' and 'shape'). The bytes the header claims are checked against the file's
+// size before anything is allocated.
 NpyArray read_npy(const std::string& path);
 void write_npy(const std::string& path, const NpyArray& array);
 

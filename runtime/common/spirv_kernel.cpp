@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "runtime/common/abi_serialize.h"
+#include "runtime/common/abi_binary.h"
 #include "runtime/common/byte_stream.h"
 
 namespace loom {
@@ -70,82 +70,16 @@ ArgsLayout args_layout(const KernelABI& abi) {
 std::vector<uint8_t> serialize_spirv_kernel(const SpirvKernel& k) {
   ByteWriter w;
   begin_record(w, kMagic, kBlobVersion);
-  w.u32(static_cast<uint32_t>(k.bindings.size()));
-  for (const SpirvBinding& b : k.bindings) {
-    w.u32(b.binding);
-    w.u8(static_cast<uint8_t>(b.kind));
-    w.i32(b.index);
-    w.u8(b.sampled_linearly ? 1 : 0);
-  }
-  w.u8(k.args_in_push_constants ? 1 : 0);
-  w.u32(static_cast<uint32_t>(k.tasks.size()));
-  for (const SpirvTask& t : k.tasks) {
-    w.u8(t.kind);
-    w.u32(t.workgroup_size);
-    w.u8(t.grid_dims);
-    w.u8(t.host_extent ? 1 : 0);
-    w.u32(static_cast<uint32_t>(t.begin.size()));
-    for (size_t d = 0; d < t.begin.size(); ++d)
-      for (const RangeBound* b : {&t.begin[d], &t.end[d]}) {
-        w.u8(static_cast<uint8_t>(b->kind));
-        w.i64(b->value);
-        w.u32(b->offset);
-      }
-    w.u32(static_cast<uint32_t>(t.access.size()));
-    w.raw(t.access.data(), t.access.size());
-    w.u32(static_cast<uint32_t>(t.spirv.size()));
-    w.raw(t.spirv.data(), t.spirv.size() * 4);
-  }
-  w.u32(static_cast<uint32_t>(k.assert_messages.size()));
-  for (const std::string& m : k.assert_messages) w.str(m);
-  w.u32(k.requirements);
+  FieldWriter fields(w);
+  visit_fields(fields, k);
   return seal_record(w);
 }
 
 SpirvKernel deserialize_spirv_kernel(const std::vector<uint8_t>& bytes, const std::string& what) {
   ByteReader rd = open_record(bytes, what, "SPIR-V kernel", kMagic, kBlobVersion);
   SpirvKernel k;
-  k.bindings.resize(rd.count(4096));
-  for (SpirvBinding& b : k.bindings) {
-    b.binding = rd.u32();
-    uint8_t kind = rd.u8();
-    if (kind > static_cast<uint8_t>(BindingKind::Sampler)) rd.fail("bad binding kind");
-    b.kind = static_cast<BindingKind>(kind);
-    b.index = rd.i32();
-    b.sampled_linearly = rd.u8() != 0;
-  }
-  k.args_in_push_constants = rd.u8() != 0;
-  k.tasks.resize(rd.count(4096));
-  for (SpirvTask& t : k.tasks) {
-    t.kind = rd.u8();
-    if (t.kind > 2) rd.fail("bad task kind");
-    t.workgroup_size = rd.u32();
-    if (t.workgroup_size < 1 || t.workgroup_size > 4096) rd.fail("bad workgroup size");
-    t.grid_dims = rd.u8();
-    if (t.grid_dims < 1 || t.grid_dims > 2) rd.fail("bad grid dimensions");
-    t.host_extent = rd.u8() != 0;
-    uint32_t dims = rd.count(kMaxDims);
-    t.begin.resize(dims);
-    t.end.resize(dims);
-    for (uint32_t d = 0; d < dims; ++d)
-      for (RangeBound* b : {&t.begin[d], &t.end[d]}) {
-        uint8_t kind = rd.u8();
-        if (kind > static_cast<uint8_t>(RangeBound::Kind::Shape)) rd.fail("bad range bound");
-        b->kind = static_cast<RangeBound::Kind>(kind);
-        b->value = rd.i64();
-        b->offset = rd.u32();
-      }
-    t.access.resize(rd.count(4096));
-    if (t.access.size() != k.bindings.size()) rd.fail("access list does not match the bindings");
-    rd.raw(t.access.data(), t.access.size());
-    t.spirv.resize(rd.count(1u << 26));
-    rd.raw(t.spirv.data(), t.spirv.size() * 4);
-    if (t.spirv.size() < 5 || t.spirv[0] != 0x07230203u) rd.fail("task is not a SPIR-V module");
-  }
-  k.assert_messages.resize(rd.count(1u << 20));
-  for (std::string& m : k.assert_messages) m = rd.str();
-  k.requirements = rd.u32();
-  if (k.requirements & ~kAllSpirvRequirements) rd.fail("unknown requirement bits");
+  FieldReader fields(rd);
+  visit_fields(fields, k);
   if (rd.at() + 8 != bytes.size()) rd.fail("trailing bytes");
   return k;
 }

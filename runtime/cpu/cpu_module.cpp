@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,7 +65,9 @@ std::vector<std::string> assert_messages(const ElfImage& image, const Place& pla
 
 }  // namespace
 
-CpuModule::CpuModule() { load_vector_math_library(); }
+CpuModule::CpuModule(ElfLoadOptions options) : options_(std::move(options)) {
+  load_vector_math_library();
+}
 
 CpuModule::~CpuModule() = default;
 
@@ -72,7 +75,7 @@ std::shared_ptr<LoadedCpuKernel> CpuModule::load(const KernelABI& abi,
                                                  const std::vector<uint8_t>& object) {
   Place place;
   place.kernel = abi.name;
-  std::shared_ptr<ElfImage> image = ElfImage::load(object, place);
+  std::shared_ptr<ElfImage> image = ElfImage::load(object, place, options_);
   check_cpu_features(*image, place);
 
   auto kernel = std::make_shared<LoadedCpuKernel>();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/common/kernel_abi.h"
+#include "runtime/cpu/elf_loader.h"
 
 namespace loom::cpu {
 
@@ -36,7 +37,7 @@ struct LoadedCpuKernel {
 
 class CpuModule {
  public:
-  CpuModule();
+  explicit CpuModule(ElfLoadOptions options = {});
   ~CpuModule();
   CpuModule(const CpuModule&) = delete;
   CpuModule& operator=(const CpuModule&) = delete;
@@ -44,6 +45,9 @@ class CpuModule {
   // Throws loom::Error naming the kernel when the object is malformed, a symbol is missing or
   // this CPU lacks a feature the code was compiled for.
   std::shared_ptr<LoadedCpuKernel> load(const KernelABI& abi, const std::vector<uint8_t>& object);
+
+ private:
+  ElfLoadOptions options_;
 };
 
 }  // namespace loom::cpu

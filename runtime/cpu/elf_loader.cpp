@@ -18,7 +18,11 @@ constexpr uint64_t kPage = 4096;
 // stubs, data) is within reach of a 32-bit PC-relative field.
 constexpr uint64_t kMaxImageBytes = uint64_t{1} << 30;
 constexpr uint64_t kStubBytes = 8;
-constexpr uint64_t kPopulateBytes = 256 * 1024;  // jmp *disp32(%rip), two int3
+constexpr uint64_t kPopulateBytes = uint64_t{256} * 1024;  // jmp *disp32(%rip), two int3
+// How far an address a relocation computes may lie from what it refers to: a PC-relative
+// addend includes the distance from the field to the end of its instruction (-4, -5, -8 for
+// an immediate after it), and x86 instructions are at most 15 bytes.
+constexpr int64_t kAddendSlack = 16;
 
 // Where a loaded section goes. The GOT is a constant (written before protection), the call
 // stubs are code.
@@ -101,7 +105,49 @@ RelocationType relocation_type(uint32_t type) {
   }
 }
 
+// The libm functions LLVM's kernels call, by their double names (the float form adds 'f'):
+// the ones compiler/codegen_llvm calls itself, those its intrinsics lower to, and those LLVM's
+// library-call simplification may substitute (exp2, exp10, ldexp, sincos, ...).
+constexpr std::string_view kMathFunctions[] = {
+    "acos",  "acosh", "asin",  "asinh", "atan",   "atan2",     "atanh",     "cbrt",
+    "ceil",  "copysign", "cos", "cosh", "exp",    "exp10",     "exp2",      "expm1",
+    "fabs",  "floor", "fma",   "fmax",  "fmin",   "fmod",      "frexp",     "hypot",
+    "ldexp", "lgamma", "llrint", "llround", "log", "log10",    "log1p",     "log2",
+    "logb",  "lrint", "lround", "modf", "nearbyint", "pow",    "remainder", "rint",
+    "round", "sin",   "sincos", "sinh", "sqrt",   "tan",       "tanh",      "tgamma",
+    "trunc"};
+
+// The compiler-rt / libgcc helpers LLVM lowers some operations to on x86-64.
+constexpr std::string_view kCompilerHelpers[] = {
+    "__powisf2", "__powidf2", "__divti3", "__udivti3", "__modti3", "__umodti3",
+    "__muloti4"};
+
+constexpr std::string_view kMemoryFunctions[] = {"memcpy", "memmove", "memset"};
+
+bool is_math_function(std::string_view name) {
+  std::string_view double_name = name.ends_with('f') ? name.substr(0, name.size() - 1) : name;
+  return std::any_of(std::begin(kMathFunctions), std::end(kMathFunctions),
+                     [&](std::string_view f) { return name == f || double_name == f; });
+}
+
+// libmvec's vector forms: _ZGV <isa> <mask> <lanes> <parameters> _ <libm function>, e.g.
+// _ZGVdN8v_sinf (AVX2, unmasked, 8 lanes, one vector parameter).
+bool is_vector_math_function(std::string_view name) {
+  if (!name.starts_with("_ZGV")) return false;
+  size_t underscore = name.find('_', 4);
+  return underscore != std::string_view::npos && underscore > 4 &&
+         is_math_function(name.substr(underscore + 1));
+}
+
 }  // namespace
+
+bool kernel_may_import(std::string_view name) {
+  auto listed = [&](const auto& list) {
+    return std::find(std::begin(list), std::end(list), name) != std::end(list);
+  };
+  return is_math_function(name) || is_vector_math_function(name) || listed(kMemoryFunctions) ||
+         listed(kCompilerHelpers);
+}
 
 // Reads, lays out, maps and relocates one object; every check happens before the value it
 // checks is used, and the mapping is owned by `image_` from the moment it exists.
@@ -156,6 +202,9 @@ class ElfLinker {
   std::string symbol_label(uint64_t index) const {
     if (index < names_.size() && !names_[index].empty())
       return "'" + printable(names_[index]) + "'";
+    if (index < symbols_.size() && ELF64_ST_TYPE(symbols_[index].st_info) == STT_SECTION &&
+        symbols_[index].st_shndx < sections_.size())
+      return "the start of " + section_label(symbols_[index].st_shndx);
     return "symbol " + std::to_string(index);
   }
 
@@ -463,6 +512,11 @@ class ElfLinker {
   uint64_t resolve_external(uint64_t sym) const {
     std::string_view name = names_[sym];  // NUL-terminated in the object (read_symbols)
     if (name == "_GLOBAL_OFFSET_TABLE_") return address(got_offset_);
+    bool may_import = options_.may_import ? options_.may_import(name) : kernel_may_import(name);
+    if (!may_import)
+      fail("imports the symbol " + symbol_label(sym) +
+           ", which a kernel may not call (kernels import only the math library, its vector " +
+           "forms and memcpy, memmove, memset)");
     if (void* p = dlsym(RTLD_DEFAULT, name.data())) return reinterpret_cast<uint64_t>(p);
     if (ELF64_ST_BIND(symbols_[sym].st_info) == STB_WEAK) return 0;
     throw Error(place_, "object code needs the symbol " + symbol_label(sym) +
@@ -501,6 +555,7 @@ class ElfLinker {
     const uint64_t p = reinterpret_cast<uint64_t>(at);
     const uint64_t a = static_cast<uint64_t>(rela.r_addend);
     const uint64_t got = address(got_offset_);
+    check_computed_address(r, k, rela);
     auto put64 = [&](uint64_t v) { std::memcpy(at, &v, 8); };
     auto put32 = [&](uint64_t v, bool is_signed) {
       bool ok = is_signed ? fits_signed32(static_cast<int64_t>(v)) : v <= UINT32_MAX;
@@ -540,8 +595,49 @@ class ElfLinker {
       case R_X86_64_GOTPC32:
         return put32(got + a - p, true);
       default:
-        return;  // unreachable: plan_relocations refused it
+        throw InternalError(place_, "relocation type " + std::to_string(type) +
+                                        " passed plan_relocations but has no case in apply");
     }
+  }
+
+  // Whether a symbol lies in the image (the GOT's own name included), once mapped.
+  bool in_image(uint64_t sym) const {
+    if (sym == 0) return false;
+    const Elf64_Sym& e = symbols_[sym];
+    if (e.st_shndx == SHN_UNDEF) return names_[sym] == "_GLOBAL_OFFSET_TABLE_";
+    return e.st_shndx != SHN_ABS;  // a loaded section (check_target) or COMMON
+  }
+
+  // The address a relocation computes before subtracting P or the GOT (S + A, or the GOT
+  // slot + A) must lie in the image when S does, and next to S when S is outside (an external
+  // function, an absolute or missing weak symbol): a corrupt addend would otherwise make the
+  // code read or jump wherever it says.
+  void check_computed_address(uint64_t r, uint64_t k, const Elf64_Rela& rela) {
+    const uint64_t sym = ELF64_R_SYM(rela.r_info);
+    const uint32_t type = ELF64_R_TYPE(rela.r_info);
+    if (type == R_X86_64_NONE) return;
+    auto where = [&] {
+      return "relocation " + std::to_string(k) + " in " + section_label(r) + ", " +
+             relocation_type(type).name + " against " + symbol_label(sym);
+    };
+    bool via_got = relocation_type(type).got || type == R_X86_64_GOTPC32;
+    if (!via_got && !in_image(sym)) {
+      if (rela.r_addend < -kAddendSlack || rela.r_addend > kAddendSlack)
+        corrupt(where() + ", has addend " + std::to_string(rela.r_addend) +
+                ", which points away from it");
+      return;
+    }
+    uint64_t base = type == R_X86_64_GOTPC32 ? address(got_offset_)
+                    : via_got                ? got_address(sym)
+                                             : address_of(sym);
+    // `base` lies in the image, so its offset is below 1 GiB; the addend may be anything.
+    int64_t offset = static_cast<int64_t>(base - address(0));
+    int64_t computed = 0;
+    if (__builtin_add_overflow(offset, rela.r_addend, &computed) || computed < -kAddendSlack ||
+        computed > static_cast<int64_t>(image_bytes_) + kAddendSlack)
+      corrupt(where() + " with addend " + std::to_string(rela.r_addend) +
+              ", points outside the kernel's image (offset " +
+              std::to_string(computed) + " of " + std::to_string(image_bytes_) + " bytes)");
   }
 
   void protect() {

@@ -1,13 +1,15 @@
 // Loads an ELF64 x86-64 relocatable object (as compiler/codegen_llvm emits it: PIC, small
 // code model) into executable memory without LLVM. Every SHF_ALLOC section is laid out in one
 // mapping with the GOT and call stubs for far externals beside the code; relocations are
-// applied, undefined symbols resolved from the process (dlsym), then code is made R+X,
-// constants read-only and data RW. Every offset in the object is checked before use, so a
-// corrupt or truncated object is a loom::Error, never a crash.
+// applied, undefined symbols resolved from the process (dlsym) when kernels may import them
+// (kernel_may_import), then code is made R+X, constants read-only and data RW. Every offset
+// in the object, and every address a relocation computes, is checked before use, so a corrupt
+// or truncated object is a loom::Error, never a crash.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -31,13 +33,22 @@ struct ElfLoadOptions {
   // Calls to external functions always go through their stubs, as when the process's
   // libraries lie beyond +-2 GiB of the image (rare by itself; tests force it).
   bool always_use_stubs = false;
+  // Which undefined symbols the object may import from the process; empty: kernel_may_import.
+  // (Tests widen it to load hand-written objects that call the C library.)
+  std::function<bool(std::string_view name)> may_import;
 };
+
+// The symbols compiled kernels call outside their own code: the math library (libm's float
+// and double functions), libmvec's vector forms of them (_ZGV...), memcpy, memmove and
+// memset. Nothing else of the process is reachable from a kernel's object.
+bool kernel_may_import(std::string_view name);
 
 // One object in memory; unmapped when destroyed.
 class ElfImage {
  public:
   // Throws loom::Error at `place` when the object is malformed or truncated, uses what the
-  // loader does not support (the message names it), or needs a symbol the process lacks.
+  // loader does not support (the message names it), computes an address outside the image,
+  // or needs a symbol it may not import or the process lacks.
   static std::unique_ptr<ElfImage> load(std::span<const uint8_t> object, const Place& place,
                                         const ElfLoadOptions& options = {});
   ~ElfImage();

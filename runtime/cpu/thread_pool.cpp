@@ -32,7 +32,7 @@ inline void cpu_relax() {
 }
 }  // namespace
 
-ThreadPool::ThreadPool(int threads, std::function<void()> on_worker_start) {
+ThreadPool::ThreadPool(int threads, const std::function<void()>& on_worker_start) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   workers_.reserve(static_cast<size_t>(threads - 1));
   for (int i = 1; i < threads; ++i) {

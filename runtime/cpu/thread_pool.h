@@ -25,7 +25,7 @@ class ThreadPool {
   // `threads`: total threads working on a launch, the caller included (0: one per core).
   // `on_worker_start` runs first on every worker thread (thread names, floating-point modes,
   // affinity); launches never wait for it.
-  explicit ThreadPool(int threads = 0, std::function<void()> on_worker_start = {});
+  explicit ThreadPool(int threads = 0, const std::function<void()>& on_worker_start = {});
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;

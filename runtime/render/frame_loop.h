@@ -53,7 +53,7 @@ struct Frame {
 };
 
 // What Dear ImGui's ImGui_ImplVulkan_Init (and any other renderer drawing into the frame)
-// needs; fill ImGui_ImplVulkan_InitInfo from it and pass `render_pass`.
+// needs; editor/app/imgui_vulkan.h fills ImGui_ImplVulkan_InitInfo from it.
 struct RenderContext {
   VkInstance instance = VK_NULL_HANDLE;
   VkPhysicalDevice physical_device = VK_NULL_HANDLE;

@@ -8,6 +8,7 @@
 #include "runtime/vulkan/descriptor_allocator.h"
 #include "runtime/vulkan/gpu_buffer.h"
 #include "runtime/vulkan/gpu_image.h"
+#include "runtime/vulkan/texture_format.h"
 #include "runtime/vulkan/vk_check.h"
 #include "runtime/vulkan/vulkan_device.h"
 #include "shaders/mesh_frag.h"

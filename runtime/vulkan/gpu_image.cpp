@@ -9,20 +9,6 @@
 
 namespace loom::vk {
 
-VkFormat vk_format(TextureFormat f) {
-  switch (f) {
-    case TextureFormat::R32F: return VK_FORMAT_R32_SFLOAT;
-    case TextureFormat::RG32F: return VK_FORMAT_R32G32_SFLOAT;
-    case TextureFormat::RGBA32F: return VK_FORMAT_R32G32B32A32_SFLOAT;
-    case TextureFormat::RGBA8: return VK_FORMAT_R8G8B8A8_UNORM;
-  }
-  return VK_FORMAT_UNDEFINED;
-}
-
-uint32_t texel_bytes(TextureFormat f) {
-  return f == TextureFormat::RGBA8 ? 4u : 4u * static_cast<uint32_t>(texture_channels(f));
-}
-
 GpuImage::GpuImage(VulkanDevice& device, MemoryAllocator& allocator, TextureFormat format, uint32_t width,
                    uint32_t height, uint32_t depth, int ndim, const std::string& what)
     : device_(&device), allocator_(&allocator), format_(format), extent_{width, height, depth}, id_(next_resource_id()) {

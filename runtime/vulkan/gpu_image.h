@@ -9,13 +9,11 @@
 
 #include "runtime/common/kernel_abi.h"
 #include "runtime/vulkan/memory_allocator.h"
+#include "runtime/vulkan/texture_format.h"
 
 namespace loom::vk {
 
 class VulkanDevice;
-
-VkFormat vk_format(TextureFormat f);
-uint32_t texel_bytes(TextureFormat f);
 
 class GpuImage {
  public:

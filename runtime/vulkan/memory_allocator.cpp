@@ -50,6 +50,7 @@ std::vector<uint32_t> MemoryAllocator::candidate_types(uint32_t type_bits, Memor
   }
   std::stable_sort(scored.begin(), scored.end());
   std::vector<uint32_t> out;
+  out.reserve(scored.size());
   for (auto& s : scored) out.push_back(s.second);
   return out;
 }

@@ -13,6 +13,7 @@
 #include "runtime/vulkan/host_command_buffer.h"
 #include "runtime/vulkan/memory_allocator.h"
 #include "runtime/vulkan/pipeline_cache.h"
+#include "runtime/vulkan/texture_format.h"
 #include "runtime/vulkan/vk_check.h"
 #include "runtime/vulkan/vulkan_kernel.h"
 
@@ -34,15 +35,6 @@ std::string token(const void* key) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%p", key);
   return buf;
-}
-
-bool texture_format_of(VkFormat f, TextureFormat* out) {
-  for (TextureFormat t : {TextureFormat::R32F, TextureFormat::RG32F, TextureFormat::RGBA32F, TextureFormat::RGBA8})
-    if (vk_format(t) == f) {
-      *out = t;
-      return true;
-    }
-  return false;
 }
 
 }  // namespace
@@ -87,6 +79,13 @@ struct VulkanRuntime::DeviceResource {
   }
   const char* kind_name() const {
     return kind == Kind::Image ? "texture" : kind == Kind::Argpack ? "argpack" : "buffer";
+  }
+  // This resource, when it is of `expected` kind for kernel `kernel`'s binding (`what` it takes).
+  DeviceResource& expect(Kind expected, const std::string& kernel, const char* what) {
+    if (kind != expected)
+      throw Error(Place{"", kernel, -1, name}, "kernel '" + kernel + "' is bound to " + kind_name() + " '" + name +
+                                                   "' where it takes " + what);
+    return *this;
   }
 };
 
@@ -458,27 +457,31 @@ int64_t bound_value(const RangeBound& b, const LaunchContext& ctx) {
 
 void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) { record(kernel, ctx, nullptr); }
 
-void VulkanRuntime::record(VulkanKernel& kernel, LaunchContext& ctx, HostCommandBuffer* host) {
-  const KernelABI& abi = kernel.abi();
-  const SpirvKernel& code = kernel.code();
-  const ArgsLayout& layout = kernel.args();
-  size_t n = code.bindings.size();
-  // What each binding is used for over all tasks.
-  std::vector<uint8_t> used(n, 0);
-  for (const SpirvTask& task : code.tasks)
-    for (size_t b = 0; b < n; ++b) used[b] |= task.access.at(b);
-  if (host)
-    for (const SpirvBinding& b : code.bindings)
-      if (b.kind == BindingKind::Returns || b.kind == BindingKind::Error)
-        throw Error(Place{"", abi.name, -1, ""},
-                    "kernel '" + abi.name + "' " +
-                        (b.kind == BindingKind::Returns ? "returns values" : "reports errors (a debug build)") +
-                        ", which Loom reads after waiting for the launch; launch it on Loom's stream, not into a host "
-                        "command buffer");
-  LaunchCounters& counters = stats_.last_launch;
-  counters = {};
+namespace {
 
-  // The args block: seed, value parameters, extents of ndarrays and textures.
+// Launches into a host's command buffer cannot be waited for, so nothing may be read back.
+void check_launchable_into_host(const KernelABI& abi, const SpirvKernel& code) {
+  for (const SpirvBinding& b : code.bindings)
+    if (b.kind == BindingKind::Returns || b.kind == BindingKind::Error)
+      throw Error(Place{"", abi.name, -1, ""},
+                  "kernel '" + abi.name + "' " +
+                      (b.kind == BindingKind::Returns ? "returns values" : "reports errors (a debug build)") +
+                      ", which Loom reads after waiting for the launch; launch it on Loom's stream, not into a host "
+                      "command buffer");
+}
+
+// What each binding is used for over all tasks.
+std::vector<uint8_t> binding_uses(const SpirvKernel& code) {
+  std::vector<uint8_t> used(code.bindings.size(), 0);
+  for (const SpirvTask& task : code.tasks)
+    for (size_t b = 0; b < used.size(); ++b) used[b] |= task.access.at(b);
+  return used;
+}
+
+// The args block: seed, value parameters, extents of ndarrays and textures.
+std::vector<uint8_t> args_block(const VulkanKernel& kernel, const LaunchContext& ctx) {
+  const KernelABI& abi = kernel.abi();
+  const ArgsLayout& layout = kernel.args();
   std::vector<uint8_t> args(layout.size, 0);
   std::memcpy(args.data() + layout.seed, &ctx.seed, 8);
   for (size_t p = 0; p < abi.params.size(); ++p) {
@@ -494,173 +497,264 @@ void VulkanRuntime::record(VulkanKernel& kernel, LaunchContext& ctx, HostCommand
       std::memcpy(args.data() + layout.shapes[s] + 4 * static_cast<ptrdiff_t>(d), &e, 4);
     }
   }
-  counters.argument_bytes = args.size();
+  return args;
+}
 
-  // Resolve every binding: device objects, uploads of what the host changed, the set key.
-  std::vector<uint64_t> key(n);
-  std::vector<DeviceResource*> bound(n, nullptr);
-  std::vector<VkDescriptorBufferInfo> buffers(n);
-  std::vector<VkDescriptorImageInfo> images(n);
+bool is_image_binding(BindingKind k) {
+  return k == BindingKind::StorageImage || k == BindingKind::SampledImage || k == BindingKind::Sampler;
+}
+
+// The hazard-tracked accesses of one task (samplers and the args block are never written).
+Accesses task_accesses(const SpirvKernel& code, const SpirvTask& task, const std::vector<uint64_t>& key) {
+  Accesses accesses;
+  for (size_t b = 0; b < code.bindings.size(); ++b) {
+    uint8_t bits = task.access.at(b);
+    BindingKind k = code.bindings[b].kind;
+    if (!bits || k == BindingKind::Sampler || k == BindingKind::Args) continue;
+    accesses.push_back({key[b], bits});
+  }
+  return accesses;
+}
+
+void copy_returns(VulkanKernel& kernel, LaunchContext& ctx) {
+  const KernelABI& abi = kernel.abi();
+  std::vector<uint32_t> offsets = return_offsets(abi);
+  const uint8_t* src = kernel.returns().mapped();
+  size_t c = 0;
+  for (const ValueType& t : abi.returns)
+    for (int k = 0; k < t.components(); ++k, ++c) {
+      size_t size = static_cast<size_t>(size_of(t.scalar));
+      std::memcpy(ctx.returns + offsets[c], src + c * kReturnSlotBytes, size);
+    }
+}
+
+bool has_returns(const SpirvKernel& code) {
+  return std::any_of(code.bindings.begin(), code.bindings.end(),
+                     [](const SpirvBinding& b) { return b.kind == BindingKind::Returns; });
+}
+
+}  // namespace
+
+// One launch's bindings as record() resolves them, binding by binding.
+struct VulkanRuntime::LaunchBindings {
+  explicit LaunchBindings(size_t n) : key(n), bound(n, nullptr), buffers(n), images(n) {}
+  std::vector<uint8_t> args;  // the args block
+  std::vector<uint8_t> used;  // kAccess* bits over all tasks
+  std::vector<uint64_t> key;  // identity of what is bound: the descriptor set cache key, hazards
+  std::vector<DeviceResource*> bound;  // host storage and device resources; null for the rest
+  std::vector<VkDescriptorBufferInfo> buffers;
+  std::vector<VkDescriptorImageInfo> images;
   VkBuffer args_buffer = VK_NULL_HANDLE;
   VkDeviceSize args_offset = 0;
-  bool sync = false;
-  auto expect = [&](DeviceResource& r, DeviceResource::Kind kind, const char* what) -> DeviceResource& {
-    if (r.kind != kind)
-      throw Error(Place{"", abi.name, -1, r.name}, "kernel '" + abi.name + "' is bound to " + r.kind_name() + " '" +
-                                                       r.name + "' where it takes " + what);
-    return r;
-  };
-  for (size_t b = 0; b < n; ++b) {
-    const SpirvBinding& binding = code.bindings[b];
-    switch (binding.kind) {
-      case BindingKind::Args: {
-        VkDeviceSize align = caps().min_uniform_offset_alignment;
-        uint8_t* slot = host ? host->args_slot(args.size(), align, &args_buffer, &args_offset)
-                             : stream_->scratch(args.size(), align, &args_buffer, &args_offset);
-        std::memcpy(slot, args.data(), args.size());
-        buffers[b] = {args_buffer, 0, args.size()};
-        key[b] = reinterpret_cast<uint64_t>(args_buffer);
-        break;
-      }
-      case BindingKind::Temps:
-        buffers[b] = {kernel.temps().handle(), 0, VK_WHOLE_SIZE};
-        key[b] = kernel.temps().id();
-        break;
-      case BindingKind::Returns:
-        stream_->fill(kernel.returns(), 0);
-        buffers[b] = {kernel.returns().handle(), 0, VK_WHOLE_SIZE};
-        key[b] = kernel.returns().id();
-        sync = true;
-        break;
-      case BindingKind::Error:
-        stream_->fill(kernel.error(), 0);
-        buffers[b] = {kernel.error().handle(), 0, VK_WHOLE_SIZE};
-        key[b] = kernel.error().id();
-        sync = true;
-        break;
-      case BindingKind::Argpack: {
-        DeviceResource& r = expect(resource(ctx.params[binding.index], abi.name, "an argpack"),
-                                   DeviceResource::Kind::Argpack, "an argpack");
-        if (r.pack->dirty()) {
-          if (host) {
-            host->update(r.vk_buffer, r.id, r.pack->data(), r.pack->size());
-            stream_->external({{r.id, kWrite}});
-          } else {
-            stream_->update(r.buffer, 0, r.pack->data(), r.pack->size());
-          }
-          r.pack->clear_dirty();
-          ++counters.argpack_uploads;
-          counters.argpack_bytes += r.pack->size();
-        }
-        buffers[b] = {r.vk_buffer, 0, VK_WHOLE_SIZE};
-        key[b] = r.id;
-        bound[b] = &r;
-        break;
-      }
-      case BindingKind::Buffer: {
-        const ResourceDesc& rd = abi.resources.at(static_cast<size_t>(binding.index));
-        const char* what = rd.kind == ResourceKind::Field ? "a field" : "an ndarray";
-        DeviceResource& r = expect(resource(ctx.resources[binding.index].data, abi.name, what),
-                                   DeviceResource::Kind::Buffer, what);
-        if (host && r.caller_memory && (used[b] & kAccessWrite))
-          throw Error(Place{"", abi.name, -1, r.name}, "kernel '" + abi.name + "' writes caller memory '" + r.name +
-                                                           "', which Loom reads back after waiting for the launch; "
-                                                           "launch it on Loom's stream, or bind a device buffer");
-        upload_if_needed(r);
-        buffers[b] = {r.vk_buffer, r.offset, r.range};
-        key[b] = r.id;
-        bound[b] = &r;
-        break;
-      }
-      case BindingKind::StorageImage:
-      case BindingKind::SampledImage: {
-        DeviceResource& r = expect(resource(ctx.resources[binding.index].data, abi.name, "a texture"),
-                                   DeviceResource::Kind::Image, "a texture");
-        if (binding.kind == BindingKind::StorageImage && r.layout != VK_IMAGE_LAYOUT_GENERAL)
-          throw Error(Place{"", abi.name, -1, r.name}, "kernel '" + abi.name + "' loads or stores texels of '" + r.name +
-                                                           "', which is kept in a read-only layout; import it in "
-                                                           "VK_IMAGE_LAYOUT_GENERAL");
-        upload_if_needed(r);
-        images[b] = {VK_NULL_HANDLE, r.view, r.layout};
-        key[b] = r.id;
-        bound[b] = &r;
-        break;
-      }
-      case BindingKind::Sampler:
-        images[b] = {samplers_[binding.index & 3], VK_NULL_HANDLE, VK_IMAGE_LAYOUT_UNDEFINED};
-        key[b] = static_cast<uint64_t>(binding.index);
-        break;
-    }
-  }
-  // Linear filtering needs format support (32-bit float formats often lack it).
-  for (size_t b = 0; b < n; ++b) {
-    if (code.bindings[b].kind != BindingKind::SampledImage || !code.bindings[b].sampled_linearly) continue;
-    if (!bound[b]->linear_filter)
-      throw Error(Place{"", abi.name, -1, bound[b]->name}, "kernel '" + abi.name + "' samples texture '" + bound[b]->name +
-                                                               "' linearly; device '" + caps().name + "' cannot filter " +
-                                                               texture_format_name(bound[b]->format) + " images");
-  }
+  bool wait_for_results = false;  // returns or an error record to read after the launch
+};
 
+void VulkanRuntime::record(VulkanKernel& kernel, LaunchContext& ctx, HostCommandBuffer* host) {
+  const SpirvKernel& code = kernel.code();
+  if (host) check_launchable_into_host(kernel.abi(), code);
+  stats_.last_launch = {};
+  LaunchBindings launch(code.bindings.size());
+  launch.used = binding_uses(code);
+  launch.args = args_block(kernel, ctx);
+  stats_.last_launch.argument_bytes = launch.args.size();
+
+  for (size_t b = 0; b < code.bindings.size(); ++b) bind(kernel, ctx, host, b, launch);
+  check_linear_filtering(kernel, launch);
+  VkDescriptorSet set = descriptor_set_for(kernel, launch, host);
+  // Into a host's command buffer: what the stream recorded (uploads, image layouts) goes to
+  // the queue first.
+  if (host) stream_->submit();
+  record_dispatches(kernel, ctx, host, launch, set);
+  bool caller_written = mark_device_writes(launch);
+  count_launch(stats_.last_launch);
+  if (host) return;
+
+  if (launch.wait_for_results || caller_written) {
+    stream_->finish();
+    check_validation();
+    if (has_returns(code)) copy_returns(kernel, ctx);
+    if (kernel.error() && ctx.error) std::memcpy(ctx.error, kernel.error().mapped(), sizeof(LaunchError));
+  } else if (stream_->pending() >= options_.batch) {
+    stream_->submit();
+  }
+}
+
+// Resolves binding `b`: its device object, the upload of what the host changed, its key.
+void VulkanRuntime::bind(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host, size_t b,
+                         LaunchBindings& launch) {
+  const SpirvBinding& binding = kernel.code().bindings[b];
+  switch (binding.kind) {
+    case BindingKind::Args: {
+      VkDeviceSize align = caps().min_uniform_offset_alignment;
+      size_t bytes = launch.args.size();
+      uint8_t* slot = host ? host->args_slot(bytes, align, &launch.args_buffer, &launch.args_offset)
+                           : stream_->scratch(bytes, align, &launch.args_buffer, &launch.args_offset);
+      std::memcpy(slot, launch.args.data(), bytes);
+      launch.buffers[b] = {launch.args_buffer, 0, bytes};
+      launch.key[b] = reinterpret_cast<uint64_t>(launch.args_buffer);
+      return;
+    }
+    case BindingKind::Temps:
+      launch.buffers[b] = {kernel.temps().handle(), 0, VK_WHOLE_SIZE};
+      launch.key[b] = kernel.temps().id();
+      return;
+    case BindingKind::Returns:
+      stream_->fill(kernel.returns(), 0);
+      launch.buffers[b] = {kernel.returns().handle(), 0, VK_WHOLE_SIZE};
+      launch.key[b] = kernel.returns().id();
+      launch.wait_for_results = true;
+      return;
+    case BindingKind::Error:
+      stream_->fill(kernel.error(), 0);
+      launch.buffers[b] = {kernel.error().handle(), 0, VK_WHOLE_SIZE};
+      launch.key[b] = kernel.error().id();
+      launch.wait_for_results = true;
+      return;
+    case BindingKind::Argpack: return bind_argpack(kernel, ctx, host, b, launch);
+    case BindingKind::Buffer: return bind_buffer(kernel, ctx, host, b, launch);
+    case BindingKind::StorageImage:
+    case BindingKind::SampledImage: return bind_image(kernel, ctx, b, launch);
+    case BindingKind::Sampler:
+      launch.images[b] = {samplers_[binding.index & 3], VK_NULL_HANDLE, VK_IMAGE_LAYOUT_UNDEFINED};
+      launch.key[b] = static_cast<uint64_t>(binding.index);
+      return;
+  }
+}
+
+// A dirty argpack is written once, in order with the launches (vkCmdUpdateBuffer).
+void VulkanRuntime::bind_argpack(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host, size_t b,
+                                 LaunchBindings& launch) {
+  const std::string& name = kernel.abi().name;
+  DeviceResource& r = resource(ctx.params[kernel.code().bindings[b].index], name, "an argpack")
+                          .expect(DeviceResource::Kind::Argpack, name, "an argpack");
+  if (r.pack->dirty()) {
+    if (host) {
+      host->update(r.vk_buffer, r.id, r.pack->data(), r.pack->size());
+      stream_->external({{r.id, kWrite}});
+    } else {
+      stream_->update(r.buffer, 0, r.pack->data(), r.pack->size());
+    }
+    r.pack->clear_dirty();
+    ++stats_.last_launch.argpack_uploads;
+    stats_.last_launch.argpack_bytes += r.pack->size();
+  }
+  launch.buffers[b] = {r.vk_buffer, 0, VK_WHOLE_SIZE};
+  launch.key[b] = r.id;
+  launch.bound[b] = &r;
+}
+
+void VulkanRuntime::bind_buffer(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host, size_t b,
+                                LaunchBindings& launch) {
+  const KernelABI& abi = kernel.abi();
+  int slot = kernel.code().bindings[b].index;
+  const ResourceDesc& rd = abi.resources.at(static_cast<size_t>(slot));
+  const char* what = rd.kind == ResourceKind::Field ? "a field" : "an ndarray";
+  DeviceResource& r =
+      resource(ctx.resources[slot].data, abi.name, what).expect(DeviceResource::Kind::Buffer, abi.name, what);
+  if (host && r.caller_memory && (launch.used[b] & kAccessWrite))
+    throw Error(Place{"", abi.name, -1, r.name}, "kernel '" + abi.name + "' writes caller memory '" + r.name +
+                                                     "', which Loom reads back after waiting for the launch; "
+                                                     "launch it on Loom's stream, or bind a device buffer");
+  upload_if_needed(r);
+  launch.buffers[b] = {r.vk_buffer, r.offset, r.range};
+  launch.key[b] = r.id;
+  launch.bound[b] = &r;
+}
+
+void VulkanRuntime::bind_image(VulkanKernel& kernel, const LaunchContext& ctx, size_t b, LaunchBindings& launch) {
+  const std::string& name = kernel.abi().name;
+  const SpirvBinding& binding = kernel.code().bindings[b];
+  DeviceResource& r = resource(ctx.resources[binding.index].data, name, "a texture")
+                          .expect(DeviceResource::Kind::Image, name, "a texture");
+  if (binding.kind == BindingKind::StorageImage && r.layout != VK_IMAGE_LAYOUT_GENERAL)
+    throw Error(Place{"", name, -1, r.name}, "kernel '" + name + "' loads or stores texels of '" + r.name +
+                                                 "', which is kept in a read-only layout; import it in "
+                                                 "VK_IMAGE_LAYOUT_GENERAL");
+  upload_if_needed(r);
+  launch.images[b] = {VK_NULL_HANDLE, r.view, r.layout};
+  launch.key[b] = r.id;
+  launch.bound[b] = &r;
+}
+
+// Linear filtering needs format support (32-bit float formats often lack it).
+void VulkanRuntime::check_linear_filtering(const VulkanKernel& kernel, const LaunchBindings& launch) const {
+  const std::string& name = kernel.abi().name;
+  const std::vector<SpirvBinding>& bindings = kernel.code().bindings;
+  for (size_t b = 0; b < bindings.size(); ++b) {
+    if (bindings[b].kind != BindingKind::SampledImage || !bindings[b].sampled_linearly) continue;
+    const DeviceResource& r = *launch.bound[b];
+    if (!r.linear_filter)
+      throw Error(Place{"", name, -1, r.name}, "kernel '" + name + "' samples texture '" + r.name +
+                                                   "' linearly; device '" + caps().name + "' cannot filter " +
+                                                   texture_format_name(r.format) + " images");
+  }
+}
+
+// The kernel's cached set for these bindings, or a set written for them now.
+VkDescriptorSet VulkanRuntime::descriptor_set_for(VulkanKernel& kernel, const LaunchBindings& launch,
+                                                  HostCommandBuffer* host) {
+  const std::vector<SpirvBinding>& bindings = kernel.code().bindings;
   GpuUse use = host ? GpuUse{0, frame_} : GpuUse{stream_->recording_value(), 0};
-  VkDescriptorSet set = kernel.set_for(key, use, GpuUse{stream_->completed(), frame_completed_}, [&](VkDescriptorSet s) {
-    std::vector<VkWriteDescriptorSet> writes(n);
-    for (size_t b = 0; b < n; ++b) {
+  return kernel.set_for(launch.key, use, GpuUse{stream_->completed(), frame_completed_}, [&](VkDescriptorSet s) {
+    std::vector<VkWriteDescriptorSet> writes(bindings.size());
+    for (size_t b = 0; b < bindings.size(); ++b) {
       VkWriteDescriptorSet& w = writes[b];
       w = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
       w.dstSet = s;
-      w.dstBinding = code.bindings[b].binding;
+      w.dstBinding = bindings[b].binding;
       w.descriptorCount = 1;
-      w.descriptorType = descriptor_type(code.bindings[b].kind);
-      BindingKind k = code.bindings[b].kind;
-      bool image = k == BindingKind::StorageImage || k == BindingKind::SampledImage || k == BindingKind::Sampler;
-      if (image) w.pImageInfo = &images[b];
-      else w.pBufferInfo = &buffers[b];
+      w.descriptorType = descriptor_type(bindings[b].kind);
+      if (is_image_binding(bindings[b].kind)) w.pImageInfo = &launch.images[b];
+      else w.pBufferInfo = &launch.buffers[b];
     }
     vkUpdateDescriptorSets(device_->device(), static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
     ++stats_.descriptor_sets;
   });
+}
 
-  // Into a host's command buffer: what the stream recorded (uploads, image layouts) goes to
-  // the queue first.
-  if (host) stream_->submit();
+// Workgroups for one task; none when its host-evaluable range is empty.
+std::optional<VulkanRuntime::GroupCount> VulkanRuntime::dispatch_groups(const VulkanKernel& kernel,
+                                                                        const SpirvTask& task,
+                                                                        const LaunchContext& ctx) const {
+  if (task.kind == 0) return GroupCount{1, 1};  // serial
+  uint32_t cap_x = std::min<uint32_t>(caps().max_workgroup_count_x, 65535);
+  uint32_t cap_y = std::min<uint32_t>(caps().max_workgroup_count_y, 65535);
+  if (!task.host_extent) {
+    // Bounds only the shader knows: enough groups to fill the device; the grid-stride
+    // loops cover the rest and idle invocations leave at once.
+    if (task.grid_dims == 2)
+      return GroupCount{std::min<uint32_t>(caps().discrete ? 64 : 8, cap_x),
+                        std::min<uint32_t>(caps().discrete ? 256 : 16, cap_y)};
+    return GroupCount{std::min<uint32_t>(caps().discrete ? 4096 : 64, cap_x), 1};
+  }
+  int64_t inner = 1, outer = 1;
+  for (size_t d = 0; d < task.begin.size(); ++d) {
+    int64_t e = std::max<int64_t>(0, bound_value(task.end[d], ctx) - bound_value(task.begin[d], ctx));
+    (task.grid_dims == 2 && d + 1 < task.begin.size() ? outer : inner) *= e;
+  }
+  if (inner == 0 || outer == 0) return std::nullopt;
+  const std::string& name = kernel.abi().name;
+  if (inner > UINT32_MAX || outer > UINT32_MAX)
+    throw Error(Place{"", name, -1, ""}, "kernel '" + name + "' has a range of " +
+                                             std::to_string(static_cast<double>(inner) * static_cast<double>(outer)) +
+                                             " iterations; a Vulkan dispatch counts at most 2^32 per dimension");
+  uint32_t wg = task.workgroup_size;
+  return GroupCount{static_cast<uint32_t>(std::min<int64_t>((inner + wg - 1) / wg, cap_x)),
+                    static_cast<uint32_t>(std::min<int64_t>(outer, cap_y))};
+}
+
+// One dispatch per task with a non-empty range, each after the barrier its hazards need.
+void VulkanRuntime::record_dispatches(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host,
+                                      const LaunchBindings& launch, VkDescriptorSet set) {
+  const SpirvKernel& code = kernel.code();
   VkCommandBuffer cb = host ? host->cb : stream_->recording();
-  uint32_t dynamic_offset = static_cast<uint32_t>(args_offset);
+  uint32_t dynamic_offset = static_cast<uint32_t>(launch.args_offset);
+  bool dynamic = !code.args_in_push_constants;
   for (size_t t = 0; t < code.tasks.size(); ++t) {
     const SpirvTask& task = code.tasks[t];
-    uint32_t gx = 1, gy = 1;
-    if (task.kind != 0) {
-      uint32_t wg = task.workgroup_size;
-      uint32_t cap_x = std::min<uint32_t>(caps().max_workgroup_count_x, 65535);
-      uint32_t cap_y = std::min<uint32_t>(caps().max_workgroup_count_y, 65535);
-      if (task.host_extent) {
-        int64_t inner = 1, outer = 1;
-        for (size_t d = 0; d < task.begin.size(); ++d) {
-          int64_t e = std::max<int64_t>(0, bound_value(task.end[d], ctx) - bound_value(task.begin[d], ctx));
-          (task.grid_dims == 2 && d + 1 < task.begin.size() ? outer : inner) *= e;
-        }
-        if (inner == 0 || outer == 0) continue;
-        if (inner > UINT32_MAX || outer > UINT32_MAX)
-          throw Error(Place{"", abi.name, -1, ""}, "kernel '" + abi.name + "' has a range of " + std::to_string(static_cast<double>(inner) * static_cast<double>(outer)) +
-                                                       " iterations; a Vulkan dispatch counts at most 2^32 per dimension");
-        gx = static_cast<uint32_t>(std::min<int64_t>((inner + wg - 1) / wg, cap_x));
-        gy = static_cast<uint32_t>(std::min<int64_t>(outer, cap_y));
-      } else {
-        // Bounds only the shader knows: enough groups to fill the device; the grid-stride
-        // loops cover the rest and idle invocations leave at once.
-        gx = std::min<uint32_t>(caps().discrete ? 4096 : 64, cap_x);
-        if (task.grid_dims == 2) {
-          gx = std::min<uint32_t>(caps().discrete ? 64 : 8, cap_x);
-          gy = std::min<uint32_t>(caps().discrete ? 256 : 16, cap_y);
-        }
-      }
-    }
-    Accesses accesses;
-    for (size_t b = 0; b < n; ++b) {
-      uint8_t bits = task.access.at(b);
-      BindingKind k = code.bindings[b].kind;
-      if (!bits || k == BindingKind::Sampler || k == BindingKind::Args) continue;
-      accesses.push_back({key[b], bits});
-    }
+    std::optional<GroupCount> groups = dispatch_groups(kernel, task, ctx);
+    if (!groups) continue;
+    Accesses accesses = task_accesses(code, task, launch.key);
     if (host) {
       host->hazard(accesses);
       stream_->external(accesses);  // the stream's later commands come after the host's
@@ -668,54 +762,42 @@ void VulkanRuntime::record(VulkanKernel& kernel, LaunchContext& ctx, HostCommand
       stream_->hazard(accesses);
     }
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline(t));
-    bool dynamic = !code.args_in_push_constants;
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.layout(), 0, 1, &set, dynamic ? 1 : 0,
                             dynamic ? &dynamic_offset : nullptr);
     if (code.args_in_push_constants)
-      vkCmdPushConstants(cb, kernel.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(args.size()), args.data());
-    vkCmdDispatch(cb, gx, gy, 1);
+      vkCmdPushConstants(cb, kernel.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(launch.args.size()),
+                         launch.args.data());
+    vkCmdDispatch(cb, groups->x, groups->y, 1);
     if (!host) stream_->count_dispatch();
-    ++counters.dispatches;
+    ++stats_.last_launch.dispatches;
   }
+}
 
-  // What the launch wrote is now newer on the device (device-only resources have no host copy).
+// What the launch wrote is now newer on the device (device-only resources have no host
+// copy); caller memory is downloaded at once. True when some was.
+bool VulkanRuntime::mark_device_writes(const LaunchBindings& launch) {
   bool caller_written = false;
-  for (size_t b = 0; b < n; ++b) {
-    if (!bound[b] || !bound[b]->host || !(used[b] & kAccessWrite)) continue;
-    bound[b]->device_newer = true;
-    bound[b]->host_newer = false;
-    if (bound[b]->caller_memory) {
-      stream_->download(bound[b]->buffer, 0, bound[b]->host, bound[b]->bytes);
-      bound[b]->device_newer = false;
+  for (size_t b = 0; b < launch.bound.size(); ++b) {
+    DeviceResource* r = launch.bound[b];
+    if (!r || !r->host || !(launch.used[b] & kAccessWrite)) continue;
+    r->device_newer = true;
+    r->host_newer = false;
+    if (r->caller_memory) {
+      stream_->download(r->buffer, 0, r->host, r->bytes);
+      r->device_newer = false;
       caller_written = true;
     }
   }
-  ++stats_.launches;
-  stats_.total.argpack_uploads += counters.argpack_uploads;
-  stats_.total.argpack_bytes += counters.argpack_bytes;
-  stats_.total.argument_bytes += counters.argument_bytes;
-  stats_.total.resource_bytes += counters.resource_bytes;
-  stats_.total.dispatches += counters.dispatches;
-  if (host) return;
+  return caller_written;
+}
 
-  if (sync || caller_written) {
-    stream_->finish();
-    check_validation();
-    if (code.bindings.end() != std::find_if(code.bindings.begin(), code.bindings.end(),
-                                            [](const SpirvBinding& b) { return b.kind == BindingKind::Returns; })) {
-      std::vector<uint32_t> offsets = return_offsets(abi);
-      const uint8_t* src = kernel.returns().mapped();
-      size_t c = 0;
-      for (const ValueType& t : abi.returns)
-        for (int k = 0; k < t.components(); ++k, ++c) {
-          size_t size = static_cast<size_t>(size_of(t.scalar));
-          std::memcpy(ctx.returns + offsets[c], src + c * kReturnSlotBytes, size);
-        }
-    }
-    if (kernel.error() && ctx.error) std::memcpy(ctx.error, kernel.error().mapped(), sizeof(LaunchError));
-  } else if (stream_->pending() >= options_.batch) {
-    stream_->submit();
-  }
+void VulkanRuntime::count_launch(const LaunchCounters& launch) {
+  ++stats_.launches;
+  stats_.total.argpack_uploads += launch.argpack_uploads;
+  stats_.total.argpack_bytes += launch.argpack_bytes;
+  stats_.total.argument_bytes += launch.argument_bytes;
+  stats_.total.resource_bytes += launch.resource_bytes;
+  stats_.total.dispatches += launch.dispatches;
 }
 
 const RuntimeStats& VulkanRuntime::stats() {

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -168,8 +169,27 @@ class VulkanRuntime {
   void check_new_key(const void* key, const std::string& name) const;
   DeviceResource& add(const void* key, std::unique_ptr<DeviceResource> r);
   void upload_if_needed(DeviceResource& r);
-  // A launch recorded on the command stream, or into a host's command buffer (`host`).
+  // A launch recorded on the command stream, or into a host's command buffer (`host`), in
+  // its steps below.
   void record(VulkanKernel& kernel, LaunchContext& ctx, HostCommandBuffer* host);
+  struct LaunchBindings;  // what each of a launch's bindings resolved to
+  struct GroupCount {       // workgroups of one dispatch
+    uint32_t x = 1, y = 1;
+  };
+  void bind(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host, size_t b, LaunchBindings& launch);
+  void bind_argpack(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host, size_t b,
+                    LaunchBindings& launch);
+  void bind_buffer(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host, size_t b,
+                   LaunchBindings& launch);
+  void bind_image(VulkanKernel& kernel, const LaunchContext& ctx, size_t b, LaunchBindings& launch);
+  void check_linear_filtering(const VulkanKernel& kernel, const LaunchBindings& launch) const;
+  VkDescriptorSet descriptor_set_for(VulkanKernel& kernel, const LaunchBindings& launch, HostCommandBuffer* host);
+  std::optional<GroupCount> dispatch_groups(const VulkanKernel& kernel, const SpirvTask& task,
+                                            const LaunchContext& ctx) const;
+  void record_dispatches(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host,
+                         const LaunchBindings& launch, VkDescriptorSet set);
+  bool mark_device_writes(const LaunchBindings& launch);
+  void count_launch(const LaunchCounters& launch);
 
   RuntimeOptions options_;
   void init();

@@ -10,31 +10,35 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "engine_plugin/include/loom/aot_module.h"
 #include "engine_plugin/include/loom/program.h"
 #include "runtime/aot/loaded_module.h"
 #include "runtime/aot/module_device.h"
 #include "runtime/aot/module_files.h"
+#include "runtime/common/abi_serialize.h"
 #include "runtime/common/error.h"
+#include "runtime/common/spirv_kernel.h"
+#include "runtime/device/device.h"
 #include "runtime/host/argpack.h"
 #include "runtime/host/field.h"
 #include "runtime/host/launch_frame.h"
 #include "runtime/host/ndarray.h"
 #include "runtime/host/texture.h"
+#include "tests/aot/metadata_samples.h"
+#include "tests/support/vulkan_required.h"
 
 namespace loom {
 namespace {
 
 std::string source(const std::string& rel) { return std::string(LOOM_SOURCE_DIR) + "/" + rel; }
 
-bool have_vulkan() { return !enumerate_vulkan_devices().empty(); }
-
-std::unique_ptr<aot::ModuleDevice> device_for(aot::Arch arch) {
-  if (arch == aot::Arch::Cpu) return aot::make_cpu_module_device();
-  aot::VulkanModuleDeviceOptions o;
+std::unique_ptr<Device> device_for(aot::Arch arch) {
+  if (arch == aot::Arch::Cpu) return make_cpu_device();
+  VulkanDeviceOptions o;
   o.validation = std::getenv("LOOM_VULKAN_VALIDATION") && std::string(std::getenv("LOOM_VULKAN_VALIDATION")) == "1";
-  return aot::make_vulkan_module_device(o);
+  return make_vulkan_device(o);
 }
 
 ProgramOptions jit_options(aot::Arch arch) {
@@ -111,7 +115,7 @@ class ModuleMatchesJit : public testing::TestWithParam<SampleCase> {};
 // the JIT's, resource by resource, byte for byte.
 TEST_P(ModuleMatchesJit, SameResultsAsTheJit) {
   const SampleCase& c = GetParam();
-  if (c.arch == aot::Arch::Vulkan && !have_vulkan()) GTEST_SKIP() << "no Vulkan device (install mesa-vulkan-drivers)";
+  if (c.arch == aot::Arch::Vulkan) LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::string doc = source("assets/graphs/" + c.doc + ".loom.json");
   aot::Module built = build_module(doc, c.arch);
   std::vector<uint8_t> archive = aot::write_module_archive(built);
@@ -218,7 +222,7 @@ aot::TemplateArgument int_arg(const std::string& param, int64_t v) {
 class ModuleArch : public testing::TestWithParam<aot::Arch> {
  protected:
   void SetUp() override {
-    if (GetParam() == aot::Arch::Vulkan && !have_vulkan()) GTEST_SKIP() << "no Vulkan device (install mesa-vulkan-drivers)";
+    if (GetParam() == aot::Arch::Vulkan) LOOM_REQUIRE_VULKAN_OR_SKIP();
   }
   AotOptions options() const {
     AotOptions o;
@@ -380,7 +384,7 @@ TEST(AotModuleErrors, MissingCpuFeatures) {
 }
 
 TEST(AotModuleErrors, MissingVulkanCapabilitiesAndWrongArch) {
-  if (!have_vulkan()) GTEST_SKIP() << "no Vulkan device";
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   aot::Module m = build_module(source("assets/graphs/heat.loom.json"), aot::Arch::Vulkan);
   auto device = device_for(aot::Arch::Vulkan);
   aot::Module needy = m;
@@ -392,6 +396,36 @@ TEST(AotModuleErrors, MissingVulkanCapabilitiesAndWrongArch) {
   auto cpu = device_for(aot::Arch::Cpu);
   msg = error_of([&] { aot::LoadedModule l(m, *cpu, "vk.loommod"); });
   EXPECT_NE(msg.find("compiled for vulkan, not for the CPU"), std::string::npos) << msg;
+}
+
+// ---- the device layer (runtime/device), which modules share with the JIT Program
+
+TEST(DeviceLayer, AModuleKernelLoadsLikeARecordOfTheSameCode) {
+  aot::Module m = build_module(source("assets/graphs/heat.loom.json"), aot::Arch::Cpu);
+  auto device = make_cpu_device(2);
+  EXPECT_EQ(device->name(), "CPU, 2 threads");
+  const aot::KernelInfo& k = m.meta.kernels.at(0);
+  KernelRecord record;
+  record.abi = k.abi;
+  record.code = m.blobs.at(k.object);
+  std::shared_ptr<DeviceKernel> from_record = device->load(record);
+  std::shared_ptr<DeviceKernel> from_module = aot::load_module_kernel(*device, m, 0, "heat.loommod");
+  EXPECT_EQ(from_record->abi().name, k.name);
+  EXPECT_EQ(from_module->abi().name, k.name);
+  EXPECT_EQ(device->vulkan(), nullptr);
+  EXPECT_EQ(device->vulkan_kernel(*from_module), nullptr);
+}
+
+TEST(DeviceLayer, EachDeviceRefusesTheOtherFormOfCode) {
+  KernelABI abi;
+  abi.name = "stray";
+  auto cpu = make_cpu_device();
+  std::string msg = error_of([&] { cpu->load_spirv(abi, SpirvKernel{}); });
+  EXPECT_NE(msg.find("kernel 'stray' is SPIR-V; the CPU runs object code"), std::string::npos) << msg;
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
+  auto gpu = make_vulkan_device({});
+  msg = error_of([&] { gpu->load_object(abi, {}); });
+  EXPECT_NE(msg.find("kernel 'stray' is CPU object code; a Vulkan device runs SPIR-V"), std::string::npos) << msg;
 }
 
 // ---- a fresh process: `loom compile -o`, then `loom-module run`, against `loom run`
@@ -412,7 +446,7 @@ TEST(AotModuleProcess, CompiledModuleRunsInAFreshProcessLikeTheJit) {
     const char* resource;
   };
   for (const char* arch : {"cpu", "vulkan"}) {
-    if (std::string(arch) == "vulkan" && !have_vulkan()) continue;
+    if (std::string(arch) == "vulkan") LOOM_REQUIRE_VULKAN_OR_SKIP();
     for (Case c : {Case{"heat", "temperature"}, Case{"mpm88", "x"}, Case{"julia", "image"}}) {
       std::string doc = source(std::string("assets/graphs/") + c.doc + ".loom.json");
       std::string mod = dir + "/" + c.doc + "_" + arch + ".loommod";
@@ -485,6 +519,86 @@ TEST(AotModuleProcess, CommandLineErrorsAreOneClearLine) {
   out = capture(std::string(LOOM_MODULE_CLI) + " info /nonexistent.loommod", &code);
   EXPECT_EQ(code, 1);
   EXPECT_NE(out.find("cannot open the module file"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace loom
+
+// ---- metadata.json against the text earlier builds wrote; the kernel fields in both forms
+
+namespace loom {
+namespace {
+
+std::string golden_text(const std::string& name) {
+  std::ifstream in(std::string(LOOM_SOURCE_DIR) + "/tests/aot/data/" + name, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string metadata_error(const std::string& text) {
+  try {
+    aot::metadata_from_json(text, "edited.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// tests/aot/data holds what the hand-written metadata writer wrote before the field lists
+// (runtime/common/abi_fields.h) replaced it: modules already written must read, and the same
+// metadata must give the same text.
+TEST(AotMetadata, TextMatchesWhatEarlierBuildsWrote) {
+  for (aot::Arch arch : {aot::Arch::Cpu, aot::Arch::Vulkan}) {
+    std::string golden = golden_text(std::string("metadata_") + aot::arch_name(arch) + ".json");
+    ASSERT_FALSE(golden.empty()) << aot::arch_name(arch);
+    EXPECT_EQ(aot::metadata_to_json(test::sample_metadata(arch)), golden);
+    EXPECT_EQ(aot::metadata_to_json(aot::metadata_from_json(golden, "golden")), golden);
+  }
+}
+
+// Property: random kernels survive the JSON form and equal what the binary form holds
+// (the binary form holds every field of the lists; a module keeps the kernel's name on
+// the kernel and its SPIR-V words in blobs).
+TEST(AotMetadata, RandomKernelsRoundTripThroughJson) {
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    test::RandomAbi random(seed);
+    aot::ModuleMetadata m = test::sample_metadata(aot::Arch::Vulkan);
+    aot::KernelInfo& k = m.kernels.at(0);
+    k.abi = random.kernel_abi();
+    k.abi.name = k.name;
+    k.spirv = random.spirv_kernel(k.abi.tasks.size());
+    SpirvKernel words = k.spirv;
+    k.spirv_blobs.clear();
+    for (size_t t = 0; t < k.spirv.tasks.size(); ++t) {
+      k.spirv.tasks[t].spirv.clear();
+      k.spirv_blobs.push_back("t" + std::to_string(t) + ".spv");
+    }
+
+    aot::ModuleMetadata back = aot::metadata_from_json(aot::metadata_to_json(m), "random");
+    const aot::KernelInfo& b = back.kernels.at(0);
+    ASSERT_TRUE(serialize_kernel_record({b.abi, {}}) == serialize_kernel_record({k.abi, {}})) << "seed " << seed;
+    EXPECT_EQ(b.spirv_blobs, k.spirv_blobs);
+    SpirvKernel with_words = b.spirv;
+    for (size_t t = 0; t < with_words.tasks.size(); ++t) with_words.tasks[t].spirv = words.tasks.at(t).spirv;
+    ASSERT_TRUE(serialize_spirv_kernel(with_words) == serialize_spirv_kernel(words)) << "seed " << seed;
+  }
+}
+
+TEST(AotMetadata, KernelFieldsOutOfRangeAreNamed) {
+  std::string golden = golden_text("metadata_vulkan.json");
+  auto edited = [&](const std::string& from, const std::string& to) {
+    std::string text = golden;
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? text : text.replace(at, from.size(), to);
+  };
+  std::string msg = metadata_error(edited("\"kind\": \"sampler\"", "\"kind\": \"nearest\""));
+  EXPECT_NE(msg.find("kernels[0].spirv.bindings[8].kind has an unknown value 'nearest'"), std::string::npos) << msg;
+  msg = metadata_error(edited("\"param\": 2,", "\"param\": 9,"));
+  EXPECT_NE(msg.find("kernels[0].abi.resources[2].param is out of range [-1, 4]"), std::string::npos) << msg;
+  msg = metadata_error(edited("\"access\": [0, 2, 0, 0, 0, 0, 0, 0, 0]", "\"access\": [0, 2]"));
+  EXPECT_NE(msg.find("kernels[0].spirv.tasks[0] has an access list that does not match the bindings"), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("edited.json"), std::string::npos) << msg;
 }
 
 }  // namespace

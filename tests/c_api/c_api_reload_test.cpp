@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/vulkan_required.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -41,7 +43,7 @@ class Reload : public testing::TestWithParam<LoomArch> {
     info.arch = GetParam();
     info.validation = GetParam() == LOOM_ARCH_VULKAN;
     if (loom_runtime_create(&info, &runtime) != LOOM_SUCCESS) {
-      if (GetParam() == LOOM_ARCH_VULKAN) GTEST_SKIP() << "no Vulkan device: " << loom_last_error_message();
+      if (GetParam() == LOOM_ARCH_VULKAN) LOOM_SKIP_FOR_NO_VULKAN(loom_last_error_message());
       FAIL() << loom_last_error_message();
     }
     // One folder per test: ctest runs the tests of this binary in parallel processes.

@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/vulkan_required.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -41,18 +43,6 @@ void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
 #define ASSERT_LOOM(call) ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
 #define EXPECT_LOOM(call) EXPECT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
 
-bool have_vulkan() {
-  static const bool yes = [] {
-    LoomRuntimeCreateInfo info{};
-    info.arch = LOOM_ARCH_VULKAN;
-    LoomRuntime r = nullptr;
-    if (loom_runtime_create(&info, &r) != LOOM_SUCCESS) return false;
-    loom_runtime_destroy(r);
-    return true;
-  }();
-  return yes;
-}
-
 LoomRuntime make_runtime(LoomArch arch) {
   LoomRuntimeCreateInfo info{};
   info.arch = arch;
@@ -68,7 +58,7 @@ LoomRuntime make_runtime(LoomArch arch) {
 class CApi : public testing::TestWithParam<LoomArch> {
  protected:
   void SetUp() override {
-    if (GetParam() == LOOM_ARCH_VULKAN && !have_vulkan()) GTEST_SKIP() << "no Vulkan device (install mesa-vulkan-drivers)";
+    if (GetParam() == LOOM_ARCH_VULKAN) LOOM_REQUIRE_VULKAN_OR_SKIP();
     runtime = make_runtime(GetParam());
     ASSERT_NE(runtime, nullptr);
   }
@@ -627,7 +617,7 @@ TEST(CApiBasics, MissingCapabilitiesAreNamed) {
                     "this CPU lacks features the module's code uses");
   EXPECT_NE(std::string(loom_last_error_message()).find("): loom-test-feature; compile the module for an older CPU"), std::string::npos);
   EXPECT_LOOM(loom_runtime_destroy(r));
-  if (!have_vulkan()) return;
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   r = make_runtime(LOOM_ARCH_VULKAN);
   std::string gpu = module_needing(LOOM_ARCH_VULKAN, "vulkan_features", "\"shaderBufferFloat64AtomicAdd\"", dir);
   EXPECT_LOOM_ERROR(loom_module_load(r, gpu.c_str(), &m), LOOM_ERROR_MISSING_CAPABILITY,

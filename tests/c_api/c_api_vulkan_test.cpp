@@ -5,6 +5,7 @@
 #include <loom/loom.h>
 
 #include "tests/support/host_vulkan_device.h"
+#include "tests/support/vulkan_required.h"
 
 #include <cstring>
 #include <string>
@@ -24,6 +25,7 @@ std::string module_path(const std::string& name) { return std::string(LOOM_TEST_
 class CApiVulkan : public testing::Test {
  protected:
   void SetUp() override {
+    LOOM_REQUIRE_VULKAN_OR_SKIP();
     if (!host.create()) GTEST_SKIP() << "no Vulkan 1.2 device with a graphics and compute queue";
     LoomVulkanDeviceImport info = host.import_info();
     ASSERT_LOOM(loom_runtime_import_vulkan(&info, &runtime));

@@ -35,9 +35,9 @@ inline cpu::CpuDevice& test_device() {
 
 inline Inst* offload(Builder& b, ir::TaskKind kind, std::vector<Inst*> begin_end = {}, int slot = 0) {
   auto inst = std::make_unique<Inst>(Op::Offload, Scalar::Void);
-  inst->attr0 = static_cast<int32_t>(kind);
-  if (kind == ir::TaskKind::RangeFor) inst->attr1 = static_cast<int32_t>(begin_end.size() / 2);
-  if (kind == ir::TaskKind::StructFor) inst->attr1 = slot;
+  inst->set_task_kind(kind);
+  if (kind == ir::TaskKind::RangeFor) inst->set_dims(static_cast<int32_t>(begin_end.size() / 2));
+  if (kind == ir::TaskKind::StructFor) inst->set_resource_slot(slot);
   inst->operands = std::move(begin_end);
   Inst* raw = b.insert(std::move(inst));
   raw->regions.push_back(std::make_unique<ir::Block>(raw));

@@ -1,22 +1,50 @@
-// Scalar types, argpack layout, .npy files and compiled-kernel records.
+// Scalar types, argpack layout, .npy files, compiled-kernel records and SPIR-V kernel blobs.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "runtime/common/abi_serialize.h"
 #include "runtime/common/argpack_layout.h"
 #include "runtime/common/error.h"
 #include "runtime/common/npy.h"
 #include "runtime/common/scalar.h"
+#include "runtime/common/spirv_kernel.h"
+#include "tests/common/abi_samples.h"
 
 using namespace loom;
 
 namespace {
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("loom_common_test_" + name)).string();
+}
+
+std::vector<uint8_t> golden_bytes(const std::string& name) {
+  std::ifstream in(std::string(LOOM_SOURCE_DIR) + "/tests/common/data/" + name, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The message of the Error that reading `bytes` throws, "" if it reads.
+template <typename Read>
+std::string read_error(const std::vector<uint8_t>& bytes, Read&& read) {
+  try {
+    read(bytes, "edited");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// `record` with the byte at `at` set to `value` and its checksum made valid again, so that
+// the reader gets past the envelope to the fields.
+std::vector<uint8_t> with_byte(std::vector<uint8_t> record, size_t at, uint8_t value) {
+  record[at] = value;
+  uint64_t sum = fnv1a64(record.data(), record.size() - 8);
+  std::memcpy(record.data() + record.size() - 8, &sum, 8);
+  return record;
 }
 }  // namespace
 
@@ -136,4 +164,81 @@ TEST(KernelRecord, RoundTripsAndDetectsCorruption) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("cache/x.lkr"), std::string::npos);
   }
+}
+
+// tests/common/data holds the records the hand-written serializers wrote before the field
+// lists (abi_fields.h) replaced them: the bytes must not change, or cache entries already on
+// disk would stop loading.
+TEST(KernelRecord, BytesMatchWhatEarlierBuildsWrote) {
+  std::vector<uint8_t> golden = golden_bytes("kernel_record.bin");
+  ASSERT_FALSE(golden.empty());
+  EXPECT_TRUE(serialize_kernel_record(test::sample_kernel_record()) == golden);
+  EXPECT_TRUE(serialize_kernel_record(deserialize_kernel_record(golden, "golden")) == golden);
+}
+
+TEST(SpirvKernelBlob, BytesMatchWhatEarlierBuildsWrote) {
+  std::vector<uint8_t> golden = golden_bytes("spirv_kernel.bin");
+  ASSERT_FALSE(golden.empty());
+  EXPECT_TRUE(serialize_spirv_kernel(test::sample_spirv_kernel()) == golden);
+  EXPECT_TRUE(serialize_spirv_kernel(deserialize_spirv_kernel(golden, "golden")) == golden);
+}
+
+// Property: every field of the lists survives the binary form (the serialized form holds
+// every field, so equal bytes after a round trip mean equal values).
+TEST(KernelRecord, RandomRecordsRoundTrip) {
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    test::RandomAbi random(seed);
+    KernelRecord r{random.kernel_abi(), {1, 2, 3}};
+    std::vector<uint8_t> bytes = serialize_kernel_record(r);
+    KernelRecord back = deserialize_kernel_record(bytes, "random");
+    ASSERT_TRUE(serialize_kernel_record(back) == bytes) << "seed " << seed;
+    ASSERT_EQ(back.abi.resources.size(), r.abi.resources.size()) << seed;
+    for (size_t i = 0; i < r.abi.resources.size(); ++i) EXPECT_EQ(back.abi.resources[i].shape, r.abi.resources[i].shape);
+
+    SpirvKernel k = random.spirv_kernel(r.abi.tasks.size());
+    std::vector<uint8_t> blob = serialize_spirv_kernel(k);
+    ASSERT_TRUE(serialize_spirv_kernel(deserialize_spirv_kernel(blob, "random")) == blob) << "seed " << seed;
+  }
+}
+
+// A value out of its field's range is an error naming the field.
+TEST(KernelRecord, CorruptFieldsAreNamed) {
+  KernelRecord r = test::sample_kernel_record();
+  std::vector<uint8_t> bytes = serialize_kernel_record(r);
+  auto read = [](const std::vector<uint8_t>& b, const std::string& what) { deserialize_kernel_record(b, what); };
+  // magic, version, name, the parameter count, then the first parameter's name: its kind.
+  size_t kind_at = 8 + 4 + 4 + r.abi.name.size() + 4 + 4 + r.abi.params[0].name.size();
+  std::string msg = read_error(with_byte(bytes, kind_at, 9), read);
+  EXPECT_NE(msg.find("corrupt compiled kernel record: params[0].kind has an unknown value 9"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("edited"), std::string::npos) << msg;
+  // The scalar of the first parameter's type: a value parameter needs a value type.
+  msg = read_error(with_byte(bytes, kind_at + 1, 0), read);
+  EXPECT_NE(msg.find("params[0].type is not a value type"), std::string::npos) << msg;
+  // A parameter count beyond the cap.
+  msg = read_error(with_byte(bytes, 8 + 4 + 4 + r.abi.name.size() + 3, 0x7f), read);
+  EXPECT_NE(msg.find("params has an implausible count"), std::string::npos) << msg;
+  // A count under the cap whose items cannot fit in the record (4000 = 0x0fa0): refused
+  // before anything is allocated for them.
+  size_t count_at = 8 + 4 + 4 + r.abi.name.size();
+  msg = read_error(with_byte(with_byte(bytes, count_at, 0xa0), count_at + 1, 0x0f), read);
+  EXPECT_NE(msg.find("params has a count of 4000 that does not fit in the"), std::string::npos) << msg;
+  // The code cut off (its size stays): what is left is the checksum's 8 bytes.
+  std::vector<uint8_t> cut(bytes.begin(), bytes.end() - 8 - static_cast<long>(r.code.size()));
+  cut.resize(cut.size() + 8);
+  msg = read_error(with_byte(cut, 0, cut[0]), read);
+  EXPECT_NE(msg.find("code is truncated"), std::string::npos) << msg;
+}
+
+TEST(SpirvKernelBlob, CorruptFieldsAreNamed) {
+  SpirvKernel k = test::sample_spirv_kernel();
+  std::vector<uint8_t> bytes = serialize_spirv_kernel(k);
+  auto read = [](const std::vector<uint8_t>& b, const std::string& what) { deserialize_spirv_kernel(b, what); };
+  // magic, version, the binding count, then the second binding's kind.
+  size_t kind_at = 8 + 4 + 4 + 10 + 4;
+  std::string msg = read_error(with_byte(bytes, kind_at, 77), read);
+  EXPECT_NE(msg.find("corrupt SPIR-V kernel: bindings[1].kind has an unknown value 77"), std::string::npos) << msg;
+  // The first task's workgroup size, just after its kind.
+  size_t task_at = 8 + 4 + 4 + 10 * k.bindings.size() + 1 + 4 + 1;
+  msg = read_error(with_byte(bytes, task_at, 0), read);
+  EXPECT_NE(msg.find("tasks[0].workgroup_size is out of range [1, 4096]"), std::string::npos) << msg;
 }

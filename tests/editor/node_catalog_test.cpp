@@ -9,6 +9,7 @@
 
 #include "compiler/graph/document_json.h"
 #include "compiler/graph/infer.h"
+#include "compiler/graph/node_library.h"
 #include "editor/model/editor_document.h"
 #include "editor/model/graph_access.h"
 #include "editor/model/node_catalog.h"
@@ -35,13 +36,6 @@ const char* kIndexDoc = R"({"format": "loom-graph", "version": 2,
       {"id": 11, "type": "vec2", "inputs": {"x": "10.i0", "y": "10.i1"}, "params": {"type": "i32"}}
     ]}}
   ]}]})";
-
-graph::Literal text(const std::string& s) {
-  graph::Literal l;
-  l.kind = graph::Literal::Kind::String;
-  l.s = s;
-  return l;
-}
 
 // Label -> the pin a value links into, for the entries that fit it.
 std::map<std::string, std::string> fitting(const graph::Document& doc,
@@ -84,8 +78,8 @@ TEST(NodeCatalog, AnUnreadLoopIndexHasItsTypeAndFitsMemoryNodesAndArithmetic) {
   // Picked from the palette: a load of the 2-d field, the index linked into i0 (the node then
   // waits for i1), then i1.
   EditorDocument d = EditorDocument::from_text(kIndexDoc);
-  EditResult added =
-      add_node(d, kK, RegionRef{1, "body"}, "load", Vec2{300, 0}, {{"field", text("grid")}});
+  EditResult added = add_node(d, kK, RegionRef{1, "body"}, "load", Vec2{300, 0},
+                              {{"field", graph::Literal::text("grid")}});
   ASSERT_TRUE(added.ok) << added.message;
   int load = added.nodes[0];
   EditResult linked = connect(d, kK, PinRef{1, "i0"}, PinRef{load, "i0"});
@@ -110,9 +104,39 @@ TEST(NodeCatalog, AVectorIndexFitsMemoryNodesThroughI0) {
   EXPECT_EQ(fits["add"], "a");
 
   EditorDocument d = EditorDocument::from_text(kIndexDoc);
-  EditResult added =
-      add_node(d, kK, RegionRef{10, "body"}, "store", Vec2{300, 0}, {{"field", text("grid")}});
+  EditResult added = add_node(d, kK, RegionRef{10, "body"}, "store", Vec2{300, 0},
+                              {{"field", graph::Literal::text("grid")}});
   ASSERT_TRUE(added.ok) << added.message;
   EditResult linked = connect(d, kK, PinRef{11, "out"}, PinRef{added.nodes[0], "i0"});
   EXPECT_TRUE(linked.ok) << linked.message;
+}
+
+// Every node type of the library is offered in kernels or in functions, as its table entry
+// says, and starts with the parameters its entry gives.
+TEST(NodeCatalog, OffersEveryNodeTypeWhereItsEntryAllowsIt) {
+  graph::Document doc = graph::load_document(R"({"format": "loom-graph", "version": 2,
+    "functions": [{"name": "f", "inputs": [], "outputs": [], "nodes": []}],
+    "kernels": [{"name": "k", "nodes": []}]})");
+  const std::vector<CatalogEntry> kernel_entries = node_catalog(doc, kK);
+  const std::vector<CatalogEntry> function_entries = node_catalog(doc, GraphRef{"f", true});
+  auto by_type = [](const std::vector<CatalogEntry>& entries) {
+    std::map<std::string, const CatalogEntry*> types;  // the library's own entries
+    for (const CatalogEntry& e : entries)
+      if (e.label == e.type) types[e.type] = &e;
+    return types;
+  };
+  auto in_kernel = by_type(kernel_entries);
+  auto in_function = by_type(function_entries);
+  for (const graph::NodeSpec& s : graph::node_library()) {
+    EXPECT_EQ(in_kernel.count(s.name) == 1, s.scope != graph::NodeScope::FunctionOnly) << s.name;
+    EXPECT_EQ(in_function.count(s.name) == 1, s.scope != graph::NodeScope::KernelOnly) << s.name;
+    const CatalogEntry* e = in_kernel.count(s.name) ? in_kernel[s.name] : in_function[s.name];
+    ASSERT_NE(e, nullptr) << s.name;
+    EXPECT_EQ(e->params.size(), s.starting_params.size()) << s.name;
+    EXPECT_EQ(e->summary, s.summary) << s.name;
+  }
+  EXPECT_EQ(in_kernel.count("param"), 1u);
+  EXPECT_EQ(in_function.count("param"), 0u);
+  EXPECT_EQ(in_function.count("output"), 1u);
+  EXPECT_EQ(in_kernel["unroll"]->params.size(), 1u);
 }

@@ -19,6 +19,7 @@
 #include "editor/model/operations.h"
 #include "editor/app/editor_host.h"
 #include "editor/app/view_data.h"
+#include "tests/support/vulkan_required.h"
 
 namespace loom::editor {
 namespace {
@@ -52,6 +53,7 @@ class EditorAppTest : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     ::setenv("LOOM_CACHE_DIR", (dir_ / "cache").c_str(), 1);  // recovery files too
+    LOOM_REQUIRE_VULKAN_OR_SKIP();  // the host draws with Vulkan
   }
   void TearDown() override {
     if (host_) {

@@ -12,6 +12,7 @@
 
 #include "editor/app/editor_host.h"
 #include "tests/render/reference_image.h"
+#include "tests/support/vulkan_required.h"
 
 namespace loom::editor {
 namespace {
@@ -25,6 +26,7 @@ class EditorScreenshotTest : public ::testing::Test {
     ASSERT_EQ(::chdir(LOOM_SOURCE_DIR), 0);
     cache_ = std::filesystem::temp_directory_path() / ("loom-editor-shots-" + std::to_string(::getpid()));
     ::setenv("LOOM_CACHE_DIR", cache_.c_str(), 1);
+    LOOM_REQUIRE_VULKAN_OR_SKIP();  // the host draws with Vulkan
     HostOptions o;
     o.width = 1280;
     o.height = 720;

@@ -144,6 +144,16 @@ TEST(DocumentJson, MalformedJsonNamesLineAndColumn) {
   EXPECT_NE(error_of("{\"a\": 1, \"a\": 2}").find("duplicate member"), std::string::npos);
 }
 
+TEST(DocumentJson, ALinkToANodeIdBeyondIntIsRefusedNotWrapped) {
+  // Found by fuzzing: "18888888888888.i1" used to load as a link to node -377278920, and
+  // the document it saved did not load back.
+  std::string e = error_of(R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": [)"
+                           R"({"id": 7, "type": "add", "inputs": {"a": "18888888888888.i1"}}]}]})");
+  EXPECT_NE(e.find("node 7"), std::string::npos) << e;
+  EXPECT_NE(e.find("pin 'a'"), std::string::npos) << e;
+  EXPECT_NE(e.find("bad link \"18888888888888.i1\": node id 18888888888888 is out of range"), std::string::npos) << e;
+}
+
 TEST(DocumentJson, SchemaErrorsNameKeyKernelNodeAndPin) {
   std::string head = R"({"format": "loom-graph", "version": 2, )";
   std::string e = error_of(head + R"("kernal": []})");

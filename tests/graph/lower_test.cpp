@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 
 #include "compiler/graph/lower.h"
 #include "compiler/graph/validate.h"
@@ -601,6 +602,77 @@ TEST(Lower, AtomicsTexturesRandomAndVectors) {
   EXPECT_EQ(ker->abi.resources[2].components, 2);
 }
 
+TEST(Lower, EachMemoryNodeTypeLowersThroughItsOwnEntry) {
+  // Every memory and texture node type has its own lowering in the node table: each emits
+  // its own IR op (an atomic, its own operation) and none of its siblings' ops.
+  struct Case {
+    std::vector<Node> nodes;
+    ir::Op op;
+    std::vector<ir::Op> absent;
+    std::optional<ir::AtomicOp> atomic;
+  };
+  auto mem = [](const char* type) { return N(1, type).p("field", "f").in("i0", 0); };
+  auto atomic = [&](const char* type, ir::AtomicOp a) {
+    return Case{{mem(type).in("value", 1)},
+                ir::Op::AtomicRMW,
+                {ir::Op::GlobalLoad, ir::Op::GlobalStore},
+                a};
+  };
+  auto tex = [](int id, const char* type) { return N(id, type).p("texture", "img"); };
+  std::vector<std::pair<std::string, Case>> cases = {
+      {"load", {{mem("load")}, ir::Op::GlobalLoad, {ir::Op::GlobalStore, ir::Op::AtomicRMW}, {}}},
+      {"store",
+       {{mem("store").in("value", 1)},
+        ir::Op::GlobalStore,
+        {ir::Op::GlobalLoad, ir::Op::AtomicRMW},
+        {}}},
+      {"atomic_add", atomic("atomic_add", ir::AtomicOp::Add)},
+      {"atomic_sub", atomic("atomic_sub", ir::AtomicOp::Sub)},
+      {"atomic_min", atomic("atomic_min", ir::AtomicOp::Min)},
+      {"atomic_max", atomic("atomic_max", ir::AtomicOp::Max)},
+      {"atomic_and", atomic("atomic_and", ir::AtomicOp::And)},
+      {"atomic_or", atomic("atomic_or", ir::AtomicOp::Or)},
+      {"atomic_xor", atomic("atomic_xor", ir::AtomicOp::Xor)},
+      {"tex_load",
+       {{tex(1, "tex_load").in("x", 0).in("y", 0)},
+        ir::Op::TexLoad,
+        {ir::Op::TexSample, ir::Op::TexStore},
+        {}}},
+      {"tex_sample",
+       {{tex(1, "tex_sample").in("u", 0.5).in("v", 0.5)},
+        ir::Op::TexSample,
+        {ir::Op::TexLoad, ir::Op::TexStore},
+        {}}},
+      {"tex_store",  // its value comes from a tex_sample
+       {{tex(1, "tex_sample").in("u", 0.5).in("v", 0.5),
+         tex(2, "tex_store").in("x", 0).in("y", 0).in("value", ln(1))},
+        ir::Op::TexStore,
+        {ir::Op::TexLoad},
+        {}}},
+  };
+  // Named, not a structured binding: clang before 16 cannot capture a binding in a lambda.
+  for (const auto& type_case : cases) {
+    const auto& type = type_case.first;
+    const auto& c = type_case.second;
+    SCOPED_TRACE(type);
+    Document doc;
+    doc.path = "<memory>";
+    doc.fields.push_back(field("f", "i32", {4}));
+    doc.kernels.push_back(kernel("k", {{"img", graph::ParamKind::Texture, "", 2}}, {}));
+    doc.kernels[0].nodes = c.nodes;
+    auto k = lower_kernel(doc, "k");
+    ASSERT_EQ(ir::verify(*k), "");
+    EXPECT_GT(count_ops(*k, c.op), 0);
+    for (ir::Op other : c.absent) EXPECT_EQ(count_ops(*k, other), 0) << ir::op_name(other);
+    if (!c.atomic) continue;
+    ir::walk(*k->body, [&](ir::Inst& i) {
+      if (i.op == ir::Op::AtomicRMW) {
+        EXPECT_EQ(i.atomic_op(), *c.atomic);
+      }
+    });
+  }
+}
+
 TEST(Lower, VectorParamsNdarrayLinksAndLoopIndices) {
   Document doc;
   doc.path = "<memory>";
@@ -880,7 +952,7 @@ struct MiniInterpreter {
           v[&i] = is_float(i.type) ? i.float_value() : static_cast<double>(i.int_value());
           break;
         case ir::Op::ArgLoad:
-          v[&i] = args.at({i.attr0, i.attr1});
+          v[&i] = args.at({i.param_index(), i.byte_offset()});
           break;
         case ir::Op::Add:
           v[&i] = a(0) + a(1);

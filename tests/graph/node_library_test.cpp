@@ -8,6 +8,7 @@
 
 #include "compiler/graph/expression.h"
 #include "compiler/graph/json_value.h"
+#include "compiler/graph/lowerer.h"
 #include "compiler/graph/node_library.h"
 #include "runtime/common/error.h"
 
@@ -41,6 +42,147 @@ TEST(NodeLibrary, EveryNodeIsDocumented) {
   for (const NodeSpec& s : node_library())
     EXPECT_NE(doc.find("`" + s.name + "`"), std::string::npos)
         << s.name << " missing from docs/nodes.md";
+}
+
+namespace {
+
+std::string read_source_file(const std::string& path) {
+  std::ifstream in(std::string(LOOM_SOURCE_DIR) + "/" + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The cells of a markdown table row "| a | b |", trimmed; empty when `line` is no row.
+std::vector<std::string> table_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  if (line.size() < 2 || line[0] != '|') return cells;
+  size_t at = 1;
+  for (size_t bar; (bar = line.find('|', at)) != std::string::npos; at = bar + 1) {
+    std::string cell = line.substr(at, bar - at);
+    size_t b = cell.find_first_not_of(' '), e = cell.find_last_not_of(' ');
+    cells.push_back(b == std::string::npos ? "" : cell.substr(b, e - b + 1));
+  }
+  return cells;
+}
+
+// The `quoted` names of a cell, in order.
+std::vector<std::string> code_names(const std::string& cell) {
+  std::vector<std::string> names;
+  for (size_t open = cell.find('`'); open != std::string::npos; open = cell.find('`', open)) {
+    size_t close = cell.find('`', open + 1);
+    if (close == std::string::npos) break;
+    names.push_back(cell.substr(open + 1, close - open - 1));
+    open = close + 1;
+  }
+  return names;
+}
+
+// One row of a docs/nodes.md table: the node types of its first cell, and its cells by the
+// table's column names.
+struct DocRow {
+  std::vector<std::string> types;
+  std::map<std::string, std::string> cells;
+  std::string first_column;  // "node", or "node type" in the versions table
+};
+
+std::vector<DocRow> node_doc_rows(const std::string& markdown) {
+  std::vector<DocRow> rows;
+  std::vector<std::string> header;
+  std::istringstream lines(markdown);
+  for (std::string line; std::getline(lines, line);) {
+    std::vector<std::string> cells = table_cells(line);
+    if (cells.empty()) {
+      header.clear();
+      continue;
+    }
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    if (cells[0].rfind("---", 0) == 0) continue;  // the line under the header
+    if (header[0] != "node" && header[0] != "node type") continue;
+    DocRow row{code_names(cells[0]), {}, header[0]};
+    for (size_t i = 0; i < cells.size() && i < header.size(); ++i) row.cells[header[i]] = cells[i];
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace
+
+// docs/nodes.md has one row for every node type of the table and no row for anything else;
+// where its tables say whether a type is ordered, which regions it has or its version, they
+// say what the table says.
+TEST(NodeLibrary, DocRowsMatchTheTable) {
+  std::vector<DocRow> rows = node_doc_rows(read_source_file("docs/nodes.md"));
+  ASSERT_FALSE(rows.empty());
+  std::map<std::string, int> documented;
+  std::map<std::string, int> versions;
+  for (const DocRow& row : rows) {
+    EXPECT_FALSE(row.types.empty())
+        << "a row of docs/nodes.md names no node type: " << row.cells.begin()->second;
+    for (const std::string& name : row.types) {
+      const NodeSpec* spec = find_node_spec(name);
+      EXPECT_NE(spec, nullptr) << "docs/nodes.md documents '" << name
+                               << "', which is not a node type";
+      if (!spec) continue;
+      if (row.first_column == "node type") {
+        versions[name] = std::stoi(row.cells.at("version"));
+        continue;
+      }
+      ++documented[name];
+      if (auto ordered = row.cells.find("ordered"); ordered != row.cells.end()) {
+        EXPECT_EQ(ordered->second == "yes", spec->effectful) << name << ": the 'ordered' column";
+      }
+      if (auto regions = row.cells.find("regions"); regions != row.cells.end()) {
+        EXPECT_EQ(code_names(regions->second), spec->regions) << name << ": the 'regions' column";
+      }
+    }
+  }
+  std::map<std::string, int> expected_versions;
+  for (const NodeSpec& s : node_library()) {
+    EXPECT_EQ(documented[s.name], 1) << s.name << " needs exactly one row in docs/nodes.md";
+    if (s.version > 1) expected_versions[s.name] = s.version;
+  }
+  EXPECT_EQ(versions, expected_versions) << "the 'Node versions' table of docs/nodes.md";
+}
+
+// Every entry of the node table lowers, and says where the pins of a document-dependent
+// type come from.
+TEST(NodeLibrary, EveryTypeHasItsLoweringAndPins) {
+  for (const NodeSpec& s : node_library()) {
+    const detail::NodeType* t = detail::find_node_type(s.name);
+    ASSERT_NE(t, nullptr) << s.name;
+    EXPECT_EQ(t->spec, &s) << s.name;
+    EXPECT_NE(t->lower, nullptr) << s.name << " has no lowering";
+    EXPECT_EQ(t->value != nullptr, s.formula_call) << s.name;
+    EXPECT_EQ(s.any_inputs, s.document_inputs != nullptr) << s.name;
+    EXPECT_EQ(s.any_outputs, s.document_outputs != nullptr) << s.name;
+  }
+  EXPECT_EQ(detail::find_node_type("sine"), nullptr);
+}
+
+// Formulas call exactly these node types by name (issue 14 widens the set); the table says
+// which through their value forms.
+TEST(NodeLibrary, FormulasCallTheOperationsOfTheTable) {
+  const std::set<std::string> callable = {
+      "add",       "sub",    "mul",       "div",         "mod",    "pow",   "min",   "max",
+      "atan2",     "eq",     "ne",        "lt",          "le",     "gt",    "ge",    "and",
+      "or",        "xor",    "shl",       "shr",         "neg",    "not",   "abs",   "sign",
+      "floor",     "ceil",   "round",     "fract",       "sqrt",   "rsqrt", "sin",   "cos",
+      "tan",       "asin",   "acos",      "atan",        "exp",    "log",   "clamp", "mix",
+      "select",    "fma",    "vec2",      "vec3",        "vec4",   "dot",   "cross", "length",
+      "normalize", "matmul", "transpose", "determinant", "inverse"};
+  std::set<std::string> in_table;
+  for (const NodeSpec& s : node_library())
+    if (s.formula_call) in_table.insert(s.name);
+  EXPECT_EQ(in_table, callable);
+  for (const NodeSpec& s : node_library()) {
+    if (s.formula_call) {
+      EXPECT_FALSE(s.effectful) << s.name << ": formulas call pure operations";
+    }
+  }
 }
 
 namespace {

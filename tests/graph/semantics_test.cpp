@@ -239,7 +239,7 @@ TEST(NodeSemantics, IntegerAndMinAtomics) {
   auto k = graph::lower_kernel(doc, "k");
   std::vector<ir::AtomicOp> ops;
   ir::walk(*k->body, [&](ir::Inst& i) {
-    if (i.op == ir::Op::AtomicRMW) ops.push_back(static_cast<ir::AtomicOp>(i.attr0));
+    if (i.op == ir::Op::AtomicRMW) ops.push_back(i.atomic_op());
   });
   EXPECT_EQ(ops, (std::vector<ir::AtomicOp>{ir::AtomicOp::Sub, ir::AtomicOp::Min, ir::AtomicOp::Or, ir::AtomicOp::And,
                                             ir::AtomicOp::Xor, ir::AtomicOp::Min}));

@@ -4,6 +4,7 @@
 #include "compiler/ir/inst.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
+#include "runtime/common/error.h"
 
 using namespace loom;
 using namespace loom::ir;
@@ -112,4 +113,50 @@ TEST(IR, VerifierCatchesBreakOutsideWhile) {
   Builder b(k->body.get());
   b.make(Op::Break, Scalar::Void);
   EXPECT_NE(verify(*k).find("break outside"), std::string::npos);
+}
+
+TEST(IR, OpTableIsConsistent) {
+  // Value ops are what constant folding, CSE and the offloaded top level rely on: pure
+  // functions of their operands, with no attributes to compare.
+  for (int i = 0; i < kOpCount; ++i) {
+    auto op = static_cast<Op>(i);
+    const OpInfo& info = op_info(op);
+    Op parsed;
+    ASSERT_TRUE(parse_op(info.name, &parsed)) << info.name;
+    EXPECT_EQ(parsed, op);
+    if (!is_value_op(op)) continue;
+    EXPECT_EQ(info.effects, Effects::Pure) << info.name;
+    EXPECT_EQ(info.attr0, Attr::None) << info.name;
+    EXPECT_EQ(info.attr1, Attr::None) << info.name;
+    EXPECT_TRUE(info.arity >= 1 && info.arity <= 3) << info.name;
+  }
+  EXPECT_TRUE(is_unary(Op::Cast));
+  EXPECT_TRUE(is_comparison(Op::Le));
+  EXPECT_FALSE(is_comparison(Op::LogicAnd));
+  EXPECT_TRUE(is_commutative(Op::BitXor));
+  EXPECT_FALSE(is_commutative(Op::Sub));
+  EXPECT_EQ(op_info(Op::GlobalLoad).gradient, Differentiable::Memory);
+}
+
+TEST(IR, AttributesAreReadByMeaning) {
+  Kernel k;
+  Builder b(k.body.get());
+  Inst* shape = b.make(Op::ResourceShape, Scalar::I32, {}, 2, 1);
+  EXPECT_EQ(shape->resource_slot(), 2);
+  EXPECT_EQ(shape->dimension(), 1);
+  EXPECT_THROW(shape->channel(), loom::InternalError);
+
+  auto task = std::make_unique<Inst>(Op::Offload, Scalar::Void);
+  task->set_task_kind(TaskKind::StructFor);
+  task->set_resource_slot(3);
+  EXPECT_EQ(task->resource_slot(), 3);
+  EXPECT_THROW(task->dims(), loom::InternalError);  // a struct task's space is a slot
+  task->set_task_kind(TaskKind::RangeFor);
+  EXPECT_EQ(task->dims(), 3);
+
+  // Changing the op keeps the attributes that mean the same in both ops.
+  Inst* ptr = b.global_ptr(Scalar::F32, 1, {b.i32(0)}, 2);
+  ptr->morph(Op::ElementPtr);
+  EXPECT_EQ(ptr->resource_slot(), 1);
+  EXPECT_THROW(ptr->component(), loom::InternalError);
 }

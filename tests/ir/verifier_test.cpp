@@ -7,6 +7,7 @@
 #include "compiler/ir/builder.h"
 #include "compiler/ir/inst.h"
 #include "compiler/ir/verifier.h"
+#include "runtime/common/error.h"
 
 using namespace loom;
 using namespace loom::ir;
@@ -40,7 +41,7 @@ Inst* raw(Builder& b, Op op, Scalar type, std::vector<Inst*> operands, int regio
 
 Inst* offload(Builder& b, TaskKind kind) {
   Inst* task = raw(b, Op::Offload, Scalar::Void, {}, 1);
-  task->attr0 = static_cast<int32_t>(kind);
+  task->set_task_kind(kind);
   return task;
 }
 
@@ -186,12 +187,12 @@ TEST(Verifier, NamesEveryKindOfBrokenIr) {
        "if condition is not bool"},
       {"range_for regions", [](Kernel&, Builder& b) {
          Inst* loop = raw(b, Op::RangeFor, Scalar::Void, {b.i32(0), b.i32(4)}, 0);
-         loop->attr0 = 1;
+         loop->set_dims(1);
        },
        "range_for needs one region"},
       {"range_for bounds", [](Kernel&, Builder& b) {
          Inst* loop = raw(b, Op::RangeFor, Scalar::Void, {b.i32(0), b.i32(4)}, 1);
-         loop->attr0 = 2;
+         loop->set_dims(2);
        },
        "range_for bounds do not match its dimensions"},
       {"struct_for slot", [](Kernel&, Builder& b) { b.struct_for(9, 1); }, "resource slot out of range"},
@@ -267,7 +268,58 @@ TEST(Verifier, VerifyOrThrowNamesThePass) {
   try {
     verify_or_throw(k, "full_simplify/die, round 2");
     ADD_FAILURE();
-  } catch (const std::logic_error& e) {
-    EXPECT_STREQ(e.what(), "IR verification failed after full_simplify/die, round 2: break outside a while loop: break");
+  } catch (const loom::InternalError& e) {
+    EXPECT_EQ(e.what(), "internal error: IR verification failed after full_simplify/die, round 2: break outside a "
+                        "while loop: break [in " + e.location() + "]");
   }
+}
+
+TEST(Verifier, AFailureIsAnInternalErrorAtTheVerifier) {
+  // A pass that breaks the IR is a bug in Loom, not in the user's graph: the error says so
+  // and names the check that found it, with the kernel it was working on.
+  Kernel k;
+  k.abi.name = "broken_by_a_pass";
+  Builder b(k.body.get());
+  b.make(Op::Continue, Scalar::Void);
+  try {
+    verify_or_throw(k, "licm");
+    ADD_FAILURE() << "no error";
+  } catch (const loom::InternalError& e) {
+    EXPECT_NE(e.location().find("verify_or_throw"), std::string::npos) << e.location();
+    EXPECT_NE(e.location().find("compiler/ir/verifier.cpp:"), std::string::npos) << e.location();
+    EXPECT_EQ(e.place().kernel, "broken_by_a_pass");
+    EXPECT_NE(std::string(e.what()).find("internal error: IR verification failed after licm: continue outside a loop"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Verifier, ReportsUsesOfErasedInstructions) {
+  // A pass that erases an instruction but forgets a use: the verifier names the use, and
+  // reads nothing freed (the erased instruction lives on until Kernel::free_erased).
+  Kernel k;
+  k.abi.name = "dangling";
+  Builder b(k.body.get());
+  Inst* one = b.i32(1);
+  b.binary(Op::Add, one, one);
+  k.erase(k.body->remove(k.body->index_of(one)));
+  EXPECT_TRUE(one->erased());
+  EXPECT_EQ(k.erased_count(), 1u);
+  EXPECT_EQ(verify(k), "operand 0 (const) refers to an erased instruction: %0:i32 = add %<erased>, %<erased>");
+  k.free_erased();
+  EXPECT_EQ(k.erased_count(), 0u);
+}
+
+TEST(Verifier, ErasingARegionErasesWhatIsInside) {
+  Kernel k;
+  k.abi.name = "nested";
+  Builder b(k.body.get());
+  Inst* loop = b.while_();
+  Builder in(loop->region(0));
+  Inst* inner = in.i32(2);
+  in.make(Op::Break, Scalar::Void);
+  b.unary(Op::Neg, inner);  // escapes its region too; the erasure is what gets reported
+  k.erase(k.body->remove(k.body->index_of(loop)));
+  EXPECT_TRUE(inner->erased());
+  EXPECT_NE(verify(k).find("operand 0 (const) refers to an erased instruction"), std::string::npos);
 }

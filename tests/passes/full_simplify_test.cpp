@@ -1,5 +1,6 @@
 #include "compiler/passes/full_simplify.h"
 
+#include "runtime/common/error.h"
 #include "tests/passes/pass_test_util.h"
 
 using namespace loom;
@@ -102,7 +103,7 @@ TEST(FullSimplify, VerifiesAfterEverySubPassAndNamesIt) {
   try {
     full_simplify(*k, {.verify = &verify, .name = "full_simplify#2"});
     ADD_FAILURE() << "no error";
-  } catch (const std::logic_error& e) {
+  } catch (const loom::InternalError& e) {
     EXPECT_NE(std::string(e.what()).find("IR verification failed after full_simplify#2/constant_fold, round 1: "
                                          "constant bits not in normal form"),
               std::string::npos)

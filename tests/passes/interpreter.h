@@ -91,8 +91,8 @@ class Interpreter {
 
   // Linear scalar index of GlobalPtr(slot, component; indices), computed from first principles.
   int64_t global_ptr_index(const ir::Inst& inst, Flow* flow) {
-    const ResourceDesc& r = desc(inst.attr0);
-    const auto& shape = m_.shapes[static_cast<size_t>(inst.attr0)];
+    const ResourceDesc& r = desc(inst.resource_slot());
+    const auto& shape = m_.shapes[static_cast<size_t>(inst.resource_slot())];
     int64_t element = 0, count = 1;
     for (size_t d = 0; d < inst.operands.size(); ++d) {
       int64_t i = index(inst.operands[d]);
@@ -100,8 +100,8 @@ class Interpreter {
       element = element * shape[d] + i;
     }
     for (int d = 0; d < r.ndim; ++d) count *= shape[static_cast<size_t>(d)];
-    if (r.layout == Layout::SoA) return inst.attr1 * count + element;
-    return element * r.components + inst.attr1;
+    if (r.layout == Layout::SoA) return inst.component() * count + element;
+    return element * r.components + inst.component();
   }
 
   Flow store_to(const ir::Inst* ptr, uint64_t bits) {
@@ -115,7 +115,7 @@ class Interpreter {
       ++m_.errors;
       return Flow::Abort;
     }
-    cell(ptr->attr0, static_cast<int64_t>(v), &flow) = bits;
+    cell(ptr->resource_slot(), static_cast<int64_t>(v), &flow) = bits;
     return flow;
   }
 
@@ -130,7 +130,7 @@ class Interpreter {
       ++m_.errors;
       return Flow::Abort;
     }
-    *bits = cell(ptr->attr0, static_cast<int64_t>(v), &flow);
+    *bits = cell(ptr->resource_slot(), static_cast<int64_t>(v), &flow);
     return flow;
   }
 
@@ -183,12 +183,12 @@ class Interpreter {
     }
     switch (inst.op) {
       case Op::Const: values_[&inst] = inst.bits; return Flow::Next;
-      case Op::ArgLoad: values_[&inst] = m_.args[static_cast<size_t>(inst.attr0)]; return Flow::Next;
+      case Op::ArgLoad: values_[&inst] = m_.args[static_cast<size_t>(inst.param_index())]; return Flow::Next;
       case Op::LoopIndex:
-        values_[&inst] = static_cast<uint64_t>(loop_index_[inst.operands[0]][static_cast<size_t>(inst.attr0)]);
+        values_[&inst] = static_cast<uint64_t>(loop_index_[inst.operands[0]][static_cast<size_t>(inst.dimension())]);
         return Flow::Next;
       case Op::ResourceShape:
-        values_[&inst] = static_cast<uint64_t>(m_.shapes[static_cast<size_t>(inst.attr0)][static_cast<size_t>(inst.attr1)]);
+        values_[&inst] = static_cast<uint64_t>(m_.shapes[static_cast<size_t>(inst.resource_slot())][static_cast<size_t>(inst.dimension())]);
         return Flow::Next;
       case Op::Alloca: vars_[&inst] = 0; return Flow::Next;
       case Op::LocalLoad: values_[&inst] = vars_[inst.operands[0]]; return Flow::Next;
@@ -207,7 +207,7 @@ class Interpreter {
         Flow f = load_from(inst.operands[0], &old);
         if (f != Flow::Next) return f;
         constexpr Op kOps[] = {Op::Add, Op::Sub, Op::Min, Op::Max, Op::BitAnd, Op::BitOr, Op::BitXor};
-        auto updated = evaluate_constant(kOps[inst.attr0], inst.type,
+        auto updated = evaluate_constant(kOps[static_cast<int>(inst.atomic_op())], inst.type,
                                          {{inst.type, old}, {inst.type, value(inst.operands[1])}});
         if (!updated) {
           ADD_FAILURE() << "interpreter: atomic on undefined values";
@@ -216,8 +216,8 @@ class Interpreter {
         values_[&inst] = old;
         return store_to(inst.operands[0], *updated);
       }
-      case Op::TmpLoad: values_[&inst] = m_.temps[inst.attr0]; return Flow::Next;
-      case Op::TmpStore: m_.temps[inst.attr0] = value(inst.operands[0]); return Flow::Next;
+      case Op::TmpLoad: values_[&inst] = m_.temps[inst.temp_offset()]; return Flow::Next;
+      case Op::TmpStore: m_.temps[inst.temp_offset()] = value(inst.operands[0]); return Flow::Next;
       case Op::BoundsCheck: {
         int64_t i = index(inst.operands[0]), e = index(inst.operands[1]);
         if (i >= 0 && i < e) return Flow::Next;
@@ -230,7 +230,7 @@ class Interpreter {
         return Flow::Abort;
       case Op::If: return exec_block(*inst.regions[value(inst.operands[0]) ? 0 : 1]);
       case Op::RangeFor: return iterate(inst, range_space(inst), *inst.regions[0]);
-      case Op::StructFor: return iterate(inst, struct_space(inst.attr0), *inst.regions[0]);
+      case Op::StructFor: return iterate(inst, struct_space(inst.resource_slot()), *inst.regions[0]);
       case Op::While:
         while (true) {
           Flow f = exec_block(*inst.regions[0]);
@@ -239,10 +239,10 @@ class Interpreter {
         }
       case Op::Offload: {
         Flow f = Flow::Next;
-        auto kind = static_cast<ir::TaskKind>(inst.attr0);
+        ir::TaskKind kind = inst.task_kind();
         if (kind == ir::TaskKind::Serial) f = exec_block(*inst.regions[0]);
         if (kind == ir::TaskKind::RangeFor) f = iterate(inst, range_space(inst), *inst.regions[0]);
-        if (kind == ir::TaskKind::StructFor) f = iterate(inst, struct_space(inst.attr1), *inst.regions[0]);
+        if (kind == ir::TaskKind::StructFor) f = iterate(inst, struct_space(inst.resource_slot()), *inst.regions[0]);
         return f == Flow::Return ? Flow::Return : Flow::Next;  // an aborted task ends alone
       }
       case Op::Break: return Flow::Break;

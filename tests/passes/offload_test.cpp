@@ -160,9 +160,15 @@ TEST(Offload, AReturnInOneTaskSkipsEveryLaterTask) {
   b.set_insert_end(k->body.get());
   Inst* loop = b.range_for({b.i32(0), b.i32(4)});
   b.set_insert_end(loop->region(0));
-  b.global_store(b.global_ptr(Scalar::I32, g, {b.loop_index(loop, 0)}), b.i32(99));
+  // One instruction a statement, in the order the expected IR has, whatever order a compiler
+  // evaluates call arguments in.
+  Inst* ninety_nine = b.i32(99);
+  Inst* i = b.loop_index(loop, 0);
+  b.global_store(b.global_ptr(Scalar::I32, g, {i}), ninety_nine);
   b.set_insert_end(k->body.get());
-  b.global_store(b.global_ptr(Scalar::I32, h, {b.i32(0)}), b.i32(55));
+  Inst* fifty_five = b.i32(55);
+  Inst* zero = b.i32(0);
+  b.global_store(b.global_ptr(Scalar::I32, h, {zero}), fifty_five);
   EXPECT_TRUE(offload(*k));
   expect_ir(*k, R"(kernel early_return
   param p0 c: value i32

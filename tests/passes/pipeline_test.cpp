@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "runtime/common/error.h"
 #include "tests/passes/pass_test_util.h"
 
 using namespace loom;
@@ -303,7 +304,7 @@ TEST(Pipeline, TheInputIsVerifiedBeforeTheFirstPass) {
   try {
     run_pipeline(*k, {});
     ADD_FAILURE() << "no error";
-  } catch (const std::logic_error& e) {
+  } catch (const loom::InternalError& e) {
     EXPECT_NE(std::string(e.what()).find("IR verification failed after lowering (the pipeline's input): "
                                          "loop_index outside its loop"),
               std::string::npos)

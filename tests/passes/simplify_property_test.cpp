@@ -118,10 +118,9 @@ std::vector<std::optional<uint64_t>> evaluate(const Kernel& kernel, const std::v
   auto k = kernel.clone();
   walk(*k->body, [&](Inst& inst) {
     if (inst.op != Op::ArgLoad) return;
-    uint64_t bits = args[static_cast<size_t>(inst.attr0)];
-    inst.op = Op::Const;
+    uint64_t bits = args[static_cast<size_t>(inst.param_index())];
+    inst.morph(Op::Const);
     inst.bits = bits;
-    inst.attr0 = inst.attr1 = 0;
   });
   while (constant_fold(*k)) {
   }

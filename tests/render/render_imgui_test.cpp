@@ -1,11 +1,12 @@
 // The editor's use of the render loop: the scene drawn into a rectangle of the frame, then
 // Dear ImGui 1.86 (Debian's libimgui) in the same render pass, initialised from
-// FrameLoop::context(), its fonts uploaded with submit_once. Validation on.
+// FrameLoop::context() by editor::start_imgui_vulkan (as the editor's host does). Validation on.
 #include <gtest/gtest.h>
 
 #include <imgui.h>
 #include <imgui_impl_vulkan.h>
 
+#include "editor/app/imgui_vulkan.h"
 #include "runtime/render/scene_renderer.h"
 #include "tests/render/reference_image.h"
 #include "tests/render/render_test_util.h"
@@ -36,23 +37,7 @@ TEST_F(RenderTest, DearImGuiDrawsOverTheSceneInTheSameRenderPass) {
   io.DisplaySize = ImVec2(480, 300);
   io.DeltaTime = 1.0f / 60.0f;
   ImGui::StyleColorsDark();
-  render::RenderContext c = loop.context();
-  ImGui_ImplVulkan_InitInfo info{};
-  info.Instance = c.instance;
-  info.PhysicalDevice = c.physical_device;
-  info.Device = c.device;
-  info.QueueFamily = c.queue_family;
-  info.Queue = c.queue;
-  info.PipelineCache = c.pipeline_cache;
-  info.DescriptorPool = c.descriptor_pool;
-  info.Subpass = c.subpass;
-  info.MinImageCount = c.min_image_count;
-  info.ImageCount = c.image_count;
-  info.MSAASamples = c.samples;
-  info.CheckVkResultFn = check_vk;
-  ASSERT_TRUE(ImGui_ImplVulkan_Init(&info, c.render_pass));
-  loop.submit_once([](VkCommandBuffer cb) { ImGui_ImplVulkan_CreateFontsTexture(cb); });
-  ImGui_ImplVulkan_DestroyFontUploadObjects();
+  ASSERT_TRUE(editor::start_imgui_vulkan(loop, check_vk));
 
   // The editor's layout: the viewport on the left, a panel on the right.
   render::Rect viewport{0, 0, 300, 300};

@@ -1,5 +1,6 @@
 // Shared by the render tests: a graphics device under the validation layer (every message
-// fails the test), an offscreen loop, and sample data.
+// fails the test; no device at all skips it, see support/vulkan_required.h), an offscreen
+// loop, and sample data.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 
 #include "runtime/render/frame_loop.h"
 #include "runtime/vulkan/vulkan_device.h"
+#include "tests/support/vulkan_required.h"
 
 namespace loom::render_test {
 
@@ -31,7 +33,10 @@ inline void expect_no_validation(vk::VulkanDevice& device) {
 
 class RenderTest : public ::testing::Test {
  protected:
-  void SetUp() override { device_ = std::make_unique<vk::VulkanDevice>(graphics_options()); }
+  void SetUp() override {
+    LOOM_REQUIRE_VULKAN_OR_SKIP();
+    device_ = std::make_unique<vk::VulkanDevice>(graphics_options());
+  }
   void TearDown() override {
     loop_.reset();
     if (device_) expect_no_validation(*device_);

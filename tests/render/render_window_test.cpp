@@ -28,6 +28,7 @@ struct Glfw {
 };
 
 TEST(RenderWindow, PresentsResizesAndCaptures) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   Glfw glfw;
   ASSERT_TRUE(glfw.ok) << "GLFW could not start: no display? (ctest runs this under tests/render/with_xvfb.sh)";
   ASSERT_TRUE(glfwVulkanSupported()) << "GLFW finds no Vulkan loader";

@@ -35,8 +35,8 @@ inline std::unique_ptr<ir::Kernel> counting_kernel() {
   Builder b(k->body.get());
   Inst* count = b.arg(Scalar::I32, 1);
   auto task = std::make_unique<Inst>(Op::Offload, Scalar::Void);
-  task->attr0 = static_cast<int>(ir::TaskKind::RangeFor);
-  task->attr1 = 1;
+  task->set_task_kind(ir::TaskKind::RangeFor);
+  task->set_dims(1);
   task->operands = {b.i32(0), count};
   Inst* t = b.insert(std::move(task));
   t->regions.push_back(std::make_unique<ir::Block>(t));
@@ -44,7 +44,7 @@ inline std::unique_ptr<ir::Kernel> counting_kernel() {
   b.atomic(ir::AtomicOp::Add, b.make(Op::ElementPtr, Scalar::I32, {b.const_int(Scalar::I64, 0)}, 0), b.i32(1));
   b.set_insert_end(k->body.get());
   auto s = std::make_unique<Inst>(Op::Offload, Scalar::Void);
-  s->attr0 = static_cast<int>(ir::TaskKind::Serial);
+  s->set_task_kind(ir::TaskKind::Serial);
   Inst* st = b.insert(std::move(s));
   st->regions.push_back(std::make_unique<ir::Block>(st));
   b.set_insert_end(st->region(0));

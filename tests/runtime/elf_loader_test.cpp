@@ -312,6 +312,14 @@ counter:
     .set abs_value, 0x1234
 )";
 
+// Hand-written objects call the C library (strlen, environ), which kernels may not import.
+cpu::ElfLoadOptions any_import(bool always_use_stubs = false) {
+  cpu::ElfLoadOptions options;
+  options.always_use_stubs = always_use_stubs;
+  options.may_import = [](std::string_view) { return true; };
+  return options;
+}
+
 const std::vector<uint8_t>& relocation_object() {
   static const std::vector<uint8_t> object = test::assemble_x86_64(kRelocations);
   return object;
@@ -395,9 +403,7 @@ TEST(ElfLoader, AppliesEveryRelocationTypeDirectlyAndThroughStubs) {
   auto* strlen_address = reinterpret_cast<const uint8_t*>(dlsym(RTLD_DEFAULT, "strlen"));
   for (bool stubs : {false, true}) {
     SCOPED_TRACE(stubs ? "through stubs" : "direct");
-    cpu::ElfLoadOptions options;
-    options.always_use_stubs = stubs;
-    auto image = cpu::ElfImage::load(object, Place{}, options);
+    auto image = cpu::ElfImage::load(object, Place{}, any_import(stubs));
     EXPECT_EQ(function<size_t (*)(const char*)>(*image, "call_strlen")("hello"), 5u);
     EXPECT_EQ(function<size_t (*)(const char*)>(*image, "call_strlen_via_got")("hello, world"),
               12u);
@@ -435,7 +441,7 @@ TEST(ElfLoader, AppliesEveryRelocationTypeDirectlyAndThroughStubs) {
 }
 
 TEST(ElfLoader, ProtectsCodeConstantsAndData) {
-  auto image = cpu::ElfImage::load(relocation_object(), Place{});
+  auto image = cpu::ElfImage::load(relocation_object(), Place{}, any_import());
   EXPECT_EQ(protection_of(image->find("call_strlen")->address), "r-xp");
   EXPECT_EQ(protection_of(image->find("other_section_fn")->address), "r-xp");
   EXPECT_EQ(protection_of(image->find("answer")->address), "r--p");
@@ -448,7 +454,7 @@ TEST(ElfLoader, ProtectsCodeConstantsAndData) {
 }
 
 TEST(CpuModule, ReadsAssertionMessagesAndUnmapsWithTheLastKernel) {
-  cpu::CpuModule module;
+  cpu::CpuModule module(any_import());
   KernelABI abi;
   abi.name = "asm";
   auto first = module.load(abi, relocation_object());
@@ -472,7 +478,7 @@ TEST(ElfLoader, NamesAMissingExternalSymbol) {
 f:
     jmp loom_no_such_function_anywhere@PLT
   )");
-  std::string message = image_error(object);
+  std::string message = image_error(object, any_import());
   EXPECT_NE(message.find("'loom_no_such_function_anywhere'"), std::string::npos) << message;
   EXPECT_NE(message.find("does not define"), std::string::npos) << message;
 }
@@ -678,7 +684,7 @@ TEST(ElfLoader, SurvivesEveryChangedHeaderByte) {
 }
 
 TEST(ElfLoader, SurvivesRandomCorruption) {
-  cpu::CpuModule module;
+  cpu::CpuModule module(any_import());
   std::mt19937_64 random(12345);
   KernelABI asm_abi;
   asm_abi.name = "asm";
@@ -756,4 +762,110 @@ loom_cpu_features:
   std::memcpy(&*at, "+zz999,", first.size());
   message = load_error(module, r.abi, object);
   EXPECT_NE(message.find("lacks: zz999 "), std::string::npos) << message;
+}
+
+// A relocation whose addend leads outside the image: loaded, the code would read or jump to
+// whatever lies there. Each is refused, naming the relocation and its section.
+TEST(ElfLoader, RefusesARelocationThatPointsOutsideTheImage) {
+  auto expect_outside = [](const std::string& message, const std::string& section) {
+    EXPECT_NE(message.find("object code is corrupt: relocation 0 in section"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("(" + section + ")"), std::string::npos) << message;
+    EXPECT_NE(message.find("outside the kernel's image"), std::string::npos) << message;
+  };
+  // 256 MiB past a local data word (PC32 against the .data section symbol).
+  expect_outside(image_error(test::assemble_x86_64(R"(
+    .text
+    .globl f
+f:
+    movq table+0x10000000(%rip), %rax
+    ret
+    .data
+table:
+    .quad 1
+  )")),
+                 ".rela.text");
+  // Before the image (R_X86_64_64 in data).
+  expect_outside(image_error(test::assemble_x86_64(R"(
+    .data
+    .globl p
+p:
+    .quad p - 0x40000000
+  )")),
+                 ".rela.data");
+  // Through a GOT slot.
+  expect_outside(image_error(test::assemble_x86_64(R"(
+    .text
+    .globl f
+f:
+    movq sinf@GOTPCREL+0x100000(%rip), %rax
+    ret
+  )")),
+                 ".rela.text");
+  // An external function with an addend: a jump into the middle of some other code.
+  std::string message = image_error(test::assemble_x86_64(R"(
+    .text
+    .globl f
+f:
+    jmp sinf+0x1000
+  )"));
+  EXPECT_NE(message.find("against 'sinf', has addend 4092"), std::string::npos) << message;
+
+  // A kernel's own relocation with its addend moved 1 GiB away.
+  const KernelRecord& r = rich_record();
+  std::vector<uint8_t> object = r.code;
+  auto relocations = ObjectView(object).relocations();
+  ASSERT_FALSE(relocations.empty());
+  const size_t addend = relocations[0].first + offsetof(Elf64_Rela, r_addend);
+  Elf64_Rela rela;
+  std::memcpy(&rela, object.data() + relocations[0].first, sizeof rela);
+  put<int64_t>(object, addend, rela.r_addend + (int64_t{1} << 30));
+  cpu::CpuModule module;
+  message = load_error(module, r.abi, object);
+  EXPECT_FALSE(message.empty());
+  EXPECT_NE(message.find("relocation 0 in section"), std::string::npos) << message;
+}
+
+// Kernels import the math library, its vector forms and memcpy/memmove/memset, nothing else
+// of the process: a module cannot call `system`.
+TEST(ElfLoader, ResolvesOnlyTheSymbolsKernelsMayImport) {
+  for (const char* allowed : {"sinf", "cos", "powf", "fmodf", "atan2", "expf", "tanf", "fmaf",
+                              "memcpy", "memmove", "memset", "_ZGVdN8v_sinf", "_ZGVbN2vv_pow",
+                              "_ZGVeN16v_expf"})
+    EXPECT_TRUE(cpu::kernel_may_import(allowed)) << allowed;
+  for (const char* refused : {"system", "execve", "dlopen", "dlsym", "strlen", "environ",
+                              "_ZGVdN8v_system", "_ZGV", "sinfx", "", "mmap", "mprotect"})
+    EXPECT_FALSE(cpu::kernel_may_import(refused)) << refused;
+
+  cpu::CpuModule module;
+  KernelABI abi;
+  abi.name = "shell";
+  std::string message = load_error(module, abi, test::assemble_x86_64(R"(
+    .text
+    .globl f
+f:
+    jmp system@PLT
+  )"));
+  EXPECT_NE(message.find("'system'"), std::string::npos) << message;
+  EXPECT_NE(message.find("may not call"), std::string::npos) << message;
+  // A weak reference is refused as well: resolved, it would be the process's `system`.
+  message = load_error(module, abi, test::assemble_x86_64(R"(
+    .text
+    .weak system
+    .globl f
+f:
+    movq system@GOTPCREL(%rip), %rax
+    ret
+  )"));
+  EXPECT_NE(message.find("'system'"), std::string::npos) << message;
+  // The math library is there.
+  EXPECT_EQ(load_error(module, abi, test::assemble_x86_64(R"(
+    .text
+    .globl f
+f:
+    call sinf@PLT
+    call _ZGVdN8v_sinf@PLT
+    jmp memcpy@PLT
+  )")),
+            "");
 }

@@ -319,8 +319,8 @@ std::unique_ptr<ir::Kernel> argpack_kernel(const std::vector<ArgpackType>& types
   Inst* on = b.arg(Scalar::Bool, 0, static_cast<int>(on_off));
   Inst* scale = b.arg(Scalar::F32, 0, static_cast<int>(scale_off));
   auto task = std::make_unique<Inst>(Op::Offload, Scalar::Void);
-  task->attr0 = static_cast<int>(ir::TaskKind::RangeFor);
-  task->attr1 = 1;
+  task->set_task_kind(ir::TaskKind::RangeFor);
+  task->set_dims(1);
   task->operands = {b.i32(0), b.make(Op::ResourceShape, Scalar::I32, {}, 0, 0)};
   Inst* t = b.insert(std::move(task));
   t->regions.push_back(std::make_unique<ir::Block>(t));
@@ -607,8 +607,8 @@ std::unique_ptr<ir::Kernel> grid_kernel() {
   Inst* rows = b.make(Op::ResourceShape, Scalar::I32, {}, 0, 0);
   Inst* cols = b.make(Op::ResourceShape, Scalar::I32, {}, 0, 1);
   auto task = std::make_unique<Inst>(Op::Offload, Scalar::Void);
-  task->attr0 = static_cast<int>(ir::TaskKind::RangeFor);
-  task->attr1 = 2;
+  task->set_task_kind(ir::TaskKind::RangeFor);
+  task->set_dims(2);
   task->operands = {b.i32(0), rows, b.i32(0), cols};
   Inst* t = b.insert(std::move(task));
   t->regions.push_back(std::make_unique<ir::Block>(t));

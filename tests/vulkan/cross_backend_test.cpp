@@ -14,6 +14,7 @@
 #include "compiler/graph/graph_builder.h"
 #include "engine_plugin/include/loom/program.h"
 #include "runtime/common/error.h"
+#include "tests/support/vulkan_required.h"
 
 namespace loom {
 namespace {
@@ -147,12 +148,14 @@ const std::vector<std::string> kIntFormulas = {
     "shl(a, b)", "shr(a, b)", "pow(a, b % 5)", "clamp(a, -5, 9)", "select(a < b, a * 2, b)", "fma(a, b, a)"};
 
 TEST(CrossBackend, Int32Arithmetic) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::vector<int32_t> v = {0, 1, -1, 2, -3, 7, -8, 31, 32, 33, 100000, -65536,
                             std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min()};
   compare_formulas<int32_t>("i32", "i32", v, kIntFormulas);
 }
 
 TEST(CrossBackend, Uint32Arithmetic) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::vector<uint32_t> v = {0, 1, 2, 3, 7, 31, 32, 33, 65535, 0x80000000u, 0xffffffffu};
   compare_formulas<uint32_t>("u32", "u32", v,
                              {"a + b", "a - b", "a * b", "a / b", "a % b", "min(a, b)", "max(a, b)", "a < b",
@@ -161,12 +164,14 @@ TEST(CrossBackend, Uint32Arithmetic) {
 }
 
 TEST(CrossBackend, Int64Arithmetic) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::vector<int64_t> v = {0, 1, -1, 7, -8, 63, 64, 65, 1ll << 40, -(1ll << 33) - 5,
                             std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
   compare_formulas<int64_t>("i64", "i64", v, kIntFormulas);
 }
 
 TEST(CrossBackend, NarrowIntegers) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::vector<int8_t> v8 = {0, 1, -1, 7, -8, 100, 127, -128};
   compare_formulas<int8_t>("i8", "i8", v8, {"a + b", "a * b", "a / b", "a % b", "shr(a, b)", "min(a, b)", "a < b"});
   std::vector<uint16_t> v16 = {0, 1, 2, 255, 256, 40000, 65535};
@@ -174,6 +179,7 @@ TEST(CrossBackend, NarrowIntegers) {
 }
 
 TEST(CrossBackend, Float32Arithmetic) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::vector<float> v = {0.0f, -0.0f, 0.5f, -0.5f, 1.5f, -2.5f, 2.5f, 1e-3f, 3.14159f, -100.0f, 1e6f};
   // Exact operations: the same bits, or both NaN.
   compare_formulas<float>("f32", "f32", v,
@@ -194,6 +200,7 @@ TEST(CrossBackend, Float32Arithmetic) {
 // fmod is exact on both, also for divisors far below the dividend and for subnormals
 // (GLSL's x - y*trunc(x/y) is not); -0 keeps its sign through pow.
 TEST(CrossBackend, ExactFmodAndSignedZeros) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::vector<float> v = {1.0f, 3.5f, -7.25f, 1e30f, 1e-38f, 1e-44f, 1e-45f, -0.0f};
   compare_formulas<float>("f32", "f32", v, {"a % b"});
   // (pow near the ends of the range is lavapipe's exp2/log2 at their worst: not compared.)
@@ -203,6 +210,7 @@ TEST(CrossBackend, ExactFmodAndSignedZeros) {
 }
 
 TEST(CrossBackend, Float64Arithmetic) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::vector<double> v = {0.0, -0.5, 1.5, -2.5, 3.141592653589793, 1e-9, -1e12};
   compare_formulas<double>("f64", "f64", v, {"a + b", "a - b", "a * b", "min(a, b)", "floor(a)", "round(a)", "abs(a)",
                                              "sqrt(abs(a))", "a < b"});
@@ -214,6 +222,7 @@ TEST(CrossBackend, Float64Arithmetic) {
 }
 
 TEST(CrossBackend, Casts) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::vector<float> v = {0.0f, 0.75f, -0.75f, 1.5f, -2.5f, 255.0f, 300.5f, -129.0f, 65536.0f};
   compare_formulas<float>("f32", "i32", v, {"a", "a + b", "a * 1000"});
   compare_formulas<float>("f32", "u8", v, {"abs(a) * 0 + 200", "a > b"});
@@ -294,6 +303,7 @@ graph::Document control_flow() {
 }
 
 TEST(CrossBackend, ControlFlow) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   graph::Document doc = control_flow();
   Program cpu(on(Backend::Cpu)), vk(on(Backend::Vulkan));
   for (Program* p : {&cpu, &vk}) {
@@ -312,6 +322,7 @@ TEST(CrossBackend, ControlFlow) {
 // Atomics from many invocations onto few elements; the final values do not depend on order
 // (except float sums: rounding).
 TEST(CrossBackend, AtomicsAgree) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   graph::Document doc;
   doc.fields.push_back(FieldDesc{"i", {Scalar::I32}, {7, 7}, Layout::AoS});
   doc.fields.push_back(FieldDesc{"u", {Scalar::U32}, {7, 4}, Layout::AoS});
@@ -355,6 +366,7 @@ TEST(CrossBackend, AtomicsAgree) {
 }
 
 TEST(CrossBackend, RandomNumbersAreTheSameStream) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   graph::Document doc;
   doc.fields.push_back(FieldDesc{"rf", {Scalar::F32}, {300}, Layout::AoS});
   doc.fields.push_back(FieldDesc{"rd", {Scalar::F64}, {300}, Layout::AoS});
@@ -382,6 +394,7 @@ TEST(CrossBackend, RandomNumbersAreTheSameStream) {
 }
 
 TEST(CrossBackend, ReturnValuesOfEveryWidth) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   graph::Document doc;
   graph::KernelDecl k = kernel("many", {value_param("x", "i32")}, {
       N(1, "param").p("name", "x"),
@@ -410,6 +423,7 @@ TEST(CrossBackend, ReturnValuesOfEveryWidth) {
 }
 
 TEST(CrossBackend, TexturesLoadSampleStore) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   for (const char* format : {"rgba32f", "rgba8", "r32f", "rg32f"}) {
     for (int dims : {2, 3}) {
       SCOPED_TRACE(std::string(format) + " " + std::to_string(dims) + "-d");
@@ -503,6 +517,7 @@ TEST(CrossBackend, TexturesLoadSampleStore) {
 }
 
 TEST(CrossBackend, DebugBoundsChecksReportTheSamePlace) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   graph::Document doc;
   doc.ndarrays.push_back(graph::NdarrayDecl{"arr", {Scalar::F32}, {10, 4}});
   doc.kernels.push_back(kernel("oob", {ndarray_param("a", "f32", 2)}, {

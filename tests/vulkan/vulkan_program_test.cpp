@@ -10,6 +10,7 @@
 #include "compiler/graph/document_json.h"
 #include "engine_plugin/include/loom/program.h"
 #include "runtime/common/error.h"
+#include "tests/support/vulkan_required.h"
 
 namespace loom {
 namespace {
@@ -65,6 +66,7 @@ float at(Program& p, const std::string& field, int i) {
 }
 
 TEST(VulkanProgram, UnchangedArgpacksUploadNothingAndChangedOnesUploadOnce) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   Program p(vulkan());
   p.load(graph::load_document(kDoc));
   p.launch("scale", {{"p", "params"}});
@@ -94,6 +96,7 @@ TEST(VulkanProgram, UnchangedArgpacksUploadNothingAndChangedOnesUploadOnce) {
 // A nested pack is bound by reference: changing it re-copies it into the outer pack once,
 // and the outer's uniform buffer goes up once before the next launch.
 TEST(VulkanProgram, AChangedNestedPackIsUploadedOncePerChange) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   Program p(vulkan());
   p.load_file(std::string(LOOM_SOURCE_DIR) + "/tests/e2e/docs/taichi_argpacks.loom.json");
   p.launch("nested_sum", {{"x", "outer2"}});
@@ -106,6 +109,7 @@ TEST(VulkanProgram, AChangedNestedPackIsUploadedOncePerChange) {
 }
 
 TEST(VulkanProgram, LaunchesBatchWithBarriersOnlyBetweenDependentOnes) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   Program p(vulkan());
   p.load(graph::load_document(kDoc));
   p.run_pipeline("step");  // compiles: pipelines are built before the counting starts
@@ -125,6 +129,7 @@ TEST(VulkanProgram, LaunchesBatchWithBarriersOnlyBetweenDependentOnes) {
 }
 
 TEST(VulkanProgram, HostViewsAreCurrentAndWritesGoBackUp) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   Program p(vulkan());
   p.load(graph::load_document(kDoc));
   p.run_pipeline("step");
@@ -138,6 +143,7 @@ TEST(VulkanProgram, HostViewsAreCurrentAndWritesGoBackUp) {
 }
 
 TEST(VulkanProgram, WrappedCallerMemoryIsSynchronisedAtEveryLaunch) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   const char* doc = R"({"format": "loom-graph", "version": 2,
     "kernels": [{"name": "twice", "params": [{"name": "x", "kind": "ndarray", "type": "i32", "ndim": 1}], "nodes": [
       {"id": 1, "type": "shape", "params": {"ndarray": "x", "dim": 0}},
@@ -159,6 +165,7 @@ TEST(VulkanProgram, WrappedCallerMemoryIsSynchronisedAtEveryLaunch) {
 }
 
 TEST(VulkanProgram, WarmStartsLoadSpirvAndPipelinesFromDisk) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::string dir = (std::filesystem::temp_directory_path() / "loom_vulkan_cache_test").string();
   std::filesystem::remove_all(dir);
   std::vector<std::string> warnings;
@@ -225,6 +232,7 @@ TEST(VulkanProgram, WarmStartsLoadSpirvAndPipelinesFromDisk) {
 // More argument bytes than push constants hold: the args block goes into a ring of uniform
 // buffer slots with dynamic offsets instead, and the numbers are the same.
 TEST(VulkanProgram, ArgumentsBeyondPushConstantsTravelInAUniformRing) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::string params, sum;
   for (int i = 0; i < 12; ++i) {
     params += std::string(i ? ", " : "") + R"({"name": "m)" + std::to_string(i) + R"(", "kind": "value", "type": "f32x4"})";
@@ -262,6 +270,7 @@ TEST(VulkanProgram, ArgumentsBeyondPushConstantsTravelInAUniformRing) {
 // The same ndarray bound to two parameters: a write through one is seen through the other,
 // as on the CPU (the buffers are declared Aliased).
 TEST(VulkanProgram, OneNdarrayBoundToTwoParameters) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   const char* doc = R"({"format": "loom-graph", "version": 2, "ndarrays": [{"name": "v", "type": "i32", "shape": [1]}],
     "kernels": [{"name": "bump", "params": [{"name": "a", "kind": "ndarray", "type": "i32", "ndim": 1},
                                             {"name": "b", "kind": "ndarray", "type": "i32", "ndim": 1}],
@@ -284,6 +293,7 @@ TEST(VulkanProgram, OneNdarrayBoundToTwoParameters) {
 // One memory, two device copies would overwrite each other: refused by name. The same memory
 // wrapped twice with the same size shares one copy. A refused ndarray leaves no trace.
 TEST(VulkanProgram, WrappedMemoryIsNotSplitIntoTwoDeviceCopies) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   Program p(vulkan());
   p.load(graph::load_document(kDoc));
   std::vector<float> mem(64, 1.0f);
@@ -314,6 +324,7 @@ TEST(VulkanProgram, WrappedMemoryIsNotSplitIntoTwoDeviceCopies) {
 }
 
 TEST(VulkanProgram, AHugeDeviceIndexIsAnErrorNotACrash) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   ProgramOptions o = vulkan();
   o.device = "99999999999999999999";
   try {
@@ -327,6 +338,7 @@ TEST(VulkanProgram, AHugeDeviceIndexIsAnErrorNotACrash) {
 }
 
 TEST(VulkanProgram, AutoFallsBackToTheCpuWithANotice) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::vector<std::string> warnings;
   ProgramOptions o = vulkan(&warnings);
   o.backend = Backend::Auto;

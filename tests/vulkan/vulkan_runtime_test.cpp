@@ -21,6 +21,7 @@
 #include "runtime/vulkan/vk_check.h"
 #include "runtime/vulkan/vulkan_kernel.h"
 #include "runtime/vulkan/vulkan_runtime.h"
+#include "tests/support/vulkan_required.h"
 
 namespace loom {
 namespace {
@@ -62,6 +63,7 @@ const char* kSaxpy = R"({"format": "loom-graph", "version": 2,
        {"id": 7, "type": "store", "inputs": {"i0": "2.i0", "value": "6"}, "params": {"ndarray": "y"}}]}}]}]})";
 
 TEST(VulkanRuntime, FindsADevice) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::vector<vk::DeviceInfo> devices = vk::enumerate_devices();
   ASSERT_FALSE(devices.empty()) << "no Vulkan device: install mesa-vulkan-drivers (lavapipe)";
   vk::VulkanRuntime rt(test_options());
@@ -71,6 +73,7 @@ TEST(VulkanRuntime, FindsADevice) {
 }
 
 TEST(VulkanRuntime, UnknownDeviceIsAClearError) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   vk::RuntimeOptions o = test_options();
   o.device.select = "no such gpu";
   try {
@@ -83,6 +86,7 @@ TEST(VulkanRuntime, UnknownDeviceIsAClearError) {
 }
 
 TEST(VulkanRuntime, SaxpyThroughALaunchFrame) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   vk::VulkanRuntime rt(test_options());
   graph::Document doc = graph::load_document(kSaxpy);
   auto kernel = compile(rt, doc, "saxpy");
@@ -120,6 +124,7 @@ const char* kPack = R"({"format": "loom-graph", "version": 2,
        {"id": 5, "type": "store", "inputs": {"i0": "3.i0", "value": "4"}, "params": {"field": "out"}}]}}]}]})";
 
 TEST(VulkanRuntime, ArgpacksUploadOnceWhenChangedAndNeverWhenNot) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   vk::VulkanRuntime rt(test_options());
   graph::Document doc = graph::load_document(kPack);
   layout_argpack_types(doc.argpack_types);
@@ -160,6 +165,7 @@ const char* kFloatAtomics = R"({"format": "loom-graph", "version": 2,
 
 // Devices without float atomics get a compare-and-swap loop with the same results.
 TEST(VulkanRuntime, FloatAtomicsByCompareAndSwapWhenTheDeviceLacksThem) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   vk::VulkanRuntime rt(test_options());
   graph::Document doc = graph::load_document(kFloatAtomics);
   const uint32_t float_atomics = kNeedFloat32AtomicAdd | kNeedFloat32AtomicMinMax | kNeedFloat64AtomicAdd | kNeedFloat64AtomicMinMax;
@@ -189,6 +195,7 @@ TEST(VulkanRuntime, FloatAtomicsByCompareAndSwapWhenTheDeviceLacksThem) {
 }
 
 TEST(VulkanRuntime, MissingFeatureNamesKernelNodeAndFeature) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   vk::VulkanRuntime rt(test_options());
   graph::Document doc = graph::load_document(R"({"format": "loom-graph", "version": 2,
     "fields": [{"name": "d", "type": "f64", "shape": [8]}],
@@ -218,6 +225,7 @@ TEST(VulkanRuntime, MissingFeatureNamesKernelNodeAndFeature) {
 }
 
 TEST(VulkanRuntime, OversizedBuffersAreRefusedByName) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   vk::VulkanRuntime rt(test_options());
   size_t too_big = static_cast<size_t>(rt.caps().max_storage_buffer_range) + 16;
   try {
@@ -231,6 +239,7 @@ TEST(VulkanRuntime, OversizedBuffersAreRefusedByName) {
 
 // Resources share a few large allocations instead of one vkAllocateMemory each.
 TEST(VulkanRuntime, ResourcesAreSubAllocated) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   vk::VulkanRuntime rt(test_options());
   std::vector<host::Ndarray> arrays;
   arrays.reserve(200);
@@ -254,6 +263,7 @@ TEST(VulkanRuntime, ResourcesAreSubAllocated) {
 }
 
 TEST(VulkanRuntime, VulkanFailuresAreExplained) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
   auto message = [](VkResult r) {
     try {
       vk::check(r, "allocating 'grid'");

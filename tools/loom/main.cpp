@@ -531,6 +531,8 @@ int main(int argc, char** argv) {
       for (const std::string& d : devices) std::printf("%s\n", d.c_str());
       return 0;
     }
+  } catch (const loom::InternalError& e) {
+    fail(std::string(e.what()) + " (a bug in Loom, please report it)");
   } catch (const loom::Error& e) {
     fail(e.what());
   } catch (const std::exception& e) {

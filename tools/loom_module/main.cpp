@@ -123,13 +123,13 @@ int main(int argc, char** argv) {
     loom::aot::Module module = loom::aot::read_module_path(path);
     if (command == "info") return info(module, path);
     if (command != "run") fail("unknown command '" + command + "' (see loom-module --help)");
-    std::unique_ptr<loom::aot::ModuleDevice> dev;
+    std::unique_ptr<loom::Device> dev;
     if (module.meta.arch == loom::aot::Arch::Cpu) {
-      dev = loom::aot::make_cpu_module_device(threads);
+      dev = loom::make_cpu_device(threads);
     } else {
-      loom::aot::VulkanModuleDeviceOptions vo;
+      loom::VulkanDeviceOptions vo;
       vo.select = device;
-      dev = loom::aot::make_vulkan_module_device(vo);
+      dev = loom::make_vulkan_device(vo);
     }
     loom::aot::LoadedModule m(std::move(module), *dev, path);
     if (m.has_pipeline("init")) m.run_pipeline("init");
@@ -137,6 +137,8 @@ int main(int argc, char** argv) {
     dev->synchronize();
     for (const auto& [name, file] : dumps) dump(m, name, file);
     std::printf("ran %s on %s: init + %d step(s)\n", path.c_str(), dev->name().c_str(), steps);
+  } catch (const loom::InternalError& e) {
+    fail(std::string(e.what()) + " (a bug in Loom, please report it)");
   } catch (const loom::Error& e) {
     fail(e.what());
   } catch (const std::exception& e) {
