@@ -15,7 +15,8 @@
 namespace {
 
 // Every test of a suite run on Vulkan skips (or, with LOOM_REQUIRE_VULKAN=1, fails) before
-// it starts when there is no device: a skip recorded here leaves the fixture unrun.
+// it starts when there is no device: GoogleTest then runs SetUp and TearDown but not the body,
+// so fixtures must not need a device in SetUp (support/vulkan_required.h).
 class RequireVulkanInEveryTest : public testing::EmptyTestEventListener {
   void OnTestStart(const testing::TestInfo&) override { LOOM_REQUIRE_VULKAN_OR_SKIP(); }
 };
