@@ -8,17 +8,17 @@
 // to it (const when writing). Readers check what each call declares and fail naming the
 // field's path ("resources[2].param is out of range [-1, 3]"):
 //   v.text(key, s)                          a string
-//   v.integer(key, i, lo, hi)               a whole number in [lo, hi]; binary: the width of i's type
-//   v.flag(key, b)                          a bool
-//   v.choice(key, e, last, name_of)         an enum in [0, last]; binary: its u8 value, JSON: name_of(e)
-//   v.type(key, t, void_ok)                 a ValueType; "void" (no type) only where void_ok
-//   v.extents(key, shape)                   kMaxDims extents in [0, INT32_MAX]
-//   v.list(key, items, max[, each])         at most max items, each walked by its visit_fields
+//   v.integer(key, i, lo, hi)               a whole number in [lo, hi]; binary: the width of i's
+//   type v.flag(key, b)                          a bool v.choice(key, e, last, name_of)         an
+//   enum in [0, last]; binary: its u8 value, JSON: name_of(e) v.type(key, t, void_ok) a ValueType;
+//   "void" (no type) only where void_ok v.extents(key, shape)                   kMaxDims extents in
+//   [0, INT32_MAX] v.list(key, items, max[, each])         at most max items, each walked by its
+//   visit_fields
 //                                           (or by each(item_visitor, item))
 //   v.types / v.byte_list / v.texts         lists of value types, of small numbers, of strings
 //   v.bound_pairs(kb, begin, ke, end, max)  the begin and end bounds of the same dimensions
-//   v.spirv_code(key, words)                binary: the words; JSON: the name of the blob holding them
-//   v.object_code(key, bytes)               binary only: the code of a KernelRecord
+//   v.spirv_code(key, words)                binary: the words; JSON: the name of the blob holding
+//   them v.object_code(key, bytes)               binary only: the code of a KernelRecord
 //   v.require(ok, why)                      a rule across fields; a reader fails with `why`
 // V::kForm says which form walks, for the few fields that one form keeps elsewhere.
 #pragma once
@@ -38,17 +38,6 @@ enum class FieldForm : uint8_t { Binary, Json };
 // T is S, or const S when a writer walks it.
 template <typename T, typename S>
 concept FieldsOf = std::same_as<std::remove_const_t<T>, S>;
-
-// Spellings of the enums that have no name function beside their type.
-constexpr const char* layout_name(Layout l) { return l == Layout::SoA ? "soa" : "aos"; }
-constexpr const char* range_bound_kind_name(RangeBound::Kind k) {
-  switch (k) {
-    case RangeBound::Kind::Const: return "const";
-    case RangeBound::Kind::Arg: return "arg";
-    case RangeBound::Kind::Shape: return "shape";
-  }
-  return "?";
-}
 
 // Caps on list lengths: a corrupt count must not become a huge allocation.
 constexpr uint32_t kMaxListed = 4096;
@@ -135,7 +124,8 @@ void visit_fields(V& v, T& t, size_t binding_count) {
   v.flag("host_extent", t.host_extent);
   v.bound_pairs("begin", t.begin, "end", t.end, kMaxDims);
   v.byte_list("access", t.access, kMaxListed, 0, kAccessRead | kAccessWrite);
-  v.require(t.access.size() == binding_count, "has an access list that does not match the bindings");
+  v.require(t.access.size() == binding_count,
+            "has an access list that does not match the bindings");
   if constexpr (V::kForm == FieldForm::Binary) v.spirv_code("spirv", t.spirv);
 }
 
@@ -143,7 +133,8 @@ template <typename V, FieldsOf<SpirvKernel> K>
 void visit_fields(V& v, K& k) {
   v.list("bindings", k.bindings, kMaxListed);
   v.flag("args_in_push_constants", k.args_in_push_constants);
-  v.list("tasks", k.tasks, kMaxListed, [&](auto& item, auto& t) { visit_fields(item, t, k.bindings.size()); });
+  v.list("tasks", k.tasks, kMaxListed,
+         [&](auto& item, auto& t) { visit_fields(item, t, k.bindings.size()); });
   v.texts("assert_messages", k.assert_messages, kMaxAssertMessages);
   v.integer("requirements", k.requirements, 0, kAllSpirvRequirements);
 }

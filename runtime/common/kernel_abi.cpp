@@ -21,6 +21,14 @@ const char* resource_kind_name(ResourceKind k) {
   return "?";
 }
 
+const char* layout_name(Layout l) {
+  switch (l) {
+    case Layout::AoS: return "aos";
+    case Layout::SoA: return "soa";
+  }
+  return "?";
+}
+
 int texture_channels(TextureFormat f) {
   switch (f) {
     case TextureFormat::R32F: return 1;
@@ -42,7 +50,8 @@ const char* texture_format_name(TextureFormat f) {
 }
 
 bool parse_texture_format(const std::string& name, TextureFormat* out) {
-  for (TextureFormat f : {TextureFormat::R32F, TextureFormat::RG32F, TextureFormat::RGBA32F, TextureFormat::RGBA8}) {
+  for (TextureFormat f :
+       {TextureFormat::R32F, TextureFormat::RG32F, TextureFormat::RGBA32F, TextureFormat::RGBA8}) {
     if (name != texture_format_name(f)) continue;
     *out = f;
     return true;

@@ -19,6 +19,7 @@ enum class Layout : uint8_t { AoS, SoA };
 
 const char* param_kind_name(ParamKind k);        // "value", "ndarray", "texture", "argpack"
 const char* resource_kind_name(ResourceKind k);  // "field", "ndarray", "texture"
+const char* layout_name(Layout l);               // "aos", "soa"
 int texture_channels(TextureFormat f);
 const char* texture_format_name(TextureFormat f);
 // "r32f", "rg32f", "rgba32f", "rgba8"; false for anything else.
@@ -30,10 +31,10 @@ constexpr int kMaxDims = 4;
 struct ParamDesc {
   std::string name;
   ParamKind kind = ParamKind::Value;
-  ValueType type;          // Value: the value; Ndarray: element type
-  int ndim = 0;            // Ndarray: dimensions; Texture: 2 or 3
-  int argpack_type = -1;   // Argpack: index into the program's argpack types
-  uint32_t size = 0;       // bytes the launcher provides for this parameter
+  ValueType type;         // Value: the value; Ndarray: element type
+  int ndim = 0;           // Ndarray: dimensions; Texture: 2 or 3
+  int argpack_type = -1;  // Argpack: index into the program's argpack types
+  uint32_t size = 0;      // bytes the launcher provides for this parameter
 };
 
 // One piece of memory a kernel touches, numbered by slot. Fields are bound at compile time
@@ -41,15 +42,15 @@ struct ParamDesc {
 // directly or from inside an argpack parameter.
 struct ResourceDesc {
   ResourceKind kind = ResourceKind::Field;
-  Scalar dtype = Scalar::F32;   // element scalar type (textures: channel storage)
-  int components = 1;           // scalar components per element (vec3 -> 3)
+  Scalar dtype = Scalar::F32;  // element scalar type (textures: channel storage)
+  int components = 1;          // scalar components per element (vec3 -> 3)
   int ndim = 1;
   std::array<int64_t, kMaxDims> shape{};  // fields: fixed; others: filled at launch
   Layout layout = Layout::AoS;
   TextureFormat format = TextureFormat::RGBA32F;
-  std::string field;            // Field: the program field bound to this slot
-  int param = -1;               // Ndarray/Texture: the parameter it comes from
-  int32_t param_offset = -1;    // >= 0: found inside argpack `param` at this byte offset
+  std::string field;          // Field: the program field bound to this slot
+  int param = -1;             // Ndarray/Texture: the parameter it comes from
+  int32_t param_offset = -1;  // >= 0: found inside argpack `param` at this byte offset
 };
 
 // What the runtime passes to every compiled task. Plain C layout, read by generated code.
@@ -59,9 +60,9 @@ struct ResourceView {
 };
 
 struct LaunchError {
-  int32_t code;      // 0: none; 1: out of bounds; 2: assertion
-  int32_t node;      // graph node id
-  int32_t slot;      // resource slot
+  int32_t code;  // 0: none; 1: out of bounds; 2: assertion
+  int32_t node;  // graph node id
+  int32_t slot;  // resource slot
   int32_t dim;
   int64_t index;
   int64_t extent;

@@ -16,6 +16,15 @@ uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 
 }  // namespace
 
+const char* range_bound_kind_name(RangeBound::Kind k) {
+  switch (k) {
+    case RangeBound::Kind::Const: return "const";
+    case RangeBound::Kind::Arg: return "arg";
+    case RangeBound::Kind::Shape: return "shape";
+  }
+  return "?";
+}
+
 const char* binding_kind_name(BindingKind k) {
   switch (k) {
     case BindingKind::Args: return "args";
@@ -32,12 +41,18 @@ const char* binding_kind_name(BindingKind k) {
 }
 
 std::string describe_requirements(uint32_t bits) {
-  static const char* const names[] = {
-      "shaderInt64", "shaderFloat64", "shaderInt16", "shaderInt8",
-      "storageBuffer8BitAccess", "storageBuffer16BitAccess", "shaderBufferInt64Atomics",
-      "shaderBufferFloat32AtomicAdd", "shaderBufferFloat32AtomicMinMax",
-      "shaderBufferFloat64AtomicAdd", "shaderBufferFloat64AtomicMinMax",
-      "shaderStorageImageExtendedFormats"};
+  static const char* const names[] = {"shaderInt64",
+                                      "shaderFloat64",
+                                      "shaderInt16",
+                                      "shaderInt8",
+                                      "storageBuffer8BitAccess",
+                                      "storageBuffer16BitAccess",
+                                      "shaderBufferInt64Atomics",
+                                      "shaderBufferFloat32AtomicAdd",
+                                      "shaderBufferFloat32AtomicMinMax",
+                                      "shaderBufferFloat64AtomicAdd",
+                                      "shaderBufferFloat64AtomicMinMax",
+                                      "shaderStorageImageExtendedFormats"};
   std::string s;
   for (uint32_t i = 0; i < std::size(names); ++i)
     if (bits & (1u << i)) s += (s.empty() ? "" : ", ") + std::string(names[i]);

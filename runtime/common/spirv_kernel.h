@@ -50,11 +50,12 @@ struct RangeBound {
   int64_t value = 0;    // Const: the value; Arg: parameter index; Shape: resource slot
   uint32_t offset = 0;  // Arg: byte offset of an i32 inside the parameter; Shape: dimension
 };
+const char* range_bound_kind_name(RangeBound::Kind k);  // "const", "arg", "shape"
 
 struct SpirvTask {
-  uint8_t kind = 0;              // ir::TaskKind: 0 serial, 1 range_for, 2 struct_for
-  std::vector<uint32_t> spirv;   // a whole module; entry point "main"
-  uint32_t workgroup_size = 1;   // local_size_x; 1 for serial tasks
+  uint8_t kind = 0;             // ir::TaskKind: 0 serial, 1 range_for, 2 struct_for
+  std::vector<uint32_t> spirv;  // a whole module; entry point "main"
+  uint32_t workgroup_size = 1;  // local_size_x; 1 for serial tasks
   // 1: groups along x cover the whole space. 2 (tasks of 2 dimensions or more): x covers the
   // innermost dimension, y the others flattened.
   uint8_t grid_dims = 1;
@@ -64,7 +65,7 @@ struct SpirvTask {
   // an advisory number of groups the same grid-stride loops cover.
   bool host_extent = false;
   std::vector<RangeBound> begin, end;
-  std::vector<uint8_t> access;   // per kernel binding: BindingAccess bits of this task
+  std::vector<uint8_t> access;  // per kernel binding: BindingAccess bits of this task
 };
 
 // Device features a kernel needs ("the device has at least").
@@ -90,9 +91,9 @@ std::string describe_requirements(uint32_t bits);
 // (their bytes as on the CPU: component c at c * sizeof(scalar)), and the i32 extents of
 // every ndarray and texture slot (fields have constant shapes). A multiple of 16 bytes.
 struct ArgsLayout {
-  uint32_t seed = 0;             // u64
-  std::vector<int32_t> params;   // per parameter: byte offset of a value parameter, else -1
-  std::vector<int32_t> shapes;   // per resource slot: byte offset of ndim i32 extents, else -1
+  uint32_t seed = 0;            // u64
+  std::vector<int32_t> params;  // per parameter: byte offset of a value parameter, else -1
+  std::vector<int32_t> shapes;  // per resource slot: byte offset of ndim i32 extents, else -1
   uint32_t size = 0;
 };
 ArgsLayout args_layout(const KernelABI& abi);
