@@ -19,21 +19,24 @@ namespace {
 // `expr` node of the kernel the `step` pipeline launches first gets " * 1" appended (a new
 // content key, so a real recompile), alternating with taking it off again.
 bool edit_formula(loom::graph::Document& doc, int round) {
-  std::function<bool(std::vector<loom::graph::Node>&)> visit = [&](std::vector<loom::graph::Node>& nodes) {
-    for (loom::graph::Node& n : nodes) {
-      if (n.type == "expr")
-        for (auto& [name, value] : n.params)
-          if (name == "expr") {
-            std::string& f = value.s;
-            if (round % 2 == 0) f = "(" + f + ") * 1";
-            else if (f.size() > 6 && f.rfind(") * 1") == f.size() - 5) f = f.substr(1, f.size() - 6);
-            return true;
-          }
-      for (loom::graph::Region& r : n.regions)
-        if (visit(r.nodes)) return true;
-    }
-    return false;
-  };
+  std::function<bool(std::vector<loom::graph::Node>&)> visit =
+      [&](std::vector<loom::graph::Node>& nodes) {
+        for (loom::graph::Node& n : nodes) {
+          if (n.type == "expr")
+            for (auto& [name, value] : n.params)
+              if (name == "expr") {
+                std::string& f = value.s;
+                if (round % 2 == 0)
+                  f = "(" + f + ") * 1";
+                else if (f.size() > 6 && f.rfind(") * 1") == f.size() - 5)
+                  f = f.substr(1, f.size() - 6);
+                return true;
+              }
+          for (loom::graph::Region& r : n.regions)
+            if (visit(r.nodes)) return true;
+        }
+        return false;
+      };
   std::vector<std::string> order;
   if (const loom::graph::Pipeline* step = doc.pipeline("step"))
     for (const loom::graph::Launch& l : step->launches) order.push_back(l.kernel);
@@ -57,7 +60,9 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--backend") && i + 1 < argc) {
       std::string b = argv[++i];
-      backend = b == "vulkan" ? loom::Backend::Vulkan : b == "auto" ? loom::Backend::Auto : loom::Backend::Cpu;
+      backend = b == "vulkan" ? loom::Backend::Vulkan
+                : b == "auto" ? loom::Backend::Auto
+                              : loom::Backend::Cpu;
     } else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
     } else {
@@ -69,7 +74,8 @@ int main(int argc, char** argv) {
   o.backend = backend;
   o.offline_cache = false;  // every edit compiles for real
   o.warn = [](const std::string&) {};
-  std::printf("edit-to-running latency, median of %d edits (goal: <= 100 ms on the CPU backend)\n", runs);
+  std::printf("edit-to-running latency, median of %d edits (goal: <= 100 ms on the CPU backend)\n",
+              runs);
   const char* samples[] = {"heat", "life", "julia", "nbody", "mpm88", "cloth"};
   try {
     for (const char* name : samples) {
@@ -97,8 +103,10 @@ int main(int argc, char** argv) {
       }
       if (latency.empty()) continue;
       double l = median(latency);
-      std::printf("  %-6s %8.2f ms edit to running (reload %6.2f ms)   %5.2fx of the goal   %6.1fx a frame without edit (%.2f ms)\n",
-                  name, l, median(reload), l / 100.0, l / std::max(1e-3, median(plain)), median(plain));
+      std::printf(
+          "  %-6s %8.2f ms edit to running (reload %6.2f ms)   %5.2fx of the goal   %6.1fx a frame "
+          "without edit (%.2f ms)\n",
+          name, l, median(reload), l / 100.0, l / std::max(1e-3, median(plain)), median(plain));
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "loom_edit_latency_bench: %s\n", e.what());

@@ -27,7 +27,7 @@ using namespace loom::editor;
 namespace {
 
 struct Result {
-  double ms = 0;   // wall ms per frame, median of 5 blocks
+  double ms = 0;  // wall ms per frame, median of 5 blocks
   double fps = 0;
   int nodes_drawn = 0;
 };
@@ -46,7 +46,9 @@ Result measure(EditorHost& host, int frames, const std::function<void(NodeCanvas
       move(host.app().canvas(), i);
       host.frame();
     }
-    blocks.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / per_block);
+    blocks.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() /
+        per_block);
   }
   std::sort(blocks.begin(), blocks.end());
   Result r;
@@ -65,22 +67,27 @@ int main(int argc, char** argv) {
   o.offline_cache = false;
   int frames = 300;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--quick")) frames = 60;
-    else if (!std::strcmp(argv[i], "--size") && i + 1 < argc) std::sscanf(argv[++i], "%ux%u", &o.width, &o.height);
-    else if (!std::strcmp(argv[i], "--device") && i + 1 < argc) o.device = argv[++i];
+    if (!std::strcmp(argv[i], "--quick"))
+      frames = 60;
+    else if (!std::strcmp(argv[i], "--size") && i + 1 < argc)
+      std::sscanf(argv[++i], "%ux%u", &o.width, &o.height);
+    else if (!std::strcmp(argv[i], "--device") && i + 1 < argc)
+      o.device = argv[++i];
     else {
       std::fprintf(stderr, "usage: editor_frame_bench [--quick] [--size WxH] [--device D]\n");
       return 2;
     }
   }
-  std::string path = (std::filesystem::temp_directory_path() / "loom-bench-2000.loom.json").string();
+  std::string path =
+      (std::filesystem::temp_directory_path() / "loom-bench-2000.loom.json").string();
   { std::ofstream(path) << loom::bench::big_graph(2000); }
   try {
     EditorHost host(o);
     // Baseline: the editor with its untitled document (an empty kernel).
     Result base = measure(host, frames, [](NodeCanvas&, int) {});
     if (!host.app().open(path)) {
-      std::fprintf(stderr, "editor_frame_bench: %s\n", host.app().session().log().back().message.c_str());
+      std::fprintf(stderr, "editor_frame_bench: %s\n",
+                   host.app().session().log().back().message.c_str());
       return 1;
     }
     auto pan_and_zoom = [](float lo, float hi) {
@@ -102,7 +109,8 @@ int main(int argc, char** argv) {
                 host.app().canvas().stats().links_total);
     std::printf("%-42s %9s %8s %10s %7s\n", "scenario", "ms/frame", "fps", "vs empty", "drawn");
     auto row = [&](const char* name, const Result& r) {
-      std::printf("%-42s %9.2f %8.1f %9.2fx %7d\n", name, r.ms, r.fps, r.ms / base.ms, r.nodes_drawn);
+      std::printf("%-42s %9.2f %8.1f %9.2fx %7d\n", name, r.ms, r.fps, r.ms / base.ms,
+                  r.nodes_drawn);
     };
     row("empty document (baseline)", base);
     row("2,000 nodes, pan at zoom 1", pan);

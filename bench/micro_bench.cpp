@@ -53,14 +53,10 @@ class RatioReporter : public benchmark::ConsoleReporter {
  private:
   static double scale_to_ns(benchmark::TimeUnit unit) {
     switch (unit) {
-      case benchmark::kNanosecond:
-        return 1.0;
-      case benchmark::kMicrosecond:
-        return 1e3;
-      case benchmark::kMillisecond:
-        return 1e6;
-      case benchmark::kSecond:
-        return 1e9;
+      case benchmark::kNanosecond: return 1.0;
+      case benchmark::kMicrosecond: return 1e3;
+      case benchmark::kMillisecond: return 1e6;
+      case benchmark::kSecond: return 1e9;
     }
     return 1.0;
   }

@@ -26,7 +26,9 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -39,8 +41,10 @@ int main(int argc, char** argv) {
   int runs = 5;
   std::string which = "both";
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
-    else if (!std::strcmp(argv[i], "--arch") && i + 1 < argc) which = argv[++i];
+    if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
+      runs = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--arch") && i + 1 < argc)
+      which = argv[++i];
     else {
       std::fprintf(stderr, "usage: loom_module_load_bench [--runs N] [--arch cpu|vulkan|both]\n");
       return 2;
@@ -50,11 +54,14 @@ int main(int argc, char** argv) {
   std::vector<loom::aot::Arch> arches;
   if (which != "vulkan") arches.push_back(loom::aot::Arch::Cpu);
   if (which != "cpu") {
-    if (loom::enumerate_vulkan_devices().empty()) std::printf("(no Vulkan device: CPU only)\n");
-    else arches.push_back(loom::aot::Arch::Vulkan);
+    if (loom::enumerate_vulkan_devices().empty())
+      std::printf("(no Vulkan device: CPU only)\n");
+    else
+      arches.push_back(loom::aot::Arch::Vulkan);
   }
   const char* samples[] = {"heat", "life", "julia", "nbody", "mpm88", "cloth"};
-  std::printf("%-7s %-6s %8s %12s %14s %9s\n", "arch", "sample", "kernels", "JIT ms", "module ms", "speedup");
+  std::printf("%-7s %-6s %8s %12s %14s %9s\n", "arch", "sample", "kernels", "JIT ms", "module ms",
+              "speedup");
   for (loom::aot::Arch arch : arches) {
     std::shared_ptr<loom::vk::VulkanDevice> shared;
     if (arch == loom::aot::Arch::Vulkan) shared = std::make_shared<loom::vk::VulkanDevice>();
@@ -81,9 +88,9 @@ int main(int argc, char** argv) {
         kernels = m.meta.kernels.size();
         archive = loom::aot::write_module_archive(m);
       }
-      std::unique_ptr<loom::Device> device =
-          arch == loom::aot::Arch::Cpu ? loom::make_cpu_device()
-                                       : loom::make_vulkan_device({}, shared);
+      std::unique_ptr<loom::Device> device = arch == loom::aot::Arch::Cpu
+                                                 ? loom::make_cpu_device()
+                                                 : loom::make_vulkan_device({}, shared);
       std::vector<double> jit, module;
       for (int r = 0; r < runs; ++r) {
         auto t0 = Clock::now();
@@ -95,17 +102,19 @@ int main(int argc, char** argv) {
         }
         auto t1 = Clock::now();
         {
-          loom::aot::LoadedModule loaded(loom::aot::read_module_bytes(archive, sample), *device, sample);
+          loom::aot::LoadedModule loaded(loom::aot::read_module_bytes(archive, sample), *device,
+                                         sample);
           module.push_back(ms_since(t1));
         }
       }
       double j = median(jit), m = median(module);
       jit_total += j;
       module_total += m;
-      std::printf("%-7s %-6s %8zu %12.2f %14.3f %8.1fx\n", loom::aot::arch_name(arch), sample, kernels, j, m, j / m);
+      std::printf("%-7s %-6s %8zu %12.2f %14.3f %8.1fx\n", loom::aot::arch_name(arch), sample,
+                  kernels, j, m, j / m);
     }
-    std::printf("%-7s %-6s %8s %12.2f %14.3f %8.1fx  (all samples)\n", loom::aot::arch_name(arch), "total", "", jit_total,
-                module_total, jit_total / module_total);
+    std::printf("%-7s %-6s %8s %12.2f %14.3f %8.1fx  (all samples)\n", loom::aot::arch_name(arch),
+                "total", "", jit_total, module_total, jit_total / module_total);
   }
   return 0;
 }

@@ -63,7 +63,8 @@ struct Frames {
     vkFreeCommandBuffers(host.device, host.pool, 2, cb);
   }
   // Runs `frames` frames; `record(cb)` is the timed part. Returns CPU microseconds in it.
-  double run(int frames, const std::function<void()>& begin, const std::function<void(VkCommandBuffer)>& record) {
+  double run(int frames, const std::function<void()>& begin,
+             const std::function<void(VkCommandBuffer)>& record) {
     double spent = 0;
     for (int f = 0; f < frames; ++f) {
       int i = f % 2;
@@ -94,9 +95,12 @@ int main(int argc, char** argv) {
   std::string name = "cloth", dir = LOOM_BENCH_MODULES;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--frames" && i + 1 < argc) frames = std::max(10, std::atoi(argv[++i]));
-    else if (a == "--module" && i + 1 < argc) name = argv[++i];
-    else dir = a;
+    if (a == "--frames" && i + 1 < argc)
+      frames = std::max(10, std::atoi(argv[++i]));
+    else if (a == "--module" && i + 1 < argc)
+      name = argv[++i];
+    else
+      dir = a;
   }
   std::string path = dir + "/" + name + ".loommod";
   HostDevice host;
@@ -106,8 +110,8 @@ int main(int argc, char** argv) {
   }
 
   // The plugin, through loom.h.
-  LoomVulkanDeviceImport imp{host.instance, host.physical, host.device, host.family, host.queue, VK_API_VERSION_1_2,
-                             &host.create_info, 2};
+  LoomVulkanDeviceImport imp{host.instance, host.physical,      host.device,       host.family,
+                             host.queue,    VK_API_VERSION_1_2, &host.create_info, 2};
   LoomRuntime runtime = nullptr;
   check(loom_runtime_import_vulkan(&imp, &runtime), "import");
   LoomModule module = nullptr;
@@ -147,7 +151,8 @@ int main(int argc, char** argv) {
     return host_frames.run(
         frames, [&] { cpp_frames.begin_frame(); },
         [&](VkCommandBuffer cb) {
-          loom::aot::LoadedModule::Launcher into = [&](loom::DeviceKernel& k, loom::LaunchContext& ctx) {
+          loom::aot::LoadedModule::Launcher into = [&](loom::DeviceKernel& k,
+                                                       loom::LaunchContext& ctx) {
             cpp_frames.launch_into(cb, *device->vulkan_kernel(k), ctx);
           };
           cpp.run_pipeline(cpp_step, &into);
@@ -182,8 +187,9 @@ int main(int argc, char** argv) {
     return spent;
   };
 
-  std::printf("plugin frame overhead: module %s (%zu launches per frame), %d frames, 2 in flight, %s\n", name.c_str(), launches,
-              frames, loom_version_string());
+  std::printf(
+      "plugin frame overhead: module %s (%zu launches per frame), %d frames, 2 in flight, %s\n",
+      name.c_str(), launches, frames, loom_version_string());
   // Warm both paths (pipelines, descriptor sets, argument rings), then measure alternately.
   plugin_into();
   cpp_into();
@@ -195,14 +201,20 @@ int main(int argc, char** argv) {
   }
   double per_plugin = best_plugin / frames / launches, per_cpp = best_cpp / frames / launches;
   double per_queue = best_queue / frames / launches;
-  std::printf("  into the host's command buffer, loom.h:      %8.2f us CPU per launch (%.1f us per frame)\n", per_plugin,
-              best_plugin / frames);
-  std::printf("  into the host's command buffer, C++ runtime: %8.2f us CPU per launch (%.1f us per frame)\n", per_cpp,
-              best_cpp / frames);
-  std::printf("  on Loom's queue + timeline signal, loom.h:   %8.2f us CPU per launch (%.1f us per frame)\n", per_queue,
-              best_queue / frames);
-  std::printf("  ratio loom.h / C++ runtime: %.2fx; goal <= 50 us per launch: %s (%.1fx under)\n", per_plugin / per_cpp,
-              per_plugin <= 50 ? "met" : "NOT met", 50 / per_plugin);
+  std::printf(
+      "  into the host's command buffer, loom.h:      %8.2f us CPU per launch (%.1f us per "
+      "frame)\n",
+      per_plugin, best_plugin / frames);
+  std::printf(
+      "  into the host's command buffer, C++ runtime: %8.2f us CPU per launch (%.1f us per "
+      "frame)\n",
+      per_cpp, best_cpp / frames);
+  std::printf(
+      "  on Loom's queue + timeline signal, loom.h:   %8.2f us CPU per launch (%.1f us per "
+      "frame)\n",
+      per_queue, best_queue / frames);
+  std::printf("  ratio loom.h / C++ runtime: %.2fx; goal <= 50 us per launch: %s (%.1fx under)\n",
+              per_plugin / per_cpp, per_plugin <= 50 ? "met" : "NOT met", 50 / per_plugin);
 
   vkDestroySemaphore(host.device, timeline, nullptr);
   check(loom_module_destroy(module), "destroy");

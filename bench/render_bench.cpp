@@ -29,7 +29,8 @@ struct Figures {
 };
 
 // Runs `frames` frames after a warm-up; `per_frame` updates data and draws.
-Figures measure(FrameLoop& loop, int frames, const std::function<void(const Frame&, int)>& per_frame) {
+Figures measure(FrameLoop& loop, int frames,
+                const std::function<void(const Frame&, int)>& per_frame) {
   auto one = [&](int i, double* record) {
     Frame f;
     if (!loop.begin_frame(&f)) return;
@@ -60,7 +61,8 @@ std::vector<float> cloud(size_t n, float phase) {
   for (size_t i = 0; i < n; ++i) {
     float t = static_cast<float>(i) / static_cast<float>(n);
     float a = t * 400.0f + phase, r = std::sqrt(t);
-    p[i * 3] = r * std::cos(a), p[i * 3 + 1] = r * std::sin(a), p[i * 3 + 2] = 0.3f * std::sin(7 * a) * (1 - r);
+    p[i * 3] = r * std::cos(a), p[i * 3 + 1] = r * std::sin(a),
+          p[i * 3 + 2] = 0.3f * std::sin(7 * a) * (1 - r);
   }
   return p;
 }
@@ -70,7 +72,8 @@ Mesh grid_mesh(int cells) {
   Mesh m;
   m.name = "grid " + std::to_string(cells);
   for (int j = 0; j <= cells; ++j)
-    for (int i = 0; i <= cells; ++i) m.positions.insert(m.positions.end(), {float(i) / cells, float(j) / cells, 0});
+    for (int i = 0; i <= cells; ++i)
+      m.positions.insert(m.positions.end(), {float(i) / cells, float(j) / cells, 0});
   for (int j = 0; j < cells; ++j)
     for (int i = 0; i < cells; ++i) {
       uint32_t a = j * (cells + 1) + i, b = a + 1, c = a + cells + 2, d = a + cells + 1;
@@ -98,9 +101,12 @@ int main(int argc, char** argv) {
   std::string device_name;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--quick") quick = true, frames = 20;
-    else if (a == "--frames" && i + 1 < argc) frames = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--device" && i + 1 < argc) device_name = argv[++i];
+    if (a == "--quick")
+      quick = true, frames = 20;
+    else if (a == "--frames" && i + 1 < argc)
+      frames = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--device" && i + 1 < argc)
+      device_name = argv[++i];
     else {
       std::fprintf(stderr, "usage: loom_render_bench [--quick] [--frames N] [--device D]\n");
       return 2;
@@ -121,25 +127,31 @@ int main(int argc, char** argv) {
     camera.pitch = 0.4f;
     camera.distance = 3;
 
-    Figures empty = measure(*loop, frames, [&](const Frame& f, int) { scene.draw(f, all, camera); });
+    Figures empty =
+        measure(*loop, frames, [&](const Frame& f, int) { scene.draw(f, all, camera); });
     row("empty frame (baseline)", empty, empty);
 
     PointsLayer& points = scene.add_points();
     points.style.size = 3;
-    std::vector<size_t> sizes = quick ? std::vector<size_t>{10000, 100000} : std::vector<size_t>{10000, 100000, 1000000};
+    std::vector<size_t> sizes =
+        quick ? std::vector<size_t>{10000, 100000} : std::vector<size_t>{10000, 100000, 1000000};
     for (size_t n : sizes) {
       std::vector<float> a = cloud(n, 0), b = cloud(n, 0.5f);
       PointData d{{"cloud", a.data(), n, 3}};
       points.update(d);
       char name[64];
       std::snprintf(name, sizeof name, "points %zuk, unchanged", n / 1000);
-      row(name, measure(*loop, frames, [&](const Frame& f, int) { scene.draw(f, all, camera); }), empty);
+      row(name, measure(*loop, frames, [&](const Frame& f, int) { scene.draw(f, all, camera); }),
+          empty);
       std::snprintf(name, sizeof name, "points %zuk, new data every frame", n / 1000);
-      row(name, measure(*loop, frames, [&](const Frame& f, int i) {
-            d.positions.data = (i % 2 ? b : a).data();
-            points.update(d);
-            scene.draw(f, all, camera);
-          }), empty);
+      row(name,
+          measure(*loop, frames,
+                  [&](const Frame& f, int i) {
+                    d.positions.data = (i % 2 ? b : a).data();
+                    points.update(d);
+                    scene.draw(f, all, camera);
+                  }),
+          empty);
     }
     points.visible = false;
 
@@ -150,12 +162,16 @@ int main(int argc, char** argv) {
       char name[64];
       std::snprintf(name, sizeof name, "mesh %zu vertices, unchanged", n);
       mesh.update_positions({"x", a.data(), n, 3});
-      row(name, measure(*loop, frames, [&](const Frame& f, int) { scene.draw(f, all, camera); }), empty);
+      row(name, measure(*loop, frames, [&](const Frame& f, int) { scene.draw(f, all, camera); }),
+          empty);
       std::snprintf(name, sizeof name, "mesh %zu vertices, moving", n);
-      row(name, measure(*loop, frames, [&](const Frame& f, int i) {
-            mesh.update_positions({"x", (i % 2 ? b : a).data(), n, 3});
-            scene.draw(f, all, camera);
-          }), empty);
+      row(name,
+          measure(*loop, frames,
+                  [&](const Frame& f, int i) {
+                    mesh.update_positions({"x", (i % 2 ? b : a).data(), n, 3});
+                    scene.draw(f, all, camera);
+                  }),
+          empty);
       scene.remove(mesh);
     }
     loop->wait_frames();

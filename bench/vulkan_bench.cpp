@@ -83,8 +83,10 @@ int main(int argc, char** argv) {
   bool quick = false;
   std::string device;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--quick")) quick = true;
-    else if (!std::strcmp(argv[i], "--device") && i + 1 < argc) device = argv[++i];
+    if (!std::strcmp(argv[i], "--quick"))
+      quick = true;
+    else if (!std::strcmp(argv[i], "--device") && i + 1 < argc)
+      device = argv[++i];
     else {
       std::fprintf(stderr, "usage: loom_vulkan_bench [--quick] [--device D]\n");
       return 2;
@@ -98,9 +100,11 @@ int main(int argc, char** argv) {
 
     loom::Program vk(options(loom::Backend::Vulkan, device));
     loom::Program cpu(options(loom::Backend::Cpu, device));
-    std::printf("loom_vulkan_bench: %s; baseline CPU backend on %s\n", vk.device_name().c_str(), cpu.device_name().c_str());
-    std::printf("%lld elements, %lldx%lld grid, median of %d batches of %d launches\n\n", static_cast<long long>(n),
-                static_cast<long long>(side), static_cast<long long>(side), reps, batch);
+    std::printf("loom_vulkan_bench: %s; baseline CPU backend on %s\n", vk.device_name().c_str(),
+                cpu.device_name().c_str());
+    std::printf("%lld elements, %lldx%lld grid, median of %d batches of %d launches\n\n",
+                static_cast<long long>(n), static_cast<long long>(side),
+                static_cast<long long>(side), reps, batch);
 
     for (loom::Program* p : {&vk, &cpu}) {
       p->load_file(source("bench/graphs/bench_kernels.loom.json"));
@@ -114,29 +118,38 @@ int main(int argc, char** argv) {
     }
 
     // ---- throughput
-    std::printf("throughput (ratio = Vulkan / CPU backend; bandwidth as a fraction of the device's copy)\n");
+    std::printf(
+        "throughput (ratio = Vulkan / CPU backend; bandwidth as a fraction of the device's "
+        "copy)\n");
     double copy_bw = device_copy_bandwidth(device, static_cast<size_t>(n) * 4, reps);
     row("device buffer copy (vkCmdCopyBuffer)", copy_bw / 1e9, "GB/s", 1.0, "baseline");
     auto per_launch = [&](loom::Program& p, const std::string& kernel, const loom::Args& args) {
-      return median_seconds(reps, [&] {
-               for (int i = 0; i < batch; ++i) p.launch(kernel, args);
-               p.synchronize();
-             }) / batch;
+      return median_seconds(reps,
+                            [&] {
+                              for (int i = 0; i < batch; ++i) p.launch(kernel, args);
+                              p.synchronize();
+                            }) /
+             batch;
     };
     loom::Args saxpy = {{"a", 2.0}, {"x", "x"}, {"y", "y"}};
     double t_vk = per_launch(vk, "saxpy", saxpy), t_cpu = per_launch(cpu, "saxpy", saxpy);
     double saxpy_bytes = 12.0 * static_cast<double>(n);
-    row("saxpy vulkan", saxpy_bytes / t_vk / 1e9, "GB/s", (saxpy_bytes / t_vk) / copy_bw, "of device copy");
-    row("saxpy cpu backend", saxpy_bytes / t_cpu / 1e9, "GB/s", t_cpu / t_vk, "vulkan speed vs cpu");
+    row("saxpy vulkan", saxpy_bytes / t_vk / 1e9, "GB/s", (saxpy_bytes / t_vk) / copy_bw,
+        "of device copy");
+    row("saxpy cpu backend", saxpy_bytes / t_cpu / 1e9, "GB/s", t_cpu / t_vk,
+        "vulkan speed vs cpu");
     loom::Args stencil = {{"k", 0.2}, {"src", "ga"}, {"dst", "gb"}};
     double s_vk = per_launch(vk, "stencil", stencil), s_cpu = per_launch(cpu, "stencil", stencil);
     double stencil_bytes = 8.0 * static_cast<double>(side * side);
-    row("stencil vulkan", stencil_bytes / s_vk / 1e9, "GB/s", (stencil_bytes / s_vk) / copy_bw, "of device copy");
-    row("stencil cpu backend", stencil_bytes / s_cpu / 1e9, "GB/s", s_cpu / s_vk, "vulkan speed vs cpu");
+    row("stencil vulkan", stencil_bytes / s_vk / 1e9, "GB/s", (stencil_bytes / s_vk) / copy_bw,
+        "of device copy");
+    row("stencil cpu backend", stencil_bytes / s_cpu / 1e9, "GB/s", s_cpu / s_vk,
+        "vulkan speed vs cpu");
 
     // ---- launch overhead inside a batch
     std::printf("\nlaunch overhead inside a batch (goal: <= 10 us per launch on a GPU)\n");
-    loom::Program small(options(loom::Backend::Vulkan, device)), small_cpu(options(loom::Backend::Cpu, device));
+    loom::Program small(options(loom::Backend::Vulkan, device)),
+        small_cpu(options(loom::Backend::Cpu, device));
     for (loom::Program* p : {&small, &small_cpu}) {
       p->load_file(source("bench/graphs/vulkan_bench.loom.json"));
       p->create_ndarray("y", {loom::Scalar::F32}, {64});
@@ -145,10 +158,12 @@ int main(int argc, char** argv) {
     auto overhead = [&](loom::Program& p, const std::string& kernel, const loom::Args& args) {
       p.launch(kernel, args);
       p.synchronize();
-      return median_seconds(reps, [&] {
-               for (int i = 0; i < launches; ++i) p.launch(kernel, args);
-               p.synchronize();
-             }) / launches * 1e6;
+      return median_seconds(reps,
+                            [&] {
+                              for (int i = 0; i < launches; ++i) p.launch(kernel, args);
+                              p.synchronize();
+                            }) /
+             launches * 1e6;
     };
     double tiny_vk = overhead(small, "tiny", {{"y", "y"}});
     double tiny_cpu = overhead(small_cpu, "tiny", {{"y", "y"}});
@@ -158,8 +173,13 @@ int main(int argc, char** argv) {
     // ---- argpack vs plain arguments
     std::printf("\nunchanged argpack vs the same values as plain arguments (per launch)\n");
     loom::Args pack_args = {{"m", "material"}, {"y", "y"}};
-    loom::Args value_args = {{"gain", 2.0}, {"bias", 0.5}, {"tint", std::vector<double>{1, 0.5, 0.25, 1}},
-                             {"axis", std::vector<double>{0, 1, 0, 0}}, {"steps", 4}, {"scale", 1.5}, {"y", "y"}};
+    loom::Args value_args = {{"gain", 2.0},
+                             {"bias", 0.5},
+                             {"tint", std::vector<double>{1, 0.5, 0.25, 1}},
+                             {"axis", std::vector<double>{0, 1, 0, 0}},
+                             {"steps", 4},
+                             {"scale", 1.5},
+                             {"y", "y"}};
     double t_pack = overhead(small, "with_pack", pack_args);
     small.launch("with_pack", pack_args);
     loom::DeviceCounters cp = small.device_counters();
@@ -168,10 +188,11 @@ int main(int argc, char** argv) {
     loom::DeviceCounters cv = small.device_counters();
     row("argpack (bound, not copied)", t_pack, "us", t_pack / t_vals, "of plain-argument time");
     row("plain arguments", t_vals, "us", 1.0, "baseline");
-    std::printf("  bytes per launch: argpack %llu uploaded + %llu of arguments; plain arguments %llu\n",
-                static_cast<unsigned long long>(cp.last_launch_argpack_bytes),
-                static_cast<unsigned long long>(cp.last_launch_argument_bytes),
-                static_cast<unsigned long long>(cv.last_launch_argument_bytes));
+    std::printf(
+        "  bytes per launch: argpack %llu uploaded + %llu of arguments; plain arguments %llu\n",
+        static_cast<unsigned long long>(cp.last_launch_argpack_bytes),
+        static_cast<unsigned long long>(cp.last_launch_argument_bytes),
+        static_cast<unsigned long long>(cv.last_launch_argument_bytes));
 
     // ---- caches: cold start, warm offline cache (SPIR-V from disk), warm pipeline cache
     std::printf("\ncompile and first launch of every sample graph (ratio = cold / warm)\n");
@@ -195,8 +216,9 @@ int main(int argc, char** argv) {
       for (const auto& e : std::filesystem::directory_iterator(dir))
         if (e.path().extension() == ".lkr") std::filesystem::remove(e.path());
       double pipelines_only = first_run(true);
-      std::printf("  %-6s cold %8.2f ms, warm %7.2f ms (%5.1fx), pipeline cache only %7.2f ms (%5.2fx)\n", s, cold, warm,
-                  cold / warm, pipelines_only, cold / pipelines_only);
+      std::printf(
+          "  %-6s cold %8.2f ms, warm %7.2f ms (%5.1fx), pipeline cache only %7.2f ms (%5.2fx)\n",
+          s, cold, warm, cold / warm, pipelines_only, cold / pipelines_only);
     }
     std::filesystem::remove_all(dir);
 
@@ -210,13 +232,15 @@ int main(int argc, char** argv) {
     opt.create_ndarray("y", {loom::Scalar::F32}, {n});
     opt.create_ndarray("ga", {loom::Scalar::F32}, {side, side});
     opt.create_ndarray("gb", {loom::Scalar::F32}, {side, side});
-    double o_saxpy = per_launch(opt, "saxpy", saxpy), o_stencil = per_launch(opt, "stencil", stencil);
+    double o_saxpy = per_launch(opt, "saxpy", saxpy),
+           o_stencil = per_launch(opt, "stencil", stencil);
     row("saxpy time with spirv-opt", o_saxpy * 1e3, "ms", o_saxpy / t_vk, "of without");
     row("stencil time with spirv-opt", o_stencil * 1e3, "ms", o_stencil / s_vk, "of without");
     const loom::Stats& so = opt.stats();
     const loom::Stats& sn = vk.stats();
     row("codegen + optimizer ms (2 kernels)", so.ms_codegen + so.ms_optimize, "ms",
-        (so.ms_codegen + so.ms_optimize) / std::max(1e-9, sn.ms_codegen + sn.ms_optimize), "of without");
+        (so.ms_codegen + so.ms_optimize) / std::max(1e-9, sn.ms_codegen + sn.ms_optimize),
+        "of without");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "loom_vulkan_bench: %s\n", e.what());
     return 1;

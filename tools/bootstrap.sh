@@ -20,7 +20,7 @@ packages=(cmake ninja-build g++ ccache pkg-config llvm-15-dev zlib1g-dev libgtes
           spirv-headers spirv-tools libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers
           libglfw3-dev libtinyobjloader-dev glslang-tools xvfb libimgui-dev libstb-dev fonts-dejavu-core
           python3 python3-jsonschema
-          clang libclang-rt-14-dev clang-tidy)
+          clang libclang-rt-14-dev clang-tidy clang-format)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -95,7 +95,8 @@ void record_features(llvm::Module& module, const std::string& features) {
 
 }  // namespace
 
-CpuTarget describe_cpu_target(const CpuCodegenOptions& options, const std::vector<std::string>& candidates) {
+CpuTarget describe_cpu_target(const CpuCodegenOptions& options,
+                              const std::vector<std::string>& candidates) {
   std::unique_ptr<llvm::TargetMachine> tm = target_machine(options);
   const llvm::MCSubtargetInfo* sti = tm->getMCSubtargetInfo();
   CpuTarget t;
@@ -110,7 +111,8 @@ namespace {
 
 // libmvec's 8-wide entry points need AVX2; on other targets keep the scalar libm calls.
 bool use_libmvec(llvm::TargetMachine& tm, const CpuCodegenOptions& options) {
-  if (!options.vector_math || !tm.getTargetTriple().isX86() || !tm.getTargetTriple().isOSLinux()) return false;
+  if (!options.vector_math || !tm.getTargetTriple().isX86() || !tm.getTargetTriple().isOSLinux())
+    return false;
   const llvm::MCSubtargetInfo* sti = tm.getMCSubtargetInfo();
   return sti && sti->checkFeatures("+avx2,+fma");
 }
@@ -127,7 +129,8 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, const CpuCodegenOpt
   llvm::PassBuilder pb(&tm, tuning);
   llvm::Triple triple(module.getTargetTriple());
   llvm::TargetLibraryInfoImpl library(triple);
-  if (use_libmvec(tm, options)) library.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86);
+  if (use_libmvec(tm, options))
+    library.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86);
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
@@ -138,8 +141,8 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, const CpuCodegenOpt
                                   : opt_level == 1 ? llvm::OptimizationLevel::O1
                                   : opt_level == 2 ? llvm::OptimizationLevel::O2
                                                    : llvm::OptimizationLevel::O3;
-  llvm::ModulePassManager mpm = opt_level <= 0 ? pb.buildO0DefaultPipeline(level)
-                                               : pb.buildPerModuleDefaultPipeline(level);
+  llvm::ModulePassManager mpm =
+      opt_level <= 0 ? pb.buildO0DefaultPipeline(level) : pb.buildPerModuleDefaultPipeline(level);
   mpm.run(module, mam);
 }
 
@@ -175,7 +178,8 @@ Lowered lower(const ir::Kernel& kernel, const CpuCodegenOptions& options, bool o
 
 }  // namespace
 
-CompiledCpuKernel compile_kernel_to_object(const ir::Kernel& kernel, const CpuCodegenOptions& options,
+CompiledCpuKernel compile_kernel_to_object(const ir::Kernel& kernel,
+                                           const CpuCodegenOptions& options,
                                            CodegenTimings* timings) {
   Lowered l = lower(kernel, options, true, timings);
   record_features(*l.module, required_features(*l.tm));
@@ -195,7 +199,8 @@ CompiledCpuKernel compile_kernel_to_object(const ir::Kernel& kernel, const CpuCo
   return out;
 }
 
-std::string dump_llvm_ir(const ir::Kernel& kernel, const CpuCodegenOptions& options, bool optimized) {
+std::string dump_llvm_ir(const ir::Kernel& kernel, const CpuCodegenOptions& options,
+                         bool optimized) {
   Lowered l = lower(kernel, options, optimized, nullptr);
   std::string text;
   llvm::raw_string_ostream os(text);

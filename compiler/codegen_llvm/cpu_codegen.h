@@ -51,11 +51,13 @@ struct CpuTarget {
   std::string cpu;
   std::vector<std::string> features;
 };
-CpuTarget describe_cpu_target(const CpuCodegenOptions& options, const std::vector<std::string>& candidates);
+CpuTarget describe_cpu_target(const CpuCodegenOptions& options,
+                              const std::vector<std::string>& candidates);
 
 // `kernel` must pass ir::verify(kernel, {.offloaded = true, .lowered = true}).
 // Throws loom::Error on IR the backend cannot compile.
-CompiledCpuKernel compile_kernel_to_object(const ir::Kernel& kernel, const CpuCodegenOptions& options = {},
+CompiledCpuKernel compile_kernel_to_object(const ir::Kernel& kernel,
+                                           const CpuCodegenOptions& options = {},
                                            CodegenTimings* timings = nullptr);
 
 // The LLVM IR text of the kernel's module, after optimisation when `optimized`.

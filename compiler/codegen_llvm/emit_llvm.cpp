@@ -28,19 +28,20 @@ namespace loom::codegen {
 
 namespace {
 
+using ir::Inst;
+using ir::Op;
 using llvm::BasicBlock;
 using llvm::Function;
 using llvm::Type;
 using llvm::Value;
-using ir::Inst;
-using ir::Op;
 
 // Field indices of the plain C structs in kernel_abi.h.
 enum CtxField { kCtxParams, kCtxResources, kCtxReturns, kCtxTemps, kCtxError, kCtxSeed };
 enum ErrField { kErrCode, kErrNode, kErrSlot, kErrDim, kErrIndex, kErrExtent };
 
 constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
-// Read by runtime/cpu/cpu_module.cpp; each kernel's object is loaded on its own, so one name serves.
+// Read by runtime/cpu/cpu_module.cpp; each kernel's object is loaded on its own, so one name
+// serves.
 constexpr const char* kAssertMessagesSymbol = "loom_assert_messages";
 
 std::string sanitize(const std::string& name) {
@@ -67,14 +68,23 @@ class Emitter {
  public:
   Emitter(const ir::Kernel& kernel, llvm::LLVMContext& context, llvm::Module& module,
           const EmitOptions& options)
-      : k_(kernel), c_(context), m_(module), opt_(options), b_(context), entry_(context), math_(b_) {
+      : k_(kernel),
+        c_(context),
+        m_(module),
+        opt_(options),
+        b_(context),
+        entry_(context),
+        math_(b_) {
     i8_ = b_.getInt8Ty();
     i32_ = b_.getInt32Ty();
     i64_ = b_.getInt64Ty();
     ptr_ = llvm::PointerType::get(context, 0);
-    ctx_ty_ = llvm::StructType::create(context, {ptr_, ptr_, ptr_, ptr_, ptr_, i64_}, "loom.LaunchContext");
-    view_ty_ = llvm::StructType::create(context, {ptr_, llvm::ArrayType::get(i64_, kMaxDims)}, "loom.ResourceView");
-    err_ty_ = llvm::StructType::create(context, {i32_, i32_, i32_, i32_, i64_, i64_}, "loom.LaunchError");
+    ctx_ty_ = llvm::StructType::create(context, {ptr_, ptr_, ptr_, ptr_, ptr_, i64_},
+                                       "loom.LaunchContext");
+    view_ty_ = llvm::StructType::create(context, {ptr_, llvm::ArrayType::get(i64_, kMaxDims)},
+                                        "loom.ResourceView");
+    err_ty_ =
+        llvm::StructType::create(context, {i32_, i32_, i32_, i32_, i64_, i64_}, "loom.LaunchError");
     if (options.fast_math) {
       llvm::FastMathFlags fmf;
       fmf.setAllowReassoc();
@@ -93,13 +103,14 @@ class Emitter {
     std::vector<llvm::Constant*> entries;
     for (const std::string& text : assert_messages_) {
       auto* str = llvm::ConstantDataArray::getString(c_, text);
-      auto* global = new llvm::GlobalVariable(m_, str->getType(), true, llvm::GlobalValue::PrivateLinkage, str, "loom.assert_message");
+      auto* global = new llvm::GlobalVariable(
+          m_, str->getType(), true, llvm::GlobalValue::PrivateLinkage, str, "loom.assert_message");
       entries.push_back(global);
     }
     entries.push_back(llvm::ConstantPointerNull::get(ptr_));
     auto* type = llvm::ArrayType::get(ptr_, entries.size());
-    new llvm::GlobalVariable(m_, type, true, llvm::GlobalValue::ExternalLinkage, llvm::ConstantArray::get(type, entries),
-                             kAssertMessagesSymbol);
+    new llvm::GlobalVariable(m_, type, true, llvm::GlobalValue::ExternalLinkage,
+                             llvm::ConstantArray::get(type, entries), kAssertMessagesSymbol);
   }
 
   void emit_task(const Inst& offload, size_t index, TaskDesc* desc) {
@@ -110,7 +121,8 @@ class Emitter {
     desc->symbol = sym;
     if (kind == ir::TaskKind::RangeFor) desc->dims = static_cast<uint8_t>(offload.dims());
     if (kind == ir::TaskKind::StructFor)
-      desc->dims = static_cast<uint8_t>(k_.abi.resources[static_cast<size_t>(offload.resource_slot())].ndim);
+      desc->dims =
+          static_cast<uint8_t>(k_.abi.resources[static_cast<size_t>(offload.resource_slot())].ndim);
     if (kind != ir::TaskKind::Serial) {
       desc->extent_symbol = sym + "_extent";
       emit_extent_function(offload, desc->extent_symbol);
@@ -150,7 +162,9 @@ class Emitter {
   }
 
   Value* fconst(Scalar s, double v) { return math_.fconst(s, v); }
-  Value* intrinsic(llvm::Intrinsic::ID id, std::initializer_list<Value*> args) { return math_.intrinsic(id, args); }
+  Value* intrinsic(llvm::Intrinsic::ID id, std::initializer_list<Value*> args) {
+    return math_.intrinsic(id, args);
+  }
   Value* cast(Value* v, Scalar from, Scalar to) { return math_.cast(v, from, to); }
 
   Function* new_function(const std::string& name, Type* ret, const std::vector<Type*>& params) {
@@ -215,7 +229,9 @@ class Emitter {
     Value* views = ctx_field(kCtxResources);
     Value* view = entry_.CreateGEP(view_ty_, views, entry_.getInt64(static_cast<uint64_t>(slot)));
     if (field == 0) return entry_.CreateLoad(ptr_, entry_.CreateStructGEP(view_ty_, view, 0));
-    Value* p = entry_.CreateInBoundsGEP(view_ty_, view, {entry_.getInt32(0), entry_.getInt32(1), entry_.getInt32(static_cast<uint32_t>(dim))});
+    Value* p = entry_.CreateInBoundsGEP(
+        view_ty_, view,
+        {entry_.getInt32(0), entry_.getInt32(1), entry_.getInt32(static_cast<uint32_t>(dim))});
     return entry_.CreateLoad(i64_, p);
   }
 
@@ -255,8 +271,11 @@ class Emitter {
     if (in.param_index() < 0 || static_cast<size_t>(in.param_index()) >= k_.abi.params.size())
       throw InternalError("codegen: argument index out of range");
     Value* params = ctx_field(kCtxParams);
-    Value* base = entry_.CreateLoad(ptr_, entry_.CreateGEP(ptr_, params, entry_.getInt64(static_cast<uint64_t>(in.param_index()))));
-    Value* p = entry_.CreateGEP(i8_, base, entry_.getInt64(static_cast<uint64_t>(in.byte_offset())));
+    Value* base = entry_.CreateLoad(
+        ptr_,
+        entry_.CreateGEP(ptr_, params, entry_.getInt64(static_cast<uint64_t>(in.param_index()))));
+    Value* p =
+        entry_.CreateGEP(i8_, base, entry_.getInt64(static_cast<uint64_t>(in.byte_offset())));
     Value* v = entry_.CreateLoad(mem_type(in.type), p);
     // Bool: one byte for value parameters, a 32-bit 0/1 in argpacks; the low byte tells.
     if (in.type == Scalar::Bool) v = entry_.CreateICmpNE(v, entry_.getInt8(0));
@@ -307,8 +326,10 @@ class Emitter {
     llvm::MDBuilder md(c_);
     b_.CreateCondBr(failed, fail, ok, md.createBranchWeights(1, 1u << 20));
     b_.SetInsertPoint(fail);
-    b_.CreateCall(report_fn_, {ctx_, b_.getInt32(static_cast<uint32_t>(code)), b_.getInt32(static_cast<uint32_t>(node)),
-                               b_.getInt32(static_cast<uint32_t>(slot)), b_.getInt32(static_cast<uint32_t>(dim)), index, extent});
+    b_.CreateCall(report_fn_, {ctx_, b_.getInt32(static_cast<uint32_t>(code)),
+                               b_.getInt32(static_cast<uint32_t>(node)),
+                               b_.getInt32(static_cast<uint32_t>(slot)),
+                               b_.getInt32(static_cast<uint32_t>(dim)), index, extent});
     b_.CreateBr(ret_bb_);
     b_.SetInsertPoint(ok);
   }
@@ -325,7 +346,8 @@ class Emitter {
     if (!rng_) rng_ = entry_alloca(i64_);
     // The task index keeps two tasks of one launch on different streams.
     Value* h = mix64(b_.CreateAdd(ctx_field(kCtxSeed), b_.getInt64(kGolden * (task_index_ + 1))));
-    for (Value* i : indices) h = mix64(b_.CreateAdd(b_.CreateXor(h, b_.CreateZExt(i, i64_)), b_.getInt64(kGolden)));
+    for (Value* i : indices)
+      h = mix64(b_.CreateAdd(b_.CreateXor(h, b_.CreateZExt(i, i64_)), b_.getInt64(kGolden)));
     b_.CreateStore(h, rng_);
   }
 
@@ -336,11 +358,12 @@ class Emitter {
     Value* z = mix64(s);
     switch (t) {
       case Scalar::F32:
-        return b_.CreateFMul(b_.CreateUIToFP(b_.CreateLShr(z, 40), b_.getFloatTy()), fconst(t, 1.0 / 16777216.0));
+        return b_.CreateFMul(b_.CreateUIToFP(b_.CreateLShr(z, 40), b_.getFloatTy()),
+                             fconst(t, 1.0 / 16777216.0));
       case Scalar::F64:
-        return b_.CreateFMul(b_.CreateUIToFP(b_.CreateLShr(z, 11), b_.getDoubleTy()), fconst(t, 1.0 / 9007199254740992.0));
-      default:
-        return b_.CreateTrunc(z, reg_type(t));
+        return b_.CreateFMul(b_.CreateUIToFP(b_.CreateLShr(z, 11), b_.getDoubleTy()),
+                             fconst(t, 1.0 / 9007199254740992.0));
+      default: return b_.CreateTrunc(z, reg_type(t));
     }
   }
 
@@ -370,26 +393,32 @@ class Emitter {
     b_.SetInsertPoint(exit);
   }
 
-  Value* to_i32(Value* v, Scalar s) { return s == Scalar::I32 || s == Scalar::U32 ? v : b_.CreateIntCast(v, i32_, is_signed_int(s)); }
+  Value* to_i32(Value* v, Scalar s) {
+    return s == Scalar::I32 || s == Scalar::U32 ? v : b_.CreateIntCast(v, i32_, is_signed_int(s));
+  }
 
   // Nested counted loops over dims [d, lo.size()); the body runs in the innermost one.
-  void emit_nest(const Inst& loop, size_t d, const std::vector<Value*>& lo, const std::vector<Value*>& hi,
-                 const ir::Block& body) {
-    counted_loop(lo[d], hi[d], [&](Value* iv, BasicBlock* latch) {
-      loop_index_[{&loop, static_cast<int>(d)}] = iv;
-      if (d + 1 < lo.size()) {
-        emit_nest(loop, d + 1, lo, hi, body);
-        return;
-      }
-      if (loop.op == Op::Offload && uses_rand_) {
-        std::vector<Value*> idx;
-        for (size_t i = 0; i < lo.size(); ++i) idx.push_back(loop_index_[{&loop, static_cast<int>(i)}]);
-        init_rng(idx);
-      }
-      loops_.push_back({false, latch, nullptr});
-      emit_block(body);
-      loops_.pop_back();
-    }, cancel_at(loop, d + 1 == lo.size(), body));
+  void emit_nest(const Inst& loop, size_t d, const std::vector<Value*>& lo,
+                 const std::vector<Value*>& hi, const ir::Block& body) {
+    counted_loop(
+        lo[d], hi[d],
+        [&](Value* iv, BasicBlock* latch) {
+          loop_index_[{&loop, static_cast<int>(d)}] = iv;
+          if (d + 1 < lo.size()) {
+            emit_nest(loop, d + 1, lo, hi, body);
+            return;
+          }
+          if (loop.op == Op::Offload && uses_rand_) {
+            std::vector<Value*> idx;
+            for (size_t i = 0; i < lo.size(); ++i)
+              idx.push_back(loop_index_[{&loop, static_cast<int>(i)}]);
+            init_rng(idx);
+          }
+          loops_.push_back({false, latch, nullptr});
+          emit_block(body);
+          loops_.pop_back();
+        },
+        cancel_at(loop, d + 1 == lo.size(), body));
   }
 
   // A nested (serial) for loop polls at its back-edge when another loop runs inside it; an
@@ -417,9 +446,10 @@ class Emitter {
     llvm::MDBuilder md(c_);
     b_.CreateCondBr(b_.CreateIsNull(err), go, has, md.createBranchWeights(1, 1u << 20));
     b_.SetInsertPoint(has);
-    auto* code = b_.CreateAlignedLoad(i32_, b_.CreateStructGEP(err_ty_, err, kErrCode), llvm::MaybeAlign(4), true,
-                                      "cancel_code");
-    b_.CreateCondBr(b_.CreateICmpNE(code, b_.getInt32(0)), stop, go, md.createBranchWeights(1, 1u << 20));
+    auto* code = b_.CreateAlignedLoad(i32_, b_.CreateStructGEP(err_ty_, err, kErrCode),
+                                      llvm::MaybeAlign(4), true, "cancel_code");
+    b_.CreateCondBr(b_.CreateICmpNE(code, b_.getInt32(0)), stop, go,
+                    md.createBranchWeights(1, 1u << 20));
     b_.SetInsertPoint(stop);
     if (node >= 0) {
       Value* node_ptr = b_.CreateStructGEP(err_ty_, err, kErrNode);
@@ -428,7 +458,8 @@ class Emitter {
       BasicBlock* mark = BasicBlock::Create(c_, "cancel_mark", fn_);
       b_.CreateCondBr(b_.CreateICmpSLT(seen, b_.getInt32(0)), mark, ret_bb_);
       b_.SetInsertPoint(mark);
-      auto* st = b_.CreateAlignedStore(b_.getInt32(static_cast<uint32_t>(node)), node_ptr, llvm::MaybeAlign(4));
+      auto* st = b_.CreateAlignedStore(b_.getInt32(static_cast<uint32_t>(node)), node_ptr,
+                                       llvm::MaybeAlign(4));
       st->setAtomic(llvm::AtomicOrdering::Monotonic);
     }
     b_.CreateBr(ret_bb_);
@@ -481,7 +512,8 @@ class Emitter {
   Value* value(const Inst* inst) {
     auto it = values_.find(inst);
     if (it == values_.end())
-      throw InternalError("codegen: operand used before it is defined (" + std::string(ir::op_name(inst->op)) + ")");
+      throw InternalError("codegen: operand used before it is defined (" +
+                          std::string(ir::op_name(inst->op)) + ")");
     return it->second;
   }
 
@@ -532,9 +564,13 @@ class Emitter {
         case ir::AtomicOp::Sub: return rmw(RMW::FSub, v);
         case ir::AtomicOp::Min: return rmw(RMW::FMin, v);
         case ir::AtomicOp::Max: return rmw(RMW::FMax, v);
-        case ir::AtomicOp::And: case ir::AtomicOp::Or: case ir::AtomicOp::Xor: {  // on the bits
+        case ir::AtomicOp::And:
+        case ir::AtomicOp::Or:
+        case ir::AtomicOp::Xor: {  // on the bits
           Type* it = b_.getIntNTy(static_cast<unsigned>(bit_width(t)));
-          RMW::BinOp bop = op == ir::AtomicOp::And ? RMW::And : op == ir::AtomicOp::Or ? RMW::Or : RMW::Xor;
+          RMW::BinOp bop = op == ir::AtomicOp::And  ? RMW::And
+                           : op == ir::AtomicOp::Or ? RMW::Or
+                                                    : RMW::Xor;
           return b_.CreateBitCast(rmw(bop, b_.CreateBitCast(v, it)), v->getType());
         }
       }
@@ -564,26 +600,35 @@ class Emitter {
     Value* i = b_.CreateSExt(x, i64_);
     Value* w = b_.CreateSExt(shape(slot, 0), i64_);
     if (y) i = b_.CreateAdd(i, b_.CreateMul(b_.CreateSExt(y, i64_), w));
-    if (z) i = b_.CreateAdd(i, b_.CreateMul(b_.CreateSExt(z, i64_), b_.CreateMul(w, b_.CreateSExt(shape(slot, 1), i64_))));
-    Value* at = b_.CreateAdd(b_.CreateMul(i, b_.getInt64(static_cast<uint64_t>(nc))), b_.getInt64(static_cast<uint64_t>(channel)));
+    if (z)
+      i = b_.CreateAdd(i, b_.CreateMul(b_.CreateSExt(z, i64_),
+                                       b_.CreateMul(w, b_.CreateSExt(shape(slot, 1), i64_))));
+    Value* at = b_.CreateAdd(b_.CreateMul(i, b_.getInt64(static_cast<uint64_t>(nc))),
+                             b_.getInt64(static_cast<uint64_t>(channel)));
     if (r.format == TextureFormat::RGBA8) {
       Value* byte = b_.CreateLoad(i8_, b_.CreateInBoundsGEP(i8_, data(slot), at));
-      return b_.CreateFMul(b_.CreateUIToFP(byte, b_.getFloatTy()), fconst(Scalar::F32, 1.0 / 255.0));
+      return b_.CreateFMul(b_.CreateUIToFP(byte, b_.getFloatTy()),
+                           fconst(Scalar::F32, 1.0 / 255.0));
     }
     return b_.CreateLoad(b_.getFloatTy(), b_.CreateInBoundsGEP(b_.getFloatTy(), data(slot), at));
   }
 
   Value* clamp_i32(Value* v, Value* n) {
     Value* hi = b_.CreateSub(n, b_.getInt32(1));
-    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, hi), b_.getInt32(0));
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax,
+                                    b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v, hi),
+                                    b_.getInt32(0));
   }
 
   // A texel coordinate from a floored float coordinate `fl` for extent n (float nf).
   Value* wrap(Value* fl, Value* n, Value* nf, bool repeat) {
     Value* zero = fconst(Scalar::F32, 0);
     Value* top = b_.CreateFSub(nf, fconst(Scalar::F32, 1));
-    if (repeat) fl = b_.CreateFSub(fl, b_.CreateFMul(nf, intrinsic(llvm::Intrinsic::floor, {b_.CreateFDiv(fl, nf)})));
-    Value* c = b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, fl, zero), top);
+    if (repeat)
+      fl = b_.CreateFSub(
+          fl, b_.CreateFMul(nf, intrinsic(llvm::Intrinsic::floor, {b_.CreateFDiv(fl, nf)})));
+    Value* c = b_.CreateBinaryIntrinsic(
+        llvm::Intrinsic::minnum, b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, fl, zero), top);
     return clamp_i32(b_.CreateFPToSI(c, i32_), n);
   }
 
@@ -609,9 +654,12 @@ class Emitter {
     }
     int ch = in.channel();
     if (!linear) return texel(slot, i0[0], i0[1], i0[2], ch);
-    auto lerp = [&](Value* a, Value* c, Value* w) { return b_.CreateFAdd(a, b_.CreateFMul(b_.CreateFSub(c, a), w)); };
+    auto lerp = [&](Value* a, Value* c, Value* w) {
+      return b_.CreateFAdd(a, b_.CreateFMul(b_.CreateFSub(c, a), w));
+    };
     // Interpolate along x, then y, then z.
-    std::function<Value*(size_t, std::vector<Value*>&)> sample = [&](size_t d, std::vector<Value*>& at) -> Value* {
+    std::function<Value*(size_t, std::vector<Value*>&)> sample =
+        [&](size_t d, std::vector<Value*>& at) -> Value* {
       if (d == 0) {
         Value* a = texel(slot, i0[0], at[1], at[2], ch);
         Value* c = texel(slot, i1[0], at[1], at[2], ch);
@@ -631,15 +679,18 @@ class Emitter {
     int slot = in.resource_slot();
     std::vector<Value*> c(3, nullptr);
     for (size_t d = 0; d < in.operands.size() && d < 3; ++d)
-      c[d] = clamp_i32(to_i32(value(in.operand(d)), in.operand(d)->type), shape(slot, static_cast<int>(d)));
+      c[d] = clamp_i32(to_i32(value(in.operand(d)), in.operand(d)->type),
+                       shape(slot, static_cast<int>(d)));
     return texel(slot, c[0], c[1], c[2], in.channel());
   }
 
   void tex_store(const Inst& in) {
     int slot = in.resource_slot();
     const ResourceDesc& r = resource(slot);
-    auto dims = static_cast<size_t>(in.dims() > 0 ? in.dims() : static_cast<int>(in.operands.size()) - 4);
-    if (in.operands.size() != dims + 4) throw InternalError("codegen: tex_store needs coordinates and 4 channels");
+    auto dims =
+        static_cast<size_t>(in.dims() > 0 ? in.dims() : static_cast<int>(in.operands.size()) - 4);
+    if (in.operands.size() != dims + 4)
+      throw InternalError("codegen: tex_store needs coordinates and 4 channels");
     std::vector<Value*> c(3, nullptr);
     Value* inside = b_.getTrue();
     for (size_t d = 0; d < dims && d < 3; ++d) {
@@ -655,16 +706,22 @@ class Emitter {
     Value* i = b_.CreateSExt(c[0], i64_);
     Value* w = b_.CreateSExt(shape(slot, 0), i64_);
     if (c[1]) i = b_.CreateAdd(i, b_.CreateMul(b_.CreateSExt(c[1], i64_), w));
-    if (c[2]) i = b_.CreateAdd(i, b_.CreateMul(b_.CreateSExt(c[2], i64_), b_.CreateMul(w, b_.CreateSExt(shape(slot, 1), i64_))));
+    if (c[2])
+      i = b_.CreateAdd(i, b_.CreateMul(b_.CreateSExt(c[2], i64_),
+                                       b_.CreateMul(w, b_.CreateSExt(shape(slot, 1), i64_))));
     for (int ch = 0; ch < nc; ++ch) {
       const Inst* src = in.operand(dims + static_cast<size_t>(ch));
       Value* v = cast(value(src), src->type, Scalar::F32);
-      Value* at = b_.CreateAdd(b_.CreateMul(i, b_.getInt64(static_cast<uint64_t>(nc))), b_.getInt64(static_cast<uint64_t>(ch)));
+      Value* at = b_.CreateAdd(b_.CreateMul(i, b_.getInt64(static_cast<uint64_t>(nc))),
+                               b_.getInt64(static_cast<uint64_t>(ch)));
       if (r.format == TextureFormat::RGBA8) {
-        Value* cl = b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum,
-                                             b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, v, fconst(Scalar::F32, 0)),
-                                             fconst(Scalar::F32, 1));
-        Value* byte = b_.CreateFPToUI(b_.CreateFAdd(b_.CreateFMul(cl, fconst(Scalar::F32, 255)), fconst(Scalar::F32, 0.5)), i8_);
+        Value* cl = b_.CreateBinaryIntrinsic(
+            llvm::Intrinsic::minnum,
+            b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, v, fconst(Scalar::F32, 0)),
+            fconst(Scalar::F32, 1));
+        Value* byte = b_.CreateFPToUI(
+            b_.CreateFAdd(b_.CreateFMul(cl, fconst(Scalar::F32, 255)), fconst(Scalar::F32, 0.5)),
+            i8_);
         b_.CreateStore(byte, b_.CreateInBoundsGEP(i8_, data(slot), at));
       } else {
         b_.CreateStore(v, b_.CreateInBoundsGEP(b_.getFloatTy(), data(slot), at));
@@ -678,7 +735,8 @@ class Emitter {
   const LoopTarget& innermost(bool want_while) {
     for (auto it = loops_.rbegin(); it != loops_.rend(); ++it)
       if (!want_while || it->is_while) return *it;
-    throw InternalError(want_while ? "codegen: break outside a while loop" : "codegen: continue outside a loop");
+    throw InternalError(want_while ? "codegen: break outside a while loop"
+                                   : "codegen: continue outside a loop");
   }
 
   Value* other(const Inst& in) {
@@ -691,12 +749,14 @@ class Emitter {
         if (it == loop_index_.end()) throw InternalError("codegen: loop_index outside its loop");
         return it->second;
       }
-      case Op::Select: return b_.CreateSelect(value(in.operand(0)), value(in.operand(1)), value(in.operand(2)));
+      case Op::Select:
+        return b_.CreateSelect(value(in.operand(0)), value(in.operand(1)), value(in.operand(2)));
       case Op::Fma: {
         Value* a = value(in.operand(0));
         Value* c = value(in.operand(1));
         Value* d = value(in.operand(2));
-        if (is_float(in.type)) return b_.CreateIntrinsic(llvm::Intrinsic::fma, {a->getType()}, {a, c, d});
+        if (is_float(in.type))
+          return b_.CreateIntrinsic(llvm::Intrinsic::fma, {a->getType()}, {a, c, d});
         return b_.CreateAdd(b_.CreateMul(a, c), d);
       }
       case Op::Rand: return rand(in.type);
@@ -706,24 +766,33 @@ class Emitter {
         return p;
       }
       case Op::LocalLoad: return load_mem(value(in.operand(0)), in.type);
-      case Op::LocalStore: store_mem(value(in.operand(0)), value(in.operand(1)), in.operand(1)->type); return nullptr;
+      case Op::LocalStore:
+        store_mem(value(in.operand(0)), value(in.operand(1)), in.operand(1)->type);
+        return nullptr;
       case Op::ElementPtr: {
         Value* idx = value(in.operand(0));
         idx = b_.CreateIntCast(idx, i64_, is_signed_int(in.operand(0)->type));
         return b_.CreateInBoundsGEP(mem_type(in.type), data(in.resource_slot()), idx);
       }
       case Op::GlobalLoad: return load_mem(value(in.operand(0)), in.type);
-      case Op::GlobalStore: store_mem(value(in.operand(0)), value(in.operand(1)), in.operand(1)->type); return nullptr;
+      case Op::GlobalStore:
+        store_mem(value(in.operand(0)), value(in.operand(1)), in.operand(1)->type);
+        return nullptr;
       case Op::AtomicRMW: return atomic(in);
       case Op::TmpLoad:
-        return load_mem(b_.CreateGEP(i8_, ctx_field(kCtxTemps), b_.getInt64(static_cast<uint64_t>(in.temp_offset()))), in.type);
+        return load_mem(b_.CreateGEP(i8_, ctx_field(kCtxTemps),
+                                     b_.getInt64(static_cast<uint64_t>(in.temp_offset()))),
+                        in.type);
       case Op::TmpStore:
-        store_mem(b_.CreateGEP(i8_, ctx_field(kCtxTemps), b_.getInt64(static_cast<uint64_t>(in.temp_offset()))),
+        store_mem(b_.CreateGEP(i8_, ctx_field(kCtxTemps),
+                               b_.getInt64(static_cast<uint64_t>(in.temp_offset()))),
                   value(in.operand(0)), in.operand(0)->type);
         return nullptr;
       case Op::BoundsCheck: {
-        Value* idx = b_.CreateIntCast(value(in.operand(0)), i64_, is_signed_int(in.operand(0)->type));
-        Value* ext = b_.CreateIntCast(value(in.operand(1)), i64_, is_signed_int(in.operand(1)->type));
+        Value* idx =
+            b_.CreateIntCast(value(in.operand(0)), i64_, is_signed_int(in.operand(0)->type));
+        Value* ext =
+            b_.CreateIntCast(value(in.operand(1)), i64_, is_signed_int(in.operand(1)->type));
         check(b_.CreateICmpUGE(idx, ext), 1, in.node, in.resource_slot(), in.dimension(), idx, ext);
         return nullptr;
       }
@@ -732,7 +801,8 @@ class Emitter {
         // The failure's index names the message in the object's message table.
         auto message = static_cast<uint64_t>(assert_messages_.size());
         assert_messages_.push_back(in.message());
-        check(b_.CreateNot(value(in.operand(0))), 2, node, -1, -1, b_.getInt64(message), b_.getInt64(0));
+        check(b_.CreateNot(value(in.operand(0))), 2, node, -1, -1, b_.getInt64(message),
+              b_.getInt64(0));
         return nullptr;
       }
       case Op::TexLoad: return tex_load(in);
@@ -765,7 +835,8 @@ class Emitter {
         b_.SetInsertPoint(exit);
         return nullptr;
       }
-      case Op::RangeFor: case Op::StructFor: {
+      case Op::RangeFor:
+      case Op::StructFor: {
         std::vector<Value*> lo, hi;
         task_bounds(in, &lo, &hi);
         emit_nest(in, 0, lo, hi, *in.region(0));
@@ -775,7 +846,8 @@ class Emitter {
       case Op::Continue: b_.CreateBr(innermost(false).cont); return nullptr;
       case Op::Return: {
         std::vector<uint32_t> offsets = return_offsets(k_.abi);
-        if (in.operands.size() > offsets.size()) throw InternalError("codegen: return of more values than the kernel returns");
+        if (in.operands.size() > offsets.size())
+          throw InternalError("codegen: return of more values than the kernel returns");
         for (size_t i = 0; i < in.operands.size(); ++i) {
           Value* p = b_.CreateGEP(i8_, ctx_field(kCtxReturns), b_.getInt64(offsets[i]));
           store_mem(p, value(in.operand(i)), in.operand(i)->type);
@@ -786,15 +858,48 @@ class Emitter {
       case Op::GlobalPtr: throw InternalError("codegen: global_ptr left in lowered IR");
       case Op::Offload: throw InternalError("codegen: offload nested in a task");
       // Unary and binary ops: emit_inst hands them to the math emitter.
-      case Op::Neg: case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign:
-      case Op::Floor: case Op::Ceil: case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin:
-      case Op::Cos: case Op::Tan: case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp:
-      case Op::Log: case Op::Cast: case Op::Bitcast: case Op::Add: case Op::Sub: case Op::Mul:
-      case Op::Div: case Op::Mod: case Op::Min: case Op::Max: case Op::Pow: case Op::Atan2:
-      case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr: case Op::Eq:
-      case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::LogicAnd:
-      case Op::LogicOr:
-        break;
+      case Op::Neg:
+      case Op::BitNot:
+      case Op::LogicNot:
+      case Op::Abs:
+      case Op::Sign:
+      case Op::Floor:
+      case Op::Ceil:
+      case Op::Round:
+      case Op::Sqrt:
+      case Op::Rsqrt:
+      case Op::Sin:
+      case Op::Cos:
+      case Op::Tan:
+      case Op::Asin:
+      case Op::Acos:
+      case Op::Atan:
+      case Op::Exp:
+      case Op::Log:
+      case Op::Cast:
+      case Op::Bitcast:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+      case Op::Mod:
+      case Op::Min:
+      case Op::Max:
+      case Op::Pow:
+      case Op::Atan2:
+      case Op::BitAnd:
+      case Op::BitOr:
+      case Op::BitXor:
+      case Op::Shl:
+      case Op::Shr:
+      case Op::Eq:
+      case Op::Ne:
+      case Op::Lt:
+      case Op::Le:
+      case Op::Gt:
+      case Op::Ge:
+      case Op::LogicAnd:
+      case Op::LogicOr: break;
     }
     throw InternalError("codegen: unhandled op " + std::string(ir::op_name(in.op)));
   }
@@ -834,7 +939,8 @@ class Emitter {
 
 }  // namespace
 
-std::unique_ptr<llvm::Module> emit_kernel_module(const ir::Kernel& kernel, llvm::LLVMContext& context,
+std::unique_ptr<llvm::Module> emit_kernel_module(const ir::Kernel& kernel,
+                                                 llvm::LLVMContext& context,
                                                  const EmitOptions& options,
                                                  std::vector<TaskDesc>* tasks) {
   auto module = std::make_unique<llvm::Module>("loom_" + sanitize(kernel.abi.name), context);
@@ -851,7 +957,8 @@ std::unique_ptr<llvm::Module> emit_kernel_module(const ir::Kernel& kernel, llvm:
   emitter.emit_assert_messages();
   std::string problems;
   llvm::raw_string_ostream os(problems);
-  if (llvm::verifyModule(*module, &os)) throw InternalError("codegen: LLVM module verification failed: " + os.str());
+  if (llvm::verifyModule(*module, &os))
+    throw InternalError("codegen: LLVM module verification failed: " + os.str());
   return module;
 }
 

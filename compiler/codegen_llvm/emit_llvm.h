@@ -29,7 +29,8 @@ struct EmitOptions {
 };
 
 // One function per offloaded task; `tasks` receives their descriptions in order.
-std::unique_ptr<llvm::Module> emit_kernel_module(const ir::Kernel& kernel, llvm::LLVMContext& context,
+std::unique_ptr<llvm::Module> emit_kernel_module(const ir::Kernel& kernel,
+                                                 llvm::LLVMContext& context,
                                                  const EmitOptions& options,
                                                  std::vector<TaskDesc>* tasks);
 

@@ -11,19 +11,23 @@
 
 namespace loom::codegen {
 
+using ir::Op;
 using llvm::BasicBlock;
 using llvm::Type;
 using llvm::Value;
-using ir::Op;
 
 Type* MathEmitter::reg_type(Scalar s) {
   switch (s) {
     case Scalar::Void: return b_.getVoidTy();
     case Scalar::Bool: return b_.getInt1Ty();
-    case Scalar::I8: case Scalar::U8: return b_.getInt8Ty();
-    case Scalar::I16: case Scalar::U16: return b_.getInt16Ty();
-    case Scalar::I32: case Scalar::U32: return b_.getInt32Ty();
-    case Scalar::I64: case Scalar::U64: return b_.getInt64Ty();
+    case Scalar::I8:
+    case Scalar::U8: return b_.getInt8Ty();
+    case Scalar::I16:
+    case Scalar::U16: return b_.getInt16Ty();
+    case Scalar::I32:
+    case Scalar::U32: return b_.getInt32Ty();
+    case Scalar::I64:
+    case Scalar::U64: return b_.getInt64Ty();
     case Scalar::F32: return b_.getFloatTy();
     case Scalar::F64: return b_.getDoubleTy();
   }
@@ -44,7 +48,8 @@ Value* MathEmitter::libm(const std::string& base, std::initializer_list<Value*> 
   std::string name = t->isFloatTy() ? base + "f" : base;
   std::vector<Type*> params(a.size(), t);
   llvm::Module* module = b_.GetInsertBlock()->getModule();
-  llvm::FunctionCallee callee = module->getOrInsertFunction(name, llvm::FunctionType::get(t, params, false));
+  llvm::FunctionCallee callee =
+      module->getOrInsertFunction(name, llvm::FunctionType::get(t, params, false));
   if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
     f->setDoesNotThrow();
     f->setWillReturn();
@@ -56,7 +61,8 @@ Value* MathEmitter::cast(Value* v, Scalar from, Scalar to) {
   if (from == to) return v;
   Type* t = reg_type(to);
   if (to == Scalar::Bool)
-    return is_float(from) ? b_.CreateFCmpUNE(v, fconst(from, 0)) : b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+    return is_float(from) ? b_.CreateFCmpUNE(v, fconst(from, 0))
+                          : b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
   if (from == Scalar::Bool) return is_float(to) ? b_.CreateUIToFP(v, t) : b_.CreateZExt(v, t);
   if (is_float(from) && is_float(to)) return b_.CreateFPCast(v, t);
   if (is_float(from)) return is_signed_int(to) ? b_.CreateFPToSI(v, t) : b_.CreateFPToUI(v, t);
@@ -79,17 +85,20 @@ Value* MathEmitter::sign(Value* a, Scalar t) {
     return b_.CreateSelect(pos, fconst(t, 1), b_.CreateSelect(neg, fconst(t, -1), fconst(t, 0)));
   }
   Type* ty = a->getType();
-  if (!is_signed_int(t)) return b_.CreateZExt(b_.CreateICmpNE(a, llvm::ConstantInt::get(ty, 0)), ty);
+  if (!is_signed_int(t))
+    return b_.CreateZExt(b_.CreateICmpNE(a, llvm::ConstantInt::get(ty, 0)), ty);
   Value* pos = b_.CreateICmpSGT(a, llvm::ConstantInt::get(ty, 0));
   Value* neg = b_.CreateICmpSLT(a, llvm::ConstantInt::get(ty, 0));
-  return b_.CreateSelect(pos, llvm::ConstantInt::get(ty, 1),
-                         b_.CreateSelect(neg, llvm::ConstantInt::getSigned(ty, -1), llvm::ConstantInt::get(ty, 0)));
+  return b_.CreateSelect(
+      pos, llvm::ConstantInt::get(ty, 1),
+      b_.CreateSelect(neg, llvm::ConstantInt::getSigned(ty, -1), llvm::ConstantInt::get(ty, 0)));
 }
 
 Value* MathEmitter::unary(Op op, Value* a, Scalar from, Scalar t) {
   switch (op) {
     case Op::Neg: return is_float(t) ? b_.CreateFNeg(a) : b_.CreateNeg(a);
-    case Op::BitNot: case Op::LogicNot: return b_.CreateNot(a);
+    case Op::BitNot:
+    case Op::LogicNot: return b_.CreateNot(a);
     case Op::Abs:
       if (is_float(t)) return intrinsic(llvm::Intrinsic::fabs, {a});
       if (is_signed_int(t)) return intrinsic(llvm::Intrinsic::abs, {a, b_.getFalse()});
@@ -122,18 +131,58 @@ Value* MathEmitter::unary(Op op, Value* a, Scalar from, Scalar t) {
     case Op::Cast: return cast(a, from, t);
     case Op::Bitcast: return b_.CreateBitCast(a, reg_type(t));
     // Not unary: the emitter sends only unary ops here.
-    case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Add:
-    case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max:
-    case Op::Pow: case Op::Atan2: case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl:
-    case Op::Shr: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
-    case Op::LogicAnd: case Op::LogicOr: case Op::Select: case Op::Fma: case Op::Rand:
-    case Op::Alloca: case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr:
-    case Op::ElementPtr: case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW:
-    case Op::TmpLoad: case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad:
-    case Op::TexSample: case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor:
-    case Op::While: case Op::Break: case Op::Continue: case Op::Return: case Op::Assert:
-    case Op::Offload:
-      break;
+    case Op::Const:
+    case Op::ArgLoad:
+    case Op::LoopIndex:
+    case Op::ResourceShape:
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::Mod:
+    case Op::Min:
+    case Op::Max:
+    case Op::Pow:
+    case Op::Atan2:
+    case Op::BitAnd:
+    case Op::BitOr:
+    case Op::BitXor:
+    case Op::Shl:
+    case Op::Shr:
+    case Op::Eq:
+    case Op::Ne:
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge:
+    case Op::LogicAnd:
+    case Op::LogicOr:
+    case Op::Select:
+    case Op::Fma:
+    case Op::Rand:
+    case Op::Alloca:
+    case Op::LocalLoad:
+    case Op::LocalStore:
+    case Op::GlobalPtr:
+    case Op::ElementPtr:
+    case Op::GlobalLoad:
+    case Op::GlobalStore:
+    case Op::AtomicRMW:
+    case Op::TmpLoad:
+    case Op::TmpStore:
+    case Op::BoundsCheck:
+    case Op::TexLoad:
+    case Op::TexSample:
+    case Op::TexStore:
+    case Op::If:
+    case Op::RangeFor:
+    case Op::StructFor:
+    case Op::While:
+    case Op::Break:
+    case Op::Continue:
+    case Op::Return:
+    case Op::Assert:
+    case Op::Offload: break;
   }
   throw InternalError("codegen: unhandled unary op " + std::string(ir::op_name(op)));
 }
@@ -143,7 +192,8 @@ Value* MathEmitter::int_pow(Value* base, Value* exp) {
   Type* ty = base->getType();
   BasicBlock* pre = b_.GetInsertBlock();
   BasicBlock* loop = BasicBlock::Create(b_.getContext(), "ipow", b_.GetInsertBlock()->getParent());
-  BasicBlock* done = BasicBlock::Create(b_.getContext(), "ipow_done", b_.GetInsertBlock()->getParent());
+  BasicBlock* done =
+      BasicBlock::Create(b_.getContext(), "ipow_done", b_.GetInsertBlock()->getParent());
   Value* zero = llvm::ConstantInt::get(ty, 0);
   Value* one = llvm::ConstantInt::get(ty, 1);
   b_.CreateCondBr(b_.CreateICmpSGT(exp, zero), loop, done);
@@ -216,7 +266,8 @@ Value* MathEmitter::binary(Op op, Value* a, Value* c, Scalar t) {
       Value* fix;
       if (f) {
         Value* nonzero = b_.CreateFCmpUNE(r, fconst(t, 0));
-        Value* differ = b_.CreateXor(b_.CreateFCmpOLT(r, fconst(t, 0)), b_.CreateFCmpOLT(c, fconst(t, 0)));
+        Value* differ =
+            b_.CreateXor(b_.CreateFCmpOLT(r, fconst(t, 0)), b_.CreateFCmpOLT(c, fconst(t, 0)));
         fix = b_.CreateAnd(nonzero, differ);
         return b_.CreateSelect(fix, b_.CreateFAdd(r, c), r);
       }
@@ -225,15 +276,24 @@ Value* MathEmitter::binary(Op op, Value* a, Value* c, Scalar t) {
       return b_.CreateSelect(fix, b_.CreateAdd(r, c), r);
     }
     case Op::Min:
-      return b_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::minnum : s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, c);
+      return b_.CreateBinaryIntrinsic(f   ? llvm::Intrinsic::minnum
+                                      : s ? llvm::Intrinsic::smin
+                                          : llvm::Intrinsic::umin,
+                                      a, c);
     case Op::Max:
-      return b_.CreateBinaryIntrinsic(f ? llvm::Intrinsic::maxnum : s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, c);
+      return b_.CreateBinaryIntrinsic(f   ? llvm::Intrinsic::maxnum
+                                      : s ? llvm::Intrinsic::smax
+                                          : llvm::Intrinsic::umax,
+                                      a, c);
     case Op::Pow: return f ? intrinsic(llvm::Intrinsic::pow, {a, c}) : int_pow(a, c);
     case Op::Atan2: return libm("atan2", {a, c});
-    case Op::BitAnd: case Op::LogicAnd: return b_.CreateAnd(a, c);
-    case Op::BitOr: case Op::LogicOr: return b_.CreateOr(a, c);
+    case Op::BitAnd:
+    case Op::LogicAnd: return b_.CreateAnd(a, c);
+    case Op::BitOr:
+    case Op::LogicOr: return b_.CreateOr(a, c);
     case Op::BitXor: return b_.CreateXor(a, c);
-    case Op::Shl: case Op::Shr: {
+    case Op::Shl:
+    case Op::Shr: {
       // Shift counts wrap at the width (x86 and SPIR-V agree; LLVM would give poison).
       unsigned width = ty->getIntegerBitWidth();
       Value* n = b_.CreateIntCast(c, ty, false);
@@ -243,22 +303,65 @@ Value* MathEmitter::binary(Op op, Value* a, Value* c, Scalar t) {
     }
     case Op::Eq: return f ? b_.CreateFCmpOEQ(a, c) : b_.CreateICmpEQ(a, c);
     case Op::Ne: return f ? b_.CreateFCmpUNE(a, c) : b_.CreateICmpNE(a, c);
-    case Op::Lt: return f ? b_.CreateFCmpOLT(a, c) : s ? b_.CreateICmpSLT(a, c) : b_.CreateICmpULT(a, c);
-    case Op::Le: return f ? b_.CreateFCmpOLE(a, c) : s ? b_.CreateICmpSLE(a, c) : b_.CreateICmpULE(a, c);
-    case Op::Gt: return f ? b_.CreateFCmpOGT(a, c) : s ? b_.CreateICmpSGT(a, c) : b_.CreateICmpUGT(a, c);
-    case Op::Ge: return f ? b_.CreateFCmpOGE(a, c) : s ? b_.CreateICmpSGE(a, c) : b_.CreateICmpUGE(a, c);
+    case Op::Lt:
+      return f ? b_.CreateFCmpOLT(a, c) : s ? b_.CreateICmpSLT(a, c) : b_.CreateICmpULT(a, c);
+    case Op::Le:
+      return f ? b_.CreateFCmpOLE(a, c) : s ? b_.CreateICmpSLE(a, c) : b_.CreateICmpULE(a, c);
+    case Op::Gt:
+      return f ? b_.CreateFCmpOGT(a, c) : s ? b_.CreateICmpSGT(a, c) : b_.CreateICmpUGT(a, c);
+    case Op::Ge:
+      return f ? b_.CreateFCmpOGE(a, c) : s ? b_.CreateICmpSGE(a, c) : b_.CreateICmpUGE(a, c);
     // Not binary: the emitter sends only binary ops here.
-    case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Neg:
-    case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil:
-    case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tan:
-    case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp: case Op::Log: case Op::Cast:
-    case Op::Bitcast: case Op::Select: case Op::Fma: case Op::Rand: case Op::Alloca:
-    case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr: case Op::ElementPtr:
-    case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW: case Op::TmpLoad:
-    case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad: case Op::TexSample:
-    case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor: case Op::While:
-    case Op::Break: case Op::Continue: case Op::Return: case Op::Assert: case Op::Offload:
-      break;
+    case Op::Const:
+    case Op::ArgLoad:
+    case Op::LoopIndex:
+    case Op::ResourceShape:
+    case Op::Neg:
+    case Op::BitNot:
+    case Op::LogicNot:
+    case Op::Abs:
+    case Op::Sign:
+    case Op::Floor:
+    case Op::Ceil:
+    case Op::Round:
+    case Op::Sqrt:
+    case Op::Rsqrt:
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Tan:
+    case Op::Asin:
+    case Op::Acos:
+    case Op::Atan:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Cast:
+    case Op::Bitcast:
+    case Op::Select:
+    case Op::Fma:
+    case Op::Rand:
+    case Op::Alloca:
+    case Op::LocalLoad:
+    case Op::LocalStore:
+    case Op::GlobalPtr:
+    case Op::ElementPtr:
+    case Op::GlobalLoad:
+    case Op::GlobalStore:
+    case Op::AtomicRMW:
+    case Op::TmpLoad:
+    case Op::TmpStore:
+    case Op::BoundsCheck:
+    case Op::TexLoad:
+    case Op::TexSample:
+    case Op::TexStore:
+    case Op::If:
+    case Op::RangeFor:
+    case Op::StructFor:
+    case Op::While:
+    case Op::Break:
+    case Op::Continue:
+    case Op::Return:
+    case Op::Assert:
+    case Op::Offload: break;
   }
   throw InternalError("codegen: unhandled binary op " + std::string(ir::op_name(op)));
 }

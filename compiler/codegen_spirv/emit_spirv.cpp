@@ -54,34 +54,87 @@ KernelPlan plan_kernel(const ir::Kernel& k, const SpirvTarget& target) {
   ir::walk(*k.body, [&](Inst& in) {
     switch (in.op) {
       case Op::ArgLoad:
-        if (k.abi.params.at(static_cast<size_t>(in.param_index())).kind == ParamKind::Argpack) argpacks.insert(in.param_index());
+        if (k.abi.params.at(static_cast<size_t>(in.param_index())).kind == ParamKind::Argpack)
+          argpacks.insert(in.param_index());
         break;
       case Op::ElementPtr: buffers.insert(in.resource_slot()); break;
-      case Op::TexLoad: case Op::TexStore: storage_images.insert(in.resource_slot()); break;
+      case Op::TexLoad:
+      case Op::TexStore: storage_images.insert(in.resource_slot()); break;
       case Op::TexSample:
         sampled_images.insert(in.resource_slot());
         if (in.bits & ir::kSampleLinear) linear_images.insert(in.resource_slot());
         samplers.insert(static_cast<int>(in.bits & (ir::kSampleLinear | ir::kSampleRepeat)));
         break;
-      case Op::TmpLoad: case Op::TmpStore: temps = true; break;
-      case Op::BoundsCheck: case Op::Assert: error = true; break;
+      case Op::TmpLoad:
+      case Op::TmpStore: temps = true; break;
+      case Op::BoundsCheck:
+      case Op::Assert: error = true; break;
       // Pure values need no binding.
-      case Op::Neg: case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign:
-      case Op::Floor: case Op::Ceil: case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin:
-      case Op::Cos: case Op::Tan: case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp:
-      case Op::Log: case Op::Cast: case Op::Bitcast: case Op::Add: case Op::Sub: case Op::Mul:
-      case Op::Div: case Op::Mod: case Op::Min: case Op::Max: case Op::Pow: case Op::Atan2:
-      case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr: case Op::Eq:
-      case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::LogicAnd:
-      case Op::LogicOr: case Op::Select: case Op::Fma:
-        break;
+      case Op::Neg:
+      case Op::BitNot:
+      case Op::LogicNot:
+      case Op::Abs:
+      case Op::Sign:
+      case Op::Floor:
+      case Op::Ceil:
+      case Op::Round:
+      case Op::Sqrt:
+      case Op::Rsqrt:
+      case Op::Sin:
+      case Op::Cos:
+      case Op::Tan:
+      case Op::Asin:
+      case Op::Acos:
+      case Op::Atan:
+      case Op::Exp:
+      case Op::Log:
+      case Op::Cast:
+      case Op::Bitcast:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+      case Op::Mod:
+      case Op::Min:
+      case Op::Max:
+      case Op::Pow:
+      case Op::Atan2:
+      case Op::BitAnd:
+      case Op::BitOr:
+      case Op::BitXor:
+      case Op::Shl:
+      case Op::Shr:
+      case Op::Eq:
+      case Op::Ne:
+      case Op::Lt:
+      case Op::Le:
+      case Op::Gt:
+      case Op::Ge:
+      case Op::LogicAnd:
+      case Op::LogicOr:
+      case Op::Select:
+      case Op::Fma: break;
       // No binding of their own: constants, locals, accesses through the element pointers
       // above, control flow.
-      case Op::Const: case Op::LoopIndex: case Op::ResourceShape: case Op::Rand: case Op::Alloca:
-      case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr: case Op::GlobalLoad:
-      case Op::GlobalStore: case Op::AtomicRMW: case Op::If: case Op::RangeFor: case Op::StructFor:
-      case Op::While: case Op::Break: case Op::Continue: case Op::Return: case Op::Offload:
-        break;
+      case Op::Const:
+      case Op::LoopIndex:
+      case Op::ResourceShape:
+      case Op::Rand:
+      case Op::Alloca:
+      case Op::LocalLoad:
+      case Op::LocalStore:
+      case Op::GlobalPtr:
+      case Op::GlobalLoad:
+      case Op::GlobalStore:
+      case Op::AtomicRMW:
+      case Op::If:
+      case Op::RangeFor:
+      case Op::StructFor:
+      case Op::While:
+      case Op::Break:
+      case Op::Continue:
+      case Op::Return:
+      case Op::Offload: break;
     }
   });
   auto add = [&](BindingKind kind, int i) {
@@ -122,15 +175,18 @@ struct Loop {
 bool is_float_atomic_native(Scalar t, ir::AtomicOp op, uint32_t features) {
   bool add = op == ir::AtomicOp::Add || op == ir::AtomicOp::Sub;
   bool minmax = op == ir::AtomicOp::Min || op == ir::AtomicOp::Max;
-  if (t == Scalar::F32) return (add && (features & kNeedFloat32AtomicAdd)) || (minmax && (features & kNeedFloat32AtomicMinMax));
-  return (add && (features & kNeedFloat64AtomicAdd)) || (minmax && (features & kNeedFloat64AtomicMinMax));
+  if (t == Scalar::F32)
+    return (add && (features & kNeedFloat32AtomicAdd)) ||
+           (minmax && (features & kNeedFloat32AtomicMinMax));
+  return (add && (features & kNeedFloat64AtomicAdd)) ||
+         (minmax && (features & kNeedFloat64AtomicMinMax));
 }
 
 class TaskEmitter {
  public:
-  TaskEmitter(const ir::Kernel& kernel, const KernelPlan& plan, const SpirvTarget& target, const Inst& offload,
-              size_t task_index, std::vector<std::string>* assert_messages, std::set<std::string>* notes,
-              uint32_t* requirements)
+  TaskEmitter(const ir::Kernel& kernel, const KernelPlan& plan, const SpirvTarget& target,
+              const Inst& offload, size_t task_index, std::vector<std::string>* assert_messages,
+              std::set<std::string>* notes, uint32_t* requirements)
       : k_(kernel),
         plan_(plan),
         target_(target),
@@ -181,7 +237,9 @@ class TaskEmitter {
  private:
   // ------------------------------------------------------------------ helpers
   size_t task_dims() const {
-    if (kind_ == ir::TaskKind::StructFor) return static_cast<size_t>(k_.abi.resources.at(static_cast<size_t>(offload_.resource_slot())).ndim);
+    if (kind_ == ir::TaskKind::StructFor)
+      return static_cast<size_t>(
+          k_.abi.resources.at(static_cast<size_t>(offload_.resource_slot())).ndim);
     return offload_.operands.size() / 2;
   }
 
@@ -197,8 +255,8 @@ class TaskEmitter {
 
   void require(uint32_t bit, const Inst& in, const std::string& what) {
     if (!(target_.features & bit))
-      fail(in, "kernel '" + k_.abi.name + "' " + what + ", which needs " + describe_requirements(bit) + "; " +
-                   target_.device_name + " lacks it");
+      fail(in, "kernel '" + k_.abi.name + "' " + what + ", which needs " +
+                   describe_requirements(bit) + "; " + target_.device_name + " lacks it");
     *requirements_ |= bit;
   }
 
@@ -217,7 +275,8 @@ class TaskEmitter {
   Id value(const Inst* in) {
     auto it = values_.find(in);
     if (it == values_.end())
-      throw InternalError("spirv codegen: operand used before it is defined (" + std::string(ir::op_name(in->op)) + ")");
+      throw InternalError("spirv codegen: operand used before it is defined (" +
+                          std::string(ir::op_name(in->op)) + ")");
     return it->second;
   }
 
@@ -234,7 +293,8 @@ class TaskEmitter {
 
   Id decorate_binding(Id var, int position) {
     m_.decorate(var, spv::DecorationDescriptorSet, {0});
-    m_.decorate(var, spv::DecorationBinding, {plan_.bindings[static_cast<size_t>(position)].binding});
+    m_.decorate(var, spv::DecorationBinding,
+                {plan_.bindings[static_cast<size_t>(position)].binding});
     interface_.push_back(var);
     return var;
   }
@@ -243,7 +303,8 @@ class TaskEmitter {
   Id builtin(spv::BuiltIn which) {
     auto it = builtins_.find(which);
     if (it != builtins_.end()) return it->second;
-    Id var = m_.global_variable(ptr(spv::StorageClassInput, m_.type_vector(u32t(), 3)), spv::StorageClassInput);
+    Id var = m_.global_variable(ptr(spv::StorageClassInput, m_.type_vector(u32t(), 3)),
+                                spv::StorageClassInput);
     m_.decorate(var, spv::DecorationBuiltIn, {static_cast<uint32_t>(which)});
     interface_.push_back(var);
     return builtins_[which] = var;
@@ -256,7 +317,8 @@ class TaskEmitter {
     b.vec4 = vec4;
     Id elem = vec4 ? m_.type_vector(u32t(), 4) : u32t();
     uint32_t count = vec4 ? (words + 3) / 4 : words;
-    Id array = words ? m_.type_array(elem, m_.constant_u32(std::max<uint32_t>(count, 1))) : m_.type_runtime_array(elem);
+    Id array = words ? m_.type_array(elem, m_.constant_u32(std::max<uint32_t>(count, 1)))
+                     : m_.type_runtime_array(elem);
     m_.decorate(array, spv::DecorationArrayStride, {vec4 ? 16u : 4u});
     Id st = m_.type_struct({array});
     m_.decorate(st, spv::DecorationBlock);
@@ -282,7 +344,9 @@ class TaskEmitter {
   }
 
   const WordBlock& buffer_block(BindingKind kind) {
-    WordBlock& b = kind == BindingKind::Temps ? temps_ : kind == BindingKind::Returns ? returns_ : error_;
+    WordBlock& b = kind == BindingKind::Temps     ? temps_
+                   : kind == BindingKind::Returns ? returns_
+                                                  : error_;
     if (b.var) return b;
     b = word_block(spv::StorageClassStorageBuffer, false, 0);
     decorate_binding(b.var, plan_.find(kind));
@@ -304,11 +368,17 @@ class TaskEmitter {
 
   Id word_ptr(const WordBlock& b, uint32_t word) {
     Id p = ptr(b.storage, u32t());
-    if (b.vec4) return m_.op(spv::OpAccessChain, p, {b.var, m_.constant_i32(0), m_.constant_i32(static_cast<int32_t>(word / 4)), m_.constant_i32(static_cast<int32_t>(word % 4))});
-    return m_.op(spv::OpAccessChain, p, {b.var, m_.constant_i32(0), m_.constant_i32(static_cast<int32_t>(word))});
+    if (b.vec4)
+      return m_.op(spv::OpAccessChain, p,
+                   {b.var, m_.constant_i32(0), m_.constant_i32(static_cast<int32_t>(word / 4)),
+                    m_.constant_i32(static_cast<int32_t>(word % 4))});
+    return m_.op(spv::OpAccessChain, p,
+                 {b.var, m_.constant_i32(0), m_.constant_i32(static_cast<int32_t>(word))});
   }
 
-  Id load_word(const WordBlock& b, uint32_t word) { return m_.op(spv::OpLoad, u32t(), {word_ptr(b, word)}); }
+  Id load_word(const WordBlock& b, uint32_t word) {
+    return m_.op(spv::OpLoad, u32t(), {word_ptr(b, word)});
+  }
 
   // A scalar at a byte offset of a word block (narrow values inside their word).
   Id load_scalar(const WordBlock& b, uint32_t offset, Scalar s) {
@@ -320,12 +390,15 @@ class TaskEmitter {
     uint32_t shift = 8 * (offset % 4);
     if (shift) w = m_.op(spv::OpShiftRightLogical, u32t(), {w, m_.constant_u32(shift)});
     if (s == Scalar::Bool)
-      return m_.op(spv::OpINotEqual, bool_t(), {m_.op(spv::OpBitwiseAnd, u32t(), {w, m_.constant_u32(0xff)}), m_.constant_u32(0)});
+      return m_.op(
+          spv::OpINotEqual, bool_t(),
+          {m_.op(spv::OpBitwiseAnd, u32t(), {w, m_.constant_u32(0xff)}), m_.constant_u32(0)});
     return math_.from_words(s, {w});
   }
 
   void store_words(const WordBlock& b, uint32_t word, const std::vector<Id>& words) {
-    for (size_t i = 0; i < words.size(); ++i) m_.op_void(spv::OpStore, {word_ptr(b, word + static_cast<uint32_t>(i)), words[i]});
+    for (size_t i = 0; i < words.size(); ++i)
+      m_.op_void(spv::OpStore, {word_ptr(b, word + static_cast<uint32_t>(i)), words[i]});
   }
 
   // Storage buffer of a field or ndarray slot; float slots that need compare-and-swap
@@ -356,11 +429,13 @@ class TaskEmitter {
     Id st = m_.type_struct({array});
     m_.decorate(st, spv::DecorationBlock);
     m_.member_decorate(st, 0, spv::DecorationOffset, {0});
-    sb.var = m_.global_variable(ptr(spv::StorageClassStorageBuffer, st), spv::StorageClassStorageBuffer);
+    sb.var =
+        m_.global_variable(ptr(spv::StorageClassStorageBuffer, st), spv::StorageClassStorageBuffer);
     decorate_binding(sb.var, plan_.find(BindingKind::Buffer, slot));
     // SPIR-V lets a compiler assume distinct buffers do not overlap; two ndarray slots may be
     // bound to the same ndarray (fields are distinct by name and never alias).
-    if (r.kind == ResourceKind::Ndarray && ndarray_slots() > 1) m_.decorate(sb.var, spv::DecorationAliased);
+    if (r.kind == ResourceKind::Ndarray && ndarray_slots() > 1)
+      m_.decorate(sb.var, spv::DecorationAliased);
     m_.name(sb.var, r.kind == ResourceKind::Field ? r.field : "slot" + std::to_string(slot));
     return slot_buffers_[slot] = sb;
   }
@@ -368,20 +443,25 @@ class TaskEmitter {
   int ndarray_slots() const {
     int n = 0;
     for (const SpirvBinding& b : plan_.bindings)
-      n += b.kind == BindingKind::Buffer && k_.abi.resources.at(static_cast<size_t>(b.index)).kind == ResourceKind::Ndarray;
+      n += b.kind == BindingKind::Buffer &&
+           k_.abi.resources.at(static_cast<size_t>(b.index)).kind == ResourceKind::Ndarray;
     return n;
   }
 
   void prepare_cas_slots() {
     ir::walk(*offload_.region(0), [&](Inst& in) {
-      if (in.op != Op::AtomicRMW || in.operand(0)->op != Op::ElementPtr || !is_float(in.type)) return;
+      if (in.op != Op::AtomicRMW || in.operand(0)->op != Op::ElementPtr || !is_float(in.type))
+        return;
       ir::AtomicOp op = in.atomic_op();
       bool bitwise = op == ir::AtomicOp::And || op == ir::AtomicOp::Or || op == ir::AtomicOp::Xor;
-      if (bitwise || !is_float_atomic_native(in.type, op, target_.features)) cas_slots_.insert(in.operand(0)->resource_slot());
+      if (bitwise || !is_float_atomic_native(in.type, op, target_.features))
+        cas_slots_.insert(in.operand(0)->resource_slot());
     });
   }
 
-  spv::Dim image_dim(int slot) { return k_.abi.resources.at(static_cast<size_t>(slot)).ndim == 3 ? spv::Dim3D : spv::Dim2D; }
+  spv::Dim image_dim(int slot) {
+    return k_.abi.resources.at(static_cast<size_t>(slot)).ndim == 3 ? spv::Dim3D : spv::Dim2D;
+  }
 
   Id storage_image_type(int slot) {
     spv::ImageFormat f = spv::ImageFormatRgba32f;
@@ -401,17 +481,21 @@ class TaskEmitter {
   Id storage_image(int slot) {
     auto it = storage_images_.find(slot);
     if (it != storage_images_.end()) return it->second;
-    Id var = m_.global_variable(ptr(spv::StorageClassUniformConstant, storage_image_type(slot)), spv::StorageClassUniformConstant);
+    Id var = m_.global_variable(ptr(spv::StorageClassUniformConstant, storage_image_type(slot)),
+                                spv::StorageClassUniformConstant);
     decorate_binding(var, plan_.find(BindingKind::StorageImage, slot));
     return storage_images_[slot] = var;
   }
 
-  Id sampled_image_type(int slot) { return m_.type_image(t(Scalar::F32), image_dim(slot), 1, spv::ImageFormatUnknown); }
+  Id sampled_image_type(int slot) {
+    return m_.type_image(t(Scalar::F32), image_dim(slot), 1, spv::ImageFormatUnknown);
+  }
 
   Id sampled_image(int slot) {
     auto it = sampled_images_.find(slot);
     if (it != sampled_images_.end()) return it->second;
-    Id var = m_.global_variable(ptr(spv::StorageClassUniformConstant, sampled_image_type(slot)), spv::StorageClassUniformConstant);
+    Id var = m_.global_variable(ptr(spv::StorageClassUniformConstant, sampled_image_type(slot)),
+                                spv::StorageClassUniformConstant);
     decorate_binding(var, plan_.find(BindingKind::SampledImage, slot));
     return sampled_images_[slot] = var;
   }
@@ -419,15 +503,16 @@ class TaskEmitter {
   Id sampler(int mode) {
     auto it = samplers_.find(mode);
     if (it != samplers_.end()) return it->second;
-    Id var = m_.global_variable(ptr(spv::StorageClassUniformConstant, m_.type_sampler()), spv::StorageClassUniformConstant);
+    Id var = m_.global_variable(ptr(spv::StorageClassUniformConstant, m_.type_sampler()),
+                                spv::StorageClassUniformConstant);
     decorate_binding(var, plan_.find(BindingKind::Sampler, mode));
     return samplers_[mode] = var;
   }
 
   // ------------------------------------------------------------------ control flow
   // Branches to `fail` when `failed`: records the LaunchError and ends the invocation.
-  void check(Id failed, int code, int node, int slot, int dim, Id index, Scalar index_type, Id extent,
-             Scalar extent_type) {
+  void check(Id failed, int code, int node, int slot, int dim, Id index, Scalar index_type,
+             Id extent, Scalar extent_type) {
     Id fail_bb = m_.fresh_id(), ok = m_.fresh_id();
     m_.op_void(spv::OpSelectionMerge, {ok, spv::SelectionControlDontFlattenMask});
     m_.op_void(spv::OpBranchConditional, {failed, fail_bb, ok});
@@ -436,15 +521,18 @@ class TaskEmitter {
     mark(pos, kAccessRead | kAccessWrite);
     const WordBlock& err = buffer_block(BindingKind::Error);
     Id old = m_.op(spv::OpAtomicCompareExchange, u32t(),
-                   {word_ptr(err, 0), m_.constant_u32(kScopeDevice), m_.constant_u32(kSemanticsRelaxed),
-                    m_.constant_u32(kSemanticsRelaxed), m_.constant_u32(static_cast<uint32_t>(code)), m_.constant_u32(0)});
+                   {word_ptr(err, 0), m_.constant_u32(kScopeDevice),
+                    m_.constant_u32(kSemanticsRelaxed), m_.constant_u32(kSemanticsRelaxed),
+                    m_.constant_u32(static_cast<uint32_t>(code)), m_.constant_u32(0)});
     Id won = m_.op(spv::OpIEqual, bool_t(), {old, m_.constant_u32(0)});
     Id write = m_.fresh_id(), done = m_.fresh_id();
     m_.op_void(spv::OpSelectionMerge, {done, spv::SelectionControlMaskNone});
     m_.op_void(spv::OpBranchConditional, {won, write, done});
     begin_block(write);
-    store_words(err, 1, {m_.constant_u32(static_cast<uint32_t>(node)), m_.constant_u32(static_cast<uint32_t>(slot)),
-                         m_.constant_u32(static_cast<uint32_t>(dim))});
+    store_words(
+        err, 1,
+        {m_.constant_u32(static_cast<uint32_t>(node)), m_.constant_u32(static_cast<uint32_t>(slot)),
+         m_.constant_u32(static_cast<uint32_t>(dim))});
     store_words(err, 4, wide_words(index, index_type));
     store_words(err, 6, wide_words(extent, extent_type));
     m_.op_void(spv::OpBranch, {done});
@@ -460,7 +548,8 @@ class TaskEmitter {
     lo = math_.cast(lo, is_signed_int(s) ? Scalar::I32 : Scalar::U32, Scalar::U32);
     Id hi = m_.constant_u32(0);
     if (is_signed_int(s)) {
-      Id neg = m_.op(spv::OpSLessThan, bool_t(), {math_.cast(lo, Scalar::U32, Scalar::I32), m_.constant_i32(0)});
+      Id neg = m_.op(spv::OpSLessThan, bool_t(),
+                     {math_.cast(lo, Scalar::U32, Scalar::I32), m_.constant_i32(0)});
       hi = m_.op(spv::OpSelect, u32t(), {neg, m_.constant_u32(0xffffffffu), m_.constant_u32(0)});
     }
     return {lo, hi};
@@ -496,8 +585,14 @@ class TaskEmitter {
   template <typename Body>
   void counted_loop(Id lo, Id hi, Id step, Body&& body) {
     counter_loop(
-        i32t(), lo, [&](Id iv) { return m_.op(spv::OpSLessThan, bool_t(), {iv, hi}); },
-        [&](Id iv) { return m_.op(spv::OpIAdd, i32t(), {iv, step}); }, body);
+        i32t(), lo,
+        [&](Id iv) {
+          return m_.op(spv::OpSLessThan, bool_t(), {iv, hi});
+        },
+        [&](Id iv) {
+          return m_.op(spv::OpIAdd, i32t(), {iv, step});
+        },
+        body);
   }
 
   // for (i = start; i < count; i += stride) over u32 (grid-stride loops), never wrapping: the
@@ -505,10 +600,15 @@ class TaskEmitter {
   template <typename Body>
   void stride_loop(Id start, Id count, Id stride, Body&& body) {
     counter_loop(
-        u32t(), start, [&](Id iv) { return m_.op(spv::OpULessThan, bool_t(), {iv, count}); },
+        u32t(), start,
         [&](Id iv) {
-          Id last = m_.op(spv::OpULessThanEqual, bool_t(), {m_.op(spv::OpISub, u32t(), {count, iv}), stride});
-          return m_.op(spv::OpSelect, u32t(), {last, count, m_.op(spv::OpIAdd, u32t(), {iv, stride})});
+          return m_.op(spv::OpULessThan, bool_t(), {iv, count});
+        },
+        [&](Id iv) {
+          Id last = m_.op(spv::OpULessThanEqual, bool_t(),
+                          {m_.op(spv::OpISub, u32t(), {count, iv}), stride});
+          return m_.op(spv::OpSelect, u32t(),
+                       {last, count, m_.op(spv::OpIAdd, u32t(), {iv, stride})});
         },
         body);
   }
@@ -603,14 +703,17 @@ class TaskEmitter {
                      (loop.op == Op::Offload && loop.task_kind() == ir::TaskKind::StructFor);
     if (is_struct) {
       int slot = loop.resource_slot();
-      int dims = loop.op == Op::StructFor && loop.dims() > 0 ? loop.dims() : k_.abi.resources.at(static_cast<size_t>(slot)).ndim;
+      int dims = loop.op == Op::StructFor && loop.dims() > 0
+                     ? loop.dims()
+                     : k_.abi.resources.at(static_cast<size_t>(slot)).ndim;
       for (int d = 0; d < dims; ++d) {
         lo->push_back(m_.constant_i32(0));
         hi->push_back(shape(slot, d));
       }
       return;
     }
-    if (loop.operands.empty() || loop.operands.size() % 2) throw InternalError("spirv codegen: range loop without begin/end pairs");
+    if (loop.operands.empty() || loop.operands.size() % 2)
+      throw InternalError("spirv codegen: range loop without begin/end pairs");
     for (size_t i = 0; i < loop.operands.size(); i += 2) {
       lo->push_back(to_i32(loop.operand(i)));
       hi->push_back(to_i32(loop.operand(i + 1)));
@@ -618,7 +721,8 @@ class TaskEmitter {
   }
 
   // Nested counted loops over dims [d, n); the body runs in the innermost one.
-  void emit_nest(const Inst& loop, size_t d, const std::vector<Id>& lo, const std::vector<Id>& hi, const ir::Block& body) {
+  void emit_nest(const Inst& loop, size_t d, const std::vector<Id>& lo, const std::vector<Id>& hi,
+                 const ir::Block& body) {
     counted_loop(lo[d], hi[d], m_.constant_i32(1), [&](Id iv) {
       loop_index_[{&loop, static_cast<int>(d)}] = iv;
       if (d + 1 < lo.size()) {
@@ -642,10 +746,12 @@ class TaskEmitter {
       Id diff = m_.op(spv::OpBitcast, u32t(), {m_.op(spv::OpISub, i32t(), {hi[d], lo[d]})});
       extent[d] = m_.op(spv::OpSelect, u32t(), {nonempty, diff, m_.constant_u32(0)});
     }
-    Id gid = m_.op(spv::OpLoad, m_.type_vector(u32t(), 3), {builtin(spv::BuiltInGlobalInvocationId)});
+    Id gid =
+        m_.op(spv::OpLoad, m_.type_vector(u32t(), 3), {builtin(spv::BuiltInGlobalInvocationId)});
     Id groups = m_.op(spv::OpLoad, m_.type_vector(u32t(), 3), {builtin(spv::BuiltInNumWorkgroups)});
     auto lane = [&](Id v, uint32_t c) { return m_.op(spv::OpCompositeExtract, u32t(), {v, c}); };
-    Id stride_x = m_.op(spv::OpIMul, u32t(), {lane(groups, 0), m_.constant_u32(target_.workgroup_size)});
+    Id stride_x =
+        m_.op(spv::OpIMul, u32t(), {lane(groups, 0), m_.constant_u32(target_.workgroup_size)});
     auto at = [&](size_t d, Id offset) {  // lo + offset, wrapping like the CPU's i32 indices
       return m_.op(spv::OpIAdd, i32t(), {lo[d], m_.op(spv::OpBitcast, i32t(), {offset})});
     };
@@ -678,8 +784,12 @@ class TaskEmitter {
   Id mix64(Id z) {
     Id u64 = t(Scalar::U64);
     auto c = [&](uint64_t v) { return math_.bits_const(Scalar::U64, v); };
-    z = m_.op(spv::OpIMul, u64, {m_.op(spv::OpBitwiseXor, u64, {z, m_.op(spv::OpShiftRightLogical, u64, {z, c(30)})}), c(0xBF58476D1CE4E5B9ull)});
-    z = m_.op(spv::OpIMul, u64, {m_.op(spv::OpBitwiseXor, u64, {z, m_.op(spv::OpShiftRightLogical, u64, {z, c(27)})}), c(0x94D049BB133111EBull)});
+    z = m_.op(spv::OpIMul, u64,
+              {m_.op(spv::OpBitwiseXor, u64, {z, m_.op(spv::OpShiftRightLogical, u64, {z, c(30)})}),
+               c(0xBF58476D1CE4E5B9ull)});
+    z = m_.op(spv::OpIMul, u64,
+              {m_.op(spv::OpBitwiseXor, u64, {z, m_.op(spv::OpShiftRightLogical, u64, {z, c(27)})}),
+               c(0x94D049BB133111EBull)});
     return m_.op(spv::OpBitwiseXor, u64, {z, m_.op(spv::OpShiftRightLogical, u64, {z, c(31)})});
   }
 
@@ -689,10 +799,13 @@ class TaskEmitter {
     Id u64 = t(Scalar::U64);
     if (!rng_) rng_ = m_.local_variable(ptr(spv::StorageClassFunction, u64));
     Id seed = load_scalar(args_block(), plan_.args.seed, Scalar::U64);
-    Id h = mix64(m_.op(spv::OpIAdd, u64, {seed, math_.bits_const(Scalar::U64, kGolden * (task_index_ + 1))}));
+    Id h = mix64(m_.op(spv::OpIAdd, u64,
+                       {seed, math_.bits_const(Scalar::U64, kGolden * (task_index_ + 1))}));
     for (Id i : indices) {
       Id wide = m_.op(spv::OpUConvert, u64, {m_.op(spv::OpBitcast, u32t(), {i})});
-      h = mix64(m_.op(spv::OpIAdd, u64, {m_.op(spv::OpBitwiseXor, u64, {h, wide}), math_.bits_const(Scalar::U64, kGolden)}));
+      h = mix64(m_.op(
+          spv::OpIAdd, u64,
+          {m_.op(spv::OpBitwiseXor, u64, {h, wide}), math_.bits_const(Scalar::U64, kGolden)}));
     }
     m_.op_void(spv::OpStore, {rng_, h});
   }
@@ -701,22 +814,30 @@ class TaskEmitter {
     if (!(target_.features & kNeedInt64)) require(kNeedInt64, in, "uses random numbers");
     Id u64 = t(Scalar::U64);
     if (!rng_) init_rng({});
-    Id s = m_.op(spv::OpIAdd, u64, {m_.op(spv::OpLoad, u64, {rng_}), math_.bits_const(Scalar::U64, kGolden)});
+    Id s = m_.op(spv::OpIAdd, u64,
+                 {m_.op(spv::OpLoad, u64, {rng_}), math_.bits_const(Scalar::U64, kGolden)});
     m_.op_void(spv::OpStore, {rng_, s});
     Id z = mix64(s);
     switch (in.type) {
       case Scalar::F32: {
         Id top = m_.op(spv::OpShiftRightLogical, u64, {z, math_.bits_const(Scalar::U64, 40)});
         Id f = m_.op(spv::OpConvertUToF, t(Scalar::F32), {top});
-        return m_.op(spv::OpFMul, t(Scalar::F32), {f, math_.float_const(Scalar::F32, 1.0 / 16777216.0)});
+        return m_.op(spv::OpFMul, t(Scalar::F32),
+                     {f, math_.float_const(Scalar::F32, 1.0 / 16777216.0)});
       }
       case Scalar::F64: {
         Id top = m_.op(spv::OpShiftRightLogical, u64, {z, math_.bits_const(Scalar::U64, 11)});
         Id f = m_.op(spv::OpConvertUToF, t(Scalar::F64), {top});
-        return m_.op(spv::OpFMul, t(Scalar::F64), {f, math_.float_const(Scalar::F64, 1.0 / 9007199254740992.0)});
+        return m_.op(spv::OpFMul, t(Scalar::F64),
+                     {f, math_.float_const(Scalar::F64, 1.0 / 9007199254740992.0)});
       }
-      case Scalar::Bool: return m_.op(spv::OpINotEqual, bool_t(), {m_.op(spv::OpBitwiseAnd, u64, {z, math_.bits_const(Scalar::U64, 1)}), math_.bits_const(Scalar::U64, 0)});
-      default: return bit_width(in.type) == 64 ? math_.cast(z, Scalar::U64, in.type) : math_.cast(z, Scalar::U64, in.type);
+      case Scalar::Bool:
+        return m_.op(spv::OpINotEqual, bool_t(),
+                     {m_.op(spv::OpBitwiseAnd, u64, {z, math_.bits_const(Scalar::U64, 1)}),
+                      math_.bits_const(Scalar::U64, 0)});
+      default:
+        return bit_width(in.type) == 64 ? math_.cast(z, Scalar::U64, in.type)
+                                        : math_.cast(z, Scalar::U64, in.type);
     }
   }
 
@@ -736,28 +857,34 @@ class TaskEmitter {
       if (r.kind == ResourceKind::Field) continue;
       int32_t at = plan_.args.shapes.at(static_cast<size_t>(slot));
       for (int d = 0; d < std::max(r.ndim, 1); ++d)
-        shapes_[{slot, d}] = load_scalar(args_block(), static_cast<uint32_t>(at + 4 * d), Scalar::I32);
+        shapes_[{slot, d}] =
+            load_scalar(args_block(), static_cast<uint32_t>(at + 4 * d), Scalar::I32);
     }
   }
 
   Id shape(int slot, int dim) {
     const ResourceDesc& r = k_.abi.resources.at(static_cast<size_t>(slot));
-    if (dim < 0 || dim >= kMaxDims) throw InternalError("spirv codegen: shape dimension out of range");
-    if (r.kind == ResourceKind::Field) return m_.constant_i32(static_cast<int32_t>(r.shape[static_cast<size_t>(dim)]));
+    if (dim < 0 || dim >= kMaxDims)
+      throw InternalError("spirv codegen: shape dimension out of range");
+    if (r.kind == ResourceKind::Field)
+      return m_.constant_i32(static_cast<int32_t>(r.shape[static_cast<size_t>(dim)]));
     auto it = shapes_.find({slot, dim});
     if (it != shapes_.end()) return it->second;
     // Uniform code before the task (top-level shape values) loads at the entry too.
     if (!in_task_) {
       int32_t at = plan_.args.shapes.at(static_cast<size_t>(slot));
-      return shapes_[{slot, dim}] = load_scalar(args_block(), static_cast<uint32_t>(at + 4 * dim), Scalar::I32);
+      return shapes_[{slot, dim}] =
+                 load_scalar(args_block(), static_cast<uint32_t>(at + 4 * dim), Scalar::I32);
     }
-    throw InternalError("spirv codegen: extent of slot " + std::to_string(slot) + " was not loaded at the task's entry");
+    throw InternalError("spirv codegen: extent of slot " + std::to_string(slot) +
+                        " was not loaded at the task's entry");
   }
 
   Id element_ptr(const Inst& in) {
     const SlotBuffer& sb = slot_buffer(in.resource_slot());
     Id index = value(in.operand(0));
-    return m_.op(spv::OpAccessChain, ptr(spv::StorageClassStorageBuffer, t(sb.stored)), {sb.var, m_.constant_i32(0), index});
+    return m_.op(spv::OpAccessChain, ptr(spv::StorageClassStorageBuffer, t(sb.stored)),
+                 {sb.var, m_.constant_i32(0), index});
   }
 
   int slot_of(const Inst* p) const { return p->op == Op::ElementPtr ? p->resource_slot() : -1; }
@@ -781,8 +908,10 @@ class TaskEmitter {
     }
     mark(plan_.find(BindingKind::Buffer, p->resource_slot()), kAccessWrite);
     Scalar stored = slot_buffer(p->resource_slot()).stored;
-    if (s == Scalar::Bool) v = math_.to_memory(s, v);
-    else if (stored != s) v = m_.op(spv::OpBitcast, t(stored), {v});
+    if (s == Scalar::Bool)
+      v = math_.to_memory(s, v);
+    else if (stored != s)
+      v = m_.op(spv::OpBitcast, t(stored), {v});
     m_.op_void(spv::OpStore, {pv, v});
   }
 
@@ -797,12 +926,14 @@ class TaskEmitter {
       return old;
     }
     if (p->op != Op::ElementPtr)
-      throw InternalError(Place{"", k_.abi.name, in.node, ""}, "atomic on something that is not a field or ndarray element");
+      throw InternalError(Place{"", k_.abi.name, in.node, ""},
+                          "atomic on something that is not a field or ndarray element");
     int width = bit_width(ty);
     if (ty == Scalar::Bool || width < 32)
       fail(in, "kernel '" + k_.abi.name + "' uses an atomic on " + std::string(scalar_name(ty)) +
                    " memory; Vulkan atomics work on 32- and 64-bit values only");
-    bool native_float = is_float(ty) && !cas_slots_.count(p->resource_slot()) && is_float_atomic_native(ty, op, target_.features);
+    bool native_float = is_float(ty) && !cas_slots_.count(p->resource_slot()) &&
+                        is_float_atomic_native(ty, op, target_.features);
     if (width == 64 && !native_float) {  // integer ops, or compare-and-swap on the bits
       require(kNeedInt64Atomics, in, "uses a 64-bit atomic");
       m_.capability(spv::CapabilityInt64Atomics);
@@ -827,7 +958,9 @@ class TaskEmitter {
     Scalar ut = width == 64 ? Scalar::U64 : Scalar::U32;
     bool bitwise = op == ir::AtomicOp::And || op == ir::AtomicOp::Or || op == ir::AtomicOp::Xor;
     if (bitwise) {  // on the bits, as the CPU backend does
-      spv::Op o = op == ir::AtomicOp::And ? spv::OpAtomicAnd : op == ir::AtomicOp::Or ? spv::OpAtomicOr : spv::OpAtomicXor;
+      spv::Op o = op == ir::AtomicOp::And  ? spv::OpAtomicAnd
+                  : op == ir::AtomicOp::Or ? spv::OpAtomicOr
+                                           : spv::OpAtomicXor;
       Id old = m_.op(o, t(ut), {pv, scope, sem, m_.op(spv::OpBitcast, t(ut), {v})});
       return m_.op(spv::OpBitcast, t(ty), {old});
     }
@@ -835,15 +968,18 @@ class TaskEmitter {
       bool add = op == ir::AtomicOp::Add || op == ir::AtomicOp::Sub;
       if (add) {
         m_.extension("SPV_EXT_shader_atomic_float_add");
-        m_.capability(width == 64 ? spv::CapabilityAtomicFloat64AddEXT : spv::CapabilityAtomicFloat32AddEXT);
+        m_.capability(width == 64 ? spv::CapabilityAtomicFloat64AddEXT
+                                  : spv::CapabilityAtomicFloat32AddEXT);
         *requirements_ |= width == 64 ? kNeedFloat64AtomicAdd : kNeedFloat32AtomicAdd;
         Id operand = op == ir::AtomicOp::Sub ? m_.op(spv::OpFNegate, t(ty), {v}) : v;
         return m_.op(spv::OpAtomicFAddEXT, t(ty), {pv, scope, sem, operand});
       }
       m_.extension("SPV_EXT_shader_atomic_float_min_max");
-      m_.capability(width == 64 ? spv::CapabilityAtomicFloat64MinMaxEXT : spv::CapabilityAtomicFloat32MinMaxEXT);
+      m_.capability(width == 64 ? spv::CapabilityAtomicFloat64MinMaxEXT
+                                : spv::CapabilityAtomicFloat32MinMaxEXT);
       *requirements_ |= width == 64 ? kNeedFloat64AtomicMinMax : kNeedFloat32AtomicMinMax;
-      return m_.op(op == ir::AtomicOp::Min ? spv::OpAtomicFMinEXT : spv::OpAtomicFMaxEXT, t(ty), {pv, scope, sem, v});
+      return m_.op(op == ir::AtomicOp::Min ? spv::OpAtomicFMinEXT : spv::OpAtomicFMaxEXT, t(ty),
+                   {pv, scope, sem, v});
     }
     // Compare-and-swap loop on the bits (the slot is declared as unsigned words).
     Id header = m_.fresh_id(), body = m_.fresh_id(), cont = m_.fresh_id(), merge = m_.fresh_id();
@@ -872,18 +1008,24 @@ class TaskEmitter {
       Id c = to_i32(in.operand(first + d));
       if (clamp) {
         Id top = m_.op(spv::OpISub, i32t(), {shape(slot, static_cast<int>(d)), m_.constant_i32(1)});
-        c = m_.op(spv::OpExtInst, i32t(), {math_.glsl(), 45 /* SClamp */, c, m_.constant_i32(0), top});
+        c = m_.op(spv::OpExtInst, i32t(),
+                  {math_.glsl(), 45 /* SClamp */, c, m_.constant_i32(0), top});
       }
       parts.push_back(c);
     }
     if (count == 1) return parts[0];
-    return m_.op(spv::OpCompositeConstruct, m_.type_vector(i32t(), static_cast<uint32_t>(count)), parts);
+    return m_.op(spv::OpCompositeConstruct, m_.type_vector(i32t(), static_cast<uint32_t>(count)),
+                 parts);
   }
 
-  size_t image_dims(int slot) { return static_cast<size_t>(k_.abi.resources.at(static_cast<size_t>(slot)).ndim == 3 ? 3 : 2); }
+  size_t image_dims(int slot) {
+    return static_cast<size_t>(k_.abi.resources.at(static_cast<size_t>(slot)).ndim == 3 ? 3 : 2);
+  }
 
   Id texel_key_lookup(const Inst& in, const std::function<Id()>& make) {
-    std::vector<uint32_t> key = {static_cast<uint32_t>(in.op), static_cast<uint32_t>(in.resource_slot()), static_cast<uint32_t>(in.bits), label_};
+    std::vector<uint32_t> key = {static_cast<uint32_t>(in.op),
+                                 static_cast<uint32_t>(in.resource_slot()),
+                                 static_cast<uint32_t>(in.bits), label_};
     for (const Inst* o : in.operands) key.push_back(value(o));
     auto it = texel_cache_.find(key);
     if (it != texel_cache_.end()) return it->second;
@@ -901,7 +1043,8 @@ class TaskEmitter {
       Id image = m_.op(spv::OpLoad, storage_image_type(slot), {storage_image(slot)});
       return m_.op(spv::OpImageRead, m_.type_vector(t(Scalar::F32), 4), {image, c});
     });
-    return m_.op(spv::OpCompositeExtract, t(Scalar::F32), {texel, static_cast<uint32_t>(in.channel())});
+    return m_.op(spv::OpCompositeExtract, t(Scalar::F32),
+                 {texel, static_cast<uint32_t>(in.channel())});
   }
 
   Id tex_sample(const Inst& in) {
@@ -912,21 +1055,28 @@ class TaskEmitter {
     Id texel = texel_key_lookup(in, [&] {
       size_t dims = in.operands.size();
       std::vector<uint32_t> parts;
-      for (size_t d = 0; d < dims; ++d) parts.push_back(math_.cast(value(in.operand(d)), in.operand(d)->type, Scalar::F32));
-      Id c = dims == 1 ? parts[0] : m_.op(spv::OpCompositeConstruct, m_.type_vector(t(Scalar::F32), static_cast<uint32_t>(dims)), parts);
+      for (size_t d = 0; d < dims; ++d)
+        parts.push_back(math_.cast(value(in.operand(d)), in.operand(d)->type, Scalar::F32));
+      Id c = dims == 1 ? parts[0]
+                       : m_.op(spv::OpCompositeConstruct,
+                               m_.type_vector(t(Scalar::F32), static_cast<uint32_t>(dims)), parts);
       Id image = m_.op(spv::OpLoad, sampled_image_type(slot), {sampled_image(slot)});
       Id smp = m_.op(spv::OpLoad, m_.type_sampler(), {sampler(mode)});
-      Id combined = m_.op(spv::OpSampledImage, m_.type_sampled_image(sampled_image_type(slot)), {image, smp});
+      Id combined =
+          m_.op(spv::OpSampledImage, m_.type_sampled_image(sampled_image_type(slot)), {image, smp});
       return m_.op(spv::OpImageSampleExplicitLod, m_.type_vector(t(Scalar::F32), 4),
                    {combined, c, spv::ImageOperandsLodMask, math_.float_const(Scalar::F32, 0)});
     });
-    return m_.op(spv::OpCompositeExtract, t(Scalar::F32), {texel, static_cast<uint32_t>(in.channel())});
+    return m_.op(spv::OpCompositeExtract, t(Scalar::F32),
+                 {texel, static_cast<uint32_t>(in.channel())});
   }
 
   void tex_store(const Inst& in) {
     int slot = in.resource_slot();
-    auto dims = static_cast<size_t>(in.dims() > 0 ? in.dims() : static_cast<int>(in.operands.size()) - 4);
-    if (in.operands.size() != dims + 4) throw InternalError("spirv codegen: tex_store needs coordinates and 4 channels");
+    auto dims =
+        static_cast<size_t>(in.dims() > 0 ? in.dims() : static_cast<int>(in.operands.size()) - 4);
+    if (in.operands.size() != dims + 4)
+      throw InternalError("spirv codegen: tex_store needs coordinates and 4 channels");
     mark(plan_.find(BindingKind::StorageImage, slot), kAccessWrite);
     texel_cache_.clear();
     Id c = coords(in, 0, dims, false, slot);
@@ -975,7 +1125,9 @@ class TaskEmitter {
 
   Id arg_load(const Inst& in) {
     const ParamDesc& p = k_.abi.params.at(static_cast<size_t>(in.param_index()));
-    if (p.kind == ParamKind::Argpack) return load_scalar(argpack_block(in.param_index()), static_cast<uint32_t>(in.byte_offset()), in.type);
+    if (p.kind == ParamKind::Argpack)
+      return load_scalar(argpack_block(in.param_index()), static_cast<uint32_t>(in.byte_offset()),
+                         in.type);
     int32_t base = plan_.args.params.at(static_cast<size_t>(in.param_index()));
     if (base < 0) throw InternalError("spirv codegen: argument load of a parameter without bytes");
     return load_scalar(args_block(), static_cast<uint32_t>(base + in.byte_offset()), in.type);
@@ -988,11 +1140,15 @@ class TaskEmitter {
       case Op::ResourceShape: return shape(in.resource_slot(), in.dimension());
       case Op::LoopIndex: {
         auto it = loop_index_.find({in.operand(0), in.dimension()});
-        if (it == loop_index_.end()) throw InternalError("spirv codegen: loop_index outside its loop");
+        if (it == loop_index_.end())
+          throw InternalError("spirv codegen: loop_index outside its loop");
         return it->second;
       }
-      case Op::Select: return math_.select(in.type, value(in.operand(0)), value(in.operand(1)), value(in.operand(2)));
-      case Op::Fma: return math_.fma(in.type, value(in.operand(0)), value(in.operand(1)), value(in.operand(2)));
+      case Op::Select:
+        return math_.select(in.type, value(in.operand(0)), value(in.operand(1)),
+                            value(in.operand(2)));
+      case Op::Fma:
+        return math_.fma(in.type, value(in.operand(0)), value(in.operand(1)), value(in.operand(2)));
       case Op::Rand: return rand(in);
       case Op::Alloca: {
         Id var = m_.local_variable(ptr(spv::StorageClassFunction, t(in.type)));
@@ -1000,16 +1156,21 @@ class TaskEmitter {
         return var;
       }
       case Op::LocalLoad: return m_.op(spv::OpLoad, t(in.type), {value(in.operand(0))});
-      case Op::LocalStore: m_.op_void(spv::OpStore, {value(in.operand(0)), value(in.operand(1))}); return 0;
+      case Op::LocalStore:
+        m_.op_void(spv::OpStore, {value(in.operand(0)), value(in.operand(1))});
+        return 0;
       case Op::ElementPtr: return element_ptr(in);
       case Op::GlobalLoad: return load_through(in.operand(0), in.type);
-      case Op::GlobalStore: store_through(in.operand(0), value(in.operand(1)), in.operand(1)->type); return 0;
+      case Op::GlobalStore:
+        store_through(in.operand(0), value(in.operand(1)), in.operand(1)->type);
+        return 0;
       case Op::AtomicRMW: return atomic(in);
       case Op::TmpLoad: {
         mark(plan_.find(BindingKind::Temps), kAccessRead);
         const WordBlock& b = buffer_block(BindingKind::Temps);
         uint32_t w = static_cast<uint32_t>(in.temp_offset()) / 4;
-        if (bit_width(in.type) == 64) return math_.from_words(in.type, {load_word(b, w), load_word(b, w + 1)});
+        if (bit_width(in.type) == 64)
+          return math_.from_words(in.type, {load_word(b, w), load_word(b, w + 1)});
         return math_.from_words(in.type, {load_word(b, w)});
       }
       case Op::TmpStore: {
@@ -1020,16 +1181,22 @@ class TaskEmitter {
       }
       case Op::BoundsCheck: {
         Scalar it = in.operand(0)->type, et = in.operand(1)->type;
-        Id idx = math_.cast(value(in.operand(0)), it, is_signed_int(it) ? Scalar::I32 : Scalar::U32);
+        Id idx =
+            math_.cast(value(in.operand(0)), it, is_signed_int(it) ? Scalar::I32 : Scalar::U32);
         Id ext = math_.cast(value(in.operand(1)), et, Scalar::U32);
         if (bit_width(it) == 64) {  // wide indices compare wide
           Id wide_ext = math_.cast(value(in.operand(1)), et, Scalar::U64);
-          Id failed = m_.op(spv::OpUGreaterThanEqual, bool_t(), {math_.cast(value(in.operand(0)), it, Scalar::U64), wide_ext});
-          check(failed, 1, in.node, in.resource_slot(), in.dimension(), value(in.operand(0)), it, value(in.operand(1)), et);
+          Id failed = m_.op(spv::OpUGreaterThanEqual, bool_t(),
+                            {math_.cast(value(in.operand(0)), it, Scalar::U64), wide_ext});
+          check(failed, 1, in.node, in.resource_slot(), in.dimension(), value(in.operand(0)), it,
+                value(in.operand(1)), et);
           return 0;
         }
-        Id failed = m_.op(spv::OpUGreaterThanEqual, bool_t(), {math_.cast(idx, is_signed_int(it) ? Scalar::I32 : Scalar::U32, Scalar::U32), ext});
-        check(failed, 1, in.node, in.resource_slot(), in.dimension(), value(in.operand(0)), it, value(in.operand(1)), et);
+        Id failed = m_.op(
+            spv::OpUGreaterThanEqual, bool_t(),
+            {math_.cast(idx, is_signed_int(it) ? Scalar::I32 : Scalar::U32, Scalar::U32), ext});
+        check(failed, 1, in.node, in.resource_slot(), in.dimension(), value(in.operand(0)), it,
+              value(in.operand(1)), et);
         return 0;
       }
       case Op::Assert: {
@@ -1037,7 +1204,8 @@ class TaskEmitter {
         auto message = static_cast<int32_t>(asserts_->size());
         asserts_->push_back(in.message());
         Id failed = m_.op(spv::OpLogicalNot, bool_t(), {value(in.operand(0))});
-        check(failed, 2, node, -1, -1, m_.constant_i32(message), Scalar::I32, m_.constant_i32(0), Scalar::I32);
+        check(failed, 2, node, -1, -1, m_.constant_i32(message), Scalar::I32, m_.constant_i32(0),
+              Scalar::I32);
         return 0;
       }
       case Op::TexLoad: return tex_load(in);
@@ -1045,7 +1213,8 @@ class TaskEmitter {
       case Op::TexStore: tex_store(in); return 0;
       case Op::If: emit_if(in); return 0;
       case Op::While: emit_while(in); return 0;
-      case Op::RangeFor: case Op::StructFor: {
+      case Op::RangeFor:
+      case Op::StructFor: {
         std::vector<Id> lo, hi;
         loop_bounds(in, &lo, &hi);
         emit_nest(in, 0, lo, hi, *in.region(0));
@@ -1061,22 +1230,56 @@ class TaskEmitter {
         mark(plan_.find(BindingKind::Returns), kAccessWrite);
         const WordBlock& b = buffer_block(BindingKind::Returns);
         for (size_t i = 0; i < in.operands.size(); ++i)
-          store_words(b, static_cast<uint32_t>(i * kReturnSlotBytes / 4), math_.to_words(in.operand(i)->type, value(in.operand(i))));
+          store_words(b, static_cast<uint32_t>(i * kReturnSlotBytes / 4),
+                      math_.to_words(in.operand(i)->type, value(in.operand(i))));
         m_.op_void(spv::OpReturn, {});
         return 0;
       }
       case Op::GlobalPtr: throw InternalError("spirv codegen: global_ptr left in lowered IR");
       case Op::Offload: throw InternalError("spirv codegen: offload nested in a task");
       // Unary and binary ops: emit_inst hands them to the math emitter.
-      case Op::Neg: case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign:
-      case Op::Floor: case Op::Ceil: case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin:
-      case Op::Cos: case Op::Tan: case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp:
-      case Op::Log: case Op::Cast: case Op::Bitcast: case Op::Add: case Op::Sub: case Op::Mul:
-      case Op::Div: case Op::Mod: case Op::Min: case Op::Max: case Op::Pow: case Op::Atan2:
-      case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr: case Op::Eq:
-      case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::LogicAnd:
-      case Op::LogicOr:
-        break;
+      case Op::Neg:
+      case Op::BitNot:
+      case Op::LogicNot:
+      case Op::Abs:
+      case Op::Sign:
+      case Op::Floor:
+      case Op::Ceil:
+      case Op::Round:
+      case Op::Sqrt:
+      case Op::Rsqrt:
+      case Op::Sin:
+      case Op::Cos:
+      case Op::Tan:
+      case Op::Asin:
+      case Op::Acos:
+      case Op::Atan:
+      case Op::Exp:
+      case Op::Log:
+      case Op::Cast:
+      case Op::Bitcast:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+      case Op::Mod:
+      case Op::Min:
+      case Op::Max:
+      case Op::Pow:
+      case Op::Atan2:
+      case Op::BitAnd:
+      case Op::BitOr:
+      case Op::BitXor:
+      case Op::Shl:
+      case Op::Shr:
+      case Op::Eq:
+      case Op::Ne:
+      case Op::Lt:
+      case Op::Le:
+      case Op::Gt:
+      case Op::Ge:
+      case Op::LogicAnd:
+      case Op::LogicOr: break;
     }
     throw InternalError("spirv codegen: unhandled op " + std::string(ir::op_name(in.op)));
   }
@@ -1098,7 +1301,8 @@ class TaskEmitter {
     if (v->op == Op::ResourceShape) {
       const ResourceDesc& r = k_.abi.resources.at(static_cast<size_t>(v->resource_slot()));
       out->kind = r.kind == ResourceKind::Field ? RangeBound::Kind::Const : RangeBound::Kind::Shape;
-      out->value = r.kind == ResourceKind::Field ? r.shape[static_cast<size_t>(v->dimension())] : v->resource_slot();
+      out->value = r.kind == ResourceKind::Field ? r.shape[static_cast<size_t>(v->dimension())]
+                                                 : v->resource_slot();
       out->offset = static_cast<uint32_t>(v->dimension());
       return true;
     }
@@ -1169,10 +1373,13 @@ int node_needing(const ir::Kernel& k, uint32_t bit) {
   int node = -1;
   auto needs = [&](Scalar s) {
     switch (s) {
-      case Scalar::I64: case Scalar::U64: return bit == kNeedInt64;
+      case Scalar::I64:
+      case Scalar::U64: return bit == kNeedInt64;
       case Scalar::F64: return bit == kNeedFloat64;
-      case Scalar::I16: case Scalar::U16: return bit == kNeedInt16 || bit == kNeedStorage16;
-      case Scalar::I8: case Scalar::U8: return bit == kNeedInt8 || bit == kNeedStorage8;
+      case Scalar::I16:
+      case Scalar::U16: return bit == kNeedInt16 || bit == kNeedStorage16;
+      case Scalar::I8:
+      case Scalar::U8: return bit == kNeedInt8 || bit == kNeedStorage8;
       default: return false;
     }
   };
@@ -1186,14 +1393,18 @@ int node_needing(const ir::Kernel& k, uint32_t bit) {
 }
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
 
 }  // namespace
 
-CompiledSpirvKernel compile_kernel_to_spirv(const ir::Kernel& kernel, const SpirvTarget& target_in, SpirvTimings* timings) {
+CompiledSpirvKernel compile_kernel_to_spirv(const ir::Kernel& kernel, const SpirvTarget& target_in,
+                                            SpirvTimings* timings) {
   // A kernel's own workgroup size (its document option) wins over the program's.
   SpirvTarget target = target_in;
-  if (kernel.workgroup_size > 0) target.workgroup_size = static_cast<uint32_t>(kernel.workgroup_size);
+  if (kernel.workgroup_size > 0)
+    target.workgroup_size = static_cast<uint32_t>(kernel.workgroup_size);
   CompiledSpirvKernel out;
   KernelPlan plan = plan_kernel(kernel, target);
   out.kernel.bindings = plan.bindings;
@@ -1203,12 +1414,14 @@ CompiledSpirvKernel compile_kernel_to_spirv(const ir::Kernel& kernel, const Spir
   for (auto& inst : kernel.body->insts) {
     if (inst->op != Op::Offload) continue;
     auto t0 = Clock::now();
-    TaskEmitter emitter(kernel, plan, target, *inst, index, &out.kernel.assert_messages, &notes, &out.kernel.requirements);
+    TaskEmitter emitter(kernel, plan, target, *inst, index, &out.kernel.assert_messages, &notes,
+                        &out.kernel.requirements);
     SpirvTask task = emitter.emit();
     if (uint32_t missing = out.kernel.requirements & ~target.features) {
       uint32_t bit = missing & (~missing + 1);
       throw Error(Place{"", kernel.abi.name, node_needing(kernel, bit), ""},
-                  "kernel '" + kernel.abi.name + "' needs " + describe_requirements(missing) + "; " + target.device_name +
+                  "kernel '" + kernel.abi.name + "' needs " + describe_requirements(missing) +
+                      "; " + target.device_name +
                       " lacks it (use narrower types, or run on the CPU)");
     }
     if (timings) timings->emit_ms += ms_since(t0);
@@ -1216,8 +1429,9 @@ CompiledSpirvKernel compile_kernel_to_spirv(const ir::Kernel& kernel, const Spir
     std::string problems = validate_spirv(task.spirv);
     if (timings) timings->validate_ms += ms_since(t1);
     if (!problems.empty())
-      throw InternalError(Place{"", kernel.abi.name, -1, ""}, "task " + std::to_string(index) + " of kernel '" +
-                                                                  kernel.abi.name + "' is not valid SPIR-V:\n" + problems);
+      throw InternalError(Place{"", kernel.abi.name, -1, ""},
+                          "task " + std::to_string(index) + " of kernel '" + kernel.abi.name +
+                              "' is not valid SPIR-V:\n" + problems);
     if (target.optimize) {
       auto t2 = Clock::now();
       task.spirv = optimize_spirv(task.spirv);

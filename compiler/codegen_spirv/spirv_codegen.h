@@ -19,9 +19,9 @@ namespace loom::codegen {
 struct SpirvTarget {
   uint32_t features = kAllSpirvRequirements;  // SpirvRequirement bits the device supports
   uint32_t max_push_constant_bytes = 128;
-  uint32_t workgroup_size = 128;              // local size of range and struct tasks
-  std::string device_name = "the device";     // for error messages
-  bool optimize = false;                      // SPIRV-Tools' performance passes
+  uint32_t workgroup_size = 128;           // local size of range and struct tasks
+  std::string device_name = "the device";  // for error messages
+  bool optimize = false;                   // SPIRV-Tools' performance passes
 };
 
 struct SpirvTimings {
@@ -31,7 +31,7 @@ struct SpirvTimings {
 };
 
 struct CompiledSpirvKernel {
-  KernelABI abi;       // with `tasks` filled (kinds and dims; symbol "main")
+  KernelABI abi;  // with `tasks` filled (kinds and dims; symbol "main")
   SpirvKernel kernel;
   std::vector<std::string> notes;  // precision notes ("f64 sin is computed at f32 precision")
 };
@@ -39,7 +39,8 @@ struct CompiledSpirvKernel {
 // `kernel` must pass ir::verify(kernel, {.offloaded = true, .lowered = true}) and should be
 // lowered with index_bits = 32. Throws loom::Error naming the kernel (and node) when it
 // needs a feature the target lacks, or uses what the backend cannot express.
-CompiledSpirvKernel compile_kernel_to_spirv(const ir::Kernel& kernel, const SpirvTarget& target = {},
+CompiledSpirvKernel compile_kernel_to_spirv(const ir::Kernel& kernel,
+                                            const SpirvTarget& target = {},
                                             SpirvTimings* timings = nullptr);
 
 }  // namespace loom::codegen

@@ -13,7 +13,8 @@ namespace loom::spirv {
 
 using ir::Op;
 
-SpirvMath::SpirvMath(Module& m, uint32_t* requirements, std::function<void(const std::string&)> notice)
+SpirvMath::SpirvMath(Module& m, uint32_t* requirements,
+                     std::function<void(const std::string&)> notice)
     : m_(m), requirements_(requirements), notice_(std::move(notice)) {}
 
 Id SpirvMath::glsl() {
@@ -25,17 +26,20 @@ Id SpirvMath::type(Scalar s) {
   switch (s) {
     case Scalar::Void: return m_.type_void();
     case Scalar::Bool: return m_.type_bool();
-    case Scalar::I8: case Scalar::U8:
+    case Scalar::I8:
+    case Scalar::U8:
       m_.capability(spv::CapabilityInt8);
       *requirements_ |= kNeedInt8;
       return m_.type_int(8, s == Scalar::I8);
-    case Scalar::I16: case Scalar::U16:
+    case Scalar::I16:
+    case Scalar::U16:
       m_.capability(spv::CapabilityInt16);
       *requirements_ |= kNeedInt16;
       return m_.type_int(16, s == Scalar::I16);
     case Scalar::I32: return m_.type_int(32, true);
     case Scalar::U32: return m_.type_int(32, false);
-    case Scalar::I64: case Scalar::U64:
+    case Scalar::I64:
+    case Scalar::U64:
       m_.capability(spv::CapabilityInt64);
       *requirements_ |= kNeedInt64;
       return m_.type_int(64, s == Scalar::I64);
@@ -70,7 +74,8 @@ Id SpirvMath::bits_const(Scalar s, uint64_t bits) {
     std::memcpy(&w, &f, 4);
     return m_.constant(t, {w});
   }
-  if (bit_width(s) == 64) return m_.constant(t, {static_cast<uint32_t>(bits), static_cast<uint32_t>(bits >> 32)});
+  if (bit_width(s) == 64)
+    return m_.constant(t, {static_cast<uint32_t>(bits), static_cast<uint32_t>(bits >> 32)});
   int width = bit_width(s);
   uint64_t v = bits;
   if (width < 32) {
@@ -100,7 +105,8 @@ Id SpirvMath::ext(uint32_t instruction, Id result_type, std::initializer_list<Id
 
 // GLSL.std.450's transcendental functions take 16- and 32-bit floats only: f64 goes through
 // f32, and the kernel's compile notes say so.
-Id SpirvMath::transcendental(uint32_t instruction, Scalar t, std::initializer_list<Id> args, const char* name) {
+Id SpirvMath::transcendental(uint32_t instruction, Scalar t, std::initializer_list<Id> args,
+                             const char* name) {
   if (t != Scalar::F64) return ext(instruction, type(t), args);
   notice_(std::string("f64 ") + name + " is computed at f32 precision on Vulkan");
   Id f32 = type(Scalar::F32);
@@ -121,8 +127,10 @@ Id SpirvMath::cast(Id v, Scalar from, Scalar to) {
   }
   if (from == Scalar::Bool) return select(to, v, int_const(to, 1), int_const(to, 0));
   if (is_float(from) && is_float(to)) return m_.op(spv::OpFConvert, t, {v});
-  if (is_float(from)) return m_.op(is_signed_int(to) ? spv::OpConvertFToS : spv::OpConvertFToU, t, {v});
-  if (is_float(to)) return m_.op(is_signed_int(from) ? spv::OpConvertSToF : spv::OpConvertUToF, t, {v});
+  if (is_float(from))
+    return m_.op(is_signed_int(to) ? spv::OpConvertFToS : spv::OpConvertFToU, t, {v});
+  if (is_float(to))
+    return m_.op(is_signed_int(from) ? spv::OpConvertSToF : spv::OpConvertUToF, t, {v});
   if (bit_width(from) == bit_width(to)) return m_.op(spv::OpBitcast, t, {v});
   if (is_signed_int(from)) return m_.op(spv::OpSConvert, t, {v});
   Id u = m_.op(spv::OpUConvert, uint_type(bit_width(to)), {v});
@@ -144,7 +152,8 @@ Id SpirvMath::round(Id a, Scalar t) {
   Id ft = type(t);
   Id tr = ext(GLSLstd450Trunc, ft, {a});
   Id frac = m_.op(spv::OpFSub, ft, {a, tr});
-  Id away = m_.op(spv::OpFOrdGreaterThanEqual, type(Scalar::Bool), {ext(GLSLstd450FAbs, ft, {frac}), float_const(t, 0.5)});
+  Id away = m_.op(spv::OpFOrdGreaterThanEqual, type(Scalar::Bool),
+                  {ext(GLSLstd450FAbs, ft, {frac}), float_const(t, 0.5)});
   return select(t, away, m_.op(spv::OpFAdd, ft, {tr, sign(a, t)}), tr);
 }
 
@@ -152,7 +161,8 @@ Id SpirvMath::round(Id a, Scalar t) {
 Id SpirvMath::sign_bit(Id v, Scalar t) {
   std::vector<Id> words = to_words(t, v);
   Id top = words.back();
-  return m_.op(spv::OpINotEqual, type(Scalar::Bool), {m_.op(spv::OpBitwiseAnd, type(Scalar::U32), {top, u32(0x80000000u)}), u32(0)});
+  return m_.op(spv::OpINotEqual, type(Scalar::Bool),
+               {m_.op(spv::OpBitwiseAnd, type(Scalar::U32), {top, u32(0x80000000u)}), u32(0)});
 }
 
 // |x| mod |y| for finite x >= 0 and normal y > 0: subtracts y scaled by powers of two (each
@@ -172,18 +182,22 @@ Id SpirvMath::fmod_steps(Id ax, Id ay, Scalar t) {
   m_.label(header);
   Id rv = m_.op(spv::OpLoad, ft, {r});
   Id left = m_.op(spv::OpLoad, it, {n});
-  Id more = m_.op(spv::OpLogicalAnd, bt, {m_.op(spv::OpFOrdGreaterThanEqual, bt, {rv, ay}),
-                                          m_.op(spv::OpSGreaterThan, bt, {left, m_.constant_i32(0)})});
+  Id more = m_.op(spv::OpLogicalAnd, bt,
+                  {m_.op(spv::OpFOrdGreaterThanEqual, bt, {rv, ay}),
+                   m_.op(spv::OpSGreaterThan, bt, {left, m_.constant_i32(0)})});
   m_.op_void(spv::OpLoopMerge, {merge, cont, spv::LoopControlMaskNone});
   m_.op_void(spv::OpBranchConditional, {more, body, merge});
   m_.label(body);
   Id er = m_.op(spv::OpCompositeExtract, it, {ext(GLSLstd450FrexpStruct, fr, {rv}), 1});
   Id ey = m_.op(spv::OpCompositeExtract, it, {ext(GLSLstd450FrexpStruct, fr, {ay}), 1});
   Id scaled = ext(GLSLstd450Ldexp, ft, {ay, m_.op(spv::OpISub, it, {er, ey})});
-  Id step = select(t, m_.op(spv::OpFOrdGreaterThan, bt, {scaled, rv}), m_.op(spv::OpFMul, ft, {scaled, float_const(t, 0.5)}), scaled);
-  Id stuck = m_.op(spv::OpLogicalNot, bt, {m_.op(spv::OpFOrdGreaterThan, bt, {step, float_const(t, 0)})});
+  Id step = select(t, m_.op(spv::OpFOrdGreaterThan, bt, {scaled, rv}),
+                   m_.op(spv::OpFMul, ft, {scaled, float_const(t, 0.5)}), scaled);
+  Id stuck =
+      m_.op(spv::OpLogicalNot, bt, {m_.op(spv::OpFOrdGreaterThan, bt, {step, float_const(t, 0)})});
   m_.op_void(spv::OpStore, {r, m_.op(spv::OpFSub, ft, {rv, step})});
-  m_.op_void(spv::OpStore, {n, select(Scalar::I32, stuck, m_.constant_i32(0), m_.op(spv::OpISub, it, {left, m_.constant_i32(1)}))});
+  m_.op_void(spv::OpStore, {n, select(Scalar::I32, stuck, m_.constant_i32(0),
+                                      m_.op(spv::OpISub, it, {left, m_.constant_i32(1)}))});
   m_.op_void(spv::OpBranch, {cont});
   m_.label(cont);
   m_.op_void(spv::OpBranch, {header});
@@ -199,20 +213,26 @@ Id SpirvMath::exact_fmod(Id x, Id y, Scalar t) {
   Id ft = type(t), bt = type(Scalar::Bool);
   Id ax = ext(GLSLstd450FAbs, ft, {x}), ay = ext(GLSLstd450FAbs, ft, {y});
   Id inf = float_const(t, std::numeric_limits<double>::infinity());
-  Id bad = m_.op(spv::OpLogicalOr, bt, {m_.op(spv::OpLogicalNot, bt, {m_.op(spv::OpFOrdLessThan, bt, {ax, inf})}),
-                                        m_.op(spv::OpLogicalNot, bt, {m_.op(spv::OpFOrdGreaterThan, bt, {ay, float_const(t, 0)})})});
+  Id bad = m_.op(
+      spv::OpLogicalOr, bt,
+      {m_.op(spv::OpLogicalNot, bt, {m_.op(spv::OpFOrdLessThan, bt, {ax, inf})}),
+       m_.op(spv::OpLogicalNot, bt, {m_.op(spv::OpFOrdGreaterThan, bt, {ay, float_const(t, 0)})})});
   Id y_inf = m_.op(spv::OpFOrdEqual, bt, {ay, inf});
   Id skip = m_.op(spv::OpLogicalOr, bt, {bad, y_inf});
   double scale = t == Scalar::F64 ? 9007199254740992.0 : 16777216.0;
-  double min_normal = t == Scalar::F64 ? std::numeric_limits<double>::min() : std::numeric_limits<float>::min();
+  double min_normal =
+      t == Scalar::F64 ? std::numeric_limits<double>::min() : std::numeric_limits<float>::min();
   Id subnormal_y = m_.op(spv::OpFOrdLessThan, bt, {ay, float_const(t, min_normal)});
   Id ay_scaled = m_.op(spv::OpFMul, ft, {ay, float_const(t, scale)});
   Id divisor = select(t, subnormal_y, ay_scaled, ay);
   // Skipped inputs (non-finite, zero divisor) run no steps.
-  Id first = fmod_steps(select(t, skip, float_const(t, 0), ax), select(t, skip, float_const(t, 1), divisor), t);
-  Id second_in = select(t, subnormal_y, m_.op(spv::OpFMul, ft, {first, float_const(t, scale)}), float_const(t, 0));
+  Id first = fmod_steps(select(t, skip, float_const(t, 0), ax),
+                        select(t, skip, float_const(t, 1), divisor), t);
+  Id second_in = select(t, subnormal_y, m_.op(spv::OpFMul, ft, {first, float_const(t, scale)}),
+                        float_const(t, 0));
   Id second = fmod_steps(second_in, select(t, subnormal_y, ay_scaled, float_const(t, 1)), t);
-  Id rest = select(t, subnormal_y, m_.op(spv::OpFMul, ft, {second, float_const(t, 1.0 / scale)}), first);
+  Id rest =
+      select(t, subnormal_y, m_.op(spv::OpFMul, ft, {second, float_const(t, 1.0 / scale)}), first);
   Id signed_rest = select(t, sign_bit(x, t), m_.op(spv::OpFNegate, ft, {rest}), rest);
   Id nan = float_const(t, std::numeric_limits<double>::quiet_NaN());
   return select(t, bad, nan, select(t, y_inf, x, signed_rest));
@@ -221,10 +241,13 @@ Id SpirvMath::exact_fmod(Id x, Id y, Scalar t) {
 // GLSL leaves atan2(0, 0) undefined (lavapipe answers 3pi/4); C gives +-0 or +-pi.
 Id SpirvMath::atan2(Id y, Id x, Scalar t) {
   Id bt = type(Scalar::Bool), zero = float_const(t, 0);
-  Id both_zero = m_.op(spv::OpLogicalAnd, bt, {m_.op(spv::OpFOrdEqual, bt, {y, zero}), m_.op(spv::OpFOrdEqual, bt, {x, zero})});
+  Id both_zero =
+      m_.op(spv::OpLogicalAnd, bt,
+            {m_.op(spv::OpFOrdEqual, bt, {y, zero}), m_.op(spv::OpFOrdEqual, bt, {x, zero})});
   Id magnitude = select(t, sign_bit(x, t), float_const(t, 3.14159265358979323846), zero);
   Id special = select(t, sign_bit(y, t), m_.op(spv::OpFNegate, type(t), {magnitude}), magnitude);
-  Id nan_in = m_.op(spv::OpLogicalOr, bt, {m_.op(spv::OpIsNan, bt, {y}), m_.op(spv::OpIsNan, bt, {x})});
+  Id nan_in =
+      m_.op(spv::OpLogicalOr, bt, {m_.op(spv::OpIsNan, bt, {y}), m_.op(spv::OpIsNan, bt, {x})});
   Id r = select(t, both_zero, special, transcendental(GLSLstd450Atan2, t, {y, x}, "atan2"));
   return select(t, nan_in, float_const(t, std::numeric_limits<double>::quiet_NaN()), r);
 }
@@ -244,7 +267,8 @@ Id SpirvMath::unary(Op op, Id a, Scalar from, Scalar t) {
     case Op::Ceil: return ext(GLSLstd450Ceil, ty, {a});
     case Op::Round: return round(a, t);
     case Op::Sqrt: return ext(GLSLstd450Sqrt, ty, {a});
-    case Op::Rsqrt: return m_.op(spv::OpFDiv, ty, {float_const(t, 1), ext(GLSLstd450Sqrt, ty, {a})});
+    case Op::Rsqrt:
+      return m_.op(spv::OpFDiv, ty, {float_const(t, 1), ext(GLSLstd450Sqrt, ty, {a})});
     case Op::Sin: return transcendental(GLSLstd450Sin, t, {a}, "sin");
     case Op::Cos: return transcendental(GLSLstd450Cos, t, {a}, "cos");
     case Op::Tan: return transcendental(GLSLstd450Tan, t, {a}, "tan");
@@ -253,7 +277,9 @@ Id SpirvMath::unary(Op op, Id a, Scalar from, Scalar t) {
     case Op::Asin:
     case Op::Acos: {
       Id one = float_const(t, 1);
-      Id c = ext(GLSLstd450Sqrt, ty, {m_.op(spv::OpFMul, ty, {m_.op(spv::OpFSub, ty, {one, a}), m_.op(spv::OpFAdd, ty, {one, a})})});
+      Id c = ext(GLSLstd450Sqrt, ty,
+                 {m_.op(spv::OpFMul, ty,
+                        {m_.op(spv::OpFSub, ty, {one, a}), m_.op(spv::OpFAdd, ty, {one, a})})});
       return op == Op::Asin ? atan2(a, c, t) : atan2(c, a, t);
     }
     case Op::Atan: return transcendental(GLSLstd450Atan, t, {a}, "atan");
@@ -262,18 +288,58 @@ Id SpirvMath::unary(Op op, Id a, Scalar from, Scalar t) {
     case Op::Cast: return cast(a, from, t);
     case Op::Bitcast: return m_.op(spv::OpBitcast, ty, {a});
     // Not unary: the emitter sends only unary ops here.
-    case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Add:
-    case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max:
-    case Op::Pow: case Op::Atan2: case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl:
-    case Op::Shr: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
-    case Op::LogicAnd: case Op::LogicOr: case Op::Select: case Op::Fma: case Op::Rand:
-    case Op::Alloca: case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr:
-    case Op::ElementPtr: case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW:
-    case Op::TmpLoad: case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad:
-    case Op::TexSample: case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor:
-    case Op::While: case Op::Break: case Op::Continue: case Op::Return: case Op::Assert:
-    case Op::Offload:
-      break;
+    case Op::Const:
+    case Op::ArgLoad:
+    case Op::LoopIndex:
+    case Op::ResourceShape:
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::Mod:
+    case Op::Min:
+    case Op::Max:
+    case Op::Pow:
+    case Op::Atan2:
+    case Op::BitAnd:
+    case Op::BitOr:
+    case Op::BitXor:
+    case Op::Shl:
+    case Op::Shr:
+    case Op::Eq:
+    case Op::Ne:
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge:
+    case Op::LogicAnd:
+    case Op::LogicOr:
+    case Op::Select:
+    case Op::Fma:
+    case Op::Rand:
+    case Op::Alloca:
+    case Op::LocalLoad:
+    case Op::LocalStore:
+    case Op::GlobalPtr:
+    case Op::ElementPtr:
+    case Op::GlobalLoad:
+    case Op::GlobalStore:
+    case Op::AtomicRMW:
+    case Op::TmpLoad:
+    case Op::TmpStore:
+    case Op::BoundsCheck:
+    case Op::TexLoad:
+    case Op::TexSample:
+    case Op::TexStore:
+    case Op::If:
+    case Op::RangeFor:
+    case Op::StructFor:
+    case Op::While:
+    case Op::Break:
+    case Op::Continue:
+    case Op::Return:
+    case Op::Assert:
+    case Op::Offload: break;
   }
   throw InternalError("spirv codegen: unhandled unary op " + std::string(ir::op_name(op)));
 }
@@ -291,7 +357,8 @@ Id SpirvMath::int_div_rem(Id a, Id c, Scalar t, bool rem) {
     bad = m_.op(spv::OpLogicalOr, bt, {by_zero, minus_one});
   }
   Id safe = select(t, bad, one, c);
-  Id q = m_.op(rem ? (s ? spv::OpSRem : spv::OpUMod) : (s ? spv::OpSDiv : spv::OpUDiv), ty, {a, safe});
+  Id q =
+      m_.op(rem ? (s ? spv::OpSRem : spv::OpUMod) : (s ? spv::OpSDiv : spv::OpUDiv), ty, {a, safe});
   if (s) q = select(t, minus_one, rem ? zero : m_.op(spv::OpSNegate, ty, {a}), q);
   return select(t, by_zero, zero, q);
 }
@@ -312,7 +379,8 @@ Id SpirvMath::int_pow(Id base, Id exp, Scalar t) {
   m_.op_void(spv::OpLoopMerge, {merge, cont, spv::LoopControlMaskNone});
   m_.op_void(spv::OpBranchConditional, {more, body, merge});
   m_.label(body);
-  Id ev = m_.op(spv::OpLoad, ty, {e}), xv = m_.op(spv::OpLoad, ty, {x}), rv = m_.op(spv::OpLoad, ty, {r});
+  Id ev = m_.op(spv::OpLoad, ty, {e}), xv = m_.op(spv::OpLoad, ty, {x}),
+     rv = m_.op(spv::OpLoad, ty, {r});
   Id odd = m_.op(spv::OpINotEqual, bt, {m_.op(spv::OpBitwiseAnd, ty, {ev, one}), zero});
   m_.op_void(spv::OpStore, {r, select(t, odd, m_.op(spv::OpIMul, ty, {rv, xv}), rv)});
   m_.op_void(spv::OpStore, {x, m_.op(spv::OpIMul, ty, {xv, xv})});
@@ -332,7 +400,9 @@ Id SpirvMath::float_pow(Id x, Id y, Scalar t) {
   Id r = transcendental(GLSLstd450Pow, t, {ext(GLSLstd450FAbs, ty, {x}), y}, "pow");
   Id y_int = m_.op(spv::OpFOrdEqual, bt, {ext(GLSLstd450Trunc, ty, {y}), y});
   Id half = m_.op(spv::OpFMul, ty, {y, float_const(t, 0.5)});
-  Id y_odd = m_.op(spv::OpLogicalAnd, bt, {y_int, m_.op(spv::OpFOrdNotEqual, bt, {ext(GLSLstd450Trunc, ty, {half}), half})});
+  Id y_odd =
+      m_.op(spv::OpLogicalAnd, bt,
+            {y_int, m_.op(spv::OpFOrdNotEqual, bt, {ext(GLSLstd450Trunc, ty, {half}), half})});
   Id neg_x = m_.op(spv::OpFOrdLessThan, bt, {x, zero});
   Id nan = float_const(t, std::numeric_limits<double>::quiet_NaN());
   Id negative = select(t, y_int, select(t, y_odd, m_.op(spv::OpFNegate, ty, {r}), r), nan);
@@ -341,7 +411,8 @@ Id SpirvMath::float_pow(Id x, Id y, Scalar t) {
   Id y_pos = m_.op(spv::OpFOrdGreaterThan, bt, {y, zero});
   Id at_zero = select(t, y_pos, zero, float_const(t, std::numeric_limits<double>::infinity()));
   // -0 to an odd integer power keeps its sign: pow(-0, 3) = -0, pow(-0, -1) = -inf.
-  at_zero = select(t, m_.op(spv::OpLogicalAnd, bt, {y_odd, sign_bit(x, t)}), m_.op(spv::OpFNegate, ty, {at_zero}), at_zero);
+  at_zero = select(t, m_.op(spv::OpLogicalAnd, bt, {y_odd, sign_bit(x, t)}),
+                   m_.op(spv::OpFNegate, ty, {at_zero}), at_zero);
   result = select(t, zero_x, at_zero, result);
   return select(t, m_.op(spv::OpFOrdEqual, bt, {y, zero}), one, result);
 }
@@ -361,24 +432,82 @@ Id SpirvMath::compare(Op op, Id a, Id b, Scalar t) {
     case Op::Eq: o = f ? spv::OpFOrdEqual : spv::OpIEqual; break;
     case Op::Ne: o = f ? spv::OpFUnordNotEqual : spv::OpINotEqual; break;
     case Op::Lt: o = f ? spv::OpFOrdLessThan : s ? spv::OpSLessThan : spv::OpULessThan; break;
-    case Op::Le: o = f ? spv::OpFOrdLessThanEqual : s ? spv::OpSLessThanEqual : spv::OpULessThanEqual; break;
-    case Op::Gt: o = f ? spv::OpFOrdGreaterThan : s ? spv::OpSGreaterThan : spv::OpUGreaterThan; break;
-    case Op::Ge: o = f ? spv::OpFOrdGreaterThanEqual : s ? spv::OpSGreaterThanEqual : spv::OpUGreaterThanEqual; break;
+    case Op::Le:
+      o = f ? spv::OpFOrdLessThanEqual : s ? spv::OpSLessThanEqual : spv::OpULessThanEqual;
+      break;
+    case Op::Gt:
+      o = f ? spv::OpFOrdGreaterThan : s ? spv::OpSGreaterThan : spv::OpUGreaterThan;
+      break;
+    case Op::Ge:
+      o = f ? spv::OpFOrdGreaterThanEqual : s ? spv::OpSGreaterThanEqual : spv::OpUGreaterThanEqual;
+      break;
     // Not comparisons: binary() sends only comparisons here.
-    case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Neg:
-    case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil:
-    case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tan:
-    case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp: case Op::Log: case Op::Cast:
-    case Op::Bitcast: case Op::Add: case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod:
-    case Op::Min: case Op::Max: case Op::Pow: case Op::Atan2: case Op::BitAnd: case Op::BitOr:
-    case Op::BitXor: case Op::Shl: case Op::Shr: case Op::LogicAnd: case Op::LogicOr:
-    case Op::Select: case Op::Fma: case Op::Rand: case Op::Alloca: case Op::LocalLoad:
-    case Op::LocalStore: case Op::GlobalPtr: case Op::ElementPtr: case Op::GlobalLoad:
-    case Op::GlobalStore: case Op::AtomicRMW: case Op::TmpLoad: case Op::TmpStore:
-    case Op::BoundsCheck: case Op::TexLoad: case Op::TexSample: case Op::TexStore: case Op::If:
-    case Op::RangeFor: case Op::StructFor: case Op::While: case Op::Break: case Op::Continue:
-    case Op::Return: case Op::Assert: case Op::Offload:
-      throw InternalError("spirv codegen: not a comparison");
+    case Op::Const:
+    case Op::ArgLoad:
+    case Op::LoopIndex:
+    case Op::ResourceShape:
+    case Op::Neg:
+    case Op::BitNot:
+    case Op::LogicNot:
+    case Op::Abs:
+    case Op::Sign:
+    case Op::Floor:
+    case Op::Ceil:
+    case Op::Round:
+    case Op::Sqrt:
+    case Op::Rsqrt:
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Tan:
+    case Op::Asin:
+    case Op::Acos:
+    case Op::Atan:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Cast:
+    case Op::Bitcast:
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::Mod:
+    case Op::Min:
+    case Op::Max:
+    case Op::Pow:
+    case Op::Atan2:
+    case Op::BitAnd:
+    case Op::BitOr:
+    case Op::BitXor:
+    case Op::Shl:
+    case Op::Shr:
+    case Op::LogicAnd:
+    case Op::LogicOr:
+    case Op::Select:
+    case Op::Fma:
+    case Op::Rand:
+    case Op::Alloca:
+    case Op::LocalLoad:
+    case Op::LocalStore:
+    case Op::GlobalPtr:
+    case Op::ElementPtr:
+    case Op::GlobalLoad:
+    case Op::GlobalStore:
+    case Op::AtomicRMW:
+    case Op::TmpLoad:
+    case Op::TmpStore:
+    case Op::BoundsCheck:
+    case Op::TexLoad:
+    case Op::TexSample:
+    case Op::TexStore:
+    case Op::If:
+    case Op::RangeFor:
+    case Op::StructFor:
+    case Op::While:
+    case Op::Break:
+    case Op::Continue:
+    case Op::Return:
+    case Op::Assert:
+    case Op::Offload: throw InternalError("spirv codegen: not a comparison");
   }
   return m_.op(o, bt, {a, b});
 }
@@ -399,45 +528,93 @@ Id SpirvMath::binary(Op op, Id a, Id c, Scalar t) {
         Id r = exact_fmod(a, c, t);
         Id zero = float_const(t, 0);
         Id nonzero = m_.op(spv::OpFUnordNotEqual, bt, {r, zero});
-        Id differ = m_.op(spv::OpLogicalNotEqual, bt, {m_.op(spv::OpFOrdLessThan, bt, {r, zero}),
-                                                        m_.op(spv::OpFOrdLessThan, bt, {c, zero})});
+        Id differ = m_.op(
+            spv::OpLogicalNotEqual, bt,
+            {m_.op(spv::OpFOrdLessThan, bt, {r, zero}), m_.op(spv::OpFOrdLessThan, bt, {c, zero})});
         Id fix = m_.op(spv::OpLogicalAnd, bt, {nonzero, differ});
         return select(t, fix, m_.op(spv::OpFAdd, ty, {r, c}), r);
       }
       Id r = int_div_rem(a, c, t, true);
       Id zero = int_const(t, 0);
-      Id fix = m_.op(spv::OpLogicalAnd, bt, {m_.op(spv::OpINotEqual, bt, {r, zero}),
-                                              m_.op(spv::OpSLessThan, bt, {m_.op(spv::OpBitwiseXor, ty, {r, c}), zero})});
+      Id fix = m_.op(spv::OpLogicalAnd, bt,
+                     {m_.op(spv::OpINotEqual, bt, {r, zero}),
+                      m_.op(spv::OpSLessThan, bt, {m_.op(spv::OpBitwiseXor, ty, {r, c}), zero})});
       return select(t, fix, m_.op(spv::OpIAdd, ty, {r, c}), r);
     }
     case Op::Min: return ext(f ? GLSLstd450NMin : s ? GLSLstd450SMin : GLSLstd450UMin, ty, {a, c});
     case Op::Max: return ext(f ? GLSLstd450NMax : s ? GLSLstd450SMax : GLSLstd450UMax, ty, {a, c});
     case Op::Pow: return f ? float_pow(a, c, t) : int_pow(a, c, t);
     case Op::Atan2: return atan2(a, c, t);
-    case Op::BitAnd: case Op::LogicAnd: return m_.op(logic ? spv::OpLogicalAnd : spv::OpBitwiseAnd, ty, {a, c});
-    case Op::BitOr: case Op::LogicOr: return m_.op(logic ? spv::OpLogicalOr : spv::OpBitwiseOr, ty, {a, c});
+    case Op::BitAnd:
+    case Op::LogicAnd: return m_.op(logic ? spv::OpLogicalAnd : spv::OpBitwiseAnd, ty, {a, c});
+    case Op::BitOr:
+    case Op::LogicOr: return m_.op(logic ? spv::OpLogicalOr : spv::OpBitwiseOr, ty, {a, c});
     case Op::BitXor: return m_.op(logic ? spv::OpLogicalNotEqual : spv::OpBitwiseXor, ty, {a, c});
-    case Op::Shl: case Op::Shr: {
+    case Op::Shl:
+    case Op::Shr: {
       // Shift counts wrap at the width, as on the CPU.
       Id n = m_.op(spv::OpBitwiseAnd, ty, {c, int_const(t, bit_width(t) - 1)});
       if (op == Op::Shl) return m_.op(spv::OpShiftLeftLogical, ty, {a, n});
       return m_.op(s ? spv::OpShiftRightArithmetic : spv::OpShiftRightLogical, ty, {a, n});
     }
     // Comparisons: compare(), above.
-    case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
-      break;
+    case Op::Eq:
+    case Op::Ne:
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge: break;
     // Not binary: the emitter sends only binary ops here.
-    case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Neg:
-    case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil:
-    case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tan:
-    case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp: case Op::Log: case Op::Cast:
-    case Op::Bitcast: case Op::Select: case Op::Fma: case Op::Rand: case Op::Alloca:
-    case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr: case Op::ElementPtr:
-    case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW: case Op::TmpLoad:
-    case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad: case Op::TexSample:
-    case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor: case Op::While:
-    case Op::Break: case Op::Continue: case Op::Return: case Op::Assert: case Op::Offload:
-      break;
+    case Op::Const:
+    case Op::ArgLoad:
+    case Op::LoopIndex:
+    case Op::ResourceShape:
+    case Op::Neg:
+    case Op::BitNot:
+    case Op::LogicNot:
+    case Op::Abs:
+    case Op::Sign:
+    case Op::Floor:
+    case Op::Ceil:
+    case Op::Round:
+    case Op::Sqrt:
+    case Op::Rsqrt:
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Tan:
+    case Op::Asin:
+    case Op::Acos:
+    case Op::Atan:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Cast:
+    case Op::Bitcast:
+    case Op::Select:
+    case Op::Fma:
+    case Op::Rand:
+    case Op::Alloca:
+    case Op::LocalLoad:
+    case Op::LocalStore:
+    case Op::GlobalPtr:
+    case Op::ElementPtr:
+    case Op::GlobalLoad:
+    case Op::GlobalStore:
+    case Op::AtomicRMW:
+    case Op::TmpLoad:
+    case Op::TmpStore:
+    case Op::BoundsCheck:
+    case Op::TexLoad:
+    case Op::TexSample:
+    case Op::TexStore:
+    case Op::If:
+    case Op::RangeFor:
+    case Op::StructFor:
+    case Op::While:
+    case Op::Break:
+    case Op::Continue:
+    case Op::Return:
+    case Op::Assert:
+    case Op::Offload: break;
   }
   throw InternalError("spirv codegen: unhandled binary op " + std::string(ir::op_name(op)));
 }
@@ -464,7 +641,8 @@ std::vector<Id> SpirvMath::to_words(Scalar s, Id v) {
   int w = bit_width(s);
   if (w == 64) {
     Id pair = m_.op(spv::OpBitcast, m_.type_vector(u32t, 2), {v});
-    return {m_.op(spv::OpCompositeExtract, u32t, {pair, 0}), m_.op(spv::OpCompositeExtract, u32t, {pair, 1})};
+    return {m_.op(spv::OpCompositeExtract, u32t, {pair, 0}),
+            m_.op(spv::OpCompositeExtract, u32t, {pair, 1})};
   }
   if (w == 32) return {s == Scalar::U32 ? v : m_.op(spv::OpBitcast, u32t, {v})};
   return {m_.op(spv::OpUConvert, u32t, {v})};
@@ -475,7 +653,8 @@ Id SpirvMath::from_words(Scalar s, const std::vector<Id>& words) {
   if (s == Scalar::Bool) return m_.op(spv::OpINotEqual, ty, {words.at(0), u32(0)});
   int w = bit_width(s);
   if (w == 64) {
-    Id pair = m_.op(spv::OpCompositeConstruct, m_.type_vector(type(Scalar::U32), 2), {words.at(0), words.at(1)});
+    Id pair = m_.op(spv::OpCompositeConstruct, m_.type_vector(type(Scalar::U32), 2),
+                    {words.at(0), words.at(1)});
     return m_.op(spv::OpBitcast, ty, {pair});
   }
   if (w == 32) return s == Scalar::U32 ? words.at(0) : m_.op(spv::OpBitcast, ty, {words.at(0)});

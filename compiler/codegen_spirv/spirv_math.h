@@ -20,10 +20,11 @@ class SpirvMath {
   // `requirements` accumulates SpirvRequirement bits; `notice` receives precision notes.
   SpirvMath(Module& m, uint32_t* requirements, std::function<void(const std::string&)> notice);
 
-  Id type(Scalar s);               // register type (bool is OpTypeBool)
-  Id memory_type(Scalar s);        // type in buffers (bool is u8)
-  Id uint_type(int width);         // unsigned integer of `width` bits
-  Id bits_const(Scalar s, uint64_t bits);  // IR constant encoding (ints two's complement, floats f64 bits)
+  Id type(Scalar s);         // register type (bool is OpTypeBool)
+  Id memory_type(Scalar s);  // type in buffers (bool is u8)
+  Id uint_type(int width);   // unsigned integer of `width` bits
+  Id bits_const(Scalar s,
+                uint64_t bits);  // IR constant encoding (ints two's complement, floats f64 bits)
   Id int_const(Scalar s, int64_t v);
   Id float_const(Scalar s, double v);
   Id bool_const(bool v) { return m_.constant_bool(v); }
@@ -45,7 +46,8 @@ class SpirvMath {
 
  private:
   Id ext(uint32_t instruction, Id result_type, std::initializer_list<Id> args);
-  Id transcendental(uint32_t instruction, Scalar t, std::initializer_list<Id> args, const char* name);
+  Id transcendental(uint32_t instruction, Scalar t, std::initializer_list<Id> args,
+                    const char* name);
   Id int_div_rem(Id a, Id c, Scalar t, bool rem);
   Id int_pow(Id base, Id exp, Scalar t);
   Id float_pow(Id x, Id y, Scalar t);

@@ -21,17 +21,17 @@ bool is_block_terminator(spv::Op opcode) {
     case spv::OpReturnValue:
     case spv::OpKill:
     case spv::OpUnreachable:
-    case spv::OpTerminateInvocation:
-      return true;
-    default:
-      return false;
+    case spv::OpTerminateInvocation: return true;
+    default: return false;
   }
 }
 
 Module::Module(uint32_t version) : version_(version) {}
 
-void Module::emit(std::vector<uint32_t>& section, spv::Op opcode, const std::vector<uint32_t>& operands) {
-  section.push_back(static_cast<uint32_t>(operands.size() + 1) << 16 | static_cast<uint32_t>(opcode));
+void Module::emit(std::vector<uint32_t>& section, spv::Op opcode,
+                  const std::vector<uint32_t>& operands) {
+  section.push_back(static_cast<uint32_t>(operands.size() + 1) << 16 |
+                    static_cast<uint32_t>(opcode));
   section.insert(section.end(), operands.begin(), operands.end());
 }
 
@@ -70,7 +70,8 @@ void Module::entry_point(spv::ExecutionModel model, Id function, const std::stri
   emit(entry_points_, spv::OpEntryPoint, w);
 }
 
-void Module::execution_mode(Id function, spv::ExecutionMode mode, std::initializer_list<uint32_t> literals) {
+void Module::execution_mode(Id function, spv::ExecutionMode mode,
+                            std::initializer_list<uint32_t> literals) {
   std::vector<uint32_t> w = {function, static_cast<uint32_t>(mode)};
   w.insert(w.end(), literals.begin(), literals.end());
   emit(execution_modes_, spv::OpExecutionMode, w);
@@ -88,7 +89,8 @@ void Module::decorate(Id target, spv::Decoration d, std::initializer_list<uint32
   emit(annotations_, spv::OpDecorate, w);
 }
 
-void Module::member_decorate(Id type, uint32_t member, spv::Decoration d, std::initializer_list<uint32_t> literals) {
+void Module::member_decorate(Id type, uint32_t member, spv::Decoration d,
+                             std::initializer_list<uint32_t> literals) {
   std::vector<uint32_t> w = {type, member, static_cast<uint32_t>(d)};
   w.insert(w.end(), literals.begin(), literals.end());
   emit(annotations_, spv::OpMemberDecorate, w);
@@ -103,8 +105,8 @@ Id Module::dedup_type(spv::Op opcode, const std::vector<uint32_t>& operands) {
   if (it != types_.end()) return it->second;
   Id id = fresh_id();
   // Types put their result id first; constants have a result type before it.
-  bool typed = opcode == spv::OpConstant || opcode == spv::OpConstantTrue || opcode == spv::OpConstantFalse ||
-               opcode == spv::OpConstantComposite;
+  bool typed = opcode == spv::OpConstant || opcode == spv::OpConstantTrue ||
+               opcode == spv::OpConstantFalse || opcode == spv::OpConstantComposite;
   std::vector<uint32_t> w;
   if (typed) {
     w.push_back(operands.at(0));
@@ -120,9 +122,13 @@ Id Module::dedup_type(spv::Op opcode, const std::vector<uint32_t>& operands) {
 
 Id Module::type_void() { return dedup_type(spv::OpTypeVoid, {}); }
 Id Module::type_bool() { return dedup_type(spv::OpTypeBool, {}); }
-Id Module::type_int(uint32_t width, bool is_signed) { return dedup_type(spv::OpTypeInt, {width, is_signed ? 1u : 0u}); }
+Id Module::type_int(uint32_t width, bool is_signed) {
+  return dedup_type(spv::OpTypeInt, {width, is_signed ? 1u : 0u});
+}
 Id Module::type_float(uint32_t width) { return dedup_type(spv::OpTypeFloat, {width}); }
-Id Module::type_vector(Id component, uint32_t count) { return dedup_type(spv::OpTypeVector, {component, count}); }
+Id Module::type_vector(Id component, uint32_t count) {
+  return dedup_type(spv::OpTypeVector, {component, count});
+}
 Id Module::type_pointer(spv::StorageClass storage, Id pointee) {
   return dedup_type(spv::OpTypePointer, {static_cast<uint32_t>(storage), pointee});
 }
@@ -163,7 +169,9 @@ Id Module::type_sampled_image(Id image) { return dedup_type(spv::OpTypeSampledIm
 
 // ---------------------------------------------------------------------------- constants
 
-Id Module::constant_bool(bool v) { return dedup_type(v ? spv::OpConstantTrue : spv::OpConstantFalse, {type_bool()}); }
+Id Module::constant_bool(bool v) {
+  return dedup_type(v ? spv::OpConstantTrue : spv::OpConstantFalse, {type_bool()});
+}
 
 Id Module::constant(Id type, std::initializer_list<uint32_t> words) {
   std::vector<uint32_t> w = {type};
@@ -193,7 +201,8 @@ Id Module::begin_function(Id result_type, Id function_type, spv::FunctionControl
   fn_vars_.clear();
   fn_body_.clear();
   Id id = fresh_id();
-  emit(fn_header_, spv::OpFunction, {result_type, id, static_cast<uint32_t>(control), function_type});
+  emit(fn_header_, spv::OpFunction,
+       {result_type, id, static_cast<uint32_t>(control), function_type});
   return id;
 }
 
@@ -213,7 +222,8 @@ Id Module::label(Id label) {
 
 Id Module::local_variable(Id pointer_type) {
   Id id = fresh_id();
-  emit(fn_vars_, spv::OpVariable, {pointer_type, id, static_cast<uint32_t>(spv::StorageClassFunction)});
+  emit(fn_vars_, spv::OpVariable,
+       {pointer_type, id, static_cast<uint32_t>(spv::StorageClassFunction)});
   return id;
 }
 

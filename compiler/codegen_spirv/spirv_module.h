@@ -33,10 +33,12 @@ class Module {
   void memory_model(spv::AddressingModel a, spv::MemoryModel m);
   void entry_point(spv::ExecutionModel model, Id function, const std::string& name,
                    const std::vector<Id>& interface);
-  void execution_mode(Id function, spv::ExecutionMode mode, std::initializer_list<uint32_t> literals);
+  void execution_mode(Id function, spv::ExecutionMode mode,
+                      std::initializer_list<uint32_t> literals);
   void name(Id target, const std::string& text);
   void decorate(Id target, spv::Decoration d, std::initializer_list<uint32_t> literals = {});
-  void member_decorate(Id type, uint32_t member, spv::Decoration d, std::initializer_list<uint32_t> literals = {});
+  void member_decorate(Id type, uint32_t member, spv::Decoration d,
+                       std::initializer_list<uint32_t> literals = {});
 
   // ---- types (de-duplicated unless noted)
   Id type_void();
@@ -46,9 +48,9 @@ class Module {
   Id type_vector(Id component, uint32_t count);
   Id type_pointer(spv::StorageClass storage, Id pointee);
   Id type_function(Id result, const std::vector<Id>& params);
-  Id type_array(Id element, Id length_constant);           // fresh: carries an ArrayStride
-  Id type_runtime_array(Id element);                       // fresh: carries an ArrayStride
-  Id type_struct(const std::vector<Id>& members);          // fresh: carries Block/offsets
+  Id type_array(Id element, Id length_constant);   // fresh: carries an ArrayStride
+  Id type_runtime_array(Id element);               // fresh: carries an ArrayStride
+  Id type_struct(const std::vector<Id>& members);  // fresh: carries Block/offsets
   Id type_image(Id sampled_type, spv::Dim dim, uint32_t sampled, spv::ImageFormat format);
   Id type_sampler();
   Id type_sampled_image(Id image);
@@ -64,7 +66,8 @@ class Module {
   Id global_variable(Id pointer_type, spv::StorageClass storage);
 
   // ---- functions: one at a time
-  Id begin_function(Id result_type, Id function_type, spv::FunctionControlMask control = spv::FunctionControlMaskNone);
+  Id begin_function(Id result_type, Id function_type,
+                    spv::FunctionControlMask control = spv::FunctionControlMaskNone);
   // Opens a new basic block; `label` from fresh_id(), or 0 for a new one. Returns it.
   Id label(Id label = 0);
   // A Function-storage variable, placed at the top of the entry block.
@@ -83,7 +86,8 @@ class Module {
   std::vector<uint32_t> assemble() const;
 
  private:
-  static void emit(std::vector<uint32_t>& section, spv::Op opcode, const std::vector<uint32_t>& operands);
+  static void emit(std::vector<uint32_t>& section, spv::Op opcode,
+                   const std::vector<uint32_t>& operands);
   Id dedup_type(spv::Op opcode, const std::vector<uint32_t>& operands);
 
   uint32_t version_;

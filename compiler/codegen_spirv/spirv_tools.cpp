@@ -32,8 +32,9 @@ std::string disassemble_spirv(const std::vector<uint32_t>& words) {
   spvtools::SpirvTools tools(kEnv);
   std::string messages, text;
   tools.SetMessageConsumer(collect(&messages));
-  if (!tools.Disassemble(words, &text,
-                         SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES | SPV_BINARY_TO_TEXT_OPTION_INDENT))
+  if (!tools.Disassemble(
+          words, &text,
+          SPV_BINARY_TO_TEXT_OPTION_FRIENDLY_NAMES | SPV_BINARY_TO_TEXT_OPTION_INDENT))
     throw Error("cannot disassemble SPIR-V: " + messages);
   return text;
 }

@@ -19,14 +19,17 @@ std::string shape_problem(const std::vector<int64_t>& shape, int64_t elem_bytes)
   for (size_t d = 0; d < shape.size(); ++d) {
     int64_t e = shape[d];
     dims += (d ? " x " : "") + std::to_string(e);
-    if (e < 1) return "extent " + std::to_string(e) + " (dimension " + std::to_string(d) + ") is not positive";
+    if (e < 1)
+      return "extent " + std::to_string(e) + " (dimension " + std::to_string(d) +
+             ") is not positive";
     if (e > INT32_MAX)
       return "extent " + std::to_string(e) + " (dimension " + std::to_string(d) +
              ") is larger than 2147483647; kernels index with 32-bit integers";
   }
   for (int64_t e : shape)
     if (__builtin_mul_overflow(bytes, e, &bytes))
-      return dims + " elements of " + std::to_string(elem_bytes) + " bytes do not fit in 2^63 bytes";
+      return dims + " elements of " + std::to_string(elem_bytes) +
+             " bytes do not fit in 2^63 bytes";
   return "";
 }
 
@@ -42,13 +45,25 @@ const Input* Node::input(const std::string& pin) const {
   return nullptr;
 }
 
-const KernelDecl* Document::kernel(const std::string& name) const { return find_named(kernels, name); }
-const FunctionDecl* Document::function(const std::string& name) const { return find_named(functions, name); }
+const KernelDecl* Document::kernel(const std::string& name) const {
+  return find_named(kernels, name);
+}
+const FunctionDecl* Document::function(const std::string& name) const {
+  return find_named(functions, name);
+}
 const FieldDesc* Document::field(const std::string& name) const { return find_named(fields, name); }
-const NdarrayDecl* Document::ndarray(const std::string& name) const { return find_named(ndarrays, name); }
-const TextureDecl* Document::texture(const std::string& name) const { return find_named(textures, name); }
-const ArgpackDecl* Document::argpack(const std::string& name) const { return find_named(argpacks, name); }
-const Pipeline* Document::pipeline(const std::string& name) const { return find_named(pipelines, name); }
+const NdarrayDecl* Document::ndarray(const std::string& name) const {
+  return find_named(ndarrays, name);
+}
+const TextureDecl* Document::texture(const std::string& name) const {
+  return find_named(textures, name);
+}
+const ArgpackDecl* Document::argpack(const std::string& name) const {
+  return find_named(argpacks, name);
+}
+const Pipeline* Document::pipeline(const std::string& name) const {
+  return find_named(pipelines, name);
+}
 
 namespace {
 bool contains_node(const std::vector<Node>& nodes, int id) {

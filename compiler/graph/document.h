@@ -22,9 +22,9 @@ constexpr int kFormatVersion = 2;
 struct Input {
   std::string pin;
   bool linked = false;
-  int from_node = -1;      // linked: source node id
-  std::string from_pin;    // linked: source output pin ("out" when omitted in text)
-  Literal literal;         // not linked: the constant value
+  int from_node = -1;    // linked: source node id
+  std::string from_pin;  // linked: source output pin ("out" when omitted in text)
+  Literal literal;       // not linked: the constant value
 };
 
 struct Node;
@@ -38,9 +38,9 @@ struct Region {
 // Within a region, effectful nodes (stores, atomics, variable writes, regions, break) run
 // in the order they are listed; pure nodes are evaluated where their results are needed.
 struct Node {
-  int id = -1;             // unique inside its kernel or function, across nested regions
-  std::string type;        // node type name from the node library, e.g. "add", "range_for"
-  int version = 1;         // per node type; older versions are upgraded on load
+  int id = -1;       // unique inside its kernel or function, across nested regions
+  std::string type;  // node type name from the node library, e.g. "add", "range_for"
+  int version = 1;   // per node type; older versions are upgraded on load
   std::vector<Input> inputs;
   std::vector<std::pair<std::string, Literal>> params;
   std::vector<Region> regions;
@@ -54,21 +54,21 @@ enum class ParamKind : uint8_t { Value, Ndarray, Texture, Argpack, Template };
 struct KernelParam {
   std::string name;
   ParamKind kind = ParamKind::Value;
-  std::string type;        // Value: value type ("f32x3"); Ndarray: element type; Argpack: type name
-  int ndim = 0;            // Ndarray / Texture
+  std::string type;  // Value: value type ("f32x3"); Ndarray: element type; Argpack: type name
+  int ndim = 0;      // Ndarray / Texture
 };
 
 struct KernelDecl {
   std::string name;
   std::vector<KernelParam> params;
-  std::vector<std::string> returns;   // value types
-  int workgroup_size = 0;             // GPU invocations per workgroup; 0: the program's option
+  std::vector<std::string> returns;  // value types
+  int workgroup_size = 0;            // GPU invocations per workgroup; 0: the program's option
   std::vector<Node> nodes;
 };
 
 struct FunctionPort {
   std::string name;
-  std::string type;        // value type
+  std::string type;  // value type
 };
 
 // A sub-graph reused across kernels; inlined at every call node.
@@ -87,7 +87,7 @@ struct NdarrayDecl {
 
 struct TextureDecl {
   std::string name;
-  std::vector<int64_t> size;   // 2 or 3 extents
+  std::vector<int64_t> size;  // 2 or 3 extents
   TextureFormat format = TextureFormat::RGBA32F;
 };
 
@@ -106,7 +106,7 @@ struct Launch {
 };
 
 struct Pipeline {
-  std::string name;        // at least "init" and "step" for `loom run`
+  std::string name;  // at least "init" and "step" for `loom run`
   std::vector<Launch> launches;
 };
 
@@ -123,7 +123,7 @@ struct CommentFrame {
   std::string color;                 // "#rrggbb" as written, or "" (the editor's default)
 };
 struct GraphLayout {
-  std::string graph;       // kernel or function name
+  std::string graph;  // kernel or function name
   std::vector<NodePosition> positions;
   std::vector<CommentFrame> comments;
   std::vector<int> collapsed;  // nodes drawn as their title bar only; ascending, no repeats
@@ -135,19 +135,19 @@ struct GraphLayout {
 std::string shape_problem(const std::vector<int64_t>& shape, int64_t elem_bytes);
 
 struct Document {
-  std::string path;        // where it was loaded from ("<memory>" otherwise); not saved
+  std::string path;  // where it was loaded from ("<memory>" otherwise); not saved
   int version = kFormatVersion;
   std::string name;
   std::vector<FieldDesc> fields;
   std::vector<NdarrayDecl> ndarrays;
   std::vector<TextureDecl> textures;
-  std::vector<ArgpackType> argpack_types;   // laid out by layout_argpack_types after load
+  std::vector<ArgpackType> argpack_types;  // laid out by layout_argpack_types after load
   std::vector<ArgpackDecl> argpacks;
   std::vector<FunctionDecl> functions;
   std::vector<KernelDecl> kernels;
   std::vector<Pipeline> pipelines;
   std::vector<GraphLayout> layout;
-  ViewSettings view;                        // the editor's viewport; editor-only like layout
+  ViewSettings view;  // the editor's viewport; editor-only like layout
 
   const KernelDecl* kernel(const std::string& name) const;
   const FunctionDecl* function(const std::string& name) const;
@@ -155,7 +155,7 @@ struct Document {
   const NdarrayDecl* ndarray(const std::string& name) const;
   const TextureDecl* texture(const std::string& name) const;
   const ArgpackDecl* argpack(const std::string& name) const;
-  int argpack_type(const std::string& name) const;   // -1 when absent
+  int argpack_type(const std::string& name) const;  // -1 when absent
   const Pipeline* pipeline(const std::string& name) const;
   // Layout consistency: a kernel or function of that name exists / has that node (in any
   // region). Layout entries for anything else are errors (see docs/graph-format.md).

@@ -2,8 +2,8 @@
 
 #include <cctype>
 #include <charconv>
-#include <cmath>
 #include <climits>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -41,41 +41,60 @@ class Reader {
     Document doc;
     doc.path = path_;
     object(root, "document");
-    keys(root, "document", {"format", "version", "name", "fields", "ndarrays", "textures", "argpack_types",
-                             "argpacks", "functions", "kernels", "pipelines", "layout", "view"});
+    keys(root, "document",
+         {"format", "version", "name", "fields", "ndarrays", "textures", "argpack_types",
+          "argpacks", "functions", "kernels", "pipelines", "layout", "view"});
     const JsonValue* format = root.find("format");
     if (!format || format->kind != Kind::String || format->text != "loom-graph")
-      fail(format ? *format : root, "format", "expected \"format\": \"loom-graph\" (is this a Loom graph document?)");
+      fail(format ? *format : root, "format",
+           "expected \"format\": \"loom-graph\" (is this a Loom graph document?)");
     const JsonValue* version = root.find("version");
     if (!version) fail(root, "version", "missing \"version\"");
     doc.version = small_integer(*version, "version");
     if (const JsonValue* name = root.find("name")) doc.name = string(*name, "name");
-    each(root, "fields", [&](const JsonValue& v, const std::string& at) { doc.fields.push_back(field(v, at)); });
-    each(root, "ndarrays", [&](const JsonValue& v, const std::string& at) { doc.ndarrays.push_back(ndarray(v, at)); });
-    each(root, "textures", [&](const JsonValue& v, const std::string& at) { doc.textures.push_back(texture(v, at)); });
+    each(root, "fields",
+         [&](const JsonValue& v, const std::string& at) { doc.fields.push_back(field(v, at)); });
+    each(root, "ndarrays", [&](const JsonValue& v, const std::string& at) {
+      doc.ndarrays.push_back(ndarray(v, at));
+    });
+    each(root, "textures", [&](const JsonValue& v, const std::string& at) {
+      doc.textures.push_back(texture(v, at));
+    });
     read_argpack_types(root, doc);
-    each(root, "argpacks", [&](const JsonValue& v, const std::string& at) { doc.argpacks.push_back(argpack(v, at)); });
-    each(root, "functions", [&](const JsonValue& v, const std::string& at) { doc.functions.push_back(function(v, at)); });
-    each(root, "kernels", [&](const JsonValue& v, const std::string& at) { doc.kernels.push_back(kernel(v, at)); });
-    each(root, "pipelines", [&](const JsonValue& v, const std::string& at) { doc.pipelines.push_back(pipeline(v, at)); });
-    each(root, "layout", [&](const JsonValue& v, const std::string& at) { doc.layout.push_back(layout(v, at, doc)); });
+    each(root, "argpacks", [&](const JsonValue& v, const std::string& at) {
+      doc.argpacks.push_back(argpack(v, at));
+    });
+    each(root, "functions", [&](const JsonValue& v, const std::string& at) {
+      doc.functions.push_back(function(v, at));
+    });
+    each(root, "kernels",
+         [&](const JsonValue& v, const std::string& at) { doc.kernels.push_back(kernel(v, at)); });
+    each(root, "pipelines", [&](const JsonValue& v, const std::string& at) {
+      doc.pipelines.push_back(pipeline(v, at));
+    });
+    each(root, "layout", [&](const JsonValue& v, const std::string& at) {
+      doc.layout.push_back(layout(v, at, doc));
+    });
     if (const JsonValue* v = root.find("view")) doc.view = view(*v, doc);
     unique_names(doc);
     return doc;
   }
 
  private:
-  [[noreturn]] void fail(const JsonValue& at, const std::string& key_path, const std::string& why) const {
+  [[noreturn]] void fail(const JsonValue& at, const std::string& key_path,
+                         const std::string& why) const {
     Place p{path_, kernel_, node_, pin_, in_function_};
-    throw Error(p, "line " + std::to_string(at.line) + ", column " + std::to_string(at.column) + ": " + key_path +
-                       ": " + why);
+    throw Error(p, "line " + std::to_string(at.line) + ", column " + std::to_string(at.column) +
+                       ": " + key_path + ": " + why);
   }
 
   void object(const JsonValue& v, const std::string& at) const {
-    if (v.kind != Kind::Object) fail(v, at, std::string("expected an object, found ") + kind_name(v.kind));
+    if (v.kind != Kind::Object)
+      fail(v, at, std::string("expected an object, found ") + kind_name(v.kind));
   }
 
-  void keys(const JsonValue& v, const std::string& at, std::initializer_list<const char*> allowed) const {
+  void keys(const JsonValue& v, const std::string& at,
+            std::initializer_list<const char*> allowed) const {
     for (const auto& [key, value] : v.members) {
       bool ok = false;
       for (const char* a : allowed) ok |= key == a;
@@ -90,8 +109,10 @@ class Reader {
   void each(const JsonValue& parent, const char* key, F&& fn) {
     const JsonValue* list = parent.find(key);
     if (!list) return;
-    if (list->kind != Kind::Array) fail(*list, key, std::string("expected a list, found ") + kind_name(list->kind));
-    for (size_t i = 0; i < list->items.size(); ++i) fn(list->items[i], std::string(key) + "[" + std::to_string(i) + "]");
+    if (list->kind != Kind::Array)
+      fail(*list, key, std::string("expected a list, found ") + kind_name(list->kind));
+    for (size_t i = 0; i < list->items.size(); ++i)
+      fn(list->items[i], std::string(key) + "[" + std::to_string(i) + "]");
   }
 
   const JsonValue& required(const JsonValue& v, const std::string& at, const char* key) const {
@@ -101,12 +122,16 @@ class Reader {
   }
 
   std::string string(const JsonValue& v, const std::string& at) const {
-    if (v.kind != Kind::String) fail(v, at, std::string("expected a string, found ") + kind_name(v.kind));
+    if (v.kind != Kind::String)
+      fail(v, at, std::string("expected a string, found ") + kind_name(v.kind));
     return v.text;
   }
 
   int64_t integer(const JsonValue& v, const std::string& at, const std::string& range = "") const {
-    if (!v.is_integer()) fail(v, at, std::string("expected a whole number, found ") + (v.kind == Kind::Number ? v.text : kind_name(v.kind)));
+    if (!v.is_integer())
+      fail(v, at,
+           std::string("expected a whole number, found ") +
+               (v.kind == Kind::Number ? v.text : kind_name(v.kind)));
     int64_t out = 0;
     auto [end, ec] = std::from_chars(v.text.data(), v.text.data() + v.text.size(), out);
     if (ec != std::errc() || end != v.text.data() + v.text.size())
@@ -118,12 +143,15 @@ class Reader {
   int small_integer(const JsonValue& v, const std::string& at, int lo = INT32_MIN) const {
     int64_t x = integer(v, at);
     if (x < lo || x > INT32_MAX)
-      fail(v, at, "number out of range: " + v.text + " (expected " + std::to_string(lo) + " to " + std::to_string(INT32_MAX) + ")");
+      fail(v, at,
+           "number out of range: " + v.text + " (expected " + std::to_string(lo) + " to " +
+               std::to_string(INT32_MAX) + ")");
     return static_cast<int>(x);
   }
 
   double number(const JsonValue& v, const std::string& at) const {
-    if (v.kind != Kind::Number) fail(v, at, std::string("expected a number, found ") + kind_name(v.kind));
+    if (v.kind != Kind::Number)
+      fail(v, at, std::string("expected a number, found ") + kind_name(v.kind));
     return std::strtod(v.text.c_str(), nullptr);
   }
 
@@ -134,9 +162,11 @@ class Reader {
     return f;
   }
 
-  std::vector<int64_t> extents(const JsonValue& v, const std::string& at, size_t lo, size_t hi) const {
+  std::vector<int64_t> extents(const JsonValue& v, const std::string& at, size_t lo,
+                               size_t hi) const {
     if (v.kind != Kind::Array || v.items.size() < lo || v.items.size() > hi)
-      fail(v, at, "expected a list of " + std::to_string(lo) + " to " + std::to_string(hi) + " extents");
+      fail(v, at,
+           "expected a list of " + std::to_string(lo) + " to " + std::to_string(hi) + " extents");
     std::vector<int64_t> out;
     for (size_t i = 0; i < v.items.size(); ++i) {
       int64_t e = integer(v.items[i], at + "[" + std::to_string(i) + "]");
@@ -149,25 +179,38 @@ class Reader {
   ValueType value_type(const JsonValue& v, const std::string& at) const {
     std::string text = string(v, at);
     auto t = parse_value_type(text);
-    if (!t) fail(v, at, "unknown type '" + text + "' (scalars: bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64; vectors f32x3; matrices f32x3x3)");
+    if (!t)
+      fail(v, at,
+           "unknown type '" + text +
+               "' (scalars: bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64; vectors f32x3; matrices "
+               "f32x3x3)");
     return *t;
   }
 
   Literal literal(const JsonValue& v, const std::string& at) const {
     Literal l;
     switch (v.kind) {
-      case Kind::Bool: l.kind = Literal::Kind::Bool; l.b = v.b; break;
+      case Kind::Bool:
+        l.kind = Literal::Kind::Bool;
+        l.b = v.b;
+        break;
       case Kind::Number: {
         std::optional<Literal> number = number_literal(v.text, v.is_integer());
         if (!number)
-          fail(v, at, "number out of range: " + v.text + " (whole numbers run from -9223372036854775808 to 18446744073709551615)");
+          fail(v, at,
+               "number out of range: " + v.text +
+                   " (whole numbers run from -9223372036854775808 to 18446744073709551615)");
         l = std::move(*number);
         break;
       }
-      case Kind::String: l.kind = Literal::Kind::String; l.s = v.text; break;
+      case Kind::String:
+        l.kind = Literal::Kind::String;
+        l.s = v.text;
+        break;
       case Kind::Array:
         l.kind = Literal::Kind::List;
-        for (size_t i = 0; i < v.items.size(); ++i) l.list.push_back(literal(v.items[i], at + "[" + std::to_string(i) + "]"));
+        for (size_t i = 0; i < v.items.size(); ++i)
+          l.list.push_back(literal(v.items[i], at + "[" + std::to_string(i) + "]"));
         break;
       case Kind::Null: fail(v, at, "null is not a value");
       case Kind::Object: fail(v, at, "expected a number, bool, string or list, found an object");
@@ -175,10 +218,12 @@ class Reader {
     return l;
   }
 
-  std::vector<std::pair<std::string, Literal>> literal_map(const JsonValue& v, const std::string& at) const {
+  std::vector<std::pair<std::string, Literal>> literal_map(const JsonValue& v,
+                                                           const std::string& at) const {
     object(v, at);
     std::vector<std::pair<std::string, Literal>> out;
-    for (const auto& [key, value] : v.members) out.emplace_back(key, literal(value, at + "." + key));
+    for (const auto& [key, value] : v.members)
+      out.emplace_back(key, literal(value, at + "." + key));
     return out;
   }
 
@@ -190,12 +235,15 @@ class Reader {
     f.elem = value_type(required(v, at, "type"), at + ".type");
     const JsonValue& shape = required(v, at, "shape");
     f.shape = extents(shape, at + ".shape", 1, kMaxDims);
-    std::string problem = shape_problem(f.shape, int64_t{size_of(f.elem.scalar)} * f.elem.components());
+    std::string problem =
+        shape_problem(f.shape, int64_t{size_of(f.elem.scalar)} * f.elem.components());
     if (!problem.empty()) fail(shape, at + ".shape", "field '" + f.name + "': " + problem);
     if (const JsonValue* layout = v.find("layout")) {
       std::string l = string(*layout, at + ".layout");
-      if (l == "soa") f.layout = Layout::SoA;
-      else if (l != "aos") fail(*layout, at + ".layout", "expected \"aos\" or \"soa\", found '" + l + "'");
+      if (l == "soa")
+        f.layout = Layout::SoA;
+      else if (l != "aos")
+        fail(*layout, at + ".layout", "expected \"aos\" or \"soa\", found '" + l + "'");
     }
     return f;
   }
@@ -208,7 +256,8 @@ class Reader {
     n.elem = value_type(required(v, at, "type"), at + ".type");
     const JsonValue& shape = required(v, at, "shape");
     n.shape = extents(shape, at + ".shape", 1, kMaxDims);
-    std::string problem = shape_problem(n.shape, int64_t{size_of(n.elem.scalar)} * n.elem.components());
+    std::string problem =
+        shape_problem(n.shape, int64_t{size_of(n.elem.scalar)} * n.elem.components());
     if (!problem.empty()) fail(shape, at + ".shape", "ndarray '" + n.name + "': " + problem);
     return n;
   }
@@ -224,7 +273,8 @@ class Reader {
     if (!problem.empty()) fail(size, at + ".size", "texture '" + t.name + "': " + problem);
     const JsonValue& fv = required(v, at, "format");
     std::string f = string(fv, at + ".format");
-    if (!parse_texture_format(f, &t.format)) fail(fv, at + ".format", "unknown texture format '" + f + "' (r32f, rg32f, rgba32f, rgba8)");
+    if (!parse_texture_format(f, &t.format))
+      fail(fv, at + ".format", "unknown texture format '" + f + "' (r32f, rg32f, rgba32f, rgba8)");
     return t;
   }
 
@@ -237,8 +287,10 @@ class Reader {
       t.name = string(required(v, at, "name"), at + ".name");
       if (const JsonValue* kind = v.find("kind")) {
         std::string k = string(*kind, at + ".kind");
-        if (k == "struct") t.is_pack = false;
-        else if (k != "pack") fail(*kind, at + ".kind", "expected \"pack\" or \"struct\", found '" + k + "'");
+        if (k == "struct")
+          t.is_pack = false;
+        else if (k != "pack")
+          fail(*kind, at + ".kind", "expected \"pack\" or \"struct\", found '" + k + "'");
       }
       nested_names.emplace_back();
       const JsonValue& members = required(v, at, "members");
@@ -262,18 +314,22 @@ class Reader {
           member.kind = MemberKind::Ndarray;
           member.type = value_type(*nd, mat + ".ndarray");
           member.ndim = small_integer(required(m, mat, "ndim"), mat + ".ndim");
-          if (member.ndim < 1 || member.ndim > kMaxDims) fail(m, mat + ".ndim", "ndarrays have 1 to 4 dimensions");
+          if (member.ndim < 1 || member.ndim > kMaxDims)
+            fail(m, mat + ".ndim", "ndarrays have 1 to 4 dimensions");
         } else if (const JsonValue* tex = m.find("texture")) {
           member.kind = MemberKind::Texture;
           member.ndim = small_integer(*tex, mat + ".texture");
-          if (member.ndim != 2 && member.ndim != 3) fail(*tex, mat + ".texture", "textures have 2 or 3 dimensions");
+          if (member.ndim != 2 && member.ndim != 3)
+            fail(*tex, mat + ".texture", "textures have 2 or 3 dimensions");
           if (const JsonValue* fmt = m.find("format")) {
             std::string f = string(*fmt, mat + ".format");
             if (!parse_texture_format(f, &member.format))
-              fail(*fmt, mat + ".format", "unknown texture format '" + f + "' (r32f, rg32f, rgba32f, rgba8)");
+              fail(*fmt, mat + ".format",
+                   "unknown texture format '" + f + "' (r32f, rg32f, rgba32f, rgba8)");
           }
         } else {
-          fail(m, mat, "a member needs one of \"type\", \"pack\", \"struct\", \"ndarray\", \"texture\"");
+          fail(m, mat,
+               "a member needs one of \"type\", \"pack\", \"struct\", \"ndarray\", \"texture\"");
         }
         t.members.push_back(member);
       }
@@ -322,10 +378,13 @@ class Reader {
     auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), node);
     if (id.empty() || ec != std::errc() || end != id.data() + id.size() || node < 0 ||
         (dot != std::string::npos && dot + 1 == s.size()))
-      fail(v, at, "bad link \"" + s + "\": links are written \"NODE.PIN\" (for example \"3.out\") or \"NODE\"");
+      fail(v, at,
+           "bad link \"" + s +
+               "\": links are written \"NODE.PIN\" (for example \"3.out\") or \"NODE\"");
     if (node > INT32_MAX)  // node ids are small integers (Node::id); no node has this one
-      fail(v, at, "bad link \"" + s + "\": node id " + id + " is out of range (expected 0 to " +
-                      std::to_string(INT32_MAX) + ")");
+      fail(v, at,
+           "bad link \"" + s + "\": node id " + id + " is out of range (expected 0 to " +
+               std::to_string(INT32_MAX) + ")");
     in.linked = true;
     in.from_node = static_cast<int>(node);
     in.from_pin = dot == std::string::npos ? "out" : s.substr(dot + 1);
@@ -358,7 +417,8 @@ class Reader {
         r.name = name;
         std::string rat = at + ".regions." + name;
         if (list.kind != Kind::Array) fail(list, rat, "expected a list of nodes");
-        for (size_t i = 0; i < list.items.size(); ++i) r.nodes.push_back(node(list.items[i], rat + "[" + std::to_string(i) + "]"));
+        for (size_t i = 0; i < list.items.size(); ++i)
+          r.nodes.push_back(node(list.items[i], rat + "[" + std::to_string(i) + "]"));
         node_ = n.id;
         n.regions.push_back(std::move(r));
       }
@@ -371,7 +431,8 @@ class Reader {
     std::vector<Node> out;
     const JsonValue& list = required(v, at, "nodes");
     if (list.kind != Kind::Array) fail(list, at + ".nodes", "expected a list of nodes");
-    for (size_t i = 0; i < list.items.size(); ++i) out.push_back(node(list.items[i], at + ".nodes[" + std::to_string(i) + "]"));
+    for (size_t i = 0; i < list.items.size(); ++i)
+      out.push_back(node(list.items[i], at + ".nodes[" + std::to_string(i) + "]"));
     return out;
   }
 
@@ -382,7 +443,8 @@ class Reader {
     k.name = string(required(v, at, "name"), at + ".name");
     if (const JsonValue* wg = v.find("workgroup_size")) {
       k.workgroup_size = small_integer(*wg, at + ".workgroup_size", 1);
-      if (k.workgroup_size > 1024) fail(*wg, at + ".workgroup_size", "a workgroup has 1 to 1024 invocations");
+      if (k.workgroup_size > 1024)
+        fail(*wg, at + ".workgroup_size", "a workgroup has 1 to 1024 invocations");
     }
     kernel_ = k.name;
     each(v, "params", [&](const JsonValue& p, const std::string& pat0) {
@@ -394,18 +456,27 @@ class Reader {
       pin_ = param.name;
       const JsonValue& kind = required(p, pat, "kind");
       std::string ks = string(kind, pat + ".kind");
-      if (ks == "value") param.kind = ParamKind::Value;
-      else if (ks == "ndarray") param.kind = ParamKind::Ndarray;
-      else if (ks == "texture") param.kind = ParamKind::Texture;
-      else if (ks == "argpack") param.kind = ParamKind::Argpack;
-      else if (ks == "template") param.kind = ParamKind::Template;
-      else fail(kind, pat + ".kind", "expected one of value, ndarray, texture, argpack, template; found '" + ks + "'");
+      if (ks == "value")
+        param.kind = ParamKind::Value;
+      else if (ks == "ndarray")
+        param.kind = ParamKind::Ndarray;
+      else if (ks == "texture")
+        param.kind = ParamKind::Texture;
+      else if (ks == "argpack")
+        param.kind = ParamKind::Argpack;
+      else if (ks == "template")
+        param.kind = ParamKind::Template;
+      else
+        fail(kind, pat + ".kind",
+             "expected one of value, ndarray, texture, argpack, template; found '" + ks + "'");
       if (const JsonValue* type = p.find("type")) param.type = string(*type, pat + ".type");
       if (const JsonValue* ndim = p.find("ndim")) param.ndim = small_integer(*ndim, pat + ".ndim");
       pin_.clear();
       k.params.push_back(param);
     });
-    each(v, "returns", [&](const JsonValue& r, const std::string& rat) { k.returns.push_back(string(r, at + "." + rat)); });
+    each(v, "returns", [&](const JsonValue& r, const std::string& rat) {
+      k.returns.push_back(string(r, at + "." + rat));
+    });
     k.nodes = nodes(v, at);
     kernel_.clear();
     return k;
@@ -423,7 +494,8 @@ class Reader {
         std::string pat = at + "." + pat0;
         object(p, pat);
         keys(p, pat, {"name", "type"});
-        out.push_back({string(required(p, pat, "name"), pat + ".name"), string(required(p, pat, "type"), pat + ".type")});
+        out.push_back({string(required(p, pat, "name"), pat + ".name"),
+                       string(required(p, pat, "type"), pat + ".type")});
       });
     };
     ports("inputs", f.inputs);
@@ -460,9 +532,11 @@ class Reader {
     const JsonValue& graph = required(v, at, "graph");
     g.graph = string(graph, at + ".graph");
     if (!doc.has_graph(g.graph))
-      fail(graph, at + ".graph", "layout of '" + g.graph + "', but no kernel or function has that name");
+      fail(graph, at + ".graph",
+           "layout of '" + g.graph + "', but no kernel or function has that name");
     for (const GraphLayout& other : doc.layout)
-      if (other.graph == g.graph) fail(graph, at + ".graph", "a second layout entry for '" + g.graph + "'");
+      if (other.graph == g.graph)
+        fail(graph, at + ".graph", "a second layout entry for '" + g.graph + "'");
     if (const JsonValue* positions = v.find("positions")) {
       object(*positions, at + ".positions");
       for (const auto& [id, xy] : positions->members) {
@@ -482,13 +556,17 @@ class Reader {
         g.positions.push_back(np);
       }
     }
-    each(v, "comments", [&](const JsonValue& c, const std::string& cat0) { g.comments.push_back(comment(c, at + "." + cat0)); });
+    each(v, "comments", [&](const JsonValue& c, const std::string& cat0) {
+      g.comments.push_back(comment(c, at + "." + cat0));
+    });
     // Written ascending: an unsorted or repeated list would not save back as it was read.
     each(v, "collapsed", [&](const JsonValue& c, const std::string& cat0) {
       std::string cat = at + "." + cat0;
       int id = small_integer(c, cat);
       if (!doc.graph_has_node(g.graph, id))
-        fail(c, cat, "node " + std::to_string(id) + " collapsed, but '" + g.graph + "' has no node " + std::to_string(id));
+        fail(c, cat,
+             "node " + std::to_string(id) + " collapsed, but '" + g.graph + "' has no node " +
+                 std::to_string(id));
       if (!g.collapsed.empty() && id <= g.collapsed.back())
         fail(c, cat, "collapsed nodes are listed once each, in ascending order");
       g.collapsed.push_back(id);
@@ -502,15 +580,19 @@ class Reader {
     CommentFrame c;
     c.title = string(required(v, at, "title"), at + ".title");
     const JsonValue& rect = required(v, at, "rect");
-    if (rect.kind != Kind::Array || rect.items.size() != 4) fail(rect, at + ".rect", "expected [x, y, width, height]");
+    if (rect.kind != Kind::Array || rect.items.size() != 4)
+      fail(rect, at + ".rect", "expected [x, y, width, height]");
     float* out[] = {&c.x, &c.y, &c.w, &c.h};
     for (size_t i = 0; i < 4; ++i) *out[i] = coordinate(rect.items[i], at + ".rect");
-    if (!(c.w > 0) || !(c.h > 0)) fail(rect, at + ".rect", "a comment's width and height must be positive");
+    if (!(c.w > 0) || !(c.h > 0))
+      fail(rect, at + ".rect", "a comment's width and height must be positive");
     if (const JsonValue* color = v.find("color")) {
       c.color = string(*color, at + ".color");
       bool ok = c.color.size() == 7 && c.color[0] == '#';
-      for (size_t i = 1; ok && i < 7; ++i) ok = std::isxdigit(static_cast<unsigned char>(c.color[i])) != 0;
-      if (!ok) fail(*color, at + ".color", "expected a colour \"#rrggbb\", found '" + c.color + "'");
+      for (size_t i = 1; ok && i < 7; ++i)
+        ok = std::isxdigit(static_cast<unsigned char>(c.color[i])) != 0;
+      if (!ok)
+        fail(*color, at + ".color", "expected a colour \"#rrggbb\", found '" + c.color + "'");
     }
     return c;
   }
@@ -524,7 +606,8 @@ class Reader {
     s.as = string(required(v, "view", "as"), "view.as");
     if (const JsonValue* c = v.find("color_by")) s.color_by = string(*c, "view.color_by");
     if (const JsonValue* m = v.find("mesh")) s.mesh = string(*m, "view.mesh");
-    if (const JsonValue* p = v.find("point_size")) s.point_size = static_cast<float>(number(*p, "view.point_size"));
+    if (const JsonValue* p = v.find("point_size"))
+      s.point_size = static_cast<float>(number(*p, "view.point_size"));
     std::string key;
     std::string why = view_problem(doc, s, &key);
     if (!why.empty()) fail(v.find(key) ? *v.find(key) : v, "view." + key, why);
@@ -544,7 +627,7 @@ class Reader {
   }
 
   std::string path_;
-  std::string kernel_;      // the kernel or function being read
+  std::string kernel_;  // the kernel or function being read
   bool in_function_ = false;
   int node_ = -1;
   std::string pin_;
@@ -570,7 +653,8 @@ std::string write_literal(const Literal& l) {
 
 std::string write_literal_map(const std::vector<std::pair<std::string, Literal>>& m) {
   std::string s = "{";
-  for (size_t i = 0; i < m.size(); ++i) s += (i ? ", " : "") + json_quote(m[i].first) + ": " + write_literal(m[i].second);
+  for (size_t i = 0; i < m.size(); ++i)
+    s += (i ? ", " : "") + json_quote(m[i].first) + ": " + write_literal(m[i].second);
   return s + "}";
 }
 
@@ -601,7 +685,8 @@ void write_node(const Node& n, int indent, std::string& out) {
       const Input& in = n.inputs[i];
       out += (i ? ", " : "") + json_quote(in.pin) + ": ";
       if (in.linked) {
-        std::string link = std::to_string(in.from_node) + (in.from_pin == "out" ? "" : "." + in.from_pin);
+        std::string link =
+            std::to_string(in.from_node) + (in.from_pin == "out" ? "" : "." + in.from_pin);
         if (in.from_pin == "out" && in.literal.spelling == link + ".out") link += ".out";
         out += json_quote(link);
       } else {
@@ -656,12 +741,14 @@ const char* param_kind_text(ParamKind k) {
 }
 
 std::string write_kernel(const KernelDecl& k, int indent) {
-  std::string out = pad(indent) + "{\n" + pad(indent + 2) + "\"name\": " + json_quote(k.name) + ",\n";
+  std::string out =
+      pad(indent) + "{\n" + pad(indent + 2) + "\"name\": " + json_quote(k.name) + ",\n";
   if (!k.params.empty()) {
     out += pad(indent + 2) + "\"params\": [\n";
     for (size_t i = 0; i < k.params.size(); ++i) {
       const KernelParam& p = k.params[i];
-      out += pad(indent + 4) + "{\"name\": " + json_quote(p.name) + ", \"kind\": " + json_quote(param_kind_text(p.kind));
+      out += pad(indent + 4) + "{\"name\": " + json_quote(p.name) +
+             ", \"kind\": " + json_quote(param_kind_text(p.kind));
       if (!p.type.empty()) out += ", \"type\": " + json_quote(p.type);
       if (p.ndim != 0) out += ", \"ndim\": " + std::to_string(p.ndim);
       out += i + 1 < k.params.size() ? "},\n" : "}\n";
@@ -673,18 +760,21 @@ std::string write_kernel(const KernelDecl& k, int indent) {
     for (size_t i = 0; i < k.returns.size(); ++i) out += (i ? ", " : "") + json_quote(k.returns[i]);
     out += "],\n";
   }
-  if (k.workgroup_size) out += pad(indent + 2) + "\"workgroup_size\": " + std::to_string(k.workgroup_size) + ",\n";
+  if (k.workgroup_size)
+    out += pad(indent + 2) + "\"workgroup_size\": " + std::to_string(k.workgroup_size) + ",\n";
   write_graph_nodes(k.nodes, indent + 2, out);
   return out + pad(indent) + "}";
 }
 
 std::string write_function(const FunctionDecl& f, int indent) {
-  std::string out = pad(indent) + "{\n" + pad(indent + 2) + "\"name\": " + json_quote(f.name) + ",\n";
+  std::string out =
+      pad(indent) + "{\n" + pad(indent + 2) + "\"name\": " + json_quote(f.name) + ",\n";
   auto ports = [&](const char* key, const std::vector<FunctionPort>& v) {
     if (v.empty()) return;
     out += pad(indent + 2) + "\"" + key + "\": [";
     for (size_t i = 0; i < v.size(); ++i)
-      out += (i ? ", " : "") + std::string("{\"name\": ") + json_quote(v[i].name) + ", \"type\": " + json_quote(v[i].type) + "}";
+      out += (i ? ", " : "") + std::string("{\"name\": ") + json_quote(v[i].name) +
+             ", \"type\": " + json_quote(v[i].type) + "}";
     out += "],\n";
   };
   ports("inputs", f.inputs);
@@ -694,8 +784,8 @@ std::string write_function(const FunctionDecl& f, int indent) {
 }
 
 std::string write_argpack_type(const Document& doc, const ArgpackType& t) {
-  std::string s = "{\"name\": " + json_quote(t.name) + ", \"kind\": " + (t.is_pack ? "\"pack\"" : "\"struct\"") +
-                  ", \"members\": [";
+  std::string s = "{\"name\": " + json_quote(t.name) +
+                  ", \"kind\": " + (t.is_pack ? "\"pack\"" : "\"struct\"") + ", \"members\": [";
   for (size_t i = 0; i < t.members.size(); ++i) {
     const ArgpackMember& m = t.members[i];
     s += (i ? ", " : "") + std::string("{\"name\": ") + json_quote(m.name) + ", ";
@@ -707,11 +797,13 @@ std::string write_argpack_type(const Document& doc, const ArgpackType& t) {
       case MemberKind::Pack: s += "\"pack\": " + json_quote(nested); break;
       case MemberKind::Struct: s += "\"struct\": " + json_quote(nested); break;
       case MemberKind::Ndarray:
-        s += "\"ndarray\": " + json_quote(value_type_name(m.type)) + ", \"ndim\": " + std::to_string(m.ndim);
+        s += "\"ndarray\": " + json_quote(value_type_name(m.type)) +
+             ", \"ndim\": " + std::to_string(m.ndim);
         break;
       case MemberKind::Texture:
         s += "\"texture\": " + std::to_string(m.ndim);
-        if (m.format != TextureFormat::RGBA32F) s += ", \"format\": \"" + std::string(texture_format_name(m.format)) + "\"";
+        if (m.format != TextureFormat::RGBA32F)
+          s += ", \"format\": \"" + std::string(texture_format_name(m.format)) + "\"";
         break;
     }
     s += "}";
@@ -723,7 +815,8 @@ template <typename T, typename F>
 void write_section(std::string& out, const char* key, const std::vector<T>& items, F&& one) {
   if (items.empty()) return;
   out += ",\n  \"" + std::string(key) + "\": [\n";
-  for (size_t i = 0; i < items.size(); ++i) out += one(items[i]) + (i + 1 < items.size() ? ",\n" : "\n");
+  for (size_t i = 0; i < items.size(); ++i)
+    out += one(items[i]) + (i + 1 < items.size() ? ",\n" : "\n");
   out += "  ]";
 }
 
@@ -751,19 +844,23 @@ Document load_document_file(const std::string& path) {
 }
 
 std::string save_document(const Document& doc) {
-  std::string out = "{\n  \"format\": \"loom-graph\",\n  \"version\": " + std::to_string(kFormatVersion);
+  std::string out =
+      "{\n  \"format\": \"loom-graph\",\n  \"version\": " + std::to_string(kFormatVersion);
   if (!doc.name.empty()) out += ",\n  \"name\": " + json_quote(doc.name);
   write_section(out, "fields", doc.fields, [](const FieldDesc& f) {
-    return "    {\"name\": " + json_quote(f.name) + ", \"type\": " + json_quote(value_type_name(f.elem)) +
-           ", \"shape\": " + write_extents(f.shape) + (f.layout == Layout::SoA ? ", \"layout\": \"soa\"}" : "}");
+    return "    {\"name\": " + json_quote(f.name) +
+           ", \"type\": " + json_quote(value_type_name(f.elem)) +
+           ", \"shape\": " + write_extents(f.shape) +
+           (f.layout == Layout::SoA ? ", \"layout\": \"soa\"}" : "}");
   });
   write_section(out, "ndarrays", doc.ndarrays, [](const NdarrayDecl& n) {
-    return "    {\"name\": " + json_quote(n.name) + ", \"type\": " + json_quote(value_type_name(n.elem)) +
+    return "    {\"name\": " + json_quote(n.name) +
+           ", \"type\": " + json_quote(value_type_name(n.elem)) +
            ", \"shape\": " + write_extents(n.shape) + "}";
   });
   write_section(out, "textures", doc.textures, [](const TextureDecl& t) {
-    return "    {\"name\": " + json_quote(t.name) + ", \"size\": " + write_extents(t.size) + ", \"format\": \"" +
-           texture_format_name(t.format) + "\"}";
+    return "    {\"name\": " + json_quote(t.name) + ", \"size\": " + write_extents(t.size) +
+           ", \"format\": \"" + texture_format_name(t.format) + "\"}";
   });
   write_section(out, "argpack_types", doc.argpack_types,
                 [&](const ArgpackType& t) { return "    " + write_argpack_type(doc, t); });
@@ -772,8 +869,10 @@ std::string save_document(const Document& doc) {
     if (!a.values.empty()) s += ", \"values\": " + write_literal_map(a.values);
     return s + "}";
   });
-  write_section(out, "functions", doc.functions, [](const FunctionDecl& f) { return write_function(f, 4); });
-  write_section(out, "kernels", doc.kernels, [](const KernelDecl& k) { return write_kernel(k, 4); });
+  write_section(out, "functions", doc.functions,
+                [](const FunctionDecl& f) { return write_function(f, 4); });
+  write_section(out, "kernels", doc.kernels,
+                [](const KernelDecl& k) { return write_kernel(k, 4); });
   write_section(out, "pipelines", doc.pipelines, [](const Pipeline& p) {
     std::string s = "    {\"name\": " + json_quote(p.name) + ", \"launches\": [";
     for (size_t i = 0; i < p.launches.size(); ++i) {
@@ -787,15 +886,15 @@ std::string save_document(const Document& doc) {
   write_section(out, "layout", doc.layout, [](const GraphLayout& g) {
     std::string s = "    {\"graph\": " + json_quote(g.graph) + ", \"positions\": {";
     for (size_t i = 0; i < g.positions.size(); ++i)
-      s += (i ? ", " : "") + json_quote(std::to_string(g.positions[i].node)) + ": [" + coord(g.positions[i].x) + ", " +
-           coord(g.positions[i].y) + "]";
+      s += (i ? ", " : "") + json_quote(std::to_string(g.positions[i].node)) + ": [" +
+           coord(g.positions[i].x) + ", " + coord(g.positions[i].y) + "]";
     s += "}";
     if (!g.comments.empty()) {
       s += ", \"comments\": [";
       for (size_t i = 0; i < g.comments.size(); ++i) {
         const CommentFrame& c = g.comments[i];
-        s += (i ? ", " : "") + std::string("{\"title\": ") + json_quote(c.title) + ", \"rect\": [" + coord(c.x) + ", " +
-             coord(c.y) + ", " + coord(c.w) + ", " + coord(c.h) + "]";
+        s += (i ? ", " : "") + std::string("{\"title\": ") + json_quote(c.title) + ", \"rect\": [" +
+             coord(c.x) + ", " + coord(c.y) + ", " + coord(c.w) + ", " + coord(c.h) + "]";
         if (!c.color.empty()) s += ", \"color\": " + json_quote(c.color);
         s += "}";
       }
@@ -803,7 +902,8 @@ std::string save_document(const Document& doc) {
     }
     if (!g.collapsed.empty()) {
       s += ", \"collapsed\": [";
-      for (size_t i = 0; i < g.collapsed.size(); ++i) s += (i ? ", " : "") + std::to_string(g.collapsed[i]);
+      for (size_t i = 0; i < g.collapsed.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(g.collapsed[i]);
       s += "]";
     }
     return s + "}";
@@ -831,12 +931,14 @@ void save_document_file(const Document& doc, const std::string& path) {
     out << text;
     if (!out) throw Error(Place{path}, "cannot write the document");
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error(Place{path}, "cannot replace the document");
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw Error(Place{path}, "cannot replace the document");
 }
 
 namespace {
 
-void collect_calls(const Document& doc, const std::vector<Node>& nodes, std::set<std::string>& out) {
+void collect_calls(const Document& doc, const std::vector<Node>& nodes,
+                   std::set<std::string>& out) {
   for (const Node& n : nodes) {
     if (n.type == "call") {
       const Literal* f = n.param("function");

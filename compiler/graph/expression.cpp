@@ -102,7 +102,8 @@ class Parser {
       arms.push_back({std::move(cond), std::move(value), col});
     }
     for (auto arm = arms.rbegin(); arm != arms.rend(); ++arm)
-      last = op("select", arm->column, std::move(arm->cond), std::move(arm->value), std::move(last));
+      last =
+          op("select", arm->column, std::move(arm->cond), std::move(arm->value), std::move(last));
     return last;
   }
 
@@ -301,8 +302,7 @@ void collect_inputs(const Expr& root, std::vector<std::string>& out) {
   while (!stack.empty()) {
     const Expr* e = stack.back();
     stack.pop_back();
-    if (e->kind == Expr::Kind::Var &&
-        std::find(out.begin(), out.end(), e->name) == out.end())
+    if (e->kind == Expr::Kind::Var && std::find(out.begin(), out.end(), e->name) == out.end())
       out.push_back(e->name);
     for (auto a = e->args.rbegin(); a != e->args.rend(); ++a) stack.push_back(a->get());
   }

@@ -8,14 +8,10 @@ namespace loom::graph {
 
 std::string pin_value_text(const PinValue& v) {
   switch (v.kind) {
-    case PinValue::Kind::Ref:
-      return "ref " + value_type_name(v.type);
-    case PinValue::Kind::Array:
-      return "array of " + value_type_name(v.type);
-    case PinValue::Kind::Texture:
-      return "texture";
-    case PinValue::Kind::Value:
-      break;
+    case PinValue::Kind::Ref: return "ref " + value_type_name(v.type);
+    case PinValue::Kind::Array: return "array of " + value_type_name(v.type);
+    case PinValue::Kind::Texture: return "texture";
+    case PinValue::Kind::Value: break;
   }
   return value_type_name(v.type) + (v.literal ? " literal" : "");
 }

@@ -33,18 +33,10 @@ std::string TemplateArgs::signature() const {
     if (!s.empty()) s += ',';
     s += name + '=';
     switch (a.kind) {
-      case TemplateArg::Kind::Field:
-        s += "field:" + a.field;
-        break;
-      case TemplateArg::Kind::Ndarray:
-        s += "ndarray:" + a.field + "/" + std::to_string(a.i);
-        break;
-      case TemplateArg::Kind::Int:
-        s += "i:" + std::to_string(a.i);
-        break;
-      case TemplateArg::Kind::Bool:
-        s += a.b ? "b:1" : "b:0";
-        break;
+      case TemplateArg::Kind::Field: s += "field:" + a.field; break;
+      case TemplateArg::Kind::Ndarray: s += "ndarray:" + a.field + "/" + std::to_string(a.i); break;
+      case TemplateArg::Kind::Int: s += "i:" + std::to_string(a.i); break;
+      case TemplateArg::Kind::Bool: s += a.b ? "b:1" : "b:0"; break;
       case TemplateArg::Kind::Float: {
         char buf[40];
         std::snprintf(buf, sizeof buf, "f:%.17g", a.f);
@@ -58,11 +50,12 @@ std::string TemplateArgs::signature() const {
 
 namespace {
 
-void flatten_struct(const Document& doc, const KernelDecl& kernel, int type, const std::string& prefix,
-                    std::vector<ReturnValue>& out, int depth) {
+void flatten_struct(const Document& doc, const KernelDecl& kernel, int type,
+                    const std::string& prefix, std::vector<ReturnValue>& out, int depth) {
   const ArgpackType& t = doc.argpack_types.at(static_cast<size_t>(type));
   if (depth > 16)
-    throw Error(Place{doc.path, kernel.name}, "struct '" + t.name + "' nests too deeply to be returned");
+    throw Error(Place{doc.path, kernel.name},
+                "struct '" + t.name + "' nests too deeply to be returned");
   for (const ArgpackMember& m : t.members) {
     std::string name = prefix + "." + m.name;
     bool nested_struct = m.kind == MemberKind::Struct && m.nested >= 0 &&
@@ -73,8 +66,9 @@ void flatten_struct(const Document& doc, const KernelDecl& kernel, int type, con
       flatten_struct(doc, kernel, m.nested, name, out, depth + 1);
     } else {
       throw Error(Place{doc.path, kernel.name},
-                  "struct '" + t.name + "' cannot be returned from a kernel: its member '" + m.name +
-                      "' is " + (m.kind == MemberKind::Pack ? "an argpack" : "a resource") +
+                  "struct '" + t.name + "' cannot be returned from a kernel: its member '" +
+                      m.name + "' is " +
+                      (m.kind == MemberKind::Pack ? "an argpack" : "a resource") +
                       "; structs of values (and of such structs) can");
     }
   }
@@ -93,18 +87,20 @@ std::vector<ReturnValue> kernel_returns(const Document& doc, const KernelDecl& k
     }
     int type = doc.argpack_type(r);
     if (type < 0)
-      throw Error(Place{doc.path, kernel.name}, "kernel '" + kernel.name + "' returns an unknown type '" + r +
-                                                    "' (a value type such as f32x3, or a struct type)");
+      throw Error(Place{doc.path, kernel.name},
+                  "kernel '" + kernel.name + "' returns an unknown type '" + r +
+                      "' (a value type such as f32x3, or a struct type)");
     if (doc.argpack_types[static_cast<size_t>(type)].is_pack)
       throw Error(Place{doc.path, kernel.name},
                   "kernel '" + kernel.name + "': an argpack ('" + r +
-                      "') cannot be returned from a kernel; return a struct (kind \"struct\") or its values instead");
+                      "') cannot be returned from a kernel; return a struct (kind \"struct\") or "
+                      "its values instead");
     flatten_struct(doc, kernel, type, pin, out, 0);
   }
   if (kernel.returns.size() > 16)
-    throw Error(Place{doc.path, kernel.name}, "kernel '" + kernel.name + "' declares " +
-                                                  std::to_string(kernel.returns.size()) +
-                                                  " return values; the return node has pins r0 to r15");
+    throw Error(Place{doc.path, kernel.name},
+                "kernel '" + kernel.name + "' declares " + std::to_string(kernel.returns.size()) +
+                    " return values; the return node has pins r0 to r15");
   return out;
 }
 
@@ -175,8 +171,9 @@ void Lowerer::build_abi() {
         if (type.empty()) {
           const TemplateArg* a = targs_.find(p.name);
           if (!a || a->kind != TemplateArg::Kind::Ndarray)
-            fail(-1, p.name, "ndarray parameter '" + p.name +
-                                 "' leaves its element type open; it is instantiated per bound ndarray");
+            fail(-1, p.name,
+                 "ndarray parameter '" + p.name +
+                     "' leaves its element type open; it is instantiated per bound ndarray");
           type = a->field;
           ndim = static_cast<int>(a->i);
         }
@@ -207,8 +204,7 @@ void Lowerer::build_abi() {
         d.size = types_[static_cast<size_t>(t)].size;
         break;
       }
-      case graph::ParamKind::Template:
-        break;
+      case graph::ParamKind::Template: break;
     }
     param_index_[p.name] = static_cast<int>(kernel_->abi.params.size());
     kernel_->abi.params.push_back(d);
@@ -225,12 +221,14 @@ void Lowerer::build_abi() {
     r.param = static_cast<int>(i);
     if (r.kind == ResourceKind::Texture) {
       // The texel format is part of the compiled code, like an ndarray's dtype.
-      const std::string& fmt = std::find_if(decl_.params.begin(), decl_.params.end(), [&](const KernelParam& p) {
-                                 return p.name == d.name;
-                               })->type;
+      const std::string& fmt =
+          std::find_if(decl_.params.begin(), decl_.params.end(), [&](const KernelParam& p) {
+            return p.name == d.name;
+          })->type;
       if (!fmt.empty() && !parse_texture_format(fmt, &r.format))
-        fail(-1, d.name, "texture parameter '" + d.name + "' has unknown format '" + fmt +
-                             "' (r32f, rg32f, rgba32f, rgba8)");
+        fail(-1, d.name,
+             "texture parameter '" + d.name + "' has unknown format '" + fmt +
+                 "' (r32f, rg32f, rgba32f, rgba8)");
     }
     add_slot("param:" + std::to_string(i), r);
   }
@@ -276,7 +274,7 @@ void Lowerer::lower_region(Scope& s) {
   for (const Node& n : *s.nodes) {
     const NodeSpec* spec = find_node_spec(n.type);
     if (!spec && record_ && recording_here()) continue;  // tolerant: the pass below records it
-    if (!spec) spec = spec_of(n);                          // throws
+    if (!spec) spec = spec_of(n);                        // throws
     if (spec->effectful) lower_node(s, n);
   }
   for (const Node& n : *s.nodes) {
@@ -368,9 +366,10 @@ const Outs& Lowerer::lower_node_recorded(Scope& s, const Node& n) {
     if (here)
       note_problem(at.node, at.pin, e.message());
     else  // inside a function it calls: the call node is the one to fix or to look into
-      note_problem(n.id, "", (at.function ? "in function '" : "in '") + at.kernel + "'" +
-                                 (at.node >= 0 ? ", node " + std::to_string(at.node) : "") + ": " +
-                                 e.message());
+      note_problem(n.id, "",
+                   (at.function ? "in function '" : "in '") + at.kernel + "'" +
+                       (at.node >= 0 ? ", node " + std::to_string(at.node) : "") + ": " +
+                       e.message());
   } catch (const PoisonedInput&) {
     restore();
   }
@@ -443,7 +442,8 @@ void Lowerer::check_node_shape(const Node& n) {
       fail(n.id, in.pin, "node type '" + n.type + "' has no input '" + in.pin + "'");
   for (const PinSpec& p : spec->inputs) {
     if (!p.required || find_input(n, p.name)) continue;
-    std::string message = "input '" + p.name + "' of this " + n.type + " node needs a link or a value";
+    std::string message =
+        "input '" + p.name + "' of this " + n.type + " node needs a link or a value";
     if (!(record_ && recording_here())) fail(n.id, p.name, message);
     note_problem(n.id, p.name, message);  // tolerant: input() reads it as 0
   }

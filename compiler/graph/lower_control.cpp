@@ -363,7 +363,9 @@ Outs Lowerer::node_return() {
   // One pin per returned value; a struct's value members by path ("r1.a", "r1.inner.x").
   std::vector<ReturnValue> rets = kernel_returns(doc_, decl_);
   for (const Input& in : node_->inputs) {
-    if (std::any_of(rets.begin(), rets.end(), [&](const ReturnValue& r) { return r.name == in.pin; })) continue;
+    if (std::any_of(rets.begin(), rets.end(),
+                    [&](const ReturnValue& r) { return r.name == in.pin; }))
+      continue;
     std::string members;
     for (const ReturnValue& r : rets)
       if (r.name.rfind(in.pin + ".", 0) == 0) members += (members.empty() ? "" : ", ") + r.name;
@@ -371,8 +373,9 @@ Outs Lowerer::node_return() {
       fail_here(in.pin, "'" + in.pin + "' is a struct; give its members: " + members);
     std::string all;
     for (const ReturnValue& r : rets) all += (all.empty() ? "" : ", ") + r.name;
-    fail_here(in.pin, "'" + in.pin + "' is not a return value of kernel '" + decl_.name + "' (" +
-                          (all.empty() ? std::string("it returns nothing") : "its pins are " + all) + ")");
+    fail_here(in.pin,
+              "'" + in.pin + "' is not a return value of kernel '" + decl_.name + "' (" +
+                  (all.empty() ? std::string("it returns nothing") : "its pins are " + all) + ")");
   }
   std::vector<Inst*> ops;
   for (const ReturnValue& r : rets) {

@@ -232,8 +232,7 @@ Val Lowerer::op_transpose(const NodeType&, const std::vector<Val>& a, const Pins
   int r = m.type.rows, c = m.type.cols;
   std::vector<Inst*> t(static_cast<size_t>(r * c));
   for (int col = 0; col < c; ++col)
-    for (int row = 0; row < r; ++row)
-      t[column_major(col, row, c)] = m.c[column_major(row, col, r)];
+    for (int row = 0; row < r; ++row) t[column_major(col, row, c)] = m.c[column_major(row, col, r)];
   return value(vt(m.type.scalar, c, r), t);
 }
 
@@ -426,8 +425,8 @@ Val Lowerer::eval(const Expr& root, const std::string& text) {
     if (e->kind == Expr::Kind::Op && e->name != "swizzle") {
       type = find_node_type(e->name);
       if (!type || !type->value)  // the node table says which functions formulas may call
-        fail_here("expr", "formula '" + shown + "': unknown function '" + e->name +
-                              "' at column " + std::to_string(e->column));
+        fail_here("expr", "formula '" + shown + "': unknown function '" + e->name + "' at column " +
+                              std::to_string(e->column));
       if (e->args.empty())
         fail_here("expr", "formula '" + shown + "': '" + e->name + "' needs arguments");
     }
@@ -453,16 +452,14 @@ Val Lowerer::eval_one(const Expr& e, const NodeType* t, std::vector<Val> args,
     case Expr::Kind::Number:
       if (e.integer) return weak_int(vt(Scalar::I32), {IntLit{e.integer_value, e.above_int64}});
       return weak(vt(Scalar::F32), {e.number});
-    case Expr::Kind::Bool:
-      return value(vt(Scalar::Bool), {B().const_bool(e.number != 0)});
+    case Expr::Kind::Bool: return value(vt(Scalar::Bool), {B().const_bool(e.number != 0)});
     case Expr::Kind::Var: {
       if (!find_input(*node_, e.name))
         fail_here("expr", "formula '" + shown + "' uses '" + e.name +
                               "' but the node has no input '" + e.name + "'");
       return input_value(e.name);
     }
-    case Expr::Kind::Op:
-      break;
+    case Expr::Kind::Op: break;
   }
   if (e.name == "swizzle") {
     Val v = materialize(args[0], "expr");

@@ -34,7 +34,8 @@ Val Lowerer::weak_int(ValueType t, std::vector<IntLit> lit) {
 }
 
 double IntLit::as_double() const {
-  return above_int64 ? static_cast<double>(static_cast<uint64_t>(value)) : static_cast<double>(value);
+  return above_int64 ? static_cast<double>(static_cast<uint64_t>(value))
+                     : static_cast<double>(value);
 }
 
 std::string IntLit::text() const {
@@ -78,8 +79,8 @@ namespace {
 std::string range_of(Scalar s) {
   int w = bit_width(s);
   if (is_unsigned_int(s))
-    return "0 to " + (w == 64 ? std::string("18446744073709551615")
-                              : std::to_string((uint64_t{1} << w) - 1));
+    return "0 to " +
+           (w == 64 ? std::string("18446744073709551615") : std::to_string((uint64_t{1} << w) - 1));
   int64_t hi = w == 64 ? INT64_MAX : (int64_t{1} << (w - 1)) - 1;
   return std::to_string(-hi - 1) + " to " + std::to_string(hi);
 }
@@ -101,7 +102,8 @@ Inst* Lowerer::literal_const(const Val& v, size_t k, Scalar s, const std::string
     const IntLit& x = v.ilit[k];
     if (s == Scalar::Bool) return B().const_bool(x.value != 0);
     if (is_float(s)) return B().const_float(s, x.as_double());  // every int64/u64 is in range
-    if (!x.fits(s)) return misfit(x.text(), scalar_name(s).data() + std::string(" holds ") + range_of(s));
+    if (!x.fits(s))
+      return misfit(x.text(), scalar_name(s).data() + std::string(" holds ") + range_of(s));
     return B().const_int(s, x.value);
   }
   double d = v.lit[k];
@@ -109,27 +111,27 @@ Inst* Lowerer::literal_const(const Val& v, size_t k, Scalar s, const std::string
   if (is_float(s)) {
     double rounded = s == Scalar::F32 ? static_cast<double>(static_cast<float>(d)) : d;
     if (std::isinf(rounded))
-      return misfit(float_text(d), s == Scalar::F32 ? "its largest magnitude is 3.4028235e38"
-                                                    : "its largest magnitude is 1.7976931348623157e308");
+      return misfit(float_text(d), s == Scalar::F32
+                                       ? "its largest magnitude is 3.4028235e38"
+                                       : "its largest magnitude is 1.7976931348623157e308");
     return B().const_float(s, d);
   }
   // A float literal as an integer (typed constants only): it must be a whole number in range.
   if (d != std::trunc(d)) return misfit(float_text(d), "not a whole number");
   double lo = is_unsigned_int(s) ? 0.0 : -std::ldexp(1.0, bit_width(s) - 1);
   double hi = std::ldexp(1.0, bit_width(s) - (is_unsigned_int(s) ? 0 : 1));
-  if (d < lo || d >= hi) return misfit(float_text(d), scalar_name(s).data() + std::string(" holds ") + range_of(s));
-  if (d >= std::ldexp(1.0, 63)) return B().const_int(s, static_cast<int64_t>(static_cast<uint64_t>(d)));
+  if (d < lo || d >= hi)
+    return misfit(float_text(d), scalar_name(s).data() + std::string(" holds ") + range_of(s));
+  if (d >= std::ldexp(1.0, 63))
+    return B().const_int(s, static_cast<int64_t>(static_cast<uint64_t>(d)));
   return B().const_int(s, static_cast<int64_t>(d));
 }
 
 Val Lowerer::literal(const Literal& l, const std::string& pin) {
   switch (l.kind) {
-    case Literal::Kind::Int:
-      return weak_int(vt(Scalar::I32), {IntLit(l.i, l.above_int64)});
-    case Literal::Kind::Float:
-      return weak(vt(Scalar::F32), {l.f});
-    case Literal::Kind::Bool:
-      return value(vt(Scalar::Bool), {B().const_bool(l.b)});
+    case Literal::Kind::Int: return weak_int(vt(Scalar::I32), {IntLit(l.i, l.above_int64)});
+    case Literal::Kind::Float: return weak(vt(Scalar::F32), {l.f});
+    case Literal::Kind::Bool: return value(vt(Scalar::Bool), {B().const_bool(l.b)});
     case Literal::Kind::List: {
       bool nested = !l.list.empty() && l.list[0].kind == Literal::Kind::List;
       std::vector<double> lit;
@@ -158,8 +160,7 @@ Val Lowerer::literal(const Literal& l, const std::string& pin) {
       if (!is_float) return weak_int(vt(Scalar::I32, rows, cols), std::move(ilit));
       return weak(vt(Scalar::F32, rows, cols), std::move(lit));
     }
-    default:
-      break;
+    default: break;
   }
   fail_here(pin, "input '" + pin + "' needs a number, a bool, a list of numbers or a link");
 }
@@ -179,7 +180,8 @@ std::optional<Val> Lowerer::opt_input(const std::string& pin) {
 Val Lowerer::input(const std::string& pin) {
   auto v = opt_input(pin);
   if (v) return *v;
-  std::string message = "input '" + pin + "' of this " + node_->type + " node needs a link or a value";
+  std::string message =
+      "input '" + pin + "' of this " + node_->type + " node needs a link or a value";
   if (!(record_ && recording_here())) fail_here(pin, message);
   // Tolerant mode: an unfinished node still types its outputs (a missing end0 still lowers
   // the loop body), with the problem noted.
@@ -347,12 +349,15 @@ int64_t count_nodes(const std::vector<Node>& nodes) {
 void Lowerer::check_unrolled_size(int64_t count, const Region* body) {
   int64_t nodes = body ? count_nodes(body->nodes) : 0;
   // unroll_copies_ * count * nodes, without overflow (each factor is at most a few million)
-  double total = static_cast<double>(unroll_copies_) * static_cast<double>(count) * static_cast<double>(nodes);
+  double total =
+      static_cast<double>(unroll_copies_) * static_cast<double>(count) * static_cast<double>(nodes);
   if (total <= static_cast<double>(kMaxUnrolledNodes)) return;
   fail_here("count", "unrolling would instantiate " + std::to_string(static_cast<int64_t>(total)) +
-                         " nodes (" + std::to_string(unroll_copies_ * count) + " copies of a body of " +
-                         std::to_string(nodes) + " nodes, counting enclosing unrolls), more than the limit of " +
-                         std::to_string(kMaxUnrolledNodes) + "; use a range_for (or smaller counts)");
+                         " nodes (" + std::to_string(unroll_copies_ * count) +
+                         " copies of a body of " + std::to_string(nodes) +
+                         " nodes, counting enclosing unrolls), more than the limit of " +
+                         std::to_string(kMaxUnrolledNodes) +
+                         "; use a range_for (or smaller counts)");
 }
 
 Val Lowerer::node_const() {
@@ -376,12 +381,9 @@ Val Lowerer::node_param() {
       return parse_value_type(p->type) ? typed_literal(v, *parse_value_type(p->type), "name") : v;
     };
     switch (a->kind) {
-      case TemplateArg::Kind::Int:
-        return typed(weak_int(vt(Scalar::I32), {a->i}));
-      case TemplateArg::Kind::Float:
-        return typed(weak(vt(Scalar::F32), {a->f}));
-      case TemplateArg::Kind::Bool:
-        return typed(value(vt(Scalar::Bool), {B().const_bool(a->b)}));
+      case TemplateArg::Kind::Int: return typed(weak_int(vt(Scalar::I32), {a->i}));
+      case TemplateArg::Kind::Float: return typed(weak(vt(Scalar::F32), {a->f}));
+      case TemplateArg::Kind::Bool: return typed(value(vt(Scalar::Bool), {B().const_bool(a->b)}));
       case TemplateArg::Kind::Ndarray:
         break;  // binds ndarray parameters, never template parameters
       case TemplateArg::Kind::Field: {
@@ -458,8 +460,7 @@ Val Lowerer::member_value(const std::string& pname, const std::string& path,
       v.member = true;
       return v;
     }
-    case MemberKind::Value:
-      break;
+    case MemberKind::Value: break;
   }
   std::vector<Inst*> c;
   for (int col = 0; col < m->type.cols; ++col)

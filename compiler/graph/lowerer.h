@@ -46,9 +46,9 @@ struct Val {
   enum class Kind { Value, Ref, Resource, Texture };
   Kind kind = Kind::Value;
   ValueType type;
-  std::vector<Inst*> c;       // Value: components; Ref: one alloca per component
-  std::vector<double> lit;    // weak literal components (c is empty)
-  std::vector<IntLit> ilit;   // the same, exactly, when they are whole numbers
+  std::vector<Inst*> c;      // Value: components; Ref: one alloca per component
+  std::vector<double> lit;   // weak literal components (c is empty)
+  std::vector<IntLit> ilit;  // the same, exactly, when they are whole numbers
   bool weak = false;
   int slot = -1;        // Resource / Texture
   bool member = false;  // read from an argpack member (read-only)
@@ -165,8 +165,13 @@ class Lowerer {
  public:
   // `as_function`: `kernel` is a scratch kernel calling one function (validation), so its
   // errors are the function's.
-  Lowerer(const Document& doc, const KernelDecl& kernel, const TemplateArgs& targs, bool as_function = false)
-      : doc_(doc), decl_(kernel), targs_(targs), types_(doc.argpack_types), as_function_(as_function) {}
+  Lowerer(const Document& doc, const KernelDecl& kernel, const TemplateArgs& targs,
+          bool as_function = false)
+      : doc_(doc),
+        decl_(kernel),
+        targs_(targs),
+        types_(doc.argpack_types),
+        as_function_(as_function) {}
 
   std::unique_ptr<ir::Kernel> run();
 

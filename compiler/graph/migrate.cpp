@@ -22,7 +22,8 @@ void rename_member(JsonValue& object, const std::string& from, const std::string
     if (key == from) key = to;
 }
 
-void rename_inputs(JsonValue& node, std::initializer_list<std::pair<const char*, const char*>> renames) {
+void rename_inputs(JsonValue& node,
+                   std::initializer_list<std::pair<const char*, const char*>> renames) {
   JsonValue* inputs = member(node, "inputs");
   if (!inputs || inputs->kind != JsonValue::Kind::Object) return;
   for (const auto& [from, to] : renames) rename_member(*inputs, from, to);
@@ -57,7 +58,9 @@ void upgrade_links(JsonValue& node) {
 
 // clamp 1 (value, min, max) became clamp 2 (x, lo, hi): the pins no longer read like the
 // min and max nodes, and match the formula call clamp(x, lo, hi).
-void upgrade_clamp_1(JsonValue& node) { rename_inputs(node, {{"value", "x"}, {"min", "lo"}, {"max", "hi"}}); }
+void upgrade_clamp_1(JsonValue& node) {
+  rename_inputs(node, {{"value", "x"}, {"min", "lo"}, {"max", "hi"}});
+}
 
 struct NodeUpgrade {
   const char* type;  // the node type at `from_version`
@@ -84,9 +87,11 @@ void for_each_node(JsonValue& nodes, const std::function<void(JsonValue&)>& fn) 
 
 void for_each_graph_node(JsonValue& root, const std::function<void(JsonValue&)>& fn) {
   for (auto& [section, list] : root.members) {
-    if ((section != "kernels" && section != "functions") || list.kind != JsonValue::Kind::Array) continue;
+    if ((section != "kernels" && section != "functions") || list.kind != JsonValue::Kind::Array)
+      continue;
     for (JsonValue& graph : list.items)
-      if (JsonValue* nodes = graph.kind == JsonValue::Kind::Object ? member(graph, "nodes") : nullptr)
+      if (JsonValue* nodes =
+              graph.kind == JsonValue::Kind::Object ? member(graph, "nodes") : nullptr)
         for_each_node(*nodes, fn);
   }
 }
@@ -134,8 +139,9 @@ void upgrade_node(JsonValue& node) {
   number.column = type->column;
   size_t at = 0;
   while (at < node.members.size() && node.members[at].first != "type") ++at;
-  node.members.insert(node.members.begin() + static_cast<std::ptrdiff_t>(std::min(at + 1, node.members.size())),
-                      {"version", number});
+  node.members.insert(
+      node.members.begin() + static_cast<std::ptrdiff_t>(std::min(at + 1, node.members.size())),
+      {"version", number});
 }
 
 }  // namespace
@@ -144,13 +150,16 @@ void migrate_document(JsonValue& root, const std::string& path) {
   JsonValue* version = member(root, "version");
   if (!version || !version->is_integer()) return;  // the reader reports a missing or bad version
   auto where = [&] {
-    return "line " + std::to_string(version->line) + ", column " + std::to_string(version->column) + ": version: ";
+    return "line " + std::to_string(version->line) + ", column " + std::to_string(version->column) +
+           ": version: ";
   };
   int64_t v = 0;
   if (!read_int(*version, &v) || v > kFormatVersion)
-    throw Error(Place{path}, where() + "format version " + version->text + " is newer than this Loom understands (" +
+    throw Error(Place{path}, where() + "format version " + version->text +
+                                 " is newer than this Loom understands (" +
                                  std::to_string(kFormatVersion) + "); update Loom");
-  if (v < 1) throw Error(Place{path}, where() + "format version " + version->text + " does not exist");
+  if (v < 1)
+    throw Error(Place{path}, where() + "format version " + version->text + " does not exist");
   if (v == 1) {
     rename_member(root, "globals", "fields");
     for_each_graph_node(root, [](JsonValue& node) {
@@ -164,8 +173,8 @@ void migrate_document(JsonValue& root, const std::string& path) {
     try {
       upgrade_node(node);
     } catch (const Error& e) {
-      throw Error(Place{path}, "line " + std::to_string(node.line) + ", column " + std::to_string(node.column) +
-                                   ": " + e.message());
+      throw Error(Place{path}, "line " + std::to_string(node.line) + ", column " +
+                                   std::to_string(node.column) + ": " + e.message());
     }
   });
 }

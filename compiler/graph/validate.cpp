@@ -211,7 +211,8 @@ void check_recursion(const Document& doc) {
     for (const auto& [callee, node] : calls) {
       auto it = fns.find(callee);
       if (it == fns.end())
-        throw Error(Place{doc.path, f.name, node, "function", true}, "unknown function '" + callee + "'");
+        throw Error(Place{doc.path, f.name, node, "function", true},
+                    "unknown function '" + callee + "'");
       if (state[callee] == 1) {
         std::string chain;
         for (auto p = std::find(path.begin(), path.end(), callee); p != path.end(); ++p)
@@ -231,18 +232,12 @@ void check_recursion(const Document& doc) {
 
 std::string literal_kind(const Literal& l) {
   switch (l.kind) {
-    case Literal::Kind::None:
-      return "nothing";
-    case Literal::Kind::Bool:
-      return "a bool";
-    case Literal::Kind::Int:
-      return "a whole number";
-    case Literal::Kind::Float:
-      return "a number";
-    case Literal::Kind::String:
-      return "the name '" + l.s + "'";
-    case Literal::Kind::List:
-      return "a list of " + std::to_string(l.list.size());
+    case Literal::Kind::None: return "nothing";
+    case Literal::Kind::Bool: return "a bool";
+    case Literal::Kind::Int: return "a whole number";
+    case Literal::Kind::Float: return "a number";
+    case Literal::Kind::String: return "the name '" + l.s + "'";
+    case Literal::Kind::List: return "a list of " + std::to_string(l.list.size());
   }
   return "?";
 }
@@ -357,16 +352,21 @@ void validate_document(const Document& doc) {
       if (f.shape.empty() || f.shape.size() > kMaxDims)
         throw Error(Place{doc.path, "", -1, f.name},
                     "field '" + f.name + "' needs 1 to 4 dimensions");
-      std::string problem = shape_problem(f.shape, int64_t{size_of(f.elem.scalar)} * f.elem.components());
-      if (!problem.empty()) throw Error(Place{doc.path, "", -1, f.name}, "field '" + f.name + "': " + problem);
+      std::string problem =
+          shape_problem(f.shape, int64_t{size_of(f.elem.scalar)} * f.elem.components());
+      if (!problem.empty())
+        throw Error(Place{doc.path, "", -1, f.name}, "field '" + f.name + "': " + problem);
     }
     for (const NdarrayDecl& n : doc.ndarrays) {
-      std::string problem = shape_problem(n.shape, int64_t{size_of(n.elem.scalar)} * n.elem.components());
-      if (!problem.empty()) throw Error(Place{doc.path, "", -1, n.name}, "ndarray '" + n.name + "': " + problem);
+      std::string problem =
+          shape_problem(n.shape, int64_t{size_of(n.elem.scalar)} * n.elem.components());
+      if (!problem.empty())
+        throw Error(Place{doc.path, "", -1, n.name}, "ndarray '" + n.name + "': " + problem);
     }
     for (const TextureDecl& t : doc.textures) {
       std::string problem = shape_problem(t.size, 16);
-      if (!problem.empty()) throw Error(Place{doc.path, "", -1, t.name}, "texture '" + t.name + "': " + problem);
+      if (!problem.empty())
+        throw Error(Place{doc.path, "", -1, t.name}, "texture '" + t.name + "': " + problem);
     }
   }
   if (!doc.argpack_types.empty()) {
@@ -427,7 +427,8 @@ void validate_document(const Document& doc) {
   std::set<std::string> laid_out;
   for (const GraphLayout& g : doc.layout) {
     if (!doc.has_graph(g.graph))
-      throw Error(Place{doc.path}, "layout of '" + g.graph + "', but no kernel or function has that name");
+      throw Error(Place{doc.path},
+                  "layout of '" + g.graph + "', but no kernel or function has that name");
     if (!laid_out.insert(g.graph).second)
       throw Error(Place{doc.path, g.graph, -1, "", !doc.kernel(g.graph)},
                   "a second layout entry for '" + g.graph + "'");
@@ -440,8 +441,8 @@ void validate_document(const Document& doc) {
       const CommentFrame& c = g.comments[i];
       Place place{doc.path, g.graph, -1, "", !doc.kernel(g.graph)};
       std::string which = "layout: comment " + std::to_string(i) + " ('" + c.title + "')";
-      if (!(c.w > 0) || !(c.h > 0) || !std::isfinite(c.x) || !std::isfinite(c.y) || !std::isfinite(c.w) ||
-          !std::isfinite(c.h))
+      if (!(c.w > 0) || !(c.h > 0) || !std::isfinite(c.x) || !std::isfinite(c.y) ||
+          !std::isfinite(c.w) || !std::isfinite(c.h))
         throw Error(place, which + " needs a finite position and a positive width and height");
       bool color_ok = c.color.empty() || (c.color.size() == 7 && c.color[0] == '#');
       for (size_t k = 1; color_ok && k < c.color.size(); ++k)
@@ -457,7 +458,8 @@ void validate_document(const Document& doc) {
   for (const KernelDecl& k : doc.kernels) {
     bool is_template = false;
     for (const KernelParam& p : k.params)
-      is_template |= p.kind == ParamKind::Template || (p.kind == ParamKind::Ndarray && p.type.empty());
+      is_template |=
+          p.kind == ParamKind::Template || (p.kind == ParamKind::Ndarray && p.type.empty());
     if (is_template) continue;  // checked per launch above
     if (lowered.insert(k.name + "|").second) lower_kernel(doc, k.name);
   }

@@ -10,10 +10,11 @@ namespace loom::graph {
 struct Document;
 
 struct ViewSettings {
-  std::string show;      // a field, ndarray or texture of the document; "" when unset
-  std::string as;        // "points", "image" or "mesh"
-  std::string color_by;  // points: a field or ndarray with one element per point (vectors by length)
-  std::string mesh;      // mesh: an OBJ file, relative to the document's folder
+  std::string show;  // a field, ndarray or texture of the document; "" when unset
+  std::string as;    // "points", "image" or "mesh"
+  std::string
+      color_by;      // points: a field or ndarray with one element per point (vectors by length)
+  std::string mesh;  // mesh: an OBJ file, relative to the document's folder
   float point_size = 0;  // points: diameter in pixels, 0 < size <= 64; 0 when the editor chooses
 
   bool empty() const { return show.empty(); }

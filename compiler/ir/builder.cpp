@@ -49,8 +49,7 @@ Inst* Builder::global_ptr(Scalar type, int slot, std::initializer_list<Inst*> in
   return global_ptr(type, slot, std::vector<Inst*>(indices), component);
 }
 
-Inst* Builder::global_ptr(Scalar type, int slot, const std::vector<Inst*>& indices,
-                          int component) {
+Inst* Builder::global_ptr(Scalar type, int slot, const std::vector<Inst*>& indices, int component) {
   auto inst = std::make_unique<Inst>(Op::GlobalPtr, type);
   inst->operands = indices;
   inst->set_resource_slot(slot);

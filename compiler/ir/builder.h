@@ -15,8 +15,14 @@ class Builder {
 
   Block* block() const { return block_; }
   size_t position() const { return pos_; }
-  void set_insert_point(Block* block, size_t pos) { block_ = block; pos_ = pos; }
-  void set_insert_end(Block* block) { block_ = block; pos_ = block->insts.size(); }
+  void set_insert_point(Block* block, size_t pos) {
+    block_ = block;
+    pos_ = pos;
+  }
+  void set_insert_end(Block* block) {
+    block_ = block;
+    pos_ = block->insts.size();
+  }
   // Graph node id stamped onto everything created from now on.
   void set_node(int32_t node) { node_ = node; }
 
@@ -33,7 +39,7 @@ class Builder {
 
   Inst* arg(Scalar type, int param, int offset = 0);
   Inst* unary(Op op, Inst* a);
-  Inst* binary(Op op, Inst* a, Inst* b);      // result bool for comparisons
+  Inst* binary(Op op, Inst* a, Inst* b);  // result bool for comparisons
   Inst* cast(Scalar to, Inst* a);
   Inst* select(Inst* cond, Inst* a, Inst* b);
 

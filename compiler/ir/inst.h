@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <utility>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "compiler/ir/op.h"
@@ -27,12 +27,12 @@ class Inst {
   Op op;
   Scalar type;
   std::vector<Inst*> operands;
-  uint64_t bits = 0;   // Const payload: integers as int64 (two's complement), floats as double bits
-  std::string text;    // Assert message
+  uint64_t bits = 0;  // Const payload: integers as int64 (two's complement), floats as double bits
+  std::string text;   // Assert message
   std::vector<std::unique_ptr<Block>> regions;
   Block* parent = nullptr;
   mutable uint32_t id = 0;  // printing name (%id), assigned by Kernel::renumber
-  int32_t node = -1;   // graph node this came from, for diagnostics
+  int32_t node = -1;        // graph node this came from, for diagnostics
 
   Inst* operand(size_t i) const { return operands[i]; }
   Block* region(size_t i) const { return regions[i].get(); }
@@ -44,19 +44,25 @@ class Inst {
 
   // Attributes, by meaning (ops.def's attr0/attr1 columns say which op has which). Each
   // throws loom::InternalError when the op has no such attribute.
-  int32_t param_index() const { return attr(Attr::ParamIndex); }    // ArgLoad
-  int32_t byte_offset() const { return attr(Attr::ByteOffset); }    // ArgLoad: inside the parameter
-  int32_t dimension() const { return attr(Attr::Dimension); }       // LoopIndex, ResourceShape, BoundsCheck
+  int32_t param_index() const { return attr(Attr::ParamIndex); }  // ArgLoad
+  int32_t byte_offset() const { return attr(Attr::ByteOffset); }  // ArgLoad: inside the parameter
+  int32_t dimension() const {
+    return attr(Attr::Dimension);
+  }  // LoopIndex, ResourceShape, BoundsCheck
   // ResourceShape, GlobalPtr, ElementPtr, Tex*, BoundsCheck, StructFor, struct_for Offload
   int32_t resource_slot() const { return attr(Attr::ResourceSlot); }
-  int32_t component() const { return attr(Attr::Component); }       // GlobalPtr
-  int32_t channel() const { return attr(Attr::Channel); }           // TexLoad, TexSample
-  int32_t dims() const { return attr(Attr::Dims); }  // TexStore, RangeFor, StructFor, range_for Offload
+  int32_t component() const { return attr(Attr::Component); }  // GlobalPtr
+  int32_t channel() const { return attr(Attr::Channel); }      // TexLoad, TexSample
+  int32_t dims() const {
+    return attr(Attr::Dims);
+  }  // TexStore, RangeFor, StructFor, range_for Offload
   ir::AtomicOp atomic_op() const { return static_cast<ir::AtomicOp>(attr(Attr::AtomicOp)); }
-  int32_t temp_offset() const { return attr(Attr::TempOffset); }    // TmpLoad, TmpStore: bytes
-  int32_t assert_node() const { return attr(Attr::AssertNode); }    // Assert: the checking node
-  const std::string& message() const;                               // Assert
-  ir::TaskKind task_kind() const { return static_cast<ir::TaskKind>(attr(Attr::TaskKind)); }  // Offload
+  int32_t temp_offset() const { return attr(Attr::TempOffset); }  // TmpLoad, TmpStore: bytes
+  int32_t assert_node() const { return attr(Attr::AssertNode); }  // Assert: the checking node
+  const std::string& message() const;                             // Assert
+  ir::TaskKind task_kind() const {
+    return static_cast<ir::TaskKind>(attr(Attr::TaskKind));
+  }  // Offload
 
   void set_param_index(int32_t v) { set_attr(Attr::ParamIndex, v); }
   void set_byte_offset(int32_t v) { set_attr(Attr::ByteOffset, v); }
@@ -118,16 +124,16 @@ class Kernel {
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;
 
-  KernelABI abi;              // parameters, resource slots, returns (tasks filled by codegen)
+  KernelABI abi;  // parameters, resource slots, returns (tasks filled by codegen)
   std::unique_ptr<Block> body;
-  bool debug = false;         // bounds checks and assertions compiled in
-  bool fast_math = true;      // codegen may reassociate float math
+  bool debug = false;     // bounds checks and assertions compiled in
+  bool fast_math = true;  // codegen may reassociate float math
   // Width of lowered element offsets: 64 on the CPU; 32 for GPU targets, whose storage
   // buffers are smaller than 4 GiB and whose 64-bit integer math is slow or missing.
   int index_bits = 64;
-  int workgroup_size = 0;     // GPU targets: invocations per workgroup; 0: the target's default
+  int workgroup_size = 0;  // GPU targets: invocations per workgroup; 0: the target's default
 
-  void renumber() const;      // ids in print order, starting at 0 (ids are printing names)
+  void renumber() const;  // ids in print order, starting at 0 (ids are printing names)
   std::unique_ptr<Kernel> clone() const;
 
   // Takes an instruction a pass removed from its block: it and everything in its regions

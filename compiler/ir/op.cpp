@@ -31,12 +31,9 @@ std::string_view attr_name(Attr meaning) {
 
 uint8_t op_flags(Op op) {
   switch (op_info(op).effects) {
-    case Effects::Pure:
-      return kPure;
-    case Effects::Effect:
-      return kEffect;
-    case Effects::Region:
-      return kEffect | kRegion;
+    case Effects::Pure: return kPure;
+    case Effects::Effect: return kEffect;
+    case Effects::Region: return kEffect | kRegion;
   }
   return kEffect;
 }
@@ -58,20 +55,13 @@ std::string_view atomic_op_name(AtomicOp op) {
 
 Op atomic_binary_op(AtomicOp op) {
   switch (op) {
-    case AtomicOp::Add:
-      return Op::Add;
-    case AtomicOp::Sub:
-      return Op::Sub;
-    case AtomicOp::Min:
-      return Op::Min;
-    case AtomicOp::Max:
-      return Op::Max;
-    case AtomicOp::And:
-      return Op::BitAnd;
-    case AtomicOp::Or:
-      return Op::BitOr;
-    case AtomicOp::Xor:
-      return Op::BitXor;
+    case AtomicOp::Add: return Op::Add;
+    case AtomicOp::Sub: return Op::Sub;
+    case AtomicOp::Min: return Op::Min;
+    case AtomicOp::Max: return Op::Max;
+    case AtomicOp::And: return Op::BitAnd;
+    case AtomicOp::Or: return Op::BitOr;
+    case AtomicOp::Xor: return Op::BitXor;
   }
   return Op::Add;
 }

@@ -7,13 +7,15 @@
 namespace loom::ir {
 
 enum class Op : uint8_t {
-#define LOOM_OP(name, spelling, effects, arity, operands, result, folding, gradient, attr0, attr1) name,
+#define LOOM_OP(name, spelling, effects, arity, operands, result, folding, gradient, attr0, attr1) \
+  name,
 #include "compiler/ir/ops.def"
 #undef LOOM_OP
 };
 
 constexpr int kOpCount = 0
-#define LOOM_OP(name, spelling, effects, arity, operands, result, folding, gradient, attr0, attr1) +1  // NOLINT(bugprone-macro-parentheses): one term of 0 +1 +1 ..., not an expression
+#define LOOM_OP(name, spelling, effects, arity, operands, result, folding, gradient, attr0, attr1) \
+  +1  // NOLINT(bugprone-macro-parentheses): one term of 0 +1 +1 ..., not an expression
 #include "compiler/ir/ops.def"
 #undef LOOM_OP
     ;
@@ -22,16 +24,38 @@ constexpr int kOpCount = 0
 enum class Effects : uint8_t { Pure, Effect, Region };
 constexpr int8_t Variadic = -1;
 enum class OperandTypes : uint8_t {
-  Numeric, Float, Int, IntOrBool, Bool, Any, Shift, Condition,
-  Variable, Pointer, AtomicTarget, Loop, Index, Special,
+  Numeric,
+  Float,
+  Int,
+  IntOrBool,
+  Bool,
+  Any,
+  Shift,
+  Condition,
+  Variable,
+  Pointer,
+  AtomicTarget,
+  Loop,
+  Index,
+  Special,
 };
 enum class ResultType : uint8_t { Void, SameAsOperand, Bool, Declared, I32, Pointee, SameWidth };
 enum class Folding : uint8_t { NoFold, Fold, FoldCommutative };
 enum class Differentiable : uint8_t { Yes, NonDiff, Memory, ControlFlow };
 // Meaning of an instruction's integer attributes; Inst has one accessor per meaning.
 enum class Attr : uint8_t {
-  None, ParamIndex, ByteOffset, Dimension, ResourceSlot, Component, Channel, Dims,
-  AtomicOp, TempOffset, AssertNode, TaskKind,
+  None,
+  ParamIndex,
+  ByteOffset,
+  Dimension,
+  ResourceSlot,
+  Component,
+  Channel,
+  Dims,
+  AtomicOp,
+  TempOffset,
+  AssertNode,
+  TaskKind,
   TaskSpace,  // offload: Dims of a range task, ResourceSlot of a struct task
   Message,    // not an integer: Assert's text (named here for diagnostics)
 };
@@ -66,7 +90,8 @@ inline bool is_unary(Op op) { return is_value_op(op) && op_info(op).arity == 1; 
 inline bool is_binary(Op op) { return is_value_op(op) && op_info(op).arity == 2; }
 // Binary value ops that compare values of any type (not the bool-only logic ops).
 inline bool is_comparison(Op op) {
-  return is_binary(op) && op_info(op).result == ResultType::Bool && op_info(op).operands == OperandTypes::Any;
+  return is_binary(op) && op_info(op).result == ResultType::Bool &&
+         op_info(op).operands == OperandTypes::Any;
 }
 inline bool is_commutative(Op op) { return op_info(op).folding == Folding::FoldCommutative; }
 

@@ -43,9 +43,11 @@ std::string format_sampler(const Inst& inst) {
 std::string format_attributes(const Inst& inst) {
   switch (inst.op) {
     case Op::Const: return format_const(inst);
-    case Op::ArgLoad: return "p" + std::to_string(inst.param_index()) + "+" + std::to_string(inst.byte_offset());
+    case Op::ArgLoad:
+      return "p" + std::to_string(inst.param_index()) + "+" + std::to_string(inst.byte_offset());
     case Op::LoopIndex:
-      return (inst.operands.empty() ? ref(nullptr) : ref(inst.operand(0))) + "." + std::to_string(inst.dimension());
+      return (inst.operands.empty() ? ref(nullptr) : ref(inst.operand(0))) + "." +
+             std::to_string(inst.dimension());
     case Op::ResourceShape: return slot_and(inst, ".", inst.dimension());
     case Op::GlobalPtr: return slot_and(inst, ".c", inst.component());
     case Op::ElementPtr: return "$" + std::to_string(inst.resource_slot());
@@ -54,26 +56,73 @@ std::string format_attributes(const Inst& inst) {
     case Op::TexSample: return slot_and(inst, ".c", inst.channel()) + format_sampler(inst);
     case Op::TexStore: return "$" + std::to_string(inst.resource_slot());
     case Op::BoundsCheck: return slot_and(inst, ".", inst.dimension());
-    case Op::TmpLoad: case Op::TmpStore: return "@" + std::to_string(inst.temp_offset());
+    case Op::TmpLoad:
+    case Op::TmpStore: return "@" + std::to_string(inst.temp_offset());
     case Op::StructFor: return slot_and(inst, " dims ", inst.dims());
     case Op::Offload: {
       std::string kind(task_kind_name(inst.task_kind()));
-      if (inst.task_kind() == TaskKind::StructFor) kind += " $" + std::to_string(inst.resource_slot());
+      if (inst.task_kind() == TaskKind::StructFor)
+        kind += " $" + std::to_string(inst.resource_slot());
       return kind;
     }
     case Op::Assert: return "\"" + inst.message() + "\"";
     // Shown by their operands alone (a range_for's dimensions are its bound pairs).
-    case Op::Neg: case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign: case Op::Floor:
-    case Op::Ceil: case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos:
-    case Op::Tan: case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp: case Op::Log:
-    case Op::Cast: case Op::Bitcast: case Op::Add: case Op::Sub: case Op::Mul: case Op::Div:
-    case Op::Mod: case Op::Min: case Op::Max: case Op::Pow: case Op::Atan2: case Op::BitAnd:
-    case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr: case Op::Eq: case Op::Ne:
-    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::LogicAnd: case Op::LogicOr:
-    case Op::Select: case Op::Fma: case Op::Rand: case Op::Alloca: case Op::LocalLoad:
-    case Op::LocalStore: case Op::GlobalLoad: case Op::GlobalStore: case Op::If: case Op::RangeFor:
-    case Op::While: case Op::Break: case Op::Continue: case Op::Return:
-      return "";
+    case Op::Neg:
+    case Op::BitNot:
+    case Op::LogicNot:
+    case Op::Abs:
+    case Op::Sign:
+    case Op::Floor:
+    case Op::Ceil:
+    case Op::Round:
+    case Op::Sqrt:
+    case Op::Rsqrt:
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Tan:
+    case Op::Asin:
+    case Op::Acos:
+    case Op::Atan:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Cast:
+    case Op::Bitcast:
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::Mod:
+    case Op::Min:
+    case Op::Max:
+    case Op::Pow:
+    case Op::Atan2:
+    case Op::BitAnd:
+    case Op::BitOr:
+    case Op::BitXor:
+    case Op::Shl:
+    case Op::Shr:
+    case Op::Eq:
+    case Op::Ne:
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge:
+    case Op::LogicAnd:
+    case Op::LogicOr:
+    case Op::Select:
+    case Op::Fma:
+    case Op::Rand:
+    case Op::Alloca:
+    case Op::LocalLoad:
+    case Op::LocalStore:
+    case Op::GlobalLoad:
+    case Op::GlobalStore:
+    case Op::If:
+    case Op::RangeFor:
+    case Op::While:
+    case Op::Break:
+    case Op::Continue:
+    case Op::Return: return "";
   }
   return "";
 }
@@ -125,8 +174,10 @@ std::string print_kernel(const Kernel& kernel) {
   for (size_t i = 0; i < abi.params.size(); ++i) {
     const ParamDesc& p = abi.params[i];
     out += "  param p" + std::to_string(i) + " " + p.name + ": " + param_kind_name(p.kind);
-    if (p.kind == ParamKind::Value || p.kind == ParamKind::Ndarray) out += " " + value_type_name(p.type);
-    if (p.kind == ParamKind::Ndarray || p.kind == ParamKind::Texture) out += " ndim " + std::to_string(p.ndim);
+    if (p.kind == ParamKind::Value || p.kind == ParamKind::Ndarray)
+      out += " " + value_type_name(p.type);
+    if (p.kind == ParamKind::Ndarray || p.kind == ParamKind::Texture)
+      out += " ndim " + std::to_string(p.ndim);
     if (p.kind == ParamKind::Argpack) out += " type " + std::to_string(p.argpack_type);
     out += "\n";
   }

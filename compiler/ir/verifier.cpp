@@ -23,27 +23,20 @@ bool is_value_type(Scalar t) { return is_numeric(t) || t == Scalar::Bool; }
 // Whether `t` belongs to an operand type class of ops.def (value classes only).
 bool in_class(OperandTypes c, Scalar t) {
   switch (c) {
-    case OperandTypes::Numeric:
-      return is_numeric(t);
-    case OperandTypes::Float:
-      return is_float(t);
+    case OperandTypes::Numeric: return is_numeric(t);
+    case OperandTypes::Float: return is_float(t);
     case OperandTypes::Int:
-    case OperandTypes::Index:
-      return is_int(t);
+    case OperandTypes::Index: return is_int(t);
     case OperandTypes::IntOrBool:
-    case OperandTypes::Shift:
-      return is_int(t) || t == Scalar::Bool;
-    case OperandTypes::Bool:
-      return t == Scalar::Bool;
+    case OperandTypes::Shift: return is_int(t) || t == Scalar::Bool;
+    case OperandTypes::Bool: return t == Scalar::Bool;
     case OperandTypes::Any:
-    case OperandTypes::Condition:
-      return is_value_type(t);
+    case OperandTypes::Condition: return is_value_type(t);
     case OperandTypes::Variable:
     case OperandTypes::Pointer:
     case OperandTypes::AtomicTarget:
     case OperandTypes::Loop:
-    case OperandTypes::Special:
-      return true;  // checked by op, not by type
+    case OperandTypes::Special: return true;  // checked by op, not by type
   }
   return true;
 }
@@ -53,17 +46,12 @@ std::string class_problem(Op op, OperandTypes c) {
   std::string name(op_name(op));
   bool unary = op_info(op).arity == 1;
   switch (c) {
-    case OperandTypes::Float:
-      return unary ? "math function needs a float" : name + " needs floats";
-    case OperandTypes::Bool:
-      return unary ? name + " needs bool" : "logic op needs bool";
-    case OperandTypes::Int:
-      return name + " needs an integer";
+    case OperandTypes::Float: return unary ? "math function needs a float" : name + " needs floats";
+    case OperandTypes::Bool: return unary ? name + " needs bool" : "logic op needs bool";
+    case OperandTypes::Int: return name + " needs an integer";
     case OperandTypes::IntOrBool:
-    case OperandTypes::Shift:
-      return "bit operation needs integers";
-    case OperandTypes::Numeric:
-      return name + " needs numbers";
+    case OperandTypes::Shift: return "bit operation needs integers";
+    case OperandTypes::Numeric: return name + " needs numbers";
     case OperandTypes::Any:
     case OperandTypes::Condition:
     case OperandTypes::Index:
@@ -71,8 +59,7 @@ std::string class_problem(Op op, OperandTypes c) {
     case OperandTypes::Pointer:
     case OperandTypes::AtomicTarget:
     case OperandTypes::Loop:
-    case OperandTypes::Special:
-      return name + " operand types";
+    case OperandTypes::Special: return name + " operand types";
   }
   return name + " operand types";
 }
@@ -323,49 +310,38 @@ class Verifier {
     if (!check_operand_count(inst)) return;
     if (is_value_op(inst.op)) return check_value_op(inst);
     switch (inst.op) {
-      case Op::Const:
-        return check_constant(inst);
-      case Op::ArgLoad:
-        return check_argument(inst);
-      case Op::LoopIndex:
-        return check_loop_index(inst);
+      case Op::Const: return check_constant(inst);
+      case Op::ArgLoad: return check_argument(inst);
+      case Op::LoopIndex: return check_loop_index(inst);
       case Op::ResourceShape:
       case Op::TexLoad:
       case Op::TexSample:
       case Op::TexStore:
-      case Op::BoundsCheck:
-        return check_resource_slot(inst);
+      case Op::BoundsCheck: return check_resource_slot(inst);
       case Op::LocalLoad:
       case Op::LocalStore:
       case Op::GlobalLoad:
       case Op::GlobalStore:
-      case Op::AtomicRMW:
-        return check_memory_access(inst);
+      case Op::AtomicRMW: return check_memory_access(inst);
       case Op::GlobalPtr:
-      case Op::ElementPtr:
-        return check_pointer(inst);
+      case Op::ElementPtr: return check_pointer(inst);
       case Op::If:
         check_region_count(inst, 2, "if needs then and else regions");
         return check_condition(inst, "if condition is not bool");
-      case Op::Assert:
-        return check_condition(inst, "assert of a non-bool");
-      case Op::RangeFor:
-        return check_range_for(inst);
+      case Op::Assert: return check_condition(inst, "assert of a non-bool");
+      case Op::RangeFor: return check_range_for(inst);
       case Op::StructFor:
         check_region_count(inst, 1, "struct_for needs one region");
         return check_resource_slot(inst);
-      case Op::While:
-        return check_region_count(inst, 1, "while needs one region");
+      case Op::While: return check_region_count(inst, 1, "while needs one region");
       case Op::Break:
         if (!inside_op(inst, Op::While)) fail(inst, "break outside a while loop");
         return;
       case Op::Continue:
         if (!inside_loop(inst)) fail(inst, "continue outside a loop");
         return;
-      case Op::Return:
-        return check_return(inst);
-      case Op::Offload:
-        return check_offload(inst);
+      case Op::Return: return check_return(inst);
+      case Op::Offload: return check_offload(inst);
       case Op::Rand:
       case Op::Alloca:
       case Op::TmpLoad:

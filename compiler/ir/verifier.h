@@ -19,6 +19,7 @@ std::string verify(const Kernel& kernel, VerifyOptions options = {});
 // Throws loom::InternalError naming the pass when verify() finds a problem (a pass, or the
 // lowering that fed the pipeline, broke the IR: a bug in Loom, not in the user's graph):
 // "IR verification failed after <after_pass>: <problem>".
-void verify_or_throw(const Kernel& kernel, const std::string& after_pass, VerifyOptions options = {});
+void verify_or_throw(const Kernel& kernel, const std::string& after_pass,
+                     VerifyOptions options = {});
 
 }  // namespace loom::ir

@@ -24,7 +24,8 @@ bool lossless(Scalar from, Scalar to) {
   if (from == Scalar::Bool) return is_numeric(to);
   if (is_int(from) && is_int(to)) {
     if (is_signed_int(from)) return is_signed_int(to) && bit_width(to) >= bit_width(from);
-    return bit_width(to) > bit_width(from) || (is_unsigned_int(to) && bit_width(to) == bit_width(from));
+    return bit_width(to) > bit_width(from) ||
+           (is_unsigned_int(to) && bit_width(to) == bit_width(from));
   }
   if (is_int(from) && is_float(to)) {
     int magnitude_bits = bit_width(from) - (is_signed_int(from) ? 1 : 0);
@@ -37,7 +38,8 @@ bool lossless(Scalar from, Scalar to) {
 struct OpPair {
   Op from, to;
 };
-constexpr OpPair kMirrored[] = {{Op::Lt, Op::Gt}, {Op::Gt, Op::Lt}, {Op::Le, Op::Ge}, {Op::Ge, Op::Le}};
+constexpr OpPair kMirrored[] = {
+    {Op::Lt, Op::Gt}, {Op::Gt, Op::Lt}, {Op::Le, Op::Ge}, {Op::Ge, Op::Le}};
 constexpr OpPair kInverse[] = {{Op::Eq, Op::Ne}, {Op::Ne, Op::Eq}, {Op::Lt, Op::Ge},
                                {Op::Ge, Op::Lt}, {Op::Gt, Op::Le}, {Op::Le, Op::Gt}};
 
@@ -95,7 +97,8 @@ class Simplifier {
     progress_ = true;
     std::unique_ptr<Inst> branch = block.remove(pos);
     Block& taken = *branch->regions[branch->operands[0]->bits ? 0 : 1];
-    for (size_t j = 0; j < taken.insts.size(); ++j) block.insert(pos + j, std::move(taken.insts[j]));
+    for (size_t j = 0; j < taken.insts.size(); ++j)
+      block.insert(pos + j, std::move(taken.insts[j]));
     taken.insts.clear();
     kernel_.erase(std::move(branch));
     return pos - 1;  // revisit the spliced instructions (wraps for pos 0; the loop's ++ undoes it)
@@ -139,14 +142,18 @@ class Simplifier {
           return nullptr;
         }
         return nullptr;
-      case Op::Neg: case Op::BitNot:
+      case Op::Neg:
+      case Op::BitNot:
         if (a->op == inst->op) return a->operands[0];
         return nullptr;
       case Op::Abs:
         if (a->op == Op::Abs || (is_unsigned_int(t))) return a;
         return nullptr;
-      case Op::Floor: case Op::Ceil: case Op::Round:
-        if (a->op == Op::Floor || a->op == Op::Ceil || a->op == Op::Round) return a;  // integral already
+      case Op::Floor:
+      case Op::Ceil:
+      case Op::Round:
+        if (a->op == Op::Floor || a->op == Op::Ceil || a->op == Op::Round)
+          return a;  // integral already
         return nullptr;
       case Op::Cast:
         if (a->type == t) return a;
@@ -165,22 +172,70 @@ class Simplifier {
         }
         return nullptr;
       // No rewrite for these.
-      case Op::Sign: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tan:
-      case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp: case Op::Log:
-        return nullptr;
+      case Op::Sign:
+      case Op::Sqrt:
+      case Op::Rsqrt:
+      case Op::Sin:
+      case Op::Cos:
+      case Op::Tan:
+      case Op::Asin:
+      case Op::Acos:
+      case Op::Atan:
+      case Op::Exp:
+      case Op::Log: return nullptr;
       // Not unary: simplify() sends only unary ops here.
-      case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Add:
-      case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max:
-      case Op::Pow: case Op::Atan2: case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl:
-      case Op::Shr: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
-      case Op::LogicAnd: case Op::LogicOr: case Op::Select: case Op::Fma: case Op::Rand:
-      case Op::Alloca: case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr:
-      case Op::ElementPtr: case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW:
-      case Op::TmpLoad: case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad:
-      case Op::TexSample: case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor:
-      case Op::While: case Op::Break: case Op::Continue: case Op::Return: case Op::Assert:
-      case Op::Offload:
-        break;
+      case Op::Const:
+      case Op::ArgLoad:
+      case Op::LoopIndex:
+      case Op::ResourceShape:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+      case Op::Mod:
+      case Op::Min:
+      case Op::Max:
+      case Op::Pow:
+      case Op::Atan2:
+      case Op::BitAnd:
+      case Op::BitOr:
+      case Op::BitXor:
+      case Op::Shl:
+      case Op::Shr:
+      case Op::Eq:
+      case Op::Ne:
+      case Op::Lt:
+      case Op::Le:
+      case Op::Gt:
+      case Op::Ge:
+      case Op::LogicAnd:
+      case Op::LogicOr:
+      case Op::Select:
+      case Op::Fma:
+      case Op::Rand:
+      case Op::Alloca:
+      case Op::LocalLoad:
+      case Op::LocalStore:
+      case Op::GlobalPtr:
+      case Op::ElementPtr:
+      case Op::GlobalLoad:
+      case Op::GlobalStore:
+      case Op::AtomicRMW:
+      case Op::TmpLoad:
+      case Op::TmpStore:
+      case Op::BoundsCheck:
+      case Op::TexLoad:
+      case Op::TexSample:
+      case Op::TexStore:
+      case Op::If:
+      case Op::RangeFor:
+      case Op::StructFor:
+      case Op::While:
+      case Op::Break:
+      case Op::Continue:
+      case Op::Return:
+      case Op::Assert:
+      case Op::Offload: break;
     }
     throw InternalError("simplify_unary of " + std::string(ir::op_name(inst->op)));
   }
@@ -227,11 +282,13 @@ class Simplifier {
     bool fast = kernel_.fast_math;
     switch (op) {
       case Op::Add:
-        if (is_const_int(b, 0) || is_const_float(b, -0.0) || (fast && is_const_float(b, 0.0))) return a;
+        if (is_const_int(b, 0) || is_const_float(b, -0.0) || (fast && is_const_float(b, 0.0)))
+          return a;
         if (b->op == Op::Neg) become(inst, Op::Sub, {a, b->operands[0]});
         return nullptr;
       case Op::Sub:
-        if (is_const_int(b, 0) || is_const_float(b, 0.0) || (fast && is_const_float(b, -0.0))) return a;
+        if (is_const_int(b, 0) || is_const_float(b, 0.0) || (fast && is_const_float(b, -0.0)))
+          return a;
         if (integer && a == b) return become_const(inst, 0);
         if (integer && is_const_int(a, 0)) return become(inst, Op::Neg, {b});
         if (b->op == Op::Neg) become(inst, Op::Add, {a, b->operands[0]});
@@ -267,11 +324,11 @@ class Simplifier {
         if (is_int(t) && (is_const_int(b, 1) || (is_signed_int(t) && is_const_int(b, -1))))
           return become_const(inst, 0);
         int k = power_of_two(b);  // floored mod by 2^k keeps the low bits, signed or not
-        if (k > 0)
-          become(inst, Op::BitAnd, {a, constant(inst, t, (uint64_t{1} << k) - 1)});
+        if (k > 0) become(inst, Op::BitAnd, {a, constant(inst, t, (uint64_t{1} << k) - 1)});
         return nullptr;
       }
-      case Op::Min: case Op::Max:
+      case Op::Min:
+      case Op::Max:
         if (a == b) return a;
         return nullptr;
       case Op::Pow:
@@ -296,19 +353,23 @@ class Simplifier {
         if (a == b) return become_const(inst, 0);
         if (is_const_int(b, 0)) return a;
         return nullptr;
-      case Op::Shl: case Op::Shr:
-        if (b->is_const() && is_int(t) &&
-            (b->bits & static_cast<uint64_t>(bit_width(t) - 1)) == 0)
+      case Op::Shl:
+      case Op::Shr:
+        if (b->is_const() && is_int(t) && (b->bits & static_cast<uint64_t>(bit_width(t) - 1)) == 0)
           return a;
         return nullptr;
-      case Op::Eq: case Op::Le: case Op::Ge:
+      case Op::Eq:
+      case Op::Le:
+      case Op::Ge:
         if (integer && a == b) return become_const(inst, 1);
         if (op == Op::Eq && ot == Scalar::Bool && b->is_const()) {
           if (b->bits) return a;
           become(inst, Op::LogicNot, {a});
         }
         return nullptr;
-      case Op::Ne: case Op::Lt: case Op::Gt:
+      case Op::Ne:
+      case Op::Lt:
+      case Op::Gt:
         if (integer && a == b) return become_const(inst, 0);
         if (op == Op::Ne && ot == Scalar::Bool && b->is_const()) {
           if (!b->bits) return a;
@@ -324,21 +385,58 @@ class Simplifier {
         if (b->is_const()) return b->bits ? b : a;
         return nullptr;
       // No rewrite for these.
-      case Op::Atan2:
-        return nullptr;
+      case Op::Atan2: return nullptr;
       // Not binary: simplify() sends only binary ops here.
-      case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Neg:
-      case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign: case Op::Floor:
-      case Op::Ceil: case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos:
-      case Op::Tan: case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp: case Op::Log:
-      case Op::Cast: case Op::Bitcast: case Op::Select: case Op::Fma: case Op::Rand:
-      case Op::Alloca: case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr:
-      case Op::ElementPtr: case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW:
-      case Op::TmpLoad: case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad:
-      case Op::TexSample: case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor:
-      case Op::While: case Op::Break: case Op::Continue: case Op::Return: case Op::Assert:
-      case Op::Offload:
-        break;
+      case Op::Const:
+      case Op::ArgLoad:
+      case Op::LoopIndex:
+      case Op::ResourceShape:
+      case Op::Neg:
+      case Op::BitNot:
+      case Op::LogicNot:
+      case Op::Abs:
+      case Op::Sign:
+      case Op::Floor:
+      case Op::Ceil:
+      case Op::Round:
+      case Op::Sqrt:
+      case Op::Rsqrt:
+      case Op::Sin:
+      case Op::Cos:
+      case Op::Tan:
+      case Op::Asin:
+      case Op::Acos:
+      case Op::Atan:
+      case Op::Exp:
+      case Op::Log:
+      case Op::Cast:
+      case Op::Bitcast:
+      case Op::Select:
+      case Op::Fma:
+      case Op::Rand:
+      case Op::Alloca:
+      case Op::LocalLoad:
+      case Op::LocalStore:
+      case Op::GlobalPtr:
+      case Op::ElementPtr:
+      case Op::GlobalLoad:
+      case Op::GlobalStore:
+      case Op::AtomicRMW:
+      case Op::TmpLoad:
+      case Op::TmpStore:
+      case Op::BoundsCheck:
+      case Op::TexLoad:
+      case Op::TexSample:
+      case Op::TexStore:
+      case Op::If:
+      case Op::RangeFor:
+      case Op::StructFor:
+      case Op::While:
+      case Op::Break:
+      case Op::Continue:
+      case Op::Return:
+      case Op::Assert:
+      case Op::Offload: break;
     }
     throw InternalError("simplify_binary of " + std::string(ir::op_name(op)));
   }

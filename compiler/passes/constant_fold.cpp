@@ -64,7 +64,8 @@ std::optional<uint64_t> fold_cast(Scalar to, Value a) {
   if (is_float(to)) {
     if (is_float(a.type)) return float_result(to, a.f());
     if (is_unsigned_int(a.type)) {
-      if (to == Scalar::F32) return float_result(to, static_cast<double>(static_cast<float>(a.u())));
+      if (to == Scalar::F32)
+        return float_result(to, static_cast<double>(static_cast<float>(a.u())));
       return float_result(to, static_cast<double>(a.u()));
     }
     if (to == Scalar::F32) return float_result(to, static_cast<double>(static_cast<float>(a.s())));
@@ -122,23 +123,75 @@ std::optional<uint64_t> fold_unary(Op op, Scalar t, Value a) {
         if (is_unsigned_int(t)) return int_result(t, a.bits != 0);
         return int_result(t, static_cast<uint64_t>(a.s() > 0 ? 1 : a.s() < 0 ? -1 : 0));
       // Float-only, or folded before the switch.
-      case Op::LogicNot: case Op::Floor: case Op::Ceil: case Op::Round: case Op::Sqrt:
-      case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tan: case Op::Asin: case Op::Acos:
-      case Op::Atan: case Op::Exp: case Op::Log: case Op::Cast: case Op::Bitcast:
-        return std::nullopt;
+      case Op::LogicNot:
+      case Op::Floor:
+      case Op::Ceil:
+      case Op::Round:
+      case Op::Sqrt:
+      case Op::Rsqrt:
+      case Op::Sin:
+      case Op::Cos:
+      case Op::Tan:
+      case Op::Asin:
+      case Op::Acos:
+      case Op::Atan:
+      case Op::Exp:
+      case Op::Log:
+      case Op::Cast:
+      case Op::Bitcast: return std::nullopt;
       // Not unary: evaluate() sends only unary ops here.
-      case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Add:
-      case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max:
-      case Op::Pow: case Op::Atan2: case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl:
-      case Op::Shr: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
-      case Op::LogicAnd: case Op::LogicOr: case Op::Select: case Op::Fma: case Op::Rand:
-      case Op::Alloca: case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr:
-      case Op::ElementPtr: case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW:
-      case Op::TmpLoad: case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad:
-      case Op::TexSample: case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor:
-      case Op::While: case Op::Break: case Op::Continue: case Op::Return: case Op::Assert:
-      case Op::Offload:
-        break;
+      case Op::Const:
+      case Op::ArgLoad:
+      case Op::LoopIndex:
+      case Op::ResourceShape:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+      case Op::Mod:
+      case Op::Min:
+      case Op::Max:
+      case Op::Pow:
+      case Op::Atan2:
+      case Op::BitAnd:
+      case Op::BitOr:
+      case Op::BitXor:
+      case Op::Shl:
+      case Op::Shr:
+      case Op::Eq:
+      case Op::Ne:
+      case Op::Lt:
+      case Op::Le:
+      case Op::Gt:
+      case Op::Ge:
+      case Op::LogicAnd:
+      case Op::LogicOr:
+      case Op::Select:
+      case Op::Fma:
+      case Op::Rand:
+      case Op::Alloca:
+      case Op::LocalLoad:
+      case Op::LocalStore:
+      case Op::GlobalPtr:
+      case Op::ElementPtr:
+      case Op::GlobalLoad:
+      case Op::GlobalStore:
+      case Op::AtomicRMW:
+      case Op::TmpLoad:
+      case Op::TmpStore:
+      case Op::BoundsCheck:
+      case Op::TexLoad:
+      case Op::TexSample:
+      case Op::TexStore:
+      case Op::If:
+      case Op::RangeFor:
+      case Op::StructFor:
+      case Op::While:
+      case Op::Break:
+      case Op::Continue:
+      case Op::Return:
+      case Op::Assert:
+      case Op::Offload: break;
     }
     throw InternalError("fold_unary of " + std::string(ir::op_name(op)));
   }
@@ -151,8 +204,7 @@ std::optional<uint64_t> fold_unary(Op op, Scalar t, Value a) {
     case Op::Ceil: return float_result(t, std::ceil(x));
     case Op::Round: return float_result(t, std::round(x));
     case Op::Sqrt: return float_result(t, std::sqrt(x));  // correctly rounded in either width
-    case Op::Rsqrt:
-      return float_math(t, x, [](auto v) { return decltype(v)(1) / std::sqrt(v); });
+    case Op::Rsqrt: return float_math(t, x, [](auto v) { return decltype(v)(1) / std::sqrt(v); });
     case Op::Sin: return float_math(t, x, [](auto v) { return std::sin(v); });
     case Op::Cos: return float_math(t, x, [](auto v) { return std::cos(v); });
     case Op::Tan: return float_math(t, x, [](auto v) { return std::tan(v); });
@@ -162,21 +214,63 @@ std::optional<uint64_t> fold_unary(Op op, Scalar t, Value a) {
     case Op::Exp: return float_math(t, x, [](auto v) { return std::exp(v); });
     case Op::Log: return float_math(t, x, [](auto v) { return std::log(v); });
     // Integer-only, or folded before the switch.
-    case Op::BitNot: case Op::LogicNot: case Op::Cast: case Op::Bitcast:
-      return std::nullopt;
+    case Op::BitNot:
+    case Op::LogicNot:
+    case Op::Cast:
+    case Op::Bitcast: return std::nullopt;
     // Not unary: evaluate() sends only unary ops here.
-    case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Add:
-    case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max:
-    case Op::Pow: case Op::Atan2: case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl:
-    case Op::Shr: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
-    case Op::LogicAnd: case Op::LogicOr: case Op::Select: case Op::Fma: case Op::Rand:
-    case Op::Alloca: case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr:
-    case Op::ElementPtr: case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW:
-    case Op::TmpLoad: case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad:
-    case Op::TexSample: case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor:
-    case Op::While: case Op::Break: case Op::Continue: case Op::Return: case Op::Assert:
-    case Op::Offload:
-      break;
+    case Op::Const:
+    case Op::ArgLoad:
+    case Op::LoopIndex:
+    case Op::ResourceShape:
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::Mod:
+    case Op::Min:
+    case Op::Max:
+    case Op::Pow:
+    case Op::Atan2:
+    case Op::BitAnd:
+    case Op::BitOr:
+    case Op::BitXor:
+    case Op::Shl:
+    case Op::Shr:
+    case Op::Eq:
+    case Op::Ne:
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge:
+    case Op::LogicAnd:
+    case Op::LogicOr:
+    case Op::Select:
+    case Op::Fma:
+    case Op::Rand:
+    case Op::Alloca:
+    case Op::LocalLoad:
+    case Op::LocalStore:
+    case Op::GlobalPtr:
+    case Op::ElementPtr:
+    case Op::GlobalLoad:
+    case Op::GlobalStore:
+    case Op::AtomicRMW:
+    case Op::TmpLoad:
+    case Op::TmpStore:
+    case Op::BoundsCheck:
+    case Op::TexLoad:
+    case Op::TexSample:
+    case Op::TexStore:
+    case Op::If:
+    case Op::RangeFor:
+    case Op::StructFor:
+    case Op::While:
+    case Op::Break:
+    case Op::Continue:
+    case Op::Return:
+    case Op::Assert:
+    case Op::Offload: break;
   }
   throw InternalError("fold_unary of " + std::string(ir::op_name(op)));
 }
@@ -222,7 +316,8 @@ std::optional<uint64_t> fold_int_binary(Op op, Scalar t, Value a, Value b) {
     case Op::BitAnd: return int_result(t, a.bits & b.bits);
     case Op::BitOr: return int_result(t, a.bits | b.bits);
     case Op::BitXor: return int_result(t, a.bits ^ b.bits);
-    case Op::Shl: case Op::Shr: {
+    case Op::Shl:
+    case Op::Shr: {
       int w = bit_width(t);
       unsigned amount = static_cast<unsigned>(b.u() & static_cast<uint64_t>(w - 1));
       if (op == Op::Shl) return int_result(t, a.bits << amount);
@@ -236,20 +331,60 @@ std::optional<uint64_t> fold_int_binary(Op op, Scalar t, Value a, Value b) {
     case Op::Gt: return bool_result(less(b, a));
     case Op::Ge: return bool_result(!less(a, b));
     // Float-only, or bool logic (fold_binary folds it first).
-    case Op::Atan2: case Op::LogicAnd: case Op::LogicOr:
-      return std::nullopt;
+    case Op::Atan2:
+    case Op::LogicAnd:
+    case Op::LogicOr: return std::nullopt;
     // Not binary: evaluate() sends only binary ops here.
-    case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Neg:
-    case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil:
-    case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tan:
-    case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp: case Op::Log: case Op::Cast:
-    case Op::Bitcast: case Op::Select: case Op::Fma: case Op::Rand: case Op::Alloca:
-    case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr: case Op::ElementPtr:
-    case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW: case Op::TmpLoad:
-    case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad: case Op::TexSample:
-    case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor: case Op::While:
-    case Op::Break: case Op::Continue: case Op::Return: case Op::Assert: case Op::Offload:
-      break;
+    case Op::Const:
+    case Op::ArgLoad:
+    case Op::LoopIndex:
+    case Op::ResourceShape:
+    case Op::Neg:
+    case Op::BitNot:
+    case Op::LogicNot:
+    case Op::Abs:
+    case Op::Sign:
+    case Op::Floor:
+    case Op::Ceil:
+    case Op::Round:
+    case Op::Sqrt:
+    case Op::Rsqrt:
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Tan:
+    case Op::Asin:
+    case Op::Acos:
+    case Op::Atan:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Cast:
+    case Op::Bitcast:
+    case Op::Select:
+    case Op::Fma:
+    case Op::Rand:
+    case Op::Alloca:
+    case Op::LocalLoad:
+    case Op::LocalStore:
+    case Op::GlobalPtr:
+    case Op::ElementPtr:
+    case Op::GlobalLoad:
+    case Op::GlobalStore:
+    case Op::AtomicRMW:
+    case Op::TmpLoad:
+    case Op::TmpStore:
+    case Op::BoundsCheck:
+    case Op::TexLoad:
+    case Op::TexSample:
+    case Op::TexStore:
+    case Op::If:
+    case Op::RangeFor:
+    case Op::StructFor:
+    case Op::While:
+    case Op::Break:
+    case Op::Continue:
+    case Op::Return:
+    case Op::Assert:
+    case Op::Offload: break;
   }
   throw InternalError("fold_int_binary of " + std::string(ir::op_name(op)));
 }
@@ -272,7 +407,8 @@ std::optional<uint64_t> fold_float_binary(Op op, Scalar t, Value a, Value b) {
       if (r != 0 && ((r < 0) != (y < 0))) r += y;
       return float_result(t, r);
     }
-    case Op::Min: case Op::Max:
+    case Op::Min:
+    case Op::Max:
       // NaN and signed-zero ties depend on the backend's min/max flavour: leave those.
       if (std::isnan(x) || std::isnan(y) || (x == y && a.bits != b.bits)) return std::nullopt;
       return (op == Op::Min) == (x < y) ? a.bits : b.bits;
@@ -285,21 +421,64 @@ std::optional<uint64_t> fold_float_binary(Op op, Scalar t, Value a, Value b) {
     case Op::Gt: return bool_result(x > y);
     case Op::Ge: return bool_result(x >= y);
     // Integer-only or bool-only: not folded for floats.
-    case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr:
-    case Op::LogicAnd: case Op::LogicOr:
-      return std::nullopt;
+    case Op::BitAnd:
+    case Op::BitOr:
+    case Op::BitXor:
+    case Op::Shl:
+    case Op::Shr:
+    case Op::LogicAnd:
+    case Op::LogicOr: return std::nullopt;
     // Not binary: evaluate() sends only binary ops here.
-    case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Neg:
-    case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil:
-    case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tan:
-    case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp: case Op::Log: case Op::Cast:
-    case Op::Bitcast: case Op::Select: case Op::Fma: case Op::Rand: case Op::Alloca:
-    case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr: case Op::ElementPtr:
-    case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW: case Op::TmpLoad:
-    case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad: case Op::TexSample:
-    case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor: case Op::While:
-    case Op::Break: case Op::Continue: case Op::Return: case Op::Assert: case Op::Offload:
-      break;
+    case Op::Const:
+    case Op::ArgLoad:
+    case Op::LoopIndex:
+    case Op::ResourceShape:
+    case Op::Neg:
+    case Op::BitNot:
+    case Op::LogicNot:
+    case Op::Abs:
+    case Op::Sign:
+    case Op::Floor:
+    case Op::Ceil:
+    case Op::Round:
+    case Op::Sqrt:
+    case Op::Rsqrt:
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Tan:
+    case Op::Asin:
+    case Op::Acos:
+    case Op::Atan:
+    case Op::Exp:
+    case Op::Log:
+    case Op::Cast:
+    case Op::Bitcast:
+    case Op::Select:
+    case Op::Fma:
+    case Op::Rand:
+    case Op::Alloca:
+    case Op::LocalLoad:
+    case Op::LocalStore:
+    case Op::GlobalPtr:
+    case Op::ElementPtr:
+    case Op::GlobalLoad:
+    case Op::GlobalStore:
+    case Op::AtomicRMW:
+    case Op::TmpLoad:
+    case Op::TmpStore:
+    case Op::BoundsCheck:
+    case Op::TexLoad:
+    case Op::TexSample:
+    case Op::TexStore:
+    case Op::If:
+    case Op::RangeFor:
+    case Op::StructFor:
+    case Op::While:
+    case Op::Break:
+    case Op::Continue:
+    case Op::Return:
+    case Op::Assert:
+    case Op::Offload: break;
   }
   throw InternalError("fold_float_binary of " + std::string(ir::op_name(op)));
 }
@@ -313,7 +492,8 @@ std::optional<uint64_t> fold_binary(Op op, Scalar t, Value a, Value b) {
 
 std::optional<uint64_t> fold_fma(Scalar t, Value a, Value b, Value c) {
   if (!is_float(t)) return int_result(t, a.bits * b.bits + c.bits);
-  if (t == Scalar::F32) return float_result(t, static_cast<double>(std::fma(a.f32(), b.f32(), c.f32())));
+  if (t == Scalar::F32)
+    return float_result(t, static_cast<double>(std::fma(a.f32(), b.f32(), c.f32())));
   return float_result(t, std::fma(a.f(), b.f(), c.f()));
 }
 
@@ -342,7 +522,8 @@ bool is_foldable(Op op) { return ir::is_value_op(op); }
 
 }  // namespace
 
-std::optional<uint64_t> evaluate_constant(Op op, Scalar type, const std::vector<ConstValue>& operands) {
+std::optional<uint64_t> evaluate_constant(Op op, Scalar type,
+                                          const std::vector<ConstValue>& operands) {
   std::vector<Value> values;
   values.reserve(operands.size());
   for (const ConstValue& c : operands) values.push_back({c.type, normalize_bits(c.type, c.bits)});

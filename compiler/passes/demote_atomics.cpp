@@ -34,9 +34,10 @@ bool demote_atomics(ir::Kernel& kernel) {
     // The atomic becomes the load in place, so its users keep reading the old value.
     atomic->morph(local ? Op::LocalLoad : Op::GlobalLoad);
     atomic->operands = {ptr};
-    Inst* updated = insert_after(atomic, new_inst(binary, atomic->type, {atomic, value}, atomic->node));
-    insert_after(updated, new_inst(local ? Op::LocalStore : Op::GlobalStore, Scalar::Void, {ptr, updated},
-                                   atomic->node));
+    Inst* updated =
+        insert_after(atomic, new_inst(binary, atomic->type, {atomic, value}, atomic->node));
+    insert_after(updated, new_inst(local ? Op::LocalStore : Op::GlobalStore, Scalar::Void,
+                                   {ptr, updated}, atomic->node));
   }
   return !atomics.empty();
 }

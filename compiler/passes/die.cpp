@@ -23,7 +23,8 @@ bool is_removable_when_unused(const Inst& inst) {
 }
 
 bool is_empty_region(const Inst& inst) {
-  if (inst.op != Op::If && inst.op != Op::RangeFor && inst.op != Op::StructFor && inst.op != Op::Offload)
+  if (inst.op != Op::If && inst.op != Op::RangeFor && inst.op != Op::StructFor &&
+      inst.op != Op::Offload)
     return false;
   for (const auto& region : inst.regions)
     if (!region->insts.empty()) return false;
@@ -66,8 +67,10 @@ class DeadCode {
       for (size_t i = 0; i < inst.operands.size(); ++i) {
         Inst* op = inst.operands[i];
         if (op->op != Op::Alloca) continue;
-        if (inst.op == Op::LocalStore && i == 0) stores[op].push_back(&inst);
-        else read[op] = true;
+        if (inst.op == Op::LocalStore && i == 0)
+          stores[op].push_back(&inst);
+        else
+          read[op] = true;
       }
     });
     std::unordered_set<Inst*> dead;
@@ -94,7 +97,8 @@ class DeadCode {
     for (size_t i = block.insts.size(); i-- > 0;) {
       Inst& inst = *block.insts[i];
       for (auto& region : inst.regions) sweep(*region);
-      if (!(is_removable_when_unused(inst) && uses_[&inst] == 0) && !is_empty_region(inst)) continue;
+      if (!(is_removable_when_unused(inst) && uses_[&inst] == 0) && !is_empty_region(inst))
+        continue;
       release_operands(inst);
       dead[i] = any = true;
     }

@@ -21,8 +21,10 @@ struct SubPass {
 // store_forward resolves ifs whose conditions forwarding makes constant, so chains of
 // variable-dependent ifs settle in a round or two instead of one if per round.
 constexpr SubPass kSubPasses[] = {
-    {"constant_fold", constant_fold}, {"algebraic_simplify", algebraic_simplify},
-    {"cse", cse},                     {"store_forward", store_forward},
+    {"constant_fold", constant_fold},
+    {"algebraic_simplify", algebraic_simplify},
+    {"cse", cse},
+    {"store_forward", store_forward},
     {"die", die},
 };
 
@@ -39,7 +41,8 @@ bool full_simplify(ir::Kernel& kernel, const SimplifyOptions& options) {
     for (const SubPass& pass : kSubPasses) {
       changed |= pass.run(kernel);
       if (options.verify)
-        ir::verify_or_throw(kernel, options.name + "/" + pass.name + ", round " + std::to_string(round),
+        ir::verify_or_throw(kernel,
+                            options.name + "/" + pass.name + ", round " + std::to_string(round),
                             *options.verify);
       kernel.free_erased();  // after the check, which reports uses of them
     }

@@ -63,7 +63,8 @@ class Hoister {
     std::unordered_set<int> slots;
     for (auto& region : loop->regions) {
       ir::walk(*region, [&](Inst& inst) {
-        if (inst.op == Op::GlobalStore || inst.op == Op::AtomicRMW) slots.insert(slot_of(inst.operands[0]));
+        if (inst.op == Op::GlobalStore || inst.op == Op::AtomicRMW)
+          slots.insert(slot_of(inst.operands[0]));
         if (inst.op == Op::TexStore) slots.insert(inst.resource_slot());
       });
     }
@@ -89,7 +90,8 @@ class Hoister {
     if (loads_ok) written = written_slots(loop);
     std::vector<Inst*> moved;
     hoisted_.clear();  // this loop's hoisted values count as outside it
-    for (auto& region : loop->regions) collect(*region, loop, to_top_level, loads_ok, written, true, moved);
+    for (auto& region : loop->regions)
+      collect(*region, loop, to_top_level, loads_ok, written, true, moved);
     for (Inst* inst : moved) {
       Block* from = inst->parent;
       std::unique_ptr<Inst> owned = from->remove(from->index_of(inst));
@@ -109,7 +111,8 @@ class Hoister {
         continue;
       }
       if (!inst.regions.empty()) {
-        for (auto& region : inst.regions) collect(*region, loop, to_top_level, loads_ok, written, false, moved);
+        for (auto& region : inst.regions)
+          collect(*region, loop, to_top_level, loads_ok, written, false, moved);
         always = false;  // a nested Break/Continue may skip the rest
         continue;
       }
@@ -119,8 +122,8 @@ class Hoister {
         continue;
       }
       if (!invariant(inst, loop)) continue;
-      bool pure_ok = ir::is_pure(inst.op) && !may_trap(inst) &&
-                     (!to_top_level || is_uniform_op(inst.op));
+      bool pure_ok =
+          ir::is_pure(inst.op) && !may_trap(inst) && (!to_top_level || is_uniform_op(inst.op));
       bool load_ok = inst.op == Op::GlobalLoad && loads_ok && always &&
                      !written.count(slot_of(inst.operands[0]));
       if (!pure_ok && !load_ok) continue;

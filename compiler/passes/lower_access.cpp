@@ -25,8 +25,10 @@ class AccessLowering {
     std::map<Inst*, std::vector<Inst*>> accesses;  // pointer -> loads/stores/atomics
     ir::walk(*kernel_.body, [&](Inst& inst) {
       if (inst.op == Op::GlobalPtr) pointers.push_back(&inst);
-      bool access = inst.op == Op::GlobalLoad || inst.op == Op::GlobalStore || inst.op == Op::AtomicRMW;
-      if (access && inst.operands[0]->op == Op::GlobalPtr) accesses[inst.operands[0]].push_back(&inst);
+      bool access =
+          inst.op == Op::GlobalLoad || inst.op == Op::GlobalStore || inst.op == Op::AtomicRMW;
+      if (access && inst.operands[0]->op == Op::GlobalPtr)
+        accesses[inst.operands[0]].push_back(&inst);
     });
     for (Inst* ptr : pointers) {
       if (kernel_.debug)
@@ -47,10 +49,13 @@ class AccessLowering {
     auto key = std::make_pair(static_cast<int>(type), value);
     auto it = consts_.find(key);
     if (it != consts_.end()) return it->second;
-    return consts_[key] = top_level(new_const_bits(type, normalize_bits(type, static_cast<uint64_t>(value)), -1));
+    return consts_[key] = top_level(
+               new_const_bits(type, normalize_bits(type, static_cast<uint64_t>(value)), -1));
   }
 
-  const ResourceDesc& desc(int slot) const { return kernel_.abi.resources[static_cast<size_t>(slot)]; }
+  const ResourceDesc& desc(int slot) const {
+    return kernel_.abi.resources[static_cast<size_t>(slot)];
+  }
 
   // Extent of dimension `dim` as i32 (for bounds checks) or the index type (for addressing).
   Inst* extent(int slot, int dim, bool wide) {
@@ -112,7 +117,9 @@ class AccessLowering {
     auto here = [&](Op op, std::vector<Inst*> ops) {
       return insert_before(ptr, new_inst(op, index_, std::move(ops), ptr->node));
     };
-    auto wide = [&](Inst* index) { return index->type == index_ ? index : here(Op::Cast, {index}); };
+    auto wide = [&](Inst* index) {
+      return index->type == index_ ? index : here(Op::Cast, {index});
+    };
     Inst* linear = nullptr;
     for (size_t d = 0; d < ptr->operands.size(); ++d) {
       Inst* index = wide(ptr->operands[d]);

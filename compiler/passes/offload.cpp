@@ -64,8 +64,8 @@ class Offloader {
   static bool writes_outer_variable(Inst* loop) {
     bool writes = false;
     ir::walk(*loop->regions[0], [&](Inst& inst) {
-      if ((inst.op == Op::LocalStore || inst.op == Op::AtomicRMW) && inst.operands[0]->op == Op::Alloca &&
-          !defined_within(inst.operands[0], loop))
+      if ((inst.op == Op::LocalStore || inst.op == Op::AtomicRMW) &&
+          inst.operands[0]->op == Op::Alloca && !defined_within(inst.operands[0], loop))
         writes = true;
     });
     return writes;
@@ -76,15 +76,17 @@ class Offloader {
     bool changed = false;
     for (auto& inst : top_.insts) {
       if (inst->op == Op::Offload) continue;
-      if (!uniform_at_top(*inst)) changed = true;
-      else uniform_.insert(inst.get());
+      if (!uniform_at_top(*inst))
+        changed = true;
+      else
+        uniform_.insert(inst.get());
     }
     if (!changed) return false;
     uniform_.clear();
 
     std::vector<std::unique_ptr<Inst>> old = std::move(top_.insts);
     top_.insts.clear();
-    Inst* serial = nullptr;        // the open serial task
+    Inst* serial = nullptr;                  // the open serial task
     std::unordered_map<Inst*, Inst*> loops;  // offloaded loop -> its task
     for (auto& up : old) {
       Inst* inst = up.get();
@@ -108,8 +110,10 @@ class Offloader {
         }
         bool range = inst->op == Op::RangeFor;
         auto task = new_task(range ? TaskKind::RangeFor : TaskKind::StructFor, inst->node);
-        if (range) task->set_dims(inst->dims());
-        else task->set_resource_slot(inst->resource_slot());
+        if (range)
+          task->set_dims(inst->dims());
+        else
+          task->set_resource_slot(inst->resource_slot());
         if (range) task->operands = inst->operands;
         task->regions[0] = std::move(inst->regions[0]);
         task->regions[0]->owner = task.get();
@@ -147,7 +151,8 @@ class Offloader {
       result = body.insert(at++, std::move(copy));
     } else {
       uint32_t offset = temp_of(value);
-      result = body.insert(at++, new_tmp_load(value->type, static_cast<int32_t>(offset), value->node));
+      result =
+          body.insert(at++, new_tmp_load(value->type, static_cast<int32_t>(offset), value->node));
     }
     imported_[key] = result;
     return result;
@@ -208,7 +213,8 @@ class Offloader {
     });
     std::vector<Inst*> uses;
     ir::walk(top_, [&](Inst& inst) {
-      if (!inst.operands.empty() && inst.operands[0]->op == Op::Alloca && shared_.count(inst.operands[0]))
+      if (!inst.operands.empty() && inst.operands[0]->op == Op::Alloca &&
+          shared_.count(inst.operands[0]))
         uses.push_back(&inst);
     });
     for (Inst* use : uses) {
@@ -290,7 +296,8 @@ class Offloader {
       Inst* returned = body.insert(0, new_tmp_load(Scalar::Bool, flag, task->node));
       Inst* guard = body.insert(1, new_if(returned, task->node));
       bool serial = task->task_kind() == TaskKind::Serial;
-      guard->regions[0]->append(new_inst(serial ? Op::Return : Op::Continue, Scalar::Void, {}, task->node));
+      guard->regions[0]->append(
+          new_inst(serial ? Op::Return : Op::Continue, Scalar::Void, {}, task->node));
     }
   }
 
@@ -302,7 +309,8 @@ class Offloader {
       const Inst& inst = *block.insts[i];
       if (inst.op == Op::TmpStore && inst.temp_offset() == offset) return true;
       if (inst.op == Op::TmpLoad && inst.temp_offset() == offset) return false;
-      if (!inst.regions.empty() || inst.op == Op::Break || inst.op == Op::Continue || inst.op == Op::Return)
+      if (!inst.regions.empty() || inst.op == Op::Break || inst.op == Op::Continue ||
+          inst.op == Op::Return)
         return false;
     }
     return false;

@@ -11,9 +11,9 @@ namespace loom::passes {
 // StructFor into a struct_for task, their LoopIndex users repointed to the task; each run of
 // other top-level statements becomes one serial task. Loops that must run in order stay in
 // a serial task: a RangeFor whose bounds are computed by earlier statements, and a loop that
-// writes a variable declared outside it (which would race in parallel). Uniform values (constants, arguments, shapes and
-// pure math on them) stay at the top level, where every task may use them. A value or
-// variable that one task produces and a later one uses goes through kernel temporaries
+// writes a variable declared outside it (which would race in parallel). Uniform values (constants,
+// arguments, shapes and pure math on them) stay at the top level, where every task may use them. A
+// value or variable that one task produces and a later one uses goes through kernel temporaries
 // (TmpStore/TmpLoad at 8-byte slots allocated in kernel.abi.temps_size); pointers are
 // recomputed in the task that uses them. Afterwards verify(kernel, {.offloaded = true}) holds.
 bool offload(ir::Kernel& kernel);

@@ -40,21 +40,17 @@ constexpr ir::VerifyOptions kLowered{.offloaded = true, .lowered = true};
 constexpr ir::VerifyOptions kUntyped{.types = false};
 
 const Stage kStages[] = {
-    {"drop_asserts", drop_asserts, kUntyped},
-    {"type_check", type_check, kPlain},
-    {"full_simplify", nullptr, kPlain},
-    {"licm", licm, kPlain},
-    {"full_simplify", nullptr, kPlain},
-    {"offload", offload, kOffloaded},
-    {"lower_access", lower_access, kLowered},
-    {"demote_atomics", demote_atomics, kLowered},
+    {"drop_asserts", drop_asserts, kUntyped}, {"type_check", type_check, kPlain},
+    {"full_simplify", nullptr, kPlain},       {"licm", licm, kPlain},
+    {"full_simplify", nullptr, kPlain},       {"offload", offload, kOffloaded},
+    {"lower_access", lower_access, kLowered}, {"demote_atomics", demote_atomics, kLowered},
     {"full_simplify", nullptr, kLowered},
 };
 
 }  // namespace
 
-void run_pipeline(ir::Kernel& kernel, const PipelineOptions& options, const PassObserver& after_each,
-                  std::vector<PassTiming>* timings) {
+void run_pipeline(ir::Kernel& kernel, const PipelineOptions& options,
+                  const PassObserver& after_each, std::vector<PassTiming>* timings) {
   kernel.debug = options.debug;
   if (options.verify) ir::verify_or_throw(kernel, "lowering (the pipeline's input)", kUntyped);
   int simplify_runs = 0;
@@ -64,13 +60,15 @@ void run_pipeline(ir::Kernel& kernel, const PipelineOptions& options, const Pass
       stage.run(kernel);
     } else {
       SimplifyOptions so;
-      so.name = ++simplify_runs == 1 ? "full_simplify" : "full_simplify#" + std::to_string(simplify_runs);
+      so.name =
+          ++simplify_runs == 1 ? "full_simplify" : "full_simplify#" + std::to_string(simplify_runs);
       so.verify = options.verify ? &stage.verify : nullptr;
       full_simplify(kernel, so);
     }
     auto end = std::chrono::steady_clock::now();
     if (timings)
-      timings->push_back({stage.name, std::chrono::duration<double, std::milli>(end - start).count()});
+      timings->push_back(
+          {stage.name, std::chrono::duration<double, std::milli>(end - start).count()});
     if (options.verify) ir::verify_or_throw(kernel, stage.name, stage.verify);
     kernel.free_erased();  // after the check, which reports uses of them
     if (after_each) after_each(stage.name, kernel);

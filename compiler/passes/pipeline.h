@@ -13,7 +13,7 @@ class Kernel;
 namespace loom::passes {
 
 struct PipelineOptions {
-  bool debug = false;   // bounds checks and assertions compiled in (sets Kernel::debug)
+  bool debug = false;  // bounds checks and assertions compiled in (sets Kernel::debug)
   // ir::verify_or_throw on the input (structure only: types are type_check's job), after
   // every pass, and inside full_simplify after every sub-pass; failures name the (sub-)pass.
   bool verify = true;

@@ -57,9 +57,8 @@ int power_of_two(const Inst* inst) {
   if (!inst->is_const() || !is_int(inst->type)) return -1;
   uint64_t v = inst->bits;
   if (is_signed_int(inst->type) && static_cast<int64_t>(v) <= 0) return -1;
-  if (is_unsigned_int(inst->type)) v &= bit_width(inst->type) >= 64
-                                          ? ~uint64_t{0}
-                                          : (uint64_t{1} << bit_width(inst->type)) - 1;
+  if (is_unsigned_int(inst->type))
+    v &= bit_width(inst->type) >= 64 ? ~uint64_t{0} : (uint64_t{1} << bit_width(inst->type)) - 1;
   if (v == 0 || (v & (v - 1)) != 0) return -1;
   int k = 0;
   while ((v >> k) != 1) ++k;
@@ -95,8 +94,9 @@ void replace_and_erase(ir::Kernel& kernel, const std::unordered_map<Inst*, Inst*
   }
   for (Block* block : blocks) {
     auto& insts = block->insts;
-    auto kept = std::stable_partition(insts.begin(), insts.end(),
-                                      [&](const std::unique_ptr<Inst>& i) { return dead.count(i.get()) == 0; });
+    auto kept = std::stable_partition(
+        insts.begin(), insts.end(),
+        [&](const std::unique_ptr<Inst>& i) { return dead.count(i.get()) == 0; });
     for (auto it = kept; it != insts.end(); ++it) kernel.erase(std::move(*it));
     insts.erase(kept, insts.end());
   }

@@ -24,10 +24,10 @@ std::unique_ptr<ir::Inst> new_const_bits(Scalar type, uint64_t bits, int32_t nod
 // Integers sign- or zero-extended from their width into 64 bits; bools 0/1 (inst.h's form).
 uint64_t normalize_bits(Scalar type, uint64_t bits);
 
-bool is_const_int(const ir::Inst* inst, int64_t value);      // integer or bool constant
-bool is_const_float(const ir::Inst* inst, double value);     // float constant, bitwise +0/-0 aware
-bool is_const_value(const ir::Inst* inst, int64_t value);    // integer, bool or float equal to value
-bool is_all_ones(const ir::Inst* inst);                      // integer constant with every bit set
+bool is_const_int(const ir::Inst* inst, int64_t value);    // integer or bool constant
+bool is_const_float(const ir::Inst* inst, double value);   // float constant, bitwise +0/-0 aware
+bool is_const_value(const ir::Inst* inst, int64_t value);  // integer, bool or float equal to value
+bool is_all_ones(const ir::Inst* inst);                    // integer constant with every bit set
 // log2 of a positive power-of-two integer constant, or -1.
 int power_of_two(const ir::Inst* inst);
 
@@ -43,7 +43,8 @@ void erase_from(ir::Kernel& kernel, ir::Block& block, size_t pos);
 bool defined_within(const ir::Inst* value, const ir::Inst* region);
 
 // Applies a batch of replacements (values may chain) to the whole kernel and then erases
-// every instruction in `dead` from its block (Kernel::erase). Callers must make sure nothing else still uses the dead ones.
+// every instruction in `dead` from its block (Kernel::erase). Callers must make sure nothing else
+// still uses the dead ones.
 void replace_and_erase(ir::Kernel& kernel, const std::unordered_map<ir::Inst*, ir::Inst*>& replace,
                        const std::unordered_set<ir::Inst*>& dead);
 

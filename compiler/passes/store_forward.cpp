@@ -29,9 +29,9 @@ bool writes_global_memory(Op op) {
 
 // What a region instruction does to variables and memory, anywhere inside it.
 struct RegionEffects {
-  VarSet stored;        // variables stored or atomically updated
-  VarSet read;          // variables loaded or atomically updated
-  bool jumps = false;   // holds a Break/Continue/Return
+  VarSet stored;       // variables stored or atomically updated
+  VarSet read;         // variables loaded or atomically updated
+  bool jumps = false;  // holds a Break/Continue/Return
   bool writes_memory = false;
 };
 
@@ -63,7 +63,8 @@ class Forwarder {
     for (auto& block : region->regions) {
       ir::walk(*block, [&](Inst& inst) {
         if (is_jump(inst.op)) e.jumps = true;
-        if (writes_global_memory(inst.op) && !(inst.op == Op::AtomicRMW && inst.operands[0]->op == Op::Alloca))
+        if (writes_global_memory(inst.op) &&
+            !(inst.op == Op::AtomicRMW && inst.operands[0]->op == Op::Alloca))
           e.writes_memory = true;
         if (inst.op == Op::LocalStore) e.stored.insert(inst.operands[0]);
         if (inst.op == Op::LocalLoad) e.read.insert(inst.operands[0]);
@@ -100,9 +101,12 @@ class Forwarder {
         Inst* v = inst.operands[i];
         if (v->op != Op::Alloca) continue;
         Uses& u = vars[v];
-        if (inst.op == Op::LocalLoad) u.loads.push_back(&inst);
-        else if (inst.op == Op::LocalStore && i == 0) u.stores.push_back(&inst);
-        else u.other = true;
+        if (inst.op == Op::LocalLoad)
+          u.loads.push_back(&inst);
+        else if (inst.op == Op::LocalStore && i == 0)
+          u.stores.push_back(&inst);
+        else
+          u.other = true;
       }
     });
     for (Inst* var : order) {
@@ -208,22 +212,73 @@ class Forwarder {
         case Op::Return:
           return;  // the rest of the block never runs (and its stores must not kill earlier ones)
         // Values.
-        case Op::Neg: case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign:
-        case Op::Floor: case Op::Ceil: case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin:
-        case Op::Cos: case Op::Tan: case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp:
-        case Op::Log: case Op::Cast: case Op::Bitcast: case Op::Add: case Op::Sub: case Op::Mul:
-        case Op::Div: case Op::Mod: case Op::Min: case Op::Max: case Op::Pow: case Op::Atan2:
-        case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr: case Op::Eq:
-        case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::LogicAnd:
-        case Op::LogicOr: case Op::Select: case Op::Fma:
-          break;
+        case Op::Neg:
+        case Op::BitNot:
+        case Op::LogicNot:
+        case Op::Abs:
+        case Op::Sign:
+        case Op::Floor:
+        case Op::Ceil:
+        case Op::Round:
+        case Op::Sqrt:
+        case Op::Rsqrt:
+        case Op::Sin:
+        case Op::Cos:
+        case Op::Tan:
+        case Op::Asin:
+        case Op::Acos:
+        case Op::Atan:
+        case Op::Exp:
+        case Op::Log:
+        case Op::Cast:
+        case Op::Bitcast:
+        case Op::Add:
+        case Op::Sub:
+        case Op::Mul:
+        case Op::Div:
+        case Op::Mod:
+        case Op::Min:
+        case Op::Max:
+        case Op::Pow:
+        case Op::Atan2:
+        case Op::BitAnd:
+        case Op::BitOr:
+        case Op::BitXor:
+        case Op::Shl:
+        case Op::Shr:
+        case Op::Eq:
+        case Op::Ne:
+        case Op::Lt:
+        case Op::Le:
+        case Op::Gt:
+        case Op::Ge:
+        case Op::LogicAnd:
+        case Op::LogicOr:
+        case Op::Select:
+        case Op::Fma: break;
         // Memory other than local variables, and regions (handled below).
-        case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape:
-        case Op::Rand: case Op::Alloca: case Op::GlobalPtr: case Op::ElementPtr:
-        case Op::GlobalLoad: case Op::GlobalStore: case Op::TmpLoad: case Op::TmpStore:
-        case Op::BoundsCheck: case Op::TexLoad: case Op::TexSample: case Op::TexStore: case Op::If:
-        case Op::RangeFor: case Op::StructFor: case Op::While: case Op::Assert: case Op::Offload:
-          break;
+        case Op::Const:
+        case Op::ArgLoad:
+        case Op::LoopIndex:
+        case Op::ResourceShape:
+        case Op::Rand:
+        case Op::Alloca:
+        case Op::GlobalPtr:
+        case Op::ElementPtr:
+        case Op::GlobalLoad:
+        case Op::GlobalStore:
+        case Op::TmpLoad:
+        case Op::TmpStore:
+        case Op::BoundsCheck:
+        case Op::TexLoad:
+        case Op::TexSample:
+        case Op::TexStore:
+        case Op::If:
+        case Op::RangeFor:
+        case Op::StructFor:
+        case Op::While:
+        case Op::Assert:
+        case Op::Offload: break;
       }
       if (inst->regions.empty()) continue;
       // An if whose condition forwarding made known: keep its taken branch and go on

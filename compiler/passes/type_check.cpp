@@ -57,8 +57,9 @@ class TypeChecker {
   void convert(Inst* inst, size_t i, Scalar to) {
     Inst* v = inst->operands[i];
     if (v->type == to) return;
-    if (!is_value(v->type)) fail(*inst, "operand " + std::to_string(i) + " of " +
-                                           std::string(ir::op_name(inst->op)) + " has no value");
+    if (!is_value(v->type))
+      fail(*inst, "operand " + std::to_string(i) + " of " + std::string(ir::op_name(inst->op)) +
+                      " has no value");
     inst->operands[i] = insert_here(new_inst(Op::Cast, to, {v}, inst->node));
     progress_ = true;
   }
@@ -90,8 +91,8 @@ class TypeChecker {
 
   void need_value(const Inst* inst, size_t i) {
     if (!is_value(inst->operands[i]->type))
-      fail(*inst, std::string(ir::op_name(inst->op)) + ": operand " + std::to_string(i) +
-                      " has no value");
+      fail(*inst,
+           std::string(ir::op_name(inst->op)) + ": operand " + std::to_string(i) + " has no value");
   }
 
   // Integer operand (indices, coordinates, bounds): bools widen to i32, floats are errors.
@@ -123,22 +124,74 @@ class TypeChecker {
         if (is_float(t)) fail(*inst, "bit_not needs an integer");
         set_type(inst, t);
         return;
-      case Op::Neg: case Op::Abs: case Op::Sign: case Op::Floor: case Op::Ceil: case Op::Round:
-      case Op::Sqrt: case Op::Rsqrt: case Op::Sin: case Op::Cos: case Op::Tan: case Op::Asin:
-      case Op::Acos: case Op::Atan: case Op::Exp: case Op::Log:
-        return check_math(inst, t);
-      case Op::Const: case Op::ArgLoad: case Op::LoopIndex: case Op::ResourceShape: case Op::Add:
-      case Op::Sub: case Op::Mul: case Op::Div: case Op::Mod: case Op::Min: case Op::Max:
-      case Op::Pow: case Op::Atan2: case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl:
-      case Op::Shr: case Op::Eq: case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge:
-      case Op::LogicAnd: case Op::LogicOr: case Op::Select: case Op::Fma: case Op::Rand:
-      case Op::Alloca: case Op::LocalLoad: case Op::LocalStore: case Op::GlobalPtr:
-      case Op::ElementPtr: case Op::GlobalLoad: case Op::GlobalStore: case Op::AtomicRMW:
-      case Op::TmpLoad: case Op::TmpStore: case Op::BoundsCheck: case Op::TexLoad:
-      case Op::TexSample: case Op::TexStore: case Op::If: case Op::RangeFor: case Op::StructFor:
-      case Op::While: case Op::Break: case Op::Continue: case Op::Return: case Op::Assert:
-      case Op::Offload:
-        break;
+      case Op::Neg:
+      case Op::Abs:
+      case Op::Sign:
+      case Op::Floor:
+      case Op::Ceil:
+      case Op::Round:
+      case Op::Sqrt:
+      case Op::Rsqrt:
+      case Op::Sin:
+      case Op::Cos:
+      case Op::Tan:
+      case Op::Asin:
+      case Op::Acos:
+      case Op::Atan:
+      case Op::Exp:
+      case Op::Log: return check_math(inst, t);
+      case Op::Const:
+      case Op::ArgLoad:
+      case Op::LoopIndex:
+      case Op::ResourceShape:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+      case Op::Mod:
+      case Op::Min:
+      case Op::Max:
+      case Op::Pow:
+      case Op::Atan2:
+      case Op::BitAnd:
+      case Op::BitOr:
+      case Op::BitXor:
+      case Op::Shl:
+      case Op::Shr:
+      case Op::Eq:
+      case Op::Ne:
+      case Op::Lt:
+      case Op::Le:
+      case Op::Gt:
+      case Op::Ge:
+      case Op::LogicAnd:
+      case Op::LogicOr:
+      case Op::Select:
+      case Op::Fma:
+      case Op::Rand:
+      case Op::Alloca:
+      case Op::LocalLoad:
+      case Op::LocalStore:
+      case Op::GlobalPtr:
+      case Op::ElementPtr:
+      case Op::GlobalLoad:
+      case Op::GlobalStore:
+      case Op::AtomicRMW:
+      case Op::TmpLoad:
+      case Op::TmpStore:
+      case Op::BoundsCheck:
+      case Op::TexLoad:
+      case Op::TexSample:
+      case Op::TexStore:
+      case Op::If:
+      case Op::RangeFor:
+      case Op::StructFor:
+      case Op::While:
+      case Op::Break:
+      case Op::Continue:
+      case Op::Return:
+      case Op::Assert:
+      case Op::Offload: break;
     }
     throw InternalError("type_check: " + std::string(ir::op_name(inst->op)) + " is not unary");
   }
@@ -153,11 +206,18 @@ class TypeChecker {
       case ir::OperandTypes::Float:
         if (!is_float(t)) convert(inst, 0, t = float_for(t));
         return set_type(inst, t);
-      case ir::OperandTypes::Int: case ir::OperandTypes::IntOrBool: case ir::OperandTypes::Bool:
-      case ir::OperandTypes::Any: case ir::OperandTypes::Shift: case ir::OperandTypes::Condition:
-      case ir::OperandTypes::Variable: case ir::OperandTypes::Pointer: case ir::OperandTypes::AtomicTarget:
-      case ir::OperandTypes::Loop: case ir::OperandTypes::Index: case ir::OperandTypes::Special:
-        break;
+      case ir::OperandTypes::Int:
+      case ir::OperandTypes::IntOrBool:
+      case ir::OperandTypes::Bool:
+      case ir::OperandTypes::Any:
+      case ir::OperandTypes::Shift:
+      case ir::OperandTypes::Condition:
+      case ir::OperandTypes::Variable:
+      case ir::OperandTypes::Pointer:
+      case ir::OperandTypes::AtomicTarget:
+      case ir::OperandTypes::Loop:
+      case ir::OperandTypes::Index:
+      case ir::OperandTypes::Special: break;
     }
     throw InternalError("type_check: no conversion rule for " + std::string(ir::op_name(inst->op)));
   }
@@ -218,11 +278,14 @@ class TypeChecker {
         set_type(inst, t);
         return;
       }
-      case Op::Const: case Op::ArgLoad: case Op::Rand: case Op::Alloca:
+      case Op::Const:
+      case Op::ArgLoad:
+      case Op::Rand:
+      case Op::Alloca:
         if (!is_value(inst->type)) fail(*inst, std::string(ir::op_name(op)) + " of no value type");
         return;
-      case Op::LoopIndex: case Op::ResourceShape:
-        return;
+      case Op::LoopIndex:
+      case Op::ResourceShape: return;
       case Op::LocalLoad:
         need_operands(inst, 1);
         if (inst->operands[0]->op != Op::Alloca) fail(*inst, "local_load of a non-variable");
@@ -260,7 +323,8 @@ class TypeChecker {
         need_value(inst, 1);
         Scalar t = inst->operands[0]->type;
         ir::AtomicOp a = inst->atomic_op();
-        if (is_float(t) && (a == ir::AtomicOp::And || a == ir::AtomicOp::Or || a == ir::AtomicOp::Xor))
+        if (is_float(t) &&
+            (a == ir::AtomicOp::And || a == ir::AtomicOp::Or || a == ir::AtomicOp::Xor))
           fail(*inst, "bitwise atomic on a float");
         convert(inst, 1, t);
         set_type(inst, t);
@@ -320,27 +384,64 @@ class TypeChecker {
       case Op::Return:
         if (inst->operands.empty()) return;
         if (inst->operands.size() != return_scalars_.size())
-          fail(*inst, "returns " + std::to_string(inst->operands.size()) + " values, kernel declares " +
-                          std::to_string(return_scalars_.size()));
+          fail(*inst, "returns " + std::to_string(inst->operands.size()) +
+                          " values, kernel declares " + std::to_string(return_scalars_.size()));
         for (size_t i = 0; i < inst->operands.size(); ++i) {
           need_value(inst, i);
           convert(inst, i, return_scalars_[i]);
         }
         return;
       // Nothing to convert: no operands, or only regions and jumps.
-      case Op::TmpLoad: case Op::StructFor: case Op::While: case Op::Break: case Op::Continue:
-        return;
-      case Op::Neg: case Op::BitNot: case Op::LogicNot: case Op::Abs: case Op::Sign:
-      case Op::Floor: case Op::Ceil: case Op::Round: case Op::Sqrt: case Op::Rsqrt: case Op::Sin:
-      case Op::Cos: case Op::Tan: case Op::Asin: case Op::Acos: case Op::Atan: case Op::Exp:
-      case Op::Log: case Op::Cast: case Op::Bitcast: case Op::Add: case Op::Sub: case Op::Mul:
-      case Op::Div: case Op::Mod: case Op::Min: case Op::Max: case Op::Pow: case Op::Atan2:
-      case Op::BitAnd: case Op::BitOr: case Op::BitXor: case Op::Shl: case Op::Shr: case Op::Eq:
-      case Op::Ne: case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::LogicAnd:
-      case Op::LogicOr:
-        break;
+      case Op::TmpLoad:
+      case Op::StructFor:
+      case Op::While:
+      case Op::Break:
+      case Op::Continue: return;
+      case Op::Neg:
+      case Op::BitNot:
+      case Op::LogicNot:
+      case Op::Abs:
+      case Op::Sign:
+      case Op::Floor:
+      case Op::Ceil:
+      case Op::Round:
+      case Op::Sqrt:
+      case Op::Rsqrt:
+      case Op::Sin:
+      case Op::Cos:
+      case Op::Tan:
+      case Op::Asin:
+      case Op::Acos:
+      case Op::Atan:
+      case Op::Exp:
+      case Op::Log:
+      case Op::Cast:
+      case Op::Bitcast:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+      case Op::Mod:
+      case Op::Min:
+      case Op::Max:
+      case Op::Pow:
+      case Op::Atan2:
+      case Op::BitAnd:
+      case Op::BitOr:
+      case Op::BitXor:
+      case Op::Shl:
+      case Op::Shr:
+      case Op::Eq:
+      case Op::Ne:
+      case Op::Lt:
+      case Op::Le:
+      case Op::Gt:
+      case Op::Ge:
+      case Op::LogicAnd:
+      case Op::LogicOr: break;
     }
-    throw InternalError("type_check: value op " + std::string(ir::op_name(op)) + " reached the switch");
+    throw InternalError("type_check: value op " + std::string(ir::op_name(op)) +
+                        " reached the switch");
   }
 
   void check_slot(const Inst* inst) {

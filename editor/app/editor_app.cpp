@@ -27,14 +27,19 @@ namespace {
 constexpr float kGap = 4.0f;  // between tiled panels: the splitters
 // Tiled panels draw no background of their own: the frame is cleared to the panel colour
 // (EditorHost), which spares the rasteriser a full-screen layer (lavapipe is fill bound).
-constexpr ImGuiWindowFlags kTiled = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
-                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
+constexpr ImGuiWindowFlags kTiled = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
+                                    ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
+                                    ImGuiWindowFlags_NoBringToFrontOnFocus |
                                     ImGuiWindowFlags_NoBackground;
 
-double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
 
 // Exponential smoothing for numbers printed every frame.
-double smooth(double old_value, double sample) { return old_value <= 0 ? sample : old_value * 0.9 + sample * 0.1; }
+double smooth(double old_value, double sample) {
+  return old_value <= 0 ? sample : old_value * 0.9 + sample * 0.1;
+}
 
 bool key_pressed(int key) { return key >= 0 && key < 512 && ImGui::IsKeyPressed(key, false); }
 
@@ -42,13 +47,17 @@ bool key_pressed(int key) { return key >= 0 && key < 512 && ImGui::IsKeyPressed(
 
 EditorApp::EditorApp(EditorOptions options)
     : options_(std::move(options)), canvas_(options_.fonts), session_(options_.program) {
-  panels_.edit = [this](graph::Document after) { replace_document(doc_, std::move(after), "Edit value"); };
+  panels_.edit = [this](graph::Document after) {
+    replace_document(doc_, std::move(after), "Edit value");
+  };
   panels_.begin_edit = [this](const std::string& label) { doc_.begin_group(label); };
   panels_.end_edit = [this] {
     if (doc_.in_group()) doc_.end_group();
   };
   panels_.focus = [this](const Place& place) { focus(place); };
-  panels_.show_graph = [this](const std::string& name, bool function) { canvas_.show(GraphRef{name, function}); };
+  panels_.show_graph = [this](const std::string& name, bool function) {
+    canvas_.show(GraphRef{name, function});
+  };
   // Choosing what the viewport shows is for this session (viewport_.choose, no edit); the
   // Show menu's "Save as the default view" writes the document's view, an undoable edit.
   viewport_.on_save_default = [this](const graph::ViewSettings& view) {
@@ -110,8 +119,10 @@ bool EditorApp::open(const std::string& path) {
 }
 
 void EditorApp::request_new() {
-  if (doc_.dirty()) prompt_ = "save-before-new";
-  else new_document();
+  if (doc_.dirty())
+    prompt_ = "save-before-new";
+  else
+    new_document();
 }
 
 void EditorApp::new_document() {
@@ -142,8 +153,10 @@ bool EditorApp::save_as(const std::string& path) {
 }
 
 void EditorApp::request_quit() {
-  if (doc_.dirty()) prompt_ = "save-before-quit";
-  else quit_ = true;
+  if (doc_.dirty())
+    prompt_ = "save-before-quit";
+  else
+    quit_ = true;
 }
 
 std::string EditorApp::title() const {
@@ -174,7 +187,8 @@ void EditorApp::focus(const Place& place) {
 
 void EditorApp::frame() {
   Clock::time_point now = Clock::now();
-  if (last_frame_ != Clock::time_point{}) times_.frame_ms = smooth(times_.frame_ms, ms_between(last_frame_, now));
+  if (last_frame_ != Clock::time_point{})
+    times_.frame_ms = smooth(times_.frame_ms, ms_between(last_frame_, now));
   last_frame_ = now;
 
   // The frame boundary: edits of the last frame land, the program steps.
@@ -185,10 +199,13 @@ void EditorApp::frame() {
   double compiled = 0;
   if (session_.has_program()) {
     const Stats& st = session_.program().stats();
-    compiled = st.ms_lower + st.ms_passes + st.ms_codegen + st.ms_optimize + st.ms_emit + st.ms_cache_read + st.ms_load;
+    compiled = st.ms_lower + st.ms_passes + st.ms_codegen + st.ms_optimize + st.ms_emit +
+               st.ms_cache_read + st.ms_load;
   }
-  if (t.reload_ms > 0) times_.compile_ms = t.reload_ms;
-  else if (compiled > compile_total_ + 1e-6) times_.compile_ms = compiled - compile_total_;
+  if (t.reload_ms > 0)
+    times_.compile_ms = t.reload_ms;
+  else if (compiled > compile_total_ + 1e-6)
+    times_.compile_ms = compiled - compile_total_;
   compile_total_ = compiled;
   if (t.latency_ms >= 0) times_.latency_ms = t.latency_ms;
   if (std::optional<graph::Document> outside = session_.take_external_change()) {
@@ -222,7 +239,9 @@ void EditorApp::frame() {
   sync_session();
 }
 
-void EditorApp::render_scene(render::SceneRenderer& scene, const render::Frame& frame) { viewport_.render(session_, scene, frame); }
+void EditorApp::render_scene(render::SceneRenderer& scene, const render::Frame& frame) {
+  viewport_.render(session_, scene, frame);
+}
 
 // Every change of the document (the canvas, the panels, undo) goes to the session, which
 // recompiles at the next frame boundary when the program changed.
@@ -246,7 +265,8 @@ void EditorApp::shortcuts() {
   if (!prompt_.empty()) return;
   const EditorOptions::Keys& k = options_.keys;
   bool ctrl = io.KeyCtrl, shift = io.KeyShift;
-  if (ctrl && key_pressed(k.s)) shift ? (void)(prompt_ = "save-as", path_input_ = path_) : (void)save();
+  if (ctrl && key_pressed(k.s))
+    shift ? (void)(prompt_ = "save-as", path_input_ = path_) : (void)save();
   if (ctrl && key_pressed(k.o)) prompt_ = "open", path_input_ = path_;
   if (ctrl && key_pressed(k.n)) request_new();
   if (ctrl && key_pressed(k.q)) request_quit();
@@ -294,22 +314,27 @@ void EditorApp::menu_bar() {
     ImGui::MenuItem("Live type problems", nullptr, &canvas_.options().live_problems);
     ImGui::MenuItem("Probe the selected node", nullptr, &probe_on_);
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("The viewport shows the selected node's values for every thread of its kernel\n"
-                        "(an output pin the mouse rests on is shown whether this is on or not)");
+      ImGui::SetTooltip(
+          "The viewport shows the selected node's values for every thread of its kernel\n"
+          "(an output pin the mouse rests on is shown whether this is on or not)");
     ImGui::Separator();
     if (ImGui::MenuItem("Fit the viewport")) viewport_.fit();
-    if (ImGui::MenuItem("Maximise the graph", "Ctrl+Space", graph_maximized_)) graph_maximized_ = !graph_maximized_;
+    if (ImGui::MenuItem("Maximise the graph", "Ctrl+Space", graph_maximized_))
+      graph_maximized_ = !graph_maximized_;
     if (ImGui::MenuItem("Reset the panel layout")) tiles_ = Tiles{}, graph_maximized_ = false;
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Run")) {
     bool can = session_.has_program() || session_.frame_in_flight();
-    if (ImGui::MenuItem(session_.playing() ? "Pause" : "Play", "F5", false, can)) session_.playing() ? session_.pause() : session_.play();
+    if (ImGui::MenuItem(session_.playing() ? "Pause" : "Play", "F5", false, can))
+      session_.playing() ? session_.pause() : session_.play();
     if (ImGui::MenuItem("Step", "F6", false, can)) session_.step_once();
     if (ImGui::MenuItem("Reset", "F7", false, can)) session_.reset();
-    if (ImGui::MenuItem("Stop", "Esc", session_.stuck(), session_.frame_in_flight())) session_.stop();
+    if (ImGui::MenuItem("Stop", "Esc", session_.stuck(), session_.frame_in_flight()))
+      session_.stop();
     ImGui::Separator();
-    ImGui::TextDisabled("backend: %s", session_.has_program() ? session_.program().device_name().c_str() : "none");
+    ImGui::TextDisabled("backend: %s",
+                        session_.has_program() ? session_.program().device_name().c_str() : "none");
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("Help")) {
@@ -325,7 +350,8 @@ void EditorApp::status_bar(float height) {
   ImGui::SetNextWindowSize(ImVec2(vp->Size.x, height));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8, 2));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0);
-  ImGui::Begin("##status", nullptr, kTiled | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
+  ImGui::Begin("##status", nullptr,
+               kTiled | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
   // The canvas's last message (a refused link...) shows for a few seconds, not until the next.
   std::string left = canvas_.status();
   if (left != status_text_) status_text_ = left, status_since_ = Clock::now();
@@ -336,7 +362,8 @@ void EditorApp::status_bar(float height) {
     left = "error: " + left;
   }
   ImGui::TextUnformatted(left.empty() ? "Ready" : left.c_str());
-  std::string right = (path_.empty() ? std::string("untitled") : path_) + (doc_.dirty() ? "  (unsaved)" : "  (saved)");
+  std::string right = (path_.empty() ? std::string("untitled") : path_) +
+                      (doc_.dirty() ? "  (unsaved)" : "  (saved)");
   float w = ImGui::CalcTextSize(right.c_str()).x;
   ImGui::SameLine(std::max(ImGui::GetWindowWidth() - w - 10, 200.0f));
   ImGui::TextUnformatted(right.c_str());
@@ -370,7 +397,8 @@ void EditorApp::layout_windows(float top, float bottom) {
   // Left column: two rows.
   panels_.window_flags = kTiled;
   // The program panel highlights the graph on the canvas; the code view follows its kernel.
-  const GraphRef& root = canvas_.breadcrumb().empty() ? canvas_.graph() : canvas_.breadcrumb().front();
+  const GraphRef& root =
+      canvas_.breadcrumb().empty() ? canvas_.graph() : canvas_.breadcrumb().front();
   if (root.name != panels_.shown_graph || root.function != panels_.shown_function) {
     panels_.shown_graph = root.name;
     panels_.shown_function = root.function;
@@ -401,14 +429,16 @@ void EditorApp::layout_windows(float top, float bottom) {
   float tabs_h = ImGui::GetFrameHeight() + 2;
   place(rx, top + vh + kGap, rw, tabs_h);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(4, 2));
-  ImGui::Begin("##right tabs", nullptr, kTiled | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
+  ImGui::Begin("##right tabs", nullptr,
+               kTiled | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
   bool spreadsheet_tab = false;
   if (ImGui::BeginTabBar("##code or spreadsheet")) {
     if (ImGui::BeginTabItem("Code")) ImGui::EndTabItem();
     controls_["tab.Code"] = ControlRect::last_item();
     ImGuiTabItemFlags select = spreadsheet_.select_tab ? ImGuiTabItemFlags_SetSelected : 0;
     spreadsheet_.select_tab = false;
-    if (ImGui::BeginTabItem("Spreadsheet", nullptr, select)) spreadsheet_tab = true, ImGui::EndTabItem();
+    if (ImGui::BeginTabItem("Spreadsheet", nullptr, select))
+      spreadsheet_tab = true, ImGui::EndTabItem();
     controls_["tab.Spreadsheet"] = ControlRect::last_item();
     ImGui::EndTabBar();
   }
@@ -434,7 +464,8 @@ void EditorApp::update_probe() {
   const GraphRef& g = canvas_.graph();
   const Selection& sel = doc_.selection();
   std::optional<PinRef> pin;
-  std::optional<PinRef> hovered = g.valid() && !g.function ? canvas_.hovered_output() : std::nullopt;
+  std::optional<PinRef> hovered =
+      g.valid() && !g.function ? canvas_.hovered_output() : std::nullopt;
   if (hovered != hovered_pin_) hovered_pin_ = hovered, hovered_since_ = Clock::now();
   bool rested = hovered && Clock::now() - hovered_since_ >= std::chrono::milliseconds(350);
   if (hovered && (probe_on_ || rested)) pin = hovered;
@@ -451,7 +482,8 @@ void EditorApp::update_probe() {
     return;
   }
   std::string key = g.name + "#" + std::to_string(pin->node) + "." + pin->pin + "@" +
-                    std::to_string(session_.data_version()) + "/" + std::to_string(doc_.logic_revision());
+                    std::to_string(session_.data_version()) + "/" +
+                    std::to_string(doc_.logic_revision());
   if (key != probe_key_) {
     probe_key_ = key;
     probe_.run(session_.document(), session_.program(), g.name, *pin);
@@ -474,33 +506,41 @@ void EditorApp::find_window() {
   if (!find_open_) return;
   std::optional<ControlRect> graph = control("panel.Graph");
   float w = 460;
-  ImVec2 at = graph ? ImVec2(std::max(graph->x0, graph->cx() - w / 2), graph->y0 + 30) : ImVec2(40, 60);
+  ImVec2 at =
+      graph ? ImVec2(std::max(graph->x0, graph->cx() - w / 2), graph->y0 + 30) : ImVec2(40, 60);
   ImGui::SetNextWindowPos(at);
   ImGui::SetNextWindowSize(ImVec2(w, 0));
   ImGui::Begin("##find", nullptr,
-               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_AlwaysAutoResize);
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings |
+                   ImGuiWindowFlags_AlwaysAutoResize);
   ImGui::BringWindowToDisplayFront(ImGui::GetCurrentWindow());
   if (find_focus_) ImGui::SetKeyboardFocusHere();
   find_focus_ = false;
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s", find_query_.c_str());
   ImGui::SetNextItemWidth(-1);
-  if (ImGui::InputTextWithHint("##query", "find nodes: type, resource, formula or #id", buf, sizeof buf))
+  if (ImGui::InputTextWithHint("##query", "find nodes: type, resource, formula or #id", buf,
+                               sizeof buf))
     find_highlight_ = 0;
   controls_["find.query"] = ControlRect::last_item();
   find_query_ = buf;
   std::vector<SearchMatch> matches = search_program(doc_.doc(), find_query_, canvas_.graph(), 50);
   int n = static_cast<int>(matches.size());
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow))) find_highlight_ = std::min(find_highlight_ + 1, n - 1);
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_UpArrow))) find_highlight_ = std::max(find_highlight_ - 1, 0);
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_DownArrow)))
+    find_highlight_ = std::min(find_highlight_ + 1, n - 1);
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_UpArrow)))
+    find_highlight_ = std::max(find_highlight_ - 1, 0);
   int picked = -1;
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter)) && n > 0) picked = std::clamp(find_highlight_, 0, n - 1);
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter)) && n > 0)
+    picked = std::clamp(find_highlight_, 0, n - 1);
   if (!find_query_.empty() && matches.empty()) ImGui::TextDisabled("no node matches");
   for (int i = 0; i < n; ++i) {
     ImGui::PushID(i);
-    if (ImGui::Selectable(matches[static_cast<size_t>(i)].label.c_str(), i == find_highlight_)) picked = i;
+    if (ImGui::Selectable(matches[static_cast<size_t>(i)].label.c_str(), i == find_highlight_))
+      picked = i;
     controls_["find.match." + std::to_string(i)] = ControlRect::last_item();
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", matches[static_cast<size_t>(i)].why.c_str());
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s", matches[static_cast<size_t>(i)].why.c_str());
     ImGui::PopID();
   }
   if (picked >= 0) {
@@ -518,7 +558,8 @@ void EditorApp::draw_graph_window() {
   if (canvas_.graph().valid()) graph_title += ": " + canvas_.graph().name;
   if (graph_maximized_) graph_title += "  (maximised: Ctrl+Space restores the panels)";
   graph_title += "###Graph";
-  ImGui::Begin(graph_title.c_str(), nullptr, kTiled | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  ImGui::Begin(graph_title.c_str(), nullptr,
+               kTiled | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
   record("Graph");
   canvas_.frame(doc_);
   accept_declaration_drop();
@@ -534,14 +575,15 @@ void EditorApp::accept_declaration_drop() {
   ImGuiWindow* window = ImGui::GetCurrentWindow();
   if (ImGui::BeginDragDropTargetCustom(window->InnerRect, ImGui::GetID("declaration drop"))) {
     if (const ImGuiPayload* payload = ImGui::AcceptDragDropPayload(kDeclarationPayload)) {
-      std::string text(static_cast<const char*>(payload->Data), static_cast<size_t>(std::max(payload->DataSize - 1, 0)));
+      std::string text(static_cast<const char*>(payload->Data),
+                       static_cast<size_t>(std::max(payload->DataSize - 1, 0)));
       size_t colon = text.find(':');
       std::string kind = text.substr(0, colon);
       DeclDrop drop;
       drop.name = colon == std::string::npos ? "" : text.substr(colon + 1);
-      drop.kind = kind == "field"     ? DeclKind::Field
-                  : kind == "ndarray" ? DeclKind::Ndarray
-                  : kind == "texture" ? DeclKind::Texture
+      drop.kind = kind == "field"      ? DeclKind::Field
+                  : kind == "ndarray"  ? DeclKind::Ndarray
+                  : kind == "texture"  ? DeclKind::Texture
                   : kind == "function" ? DeclKind::Function
                                        : DeclKind::Argpack;
       drop.at = canvas_.view().to_canvas(ImGui::GetMousePos());
@@ -551,10 +593,15 @@ void EditorApp::accept_declaration_drop() {
       const ImGuiIO& io = ImGui::GetIO();
       pending_drop_ = drop;
       if (types.empty())
-        session_.note(LogEntry::Level::Notice, std::string("an ") + kind + " is read through a kernel parameter: add one in the kernel's inspector");
-      else if (types.size() == 1 || io.KeyCtrl) make_drop_node(types[0]);
-      else if (io.KeyAlt) make_drop_node(types[1]);
-      else ImGui::OpenPopup("make from declaration");
+        session_.note(LogEntry::Level::Notice,
+                      std::string("an ") + kind +
+                          " is read through a kernel parameter: add one in the kernel's inspector");
+      else if (types.size() == 1 || io.KeyCtrl)
+        make_drop_node(types[0]);
+      else if (io.KeyAlt)
+        make_drop_node(types[1]);
+      else
+        ImGui::OpenPopup("make from declaration");
     }
     ImGui::EndDragDropTarget();
   }
@@ -568,8 +615,8 @@ void EditorApp::accept_declaration_drop() {
 }
 
 void EditorApp::make_drop_node(const std::string& type) {
-  EditResult r = add_declaration_node(doc_, canvas_.graph(), pending_drop_.region, pending_drop_.at, pending_drop_.kind,
-                                      pending_drop_.name, type);
+  EditResult r = add_declaration_node(doc_, canvas_.graph(), pending_drop_.region, pending_drop_.at,
+                                      pending_drop_.kind, pending_drop_.name, type);
   if (!r.ok) {
     session_.note(LogEntry::Level::Error, r.message);
     return;
@@ -589,33 +636,42 @@ void EditorApp::splitters(float top, float bottom) {
   float lw = std::round(width * tiles_.left), rw = std::round(width * tiles_.right);
   float mx = x0 + lw + kGap, rx = x0 + width - rw;
   struct Splitter {
-    bool vertical;      // a vertical gap moves along x
-    float pos;          // the gap's start on its axis
-    float lo, hi;       // its extent along the other axis
-    float origin, span; // the fraction's reference
+    bool vertical;       // a vertical gap moves along x
+    float pos;           // the gap's start on its axis
+    float lo, hi;        // its extent along the other axis
+    float origin, span;  // the fraction's reference
     float* fraction;
-    bool from_end;      // the fraction is measured from the far end (the right column)
+    bool from_end;  // the fraction is measured from the far end (the right column)
   };
   Splitter all[] = {
       {true, x0 + lw, top, bottom, x0, width, &tiles_.left, false},
       {true, rx - kGap, top, bottom, x0, width, &tiles_.right, true},
-      {false, top + std::round((height - kGap) * tiles_.program), x0, x0 + lw, top, height - kGap, &tiles_.program, false},
-      {false, top + std::round((height - kGap) * tiles_.graph), mx, rx - kGap, top, height - kGap, &tiles_.graph, false},
-      {false, top + std::round((height - kGap) * tiles_.viewport), rx, x0 + width, top, height - kGap, &tiles_.viewport, false},
+      {false, top + std::round((height - kGap) * tiles_.program), x0, x0 + lw, top, height - kGap,
+       &tiles_.program, false},
+      {false, top + std::round((height - kGap) * tiles_.graph), mx, rx - kGap, top, height - kGap,
+       &tiles_.graph, false},
+      {false, top + std::round((height - kGap) * tiles_.viewport), rx, x0 + width, top,
+       height - kGap, &tiles_.viewport, false},
   };
   ImVec2 m = io.MousePos;
   int hovered = -1;
   for (int i = 0; i < static_cast<int>(std::size(all)); ++i) {
     const Splitter& s = all[i];
     float along = s.vertical ? m.x : m.y, across = s.vertical ? m.y : m.x;
-    if (along >= s.pos - 1 && along <= s.pos + kGap + 1 && across >= s.lo && across <= s.hi) hovered = i;
+    if (along >= s.pos - 1 && along <= s.pos + kGap + 1 && across >= s.lo && across <= s.hi)
+      hovered = i;
   }
-  bool over_window = ImGui::IsWindowHovered(ImGuiHoveredFlags_AnyWindow) || ImGui::IsAnyItemActive();
-  if (dragging_splitter_ < 0 && hovered >= 0 && !over_window && ImGui::IsMouseClicked(ImGuiMouseButton_Left))
+  bool over_window =
+      ImGui::IsWindowHovered(ImGuiHoveredFlags_AnyWindow) || ImGui::IsAnyItemActive();
+  if (dragging_splitter_ < 0 && hovered >= 0 && !over_window &&
+      ImGui::IsMouseClicked(ImGuiMouseButton_Left))
     dragging_splitter_ = hovered;
-  if (dragging_splitter_ >= 0 && !ImGui::IsMouseDown(ImGuiMouseButton_Left)) dragging_splitter_ = -1;
+  if (dragging_splitter_ >= 0 && !ImGui::IsMouseDown(ImGuiMouseButton_Left))
+    dragging_splitter_ = -1;
   int shown = dragging_splitter_ >= 0 ? dragging_splitter_ : (over_window ? -1 : hovered);
-  if (shown >= 0) ImGui::SetMouseCursor(all[shown].vertical ? ImGuiMouseCursor_ResizeEW : ImGuiMouseCursor_ResizeNS);
+  if (shown >= 0)
+    ImGui::SetMouseCursor(all[shown].vertical ? ImGuiMouseCursor_ResizeEW
+                                              : ImGuiMouseCursor_ResizeNS);
   // The gaps, drawn under the panels: dark, lit while hovered or dragged.
   ImDrawList* bg = ImGui::GetBackgroundDrawList();
   for (int i = 0; i < static_cast<int>(std::size(all)); ++i) {
@@ -653,7 +709,8 @@ void EditorApp::prompts() {
     ImGui::OpenPopup(title.c_str());
     browse_dir_.clear();  // the file lists start beside the document
   }
-  ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Always,
+                          ImVec2(0.5f, 0.5f));
   if (!ImGui::BeginPopupModal(title.c_str(), nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
   // Escape cancels a question (the recovery prompt waits for an answer: it holds edits).
   if (prompt_ != "recover" && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
@@ -668,13 +725,15 @@ void EditorApp::prompts() {
     ImGui::SameLine();
   };
   if (prompt_ == "recover") {
-    ImGui::Text("Loom was closed with edits of %s that were not saved.", fs::path(path_).filename().string().c_str());
+    ImGui::Text("Loom was closed with edits of %s that were not saved.",
+                fs::path(path_).filename().string().c_str());
     ImGui::TextDisabled("%s", recovery_path_.c_str());
     ImGui::Spacing();
     button("Recover", "recover");
     button("Discard", "discard");
   } else if (prompt_ == "save-before-quit" || prompt_ == "save-before-new") {
-    ImGui::Text("%s has edits that are not saved.", path_.empty() ? "The document" : fs::path(path_).filename().string().c_str());
+    ImGui::Text("%s has edits that are not saved.",
+                path_.empty() ? "The document" : fs::path(path_).filename().string().c_str());
     if (prompt_ == "save-before-new") ImGui::TextDisabled("A new document replaces it.");
     ImGui::Spacing();
     button("Save", "save");
@@ -691,7 +750,9 @@ void EditorApp::prompts() {
     controls_["prompt.path"] = ControlRect::last_item();
     path_input_ = buf;
     // The folder's documents and subfolders: a folder clicked is entered, a document picked.
-    if (browse_dir_.empty()) browse_dir_ = path_.empty() ? fs::current_path().string() : fs::absolute(path_).parent_path().string();
+    if (browse_dir_.empty())
+      browse_dir_ =
+          path_.empty() ? fs::current_path().string() : fs::absolute(path_).parent_path().string();
     std::error_code ec;
     if (enter && fs::is_directory(path_input_, ec)) {  // a folder typed: go there
       browse_dir_ = fs::absolute(path_input_).lexically_normal().string();
@@ -706,7 +767,8 @@ void EditorApp::prompts() {
     for (const BrowserEntry& e : entries) {
       std::string full = (fs::path(browse_dir_) / e.name).lexically_normal().string();
       std::string shown = e.folder && e.name != ".." ? e.name + "/" : e.name;
-      if (ImGui::Selectable(shown.c_str(), full == path_input_, ImGuiSelectableFlags_AllowDoubleClick)) {
+      if (ImGui::Selectable(shown.c_str(), full == path_input_,
+                            ImGuiSelectableFlags_AllowDoubleClick)) {
         if (e.folder) {
           enter_folder = full;
         } else {
@@ -722,7 +784,8 @@ void EditorApp::prompts() {
       if (!open) path_input_ = (fs::path(enter_folder) / fs::path(path_input_).filename()).string();
     }
     ImGui::Spacing();
-    if (enter) answer_prompt(open ? "open" : "save");
+    if (enter)
+      answer_prompt(open ? "open" : "save");
     else {
       button(open ? "Open" : "Save", open ? "open" : "save");
       button("Cancel", "cancel");
@@ -742,9 +805,11 @@ void EditorApp::answer_prompt(const std::string& choice) {
         graph::Document recovered = graph::load_document_file(recovery_path_);
         recovered.path = doc_.doc().path;
         replace_document(doc_, std::move(recovered), "Recover unsaved edits");
-        session_.note(LogEntry::Level::Notice, "recovered unsaved edits from " + recovery_path_ + " (undo goes back to the file)");
+        session_.note(LogEntry::Level::Notice, "recovered unsaved edits from " + recovery_path_ +
+                                                   " (undo goes back to the file)");
       } catch (const Error& e) {
-        session_.note(LogEntry::Level::Error, "the recovery file does not load: " + std::string(e.what()), e.place());
+        session_.note(LogEntry::Level::Error,
+                      "the recovery file does not load: " + std::string(e.what()), e.place());
       }
     } else {
       std::error_code ec;
@@ -752,16 +817,20 @@ void EditorApp::answer_prompt(const std::string& choice) {
     }
   } else if (was == "save-before-quit") {
     if (choice == "save") {
-      if (save()) quit_ = true;
-      else if (prompt_ == "save-as") quit_after_save_ = true;
+      if (save())
+        quit_ = true;
+      else if (prompt_ == "save-as")
+        quit_after_save_ = true;
     } else if (choice == "don't save") {
       session_.forget_unsaved();  // the user chose to lose them: no recovery prompt next time
       quit_ = true;
     }
   } else if (was == "save-before-new") {
     if (choice == "save") {
-      if (save()) new_document();
-      else if (prompt_ == "save-as") new_after_save_ = true;
+      if (save())
+        new_document();
+      else if (prompt_ == "save-as")
+        new_after_save_ = true;
     } else if (choice == "don't save") {
       session_.forget_unsaved();
       new_document();
@@ -774,7 +843,8 @@ void EditorApp::answer_prompt(const std::string& choice) {
     new_after_save_ = false;
   } else if (was == "open" && choice == "open") {
     if (doc_.dirty()) {
-      session_.note(LogEntry::Level::Notice, "save or undo the edits first: opening another document would lose them");
+      session_.note(LogEntry::Level::Notice,
+                    "save or undo the edits first: opening another document would lose them");
     } else {
       open(path_input_);
     }

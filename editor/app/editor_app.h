@@ -89,7 +89,8 @@ class EditorApp {
   // A prompt waiting for an answer ("recover", "save-before-quit", "save-before-new", "save-as",
   // "open"; "" none).
   const std::string& prompt() const { return prompt_; }
-  void answer_prompt(const std::string& choice);  // "recover"/"discard", "save"/"don't save"/"cancel"
+  void answer_prompt(
+      const std::string& choice);  // "recover"/"discard", "save"/"don't save"/"cancel"
 
   // Screen rectangles of named controls in the last frame (tests click them):
   // "viewport.play", "viewport.step", "viewport.reset", "viewport.show", "viewport.show.<i>",
@@ -99,11 +100,11 @@ class EditorApp {
   std::optional<ControlRect> control(const std::string& name) const;
 
  private:
-  struct Tiles {  // fractions of the tiled layout, moved by dragging the gaps
+  struct Tiles {                        // fractions of the tiled layout, moved by dragging the gaps
     float left = 0.19f, right = 0.36f;  // column widths (of the window)
-    float program = 0.68f;                 // left column: the program over the parameters
-    float graph = 0.70f;                   // middle column
-    float viewport = 0.58f;                // right column
+    float program = 0.68f;              // left column: the program over the parameters
+    float graph = 0.70f;                // middle column
+    float viewport = 0.58f;             // right column
   };
   void shortcuts();
   void menu_bar();
@@ -141,7 +142,7 @@ class EditorApp {
   bool graph_maximized_ = false;
   ProbeRunner probe_;  // View › Probe: the selected node's values in the viewport
   bool probe_on_ = false;
-  std::string probe_key_;  // what probe_ last ran for
+  std::string probe_key_;              // what probe_ last ran for
   std::optional<PinRef> hovered_pin_;  // the output pin under the mouse, and since when
   Clock::time_point hovered_since_{};
   uint64_t probe_version_ = 0;

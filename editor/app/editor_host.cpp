@@ -21,10 +21,14 @@ namespace {
 
 std::string last_glfw_error;
 
-void glfw_error(int code, const char* message) { last_glfw_error = std::to_string(code) + ": " + message; }
+void glfw_error(int code, const char* message) {
+  last_glfw_error = std::to_string(code) + ": " + message;
+}
 
 void check_vk(VkResult r) {
-  if (r < 0) std::fprintf(stderr, "loom-editor: Dear ImGui's Vulkan backend: VkResult %d\n", static_cast<int>(r));
+  if (r < 0)
+    std::fprintf(stderr, "loom-editor: Dear ImGui's Vulkan backend: VkResult %d\n",
+                 static_cast<int>(r));
 }
 
 }  // namespace
@@ -58,9 +62,11 @@ EditorHost::EditorHost(const HostOptions& options) : options_(options) {
       throw Error("cannot open a window: GLFW found no display (" + last_glfw_error +
                   "); set DISPLAY, or run headless with --headless");
     glfw_ = true;
-    if (!glfwVulkanSupported()) throw Error("GLFW finds no Vulkan loader (Debian package libvulkan1)");
+    if (!glfwVulkanSupported())
+      throw Error("GLFW finds no Vulkan loader (Debian package libvulkan1)");
     glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
-    window_ = glfwCreateWindow(static_cast<int>(options.width), static_cast<int>(options.height), "Loom", nullptr, nullptr);
+    window_ = glfwCreateWindow(static_cast<int>(options.width), static_cast<int>(options.height),
+                               "Loom", nullptr, nullptr);
     if (!window_) throw Error("cannot create a window: " + last_glfw_error);
     uint32_t count = 0;
     const char** extensions = glfwGetRequiredInstanceExtensions(&count);
@@ -68,7 +74,8 @@ EditorHost::EditorHost(const HostOptions& options) : options_(options) {
     GLFWwindow* w = window_;
     dev.surface = [w](VkInstance instance) {
       VkSurfaceKHR surface = VK_NULL_HANDLE;
-      return glfwCreateWindowSurface(instance, w, nullptr, &surface) == VK_SUCCESS ? surface : VK_NULL_HANDLE;
+      return glfwCreateWindowSurface(instance, w, nullptr, &surface) == VK_SUCCESS ? surface
+                                                                                   : VK_NULL_HANDLE;
     };
   }
   try {
@@ -100,8 +107,8 @@ EditorHost::EditorHost(const HostOptions& options) : options_(options) {
     bool software = props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     backend = software ? Backend::Cpu : Backend::Vulkan;
     if (software)
-      why = std::string("the simulation runs on the CPU backend: the Vulkan device (") + props.deviceName +
-            ") renders on the CPU too; --backend vulkan runs it there";
+      why = std::string("the simulation runs on the CPU backend: the Vulkan device (") +
+            props.deviceName + ") renders on the CPU too; --backend vulkan runs it there";
   }
   EditorOptions eo;
   eo.program.backend = backend;
@@ -132,19 +139,35 @@ void EditorHost::init_imgui() {
     imgui_glfw_ = true;
   } else {
     // Headless input uses GLFW's key codes, as the window does (imgui_impl_glfw's map).
-    const std::pair<ImGuiKey_, int> keys[] = {
-        {ImGuiKey_Tab, GLFW_KEY_TAB}, {ImGuiKey_LeftArrow, GLFW_KEY_LEFT}, {ImGuiKey_RightArrow, GLFW_KEY_RIGHT},
-        {ImGuiKey_UpArrow, GLFW_KEY_UP}, {ImGuiKey_DownArrow, GLFW_KEY_DOWN}, {ImGuiKey_PageUp, GLFW_KEY_PAGE_UP},
-        {ImGuiKey_PageDown, GLFW_KEY_PAGE_DOWN}, {ImGuiKey_Home, GLFW_KEY_HOME}, {ImGuiKey_End, GLFW_KEY_END},
-        {ImGuiKey_Insert, GLFW_KEY_INSERT}, {ImGuiKey_Delete, GLFW_KEY_DELETE}, {ImGuiKey_Backspace, GLFW_KEY_BACKSPACE},
-        {ImGuiKey_Space, GLFW_KEY_SPACE}, {ImGuiKey_Enter, GLFW_KEY_ENTER}, {ImGuiKey_Escape, GLFW_KEY_ESCAPE},
-        {ImGuiKey_KeyPadEnter, GLFW_KEY_KP_ENTER}, {ImGuiKey_A, GLFW_KEY_A}, {ImGuiKey_C, GLFW_KEY_C},
-        {ImGuiKey_V, GLFW_KEY_V}, {ImGuiKey_X, GLFW_KEY_X}, {ImGuiKey_Y, GLFW_KEY_Y}, {ImGuiKey_Z, GLFW_KEY_Z}};
+    const std::pair<ImGuiKey_, int> keys[] = {{ImGuiKey_Tab, GLFW_KEY_TAB},
+                                              {ImGuiKey_LeftArrow, GLFW_KEY_LEFT},
+                                              {ImGuiKey_RightArrow, GLFW_KEY_RIGHT},
+                                              {ImGuiKey_UpArrow, GLFW_KEY_UP},
+                                              {ImGuiKey_DownArrow, GLFW_KEY_DOWN},
+                                              {ImGuiKey_PageUp, GLFW_KEY_PAGE_UP},
+                                              {ImGuiKey_PageDown, GLFW_KEY_PAGE_DOWN},
+                                              {ImGuiKey_Home, GLFW_KEY_HOME},
+                                              {ImGuiKey_End, GLFW_KEY_END},
+                                              {ImGuiKey_Insert, GLFW_KEY_INSERT},
+                                              {ImGuiKey_Delete, GLFW_KEY_DELETE},
+                                              {ImGuiKey_Backspace, GLFW_KEY_BACKSPACE},
+                                              {ImGuiKey_Space, GLFW_KEY_SPACE},
+                                              {ImGuiKey_Enter, GLFW_KEY_ENTER},
+                                              {ImGuiKey_Escape, GLFW_KEY_ESCAPE},
+                                              {ImGuiKey_KeyPadEnter, GLFW_KEY_KP_ENTER},
+                                              {ImGuiKey_A, GLFW_KEY_A},
+                                              {ImGuiKey_C, GLFW_KEY_C},
+                                              {ImGuiKey_V, GLFW_KEY_V},
+                                              {ImGuiKey_X, GLFW_KEY_X},
+                                              {ImGuiKey_Y, GLFW_KEY_Y},
+                                              {ImGuiKey_Z, GLFW_KEY_Z}};
     for (const auto& [key, code] : keys) io.KeyMap[key] = code;
-    io.DisplaySize = ImVec2(static_cast<float>(options_.width), static_cast<float>(options_.height));
+    io.DisplaySize =
+        ImVec2(static_cast<float>(options_.width), static_cast<float>(options_.height));
     io.DeltaTime = 1.0f / 60.0f;
   }
-  if (!start_imgui_vulkan(*loop_, check_vk)) throw Error("Dear ImGui's Vulkan backend did not start");
+  if (!start_imgui_vulkan(*loop_, check_vk))
+    throw Error("Dear ImGui's Vulkan backend did not start");
   imgui_vulkan_ = true;
 }
 
@@ -177,7 +200,8 @@ bool EditorHost::frame(bool capture) {
     ImGui_ImplGlfw_NewFrame();
   } else {
     ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(static_cast<float>(loop_->extent().width), static_cast<float>(loop_->extent().height));
+    io.DisplaySize = ImVec2(static_cast<float>(loop_->extent().width),
+                            static_cast<float>(loop_->extent().height));
     io.DeltaTime = 1.0f / 60.0f;
   }
   ImGui_ImplVulkan_NewFrame();
@@ -198,7 +222,8 @@ bool EditorHost::frame(bool capture) {
     glfwWaitEventsTimeout(0.05);  // minimised: nothing to draw, do not spin
   }
   ++frames_;
-  last_frame_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  last_frame_ms_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return !app_->quit();
 }
 
@@ -207,13 +232,16 @@ RgbaImage EditorHost::take_capture() { return loop_->take_capture(); }
 RgbaImage EditorHost::viewport_of(const RgbaImage& capture) const {
   const render::Rect& r = app_->viewport().scene_rect();
   int x0 = std::max(0, static_cast<int>(r.x)), y0 = std::max(0, static_cast<int>(r.y));
-  int x1 = std::min(capture.width, static_cast<int>(r.x + r.width)), y1 = std::min(capture.height, static_cast<int>(r.y + r.height));
+  int x1 = std::min(capture.width, static_cast<int>(r.x + r.width)),
+      y1 = std::min(capture.height, static_cast<int>(r.y + r.height));
   RgbaImage out;
   out.width = std::max(0, x1 - x0);
   out.height = std::max(0, y1 - y0);
   out.pixels.resize(static_cast<size_t>(out.width) * static_cast<size_t>(out.height) * 4);
   for (int y = 0; y < out.height; ++y)
-    std::copy(capture.at(x0, y0 + y), capture.at(x0, y0 + y) + static_cast<ptrdiff_t>(out.width) * 4, &out.pixels[static_cast<size_t>(y) * out.width * 4]);
+    std::copy(capture.at(x0, y0 + y),
+              capture.at(x0, y0 + y) + static_cast<ptrdiff_t>(out.width) * 4,
+              &out.pixels[static_cast<size_t>(y) * out.width * 4]);
   return out;
 }
 

@@ -30,14 +30,14 @@ class SceneRenderer;
 namespace loom::editor {
 
 struct HostOptions {
-  bool headless = false;           // offscreen, no window, no display needed
+  bool headless = false;  // offscreen, no window, no display needed
   uint32_t width = 1600, height = 900;
   Backend backend = default_backend();  // the simulation's: Auto runs on the render device
-  std::string device;              // "" the best Vulkan device, an index, or part of its name
-  bool validation = false;         // Vulkan validation layer (messages: validation_messages())
-  bool vsync = true;               // window only
+  std::string device;                   // "" the best Vulkan device, an index, or part of its name
+  bool validation = false;              // Vulkan validation layer (messages: validation_messages())
+  bool vsync = true;                    // window only
   bool hide_timings = false;
-  std::string cache_dir;           // compiled kernels; "" the default
+  std::string cache_dir;  // compiled kernels; "" the default
   bool offline_cache = true;
 };
 

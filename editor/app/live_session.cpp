@@ -18,7 +18,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -72,8 +74,10 @@ class FrameWorker {
       state_->quit = true;
     }
     state_->wake.notify_all();
-    if (wait(std::chrono::milliseconds(1000))) thread_.join();
-    else thread_.detach();
+    if (wait(std::chrono::milliseconds(1000)))
+      thread_.join();
+    else
+      thread_.detach();
   }
 
   void start(std::function<void()> job) {
@@ -160,8 +164,10 @@ LiveSession::~LiveSession() {
 
 Program& LiveSession::program() {
   if (flight_) {
-    if (flight_->vulkan) program_->synchronize();
-    else worker_->wait();
+    if (flight_->vulkan)
+      program_->synchronize();
+    else
+      worker_->wait();
   }
   return *program_;
 }
@@ -206,7 +212,8 @@ void LiveSession::open(graph::Document document) {
   } catch (const Error& e) {  // the document stays open for editing; the next good edit starts it
     program_.reset();
     error_ = e;
-    note(LogEntry::Level::Error, "opened " + where + " but it does not run: " + e.message(), e.place());
+    note(LogEntry::Level::Error, "opened " + where + " but it does not run: " + e.message(),
+         e.place());
   }
   running_ = std::move(document);
   running_key_ = graph::program_key(running_);
@@ -246,7 +253,8 @@ bool LiveSession::apply_edit() {
       ReloadReport r = program_->reload(doc);
       for (const std::string& n : r.notices) note(LogEntry::Level::Notice, n);
       char buf[160];
-      std::snprintf(buf, sizeof buf, "reloaded in %.1f ms: %d kernel instantiation%s compiled, %d kept", r.ms,
+      std::snprintf(buf, sizeof buf,
+                    "reloaded in %.1f ms: %d kernel instantiation%s compiled, %d kept", r.ms,
                     r.kernels_compiled, r.kernels_compiled == 1 ? "" : "s", r.kernels_reused);
       note(LogEntry::Level::Info, buf);
     }
@@ -277,7 +285,8 @@ void LiveSession::reload_from_disk() {
     edit(doc);
   } catch (const Error& e) {
     error_ = e;
-    note(LogEntry::Level::Error, "the file changed on disk and does not load: " + std::string(e.what()), e.place());
+    note(LogEntry::Level::Error,
+         "the file changed on disk and does not load: " + std::string(e.what()), e.place());
   }
 }
 
@@ -420,7 +429,8 @@ Place LiveSession::stuck_place(const Flight& flight, const std::string& running_
     for (const std::string& p : flight.pipelines)
       if (const graph::Pipeline* pipe = running_.pipeline(p))
         for (const auto& launch : pipe->launches)
-          if (const graph::KernelDecl* k = running_.kernel(launch.kernel); k && first_while(k->nodes) >= 0) {
+          if (const graph::KernelDecl* k = running_.kernel(launch.kernel);
+              k && first_while(k->nodes) >= 0) {
             if (kernel.empty()) kernel = k->name;
           }
   }
@@ -438,9 +448,11 @@ void LiveSession::report_stuck() {
   Place place = stuck_place(*flight_, flight_->vulkan ? std::string() : program_->running_kernel());
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.1f s", running_seconds());
-  std::string what = place.kernel.empty() ? std::string("the frame") : "kernel '" + place.kernel + "'";
+  std::string what =
+      place.kernel.empty() ? std::string("the frame") : "kernel '" + place.kernel + "'";
   // error() names the place itself (what() prefixes it); the log line says it in words.
-  std::string msg = std::string("running for ") + secs + (place.node >= 0 ? ": does this loop ever end?" : "") +
+  std::string msg = std::string("running for ") + secs +
+                    (place.node >= 0 ? ": does this loop ever end?" : "") +
                     " Paused; Stop ends it (the data goes back to the last finished frame)";
   error_ = Error(place, msg);
   stuck_message_ = msg;
@@ -467,8 +479,10 @@ bool LiveSession::stop() {
     ended = worker_->wait(std::chrono::milliseconds(1000));  // a cancel takes microseconds
     if (ended) why = worker_->take_error();
   }
-  if (why && why->place().node >= 0) place.node = why->place().node;  // the loop that saw the cancel
-  std::string what = place.kernel.empty() ? std::string("the frame") : "kernel '" + place.kernel + "'";
+  if (why && why->place().node >= 0)
+    place.node = why->place().node;  // the loop that saw the cancel
+  std::string what =
+      place.kernel.empty() ? std::string("the frame") : "kernel '" + place.kernel + "'";
   ++data_version_;
   try {
     if (ended) {
@@ -480,7 +494,8 @@ bool LiveSession::stop() {
   } catch (const Error& e) {
     program_.reset();
     error_ = e;
-    note(LogEntry::Level::Error, "stopped " + what + " but the program could not be made again: " + e.message(), e.place());
+    note(LogEntry::Level::Error,
+         "stopped " + what + " but the program could not be made again: " + e.message(), e.place());
     return true;
   }
   std::string msg = "stopped " + what + (ended ? "" : " (left to finish on its own)") +
@@ -579,7 +594,8 @@ void LiveSession::reap_abandoned(bool at_exit) {
 std::string LiveSession::autosave_path() const {
   std::string name = path_.empty() ? "untitled" : fs::path(path_).stem().string();
   std::string where = path_.empty() ? "untitled" : fs::absolute(path_).string();
-  return (fs::path(recovery_dir()) / (name + "-" + hash128_hex(where).substr(0, 12) + ".loom.json")).string();
+  return (fs::path(recovery_dir()) / (name + "-" + hash128_hex(where).substr(0, 12) + ".loom.json"))
+      .string();
 }
 
 std::string LiveSession::recovery_for(const std::string& path) {
@@ -588,7 +604,9 @@ std::string LiveSession::recovery_for(const std::string& path) {
   std::string rec = probe.autosave_path();
   std::error_code ec;
   if (!fs::exists(rec, ec)) return "";
-  if (!path.empty() && fs::exists(path, ec) && fs::last_write_time(rec, ec) <= fs::last_write_time(path, ec)) return "";
+  if (!path.empty() && fs::exists(path, ec) &&
+      fs::last_write_time(rec, ec) <= fs::last_write_time(path, ec))
+    return "";
   return rec;
 }
 

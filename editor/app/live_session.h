@@ -13,19 +13,21 @@
 // finished by then, so the editor sees what it always did. A longer one stays in flight:
 // frame_in_flight() is true, has_program() is false (the UI must not touch the Program then;
 // the viewport keeps drawing the last finished frame's data), and later frame() calls look
-// (without waiting) and collect it once done. The UI thread touches the Program only between frames: edits, resets and snapshots land
-// at the boundary after the frame in flight finished. program() waits for a frame in flight.
+// (without waiting) and collect it once done. The UI thread touches the Program only between
+// frames: edits, resets and snapshots land at the boundary after the frame in flight finished.
+// program() waits for a frame in flight.
 //
 // A frame past stuck_limit (2 s) is reported once: a log error naming the kernel and its loop
-// node (error() marks the node), stuck() true, playing paused (no next frame starts by itself). stop() ends it, pausing: on the CPU kernels are
-// compiled `cancellable` (they poll at loop back-edges) and the launch is cancelled; on Vulkan,
-// or if the cancel does not take within a second, the program is given up (left to finish on
-// its own: the CPU worker thread or the GPU keeps it until then) and a fresh one is made from
-// the running document. Either way the fields, ndarrays and textures go back to the snapshot
-// of the last good frame boundary; the document is untouched, and an edit (undo) lands as
-// usual. Snapshots are host copies of every array and texture, taken before a frame when an
-// edit, a reset or a stop landed, or when the last one is older than a second (on Vulkan this
-// reads the storage back and uploads it again: at most once a second).
+// node (error() marks the node), stuck() true, playing paused (no next frame starts by itself).
+// stop() ends it, pausing: on the CPU kernels are compiled `cancellable` (they poll at loop
+// back-edges) and the launch is cancelled; on Vulkan, or if the cancel does not take within a
+// second, the program is given up (left to finish on its own: the CPU worker thread or the GPU
+// keeps it until then) and a fresh one is made from the running document. Either way the fields,
+// ndarrays and textures go back to the snapshot of the last good frame boundary; the document is
+// untouched, and an edit (undo) lands as usual. Snapshots are host copies of every array and
+// texture, taken before a frame when an edit, a reset or a stop landed, or when the last one is
+// older than a second (on Vulkan this reads the storage back and uploads it again: at most once a
+// second).
 #pragma once
 
 #include <chrono>
@@ -48,7 +50,7 @@ using Clock = std::chrono::steady_clock;
 struct LogEntry {
   enum class Level { Info, Notice, Error } level = Level::Info;
   std::string message;
-  Place place;     // kernel/function, node and pin when the entry is about one
+  Place place;      // kernel/function, node and pin when the entry is about one
   int repeats = 1;  // the same entry again and again (an edit after edit failing alike) is one
 };
 
@@ -173,23 +175,24 @@ class LiveSession {
   void reap_abandoned(bool at_exit);
 
   ProgramOptions options_;
-  std::shared_ptr<Program> program_;        // shared with the worker's job while it runs
-  std::unique_ptr<FrameWorker> worker_;     // CPU frames
-  std::vector<std::unique_ptr<FrameWorker>> retired_;  // CPU workers left with a program that did not stop
-  std::vector<std::shared_ptr<Program>> abandoned_;    // Vulkan programs the GPU has not finished
+  std::shared_ptr<Program> program_;     // shared with the worker's job while it runs
+  std::unique_ptr<FrameWorker> worker_;  // CPU frames
+  std::vector<std::unique_ptr<FrameWorker>>
+      retired_;  // CPU workers left with a program that did not stop
+  std::vector<std::shared_ptr<Program>> abandoned_;  // Vulkan programs the GPU has not finished
   std::optional<Flight> flight_;
   Snapshot snapshot_;
   bool snapshot_due_ = true;
   std::chrono::milliseconds stuck_limit_{2000};
   std::chrono::milliseconds frame_wait_{500};
   std::string stuck_message_;  // error() while stuck, cleared if the frame ends on its own
-  graph::Document running_;                   // what the program runs
-  std::optional<graph::Document> pending_;    // an edit waiting for the frame boundary
+  graph::Document running_;    // what the program runs
+  std::optional<graph::Document> pending_;  // an edit waiting for the frame boundary
   Clock::time_point pending_since_{};
-  std::string running_key_;                   // the document without its layout
+  std::string running_key_;  // the document without its layout
   std::string path_;
   std::filesystem::file_time_type disk_time_{};
-  std::string disk_text_;                     // what is on disk (ours or loaded)
+  std::string disk_text_;  // what is on disk (ours or loaded)
   Clock::time_point last_disk_check_{};
   bool playing_ = false;
   bool step_requested_ = false;
@@ -199,8 +202,8 @@ class LiveSession {
   uint64_t data_version_ = 0;
   std::optional<Error> error_;
   std::deque<LogEntry> log_;
-  std::optional<graph::Document> unsaved_;    // the editor's latest document, for autosave
-  std::optional<graph::Document> external_;   // changed on disk, for the editor's model
+  std::optional<graph::Document> unsaved_;   // the editor's latest document, for autosave
+  std::optional<graph::Document> external_;  // changed on disk, for the editor's model
   bool autosave_due_ = false;
   Clock::time_point last_autosave_{};
   std::chrono::milliseconds autosave_every_{2000};

@@ -33,7 +33,8 @@ Opens DOC (a .loom.json graph document; a new one without it) in the editor.
 )";
 
 [[noreturn]] void usage_error(const std::string& message) {
-  std::fprintf(stderr, "loom-editor: %s\n(loom-editor --help lists the options)\n", message.c_str());
+  std::fprintf(stderr, "loom-editor: %s\n(loom-editor --help lists the options)\n",
+               message.c_str());
   std::exit(2);
 }
 
@@ -57,10 +58,14 @@ int main(int argc, char** argv) {
       return 0;
     } else if (a == "--backend") {
       std::string b = value();
-      if (b == "auto") options.backend = loom::Backend::Auto;
-      else if (b == "vulkan") options.backend = loom::Backend::Vulkan;
-      else if (b == "cpu") options.backend = loom::Backend::Cpu;
-      else usage_error("unknown backend '" + b + "' (choose auto, vulkan or cpu)");
+      if (b == "auto")
+        options.backend = loom::Backend::Auto;
+      else if (b == "vulkan")
+        options.backend = loom::Backend::Vulkan;
+      else if (b == "cpu")
+        options.backend = loom::Backend::Cpu;
+      else
+        usage_error("unknown backend '" + b + "' (choose auto, vulkan or cpu)");
     } else if (a == "--device") {
       options.device = value();
     } else if (a == "--validate") {
@@ -69,7 +74,8 @@ int main(int argc, char** argv) {
       std::string s = value();
       unsigned w = 0, h = 0;
       char x = 0;
-      if (std::sscanf(s.c_str(), "%u%c%u", &w, &x, &h) != 3 || x != 'x' || w < 320 || h < 240 || w > 8192 || h > 8192)
+      if (std::sscanf(s.c_str(), "%u%c%u", &w, &x, &h) != 3 || x != 'x' || w < 320 || h < 240 ||
+          w > 8192 || h > 8192)
         usage_error("--size wants WIDTHxHEIGHT from 320x240 to 8192x8192, not '" + s + "'");
       options.width = w;
       options.height = h;
@@ -81,7 +87,8 @@ int main(int argc, char** argv) {
       std::string s = value();
       char* end = nullptr;
       frames = std::strtol(s.c_str(), &end, 10);
-      if (s.empty() || *end || frames < 1) usage_error("--frames wants a positive count, not '" + s + "'");
+      if (s.empty() || *end || frames < 1)
+        usage_error("--frames wants a positive count, not '" + s + "'");
     } else if (a == "--screenshot") {
       screenshot = value();
     } else if (a == "--viewport-screenshot") {
@@ -93,7 +100,8 @@ int main(int argc, char** argv) {
     } else if (a == "--mouse") {
       std::string s = value();
       char comma = 0;
-      if (std::sscanf(s.c_str(), "%f%c%f", &mouse_x, &comma, &mouse_y) != 3 || comma != ',' || mouse_x < 0 || mouse_y < 0)
+      if (std::sscanf(s.c_str(), "%f%c%f", &mouse_x, &comma, &mouse_y) != 3 || comma != ',' ||
+          mouse_x < 0 || mouse_y < 0)
         usage_error("--mouse wants X,Y in pixels, not '" + s + "'");
     } else if (a == "--no-vsync") {
       options.vsync = false;
@@ -107,7 +115,8 @@ int main(int argc, char** argv) {
       usage_error("one document at a time ('" + doc + "' and '" + a + "')");
     }
   }
-  if (options.headless && frames < 0) usage_error("--headless runs a fixed number of frames: give --frames N");
+  if (options.headless && frames < 0)
+    usage_error("--headless runs a fixed number of frames: give --frames N");
   if ((!screenshot.empty() || !viewport_screenshot.empty()) && frames < 0)
     usage_error("a screenshot is of the last frame: give --frames N");
 
@@ -128,13 +137,15 @@ int main(int argc, char** argv) {
         if (capture) {
           loom::RgbaImage image = host.take_capture();
           if (!screenshot.empty()) loom::write_png(screenshot, image);
-          if (!viewport_screenshot.empty()) loom::write_png(viewport_screenshot, host.viewport_of(image));
+          if (!viewport_screenshot.empty())
+            loom::write_png(viewport_screenshot, host.viewport_of(image));
         }
         break;
       }
       if (options.validation) {
         std::vector<std::string> messages = host.validation_messages();
-        for (const std::string& m : messages) std::fprintf(stderr, "loom-editor: validation: %s\n", m.c_str());
+        for (const std::string& m : messages)
+          std::fprintf(stderr, "loom-editor: validation: %s\n", m.c_str());
         if (!messages.empty()) status = 3;
       }
     }

@@ -48,7 +48,8 @@ Arg literal_arg(const graph::Literal& l) {
   return Arg(0);
 }
 
-const graph::KernelParam* param_of(const graph::Document& doc, const std::string& kernel, const std::string& name) {
+const graph::KernelParam* param_of(const graph::Document& doc, const std::string& kernel,
+                                   const std::string& name) {
   const graph::KernelDecl* k = doc.kernel(kernel);
   if (!k) return nullptr;
   for (const graph::KernelParam& p : k->params)
@@ -56,8 +57,8 @@ const graph::KernelParam* param_of(const graph::Document& doc, const std::string
   return nullptr;
 }
 
-void struct_members(const graph::Document& doc, int type, const std::string& prefix, const std::string& pack,
-                    std::vector<MemberValue>* out) {
+void struct_members(const graph::Document& doc, int type, const std::string& prefix,
+                    const std::string& pack, std::vector<MemberValue>* out) {
   if (type < 0 || static_cast<size_t>(type) >= doc.argpack_types.size()) return;
   for (const ArgpackMember& m : doc.argpack_types[static_cast<size_t>(type)].members) {
     std::string path = prefix.empty() ? m.name : prefix + "." + m.name;
@@ -107,10 +108,13 @@ graph::Document with_launch_value(const graph::Document& doc, const LaunchValue&
         std::vector<graph::Literal> column;
         column.reserve(static_cast<size_t>(value.type.rows));
         for (int r = 0; r < value.type.rows; ++r)
-          column.push_back(number_literal(value.type.scalar, value.components.at(static_cast<size_t>(c) * value.type.rows + r)));
+          column.push_back(
+              number_literal(value.type.scalar,
+                             value.components.at(static_cast<size_t>(c) * value.type.rows + r)));
         columns.push_back(graph::Literal::list_of(std::move(column)));
       }
-      literal = value.type.cols == 1 ? std::move(columns.front()) : graph::Literal::list_of(std::move(columns));
+      literal = value.type.cols == 1 ? std::move(columns.front())
+                                     : graph::Literal::list_of(std::move(columns));
     }
   }
   return out;
@@ -118,7 +122,8 @@ graph::Document with_launch_value(const graph::Document& doc, const LaunchValue&
 
 std::vector<MemberValue> argpack_values(const graph::Document& doc) {
   std::vector<MemberValue> out;
-  for (const graph::ArgpackDecl& a : doc.argpacks) struct_members(doc, doc.argpack_type(a.type), "", a.name, &out);
+  for (const graph::ArgpackDecl& a : doc.argpacks)
+    struct_members(doc, doc.argpack_type(a.type), "", a.name, &out);
   return out;
 }
 
@@ -139,8 +144,8 @@ namespace {
 
 // One row of the parameters table: the name, then a drag field per component that moves by
 // about half a percent of the value per pixel (0.3 and 30000 both drag usefully).
-bool value_row(const std::string& id, const std::string& name, const std::string& tooltip, ValueType type,
-               std::vector<double>& values) {
+bool value_row(const std::string& id, const std::string& name, const std::string& tooltip,
+               ValueType type, std::vector<double>& values) {
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
   ImGui::TextUnformatted(name.c_str());
@@ -155,11 +160,13 @@ bool value_row(const std::string& id, const std::string& name, const std::string
   if (is_float(type.scalar)) {
     std::vector<float> f(values.begin(), values.end());
     float speed = static_cast<float>(std::max(largest * 0.005, 1e-4));
-    changed = ImGui::DragScalarN("##v", ImGuiDataType_Float, f.data(), n, speed, nullptr, nullptr, "%.6g");
+    changed = ImGui::DragScalarN("##v", ImGuiDataType_Float, f.data(), n, speed, nullptr, nullptr,
+                                 "%.6g");
     if (changed) std::copy(f.begin(), f.end(), values.begin());
   } else {
     std::vector<int> i(values.begin(), values.end());
-    changed = ImGui::DragScalarN("##v", ImGuiDataType_S32, i.data(), n, static_cast<float>(std::max(largest * 0.005, 0.1)));
+    changed = ImGui::DragScalarN("##v", ImGuiDataType_S32, i.data(), n,
+                                 static_cast<float>(std::max(largest * 0.005, 0.1)));
     if (changed) std::copy(i.begin(), i.end(), values.begin());
   }
   ImGui::PopID();
@@ -193,11 +200,12 @@ void draw_parameters_panel(LiveSession& session, PanelState& state) {
           ImGui::TextDisabled("%s  %zu. %s", v.pipeline.c_str(), v.launch + 1, v.kernel.c_str());
         }
         std::string id = where + " " + v.kernel + "." + v.param;
-        std::string tip = "pipeline " + v.pipeline + ", launch " + std::to_string(v.launch + 1) + " of kernel " + v.kernel +
-                          " (" + value_type_name(v.type) + ")";
+        std::string tip = "pipeline " + v.pipeline + ", launch " + std::to_string(v.launch + 1) +
+                          " of kernel " + v.kernel + " (" + value_type_name(v.type) + ")";
         bool changed = value_row(id, "  " + v.param, tip, v.type, v.components);
         // A drag is one undo step: the group opens before its first change.
-        if (ImGui::IsItemActivated() && state.begin_edit) state.begin_edit("Set " + v.kernel + "." + v.param);
+        if (ImGui::IsItemActivated() && state.begin_edit)
+          state.begin_edit("Set " + v.kernel + "." + v.param);
         if (changed && state.edit) state.edit(with_launch_value(doc, v));
         if (ImGui::IsItemDeactivated() && state.end_edit) state.end_edit();
       }
@@ -214,15 +222,23 @@ void draw_parameters_panel(LiveSession& session, PanelState& state) {
         int n = m.type.components();
         std::vector<double> values(static_cast<size_t>(n));
         try {
-          for (int c = 0; c < n; ++c) values[static_cast<size_t>(c)] = program.get_argpack(m.pack, m.path, c);
+          for (int c = 0; c < n; ++c)
+            values[static_cast<size_t>(c)] = program.get_argpack(m.pack, m.path, c);
         } catch (const Error&) {
           continue;
         }
-        if (!value_row(label, label, "live: the next launch uploads the pack once (" + value_type_name(m.type) + ")", m.type, values))
+        if (!value_row(
+                label, label,
+                "live: the next launch uploads the pack once (" + value_type_name(m.type) + ")",
+                m.type, values))
           continue;
         try {
-          if (n == 1) program.set_argpack(m.pack, m.path, is_float(m.type.scalar) ? Arg(values[0]) : Arg(static_cast<int64_t>(values[0])));
-          else program.set_argpack(m.pack, m.path, Arg(values));
+          if (n == 1)
+            program.set_argpack(
+                m.pack, m.path,
+                is_float(m.type.scalar) ? Arg(values[0]) : Arg(static_cast<int64_t>(values[0])));
+          else
+            program.set_argpack(m.pack, m.path, Arg(values));
         } catch (const Error& e) {
           session.note(LogEntry::Level::Error, e.what(), e.place());
         }
@@ -236,10 +252,12 @@ void draw_parameters_panel(LiveSession& session, PanelState& state) {
 void draw_code_panel(LiveSession& session, PanelState& state) {
   ImGui::Begin("Code", nullptr, state.window_flags);
   const graph::Document& doc = session.document();
-  if (state.selected_kernel.empty() && !doc.kernels.empty()) state.selected_kernel = doc.kernels[0].name;
+  if (state.selected_kernel.empty() && !doc.kernels.empty())
+    state.selected_kernel = doc.kernels[0].name;
   if (ImGui::BeginCombo("kernel", state.selected_kernel.c_str())) {
     for (const graph::KernelDecl& k : doc.kernels)
-      if (ImGui::Selectable(k.name.c_str(), k.name == state.selected_kernel)) state.selected_kernel = k.name;
+      if (ImGui::Selectable(k.name.c_str(), k.name == state.selected_kernel))
+        state.selected_kernel = k.name;
     ImGui::EndCombo();
   }
   ImGui::RadioButton("IR", &state.code_kind, 0);
@@ -249,15 +267,16 @@ void draw_code_panel(LiveSession& session, PanelState& state) {
   ImGui::RadioButton("LLVM IR", &state.code_kind, 2);
   if (state.code_kind == 0) {
     std::vector<std::string> passes = Program::pass_names();
-    if (ImGui::BeginCombo("after", state.ir_pass.empty() ? "the last pass" : state.ir_pass.c_str())) {
+    if (ImGui::BeginCombo("after",
+                          state.ir_pass.empty() ? "the last pass" : state.ir_pass.c_str())) {
       if (ImGui::Selectable("the last pass", state.ir_pass.empty())) state.ir_pass.clear();
       for (const std::string& p : passes)
         if (ImGui::Selectable(p.c_str(), p == state.ir_pass)) state.ir_pass = p;
       ImGui::EndCombo();
     }
   }
-  std::string key = std::to_string(state.code_kind) + "\n" + state.selected_kernel + "\n" + state.ir_pass + "\n" +
-                    graph::program_key(doc);
+  std::string key = std::to_string(state.code_kind) + "\n" + state.selected_kernel + "\n" +
+                    state.ir_pass + "\n" + graph::program_key(doc);
   if (key != state.code_key && session.has_program() && doc.kernel(state.selected_kernel)) {
     state.code_key = key;
     try {
@@ -275,12 +294,14 @@ void draw_code_panel(LiveSession& session, PanelState& state) {
   } else if (!session.has_program()) {
     state.code.clear();
     state.code_key.clear();
-    text_disabled_wrapped("No code: the document does not compile yet (the log and the marked node say why).");
+    text_disabled_wrapped(
+        "No code: the document does not compile yet (the log and the marked node say why).");
   } else if (state.code.empty()) {
     text_disabled_wrapped("Select a kernel to see its code.");
   }
   ImGui::PushStyleColor(ImGuiCol_FrameBg, ImVec4(0.07f, 0.07f, 0.09f, 1.0f));
-  ImGui::InputTextMultiline("##code", state.code.data(), state.code.size() + 1, ImVec2(-1, -1), ImGuiInputTextFlags_ReadOnly);
+  ImGui::InputTextMultiline("##code", state.code.data(), state.code.size() + 1, ImVec2(-1, -1),
+                            ImGuiInputTextFlags_ReadOnly);
   ImGui::PopStyleColor();
   ImGui::End();
 }
@@ -296,13 +317,14 @@ void draw_log_panel(LiveSession& session, PanelState& state) {
     ImVec4 color = e.level == LogEntry::Level::Error    ? ImVec4(1.0f, 0.45f, 0.4f, 1)
                    : e.level == LogEntry::Level::Notice ? ImVec4(1.0f, 0.85f, 0.4f, 1)
                                                         : ImGui::GetStyleColorVec4(ImGuiCol_Text);
-    std::string where = e.place.node >= 0 ? (e.place.kernel.empty() ? "" : e.place.kernel + " ") + "node " +
-                                                std::to_string(e.place.node) + ": "
+    std::string where = e.place.node >= 0 ? (e.place.kernel.empty() ? "" : e.place.kernel + " ") +
+                                                "node " + std::to_string(e.place.node) + ": "
                                           : "";
     ImGui::PushID(i++);
     ImGui::PushStyleColor(ImGuiCol_Text, color);
     std::string times = e.repeats > 1 ? "  (x" + std::to_string(e.repeats) + ")" : "";
-    if (ImGui::Selectable((where + e.message + times).c_str()) && e.place.node >= 0 && state.focus) state.focus(e.place);
+    if (ImGui::Selectable((where + e.message + times).c_str()) && e.place.node >= 0 && state.focus)
+      state.focus(e.place);
     ImGui::PopStyleColor();
     if (e.place.node >= 0 && ImGui::IsItemHovered()) ImGui::SetTooltip("click to show the node");
     ImGui::PopID();

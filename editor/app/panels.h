@@ -18,9 +18,9 @@ namespace loom::editor {
 
 struct PanelState {
   std::string selected_kernel;
-  int code_kind = 0;            // 0: IR, 1: SPIR-V, 2: LLVM IR
-  std::string ir_pass;          // "" the final IR; else a name of Program::pass_names()
-  std::string code_key;         // what `code` was made for
+  int code_kind = 0;     // 0: IR, 1: SPIR-V, 2: LLVM IR
+  std::string ir_pass;   // "" the final IR; else a name of Program::pass_names()
+  std::string code_key;  // what `code` was made for
   std::string code;
   bool log_errors_only = false;
   // The document being edited, when it is not the running one (an edit that does not
@@ -31,7 +31,7 @@ struct PanelState {
   std::function<void(const std::string& label)> begin_edit;
   std::function<void()> end_edit;
   int window_flags = 0;  // ImGuiWindowFlags of every panel's window (the app tiles them)
-  std::function<void(const Place&)> focus;    // show a node on the canvas
+  std::function<void(const Place&)> focus;  // show a node on the canvas
   // The graph the canvas shows (highlighted in the program panel), and how to show another.
   std::string shown_graph;
   bool shown_function = false;

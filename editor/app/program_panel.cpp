@@ -57,16 +57,11 @@ void label(const char* text) {
 
 const char* param_kind_label(graph::ParamKind k) {
   switch (k) {
-    case graph::ParamKind::Value:
-      return "value";
-    case graph::ParamKind::Ndarray:
-      return "ndarray";
-    case graph::ParamKind::Texture:
-      return "texture";
-    case graph::ParamKind::Argpack:
-      return "argpack";
-    case graph::ParamKind::Template:
-      return "template";
+    case graph::ParamKind::Value: return "value";
+    case graph::ParamKind::Ndarray: return "ndarray";
+    case graph::ParamKind::Texture: return "texture";
+    case graph::ParamKind::Argpack: return "argpack";
+    case graph::ParamKind::Template: return "template";
   }
   return "";
 }
@@ -85,16 +80,11 @@ std::vector<std::string> resource_names(const graph::Document& doc, bool fields,
 
 std::string member_kind_label(const ArgpackMember& m) {
   switch (m.kind) {
-    case MemberKind::Value:
-      return "value";
-    case MemberKind::Struct:
-      return "struct";
-    case MemberKind::Pack:
-      return "pack";
-    case MemberKind::Ndarray:
-      return "ndarray";
-    case MemberKind::Texture:
-      return "texture";
+    case MemberKind::Value: return "value";
+    case MemberKind::Struct: return "struct";
+    case MemberKind::Pack: return "pack";
+    case MemberKind::Ndarray: return "ndarray";
+    case MemberKind::Texture: return "texture";
   }
   return "";
 }
@@ -114,14 +104,10 @@ void value_paths(const graph::Document& doc, int type, const std::string& prefix
 // The list's sections in order: Data, Kernels, Functions, Pipelines (then View).
 int section_index(DeclKind add_kind) {
   switch (add_kind) {
-    case DeclKind::Kernel:
-      return 1;
-    case DeclKind::Function:
-      return 2;
-    case DeclKind::Pipeline:
-      return 3;
-    default:
-      return 0;
+    case DeclKind::Kernel: return 1;
+    case DeclKind::Function: return 2;
+    case DeclKind::Pipeline: return 3;
+    default: return 0;
   }
 }
 
@@ -349,30 +335,14 @@ void ProgramPanel::inspector(EditorDocument& doc, PanelState& state) {
   bool exists = selected_.view;
   if (!selected_.view && !selected_.name.empty()) {
     switch (selected_.kind) {
-      case DeclKind::Field:
-        exists = d.field(selected_.name);
-        break;
-      case DeclKind::Ndarray:
-        exists = d.ndarray(selected_.name);
-        break;
-      case DeclKind::Texture:
-        exists = d.texture(selected_.name);
-        break;
-      case DeclKind::Argpack:
-        exists = d.argpack(selected_.name);
-        break;
-      case DeclKind::ArgpackType:
-        exists = d.argpack_type(selected_.name) >= 0;
-        break;
-      case DeclKind::Kernel:
-        exists = d.kernel(selected_.name);
-        break;
-      case DeclKind::Function:
-        exists = d.function(selected_.name);
-        break;
-      case DeclKind::Pipeline:
-        exists = d.pipeline(selected_.name);
-        break;
+      case DeclKind::Field: exists = d.field(selected_.name); break;
+      case DeclKind::Ndarray: exists = d.ndarray(selected_.name); break;
+      case DeclKind::Texture: exists = d.texture(selected_.name); break;
+      case DeclKind::Argpack: exists = d.argpack(selected_.name); break;
+      case DeclKind::ArgpackType: exists = d.argpack_type(selected_.name) >= 0; break;
+      case DeclKind::Kernel: exists = d.kernel(selected_.name); break;
+      case DeclKind::Function: exists = d.function(selected_.name); break;
+      case DeclKind::Pipeline: exists = d.pipeline(selected_.name); break;
     }
   }
   if (!exists) {
@@ -397,30 +367,14 @@ void ProgramPanel::inspector(EditorDocument& doc, PanelState& state) {
     ImGui::TextDisabled("%s", decl_kind_name(selected_.kind));
     if (name_row(doc, state)) {
       switch (selected_.kind) {
-        case DeclKind::Field:
-          inspect_field(doc, state);
-          break;
-        case DeclKind::Ndarray:
-          inspect_ndarray(doc, state);
-          break;
-        case DeclKind::Texture:
-          inspect_texture(doc, state);
-          break;
-        case DeclKind::ArgpackType:
-          inspect_argpack_type(doc, state);
-          break;
-        case DeclKind::Argpack:
-          inspect_argpack(doc, state);
-          break;
-        case DeclKind::Kernel:
-          inspect_kernel(doc, state);
-          break;
-        case DeclKind::Function:
-          inspect_function(doc, state);
-          break;
-        case DeclKind::Pipeline:
-          inspect_pipeline(doc, state);
-          break;
+        case DeclKind::Field: inspect_field(doc, state); break;
+        case DeclKind::Ndarray: inspect_ndarray(doc, state); break;
+        case DeclKind::Texture: inspect_texture(doc, state); break;
+        case DeclKind::ArgpackType: inspect_argpack_type(doc, state); break;
+        case DeclKind::Argpack: inspect_argpack(doc, state); break;
+        case DeclKind::Kernel: inspect_kernel(doc, state); break;
+        case DeclKind::Function: inspect_function(doc, state); break;
+        case DeclKind::Pipeline: inspect_pipeline(doc, state); break;
       }
     }
   }
@@ -791,8 +745,8 @@ void ProgramPanel::inspect_function(EditorDocument& doc, PanelState& state) {
       float w = ImGui::GetContentRegionAvail().x;
       std::string typed;
       bool renamed = text_field(state, "##port", port.name, &typed, w * 0.4f);
-      state.controls[std::string("inspector.") + (output ? "output." : "port.") + std::to_string(i)] =
-          ControlRect::last_item();
+      state.controls[std::string("inspector.") + (output ? "output." : "port.") +
+                     std::to_string(i)] = ControlRect::last_item();
       if (renamed) {
         port.name = typed;
         apply(set_function_port(doc, fn, output, i, port));

@@ -1,9 +1,9 @@
 #include "editor/app/view_data.h"
 
 #include <algorithm>
-#include <functional>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 #include "runtime/common/error.h"
@@ -73,21 +73,24 @@ std::string view_label(const ViewSettings& v) {
 PointsSnapshot read_points(Program& program, const ViewSettings& view) {
   ArrayView a = program.array(view.show);
   if (a.components != 2 && a.components != 3)
-    throw Error(Place{program.document().path}, "the viewport shows '" + view.show + "' as " + view.as +
-                                                    " but its elements have " + std::to_string(a.components) +
-                                                    " components (2 or 3 expected)");
+    throw Error(Place{program.document().path},
+                "the viewport shows '" + view.show + "' as " + view.as + " but its elements have " +
+                    std::to_string(a.components) + " components (2 or 3 expected)");
   PointsSnapshot s;
   s.dims = a.components;
   s.count = a.elements();
   s.positions.resize(s.count * static_cast<size_t>(s.dims));
   for (size_t e = 0; e < s.count; ++e)
-    for (int c = 0; c < s.dims; ++c) s.positions[e * static_cast<size_t>(s.dims) + static_cast<size_t>(c)] = static_cast<float>(a.component(e, c));
+    for (int c = 0; c < s.dims; ++c)
+      s.positions[e * static_cast<size_t>(s.dims) + static_cast<size_t>(c)] =
+          static_cast<float>(a.component(e, c));
   if (!view.color_by.empty()) {
     ArrayView by = program.array(view.color_by);
     if (by.elements() != s.count)
-      throw Error(Place{program.document().path}, "the viewport colours '" + view.show + "' by '" + view.color_by + "', which has " +
-                                                      std::to_string(by.elements()) + " elements for " +
-                                                      std::to_string(s.count) + " points");
+      throw Error(Place{program.document().path},
+                  "the viewport colours '" + view.show + "' by '" + view.color_by +
+                      "', which has " + std::to_string(by.elements()) + " elements for " +
+                      std::to_string(s.count) + " points");
     s.scalars.resize(s.count);
     for (size_t e = 0; e < s.count; ++e) {
       double sum = 0;
@@ -114,13 +117,15 @@ ImageSnapshot read_image(Program& program, const ViewSettings& view) {
     img.components = texture_channels(t.format);
     img.texels.assign(t.data, t.data + t.bytes);
     if (img.colormapped())
-      finite_range(reinterpret_cast<const float*>(img.texels.data()), img.texels.size() / sizeof(float), 1, &img.value_min,
-                   &img.value_max);
+      finite_range(reinterpret_cast<const float*>(img.texels.data()),
+                   img.texels.size() / sizeof(float), 1, &img.value_min, &img.value_max);
     return img;
   }
   ArrayView a = program.array(view.show);
   if (a.shape.size() != 2 || a.components > 4)
-    throw Error(Place{doc.path}, "the viewport shows '" + view.show + "' as an image but it is not a 2-d array of scalars or vectors");
+    throw Error(Place{doc.path},
+                "the viewport shows '" + view.show +
+                    "' as an image but it is not a 2-d array of scalars or vectors");
   return image_of(a.shape[0], a.shape[1], a.components,
                   [&](size_t e, int c) { return a.component(e, c); });
 }
@@ -131,13 +136,16 @@ ImageSnapshot image_of(int64_t width, int64_t height, int components,
   img.width = static_cast<uint32_t>(width);
   img.height = static_cast<uint32_t>(height);
   int channels = components == 1 ? 1 : components == 2 ? 2 : 4;
-  img.format = channels == 1 ? TextureFormat::R32F : channels == 2 ? TextureFormat::RG32F : TextureFormat::RGBA32F;
+  img.format = channels == 1   ? TextureFormat::R32F
+               : channels == 2 ? TextureFormat::RG32F
+                               : TextureFormat::RGBA32F;
   size_t w = img.width, h = img.height;
   std::vector<float> texels(w * h * static_cast<size_t>(channels), 1.0f);
   for (size_t i = 0; i < w; ++i)
     for (size_t j = 0; j < h; ++j) {
       size_t e = i * h + j, t = (j * w + i) * static_cast<size_t>(channels);
-      for (int c = 0; c < components && c < 4; ++c) texels[t + static_cast<size_t>(c)] = static_cast<float>(component(e, c));
+      for (int c = 0; c < components && c < 4; ++c)
+        texels[t + static_cast<size_t>(c)] = static_cast<float>(component(e, c));
     }
   img.components = std::min(components, 4);
   img.texels.resize(texels.size() * sizeof(float));
@@ -148,17 +156,20 @@ ImageSnapshot image_of(int64_t width, int64_t height, int components,
 
 ValueRange colormap_range(const ColorRange& setting, float data_min, float data_max) {
   if (!setting.fixed) return ValueRange{data_min, data_max};
-  float hi = setting.max > setting.min ? setting.max
-                                       : setting.min + std::max(std::abs(setting.min) * 1e-6f, 1e-6f);
+  float hi = setting.max > setting.min
+                 ? setting.max
+                 : setting.min + std::max(std::abs(setting.min) * 1e-6f, 1e-6f);
   return ValueRange{setting.min, hi};
 }
 
 std::optional<HoveredValue> image_value_at(const ImageSnapshot& image, float x, float y) {
-  if (image.width == 0 || image.height == 0 || !std::isfinite(x) || !std::isfinite(y)) return std::nullopt;
+  if (image.width == 0 || image.height == 0 || !std::isfinite(x) || !std::isfinite(y))
+    return std::nullopt;
   float m = static_cast<float>(std::max(image.width, image.height));
   double fi = std::floor(static_cast<double>(x) * m), fj = std::floor(static_cast<double>(y) * m);
   if (fi < 0 || fj < 0 || fi >= image.width || fj >= image.height) return std::nullopt;
-  size_t i = static_cast<size_t>(fi), j = static_cast<size_t>(fj), w = image.width, h = image.height;
+  size_t i = static_cast<size_t>(fi), j = static_cast<size_t>(fj), w = image.width,
+         h = image.height;
   HoveredValue v;
   v.element = i * h + j;
   v.index = {static_cast<int64_t>(i), static_cast<int64_t>(j)};
@@ -176,8 +187,10 @@ std::optional<HoveredValue> image_value_at(const ImageSnapshot& image, float x, 
   return v;
 }
 
-std::optional<HoveredValue> point_value_at(const PointsSnapshot& points, const render::Mat4& view_proj,
-                                           const render::Rect& viewport, float px, float py, float radius) {
+std::optional<HoveredValue> point_value_at(const PointsSnapshot& points,
+                                           const render::Mat4& view_proj,
+                                           const render::Rect& viewport, float px, float py,
+                                           float radius) {
   size_t best = 0;
   float best_d2 = radius * radius;
   bool found = false;

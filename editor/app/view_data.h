@@ -69,10 +69,10 @@ ValueRange colormap_range(const ColorRange& setting, float data_min, float data_
 // What is under the cursor. An image's texel (i, j) is the array's element [i, j] (flat
 // index i * height + j) or the texture's texel; a point is its element.
 struct HoveredValue {
-  size_t element = 0;                 // flat index (C order)
-  std::vector<int64_t> index;         // [i, j] of an image; [element] of a point
-  std::vector<double> values;         // the element's components (an rgba8 texel: 0 to 255)
-  double color_value = 0;             // points coloured by a resource: the colour's scalar
+  size_t element = 0;          // flat index (C order)
+  std::vector<int64_t> index;  // [i, j] of an image; [element] of a point
+  std::vector<double> values;  // the element's components (an rgba8 texel: 0 to 255)
+  double color_value = 0;      // points coloured by a resource: the colour's scalar
   bool has_color_value = false;
 };
 // The texel of a 2-d image at world point (x, y), the image placed as the scene renderer
@@ -81,7 +81,9 @@ struct HoveredValue {
 std::optional<HoveredValue> image_value_at(const ImageSnapshot& image, float x, float y);
 // The point whose centre is nearest to frame pixel (px, py), within `radius` pixels, as
 // `view_proj` draws the points into `viewport`; nullopt when none is that close.
-std::optional<HoveredValue> point_value_at(const PointsSnapshot& points, const render::Mat4& view_proj,
-                                           const render::Rect& viewport, float px, float py, float radius);
+std::optional<HoveredValue> point_value_at(const PointsSnapshot& points,
+                                           const render::Mat4& view_proj,
+                                           const render::Rect& viewport, float px, float py,
+                                           float radius);
 
 }  // namespace loom::editor

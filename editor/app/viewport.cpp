@@ -54,8 +54,10 @@ void ViewportPanel::set_view(const graph::ViewSettings& view) {
 }
 
 void ViewportPanel::choose(const graph::ViewSettings& view) {
-  if (view == doc_view_) chosen_.reset();
-  else chosen_ = view;
+  if (view == doc_view_)
+    chosen_.reset();
+  else
+    chosen_ = view;
   show(view);
   if (on_choose) on_choose(view);
 }
@@ -79,7 +81,8 @@ std::string ViewportPanel::colored_resource() const {
 ValueRange ViewportPanel::legend_range() const {
   auto it = ranges_.find(colored_resource());
   ColorRange setting = it == ranges_.end() ? ColorRange{} : it->second;
-  if (drawn().as == "image") return colormap_range(setting, image_data_.value_min, image_data_.value_max);
+  if (drawn().as == "image")
+    return colormap_range(setting, image_data_.value_min, image_data_.value_max);
   return colormap_range(setting, points_data_.scalar_min, points_data_.scalar_max);
 }
 
@@ -94,12 +97,14 @@ void ViewportPanel::draw(LiveSession& session, const ViewportTimes& times) {
   }
   if (!chosen_ && program) chosen_for_ = program, chosen_path_ = session.path();
   ImGui::Begin("Viewport", nullptr,
-               window_flags | ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+               window_flags | ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoScrollbar |
+                   ImGuiWindowFlags_NoScrollWithMouse);
   // The toolbar gets the panel colour; below it the scene shows through.
   ImVec2 top = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   float toolbar_h = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
-  dl->AddRectFilled(ImGui::GetWindowPos(), ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowWidth(), top.y + toolbar_h),
+  dl->AddRectFilled(ImGui::GetWindowPos(),
+                    ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowWidth(), top.y + toolbar_h),
                     ImGui::GetColorU32(ImGuiCol_WindowBg));
   toolbar(session);
   ImGui::Dummy(ImVec2(0, 0));
@@ -110,12 +115,15 @@ void ViewportPanel::draw(LiveSession& session, const ViewportTimes& times) {
   size.y = std::max(size.y, 1.0f);
   ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
   rect_ = render::Rect{at.x * scale.x, at.y * scale.y, size.x * scale.x, size.y * scale.y};
-  ImGui::InvisibleButton("##scene", size, ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight |
-                                              ImGuiButtonFlags_MouseButtonMiddle);
+  ImGui::InvisibleButton("##scene", size,
+                         ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight |
+                             ImGuiButtonFlags_MouseButtonMiddle);
   controls_["scene"] = ControlRect::last_item();
   camera_input();
-  if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) hover(drawn().show);
-  else hovered_.reset(), hovered_text_.clear(), hover_key_.clear();
+  if (ImGui::IsItemHovered() && !ImGui::IsItemActive())
+    hover(drawn().show);
+  else
+    hovered_.reset(), hovered_text_.clear(), hover_key_.clear();
   overlay(session, times);
   if (ImGui::BeginPopup("colour range")) {
     range_controls();
@@ -127,7 +135,8 @@ void ViewportPanel::draw(LiveSession& session, const ViewportTimes& times) {
 void ViewportPanel::toolbar(LiveSession& session) {
   bool can_run = session.has_program() || session.frame_in_flight();
   if (!can_run) ImGui::BeginDisabled();
-  if (ImGui::Button(session.playing() ? "Pause" : "Play", ImVec2(56, 0))) session.playing() ? session.pause() : session.play();
+  if (ImGui::Button(session.playing() ? "Pause" : "Play", ImVec2(56, 0)))
+    session.playing() ? session.pause() : session.play();
   controls_["play"] = ControlRect::last_item();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Play or pause the step pipeline (F5)");
   ImGui::SameLine();
@@ -161,7 +170,8 @@ void ViewportPanel::toolbar(LiveSession& session) {
   std::vector<graph::ViewSettings> choices;
   if (session.has_program()) choices = view_choices(session.document());
   // A chosen view the program no longer has (a resource renamed or deleted): the document's.
-  if (chosen_ && !choices.empty() && std::find(choices.begin(), choices.end(), *chosen_) == choices.end()) {
+  if (chosen_ && !choices.empty() &&
+      std::find(choices.begin(), choices.end(), *chosen_) == choices.end()) {
     chosen_.reset();
     show(doc_view_);
   }
@@ -172,14 +182,17 @@ void ViewportPanel::toolbar(LiveSession& session) {
     for (size_t i = 0; i < choices.size(); ++i) {
       ImGui::PushID(static_cast<int>(i));
       bool selected = choices[i] == view_;
-      if (ImGui::Selectable(view_label(choices[i]).c_str(), selected) && !selected) choose(choices[i]);
+      if (ImGui::Selectable(view_label(choices[i]).c_str(), selected) && !selected)
+        choose(choices[i]);
       controls_["show." + std::to_string(i)] = ControlRect::last_item();
       ImGui::PopID();
     }
-    if (choices.empty()) ImGui::TextDisabled("the document has no field, ndarray or texture to show");
+    if (choices.empty())
+      ImGui::TextDisabled("the document has no field, ndarray or texture to show");
     ImGui::Separator();
     bool can_save = !view_.empty() && session.has_program() && session.document().view != view_;
-    if (ImGui::Selectable("Save as the default view", false, can_save ? 0 : ImGuiSelectableFlags_Disabled) &&
+    if (ImGui::Selectable("Save as the default view", false,
+                          can_save ? 0 : ImGuiSelectableFlags_Disabled) &&
         on_save_default)
       on_save_default(view_);
     controls_["save-default"] = ControlRect::last_item();
@@ -224,7 +237,8 @@ void ViewportPanel::camera_input() {
   const ImGuiIO& io = ImGui::GetIO();
   float sx = io.DisplayFramebufferScale.x, sy = io.DisplayFramebufferScale.y;
   if (ImGui::IsItemActive()) {
-    const render::DragButton buttons[] = {render::DragButton::Left, render::DragButton::Right, render::DragButton::Middle};
+    const render::DragButton buttons[] = {render::DragButton::Left, render::DragButton::Right,
+                                          render::DragButton::Middle};
     for (int b = 0; b < 3; ++b)
       if (ImGui::IsMouseDragging(b, 0.0f) && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0)) {
         camera_.drag(buttons[b], io.MouseDelta.x * sx, io.MouseDelta.y * sy, rect_);
@@ -246,7 +260,8 @@ void ViewportPanel::overlay(LiveSession& session, const ViewportTimes& times) {
   ImVec2 at(rect_.x / scale.x + 8, rect_.y / scale.y + 6);
   char text[512];
   if (!session.has_program() && session.frame_in_flight()) {
-    std::snprintf(text, sizeof text, session.stuck() ? "running %.1f s: stuck? Stop cancels it" : "running %.1f s",
+    std::snprintf(text, sizeof text,
+                  session.stuck() ? "running %.1f s: stuck? Stop cancels it" : "running %.1f s",
                   session.running_seconds());
   } else if (!session.has_program()) {
     std::snprintf(text, sizeof text, "no program");
@@ -258,11 +273,13 @@ void ViewportPanel::overlay(LiveSession& session, const ViewportTimes& times) {
     };
     char fps[32] = "--";
     if (times.frame_ms > 0) std::snprintf(fps, sizeof fps, "%.0f", 1000.0 / times.frame_ms);
-    std::snprintf(text, sizeof text, "%s fps   frame %s   kernels %s   compile %s\nedit to running %s   step %lld   %s   %s",
-                  fps, ms(times.frame_ms, "%.1f").c_str(), ms(times.kernel_ms, "%.2f").c_str(),
-                  ms(times.compile_ms, "%.1f").c_str(), ms(times.latency_ms, "%.0f").c_str(),
-                  static_cast<long long>(session.steps()), session.playing() ? "playing" : "paused",
-                  session.program().device_name().c_str());
+    std::snprintf(
+        text, sizeof text,
+        "%s fps   frame %s   kernels %s   compile %s\nedit to running %s   step %lld   %s   %s",
+        fps, ms(times.frame_ms, "%.1f").c_str(), ms(times.kernel_ms, "%.2f").c_str(),
+        ms(times.compile_ms, "%.1f").c_str(), ms(times.latency_ms, "%.0f").c_str(),
+        static_cast<long long>(session.steps()), session.playing() ? "playing" : "paused",
+        session.program().device_name().c_str());
   }
   if (probe_) {  // the probe replaces the view: say so, and print what has no picture
     std::string line = probe_view_.as == "numbers" ? probe_numbers() : probe_view_.show;
@@ -270,16 +287,20 @@ void ViewportPanel::overlay(LiveSession& session, const ViewportTimes& times) {
   }
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImVec2 size = ImGui::CalcTextSize(text);
-  dl->AddRectFilled(ImVec2(at.x - 4, at.y - 2), ImVec2(at.x + size.x + 4, at.y + size.y + 2), IM_COL32(0, 0, 0, 150), 3.0f);
+  dl->AddRectFilled(ImVec2(at.x - 4, at.y - 2), ImVec2(at.x + size.x + 4, at.y + size.y + 2),
+                    IM_COL32(0, 0, 0, 150), 3.0f);
   dl->AddText(at, IM_COL32(230, 230, 230, 255), text);
   legend_ = problem_.empty() && !colored_resource().empty() &&
-            (drawn().as == "image" ? texture_ != nullptr : points_ != nullptr && !points_data_.scalars.empty());
+            (drawn().as == "image" ? texture_ != nullptr
+                                   : points_ != nullptr && !points_data_.scalars.empty());
   if (legend_) legend(dl);
   if (!problem_.empty()) {
-    ImVec2 p(rect_.x / scale.x + 8, (rect_.y + rect_.height) / scale.y - ImGui::GetTextLineHeight() * 2 - 8);
+    ImVec2 p(rect_.x / scale.x + 8,
+             (rect_.y + rect_.height) / scale.y - ImGui::GetTextLineHeight() * 2 - 8);
     float wrap = std::max(100.0f, rect_.width / scale.x - 16);
     ImVec2 s = ImGui::CalcTextSize(problem_.c_str(), nullptr, false, wrap);
-    dl->AddRectFilled(ImVec2(p.x - 4, p.y - 2), ImVec2(p.x + s.x + 4, p.y + s.y + 2), IM_COL32(60, 10, 10, 200), 3.0f);
+    dl->AddRectFilled(ImVec2(p.x - 4, p.y - 2), ImVec2(p.x + s.x + 4, p.y + s.y + 2),
+                      IM_COL32(60, 10, 10, 200), 3.0f);
     dl->AddText(nullptr, 0.0f, p, IM_COL32(255, 150, 140, 255), problem_.c_str(), nullptr, wrap);
   }
 }
@@ -295,21 +316,24 @@ void ViewportPanel::legend(ImDrawList* dl) {
   std::string lo = number(r.min), hi = number(r.max);
   float line = ImGui::GetTextLineHeight();
   float bar_w = std::clamp(rect_.width / scale.x * 0.3f, 120.0f, 220.0f), bar_h = 10.0f;
-  float right = (rect_.x + rect_.width) / scale.x - 10, bottom = (rect_.y + rect_.height) / scale.y - 8;
+  float right = (rect_.x + rect_.width) / scale.x - 10,
+        bottom = (rect_.y + rect_.height) / scale.y - 8;
   ImVec2 box0(right - bar_w - 8, bottom - bar_h - 2 * line - 10), box1(right, bottom);
   dl->AddRectFilled(box0, box1, IM_COL32(0, 0, 0, 150), 3.0f);
   ImVec2 bar0(box0.x + 4, box0.y + line + 5);
   const int kSteps = 32;
   for (int i = 0; i < kSteps; ++i) {
     float x0 = bar0.x + bar_w * i / kSteps, x1 = bar0.x + bar_w * (i + 1) / kSteps;
-    ImU32 a = ramp_color(static_cast<double>(i) / kSteps), b = ramp_color(static_cast<double>(i + 1) / kSteps);
+    ImU32 a = ramp_color(static_cast<double>(i) / kSteps),
+          b = ramp_color(static_cast<double>(i + 1) / kSteps);
     dl->AddRectFilledMultiColor(ImVec2(x0, bar0.y), ImVec2(x1 + 0.5f, bar0.y + bar_h), a, b, b, a);
   }
   ImU32 text = IM_COL32(230, 230, 230, 255);
   dl->AddText(ImVec2(box0.x + 4, box0.y + 3), text, title.c_str());
   float label_y = bar0.y + bar_h + 2;
   dl->AddText(ImVec2(bar0.x, label_y), text, lo.c_str());
-  dl->AddText(ImVec2(bar0.x + bar_w - ImGui::CalcTextSize(hi.c_str()).x, label_y), text, hi.c_str());
+  dl->AddText(ImVec2(bar0.x + bar_w - ImGui::CalcTextSize(hi.c_str()).x, label_y), text,
+              hi.c_str());
   controls_["legend"] = ControlRect{box0.x, box0.y, box1.x, box1.y};
   ImVec2 m = ImGui::GetIO().MousePos;
   bool over = m.x >= box0.x && m.x <= box1.x && m.y >= box0.y && m.y <= box1.y;
@@ -321,10 +345,12 @@ void ViewportPanel::legend(ImDrawList* dl) {
 // The element under the cursor: the image's texel, or the nearest point within 12 pixels.
 void ViewportPanel::hover(const std::string& resource_label) {
   const ImGuiIO& io = ImGui::GetIO();
-  float mx = io.MousePos.x * io.DisplayFramebufferScale.x, my = io.MousePos.y * io.DisplayFramebufferScale.y;
+  float mx = io.MousePos.x * io.DisplayFramebufferScale.x,
+        my = io.MousePos.y * io.DisplayFramebufferScale.y;
   char key[256];
-  std::snprintf(key, sizeof key, "%g %g %llu %g %g %g %g %g %g", mx, my, static_cast<unsigned long long>(uploads_),
-                camera_.target.x, camera_.target.y, camera_.target.z, camera_.view_height, camera_.distance,
+  std::snprintf(key, sizeof key, "%g %g %llu %g %g %g %g %g %g", mx, my,
+                static_cast<unsigned long long>(uploads_), camera_.target.x, camera_.target.y,
+                camera_.target.z, camera_.view_height, camera_.distance,
                 camera_.yaw + camera_.pitch * 7);
   if (key != hover_key_) {
     hover_key_ = key;
@@ -338,10 +364,13 @@ void ViewportPanel::hover(const std::string& resource_label) {
                         std::to_string(hovered_->index[1]) + "] = " + values_text(hovered_->values);
     } else if ((points_ || mesh_) && points_data_.count > 0) {
       float radius = 12.0f * io.DisplayFramebufferScale.x;
-      hovered_ = point_value_at(points_data_, camera_.view_projection(rect_), rect_, mx, my, radius);
+      hovered_ =
+          point_value_at(points_data_, camera_.view_projection(rect_), rect_, mx, my, radius);
       if (hovered_) {
-        hovered_text_ = resource_label + "[" + std::to_string(hovered_->element) + "] = " + values_text(hovered_->values);
-        if (hovered_->has_color_value) hovered_text_ += "\n" + drawn().color_by + ": " + number(hovered_->color_value);
+        hovered_text_ = resource_label + "[" + std::to_string(hovered_->element) +
+                        "] = " + values_text(hovered_->values);
+        if (hovered_->has_color_value)
+          hovered_text_ += "\n" + drawn().color_by + ": " + number(hovered_->color_value);
       }
     }
   }
@@ -363,7 +392,8 @@ std::string ViewportPanel::mesh_path(const LiveSession& session) const {
   fs::path mesh(view_.mesh);
   if (mesh.is_absolute()) return mesh.string();
   std::string doc = session.path().empty() ? session.document().path : session.path();
-  if (!doc.empty() && doc != "<memory>") return (fs::path(doc).parent_path() / mesh).lexically_normal().string();
+  if (!doc.empty() && doc != "<memory>")
+    return (fs::path(doc).parent_path() / mesh).lexically_normal().string();
   return mesh.string();
 }
 
@@ -425,12 +455,14 @@ std::string ViewportPanel::probe_numbers() const {
   if (!probe_) return "";
   std::string text = probe_view_.show + " = ";
   int comps = probe_->type.components();
-  size_t shown = std::min<size_t>(probe_->values.size() / static_cast<size_t>(std::max(comps, 1)), 8);
+  size_t shown =
+      std::min<size_t>(probe_->values.size() / static_cast<size_t>(std::max(comps, 1)), 8);
   for (size_t e = 0; e < shown; ++e) {
     text += e ? ", " : "";
     if (comps > 1) text += "(";
     for (int c = 0; c < comps; ++c)
-      text += (c ? ", " : "") + number(probe_->values[e * static_cast<size_t>(comps) + static_cast<size_t>(c)]);
+      text += (c ? ", " : "") +
+              number(probe_->values[e * static_cast<size_t>(comps) + static_cast<size_t>(c)]);
     if (comps > 1) text += ")";
   }
   if (probe_->values.size() / static_cast<size_t>(std::max(comps, 1)) > shown) text += ", ...";
@@ -459,7 +491,8 @@ void ViewportPanel::rebuild_layers(LiveSession& session, render::SceneRenderer& 
   }
 }
 
-void ViewportPanel::render(LiveSession& session, render::SceneRenderer& scene, const render::Frame& frame) {
+void ViewportPanel::render(LiveSession& session, render::SceneRenderer& scene,
+                           const render::Frame& frame) {
   if (!session.has_program()) {
     if (!session.frame_in_flight()) {  // while a frame runs, the last one's picture stays
       drop_layers();
@@ -492,7 +525,9 @@ void ViewportPanel::render(LiveSession& session, render::SceneRenderer& scene, c
             d.scalars = s.scalars.empty() ? nullptr : s.scalars.data();
             points_->update(d);
             points_->style.shaded = three_d_;
-            float auto_size = std::clamp(rect_.height * 0.5f / std::sqrt(static_cast<float>(std::max<size_t>(s.count, 1))), 2.0f, 8.0f);
+            float auto_size = std::clamp(
+                rect_.height * 0.5f / std::sqrt(static_cast<float>(std::max<size_t>(s.count, 1))),
+                2.0f, 8.0f);
             points_->style.size = drawn().point_size > 0 ? drawn().point_size : auto_size;
           } else {
             mesh_->update_positions(pos);
@@ -527,8 +562,9 @@ void ViewportPanel::render(LiveSession& session, render::SceneRenderer& scene, c
     render::Bounds grown = seen_;
     grown.add(now.min);
     grown.add(now.max);
-    if (seen_.empty() || grown.min.x < seen_.min.x || grown.min.y < seen_.min.y || grown.min.z < seen_.min.z ||
-        grown.max.x > seen_.max.x || grown.max.y > seen_.max.y || grown.max.z > seen_.max.z) {
+    if (seen_.empty() || grown.min.x < seen_.min.x || grown.min.y < seen_.min.y ||
+        grown.min.z < seen_.min.z || grown.max.x > seen_.max.x || grown.max.y > seen_.max.y ||
+        grown.max.z > seen_.max.z) {
       seen_ = grown;
       fit_pending_ = true;
     }

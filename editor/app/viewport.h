@@ -148,10 +148,10 @@ class ViewportPanel {
   std::map<std::string, ColorRange> ranges_;
   std::optional<HoveredValue> hovered_;
   std::string hovered_text_;
-  std::string hover_key_;  // the cursor, camera and upload the hovered value is for
+  std::string hover_key_;               // the cursor, camera and upload the hovered value is for
   const ProbeValues* probe_ = nullptr;  // shown instead of the view (the app owns it)
   uint64_t probe_version_ = 0;
-  graph::ViewSettings probe_view_;      // how it is drawn ("probe kernel #n.pin", as)
+  graph::ViewSettings probe_view_;  // how it is drawn ("probe kernel #n.pin", as)
 };
 
 }  // namespace loom::editor

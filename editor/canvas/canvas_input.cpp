@@ -210,9 +210,7 @@ bool NodeCanvas::press_left(EditorDocument& doc, ImVec2 mouse) {
 // The mode a left press on `press_` starts, and the selection it makes at once.
 void NodeCanvas::begin_press(EditorDocument& doc) {
   switch (press_.kind) {
-    case Hit::Kind::Minimap:
-      mode_ = Mode::Minimap;
-      return;
+    case Hit::Kind::Minimap: mode_ = Mode::Minimap; return;
     case Hit::Kind::Breadcrumb:
       if (static_cast<size_t>(press_.node) + 1 < crumbs_.size()) {
         crumbs_.resize(static_cast<size_t>(press_.node) + 1);
@@ -220,20 +218,14 @@ void NodeCanvas::begin_press(EditorDocument& doc) {
         palette_.close();
       }
       return;
-    case Hit::Kind::Pin:
-      begin_link(doc, press_);
-      return;
+    case Hit::Kind::Pin: begin_link(doc, press_); return;
     case Hit::Kind::Value:  // a click types a value, a drag scrubs it (see Mode::Value)
       mode_ = Mode::Value;
       scrubbing_ = false;
       return;
     case Hit::Kind::Node:
-    case Hit::Kind::Zone:
-      press_node(doc);
-      return;
-    case Hit::Kind::Comment:
-      press_comment(doc);
-      return;
+    case Hit::Kind::Zone: press_node(doc); return;
+    case Hit::Kind::Comment: press_comment(doc); return;
     case Hit::Kind::CommentResize: {
       const graph::GraphLayout* l = layout(doc);
       if (!l || static_cast<size_t>(press_.comment) >= l->comments.size()) return;
@@ -243,9 +235,7 @@ void NodeCanvas::begin_press(EditorDocument& doc) {
       return;
     }
     case Hit::Kind::Link:
-    case Hit::Kind::None:
-      mode_ = Mode::Box;
-      return;
+    case Hit::Kind::None: mode_ = Mode::Box; return;
   }
 }
 
@@ -291,20 +281,13 @@ void NodeCanvas::follow_drag(EditorDocument& doc, ImVec2 mouse, Vec2 cm) {
     if (mode_ == Mode::MoveNodes) begin_move(doc, press_);
   }
   switch (mode_) {
-    case Mode::Minimap:
-      return drag_minimap(mouse, released);
-    case Mode::MoveNodes:
-      return drag_nodes(doc, released);
-    case Mode::Box:
-      return drag_box(doc, cm, released);
-    case Mode::Value:
-      return drag_value(doc, released);
-    case Mode::Link:
-      return drag_link(doc, cm, released);
-    case Mode::ResizeComment:
-      return drag_comment_corner(doc, mouse, released);
-    default:
-      return;
+    case Mode::Minimap: return drag_minimap(mouse, released);
+    case Mode::MoveNodes: return drag_nodes(doc, released);
+    case Mode::Box: return drag_box(doc, cm, released);
+    case Mode::Value: return drag_value(doc, released);
+    case Mode::Link: return drag_link(doc, cm, released);
+    case Mode::ResizeComment: return drag_comment_corner(doc, mouse, released);
+    default: return;
   }
 }
 
@@ -673,11 +656,8 @@ bool NodeCanvas::double_click(EditorDocument& doc, const Hit& hit) {
         comment_title_ = l->comments[static_cast<size_t>(hit.comment)].title;
       comment_focus_ = true;
       return true;
-    case Hit::Kind::None:
-      open_palette(doc, cm, mouse, false);
-      return true;
-    default:
-      return false;
+    case Hit::Kind::None: open_palette(doc, cm, mouse, false); return true;
+    default: return false;
   }
 }
 

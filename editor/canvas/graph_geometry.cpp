@@ -22,17 +22,13 @@ std::string shorten(std::string s, size_t n) {
 
 PinCategory literal_category(const graph::Literal& l) {
   switch (l.kind) {
-    case graph::Literal::Kind::Bool:
-      return PinCategory::Bool;
-    case graph::Literal::Kind::Int:
-      return PinCategory::Int;
-    case graph::Literal::Kind::Float:
-      return PinCategory::Float;
+    case graph::Literal::Kind::Bool: return PinCategory::Bool;
+    case graph::Literal::Kind::Int: return PinCategory::Int;
+    case graph::Literal::Kind::Float: return PinCategory::Float;
     case graph::Literal::Kind::List:
       return !l.list.empty() && l.list[0].kind == graph::Literal::Kind::List ? PinCategory::Matrix
                                                                              : PinCategory::Vector;
-    default:
-      return PinCategory::Any;
+    default: return PinCategory::Any;
   }
 }
 

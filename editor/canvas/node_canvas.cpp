@@ -228,8 +228,7 @@ std::optional<ImVec2> NodeCanvas::link_screen_point(const PinRef& input, float t
   if (i < 0) return std::nullopt;
   int p = geo_.input_index(i, input.pin);
   for (const LinkGeom& l : geo_.links())
-    if (l.to == i && l.to_pin == p)
-      return view_.to_screen(GraphGeometry::link_point(l, t));
+    if (l.to == i && l.to_pin == p) return view_.to_screen(GraphGeometry::link_point(l, t));
   return std::nullopt;
 }
 

@@ -290,7 +290,8 @@ class NodeCanvas {
     ImVec2 center{-1, -1};  // on screen, as last drawn
   };
   int editing_node_ = -1;
-  float value_editor_height_ = 200;  // last frame's (the editor is kept on screen)  // the value editor's node
+  float value_editor_height_ =
+      200;  // last frame's (the editor is kept on screen)  // the value editor's node
   std::vector<EditField> edit_fields_;
   bool edit_focus_ = false;
   int edit_opened_frame_ = -1;

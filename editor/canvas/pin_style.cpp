@@ -5,14 +5,10 @@ namespace loom::editor {
 PinCategory pin_category(const graph::PinValue* v) {
   if (!v) return PinCategory::Any;
   switch (v->kind) {
-    case graph::PinValue::Kind::Ref:
-      return PinCategory::Ref;
-    case graph::PinValue::Kind::Array:
-      return PinCategory::Memory;
-    case graph::PinValue::Kind::Texture:
-      return PinCategory::Texture;
-    case graph::PinValue::Kind::Value:
-      break;
+    case graph::PinValue::Kind::Ref: return PinCategory::Ref;
+    case graph::PinValue::Kind::Array: return PinCategory::Memory;
+    case graph::PinValue::Kind::Texture: return PinCategory::Texture;
+    case graph::PinValue::Kind::Value: break;
   }
   if (v->type.is_matrix()) return PinCategory::Matrix;
   if (!v->type.is_scalar()) return PinCategory::Vector;
@@ -47,48 +43,30 @@ PinCategory guess_pin_category(const std::string& type, const std::string& pin, 
 
 const char* pin_category_name(PinCategory c) {
   switch (c) {
-    case PinCategory::Float:
-      return "float";
-    case PinCategory::Int:
-      return "integer";
-    case PinCategory::Bool:
-      return "bool";
-    case PinCategory::Vector:
-      return "vector";
-    case PinCategory::Matrix:
-      return "matrix";
-    case PinCategory::Memory:
-      return "array";
-    case PinCategory::Texture:
-      return "texture";
-    case PinCategory::Ref:
-      return "variable";
-    case PinCategory::Any:
-      return "any";
+    case PinCategory::Float: return "float";
+    case PinCategory::Int: return "integer";
+    case PinCategory::Bool: return "bool";
+    case PinCategory::Vector: return "vector";
+    case PinCategory::Matrix: return "matrix";
+    case PinCategory::Memory: return "array";
+    case PinCategory::Texture: return "texture";
+    case PinCategory::Ref: return "variable";
+    case PinCategory::Any: return "any";
   }
   return "any";
 }
 
 ImU32 pin_color(PinCategory c) {
   switch (c) {
-    case PinCategory::Float:
-      return IM_COL32(161, 214, 99, 255);  // green
-    case PinCategory::Int:
-      return IM_COL32(90, 190, 230, 255);  // cyan
-    case PinCategory::Bool:
-      return IM_COL32(230, 96, 96, 255);  // red
-    case PinCategory::Vector:
-      return IM_COL32(240, 200, 70, 255);  // yellow
-    case PinCategory::Matrix:
-      return IM_COL32(240, 140, 60, 255);  // orange
-    case PinCategory::Memory:
-      return IM_COL32(110, 140, 255, 255);  // blue
-    case PinCategory::Texture:
-      return IM_COL32(220, 110, 220, 255);  // magenta
-    case PinCategory::Ref:
-      return IM_COL32(200, 160, 255, 255);  // lilac
-    case PinCategory::Any:
-      return IM_COL32(185, 185, 185, 255);  // grey
+    case PinCategory::Float: return IM_COL32(161, 214, 99, 255);     // green
+    case PinCategory::Int: return IM_COL32(90, 190, 230, 255);       // cyan
+    case PinCategory::Bool: return IM_COL32(230, 96, 96, 255);       // red
+    case PinCategory::Vector: return IM_COL32(240, 200, 70, 255);    // yellow
+    case PinCategory::Matrix: return IM_COL32(240, 140, 60, 255);    // orange
+    case PinCategory::Memory: return IM_COL32(110, 140, 255, 255);   // blue
+    case PinCategory::Texture: return IM_COL32(220, 110, 220, 255);  // magenta
+    case PinCategory::Ref: return IM_COL32(200, 160, 255, 255);      // lilac
+    case PinCategory::Any: return IM_COL32(185, 185, 185, 255);      // grey
   }
   return IM_COL32_WHITE;
 }
@@ -130,8 +108,7 @@ void draw_pin(ImDrawList* dl, ImVec2 c, float r, PinCategory cat, bool connected
                 : dl->AddPolyline(p, 3, col, ImDrawFlags_Closed, t);
       return;
     }
-    default:
-      connected ? dl->AddCircleFilled(c, r, col, 12) : dl->AddCircle(c, r, col, 12, t);
+    default: connected ? dl->AddCircleFilled(c, r, col, 12) : dl->AddCircle(c, r, col, 12, t);
   }
 }
 

@@ -98,22 +98,14 @@ bool is_graph(DeclKind k) { return k == DeclKind::Kernel || k == DeclKind::Funct
 
 bool exists(const Document& doc, DeclKind kind, const std::string& name) {
   switch (kind) {
-    case DeclKind::Field:
-      return doc.field(name);
-    case DeclKind::Ndarray:
-      return doc.ndarray(name);
-    case DeclKind::Texture:
-      return doc.texture(name);
-    case DeclKind::Argpack:
-      return doc.argpack(name);
-    case DeclKind::ArgpackType:
-      return doc.argpack_type(name) >= 0;
-    case DeclKind::Kernel:
-      return doc.kernel(name);
-    case DeclKind::Function:
-      return doc.function(name);
-    case DeclKind::Pipeline:
-      return doc.pipeline(name);
+    case DeclKind::Field: return doc.field(name);
+    case DeclKind::Ndarray: return doc.ndarray(name);
+    case DeclKind::Texture: return doc.texture(name);
+    case DeclKind::Argpack: return doc.argpack(name);
+    case DeclKind::ArgpackType: return doc.argpack_type(name) >= 0;
+    case DeclKind::Kernel: return doc.kernel(name);
+    case DeclKind::Function: return doc.function(name);
+    case DeclKind::Pipeline: return doc.pipeline(name);
   }
   return false;
 }
@@ -246,10 +238,8 @@ bool argument_fits(const Document& doc, const graph::KernelParam& p, const Liter
         return arg.kind != Literal::Kind::List && arg.kind != Literal::Kind::String;
       return arg.kind == Literal::Kind::List || arg.is_number();
     }
-    case graph::ParamKind::Ndarray:
-      return arg.kind == Literal::Kind::String && doc.ndarray(arg.s);
-    case graph::ParamKind::Texture:
-      return arg.kind == Literal::Kind::String && doc.texture(arg.s);
+    case graph::ParamKind::Ndarray: return arg.kind == Literal::Kind::String && doc.ndarray(arg.s);
+    case graph::ParamKind::Texture: return arg.kind == Literal::Kind::String && doc.texture(arg.s);
     case graph::ParamKind::Argpack:
       return arg.kind == Literal::Kind::String && doc.argpack(arg.s) &&
              doc.argpack(arg.s)->type == p.type;
@@ -290,22 +280,14 @@ std::string kernel_param_problem(const graph::KernelDecl& k, const graph::Kernel
 
 const char* decl_kind_name(DeclKind kind) {
   switch (kind) {
-    case DeclKind::Field:
-      return "field";
-    case DeclKind::Ndarray:
-      return "ndarray";
-    case DeclKind::Texture:
-      return "texture";
-    case DeclKind::Argpack:
-      return "argpack";
-    case DeclKind::ArgpackType:
-      return "argpack type";
-    case DeclKind::Kernel:
-      return "kernel";
-    case DeclKind::Function:
-      return "function";
-    case DeclKind::Pipeline:
-      return "pipeline";
+    case DeclKind::Field: return "field";
+    case DeclKind::Ndarray: return "ndarray";
+    case DeclKind::Texture: return "texture";
+    case DeclKind::Argpack: return "argpack";
+    case DeclKind::ArgpackType: return "argpack type";
+    case DeclKind::Kernel: return "kernel";
+    case DeclKind::Function: return "function";
+    case DeclKind::Pipeline: return "pipeline";
   }
   return "";
 }
@@ -450,11 +432,8 @@ EditResult add_declaration(EditorDocument& d, DeclKind kind, const std::string& 
       next.kernels.push_back(std::move(k));
       break;
     }
-    case DeclKind::Pipeline:
-      next.pipelines.push_back(graph::Pipeline{n, {}});
-      break;
-    case DeclKind::Function:
-      break;
+    case DeclKind::Pipeline: next.pipelines.push_back(graph::Pipeline{n, {}}); break;
+    case DeclKind::Function: break;
   }
   return commit(d, std::move(next), std::string("Add ") + decl_kind_name(kind) + " " + n);
 }
@@ -469,18 +448,10 @@ EditResult rename_declaration(EditorDocument& d, DeclKind kind, const std::strin
   Document next = d.doc();
   std::string label = std::string("Rename ") + decl_kind_name(kind) + " " + from + " to " + to;
   switch (kind) {
-    case DeclKind::Field:
-      find_named(next.fields, from)->name = to;
-      break;
-    case DeclKind::Ndarray:
-      find_named(next.ndarrays, from)->name = to;
-      break;
-    case DeclKind::Texture:
-      find_named(next.textures, from)->name = to;
-      break;
-    case DeclKind::Argpack:
-      find_named(next.argpacks, from)->name = to;
-      break;
+    case DeclKind::Field: find_named(next.fields, from)->name = to; break;
+    case DeclKind::Ndarray: find_named(next.ndarrays, from)->name = to; break;
+    case DeclKind::Texture: find_named(next.textures, from)->name = to; break;
+    case DeclKind::Argpack: find_named(next.argpacks, from)->name = to; break;
     case DeclKind::ArgpackType:
       find_named(next.argpack_types, from)->name = to;
       for (graph::ArgpackDecl& a : next.argpacks)
@@ -500,11 +471,8 @@ EditResult rename_declaration(EditorDocument& d, DeclKind kind, const std::strin
       for (graph::GraphLayout& l : next.layout)
         if (l.graph == from) l.graph = to;
       break;
-    case DeclKind::Pipeline:
-      find_named(next.pipelines, from)->name = to;
-      break;
-    case DeclKind::Function:
-      break;
+    case DeclKind::Pipeline: find_named(next.pipelines, from)->name = to; break;
+    case DeclKind::Function: break;
   }
   if (is_resource(kind)) rename_resource_refs(next, kind, from, to);
   EditResult r = commit(d, std::move(next), label);
@@ -538,18 +506,10 @@ EditResult delete_declaration(EditorDocument& d, DeclKind kind, const std::strin
         items.end());
   };
   switch (kind) {
-    case DeclKind::Field:
-      erase_named(next.fields);
-      break;
-    case DeclKind::Ndarray:
-      erase_named(next.ndarrays);
-      break;
-    case DeclKind::Texture:
-      erase_named(next.textures);
-      break;
-    case DeclKind::Argpack:
-      erase_named(next.argpacks);
-      break;
+    case DeclKind::Field: erase_named(next.fields); break;
+    case DeclKind::Ndarray: erase_named(next.ndarrays); break;
+    case DeclKind::Texture: erase_named(next.textures); break;
+    case DeclKind::Argpack: erase_named(next.argpacks); break;
     case DeclKind::ArgpackType: {
       int index = next.argpack_type(name);
       for (const graph::ArgpackDecl& a : next.argpacks)
@@ -597,11 +557,8 @@ EditResult delete_declaration(EditorDocument& d, DeclKind kind, const std::strin
                " removed from the pipelines";
       break;
     }
-    case DeclKind::Pipeline:
-      erase_named(next.pipelines);
-      break;
-    case DeclKind::Function:
-      break;
+    case DeclKind::Pipeline: erase_named(next.pipelines); break;
+    case DeclKind::Function: break;
   }
   return commit(d, std::move(next), std::string("Delete ") + decl_kind_name(kind) + " " + name,
                 note);
@@ -611,27 +568,13 @@ EditResult move_declaration(EditorDocument& d, DeclKind kind, const std::string&
   Document next = d.doc();
   bool found = false;
   switch (kind) {
-    case DeclKind::Field:
-      found = move_named(next.fields, name, delta);
-      break;
-    case DeclKind::Ndarray:
-      found = move_named(next.ndarrays, name, delta);
-      break;
-    case DeclKind::Texture:
-      found = move_named(next.textures, name, delta);
-      break;
-    case DeclKind::Argpack:
-      found = move_named(next.argpacks, name, delta);
-      break;
-    case DeclKind::Kernel:
-      found = move_named(next.kernels, name, delta);
-      break;
-    case DeclKind::Function:
-      found = move_named(next.functions, name, delta);
-      break;
-    case DeclKind::Pipeline:
-      found = move_named(next.pipelines, name, delta);
-      break;
+    case DeclKind::Field: found = move_named(next.fields, name, delta); break;
+    case DeclKind::Ndarray: found = move_named(next.ndarrays, name, delta); break;
+    case DeclKind::Texture: found = move_named(next.textures, name, delta); break;
+    case DeclKind::Argpack: found = move_named(next.argpacks, name, delta); break;
+    case DeclKind::Kernel: found = move_named(next.kernels, name, delta); break;
+    case DeclKind::Function: found = move_named(next.functions, name, delta); break;
+    case DeclKind::Pipeline: found = move_named(next.pipelines, name, delta); break;
     case DeclKind::ArgpackType: {
       int from = next.argpack_type(name);
       if (from < 0) break;
@@ -679,7 +622,8 @@ std::string array_problem(const char* kind, const std::string& name,
   if (shape.empty() || shape.size() > max_dims)
     return std::string(kind) + " '" + name + "' needs 1 to " + std::to_string(max_dims) +
            " dimensions";
-  std::string why = graph::shape_problem(shape, static_cast<int64_t>(size_of(elem.scalar)) * elem.components());
+  std::string why =
+      graph::shape_problem(shape, static_cast<int64_t>(size_of(elem.scalar)) * elem.components());
   return why.empty() ? "" : std::string(kind) + " '" + name + "': " + why;
 }
 
@@ -714,8 +658,7 @@ std::string member_value_problem(const Document& doc, int type, const std::strin
         return is_name && doc.texture(value.s) ? "" : "the name of a texture of the program";
       case MemberKind::Pack:
         return is_name && doc.argpack(value.s) ? "" : "the name of an argpack of the program";
-      case MemberKind::Struct:
-        return "set its members one by one ('" + path + ".x')";
+      case MemberKind::Struct: return "set its members one by one ('" + path + ".x')";
     }
   }
   return "the type has no member '" + path + "'";
@@ -1099,14 +1042,10 @@ EditResult set_view(EditorDocument& d, const graph::ViewSettings& view) {
 std::vector<std::string> declaration_node_types(DeclKind kind) {
   switch (kind) {
     case DeclKind::Field:
-    case DeclKind::Ndarray:
-      return {"load", "store", "atomic_add"};
-    case DeclKind::Texture:
-      return {"tex_load", "tex_sample", "tex_store"};
-    case DeclKind::Function:
-      return {"call"};
-    default:
-      return {};
+    case DeclKind::Ndarray: return {"load", "store", "atomic_add"};
+    case DeclKind::Texture: return {"tex_load", "tex_sample", "tex_store"};
+    case DeclKind::Function: return {"call"};
+    default: return {};
   }
 }
 

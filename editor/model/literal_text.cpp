@@ -9,20 +9,16 @@ using graph::Literal;
 
 std::string literal_text(const Literal& l) {
   switch (l.kind) {
-    case Literal::Kind::Bool:
-      return l.b ? "true" : "false";
+    case Literal::Kind::Bool: return l.b ? "true" : "false";
     case Literal::Kind::Int:
-    case Literal::Kind::Float:
-      return graph::number_text(l);
-    case Literal::Kind::String:
-      return l.s;
+    case Literal::Kind::Float: return graph::number_text(l);
+    case Literal::Kind::String: return l.s;
     case Literal::Kind::List: {
       std::string s = "[";
       for (size_t i = 0; i < l.list.size(); ++i) s += (i ? ", " : "") + literal_text(l.list[i]);
       return s + "]";
     }
-    case Literal::Kind::None:
-      break;
+    case Literal::Kind::None: break;
   }
   return "";
 }

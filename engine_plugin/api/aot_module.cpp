@@ -25,17 +25,19 @@ namespace {
 // Blob names are file names in the folder form: letters, digits, '_', '-', '.'.
 std::string blob_stem(size_t index, const std::string& kernel) {
   std::string s = std::to_string(index) + ".";
-  for (char c : kernel) s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
+  for (char c : kernel)
+    s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
   return s;
 }
 
-bool same_template(const std::vector<aot::TemplateArgument>& a, const std::vector<aot::TemplateArgument>& b) {
+bool same_template(const std::vector<aot::TemplateArgument>& a,
+                   const std::vector<aot::TemplateArgument>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
     const auto &x = a[i], &y = b[i];
     // Floats by their bits: a NaN argument matches itself, 0.0 and -0.0 stay apart.
-    if (x.param != y.param || x.kind != y.kind || x.field != y.field || x.elem != y.elem || x.i != y.i || x.b != y.b ||
-        std::bit_cast<uint64_t>(x.f) != std::bit_cast<uint64_t>(y.f))
+    if (x.param != y.param || x.kind != y.kind || x.field != y.field || x.elem != y.elem ||
+        x.i != y.i || x.b != y.b || std::bit_cast<uint64_t>(x.f) != std::bit_cast<uint64_t>(y.f))
       return false;
   }
   return true;
@@ -43,10 +45,12 @@ bool same_template(const std::vector<aot::TemplateArgument>& a, const std::vecto
 
 // The exact components of `a` as `type`, checked as a launch checks them: a scalar as Int,
 // Float or Bool, a vector or matrix as a list.
-aot::Value normalised_value(const Arg& a, ValueType type, const Place& where, const std::string& what) {
+aot::Value normalised_value(const Arg& a, ValueType type, const Place& where,
+                            const std::string& what) {
   std::vector<uint8_t> bytes = argument_bytes(a, type, where, what);
   auto component = [&](int c, bool* integral, int64_t* i, bool* above) -> double {
-    const uint8_t* p = bytes.data() + static_cast<size_t>(c) * static_cast<size_t>(size_of(type.scalar));
+    const uint8_t* p =
+        bytes.data() + static_cast<size_t>(c) * static_cast<size_t>(size_of(type.scalar));
     *integral = !is_float(type.scalar);
     *above = false;
     auto load = [&](auto zero) {
@@ -119,11 +123,14 @@ struct AotModule::Impl {
   const graph::Document& doc() const { return program.document(); }
 };
 
-AotModule::AotModule(Program& program, AotOptions options) : impl_(std::make_unique<Impl>(Impl{program, std::move(options), {}, {}})) {
+AotModule::AotModule(Program& program, AotOptions options)
+    : impl_(std::make_unique<Impl>(Impl{program, std::move(options), {}, {}})) {
   if (impl_->options.arch != Backend::Cpu && impl_->options.arch != Backend::Vulkan)
-    throw Error("AOT modules are compiled for the CPU or for Vulkan, not for '" + std::string(backend_name(impl_->options.arch)) + "'");
+    throw Error("AOT modules are compiled for the CPU or for Vulkan, not for '" +
+                std::string(backend_name(impl_->options.arch)) + "'");
   if (impl_->options.workgroup_size < 1 || impl_->options.workgroup_size > 1024)
-    throw Error("AOT module: workgroup size " + std::to_string(impl_->options.workgroup_size) + " is not in [1, 1024]");
+    throw Error("AOT module: workgroup size " + std::to_string(impl_->options.workgroup_size) +
+                " is not in [1, 1024]");
   aot::ModuleMetadata& m = impl_->module.meta;
   m.name = program.document().name;
   m.arch = impl_->options.arch == Backend::Vulkan ? aot::Arch::Vulkan : aot::Arch::Cpu;
@@ -166,7 +173,8 @@ void AotModule::add_resource(const std::string& name) {
     aot::ArgpackInfo info;
     info.name = a->name;
     info.type = doc.argpack_type(a->type);
-    if (info.type < 0) throw Error(where, "argpack '" + name + "' has unknown type '" + a->type + "'");
+    if (info.type < 0)
+      throw Error(where, "argpack '" + name + "' has unknown type '" + a->type + "'");
     for (const auto& [path, literal] : a->values) {
       Place at{doc.path, "", -1, name + "." + path};
       uint32_t offset = 0;
@@ -174,10 +182,12 @@ void AotModule::add_resource(const std::string& name) {
       if (!member) throw Error(at, "argpack '" + name + "' has no member '" + path + "'");
       Arg arg = literal_to_arg(literal, at);
       if (member->kind == MemberKind::Value) {
-        info.values.emplace_back(path, normalised_value(arg, member->type, at, "member '" + name + "." + path + "'"));
+        info.values.emplace_back(
+            path, normalised_value(arg, member->type, at, "member '" + name + "." + path + "'"));
         continue;
       }
-      if (arg.kind() != Arg::Kind::Resource) throw Error(at, "member '" + name + "." + path + "' takes a resource name");
+      if (arg.kind() != Arg::Kind::Resource)
+        throw Error(at, "member '" + name + "." + path + "' takes a resource name");
       add_resource(arg.resource());
       info.values.emplace_back(path, resource_value(arg.resource()));
     }
@@ -188,7 +198,8 @@ void AotModule::add_resource(const std::string& name) {
 }
 
 void AotModule::add_field(const std::string& name) {
-  if (!impl_->doc().field(name)) throw Error(Place{impl_->doc().path, "", -1, name}, "the document has no field '" + name + "'");
+  if (!impl_->doc().field(name))
+    throw Error(Place{impl_->doc().path, "", -1, name}, "the document has no field '" + name + "'");
   add_resource(name);
 }
 
@@ -200,7 +211,8 @@ int AotModule::add_instance(const std::string& kernel, const Args& args, const s
   program.lower_for_module(kernel, args, vulkan ? 32 : 64, inst);
   std::string module_name = name.empty() ? kernel : name;
   for (size_t k = 0; k < m.kernels.size(); ++k)
-    if (m.kernels[k].name == module_name && same_template(m.kernels[k].template_args, inst.template_args))
+    if (m.kernels[k].name == module_name &&
+        same_template(m.kernels[k].template_args, inst.template_args))
       return static_cast<int>(k);
 
   size_t index = m.kernels.size();
@@ -238,7 +250,8 @@ int AotModule::add_instance(const std::string& kernel, const Args& args, const s
     }
     m.needs.vulkan_features |= info.spirv.requirements;
     if (info.spirv.args_in_push_constants)
-      m.needs.push_constant_bytes = std::max(m.needs.push_constant_bytes, args_layout(info.abi).size);
+      m.needs.push_constant_bytes =
+          std::max(m.needs.push_constant_bytes, args_layout(info.abi).size);
   }
   for (const ResourceDesc& r : info.abi.resources)
     if (r.kind == ResourceKind::Field) add_resource(r.field);
@@ -246,7 +259,8 @@ int AotModule::add_instance(const std::string& kernel, const Args& args, const s
   return static_cast<int>(index);
 }
 
-void AotModule::add_kernel(const std::string& kernel, const Args& example_args, const std::string& name) {
+void AotModule::add_kernel(const std::string& kernel, const Args& example_args,
+                           const std::string& name) {
   add_instance(kernel, example_args, name);
 }
 
@@ -272,7 +286,8 @@ void AotModule::add_pipeline(const std::string& name) {
   info.name = name;
   for (const graph::Launch& l : p->launches) {
     Args args;
-    for (const auto& [param, literal] : l.args) args.emplace_back(param, literal_to_arg(literal, Place{doc.path, l.kernel, -1, param}));
+    for (const auto& [param, literal] : l.args)
+      args.emplace_back(param, literal_to_arg(literal, Place{doc.path, l.kernel, -1, param}));
     aot::LaunchInfo launch;
     launch.kernel = add_instance(l.kernel, args, l.kernel);
     const KernelABI& abi = m.kernels[static_cast<size_t>(launch.kernel)].abi;
@@ -281,13 +296,18 @@ void AotModule::add_pipeline(const std::string& name) {
       const Arg* a = nullptr;
       for (const auto& [param, value] : args)
         if (param == d.name) a = &value;
-      if (!a) throw Error(where, "pipeline '" + name + "': missing argument for parameter '" + d.name + "'");
+      if (!a)
+        throw Error(where,
+                    "pipeline '" + name + "': missing argument for parameter '" + d.name + "'");
       if (d.kind == ParamKind::Value) {
-        launch.args.emplace_back(d.name, normalised_value(*a, d.type, where, "pipeline '" + name + "': parameter '" + d.name + "'"));
+        launch.args.emplace_back(
+            d.name, normalised_value(*a, d.type, where,
+                                     "pipeline '" + name + "': parameter '" + d.name + "'"));
         continue;
       }
       if (a->kind() != Arg::Kind::Resource)
-        throw Error(where, "pipeline '" + name + "': parameter '" + d.name + "' takes a resource name, not " + describe_arg(*a));
+        throw Error(where, "pipeline '" + name + "': parameter '" + d.name +
+                               "' takes a resource name, not " + describe_arg(*a));
       add_resource(a->resource());
       launch.args.emplace_back(d.name, resource_value(a->resource()));
     }
@@ -322,7 +342,11 @@ std::string AotModule::save(const std::string& folder, const std::string& name) 
   return path;
 }
 
-void AotModule::save_archive(const std::string& path) const { aot::save_module_archive(module(), path); }
-void AotModule::save_folder(const std::string& dir) const { aot::save_module_folder(module(), dir); }
+void AotModule::save_archive(const std::string& path) const {
+  aot::save_module_archive(module(), path);
+}
+void AotModule::save_folder(const std::string& dir) const {
+  aot::save_module_folder(module(), dir);
+}
 
 }  // namespace loom

@@ -43,14 +43,10 @@ std::string float_text(double f) {
 
 std::string number_text(const Number& x) {
   switch (x.kind) {
-    case Number::Kind::Int:
-      return std::to_string(x.i);
-    case Number::Kind::UInt64:
-      return std::to_string(static_cast<uint64_t>(x.i));
-    case Number::Kind::Bool:
-      return x.i ? "true" : "false";
-    case Number::Kind::Float:
-      return float_text(x.f);
+    case Number::Kind::Int: return std::to_string(x.i);
+    case Number::Kind::UInt64: return std::to_string(static_cast<uint64_t>(x.i));
+    case Number::Kind::Bool: return x.i ? "true" : "false";
+    case Number::Kind::Float: return float_text(x.f);
   }
   return "?";
 }
@@ -60,10 +56,8 @@ Number scalar_number(const Arg& a) {
     case Arg::Kind::Int:
       return a.is_uint64() ? Number{Number::Kind::UInt64, a.as_int(), 0}
                            : Number{Number::Kind::Int, a.as_int(), 0};
-    case Arg::Kind::Bool:
-      return Number{Number::Kind::Bool, a.as_int(), 0};
-    default:
-      return Number{Number::Kind::Float, 0, a.as_double()};
+    case Arg::Kind::Bool: return Number{Number::Kind::Bool, a.as_int(), 0};
+    default: return Number{Number::Kind::Float, 0, a.as_double()};
   }
 }
 
@@ -126,18 +120,14 @@ bool store(const Number& x, Scalar s, uint8_t* out) {
 
 std::string describe_arg(const Arg& a) {
   switch (a.kind()) {
-    case Arg::Kind::Int:
-      return "the integer " + number_text(scalar_number(a));
-    case Arg::Kind::Float:
-      return "the number " + float_text(a.as_double());
-    case Arg::Kind::Bool:
-      return a.as_int() ? "true" : "false";
+    case Arg::Kind::Int: return "the integer " + number_text(scalar_number(a));
+    case Arg::Kind::Float: return "the number " + float_text(a.as_double());
+    case Arg::Kind::Bool: return a.as_int() ? "true" : "false";
     case Arg::Kind::List:
       if (!a.column_sizes().empty())
         return "a list of " + std::to_string(a.column_sizes().size()) + " columns";
       return "a list of " + std::to_string(a.list().size()) + " numbers";
-    case Arg::Kind::Resource:
-      return "'" + a.resource() + "'";
+    case Arg::Kind::Resource: return "'" + a.resource() + "'";
   }
   return "?";
 }
@@ -189,8 +179,10 @@ std::vector<uint8_t> argument_bytes(const Arg& a, ValueType type, const Place& w
 
 Arg literal_to_arg(const graph::Literal& l, const Place& where) {
   auto number = [&](const graph::Literal& x) {
-    if (x.kind == graph::Literal::Kind::Int && (x.above_int64 || x.i > (int64_t{1} << 53) || x.i < -(int64_t{1} << 53)))
-      throw Error(where, "the list component " + (x.spelling.empty() ? std::to_string(x.i) : x.spelling) +
+    if (x.kind == graph::Literal::Kind::Int &&
+        (x.above_int64 || x.i > (int64_t{1} << 53) || x.i < -(int64_t{1} << 53)))
+      throw Error(where, "the list component " +
+                             (x.spelling.empty() ? std::to_string(x.i) : x.spelling) +
                              " is too large to be exact; list components are doubles (up to 2^53)");
     if (!x.is_number() && x.kind != graph::Literal::Kind::Bool)
       throw Error(where, "lists hold numbers (or lists of numbers: the columns of a matrix)");

@@ -7,10 +7,8 @@ namespace loom {
 
 Backend DeviceBackend::kind() const {
   switch (device_->kind()) {
-    case DeviceKind::Cpu:
-      return Backend::Cpu;
-    case DeviceKind::Vulkan:
-      return Backend::Vulkan;
+    case DeviceKind::Cpu: return Backend::Cpu;
+    case DeviceKind::Vulkan: return Backend::Vulkan;
   }
   return Backend::Cpu;
 }
@@ -39,13 +37,9 @@ DeviceCounters DeviceBackend::counters() {
 
 std::unique_ptr<DeviceBackend> make_backend(const ProgramOptions& options) {
   switch (options.backend) {
-    case Backend::Cpu:
-      return make_cpu_backend(options);
-    case Backend::Vulkan:
-      return make_vulkan_backend(options);
-    case Backend::Auto:
-      try {
-        return make_vulkan_backend(options);
+    case Backend::Cpu: return make_cpu_backend(options);
+    case Backend::Vulkan: return make_vulkan_backend(options);
+    case Backend::Auto: try { return make_vulkan_backend(options);
       } catch (const Error& e) {
         if (options.warn)
           options.warn(std::string("notice: no Vulkan device (") + e.what() +

@@ -23,7 +23,9 @@ std::string OfflineCache::default_directory() {
   return "";
 }
 
-std::string OfflineCache::path_for(const std::string& key) const { return dir_ + "/" + key + ".lkr"; }
+std::string OfflineCache::path_for(const std::string& key) const {
+  return dir_ + "/" + key + ".lkr";
+}
 
 std::optional<KernelRecord> OfflineCache::load(const std::string& key) const {
   if (!enabled()) return std::nullopt;
@@ -38,7 +40,8 @@ std::optional<KernelRecord> OfflineCache::load(const std::string& key) const {
   try {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(Place{path}, "cannot open the entry");
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
     if (in.bad()) throw Error(Place{path}, "cannot read the entry");
     return deserialize_kernel_record(bytes, path);
   } catch (const std::exception& e) {  // corrupt, truncated or unreadable: a miss
@@ -63,16 +66,19 @@ void OfflineCache::store(const std::string& key, const KernelRecord& record) con
   std::vector<uint8_t> bytes = serialize_kernel_record(record);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
     if (!out) {
-      if (warn_) warn_("warning: cannot write offline cache entry " + tmp + "; continuing without it");
+      if (warn_)
+        warn_("warning: cannot write offline cache entry " + tmp + "; continuing without it");
       fs::remove(tmp, ec);
       return;
     }
   }
   fs::rename(tmp, final_path, ec);  // atomic within one directory
   if (ec) {
-    if (warn_) warn_("warning: cannot publish offline cache entry " + final_path + ": " + ec.message());
+    if (warn_)
+      warn_("warning: cannot publish offline cache entry " + final_path + ": " + ec.message());
     fs::remove(tmp, ec);
   }
 }

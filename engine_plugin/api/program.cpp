@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <type_traits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <set>
+#include <type_traits>
 #include <unordered_map>
 
 #include "compiler/codegen_llvm/cpu_codegen.h"
@@ -28,9 +28,9 @@
 #include "engine_plugin/api/build_id.h"
 #include "engine_plugin/api/device_backend.h"
 #include "engine_plugin/api/offline_cache.h"
-#include "runtime/common/resource_npy.h"
 #include "runtime/common/abi_serialize.h"
 #include "runtime/common/error.h"
+#include "runtime/common/resource_npy.h"
 #include "runtime/common/spirv_kernel.h"
 #include "runtime/host/argpack.h"
 #include "runtime/host/field.h"
@@ -58,7 +58,8 @@ int64_t integer_component(T v) {
 // Part of every cache key, with build_id(): the hash of the sources computed at build time
 // is what keeps entries of another build out; these names only make keys readable.
 constexpr const char* kCompilerVersion = "loom-compiler-0.1.0";
-constexpr const char* kRuntimeVersion = "loom-runtime-0.3.0";  // 0.3: CPU extent functions report work per row
+constexpr const char* kRuntimeVersion =
+    "loom-runtime-0.3.0";  // 0.3: CPU extent functions report work per row
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) {
@@ -76,7 +77,6 @@ struct Instance {
 };
 
 using host::with_scalar_type;
-
 
 }  // namespace
 
@@ -106,7 +106,8 @@ double KernelResult::value(const std::string& name, int component) const {
       return values.at(first + static_cast<size_t>(component));
     first += static_cast<size_t>(types[i].components());
   }
-  throw Error("the kernel returns no value '" + name + "' with component " + std::to_string(component));
+  throw Error("the kernel returns no value '" + name + "' with component " +
+              std::to_string(component));
 }
 
 std::string Stats::to_string() const {
@@ -136,11 +137,12 @@ struct Program::Impl {
   // `backend`: the device of the program this one replaces (a reload keeps its device).
   Impl(ProgramOptions o, std::shared_ptr<DeviceBackend> backend_in)
       : options(with_defaults(std::move(o))),
-        cache(options.offline_cache
-                  ? (options.cache_dir.empty() ? OfflineCache::default_directory() : options.cache_dir)
-                  : std::string(),
+        cache(options.offline_cache ? (options.cache_dir.empty() ? OfflineCache::default_directory()
+                                                                 : options.cache_dir)
+                                    : std::string(),
               options.warn),
-        backend(backend_in ? std::move(backend_in) : std::shared_ptr<DeviceBackend>(make_backend(options))),
+        backend(backend_in ? std::move(backend_in)
+                           : std::shared_ptr<DeviceBackend>(make_backend(options))),
         device(backend->device()) {}
 
   ~Impl() {
@@ -157,7 +159,8 @@ struct Program::Impl {
 
   static ProgramOptions with_defaults(ProgramOptions o) {
     if (!o.warn) o.warn = [](const std::string& m) { std::fprintf(stderr, "%s\n", m.c_str()); };
-    if (const char* v = std::getenv("LOOM_VULKAN_VALIDATION"); v && std::string(v) == "1") o.validation = true;
+    if (const char* v = std::getenv("LOOM_VULKAN_VALIDATION"); v && std::string(v) == "1")
+      o.validation = true;
     return o;
   }
 
@@ -207,7 +210,8 @@ struct Program::Impl {
 
   // An ndarray made from code: everything that can fail (the name, the device copy) happens
   // before anything is recorded, so a failure leaves no trace.
-  void add_code_ndarray(const std::string& name, ValueType elem, std::unique_ptr<host::Ndarray> array, bool caller_memory) {
+  void add_code_ndarray(const std::string& name, ValueType elem,
+                        std::unique_ptr<host::Ndarray> array, bool caller_memory) {
     if (fields.count(name) || ndarrays.count(name) || textures.count(name) || argpacks.count(name))
       throw Error(place(), "two resources are named '" + name + "'");
     device.add_buffer(name, array->data(), array->bytes(), caller_memory);
@@ -230,7 +234,8 @@ struct Program::Impl {
     }
     for (const graph::NdarrayDecl& n : doc->ndarrays) {
       claim_name(n.name);
-      ndarrays[n.name] = std::make_unique<host::Ndarray>(n.elem.scalar, n.shape, n.elem.components(), n.name);
+      ndarrays[n.name] =
+          std::make_unique<host::Ndarray>(n.elem.scalar, n.shape, n.elem.components(), n.name);
       device.add_buffer(n.name, ndarrays[n.name]->data(), ndarrays[n.name]->bytes(), false);
       ndarray_elems[n.name] = n.elem;
     }
@@ -238,9 +243,10 @@ struct Program::Impl {
       claim_name(t.name);
       if (t.size.size() < 2 || t.size.size() > 3)
         throw Error(place(), "texture '" + t.name + "' needs 2 or 3 extents");
-      textures[t.name] = t.size.size() == 3
-                             ? std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.size[2], t.name)
-                             : std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.name);
+      textures[t.name] =
+          t.size.size() == 3
+              ? std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.size[2], t.name)
+              : std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.name);
       device.add_texture(t.name, *textures[t.name]);
     }
   }
@@ -249,58 +255,69 @@ struct Program::Impl {
     for (const graph::ArgpackDecl& a : doc->argpacks) {
       claim_name(a.name);
       int type = doc->argpack_type(a.type);
-      if (type < 0) throw Error(place(), "argpack '" + a.name + "' has unknown type '" + a.type + "'");
+      if (type < 0)
+        throw Error(place(), "argpack '" + a.name + "' has unknown type '" + a.type + "'");
       argpacks[a.name] = std::make_unique<host::Argpack>(doc->argpack_types, type);
       device.add_argpack(a.name, *argpacks[a.name]);
     }
     // Values after every pack exists: a nested pack member may name any pack of the document.
     for (const graph::ArgpackDecl& a : doc->argpacks)
       for (const auto& [path, value] : a.values)
-        set_member(*argpacks.at(a.name), a.name, path, literal_to_arg(value, Place{doc->path, "", -1, a.name + "." + path}));
+        set_member(*argpacks.at(a.name), a.name, path,
+                   literal_to_arg(value, Place{doc->path, "", -1, a.name + "." + path}));
   }
 
-  void set_member(host::Argpack& pack, const std::string& pack_name, const std::string& path, const Arg& value) {
+  void set_member(host::Argpack& pack, const std::string& pack_name, const std::string& path,
+                  const Arg& value) {
     uint32_t offset = 0;
-    const ArgpackMember* m = find_member(doc->argpack_types, doc->argpack_type(pack.type().name), path, &offset);
+    const ArgpackMember* m =
+        find_member(doc->argpack_types, doc->argpack_type(pack.type().name), path, &offset);
     Place where{doc->path, "", -1, pack_name + "." + path};
     if (!m) throw Error(where, "argpack '" + pack_name + "' has no member '" + path + "'");
     switch (m->kind) {
       case MemberKind::Ndarray: {
         if (value.kind() != Arg::Kind::Resource || !ndarrays.count(value.resource()))
-          throw Error(where, "member is an ndarray; pass the name of an ndarray, not " + describe_arg(value));
+          throw Error(where, "member is an ndarray; pass the name of an ndarray, not " +
+                                 describe_arg(value));
         pack.set_ndarray(path, *ndarrays.at(value.resource()));
         pack_ndarrays[{pack_name, path}] = value.resource();  // rebinding the ndarray updates it
         return;
       }
       case MemberKind::Texture: {
         if (value.kind() != Arg::Kind::Resource || !textures.count(value.resource()))
-          throw Error(where, "member is a texture; pass the name of a texture, not " + describe_arg(value));
+          throw Error(
+              where, "member is a texture; pass the name of a texture, not " + describe_arg(value));
         if (textures.at(value.resource())->format() != m->format)
-          throw Error(where, std::string("member holds ") + texture_format_name(m->format) + " textures; '" +
-                                 value.resource() + "' is " + texture_format_name(textures.at(value.resource())->format()));
+          throw Error(where, std::string("member holds ") + texture_format_name(m->format) +
+                                 " textures; '" + value.resource() + "' is " +
+                                 texture_format_name(textures.at(value.resource())->format()));
         pack.set_texture(path, *textures.at(value.resource()));
         return;
       }
       case MemberKind::Pack:
       case MemberKind::Struct: {
         if (value.kind() != Arg::Kind::Resource || !argpacks.count(value.resource()))
-          throw Error(where, "member is a nested pack; pass the name of an argpack, not " + describe_arg(value));
+          throw Error(where, "member is a nested pack; pass the name of an argpack, not " +
+                                 describe_arg(value));
         host::Argpack& nested = *argpacks.at(value.resource());
         const std::string& want = doc->argpack_types[static_cast<size_t>(m->nested)].name;
         if (nested.type().name != want)
-          throw Error(where, "member is a '" + want + "'; argpack '" + value.resource() + "' is a '" +
-                                 nested.type().name + "'");
+          throw Error(where, "member is a '" + want + "'; argpack '" + value.resource() +
+                                 "' is a '" + nested.type().name + "'");
         pack.set_pack(path, nested);
-        std::erase_if(pack_ndarrays, [&](const auto& entry) {  // members inside now belong to `nested`
-          return entry.first.first == pack_name && entry.first.second.rfind(path + ".", 0) == 0;
-        });
+        std::erase_if(
+            pack_ndarrays, [&](const auto& entry) {  // members inside now belong to `nested`
+              return entry.first.first == pack_name && entry.first.second.rfind(path + ".", 0) == 0;
+            });
         return;
       }
       case MemberKind::Value: break;
     }
-    std::vector<uint8_t> bytes = argument_bytes(value, m->type, where, "member '" + pack_name + "." + path + "'");
+    std::vector<uint8_t> bytes =
+        argument_bytes(value, m->type, where, "member '" + pack_name + "." + path + "'");
     if (m->type.scalar == Scalar::Bool) {  // std::vector<bool> has no data(): write one by one
-      if (m->type.components() != 1) throw Error(where, "bool vectors in argpacks are not supported; use i32 components");
+      if (m->type.components() != 1)
+        throw Error(where, "bool vectors in argpacks are not supported; use i32 components");
       pack.set<bool>(path, bytes[0] != 0);
       return;
     }
@@ -331,15 +348,18 @@ struct Program::Impl {
       const Arg* a = nullptr;
       for (const auto& [name, value] : args)
         if (name == p.name) a = &value;
-      if (!a) throw Error(place(decl.name, p.name), "missing argument for parameter '" + p.name + "'");
+      if (!a)
+        throw Error(place(decl.name, p.name), "missing argument for parameter '" + p.name + "'");
       graph::TemplateArg ta;
       if (open_ndarray) {  // element type and dimensions of the bound ndarray are compiled in
         auto it = a->kind() == Arg::Kind::Resource ? ndarrays.find(a->resource()) : ndarrays.end();
         if (it == ndarrays.end())
-          throw Error(place(decl.name, p.name), "parameter '" + p.name + "' takes the name of an ndarray, not " +
-                                                    describe_arg(*a));
+          throw Error(
+              place(decl.name, p.name),
+              "parameter '" + p.name + "' takes the name of an ndarray, not " + describe_arg(*a));
         ta.kind = graph::TemplateArg::Kind::Ndarray;
-        ta.field = value_type_name({it->second->dtype(), static_cast<uint8_t>(it->second->components()), 1});
+        ta.field = value_type_name(
+            {it->second->dtype(), static_cast<uint8_t>(it->second->components()), 1});
         ta.i = it->second->ndim();
         t.set(p.name, ta);
         continue;
@@ -347,16 +367,27 @@ struct Program::Impl {
       switch (a->kind()) {
         case Arg::Kind::Resource:
           if (!fields.count(a->resource()))
-            throw Error(place(decl.name, p.name), "template parameter '" + p.name + "' takes a field or a constant; '" +
-                                                      a->resource() + "' is not a field of the program");
+            throw Error(place(decl.name, p.name),
+                        "template parameter '" + p.name + "' takes a field or a constant; '" +
+                            a->resource() + "' is not a field of the program");
           ta.kind = graph::TemplateArg::Kind::Field;
           ta.field = a->resource();
           break;
-        case Arg::Kind::Int: ta.kind = graph::TemplateArg::Kind::Int; ta.i = a->as_int(); break;
-        case Arg::Kind::Float: ta.kind = graph::TemplateArg::Kind::Float; ta.f = a->as_double(); break;
-        case Arg::Kind::Bool: ta.kind = graph::TemplateArg::Kind::Bool; ta.b = a->as_int() != 0; break;
+        case Arg::Kind::Int:
+          ta.kind = graph::TemplateArg::Kind::Int;
+          ta.i = a->as_int();
+          break;
+        case Arg::Kind::Float:
+          ta.kind = graph::TemplateArg::Kind::Float;
+          ta.f = a->as_double();
+          break;
+        case Arg::Kind::Bool:
+          ta.kind = graph::TemplateArg::Kind::Bool;
+          ta.b = a->as_int() != 0;
+          break;
         case Arg::Kind::List:
-          throw Error(place(decl.name, p.name), "template parameter '" + p.name + "' cannot take a list");
+          throw Error(place(decl.name, p.name),
+                      "template parameter '" + p.name + "' cannot take a list");
       }
       t.set(p.name, ta);
     }
@@ -367,12 +398,14 @@ struct Program::Impl {
     for (size_t i = 0; i < args.size(); ++i)
       for (size_t j = 0; j < i; ++j)
         if (args[i].first == args[j].first)
-          throw Error(place(decl.name, args[i].first), "kernel '" + decl.name + "': argument '" + args[i].first +
-                                                           "' is given twice");
+          throw Error(place(decl.name, args[i].first), "kernel '" + decl.name + "': argument '" +
+                                                           args[i].first + "' is given twice");
     for (const auto& [name, value] : args) {
       bool known = false;
       for (const graph::KernelParam& p : decl.params) known |= p.name == name;
-      if (!known) throw Error(place(decl.name, name), "kernel '" + decl.name + "' has no parameter '" + name + "'");
+      if (!known)
+        throw Error(place(decl.name, name),
+                    "kernel '" + decl.name + "' has no parameter '" + name + "'");
     }
   }
 
@@ -383,7 +416,8 @@ struct Program::Impl {
   }
 
   // Lowers and optimises; `observer` sees the IR after lowering ("lower") and each pass.
-  std::unique_ptr<ir::Kernel> lower_and_optimise(const std::string& kernel, const graph::TemplateArgs& targs,
+  std::unique_ptr<ir::Kernel> lower_and_optimise(const std::string& kernel,
+                                                 const graph::TemplateArgs& targs,
                                                  const passes::PassObserver& observer = {}) {
     auto t0 = Clock::now();
     std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*doc, kernel, targs);
@@ -414,10 +448,11 @@ struct Program::Impl {
       ++stats.memory_hits;
       return *found->second;
     }
-    std::string key = hash128_hex(content_key(decl.name) + '\n' + signature + '\n' + backend->target_signature() +
-                                  '\n' + (options.debug ? "debug" : "release") + (options.fast_math ? ",fast" : ",ieee") +
-                                  (options.cancellable ? ",cancellable" : "") +
-                                  '\n' + kCompilerVersion + '\n' + kRuntimeVersion + '\n' + build_id());
+    std::string key = hash128_hex(
+        content_key(decl.name) + '\n' + signature + '\n' + backend->target_signature() + '\n' +
+        (options.debug ? "debug" : "release") + (options.fast_math ? ",fast" : ",ieee") +
+        (options.cancellable ? ",cancellable" : "") + '\n' + kCompilerVersion + '\n' +
+        kRuntimeVersion + '\n' + build_id());
     auto t0 = Clock::now();
     std::optional<KernelRecord> record = cache.load(key);
     stats.ms_cache_read += ms_since(t0);
@@ -446,7 +481,8 @@ struct Program::Impl {
       stats.ms_load += ms_since(t1);
     }
     auto inst = std::make_unique<Instance>(std::move(loaded), signature);
-    for (const graph::ReturnValue& r : graph::kernel_returns(*doc, decl)) inst->return_names.push_back(r.name);
+    for (const graph::ReturnValue& r : graph::kernel_returns(*doc, decl))
+      inst->return_names.push_back(r.name);
     ++stats.instantiations;
     return *(instances[memory_key] = std::move(inst));
   }
@@ -466,8 +502,9 @@ struct Program::Impl {
     int index = static_cast<int>(p);
     if (d.type.scalar == Scalar::Bool) {  // std::vector<bool> has no data(): scalars only
       if (d.type.components() != 1)
-        throw Error(where, "parameter '" + d.name + "' of type " + value_type_name(d.type) +
-                               " is a bool vector, which launches do not support; use i32 components");
+        throw Error(where,
+                    "parameter '" + d.name + "' of type " + value_type_name(d.type) +
+                        " is a bool vector, which launches do not support; use i32 components");
       inst.frame.set_value<bool>(index, bytes[0] != 0);
       return;
     }
@@ -492,37 +529,46 @@ struct Program::Impl {
         continue;
       }
       if (a.kind() != Arg::Kind::Resource)
-        throw Error(where, "parameter '" + d.name + "' takes a resource name, not " + describe_arg(a));
+        throw Error(where,
+                    "parameter '" + d.name + "' takes a resource name, not " + describe_arg(a));
       const std::string& r = a.resource();
       if (d.kind == ParamKind::Ndarray) {
         auto it = ndarrays.find(r);
-        if (it == ndarrays.end()) throw Error(where, "'" + r + "' is not an ndarray of the program");
+        if (it == ndarrays.end())
+          throw Error(where, "'" + r + "' is not an ndarray of the program");
         const host::Ndarray& nd = *it->second;
-        if (nd.dtype() != d.type.scalar || nd.components() != d.type.components() || nd.ndim() != d.ndim)
-          throw Error(where, "parameter '" + d.name + "' needs an ndarray of " + value_type_name(d.type) + " with " +
-                                 std::to_string(d.ndim) + " dimensions; '" + r + "' has " +
-                                 value_type_name({nd.dtype(), static_cast<uint8_t>(nd.components()), 1}) +
-                                 " with " + std::to_string(nd.ndim()));
+        if (nd.dtype() != d.type.scalar || nd.components() != d.type.components() ||
+            nd.ndim() != d.ndim)
+          throw Error(where,
+                      "parameter '" + d.name + "' needs an ndarray of " + value_type_name(d.type) +
+                          " with " + std::to_string(d.ndim) + " dimensions; '" + r + "' has " +
+                          value_type_name({nd.dtype(), static_cast<uint8_t>(nd.components()), 1}) +
+                          " with " + std::to_string(nd.ndim()));
         inst.frame.set_ndarray(index, nd);
       } else if (d.kind == ParamKind::Texture) {
         auto it = textures.find(r);
         if (it == textures.end()) throw Error(where, "'" + r + "' is not a texture of the program");
         if (it->second->ndim() != d.ndim)
-          throw Error(where, "parameter '" + d.name + "' needs a " + std::to_string(d.ndim) + "-d texture");
+          throw Error(
+              where, "parameter '" + d.name + "' needs a " + std::to_string(d.ndim) + "-d texture");
         inst.frame.set_texture(index, *it->second);
       } else {
         auto it = argpacks.find(r);
-        if (it == argpacks.end()) throw Error(where, "'" + r + "' is not an argpack of the program");
+        if (it == argpacks.end())
+          throw Error(where, "'" + r + "' is not an argpack of the program");
         if (doc->argpack_type(it->second->type().name) != d.argpack_type)
           throw Error(where, "parameter '" + d.name + "' needs an argpack of type '" +
-                                 doc->argpack_types[static_cast<size_t>(d.argpack_type)].name + "'");
+                                 doc->argpack_types[static_cast<size_t>(d.argpack_type)].name +
+                                 "'");
         inst.frame.set_argpack(index, *it->second);
       }
     }
     for (const ResourceDesc& res : abi.resources) {
       if (res.kind != ResourceKind::Field) continue;
       auto it = fields.find(res.field);
-      if (it == fields.end()) throw Error(place(abi.name), "kernel uses field '" + res.field + "', which the program lacks");
+      if (it == fields.end())
+        throw Error(place(abi.name),
+                    "kernel uses field '" + res.field + "', which the program lacks");
       inst.frame.bind_field(res.field, *it->second);
     }
   }
@@ -541,10 +587,12 @@ struct Program::Impl {
 
   // What a kernel's resource slot is, in the document's words.
   std::string describe_slot(const KernelABI& abi, int slot) const {
-    if (slot < 0 || static_cast<size_t>(slot) >= abi.resources.size()) return "resource slot " + std::to_string(slot);
+    if (slot < 0 || static_cast<size_t>(slot) >= abi.resources.size())
+      return "resource slot " + std::to_string(slot);
     const ResourceDesc& r = abi.resources[static_cast<size_t>(slot)];
     if (r.kind == ResourceKind::Field) return "field '" + r.field + "'";
-    if (r.param < 0 || static_cast<size_t>(r.param) >= abi.params.size()) return "resource slot " + std::to_string(slot);
+    if (r.param < 0 || static_cast<size_t>(r.param) >= abi.params.size())
+      return "resource slot " + std::to_string(slot);
     const ParamDesc& p = abi.params[static_cast<size_t>(r.param)];
     std::string kind = resource_kind_name(r.kind);
     if (r.param_offset < 0) return kind + " parameter '" + p.name + "'";
@@ -560,9 +608,10 @@ struct Program::Impl {
     if (where.kernel.empty()) where.kernel = inst.kernel->abi().name;
     const LaunchError& le = inst.frame.error();
     if (le.code != 1) return Error(where, e.message());
-    return Error(where, "index out of bounds: " + describe_slot(inst.kernel->abi(), le.slot) + ", dim " +
-                            std::to_string(le.dim) + ", index " + std::to_string(le.index) + " not in [0, " +
-                            std::to_string(le.extent) + ")");
+    return Error(where, "index out of bounds: " + describe_slot(inst.kernel->abi(), le.slot) +
+                            ", dim " + std::to_string(le.dim) + ", index " +
+                            std::to_string(le.index) + " not in [0, " + std::to_string(le.extent) +
+                            ")");
   }
 
   // What running_kernel() reports to other threads (the editor names a launch that hangs).
@@ -643,7 +692,8 @@ struct Program::Impl {
       r.bytes = t.bytes();
       return r;
     }
-    throw Error(place("", name), "'" + name + "' is not a field, ndarray or texture of the program");
+    throw Error(place("", name),
+                "'" + name + "' is not a field, ndarray or texture of the program");
   }
 
   // Value arguments of every pipeline launch, converted as a launch converts them: what
@@ -655,10 +705,12 @@ struct Program::Impl {
         check_argument_names(decl, args);
         for (const graph::KernelParam& param : decl.params) {
           auto type = parse_value_type(param.type);
-          if (param.kind != graph::ParamKind::Value || !type) continue;  // validation checked the rest
+          if (param.kind != graph::ParamKind::Value || !type)
+            continue;  // validation checked the rest
           for (const auto& [name, value] : args)
             if (name == param.name)
-              argument_bytes(value, *type, place(kernel, name), "pipeline '" + pipe.name + "': parameter '" + name + "'");
+              argument_bytes(value, *type, place(kernel, name),
+                             "pipeline '" + pipe.name + "': parameter '" + name + "'");
         }
       }
   }
@@ -677,28 +729,34 @@ struct Program::Impl {
   }
 };
 
-void Program::Impl::rebind_ndarray(const std::string& name, void* data, std::vector<int64_t> shape) {
+void Program::Impl::rebind_ndarray(const std::string& name, void* data,
+                                   std::vector<int64_t> shape) {
   Place where = place("", name);
   auto it = ndarrays.find(name);
   if (it == ndarrays.end()) throw Error(where, "'" + name + "' is not an ndarray of the program");
   const host::Ndarray& old = *it->second;
   if (old.owns_memory())
-    throw Error(where, "ndarray '" + name + "' owns its memory; only ndarrays made with wrap_ndarray can be rebound");
+    throw Error(where,
+                "ndarray '" + name +
+                    "' owns its memory; only ndarrays made with wrap_ndarray can be rebound");
   if (!data) throw Error(where, "ndarray '" + name + "' cannot be rebound to null memory");
-  auto fresh = std::make_unique<host::Ndarray>(data, old.dtype(), std::move(shape), old.components());
+  auto fresh =
+      std::make_unique<host::Ndarray>(data, old.dtype(), std::move(shape), old.components());
   // Argpack members holding it must accept the new shape before anything changes.
   for (const auto& [member, nd] : pack_ndarrays) {
     if (nd != name) continue;
     const host::Argpack& pack = *argpacks.at(member.first);
-    const ArgpackMember* m = find_member(doc->argpack_types, doc->argpack_type(pack.type().name), member.second, nullptr);
+    const ArgpackMember* m = find_member(doc->argpack_types, doc->argpack_type(pack.type().name),
+                                         member.second, nullptr);
     if (m && m->ndim != 0 && m->ndim != fresh->ndim())
-      throw Error(where, "ndarray '" + name + "' is bound to argpack member '" + member.first + "." + member.second +
-                             "', which takes " + std::to_string(m->ndim) + " dimensions, not " +
-                             std::to_string(fresh->ndim()));
+      throw Error(where, "ndarray '" + name + "' is bound to argpack member '" + member.first +
+                             "." + member.second + "', which takes " + std::to_string(m->ndim) +
+                             " dimensions, not " + std::to_string(fresh->ndim()));
   }
   device.read_back(old.data());  // the old memory keeps the results of earlier launches
   if (fresh->data() != old.data()) {
-    device.add_buffer(name, fresh->data(), fresh->bytes(), true);  // may refuse: nothing changed yet
+    device.add_buffer(name, fresh->data(), fresh->bytes(),
+                      true);  // may refuse: nothing changed yet
     device.remove(old.data());
   } else {  // the same memory with another shape: its device copy is replaced
     device.remove(old.data());
@@ -718,15 +776,21 @@ void Program::Impl::remove_ndarray(const std::string& name) {
   Place where = place("", name);
   if (!ndarrays.count(name)) {
     bool declared = fields.count(name) || textures.count(name) || argpacks.count(name);
-    throw Error(where, "'" + name + "' is not an ndarray of the program" +
-                           (declared ? std::string("; only ndarrays created or wrapped from code can be removed") : ""));
+    throw Error(
+        where,
+        "'" + name + "' is not an ndarray of the program" +
+            (declared ? std::string("; only ndarrays created or wrapped from code can be removed")
+                      : ""));
   }
   if (!code_ndarrays.count(name))
-    throw Error(where, "ndarray '" + name + "' is declared by the document; only ndarrays created or wrapped from code can be removed");
+    throw Error(where, "ndarray '" + name +
+                           "' is declared by the document; only ndarrays created or wrapped from "
+                           "code can be removed");
   for (const auto& [member, nd] : pack_ndarrays)
     if (nd == name)
-      throw Error(where, "ndarray '" + name + "' is still bound to argpack member '" + member.first + "." +
-                             member.second + "'; bind another ndarray there first");
+      throw Error(where, "ndarray '" + name + "' is still bound to argpack member '" +
+                             member.first + "." + member.second +
+                             "'; bind another ndarray there first");
   device.read_back(ndarrays.at(name)->data());
   device.remove(ndarrays.at(name)->data());
   ndarrays.erase(name);
@@ -735,7 +799,8 @@ void Program::Impl::remove_ndarray(const std::string& name) {
   std::erase(resource_order, name);
 }
 
-Program::Program(ProgramOptions options) : impl_(std::make_unique<Impl>(std::move(options), nullptr)) {}
+Program::Program(ProgramOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options), nullptr)) {}
 Program::~Program() = default;
 
 void Program::load(graph::Document document) {
@@ -772,7 +837,8 @@ bool same_literal(const graph::Literal& a, const graph::Literal& b) {
 }
 
 // The value a document declares for argpack member `pack.member`, if it declares one.
-const graph::Literal* declared_value(const graph::Document& doc, const std::string& pack, const std::string& member) {
+const graph::Literal* declared_value(const graph::Document& doc, const std::string& pack,
+                                     const std::string& member) {
   for (const graph::ArgpackDecl& a : doc.argpacks)
     if (a.name == pack)
       for (const auto& [path, value] : a.values)
@@ -806,7 +872,8 @@ ReloadReport Program::reload(graph::Document document) {
   // Kernels whose content did not change keep their compiled code.
   for (const auto& [key, inst] : old.instances) {
     std::string kernel = key.substr(0, key.find('\n'));
-    if (!fresh->doc->kernel(kernel) || fresh->content_key(kernel) != old.content_key(kernel)) continue;
+    if (!fresh->doc->kernel(kernel) || fresh->content_key(kernel) != old.content_key(kernel))
+      continue;
     auto copy = std::make_unique<Instance>(inst->kernel, inst->signature);
     copy->return_names = inst->return_names;
     fresh->instances[key] = std::move(copy);
@@ -817,7 +884,9 @@ ReloadReport Program::reload(graph::Document document) {
   std::vector<std::string> moved;
   for (const std::string& name : old.code_ndarrays) {
     if (fresh->fields.count(name) || fresh->ndarrays.count(name) || fresh->textures.count(name)) {
-      report.notices.push_back("ndarray '" + name + "' made from code is shadowed by the document's '" + name + "': dropped");
+      report.notices.push_back("ndarray '" + name +
+                               "' made from code is shadowed by the document's '" + name +
+                               "': dropped");
       report.dropped.push_back(name);
       continue;
     }
@@ -864,17 +933,24 @@ ReloadReport Program::reload(graph::Document document) {
         report.kept.push_back(name);
       } else {
         report.reinitialized.push_back(name);
-        report.notices.push_back("'" + name + "' " + (before ? "changed its declaration" : "is new") +
+        report.notices.push_back("'" + name + "' " +
+                                 (before ? "changed its declaration" : "is new") +
                                  (before ? ": re-initialised" : ""));
       }
     }
   };
   carry(old.fields, fresh->fields, old.doc->fields, fresh->doc->fields,
-        [](const FieldDesc& a, const FieldDesc& b) { return a.elem == b.elem && a.shape == b.shape && a.layout == b.layout; });
+        [](const FieldDesc& a, const FieldDesc& b) {
+          return a.elem == b.elem && a.shape == b.shape && a.layout == b.layout;
+        });
   carry(old.ndarrays, fresh->ndarrays, old.doc->ndarrays, fresh->doc->ndarrays,
-        [](const graph::NdarrayDecl& a, const graph::NdarrayDecl& b) { return a.elem == b.elem && a.shape == b.shape; });
+        [](const graph::NdarrayDecl& a, const graph::NdarrayDecl& b) {
+          return a.elem == b.elem && a.shape == b.shape;
+        });
   carry(old.textures, fresh->textures, old.doc->textures, fresh->doc->textures,
-        [](const graph::TextureDecl& a, const graph::TextureDecl& b) { return a.size == b.size && a.format == b.format; });
+        [](const graph::TextureDecl& a, const graph::TextureDecl& b) {
+          return a.size == b.size && a.format == b.format;
+        });
   for (const FieldDesc& f : old.doc->fields)
     if (!find_decl(fresh->doc->fields, f.name)) report.dropped.push_back(f.name);
   for (const graph::NdarrayDecl& n : old.doc->ndarrays)
@@ -889,15 +965,18 @@ ReloadReport Program::reload(graph::Document document) {
     if (!fresh->argpacks.count(pack)) continue;
     const graph::Literal* before = declared_value(*old.doc, pack, member);
     const graph::Literal* now = declared_value(*fresh->doc, pack, member);
-    if ((before == nullptr) != (now == nullptr) || (before && !same_literal(*before, *now))) continue;
+    if ((before == nullptr) != (now == nullptr) || (before && !same_literal(*before, *now)))
+      continue;
     try {
       fresh->set_member(*fresh->argpacks.at(pack), pack, member, value);
       fresh->argpack_overrides.emplace_back(pack, member, value);
     } catch (const Error& e) {
-      report.notices.push_back(std::string("argpack value ") + pack + "." + member + " not kept: " + e.what());
+      report.notices.push_back(std::string("argpack value ") + pack + "." + member +
+                               " not kept: " + e.what());
     }
   }
-  for (const std::string& n : report.dropped) report.notices.push_back("'" + n + "' is gone from the document");
+  for (const std::string& n : report.dropped)
+    report.notices.push_back("'" + n + "' is gone from the document");
   report.ms = ms_since(t0);
   impl_ = std::move(fresh);
   return report;
@@ -905,14 +984,18 @@ ReloadReport Program::reload(graph::Document document) {
 
 const graph::Document& Program::document() const { return *impl_->doc; }
 
-KernelResult Program::launch(const std::string& kernel, const Args& args) { return impl_->launch(kernel, args); }
+KernelResult Program::launch(const std::string& kernel, const Args& args) {
+  return impl_->launch(kernel, args);
+}
 
 void Program::run_pipeline(const std::string& name) {
   for (const auto& [kernel, args] : impl_->pipeline_launches(name)) impl_->launch(kernel, args);
   impl_->device.flush();  // the device starts on the batch while the host goes on
 }
 
-bool Program::has_pipeline(const std::string& name) const { return impl_->doc->pipeline(name) != nullptr; }
+bool Program::has_pipeline(const std::string& name) const {
+  return impl_->doc->pipeline(name) != nullptr;
+}
 
 // A mutable host view: current now, and uploaded again before the next launch that uses it.
 ArrayView Program::array(const std::string& name) {
@@ -920,7 +1003,8 @@ ArrayView Program::array(const std::string& name) {
     const host::Field& f = *it->second;
     impl_->device.read_back(f.data());
     impl_->device.host_wrote(f.data());
-    return ArrayView{f.desc().elem.scalar, f.components(), f.desc().shape, f.desc().layout, f.data(), f.bytes()};
+    return ArrayView{f.desc().elem.scalar, f.components(), f.desc().shape,
+                     f.desc().layout,      f.data(),       f.bytes()};
   }
   if (auto it = impl_->ndarrays.find(name); it != impl_->ndarrays.end()) {
     const host::Ndarray& n = *it->second;
@@ -933,7 +1017,8 @@ ArrayView Program::array(const std::string& name) {
 
 TextureView Program::texture(const std::string& name) {
   auto it = impl_->textures.find(name);
-  if (it == impl_->textures.end()) throw Error(impl_->place("", name), "'" + name + "' is not a texture of the program");
+  if (it == impl_->textures.end())
+    throw Error(impl_->place("", name), "'" + name + "' is not a texture of the program");
   const host::Texture& t = *it->second;
   impl_->device.read_back(t.data());
   impl_->device.host_wrote(t.data());
@@ -944,12 +1029,15 @@ TextureView Program::texture(const std::string& name) {
 
 void Program::create_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape) {
   // Checked (extents, memory) before the name is taken, so a failure leaves no trace.
-  auto array = std::make_unique<host::Ndarray>(elem.scalar, std::move(shape), elem.components(), name);
+  auto array =
+      std::make_unique<host::Ndarray>(elem.scalar, std::move(shape), elem.components(), name);
   impl_->add_code_ndarray(name, elem, std::move(array), false);
 }
 
-void Program::wrap_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape, void* data) {
-  auto array = std::make_unique<host::Ndarray>(data, elem.scalar, std::move(shape), elem.components(), name);
+void Program::wrap_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape,
+                           void* data) {
+  auto array =
+      std::make_unique<host::Ndarray>(data, elem.scalar, std::move(shape), elem.components(), name);
   impl_->add_code_ndarray(name, elem, std::move(array), true);
 }
 
@@ -961,24 +1049,30 @@ void Program::remove_ndarray(const std::string& name) { impl_->remove_ndarray(na
 
 void Program::set_argpack(const std::string& pack, const std::string& member, const Arg& value) {
   auto it = impl_->argpacks.find(pack);
-  if (it == impl_->argpacks.end()) throw Error(impl_->place("", pack), "'" + pack + "' is not an argpack of the program");
+  if (it == impl_->argpacks.end())
+    throw Error(impl_->place("", pack), "'" + pack + "' is not an argpack of the program");
   impl_->set_member(*it->second, pack, member, value);
   impl_->argpack_overrides.emplace_back(pack, member, value);
 }
 
-double Program::get_argpack(const std::string& pack, const std::string& member, int component) const {
+double Program::get_argpack(const std::string& pack, const std::string& member,
+                            int component) const {
   auto it = impl_->argpacks.find(pack);
-  if (it == impl_->argpacks.end()) throw Error(impl_->place("", pack), "'" + pack + "' is not an argpack of the program");
+  if (it == impl_->argpacks.end())
+    throw Error(impl_->place("", pack), "'" + pack + "' is not an argpack of the program");
   const graph::Document& doc = *impl_->doc;
-  const ArgpackMember* m = find_member(doc.argpack_types, doc.argpack_type(it->second->type().name), member, nullptr);
+  const ArgpackMember* m =
+      find_member(doc.argpack_types, doc.argpack_type(it->second->type().name), member, nullptr);
   if (!m || m->kind != MemberKind::Value || component < 0 || component >= m->type.components())
-    throw Error(impl_->place("", pack + "." + member), "no value member '" + member + "' (component " +
-                                                           std::to_string(component) + ") in argpack '" + pack + "'");
+    throw Error(impl_->place("", pack + "." + member),
+                "no value member '" + member + "' (component " + std::to_string(component) +
+                    ") in argpack '" + pack + "'");
   if (m->type.scalar == Scalar::Bool) return it->second->get<bool>(member) ? 1.0 : 0.0;
   double result = 0;
   with_scalar_type(m->type.scalar, [&](auto zero) {
     using T = decltype(zero);
-    result = static_cast<double>(it->second->get_components<T>(member, m->type.components())[static_cast<size_t>(component)]);
+    result = static_cast<double>(it->second->get_components<T>(
+        member, m->type.components())[static_cast<size_t>(component)]);
   });
   return result;
 }
@@ -998,7 +1092,8 @@ void Program::dump_npy(const std::string& resource, const std::string& path) {
 
 std::vector<std::string> Program::resource_names() const { return impl_->resource_order; }
 
-std::string Program::ir_text(const std::string& kernel, const std::string& after_pass, const Args& template_args) {
+std::string Program::ir_text(const std::string& kernel, const std::string& after_pass,
+                             const Args& template_args) {
   const graph::KernelDecl& decl = impl_->kernel_decl(kernel);
   if (!after_pass.empty()) {
     auto names = pass_names();
@@ -1035,20 +1130,24 @@ std::string Program::spirv_text(const std::string& kernel, const Args& template_
     KernelRecord record = impl_->backend->compile(*k, scratch);
     SpirvKernel code = deserialize_spirv_kernel(record.code, "kernel '" + kernel + "'");
     for (size_t t = 0; t < code.tasks.size(); ++t)
-      text += "; task " + std::to_string(t) + "\n" + codegen::disassemble_spirv(code.tasks[t].spirv);
+      text +=
+          "; task " + std::to_string(t) + "\n" + codegen::disassemble_spirv(code.tasks[t].spirv);
     return text;
   }
   codegen::CompiledSpirvKernel c = codegen::compile_kernel_to_spirv(*k);
   text = "; for a Vulkan device with every optional feature (this program runs on " +
          std::string(backend_name(impl_->backend->kind())) + ")\n";
   for (size_t t = 0; t < c.kernel.tasks.size(); ++t)
-    text += "; task " + std::to_string(t) + "\n" + codegen::disassemble_spirv(c.kernel.tasks[t].spirv);
+    text +=
+        "; task " + std::to_string(t) + "\n" + codegen::disassemble_spirv(c.kernel.tasks[t].spirv);
   return text;
 }
 
-std::string Program::llvm_ir_text(const std::string& kernel, const Args& template_args, bool optimized) {
+std::string Program::llvm_ir_text(const std::string& kernel, const Args& template_args,
+                                  bool optimized) {
   const graph::KernelDecl& decl = impl_->kernel_decl(kernel);
-  std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*impl_->doc, kernel, impl_->template_args(decl, template_args));
+  std::unique_ptr<ir::Kernel> k =
+      graph::lower_kernel(*impl_->doc, kernel, impl_->template_args(decl, template_args));
   k->fast_math = impl_->options.fast_math;
   passes::PipelineOptions po;
   po.debug = impl_->options.debug;
@@ -1059,7 +1158,8 @@ std::string Program::llvm_ir_text(const std::string& kernel, const Args& templat
   return codegen::dump_llvm_ir(*k, co, optimized);
 }
 
-void Program::lower_for_module(const std::string& kernel, const Args& args, int index_bits, AotInstance& out) {
+void Program::lower_for_module(const std::string& kernel, const Args& args, int index_bits,
+                               AotInstance& out) {
   const graph::KernelDecl& decl = impl_->kernel_decl(kernel);
   impl_->check_argument_names(decl, args);
   graph::TemplateArgs targs = impl_->template_args(decl, args);
@@ -1072,15 +1172,28 @@ void Program::lower_for_module(const std::string& kernel, const Args& args, int 
   out.ir = std::move(k);
   out.template_args.clear();
   auto sorted = targs.values;
-  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [param, t] : sorted) {
     aot::TemplateArgument a;
     a.param = param;
     switch (t.kind) {
-      case graph::TemplateArg::Kind::Field: a.kind = aot::TemplateArgument::Kind::Field; a.field = t.field; break;
-      case graph::TemplateArg::Kind::Int: a.kind = aot::TemplateArgument::Kind::Int; a.i = t.i; break;
-      case graph::TemplateArg::Kind::Float: a.kind = aot::TemplateArgument::Kind::Float; a.f = t.f; break;
-      case graph::TemplateArg::Kind::Bool: a.kind = aot::TemplateArgument::Kind::Bool; a.b = t.b; break;
+      case graph::TemplateArg::Kind::Field:
+        a.kind = aot::TemplateArgument::Kind::Field;
+        a.field = t.field;
+        break;
+      case graph::TemplateArg::Kind::Int:
+        a.kind = aot::TemplateArgument::Kind::Int;
+        a.i = t.i;
+        break;
+      case graph::TemplateArg::Kind::Float:
+        a.kind = aot::TemplateArgument::Kind::Float;
+        a.f = t.f;
+        break;
+      case graph::TemplateArg::Kind::Bool:
+        a.kind = aot::TemplateArgument::Kind::Bool;
+        a.b = t.b;
+        break;
       case graph::TemplateArg::Kind::Ndarray:
         a.kind = aot::TemplateArgument::Kind::Ndarray;
         a.elem = parse_value_type(t.field).value_or(ValueType{});
@@ -1090,7 +1203,8 @@ void Program::lower_for_module(const std::string& kernel, const Args& args, int 
     out.template_args.push_back(std::move(a));
   }
   out.return_names.clear();
-  for (const graph::ReturnValue& r : graph::kernel_returns(*impl_->doc, decl)) out.return_names.push_back(r.name);
+  for (const graph::ReturnValue& r : graph::kernel_returns(*impl_->doc, decl))
+    out.return_names.push_back(r.name);
 }
 
 Backend Program::backend() const { return impl_->backend->kind(); }
@@ -1119,7 +1233,8 @@ std::vector<std::string> Program::prepare_pipelines(bool compile) {
       std::string name = kernel + (sig.empty() ? "" : "[" + sig + "]");
       if (compile) {
         Instance& inst = impl_->instance(decl, targs);
-        lines.push_back(name + ": compiled, " + std::to_string(inst.kernel->abi().tasks.size()) + " tasks");
+        lines.push_back(name + ": compiled, " + std::to_string(inst.kernel->abi().tasks.size()) +
+                        " tasks");
       } else {
         auto k = impl_->lower_and_optimise(kernel, targs);
         size_t tasks = 0;

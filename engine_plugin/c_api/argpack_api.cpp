@@ -21,7 +21,8 @@ LoomResult loom_module_get_argpack(LoomModule module, const char* name, LoomArgp
       return;
     }
     if (!m.loaded->argpack(name))
-      throw ApiError(LOOM_ERROR_NOT_FOUND, Place{m.what}, std::string("the module has no argpack '") + name + "'");
+      throw ApiError(LOOM_ERROR_NOT_FOUND, Place{m.what},
+                     std::string("the module has no argpack '") + name + "'");
     auto p = std::make_unique<LoomArgpack_T>();
     p->module = &m;
     p->name = name;
@@ -60,8 +61,9 @@ LoomResult loom_argpack_destroy(LoomArgpack pack) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
     if (!pack) return;
     if (!pack->own)
-      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_argpack_destroy: argpack '" + pack->name + "' belongs to module " +
-                                                      pack->module->what + " and goes with it");
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_argpack_destroy: argpack '" + pack->name +
+                                                      "' belongs to module " + pack->module->what +
+                                                      " and goes with it");
     LoomModule_T& m = *pack->module;
     m.runtime->device->remove(pack->own->data());
     m.created_packs.erase(pack);

@@ -15,7 +15,8 @@ namespace loom::capi {
 
 class ApiError : public Error {
  public:
-  ApiError(LoomResult code, const Place& where, const std::string& message) : Error(where, message), code_(code) {}
+  ApiError(LoomResult code, const Place& where, const std::string& message)
+      : Error(where, message), code_(code) {}
   ApiError(LoomResult code, const std::string& message) : Error(message), code_(code) {}
   LoomResult code() const { return code_; }
 

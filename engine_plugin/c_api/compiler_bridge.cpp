@@ -31,7 +31,8 @@ std::string find_compiler() {
     fs::path dir = fs::path(self.dli_fname).parent_path();
     for (const fs::path& candidate : {dir / "loom", dir / "../bin/loom"}) {
       std::error_code ec;
-      if (fs::is_regular_file(candidate, ec) && access(candidate.c_str(), X_OK) == 0) return candidate.string();
+      if (fs::is_regular_file(candidate, ec) && access(candidate.c_str(), X_OK) == 0)
+        return candidate.string();
     }
   }
   if (const char* path = std::getenv("PATH")) {
@@ -55,7 +56,8 @@ struct TempDir {
   fs::path path;
   TempDir() {
     std::string pattern = (fs::temp_directory_path() / "loom-compile-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw ApiError(LOOM_ERROR_IO, "cannot make a temporary folder for the compiler");
+    if (!mkdtemp(pattern.data()))
+      throw ApiError(LOOM_ERROR_IO, "cannot make a temporary folder for the compiler");
     path = pattern;
   }
   ~TempDir() {
@@ -73,18 +75,21 @@ bool is_graph_document(const std::string& path) {
 
 std::vector<uint8_t> compile_document(const std::string& path, const char* arch) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) throw ApiError(LOOM_ERROR_IO, Place{path}, "cannot open the graph document");
+  if (!fs::is_regular_file(path, ec))
+    throw ApiError(LOOM_ERROR_IO, Place{path}, "cannot open the graph document");
   std::string compiler = find_compiler();
   if (compiler.empty())
     throw ApiError(LOOM_ERROR_NOT_SUPPORTED, Place{path},
-                   "graph documents load only where the Loom compiler (`loom`) is installed: set LOOM_COMPILER, put it "
+                   "graph documents load only where the Loom compiler (`loom`) is installed: set "
+                   "LOOM_COMPILER, put it "
                    "beside libloom.so or on PATH; or load a module compiled with `loom compile`");
   TempDir tmp;
   std::string stem = fs::path(path).filename().string();
   stem = stem.substr(0, stem.size() - std::string(".loom.json").size());
   fs::path out = tmp.path / (stem.empty() ? "module.loommod" : stem + ".loommod");
   fs::path log = tmp.path / "compiler.log";
-  std::vector<std::string> argv_text = {compiler, "compile", path, "-o", out.string(), "--arch", arch};
+  std::vector<std::string> argv_text = {compiler,     "compile", path, "-o",
+                                        out.string(), "--arch",  arch};
   std::vector<char*> argv;
   argv.reserve(argv_text.size() + 1);
   for (std::string& a : argv_text) argv.push_back(a.data());
@@ -98,20 +103,24 @@ std::vector<uint8_t> compile_document(const std::string& path, const char* arch)
   int rc = posix_spawn(&pid, compiler.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0)
-    throw ApiError(LOOM_ERROR_NOT_SUPPORTED, Place{path}, "cannot run the compiler '" + compiler + "': " + std::strerror(rc));
+    throw ApiError(LOOM_ERROR_NOT_SUPPORTED, Place{path},
+                   "cannot run the compiler '" + compiler + "': " + std::strerror(rc));
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::string message = read_text(log);
-    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+    while (!message.empty() && (message.back() == '\n' || message.back() == ' '))
+      message.pop_back();
     if (message.rfind("error: ", 0) == 0) message = message.substr(7);
-    throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "the graph document does not compile: " +
-                                                    (message.empty() ? std::string("the compiler failed") : message));
+    throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                   "the graph document does not compile: " +
+                       (message.empty() ? std::string("the compiler failed") : message));
   }
   std::ifstream in(out, std::ios::binary);
   if (!in) throw ApiError(LOOM_ERROR_IO, Place{path}, "the compiler wrote no module");
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
 }
 
 }  // namespace loom::capi

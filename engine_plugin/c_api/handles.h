@@ -31,7 +31,7 @@ struct LoomRuntime_T {
   struct Retired {
     std::unique_ptr<loom::aot::LoadedModule> module;
     std::vector<std::unique_ptr<loom::host::Argpack>> packs;  // the host created of its types
-    uint64_t frame = 0;  // frames begun when it was retired
+    uint64_t frame = 0;                                       // frames begun when it was retired
   };
   std::vector<Retired> retired;
   std::set<LoomModule_T*> modules;
@@ -58,7 +58,7 @@ struct LoomKernel_T {
   LoomModule_T* module = nullptr;
   std::string name;
   std::vector<loom::aot::TemplateArgument> template_args;
-  int index = -1;                              // in the module loaded now
+  int index = -1;  // in the module loaded now
   std::unique_ptr<loom::host::LaunchFrame> frame;
 };
 

@@ -17,29 +17,34 @@ namespace {
 
 aot::TemplateArgument template_argument(const LoomTemplateArgument& t, const std::string& where) {
   aot::TemplateArgument a;
-  if (!t.name || !*t.name) throw ApiError(LOOM_ERROR_NULL_HANDLE, where + ": a template argument has no name");
+  if (!t.name || !*t.name)
+    throw ApiError(LOOM_ERROR_NULL_HANDLE, where + ": a template argument has no name");
   a.param = t.name;
   switch (capi::enum_int(t.kind)) {
     case LOOM_TEMPLATE_INT: a.kind = aot::TemplateArgument::Kind::Int, a.i = t.i; break;
     case LOOM_TEMPLATE_FLOAT: a.kind = aot::TemplateArgument::Kind::Float, a.f = t.f; break;
     case LOOM_TEMPLATE_BOOL: a.kind = aot::TemplateArgument::Kind::Bool, a.b = t.i != 0; break;
     case LOOM_TEMPLATE_FIELD:
-      if (!t.field) throw ApiError(LOOM_ERROR_NULL_HANDLE, where + ": template argument '" + a.param + "' names no field");
+      if (!t.field)
+        throw ApiError(LOOM_ERROR_NULL_HANDLE,
+                       where + ": template argument '" + a.param + "' names no field");
       a.kind = aot::TemplateArgument::Kind::Field, a.field = t.field;
       break;
     case LOOM_TEMPLATE_NDARRAY: {
       a.kind = aot::TemplateArgument::Kind::Ndarray;
       Scalar s = capi::scalar_of(t.dtype, where + ": template argument '" + a.param + "'");
       if (t.components < 1 || t.components > 16)
-        throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, where + ": template argument '" + a.param + "' has " +
-                                                       std::to_string(t.components) + " components");
+        throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, where + ": template argument '" + a.param +
+                                                        "' has " + std::to_string(t.components) +
+                                                        " components");
       a.elem = ValueType{s, static_cast<uint8_t>(t.components), 1};
       a.i = t.ndim;
       break;
     }
     default:
-      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, where + ": template argument '" + a.param + "' has kind " +
-                                                     std::to_string(capi::enum_int(t.kind)) + ", not a LoomTemplateKind");
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                     where + ": template argument '" + a.param + "' has kind " +
+                         std::to_string(capi::enum_int(t.kind)) + ", not a LoomTemplateKind");
   }
   return a;
 }
@@ -48,7 +53,8 @@ std::string key_of(const std::string& name, const std::vector<aot::TemplateArgum
   std::string key = name;
   for (const aot::TemplateArgument& a : args)
     key += '\x1f' + a.param + '=' + std::to_string(static_cast<int>(a.kind)) + ':' + a.field + ':' +
-           std::to_string(a.i) + ':' + std::to_string(a.f) + ':' + value_type_name(a.elem) + ':' + (a.b ? "1" : "0");
+           std::to_string(a.i) + ':' + std::to_string(a.f) + ':' + value_type_name(a.elem) + ':' +
+           (a.b ? "1" : "0");
   return key;
 }
 
@@ -124,7 +130,8 @@ LoomResult loom_module_get_pipeline(LoomModule module, const char* name, LoomPip
     int index = m.loaded->find_pipeline(name);
     if (index < 0) {
       std::string have;
-      for (const std::string& p : m.names[LOOM_ITEM_PIPELINE - 1]) have += (have.empty() ? "" : ", ") + p;
+      for (const std::string& p : m.names[LOOM_ITEM_PIPELINE - 1])
+        have += (have.empty() ? "" : ", ") + p;
       throw ApiError(LOOM_ERROR_NOT_FOUND, Place{m.what},
                      std::string("the module has no pipeline '") + name + "'" +
                          (have.empty() ? " (it has none)" : "; it has " + have));
@@ -158,7 +165,8 @@ LoomResult loom_kernel_get_param(LoomKernel kernel, uint32_t index, LoomParamInf
     const KernelABI& abi = k.module->loaded->kernel_info(k.index).abi;
     if (index >= abi.params.size())
       throw ApiError(LOOM_ERROR_NOT_FOUND, Place{k.module->what, k.name},
-                     "parameter " + std::to_string(index) + " is past the kernel's " + std::to_string(abi.params.size()));
+                     "parameter " + std::to_string(index) + " is past the kernel's " +
+                         std::to_string(abi.params.size()));
     const ParamDesc& p = abi.params[index];
     info = LoomParamInfo{};
     info.name = p.name.c_str();
@@ -167,7 +175,9 @@ LoomResult loom_kernel_get_param(LoomKernel kernel, uint32_t index, LoomParamInf
     info.components = static_cast<uint32_t>(p.type.components());
     info.ndim = static_cast<uint32_t>(p.ndim);
     if (p.kind == ParamKind::Argpack)
-      info.argpack_type = k.module->loaded->metadata().argpack_types.at(static_cast<size_t>(p.argpack_type)).name.c_str();
+      info.argpack_type = k.module->loaded->metadata()
+                              .argpack_types.at(static_cast<size_t>(p.argpack_type))
+                              .name.c_str();
   });
 }
 
@@ -179,7 +189,8 @@ LoomResult loom_launch(LoomKernel kernel, uint32_t arg_count, const LoomArgument
   });
 }
 
-LoomResult loom_launch_into(LoomKernel kernel, VkCommandBuffer command_buffer, uint32_t arg_count, const LoomArgument* args) {
+LoomResult loom_launch_into(LoomKernel kernel, VkCommandBuffer command_buffer, uint32_t arg_count,
+                            const LoomArgument* args) {
   return guard(LOOM_ERROR_DEVICE, [&] {
     LoomKernel_T& k = need(kernel, "kernel");
     LoomRuntime_T& r = *k.module->runtime;
@@ -192,7 +203,8 @@ LoomResult loom_launch_into(LoomKernel kernel, VkCommandBuffer command_buffer, u
   });
 }
 
-LoomResult loom_kernel_get_return(LoomKernel kernel, uint32_t index, LoomDataType dtype, void* out) {
+LoomResult loom_kernel_get_return(LoomKernel kernel, uint32_t index, LoomDataType dtype,
+                                  void* out) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
     LoomKernel_T& k = need(kernel, "kernel");
     need(out, "loom_kernel_get_return: out");
@@ -202,12 +214,14 @@ LoomResult loom_kernel_get_return(LoomKernel kernel, uint32_t index, LoomDataTyp
     Place where{k.module->what, k.name};
     if (index >= scalars.size())
       throw ApiError(LOOM_ERROR_NOT_FOUND, where,
-                     "return component " + std::to_string(index) + " is past the kernel's " + std::to_string(scalars.size()));
+                     "return component " + std::to_string(index) + " is past the kernel's " +
+                         std::to_string(scalars.size()));
     Scalar want = capi::scalar_of(dtype, "loom_kernel_get_return: dtype");
     if (want != scalars[index])
       throw ApiError(LOOM_ERROR_WRONG_DTYPE, where,
-                     "return component " + std::to_string(index) + " is " + std::string(scalar_name(scalars[index])) +
-                         ", asked for " + std::string(scalar_name(want)));
+                     "return component " + std::to_string(index) + " is " +
+                         std::string(scalar_name(scalars[index])) + ", asked for " +
+                         std::string(scalar_name(want)));
     if (want == Scalar::Bool) {
       int32_t v = k.frame->returned<bool>(index) ? 1 : 0;
       std::memcpy(out, &v, 4);

@@ -44,7 +44,8 @@ aot::Module read_or_corrupt(Read&& read) {
 
 aot::Module read_source(LoomRuntime_T& r, const std::string& path) {
   if (capi::is_graph_document(path)) {
-    std::vector<uint8_t> bytes = capi::compile_document(path, r.arch == LOOM_ARCH_CPU ? "cpu" : "vulkan");
+    std::vector<uint8_t> bytes =
+        capi::compile_document(path, r.arch == LOOM_ARCH_CPU ? "cpu" : "vulkan");
     return read_or_corrupt([&] { return aot::read_module_bytes(bytes, path); });
   }
   return read_or_corrupt([&] { return aot::read_module_path(path); });
@@ -71,11 +72,13 @@ FileStamp stamp_of(const std::string& path) {
   return s;
 }
 
-std::unique_ptr<aot::LoadedModule> instantiate(LoomRuntime_T& r, aot::Module module, const std::string& what) {
+std::unique_ptr<aot::LoadedModule> instantiate(LoomRuntime_T& r, aot::Module module,
+                                               const std::string& what) {
   return std::make_unique<aot::LoadedModule>(std::move(module), *r.device, what);
 }
 
-LoomModule_T* make_module(LoomRuntime_T& r, std::unique_ptr<aot::LoadedModule> loaded, std::string path, std::string what) {
+LoomModule_T* make_module(LoomRuntime_T& r, std::unique_ptr<aot::LoadedModule> loaded,
+                          std::string path, std::string what) {
   auto m = std::make_unique<LoomModule_T>();
   m->runtime = &r;
   m->path = std::move(path);
@@ -89,27 +92,32 @@ LoomModule_T* make_module(LoomRuntime_T& r, std::unique_ptr<aot::LoadedModule> l
 
 // ---- hot reload: what the host holds must be there in the new module, state carries over
 
-bool same_params(const KernelABI& a, const KernelABI& b, const aot::ModuleMetadata& ma, const aot::ModuleMetadata& mb) {
+bool same_params(const KernelABI& a, const KernelABI& b, const aot::ModuleMetadata& ma,
+                 const aot::ModuleMetadata& mb) {
   if (a.params.size() != b.params.size() || a.returns != b.returns) return false;
   for (size_t i = 0; i < a.params.size(); ++i) {
     const ParamDesc &x = a.params[i], &y = b.params[i];
     if (x.kind != y.kind || x.type != y.type || x.ndim != y.ndim) return false;
     if (x.kind == ParamKind::Argpack &&
-        ma.argpack_types.at(static_cast<size_t>(x.argpack_type)).name != mb.argpack_types.at(static_cast<size_t>(y.argpack_type)).name)
+        ma.argpack_types.at(static_cast<size_t>(x.argpack_type)).name !=
+            mb.argpack_types.at(static_cast<size_t>(y.argpack_type)).name)
       return false;
   }
   return true;
 }
 
-bool same_layout(const std::vector<ArgpackType>& a, int ta, const std::vector<ArgpackType>& b, int tb) {
+bool same_layout(const std::vector<ArgpackType>& a, int ta, const std::vector<ArgpackType>& b,
+                 int tb) {
   const ArgpackType &x = a.at(static_cast<size_t>(ta)), &y = b.at(static_cast<size_t>(tb));
   if (x.name != y.name || x.size != y.size || x.members.size() != y.members.size()) return false;
   for (size_t i = 0; i < x.members.size(); ++i) {
     const ArgpackMember &p = x.members[i], &q = y.members[i];
-    if (p.name != q.name || p.kind != q.kind || p.type != q.type || p.ndim != q.ndim || p.offset != q.offset ||
-        p.format != q.format)
+    if (p.name != q.name || p.kind != q.kind || p.type != q.type || p.ndim != q.ndim ||
+        p.offset != q.offset || p.format != q.format)
       return false;
-    if ((p.kind == MemberKind::Struct || p.kind == MemberKind::Pack) && !same_layout(a, p.nested, b, q.nested)) return false;
+    if ((p.kind == MemberKind::Struct || p.kind == MemberKind::Pack) &&
+        !same_layout(a, p.nested, b, q.nested))
+      return false;
   }
   return true;
 }
@@ -122,7 +130,8 @@ int type_index(const std::vector<ArgpackType>& types, const std::string& name) {
 
 // Value members (through struct members) of a pack of the same layout; resources and
 // nested packs are the new module's.
-void copy_values(const std::vector<ArgpackType>& types, int type, uint32_t base, const uint8_t* from, uint8_t* to) {
+void copy_values(const std::vector<ArgpackType>& types, int type, uint32_t base,
+                 const uint8_t* from, uint8_t* to) {
   for (const ArgpackMember& m : types.at(static_cast<size_t>(type)).members) {
     if (m.kind == MemberKind::Value)
       std::memcpy(to + base + m.offset, from + base + m.offset, std140_size(m.type));
@@ -138,47 +147,59 @@ void check_held(const LoomModule_T& m, const aot::LoadedModule& next) {
     int index = next.find_kernel(k->name, k->template_args);
     if (index < 0)
       throw ApiError(LOOM_ERROR_NOT_FOUND, Place{what, k->name},
-                     "the new module lacks this kernel (or this instantiation), which the host holds; the old module keeps running");
-    if (!same_params(now.device_kernel(k->index).abi(), next.device_kernel(index).abi(), now.metadata(), next.metadata()))
+                     "the new module lacks this kernel (or this instantiation), which the host "
+                     "holds; the old module keeps running");
+    if (!same_params(now.device_kernel(k->index).abi(), next.device_kernel(index).abi(),
+                     now.metadata(), next.metadata()))
       throw ApiError(LOOM_ERROR_WRONG_TYPE, Place{what, k->name},
-                     "the kernel's parameters or return values changed, so the host's launches no longer match; the old "
+                     "the kernel's parameters or return values changed, so the host's launches no "
+                     "longer match; the old "
                      "module keeps running");
   }
   for (const auto& [name, p] : m.pipelines)
     if (next.find_pipeline(name) < 0)
       throw ApiError(LOOM_ERROR_NOT_FOUND, Place{what},
-                     "the new module lacks pipeline '" + name + "', which the host holds; the old module keeps running");
+                     "the new module lacks pipeline '" + name +
+                         "', which the host holds; the old module keeps running");
   for (const auto& [name, a] : m.arrays) {
     const host::Field* f = a->is_field ? next.field(name) : nullptr;
     const host::Ndarray* n = a->is_field ? nullptr : next.ndarray(name);
     bool same = a->is_field ? f && f->desc().elem == now.field(name)->desc().elem
-                            : n && n->dtype() == now.ndarray(name)->dtype() && n->components() == now.ndarray(name)->components();
+                            : n && n->dtype() == now.ndarray(name)->dtype() &&
+                                  n->components() == now.ndarray(name)->components();
     if (!same)
       throw ApiError(LOOM_ERROR_WRONG_TYPE, Place{what},
                      std::string(a->is_field ? "field '" : "ndarray '") + name +
-                         "', which the host holds, is missing from the new module or has another element type; the old "
+                         "', which the host holds, is missing from the new module or has another "
+                         "element type; the old "
                          "module keeps running");
   }
   for (const auto& [name, t] : m.textures) {
     const host::Texture* x = next.texture(name);
     if (!x || x->format() != now.texture(name)->format())
-      throw ApiError(LOOM_ERROR_WRONG_TYPE, Place{what},
-                     "texture '" + name + "', which the host holds, is missing from the new module or has another format; "
-                     "the old module keeps running");
+      throw ApiError(
+          LOOM_ERROR_WRONG_TYPE, Place{what},
+          "texture '" + name +
+              "', which the host holds, is missing from the new module or has another format; "
+              "the old module keeps running");
   }
   for (const auto& [name, p] : m.argpacks)
     if (!next.argpack(name) || next.argpack(name)->type().name != now.argpack(name)->type().name)
-      throw ApiError(LOOM_ERROR_WRONG_TYPE, Place{what},
-                     "argpack '" + name + "', which the host holds, is missing from the new module or has another type; "
-                     "the old module keeps running");
+      throw ApiError(
+          LOOM_ERROR_WRONG_TYPE, Place{what},
+          "argpack '" + name +
+              "', which the host holds, is missing from the new module or has another type; "
+              "the old module keeps running");
   for (const auto& [raw, p] : m.created_packs) {
     const std::vector<ArgpackType>& types = next.metadata().argpack_types;
     int t = type_index(types, p->name);
     const host::Argpack& pack = *p->own;
-    if (t < 0 || !same_layout(now.metadata().argpack_types, type_index(now.metadata().argpack_types, p->name), types, t))
+    if (t < 0 || !same_layout(now.metadata().argpack_types,
+                              type_index(now.metadata().argpack_types, p->name), types, t))
       throw ApiError(LOOM_ERROR_WRONG_TYPE, Place{what},
-                     "argpack type '" + pack.type().name + "' of a pack the host created changed its layout; destroy the "
-                     "pack first; the old module keeps running");
+                     "argpack type '" + pack.type().name +
+                         "' of a pack the host created changed its layout; destroy the "
+                         "pack first; the old module keeps running");
   }
 }
 
@@ -192,27 +213,31 @@ void carry_state(aot::LoadedModule& from, aot::LoadedModule& to) {
   for (const FieldDesc& d : to.metadata().fields) {
     const host::Field* old = from.field(d.name);
     host::Field* now = to.field(d.name);
-    if (old && old->desc().elem == d.elem && old->desc().shape == d.shape && old->desc().layout == d.layout)
+    if (old && old->desc().elem == d.elem && old->desc().shape == d.shape &&
+        old->desc().layout == d.layout)
       copy(old->data(), now->data(), now->bytes());
   }
   for (const aot::NdarrayInfo& d : to.metadata().ndarrays) {
     const host::Ndarray* old = from.ndarray(d.name);
     host::Ndarray* now = to.ndarray(d.name);
-    if (old && old->dtype() == now->dtype() && old->components() == now->components() && old->shape() == now->shape())
+    if (old && old->dtype() == now->dtype() && old->components() == now->components() &&
+        old->shape() == now->shape())
       copy(old->data(), now->data(), now->bytes());
   }
   for (const aot::TextureInfo& d : to.metadata().textures) {
     const host::Texture* old = from.texture(d.name);
     host::Texture* now = to.texture(d.name);
-    if (old && old->format() == now->format() && old->ndim() == now->ndim() && old->width() == now->width() &&
-        old->height() == now->height() && old->depth() == now->depth())
+    if (old && old->format() == now->format() && old->ndim() == now->ndim() &&
+        old->width() == now->width() && old->height() == now->height() &&
+        old->depth() == now->depth())
       copy(old->data(), now->data(), now->bytes());
   }
   for (const aot::ArgpackInfo& d : to.metadata().argpacks) {
     const host::Argpack* old = from.argpack(d.name);
     host::Argpack* now = to.argpack(d.name);
     int t_old = old ? type_index(from.metadata().argpack_types, old->type().name) : -1;
-    if (t_old >= 0 && same_layout(from.metadata().argpack_types, t_old, to.metadata().argpack_types, d.type)) {
+    if (t_old >= 0 &&
+        same_layout(from.metadata().argpack_types, t_old, to.metadata().argpack_types, d.type)) {
       copy_values(to.metadata().argpack_types, d.type, 0, old->data(), now->data());
       device.host_wrote(now->data());
     }
@@ -274,13 +299,15 @@ LoomResult loom_module_load(LoomRuntime runtime, const char* path, LoomModule* o
   });
 }
 
-LoomResult loom_module_load_memory(LoomRuntime runtime, const void* data, size_t size, const char* name, LoomModule* out) {
+LoomResult loom_module_load_memory(LoomRuntime runtime, const void* data, size_t size,
+                                   const char* name, LoomModule* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
     LoomRuntime_T& r = need(runtime, "runtime");
     need(data, "loom_module_load_memory: data");
     need(out, "loom_module_load_memory: out");
     std::string what = name && *name ? name : "<memory>";
-    std::vector<uint8_t> bytes(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + size);
+    std::vector<uint8_t> bytes(static_cast<const uint8_t*>(data),
+                               static_cast<const uint8_t*>(data) + size);
     aot::Module module = read_or_corrupt([&] { return aot::read_module_bytes(bytes, what); });
     *out = make_module(r, instantiate(r, std::move(module), what), "", what);
   });
@@ -318,22 +345,29 @@ LoomResult loom_module_get_info(LoomModule module, LoomModuleInfo* out) {
   });
 }
 
-LoomResult loom_module_get_item_name(LoomModule module, LoomModuleItem item, uint32_t index, const char** name) {
+LoomResult loom_module_get_item_name(LoomModule module, LoomModuleItem item, uint32_t index,
+                                     const char** name) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
     LoomModule_T& m = need(module, "module");
     need(name, "loom_module_get_item_name: name");
     int32_t kind = capi::enum_int(item);
     if (kind < LOOM_ITEM_KERNEL || kind > LOOM_ITEM_ARGPACK)
-      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, Place{m.what}, std::to_string(kind) + " is not a LoomModuleItem");
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, Place{m.what},
+                     std::to_string(kind) + " is not a LoomModuleItem");
     const std::vector<std::string>& list = m.names[static_cast<size_t>(kind - 1)];
     if (index >= list.size())
       throw ApiError(LOOM_ERROR_NOT_FOUND, Place{m.what},
-                     "index " + std::to_string(index) + " is past the module's " + std::to_string(list.size()) + " item(s) of that kind");
+                     "index " + std::to_string(index) + " is past the module's " +
+                         std::to_string(list.size()) + " item(s) of that kind");
     *name = list[index].c_str();
   });
 }
 
-LoomResult loom_module_reload_if_changed(LoomModule module, LoomReloadStatus* status) { return reload(module, status, false); }
-LoomResult loom_module_reload(LoomModule module, LoomReloadStatus* status) { return reload(module, status, true); }
+LoomResult loom_module_reload_if_changed(LoomModule module, LoomReloadStatus* status) {
+  return reload(module, status, false);
+}
+LoomResult loom_module_reload(LoomModule module, LoomReloadStatus* status) {
+  return reload(module, status, true);
+}
 
 }  // extern "C"

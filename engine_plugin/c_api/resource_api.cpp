@@ -20,28 +20,36 @@ host::Ndarray* ndarray_of(const LoomArray_T& a) {
   if (a.is_field) return nullptr;
   if (!a.module) return a.own.get();
   host::Ndarray* n = a.module->loaded->ndarray(a.name);
-  if (!n) throw ApiError(LOOM_ERROR_NOT_FOUND, Place{a.module->what}, "the module has no ndarray '" + a.name + "' any more");
+  if (!n)
+    throw ApiError(LOOM_ERROR_NOT_FOUND, Place{a.module->what},
+                   "the module has no ndarray '" + a.name + "' any more");
   return n;
 }
 
 host::Field* field_of(const LoomArray_T& a) {
   if (!a.is_field) return nullptr;
   host::Field* f = a.module->loaded->field(a.name);
-  if (!f) throw ApiError(LOOM_ERROR_NOT_FOUND, Place{a.module->what}, "the module has no field '" + a.name + "' any more");
+  if (!f)
+    throw ApiError(LOOM_ERROR_NOT_FOUND, Place{a.module->what},
+                   "the module has no field '" + a.name + "' any more");
   return f;
 }
 
 host::Texture& texture_of(const LoomTexture_T& t) {
   if (!t.module) return *t.own;
   host::Texture* x = t.module->loaded->texture(t.name);
-  if (!x) throw ApiError(LOOM_ERROR_NOT_FOUND, Place{t.module->what}, "the module has no texture '" + t.name + "' any more");
+  if (!x)
+    throw ApiError(LOOM_ERROR_NOT_FOUND, Place{t.module->what},
+                   "the module has no texture '" + t.name + "' any more");
   return *x;
 }
 
 host::Argpack& argpack_of(const LoomArgpack_T& p) {
   if (p.own) return *p.own;
   host::Argpack* x = p.module->loaded->argpack(p.name);
-  if (!x) throw ApiError(LOOM_ERROR_NOT_FOUND, Place{p.module->what}, "the module has no argpack '" + p.name + "' any more");
+  if (!x)
+    throw ApiError(LOOM_ERROR_NOT_FOUND, Place{p.module->what},
+                   "the module has no argpack '" + p.name + "' any more");
   return *x;
 }
 
@@ -62,7 +70,8 @@ ArrayView view_of(const LoomArray_T& a) {
   ArrayView v;
   v.runtime = a.runtime;
   v.imported = a.imported;
-  v.what = (a.module ? a.module->what + ": " : std::string()) + (a.is_field ? "field '" : "ndarray '") + a.name + "'";
+  v.what = (a.module ? a.module->what + ": " : std::string()) +
+           (a.is_field ? "field '" : "ndarray '") + a.name + "'";
   if (host::Field* f = capi::field_of(a)) {
     v.data = f->data();
     v.bytes = f->bytes();
@@ -76,19 +85,22 @@ ArrayView view_of(const LoomArray_T& a) {
 
 std::vector<int64_t> shape_of(uint32_t ndim, const int64_t* shape, const char* call) {
   if (ndim < 1 || ndim > LOOM_MAX_DIMS)
-    throw ApiError(LOOM_ERROR_WRONG_NDIM, std::string(call) + ": ndim " + std::to_string(ndim) + " is not in 1..4");
+    throw ApiError(LOOM_ERROR_WRONG_NDIM,
+                   std::string(call) + ": ndim " + std::to_string(ndim) + " is not in 1..4");
   if (!shape) throw ApiError(LOOM_ERROR_NULL_HANDLE, std::string(call) + ": shape is null");
   std::vector<int64_t> s(shape, shape + ndim);
   for (uint32_t d = 0; d < ndim; ++d)
     if (s[d] < 1)
-      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, std::string(call) + ": extent " + std::to_string(s[d]) + " of dimension " +
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, std::string(call) + ": extent " +
+                                                      std::to_string(s[d]) + " of dimension " +
                                                       std::to_string(d) + " is not positive");
   return s;
 }
 
 uint32_t check_components(uint32_t components, const char* call) {
   if (components < 1 || components > LOOM_MAX_COMPONENTS)
-    throw ApiError(LOOM_ERROR_WRONG_DTYPE, std::string(call) + ": " + std::to_string(components) + " components per element is not in 1..16");
+    throw ApiError(LOOM_ERROR_WRONG_DTYPE, std::string(call) + ": " + std::to_string(components) +
+                                               " components per element is not in 1..16");
   return components;
 }
 
@@ -101,7 +113,9 @@ std::string next_name(const char* kind) {
 
 void check_bytes(uint64_t given, size_t want, const std::string& what) {
   if (given != want)
-    throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, what + " holds " + std::to_string(want) + " bytes; the call gives " + std::to_string(given));
+    throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, what + " holds " + std::to_string(want) +
+                                                    " bytes; the call gives " +
+                                                    std::to_string(given));
 }
 
 }  // namespace
@@ -120,7 +134,9 @@ LoomResult loom_module_get_array(LoomModule module, const char* name, LoomArray*
     }
     bool field = m.loaded->field(name) != nullptr;
     if (!field && !m.loaded->ndarray(name)) {
-      std::string kind = m.loaded->texture(name) ? " (it is a texture)" : m.loaded->argpack(name) ? " (it is an argpack)" : "";
+      std::string kind = m.loaded->texture(name)   ? " (it is a texture)"
+                         : m.loaded->argpack(name) ? " (it is an argpack)"
+                                                   : "";
       throw ApiError(kind.empty() ? LOOM_ERROR_NOT_FOUND : LOOM_ERROR_WRONG_TYPE, Place{m.what},
                      std::string("the module has no field or ndarray '") + name + "'" + kind);
     }
@@ -134,8 +150,8 @@ LoomResult loom_module_get_array(LoomModule module, const char* name, LoomArray*
   });
 }
 
-LoomResult loom_ndarray_create(LoomRuntime runtime, LoomDataType dtype, uint32_t components, uint32_t ndim,
-                               const int64_t* shape, LoomArray* out) {
+LoomResult loom_ndarray_create(LoomRuntime runtime, LoomDataType dtype, uint32_t components,
+                               uint32_t ndim, const int64_t* shape, LoomArray* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
     LoomRuntime_T& r = need(runtime, "runtime");
     need(out, "loom_ndarray_create: out");
@@ -143,32 +159,38 @@ LoomResult loom_ndarray_create(LoomRuntime runtime, LoomDataType dtype, uint32_t
     auto a = std::make_unique<LoomArray_T>();
     a->runtime = &r;
     a->name = next_name("ndarray");
-    a->own = std::make_unique<host::Ndarray>(s, shape_of(ndim, shape, "loom_ndarray_create"),
-                                             static_cast<int>(check_components(components, "loom_ndarray_create")), a->name);
+    a->own = std::make_unique<host::Ndarray>(
+        s, shape_of(ndim, shape, "loom_ndarray_create"),
+        static_cast<int>(check_components(components, "loom_ndarray_create")), a->name);
     r.device->add_buffer(a->name, a->own->data(), a->own->bytes(), false);
     r.arrays.insert(a.get());
     *out = a.release();
   });
 }
 
-LoomResult loom_ndarray_import_vulkan(LoomRuntime runtime, const LoomVulkanBuffer* buffer, LoomDataType dtype,
-                                      uint32_t components, uint32_t ndim, const int64_t* shape, LoomArray* out) {
+LoomResult loom_ndarray_import_vulkan(LoomRuntime runtime, const LoomVulkanBuffer* buffer,
+                                      LoomDataType dtype, uint32_t components, uint32_t ndim,
+                                      const int64_t* shape, LoomArray* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
     LoomRuntime_T& r = need(runtime, "runtime");
     const LoomVulkanBuffer& b = need(buffer, "loom_ndarray_import_vulkan: buffer");
     need(out, "loom_ndarray_import_vulkan: out");
     vk::VulkanRuntime& v = capi::vulkan_of(r, "loom_ndarray_import_vulkan");
-    if (!b.buffer) throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_ndarray_import_vulkan: buffer->buffer is null");
+    if (!b.buffer)
+      throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_ndarray_import_vulkan: buffer->buffer is null");
     Scalar s = capi::scalar_of(dtype, "loom_ndarray_import_vulkan: dtype");
     auto a = std::make_unique<LoomArray_T>();
     a->runtime = &r;
     a->imported = true;
     a->name = next_name("imported ndarray ");
-    a->own = std::make_unique<host::Ndarray>(a.get(), s, shape_of(ndim, shape, "loom_ndarray_import_vulkan"),
-                                             static_cast<int>(check_components(components, "loom_ndarray_import_vulkan")), a->name);
+    a->own = std::make_unique<host::Ndarray>(
+        a.get(), s, shape_of(ndim, shape, "loom_ndarray_import_vulkan"),
+        static_cast<int>(check_components(components, "loom_ndarray_import_vulkan")), a->name);
     if (b.size < a->own->bytes())
-      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_ndarray_import_vulkan: the buffer range holds " + std::to_string(b.size) +
-                                                      " bytes; the ndarray needs " + std::to_string(a->own->bytes()));
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                     "loom_ndarray_import_vulkan: the buffer range holds " +
+                         std::to_string(b.size) + " bytes; the ndarray needs " +
+                         std::to_string(a->own->bytes()));
     v.import_buffer(a.get(), b.buffer, b.offset, a->own->bytes(), a->name);
     r.arrays.insert(a.get());
     *out = a.release();
@@ -179,8 +201,9 @@ LoomResult loom_ndarray_destroy(LoomArray array) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
     if (!array) return;
     if (array->module)
-      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_ndarray_destroy: '" + array->name + "' belongs to module " +
-                                                      array->module->what + " and goes with it");
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_ndarray_destroy: '" + array->name +
+                                                      "' belongs to module " + array->module->what +
+                                                      " and goes with it");
     array->runtime->device->remove(array->own->data());
     array->runtime->arrays.erase(array);
     delete array;
@@ -266,7 +289,8 @@ LoomResult loom_module_get_texture(LoomModule module, const char* name, LoomText
     if (!m.loaded->texture(name)) {
       bool other = m.loaded->field(name) || m.loaded->ndarray(name) || m.loaded->argpack(name);
       throw ApiError(other ? LOOM_ERROR_WRONG_TYPE : LOOM_ERROR_NOT_FOUND, Place{m.what},
-                     std::string("the module has no texture '") + name + "'" + (other ? " (it is another kind of resource)" : ""));
+                     std::string("the module has no texture '") + name + "'" +
+                         (other ? " (it is another kind of resource)" : ""));
     }
     auto t = std::make_unique<LoomTexture_T>();
     t->runtime = m.runtime;
@@ -277,15 +301,16 @@ LoomResult loom_module_get_texture(LoomModule module, const char* name, LoomText
   });
 }
 
-LoomResult loom_texture_create(LoomRuntime runtime, LoomTextureFormat format, uint32_t width, uint32_t height,
-                               uint32_t depth, LoomTexture* out) {
+LoomResult loom_texture_create(LoomRuntime runtime, LoomTextureFormat format, uint32_t width,
+                               uint32_t height, uint32_t depth, LoomTexture* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
     LoomRuntime_T& r = need(runtime, "runtime");
     need(out, "loom_texture_create: out");
     TextureFormat f = capi::texture_format_of(format, "loom_texture_create: format");
     if (width < 1 || height < 1)
-      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_texture_create: a " + std::to_string(width) + " x " +
-                                                      std::to_string(height) + " texture has no texels");
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                     "loom_texture_create: a " + std::to_string(width) + " x " +
+                         std::to_string(height) + " texture has no texels");
     auto t = std::make_unique<LoomTexture_T>();
     t->runtime = &r;
     t->name = next_name("texture");
@@ -297,25 +322,32 @@ LoomResult loom_texture_create(LoomRuntime runtime, LoomTextureFormat format, ui
   });
 }
 
-LoomResult loom_texture_import_vulkan(LoomRuntime runtime, const LoomVulkanImage* image, LoomTexture* out) {
+LoomResult loom_texture_import_vulkan(LoomRuntime runtime, const LoomVulkanImage* image,
+                                      LoomTexture* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
     LoomRuntime_T& r = need(runtime, "runtime");
     const LoomVulkanImage& i = need(image, "loom_texture_import_vulkan: image");
     need(out, "loom_texture_import_vulkan: out");
     vk::VulkanRuntime& v = capi::vulkan_of(r, "loom_texture_import_vulkan");
-    if (!i.image || !i.view) throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_texture_import_vulkan: image->image or image->view is null");
+    if (!i.image || !i.view)
+      throw ApiError(LOOM_ERROR_NULL_HANDLE,
+                     "loom_texture_import_vulkan: image->image or image->view is null");
     TextureFormat f;
     if (!vk::texture_format_of(i.format, &f))
-      throw ApiError(LOOM_ERROR_WRONG_DTYPE, "loom_texture_import_vulkan: VkFormat " + std::to_string(static_cast<int>(i.format)) +
-                                                 " is none of R32_SFLOAT, R32G32_SFLOAT, R32G32B32A32_SFLOAT, R8G8B8A8_UNORM");
+      throw ApiError(
+          LOOM_ERROR_WRONG_DTYPE,
+          "loom_texture_import_vulkan: VkFormat " + std::to_string(static_cast<int>(i.format)) +
+              " is none of R32_SFLOAT, R32G32_SFLOAT, R32G32B32A32_SFLOAT, R8G8B8A8_UNORM");
     if (i.ndim != 2 && i.ndim != 3)
-      throw ApiError(LOOM_ERROR_WRONG_NDIM, "loom_texture_import_vulkan: ndim " + std::to_string(i.ndim) + "; textures have 2 or 3");
+      throw ApiError(LOOM_ERROR_WRONG_NDIM, "loom_texture_import_vulkan: ndim " +
+                                                std::to_string(i.ndim) + "; textures have 2 or 3");
     auto t = std::make_unique<LoomTexture_T>();
     t->runtime = &r;
     t->imported = true;
     t->name = next_name("imported texture ");
-    t->own = std::make_unique<host::Texture>(host::Texture::device_only(
-        t.get(), f, static_cast<int>(i.ndim), i.extent.width, i.extent.height, i.ndim == 3 ? i.extent.depth : 1, t->name));
+    t->own = std::make_unique<host::Texture>(
+        host::Texture::device_only(t.get(), f, static_cast<int>(i.ndim), i.extent.width,
+                                   i.extent.height, i.ndim == 3 ? i.extent.depth : 1, t->name));
     v.import_image(t.get(), i.image, i.view, i.format, i.extent, i.layout, t->name);
     r.textures.insert(t.get());
     *out = t.release();
@@ -326,7 +358,8 @@ LoomResult loom_texture_destroy(LoomTexture texture) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
     if (!texture) return;
     if (texture->module)
-      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_texture_destroy: '" + texture->name + "' belongs to module " +
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_texture_destroy: '" + texture->name +
+                                                      "' belongs to module " +
                                                       texture->module->what + " and goes with it");
     texture->runtime->device->remove(texture->own->data());
     texture->runtime->textures.erase(texture);
@@ -354,7 +387,8 @@ LoomResult loom_texture_read(LoomTexture texture, void* dst, uint64_t bytes) {
     const host::Texture& t = capi::texture_of(h);
     need(dst, "loom_texture_read: dst");
     if (!t.has_host_memory())
-      throw ApiError(LOOM_ERROR_NOT_SUPPORTED, "loom_texture_read: the texture is the host's image; read it with Vulkan");
+      throw ApiError(LOOM_ERROR_NOT_SUPPORTED,
+                     "loom_texture_read: the texture is the host's image; read it with Vulkan");
     check_bytes(bytes, t.bytes(), "texture '" + h.name + "'");
     h.runtime->device->read_back(t.data());
     std::memcpy(dst, t.data(), t.bytes());
@@ -367,7 +401,8 @@ LoomResult loom_texture_write(LoomTexture texture, const void* src, uint64_t byt
     const host::Texture& t = capi::texture_of(h);
     need(src, "loom_texture_write: src");
     if (!t.has_host_memory())
-      throw ApiError(LOOM_ERROR_NOT_SUPPORTED, "loom_texture_write: the texture is the host's image; write it with Vulkan");
+      throw ApiError(LOOM_ERROR_NOT_SUPPORTED,
+                     "loom_texture_write: the texture is the host's image; write it with Vulkan");
     check_bytes(bytes, t.bytes(), "texture '" + h.name + "'");
     std::memcpy(t.data(), src, t.bytes());
     h.runtime->device->host_wrote(t.data());
@@ -382,7 +417,8 @@ LoomResult loom_texture_export_vulkan(LoomTexture texture, LoomVulkanImage* out)
     vk::VulkanRuntime& v = capi::vulkan_of(*h.runtime, "loom_texture_export_vulkan");
     v.upload(t.data());
     vk::ImageExport e = v.export_image(t.data());
-    i = LoomVulkanImage{e.image, e.view, e.format, e.extent, e.layout, static_cast<uint32_t>(t.ndim())};
+    i = LoomVulkanImage{e.image,  e.view,   e.format,
+                        e.extent, e.layout, static_cast<uint32_t>(t.ndim())};
   });
 }
 

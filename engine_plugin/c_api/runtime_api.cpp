@@ -19,7 +19,9 @@ using loom::capi::need;
 #endif
 
 vk::HostFrames& LoomRuntime_T::host_frames() {
-  if (!frames) frames = std::make_unique<vk::HostFrames>(capi::vulkan_of(*this, "host frames"), frames_in_flight);
+  if (!frames)
+    frames =
+        std::make_unique<vk::HostFrames>(capi::vulkan_of(*this, "host frames"), frames_in_flight);
   return *frames;
 }
 
@@ -56,7 +58,9 @@ namespace loom::capi {
 
 vk::VulkanRuntime& vulkan_of(LoomRuntime_T& r, const char* call) {
   vk::VulkanRuntime* v = r.device ? r.device->vulkan() : nullptr;
-  if (!v) throw ApiError(LOOM_ERROR_WRONG_ARCH, std::string(call) + " needs a Vulkan runtime; this one runs on the CPU");
+  if (!v)
+    throw ApiError(LOOM_ERROR_WRONG_ARCH,
+                   std::string(call) + " needs a Vulkan runtime; this one runs on the CPU");
   return *v;
 }
 
@@ -64,10 +68,14 @@ vk::VulkanRuntime& vulkan_of(LoomRuntime_T& r, const char* call) {
 
 namespace {
 
-void warn(const std::string& message) { std::fprintf(stderr, "loom: warning: %s\n", message.c_str()); }
+void warn(const std::string& message) {
+  std::fprintf(stderr, "loom: warning: %s\n", message.c_str());
+}
 
 uint32_t frames_or_default(uint32_t frames) {
-  if (frames > 16) throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "frames_in_flight " + std::to_string(frames) + " is more than 16");
+  if (frames > 16)
+    throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                   "frames_in_flight " + std::to_string(frames) + " is more than 16");
   return frames == 0 ? 2 : frames;
 }
 
@@ -81,8 +89,9 @@ const char* loom_version_string(void) {
   static const std::string text = std::string("loom ") + LOOM_PRODUCT_VERSION + " (abi " +
                                   std::to_string(LOOM_VERSION_MAJOR(LOOM_HEADER_VERSION)) + "." +
                                   std::to_string(LOOM_VERSION_MINOR(LOOM_HEADER_VERSION)) + "." +
-                                  std::to_string(LOOM_VERSION_PATCH(LOOM_HEADER_VERSION)) + ", module format " +
-                                  std::to_string(aot::kModuleFormatVersion) + ")";
+                                  std::to_string(LOOM_VERSION_PATCH(LOOM_HEADER_VERSION)) +
+                                  ", module format " + std::to_string(aot::kModuleFormatVersion) +
+                                  ")";
   return text.c_str();
 }
 
@@ -95,7 +104,8 @@ LoomResult loom_runtime_create(const LoomRuntimeCreateInfo* info, LoomRuntime* o
     int32_t arch = capi::enum_int(i.arch);
     if (arch == LOOM_ARCH_CPU) {
       if (i.cpu_threads > 1024)
-        throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "cpu_threads " + std::to_string(i.cpu_threads) + " is more than 1024");
+        throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                       "cpu_threads " + std::to_string(i.cpu_threads) + " is more than 1024");
       r->device = loom::make_cpu_device(static_cast<int>(i.cpu_threads));
     } else if (arch == LOOM_ARCH_VULKAN) {
       loom::VulkanDeviceOptions o;
@@ -124,8 +134,9 @@ LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, Loom
     host.queue = d.queue;
     host.api_version = d.api_version;
     if (!d.create_info)
-      throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_runtime_import_vulkan: create_info is null; Loom reads the "
-                                             "features the device was created with from it");
+      throw ApiError(LOOM_ERROR_NULL_HANDLE,
+                     "loom_runtime_import_vulkan: create_info is null; Loom reads the "
+                     "features the device was created with from it");
     vk::set_enabled_features(host, *d.create_info);
     auto r = std::make_unique<LoomRuntime_T>();
     r->frames_in_flight = frames_or_default(d.frames_in_flight);
@@ -143,9 +154,10 @@ LoomResult loom_runtime_destroy(LoomRuntime runtime) {
     size_t alive = runtime->modules.size() + runtime->arrays.size() + runtime->textures.size();
     if (alive != 0)
       throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
-                     "loom_runtime_destroy: " + std::to_string(runtime->modules.size()) + " module(s), " +
-                         std::to_string(runtime->arrays.size()) + " ndarray(s) and " +
-                         std::to_string(runtime->textures.size()) + " texture(s) of the runtime are not destroyed yet");
+                     "loom_runtime_destroy: " + std::to_string(runtime->modules.size()) +
+                         " module(s), " + std::to_string(runtime->arrays.size()) +
+                         " ndarray(s) and " + std::to_string(runtime->textures.size()) +
+                         " texture(s) of the runtime are not destroyed yet");
     runtime->device->synchronize();
     runtime->free_retired(true);
     runtime->frames.reset();
@@ -185,18 +197,22 @@ LoomResult loom_runtime_submit(LoomRuntime runtime, uint32_t wait_count, const L
                                uint32_t signal_count, const LoomSemaphore* signals) {
   return guard(LOOM_ERROR_DEVICE, [&] {
     LoomRuntime_T& r = need(runtime, "runtime");
-    if (wait_count && !waits) throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_runtime_submit: waits is null");
-    if (signal_count && !signals) throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_runtime_submit: signals is null");
+    if (wait_count && !waits)
+      throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_runtime_submit: waits is null");
+    if (signal_count && !signals)
+      throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_runtime_submit: signals is null");
     if (r.arch != LOOM_ARCH_VULKAN) {
       if (wait_count || signal_count)
-        throw ApiError(LOOM_ERROR_WRONG_ARCH, "loom_runtime_submit: a CPU runtime has no semaphores to wait on or signal");
+        throw ApiError(LOOM_ERROR_WRONG_ARCH,
+                       "loom_runtime_submit: a CPU runtime has no semaphores to wait on or signal");
       return;
     }
     std::vector<vk::SemaphoreWait> w;
     std::vector<vk::SemaphoreSignal> s;
     for (uint32_t i = 0; i < wait_count; ++i) {
       if (!waits[i].semaphore)
-        throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_runtime_submit: waits[" + std::to_string(i) + "] is null");
+        throw ApiError(LOOM_ERROR_NULL_HANDLE,
+                       "loom_runtime_submit: waits[" + std::to_string(i) + "] is null");
       vk::SemaphoreWait x;
       x.semaphore = waits[i].semaphore;
       x.value = waits[i].value;
@@ -204,7 +220,8 @@ LoomResult loom_runtime_submit(LoomRuntime runtime, uint32_t wait_count, const L
     }
     for (uint32_t i = 0; i < signal_count; ++i) {
       if (!signals[i].semaphore)
-        throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_runtime_submit: signals[" + std::to_string(i) + "] is null");
+        throw ApiError(LOOM_ERROR_NULL_HANDLE,
+                       "loom_runtime_submit: signals[" + std::to_string(i) + "] is null");
       s.push_back({signals[i].semaphore, signals[i].value});
     }
     capi::vulkan_of(r, "loom_runtime_submit").submit(w, s);

@@ -18,8 +18,8 @@ Scalar scalar_of(const LoomDataType& dtype, const std::string& what) {
     case LOOM_DTYPE_F32: return Scalar::F32;
     case LOOM_DTYPE_F64: return Scalar::F64;
   }
-  throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, what + ": " + std::to_string(enum_int(dtype)) +
-                                                  " is not a LoomDataType");
+  throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                 what + ": " + std::to_string(enum_int(dtype)) + " is not a LoomDataType");
 }
 
 LoomDataType dtype_of(Scalar s) {
@@ -47,8 +47,8 @@ TextureFormat texture_format_of(const LoomTextureFormat& format, const std::stri
     case LOOM_TEXTURE_RGBA32F: return TextureFormat::RGBA32F;
     case LOOM_TEXTURE_RGBA8: return TextureFormat::RGBA8;
   }
-  throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, what + ": " + std::to_string(enum_int(format)) +
-                                                  " is not a LoomTextureFormat");
+  throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                 what + ": " + std::to_string(enum_int(format)) + " is not a LoomTextureFormat");
 }
 
 LoomTextureFormat loom_format_of(TextureFormat format) {

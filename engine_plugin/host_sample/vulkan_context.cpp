@@ -36,16 +36,11 @@ bool has_device_extension(VkPhysicalDevice device, const char* name) {
 // Discrete GPUs first, the CPU (lavapipe) last.
 int preference(VkPhysicalDeviceType type) {
   switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
-      return 4;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
-      return 3;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
-      return 2;
-    case VK_PHYSICAL_DEVICE_TYPE_CPU:
-      return 1;
-    default:
-      return 0;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
+    default: return 0;
   }
 }
 

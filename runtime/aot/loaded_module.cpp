@@ -33,7 +33,8 @@ std::string describe(const Value& v) {
 
 // The components of `v` converted to type `t`, as T; throws at `where` on a mismatch.
 template <typename T>
-std::vector<T> components_as(const Value& v, ValueType t, const Place& where, const std::string& what) {
+std::vector<T> components_as(const Value& v, ValueType t, const Place& where,
+                             const std::string& what) {
   std::vector<double> values;
   bool integral = false;
   uint64_t big = 0;
@@ -55,15 +56,18 @@ std::vector<T> components_as(const Value& v, ValueType t, const Place& where, co
   std::vector<T> out;
   for (double d : values) {
     if constexpr (std::is_integral_v<T>) {
-      if (d != std::floor(d)) throw Error(where, what + " is an integer; " + std::to_string(d) + " is not");
+      if (d != std::floor(d))
+        throw Error(where, what + " is an integer; " + std::to_string(d) + " is not");
       if (integral && v.above_int64 && std::is_same_v<T, uint64_t>) {
         out.push_back(static_cast<T>(big));
         continue;
       }
-      if (d < static_cast<double>(std::numeric_limits<T>::min()) || d > static_cast<double>(std::numeric_limits<T>::max()))
-        throw Error(where, what + ": " + std::to_string(static_cast<long long>(d)) + " does not fit in " +
-                               std::string(scalar_name(t.scalar)));
-      out.push_back(integral && values.size() == 1 && !v.above_int64 ? static_cast<T>(v.i) : static_cast<T>(d));
+      if (d < static_cast<double>(std::numeric_limits<T>::min()) ||
+          d > static_cast<double>(std::numeric_limits<T>::max()))
+        throw Error(where, what + ": " + std::to_string(static_cast<long long>(d)) +
+                               " does not fit in " + std::string(scalar_name(t.scalar)));
+      out.push_back(integral && values.size() == 1 && !v.above_int64 ? static_cast<T>(v.i)
+                                                                     : static_cast<T>(d));
     } else {
       out.push_back(static_cast<T>(d));
     }
@@ -73,12 +77,15 @@ std::vector<T> components_as(const Value& v, ValueType t, const Place& where, co
 
 }  // namespace
 
-void set_value_argument(host::LaunchFrame& frame, int param, const Value& value, const Place& where) {
+void set_value_argument(host::LaunchFrame& frame, int param, const Value& value,
+                        const Place& where) {
   const ParamDesc& d = frame.abi().params.at(static_cast<size_t>(param));
   std::string what = "parameter '" + d.name + "'";
   if (d.type.scalar == Scalar::Bool) {
-    if (d.type.components() != 1) throw Error(where, what + " is a bool vector, which launches do not support");
-    if (value.kind != Value::Kind::Bool && !(value.kind == Value::Kind::Int && (value.i == 0 || value.i == 1)))
+    if (d.type.components() != 1)
+      throw Error(where, what + " is a bool vector, which launches do not support");
+    if (value.kind != Value::Kind::Bool &&
+        !(value.kind == Value::Kind::Int && (value.i == 0 || value.i == 1)))
       throw Error(where, what + " takes true or false, not " + describe(value));
     frame.set_value<bool>(param, value.kind == Value::Kind::Bool ? value.b : value.i != 0);
     return;
@@ -103,9 +110,13 @@ struct LoadedModule::BoundLaunch {
 };
 
 LoadedModule::LoadedModule(Module module, Device& device, std::string what)
-    : module_(std::move(module)), device_(device), what_(std::move(what)), resources_(std::make_unique<Resources>()) {
+    : module_(std::move(module)),
+      device_(device),
+      what_(std::move(what)),
+      resources_(std::make_unique<Resources>()) {
   check_requirements(device_, module_.meta, what_);
-  for (size_t i = 0; i < module_.meta.kernels.size(); ++i) kernels_.push_back(load_module_kernel(device_, module_, i, what_));
+  for (size_t i = 0; i < module_.meta.kernels.size(); ++i)
+    kernels_.push_back(load_module_kernel(device_, module_, i, what_));
   try {
     allocate();
     bind_pipelines();
@@ -134,7 +145,8 @@ void LoadedModule::allocate() {
   const ModuleMetadata& m = module_.meta;
   Resources& r = *resources_;
   auto claim = [&](const std::string& name) {
-    if (r.fields.count(name) || r.ndarrays.count(name) || r.textures.count(name) || r.argpacks.count(name))
+    if (r.fields.count(name) || r.ndarrays.count(name) || r.textures.count(name) ||
+        r.argpacks.count(name))
       throw Error(Place{what_}, "corrupt module metadata: two resources are named '" + name + "'");
   };
   for (const FieldDesc& f : m.fields) {
@@ -151,8 +163,10 @@ void LoadedModule::allocate() {
   }
   for (const TextureInfo& t : m.textures) {
     claim(t.name);
-    auto tex = t.size.size() == 3 ? std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.size[2], t.name)
-                                  : std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.name);
+    auto tex =
+        t.size.size() == 3
+            ? std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.size[2], t.name)
+            : std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.name);
     device_.add_texture(t.name, *tex);
     r.textures[t.name] = std::move(tex);
   }
@@ -174,32 +188,38 @@ void LoadedModule::allocate() {
       if (!member) throw Error(where, "argpack '" + a.name + "' has no member '" + path + "'");
       std::string what = "member '" + a.name + "." + path + "'";
       auto resource = [&]() -> const std::string& {
-        if (value.kind != Value::Kind::Resource) throw Error(where, what + " takes a resource name, not " + describe(value));
+        if (value.kind != Value::Kind::Resource)
+          throw Error(where, what + " takes a resource name, not " + describe(value));
         return value.resource;
       };
       switch (member->kind) {
         case MemberKind::Ndarray: {
           host::Ndarray* nd = ndarray(resource());
-          if (!nd) throw Error(where, what + ": '" + value.resource + "' is not an ndarray of the module");
-          if (nd->dtype() != member->type.scalar || nd->components() != member->type.components() || nd->ndim() != member->ndim)
-            throw Error(where, what + " holds ndarrays of " + value_type_name(member->type) + " with " +
-                                   std::to_string(member->ndim) + " dimensions; '" + value.resource + "' is not one");
+          if (!nd)
+            throw Error(where, what + ": '" + value.resource + "' is not an ndarray of the module");
+          if (nd->dtype() != member->type.scalar || nd->components() != member->type.components() ||
+              nd->ndim() != member->ndim)
+            throw Error(where, what + " holds ndarrays of " + value_type_name(member->type) +
+                                   " with " + std::to_string(member->ndim) + " dimensions; '" +
+                                   value.resource + "' is not one");
           pack.set_ndarray(path, *nd);
           break;
         }
         case MemberKind::Texture: {
           host::Texture* tex = texture(resource());
           if (!tex || tex->format() != member->format)
-            throw Error(where, what + " holds " + texture_format_name(member->format) + " textures; '" + value.resource +
-                                   "' is not one of the module");
+            throw Error(where, what + " holds " + texture_format_name(member->format) +
+                                   " textures; '" + value.resource + "' is not one of the module");
           pack.set_texture(path, *tex);
           break;
         }
         case MemberKind::Pack:
         case MemberKind::Struct: {
           host::Argpack* nested = argpack(resource());
-          if (!nested || nested->type().name != m.argpack_types.at(static_cast<size_t>(member->nested)).name)
-            throw Error(where, what + " takes an argpack of type '" + m.argpack_types.at(static_cast<size_t>(member->nested)).name +
+          if (!nested ||
+              nested->type().name != m.argpack_types.at(static_cast<size_t>(member->nested)).name)
+            throw Error(where, what + " takes an argpack of type '" +
+                                   m.argpack_types.at(static_cast<size_t>(member->nested)).name +
                                    "'; '" + value.resource + "' is not one of the module");
           pack.set_pack(path, *nested);
           break;
@@ -233,32 +253,39 @@ void LoadedModule::bind_pipelines() {
         const Value* v = nullptr;
         for (const auto& [name, value] : l.args)
           if (name == d.name) v = &value;
-        if (!v) throw Error(where, "pipeline '" + p.name + "' gives no argument for parameter '" + d.name + "'");
+        if (!v)
+          throw Error(where,
+                      "pipeline '" + p.name + "' gives no argument for parameter '" + d.name + "'");
         int param = static_cast<int>(i);
         if (d.kind == ParamKind::Value) {
           set_value_argument(bound->frame, param, *v, where);
           continue;
         }
         if (v->kind != Value::Kind::Resource)
-          throw Error(where, "pipeline '" + p.name + "': parameter '" + d.name + "' takes a resource name, not " + describe(*v));
+          throw Error(where, "pipeline '" + p.name + "': parameter '" + d.name +
+                                 "' takes a resource name, not " + describe(*v));
         if (d.kind == ParamKind::Ndarray) {
           host::Ndarray* nd = ndarray(v->resource);
-          if (!nd || nd->dtype() != d.type.scalar || nd->components() != d.type.components() || nd->ndim() != d.ndim)
-            throw Error(where, "parameter '" + d.name + "' needs an ndarray of " + value_type_name(d.type) + " with " +
-                                   std::to_string(d.ndim) + " dimensions; '" + v->resource + "' is not one of the module");
+          if (!nd || nd->dtype() != d.type.scalar || nd->components() != d.type.components() ||
+              nd->ndim() != d.ndim)
+            throw Error(where, "parameter '" + d.name + "' needs an ndarray of " +
+                                   value_type_name(d.type) + " with " + std::to_string(d.ndim) +
+                                   " dimensions; '" + v->resource + "' is not one of the module");
           bound->frame.set_ndarray(param, *nd);
         } else if (d.kind == ParamKind::Texture) {
           host::Texture* tex = texture(v->resource);
           if (!tex || tex->ndim() != d.ndim)
-            throw Error(where, "parameter '" + d.name + "' needs a " + std::to_string(d.ndim) + "-d texture; '" + v->resource +
-                                   "' is not one of the module");
+            throw Error(where, "parameter '" + d.name + "' needs a " + std::to_string(d.ndim) +
+                                   "-d texture; '" + v->resource + "' is not one of the module");
           bound->frame.set_texture(param, *tex);
         } else {
           host::Argpack* pack = argpack(v->resource);
-          if (!pack || pack->type().name != module_.meta.argpack_types.at(static_cast<size_t>(d.argpack_type)).name)
-            throw Error(where, "parameter '" + d.name + "' needs an argpack of type '" +
-                                   module_.meta.argpack_types.at(static_cast<size_t>(d.argpack_type)).name + "'; '" +
-                                   v->resource + "' is not one of the module");
+          if (!pack || pack->type().name !=
+                           module_.meta.argpack_types.at(static_cast<size_t>(d.argpack_type)).name)
+            throw Error(
+                where, "parameter '" + d.name + "' needs an argpack of type '" +
+                           module_.meta.argpack_types.at(static_cast<size_t>(d.argpack_type)).name +
+                           "'; '" + v->resource + "' is not one of the module");
           bound->frame.set_argpack(param, *pack);
         }
       }
@@ -293,7 +320,9 @@ std::string describe_template(const std::vector<TemplateArgument>& args) {
       case TemplateArgument::Kind::Int: s += std::to_string(t.i); break;
       case TemplateArgument::Kind::Float: s += std::to_string(t.f); break;
       case TemplateArgument::Kind::Bool: s += t.b ? "true" : "false"; break;
-      case TemplateArgument::Kind::Ndarray: s += "ndarray " + value_type_name(t.elem) + "/" + std::to_string(t.i) + "d"; break;
+      case TemplateArgument::Kind::Ndarray:
+        s += "ndarray " + value_type_name(t.elem) + "/" + std::to_string(t.i) + "d";
+        break;
     }
   }
   return "(" + s + ")";
@@ -301,10 +330,12 @@ std::string describe_template(const std::vector<TemplateArgument>& args) {
 
 }  // namespace
 
-int LoadedModule::find_kernel(const std::string& name, const std::vector<TemplateArgument>& template_args) const {
+int LoadedModule::find_kernel(const std::string& name,
+                              const std::vector<TemplateArgument>& template_args) const {
   const auto& kernels = module_.meta.kernels;
   for (size_t k = 0; k < kernels.size(); ++k) {
-    if (kernels[k].name != name || kernels[k].template_args.size() != template_args.size()) continue;
+    if (kernels[k].name != name || kernels[k].template_args.size() != template_args.size())
+      continue;
     bool all = true;
     for (const TemplateArgument& have : kernels[k].template_args) {
       int given = 0;
@@ -318,12 +349,14 @@ int LoadedModule::find_kernel(const std::string& name, const std::vector<Templat
   return -1;
 }
 
-int LoadedModule::kernel(const std::string& name, const std::vector<TemplateArgument>& template_args) const {
+int LoadedModule::kernel(const std::string& name,
+                         const std::vector<TemplateArgument>& template_args) const {
   int k = find_kernel(name, template_args);
   if (k >= 0) return k;
   std::string have;
   for (const KernelInfo& info : module_.meta.kernels)
-    if (info.name == name) have += (have.empty() ? "" : ", ") + describe_template(info.template_args);
+    if (info.name == name)
+      have += (have.empty() ? "" : ", ") + describe_template(info.template_args);
   if (have.empty()) throw Error(Place{what_, name}, "the module has no kernel '" + name + "'");
   throw Error(Place{what_, name}, "the module has no instantiation of kernel '" + name + "' for " +
                                       describe_template(template_args) + "; it has " + have);
@@ -338,7 +371,9 @@ void LoadedModule::launch(int index, host::LaunchFrame& frame, const Launcher& l
   for (const ResourceDesc& r : k.abi().resources) {
     if (r.kind != ResourceKind::Field) continue;
     host::Field* f = field(r.field);
-    if (!f) throw Error(Place{what_, k.abi().name}, "the kernel uses field '" + r.field + "', which the module lacks");
+    if (!f)
+      throw Error(Place{what_, k.abi().name},
+                  "the kernel uses field '" + r.field + "', which the module lacks");
     frame.bind_field(r.field, *f);
   }
   LaunchContext& ctx = frame.context();

@@ -38,11 +38,15 @@ class LoadedModule {
   // The instantiation of kernel `name` compiled with exactly these template arguments
   // (every template parameter named once; an int matches a float parameter of equal value);
   // -1 when there is none.
-  int find_kernel(const std::string& name, const std::vector<TemplateArgument>& template_args = {}) const;
+  int find_kernel(const std::string& name,
+                  const std::vector<TemplateArgument>& template_args = {}) const;
   // The same, but throws loom::Error naming the kernel and listing the instantiations the
   // module has.
-  int kernel(const std::string& name, const std::vector<TemplateArgument>& template_args = {}) const;
-  const KernelInfo& kernel_info(int index) const { return module_.meta.kernels.at(static_cast<size_t>(index)); }
+  int kernel(const std::string& name,
+             const std::vector<TemplateArgument>& template_args = {}) const;
+  const KernelInfo& kernel_info(int index) const {
+    return module_.meta.kernels.at(static_cast<size_t>(index));
+  }
   size_t kernel_count() const { return kernels_.size(); }
 
   DeviceKernel& device_kernel(int index) const { return *kernels_.at(static_cast<size_t>(index)); }
@@ -89,6 +93,7 @@ class LoadedModule {
 
 // Writes `value` into value parameter `param` of `frame`: numbers converted to the
 // parameter's type with range checks, lists by component count. Throws loom::Error at `where`.
-void set_value_argument(host::LaunchFrame& frame, int param, const Value& value, const Place& where);
+void set_value_argument(host::LaunchFrame& frame, int param, const Value& value,
+                        const Place& where);
 
 }  // namespace loom::aot

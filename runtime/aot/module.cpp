@@ -31,7 +31,8 @@ void finalize_module(Module& module) {
   module.meta.blobs.clear();
   for (const auto& [name, bytes] : module.blobs)  // std::map: sorted by name
     module.meta.blobs.push_back(
-        {name, bytes.size(), hash128_hex(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()))});
+        {name, bytes.size(),
+         hash128_hex(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()))});
 }
 
 // ---- writing
@@ -62,7 +63,8 @@ JsonValue real(double d) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", d);
   v.text = buf;
-  if (v.text.find_first_of(".eEn") == std::string::npos) v.text += ".0";  // stays a float on reading
+  if (v.text.find_first_of(".eEn") == std::string::npos)
+    v.text += ".0";  // stays a float on reading
   return v;
 }
 JsonValue boolean(bool b) {
@@ -81,7 +83,9 @@ JsonValue object() {
   v.kind = JsonValue::Kind::Object;
   return v;
 }
-void put(JsonValue& o, const std::string& key, JsonValue v) { o.members.emplace_back(key, std::move(v)); }
+void put(JsonValue& o, const std::string& key, JsonValue v) {
+  o.members.emplace_back(key, std::move(v));
+}
 template <typename T, typename F>
 JsonValue array_of(const std::vector<T>& items, F&& each) {
   JsonValue a = array();
@@ -148,7 +152,9 @@ const char* value_kind_name(Value::Kind k) {
 }
 
 JsonValue type_json(ValueType t) { return str(value_type_name(t)); }
-JsonValue shape_json(const std::vector<int64_t>& s) { return array_of(s, [](int64_t e) { return num(e); }); }
+JsonValue shape_json(const std::vector<int64_t>& s) {
+  return array_of(s, [](int64_t e) { return num(e); });
+}
 
 JsonValue value_json(const Value& v) {
   JsonValue o = object();
@@ -159,7 +165,9 @@ JsonValue value_json(const Value& v) {
       break;
     case Value::Kind::Float: put(o, "value", real(v.f)); break;
     case Value::Kind::Bool: put(o, "value", boolean(v.b)); break;
-    case Value::Kind::List: put(o, "value", array_of(v.list, [](double d) { return real(d); })); break;
+    case Value::Kind::List:
+      put(o, "value", array_of(v.list, [](double d) { return real(d); }));
+      break;
     case Value::Kind::Resource: put(o, "value", str(v.resource)); break;
   }
   return o;
@@ -206,11 +214,15 @@ class JsonFieldWriter {
   void list(const char* key, const std::vector<T>& items, uint32_t max) {
     list(key, items, max, [](JsonFieldWriter& v, const T& item) { visit_fields(v, item); });
   }
-  void types(const char* key, const std::vector<ValueType>& items, uint32_t, bool) { put(out_, key, array_of(items, type_json)); }
+  void types(const char* key, const std::vector<ValueType>& items, uint32_t, bool) {
+    put(out_, key, array_of(items, type_json));
+  }
   void byte_list(const char* key, const std::vector<uint8_t>& items, uint32_t, int, int) {
     put(out_, key, array_of(items, [](uint8_t b) { return num(b); }));
   }
-  void texts(const char* key, const std::vector<std::string>& items, uint32_t) { put(out_, key, array_of(items, str)); }
+  void texts(const char* key, const std::vector<std::string>& items, uint32_t) {
+    put(out_, key, array_of(items, str));
+  }
   void bound_pairs(const char* begin_key, const std::vector<RangeBound>& begin, const char* end_key,
                    const std::vector<RangeBound>& end, uint32_t max) {
     list(begin_key, begin, max);
@@ -273,7 +285,8 @@ std::string metadata_to_json(const ModuleMetadata& m) {
   if (m.arch == Arch::Vulkan) {
     JsonValue features = array();
     for (uint32_t bit = 0; bit < 32; ++bit)
-      if (m.needs.vulkan_features & (1u << bit)) features.items.push_back(str(describe_requirements(1u << bit)));
+      if (m.needs.vulkan_features & (1u << bit))
+        features.items.push_back(str(describe_requirements(1u << bit)));
     put(req, "vulkan_features", std::move(features));
     put(req, "workgroup_size", num(m.needs.workgroup_size));
     put(req, "push_constant_bytes", num(m.needs.push_constant_bytes));
@@ -374,13 +387,15 @@ namespace {
 // Reads one JSON object, naming the key path of every problem.
 class Reader {
  public:
-  Reader(const JsonValue& v, std::string path, const std::string& what) : v_(v), path_(std::move(path)), what_(what) {
+  Reader(const JsonValue& v, std::string path, const std::string& what)
+      : v_(v), path_(std::move(path)), what_(what) {
     if (v.kind != JsonValue::Kind::Object) fail("is not an object");
   }
 
   [[noreturn]] void fail(const std::string& why) const { fail_at(path_, why); }
   [[noreturn]] void fail_at(const std::string& path, const std::string& why) const {
-    throw Error(Place{what_}, "corrupt module metadata: " + (path.empty() ? std::string("the top level") : path) + " " + why);
+    throw Error(Place{what_}, "corrupt module metadata: " +
+                                  (path.empty() ? std::string("the top level") : path) + " " + why);
   }
   std::string at(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
 
@@ -390,8 +405,12 @@ class Reader {
     if (v->kind != kind) fail_at(at(key), std::string("is not ") + kind_name);
     return *v;
   }
-  std::string string(const std::string& key) const { return get(key, JsonValue::Kind::String, "a string").text; }
-  bool boolean(const std::string& key) const { return get(key, JsonValue::Kind::Bool, "true or false").b; }
+  std::string string(const std::string& key) const {
+    return get(key, JsonValue::Kind::String, "a string").text;
+  }
+  bool boolean(const std::string& key) const {
+    return get(key, JsonValue::Kind::Bool, "true or false").b;
+  }
   int64_t integer(const std::string& key, int64_t lo, int64_t hi) const {
     return integer_of(get(key, JsonValue::Kind::Number, "a number"), at(key), lo, hi);
   }
@@ -400,7 +419,8 @@ class Reader {
     errno = 0;
     char* end = nullptr;
     long long x = std::strtoll(v.text.c_str(), &end, 10);
-    if (errno || x < lo || x > hi) fail_at(path, "is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    if (errno || x < lo || x > hi)
+      fail_at(path, "is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     return x;
   }
   uint64_t unsigned_integer(const std::string& key) const {
@@ -415,17 +435,22 @@ class Reader {
     if (v.kind != JsonValue::Kind::Number) fail_at(path, "is not a number");
     return std::strtod(v.text.c_str(), nullptr);
   }
-  const std::vector<JsonValue>& list(const std::string& key) const { return get(key, JsonValue::Kind::Array, "an array").items; }
+  const std::vector<JsonValue>& list(const std::string& key) const {
+    return get(key, JsonValue::Kind::Array, "an array").items;
+  }
   std::vector<std::string> strings(const std::string& key) const {
     std::vector<std::string> out;
     const auto& items = list(key);
     for (size_t i = 0; i < items.size(); ++i) {
-      if (items[i].kind != JsonValue::Kind::String) fail_at(at(key) + "[" + std::to_string(i) + "]", "is not a string");
+      if (items[i].kind != JsonValue::Kind::String)
+        fail_at(at(key) + "[" + std::to_string(i) + "]", "is not a string");
       out.push_back(items[i].text);
     }
     return out;
   }
-  Reader object(const std::string& key) const { return Reader(get(key, JsonValue::Kind::Object, "an object"), at(key), what_); }
+  Reader object(const std::string& key) const {
+    return Reader(get(key, JsonValue::Kind::Object, "an object"), at(key), what_);
+  }
   Reader item(const std::string& key, size_t i) const {
     const JsonValue& v = list(key)[i];
     return Reader(v, at(key) + "[" + std::to_string(i) + "]", what_);
@@ -437,10 +462,13 @@ class Reader {
   }
   // The same, or "void" where what is described has no value type (argpack, texture and
   // open ndarray parameters; struct, pack and texture members).
-  ValueType type_or_void(const std::string& key) const { return string(key) == "void" ? ValueType{} : type(key); }
+  ValueType type_or_void(const std::string& key) const {
+    return string(key) == "void" ? ValueType{} : type(key);
+  }
   std::vector<int64_t> shape(const std::string& key, size_t max_dims) const {
     const auto& items = list(key);
-    if (items.size() > max_dims) fail_at(at(key), "has more than " + std::to_string(max_dims) + " extents");
+    if (items.size() > max_dims)
+      fail_at(at(key), "has more than " + std::to_string(max_dims) + " extents");
     std::vector<int64_t> s;
     for (size_t i = 0; i < items.size(); ++i)
       s.push_back(integer_of(items[i], at(key) + "[" + std::to_string(i) + "]", 0, INT32_MAX));
@@ -476,7 +504,8 @@ Value read_value(const Reader& r) {
     case Value::Kind::Int: {
       const JsonValue& n = r.get("value", JsonValue::Kind::Number, "a number");
       if (!n.is_integer()) r.fail_at(r.at("value"), "is not an integer");
-      if (n.text[0] != '-' && std::strtoull(n.text.c_str(), nullptr, 10) > static_cast<uint64_t>(INT64_MAX)) {
+      if (n.text[0] != '-' &&
+          std::strtoull(n.text.c_str(), nullptr, 10) > static_cast<uint64_t>(INT64_MAX)) {
         v.above_int64 = true;
         v.i = static_cast<int64_t>(std::strtoull(n.text.c_str(), nullptr, 10));
       } else {
@@ -484,11 +513,14 @@ Value read_value(const Reader& r) {
       }
       break;
     }
-    case Value::Kind::Float: v.f = r.real_of(r.get("value", JsonValue::Kind::Number, "a number"), r.at("value")); break;
+    case Value::Kind::Float:
+      v.f = r.real_of(r.get("value", JsonValue::Kind::Number, "a number"), r.at("value"));
+      break;
     case Value::Kind::Bool: v.b = r.boolean("value"); break;
     case Value::Kind::List: {
       const auto& items = r.list("value");
-      for (size_t i = 0; i < items.size(); ++i) v.list.push_back(r.real_of(items[i], r.at("value") + "[" + std::to_string(i) + "]"));
+      for (size_t i = 0; i < items.size(); ++i)
+        v.list.push_back(r.real_of(items[i], r.at("value") + "[" + std::to_string(i) + "]"));
       break;
     }
     case Value::Kind::Resource: v.resource = r.string("value"); break;
@@ -498,7 +530,8 @@ Value read_value(const Reader& r) {
 
 std::vector<std::pair<std::string, Value>> read_named_values(const Reader& r) {
   std::vector<std::pair<std::string, Value>> out;
-  for (const auto& [name, v] : r.json().members) out.emplace_back(name, read_value(Reader(v, r.at(name), r.what())));
+  for (const auto& [name, v] : r.json().members)
+    out.emplace_back(name, read_value(Reader(v, r.at(name), r.what())));
   return out;
 }
 
@@ -525,7 +558,9 @@ class JsonFieldReader {
     }
     r_.fail_at(r_.at(key), "has an unknown value '" + s + "'");
   }
-  void type(const char* key, ValueType& t, bool void_ok) { t = void_ok ? r_.type_or_void(key) : r_.type(key); }
+  void type(const char* key, ValueType& t, bool void_ok) {
+    t = void_ok ? r_.type_or_void(key) : r_.type(key);
+  }
   void extents(const char* key, std::array<int64_t, kMaxDims>& shape) {
     std::vector<int64_t> read = r_.shape(key, kMaxDims);
     shape.fill(0);
@@ -548,7 +583,8 @@ class JsonFieldReader {
     for (size_t i = 0; i < items.size(); ++i) {
       const JsonValue& t = r_.list(key)[i];
       std::optional<ValueType> type;
-      if (t.kind == JsonValue::Kind::String) type = void_ok && t.text == "void" ? ValueType{} : parse_value_type(t.text);
+      if (t.kind == JsonValue::Kind::String)
+        type = void_ok && t.text == "void" ? ValueType{} : parse_value_type(t.text);
       if (!type) r_.fail_at(item_path(key, i), "is not a value type");
       items[i] = *type;
     }
@@ -567,8 +603,8 @@ class JsonFieldReader {
     list(begin_key, begin, max);
     list(end_key, end, max);
     if (begin.size() != end.size())
-      r_.fail_at(r_.at(end_key), "has " + std::to_string(end.size()) + " bounds; " + begin_key + " has " +
-                                     std::to_string(begin.size()));
+      r_.fail_at(r_.at(end_key), "has " + std::to_string(end.size()) + " bounds; " + begin_key +
+                                     " has " + std::to_string(begin.size()));
   }
   void spirv_code(const char* key, std::vector<uint32_t>&) { blobs_->push_back(r_.string(key)); }
   void require(bool ok, const char* why) {
@@ -581,7 +617,9 @@ class JsonFieldReader {
     if (n > max) r_.fail_at(r_.at(key), "has more than " + std::to_string(max) + " items");
     return n;
   }
-  std::string item_path(const char* key, size_t i) const { return r_.at(key) + "[" + std::to_string(i) + "]"; }
+  std::string item_path(const char* key, size_t i) const {
+    return r_.at(key) + "[" + std::to_string(i) + "]";
+  }
 
   Reader r_;
   std::vector<std::string>* blobs_;
@@ -603,15 +641,18 @@ void read_spirv(const Reader& r, KernelInfo& k) {
 TemplateArgument read_template(const Reader& r) {
   TemplateArgument t;
   t.param = r.string("param");
-  t.kind = r.name_of<TemplateArgument::Kind>("kind", {{"field", TemplateArgument::Kind::Field},
-                                                       {"int", TemplateArgument::Kind::Int},
-                                                       {"float", TemplateArgument::Kind::Float},
-                                                       {"bool", TemplateArgument::Kind::Bool},
-                                                       {"ndarray", TemplateArgument::Kind::Ndarray}});
+  t.kind =
+      r.name_of<TemplateArgument::Kind>("kind", {{"field", TemplateArgument::Kind::Field},
+                                                 {"int", TemplateArgument::Kind::Int},
+                                                 {"float", TemplateArgument::Kind::Float},
+                                                 {"bool", TemplateArgument::Kind::Bool},
+                                                 {"ndarray", TemplateArgument::Kind::Ndarray}});
   switch (t.kind) {
     case TemplateArgument::Kind::Field: t.field = r.string("value"); break;
     case TemplateArgument::Kind::Int: t.i = r.integer("value", INT64_MIN, INT64_MAX); break;
-    case TemplateArgument::Kind::Float: t.f = r.real_of(r.get("value", JsonValue::Kind::Number, "a number"), r.at("value")); break;
+    case TemplateArgument::Kind::Float:
+      t.f = r.real_of(r.get("value", JsonValue::Kind::Number, "a number"), r.at("value"));
+      break;
     case TemplateArgument::Kind::Bool: t.b = r.boolean("value"); break;
     case TemplateArgument::Kind::Ndarray:
       t.elem = r.type("elem");
@@ -623,7 +664,8 @@ TemplateArgument read_template(const Reader& r) {
 
 uint32_t feature_bit(const std::string& name) {
   for (uint32_t bit = 0; bit < 32; ++bit)
-    if ((kAllSpirvRequirements & (1u << bit)) && describe_requirements(1u << bit) == name) return 1u << bit;
+    if ((kAllSpirvRequirements & (1u << bit)) && describe_requirements(1u << bit) == name)
+      return 1u << bit;
   return 0;
 }
 
@@ -631,12 +673,15 @@ uint32_t feature_bit(const std::string& name) {
 
 void check_format(const JsonValue& root, const Reader& r, ModuleMetadata& m) {
   if (!root.find("format") || root.find("format")->text != "loom-module")
-    throw Error(Place{r.what()}, "not a Loom module (its metadata has no \"format\": \"loom-module\")");
+    throw Error(Place{r.what()},
+                "not a Loom module (its metadata has no \"format\": \"loom-module\")");
   m.format_version = static_cast<int>(r.integer("format_version", 0, kI32Max));
   if (m.format_version < 1 || m.format_version > kModuleFormatVersion)
-    throw Error(Place{r.what()}, "module format version " + std::to_string(m.format_version) +
-                                     " is not one this runtime reads (versions 1 to " + std::to_string(kModuleFormatVersion) +
-                                     "); rebuild the module with `loom compile`, or load it with a newer Loom",
+    throw Error(Place{r.what()},
+                "module format version " + std::to_string(m.format_version) +
+                    " is not one this runtime reads (versions 1 to " +
+                    std::to_string(kModuleFormatVersion) +
+                    "); rebuild the module with `loom compile`, or load it with a newer Loom",
                 ErrorKind::Version);
 }
 
@@ -650,11 +695,14 @@ void read_requirements(const Reader& req, ModuleMetadata& m) {
   const auto& features = req.list("vulkan_features");
   for (size_t i = 0; i < features.size(); ++i) {
     uint32_t bit = features[i].kind == JsonValue::Kind::String ? feature_bit(features[i].text) : 0;
-    if (!bit) req.fail_at(req.at("vulkan_features") + "[" + std::to_string(i) + "]", "is not a device feature Loom knows");
+    if (!bit)
+      req.fail_at(req.at("vulkan_features") + "[" + std::to_string(i) + "]",
+                  "is not a device feature Loom knows");
     m.needs.vulkan_features |= bit;
   }
   m.needs.workgroup_size = static_cast<uint32_t>(req.integer("workgroup_size", 0, 1 << 16));
-  m.needs.push_constant_bytes = static_cast<uint32_t>(req.integer("push_constant_bytes", 0, 1 << 16));
+  m.needs.push_constant_bytes =
+      static_cast<uint32_t>(req.integer("push_constant_bytes", 0, 1 << 16));
 }
 
 // Calls read(item reader) for every item of the array `key` of `r`.
@@ -674,7 +722,8 @@ void read_storage(const Reader& r, ModuleMetadata& m) {
   for_each_item(r, "textures", [&](const Reader& t) {
     TextureInfo info;
     info.name = t.string("name");
-    if (!parse_texture_format(t.string("format"), &info.format)) t.fail_at(t.at("format"), "is not a texture format");
+    if (!parse_texture_format(t.string("format"), &info.format))
+      t.fail_at(t.at("format"), "is not a texture format");
     info.size = t.shape("size", 3);
     if (info.size.size() < 2) t.fail_at(t.at("size"), "needs 2 or 3 extents");
     m.textures.push_back(info);
@@ -693,7 +742,8 @@ ArgpackMember read_argpack_member(const Reader& mm, size_t type_count, uint32_t 
   member.ndim = static_cast<int>(mm.integer("ndim", 0, kMaxDims));
   member.nested = static_cast<int>(mm.integer("nested", -1, static_cast<int64_t>(type_count) - 1));
   member.offset = static_cast<uint32_t>(mm.integer("offset", 0, type_size));
-  if (!parse_texture_format(mm.string("format"), &member.format)) mm.fail_at(mm.at("format"), "is not a texture format");
+  if (!parse_texture_format(mm.string("format"), &member.format))
+    mm.fail_at(mm.at("format"), "is not a texture format");
   if ((member.kind == MemberKind::Struct || member.kind == MemberKind::Pack) && member.nested < 0)
     mm.fail("names no nested type");
   return member;
@@ -707,7 +757,9 @@ void read_argpack_types(const Reader& r, ModuleMetadata& m) {
     type.is_pack = t.boolean("is_pack");
     type.size = static_cast<uint32_t>(t.integer("size", 0, 1 << 16));
     type.align = static_cast<uint32_t>(t.integer("align", 1, 256));
-    for_each_item(t, "members", [&](const Reader& mm) { type.members.push_back(read_argpack_member(mm, type_count, type.size)); });
+    for_each_item(t, "members", [&](const Reader& mm) {
+      type.members.push_back(read_argpack_member(mm, type_count, type.size));
+    });
     m.argpack_types.push_back(std::move(type));
   });
 }
@@ -723,9 +775,12 @@ void check_argpack_layouts(const ModuleMetadata& m, const std::string& what) {
   }
   for (size_t i = 0; i < check.size(); ++i) {
     bool same = check[i].size == m.argpack_types[i].size;
-    for (size_t j = 0; same && j < check[i].members.size(); ++j) same = check[i].members[j].offset == m.argpack_types[i].members[j].offset;
-    if (!same) throw Error(Place{what}, "corrupt module metadata: argpack_types[" + std::to_string(i) + "] ('" +
-                                            check[i].name + "') has a layout this runtime does not compute");
+    for (size_t j = 0; same && j < check[i].members.size(); ++j)
+      same = check[i].members[j].offset == m.argpack_types[i].members[j].offset;
+    if (!same)
+      throw Error(Place{what}, "corrupt module metadata: argpack_types[" + std::to_string(i) +
+                                   "] ('" + check[i].name +
+                                   "') has a layout this runtime does not compute");
   }
 }
 
@@ -733,7 +788,8 @@ void read_argpacks(const Reader& r, ModuleMetadata& m) {
   for_each_item(r, "argpacks", [&](const Reader& a) {
     ArgpackInfo info;
     info.name = a.string("name");
-    info.type = static_cast<int>(a.integer("type", 0, static_cast<int64_t>(m.argpack_types.size()) - 1));
+    info.type =
+        static_cast<int>(a.integer("type", 0, static_cast<int64_t>(m.argpack_types.size()) - 1));
     info.values = read_named_values(a.object("values"));
     m.argpacks.push_back(std::move(info));
   });
@@ -742,19 +798,23 @@ void read_argpacks(const Reader& r, ModuleMetadata& m) {
 KernelInfo read_kernel(const Reader& k, const ModuleMetadata& m) {
   KernelInfo info;
   info.name = k.string("name");
-  for_each_item(k, "template_args", [&](const Reader& t) { info.template_args.push_back(read_template(t)); });
+  for_each_item(k, "template_args",
+                [&](const Reader& t) { info.template_args.push_back(read_template(t)); });
   info.return_names = k.strings("return_names");
   info.abi = read_abi(k.object("abi"), info.name);
   for (const ParamDesc& p : info.abi.params)
-    if (p.kind == ParamKind::Argpack && (p.argpack_type < 0 || static_cast<size_t>(p.argpack_type) >= m.argpack_types.size()))
-      k.fail_at(k.at("abi.params"), "names argpack type " + std::to_string(p.argpack_type) + ", which the module lacks");
+    if (p.kind == ParamKind::Argpack &&
+        (p.argpack_type < 0 || static_cast<size_t>(p.argpack_type) >= m.argpack_types.size()))
+      k.fail_at(k.at("abi.params"), "names argpack type " + std::to_string(p.argpack_type) +
+                                        ", which the module lacks");
   if (m.arch == Arch::Cpu) {
     info.object = k.string("object");
     return info;
   }
   read_spirv(k.object("spirv"), info);
   if (info.spirv.tasks.size() != info.abi.tasks.size())
-    k.fail_at(k.at("spirv.tasks"), "has " + std::to_string(info.spirv.tasks.size()) + " tasks; the ABI has " +
+    k.fail_at(k.at("spirv.tasks"), "has " + std::to_string(info.spirv.tasks.size()) +
+                                       " tasks; the ABI has " +
                                        std::to_string(info.abi.tasks.size()));
   return info;
 }
@@ -765,7 +825,8 @@ void read_pipelines(const Reader& r, ModuleMetadata& m) {
     info.name = p.string("name");
     for_each_item(p, "launches", [&](const Reader& l) {
       LaunchInfo launch;
-      launch.kernel = static_cast<int>(l.integer("kernel", 0, static_cast<int64_t>(m.kernels.size()) - 1));
+      launch.kernel =
+          static_cast<int>(l.integer("kernel", 0, static_cast<int64_t>(m.kernels.size()) - 1));
       launch.args = read_named_values(l.object("args"));
       info.launches.push_back(std::move(launch));
     });

@@ -50,7 +50,8 @@ struct TemplateArgument {
   double f = 0;
   bool b = false;
 };
-const char* template_kind_name(TemplateArgument::Kind k);  // "field", "int", "float", "bool", "ndarray"
+const char* template_kind_name(
+    TemplateArgument::Kind k);  // "field", "int", "float", "bool", "ndarray"
 
 struct NdarrayInfo {
   std::string name;
@@ -66,7 +67,7 @@ struct TextureInfo {
 
 struct ArgpackInfo {
   std::string name;
-  int type = -1;  // index into ModuleMetadata::argpack_types
+  int type = -1;                                      // index into ModuleMetadata::argpack_types
   std::vector<std::pair<std::string, Value>> values;  // declared member values, dotted paths
 };
 
@@ -75,10 +76,10 @@ struct KernelInfo {
   std::string name;                             // the name it is found by
   std::vector<TemplateArgument> template_args;  // what it was instantiated with (sorted by param)
   KernelABI abi;
-  std::vector<std::string> return_names;        // per return value ("r0", "r1.a")
-  std::string object;                           // Cpu: blob of the ELF object
-  SpirvKernel spirv;                            // Vulkan: everything but the task words...
-  std::vector<std::string> spirv_blobs;         // ...which are in these blobs, one per task
+  std::vector<std::string> return_names;  // per return value ("r0", "r1.a")
+  std::string object;                     // Cpu: blob of the ELF object
+  SpirvKernel spirv;                      // Vulkan: everything but the task words...
+  std::vector<std::string> spirv_blobs;   // ...which are in these blobs, one per task
 };
 
 struct LaunchInfo {
@@ -94,11 +95,11 @@ struct PipelineInfo {
 // What a device must have ("at least"): checked at load.
 struct Requirements {
   // Vulkan
-  uint32_t vulkan_features = 0;       // SpirvRequirement bits
-  uint32_t workgroup_size = 0;        // largest local_size_x of any task
-  uint32_t push_constant_bytes = 0;   // largest args block kept in push constants
+  uint32_t vulkan_features = 0;      // SpirvRequirement bits
+  uint32_t workgroup_size = 0;       // largest local_size_x of any task
+  uint32_t push_constant_bytes = 0;  // largest args block kept in push constants
   // Cpu
-  std::string cpu;                    // the CPU the object code was compiled for
+  std::string cpu;                        // the CPU the object code was compiled for
   std::vector<std::string> cpu_features;  // LLVM feature names its code may use
   std::string target = "x86_64-linux";
 };

@@ -97,10 +97,8 @@ SpirvKernel module_spirv(const Module& module, const KernelInfo& k, const std::s
 
 void check_requirements(Device& device, const ModuleMetadata& meta, const std::string& what) {
   switch (device.kind()) {
-    case DeviceKind::Cpu:
-      return check_cpu_requirements(meta, what);
-    case DeviceKind::Vulkan:
-      return check_vulkan_requirements(device.vulkan()->caps(), meta, what);
+    case DeviceKind::Cpu: return check_cpu_requirements(meta, what);
+    case DeviceKind::Vulkan: return check_vulkan_requirements(device.vulkan()->caps(), meta, what);
   }
 }
 
@@ -108,10 +106,8 @@ std::shared_ptr<DeviceKernel> load_module_kernel(Device& device, const Module& m
                                                  const std::string& what) {
   const KernelInfo& k = module.meta.kernels.at(index);
   switch (device.kind()) {
-    case DeviceKind::Cpu:
-      return device.load_object(k.abi, blob(module, k.object, k, what));
-    case DeviceKind::Vulkan:
-      return device.load_spirv(k.abi, module_spirv(module, k, what));
+    case DeviceKind::Cpu: return device.load_object(k.abi, blob(module, k.object, k, what));
+    case DeviceKind::Vulkan: return device.load_spirv(k.abi, module_spirv(module, k, what));
   }
   throw Error(Place{what, k.name}, "unknown device kind");
 }

@@ -18,20 +18,24 @@ constexpr char kMagic[8] = {'L', 'O', 'O', 'M', 'M', 'O', 'D', '\0'};
 constexpr uint32_t kArchiveVersion = 1;
 constexpr const char* kMetadataName = "metadata.json";
 
-std::string text_of(const std::vector<uint8_t>& b) { return std::string(reinterpret_cast<const char*>(b.data()), b.size()); }
+std::string text_of(const std::vector<uint8_t>& b) {
+  return std::string(reinterpret_cast<const char*>(b.data()), b.size());
+}
 
 // Blob names become file names in the folder form: no paths, nothing hidden.
 bool valid_blob_name(const std::string& n) {
   if (n.empty() || n.size() > 200 || n[0] == '.' || n == kMetadataName) return false;
   for (char c : n)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return false;
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
+      return false;
   return true;
 }
 
 std::vector<uint8_t> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(Place{path}, "cannot open the module file", ErrorKind::Io);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   if (in.bad()) throw Error(Place{path}, "cannot read the module file", ErrorKind::Io);
   return bytes;
 }
@@ -44,24 +48,30 @@ void write_file(const std::string& path, const void* data, size_t size) {
 }
 
 // Checks blobs against the metadata and the kernels' references; returns the module.
-Module assemble(ModuleMetadata meta, std::map<std::string, std::vector<uint8_t>> blobs, const std::string& what) {
+Module assemble(ModuleMetadata meta, std::map<std::string, std::vector<uint8_t>> blobs,
+                const std::string& what) {
   std::set<std::string> listed;
   for (const BlobInfo& b : meta.blobs) {
-    if (!valid_blob_name(b.name)) throw Error(Place{what}, "corrupt module: blob name '" + b.name + "' is not allowed");
+    if (!valid_blob_name(b.name))
+      throw Error(Place{what}, "corrupt module: blob name '" + b.name + "' is not allowed");
     auto it = blobs.find(b.name);
-    if (it == blobs.end()) throw Error(Place{what}, "corrupt module: blob '" + b.name + "' is missing");
+    if (it == blobs.end())
+      throw Error(Place{what}, "corrupt module: blob '" + b.name + "' is missing");
     if (it->second.size() != b.size)
-      throw Error(Place{what}, "corrupt module: blob '" + b.name + "' has " + std::to_string(it->second.size()) +
+      throw Error(Place{what}, "corrupt module: blob '" + b.name + "' has " +
+                                   std::to_string(it->second.size()) +
                                    " bytes; the metadata says " + std::to_string(b.size));
     if (hash128_hex(text_of(it->second)) != b.hash)
       throw Error(Place{what}, "corrupt module: blob '" + b.name + "' does not match its hash");
     listed.insert(b.name);
   }
   for (const auto& [name, bytes] : blobs)
-    if (!listed.count(name)) throw Error(Place{what}, "corrupt module: blob '" + name + "' is not listed in the metadata");
+    if (!listed.count(name))
+      throw Error(Place{what}, "corrupt module: blob '" + name + "' is not listed in the metadata");
   auto need = [&](const std::string& blob, const KernelInfo& k) {
     if (!listed.count(blob))
-      throw Error(Place{what, k.name}, "corrupt module: kernel '" + k.name + "' needs blob '" + blob + "', which the module lacks");
+      throw Error(Place{what, k.name}, "corrupt module: kernel '" + k.name + "' needs blob '" +
+                                           blob + "', which the module lacks");
   };
   for (const KernelInfo& k : meta.kernels) {
     if (meta.arch == Arch::Cpu) need(k.object, k);
@@ -86,10 +96,11 @@ constexpr size_t kMinEntryBytes = 4 + 3 * 8;
 // same bytes many times would otherwise multiply them).
 std::vector<ArchiveEntry> read_entry_table(ByteReader& r, size_t file_bytes) {
   uint32_t count = r.u32();
-  if (count == 0 || count > 1u << 20) r.fail("entry count " + std::to_string(count) + " is not plausible");
+  if (count == 0 || count > 1u << 20)
+    r.fail("entry count " + std::to_string(count) + " is not plausible");
   if (count > r.remaining() / kMinEntryBytes)
-    r.fail("entry count " + std::to_string(count) + " does not fit in the " + std::to_string(r.remaining()) +
-           " bytes after it");
+    r.fail("entry count " + std::to_string(count) + " does not fit in the " +
+           std::to_string(r.remaining()) + " bytes after it");
   std::vector<ArchiveEntry> entries(count);
   for (ArchiveEntry& e : entries) {
     e.name = r.str();
@@ -100,9 +111,9 @@ std::vector<ArchiveEntry> read_entry_table(ByteReader& r, size_t file_bytes) {
   const uint64_t data_begin = r.at();
   for (const ArchiveEntry& e : entries)
     if (e.offset < data_begin || e.offset > file_bytes || e.size > file_bytes - e.offset)
-      r.fail("entry '" + e.name + "' lies outside the file's data (" + std::to_string(e.offset) + " + " +
-             std::to_string(e.size) + " not within " + std::to_string(data_begin) + ".." + std::to_string(file_bytes) +
-             " bytes)");
+      r.fail("entry '" + e.name + "' lies outside the file's data (" + std::to_string(e.offset) +
+             " + " + std::to_string(e.size) + " not within " + std::to_string(data_begin) + ".." +
+             std::to_string(file_bytes) + " bytes)");
   std::vector<const ArchiveEntry*> by_offset;
   by_offset.reserve(entries.size());
   for (const ArchiveEntry& e : entries) by_offset.push_back(&e);
@@ -146,7 +157,9 @@ void save_module_archive(const Module& module, const std::string& path) {
   std::filesystem::path parent = std::filesystem::path(path).parent_path();
   std::error_code made;
   if (!parent.empty()) std::filesystem::create_directories(parent, made);
-  if (made) throw Error(Place{path}, "cannot create the folder '" + parent.string() + "': " + made.message());
+  if (made)
+    throw Error(Place{path},
+                "cannot create the folder '" + parent.string() + "': " + made.message());
   std::string tmp = path + ".tmp";
   write_file(tmp, bytes.data(), bytes.size());
   std::error_code ec;
@@ -163,7 +176,8 @@ void save_module_folder(const Module& module, const std::string& dir) {
   if (ec) throw Error(Place{dir}, "cannot create the module folder: " + ec.message());
   std::string metadata = metadata_to_json(module.meta);
   write_file(dir + "/" + kMetadataName, metadata.data(), metadata.size());
-  for (const auto& [name, bytes] : module.blobs) write_file(dir + "/" + name, bytes.data(), bytes.size());
+  for (const auto& [name, bytes] : module.blobs)
+    write_file(dir + "/" + name, bytes.data(), bytes.size());
 }
 
 Module read_module_bytes(const std::vector<uint8_t>& bytes, const std::string& what) {
@@ -174,8 +188,10 @@ Module read_module_bytes(const std::vector<uint8_t>& bytes, const std::string& w
   r.raw(magic, 8);
   uint32_t version = r.u32();
   if (version != kArchiveVersion)
-    throw Error(Place{what}, "module archive version " + std::to_string(version) +
-                                 " is not one this runtime reads (version " + std::to_string(kArchiveVersion) + ")",
+    throw Error(Place{what},
+                "module archive version " + std::to_string(version) +
+                    " is not one this runtime reads (version " + std::to_string(kArchiveVersion) +
+                    ")",
                 ErrorKind::Version);
   std::vector<ArchiveEntry> entries = read_entry_table(r, bytes.size());
   std::string metadata;
@@ -183,8 +199,10 @@ Module read_module_bytes(const std::vector<uint8_t>& bytes, const std::string& w
   std::map<std::string, std::vector<uint8_t>> blobs;
   for (size_t i = 0; i < entries.size(); ++i) {
     const auto& [name, offset, size, hash] = entries[i];
-    if (fnv1a64(bytes.data() + offset, size) != hash) r.fail("entry '" + name + "' does not match its checksum");
-    std::vector<uint8_t> data(bytes.begin() + static_cast<ptrdiff_t>(offset), bytes.begin() + static_cast<ptrdiff_t>(offset + size));
+    if (fnv1a64(bytes.data() + offset, size) != hash)
+      r.fail("entry '" + name + "' does not match its checksum");
+    std::vector<uint8_t> data(bytes.begin() + static_cast<ptrdiff_t>(offset),
+                              bytes.begin() + static_cast<ptrdiff_t>(offset + size));
     if (i == 0) {
       if (name != kMetadataName) r.fail("the first entry is '" + name + "', not " + kMetadataName);
       metadata = text_of(data);
@@ -208,14 +226,17 @@ Module read_module_path(const std::string& path) {
   ModuleMetadata meta = metadata_from_json(text_of(meta_bytes), meta_path);
   std::map<std::string, std::vector<uint8_t>> blobs;
   for (const BlobInfo& b : meta.blobs) {
-    if (!valid_blob_name(b.name)) throw Error(Place{path}, "corrupt module: blob name '" + b.name + "' is not allowed");
+    if (!valid_blob_name(b.name))
+      throw Error(Place{path}, "corrupt module: blob name '" + b.name + "' is not allowed");
     std::string file = path + "/" + b.name;
-    if (!std::filesystem::is_regular_file(file, ec)) throw Error(Place{path}, "corrupt module: blob '" + b.name + "' is missing");
+    if (!std::filesystem::is_regular_file(file, ec))
+      throw Error(Place{path}, "corrupt module: blob '" + b.name + "' is missing");
     // The size the metadata claims is checked before the file is read.
     uint64_t on_disk = std::filesystem::file_size(file, ec);
     if (!ec && on_disk != b.size)
-      throw Error(Place{path}, "corrupt module: blob '" + b.name + "' has " + std::to_string(on_disk) +
-                                   " bytes; the metadata says " + std::to_string(b.size));
+      throw Error(Place{path}, "corrupt module: blob '" + b.name + "' has " +
+                                   std::to_string(on_disk) + " bytes; the metadata says " +
+                                   std::to_string(b.size));
     blobs[b.name] = read_file(file);
   }
   return assemble(std::move(meta), std::move(blobs), path);

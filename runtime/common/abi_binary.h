@@ -58,8 +58,8 @@ class FieldWriter {
     for (const std::string& s : items) out_.str(s);
   }
   // One count, then each dimension's begin and end bound side by side.
-  void bound_pairs(const char*, const std::vector<RangeBound>& begin, const char*, const std::vector<RangeBound>& end,
-                   uint32_t) {
+  void bound_pairs(const char*, const std::vector<RangeBound>& begin, const char*,
+                   const std::vector<RangeBound>& end, uint32_t) {
     count(begin.size());
     for (size_t d = 0; d < begin.size(); ++d) {
       visit_fields(*this, begin[d]);
@@ -94,7 +94,8 @@ class FieldReader {
   }
   template <typename I>
   void integer(const char* key, I& i, int64_t lo, int64_t hi) {
-    static_assert(std::is_integral_v<I> && (sizeof(I) < 8 || std::is_signed_v<I>), "compared as int64_t");
+    static_assert(std::is_integral_v<I> && (sizeof(I) < 8 || std::is_signed_v<I>),
+                  "compared as int64_t");
     i = read<I>(key);
     if (static_cast<int64_t>(i) < lo || static_cast<int64_t>(i) > hi)
       fail(key, "is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
@@ -110,8 +111,10 @@ class FieldReader {
     uint8_t scalar = read<uint8_t>(key);
     t.rows = read<uint8_t>(key);
     t.cols = read<uint8_t>(key);
-    bool known = scalar <= static_cast<uint8_t>(Scalar::F64) && (void_ok || scalar != static_cast<uint8_t>(Scalar::Void));
-    if (!known || t.rows < 1 || t.rows > 4 || t.cols < 1 || t.cols > 4) fail(key, "is not a value type");
+    bool known = scalar <= static_cast<uint8_t>(Scalar::F64) &&
+                 (void_ok || scalar != static_cast<uint8_t>(Scalar::Void));
+    if (!known || t.rows < 1 || t.rows > 4 || t.cols < 1 || t.cols > 4)
+      fail(key, "is not a value type");
     t.scalar = static_cast<Scalar>(scalar);
   }
   void extents(const char* key, std::array<int64_t, kMaxDims>& shape) {
@@ -186,7 +189,8 @@ class FieldReader {
     if (n > max) fail(key, "has an implausible count " + std::to_string(n));
     size_t left = in_.end() - in_.at();
     if (n > left / min_item_bytes)
-      fail(key, "has a count of " + std::to_string(n) + " that does not fit in the " + std::to_string(left) + " bytes left");
+      fail(key, "has a count of " + std::to_string(n) + " that does not fit in the " +
+                    std::to_string(left) + " bytes left");
     return n;
   }
   void room(const char* key, uint64_t bytes) {
@@ -195,7 +199,8 @@ class FieldReader {
   // "resources[2]": where the reader is now.
   std::string path() const {
     std::string p;
-    for (const auto& [key, index] : path_) p += (p.empty() ? "" : ".") + std::string(key) + "[" + std::to_string(index) + "]";
+    for (const auto& [key, index] : path_)
+      p += (p.empty() ? "" : ".") + std::string(key) + "[" + std::to_string(index) + "]";
     return p.empty() ? "the record" : p;
   }
   [[noreturn]] void fail(const char* key, const std::string& why) const {

@@ -6,7 +6,9 @@ namespace loom {
 
 namespace {
 uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
-uint32_t scalar_bytes(Scalar s) { return s == Scalar::Bool ? 4u : static_cast<uint32_t>(size_of(s)); }
+uint32_t scalar_bytes(Scalar s) {
+  return s == Scalar::Bool ? 4u : static_cast<uint32_t>(size_of(s));
+}
 }  // namespace
 
 uint32_t std140_align(ValueType t) {
@@ -25,7 +27,8 @@ uint32_t std140_size(ValueType t) {
 
 uint32_t std140_component_offset(ValueType t, int row, int col) {
   uint32_t e = scalar_bytes(t.scalar);
-  if (t.is_matrix()) return static_cast<uint32_t>(col) * align_up(4 * e, 16) + static_cast<uint32_t>(row) * e;
+  if (t.is_matrix())
+    return static_cast<uint32_t>(col) * align_up(4 * e, 16) + static_cast<uint32_t>(row) * e;
   return static_cast<uint32_t>(row) * e;
 }
 
@@ -80,7 +83,8 @@ const ArgpackMember* find_member(const std::vector<ArgpackType>& types, int root
   while (start <= path.size()) {
     if (type < 0 || static_cast<size_t>(type) >= types.size()) return nullptr;
     size_t dot = path.find('.', start);
-    std::string name = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    std::string name =
+        path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     found = nullptr;
     for (const ArgpackMember& m : types[static_cast<size_t>(type)].members)
       if (m.name == name) found = &m;

@@ -23,10 +23,10 @@ enum class MemberKind : uint8_t { Value, Struct, Pack, Ndarray, Texture };
 struct ArgpackMember {
   std::string name;
   MemberKind kind = MemberKind::Value;
-  ValueType type;         // Value: the value; Ndarray: element type
-  int ndim = 0;           // Ndarray / Texture
-  int nested = -1;        // Struct / Pack: index of the nested type in the same type table
-  uint32_t offset = 0;    // filled by layout_argpack_types
+  ValueType type;       // Value: the value; Ndarray: element type
+  int ndim = 0;         // Ndarray / Texture
+  int nested = -1;      // Struct / Pack: index of the nested type in the same type table
+  uint32_t offset = 0;  // filled by layout_argpack_types
   TextureFormat format = TextureFormat::RGBA32F;  // Texture: the texel format code expects
 };
 
@@ -35,7 +35,7 @@ struct ArgpackType {
   std::string name;
   bool is_pack = true;
   std::vector<ArgpackMember> members;
-  uint32_t size = 0;      // filled by layout_argpack_types, a multiple of 16
+  uint32_t size = 0;  // filled by layout_argpack_types, a multiple of 16
   uint32_t align = 16;
 };
 

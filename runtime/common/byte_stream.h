@@ -48,11 +48,31 @@ class ByteReader {
         kind_(std::move(kind)),
         end_(end < in.size() ? end : in.size()),
         at_(begin < end_ ? begin : end_) {}
-  uint8_t u8() { uint8_t v; raw(&v, 1); return v; }
-  uint32_t u32() { uint32_t v; raw(&v, 4); return v; }
-  int32_t i32() { int32_t v; raw(&v, 4); return v; }
-  int64_t i64() { int64_t v; raw(&v, 8); return v; }
-  uint64_t u64() { uint64_t v; raw(&v, 8); return v; }
+  uint8_t u8() {
+    uint8_t v;
+    raw(&v, 1);
+    return v;
+  }
+  uint32_t u32() {
+    uint32_t v;
+    raw(&v, 4);
+    return v;
+  }
+  int32_t i32() {
+    int32_t v;
+    raw(&v, 4);
+    return v;
+  }
+  int64_t i64() {
+    int64_t v;
+    raw(&v, 8);
+    return v;
+  }
+  uint64_t u64() {
+    uint64_t v;
+    raw(&v, 8);
+    return v;
+  }
   std::string str() {
     uint32_t n = u32();
     need(n);
@@ -76,7 +96,8 @@ class ByteReader {
     uint32_t n = u32();
     if (n > max) fail("implausible count " + std::to_string(n));
     if (min_item_bytes > 0 && n > remaining() / min_item_bytes)
-      fail("count " + std::to_string(n) + " does not fit in the " + std::to_string(remaining()) + " bytes left");
+      fail("count " + std::to_string(n) + " does not fit in the " + std::to_string(remaining()) +
+           " bytes left");
     return n;
   }
   void raw(void* p, size_t n) {
@@ -87,7 +108,9 @@ class ByteReader {
   size_t at() const { return at_; }
   size_t end() const { return end_; }
   size_t remaining() const { return end_ - at_; }
-  [[noreturn]] void fail(const std::string& why) const { throw Error(Place{what_}, "corrupt " + kind_ + ": " + why); }
+  [[noreturn]] void fail(const std::string& why) const {
+    throw Error(Place{what_}, "corrupt " + kind_ + ": " + why);
+  }
 
  private:
   void need(size_t n) const {
@@ -112,8 +135,8 @@ inline std::vector<uint8_t> seal_record(ByteWriter& w) {
 }
 // Checks magic, checksum and version and returns a reader placed after them; the record's
 // last 8 bytes (the checksum) are left for the caller's trailing-bytes check.
-inline ByteReader open_record(const std::vector<uint8_t>& bytes, const std::string& what, const std::string& kind,
-                              const char (&magic)[8], uint32_t version) {
+inline ByteReader open_record(const std::vector<uint8_t>& bytes, const std::string& what,
+                              const std::string& kind, const char (&magic)[8], uint32_t version) {
   ByteReader rd(bytes, what, kind);
   if (bytes.size() < 8 + 12 || std::memcmp(bytes.data(), magic, 8) != 0) rd.fail("bad magic");
   uint64_t stored;

@@ -24,7 +24,10 @@ static std::string format(const Place& place, const std::string& message) {
 }
 
 Error::Error(Place place, const std::string& message, ErrorKind kind)
-    : std::runtime_error(format(place, message)), place_(std::move(place)), message_(message), kind_(kind) {}
+    : std::runtime_error(format(place, message)),
+      place_(std::move(place)),
+      message_(message),
+      kind_(kind) {}
 
 namespace {
 
@@ -32,7 +35,8 @@ namespace {
 std::string source_path(const char* file) {
   std::string path = file;
   size_t first = std::string::npos;
-  for (const char* top : {"/compiler/", "/runtime/", "/engine_plugin/", "/tools/", "/editor/", "/tests/"})
+  for (const char* top :
+       {"/compiler/", "/runtime/", "/engine_plugin/", "/tools/", "/editor/", "/tests/"})
     first = std::min(first, path.find(top));
   return first == std::string::npos ? path : path.substr(first + 1);
 }

@@ -40,9 +40,9 @@ class SourceLocation {
 struct Place {
   std::string document;  // file path or "<memory>"
   std::string kernel;
-  int node = -1;         // graph node id, -1 when not about one node
-  std::string pin;       // input/output pin or argument name
-  bool function = false; // `kernel` names a function (a sub-graph), not a kernel
+  int node = -1;          // graph node id, -1 when not about one node
+  std::string pin;        // input/output pin or argument name
+  bool function = false;  // `kernel` names a function (a sub-graph), not a kernel
   std::string to_string() const;
 };
 

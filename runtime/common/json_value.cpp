@@ -65,7 +65,9 @@ class Parser {
     return std::string(", found '") + s_[at_] + "'";
   }
   void skip_space() {
-    while (at_ < s_.size() && (s_[at_] == ' ' || s_[at_] == '\n' || s_[at_] == '\t' || s_[at_] == '\r')) next();
+    while (at_ < s_.size() &&
+           (s_[at_] == ' ' || s_[at_] == '\n' || s_[at_] == '\t' || s_[at_] == '\r'))
+      next();
   }
 
   JsonValue value(int depth) {
@@ -203,10 +205,14 @@ class Parser {
     for (int i = 0; i < 4; ++i) {
       char c = next();
       v <<= 4;
-      if (c >= '0' && c <= '9') v |= static_cast<unsigned>(c - '0');
-      else if (c >= 'a' && c <= 'f') v |= static_cast<unsigned>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') v |= static_cast<unsigned>(c - 'A' + 10);
-      else fail("bad \\u escape");
+      if (c >= '0' && c <= '9')
+        v |= static_cast<unsigned>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        v |= static_cast<unsigned>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        v |= static_cast<unsigned>(c - 'A' + 10);
+      else
+        fail("bad \\u escape");
     }
     return v;
   }
@@ -216,18 +222,26 @@ class Parser {
   void utf8_tail(unsigned char lead, int line, int col, std::string& out) {
     int more = 0;
     unsigned char lo = 0x80, hi = 0xBF;  // range of the first continuation byte
-    if (lead >= 0xC2 && lead <= 0xDF) more = 1;
-    else if (lead == 0xE0) more = 2, lo = 0xA0;
-    else if ((lead >= 0xE1 && lead <= 0xEC) || lead == 0xEE || lead == 0xEF) more = 2;
-    else if (lead == 0xED) more = 2, hi = 0x9F;
-    else if (lead == 0xF0) more = 3, lo = 0x90;
-    else if (lead >= 0xF1 && lead <= 0xF3) more = 3;
-    else if (lead == 0xF4) more = 3, hi = 0x8F;
+    if (lead >= 0xC2 && lead <= 0xDF)
+      more = 1;
+    else if (lead == 0xE0)
+      more = 2, lo = 0xA0;
+    else if ((lead >= 0xE1 && lead <= 0xEC) || lead == 0xEE || lead == 0xEF)
+      more = 2;
+    else if (lead == 0xED)
+      more = 2, hi = 0x9F;
+    else if (lead == 0xF0)
+      more = 3, lo = 0x90;
+    else if (lead >= 0xF1 && lead <= 0xF3)
+      more = 3;
+    else if (lead == 0xF4)
+      more = 3, hi = 0x8F;
     auto bad = [&] {
       char buf[8];
       std::snprintf(buf, sizeof buf, "0x%02X", lead);
-      fail_at(line, col, std::string("invalid UTF-8 in a string (a sequence starting with byte ") + buf +
-                             "); documents are UTF-8 text");
+      fail_at(line, col,
+              std::string("invalid UTF-8 in a string (a sequence starting with byte ") + buf +
+                  "); documents are UTF-8 text");
     };
     if (more == 0) bad();
     out += static_cast<char>(lead);
@@ -271,7 +285,8 @@ class Parser {
           unsigned cp = hex4();
           if (cp >= 0xDC00 && cp < 0xE000) fail_at(line, col, "unpaired surrogate in \\u escape");
           if (cp >= 0xD800 && cp < 0xDC00) {
-            if (next() != '\\' || next() != 'u') fail_at(line, col, "unpaired surrogate in \\u escape");
+            if (next() != '\\' || next() != 'u')
+              fail_at(line, col, "unpaired surrogate in \\u escape");
             unsigned lo = hex4();
             if (lo < 0xDC00 || lo >= 0xE000) fail_at(line, col, "unpaired surrogate in \\u escape");
             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
@@ -292,7 +307,9 @@ class Parser {
 
 }  // namespace
 
-JsonValue parse_json(std::string_view text, const std::string& path) { return Parser(text, path).document(); }
+JsonValue parse_json(std::string_view text, const std::string& path) {
+  return Parser(text, path).document();
+}
 
 std::string json_quote(std::string_view s) {
   std::string out = "\"";

@@ -1,5 +1,6 @@
-// A small JSON tree (documents, AOT module metadata) that keeps what a document needs for byte-identical round trips:
-// object member order and the spelling of every number. Parse errors name line and column.
+// A small JSON tree (documents, AOT module metadata) that keeps what a document needs for
+// byte-identical round trips: object member order and the spelling of every number. Parse errors
+// name line and column.
 #pragma once
 
 #include <string>
@@ -13,10 +14,10 @@ struct JsonValue {
   enum class Kind { Null, Bool, Number, String, Array, Object };
   Kind kind = Kind::Null;
   bool b = false;
-  std::string text;  // Number: the token as written; String: the decoded string
-  std::vector<JsonValue> items;                              // Array
-  std::vector<std::pair<std::string, JsonValue>> members;    // Object, in document order
-  int line = 0, column = 0;                                  // where it starts
+  std::string text;              // Number: the token as written; String: the decoded string
+  std::vector<JsonValue> items;  // Array
+  std::vector<std::pair<std::string, JsonValue>> members;  // Object, in document order
+  int line = 0, column = 0;                                // where it starts
 
   // Special members defined in the .cpp, where std::pair<std::string, JsonValue> is complete:
   // clang with libstdc++ 12 otherwise instantiates the implicit destructor while `members`'

@@ -4,7 +4,8 @@
 
 namespace loom {
 
-std::string describe_launch_error(const KernelABI& abi, const std::vector<std::string>& assert_messages,
+std::string describe_launch_error(const KernelABI& abi,
+                                  const std::vector<std::string>& assert_messages,
                                   const LaunchError& e) {
   if (e.code == 0) return "";
   if (e.code == 2) {
@@ -18,12 +19,13 @@ std::string describe_launch_error(const KernelABI& abi, const std::vector<std::s
   std::string slot = "slot " + std::to_string(e.slot);
   if (e.slot >= 0 && static_cast<size_t>(e.slot) < abi.resources.size()) {
     const ResourceDesc& r = abi.resources[static_cast<size_t>(e.slot)];
-    if (r.kind == ResourceKind::Field && !r.field.empty()) slot += " (field '" + r.field + "')";
+    if (r.kind == ResourceKind::Field && !r.field.empty())
+      slot += " (field '" + r.field + "')";
     else if (r.param >= 0 && static_cast<size_t>(r.param) < abi.params.size())
       slot += " (parameter '" + abi.params[static_cast<size_t>(r.param)].name + "')";
   }
-  return what + ": " + slot + ", dim " + std::to_string(e.dim) + ", index " + std::to_string(e.index) +
-         " not in [0, " + std::to_string(e.extent) + ")";
+  return what + ": " + slot + ", dim " + std::to_string(e.dim) + ", index " +
+         std::to_string(e.index) + " not in [0, " + std::to_string(e.extent) + ")";
 }
 
 void throw_if_launch_failed(const KernelABI& abi, const std::vector<std::string>& assert_messages,

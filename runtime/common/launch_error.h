@@ -10,7 +10,8 @@
 namespace loom {
 
 // "" when error.code is 0.
-std::string describe_launch_error(const KernelABI& abi, const std::vector<std::string>& assert_messages,
+std::string describe_launch_error(const KernelABI& abi,
+                                  const std::vector<std::string>& assert_messages,
                                   const LaunchError& error);
 // Throws a loom::Error naming the kernel and node when error.code is not 0.
 void throw_if_launch_failed(const KernelABI& abi, const std::vector<std::string>& assert_messages,

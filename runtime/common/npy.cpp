@@ -254,7 +254,8 @@ void write_npy(const std::string& path, const NpyArray& a) {
     if (i + 1 < a.shape.size()) shape += " ";
   }
   shape += ")";
-  std::string header = "{'descr': '" + npy_descr(a.dtype) + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  std::string header =
+      "{'descr': '" + npy_descr(a.dtype) + "', 'fortran_order': False, 'shape': " + shape + ", }";
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
@@ -267,7 +268,8 @@ void write_npy(const std::string& path, const NpyArray& a) {
                                 static_cast<unsigned char>(header.size() >> 8)};
   out.write(reinterpret_cast<const char*>(len), 2);
   out << header;
-  out.write(reinterpret_cast<const char*>(a.data.data()), static_cast<std::streamsize>(a.data.size()));
+  out.write(reinterpret_cast<const char*>(a.data.data()),
+            static_cast<std::streamsize>(a.data.size()));
   if (!out) throw Error(Place{path}, "failed writing .npy file");
 }
 

@@ -37,7 +37,8 @@ void copy_layout(const ResourceBytes& r, const uint8_t* from, uint8_t* to, bool 
       for (int64_t col = 0; col < cols; ++col) {
         int64_t c = col * rows + row;  // the component in storage
         auto numpy = static_cast<size_t>(e * comps + row * cols + col) * es;
-        auto stored = static_cast<size_t>(r.layout == Layout::SoA ? c * elements + e : e * comps + c) * es;
+        auto stored =
+            static_cast<size_t>(r.layout == Layout::SoA ? c * elements + e : e * comps + c) * es;
         std::memcpy(to + (to_storage ? stored : numpy), from + (to_storage ? numpy : stored), es);
       }
 }
@@ -60,10 +61,11 @@ void read_resource_npy(const ResourceBytes& r, const std::string& path) {
   want.insert(want.end(), r.elem_dims.begin(), r.elem_dims.end());
   Place where{path, "", -1, r.name};
   if (a.dtype != r.dtype)
-    throw Error(where, "'" + r.name + "' holds " + std::string(scalar_name(r.dtype)) + " but the file holds " +
-                           std::string(scalar_name(a.dtype)));
+    throw Error(where, "'" + r.name + "' holds " + std::string(scalar_name(r.dtype)) +
+                           " but the file holds " + std::string(scalar_name(a.dtype)));
   if (a.shape != want)
-    throw Error(where, "'" + r.name + "' has shape " + shape_text(want) + " but the file has " + shape_text(a.shape));
+    throw Error(where, "'" + r.name + "' has shape " + shape_text(want) + " but the file has " +
+                           shape_text(a.shape));
   copy_layout(r, a.data.data(), r.data, true);
 }
 

@@ -25,10 +25,16 @@ constexpr int bit_width(Scalar s) {
   switch (s) {
     case Scalar::Void: return 0;
     case Scalar::Bool: return 1;
-    case Scalar::I8: case Scalar::U8: return 8;
-    case Scalar::I16: case Scalar::U16: return 16;
-    case Scalar::I32: case Scalar::U32: case Scalar::F32: return 32;
-    case Scalar::I64: case Scalar::U64: case Scalar::F64: return 64;
+    case Scalar::I8:
+    case Scalar::U8: return 8;
+    case Scalar::I16:
+    case Scalar::U16: return 16;
+    case Scalar::I32:
+    case Scalar::U32:
+    case Scalar::F32: return 32;
+    case Scalar::I64:
+    case Scalar::U64:
+    case Scalar::F64: return 64;
   }
   return 0;
 }

@@ -45,8 +45,10 @@ void check_bindings(const KernelABI& abi, const LaunchContext& ctx) {
     if (ctx.resources && ctx.resources[s].data) continue;
     Place place;
     place.kernel = abi.name;
-    if (r.param >= 0 && static_cast<size_t>(r.param) < abi.params.size()) place.pin = abi.params[static_cast<size_t>(r.param)].name;
-    std::string what = r.kind == ResourceKind::Field ? "field '" + r.field + "'" : "resource slot " + std::to_string(s);
+    if (r.param >= 0 && static_cast<size_t>(r.param) < abi.params.size())
+      place.pin = abi.params[static_cast<size_t>(r.param)].name;
+    std::string what = r.kind == ResourceKind::Field ? "field '" + r.field + "'"
+                                                     : "resource slot " + std::to_string(s);
     throw Error(place, what + " is not bound");
   }
 }
@@ -109,16 +111,18 @@ void CpuDevice::launch(const LoadedCpuKernel& kernel, LaunchContext& ctx) {
     } else {
       int64_t row_work = 1;
       int64_t rows = task.extent(&ctx, &row_work);
-      pool_.parallel_for(0, rows, chunk_rows(rows, row_work, pool_.size()), [&](int64_t b, int64_t e) {
-        if (failed(error)) return;
-        if (observer_) observer_(t, b, e);
-        task.entry(&ctx, b, e);
-      });
+      pool_.parallel_for(0, rows, chunk_rows(rows, row_work, pool_.size()),
+                         [&](int64_t b, int64_t e) {
+                           if (failed(error)) return;
+                           if (observer_) observer_(t, b, e);
+                           task.entry(&ctx, b, e);
+                         });
     }
     if (failed(error)) break;
   }
   if (ctx.error == &local) ctx.error = nullptr;
-  if (std::atomic_ref<int32_t>(error->code).load() == kLaunchCancelled) throw cancelled_error(kernel, *error);
+  if (std::atomic_ref<int32_t>(error->code).load() == kLaunchCancelled)
+    throw cancelled_error(kernel, *error);
   throw_if_launch_failed(kernel.abi, kernel.assert_messages, *error);
 }
 

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <utility>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "runtime/common/error.h"
 #include "runtime/cpu/elf_loader.h"

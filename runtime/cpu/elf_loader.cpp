@@ -76,32 +76,19 @@ struct RelocationType {
 
 RelocationType relocation_type(uint32_t type) {
   switch (type) {
-    case R_X86_64_NONE:
-      return {"R_X86_64_NONE", 0};
-    case R_X86_64_64:
-      return {"R_X86_64_64", 8};
-    case R_X86_64_PC32:
-      return {"R_X86_64_PC32", 4};
-    case R_X86_64_PLT32:
-      return {"R_X86_64_PLT32", 4};
-    case R_X86_64_GOTPCREL:
-      return {"R_X86_64_GOTPCREL", 4, true};
-    case R_X86_64_32:
-      return {"R_X86_64_32", 4};
-    case R_X86_64_32S:
-      return {"R_X86_64_32S", 4};
-    case R_X86_64_PC64:
-      return {"R_X86_64_PC64", 8};
-    case R_X86_64_GOTOFF64:
-      return {"R_X86_64_GOTOFF64", 8};
-    case R_X86_64_GOTPC32:
-      return {"R_X86_64_GOTPC32", 4};
-    case R_X86_64_GOTPCRELX:
-      return {"R_X86_64_GOTPCRELX", 4, true};
-    case R_X86_64_REX_GOTPCRELX:
-      return {"R_X86_64_REX_GOTPCRELX", 4, true};
-    default:
-      return {};
+    case R_X86_64_NONE: return {"R_X86_64_NONE", 0};
+    case R_X86_64_64: return {"R_X86_64_64", 8};
+    case R_X86_64_PC32: return {"R_X86_64_PC32", 4};
+    case R_X86_64_PLT32: return {"R_X86_64_PLT32", 4};
+    case R_X86_64_GOTPCREL: return {"R_X86_64_GOTPCREL", 4, true};
+    case R_X86_64_32: return {"R_X86_64_32", 4};
+    case R_X86_64_32S: return {"R_X86_64_32S", 4};
+    case R_X86_64_PC64: return {"R_X86_64_PC64", 8};
+    case R_X86_64_GOTOFF64: return {"R_X86_64_GOTOFF64", 8};
+    case R_X86_64_GOTPC32: return {"R_X86_64_GOTPC32", 4};
+    case R_X86_64_GOTPCRELX: return {"R_X86_64_GOTPCRELX", 4, true};
+    case R_X86_64_REX_GOTPCRELX: return {"R_X86_64_REX_GOTPCRELX", 4, true};
+    default: return {};
   }
 }
 
@@ -109,18 +96,16 @@ RelocationType relocation_type(uint32_t type) {
 // the ones compiler/codegen_llvm calls itself, those its intrinsics lower to, and those LLVM's
 // library-call simplification may substitute (exp2, exp10, ldexp, sincos, ...).
 constexpr std::string_view kMathFunctions[] = {
-    "acos",  "acosh", "asin",  "asinh", "atan",   "atan2",     "atanh",     "cbrt",
-    "ceil",  "copysign", "cos", "cosh", "exp",    "exp10",     "exp2",      "expm1",
-    "fabs",  "floor", "fma",   "fmax",  "fmin",   "fmod",      "frexp",     "hypot",
-    "ldexp", "lgamma", "llrint", "llround", "log", "log10",    "log1p",     "log2",
-    "logb",  "lrint", "lround", "modf", "nearbyint", "pow",    "remainder", "rint",
-    "round", "sin",   "sincos", "sinh", "sqrt",   "tan",       "tanh",      "tgamma",
-    "trunc"};
+    "acos",      "acosh", "asin",      "asinh", "atan",  "atan2", "atanh",  "cbrt",   "ceil",
+    "copysign",  "cos",   "cosh",      "exp",   "exp10", "exp2",  "expm1",  "fabs",   "floor",
+    "fma",       "fmax",  "fmin",      "fmod",  "frexp", "hypot", "ldexp",  "lgamma", "llrint",
+    "llround",   "log",   "log10",     "log1p", "log2",  "logb",  "lrint",  "lround", "modf",
+    "nearbyint", "pow",   "remainder", "rint",  "round", "sin",   "sincos", "sinh",   "sqrt",
+    "tan",       "tanh",  "tgamma",    "trunc"};
 
 // The compiler-rt / libgcc helpers LLVM lowers some operations to on x86-64.
-constexpr std::string_view kCompilerHelpers[] = {
-    "__powisf2", "__powidf2", "__divti3", "__udivti3", "__modti3", "__umodti3",
-    "__muloti4"};
+constexpr std::string_view kCompilerHelpers[] = {"__powisf2", "__powidf2", "__divti3", "__udivti3",
+                                                 "__modti3",  "__umodti3", "__muloti4"};
 
 constexpr std::string_view kMemoryFunctions[] = {"memcpy", "memmove", "memset"};
 
@@ -567,12 +552,9 @@ class ElfLinker {
       std::memcpy(at, &v32, 4);
     };
     switch (type) {
-      case R_X86_64_NONE:
-        return;
-      case R_X86_64_64:
-        return put64(address_of(sym) + a);
-      case R_X86_64_PC32:
-        return put32(address_of(sym) + a - p, true);
+      case R_X86_64_NONE: return;
+      case R_X86_64_64: return put64(address_of(sym) + a);
+      case R_X86_64_PC32: return put32(address_of(sym) + a - p, true);
       case R_X86_64_PLT32: {
         uint64_t v = address_of(sym) + a - p;
         if (state_[sym].stub >= 0 &&
@@ -582,18 +564,12 @@ class ElfLinker {
       }
       case R_X86_64_GOTPCREL:
       case R_X86_64_GOTPCRELX:
-      case R_X86_64_REX_GOTPCRELX:
-        return put32(got_address(sym) + a - p, true);
-      case R_X86_64_32:
-        return put32(address_of(sym) + a, false);
-      case R_X86_64_32S:
-        return put32(address_of(sym) + a, true);
-      case R_X86_64_PC64:
-        return put64(address_of(sym) + a - p);
-      case R_X86_64_GOTOFF64:
-        return put64(address_of(sym) + a - got);
-      case R_X86_64_GOTPC32:
-        return put32(got + a - p, true);
+      case R_X86_64_REX_GOTPCRELX: return put32(got_address(sym) + a - p, true);
+      case R_X86_64_32: return put32(address_of(sym) + a, false);
+      case R_X86_64_32S: return put32(address_of(sym) + a, true);
+      case R_X86_64_PC64: return put64(address_of(sym) + a - p);
+      case R_X86_64_GOTOFF64: return put64(address_of(sym) + a - got);
+      case R_X86_64_GOTPC32: return put32(got + a - p, true);
       default:
         throw InternalError(place_, "relocation type " + std::to_string(type) +
                                         " passed plan_relocations but has no case in apply");
@@ -636,8 +612,8 @@ class ElfLinker {
     if (__builtin_add_overflow(offset, rela.r_addend, &computed) || computed < -kAddendSlack ||
         computed > static_cast<int64_t>(image_bytes_) + kAddendSlack)
       corrupt(where() + " with addend " + std::to_string(rela.r_addend) +
-              ", points outside the kernel's image (offset " +
-              std::to_string(computed) + " of " + std::to_string(image_bytes_) + " bytes)");
+              ", points outside the kernel's image (offset " + std::to_string(computed) + " of " +
+              std::to_string(image_bytes_) + " bytes)");
   }
 
   void protect() {

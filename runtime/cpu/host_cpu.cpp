@@ -161,17 +161,10 @@ std::vector<std::string> detect() {
     }
     bool on = (regs.r[f.reg] >> f.bit) & 1;
     switch (f.state) {
-      case State::None:
-        break;
-      case State::Avx:
-        on = on && avx;
-        break;
-      case State::Avx512:
-        on = on && avx512;
-        break;
-      case State::Amx:
-        on = on && amx;
-        break;
+      case State::None: break;
+      case State::Avx: on = on && avx; break;
+      case State::Avx512: on = on && avx512; break;
+      case State::Amx: on = on && amx; break;
     }
     if (on) found.emplace_back(f.name);
   }

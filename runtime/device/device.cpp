@@ -8,8 +8,7 @@ namespace loom {
 
 std::shared_ptr<DeviceKernel> Device::load(const KernelRecord& record) {
   switch (kind()) {
-    case DeviceKind::Cpu:
-      return load_object(record.abi, record.code);
+    case DeviceKind::Cpu: return load_object(record.abi, record.code);
     case DeviceKind::Vulkan:
       return load_spirv(record.abi,
                         deserialize_spirv_kernel(record.code, "kernel '" + record.abi.name + "'"));

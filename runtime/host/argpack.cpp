@@ -18,7 +18,8 @@ Error member_error(const std::string& path, const std::string& what) {
 }  // namespace
 
 Argpack::Argpack(std::vector<ArgpackType> types, int type) : types_(std::move(types)), type_(type) {
-  if (type < 0 || static_cast<size_t>(type) >= types_.size()) throw Error("argpack type index out of range");
+  if (type < 0 || static_cast<size_t>(type) >= types_.size())
+    throw Error("argpack type index out of range");
   if (types_[static_cast<size_t>(type)].size == 0) layout_argpack_types(types_);
   buffer_ = AlignedBuffer(types_[static_cast<size_t>(type)].size);
 }
@@ -45,7 +46,8 @@ void Argpack::write_values(const std::string& path, Scalar s, const void* values
   auto size = static_cast<size_t>(size_of(s));
   auto* src = static_cast<const uint8_t*>(values);
   for (int k = 0; k < count; ++k) {
-    uint8_t* dst = buffer_.data() + offset + std140_component_offset(m.type, k % m.type.rows, k / m.type.rows);
+    uint8_t* dst =
+        buffer_.data() + offset + std140_component_offset(m.type, k % m.type.rows, k / m.type.rows);
     if (s == Scalar::Bool) {
       int32_t b = src[k] != 0;
       std::memcpy(dst, &b, 4);
@@ -71,7 +73,8 @@ void Argpack::read_values(const std::string& path, Scalar s, void* values, int c
   auto size = static_cast<size_t>(size_of(s));
   auto* dst = static_cast<uint8_t*>(values);
   for (int k = 0; k < count; ++k) {
-    const uint8_t* src = buffer_.data() + offset + std140_component_offset(m.type, k % m.type.rows, k / m.type.rows);
+    const uint8_t* src =
+        buffer_.data() + offset + std140_component_offset(m.type, k % m.type.rows, k / m.type.rows);
     if (s == Scalar::Bool) {
       int32_t b;
       std::memcpy(&b, src, 4);
@@ -85,13 +88,16 @@ void Argpack::read_values(const std::string& path, Scalar s, void* values, int c
 void Argpack::set_ndarray(const std::string& path, const Ndarray& array) {
   uint32_t offset = 0;
   const ArgpackMember& m = member(path, &offset);
-  if (m.kind != MemberKind::Ndarray) throw member_error(path, "'" + path + "' is not an ndarray member");
+  if (m.kind != MemberKind::Ndarray)
+    throw member_error(path, "'" + path + "' is not an ndarray member");
   if (m.type.scalar != array.dtype() || m.type.components() != array.components())
-    throw member_error(path, "'" + path + "' holds " + value_type_name(m.type) + " elements, the ndarray " +
-                                 std::string(scalar_name(array.dtype())) + " x " + std::to_string(array.components()));
+    throw member_error(path, "'" + path + "' holds " + value_type_name(m.type) +
+                                 " elements, the ndarray " +
+                                 std::string(scalar_name(array.dtype())) + " x " +
+                                 std::to_string(array.components()));
   if (m.ndim != 0 && m.ndim != array.ndim())
-    throw member_error(path, "'" + path + "' has " + std::to_string(m.ndim) + " dimensions, the ndarray " +
-                                 std::to_string(array.ndim()));
+    throw member_error(path, "'" + path + "' has " + std::to_string(m.ndim) +
+                                 " dimensions, the ndarray " + std::to_string(array.ndim()));
   std::string rest;
   if (Binding* b = binding_of(path, &rest)) {
     b->pack->set_ndarray(rest, array);
@@ -112,7 +118,8 @@ void Argpack::set_ndarray(const std::string& path, const Ndarray& array) {
 void Argpack::set_texture(const std::string& path, const Texture& texture) {
   uint32_t offset = 0;
   const ArgpackMember& m = member(path, &offset);
-  if (m.kind != MemberKind::Texture) throw member_error(path, "'" + path + "' is not a texture member");
+  if (m.kind != MemberKind::Texture)
+    throw member_error(path, "'" + path + "' is not a texture member");
   if (m.ndim != 0 && m.ndim != texture.ndim())
     throw member_error(path, "'" + path + "' is a " + std::to_string(m.ndim) + "-d texture");
   std::string rest;
@@ -137,7 +144,8 @@ void Argpack::set_pack(const std::string& path, Argpack& nested) {
     throw member_error(path, "'" + path + "' is not a nested pack or struct");
   const ArgpackType& want = types_[static_cast<size_t>(m.nested)];
   if (want.name != nested.type().name || want.size != nested.size())
-    throw member_error(path, "'" + path + "' is of type '" + want.name + "', given '" + nested.type().name + "'");
+    throw member_error(
+        path, "'" + path + "' is of type '" + want.name + "', given '" + nested.type().name + "'");
   std::string rest;
   if (Binding* b = binding_of(path, &rest); b && !rest.empty()) {  // inside a bound pack
     b->pack->set_pack(rest, nested);
@@ -145,10 +153,13 @@ void Argpack::set_pack(const std::string& path, Argpack& nested) {
     return;
   }
   // The member's old binding and any binding inside it are replaced.
-  std::erase_if(bindings_, [&](const Binding& b) { return b.path == path || b.path.rfind(path + ".", 0) == 0; });
+  std::erase_if(bindings_, [&](const Binding& b) {
+    return b.path == path || b.path.rfind(path + ".", 0) == 0;
+  });
   nested.sync();
   std::memcpy(buffer_.data() + offset, nested.data(), want.size);
-  if (m.kind == MemberKind::Pack) bindings_.push_back({path, offset, want.size, &nested, nested.version()});
+  if (m.kind == MemberKind::Pack)
+    bindings_.push_back({path, offset, want.size, &nested, nested.version()});
   changed();
 }
 
@@ -162,7 +173,8 @@ const Argpack::Binding* Argpack::binding_of(const std::string& path, std::string
       rest->clear();
       return &b;
     }
-    if (path.size() > b.path.size() && path.compare(0, b.path.size(), b.path) == 0 && path[b.path.size()] == '.') {
+    if (path.size() > b.path.size() && path.compare(0, b.path.size(), b.path) == 0 &&
+        path[b.path.size()] == '.') {
       *rest = path.substr(b.path.size() + 1);
       return &b;
     }

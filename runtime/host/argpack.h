@@ -38,7 +38,9 @@ class Argpack {
 
   // Scalar members; the C++ type must match the member's type exactly.
   template <typename T>
-  void set(const std::string& path, T value) { write_values(path, scalar_of<T>(), &value, 1); }
+  void set(const std::string& path, T value) {
+    write_values(path, scalar_of<T>(), &value, 1);
+  }
   template <typename T>
   T get(const std::string& path) const {
     T value{};

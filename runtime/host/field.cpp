@@ -6,9 +6,11 @@ namespace loom::host {
 
 Field::Field(FieldDesc desc) : desc_(std::move(desc)) {
   const std::string what = "field '" + desc_.name + "'";
-  if (desc_.shape.size() > static_cast<size_t>(kMaxDims)) throw Error(what + " has more than 4 dimensions");
+  if (desc_.shape.size() > static_cast<size_t>(kMaxDims))
+    throw Error(what + " has more than 4 dimensions");
   if (desc_.elem.scalar == Scalar::Void) throw Error(what + " has no element type");
-  StorageSize size = storage_size(desc_.shape, int64_t{components()} * size_of(desc_.elem.scalar), what);
+  StorageSize size =
+      storage_size(desc_.shape, int64_t{components()} * size_of(desc_.elem.scalar), what);
   count_ = size.elements;
   buffer_ = AlignedBuffer(size.bytes, what);
 }

@@ -20,12 +20,15 @@ class Field {
   size_t bytes() const { return buffer_.size(); }
   uint8_t* data() const { return buffer_.data(); }
   template <typename T>
-  T* data_as() const { return reinterpret_cast<T*>(buffer_.data()); }
+  T* data_as() const {
+    return reinterpret_cast<T*>(buffer_.data());
+  }
 
   // Scalar index of `component` of the element at row-major linear index `element`
   // (AoS: element-major, SoA: component-major), the index kernels use.
   int64_t scalar_index(int64_t element, int component) const {
-    return desc_.layout == Layout::AoS ? element * components() + component : component * count_ + element;
+    return desc_.layout == Layout::AoS ? element * components() + component
+                                       : component * count_ + element;
   }
 
   ResourceView view() const;

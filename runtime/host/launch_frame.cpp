@@ -17,13 +17,17 @@ LaunchFrame::LaunchFrame(KernelABI abi) : abi_(std::move(abi)) {
   for (size_t i = 0; i < abi_.params.size(); ++i) {
     const ParamDesc& p = abi_.params[i];
     if (p.kind != ParamKind::Value) continue;
-    size_t size = std::max<size_t>({size_t{p.size}, static_cast<size_t>(size_of(p.type.scalar)) * static_cast<size_t>(p.type.components()), size_t{8}});
+    size_t size = std::max<size_t>(
+        {size_t{p.size},
+         static_cast<size_t>(size_of(p.type.scalar)) * static_cast<size_t>(p.type.components()),
+         size_t{8}});
     value_storage_[i] = AlignedBuffer(size);
     params_[i] = value_storage_[i].data();
   }
   views_.assign(abi_.resources.size(), ResourceView{});
   for (size_t s = 0; s < abi_.resources.size(); ++s)
-    for (int d = 0; d < kMaxDims; ++d) views_[s].shape[d] = abi_.resources[s].shape[static_cast<size_t>(d)];
+    for (int d = 0; d < kMaxDims; ++d)
+      views_[s].shape[d] = abi_.resources[s].shape[static_cast<size_t>(d)];
   uint32_t return_size = 0;
   return_offsets_ = return_offsets(abi_, &return_size);
   returns_ = AlignedBuffer(std::max<uint32_t>(return_size, 8));
@@ -44,7 +48,8 @@ const ParamDesc& LaunchFrame::param(int index, ParamKind kind) const {
     Place place;
     place.kernel = abi_.name;
     place.pin = p.name;
-    throw Error(place, std::string("parameter is a ") + param_kind_name(p.kind) + ", given a " + param_kind_name(kind));
+    throw Error(place, std::string("parameter is a ") + param_kind_name(p.kind) + ", given a " +
+                           param_kind_name(kind));
   }
   return p;
 }
@@ -55,8 +60,8 @@ void LaunchFrame::write_value(int index, Scalar s, int components, const void* b
     Place place;
     place.kernel = abi_.name;
     place.pin = p.name;
-    throw Error(place, "parameter is " + value_type_name(p.type) + ", given " + std::to_string(components) + " x " +
-                           std::string(scalar_name(s)));
+    throw Error(place, "parameter is " + value_type_name(p.type) + ", given " +
+                           std::to_string(components) + " x " + std::string(scalar_name(s)));
   }
   std::memcpy(params_[static_cast<size_t>(index)], bytes, size);
 }
@@ -69,17 +74,20 @@ void LaunchFrame::set_argpack(int index, Argpack& pack) {
 
 void LaunchFrame::set_ndarray(int index, const Ndarray& array) {
   const ParamDesc& p = param(index, ParamKind::Ndarray);
-  if ((p.type.scalar != Scalar::Void && p.type.scalar != array.dtype()) || p.type.components() != array.components() ||
-      (p.ndim > 0 && p.ndim != array.ndim())) {
+  if ((p.type.scalar != Scalar::Void && p.type.scalar != array.dtype()) ||
+      p.type.components() != array.components() || (p.ndim > 0 && p.ndim != array.ndim())) {
     Place place;
     place.kernel = abi_.name;
     place.pin = p.name;
     throw Error(place, "ndarray of " + value_type_name(p.type) + " with " + std::to_string(p.ndim) +
-                           " dimensions expected, given " + std::string(scalar_name(array.dtype())) + " x " +
-                           std::to_string(array.components()) + " with " + std::to_string(array.ndim()));
+                           " dimensions expected, given " +
+                           std::string(scalar_name(array.dtype())) + " x " +
+                           std::to_string(array.components()) + " with " +
+                           std::to_string(array.ndim()));
   }
   for (size_t s = 0; s < abi_.resources.size(); ++s)
-    if (abi_.resources[s].param == index && abi_.resources[s].param_offset < 0) views_[s] = array.view();
+    if (abi_.resources[s].param == index && abi_.resources[s].param_offset < 0)
+      views_[s] = array.view();
 }
 
 void LaunchFrame::set_texture(int index, const Texture& texture) {
@@ -90,8 +98,9 @@ void LaunchFrame::set_texture(int index, const Texture& texture) {
       Place place;
       place.kernel = abi_.name;
       place.pin = p.name;
-      throw Error(place, std::string("texture of format ") + texture_format_name(abi_.resources[s].format) +
-                             " expected, given " + texture_format_name(texture.format()));
+      throw Error(place, std::string("texture of format ") +
+                             texture_format_name(abi_.resources[s].format) + " expected, given " +
+                             texture_format_name(texture.format()));
     }
     views_[s] = texture.view();
   }
@@ -104,13 +113,18 @@ void LaunchFrame::bind_field(const std::string& name, const Field& field) {
     if (r.kind != ResourceKind::Field || r.field != name) continue;
     // The kernel's code has the field's shape and element type built in.
     bool same = r.dtype == field.desc().elem.scalar && r.components == field.components() &&
-                r.ndim == static_cast<int>(field.desc().shape.size()) && r.layout == field.desc().layout;
-    for (int d = 0; same && d < r.ndim; ++d) same = r.shape[static_cast<size_t>(d)] == field.desc().shape[static_cast<size_t>(d)];
+                r.ndim == static_cast<int>(field.desc().shape.size()) &&
+                r.layout == field.desc().layout;
+    for (int d = 0; same && d < r.ndim; ++d)
+      same = r.shape[static_cast<size_t>(d)] == field.desc().shape[static_cast<size_t>(d)];
     if (!same) {
       Place place;
       place.kernel = abi_.name;
       place.pin = name;
-      throw Error(place, "field '" + name + "' does not match the shape, element type or layout the kernel was compiled for");
+      throw Error(
+          place,
+          "field '" + name +
+              "' does not match the shape, element type or layout the kernel was compiled for");
     }
     views_[s] = field.view();
     bound = true;
@@ -131,7 +145,9 @@ LaunchContext& LaunchFrame::context() {
     const ResourceDesc& r = abi_.resources[s];
     if (r.param < 0 || r.param_offset < 0) continue;
     const Argpack* pack = packs_.at(static_cast<size_t>(r.param));
-    if (!pack) throw Error("kernel '" + abi_.name + "': argpack parameter " + std::to_string(r.param) + " is not set");
+    if (!pack)
+      throw Error("kernel '" + abi_.name + "': argpack parameter " + std::to_string(r.param) +
+                  " is not set");
     views_[s] = pack->resource_view_at(static_cast<uint32_t>(r.param_offset));
   }
   error_ = LaunchError{};

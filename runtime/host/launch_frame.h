@@ -27,11 +27,14 @@ class LaunchFrame {
 
   // A value parameter; the C++ type must match the parameter's scalar type.
   template <typename T>
-  void set_value(int param, T value) { write_value(param, scalar_of<T>(), 1, &value, sizeof value); }
+  void set_value(int param, T value) {
+    write_value(param, scalar_of<T>(), 1, &value, sizeof value);
+  }
   // A vector or matrix value parameter: all components, in order.
   template <typename T>
   void set_components(int param, const std::vector<T>& values) {
-    write_value(param, scalar_of<T>(), static_cast<int>(values.size()), values.data(), values.size() * sizeof(T));
+    write_value(param, scalar_of<T>(), static_cast<int>(values.size()), values.data(),
+                values.size() * sizeof(T));
   }
   // The pack is read at launch (nested packs bound into it are synced first).
   void set_argpack(int param, Argpack& pack);

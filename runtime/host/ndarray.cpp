@@ -5,7 +5,9 @@
 namespace loom::host {
 
 namespace {
-std::string describe(const std::string& name) { return name.empty() ? "ndarray" : "ndarray '" + name + "'"; }
+std::string describe(const std::string& name) {
+  return name.empty() ? "ndarray" : "ndarray '" + name + "'";
+}
 }  // namespace
 
 Ndarray::Ndarray(Scalar dtype, std::vector<int64_t> shape, int components, const std::string& name)
@@ -15,8 +17,12 @@ Ndarray::Ndarray(Scalar dtype, std::vector<int64_t> shape, int components, const
   data_ = buffer_.data();
 }
 
-Ndarray::Ndarray(void* data, Scalar dtype, std::vector<int64_t> shape, int components, const std::string& name)
-    : dtype_(dtype), shape_(std::move(shape)), components_(components), data_(static_cast<uint8_t*>(data)) {
+Ndarray::Ndarray(void* data, Scalar dtype, std::vector<int64_t> shape, int components,
+                 const std::string& name)
+    : dtype_(dtype),
+      shape_(std::move(shape)),
+      components_(components),
+      data_(static_cast<uint8_t*>(data)) {
   check(describe(name));
   if (!data_ && bytes_ > 0) throw Error(describe(name) + " wraps a null pointer");
 }

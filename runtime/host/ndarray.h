@@ -15,9 +15,11 @@ class Ndarray {
  public:
   // Extents must lie in [0, INT32_MAX] and the memory must be had; otherwise loom::Error
   // names the ndarray (`name`, when given) and the extent or byte count.
-  Ndarray(Scalar dtype, std::vector<int64_t> shape, int components = 1, const std::string& name = "");
+  Ndarray(Scalar dtype, std::vector<int64_t> shape, int components = 1,
+          const std::string& name = "");
   // Wraps `data` (not owned).
-  Ndarray(void* data, Scalar dtype, std::vector<int64_t> shape, int components = 1, const std::string& name = "");
+  Ndarray(void* data, Scalar dtype, std::vector<int64_t> shape, int components = 1,
+          const std::string& name = "");
 
   Scalar dtype() const { return dtype_; }
   int components() const { return components_; }
@@ -27,7 +29,9 @@ class Ndarray {
   size_t bytes() const { return bytes_; }
   uint8_t* data() const { return data_; }
   template <typename T>
-  T* data_as() const { return reinterpret_cast<T*>(data_); }
+  T* data_as() const {
+    return reinterpret_cast<T*>(data_);
+  }
   bool owns_memory() const { return buffer_.data() != nullptr; }
 
   ResourceView view() const;

@@ -18,17 +18,21 @@ size_t channel_bytes(TextureFormat f) { return f == TextureFormat::RGBA8 ? 1 : 4
 Texture::Texture(TextureFormat format, int64_t width, int64_t height, const std::string& name)
     : Texture(format, 2, width, height, 1, name) {}
 
-Texture::Texture(TextureFormat format, int64_t width, int64_t height, int64_t depth, const std::string& name)
+Texture::Texture(TextureFormat format, int64_t width, int64_t height, int64_t depth,
+                 const std::string& name)
     : Texture(format, 3, width, height, depth, name) {}
 
-Texture Texture::device_only(const void* key, TextureFormat format, int ndim, int64_t width, int64_t height,
-                             int64_t depth, const std::string& name) {
+Texture Texture::device_only(const void* key, TextureFormat format, int ndim, int64_t width,
+                             int64_t height, int64_t depth, const std::string& name) {
   const std::string what = name.empty() ? "texture" : "texture '" + name + "'";
   if (!key) throw Error(what + " has a null key");
-  if (ndim != 2 && ndim != 3) throw Error(what + " has " + std::to_string(ndim) + " dimensions; textures have 2 or 3");
+  if (ndim != 2 && ndim != 3)
+    throw Error(what + " has " + std::to_string(ndim) + " dimensions; textures have 2 or 3");
   Texture t(format, ndim, 1, 1, 1, name);  // one texel, dropped below
   for (int64_t n : {width, height, depth})
-    if (n < 1 || n > INT32_MAX) throw Error(what + " has extent " + std::to_string(n) + "; texture extents must be in [1, 2^31)");
+    if (n < 1 || n > INT32_MAX)
+      throw Error(what + " has extent " + std::to_string(n) +
+                  "; texture extents must be in [1, 2^31)");
   t.width_ = static_cast<int>(width);
   t.height_ = static_cast<int>(height);
   t.depth_ = ndim == 3 ? static_cast<int>(depth) : 1;
@@ -37,14 +41,17 @@ Texture Texture::device_only(const void* key, TextureFormat format, int ndim, in
   return t;
 }
 
-Texture::Texture(TextureFormat format, int ndim, int64_t width, int64_t height, int64_t depth, const std::string& name)
+Texture::Texture(TextureFormat format, int ndim, int64_t width, int64_t height, int64_t depth,
+                 const std::string& name)
     : format_(format), ndim_(ndim) {
   const std::string what = name.empty() ? "texture" : "texture '" + name + "'";
   std::vector<int64_t> shape = {width, height, depth};
   shape.resize(static_cast<size_t>(ndim));
   for (int64_t n : shape)
-    if (n < 1) throw Error(what + " has extent " + std::to_string(n) + "; texture extents must be positive");
-  StorageSize size = storage_size(shape, int64_t{channels()} * static_cast<int64_t>(channel_bytes(format)), what);
+    if (n < 1)
+      throw Error(what + " has extent " + std::to_string(n) + "; texture extents must be positive");
+  StorageSize size =
+      storage_size(shape, int64_t{channels()} * static_cast<int64_t>(channel_bytes(format)), what);
   width_ = static_cast<int>(width);
   height_ = static_cast<int>(height);
   depth_ = static_cast<int>(depth);
@@ -54,10 +61,11 @@ Texture::Texture(TextureFormat format, int ndim, int64_t width, int64_t height, 
 size_t Texture::texel_offset(int x, int y, int z) const {
   if (key_) throw Error("the texture has no host memory (it lives on a device only)");
   if (x < 0 || y < 0 || z < 0 || x >= width_ || y >= height_ || z >= depth_)
-    throw Error("texel (" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) +
-                ") outside the texture");
+    throw Error("texel (" + std::to_string(x) + ", " + std::to_string(y) + ", " +
+                std::to_string(z) + ") outside the texture");
   size_t texel = (static_cast<size_t>(z) * static_cast<size_t>(height_) + static_cast<size_t>(y)) *
-                     static_cast<size_t>(width_) + static_cast<size_t>(x);
+                     static_cast<size_t>(width_) +
+                 static_cast<size_t>(x);
   return texel * static_cast<size_t>(channels()) * channel_bytes(format_);
 }
 

@@ -16,12 +16,14 @@ class Texture {
  public:
   // Extents must lie in [1, INT32_MAX] and the memory must be had; otherwise loom::Error
   // names the texture (`name`, when given) and the extent or byte count.
-  Texture(TextureFormat format, int64_t width, int64_t height, const std::string& name = "");                 // 2-d
-  Texture(TextureFormat format, int64_t width, int64_t height, int64_t depth, const std::string& name = "");  // 3-d
+  Texture(TextureFormat format, int64_t width, int64_t height,
+          const std::string& name = "");  // 2-d
+  Texture(TextureFormat format, int64_t width, int64_t height, int64_t depth,
+          const std::string& name = "");  // 3-d
   // A texture with no host memory: `key` stands for device memory a runtime knows by it (an
   // imported image); data() returns the key, bytes() 0, and texel access is an error.
-  static Texture device_only(const void* key, TextureFormat format, int ndim, int64_t width, int64_t height,
-                             int64_t depth, const std::string& name = "");
+  static Texture device_only(const void* key, TextureFormat format, int ndim, int64_t width,
+                             int64_t height, int64_t depth, const std::string& name = "");
 
   TextureFormat format() const { return format_; }
   int width() const { return width_; }
@@ -40,7 +42,8 @@ class Texture {
   ResourceView view() const;
 
  private:
-  Texture(TextureFormat format, int ndim, int64_t width, int64_t height, int64_t depth, const std::string& name);
+  Texture(TextureFormat format, int ndim, int64_t width, int64_t height, int64_t depth,
+          const std::string& name);
   size_t texel_offset(int x, int y, int z) const;
 
   TextureFormat format_;

@@ -16,8 +16,10 @@ float aspect_of(const Rect& r) { return r.height > 0 ? r.width / r.height : 1.0f
 }  // namespace
 
 void Camera::drag(DragButton button, float dx, float dy, const Rect& viewport) {
-  if (button == DragButton::Left && mode == CameraMode::Orbit) orbit(dx, dy);
-  else pan(dx, dy, viewport);
+  if (button == DragButton::Left && mode == CameraMode::Orbit)
+    orbit(dx, dy);
+  else
+    pan(dx, dy, viewport);
 }
 
 void Camera::pan(float dx, float dy, const Rect& viewport) {
@@ -68,10 +70,12 @@ void Camera::fit(const Bounds& bounds, float aspect) {
   float tan_y = std::tan(0.5f * fov_y), tan_x = tan_y * aspect;
   float needed = 1e-6f;
   for (int k = 0; k < 8; ++k) {
-    Vec3 c{k & 1 ? bounds.max.x : bounds.min.x, k & 2 ? bounds.max.y : bounds.min.y, k & 4 ? bounds.max.z : bounds.min.z};
+    Vec3 c{k & 1 ? bounds.max.x : bounds.min.x, k & 2 ? bounds.max.y : bounds.min.y,
+           k & 4 ? bounds.max.z : bounds.min.z};
     Vec3 d = c - target;
     float toward = dot(d, back);
-    needed = std::max({needed, toward + std::abs(dot(d, right)) / tan_x, toward + std::abs(dot(d, up)) / tan_y});
+    needed = std::max(
+        {needed, toward + std::abs(dot(d, right)) / tan_x, toward + std::abs(dot(d, up)) / tan_y});
   }
   distance = needed * kMargin;
 }
@@ -91,10 +95,13 @@ Mat4 Camera::view_projection(float aspect) const {
     return orthographic(-w, w, -h, h, -depth_range, depth_range) * view;
   }
   // Near and far scale with the distance, keeping the depth buffer's precision where we look.
-  return perspective(fov_y, aspect, distance * 0.01f, distance * 100.0f) * look_at(eye(), target, {0, 1, 0});
+  return perspective(fov_y, aspect, distance * 0.01f, distance * 100.0f) *
+         look_at(eye(), target, {0, 1, 0});
 }
 
-Mat4 Camera::view_projection(const Rect& viewport) const { return view_projection(aspect_of(viewport)); }
+Mat4 Camera::view_projection(const Rect& viewport) const {
+  return view_projection(aspect_of(viewport));
+}
 
 Vec3 Camera::world_at(float x, float y, const Rect& viewport) const {
   if (viewport.width <= 0 || viewport.height <= 0) return target;

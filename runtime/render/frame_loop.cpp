@@ -45,7 +45,8 @@ struct FrameLoop::Attachment {
       VkMemoryRequirements req;
       vkGetImageMemoryRequirements(device, image, &req);
       memory = alloc.allocate(req, vk::MemoryUse::DeviceLocal, false, "the " + what);
-      check(vkBindImageMemory(device, image, memory.memory, memory.offset), "binding memory to the " + what);
+      check(vkBindImageMemory(device, image, memory.memory, memory.offset),
+            "binding memory to the " + what);
       VkImageViewCreateInfo vi{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
       vi.image = image;
       vi.viewType = VK_IMAGE_VIEW_TYPE_2D;
@@ -71,8 +72,8 @@ struct FrameLoop::Attachment {
 };
 
 struct FrameLoop::Target {
-  VkImage image = VK_NULL_HANDLE;       // a swapchain image, or `owned`
-  VkImageView view = VK_NULL_HANDLE;    // ours for swapchain images
+  VkImage image = VK_NULL_HANDLE;     // a swapchain image, or `owned`
+  VkImageView view = VK_NULL_HANDLE;  // ours for swapchain images
   VkFramebuffer framebuffer = VK_NULL_HANDLE;
   std::unique_ptr<Attachment> owned;
 };
@@ -113,18 +114,20 @@ std::unique_ptr<FrameLoop> FrameLoop::for_window(vk::VulkanDevice& device, GLFWw
   if (!window) throw Error("FrameLoop::for_window: no GLFW window");
   if (!device.surface())
     throw Error("Vulkan device '" + device.caps().name +
-                "' has no window surface: create it with DeviceOptions::surface (glfwCreateWindowSurface) and "
+                "' has no window surface: create it with DeviceOptions::surface "
+                "(glfwCreateWindowSurface) and "
                 "graphics = true");
   std::unique_ptr<FrameLoop> loop(new FrameLoop(device, window, options));
   loop->create_common();
   int w = 0, h = 0;
   glfwGetFramebufferSize(window, &w, &h);
-  loop->build_swapchain(static_cast<uint32_t>(std::max(w, 0)), static_cast<uint32_t>(std::max(h, 0)));
+  loop->build_swapchain(static_cast<uint32_t>(std::max(w, 0)),
+                        static_cast<uint32_t>(std::max(h, 0)));
   return loop;
 }
 
-std::unique_ptr<FrameLoop> FrameLoop::offscreen(vk::VulkanDevice& device, uint32_t width, uint32_t height,
-                                                const FrameLoopOptions& options) {
+std::unique_ptr<FrameLoop> FrameLoop::offscreen(vk::VulkanDevice& device, uint32_t width,
+                                                uint32_t height, const FrameLoopOptions& options) {
   if (width == 0 || height == 0 || width > 16384 || height > 16384)
     throw Error("offscreen frame of " + std::to_string(width) + "x" + std::to_string(height) +
                 " pixels: sizes are 1 to 16384");
@@ -138,7 +141,8 @@ VkDevice FrameLoop::vk() const { return device_.device(); }
 
 void FrameLoop::create_common() {
   if (options_.frames_in_flight < 1 || options_.frames_in_flight > 3)
-    throw Error("frames in flight must be 1, 2 or 3, not " + std::to_string(options_.frames_in_flight));
+    throw Error("frames in flight must be 1, 2 or 3, not " +
+                std::to_string(options_.frames_in_flight));
   VkPhysicalDevice pd = device_.physical();
   VkQueueFamilyProperties family{};
   {
@@ -149,16 +153,19 @@ void FrameLoop::create_common() {
     if (device_.queue_family() < n) family = all[device_.queue_family()];
   }
   if (!(family.queueFlags & VK_QUEUE_GRAPHICS_BIT))
-    throw Error("Vulkan device '" + device_.caps().name +
-                "' was made without a graphics queue: create it with DeviceOptions::graphics = true");
+    throw Error(
+        "Vulkan device '" + device_.caps().name +
+        "' was made without a graphics queue: create it with DeviceOptions::graphics = true");
 
   allocator_ = std::make_unique<vk::MemoryAllocator>(device_, 32ull << 20);
   uploads_ = std::make_unique<vk::CommandStream>(device_, *allocator_);
-  pipeline_cache_ = std::make_unique<vk::PipelineCache>(device_, options_.pipeline_cache_dir, nullptr);
+  pipeline_cache_ =
+      std::make_unique<vk::PipelineCache>(device_, options_.pipeline_cache_dir, nullptr);
 
   // Depth: D32 where it can be an attachment, else the 24-bit formats (one is always there).
-  const VkFormat depths[] = {VK_FORMAT_D32_SFLOAT, VK_FORMAT_X8_D24_UNORM_PACK32, VK_FORMAT_D24_UNORM_S8_UINT,
-                             VK_FORMAT_D32_SFLOAT_S8_UINT, VK_FORMAT_D16_UNORM};
+  const VkFormat depths[] = {VK_FORMAT_D32_SFLOAT, VK_FORMAT_X8_D24_UNORM_PACK32,
+                             VK_FORMAT_D24_UNORM_S8_UINT, VK_FORMAT_D32_SFLOAT_S8_UINT,
+                             VK_FORMAT_D16_UNORM};
   depth_format_ = VK_FORMAT_UNDEFINED;
   for (VkFormat f : depths)
     if (format_supports(pd, f, VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT)) {
@@ -171,13 +178,15 @@ void FrameLoop::create_common() {
   if (window_) {
     VkSurfaceKHR surface = device_.surface();
     uint32_t n = 0;
-    check(vkGetPhysicalDeviceSurfaceFormatsKHR(pd, surface, &n, nullptr), "listing the window's surface formats");
+    check(vkGetPhysicalDeviceSurfaceFormatsKHR(pd, surface, &n, nullptr),
+          "listing the window's surface formats");
     std::vector<VkSurfaceFormatKHR> formats(n);
     vkGetPhysicalDeviceSurfaceFormatsKHR(pd, surface, &n, formats.data());
     if (formats.empty()) throw Error("the window's surface offers no image formats");
     // UNORM, as Dear ImGui's colours and our shaders expect (they write display values).
     VkSurfaceFormatKHR chosen = formats[0];
-    if (chosen.format == VK_FORMAT_UNDEFINED) chosen = {VK_FORMAT_B8G8R8A8_UNORM, VK_COLOR_SPACE_SRGB_NONLINEAR_KHR};
+    if (chosen.format == VK_FORMAT_UNDEFINED)
+      chosen = {VK_FORMAT_B8G8R8A8_UNORM, VK_COLOR_SPACE_SRGB_NONLINEAR_KHR};
     bool found = false;
     for (VkFormat want : {VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM})
       for (const auto& f : formats)
@@ -187,13 +196,15 @@ void FrameLoop::create_common() {
         }
     color_format_ = chosen.format;
     color_space_ = chosen.colorSpace;
-    check(vkGetPhysicalDeviceSurfacePresentModesKHR(pd, surface, &n, nullptr), "listing present modes");
+    check(vkGetPhysicalDeviceSurfacePresentModesKHR(pd, surface, &n, nullptr),
+          "listing present modes");
     std::vector<VkPresentModeKHR> modes(n);
     vkGetPhysicalDeviceSurfacePresentModesKHR(pd, surface, &n, modes.data());
     present_mode_ = VK_PRESENT_MODE_FIFO_KHR;  // always offered
     if (!options_.vsync)
       for (VkPresentModeKHR want : {VK_PRESENT_MODE_MAILBOX_KHR, VK_PRESENT_MODE_IMMEDIATE_KHR})
-        if (present_mode_ == VK_PRESENT_MODE_FIFO_KHR && std::count(modes.begin(), modes.end(), want))
+        if (present_mode_ == VK_PRESENT_MODE_FIFO_KHR &&
+            std::count(modes.begin(), modes.end(), want))
           present_mode_ = want;
   } else {
     color_format_ = VK_FORMAT_R8G8B8A8_UNORM;  // blendable colour attachment on every device
@@ -203,7 +214,8 @@ void FrameLoop::create_common() {
   VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pci.queueFamilyIndex = device_.queue_family();
-  check(vkCreateCommandPool(vk(), &pci, nullptr, &pool_), "creating the render loop's command pool");
+  check(vkCreateCommandPool(vk(), &pci, nullptr, &pool_),
+        "creating the render loop's command pool");
 
   VkDescriptorPoolSize ui_sizes[] = {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 64}};
   VkDescriptorPoolCreateInfo dci{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
@@ -211,7 +223,8 @@ void FrameLoop::create_common() {
   dci.maxSets = 64;
   dci.poolSizeCount = 1;
   dci.pPoolSizes = ui_sizes;
-  check(vkCreateDescriptorPool(vk(), &dci, nullptr, &ui_descriptors_), "creating the UI descriptor pool");
+  check(vkCreateDescriptorPool(vk(), &dci, nullptr, &ui_descriptors_),
+        "creating the UI descriptor pool");
 
   for (uint32_t i = 0; i < options_.frames_in_flight; ++i) {
     auto s = std::make_unique<Slot>();
@@ -238,7 +251,8 @@ void FrameLoop::create_render_pass() {
   att[0].stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
   att[0].stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
   att[0].initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  att[0].finalLayout = window_ ? VK_IMAGE_LAYOUT_PRESENT_SRC_KHR : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+  att[0].finalLayout =
+      window_ ? VK_IMAGE_LAYOUT_PRESENT_SRC_KHR : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
   att[1].format = depth_format_;
   att[1].samples = VK_SAMPLE_COUNT_1_BIT;
   att[1].loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
@@ -259,15 +273,18 @@ void FrameLoop::create_render_pass() {
   // uploads submitted just before this frame (vertex, index and texture data).
   deps[0].srcSubpass = VK_SUBPASS_EXTERNAL;
   deps[0].dstSubpass = 0;
-  deps[0].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT |
-                         VK_PIPELINE_STAGE_TRANSFER_BIT;
-  deps[0].srcAccessMask = VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-  deps[0].dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
-                         VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_VERTEX_INPUT_BIT |
-                         VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
-  deps[0].dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
-                          VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT |
-                          VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_INDEX_READ_BIT | VK_ACCESS_SHADER_READ_BIT;
+  deps[0].srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+                         VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  deps[0].srcAccessMask =
+      VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  deps[0].dstStageMask =
+      VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
+      VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_VERTEX_INPUT_BIT |
+      VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT;
+  deps[0].dstAccessMask =
+      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
+      VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT |
+      VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_INDEX_READ_BIT | VK_ACCESS_SHADER_READ_BIT;
   // Out: the colour written, to the readback copy (offscreen) or presentation.
   deps[1].srcSubpass = 0;
   deps[1].dstSubpass = VK_SUBPASS_EXTERNAL;
@@ -296,8 +313,8 @@ void FrameLoop::destroy_targets() {
 
 namespace {
 
-VkFramebuffer make_framebuffer(VkDevice device, VkRenderPass pass, VkImageView color, VkImageView depth,
-                               VkExtent2D extent) {
+VkFramebuffer make_framebuffer(VkDevice device, VkRenderPass pass, VkImageView color,
+                               VkImageView depth, VkExtent2D extent) {
   VkImageView views[2] = {color, depth};
   VkFramebufferCreateInfo ci{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
   ci.renderPass = pass;
@@ -317,14 +334,15 @@ void FrameLoop::build_targets(uint32_t width, uint32_t height) {
   destroy_targets();
   extent_ = {width, height};
   depth_ = std::make_unique<Attachment>(device_, *allocator_, depth_format_, extent_,
-                                        VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT,
-                                        "depth image of the frame");
+                                        VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                                        VK_IMAGE_ASPECT_DEPTH_BIT, "depth image of the frame");
   for (size_t i = 0; i < slots_.size(); ++i) {
     auto t = std::make_unique<Target>();
-    t->owned = std::make_unique<Attachment>(
-        device_, *allocator_, color_format_, extent_,
-        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
-        VK_IMAGE_ASPECT_COLOR_BIT, "offscreen colour image");
+    t->owned = std::make_unique<Attachment>(device_, *allocator_, color_format_, extent_,
+                                            VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                                                VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                                                VK_IMAGE_USAGE_SAMPLED_BIT,
+                                            VK_IMAGE_ASPECT_COLOR_BIT, "offscreen colour image");
     t->image = t->owned->image;
     t->view = t->owned->view;
     t->framebuffer = make_framebuffer(vk(), render_pass_, t->view, depth_->view, extent_);
@@ -338,7 +356,8 @@ void FrameLoop::build_swapchain(uint32_t width, uint32_t height) {
   VkPhysicalDevice pd = device_.physical();
   VkSurfaceKHR surface = device_.surface();
   VkSurfaceCapabilitiesKHR caps;
-  check(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(pd, surface, &caps), "reading the window surface's capabilities");
+  check(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(pd, surface, &caps),
+        "reading the window surface's capabilities");
   VkExtent2D extent = caps.currentExtent;
   if (extent.width == UINT32_MAX) {  // the surface takes the swapchain's size
     extent.width = std::clamp(width, caps.minImageExtent.width, caps.maxImageExtent.width);
@@ -354,8 +373,9 @@ void FrameLoop::build_swapchain(uint32_t width, uint32_t height) {
   swapchain_copyable_ = caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
   VkCompositeAlphaFlagBitsKHR alpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
   if (!(caps.supportedCompositeAlpha & alpha))
-    for (VkCompositeAlphaFlagBitsKHR a : {VK_COMPOSITE_ALPHA_INHERIT_BIT_KHR, VK_COMPOSITE_ALPHA_PRE_MULTIPLIED_BIT_KHR,
-                                          VK_COMPOSITE_ALPHA_POST_MULTIPLIED_BIT_KHR})
+    for (VkCompositeAlphaFlagBitsKHR a :
+         {VK_COMPOSITE_ALPHA_INHERIT_BIT_KHR, VK_COMPOSITE_ALPHA_PRE_MULTIPLIED_BIT_KHR,
+          VK_COMPOSITE_ALPHA_POST_MULTIPLIED_BIT_KHR})
       if (caps.supportedCompositeAlpha & a) {
         alpha = a;
         break;
@@ -368,7 +388,8 @@ void FrameLoop::build_swapchain(uint32_t width, uint32_t height) {
   ci.imageColorSpace = color_space_;
   ci.imageExtent = extent;
   ci.imageArrayLayers = 1;
-  ci.imageUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | (swapchain_copyable_ ? VK_IMAGE_USAGE_TRANSFER_SRC_BIT : 0);
+  ci.imageUsage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
+                  (swapchain_copyable_ ? VK_IMAGE_USAGE_TRANSFER_SRC_BIT : 0);
   ci.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE;
   ci.preTransform = caps.currentTransform;
   ci.compositeAlpha = alpha;
@@ -387,8 +408,8 @@ void FrameLoop::build_swapchain(uint32_t width, uint32_t height) {
   std::vector<VkImage> images(n);
   vkGetSwapchainImagesKHR(vk(), swapchain_, &n, images.data());
   depth_ = std::make_unique<Attachment>(device_, *allocator_, depth_format_, extent_,
-                                        VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT,
-                                        "depth image of the window");
+                                        VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+                                        VK_IMAGE_ASPECT_DEPTH_BIT, "depth image of the window");
   for (VkImage image : images) {
     auto t = std::make_unique<Target>();
     t->image = image;
@@ -468,7 +489,8 @@ void FrameLoop::wait_frames() {
 }
 
 bool FrameLoop::begin_frame(Frame* frame) {
-  if (in_frame_) throw Error("FrameLoop::begin_frame: the previous frame was not ended (end_frame)");
+  if (in_frame_)
+    throw Error("FrameLoop::begin_frame: the previous frame was not ended (end_frame)");
   if (window_) {
     int w = 0, h = 0;
     glfwGetFramebufferSize(window_, &w, &h);
@@ -497,7 +519,8 @@ bool FrameLoop::begin_frame(Frame* frame) {
         int w = 0, h = 0;
         glfwGetFramebufferSize(window_, &w, &h);
         wait_all_frames();
-        build_swapchain(static_cast<uint32_t>(std::max(w, 0)), static_cast<uint32_t>(std::max(h, 0)));
+        build_swapchain(static_cast<uint32_t>(std::max(w, 0)),
+                        static_cast<uint32_t>(std::max(h, 0)));
         if (!swapchain_ || extent_.width == 0) break;
       }
     }
@@ -505,8 +528,10 @@ bool FrameLoop::begin_frame(Frame* frame) {
       ++stats_.skipped;
       return false;
     }
-    if (r == VK_SUBOPTIMAL_KHR) rebuild_ = true;  // draw this one, rebuild before the next
-    else check(r, "acquiring a swapchain image");
+    if (r == VK_SUBOPTIMAL_KHR)
+      rebuild_ = true;  // draw this one, rebuild before the next
+    else
+      check(r, "acquiring a swapchain image");
   } else {
     image_ = index;
   }
@@ -541,7 +566,8 @@ void FrameLoop::end_frame() {
   vkCmdEndRenderPass(s.commands);
   if (s.capture_requested) record_capture(s, targets_[image_]->image);
   check(vkEndCommandBuffer(s.commands), "ending a frame's command buffer");
-  uploads_->submit();  // before the frame, which reads what they write (the render pass orders them)
+  uploads_
+      ->submit();  // before the frame, which reads what they write (the render pass orders them)
 
   VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT;
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
@@ -566,8 +592,10 @@ void FrameLoop::end_frame() {
   pi.pSwapchains = &swapchain_;
   pi.pImageIndices = &image_;
   VkResult r = vkQueuePresentKHR(device_.queue(), &pi);
-  if (r == VK_ERROR_OUT_OF_DATE_KHR || r == VK_SUBOPTIMAL_KHR) rebuild_ = true;
-  else check(r, "presenting a frame");
+  if (r == VK_ERROR_OUT_OF_DATE_KHR || r == VK_SUBOPTIMAL_KHR)
+    rebuild_ = true;
+  else
+    check(r, "presenting a frame");
 }
 
 void FrameLoop::resize(uint32_t width, uint32_t height) {
@@ -587,7 +615,9 @@ void FrameLoop::resize(uint32_t width, uint32_t height) {
 // ------------------------------------------------------------------------------ captures
 
 void FrameLoop::capture_frame() {
-  if (!in_frame_) throw Error("FrameLoop::capture_frame outside a frame (call it between begin_frame and end_frame)");
+  if (!in_frame_)
+    throw Error(
+        "FrameLoop::capture_frame outside a frame (call it between begin_frame and end_frame)");
   if (window_ && !swapchain_copyable_)
     throw Error("Vulkan device '" + device_.caps().name +
                 "' cannot copy from the window's swapchain images: no screenshots of this window");
@@ -598,7 +628,8 @@ void FrameLoop::record_capture(Slot& s, VkImage image) {
   s.capture_requested = false;
   VkDeviceSize bytes = VkDeviceSize{extent_.width} * extent_.height * 4;
   if (!s.readback || s.readback->size() < bytes)
-    s.readback = std::make_unique<vk::GpuBuffer>(device_, *allocator_, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+    s.readback = std::make_unique<vk::GpuBuffer>(device_, *allocator_, bytes,
+                                                 VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                                                  vk::MemoryUse::Readback, "frame readback");
   VkImageMemoryBarrier ib{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
   ib.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
@@ -610,26 +641,27 @@ void FrameLoop::record_capture(Slot& s, VkImage image) {
     ib.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
     ib.oldLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
     ib.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-    vkCmdPipelineBarrier(s.commands, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
-                         0, nullptr, 0, nullptr, 1, &ib);
+    vkCmdPipelineBarrier(s.commands, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                         VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr, 1, &ib);
   }
   VkBufferImageCopy region{};
   region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
   region.imageExtent = {extent_.width, extent_.height, 1};
-  vkCmdCopyImageToBuffer(s.commands, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, s.readback->handle(), 1, &region);
+  vkCmdCopyImageToBuffer(s.commands, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                         s.readback->handle(), 1, &region);
   if (window_) {
     ib.srcAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
     ib.dstAccessMask = 0;
     ib.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
     ib.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
-    vkCmdPipelineBarrier(s.commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0,
-                         nullptr, 0, nullptr, 1, &ib);
+    vkCmdPipelineBarrier(s.commands, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, nullptr, 0, nullptr, 1, &ib);
   }
   VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
   mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(s.commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr,
-                       0, nullptr);
+  vkCmdPipelineBarrier(s.commands, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+                       &mb, 0, nullptr, 0, nullptr);
   // A newer capture replaces one not yet taken.
   for (auto& other : slots_) other->has_capture = false;
   s.has_capture = true;
@@ -654,7 +686,9 @@ void FrameLoop::land_capture(Slot& s) {
 RgbaImage FrameLoop::take_capture() {
   if (capture_slot_ >= 0) wait_slot(*slots_[static_cast<size_t>(capture_slot_)]);
   if (!have_capture_)
-    throw Error("FrameLoop::take_capture: no frame was captured (call capture_frame between begin_frame and end_frame)");
+    throw Error(
+        "FrameLoop::take_capture: no frame was captured (call capture_frame between begin_frame "
+        "and end_frame)");
   have_capture_ = false;
   return std::move(captured_);
 }
@@ -698,7 +732,8 @@ void FrameLoop::submit_once(const std::function<void(VkCommandBuffer)>& record) 
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cb;
     check(vkQueueSubmit(device_.queue(), 1, &si, fence), "submitting a one-time command buffer");
-    check(vkWaitForFences(vk(), 1, &fence, VK_TRUE, UINT64_MAX), "waiting for a one-time command buffer");
+    check(vkWaitForFences(vk(), 1, &fence, VK_TRUE, UINT64_MAX),
+          "waiting for a one-time command buffer");
   } catch (...) {
     if (fence) vkDestroyFence(vk(), fence, nullptr);
     vkFreeCommandBuffers(vk(), pool_, 1, &cb);
@@ -748,7 +783,8 @@ uint8_t* FrameLoop::upload_to(vk::GpuImage& dst) {
   region.bufferOffset = at;
   region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
   region.imageExtent = dst.extent();
-  vkCmdCopyBufferToImage(uploads_->recording(), staging, dst.image(), VK_IMAGE_LAYOUT_GENERAL, 1, &region);
+  vkCmdCopyBufferToImage(uploads_->recording(), staging, dst.image(), VK_IMAGE_LAYOUT_GENERAL, 1,
+                         &region);
   stats_.upload_bytes += dst.bytes();
   ++stats_.uploads;
   return host;

@@ -76,7 +76,8 @@ class FrameLoop {
   static std::unique_ptr<FrameLoop> for_window(vk::VulkanDevice& device, GLFWwindow* window,
                                                const FrameLoopOptions& options = {});
   // Renders into an offscreen RGBA8 colour image and a depth image of this size.
-  static std::unique_ptr<FrameLoop> offscreen(vk::VulkanDevice& device, uint32_t width, uint32_t height,
+  static std::unique_ptr<FrameLoop> offscreen(vk::VulkanDevice& device, uint32_t width,
+                                              uint32_t height,
                                               const FrameLoopOptions& options = {});
   ~FrameLoop();  // waits for its own frames and uploads, then releases everything
   FrameLoop(const FrameLoop&) = delete;
@@ -182,7 +183,8 @@ class FrameLoop {
   uint32_t image_ = 0;  // target of the frame being recorded
   uint64_t frame_number_ = 0;
   int capture_slot_ = -1;  // slot whose readback holds an unread capture
-  std::vector<std::pair<uint64_t, std::shared_ptr<void>>> retired_;  // (frame that must complete, resource)
+  std::vector<std::pair<uint64_t, std::shared_ptr<void>>>
+      retired_;                    // (frame that must complete, resource)
   uint64_t completed_frames_ = 0;  // frames known to have completed
   RgbaImage captured_;
   bool have_capture_ = false;

@@ -12,7 +12,8 @@ namespace loom::render {
 
 Mesh Mesh::load_obj(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw Error(Place{path}, "cannot read OBJ mesh: no such file");
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw Error(Place{path}, "cannot read OBJ mesh: no such file");
   tinyobj::ObjReaderConfig config;
   config.triangulate = true;
   config.vertex_color = false;
@@ -21,7 +22,8 @@ Mesh Mesh::load_obj(const std::string& path) {
   if (!reader.ParseFromFile(path, config)) {
     std::string why = reader.Error();
     while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
-    throw Error(Place{path}, "cannot read OBJ mesh: " + (why.empty() ? std::string("parse error") : why));
+    throw Error(Place{path},
+                "cannot read OBJ mesh: " + (why.empty() ? std::string("parse error") : why));
   }
   Mesh mesh;
   mesh.name = path;
@@ -37,7 +39,8 @@ Mesh Mesh::load_obj(const std::string& path) {
           int v = shape.mesh.indices[at + k].vertex_index;
           if (v < 0 || static_cast<size_t>(v) >= n)
             throw Error(Place{path}, "OBJ face " + std::to_string(f + 1) + " of '" + shape.name +
-                                         "' uses vertex " + std::to_string(v + 1) + " of " + std::to_string(n));
+                                         "' uses vertex " + std::to_string(v + 1) + " of " +
+                                         std::to_string(n));
           mesh.indices.push_back(static_cast<uint32_t>(v));
         }
       }
@@ -46,11 +49,13 @@ Mesh Mesh::load_obj(const std::string& path) {
   }
   if (mesh.indices.empty()) throw Error(Place{path}, "OBJ mesh has no triangles");
   for (float p : mesh.positions)
-    if (!std::isfinite(p)) throw Error(Place{path}, "OBJ mesh has a vertex that is not a finite number");
+    if (!std::isfinite(p))
+      throw Error(Place{path}, "OBJ mesh has a vertex that is not a finite number");
   return mesh;
 }
 
-void vertex_normals(const float* p, size_t vertex_count, const std::vector<uint32_t>& indices, float* normals) {
+void vertex_normals(const float* p, size_t vertex_count, const std::vector<uint32_t>& indices,
+                    float* normals) {
   std::fill(normals, normals + vertex_count * 3, 0.0f);
   for (size_t t = 0; t + 2 < indices.size(); t += 3) {
     const float* a = p + size_t{indices[t]} * 3;
@@ -59,7 +64,8 @@ void vertex_normals(const float* p, size_t vertex_count, const std::vector<uint3
     float e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
     float e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
     // The cross product's length is twice the area: larger triangles weigh more.
-    float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                  e1[0] * e2[1] - e1[1] * e2[0]};
     for (int k = 0; k < 3; ++k) {
       float* out = normals + size_t{indices[t + static_cast<size_t>(k)]} * 3;
       out[0] += n[0], out[1] += n[1], out[2] += n[2];

@@ -25,7 +25,7 @@ struct Mesh {
 };
 
 // Area-weighted vertex normals (x, y, z per vertex); a vertex on no triangle gets (0, 0, 0).
-void vertex_normals(const float* positions, size_t vertex_count, const std::vector<uint32_t>& indices,
-                    float* normals);
+void vertex_normals(const float* positions, size_t vertex_count,
+                    const std::vector<uint32_t>& indices, float* normals);
 
 }  // namespace loom::render

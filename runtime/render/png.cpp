@@ -42,9 +42,11 @@ uint8_t paeth(int a, int b, int c) {
 }  // namespace
 
 void write_png(const std::string& path, int width, int height, const std::vector<uint8_t>& rgba) {
-  if (width <= 0 || height <= 0 || rgba.size() < static_cast<size_t>(width) * static_cast<size_t>(height) * 4)
-    throw Error(Place{path}, "cannot write a PNG of " + std::to_string(width) + "x" + std::to_string(height) +
-                                 " pixels from " + std::to_string(rgba.size()) + " bytes");
+  if (width <= 0 || height <= 0 ||
+      rgba.size() < static_cast<size_t>(width) * static_cast<size_t>(height) * 4)
+    throw Error(Place{path}, "cannot write a PNG of " + std::to_string(width) + "x" +
+                                 std::to_string(height) + " pixels from " +
+                                 std::to_string(rgba.size()) + " bytes");
   std::vector<uint8_t> raw;
   raw.reserve(static_cast<size_t>(height) * (static_cast<size_t>(width) * 4 + 1));
   for (int y = 0; y < height; ++y) {
@@ -78,8 +80,11 @@ RgbaImage read_png(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Error(Place{path}, "cannot open PNG file");
   std::vector<uint8_t> file((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  auto bad = [&](const std::string& why) { return Error(Place{path}, "not a PNG file this reader handles: " + why); };
-  if (file.size() < 8 || std::memcmp(file.data(), kSignature, 8) != 0) throw bad("no PNG signature");
+  auto bad = [&](const std::string& why) {
+    return Error(Place{path}, "not a PNG file this reader handles: " + why);
+  };
+  if (file.size() < 8 || std::memcmp(file.data(), kSignature, 8) != 0)
+    throw bad("no PNG signature");
 
   uint32_t width = 0, height = 0;
   int depth = 0, color = -1, interlace = 0;
@@ -112,17 +117,26 @@ RgbaImage read_png(const std::string& path) {
     }
     at += 12 + length;
   }
-  int channels = color == 0 ? 1 : color == 2 ? 3 : color == 3 ? 1 : color == 4 ? 2 : color == 6 ? 4 : 0;
-  if (width == 0 || height == 0 || width > (1u << 15) || height > (1u << 15)) throw bad("missing or huge image size");
-  if (channels == 0 || depth != 8) throw bad("only 8-bit grey, RGB, palette and RGBA images are read");
+  int channels = color == 0   ? 1
+                 : color == 2 ? 3
+                 : color == 3 ? 1
+                 : color == 4 ? 2
+                 : color == 6 ? 4
+                              : 0;
+  if (width == 0 || height == 0 || width > (1u << 15) || height > (1u << 15))
+    throw bad("missing or huge image size");
+  if (channels == 0 || depth != 8)
+    throw bad("only 8-bit grey, RGB, palette and RGBA images are read");
   if (interlace != 0) throw bad("interlaced images are not read");
   if (color == 3 && palette.size() < 3) throw bad("palette image without a palette");
 
   size_t stride = static_cast<size_t>(width) * static_cast<size_t>(channels);
   std::vector<uint8_t> raw(static_cast<size_t>(height) * (stride + 1));
   uLongf raw_size = raw.size();
-  if (uncompress(raw.data(), &raw_size, idat.data(), static_cast<uLong>(idat.size())) != Z_OK || raw_size != raw.size())
-    throw bad("image data does not inflate to " + std::to_string(width) + "x" + std::to_string(height) + " pixels");
+  if (uncompress(raw.data(), &raw_size, idat.data(), static_cast<uLong>(idat.size())) != Z_OK ||
+      raw_size != raw.size())
+    throw bad("image data does not inflate to " + std::to_string(width) + "x" +
+              std::to_string(height) + " pixels");
 
   // Undo the per-row filters in place; `prior` is the previous (already unfiltered) row.
   std::vector<uint8_t> zero(stride, 0);

@@ -14,7 +14,9 @@ struct RgbaImage {
   int width = 0;
   int height = 0;
   std::vector<uint8_t> pixels;
-  const uint8_t* at(int x, int y) const { return &pixels[(static_cast<size_t>(y) * width + x) * 4]; }
+  const uint8_t* at(int x, int y) const {
+    return &pixels[(static_cast<size_t>(y) * width + x) * 4];
+  }
 };
 
 // Throws loom::Error naming `path` when the file cannot be written.

@@ -51,7 +51,8 @@ struct TextureParams {
   float values[4];
   int32_t mode[4];
 };
-static_assert(sizeof(PointParams) == 112 && sizeof(MeshParams) == 112 && sizeof(TextureParams) == 112);
+static_assert(sizeof(PointParams) == 112 && sizeof(MeshParams) == 112 &&
+              sizeof(TextureParams) == 112);
 constexpr uint32_t kParamBytes = 112;
 
 struct PointVertex {  // one per point, read per instance
@@ -69,7 +70,8 @@ VkShaderModule module(VkDevice device, const uint32_t* words, size_t bytes, cons
   ci.codeSize = bytes;
   ci.pCode = words;
   VkShaderModule m;
-  check(vkCreateShaderModule(device, &ci, nullptr, &m), std::string("creating shader module ") + name);
+  check(vkCreateShaderModule(device, &ci, nullptr, &m),
+        std::string("creating shader module ") + name);
   return m;
 }
 
@@ -84,7 +86,8 @@ struct PipelineDesc {
   VkPipelineLayout layout;
 };
 
-VkPipeline make_pipeline(VkDevice device, VkRenderPass pass, VkPipelineCache cache, const PipelineDesc& d) {
+VkPipeline make_pipeline(VkDevice device, VkRenderPass pass, VkPipelineCache cache,
+                         const PipelineDesc& d) {
   VkShaderModule vs = module(device, d.vert, d.vert_bytes, d.name);
   VkShaderModule fs = VK_NULL_HANDLE;
   try {
@@ -101,17 +104,20 @@ VkPipeline make_pipeline(VkDevice device, VkRenderPass pass, VkPipelineCache cac
   stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
   stages[1].module = fs;
   stages[1].pName = "main";
-  VkPipelineVertexInputStateCreateInfo vin{VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+  VkPipelineVertexInputStateCreateInfo vin{
+      VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
   vin.vertexBindingDescriptionCount = static_cast<uint32_t>(d.bindings.size());
   vin.pVertexBindingDescriptions = d.bindings.data();
   vin.vertexAttributeDescriptionCount = static_cast<uint32_t>(d.attributes.size());
   vin.pVertexAttributeDescriptions = d.attributes.data();
-  VkPipelineInputAssemblyStateCreateInfo ia{VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+  VkPipelineInputAssemblyStateCreateInfo ia{
+      VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
   ia.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
   VkPipelineViewportStateCreateInfo vp{VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
   vp.viewportCount = 1;
   vp.scissorCount = 1;
-  VkPipelineRasterizationStateCreateInfo rs{VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+  VkPipelineRasterizationStateCreateInfo rs{
+      VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
   rs.polygonMode = VK_POLYGON_MODE_FILL;
   rs.cullMode = VK_CULL_MODE_NONE;  // cloth and quads show both sides
   // The projections flip y, so the image is upright in Vulkan's y-down framebuffer and a
@@ -120,7 +126,8 @@ VkPipeline make_pipeline(VkDevice device, VkRenderPass pass, VkPipelineCache cac
   rs.lineWidth = 1.0f;
   VkPipelineMultisampleStateCreateInfo ms{VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
   ms.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
-  VkPipelineDepthStencilStateCreateInfo ds{VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+  VkPipelineDepthStencilStateCreateInfo ds{
+      VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
   ds.depthTestEnable = VK_TRUE;
   ds.depthWriteEnable = VK_TRUE;
   ds.depthCompareOp = VK_COMPARE_OP_LESS_OR_EQUAL;  // 2-d layers share z = 0: later ones draw over
@@ -132,8 +139,8 @@ VkPipeline make_pipeline(VkDevice device, VkRenderPass pass, VkPipelineCache cac
   blend.srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
   blend.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
   blend.alphaBlendOp = VK_BLEND_OP_ADD;
-  blend.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
-                         VK_COLOR_COMPONENT_A_BIT;
+  blend.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+                         VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
   VkPipelineColorBlendStateCreateInfo cb{VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
   cb.attachmentCount = 1;
   cb.pAttachments = &blend;
@@ -184,9 +191,11 @@ void check_positions(const PositionData& p, const char* what) {
   if (p.dims != 2 && p.dims != 3)
     throw Error(std::string(what) + " '" + p.name + "': positions have " + std::to_string(p.dims) +
                 " components; 2 or 3 can be drawn");
-  if (p.count && !p.data) throw Error(std::string(what) + " '" + p.name + "': no position data for " +
-                                      std::to_string(p.count) + " points");
-  if (p.component_stride == 0) throw Error(std::string(what) + " '" + p.name + "': component stride 0");
+  if (p.count && !p.data)
+    throw Error(std::string(what) + " '" + p.name + "': no position data for " +
+                std::to_string(p.count) + " points");
+  if (p.component_stride == 0)
+    throw Error(std::string(what) + " '" + p.name + "': component stride 0");
 }
 
 }  // namespace
@@ -196,7 +205,8 @@ struct ScenePipelines {
   VkPipelineLayout plain_layout = VK_NULL_HANDLE;    // push constants only
   VkPipelineLayout texture_layout = VK_NULL_HANDLE;  // + one sampled image and a sampler
   VkDescriptorSetLayout texture_set = VK_NULL_HANDLE;
-  VkPipeline points = VK_NULL_HANDLE, mesh = VK_NULL_HANDLE, texture2d = VK_NULL_HANDLE, texture3d = VK_NULL_HANDLE;
+  VkPipeline points = VK_NULL_HANDLE, mesh = VK_NULL_HANDLE, texture2d = VK_NULL_HANDLE,
+             texture3d = VK_NULL_HANDLE;
   VkSampler nearest = VK_NULL_HANDLE, linear = VK_NULL_HANDLE;
   uint32_t max_2d = 4096, max_3d = 256;
   std::unique_ptr<vk::DescriptorAllocator> descriptors;
@@ -216,7 +226,8 @@ struct ScenePipelines {
   }
 };
 
-SceneRenderer::SceneRenderer(FrameLoop& loop) : loop_(loop), pipelines_(std::make_shared<ScenePipelines>()) {
+SceneRenderer::SceneRenderer(FrameLoop& loop)
+    : loop_(loop), pipelines_(std::make_shared<ScenePipelines>()) {
   ScenePipelines& p = *pipelines_;
   VkDevice device = loop.device().device();
   p.device = device;
@@ -226,21 +237,25 @@ SceneRenderer::SceneRenderer(FrameLoop& loop) : loop_(loop), pipelines_(std::mak
   p.max_2d = props.limits.maxImageDimension2D;
   p.max_3d = props.limits.maxImageDimension3D;
 
-  VkPushConstantRange push{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, kParamBytes};
+  VkPushConstantRange push{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                           kParamBytes};
   VkPipelineLayoutCreateInfo lci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   lci.pushConstantRangeCount = 1;
   lci.pPushConstantRanges = &push;
-  check(vkCreatePipelineLayout(device, &lci, nullptr, &p.plain_layout), "creating a scene pipeline layout");
+  check(vkCreatePipelineLayout(device, &lci, nullptr, &p.plain_layout),
+        "creating a scene pipeline layout");
   VkDescriptorSetLayoutBinding b[2]{};
   b[0] = {0, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
   b[1] = {1, VK_DESCRIPTOR_TYPE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
   VkDescriptorSetLayoutCreateInfo dci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   dci.bindingCount = 2;
   dci.pBindings = b;
-  check(vkCreateDescriptorSetLayout(device, &dci, nullptr, &p.texture_set), "creating the texture set layout");
+  check(vkCreateDescriptorSetLayout(device, &dci, nullptr, &p.texture_set),
+        "creating the texture set layout");
   lci.setLayoutCount = 1;
   lci.pSetLayouts = &p.texture_set;
-  check(vkCreatePipelineLayout(device, &lci, nullptr, &p.texture_layout), "creating the texture pipeline layout");
+  check(vkCreatePipelineLayout(device, &lci, nullptr, &p.texture_layout),
+        "creating the texture pipeline layout");
 
   for (VkFilter f : {VK_FILTER_NEAREST, VK_FILTER_LINEAR}) {
     VkSamplerCreateInfo sci{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
@@ -248,25 +263,40 @@ SceneRenderer::SceneRenderer(FrameLoop& loop) : loop_(loop), pipelines_(std::mak
     sci.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST;
     sci.addressModeU = sci.addressModeV = sci.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
     sci.maxLod = 0;
-    check(vkCreateSampler(device, &sci, nullptr, f == VK_FILTER_LINEAR ? &p.linear : &p.nearest), "creating a sampler");
+    check(vkCreateSampler(device, &sci, nullptr, f == VK_FILTER_LINEAR ? &p.linear : &p.nearest),
+          "creating a sampler");
   }
 
   VkRenderPass pass = loop.render_pass();
   VkPipelineCache cache = loop.pipeline_cache();
-  PipelineDesc points{shader_points_vert, sizeof shader_points_vert, shader_points_frag, sizeof shader_points_frag,
-                      "points", {{0, sizeof(PointVertex), VK_VERTEX_INPUT_RATE_INSTANCE}},
+  PipelineDesc points{shader_points_vert,
+                      sizeof shader_points_vert,
+                      shader_points_frag,
+                      sizeof shader_points_frag,
+                      "points",
+                      {{0, sizeof(PointVertex), VK_VERTEX_INPUT_RATE_INSTANCE}},
                       {{0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0},
                        {1, 0, VK_FORMAT_R32_SFLOAT, 12},
                        {2, 0, VK_FORMAT_R8G8B8A8_UNORM, 16}},
                       p.plain_layout};
   p.points = make_pipeline(device, pass, cache, points);
-  PipelineDesc mesh{shader_mesh_vert, sizeof shader_mesh_vert, shader_mesh_frag, sizeof shader_mesh_frag, "mesh",
+  PipelineDesc mesh{shader_mesh_vert,
+                    sizeof shader_mesh_vert,
+                    shader_mesh_frag,
+                    sizeof shader_mesh_frag,
+                    "mesh",
                     {{0, sizeof(MeshVertex), VK_VERTEX_INPUT_RATE_VERTEX}},
                     {{0, 0, VK_FORMAT_R32G32B32_SFLOAT, 0}, {1, 0, VK_FORMAT_R32G32B32_SFLOAT, 12}},
                     p.plain_layout};
   p.mesh = make_pipeline(device, pass, cache, mesh);
-  PipelineDesc tex{shader_texture_vert, sizeof shader_texture_vert, shader_texture2d_frag,
-                   sizeof shader_texture2d_frag, "texture", {}, {}, p.texture_layout};
+  PipelineDesc tex{shader_texture_vert,
+                   sizeof shader_texture_vert,
+                   shader_texture2d_frag,
+                   sizeof shader_texture2d_frag,
+                   "texture",
+                   {},
+                   {},
+                   p.texture_layout};
   p.texture2d = make_pipeline(device, pass, cache, tex);
   tex.frag = shader_texture3d_frag;
   tex.frag_bytes = sizeof shader_texture3d_frag;
@@ -300,7 +330,8 @@ namespace {
 
 template <class T>
 void remove_layer(FrameLoop& loop, std::vector<std::unique_ptr<T>>& layers, const T& layer) {
-  auto it = std::find_if(layers.begin(), layers.end(), [&](const auto& p) { return p.get() == &layer; });
+  auto it =
+      std::find_if(layers.begin(), layers.end(), [&](const auto& p) { return p.get() == &layer; });
   if (it == layers.end()) return;
   loop.retire(std::move(*it));
   layers.erase(it);
@@ -326,7 +357,8 @@ Bounds SceneRenderer::bounds() const {
 // ------------------------------------------------------------------------------ drawing
 
 void SceneRenderer::draw(const Frame& frame, const Rect& viewport, const Camera& camera) {
-  if (!loop_.in_frame()) throw Error("SceneRenderer::draw outside a frame (call it between begin_frame and end_frame)");
+  if (!loop_.in_frame())
+    throw Error("SceneRenderer::draw outside a frame (call it between begin_frame and end_frame)");
   float fx0 = std::max(viewport.x, 0.0f), fy0 = std::max(viewport.y, 0.0f);
   float fx1 = std::min(viewport.x + viewport.width, static_cast<float>(frame.extent.width));
   float fy1 = std::min(viewport.y + viewport.height, static_cast<float>(frame.extent.height));
@@ -360,7 +392,9 @@ void SceneRenderer::draw(const Frame& frame, const Rect& viewport, const Camera&
     float m = static_cast<float>(std::max(l->width_, l->height_));
     bool placed = s.x0 != 0 || s.x1 != 0 || s.y0 != 0 || s.y1 != 0;
     float rect[4] = {s.x0, s.y0, s.x1, s.y1};
-    if (!placed) rect[0] = 0, rect[1] = 0, rect[2] = static_cast<float>(l->width_) / m, rect[3] = static_cast<float>(l->height_) / m;
+    if (!placed)
+      rect[0] = 0, rect[1] = 0, rect[2] = static_cast<float>(l->width_) / m,
+      rect[3] = static_cast<float>(l->height_) / m;
     std::memcpy(params.rect, rect, sizeof rect);
     TextureDisplay display = s.display;
     if (display == TextureDisplay::Auto)
@@ -375,12 +409,17 @@ void SceneRenderer::draw(const Frame& frame, const Rect& viewport, const Camera&
     params.values[1] = hi;
     params.values[2] = (static_cast<float>(slice) + 0.5f) / static_cast<float>(l->depth_);
     params.values[3] = s.z;
-    params.mode[0] = display == TextureDisplay::Colormap ? 1 : display == TextureDisplay::RedGreen ? 2 : 0;
+    params.mode[0] = display == TextureDisplay::Colormap   ? 1
+                     : display == TextureDisplay::RedGreen ? 2
+                                                           : 0;
     params.mode[1] = static_cast<int32_t>(s.colormap);
     VkDescriptorSet set = l->descriptor(s.linear);
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, l->depth_ > 1 ? p.texture3d : p.texture2d);
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, p.texture_layout, 0, 1, &set, 0, nullptr);
-    vkCmdPushConstants(cb, p.texture_layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, kParamBytes,
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS,
+                      l->depth_ > 1 ? p.texture3d : p.texture2d);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, p.texture_layout, 0, 1, &set, 0,
+                            nullptr);
+    vkCmdPushConstants(cb, p.texture_layout,
+                       VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, kParamBytes,
                        &params);
     vkCmdDraw(cb, 6, 1, 0, 0);
   }
@@ -398,7 +437,8 @@ void SceneRenderer::draw(const Frame& frame, const Rect& viewport, const Camera&
       params.eye[2] = -1;  // looking down -z
     }
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, p.mesh);
-    vkCmdPushConstants(cb, p.plain_layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, kParamBytes,
+    vkCmdPushConstants(cb, p.plain_layout,
+                       VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, kParamBytes,
                        &params);
     VkDeviceSize zero = 0;
     VkBuffer vb = l->vertices_->handle();
@@ -423,7 +463,8 @@ void SceneRenderer::draw(const Frame& frame, const Rect& viewport, const Camera&
     params.colormap = static_cast<int32_t>(s.colormap);
     params.shaded = s.shaded ? 1 : 0;
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, p.points);
-    vkCmdPushConstants(cb, p.plain_layout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, kParamBytes,
+    vkCmdPushConstants(cb, p.plain_layout,
+                       VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, kParamBytes,
                        &params);
     VkDeviceSize zero = 0;
     VkBuffer vb = l->buffer_->handle();
@@ -431,7 +472,8 @@ void SceneRenderer::draw(const Frame& frame, const Rect& viewport, const Camera&
     vkCmdDraw(cb, 6, static_cast<uint32_t>(l->count_), 0, 0);
   }
   // Leave the frame as begin_frame set it, for whatever draws next (the UI).
-  VkViewport full{0, 0, static_cast<float>(frame.extent.width), static_cast<float>(frame.extent.height), 0, 1};
+  VkViewport full{
+      0, 0, static_cast<float>(frame.extent.width), static_cast<float>(frame.extent.height), 0, 1};
   VkRect2D all{{0, 0}, frame.extent};
   vkCmdSetViewport(cb, 0, 1, &full);
   vkCmdSetScissor(cb, 0, 1, &all);
@@ -448,7 +490,8 @@ void ensure_buffer(FrameLoop& loop, std::unique_ptr<vk::GpuBuffer>& buffer, VkDe
   if (buffer) loop.retire(std::move(buffer));
   // Room to grow by a quarter without a new buffer (particle counts creep up).
   buffer = std::make_unique<vk::GpuBuffer>(loop.device(), loop.allocator(), bytes + bytes / 4,
-                                           usage | VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryUse::DeviceLocal, what);
+                                           usage | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                           vk::MemoryUse::DeviceLocal, what);
 }
 
 }  // namespace
@@ -466,14 +509,16 @@ bool PointsLayer::update(const PointData& data, uint64_t revision) {
 void PointsLayer::update(const PointData& data) {
   const PositionData& pos = data.positions;
   check_positions(pos, "points");
-  if (pos.count > UINT32_MAX / 2) throw Error("points '" + pos.name + "': too many points to draw at once");
+  if (pos.count > UINT32_MAX / 2)
+    throw Error("points '" + pos.name + "': too many points to draw at once");
   count_ = pos.count;
   color_mode_ = data.rgba ? 2 : data.scalars ? 1 : 0;
   bounds_ = Bounds{};
   uploaded_ = true;
   if (!count_) return;
   VkDeviceSize bytes = count_ * sizeof(PointVertex);
-  ensure_buffer(*loop_, buffer_, bytes, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, "points '" + pos.name + "'");
+  ensure_buffer(*loop_, buffer_, bytes, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
+                "points '" + pos.name + "'");
   auto* out = reinterpret_cast<PointVertex*>(loop_->upload_to(*buffer_, 0, bytes));
   float lo = std::numeric_limits<float>::max(), hi = std::numeric_limits<float>::lowest();
   for (size_t i = 0; i < count_; ++i) {
@@ -508,7 +553,8 @@ void TextureLayer::release_set() {
   if (!set_) return;
   std::shared_ptr<ScenePipelines> p = pipelines_;
   VkDescriptorSet set = set_;
-  loop_->retire_shared(std::shared_ptr<void>(nullptr, [p, set](void*) { p->descriptors->free(set); }));
+  loop_->retire_shared(
+      std::shared_ptr<void>(nullptr, [p, set](void*) { p->descriptors->free(set); }));
   set_ = VK_NULL_HANDLE;
 }
 
@@ -562,17 +608,20 @@ void TextureLayer::update(const TextureData& data) {
   std::string what = "texture '" + data.name + "'";
   if (!data.texels) throw Error(what + ": no texel data");
   if (data.width == 0 || data.height == 0 || data.depth == 0)
-    throw Error(what + ": size " + std::to_string(data.width) + "x" + std::to_string(data.height) + "x" +
-                std::to_string(data.depth) + " has no texels");
+    throw Error(what + ": size " + std::to_string(data.width) + "x" + std::to_string(data.height) +
+                "x" + std::to_string(data.depth) + " has no texels");
   bool is_3d = data.depth > 1;
   uint32_t limit = is_3d ? pipelines_->max_3d : pipelines_->max_2d;
   if (std::max({data.width, data.height, data.depth}) > limit)
     throw Error(what + ": " + std::to_string(data.width) + "x" + std::to_string(data.height) +
                 (is_3d ? "x" + std::to_string(data.depth) : std::string()) + " exceeds the " +
-                std::to_string(limit) + " texels per side device '" + loop_->device().caps().name + "' allows");
-  if (!image_ || format_ != data.format || width_ != data.width || height_ != data.height || depth_ != data.depth) {
-    auto image = std::make_unique<vk::GpuImage>(loop_->device(), loop_->allocator(), data.format, data.width,
-                                                data.height, data.depth, is_3d ? 3 : 2, what);
+                std::to_string(limit) + " texels per side device '" + loop_->device().caps().name +
+                "' allows");
+  if (!image_ || format_ != data.format || width_ != data.width || height_ != data.height ||
+      depth_ != data.depth) {
+    auto image =
+        std::make_unique<vk::GpuImage>(loop_->device(), loop_->allocator(), data.format, data.width,
+                                       data.height, data.depth, is_3d ? 3 : 2, what);
     release_set();
     if (image_) loop_->retire(std::move(image_));
     image_ = std::move(image);
@@ -605,7 +654,8 @@ MeshLayer::MeshLayer(FrameLoop& loop, Mesh mesh) : loop_(&loop), mesh_(std::move
       throw Error("mesh '" + mesh_.name + "': triangle index " + std::to_string(i) + " past its " +
                   std::to_string(mesh_.vertex_count()) + " vertices");
   VkDeviceSize bytes = mesh_.indices.size() * sizeof(uint32_t);
-  ensure_buffer(loop, indices_, bytes, VK_BUFFER_USAGE_INDEX_BUFFER_BIT, "indices of mesh '" + mesh_.name + "'");
+  ensure_buffer(loop, indices_, bytes, VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
+                "indices of mesh '" + mesh_.name + "'");
   std::memcpy(loop.upload_to(*indices_, 0, bytes), mesh_.indices.data(), bytes);
   reset_positions();
 }
@@ -627,8 +677,8 @@ bool MeshLayer::update_positions(const PositionData& positions, uint64_t revisio
 void MeshLayer::update_positions(const PositionData& positions) {
   check_positions(positions, "mesh positions");
   if (positions.count != mesh_.vertex_count())
-    throw Error("mesh '" + mesh_.name + "' has " + std::to_string(mesh_.vertex_count()) + " vertices but '" +
-                positions.name + "' gives " + std::to_string(positions.count) +
+    throw Error("mesh '" + mesh_.name + "' has " + std::to_string(mesh_.vertex_count()) +
+                " vertices but '" + positions.name + "' gives " + std::to_string(positions.count) +
                 " positions: the counts must match (one position per OBJ vertex, in file order)");
   std::vector<float> xyz(positions.count * 3);
   for (size_t i = 0; i < positions.count; ++i) {
@@ -644,11 +694,13 @@ void MeshLayer::upload_vertices(const std::vector<float>& xyz) {
   scratch_.resize(n * 3);
   vertex_normals(xyz.data(), n, mesh_.indices, scratch_.data());
   VkDeviceSize bytes = n * sizeof(MeshVertex);
-  ensure_buffer(*loop_, vertices_, bytes, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, "vertices of mesh '" + mesh_.name + "'");
+  ensure_buffer(*loop_, vertices_, bytes, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
+                "vertices of mesh '" + mesh_.name + "'");
   auto* out = reinterpret_cast<MeshVertex*>(loop_->upload_to(*vertices_, 0, bytes));
   bounds_ = Bounds{};
   for (size_t i = 0; i < n; ++i) {
-    MeshVertex v{{xyz[i * 3], xyz[i * 3 + 1], xyz[i * 3 + 2]}, {scratch_[i * 3], scratch_[i * 3 + 1], scratch_[i * 3 + 2]}};
+    MeshVertex v{{xyz[i * 3], xyz[i * 3 + 1], xyz[i * 3 + 2]},
+                 {scratch_[i * 3], scratch_[i * 3 + 1], scratch_[i * 3 + 2]}};
     bounds_.add(Vec3{v.position[0], v.position[1], v.position[2]});
     std::memcpy(out + i, &v, sizeof v);
   }

@@ -43,12 +43,12 @@ struct PointData {
   PositionData positions;
   const float* scalars = nullptr;  // optional, one per point: coloured through the colour map
   size_t scalar_stride = 1;
-  const float* rgba = nullptr;     // optional, four floats in [0, 1] per point (wins over scalars)
+  const float* rgba = nullptr;  // optional, four floats in [0, 1] per point (wins over scalars)
   size_t rgba_stride = 4;
 };
 
 struct PointStyle {
-  float size = 5.0f;  // diameter in pixels
+  float size = 5.0f;                       // diameter in pixels
   Color color{0.96f, 0.62f, 0.22f, 1.0f};  // without scalars or rgba
   Colormap colormap = Colormap::Ramp;
   float scalar_min = 0, scalar_max = 0;  // equal: the data's range at its last upload

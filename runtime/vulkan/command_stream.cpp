@@ -12,13 +12,15 @@ namespace loom::vk {
 namespace {
 
 constexpr VkDeviceSize kChunkSize = 16ull << 20;
-constexpr VkPipelineStageFlags kWorkStages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+constexpr VkPipelineStageFlags kWorkStages =
+    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
 
 VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
 
 }  // namespace
 
-CommandStream::CommandStream(VulkanDevice& device, MemoryAllocator& allocator) : device_(device), allocator_(allocator) {
+CommandStream::CommandStream(VulkanDevice& device, MemoryAllocator& allocator)
+    : device_(device), allocator_(allocator) {
   VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pci.queueFamilyIndex = device.queue_family();
@@ -46,7 +48,8 @@ CommandStream::~CommandStream() {
 
 uint64_t CommandStream::completed() {
   uint64_t v = 0;
-  check(vkGetSemaphoreCounterValue(device_.device(), timeline_, &v), "reading the timeline semaphore");
+  check(vkGetSemaphoreCounterValue(device_.device(), timeline_, &v),
+        "reading the timeline semaphore");
   return v;
 }
 
@@ -87,21 +90,22 @@ void CommandStream::prepare_image(GpuImage& image) {
   if (image.in_general_layout()) return;
   VkImageMemoryBarrier ib{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
   ib.srcAccessMask = 0;
-  ib.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                     VK_ACCESS_TRANSFER_WRITE_BIT;
+  ib.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                     VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   ib.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   ib.newLayout = VK_IMAGE_LAYOUT_GENERAL;
   ib.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
   ib.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
   ib.image = image.image();
   ib.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-  vkCmdPipelineBarrier(recording(), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, kWorkStages, 0, 0, nullptr, 0, nullptr, 1, &ib);
+  vkCmdPipelineBarrier(recording(), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, kWorkStages, 0, 0, nullptr,
+                       0, nullptr, 1, &ib);
   ++stats_.barriers;
   image.set_general_layout();
 }
 
-CommandStream::Chunk& CommandStream::staging(VkDeviceSize bytes, VkDeviceSize alignment, bool readback,
-                                             VkDeviceSize* offset) {
+CommandStream::Chunk& CommandStream::staging(VkDeviceSize bytes, VkDeviceSize alignment,
+                                             bool readback, VkDeviceSize* offset) {
   // A chunk the current recording already uses, with room left.
   for (auto& c : chunks_) {
     if (c->readback != readback || c->busy_until != kRecording) continue;
@@ -116,7 +120,8 @@ CommandStream::Chunk& CommandStream::staging(VkDeviceSize bytes, VkDeviceSize al
   uint64_t done = completed();
   Chunk* chosen = nullptr;
   for (auto& c : chunks_)
-    if (c->readback == readback && c->busy_until != kRecording && c->busy_until <= done && c->buffer.size() >= bytes) {
+    if (c->readback == readback && c->busy_until != kRecording && c->busy_until <= done &&
+        c->buffer.size() >= bytes) {
       chosen = c.get();
       break;
     }
@@ -136,14 +141,16 @@ CommandStream::Chunk& CommandStream::staging(VkDeviceSize bytes, VkDeviceSize al
   return *chosen;
 }
 
-uint8_t* CommandStream::scratch(VkDeviceSize bytes, VkDeviceSize alignment, VkBuffer* buffer, VkDeviceSize* offset) {
+uint8_t* CommandStream::scratch(VkDeviceSize bytes, VkDeviceSize alignment, VkBuffer* buffer,
+                                VkDeviceSize* offset) {
   Chunk& c = staging(bytes, std::max<VkDeviceSize>(alignment, 16), false, offset);
   *buffer = c.buffer.handle();
   recording();
   return c.buffer.mapped() + *offset;
 }
 
-void CommandStream::upload(VkBuffer dst, uint64_t id, VkDeviceSize offset, const void* data, VkDeviceSize bytes) {
+void CommandStream::upload(VkBuffer dst, uint64_t id, VkDeviceSize offset, const void* data,
+                           VkDeviceSize bytes) {
   if (bytes == 0) return;
   VkDeviceSize at;
   Chunk& c = staging(bytes, 16, false, &at);
@@ -165,12 +172,14 @@ void CommandStream::upload_image(GpuImage& dst, const void* data) {
   region.bufferOffset = at;
   region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
   region.imageExtent = dst.extent();
-  vkCmdCopyBufferToImage(recording(), c.buffer.handle(), dst.image(), VK_IMAGE_LAYOUT_GENERAL, 1, &region);
+  vkCmdCopyBufferToImage(recording(), c.buffer.handle(), dst.image(), VK_IMAGE_LAYOUT_GENERAL, 1,
+                         &region);
   stats_.bytes_uploaded += bytes;
   ++pending_;
 }
 
-void CommandStream::update(const GpuBuffer& dst, VkDeviceSize offset, const void* data, VkDeviceSize bytes) {
+void CommandStream::update(const GpuBuffer& dst, VkDeviceSize offset, const void* data,
+                           VkDeviceSize bytes) {
   if (bytes == 0) return;
   if (bytes > 65536 || bytes % 4 || offset % 4) {
     upload(dst, offset, data, bytes);
@@ -188,7 +197,8 @@ void CommandStream::fill(const GpuBuffer& dst, uint32_t value) {
   ++pending_;
 }
 
-void CommandStream::download(VkBuffer src, uint64_t id, VkDeviceSize offset, void* host, VkDeviceSize bytes) {
+void CommandStream::download(VkBuffer src, uint64_t id, VkDeviceSize offset, void* host,
+                             VkDeviceSize bytes) {
   if (bytes == 0) return;
   VkDeviceSize at;
   Chunk& c = staging(bytes, 16, true, &at);
@@ -209,13 +219,15 @@ void CommandStream::download_image(GpuImage& src, void* host) {
   region.bufferOffset = at;
   region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
   region.imageExtent = src.extent();
-  vkCmdCopyImageToBuffer(recording(), src.image(), VK_IMAGE_LAYOUT_GENERAL, c.buffer.handle(), 1, &region);
+  vkCmdCopyImageToBuffer(recording(), src.image(), VK_IMAGE_LAYOUT_GENERAL, c.buffer.handle(), 1,
+                         &region);
   downloads_.push_back({c.buffer.mapped() + at, host, bytes, kRecording});
   stats_.bytes_downloaded += bytes;
   ++pending_;
 }
 
-uint64_t CommandStream::submit(const std::vector<SemaphoreWait>& waits, const std::vector<SemaphoreSignal>& signals) {
+uint64_t CommandStream::submit(const std::vector<SemaphoreWait>& waits,
+                               const std::vector<SemaphoreSignal>& signals) {
   if (current_ < 0 && waits.empty() && signals.empty()) return last_submitted_;
   for (const SemaphoreWait& w : waits)
     if (!w.semaphore || !w.stages)
@@ -229,7 +241,8 @@ uint64_t CommandStream::submit(const std::vector<SemaphoreWait>& waits, const st
     VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    vkCmdPipelineBarrier(cb, kWorkStages, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+    vkCmdPipelineBarrier(cb, kWorkStages, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0,
+                         nullptr);
     check(vkEndCommandBuffer(cb), "ending a command buffer");
   }
   uint64_t value = last_submitted_ + 1;

@@ -25,7 +25,8 @@ class VulkanDevice;
 struct SemaphoreWait {
   VkSemaphore semaphore = VK_NULL_HANDLE;
   uint64_t value = 0;
-  VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  VkPipelineStageFlags stages =
+      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
 };
 // A semaphore a submission signals when its work completes; `value` as above.
 struct SemaphoreSignal {
@@ -50,7 +51,10 @@ class CommandStream {
   void external(const Accesses& accesses) { hazards_.add(accesses); }
   // Moves a new image to the GENERAL layout it keeps for life.
   void prepare_image(GpuImage& image);
-  void count_dispatch() { ++stats_.dispatches; ++pending_; }
+  void count_dispatch() {
+    ++stats_.dispatches;
+    ++pending_;
+  }
 
   // Transfers, in order with everything else.
   void upload(const GpuBuffer& dst, VkDeviceSize offset, const void* data, VkDeviceSize bytes) {
@@ -69,19 +73,23 @@ class CommandStream {
   void download(VkBuffer src, uint64_t id, VkDeviceSize offset, void* host, VkDeviceSize bytes);
   void download_image(GpuImage& src, void* host);
   // Host-visible memory valid until the current recording completes (per-launch arguments).
-  uint8_t* scratch(VkDeviceSize bytes, VkDeviceSize alignment, VkBuffer* buffer, VkDeviceSize* offset);
+  uint8_t* scratch(VkDeviceSize bytes, VkDeviceSize alignment, VkBuffer* buffer,
+                   VkDeviceSize* offset);
 
   size_t pending() const { return pending_; }  // commands since the last submit
   // The timeline value the current recording will signal when submitted.
   uint64_t recording_value() const { return last_submitted_ + 1; }
-  uint64_t submit() { return submit({}, {}); }  // the timeline value that marks completion (0: none yet)
+  uint64_t submit() {
+    return submit({}, {});
+  }  // the timeline value that marks completion (0: none yet)
   // Submits what was recorded (possibly nothing) after `waits`, signalling `signals` as well
   // as the stream's own timeline. No host wait.
-  uint64_t submit(const std::vector<SemaphoreWait>& waits, const std::vector<SemaphoreSignal>& signals);
-  void wait(uint64_t value);    // blocks until `value` completed; lands downloads
+  uint64_t submit(const std::vector<SemaphoreWait>& waits,
+                  const std::vector<SemaphoreSignal>& signals);
+  void wait(uint64_t value);  // blocks until `value` completed; lands downloads
   // wait() for at most `timeout_ns`: false (and nothing landed) when `value` is not done then.
   bool wait_within(uint64_t value, uint64_t timeout_ns);
-  void finish();                // submit, then wait for everything this stream recorded
+  void finish();  // submit, then wait for everything this stream recorded
   uint64_t completed();
 
   struct Stats {

@@ -15,7 +15,7 @@ DescriptorAllocator::~DescriptorAllocator() {
 
 void DescriptorAllocator::add_pool() {
   const VkDescriptorPoolSize sizes[] = {
-      {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4096},       {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1024},
+      {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4096},        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1024},
       {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, 512}, {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 512},
       {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, 512},          {VK_DESCRIPTOR_TYPE_SAMPLER, 512},
   };
@@ -25,7 +25,8 @@ void DescriptorAllocator::add_pool() {
   ci.poolSizeCount = static_cast<uint32_t>(std::size(sizes));
   ci.pPoolSizes = sizes;
   VkDescriptorPool pool;
-  check(vkCreateDescriptorPool(device_.device(), &ci, nullptr, &pool), "creating a descriptor pool");
+  check(vkCreateDescriptorPool(device_.device(), &ci, nullptr, &pool),
+        "creating a descriptor pool");
   pools_.push_back(pool);
 }
 
@@ -45,7 +46,8 @@ VkDescriptorSet DescriptorAllocator::allocate(VkDescriptorSetLayout layout) {
         ++live_;
         return set;
       }
-      if (r != VK_ERROR_OUT_OF_POOL_MEMORY && r != VK_ERROR_FRAGMENTED_POOL) check(r, "allocating a descriptor set");
+      if (r != VK_ERROR_OUT_OF_POOL_MEMORY && r != VK_ERROR_FRAGMENTED_POOL)
+        check(r, "allocating a descriptor set");
     }
     add_pool();
   }
@@ -54,7 +56,8 @@ VkDescriptorSet DescriptorAllocator::allocate(VkDescriptorSetLayout layout) {
 }
 
 void DescriptorAllocator::free(VkDescriptorSet set) {
-  auto it = std::find_if(owners_.begin(), owners_.end(), [&](const auto& o) { return o.first == set; });
+  auto it =
+      std::find_if(owners_.begin(), owners_.end(), [&](const auto& o) { return o.first == set; });
   if (it == owners_.end()) return;
   vkFreeDescriptorSets(device_.device(), it->second, 1, &set);
   owners_.erase(it);

@@ -14,9 +14,12 @@ uint64_t next_resource_id() {
   return next.fetch_add(1, std::memory_order_relaxed);
 }
 
-GpuBuffer::GpuBuffer(VulkanDevice& device, MemoryAllocator& allocator, VkDeviceSize size, VkBufferUsageFlags usage,
-                     MemoryUse use, const std::string& what)
-    : device_(&device), allocator_(&allocator), size_(std::max<VkDeviceSize>(size, 16)), id_(next_resource_id()) {
+GpuBuffer::GpuBuffer(VulkanDevice& device, MemoryAllocator& allocator, VkDeviceSize size,
+                     VkBufferUsageFlags usage, MemoryUse use, const std::string& what)
+    : device_(&device),
+      allocator_(&allocator),
+      size_(std::max<VkDeviceSize>(size, 16)),
+      id_(next_resource_id()) {
   VkBufferCreateInfo ci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   ci.size = size_;
   ci.usage = usage;
@@ -26,7 +29,8 @@ GpuBuffer::GpuBuffer(VulkanDevice& device, MemoryAllocator& allocator, VkDeviceS
   vkGetBufferMemoryRequirements(device.device(), buffer_, &req);
   try {
     memory_ = allocator.allocate(req, use, true, what);
-    check(vkBindBufferMemory(device.device(), buffer_, memory_.memory, memory_.offset), "binding memory to " + what);
+    check(vkBindBufferMemory(device.device(), buffer_, memory_.memory, memory_.offset),
+          "binding memory to " + what);
   } catch (...) {
     reset();
     throw;

@@ -19,8 +19,8 @@ class GpuBuffer {
  public:
   GpuBuffer() = default;
   // Sizes below 16 bytes are rounded up (Vulkan has no empty buffers).
-  GpuBuffer(VulkanDevice& device, MemoryAllocator& allocator, VkDeviceSize size, VkBufferUsageFlags usage,
-            MemoryUse use, const std::string& what);
+  GpuBuffer(VulkanDevice& device, MemoryAllocator& allocator, VkDeviceSize size,
+            VkBufferUsageFlags usage, MemoryUse use, const std::string& what);
   ~GpuBuffer();
   GpuBuffer(GpuBuffer&& other) noexcept;
   GpuBuffer& operator=(GpuBuffer&& other) noexcept;

@@ -9,16 +9,22 @@
 
 namespace loom::vk {
 
-GpuImage::GpuImage(VulkanDevice& device, MemoryAllocator& allocator, TextureFormat format, uint32_t width,
-                   uint32_t height, uint32_t depth, int ndim, const std::string& what)
-    : device_(&device), allocator_(&allocator), format_(format), extent_{width, height, depth}, id_(next_resource_id()) {
+GpuImage::GpuImage(VulkanDevice& device, MemoryAllocator& allocator, TextureFormat format,
+                   uint32_t width, uint32_t height, uint32_t depth, int ndim,
+                   const std::string& what)
+    : device_(&device),
+      allocator_(&allocator),
+      format_(format),
+      extent_{width, height, depth},
+      id_(next_resource_id()) {
   VkFormatProperties fp;
   vkGetPhysicalDeviceFormatProperties(device.physical(), vk_format(format), &fp);
-  VkFormatFeatureFlags need = VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT |
-                              VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+  VkFormatFeatureFlags need =
+      VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT | VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT |
+      VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
   if ((fp.optimalTilingFeatures & need) != need)
-    throw Error(what + ": device '" + device.caps().name + "' cannot use " + texture_format_name(format) +
-                " images for storage and sampling");
+    throw Error(what + ": device '" + device.caps().name + "' cannot use " +
+                texture_format_name(format) + " images for storage and sampling");
   linear_filter_ = fp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT;
   VkImageCreateInfo ci{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
   ci.imageType = ndim == 3 ? VK_IMAGE_TYPE_3D : VK_IMAGE_TYPE_2D;
@@ -28,8 +34,8 @@ GpuImage::GpuImage(VulkanDevice& device, MemoryAllocator& allocator, TextureForm
   ci.arrayLayers = 1;
   ci.samples = VK_SAMPLE_COUNT_1_BIT;
   ci.tiling = VK_IMAGE_TILING_OPTIMAL;
-  ci.usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-             VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+  ci.usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
+             VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
   ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   check(vkCreateImage(device.device(), &ci, nullptr, &image_), "creating the image of " + what);
@@ -37,7 +43,8 @@ GpuImage::GpuImage(VulkanDevice& device, MemoryAllocator& allocator, TextureForm
     VkMemoryRequirements req;
     vkGetImageMemoryRequirements(device.device(), image_, &req);
     memory_ = allocator.allocate(req, MemoryUse::DeviceLocal, false, what);
-    check(vkBindImageMemory(device.device(), image_, memory_.memory, memory_.offset), "binding memory to " + what);
+    check(vkBindImageMemory(device.device(), image_, memory_.memory, memory_.offset),
+          "binding memory to " + what);
     VkImageViewCreateInfo vi{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
     vi.image = image_;
     vi.viewType = ndim == 3 ? VK_IMAGE_VIEW_TYPE_3D : VK_IMAGE_VIEW_TYPE_2D;

@@ -19,8 +19,8 @@ class GpuImage {
  public:
   GpuImage() = default;
   // `ndim` 2 or 3; throws loom::Error naming `what` when the device cannot use the format.
-  GpuImage(VulkanDevice& device, MemoryAllocator& allocator, TextureFormat format, uint32_t width, uint32_t height,
-           uint32_t depth, int ndim, const std::string& what);
+  GpuImage(VulkanDevice& device, MemoryAllocator& allocator, TextureFormat format, uint32_t width,
+           uint32_t height, uint32_t depth, int ndim, const std::string& what);
   ~GpuImage();
   GpuImage(GpuImage&& other) noexcept;
   GpuImage& operator=(GpuImage&& other) noexcept;
@@ -32,7 +32,9 @@ class GpuImage {
   VkImageView view() const { return view_; }
   TextureFormat format() const { return format_; }
   VkExtent3D extent() const { return extent_; }
-  VkDeviceSize bytes() const { return VkDeviceSize{extent_.width} * extent_.height * extent_.depth * texel_bytes(format_); }
+  VkDeviceSize bytes() const {
+    return VkDeviceSize{extent_.width} * extent_.height * extent_.depth * texel_bytes(format_);
+  }
   bool linear_filter() const { return linear_filter_; }
   uint64_t id() const { return id_; }
   // False until the first command stream use moves it from UNDEFINED to GENERAL.

@@ -78,7 +78,8 @@ bool MemoryAllocator::take(Block& b, const VkMemoryRequirements& req, Allocation
   return false;
 }
 
-int64_t MemoryAllocator::new_block(uint32_t type, VkDeviceSize size, bool linear, bool dedicated, VkResult* result) {
+int64_t MemoryAllocator::new_block(uint32_t type, VkDeviceSize size, bool linear, bool dedicated,
+                                   VkResult* result) {
   VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   ai.allocationSize = size;
   ai.memoryTypeIndex = type;
@@ -90,7 +91,8 @@ int64_t MemoryAllocator::new_block(uint32_t type, VkDeviceSize size, bool linear
   b.linear = linear;
   b.dedicated = dedicated;
   b.free.push_back({0, size});
-  if (device_.memory_properties().memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+  if (device_.memory_properties().memoryTypes[type].propertyFlags &
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
     void* p = nullptr;
     *result = vkMapMemory(device_.device(), b.memory, 0, VK_WHOLE_SIZE, 0, &p);
     if (*result != VK_SUCCESS) {
@@ -138,9 +140,11 @@ Allocation MemoryAllocator::allocate(const VkMemoryRequirements& req, MemoryUse 
     return a;
   }
   std::string why = last == VK_ERROR_OUT_OF_DEVICE_MEMORY ? "out of device memory"
-                    : last == VK_ERROR_OUT_OF_HOST_MEMORY ? "out of host memory"
-                                                          : std::string("vkAllocateMemory failed: ") + result_name(last);
-  throw Error(why + " allocating " + what + " (" + mib(req.size) + "; " + mib(stats_.used) + " in use by Loom)");
+                    : last == VK_ERROR_OUT_OF_HOST_MEMORY
+                        ? "out of host memory"
+                        : std::string("vkAllocateMemory failed: ") + result_name(last);
+  throw Error(why + " allocating " + what + " (" + mib(req.size) + "; " + mib(stats_.used) +
+              " in use by Loom)");
 }
 
 void MemoryAllocator::free(const Allocation& a) {
@@ -160,7 +164,8 @@ void MemoryAllocator::free(const Allocation& a) {
   }
   // Back into the sorted free list, merged with touching neighbours.
   Range r{a.offset, a.size};
-  auto pos = std::lower_bound(b.free.begin(), b.free.end(), r, [](const Range& x, const Range& y) { return x.offset < y.offset; });
+  auto pos = std::lower_bound(b.free.begin(), b.free.end(), r,
+                              [](const Range& x, const Range& y) { return x.offset < y.offset; });
   pos = b.free.insert(pos, r);
   if (pos + 1 != b.free.end() && pos->offset + pos->size == (pos + 1)->offset) {
     pos->size += (pos + 1)->size;

@@ -42,7 +42,8 @@ class MemoryAllocator {
 
   // `linear`: buffers and linear images; optimal-tiling images live in other blocks (no
   // bufferImageGranularity conflicts). `what` names the resource in out-of-memory errors.
-  Allocation allocate(const VkMemoryRequirements& req, MemoryUse use, bool linear, const std::string& what);
+  Allocation allocate(const VkMemoryRequirements& req, MemoryUse use, bool linear,
+                      const std::string& what);
   void free(const Allocation& a);
 
   struct Stats {
@@ -70,7 +71,8 @@ class MemoryAllocator {
 
   std::vector<uint32_t> candidate_types(uint32_t type_bits, MemoryUse use) const;
   bool take(Block& b, const VkMemoryRequirements& req, Allocation* out);
-  int64_t new_block(uint32_t type, VkDeviceSize size, bool linear, bool dedicated, VkResult* result);
+  int64_t new_block(uint32_t type, VkDeviceSize size, bool linear, bool dedicated,
+                    VkResult* result);
 
   VulkanDevice& device_;
   VkDeviceSize block_size_;

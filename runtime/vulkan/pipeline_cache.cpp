@@ -19,8 +19,9 @@ bool header_matches(const std::vector<char>& data, const DeviceCaps& caps) {
   if (data.size() < 32) return false;
   uint32_t words[4];
   std::memcpy(words, data.data(), 16);
-  return words[0] >= 32 && words[1] == VK_PIPELINE_CACHE_HEADER_VERSION_ONE && words[2] == caps.vendor_id &&
-         words[3] == caps.device_id && std::memcmp(data.data() + 16, caps.pipeline_cache_uuid, VK_UUID_SIZE) == 0;
+  return words[0] >= 32 && words[1] == VK_PIPELINE_CACHE_HEADER_VERSION_ONE &&
+         words[2] == caps.vendor_id && words[3] == caps.device_id &&
+         std::memcmp(data.data() + 16, caps.pipeline_cache_uuid, VK_UUID_SIZE) == 0;
 }
 
 }  // namespace
@@ -32,19 +33,23 @@ PipelineCache::PipelineCache(VulkanDevice& device, const std::string& directory,
   if (!directory.empty()) {
     char name[96];
     const DeviceCaps& caps = device.caps();
-    std::snprintf(name, sizeof name, "vulkan-pipelines-%04x-%04x-%08x.bin", caps.vendor_id, caps.device_id,
-                  caps.driver_version);
+    std::snprintf(name, sizeof name, "vulkan-pipelines-%04x-%04x-%08x.bin", caps.vendor_id,
+                  caps.device_id, caps.driver_version);
     path_ = (std::filesystem::path(directory) / name).string();
     std::error_code ec;
     if (std::filesystem::exists(path_, ec) && !std::filesystem::is_regular_file(path_, ec)) {
-      if (warn_) warn_("warning: the Vulkan pipeline cache " + path_ + " is not a file; pipelines are not kept on disk");
+      if (warn_)
+        warn_("warning: the Vulkan pipeline cache " + path_ +
+              " is not a file; pipelines are not kept on disk");
       path_.clear();
     }
     std::ifstream in(path_, std::ios::binary);
     if (!path_.empty() && in) {
       data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
       if (!header_matches(data, caps)) {
-        if (warn_) warn_("warning: ignoring the Vulkan pipeline cache " + path_ + " (damaged or from another driver)");
+        if (warn_)
+          warn_("warning: ignoring the Vulkan pipeline cache " + path_ +
+                " (damaged or from another driver)");
         data.clear();
       }
     }
@@ -54,7 +59,9 @@ PipelineCache::PipelineCache(VulkanDevice& device, const std::string& directory,
   ci.pInitialData = data.empty() ? nullptr : data.data();
   VkResult r = vkCreatePipelineCache(device.device(), &ci, nullptr, &cache_);
   if (r != VK_SUCCESS && !data.empty()) {  // the driver refused the blob: start empty
-    if (warn_) warn_("warning: the driver refused the Vulkan pipeline cache " + path_ + "; starting a new one");
+    if (warn_)
+      warn_("warning: the driver refused the Vulkan pipeline cache " + path_ +
+            "; starting a new one");
     ci.initialDataSize = 0;
     ci.pInitialData = nullptr;
     r = vkCreatePipelineCache(device.device(), &ci, nullptr, &cache_);
@@ -75,7 +82,8 @@ PipelineCache::~PipelineCache() {
 void PipelineCache::save() {
   if (path_.empty() || !cache_) return;
   size_t size = 0;
-  if (vkGetPipelineCacheData(device_.device(), cache_, &size, nullptr) != VK_SUCCESS || size == 0) return;
+  if (vkGetPipelineCacheData(device_.device(), cache_, &size, nullptr) != VK_SUCCESS || size == 0)
+    return;
   std::vector<char> data(size);
   if (vkGetPipelineCacheData(device_.device(), cache_, &size, data.data()) != VK_SUCCESS) return;
   std::error_code ec;
@@ -91,7 +99,8 @@ void PipelineCache::save() {
     }
   }
   std::filesystem::rename(tmp, path_, ec);
-  if (ec && warn_) warn_("warning: cannot replace the Vulkan pipeline cache " + path_ + ": " + ec.message());
+  if (ec && warn_)
+    warn_("warning: cannot replace the Vulkan pipeline cache " + path_ + ": " + ec.message());
 }
 
 }  // namespace loom::vk

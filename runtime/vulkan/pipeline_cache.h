@@ -15,7 +15,8 @@ class VulkanDevice;
 class PipelineCache {
  public:
   // `directory` empty: an in-memory cache only.
-  PipelineCache(VulkanDevice& device, const std::string& directory, std::function<void(const std::string&)> warn);
+  PipelineCache(VulkanDevice& device, const std::string& directory,
+                std::function<void(const std::string&)> warn);
   ~PipelineCache();  // saves
   PipelineCache(const PipelineCache&) = delete;
   PipelineCache& operator=(const PipelineCache&) = delete;

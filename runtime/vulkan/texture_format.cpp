@@ -4,14 +4,10 @@ namespace loom::vk {
 
 VkFormat vk_format(TextureFormat format) {
   switch (format) {
-    case TextureFormat::R32F:
-      return VK_FORMAT_R32_SFLOAT;
-    case TextureFormat::RG32F:
-      return VK_FORMAT_R32G32_SFLOAT;
-    case TextureFormat::RGBA32F:
-      return VK_FORMAT_R32G32B32A32_SFLOAT;
-    case TextureFormat::RGBA8:
-      return VK_FORMAT_R8G8B8A8_UNORM;
+    case TextureFormat::R32F: return VK_FORMAT_R32_SFLOAT;
+    case TextureFormat::RG32F: return VK_FORMAT_R32G32_SFLOAT;
+    case TextureFormat::RGBA32F: return VK_FORMAT_R32G32B32A32_SFLOAT;
+    case TextureFormat::RGBA8: return VK_FORMAT_R8G8B8A8_UNORM;
   }
   return VK_FORMAT_UNDEFINED;
 }

@@ -34,8 +34,9 @@ const char* meaning(VkResult r) {
   switch (r) {
     case VK_ERROR_OUT_OF_HOST_MEMORY: return "out of host memory";
     case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "out of device memory";
-    case VK_ERROR_DEVICE_LOST: return "the device was lost (a driver reset or a kernel that ran too long); "
-                                      "the program's device state is gone";
+    case VK_ERROR_DEVICE_LOST:
+      return "the device was lost (a driver reset or a kernel that ran too long); "
+             "the program's device state is gone";
     case VK_ERROR_INITIALIZATION_FAILED: return "the driver could not initialise";
     case VK_ERROR_INCOMPATIBLE_DRIVER: return "no compatible Vulkan driver";
     case VK_ERROR_FEATURE_NOT_PRESENT: return "the device lacks a required feature";

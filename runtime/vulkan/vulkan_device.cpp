@@ -37,8 +37,8 @@ int type_rank(VkPhysicalDeviceType t) {
 }
 
 std::string version_text(uint32_t v) {
-  return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) + "." +
-         std::to_string(VK_API_VERSION_PATCH(v));
+  return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) +
+         "." + std::to_string(VK_API_VERSION_PATCH(v));
 }
 
 std::string lower(std::string s) {
@@ -88,7 +88,8 @@ std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
 }
 
 // SpirvRequirement bits of a set of Vulkan features (supported or enabled).
-uint32_t kernel_feature_bits(const VkPhysicalDeviceFeatures& f, const VkPhysicalDeviceVulkan11Features& v11,
+uint32_t kernel_feature_bits(const VkPhysicalDeviceFeatures& f,
+                             const VkPhysicalDeviceVulkan11Features& v11,
                              const VkPhysicalDeviceVulkan12Features& v12,
                              const VkPhysicalDeviceShaderAtomicFloatFeaturesEXT& af,
                              const VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT& af2) {
@@ -111,8 +112,10 @@ uint32_t kernel_feature_bits(const VkPhysicalDeviceFeatures& f, const VkPhysical
 // The features a physical device offers that kernels may use, queried in one chain.
 struct OfferedFeatures {
   bool atomic_float = false, atomic_float2 = false;  // the extensions are there
-  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT af2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
-  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT af2{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
   VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -144,8 +147,8 @@ int validation_messages_at_shutdown() { return shutdown_messages().load(); }
 
 std::string DeviceCaps::signature() const {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%s|%04x:%04x|driver %u|api %s|features %x|", name.c_str(), vendor_id, device_id,
-                driver_version, version_text(api_version).c_str(), features);
+  std::snprintf(buf, sizeof buf, "%s|%04x:%04x|driver %u|api %s|features %x|", name.c_str(),
+                vendor_id, device_id, driver_version, version_text(api_version).c_str(), features);
   std::string s = buf;
   for (uint8_t b : pipeline_cache_uuid) {
     std::snprintf(buf, sizeof buf, "%02x", b);
@@ -183,15 +186,18 @@ VulkanDevice::VulkanDevice(const DeviceOptions& options) {
     throw;
   }
   if (options.notice)
-    options.notice("Vulkan device: " + caps_.name + " (" + caps_.type + ", Vulkan " + version_text(caps_.api_version) + ")");
+    options.notice("Vulkan device: " + caps_.name + " (" + caps_.type + ", Vulkan " +
+                   version_text(caps_.api_version) + ")");
 }
 
 void set_enabled_features(ImportedDevice& device, const VkDeviceCreateInfo& info) {
   VkPhysicalDeviceFeatures f{};
   VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
-  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT af2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT af2{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
   if (info.pEnabledFeatures) f = *info.pEnabledFeatures;
   bool timeline = false;
   auto on = [](VkBool32& into, VkBool32 value) { into = into || value; };
@@ -201,10 +207,13 @@ void set_enabled_features(ImportedDevice& device, const VkDeviceCreateInfo& info
         f = reinterpret_cast<const VkPhysicalDeviceFeatures2*>(s)->features;
         break;
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES:
-        on(v11.storageBuffer16BitAccess, reinterpret_cast<const VkPhysicalDeviceVulkan11Features*>(s)->storageBuffer16BitAccess);
+        on(v11.storageBuffer16BitAccess,
+           reinterpret_cast<const VkPhysicalDeviceVulkan11Features*>(s)->storageBuffer16BitAccess);
         break;
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES:
-        on(v11.storageBuffer16BitAccess, reinterpret_cast<const VkPhysicalDevice16BitStorageFeatures*>(s)->storageBuffer16BitAccess);
+        on(v11.storageBuffer16BitAccess,
+           reinterpret_cast<const VkPhysicalDevice16BitStorageFeatures*>(s)
+               ->storageBuffer16BitAccess);
         break;
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES: {
         const auto* v = reinterpret_cast<const VkPhysicalDeviceVulkan12Features*>(s);
@@ -215,17 +224,22 @@ void set_enabled_features(ImportedDevice& device, const VkDeviceCreateInfo& info
         break;
       }
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES:
-        on(v12.storageBuffer8BitAccess, reinterpret_cast<const VkPhysicalDevice8BitStorageFeatures*>(s)->storageBuffer8BitAccess);
+        on(v12.storageBuffer8BitAccess,
+           reinterpret_cast<const VkPhysicalDevice8BitStorageFeatures*>(s)
+               ->storageBuffer8BitAccess);
         break;
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES:
-        on(v12.shaderInt8, reinterpret_cast<const VkPhysicalDeviceShaderFloat16Int8Features*>(s)->shaderInt8);
+        on(v12.shaderInt8,
+           reinterpret_cast<const VkPhysicalDeviceShaderFloat16Int8Features*>(s)->shaderInt8);
         break;
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES:
         on(v12.shaderBufferInt64Atomics,
-           reinterpret_cast<const VkPhysicalDeviceShaderAtomicInt64Features*>(s)->shaderBufferInt64Atomics);
+           reinterpret_cast<const VkPhysicalDeviceShaderAtomicInt64Features*>(s)
+               ->shaderBufferInt64Atomics);
         break;
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES:
-        timeline = timeline || reinterpret_cast<const VkPhysicalDeviceTimelineSemaphoreFeatures*>(s)->timelineSemaphore;
+        timeline = timeline || reinterpret_cast<const VkPhysicalDeviceTimelineSemaphoreFeatures*>(s)
+                                   ->timelineSemaphore;
         break;
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT:
         af = *reinterpret_cast<const VkPhysicalDeviceShaderAtomicFloatFeaturesEXT*>(s);
@@ -250,20 +264,24 @@ void set_enabled_features(ImportedDevice& device, const VkDeviceCreateInfo& info
   device.kernel_features = kernel_feature_bits(f, v11, v12, af, af2);
 }
 
-void check_compute_queue_family(const std::vector<VkQueueFamilyProperties>& families, uint32_t family,
-                                const std::string& device_name) {
+void check_compute_queue_family(const std::vector<VkQueueFamilyProperties>& families,
+                                uint32_t family, const std::string& device_name) {
   if (family >= families.size())
-    throw Error("importing a Vulkan device: queue family " + std::to_string(family) + " does not exist on '" +
-                device_name + "', which has " + std::to_string(families.size()));
+    throw Error("importing a Vulkan device: queue family " + std::to_string(family) +
+                " does not exist on '" + device_name + "', which has " +
+                std::to_string(families.size()));
   if (!(families[family].queueFlags & VK_QUEUE_COMPUTE_BIT))
-    throw Error("importing a Vulkan device: queue family " + std::to_string(family) + " of '" + device_name +
-                "' does not support compute, which Loom's kernels need; pass a family with VK_QUEUE_COMPUTE_BIT");
+    throw Error("importing a Vulkan device: queue family " + std::to_string(family) + " of '" +
+                device_name +
+                "' does not support compute, which Loom's kernels need; pass a family with "
+                "VK_QUEUE_COMPUTE_BIT");
 }
 
 VulkanDevice::VulkanDevice(const ImportedDevice& host) : imported_(true) {
   auto require = [](bool present, const char* handle) {
     if (!present)
-      throw Error(std::string("importing a Vulkan device: ImportedDevice::") + handle + " is VK_NULL_HANDLE");
+      throw Error(std::string("importing a Vulkan device: ImportedDevice::") + handle +
+                  " is VK_NULL_HANDLE");
   };
   require(host.instance, "instance");
   require(host.physical, "physical");
@@ -284,12 +302,14 @@ VulkanDevice::VulkanDevice(const ImportedDevice& host) : imported_(true) {
   check_compute_queue_family(families, queue_family_, name);
   if (host.api_version < VK_API_VERSION_1_2 || props.apiVersion < VK_API_VERSION_1_2)
     throw Error("importing a Vulkan device: Loom needs Vulkan 1.2; '" + name + "' offers " +
-                version_text(props.apiVersion) + " and ImportedDevice::api_version (the instance's apiVersion) says " +
+                version_text(props.apiVersion) +
+                " and ImportedDevice::api_version (the instance's apiVersion) says " +
                 (host.api_version ? version_text(host.api_version) : std::string("nothing")));
   if (!host.timeline_semaphore)
-    throw Error("importing a Vulkan device: Loom needs timeline semaphores; enable "
-                "VkPhysicalDeviceVulkan12Features::timelineSemaphore on '" + name +
-                "' and set ImportedDevice::timeline_semaphore");
+    throw Error(
+        "importing a Vulkan device: Loom needs timeline semaphores; enable "
+        "VkPhysicalDeviceVulkan12Features::timelineSemaphore on '" +
+        name + "' and set ImportedDevice::timeline_semaphore");
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
   granularity_ = props.limits.bufferImageGranularity;
   fill_caps(host.kernel_features & OfferedFeatures(physical_).kernel_features());
@@ -330,15 +350,16 @@ void VulkanDevice::release() {
   }
 }
 
-VKAPI_ATTR VkBool32 VKAPI_CALL VulkanDevice::on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-                                                        VkDebugUtilsMessageTypeFlagsEXT types,
-                                                        const VkDebugUtilsMessengerCallbackDataEXT* data, void* self) {
+VKAPI_ATTR VkBool32 VKAPI_CALL VulkanDevice::on_message(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT types,
+    const VkDebugUtilsMessengerCallbackDataEXT* data, void* self) {
   auto* device = static_cast<VulkanDevice*>(self);
   bool validation = types & VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
   bool error = severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
   if (!validation && !error) return VK_FALSE;  // loader chatter
   std::lock_guard<std::mutex> lock(device->messages_mutex_);
-  device->messages_.push_back(std::string(error ? "error: " : "warning: ") + (data->pMessage ? data->pMessage : ""));
+  device->messages_.push_back(std::string(error ? "error: " : "warning: ") +
+                              (data->pMessage ? data->pMessage : ""));
   return VK_FALSE;
 }
 
@@ -382,14 +403,17 @@ void VulkanDevice::create_instance(const DeviceOptions& options) {
   for (const std::string& e : options.instance_extensions) extensions.push_back(e.c_str());
   if (validation) {
     if (!has_layer(kValidationLayer))
-      throw Error("Vulkan validation was asked for, but VK_LAYER_KHRONOS_validation is not installed "
-                  "(Debian package vulkan-validationlayers)");
+      throw Error(
+          "Vulkan validation was asked for, but VK_LAYER_KHRONOS_validation is not installed "
+          "(Debian package vulkan-validationlayers)");
     layers.push_back(kValidationLayer);
     extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
   }
   VkDebugUtilsMessengerCreateInfoEXT mci{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
-  mci.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-  mci.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
+  mci.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                        VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  mci.messageType =
+      VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
   mci.pfnUserCallback = &VulkanDevice::on_message;
   mci.pUserData = this;
   VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
@@ -401,8 +425,9 @@ void VulkanDevice::create_instance(const DeviceOptions& options) {
   if (validation) ci.pNext = &mci;  // also covers instance creation itself
   VkResult r = vkCreateInstance(&ci, nullptr, &instance_);
   if (r == VK_ERROR_INCOMPATIBLE_DRIVER || r == VK_ERROR_INITIALIZATION_FAILED)
-    throw Error(std::string("no Vulkan driver found (") + result_name(r) +
-                "); install one (Mesa's lavapipe: package mesa-vulkan-drivers) or use the CPU backend");
+    throw Error(
+        std::string("no Vulkan driver found (") + result_name(r) +
+        "); install one (Mesa's lavapipe: package mesa-vulkan-drivers) or use the CPU backend");
   check(r, "creating the Vulkan instance");
   if (validation) {
     auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
@@ -415,8 +440,10 @@ void VulkanDevice::create_instance(const DeviceOptions& options) {
 void VulkanDevice::pick_physical(const DeviceOptions& options) {
   std::vector<VkPhysicalDevice> all = physical_devices(instance_);
   if (all.empty())
-    throw Error("no Vulkan device found; install a driver (Mesa's lavapipe: package mesa-vulkan-drivers) or use "
-                "the CPU backend");
+    throw Error(
+        "no Vulkan device found; install a driver (Mesa's lavapipe: package mesa-vulkan-drivers) "
+        "or use "
+        "the CPU backend");
   std::string list;
   std::vector<bool> usable(all.size());
   std::vector<VkPhysicalDeviceProperties> props(all.size());
@@ -424,24 +451,30 @@ void VulkanDevice::pick_physical(const DeviceOptions& options) {
     vkGetPhysicalDeviceProperties(all[i], &props[i]);
     uint32_t family;
     usable[i] = props[i].apiVersion >= VK_API_VERSION_1_2 && queue_family_for(all[i], &family);
-    std::string needs = surface_ ? "Vulkan 1.2 and a queue that computes, draws and presents to the window"
-                        : graphics_ ? "Vulkan 1.2 and a queue that computes and draws"
-                                    : "Vulkan 1.2 and a compute queue";
-    list += "\n  " + std::to_string(i) + ": " + props[i].deviceName + " (" + type_name(props[i].deviceType) +
-            ", Vulkan " + version_text(props[i].apiVersion) + (usable[i] ? "" : ", unusable: needs " + needs) + ")";
+    std::string needs =
+        surface_    ? "Vulkan 1.2 and a queue that computes, draws and presents to the window"
+        : graphics_ ? "Vulkan 1.2 and a queue that computes and draws"
+                    : "Vulkan 1.2 and a compute queue";
+    list += "\n  " + std::to_string(i) + ": " + props[i].deviceName + " (" +
+            type_name(props[i].deviceType) + ", Vulkan " + version_text(props[i].apiVersion) +
+            (usable[i] ? "" : ", unusable: needs " + needs) + ")";
   }
   int chosen = -1;
   const std::string& sel = options.select;
   if (sel.empty()) {
     for (size_t i = 0; i < all.size(); ++i)
-      if (usable[i] && (chosen < 0 || type_rank(props[i].deviceType) > type_rank(props[static_cast<size_t>(chosen)].deviceType)))
+      if (usable[i] && (chosen < 0 || type_rank(props[i].deviceType) >
+                                          type_rank(props[static_cast<size_t>(chosen)].deviceType)))
         chosen = static_cast<int>(i);
-  } else if (std::all_of(sel.begin(), sel.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
-    if (sel.size() > 6 || std::stoul(sel) >= all.size()) throw Error("no Vulkan device " + sel + "; devices are:" + list);
+  } else if (std::all_of(sel.begin(), sel.end(),
+                         [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+    if (sel.size() > 6 || std::stoul(sel) >= all.size())
+      throw Error("no Vulkan device " + sel + "; devices are:" + list);
     chosen = static_cast<int>(std::stoul(sel));
   } else {
     for (size_t i = 0; i < all.size() && chosen < 0; ++i)
-      if (lower(props[i].deviceName).find(lower(sel)) != std::string::npos) chosen = static_cast<int>(i);
+      if (lower(props[i].deviceName).find(lower(sel)) != std::string::npos)
+        chosen = static_cast<int>(i);
     if (chosen < 0) throw Error("no Vulkan device matches '" + sel + "'; devices are:" + list);
   }
   if (chosen < 0) throw Error("no usable Vulkan device; devices are:" + list);
@@ -466,13 +499,16 @@ void VulkanDevice::create_device() {
   const auto& v11 = offered.v11;
   const auto& f2 = offered.f2;
   if (!v12.timelineSemaphore)
-    throw Error(std::string("Vulkan device '") + props.deviceName + "' lacks timeline semaphores, which Loom needs");
+    throw Error(std::string("Vulkan device '") + props.deviceName +
+                "' lacks timeline semaphores, which Loom needs");
 
   // What we turn on: only what kernels may use.
-  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT on_af2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
+  VkPhysicalDeviceShaderAtomicFloat2FeaturesEXT on_af2{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
   on_af2.shaderBufferFloat32AtomicMinMax = af2.shaderBufferFloat32AtomicMinMax;
   on_af2.shaderBufferFloat64AtomicMinMax = af2.shaderBufferFloat64AtomicMinMax;
-  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT on_af{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT on_af{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
   on_af.shaderBufferFloat32Atomics = af.shaderBufferFloat32Atomics;
   on_af.shaderBufferFloat32AtomicAdd = af.shaderBufferFloat32AtomicAdd;
   on_af.shaderBufferFloat64Atomics = af.shaderBufferFloat64Atomics;
@@ -513,7 +549,8 @@ void VulkanDevice::create_device() {
   dci.pQueueCreateInfos = &qci;
   dci.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   dci.ppEnabledExtensionNames = extensions.data();
-  check(vkCreateDevice(physical_, &dci, nullptr, &device_), std::string("creating a device on '") + props.deviceName + "'");
+  check(vkCreateDevice(physical_, &dci, nullptr, &device_),
+        std::string("creating a device on '") + props.deviceName + "'");
   vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
 
   fill_caps(kernel_feature_bits(on.features, on11, on12, on_af, on_af2));
@@ -521,7 +558,8 @@ void VulkanDevice::create_device() {
 
 // Capabilities codegen may target; `features`: the SpirvRequirement bits enabled.
 void VulkanDevice::fill_caps(uint32_t features) {
-  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceSubgroupProperties subgroup{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   p2.pNext = &subgroup;
   vkGetPhysicalDeviceProperties2(physical_, &p2);
@@ -538,10 +576,13 @@ void VulkanDevice::fill_caps(uint32_t features) {
   caps_.max_uniform_buffer_range = props.limits.maxUniformBufferRange;
   caps_.max_workgroup_count_x = props.limits.maxComputeWorkGroupCount[0];
   caps_.max_workgroup_count_y = props.limits.maxComputeWorkGroupCount[1];
-  caps_.max_workgroup_size_x = std::min(props.limits.maxComputeWorkGroupSize[0], props.limits.maxComputeWorkGroupInvocations);
+  caps_.max_workgroup_size_x = std::min(props.limits.maxComputeWorkGroupSize[0],
+                                        props.limits.maxComputeWorkGroupInvocations);
   caps_.subgroup_size = subgroup.subgroupSize;
-  caps_.min_storage_offset_alignment = static_cast<uint32_t>(props.limits.minStorageBufferOffsetAlignment);
-  caps_.min_uniform_offset_alignment = static_cast<uint32_t>(props.limits.minUniformBufferOffsetAlignment);
+  caps_.min_storage_offset_alignment =
+      static_cast<uint32_t>(props.limits.minStorageBufferOffsetAlignment);
+  caps_.min_uniform_offset_alignment =
+      static_cast<uint32_t>(props.limits.minUniformBufferOffsetAlignment);
   std::memcpy(caps_.pipeline_cache_uuid, props.pipelineCacheUUID, VK_UUID_SIZE);
   caps_.features = features;
 }

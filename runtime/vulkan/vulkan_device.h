@@ -17,10 +17,10 @@ namespace loom::vk {
 // What codegen targets and the runtime checks against ("the device has at least").
 struct DeviceCaps {
   std::string name;
-  std::string type;                 // "discrete GPU", "integrated GPU", "CPU", ...
+  std::string type;  // "discrete GPU", "integrated GPU", "CPU", ...
   bool discrete = false;
   uint32_t vendor_id = 0, device_id = 0, driver_version = 0, api_version = 0;
-  uint32_t features = 0;            // SpirvRequirement bits the device supports (and we enabled)
+  uint32_t features = 0;  // SpirvRequirement bits the device supports (and we enabled)
   uint32_t max_push_constants = 128;
   uint32_t max_storage_buffer_range = 0;
   uint32_t max_uniform_buffer_range = 0;
@@ -44,7 +44,8 @@ struct DeviceOptions {
   // For rendering: a queue family that also does graphics, and, with `surface`, presents to
   // the surface it makes (the device owns and destroys it) with VK_KHR_swapchain enabled.
   bool graphics = false;
-  std::vector<std::string> instance_extensions;  // e.g. what glfwGetRequiredInstanceExtensions names
+  std::vector<std::string>
+      instance_extensions;  // e.g. what glfwGetRequiredInstanceExtensions names
   std::function<VkSurfaceKHR(VkInstance)> surface;
 };
 
@@ -60,7 +61,7 @@ struct ImportedDevice {
   VkInstance instance = VK_NULL_HANDLE;
   VkPhysicalDevice physical = VK_NULL_HANDLE;
   VkDevice device = VK_NULL_HANDLE;
-  uint32_t queue_family = 0;  // must support compute
+  uint32_t queue_family = 0;       // must support compute
   VkQueue queue = VK_NULL_HANDLE;  // a queue of queue_family
   // VkApplicationInfo::apiVersion of the host's instance: 1.2 or later (Loom calls Vulkan 1.2
   // core functions). 0, the default, is refused: Loom assumes no version it was not told.
@@ -82,8 +83,8 @@ void set_enabled_features(ImportedDevice& device, const VkDeviceCreateInfo& info
 
 // Throws loom::Error unless `family` exists among `families` and does compute (what an
 // imported device's queue family must do; exposed for drivers whose every family computes).
-void check_compute_queue_family(const std::vector<VkQueueFamilyProperties>& families, uint32_t family,
-                                const std::string& device_name);
+void check_compute_queue_family(const std::vector<VkQueueFamilyProperties>& families,
+                                uint32_t family, const std::string& device_name);
 
 struct DeviceInfo {
   int index = 0;
@@ -131,7 +132,8 @@ class VulkanDevice {
  private:
   static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
                                                    VkDebugUtilsMessageTypeFlagsEXT types,
-                                                   const VkDebugUtilsMessengerCallbackDataEXT* data, void* self);
+                                                   const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                                   void* self);
   void create_instance(const DeviceOptions& options);
   bool queue_family_for(VkPhysicalDevice pd, uint32_t* family) const;
   void pick_physical(const DeviceOptions& options);

@@ -46,13 +46,15 @@ void check_against_abi(const KernelABI& abi, const SpirvKernel& code, const Plac
     throw Error(where, "corrupt compiled kernel '" + abi.name + "': " + why);
   };
   auto resource = [&](int32_t i, bool texture) {
-    if (i < 0 || static_cast<size_t>(i) >= abi.resources.size()) fail("binding names resource slot " + std::to_string(i));
+    if (i < 0 || static_cast<size_t>(i) >= abi.resources.size())
+      fail("binding names resource slot " + std::to_string(i));
     if ((abi.resources[static_cast<size_t>(i)].kind == ResourceKind::Texture) != texture)
       fail("binding kind does not match resource slot " + std::to_string(i));
   };
   std::vector<bool> used(1024, false);
   for (const SpirvBinding& b : code.bindings) {
-    if (b.binding >= used.size() || used[b.binding]) fail("binding number " + std::to_string(b.binding));
+    if (b.binding >= used.size() || used[b.binding])
+      fail("binding number " + std::to_string(b.binding));
     used[b.binding] = true;
     switch (b.kind) {
       case BindingKind::Argpack:
@@ -75,12 +77,15 @@ void check_against_abi(const KernelABI& abi, const SpirvKernel& code, const Plac
     for (const auto* bounds : {&t.begin, &t.end})
       for (const RangeBound& r : *bounds) {
         if (r.kind == RangeBound::Kind::Arg) {
-          if (r.value < 0 || static_cast<size_t>(r.value) >= abi.params.size()) fail("range bound names parameter " + std::to_string(r.value));
+          if (r.value < 0 || static_cast<size_t>(r.value) >= abi.params.size())
+            fail("range bound names parameter " + std::to_string(r.value));
           const ParamDesc& p = abi.params[static_cast<size_t>(r.value)];
-          if (p.kind != ParamKind::Value || r.offset + 4 > static_cast<uint32_t>(size_of(p.type.scalar) * p.type.components()))
+          if (p.kind != ParamKind::Value ||
+              r.offset + 4 > static_cast<uint32_t>(size_of(p.type.scalar) * p.type.components()))
             fail("range bound reads outside parameter '" + p.name + "'");
         } else if (r.kind == RangeBound::Kind::Shape) {
-          if (r.value < 0 || static_cast<size_t>(r.value) >= abi.resources.size() || r.offset >= kMaxDims)
+          if (r.value < 0 || static_cast<size_t>(r.value) >= abi.resources.size() ||
+              r.offset >= kMaxDims)
             fail("range bound names resource slot " + std::to_string(r.value));
         }
       }
@@ -91,45 +96,54 @@ void check_against_abi(const KernelABI& abi, const SpirvKernel& code, const Plac
 
 VulkanKernel::VulkanKernel(VulkanDevice& device, MemoryAllocator& allocator, PipelineCache& cache,
                            DescriptorAllocator& sets, KernelABI abi, SpirvKernel code)
-    : device_(device), allocator_(sets), abi_(std::move(abi)), code_(std::move(code)), args_(args_layout(abi_)) {
+    : device_(device),
+      allocator_(sets),
+      abi_(std::move(abi)),
+      code_(std::move(code)),
+      args_(args_layout(abi_)) {
   const DeviceCaps& caps = device.caps();
   Place where{"", abi_.name, -1, ""};
   check_against_abi(abi_, code_, where);
   uint32_t missing = code_.requirements & ~caps.features;
   if (missing)
-    throw Error(where, "kernel '" + abi_.name + "' needs " + describe_requirements(missing) + ", which device '" +
-                           caps.name + "' lacks");
+    throw Error(where, "kernel '" + abi_.name + "' needs " + describe_requirements(missing) +
+                           ", which device '" + caps.name + "' lacks");
   if (code_.args_in_push_constants && args_.size > caps.max_push_constants)
     throw Error(where, "kernel '" + abi_.name + "' passes " + std::to_string(args_.size) +
-                           " bytes of arguments as push constants; device '" + caps.name + "' takes " +
-                           std::to_string(caps.max_push_constants));
+                           " bytes of arguments as push constants; device '" + caps.name +
+                           "' takes " + std::to_string(caps.max_push_constants));
   for (const ParamDesc& p : abi_.params)
     if (p.kind == ParamKind::Argpack && p.size > caps.max_uniform_buffer_range)
-      throw Error(Place{"", abi_.name, -1, p.name}, "argpack parameter '" + p.name + "' is " + std::to_string(p.size) +
-                                                         " bytes; device '" + caps.name + "' binds uniform buffers of at most " +
-                                                         std::to_string(caps.max_uniform_buffer_range));
+      throw Error(Place{"", abi_.name, -1, p.name},
+                  "argpack parameter '" + p.name + "' is " + std::to_string(p.size) +
+                      " bytes; device '" + caps.name + "' binds uniform buffers of at most " +
+                      std::to_string(caps.max_uniform_buffer_range));
   try {
     std::vector<VkDescriptorSetLayoutBinding> bindings;
     for (const SpirvBinding& b : code_.bindings)
-      bindings.push_back({b.binding, descriptor_type(b.kind), 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+      bindings.push_back(
+          {b.binding, descriptor_type(b.kind), 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
     VkDescriptorSetLayoutCreateInfo dci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     dci.bindingCount = static_cast<uint32_t>(bindings.size());
     dci.pBindings = bindings.data();
-    check(vkCreateDescriptorSetLayout(device.device(), &dci, nullptr, &set_layout_), "creating a descriptor set layout");
+    check(vkCreateDescriptorSetLayout(device.device(), &dci, nullptr, &set_layout_),
+          "creating a descriptor set layout");
     VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, args_.size};
     VkPipelineLayoutCreateInfo lci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     lci.setLayoutCount = 1;
     lci.pSetLayouts = &set_layout_;
     lci.pushConstantRangeCount = code_.args_in_push_constants ? 1 : 0;
     lci.pPushConstantRanges = &push;
-    check(vkCreatePipelineLayout(device.device(), &lci, nullptr, &layout_), "creating a pipeline layout");
+    check(vkCreatePipelineLayout(device.device(), &lci, nullptr, &layout_),
+          "creating a pipeline layout");
 
     auto t0 = std::chrono::steady_clock::now();
     for (size_t i = 0; i < code_.tasks.size(); ++i) {
       const SpirvTask& t = code_.tasks[i];
       if (t.workgroup_size > caps.max_workgroup_size_x)
-        throw Error(where, "kernel '" + abi_.name + "' uses workgroups of " + std::to_string(t.workgroup_size) +
-                               "; device '" + caps.name + "' allows " + std::to_string(caps.max_workgroup_size_x));
+        throw Error(where, "kernel '" + abi_.name + "' uses workgroups of " +
+                               std::to_string(t.workgroup_size) + "; device '" + caps.name +
+                               "' allows " + std::to_string(caps.max_workgroup_size_x));
       VkShaderModuleCreateInfo sci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
       sci.codeSize = t.spirv.size() * 4;
       sci.pCode = t.spirv.data();
@@ -137,26 +151,36 @@ VulkanKernel::VulkanKernel(VulkanDevice& device, MemoryAllocator& allocator, Pip
       check(vkCreateShaderModule(device.device(), &sci, nullptr, &module),
             "loading task " + std::to_string(i) + " of kernel '" + abi_.name + "'");
       VkComputePipelineCreateInfo pci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-      pci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, nullptr, 0, VK_SHADER_STAGE_COMPUTE_BIT, module,
-                   "main", nullptr};
+      pci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                   nullptr,
+                   0,
+                   VK_SHADER_STAGE_COMPUTE_BIT,
+                   module,
+                   "main",
+                   nullptr};
       pci.layout = layout_;
       VkPipeline pipeline;
-      VkResult r = vkCreateComputePipelines(device.device(), cache.handle(), 1, &pci, nullptr, &pipeline);
+      VkResult r =
+          vkCreateComputePipelines(device.device(), cache.handle(), 1, &pci, nullptr, &pipeline);
       vkDestroyShaderModule(device.device(), module, nullptr);
-      check(r, "building the pipeline of task " + std::to_string(i) + " of kernel '" + abi_.name + "'");
+      check(r, "building the pipeline of task " + std::to_string(i) + " of kernel '" + abi_.name +
+                   "'");
       pipelines_.push_back(pipeline);
     }
-    pipeline_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    pipeline_ms_ =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
-    const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+    const VkBufferUsageFlags storage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                                        VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
     for (const SpirvBinding& b : code_.bindings) {
       if (b.kind == BindingKind::Temps)
         temps_ = GpuBuffer(device, allocator, abi_.temps_size, storage, MemoryUse::DeviceLocal,
                            "the temporaries of kernel '" + abi_.name + "'");
       if (b.kind == BindingKind::Returns)
-        returns_ = GpuBuffer(device, allocator, return_components(abi_) * kReturnSlotBytes, storage,
-                             MemoryUse::Readback, "the return values of kernel '" + abi_.name + "'");
+        returns_ =
+            GpuBuffer(device, allocator, return_components(abi_) * kReturnSlotBytes, storage,
+                      MemoryUse::Readback, "the return values of kernel '" + abi_.name + "'");
       if (b.kind == BindingKind::Error)
         error_ = GpuBuffer(device, allocator, sizeof(LaunchError), storage, MemoryUse::Readback,
                            "the error record of kernel '" + abi_.name + "'");

@@ -28,15 +28,17 @@ VkDescriptorType descriptor_type(BindingKind kind);
 // host command buffers (a HostFrames frame). It is free once both have completed.
 struct GpuUse {
   uint64_t stream = 0, frame = 0;
-  bool done_by(const GpuUse& completed) const { return stream <= completed.stream && frame <= completed.frame; }
+  bool done_by(const GpuUse& completed) const {
+    return stream <= completed.stream && frame <= completed.frame;
+  }
 };
 
 class VulkanKernel {
  public:
   // Checks the kernel's requirements against the device (an Error names the kernel and the
   // missing features), then builds its pipelines through `cache`.
-  VulkanKernel(VulkanDevice& device, MemoryAllocator& allocator, PipelineCache& cache, DescriptorAllocator& sets,
-               KernelABI abi, SpirvKernel code);
+  VulkanKernel(VulkanDevice& device, MemoryAllocator& allocator, PipelineCache& cache,
+               DescriptorAllocator& sets, KernelABI abi, SpirvKernel code);
   ~VulkanKernel();
   VulkanKernel(const VulkanKernel&) = delete;
   VulkanKernel& operator=(const VulkanKernel&) = delete;
@@ -55,7 +57,8 @@ class VulkanKernel {
   // The descriptor set for these bound resources (`key` identifies them), written by
   // `write` when new. Sets whose last use has completed may be recycled.
   template <typename Write>
-  VkDescriptorSet set_for(const std::vector<uint64_t>& key, GpuUse use, GpuUse completed, Write&& write) {
+  VkDescriptorSet set_for(const std::vector<uint64_t>& key, GpuUse use, GpuUse completed,
+                          Write&& write) {
     auto it = sets_.find(key);
     if (it != sets_.end()) {
       lru_.splice(lru_.end(), lru_, it->second.lru);

@@ -21,13 +21,15 @@ namespace loom::vk {
 
 namespace {
 
-constexpr VkBufferUsageFlags kStorageUsage =
-    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+constexpr VkBufferUsageFlags kStorageUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                             VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                             VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 
 // Every buffer Loom makes may also feed a host engine's draws (export_buffer): host copies
 // of fields and ndarrays as much as device-only buffers.
-constexpr VkBufferUsageFlags kDeviceBufferUsage = kStorageUsage | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
-                                                  VK_BUFFER_USAGE_INDEX_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
+constexpr VkBufferUsageFlags kDeviceBufferUsage =
+    kStorageUsage | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT |
+    VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
 
 std::string mib(size_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
 
@@ -60,7 +62,7 @@ struct VulkanRuntime::DeviceResource {
   bool host_newer = true;     // upload before the next use
   bool device_newer = false;  // download before the host reads
   bool caller_memory = false;
-  int users = 1;              // program resources sharing this host memory (wrapped ndarrays)
+  int users = 1;  // program resources sharing this host memory (wrapped ndarrays)
 
   void own(GpuBuffer b) {
     buffer = std::move(b);
@@ -83,8 +85,9 @@ struct VulkanRuntime::DeviceResource {
   // This resource, when it is of `expected` kind for kernel `kernel`'s binding (`what` it takes).
   DeviceResource& expect(Kind expected, const std::string& kernel, const char* what) {
     if (kind != expected)
-      throw Error(Place{"", kernel, -1, name}, "kernel '" + kernel + "' is bound to " + kind_name() + " '" + name +
-                                                   "' where it takes " + what);
+      throw Error(Place{"", kernel, -1, name}, "kernel '" + kernel + "' is bound to " +
+                                                   kind_name() + " '" + name + "' where it takes " +
+                                                   what);
     return *this;
   }
 };
@@ -102,7 +105,8 @@ VulkanRuntime::VulkanRuntime(std::shared_ptr<VulkanDevice> device, const Runtime
 
 void VulkanRuntime::init() {
   allocator_ = std::make_unique<MemoryAllocator>(*device_);
-  pipeline_cache_ = std::make_unique<PipelineCache>(*device_, options_.pipeline_cache_dir, options_.warn);
+  pipeline_cache_ =
+      std::make_unique<PipelineCache>(*device_, options_.pipeline_cache_dir, options_.warn);
   sets_ = std::make_unique<DescriptorAllocator>(*device_);
   stream_ = std::make_unique<CommandStream>(*device_, *allocator_);
   for (int mode = 0; mode < 4; ++mode) {
@@ -139,10 +143,12 @@ VulkanRuntime::~VulkanRuntime() {
 
 // ------------------------------------------------------------------------------ resources
 
-void VulkanRuntime::add_buffer(const std::string& name, uint8_t* host, size_t bytes, bool caller_memory) {
+void VulkanRuntime::add_buffer(const std::string& name, uint8_t* host, size_t bytes,
+                               bool caller_memory) {
   if (bytes > caps().max_storage_buffer_range)
-    throw Error(Place{"", "", -1, name}, "'" + name + "' takes " + mib(bytes) + "; device '" + caps().name +
-                                             "' binds storage buffers of at most " + mib(caps().max_storage_buffer_range));
+    throw Error(Place{"", "", -1, name}, "'" + name + "' takes " + mib(bytes) + "; device '" +
+                                             caps().name + "' binds storage buffers of at most " +
+                                             mib(caps().max_storage_buffer_range));
   if (auto it = resources_.find(host); it != resources_.end()) {
     // The same caller memory wrapped twice shares one device copy; anything else would be two
     // device copies of one memory, each overwriting the other's results.
@@ -152,8 +158,9 @@ void VulkanRuntime::add_buffer(const std::string& name, uint8_t* host, size_t by
       ++existing.users;
       return;
     }
-    throw Error(Place{"", "", -1, name}, "'" + name + "' uses the memory of '" + existing.name +
-                                             "' with another size; on Vulkan each device copy needs memory of its own");
+    throw Error(Place{"", "", -1, name},
+                "'" + name + "' uses the memory of '" + existing.name +
+                    "' with another size; on Vulkan each device copy needs memory of its own");
   }
   auto r = std::make_unique<DeviceResource>();
   r->kind = DeviceResource::Kind::Buffer;
@@ -161,18 +168,20 @@ void VulkanRuntime::add_buffer(const std::string& name, uint8_t* host, size_t by
   r->host = host;
   r->bytes = bytes;
   r->caller_memory = caller_memory;
-  r->own(GpuBuffer(*device_, *allocator_, bytes, kDeviceBufferUsage, MemoryUse::DeviceLocal, "'" + name + "'"));
+  r->own(GpuBuffer(*device_, *allocator_, bytes, kDeviceBufferUsage, MemoryUse::DeviceLocal,
+                   "'" + name + "'"));
   resources_[host] = std::move(r);
 }
 
-void VulkanRuntime::add_texture(const std::string& name, uint8_t* host, TextureFormat format, int width, int height,
-                                int depth, int ndim) {
+void VulkanRuntime::add_texture(const std::string& name, uint8_t* host, TextureFormat format,
+                                int width, int height, int depth, int ndim) {
   auto r = std::make_unique<DeviceResource>();
   r->kind = DeviceResource::Kind::Image;
   r->name = name;
   r->host = host;
-  r->own(GpuImage(*device_, *allocator_, format, static_cast<uint32_t>(width), static_cast<uint32_t>(height),
-                   static_cast<uint32_t>(depth), ndim, "texture '" + name + "'"));
+  r->own(GpuImage(*device_, *allocator_, format, static_cast<uint32_t>(width),
+                  static_cast<uint32_t>(height), static_cast<uint32_t>(depth), ndim,
+                  "texture '" + name + "'"));
   resources_[host] = std::move(r);
 }
 
@@ -183,21 +192,24 @@ void VulkanRuntime::add_argpack(const std::string& name, host::Argpack& pack) {
   r->host = pack.data();
   r->bytes = pack.size();
   r->pack = &pack;
-  r->own(GpuBuffer(*device_, *allocator_, pack.size(), VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+  r->own(GpuBuffer(*device_, *allocator_, pack.size(),
+                   VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                    MemoryUse::DeviceLocal, "argpack '" + name + "'"));
   resources_[pack.data()] = std::move(r);
 }
 
 void VulkanRuntime::check_new_key(const void* key, const std::string& name) const {
   if (!key)
-    throw Error("device resource '" + name + "' has a null key; a key is the non-null ResourceView::data kernels are "
+    throw Error("device resource '" + name +
+                "' has a null key; a key is the non-null ResourceView::data kernels are "
                 "bound with");
   if (auto it = resources_.find(key); it != resources_.end())
-    throw Error("device resource '" + name + "': key " + token(key) + " already names " + it->second->kind_name() + " '" +
-                it->second->name + "'");
+    throw Error("device resource '" + name + "': key " + token(key) + " already names " +
+                it->second->kind_name() + " '" + it->second->name + "'");
 }
 
-VulkanRuntime::DeviceResource& VulkanRuntime::add(const void* key, std::unique_ptr<DeviceResource> r) {
+VulkanRuntime::DeviceResource& VulkanRuntime::add(const void* key,
+                                                  std::unique_ptr<DeviceResource> r) {
   check_new_key(key, r->name);
   r->host = nullptr;
   r->host_newer = false;
@@ -209,7 +221,8 @@ VulkanRuntime::DeviceResource& VulkanRuntime::add(const void* key, std::unique_p
 VulkanRuntime::DeviceResource& VulkanRuntime::keyed(const void* key, const char* what) const {
   auto it = resources_.find(key);
   if (it == resources_.end())
-    throw Error(std::string(what) + ": no device resource has key " + token(key) + "; add or import one with it first");
+    throw Error(std::string(what) + ": no device resource has key " + token(key) +
+                "; add or import one with it first");
   return *it->second;
 }
 
@@ -218,27 +231,30 @@ void VulkanRuntime::add_device_buffer(const void* key, size_t bytes, const std::
   r->name = name.empty() ? "device buffer " + token(key) : name;
   if (bytes == 0) throw Error("device buffer '" + r->name + "' has no bytes");
   if (bytes > caps().max_storage_buffer_range)
-    throw Error(Place{"", "", -1, r->name}, "'" + r->name + "' takes " + mib(bytes) + "; device '" + caps().name +
-                                                "' binds storage buffers of at most " + mib(caps().max_storage_buffer_range));
+    throw Error(Place{"", "", -1, r->name},
+                "'" + r->name + "' takes " + mib(bytes) + "; device '" + caps().name +
+                    "' binds storage buffers of at most " + mib(caps().max_storage_buffer_range));
   r->bytes = bytes;
   check_new_key(key, r->name);
-  r->own(GpuBuffer(*device_, *allocator_, bytes, kDeviceBufferUsage, MemoryUse::DeviceLocal, "'" + r->name + "'"));
+  r->own(GpuBuffer(*device_, *allocator_, bytes, kDeviceBufferUsage, MemoryUse::DeviceLocal,
+                   "'" + r->name + "'"));
   add(key, std::move(r));
 }
 
-void VulkanRuntime::add_device_image(const void* key, TextureFormat format, int width, int height, int depth, int ndim,
-                                     const std::string& name) {
+void VulkanRuntime::add_device_image(const void* key, TextureFormat format, int width, int height,
+                                     int depth, int ndim, const std::string& name) {
   auto r = std::make_unique<DeviceResource>();
   r->kind = DeviceResource::Kind::Image;
   r->name = name.empty() ? "device image " + token(key) : name;
   check_new_key(key, r->name);
-  r->own(GpuImage(*device_, *allocator_, format, static_cast<uint32_t>(width), static_cast<uint32_t>(height),
-                  static_cast<uint32_t>(depth), ndim, "texture '" + r->name + "'"));
+  r->own(GpuImage(*device_, *allocator_, format, static_cast<uint32_t>(width),
+                  static_cast<uint32_t>(height), static_cast<uint32_t>(depth), ndim,
+                  "texture '" + r->name + "'"));
   add(key, std::move(r));
 }
 
-void VulkanRuntime::import_buffer(const void* key, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes,
-                                  const std::string& name) {
+void VulkanRuntime::import_buffer(const void* key, VkBuffer buffer, VkDeviceSize offset,
+                                  VkDeviceSize bytes, const std::string& name) {
   auto r = std::make_unique<DeviceResource>();
   r->name = name.empty() ? "imported buffer " + token(key) : name;
   std::string what = "importing buffer '" + r->name + "': ";
@@ -248,7 +264,8 @@ void VulkanRuntime::import_buffer(const void* key, VkBuffer buffer, VkDeviceSize
     throw Error(what + mib(bytes) + " is more than device '" + caps().name + "' binds (" +
                 mib(caps().max_storage_buffer_range) + ")");
   if (offset % caps().min_storage_offset_alignment)
-    throw Error(what + "offset " + std::to_string(offset) + " is not a multiple of minStorageBufferOffsetAlignment (" +
+    throw Error(what + "offset " + std::to_string(offset) +
+                " is not a multiple of minStorageBufferOffsetAlignment (" +
                 std::to_string(caps().min_storage_offset_alignment) + ")");
   r->vk_buffer = buffer;
   r->offset = offset;
@@ -258,19 +275,25 @@ void VulkanRuntime::import_buffer(const void* key, VkBuffer buffer, VkDeviceSize
   add(key, std::move(r));
 }
 
-void VulkanRuntime::import_image(const void* key, VkImage image, VkImageView view, VkFormat format, VkExtent3D extent,
-                                 VkImageLayout layout, const std::string& name) {
+void VulkanRuntime::import_image(const void* key, VkImage image, VkImageView view, VkFormat format,
+                                 VkExtent3D extent, VkImageLayout layout, const std::string& name) {
   auto r = std::make_unique<DeviceResource>();
   r->kind = DeviceResource::Kind::Image;
   r->name = name.empty() ? "imported image " + token(key) : name;
   std::string what = "importing image '" + r->name + "': ";
-  if (!image || !view) throw Error(what + (image ? "the VkImageView" : "the VkImage") + std::string(" is VK_NULL_HANDLE"));
+  if (!image || !view)
+    throw Error(what + (image ? "the VkImageView" : "the VkImage") +
+                std::string(" is VK_NULL_HANDLE"));
   if (!texture_format_of(format, &r->format))
-    throw Error(what + "VkFormat " + std::to_string(format) + " is none Loom's kernels use (R32_SFLOAT, R32G32_SFLOAT, "
-                       "R32G32B32A32_SFLOAT, R8G8B8A8_UNORM)");
+    throw Error(what + "VkFormat " + std::to_string(format) +
+                " is none Loom's kernels use (R32_SFLOAT, R32G32_SFLOAT, "
+                "R32G32B32A32_SFLOAT, R8G8B8A8_UNORM)");
   if (layout != VK_IMAGE_LAYOUT_GENERAL && layout != VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
-    throw Error(what + "kernels use images in VK_IMAGE_LAYOUT_GENERAL (or SHADER_READ_ONLY_OPTIMAL when they only "
-                       "sample them), not layout " + std::to_string(layout));
+    throw Error(
+        what +
+        "kernels use images in VK_IMAGE_LAYOUT_GENERAL (or SHADER_READ_ONLY_OPTIMAL when they only "
+        "sample them), not layout " +
+        std::to_string(layout));
   if (!extent.width || !extent.height || !extent.depth) throw Error(what + "its extent is empty");
   VkFormatProperties fp;
   vkGetPhysicalDeviceFormatProperties(device_->physical(), format, &fp);
@@ -287,14 +310,16 @@ void VulkanRuntime::import_image(const void* key, VkImage image, VkImageView vie
 BufferExport VulkanRuntime::export_buffer(const void* key) const {
   DeviceResource& r = keyed(key, "export_buffer");
   if (r.kind != DeviceResource::Kind::Buffer)
-    throw Error("export_buffer: key " + token(key) + " names " + r.kind_name() + " '" + r.name + "', not a buffer");
+    throw Error("export_buffer: key " + token(key) + " names " + r.kind_name() + " '" + r.name +
+                "', not a buffer");
   return {r.vk_buffer, r.offset, r.bytes};
 }
 
 ImageExport VulkanRuntime::export_image(const void* key) {
   DeviceResource& r = keyed(key, "export_image");
   if (r.kind != DeviceResource::Kind::Image)
-    throw Error("export_image: key " + token(key) + " names " + r.kind_name() + " '" + r.name + "', not an image");
+    throw Error("export_image: key " + token(key) + " names " + r.kind_name() + " '" + r.name +
+                "', not an image");
   if (r.image && !r.image.in_general_layout()) {  // out of UNDEFINED before the host sees it
     stream_->prepare_image(r.image);
     stream_->submit();
@@ -304,10 +329,12 @@ ImageExport VulkanRuntime::export_image(const void* key) {
 
 namespace {
 
-void check_range(const std::string& what, const std::string& name, size_t offset, size_t bytes, size_t size) {
+void check_range(const std::string& what, const std::string& name, size_t offset, size_t bytes,
+                 size_t size) {
   if (offset > size || bytes > size - offset)
-    throw Error(what + ": bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) + ") of '" + name +
-                "', which has " + std::to_string(size));
+    throw Error(what + ": bytes [" + std::to_string(offset) + ", " +
+                std::to_string(offset + bytes) + ") of '" + name + "', which has " +
+                std::to_string(size));
 }
 
 }  // namespace
@@ -315,7 +342,8 @@ void check_range(const std::string& what, const std::string& name, size_t offset
 void VulkanRuntime::write_buffer(const void* key, size_t offset, const void* src, size_t bytes) {
   DeviceResource& r = keyed(key, "write_buffer");
   if (r.kind != DeviceResource::Kind::Buffer)
-    throw Error("write_buffer: key " + token(key) + " names " + r.kind_name() + " '" + r.name + "', not a buffer");
+    throw Error("write_buffer: key " + token(key) + " names " + r.kind_name() + " '" + r.name +
+                "', not a buffer");
   check_range("write_buffer", r.name, offset, bytes, r.bytes);
   upload_if_needed(r);  // a host copy's pending changes land first
   stream_->upload(r.vk_buffer, r.id, r.offset + offset, src, bytes);
@@ -325,7 +353,8 @@ void VulkanRuntime::write_buffer(const void* key, size_t offset, const void* src
 void VulkanRuntime::read_buffer(const void* key, size_t offset, size_t bytes, void* dst) {
   DeviceResource& r = keyed(key, "read_buffer");
   if (r.kind != DeviceResource::Kind::Buffer)
-    throw Error("read_buffer: key " + token(key) + " names " + r.kind_name() + " '" + r.name + "', not a buffer");
+    throw Error("read_buffer: key " + token(key) + " names " + r.kind_name() + " '" + r.name +
+                "', not a buffer");
   check_range("read_buffer", r.name, offset, bytes, r.bytes);
   upload_if_needed(r);
   stream_->download(r.vk_buffer, r.id, r.offset + offset, dst, bytes);
@@ -376,8 +405,10 @@ void VulkanRuntime::read_back_all() {
   bool any = false;
   for (auto& [host, r] : resources_) {
     if (!r->host || !r->device_newer) continue;
-    if (r->kind == DeviceResource::Kind::Image) stream_->download_image(r->image, r->host);
-    else stream_->download(r->buffer, 0, r->host, r->bytes);
+    if (r->kind == DeviceResource::Kind::Image)
+      stream_->download_image(r->image, r->host);
+    else
+      stream_->download(r->buffer, 0, r->host, r->bytes);
     r->device_newer = false;
     any = true;
   }
@@ -387,7 +418,8 @@ void VulkanRuntime::read_back_all() {
 
 void VulkanRuntime::flush() { stream_->submit(); }
 
-void VulkanRuntime::submit(const std::vector<SemaphoreWait>& wait, const std::vector<SemaphoreSignal>& signal) {
+void VulkanRuntime::submit(const std::vector<SemaphoreWait>& wait,
+                           const std::vector<SemaphoreSignal>& signal) {
   stream_->submit(wait, signal);
 }
 
@@ -405,25 +437,30 @@ bool VulkanRuntime::synchronize_within(uint64_t timeout_ns) {
 void VulkanRuntime::check_validation() {
   std::vector<std::string> messages = device_->take_messages();
   if (messages.empty()) return;
-  std::string text = "Vulkan validation reported " + std::to_string(messages.size()) + " problem(s):";
+  std::string text =
+      "Vulkan validation reported " + std::to_string(messages.size()) + " problem(s):";
   for (const std::string& m : messages) text += "\n  " + m;
   throw Error(text);
 }
 
-VulkanRuntime::DeviceResource& VulkanRuntime::resource(const void* host, const std::string& kernel, const char* what) {
+VulkanRuntime::DeviceResource& VulkanRuntime::resource(const void* host, const std::string& kernel,
+                                                       const char* what) {
   auto it = resources_.find(host);
   if (it == resources_.end())
-    throw Error(Place{"", kernel, -1, ""}, std::string("kernel '") + kernel + "' is bound to " + what +
-                                               " that has no device copy or device resource on '" + caps().name +
-                                               "' (key " + token(host) + ")");
+    throw Error(Place{"", kernel, -1, ""}, std::string("kernel '") + kernel + "' is bound to " +
+                                               what +
+                                               " that has no device copy or device resource on '" +
+                                               caps().name + "' (key " + token(host) + ")");
   return *it->second;
 }
 
 void VulkanRuntime::upload_if_needed(DeviceResource& r) {
   if (r.image) stream_->prepare_image(r.image);  // Loom's images (a host's stay in their layout)
   if (!r.host || (!r.host_newer && !r.caller_memory)) return;
-  if (r.kind == DeviceResource::Kind::Image) stream_->upload_image(r.image, r.host);
-  else stream_->upload(r.buffer, 0, r.host, r.bytes);
+  if (r.kind == DeviceResource::Kind::Image)
+    stream_->upload_image(r.image, r.host);
+  else
+    stream_->upload(r.buffer, 0, r.host, r.bytes);
   stats_.last_launch.resource_bytes += r.bytes;
   r.host_newer = false;
 }
@@ -431,7 +468,8 @@ void VulkanRuntime::upload_if_needed(DeviceResource& r) {
 // ------------------------------------------------------------------------------ kernels
 
 std::shared_ptr<VulkanKernel> VulkanRuntime::load(const KernelABI& abi, const SpirvKernel& code) {
-  auto k = std::make_shared<VulkanKernel>(*device_, *allocator_, *pipeline_cache_, *sets_, abi, code);
+  auto k =
+      std::make_shared<VulkanKernel>(*device_, *allocator_, *pipeline_cache_, *sets_, abi, code);
   stats_.pipelines += code.tasks.size();
   stats_.pipeline_ms += k->pipeline_ms();
   check_validation();
@@ -455,7 +493,9 @@ int64_t bound_value(const RangeBound& b, const LaunchContext& ctx) {
 
 }  // namespace
 
-void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) { record(kernel, ctx, nullptr); }
+void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) {
+  record(kernel, ctx, nullptr);
+}
 
 namespace {
 
@@ -465,8 +505,10 @@ void check_launchable_into_host(const KernelABI& abi, const SpirvKernel& code) {
     if (b.kind == BindingKind::Returns || b.kind == BindingKind::Error)
       throw Error(Place{"", abi.name, -1, ""},
                   "kernel '" + abi.name + "' " +
-                      (b.kind == BindingKind::Returns ? "returns values" : "reports errors (a debug build)") +
-                      ", which Loom reads after waiting for the launch; launch it on Loom's stream, not into a host "
+                      (b.kind == BindingKind::Returns ? "returns values"
+                                                      : "reports errors (a debug build)") +
+                      ", which Loom reads after waiting for the launch; launch it on Loom's "
+                      "stream, not into a host "
                       "command buffer");
 }
 
@@ -487,8 +529,9 @@ std::vector<uint8_t> args_block(const VulkanKernel& kernel, const LaunchContext&
   for (size_t p = 0; p < abi.params.size(); ++p) {
     if (layout.params[p] < 0) continue;
     const ParamDesc& d = abi.params[p];
-    std::memcpy(args.data() + layout.params[p], ctx.params[p],
-                static_cast<size_t>(size_of(d.type.scalar)) * static_cast<size_t>(d.type.components()));
+    std::memcpy(
+        args.data() + layout.params[p], ctx.params[p],
+        static_cast<size_t>(size_of(d.type.scalar)) * static_cast<size_t>(d.type.components()));
   }
   for (size_t s = 0; s < abi.resources.size(); ++s) {
     if (layout.shapes[s] < 0) continue;
@@ -501,11 +544,13 @@ std::vector<uint8_t> args_block(const VulkanKernel& kernel, const LaunchContext&
 }
 
 bool is_image_binding(BindingKind k) {
-  return k == BindingKind::StorageImage || k == BindingKind::SampledImage || k == BindingKind::Sampler;
+  return k == BindingKind::StorageImage || k == BindingKind::SampledImage ||
+         k == BindingKind::Sampler;
 }
 
 // The hazard-tracked accesses of one task (samplers and the args block are never written).
-Accesses task_accesses(const SpirvKernel& code, const SpirvTask& task, const std::vector<uint64_t>& key) {
+Accesses task_accesses(const SpirvKernel& code, const SpirvTask& task,
+                       const std::vector<uint64_t>& key) {
   Accesses accesses;
   for (size_t b = 0; b < code.bindings.size(); ++b) {
     uint8_t bits = task.access.at(b);
@@ -573,22 +618,24 @@ void VulkanRuntime::record(VulkanKernel& kernel, LaunchContext& ctx, HostCommand
     stream_->finish();
     check_validation();
     if (has_returns(code)) copy_returns(kernel, ctx);
-    if (kernel.error() && ctx.error) std::memcpy(ctx.error, kernel.error().mapped(), sizeof(LaunchError));
+    if (kernel.error() && ctx.error)
+      std::memcpy(ctx.error, kernel.error().mapped(), sizeof(LaunchError));
   } else if (stream_->pending() >= options_.batch) {
     stream_->submit();
   }
 }
 
 // Resolves binding `b`: its device object, the upload of what the host changed, its key.
-void VulkanRuntime::bind(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host, size_t b,
-                         LaunchBindings& launch) {
+void VulkanRuntime::bind(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host,
+                         size_t b, LaunchBindings& launch) {
   const SpirvBinding& binding = kernel.code().bindings[b];
   switch (binding.kind) {
     case BindingKind::Args: {
       VkDeviceSize align = caps().min_uniform_offset_alignment;
       size_t bytes = launch.args.size();
-      uint8_t* slot = host ? host->args_slot(bytes, align, &launch.args_buffer, &launch.args_offset)
-                           : stream_->scratch(bytes, align, &launch.args_buffer, &launch.args_offset);
+      uint8_t* slot =
+          host ? host->args_slot(bytes, align, &launch.args_buffer, &launch.args_offset)
+               : stream_->scratch(bytes, align, &launch.args_buffer, &launch.args_offset);
       std::memcpy(slot, launch.args.data(), bytes);
       launch.buffers[b] = {launch.args_buffer, 0, bytes};
       launch.key[b] = reinterpret_cast<uint64_t>(launch.args_buffer);
@@ -622,8 +669,8 @@ void VulkanRuntime::bind(VulkanKernel& kernel, const LaunchContext& ctx, HostCom
 }
 
 // A dirty argpack is written once, in order with the launches (vkCmdUpdateBuffer).
-void VulkanRuntime::bind_argpack(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host, size_t b,
-                                 LaunchBindings& launch) {
+void VulkanRuntime::bind_argpack(VulkanKernel& kernel, const LaunchContext& ctx,
+                                 HostCommandBuffer* host, size_t b, LaunchBindings& launch) {
   const std::string& name = kernel.abi().name;
   DeviceResource& r = resource(ctx.params[kernel.code().bindings[b].index], name, "an argpack")
                           .expect(DeviceResource::Kind::Argpack, name, "an argpack");
@@ -643,33 +690,36 @@ void VulkanRuntime::bind_argpack(VulkanKernel& kernel, const LaunchContext& ctx,
   launch.bound[b] = &r;
 }
 
-void VulkanRuntime::bind_buffer(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host, size_t b,
-                                LaunchBindings& launch) {
+void VulkanRuntime::bind_buffer(VulkanKernel& kernel, const LaunchContext& ctx,
+                                HostCommandBuffer* host, size_t b, LaunchBindings& launch) {
   const KernelABI& abi = kernel.abi();
   int slot = kernel.code().bindings[b].index;
   const ResourceDesc& rd = abi.resources.at(static_cast<size_t>(slot));
   const char* what = rd.kind == ResourceKind::Field ? "a field" : "an ndarray";
-  DeviceResource& r =
-      resource(ctx.resources[slot].data, abi.name, what).expect(DeviceResource::Kind::Buffer, abi.name, what);
+  DeviceResource& r = resource(ctx.resources[slot].data, abi.name, what)
+                          .expect(DeviceResource::Kind::Buffer, abi.name, what);
   if (host && r.caller_memory && (launch.used[b] & kAccessWrite))
-    throw Error(Place{"", abi.name, -1, r.name}, "kernel '" + abi.name + "' writes caller memory '" + r.name +
-                                                     "', which Loom reads back after waiting for the launch; "
-                                                     "launch it on Loom's stream, or bind a device buffer");
+    throw Error(Place{"", abi.name, -1, r.name},
+                "kernel '" + abi.name + "' writes caller memory '" + r.name +
+                    "', which Loom reads back after waiting for the launch; "
+                    "launch it on Loom's stream, or bind a device buffer");
   upload_if_needed(r);
   launch.buffers[b] = {r.vk_buffer, r.offset, r.range};
   launch.key[b] = r.id;
   launch.bound[b] = &r;
 }
 
-void VulkanRuntime::bind_image(VulkanKernel& kernel, const LaunchContext& ctx, size_t b, LaunchBindings& launch) {
+void VulkanRuntime::bind_image(VulkanKernel& kernel, const LaunchContext& ctx, size_t b,
+                               LaunchBindings& launch) {
   const std::string& name = kernel.abi().name;
   const SpirvBinding& binding = kernel.code().bindings[b];
   DeviceResource& r = resource(ctx.resources[binding.index].data, name, "a texture")
                           .expect(DeviceResource::Kind::Image, name, "a texture");
   if (binding.kind == BindingKind::StorageImage && r.layout != VK_IMAGE_LAYOUT_GENERAL)
-    throw Error(Place{"", name, -1, r.name}, "kernel '" + name + "' loads or stores texels of '" + r.name +
-                                                 "', which is kept in a read-only layout; import it in "
-                                                 "VK_IMAGE_LAYOUT_GENERAL");
+    throw Error(Place{"", name, -1, r.name},
+                "kernel '" + name + "' loads or stores texels of '" + r.name +
+                    "', which is kept in a read-only layout; import it in "
+                    "VK_IMAGE_LAYOUT_GENERAL");
   upload_if_needed(r);
   launch.images[b] = {VK_NULL_HANDLE, r.view, r.layout};
   launch.key[b] = r.id;
@@ -677,45 +727,50 @@ void VulkanRuntime::bind_image(VulkanKernel& kernel, const LaunchContext& ctx, s
 }
 
 // Linear filtering needs format support (32-bit float formats often lack it).
-void VulkanRuntime::check_linear_filtering(const VulkanKernel& kernel, const LaunchBindings& launch) const {
+void VulkanRuntime::check_linear_filtering(const VulkanKernel& kernel,
+                                           const LaunchBindings& launch) const {
   const std::string& name = kernel.abi().name;
   const std::vector<SpirvBinding>& bindings = kernel.code().bindings;
   for (size_t b = 0; b < bindings.size(); ++b) {
     if (bindings[b].kind != BindingKind::SampledImage || !bindings[b].sampled_linearly) continue;
     const DeviceResource& r = *launch.bound[b];
     if (!r.linear_filter)
-      throw Error(Place{"", name, -1, r.name}, "kernel '" + name + "' samples texture '" + r.name +
-                                                   "' linearly; device '" + caps().name + "' cannot filter " +
-                                                   texture_format_name(r.format) + " images");
+      throw Error(Place{"", name, -1, r.name},
+                  "kernel '" + name + "' samples texture '" + r.name + "' linearly; device '" +
+                      caps().name + "' cannot filter " + texture_format_name(r.format) + " images");
   }
 }
 
 // The kernel's cached set for these bindings, or a set written for them now.
-VkDescriptorSet VulkanRuntime::descriptor_set_for(VulkanKernel& kernel, const LaunchBindings& launch,
+VkDescriptorSet VulkanRuntime::descriptor_set_for(VulkanKernel& kernel,
+                                                  const LaunchBindings& launch,
                                                   HostCommandBuffer* host) {
   const std::vector<SpirvBinding>& bindings = kernel.code().bindings;
   GpuUse use = host ? GpuUse{0, frame_} : GpuUse{stream_->recording_value(), 0};
-  return kernel.set_for(launch.key, use, GpuUse{stream_->completed(), frame_completed_}, [&](VkDescriptorSet s) {
-    std::vector<VkWriteDescriptorSet> writes(bindings.size());
-    for (size_t b = 0; b < bindings.size(); ++b) {
-      VkWriteDescriptorSet& w = writes[b];
-      w = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-      w.dstSet = s;
-      w.dstBinding = bindings[b].binding;
-      w.descriptorCount = 1;
-      w.descriptorType = descriptor_type(bindings[b].kind);
-      if (is_image_binding(bindings[b].kind)) w.pImageInfo = &launch.images[b];
-      else w.pBufferInfo = &launch.buffers[b];
-    }
-    vkUpdateDescriptorSets(device_->device(), static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
-    ++stats_.descriptor_sets;
-  });
+  return kernel.set_for(
+      launch.key, use, GpuUse{stream_->completed(), frame_completed_}, [&](VkDescriptorSet s) {
+        std::vector<VkWriteDescriptorSet> writes(bindings.size());
+        for (size_t b = 0; b < bindings.size(); ++b) {
+          VkWriteDescriptorSet& w = writes[b];
+          w = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+          w.dstSet = s;
+          w.dstBinding = bindings[b].binding;
+          w.descriptorCount = 1;
+          w.descriptorType = descriptor_type(bindings[b].kind);
+          if (is_image_binding(bindings[b].kind))
+            w.pImageInfo = &launch.images[b];
+          else
+            w.pBufferInfo = &launch.buffers[b];
+        }
+        vkUpdateDescriptorSets(device_->device(), static_cast<uint32_t>(writes.size()),
+                               writes.data(), 0, nullptr);
+        ++stats_.descriptor_sets;
+      });
 }
 
 // Workgroups for one task; none when its host-evaluable range is empty.
-std::optional<VulkanRuntime::GroupCount> VulkanRuntime::dispatch_groups(const VulkanKernel& kernel,
-                                                                        const SpirvTask& task,
-                                                                        const LaunchContext& ctx) const {
+std::optional<VulkanRuntime::GroupCount> VulkanRuntime::dispatch_groups(
+    const VulkanKernel& kernel, const SpirvTask& task, const LaunchContext& ctx) const {
   if (task.kind == 0) return GroupCount{1, 1};  // serial
   uint32_t cap_x = std::min<uint32_t>(caps().max_workgroup_count_x, 65535);
   uint32_t cap_y = std::min<uint32_t>(caps().max_workgroup_count_y, 65535);
@@ -729,23 +784,26 @@ std::optional<VulkanRuntime::GroupCount> VulkanRuntime::dispatch_groups(const Vu
   }
   int64_t inner = 1, outer = 1;
   for (size_t d = 0; d < task.begin.size(); ++d) {
-    int64_t e = std::max<int64_t>(0, bound_value(task.end[d], ctx) - bound_value(task.begin[d], ctx));
+    int64_t e =
+        std::max<int64_t>(0, bound_value(task.end[d], ctx) - bound_value(task.begin[d], ctx));
     (task.grid_dims == 2 && d + 1 < task.begin.size() ? outer : inner) *= e;
   }
   if (inner == 0 || outer == 0) return std::nullopt;
   const std::string& name = kernel.abi().name;
   if (inner > UINT32_MAX || outer > UINT32_MAX)
-    throw Error(Place{"", name, -1, ""}, "kernel '" + name + "' has a range of " +
-                                             std::to_string(static_cast<double>(inner) * static_cast<double>(outer)) +
-                                             " iterations; a Vulkan dispatch counts at most 2^32 per dimension");
+    throw Error(Place{"", name, -1, ""},
+                "kernel '" + name + "' has a range of " +
+                    std::to_string(static_cast<double>(inner) * static_cast<double>(outer)) +
+                    " iterations; a Vulkan dispatch counts at most 2^32 per dimension");
   uint32_t wg = task.workgroup_size;
   return GroupCount{static_cast<uint32_t>(std::min<int64_t>((inner + wg - 1) / wg, cap_x)),
                     static_cast<uint32_t>(std::min<int64_t>(outer, cap_y))};
 }
 
 // One dispatch per task with a non-empty range, each after the barrier its hazards need.
-void VulkanRuntime::record_dispatches(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host,
-                                      const LaunchBindings& launch, VkDescriptorSet set) {
+void VulkanRuntime::record_dispatches(VulkanKernel& kernel, const LaunchContext& ctx,
+                                      HostCommandBuffer* host, const LaunchBindings& launch,
+                                      VkDescriptorSet set) {
   const SpirvKernel& code = kernel.code();
   VkCommandBuffer cb = host ? host->cb : stream_->recording();
   uint32_t dynamic_offset = static_cast<uint32_t>(launch.args_offset);
@@ -762,11 +820,11 @@ void VulkanRuntime::record_dispatches(VulkanKernel& kernel, const LaunchContext&
       stream_->hazard(accesses);
     }
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline(t));
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.layout(), 0, 1, &set, dynamic ? 1 : 0,
-                            dynamic ? &dynamic_offset : nullptr);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.layout(), 0, 1, &set,
+                            dynamic ? 1 : 0, dynamic ? &dynamic_offset : nullptr);
     if (code.args_in_push_constants)
-      vkCmdPushConstants(cb, kernel.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<uint32_t>(launch.args.size()),
-                         launch.args.data());
+      vkCmdPushConstants(cb, kernel.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                         static_cast<uint32_t>(launch.args.size()), launch.args.data());
     vkCmdDispatch(cb, groups->x, groups->y, 1);
     if (!host) stream_->count_dispatch();
     ++stats_.last_launch.dispatches;

@@ -48,15 +48,15 @@ struct RuntimeOptions {
   DeviceOptions device;
   std::string pipeline_cache_dir;  // "" keeps the pipeline cache in memory only
   std::function<void(const std::string&)> warn;
-  size_t batch = 256;              // commands per submission before the stream submits on its own
+  size_t batch = 256;  // commands per submission before the stream submits on its own
 };
 
 // Counters of one launch and of the runtime's life.
 struct LaunchCounters {
   uint64_t argpack_uploads = 0;  // packs uploaded because they changed
   uint64_t argpack_bytes = 0;
-  uint64_t argument_bytes = 0;   // the args block (push constants or a ring slot)
-  uint64_t resource_bytes = 0;   // fields, ndarrays, textures uploaded because the host changed them
+  uint64_t argument_bytes = 0;  // the args block (push constants or a ring slot)
+  uint64_t resource_bytes = 0;  // fields, ndarrays, textures uploaded because the host changed them
   uint64_t dispatches = 0;
 };
 
@@ -109,8 +109,8 @@ class VulkanRuntime {
   // `caller_memory`: memory the caller owns and may change at any time; uploaded before
   // every launch that uses it and read back after every launch that writes it.
   void add_buffer(const std::string& name, uint8_t* host, size_t bytes, bool caller_memory = false);
-  void add_texture(const std::string& name, uint8_t* host, TextureFormat format, int width, int height, int depth,
-                   int ndim);
+  void add_texture(const std::string& name, uint8_t* host, TextureFormat format, int width,
+                   int height, int depth, int ndim);
   void add_argpack(const std::string& name, host::Argpack& pack);
   void remove(const void* host);
   bool has(const void* host) const;
@@ -127,8 +127,8 @@ class VulkanRuntime {
   // `name` appears in errors. Loom's buffers can also be bound as vertex, index and indirect
   // buffers; its images are kept in VK_IMAGE_LAYOUT_GENERAL (`ndim` 2 or 3).
   void add_device_buffer(const void* key, size_t bytes, const std::string& name = {});
-  void add_device_image(const void* key, TextureFormat format, int width, int height, int depth, int ndim,
-                        const std::string& name = {});
+  void add_device_image(const void* key, TextureFormat format, int width, int height, int depth,
+                        int ndim, const std::string& name = {});
   // The host's memory, never destroyed by Loom: a buffer made with STORAGE_BUFFER usage (and
   // TRANSFER_SRC/DST for read_buffer/write_buffer), `offset` a multiple of the device's
   // minStorageBufferOffsetAlignment; an image of format R32_SFLOAT, R32G32_SFLOAT,
@@ -137,8 +137,8 @@ class VulkanRuntime {
   // images kernels only sample.
   void import_buffer(const void* key, VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes,
                      const std::string& name = {});
-  void import_image(const void* key, VkImage image, VkImageView view, VkFormat format, VkExtent3D extent,
-                    VkImageLayout layout, const std::string& name = {});
+  void import_image(const void* key, VkImage image, VkImageView view, VkFormat format,
+                    VkExtent3D extent, VkImageLayout layout, const std::string& name = {});
   // The handles of any device buffer or image (Loom's, a host copy's or imported).
   BufferExport export_buffer(const void* key) const;
   ImageExport export_image(const void* key);
@@ -147,7 +147,7 @@ class VulkanRuntime {
   void write_buffer(const void* key, size_t offset, const void* src, size_t bytes);
   void read_buffer(const void* key, size_t offset, size_t bytes, void* dst);
 
-  void flush();        // submits recorded work, no wait
+  void flush();  // submits recorded work, no wait
   // Submits the work recorded so far (possibly none) after `wait`, signalling `signal` (the
   // host's binary or timeline semaphores) when it completes; no host wait. Everything the
   // work wrote is visible to commands that wait for a signalled semaphore.
@@ -173,17 +173,19 @@ class VulkanRuntime {
   // its steps below.
   void record(VulkanKernel& kernel, LaunchContext& ctx, HostCommandBuffer* host);
   struct LaunchBindings;  // what each of a launch's bindings resolved to
-  struct GroupCount {       // workgroups of one dispatch
+  struct GroupCount {     // workgroups of one dispatch
     uint32_t x = 1, y = 1;
   };
-  void bind(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host, size_t b, LaunchBindings& launch);
-  void bind_argpack(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host, size_t b,
-                    LaunchBindings& launch);
-  void bind_buffer(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host, size_t b,
-                   LaunchBindings& launch);
+  void bind(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host, size_t b,
+            LaunchBindings& launch);
+  void bind_argpack(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host,
+                    size_t b, LaunchBindings& launch);
+  void bind_buffer(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host,
+                   size_t b, LaunchBindings& launch);
   void bind_image(VulkanKernel& kernel, const LaunchContext& ctx, size_t b, LaunchBindings& launch);
   void check_linear_filtering(const VulkanKernel& kernel, const LaunchBindings& launch) const;
-  VkDescriptorSet descriptor_set_for(VulkanKernel& kernel, const LaunchBindings& launch, HostCommandBuffer* host);
+  VkDescriptorSet descriptor_set_for(VulkanKernel& kernel, const LaunchBindings& launch,
+                                     HostCommandBuffer* host);
   std::optional<GroupCount> dispatch_groups(const VulkanKernel& kernel, const SpirvTask& task,
                                             const LaunchContext& ctx) const;
   void record_dispatches(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host,

@@ -37,7 +37,8 @@ std::string source(const std::string& rel) { return std::string(LOOM_SOURCE_DIR)
 std::unique_ptr<Device> device_for(aot::Arch arch) {
   if (arch == aot::Arch::Cpu) return make_cpu_device();
   VulkanDeviceOptions o;
-  o.validation = std::getenv("LOOM_VULKAN_VALIDATION") && std::string(std::getenv("LOOM_VULKAN_VALIDATION")) == "1";
+  o.validation = std::getenv("LOOM_VULKAN_VALIDATION") &&
+                 std::string(std::getenv("LOOM_VULKAN_VALIDATION")) == "1";
   return make_vulkan_device(o);
 }
 
@@ -65,9 +66,12 @@ aot::Module build_module(const std::string& doc, aot::Arch arch) {
 std::vector<uint8_t> resource_bytes(aot::LoadedModule& m, const std::string& name) {
   const uint8_t* data = nullptr;
   size_t bytes = 0;
-  if (host::Field* f = m.field(name)) data = f->data(), bytes = f->bytes();
-  else if (host::Ndarray* n = m.ndarray(name)) data = n->data(), bytes = n->bytes();
-  else if (host::Texture* t = m.texture(name)) data = t->data(), bytes = t->bytes();
+  if (host::Field* f = m.field(name))
+    data = f->data(), bytes = f->bytes();
+  else if (host::Ndarray* n = m.ndarray(name))
+    data = n->data(), bytes = n->bytes();
+  else if (host::Texture* t = m.texture(name))
+    data = t->data(), bytes = t->bytes();
   if (!data) return {};
   m.device().read_back(data);
   return std::vector<uint8_t>(data, data + bytes);
@@ -120,7 +124,8 @@ TEST_P(ModuleMatchesJit, SameResultsAsTheJit) {
   aot::Module built = build_module(doc, c.arch);
   std::vector<uint8_t> archive = aot::write_module_archive(built);
   auto device = device_for(c.arch);
-  aot::LoadedModule loaded(aot::read_module_bytes(archive, c.doc + ".loommod"), *device, c.doc + ".loommod");
+  aot::LoadedModule loaded(aot::read_module_bytes(archive, c.doc + ".loommod"), *device,
+                           c.doc + ".loommod");
 
   Program jit(jit_options(c.arch));
   jit.load_file(doc);
@@ -144,16 +149,17 @@ TEST_P(ModuleMatchesJit, SameResultsAsTheJit) {
   EXPECT_GT(compared, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Samples, ModuleMatchesJit,
-                         testing::Values(SampleCase{"heat", aot::Arch::Cpu}, SampleCase{"life", aot::Arch::Cpu},
-                                         SampleCase{"julia", aot::Arch::Cpu}, SampleCase{"nbody", aot::Arch::Cpu},
-                                         SampleCase{"mpm88", aot::Arch::Cpu}, SampleCase{"cloth", aot::Arch::Cpu},
-                                         SampleCase{"heat", aot::Arch::Vulkan}, SampleCase{"life", aot::Arch::Vulkan},
-                                         SampleCase{"julia", aot::Arch::Vulkan}, SampleCase{"nbody", aot::Arch::Vulkan},
-                                         SampleCase{"mpm88", aot::Arch::Vulkan}, SampleCase{"cloth", aot::Arch::Vulkan}),
-                         [](const testing::TestParamInfo<SampleCase>& i) {
-                           return i.param.doc + "_" + aot::arch_name(i.param.arch);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Samples, ModuleMatchesJit,
+    testing::Values(SampleCase{"heat", aot::Arch::Cpu}, SampleCase{"life", aot::Arch::Cpu},
+                    SampleCase{"julia", aot::Arch::Cpu}, SampleCase{"nbody", aot::Arch::Cpu},
+                    SampleCase{"mpm88", aot::Arch::Cpu}, SampleCase{"cloth", aot::Arch::Cpu},
+                    SampleCase{"heat", aot::Arch::Vulkan}, SampleCase{"life", aot::Arch::Vulkan},
+                    SampleCase{"julia", aot::Arch::Vulkan}, SampleCase{"nbody", aot::Arch::Vulkan},
+                    SampleCase{"mpm88", aot::Arch::Vulkan}, SampleCase{"cloth", aot::Arch::Vulkan}),
+    [](const testing::TestParamInfo<SampleCase>& i) {
+      return i.param.doc + "_" + aot::arch_name(i.param.arch);
+    });
 
 TEST(AotModule, SameInputGivesByteIdenticalFiles) {
   for (aot::Arch arch : {aot::Arch::Cpu, aot::Arch::Vulkan}) {
@@ -175,8 +181,9 @@ TEST(AotModule, SameInputGivesByteIdenticalFiles) {
 TEST(AotModule, MetadataDescribesKernelsResourcesAndRequirements) {
   aot::Module m = build_module(source("assets/graphs/heat.loom.json"), aot::Arch::Vulkan);
   std::string json = aot::metadata_to_json(m.meta);
-  for (const char* key : {"\"format_version\": 1", "\"arch\": \"vulkan\"", "\"requires\"", "\"workgroup_size\": 128",
-                          "\"fields\"", "\"temperature\"", "\"template_args\"", "\"pipelines\"", "\"blobs\"", "\"hash\""})
+  for (const char* key : {"\"format_version\": 1", "\"arch\": \"vulkan\"", "\"requires\"",
+                          "\"workgroup_size\": 128", "\"fields\"", "\"temperature\"",
+                          "\"template_args\"", "\"pipelines\"", "\"blobs\"", "\"hash\""})
     EXPECT_NE(json.find(key), std::string::npos) << key;
   // One SPIR-V blob per task, each a SPIR-V module.
   size_t tasks = 0;
@@ -197,7 +204,11 @@ TEST(AotModule, MetadataDescribesKernelsResourcesAndRequirements) {
   EXPECT_FALSE(cpu.meta.needs.cpu.empty());
   for (const aot::KernelInfo& k : cpu.meta.kernels) {
     ASSERT_TRUE(cpu.blobs.count(k.object)) << k.object;
-    EXPECT_EQ(std::memcmp(cpu.blobs.at(k.object).data(), "\x7f" "ELF", 4), 0);
+    EXPECT_EQ(std::memcmp(cpu.blobs.at(k.object).data(),
+                          "\x7f"
+                          "ELF",
+                          4),
+              0);
   }
 }
 
@@ -235,7 +246,9 @@ TEST_P(ModuleArch, TemplateInstantiationsAreFoundByTheirArguments) {
   Program program(jit_options(aot::Arch::Cpu));
   program.load_file(source("tests/e2e/docs/taichi_templates.loom.json"));
   AotModule builder(program, options());
-  builder.add_kernel_template("inc").instantiate({{"a", "x"}, {"b", 1}}).instantiate({{"a", "y"}, {"b", 2}});
+  builder.add_kernel_template("inc")
+      .instantiate({{"a", "x"}, {"b", 1}})
+      .instantiate({{"a", "y"}, {"b", 2}});
   auto device = device_for(GetParam());
   aot::LoadedModule m(builder.module(), *device, "templates");
   int xy = m.kernel("inc", {field_arg("a", "x"), int_arg("b", 1)});
@@ -248,7 +261,8 @@ TEST_P(ModuleArch, TemplateInstantiationsAreFoundByTheirArguments) {
     FAIL() << "no such instantiation";
   } catch (const Error& e) {
     std::string msg = e.what();
-    EXPECT_NE(msg.find("no instantiation of kernel 'inc' for (a=field x, b=3)"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("no instantiation of kernel 'inc' for (a=field x, b=3)"), std::string::npos)
+        << msg;
     EXPECT_NE(msg.find("(a=field x, b=1), (a=field y, b=2)"), std::string::npos) << msg;
   }
   try {
@@ -280,7 +294,9 @@ TEST_P(ModuleArch, ArgpacksAndReturnValues) {
   builder.add_document();  // the argpacks and their declared values
   auto device = device_for(GetParam());
   // Through the archive bytes: struct and pack members survive the metadata round trip.
-  aot::LoadedModule m(aot::read_module_bytes(aot::write_module_archive(builder.module()), "argpacks"), *device, "argpacks");
+  aot::LoadedModule m(
+      aot::read_module_bytes(aot::write_module_archive(builder.module()), "argpacks"), *device,
+      "argpacks");
   Program jit(jit_options(GetParam()));
   jit.load_file(source("tests/e2e/docs/taichi_argpacks.loom.json"));
 
@@ -288,13 +304,15 @@ TEST_P(ModuleArch, ArgpacksAndReturnValues) {
   host::LaunchFrame frame(m.kernel_info(k).abi);
   frame.set_argpack(0, *m.argpack("abc"));
   m.launch(k, frame);
-  EXPECT_EQ(frame.returned<float>(0), static_cast<float>(jit.launch("abc_select", {{"p", "abc"}}).value()));
+  EXPECT_EQ(frame.returned<float>(0),
+            static_cast<float>(jit.launch("abc_select", {{"p", "abc"}}).value()));
 
   int n = m.kernel("nested_sum");
   host::LaunchFrame nested(m.kernel_info(n).abi);
   nested.set_argpack(0, *m.argpack("outer"));
   m.launch(n, nested);
-  EXPECT_EQ(nested.returned<int32_t>(0), static_cast<int32_t>(jit.launch("nested_sum", {{"x", "outer"}}).value()));
+  EXPECT_EQ(nested.returned<int32_t>(0),
+            static_cast<int32_t>(jit.launch("nested_sum", {{"x", "outer"}}).value()));
 }
 
 TEST_P(ModuleArch, OpenNdarrayParametersAreFixedByExampleArguments) {
@@ -328,7 +346,9 @@ TEST_P(ModuleArch, OpenNdarrayParametersAreFixedByExampleArguments) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Arch, ModuleArch, testing::Values(aot::Arch::Cpu, aot::Arch::Vulkan),
-                         [](const testing::TestParamInfo<aot::Arch>& i) { return std::string(aot::arch_name(i.param)); });
+                         [](const testing::TestParamInfo<aot::Arch>& i) {
+                           return std::string(aot::arch_name(i.param));
+                         });
 
 // ---- bad modules
 
@@ -342,8 +362,10 @@ std::string error_of(const std::function<void()>& fn) {
 }
 
 TEST(AotModuleErrors, CorruptArchivesAreErrorsNeverCrashes) {
-  std::vector<uint8_t> good = aot::write_module_archive(build_module(source("assets/graphs/heat.loom.json"), aot::Arch::Cpu));
-  for (size_t cut : {size_t{0}, size_t{7}, size_t{15}, size_t{40}, good.size() / 3, good.size() / 2, good.size() - 1}) {
+  std::vector<uint8_t> good = aot::write_module_archive(
+      build_module(source("assets/graphs/heat.loom.json"), aot::Arch::Cpu));
+  for (size_t cut : {size_t{0}, size_t{7}, size_t{15}, size_t{40}, good.size() / 3, good.size() / 2,
+                     good.size() - 1}) {
     std::vector<uint8_t> bad(good.begin(), good.begin() + static_cast<ptrdiff_t>(cut));
     std::string msg = error_of([&] { aot::read_module_bytes(bad, "cut.loommod"); });
     EXPECT_NE(msg.find("cut.loommod"), std::string::npos) << "cut at " << cut << ": " << msg;
@@ -356,21 +378,26 @@ TEST(AotModuleErrors, CorruptArchivesAreErrorsNeverCrashes) {
   }
   std::vector<uint8_t> magic = good;
   magic[0] = 'X';
-  EXPECT_NE(error_of([&] { aot::read_module_bytes(magic, "m"); }).find("not a Loom module archive"), std::string::npos);
-  EXPECT_NE(error_of([] { aot::read_module_path("/nonexistent/x.loommod"); }).find("cannot open"), std::string::npos);
+  EXPECT_NE(error_of([&] { aot::read_module_bytes(magic, "m"); }).find("not a Loom module archive"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { aot::read_module_path("/nonexistent/x.loommod"); }).find("cannot open"),
+            std::string::npos);
 }
 
 TEST(AotModuleErrors, AnotherFormatVersionIsAClearError) {
   aot::Module m = build_module(source("assets/graphs/heat.loom.json"), aot::Arch::Cpu);
   m.meta.format_version = aot::kModuleFormatVersion + 1;
-  std::string msg = error_of([&] { aot::read_module_bytes(aot::write_module_archive(m), "future.loommod"); });
-  EXPECT_NE(msg.find("module format version 2 is not one this runtime reads"), std::string::npos) << msg;
+  std::string msg =
+      error_of([&] { aot::read_module_bytes(aot::write_module_archive(m), "future.loommod"); });
+  EXPECT_NE(msg.find("module format version 2 is not one this runtime reads"), std::string::npos)
+      << msg;
 }
 
 TEST(AotModuleErrors, BlobThatDoesNotMatchItsHash) {
   aot::Module m = build_module(source("assets/graphs/heat.loom.json"), aot::Arch::Cpu);
   m.blobs.begin()->second[10] ^= 1;  // metadata still lists the old hash
-  std::string msg = error_of([&] { aot::read_module_bytes(aot::write_module_archive(m), "tampered.loommod"); });
+  std::string msg =
+      error_of([&] { aot::read_module_bytes(aot::write_module_archive(m), "tampered.loommod"); });
   EXPECT_NE(msg.find("does not match its hash"), std::string::npos) << msg;
 }
 
@@ -409,7 +436,8 @@ TEST(DeviceLayer, AModuleKernelLoadsLikeARecordOfTheSameCode) {
   record.abi = k.abi;
   record.code = m.blobs.at(k.object);
   std::shared_ptr<DeviceKernel> from_record = device->load(record);
-  std::shared_ptr<DeviceKernel> from_module = aot::load_module_kernel(*device, m, 0, "heat.loommod");
+  std::shared_ptr<DeviceKernel> from_module =
+      aot::load_module_kernel(*device, m, 0, "heat.loommod");
   EXPECT_EQ(from_record->abi().name, k.name);
   EXPECT_EQ(from_module->abi().name, k.name);
   EXPECT_EQ(device->vulkan(), nullptr);
@@ -421,11 +449,14 @@ TEST(DeviceLayer, EachDeviceRefusesTheOtherFormOfCode) {
   abi.name = "stray";
   auto cpu = make_cpu_device();
   std::string msg = error_of([&] { cpu->load_spirv(abi, SpirvKernel{}); });
-  EXPECT_NE(msg.find("kernel 'stray' is SPIR-V; the CPU runs object code"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("kernel 'stray' is SPIR-V; the CPU runs object code"), std::string::npos)
+      << msg;
   LOOM_REQUIRE_VULKAN_OR_SKIP();
   auto gpu = make_vulkan_device({});
   msg = error_of([&] { gpu->load_object(abi, {}); });
-  EXPECT_NE(msg.find("kernel 'stray' is CPU object code; a Vulkan device runs SPIR-V"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("kernel 'stray' is CPU object code; a Vulkan device runs SPIR-V"),
+            std::string::npos)
+      << msg;
 }
 
 // ---- a fresh process: `loom compile -o`, then `loom-module run`, against `loom run`
@@ -434,7 +465,8 @@ int shell(const std::string& cmd) { return std::system((cmd + " > /dev/null 2>&1
 
 std::vector<uint8_t> file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
 }
 
 TEST(AotModuleProcess, CompiledModuleRunsInAFreshProcessLikeTheJit) {
@@ -450,18 +482,25 @@ TEST(AotModuleProcess, CompiledModuleRunsInAFreshProcessLikeTheJit) {
     for (Case c : {Case{"heat", "temperature"}, Case{"mpm88", "x"}, Case{"julia", "image"}}) {
       std::string doc = source(std::string("assets/graphs/") + c.doc + ".loom.json");
       std::string mod = dir + "/" + c.doc + "_" + arch + ".loommod";
-      std::string aot_npy = dir + "/" + c.doc + "_" + arch + "_aot.npy", jit_npy = dir + "/" + c.doc + "_" + arch + "_jit.npy";
-      ASSERT_EQ(shell(std::string(LOOM_CLI) + " compile " + doc + " --arch " + arch + " -o " + mod), 0) << c.doc;
-      ASSERT_EQ(shell(std::string(LOOM_MODULE_CLI) + " run " + mod + " --steps 5 --dump " + c.resource + "=" + aot_npy), 0) << c.doc;
-      ASSERT_EQ(shell(std::string(LOOM_CLI) + " run " + doc + " --no-cache --backend " + arch + " --steps 5 --dump " +
-                      c.resource + "=" + jit_npy),
+      std::string aot_npy = dir + "/" + c.doc + "_" + arch + "_aot.npy",
+                  jit_npy = dir + "/" + c.doc + "_" + arch + "_jit.npy";
+      ASSERT_EQ(shell(std::string(LOOM_CLI) + " compile " + doc + " --arch " + arch + " -o " + mod),
+                0)
+          << c.doc;
+      ASSERT_EQ(shell(std::string(LOOM_MODULE_CLI) + " run " + mod + " --steps 5 --dump " +
+                      c.resource + "=" + aot_npy),
+                0)
+          << c.doc;
+      ASSERT_EQ(shell(std::string(LOOM_CLI) + " run " + doc + " --no-cache --backend " + arch +
+                      " --steps 5 --dump " + c.resource + "=" + jit_npy),
                 0)
           << c.doc;
       std::vector<uint8_t> a = file_bytes(aot_npy), j = file_bytes(jit_npy);
       EXPECT_FALSE(a.empty());
       size_t header = 0;  // the .npy header ends with the first newline
       while (header < a.size() && a[header] != '\n') ++header;
-      EXPECT_TRUE(has_float_atomics(c.doc) ? same_f32(a, j, header + 1) : a == j) << c.doc << " on " << arch;
+      EXPECT_TRUE(has_float_atomics(c.doc) ? same_f32(a, j, header + 1) : a == j)
+          << c.doc << " on " << arch;
     }
   }
 }
@@ -477,7 +516,8 @@ TEST(AotModuleProcess, TheModuleRunnerLinksNoCompilerAndNoLlvm) {
   ASSERT_EQ(std::system(("nm -C " + std::string(LOOM_MODULE_CLI) + " > " + out).c_str()), 0);
   std::ifstream sym(out);
   std::string symbols((std::istreambuf_iterator<char>(sym)), std::istreambuf_iterator<char>());
-  for (const char* ns : {"loom::codegen::", "loom::graph::", "loom::passes::", "loom::ir::", "llvm::"})
+  for (const char* ns :
+       {"loom::codegen::", "loom::graph::", "loom::passes::", "loom::ir::", "llvm::"})
     EXPECT_EQ(symbols.find(ns), std::string::npos) << "loom-module contains " << ns << " code";
   EXPECT_NE(symbols.find("loom::aot::LoadedModule"), std::string::npos);
 }
@@ -504,7 +544,8 @@ TEST(AotModuleProcess, CommandLineErrorsAreOneClearLine) {
   std::string out = capture(std::string(LOOM_CLI) + " compile " + doc + " --arch vulkan", &code);
   EXPECT_EQ(code, 1);
   EXPECT_NE(out.find("give its file with -o FILE"), std::string::npos) << out;
-  out = capture(std::string(LOOM_CLI) + " compile " + doc + " --arch metal -o /tmp/x.loommod", &code);
+  out =
+      capture(std::string(LOOM_CLI) + " compile " + doc + " --arch metal -o /tmp/x.loommod", &code);
   EXPECT_EQ(code, 1);
   EXPECT_NE(out.find("--arch takes cpu or vulkan, not 'metal'"), std::string::npos) << out;
 
@@ -575,11 +616,14 @@ TEST(AotMetadata, RandomKernelsRoundTripThroughJson) {
 
     aot::ModuleMetadata back = aot::metadata_from_json(aot::metadata_to_json(m), "random");
     const aot::KernelInfo& b = back.kernels.at(0);
-    ASSERT_TRUE(serialize_kernel_record({b.abi, {}}) == serialize_kernel_record({k.abi, {}})) << "seed " << seed;
+    ASSERT_TRUE(serialize_kernel_record({b.abi, {}}) == serialize_kernel_record({k.abi, {}}))
+        << "seed " << seed;
     EXPECT_EQ(b.spirv_blobs, k.spirv_blobs);
     SpirvKernel with_words = b.spirv;
-    for (size_t t = 0; t < with_words.tasks.size(); ++t) with_words.tasks[t].spirv = words.tasks.at(t).spirv;
-    ASSERT_TRUE(serialize_spirv_kernel(with_words) == serialize_spirv_kernel(words)) << "seed " << seed;
+    for (size_t t = 0; t < with_words.tasks.size(); ++t)
+      with_words.tasks[t].spirv = words.tasks.at(t).spirv;
+    ASSERT_TRUE(serialize_spirv_kernel(with_words) == serialize_spirv_kernel(words))
+        << "seed " << seed;
   }
 }
 
@@ -592,11 +636,17 @@ TEST(AotMetadata, KernelFieldsOutOfRangeAreNamed) {
     return at == std::string::npos ? text : text.replace(at, from.size(), to);
   };
   std::string msg = metadata_error(edited("\"kind\": \"sampler\"", "\"kind\": \"nearest\""));
-  EXPECT_NE(msg.find("kernels[0].spirv.bindings[8].kind has an unknown value 'nearest'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("kernels[0].spirv.bindings[8].kind has an unknown value 'nearest'"),
+            std::string::npos)
+      << msg;
   msg = metadata_error(edited("\"param\": 2,", "\"param\": 9,"));
-  EXPECT_NE(msg.find("kernels[0].abi.resources[2].param is out of range [-1, 4]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("kernels[0].abi.resources[2].param is out of range [-1, 4]"),
+            std::string::npos)
+      << msg;
   msg = metadata_error(edited("\"access\": [0, 2, 0, 0, 0, 0, 0, 0, 0]", "\"access\": [0, 2]"));
-  EXPECT_NE(msg.find("kernels[0].spirv.tasks[0] has an access list that does not match the bindings"), std::string::npos)
+  EXPECT_NE(
+      msg.find("kernels[0].spirv.tasks[0] has an access list that does not match the bindings"),
+      std::string::npos)
       << msg;
   EXPECT_NE(msg.find("edited.json"), std::string::npos) << msg;
 }

@@ -80,7 +80,8 @@ inline aot::ModuleMetadata sample_metadata(aot::Arch arch) {
   aot::Value half;
   half.kind = aot::Value::Kind::Float;
   half.f = 2;
-  m.pipelines.push_back({"step", {{0, {{"scale", half}, {"n", three}, {"flag", yes}, {"big", big}}}}});
+  m.pipelines.push_back(
+      {"step", {{0, {{"scale", half}, {"n", three}, {"flag", yes}, {"big", big}}}}});
   m.blobs.push_back({"sample.o", 10, "00112233445566778899aabbccddeeff"});
   return m;
 }

@@ -18,8 +18,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-#define ASSERT_LOOM(call) ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
-#define EXPECT_LOOM(call) EXPECT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
+#define ASSERT_LOOM(call) \
+  ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
+#define EXPECT_LOOM(call) \
+  EXPECT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
 
 std::string text_of(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -59,7 +61,8 @@ class Reload : public testing::TestWithParam<LoomArch> {
     if (runtime) EXPECT_LOOM(loom_runtime_destroy(runtime));
   }
   std::string module_bytes(const std::string& name) {
-    return text_of(std::string(LOOM_TEST_MODULES) + (GetParam() == LOOM_ARCH_CPU ? "/cpu/" : "/vulkan/") + name + ".loommod");
+    return text_of(std::string(LOOM_TEST_MODULES) +
+                   (GetParam() == LOOM_ARCH_CPU ? "/cpu/" : "/vulkan/") + name + ".loommod");
   }
   std::vector<float> read(LoomModule m, const char* name) {
     LoomArray a = nullptr;
@@ -72,7 +75,8 @@ class Reload : public testing::TestWithParam<LoomArch> {
   }
   LoomModule load(const std::string& path) {
     LoomModule m = nullptr;
-    EXPECT_EQ(loom_module_load(runtime, path.c_str(), &m), LOOM_SUCCESS) << loom_last_error_message();
+    EXPECT_EQ(loom_module_load(runtime, path.c_str(), &m), LOOM_SUCCESS)
+        << loom_last_error_message();
     if (m) modules.push_back(m);
     return m;
   }
@@ -131,7 +135,8 @@ TEST_P(Reload, ASwappedModuleKeepsStateAndHandlesAndAFailedOneKeepsTheOldRunning
   bytes[bytes.size() / 2] ^= 0x5a;
   replace_file(path, bytes);
   ASSERT_EQ(loom_module_reload_if_changed(m, &status), LOOM_ERROR_CORRUPT_MODULE);
-  EXPECT_NE(std::string(loom_last_error_message()).find(path), std::string::npos) << loom_last_error_message();
+  EXPECT_NE(std::string(loom_last_error_message()).find(path), std::string::npos)
+      << loom_last_error_message();
   EXPECT_EQ(status, LOOM_RELOAD_UNCHANGED);
   ASSERT_LOOM(loom_module_reload_if_changed(m, &status));
   EXPECT_EQ(status, LOOM_RELOAD_UNCHANGED);
@@ -140,9 +145,12 @@ TEST_P(Reload, ASwappedModuleKeepsStateAndHandlesAndAFailedOneKeepsTheOldRunning
 
   // A module that lacks what the host holds (the pipeline 'step').
   replace_file(path, module_bytes("args"));
-  ASSERT_EQ(loom_module_reload_if_changed(m, &status), LOOM_ERROR_NOT_FOUND) << loom_last_error_message();
-  EXPECT_NE(std::string(loom_last_error_message()).find("lacks pipeline"), std::string::npos) << loom_last_error_message();
-  EXPECT_NE(std::string(loom_last_error_message()).find("the old module keeps running"), std::string::npos);
+  ASSERT_EQ(loom_module_reload_if_changed(m, &status), LOOM_ERROR_NOT_FOUND)
+      << loom_last_error_message();
+  EXPECT_NE(std::string(loom_last_error_message()).find("lacks pipeline"), std::string::npos)
+      << loom_last_error_message();
+  EXPECT_NE(std::string(loom_last_error_message()).find("the old module keeps running"),
+            std::string::npos);
   advance(1);
   EXPECT_EQ(read(m, "temperature"), read(reference, "temperature"));
 
@@ -168,7 +176,9 @@ TEST_P(Reload, GraphDocumentsReloadThroughTheCompiler) {
   setenv("LOOM_COMPILER", "/nonexistent/loom", 1);
   LoomModule m = nullptr;
   ASSERT_EQ(loom_module_load(runtime, doc.c_str(), &m), LOOM_ERROR_NOT_SUPPORTED);
-  EXPECT_NE(std::string(loom_last_error_message()).find("cannot run the compiler"), std::string::npos) << loom_last_error_message();
+  EXPECT_NE(std::string(loom_last_error_message()).find("cannot run the compiler"),
+            std::string::npos)
+      << loom_last_error_message();
 
   setenv("LOOM_COMPILER", LOOM_CLI, 1);
   m = load(doc);
@@ -184,7 +194,8 @@ TEST_P(Reload, GraphDocumentsReloadThroughTheCompiler) {
   // Another Julia constant: the document is compiled again and swapped in.
   std::string edited = source;
   int replaced = 0;
-  for (size_t at = edited.find("0.156"); at != std::string::npos; at = edited.find("0.156"), ++replaced)
+  for (size_t at = edited.find("0.156"); at != std::string::npos;
+       at = edited.find("0.156"), ++replaced)
     edited.replace(at, 5, "0.356");
   ASSERT_GT(replaced, 0);
   replace_file(doc, edited);
@@ -198,8 +209,10 @@ TEST_P(Reload, GraphDocumentsReloadThroughTheCompiler) {
   // A document that does not compile: the compiler's message, the old module runs on.
   replace_file(doc, edited.substr(0, edited.size() / 2));
   ASSERT_EQ(loom_module_reload_if_changed(m, &status), LOOM_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(loom_last_error_message()).find("does not compile"), std::string::npos) << loom_last_error_message();
-  EXPECT_NE(std::string(loom_last_error_message()).find("julia.loom.json"), std::string::npos) << loom_last_error_message();
+  EXPECT_NE(std::string(loom_last_error_message()).find("does not compile"), std::string::npos)
+      << loom_last_error_message();
+  EXPECT_NE(std::string(loom_last_error_message()).find("julia.loom.json"), std::string::npos)
+      << loom_last_error_message();
   ASSERT_LOOM(loom_pipeline_launch(step));
   ASSERT_LOOM(loom_texture_read(image, third.data(), third.size()));
   EXPECT_EQ(third, second);
@@ -207,6 +220,8 @@ TEST_P(Reload, GraphDocumentsReloadThroughTheCompiler) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Arch, Reload, testing::Values(LOOM_ARCH_CPU, LOOM_ARCH_VULKAN),
-                         [](const testing::TestParamInfo<LoomArch>& i) { return i.param == LOOM_ARCH_CPU ? "cpu" : "vulkan"; });
+                         [](const testing::TestParamInfo<LoomArch>& i) {
+                           return i.param == LOOM_ARCH_CPU ? "cpu" : "vulkan";
+                         });
 
 }  // namespace

@@ -20,28 +20,38 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string modules_dir(LoomArch arch) { return std::string(LOOM_TEST_MODULES) + (arch == LOOM_ARCH_CPU ? "/cpu" : "/vulkan"); }
-std::string module_path(LoomArch arch, const std::string& name) { return modules_dir(arch) + "/" + name + ".loommod"; }
+std::string modules_dir(LoomArch arch) {
+  return std::string(LOOM_TEST_MODULES) + (arch == LOOM_ARCH_CPU ? "/cpu" : "/vulkan");
+}
+std::string module_path(LoomArch arch, const std::string& name) {
+  return modules_dir(arch) + "/" + name + ".loommod";
+}
 
 std::vector<uint8_t> read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
 }
 void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 // The call failed with `code` and a message containing `part`.
-#define EXPECT_LOOM_ERROR(call, code, part)                                                                    \
-  do {                                                                                                         \
-    LoomResult r_ = (call);                                                                                    \
-    EXPECT_EQ(r_, code) << #call << ": " << loom_result_name(r_) << ": " << loom_last_error_message();        \
-    EXPECT_EQ(loom_last_error(), code);                                                                        \
-    EXPECT_NE(std::string(loom_last_error_message()).find(part), std::string::npos) << loom_last_error_message(); \
+#define EXPECT_LOOM_ERROR(call, code, part)                                         \
+  do {                                                                              \
+    LoomResult r_ = (call);                                                         \
+    EXPECT_EQ(r_, code) << #call << ": " << loom_result_name(r_) << ": "            \
+                        << loom_last_error_message();                               \
+    EXPECT_EQ(loom_last_error(), code);                                             \
+    EXPECT_NE(std::string(loom_last_error_message()).find(part), std::string::npos) \
+        << loom_last_error_message();                                               \
   } while (0)
-#define ASSERT_LOOM(call) ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
-#define EXPECT_LOOM(call) EXPECT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
+#define ASSERT_LOOM(call) \
+  ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
+#define EXPECT_LOOM(call) \
+  EXPECT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
 
 LoomRuntime make_runtime(LoomArch arch) {
   LoomRuntimeCreateInfo info{};
@@ -70,20 +80,24 @@ class CApi : public testing::TestWithParam<LoomArch> {
   }
   LoomModule load(const std::string& name) {
     LoomModule m = nullptr;
-    EXPECT_EQ(loom_module_load(runtime, module_path(GetParam(), name).c_str(), &m), LOOM_SUCCESS) << loom_last_error_message();
+    EXPECT_EQ(loom_module_load(runtime, module_path(GetParam(), name).c_str(), &m), LOOM_SUCCESS)
+        << loom_last_error_message();
     if (m) modules.push_back(m);
     return m;
   }
   LoomArray ndarray(LoomDataType dtype, uint32_t components, std::vector<int64_t> shape) {
     LoomArray a = nullptr;
-    EXPECT_EQ(loom_ndarray_create(runtime, dtype, components, static_cast<uint32_t>(shape.size()), shape.data(), &a), LOOM_SUCCESS)
+    EXPECT_EQ(loom_ndarray_create(runtime, dtype, components, static_cast<uint32_t>(shape.size()),
+                                  shape.data(), &a),
+              LOOM_SUCCESS)
         << loom_last_error_message();
     if (a) arrays.push_back(a);
     return a;
   }
   LoomKernel kernel(LoomModule m, const char* name) {
     LoomKernel k = nullptr;
-    EXPECT_EQ(loom_module_get_kernel(m, name, 0, nullptr, &k), LOOM_SUCCESS) << loom_last_error_message();
+    EXPECT_EQ(loom_module_get_kernel(m, name, 0, nullptr, &k), LOOM_SUCCESS)
+        << loom_last_error_message();
     return k;
   }
   template <typename T>
@@ -125,13 +139,15 @@ TEST_P(CApi, ModulesLoadFromAPathOrFromMemoryAndListWhatTheyHold) {
   EXPECT_STREQ(name, "run");
   ASSERT_LOOM(loom_module_get_item_name(m, LOOM_ITEM_NDARRAY, 0, &name));
   EXPECT_STREQ(name, "arr");
-  EXPECT_LOOM_ERROR(loom_module_get_item_name(m, LOOM_ITEM_KERNEL, 1, &name), LOOM_ERROR_NOT_FOUND, "past the module's 1");
-  EXPECT_LOOM_ERROR(loom_module_get_item_name(m, (LoomModuleItem)99, 0, &name), LOOM_ERROR_INVALID_ARGUMENT,
-                    "not a LoomModuleItem");
+  EXPECT_LOOM_ERROR(loom_module_get_item_name(m, LOOM_ITEM_KERNEL, 1, &name), LOOM_ERROR_NOT_FOUND,
+                    "past the module's 1");
+  EXPECT_LOOM_ERROR(loom_module_get_item_name(m, (LoomModuleItem)99, 0, &name),
+                    LOOM_ERROR_INVALID_ARGUMENT, "not a LoomModuleItem");
 
   std::vector<uint8_t> bytes = read_bytes(module_path(GetParam(), "args"));
   LoomModule from_memory = nullptr;
-  ASSERT_LOOM(loom_module_load_memory(runtime, bytes.data(), bytes.size(), "args in memory", &from_memory));
+  ASSERT_LOOM(
+      loom_module_load_memory(runtime, bytes.data(), bytes.size(), "args in memory", &from_memory));
   modules.push_back(from_memory);
   LoomReloadStatus status = LOOM_RELOAD_SWAPPED;
   ASSERT_LOOM(loom_module_reload_if_changed(from_memory, &status));
@@ -185,7 +201,8 @@ TEST_P(CApi, ValueAndNdarrayArgumentsLaunchAndReadBack) {
   for (int i = 0; i < 32; ++i) mine[i] = 7 * i;
   ASSERT_LOOM(loom_array_write(arr, mine.data(), mine.size() * 4));
   EXPECT_EQ(read<int32_t>(arr), mine);
-  EXPECT_LOOM_ERROR(loom_array_write(arr, mine.data(), 12), LOOM_ERROR_INVALID_ARGUMENT, "holds 128 bytes");
+  EXPECT_LOOM_ERROR(loom_array_write(arr, mine.data(), 12), LOOM_ERROR_INVALID_ARGUMENT,
+                    "holds 128 bytes");
 }
 
 TEST_P(CApi, WrongArgumentsAreRefusedWithTheirCodeAndPlace) {
@@ -200,27 +217,31 @@ TEST_P(CApi, WrongArgumentsAreRefusedWithTheirCodeAndPlace) {
     LoomArgument args[3] = {a0, a1, a2};
     return loom_launch(run, 3, args);
   };
-  EXPECT_LOOM_ERROR(loom_launch(run, 2, nullptr), LOOM_ERROR_INVALID_ARGUMENT, "takes 3 argument(s) (base, arr, v), given 2");
+  EXPECT_LOOM_ERROR(loom_launch(run, 2, nullptr), LOOM_ERROR_INVALID_ARGUMENT,
+                    "takes 3 argument(s) (base, arr, v), given 2");
   EXPECT_LOOM_ERROR(loom_launch(run, 3, nullptr), LOOM_ERROR_NULL_HANDLE, "args is null");
   EXPECT_LOOM_ERROR(launch(loom_arg_f32(1), loom_arg_ndarray(ints), v), LOOM_ERROR_WRONG_DTYPE,
                     "kernel 'run': pin 'base': parameter 'base' (argument 0) is i32, given f32");
-  EXPECT_LOOM_ERROR(launch(loom_arg_ndarray(ints), loom_arg_ndarray(ints), v), LOOM_ERROR_WRONG_TYPE,
-                    "takes a i32 value, given an ndarray");
-  EXPECT_LOOM_ERROR(launch(loom_arg_i32(0), loom_arg_i32(0), v), LOOM_ERROR_WRONG_TYPE, "takes an ndarray, given a value");
+  EXPECT_LOOM_ERROR(launch(loom_arg_ndarray(ints), loom_arg_ndarray(ints), v),
+                    LOOM_ERROR_WRONG_TYPE, "takes a i32 value, given an ndarray");
+  EXPECT_LOOM_ERROR(launch(loom_arg_i32(0), loom_arg_i32(0), v), LOOM_ERROR_WRONG_TYPE,
+                    "takes an ndarray, given a value");
   EXPECT_LOOM_ERROR(launch(loom_arg_i32(0), loom_arg_ndarray(floats), v), LOOM_ERROR_WRONG_DTYPE,
                     "takes an ndarray of i32, given one of f32");
-  EXPECT_LOOM_ERROR(launch(loom_arg_i32(0), loom_arg_ndarray(vec), v), LOOM_ERROR_WRONG_DTYPE, "given one of i32 x 2");
+  EXPECT_LOOM_ERROR(launch(loom_arg_i32(0), loom_arg_ndarray(vec), v), LOOM_ERROR_WRONG_DTYPE,
+                    "given one of i32 x 2");
   EXPECT_LOOM_ERROR(launch(loom_arg_i32(0), loom_arg_ndarray(grid), v), LOOM_ERROR_WRONG_NDIM,
                     "takes an ndarray of 1 dimension(s), given one of 2");
-  EXPECT_LOOM_ERROR(launch(loom_arg_i32(0), loom_arg_ndarray(nullptr), v), LOOM_ERROR_NULL_HANDLE, "the ndarray is null");
+  EXPECT_LOOM_ERROR(launch(loom_arg_i32(0), loom_arg_ndarray(nullptr), v), LOOM_ERROR_NULL_HANDLE,
+                    "the ndarray is null");
   LoomArgument short_v = v;
   short_v.count = 2;
-  EXPECT_LOOM_ERROR(launch(loom_arg_i32(0), loom_arg_ndarray(ints), short_v), LOOM_ERROR_WRONG_DTYPE,
-                    "is a i32x3 of 3 component(s), given 2");
+  EXPECT_LOOM_ERROR(launch(loom_arg_i32(0), loom_arg_ndarray(ints), short_v),
+                    LOOM_ERROR_WRONG_DTYPE, "is a i32x3 of 3 component(s), given 2");
   LoomArgument bad_dtype = v;
   bad_dtype.dtype = (LoomDataType)77;
-  EXPECT_LOOM_ERROR(launch(loom_arg_i32(0), loom_arg_ndarray(ints), bad_dtype), LOOM_ERROR_INVALID_ARGUMENT,
-                    "77 is not a LoomDataType");
+  EXPECT_LOOM_ERROR(launch(loom_arg_i32(0), loom_arg_ndarray(ints), bad_dtype),
+                    LOOM_ERROR_INVALID_ARGUMENT, "77 is not a LoomDataType");
   EXPECT_LOOM_ERROR(launch(loom_arg_i32(0), loom_arg_texture(nullptr), v), LOOM_ERROR_WRONG_TYPE,
                     "takes an ndarray, given a texture");
 
@@ -229,7 +250,8 @@ TEST_P(CApi, WrongArgumentsAreRefusedWithTheirCodeAndPlace) {
   int64_t n = 32;
   LoomArray foreign = nullptr;
   ASSERT_LOOM(loom_ndarray_create(other, LOOM_DTYPE_I32, 1, 1, &n, &foreign));
-  EXPECT_LOOM_ERROR(launch(loom_arg_i32(0), loom_arg_ndarray(foreign), v), LOOM_ERROR_WRONG_RUNTIME, "another runtime");
+  EXPECT_LOOM_ERROR(launch(loom_arg_i32(0), loom_arg_ndarray(foreign), v), LOOM_ERROR_WRONG_RUNTIME,
+                    "another runtime");
   EXPECT_LOOM_ERROR(loom_runtime_destroy(other), LOOM_ERROR_INVALID_ARGUMENT, "1 ndarray(s)");
   EXPECT_LOOM(loom_ndarray_destroy(foreign));
   EXPECT_LOOM(loom_runtime_destroy(other));
@@ -240,7 +262,8 @@ TEST_P(CApi, WrongArgumentsAreRefusedWithTheirCodeAndPlace) {
 TEST_P(CApi, KernelsAndTemplateInstantiationsAreFoundByName) {
   LoomModule m = load("templates");
   LoomKernel k = nullptr;
-  EXPECT_LOOM_ERROR(loom_module_get_kernel(m, "nope", 0, nullptr, &k), LOOM_ERROR_NOT_FOUND, "no kernel 'nope'");
+  EXPECT_LOOM_ERROR(loom_module_get_kernel(m, "nope", 0, nullptr, &k), LOOM_ERROR_NOT_FOUND,
+                    "no kernel 'nope'");
   LoomTemplateArgument xy[2] = {};
   xy[0].name = "a", xy[0].kind = LOOM_TEMPLATE_FIELD, xy[0].field = "x";
   xy[1].name = "b", xy[1].kind = LOOM_TEMPLATE_INT, xy[1].i = 1;
@@ -254,10 +277,13 @@ TEST_P(CApi, KernelsAndTemplateInstantiationsAreFoundByName) {
   EXPECT_NE(inc_x, inc_y);
   xy[1].i = 3;
   EXPECT_LOOM_ERROR(loom_module_get_kernel(m, "inc", 2, xy, &k), LOOM_ERROR_NOT_FOUND,
-                    "no instantiation of kernel 'inc' for (a=field x, b=3); it has (a=field x, b=1), (a=field y, b=2)");
+                    "no instantiation of kernel 'inc' for (a=field x, b=3); it has (a=field x, "
+                    "b=1), (a=field y, b=2)");
   xy[1].kind = (LoomTemplateKind)42;
-  EXPECT_LOOM_ERROR(loom_module_get_kernel(m, "inc", 2, xy, &k), LOOM_ERROR_INVALID_ARGUMENT, "not a LoomTemplateKind");
-  EXPECT_LOOM_ERROR(loom_module_get_kernel(m, "inc", 2, nullptr, &k), LOOM_ERROR_NULL_HANDLE, "template_args is null");
+  EXPECT_LOOM_ERROR(loom_module_get_kernel(m, "inc", 2, xy, &k), LOOM_ERROR_INVALID_ARGUMENT,
+                    "not a LoomTemplateKind");
+  EXPECT_LOOM_ERROR(loom_module_get_kernel(m, "inc", 2, nullptr, &k), LOOM_ERROR_NULL_HANDLE,
+                    "template_args is null");
 
   for (int i = 0; i < 3; ++i) {
     ASSERT_LOOM(loom_launch(inc_x, 0, nullptr));
@@ -279,7 +305,8 @@ TEST_P(CApi, KernelsAndTemplateInstantiationsAreFoundByName) {
   // Ndarray template arguments: the instantiation for the element type and dimensions.
   LoomModule open = load("open");
   LoomTemplateArgument t{};
-  t.name = "arr", t.kind = LOOM_TEMPLATE_NDARRAY, t.dtype = LOOM_DTYPE_F32, t.components = 1, t.ndim = 1;
+  t.name = "arr", t.kind = LOOM_TEMPLATE_NDARRAY, t.dtype = LOOM_DTYPE_F32, t.components = 1,
+  t.ndim = 1;
   LoomKernel iota_f = nullptr;
   ASSERT_LOOM(loom_module_get_kernel(open, "iota", 1, &t, &iota_f));
   LoomArray floats = ndarray(LOOM_DTYPE_F32, 1, {9});
@@ -288,7 +315,8 @@ TEST_P(CApi, KernelsAndTemplateInstantiationsAreFoundByName) {
   std::vector<float> f = read<float>(floats);
   for (int i = 0; i < 9; ++i) EXPECT_EQ(f[i], static_cast<float>(i));
   t.ndim = 3;
-  EXPECT_LOOM_ERROR(loom_module_get_kernel(open, "iota", 1, &t, &k), LOOM_ERROR_NOT_FOUND, "no instantiation of kernel 'iota'");
+  EXPECT_LOOM_ERROR(loom_module_get_kernel(open, "iota", 1, &t, &k), LOOM_ERROR_NOT_FOUND,
+                    "no instantiation of kernel 'iota'");
 }
 
 TEST_P(CApi, ArgpacksAreCreatedSetBoundAndReturnValues) {
@@ -322,17 +350,22 @@ TEST_P(CApi, ArgpacksAreCreatedSetBoundAndReturnValues) {
   EXPECT_FLOAT_EQ(r, 1.25f);
 
   EXPECT_LOOM_ERROR(loom_argpack_set(mine, "a", &c), LOOM_ERROR_WRONG_DTYPE, "ABC.a");
-  EXPECT_LOOM_ERROR(loom_argpack_set(mine, "zz", &c), LOOM_ERROR_NOT_FOUND, "argpack type 'ABC' has no member 'zz'");
-  EXPECT_LOOM_ERROR(loom_kernel_get_return(select, 0, LOOM_DTYPE_I32, &r), LOOM_ERROR_WRONG_DTYPE, "is f32, asked for i32");
-  EXPECT_LOOM_ERROR(loom_kernel_get_return(select, 1, LOOM_DTYPE_F32, &r), LOOM_ERROR_NOT_FOUND, "past the kernel's 1");
-  EXPECT_LOOM_ERROR(loom_argpack_create(m, "Nope", &mine), LOOM_ERROR_NOT_FOUND, "no argpack type 'Nope'");
+  EXPECT_LOOM_ERROR(loom_argpack_set(mine, "zz", &c), LOOM_ERROR_NOT_FOUND,
+                    "argpack type 'ABC' has no member 'zz'");
+  EXPECT_LOOM_ERROR(loom_kernel_get_return(select, 0, LOOM_DTYPE_I32, &r), LOOM_ERROR_WRONG_DTYPE,
+                    "is f32, asked for i32");
+  EXPECT_LOOM_ERROR(loom_kernel_get_return(select, 1, LOOM_DTYPE_F32, &r), LOOM_ERROR_NOT_FOUND,
+                    "past the kernel's 1");
+  EXPECT_LOOM_ERROR(loom_argpack_create(m, "Nope", &mine), LOOM_ERROR_NOT_FOUND,
+                    "no argpack type 'Nope'");
 
   // Another pack type for the parameter; struct members; nested packs bound by reference.
   LoomArgpack inner = nullptr, outer = nullptr, ws = nullptr;
   ASSERT_LOOM(loom_argpack_create(m, "Inner", &inner));
   ASSERT_LOOM(loom_argpack_create(m, "Outer", &outer));
   a = loom_arg_argpack(inner);
-  EXPECT_LOOM_ERROR(loom_launch(select, 1, &a), LOOM_ERROR_WRONG_TYPE, "argpack of type 'ABC', given one of type 'Inner'");
+  EXPECT_LOOM_ERROR(loom_launch(select, 1, &a), LOOM_ERROR_WRONG_TYPE,
+                    "argpack of type 'ABC', given one of type 'Inner'");
   LoomArgument v = loom_arg_argpack(inner);
   ASSERT_LOOM(loom_argpack_set(outer, "c", &v));
   ASSERT_LOOM(loom_argpack_set(inner, "a", &(got = loom_arg_i32(40))));
@@ -379,7 +412,8 @@ TEST_P(CApi, TexturesAndResourcesInsidePacks) {
   v = loom_arg_ndarray(data);
   ASSERT_LOOM(loom_argpack_set(job, "out", &v));
   v = loom_arg_texture(img);
-  EXPECT_LOOM_ERROR(loom_argpack_set(job, "out", &v), LOOM_ERROR_WRONG_TYPE, "takes an ndarray, given a texture");
+  EXPECT_LOOM_ERROR(loom_argpack_set(job, "out", &v), LOOM_ERROR_WRONG_TYPE,
+                    "takes an ndarray, given a texture");
 
   LoomArgument fill_args[1] = {loom_arg_argpack(job)};
   ASSERT_LOOM(loom_launch(kernel(m, "fill"), 1, fill_args));
@@ -400,29 +434,36 @@ TEST_P(CApi, TexturesAndResourcesInsidePacks) {
   LoomArgument probe_args[2] = {loom_arg_texture(img), loom_arg_f32(0.5f)};
   ASSERT_LOOM(loom_launch(probe, 2, probe_args));
   float rgba[4];
-  for (uint32_t i = 0; i < 4; ++i) ASSERT_LOOM(loom_kernel_get_return(probe, i, LOOM_DTYPE_F32, &rgba[i]));
+  for (uint32_t i = 0; i < 4; ++i)
+    ASSERT_LOOM(loom_kernel_get_return(probe, i, LOOM_DTYPE_F32, &rgba[i]));
   EXPECT_GE(rgba[3], 0.0f);
 
   LoomTexture wrong = nullptr;
   ASSERT_LOOM(loom_texture_create(runtime, LOOM_TEXTURE_R32F, 16, 8, 0, &wrong));
   textures.push_back(wrong);
   probe_args[0] = loom_arg_texture(wrong);
-  EXPECT_LOOM_ERROR(loom_launch(probe, 2, probe_args), LOOM_ERROR_WRONG_DTYPE, "texture of format rgba8, given r32f");
+  EXPECT_LOOM_ERROR(loom_launch(probe, 2, probe_args), LOOM_ERROR_WRONG_DTYPE,
+                    "texture of format rgba8, given r32f");
   LoomTexture cube = nullptr;
   ASSERT_LOOM(loom_texture_create(runtime, LOOM_TEXTURE_RGBA8, 4, 4, 4, &cube));
   textures.push_back(cube);
   probe_args[0] = loom_arg_texture(cube);
-  EXPECT_LOOM_ERROR(loom_launch(probe, 2, probe_args), LOOM_ERROR_WRONG_NDIM, "takes a 2-d texture, given a 3-d one");
-  EXPECT_LOOM_ERROR(loom_texture_create(runtime, (LoomTextureFormat)9, 4, 4, 0, &cube), LOOM_ERROR_INVALID_ARGUMENT,
-                    "not a LoomTextureFormat");
-  EXPECT_LOOM_ERROR(loom_texture_read(img, texels.data(), 3), LOOM_ERROR_INVALID_ARGUMENT, "holds 512 bytes");
+  EXPECT_LOOM_ERROR(loom_launch(probe, 2, probe_args), LOOM_ERROR_WRONG_NDIM,
+                    "takes a 2-d texture, given a 3-d one");
+  EXPECT_LOOM_ERROR(loom_texture_create(runtime, (LoomTextureFormat)9, 4, 4, 0, &cube),
+                    LOOM_ERROR_INVALID_ARGUMENT, "not a LoomTextureFormat");
+  EXPECT_LOOM_ERROR(loom_texture_read(img, texels.data(), 3), LOOM_ERROR_INVALID_ARGUMENT,
+                    "holds 512 bytes");
   ASSERT_LOOM(loom_texture_write(img, texels.data(), texels.size()));
   LoomTexture module_img = nullptr;
   ASSERT_LOOM(loom_module_get_texture(m, "img", &module_img));
-  EXPECT_LOOM_ERROR(loom_module_get_texture(m, "data", &module_img), LOOM_ERROR_WRONG_TYPE, "another kind of resource");
+  EXPECT_LOOM_ERROR(loom_module_get_texture(m, "data", &module_img), LOOM_ERROR_WRONG_TYPE,
+                    "another kind of resource");
   LoomArray arr = nullptr;
-  EXPECT_LOOM_ERROR(loom_module_get_array(m, "img", &arr), LOOM_ERROR_WRONG_TYPE, "(it is a texture)");
-  EXPECT_LOOM_ERROR(loom_module_get_array(m, "zzz", &arr), LOOM_ERROR_NOT_FOUND, "no field or ndarray 'zzz'");
+  EXPECT_LOOM_ERROR(loom_module_get_array(m, "img", &arr), LOOM_ERROR_WRONG_TYPE,
+                    "(it is a texture)");
+  EXPECT_LOOM_ERROR(loom_module_get_array(m, "zzz", &arr), LOOM_ERROR_NOT_FOUND,
+                    "no field or ndarray 'zzz'");
 }
 
 TEST_P(CApi, FailedBoundsChecksOfDebugModulesAreLaunchErrors) {
@@ -431,7 +472,8 @@ TEST_P(CApi, FailedBoundsChecksOfDebugModulesAreLaunchErrors) {
   LoomArray arr = ndarray(LOOM_DTYPE_F32, 1, {16});
   LoomArgument a = loom_arg_ndarray(arr);
   EXPECT_LOOM_ERROR(loom_launch(shift, 1, &a), LOOM_ERROR_LAUNCH, "kernel 'shift'");
-  EXPECT_NE(std::string(loom_last_error_message()).find("bounds.loommod"), std::string::npos) << loom_last_error_message();
+  EXPECT_NE(std::string(loom_last_error_message()).find("bounds.loommod"), std::string::npos)
+      << loom_last_error_message();
 }
 
 TEST_P(CApi, PipelinesRunTheModuleAsTheJitDoes) {
@@ -439,7 +481,8 @@ TEST_P(CApi, PipelinesRunTheModuleAsTheJitDoes) {
   LoomPipeline init = nullptr, step = nullptr, nope = nullptr;
   ASSERT_LOOM(loom_module_get_pipeline(m, "init", &init));
   ASSERT_LOOM(loom_module_get_pipeline(m, "step", &step));
-  EXPECT_LOOM_ERROR(loom_module_get_pipeline(m, "nope", &nope), LOOM_ERROR_NOT_FOUND, "no pipeline 'nope'; it has init, step");
+  EXPECT_LOOM_ERROR(loom_module_get_pipeline(m, "nope", &nope), LOOM_ERROR_NOT_FOUND,
+                    "no pipeline 'nope'; it has init, step");
   ASSERT_LOOM(loom_pipeline_launch(init));
   for (int i = 0; i < 5; ++i) ASSERT_LOOM(loom_pipeline_launch(step));
   LoomArray t = nullptr;
@@ -451,18 +494,23 @@ TEST_P(CApi, PipelinesRunTheModuleAsTheJitDoes) {
   ASSERT_GT(npy.size(), temp.size() * 4);
   std::vector<float> want(temp.size());
   std::memcpy(want.data(), npy.data() + npy.size() - temp.size() * 4, temp.size() * 4);
-  for (size_t i = 0; i < temp.size(); ++i) ASSERT_NEAR(temp[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << i;
+  for (size_t i = 0; i < temp.size(); ++i)
+    ASSERT_NEAR(temp[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << i;
 }
 
 INSTANTIATE_TEST_SUITE_P(Arch, CApi, testing::Values(LOOM_ARCH_CPU, LOOM_ARCH_VULKAN),
-                         [](const testing::TestParamInfo<LoomArch>& i) { return i.param == LOOM_ARCH_CPU ? "cpu" : "vulkan"; });
+                         [](const testing::TestParamInfo<LoomArch>& i) {
+                           return i.param == LOOM_ARCH_CPU ? "cpu" : "vulkan";
+                         });
 
 // ---- calls that need no module
 
 TEST(CApiBasics, VersionQuery) {
   EXPECT_EQ(LOOM_VERSION_MAJOR(loom_version()), 1u);
   EXPECT_GE(loom_version(), LOOM_HEADER_VERSION);
-  EXPECT_NE(std::string(loom_version_string()).find("abi 1.0.0, module format 1"), std::string::npos) << loom_version_string();
+  EXPECT_NE(std::string(loom_version_string()).find("abi 1.0.0, module format 1"),
+            std::string::npos)
+      << loom_version_string();
   EXPECT_STREQ(loom_result_name(LOOM_ERROR_WRONG_NDIM), "LOOM_ERROR_WRONG_NDIM");
   EXPECT_STREQ(loom_result_name((LoomResult)-999), "LOOM_ERROR_UNKNOWN");
 }
@@ -493,33 +541,42 @@ TEST(CApiBasics, EveryCallRefusesNullHandles) {
       {"loom_runtime_import_vulkan", [&] { return loom_runtime_import_vulkan(nullptr, &r); }},
       {"loom_runtime_get_info", [&] { return loom_runtime_get_info(nullptr, &ri); }},
       {"loom_runtime_begin_frame", [&] { return loom_runtime_begin_frame(nullptr); }},
-      {"loom_runtime_barrier_for_graphics", [&] { return loom_runtime_barrier_for_graphics(nullptr, VK_NULL_HANDLE); }},
+      {"loom_runtime_barrier_for_graphics",
+       [&] { return loom_runtime_barrier_for_graphics(nullptr, VK_NULL_HANDLE); }},
       {"loom_runtime_submit", [&] { return loom_runtime_submit(nullptr, 0, nullptr, 0, nullptr); }},
       {"loom_runtime_wait", [&] { return loom_runtime_wait(nullptr); }},
       {"loom_module_load", [&] { return loom_module_load(nullptr, "x", &m); }},
-      {"loom_module_load_memory", [&] { return loom_module_load_memory(nullptr, buf, 16, "x", &m); }},
+      {"loom_module_load_memory",
+       [&] { return loom_module_load_memory(nullptr, buf, 16, "x", &m); }},
       {"loom_module_get_info", [&] { return loom_module_get_info(nullptr, &mi); }},
-      {"loom_module_get_item_name", [&] { return loom_module_get_item_name(nullptr, LOOM_ITEM_KERNEL, 0, &name); }},
+      {"loom_module_get_item_name",
+       [&] { return loom_module_get_item_name(nullptr, LOOM_ITEM_KERNEL, 0, &name); }},
       {"loom_module_reload_if_changed", [&] { return loom_module_reload_if_changed(nullptr, &s); }},
       {"loom_module_reload", [&] { return loom_module_reload(nullptr, &s); }},
-      {"loom_module_get_kernel", [&] { return loom_module_get_kernel(nullptr, "k", 0, nullptr, &k); }},
+      {"loom_module_get_kernel",
+       [&] { return loom_module_get_kernel(nullptr, "k", 0, nullptr, &k); }},
       {"loom_module_get_pipeline", [&] { return loom_module_get_pipeline(nullptr, "p", &pl); }},
       {"loom_kernel_get_info", [&] { return loom_kernel_get_info(nullptr, &ki); }},
       {"loom_kernel_get_param", [&] { return loom_kernel_get_param(nullptr, 0, &pi); }},
       {"loom_launch", [&] { return loom_launch(nullptr, 0, nullptr); }},
       {"loom_launch_into", [&] { return loom_launch_into(nullptr, VK_NULL_HANDLE, 0, nullptr); }},
-      {"loom_kernel_get_return", [&] { return loom_kernel_get_return(nullptr, 0, LOOM_DTYPE_F32, buf); }},
+      {"loom_kernel_get_return",
+       [&] { return loom_kernel_get_return(nullptr, 0, LOOM_DTYPE_F32, buf); }},
       {"loom_pipeline_launch", [&] { return loom_pipeline_launch(nullptr); }},
-      {"loom_pipeline_launch_into", [&] { return loom_pipeline_launch_into(nullptr, VK_NULL_HANDLE); }},
+      {"loom_pipeline_launch_into",
+       [&] { return loom_pipeline_launch_into(nullptr, VK_NULL_HANDLE); }},
       {"loom_module_get_array", [&] { return loom_module_get_array(nullptr, "a", &a); }},
-      {"loom_ndarray_create", [&] { return loom_ndarray_create(nullptr, LOOM_DTYPE_F32, 1, 1, &shape, &a); }},
-      {"loom_ndarray_import_vulkan", [&] { return loom_ndarray_import_vulkan(nullptr, &vb, LOOM_DTYPE_F32, 1, 1, &shape, &a); }},
+      {"loom_ndarray_create",
+       [&] { return loom_ndarray_create(nullptr, LOOM_DTYPE_F32, 1, 1, &shape, &a); }},
+      {"loom_ndarray_import_vulkan",
+       [&] { return loom_ndarray_import_vulkan(nullptr, &vb, LOOM_DTYPE_F32, 1, 1, &shape, &a); }},
       {"loom_array_get_info", [&] { return loom_array_get_info(nullptr, &ai); }},
       {"loom_array_read", [&] { return loom_array_read(nullptr, buf, 16); }},
       {"loom_array_write", [&] { return loom_array_write(nullptr, buf, 16); }},
       {"loom_array_export_vulkan", [&] { return loom_array_export_vulkan(nullptr, &vb); }},
       {"loom_module_get_texture", [&] { return loom_module_get_texture(nullptr, "t", &t); }},
-      {"loom_texture_create", [&] { return loom_texture_create(nullptr, LOOM_TEXTURE_R32F, 4, 4, 0, &t); }},
+      {"loom_texture_create",
+       [&] { return loom_texture_create(nullptr, LOOM_TEXTURE_R32F, 4, 4, 0, &t); }},
       {"loom_texture_import_vulkan", [&] { return loom_texture_import_vulkan(nullptr, &vi, &t); }},
       {"loom_texture_get_info", [&] { return loom_texture_get_info(nullptr, &tinfo); }},
       {"loom_texture_read", [&] { return loom_texture_read(nullptr, buf, 16); }},
@@ -534,7 +591,8 @@ TEST(CApiBasics, EveryCallRefusesNullHandles) {
     loom_clear_last_error();
     EXPECT_EQ(fn(), LOOM_ERROR_NULL_HANDLE) << call;
     EXPECT_EQ(loom_last_error(), LOOM_ERROR_NULL_HANDLE) << call;
-    EXPECT_NE(std::string(loom_last_error_message()).find("null"), std::string::npos) << call << ": " << loom_last_error_message();
+    EXPECT_NE(std::string(loom_last_error_message()).find("null"), std::string::npos)
+        << call << ": " << loom_last_error_message();
   }
   // Destroying null is a no-op, as free(NULL).
   EXPECT_EQ(loom_runtime_destroy(nullptr), LOOM_SUCCESS);
@@ -559,39 +617,44 @@ TEST(CApiBasics, TheLastErrorIsPerThread) {
 TEST(CApiBasics, BadModulesAreClearErrorsNamingTheFile) {
   LoomRuntime r = make_runtime(LOOM_ARCH_CPU);
   LoomModule m = nullptr;
-  EXPECT_LOOM_ERROR(loom_module_load(r, "/nonexistent/x.loommod", &m), LOOM_ERROR_IO, "/nonexistent/x.loommod: cannot open");
+  EXPECT_LOOM_ERROR(loom_module_load(r, "/nonexistent/x.loommod", &m), LOOM_ERROR_IO,
+                    "/nonexistent/x.loommod: cannot open");
   EXPECT_LOOM_ERROR(loom_module_load(r, "", &m), LOOM_ERROR_INVALID_ARGUMENT, "the path is empty");
   std::vector<uint8_t> good = read_bytes(module_path(LOOM_ARCH_CPU, "heat"));
   ASSERT_GT(good.size(), 100u);
   // Truncated, a flipped byte, not a module at all.
   for (size_t cut : {size_t{0}, size_t{7}, size_t{20}, good.size() / 2, good.size() - 1}) {
     std::vector<uint8_t> bytes(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(cut));
-    EXPECT_LOOM_ERROR(loom_module_load_memory(r, bytes.empty() ? good.data() : bytes.data(), bytes.size(), "cut.loommod", &m),
+    EXPECT_LOOM_ERROR(loom_module_load_memory(r, bytes.empty() ? good.data() : bytes.data(),
+                                              bytes.size(), "cut.loommod", &m),
                       LOOM_ERROR_CORRUPT_MODULE, "cut.loommod");
   }
   std::vector<uint8_t> flipped = good;
   flipped[flipped.size() - 10] ^= 0x40;
-  EXPECT_LOOM_ERROR(loom_module_load_memory(r, flipped.data(), flipped.size(), "flipped.loommod", &m),
-                    LOOM_ERROR_CORRUPT_MODULE, "flipped.loommod");
+  EXPECT_LOOM_ERROR(
+      loom_module_load_memory(r, flipped.data(), flipped.size(), "flipped.loommod", &m),
+      LOOM_ERROR_CORRUPT_MODULE, "flipped.loommod");
   // Another archive version (bytes 8..11, little endian).
   std::vector<uint8_t> future = good;
   future[8] = 99;
-  EXPECT_LOOM_ERROR(loom_module_load_memory(r, future.data(), future.size(), "future.loommod", &m), LOOM_ERROR_VERSION_MISMATCH,
-                    "module archive version 99");
+  EXPECT_LOOM_ERROR(loom_module_load_memory(r, future.data(), future.size(), "future.loommod", &m),
+                    LOOM_ERROR_VERSION_MISMATCH, "module archive version 99");
   // A module for the other arch.
-  EXPECT_LOOM_ERROR(loom_module_load(r, module_path(LOOM_ARCH_VULKAN, "heat").c_str(), &m), LOOM_ERROR_WRONG_ARCH,
-                    "compiled for vulkan, not for the CPU");
+  EXPECT_LOOM_ERROR(loom_module_load(r, module_path(LOOM_ARCH_VULKAN, "heat").c_str(), &m),
+                    LOOM_ERROR_WRONG_ARCH, "compiled for vulkan, not for the CPU");
   EXPECT_EQ(m, nullptr);  // nothing written on failure
   EXPECT_LOOM(loom_runtime_destroy(r));
   LoomRuntimeCreateInfo bad{};
   bad.arch = (LoomArch)7;
   LoomRuntime none = nullptr;
-  EXPECT_LOOM_ERROR(loom_runtime_create(&bad, &none), LOOM_ERROR_INVALID_ARGUMENT, "arch 7 is not a LoomArch");
+  EXPECT_LOOM_ERROR(loom_runtime_create(&bad, &none), LOOM_ERROR_INVALID_ARGUMENT,
+                    "arch 7 is not a LoomArch");
 }
 
 // A copy of the heat module's folder form (written at build time) whose metadata's
 // requirement list `key` is `value`.
-std::string module_needing(LoomArch arch, const std::string& key, const std::string& value, const std::string& dir) {
+std::string module_needing(LoomArch arch, const std::string& key, const std::string& value,
+                           const std::string& dir) {
   std::string folder = dir + "/needy_" + (arch == LOOM_ARCH_CPU ? "cpu" : "vulkan");
   fs::remove_all(folder);
   fs::create_directories(dir);
@@ -612,14 +675,18 @@ TEST(CApiBasics, MissingCapabilitiesAreNamed) {
   LoomRuntime r = make_runtime(LOOM_ARCH_CPU);
   LoomModule m = nullptr;
   // A feature no CPU has (one this runtime does not know counts as missing).
-  std::string cpu = module_needing(LOOM_ARCH_CPU, "cpu_features", "\"+sse2\", \"+loom-test-feature\"", dir);
+  std::string cpu =
+      module_needing(LOOM_ARCH_CPU, "cpu_features", "\"+sse2\", \"+loom-test-feature\"", dir);
   EXPECT_LOOM_ERROR(loom_module_load(r, cpu.c_str(), &m), LOOM_ERROR_MISSING_CAPABILITY,
                     "this CPU lacks features the module's code uses");
-  EXPECT_NE(std::string(loom_last_error_message()).find("): loom-test-feature; compile the module for an older CPU"), std::string::npos);
+  EXPECT_NE(std::string(loom_last_error_message())
+                .find("): loom-test-feature; compile the module for an older CPU"),
+            std::string::npos);
   EXPECT_LOOM(loom_runtime_destroy(r));
   LOOM_REQUIRE_VULKAN_OR_SKIP();
   r = make_runtime(LOOM_ARCH_VULKAN);
-  std::string gpu = module_needing(LOOM_ARCH_VULKAN, "vulkan_features", "\"shaderBufferFloat64AtomicAdd\"", dir);
+  std::string gpu =
+      module_needing(LOOM_ARCH_VULKAN, "vulkan_features", "\"shaderBufferFloat64AtomicAdd\"", dir);
   EXPECT_LOOM_ERROR(loom_module_load(r, gpu.c_str(), &m), LOOM_ERROR_MISSING_CAPABILITY,
                     "lacks what the module needs: shaderBufferFloat64AtomicAdd");
   EXPECT_LOOM(loom_runtime_destroy(r));

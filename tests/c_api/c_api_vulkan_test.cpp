@@ -16,11 +16,15 @@ namespace {
 using loom::testing::HostBuffer;
 using loom::testing::HostDevice;
 
-#define ASSERT_LOOM(call) ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
-#define EXPECT_LOOM(call) EXPECT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
+#define ASSERT_LOOM(call) \
+  ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
+#define EXPECT_LOOM(call) \
+  EXPECT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
 #define ASSERT_VK(call) ASSERT_EQ((call), VK_SUCCESS) << #call
 
-std::string module_path(const std::string& name) { return std::string(LOOM_TEST_MODULES) + "/vulkan/" + name + ".loommod"; }
+std::string module_path(const std::string& name) {
+  return std::string(LOOM_TEST_MODULES) + "/vulkan/" + name + ".loommod";
+}
 
 class CApiVulkan : public testing::Test {
  protected:
@@ -38,7 +42,8 @@ class CApiVulkan : public testing::Test {
   }
   LoomModule load(const std::string& name) {
     LoomModule m = nullptr;
-    EXPECT_EQ(loom_module_load(runtime, module_path(name).c_str(), &m), LOOM_SUCCESS) << loom_last_error_message();
+    EXPECT_EQ(loom_module_load(runtime, module_path(name).c_str(), &m), LOOM_SUCCESS)
+        << loom_last_error_message();
     if (m) modules.push_back(m);
     return m;
   }
@@ -47,7 +52,8 @@ class CApiVulkan : public testing::Test {
     LoomVulkanBuffer vb{buffer.buffer, 0, 32 * 4};
     int64_t n = 32;
     LoomArray arr = nullptr;
-    EXPECT_EQ(loom_ndarray_import_vulkan(runtime, &vb, LOOM_DTYPE_I32, 1, 1, &n, &arr), LOOM_SUCCESS)
+    EXPECT_EQ(loom_ndarray_import_vulkan(runtime, &vb, LOOM_DTYPE_I32, 1, 1, &n, &arr),
+              LOOM_SUCCESS)
         << loom_last_error_message();
     if (arr) arrays.push_back(arr);
     return arr;
@@ -59,7 +65,9 @@ class CApiVulkan : public testing::Test {
     LoomRuntime cpu = nullptr;
     EXPECT_EQ(loom_runtime_create(&ci, &cpu), LOOM_SUCCESS);
     LoomModule m = nullptr;
-    EXPECT_EQ(loom_module_load(cpu, (std::string(LOOM_TEST_MODULES) + "/cpu/args.loommod").c_str(), &m), LOOM_SUCCESS);
+    EXPECT_EQ(
+        loom_module_load(cpu, (std::string(LOOM_TEST_MODULES) + "/cpu/args.loommod").c_str(), &m),
+        LOOM_SUCCESS);
     LoomKernel run = nullptr;
     EXPECT_EQ(loom_module_get_kernel(m, "run", 0, nullptr, &run), LOOM_SUCCESS);
     int64_t n = 32;
@@ -92,7 +100,8 @@ TEST_F(CApiVulkan, ImportRefusesWhatItCannotUse) {
   info = host.import_info();
   info.api_version = 0;
   EXPECT_EQ(loom_runtime_import_vulkan(&info, &r), LOOM_ERROR_DEVICE);
-  EXPECT_NE(std::string(loom_last_error_message()).find("1.2"), std::string::npos) << loom_last_error_message();
+  EXPECT_NE(std::string(loom_last_error_message()).find("1.2"), std::string::npos)
+      << loom_last_error_message();
   info = host.import_info();
   info.device = VK_NULL_HANDLE;
   EXPECT_EQ(loom_runtime_import_vulkan(&info, &r), LOOM_ERROR_DEVICE);
@@ -136,8 +145,10 @@ TEST_F(CApiVulkan, LaunchesIntoTheHostsCommandBufferOnTheHostsBuffer) {
   LoomVulkanBuffer small{buffer.buffer, 0, 16};
   int64_t n = 32;
   LoomArray tiny = nullptr;
-  EXPECT_EQ(loom_ndarray_import_vulkan(runtime, &small, LOOM_DTYPE_I32, 1, 1, &n, &tiny), LOOM_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(loom_last_error_message()).find("holds 16 bytes; the ndarray needs 128"), std::string::npos)
+  EXPECT_EQ(loom_ndarray_import_vulkan(runtime, &small, LOOM_DTYPE_I32, 1, 1, &n, &tiny),
+            LOOM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(loom_last_error_message()).find("holds 16 bytes; the ndarray needs 128"),
+            std::string::npos)
       << loom_last_error_message();
 }
 
@@ -235,9 +246,11 @@ TEST_F(CApiVulkan, ADestroyedModuleOutlivesTheHostFramesThatUsedIt) {
   ASSERT_LOOM(loom_runtime_begin_frame(runtime));
   VkCommandBuffer cb = host.begin();
   ASSERT_LOOM(loom_launch_into(fill, cb, 1, &a));
-  ASSERT_LOOM(loom_module_destroy(m));  // recorded, not yet submitted: kept for the frames in flight
+  ASSERT_LOOM(
+      loom_module_destroy(m));  // recorded, not yet submitted: kept for the frames in flight
   host.submit_and_wait(cb);
-  for (int frame = 0; frame < 3; ++frame) ASSERT_LOOM(loom_runtime_begin_frame(runtime));  // freed now
+  for (int frame = 0; frame < 3; ++frame)
+    ASSERT_LOOM(loom_runtime_begin_frame(runtime));  // freed now
   // The same module again, with a pack of its own: nothing of the first is in the way.
   ASSERT_LOOM(loom_module_load(runtime, module_path("packs").c_str(), &m));
   modules.push_back(m);
@@ -313,8 +326,10 @@ TEST(CApiCpu, VulkanCallsOnACpuRuntimeAreWrongArch) {
   LoomVulkanBuffer vb{reinterpret_cast<VkBuffer>(uintptr_t{1}), 0, 64};
   int64_t n = 4;
   LoomArray a = nullptr;
-  EXPECT_EQ(loom_ndarray_import_vulkan(cpu, &vb, LOOM_DTYPE_F32, 1, 1, &n, &a), LOOM_ERROR_WRONG_ARCH);
-  EXPECT_NE(std::string(loom_last_error_message()).find("needs a Vulkan runtime"), std::string::npos);
+  EXPECT_EQ(loom_ndarray_import_vulkan(cpu, &vb, LOOM_DTYPE_F32, 1, 1, &n, &a),
+            LOOM_ERROR_WRONG_ARCH);
+  EXPECT_NE(std::string(loom_last_error_message()).find("needs a Vulkan runtime"),
+            std::string::npos);
   ASSERT_LOOM(loom_ndarray_create(cpu, LOOM_DTYPE_F32, 1, 1, &n, &a));
   EXPECT_EQ(loom_array_export_vulkan(a, &vb), LOOM_ERROR_WRONG_ARCH);
   LoomSemaphore s{reinterpret_cast<VkSemaphore>(uintptr_t{1}), 1};

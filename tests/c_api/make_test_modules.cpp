@@ -13,8 +13,9 @@
 
 namespace {
 
-void write(const std::string& src, const std::string& out, loom::Backend arch, const std::string& doc, const std::string& name,
-           bool debug, const std::function<void(loom::AotModule&)>& add) {
+void write(const std::string& src, const std::string& out, loom::Backend arch,
+           const std::string& doc, const std::string& name, bool debug,
+           const std::function<void(loom::AotModule&)>& add) {
   loom::ProgramOptions po;
   po.backend = loom::Backend::Cpu;
   po.offline_cache = false;
@@ -38,30 +39,38 @@ int main(int argc, char** argv) {
   std::string src = argv[1], out = argv[2];
   try {
     for (loom::Backend arch : {loom::Backend::Cpu, loom::Backend::Vulkan}) {
-      write(src, out, arch, "tests/e2e/docs/taichi_args.loom.json", "args", false, [](loom::AotModule& m) { m.add_document(); });
-      write(src, out, arch, "tests/e2e/docs/taichi_templates.loom.json", "templates", false, [](loom::AotModule& m) {
-        m.add_kernel_template("inc").instantiate({{"a", "x"}, {"b", 1}}).instantiate({{"a", "y"}, {"b", 2}});
-      });
-      write(src, out, arch, "tests/e2e/docs/taichi_argpacks.loom.json", "argpacks", false, [](loom::AotModule& m) {
-        m.add_kernel("abc_select", {{"p", "abc"}});
-        m.add_kernel("struct_sum", {{"pack", "ws"}});
-        m.add_kernel("nested_sum", {{"x", "outer"}});
-        m.add_document();
-      });
-      write(src, out, arch, "tests/e2e/docs/resources_in_packs.loom.json", "packs", false, [](loom::AotModule& m) {
-        m.add_kernel("fill", {{"job", "job"}});
-        m.add_kernel("paint", {{"job", "job"}, {"img", "img"}});
-        m.add_kernel("probe", {{"img", "img"}, {"u", 0.5}});
-        m.add_document();
-      });
-      write(src, out, arch, "tests/e2e/docs/open_ndarray.loom.json", "open", false, [](loom::AotModule& m) {
-        m.add_kernel("iota", {{"arr", "ints"}});
-        m.add_kernel("iota", {{"arr", "floats"}});
-        m.add_document();
-      });
-      write(src, out, arch, "tests/e2e/docs/out_of_bounds.loom.json", "bounds", true, [](loom::AotModule& m) {
-        m.add_kernel("shift", {{"arr", "arr"}});
-      });
+      write(src, out, arch, "tests/e2e/docs/taichi_args.loom.json", "args", false,
+            [](loom::AotModule& m) { m.add_document(); });
+      write(src, out, arch, "tests/e2e/docs/taichi_templates.loom.json", "templates", false,
+            [](loom::AotModule& m) {
+              m.add_kernel_template("inc")
+                  .instantiate({{"a", "x"}, {"b", 1}})
+                  .instantiate({{"a", "y"}, {"b", 2}});
+            });
+      write(src, out, arch, "tests/e2e/docs/taichi_argpacks.loom.json", "argpacks", false,
+            [](loom::AotModule& m) {
+              m.add_kernel("abc_select", {{"p", "abc"}});
+              m.add_kernel("struct_sum", {{"pack", "ws"}});
+              m.add_kernel("nested_sum", {{"x", "outer"}});
+              m.add_document();
+            });
+      write(src, out, arch, "tests/e2e/docs/resources_in_packs.loom.json", "packs", false,
+            [](loom::AotModule& m) {
+              m.add_kernel("fill", {{"job", "job"}});
+              m.add_kernel("paint", {{"job", "job"}, {"img", "img"}});
+              m.add_kernel("probe", {{"img", "img"}, {"u", 0.5}});
+              m.add_document();
+            });
+      write(src, out, arch, "tests/e2e/docs/open_ndarray.loom.json", "open", false,
+            [](loom::AotModule& m) {
+              m.add_kernel("iota", {{"arr", "ints"}});
+              m.add_kernel("iota", {{"arr", "floats"}});
+              m.add_document();
+            });
+      write(src, out, arch, "tests/e2e/docs/out_of_bounds.loom.json", "bounds", true,
+            [](loom::AotModule& m) {
+              m.add_kernel("shift", {{"arr", "arr"}});
+            });
       for (const char* sample : {"cloth", "julia", "heat"})
         write(src, out, arch, std::string("assets/graphs/") + sample + ".loom.json", sample, false,
               [](loom::AotModule& m) { m.add_document(); });

@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -23,14 +23,17 @@ namespace {
 using loom::test::CliRun;
 using loom::test::run_loom;
 
-std::string doc(const std::string& name) { return std::string(LOOM_SOURCE_DIR) + "/tests/e2e/docs/" + name; }
+std::string doc(const std::string& name) {
+  return std::string(LOOM_SOURCE_DIR) + "/tests/e2e/docs/" + name;
+}
 // A fresh directory per test process, removed at exit: ctest runs tests in parallel, and
 // other checkouts run theirs on the same machine, so fixed names under /tmp collide.
 class ScratchDir {
  public:
   ScratchDir() {
     std::string pattern = (std::filesystem::temp_directory_path() / "loom_cli_XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a scratch directory: " + pattern);
+    if (!mkdtemp(pattern.data()))
+      throw std::runtime_error("cannot create a scratch directory: " + pattern);
     path_ = pattern;
   }
   ~ScratchDir() {
@@ -70,7 +73,8 @@ TEST(Cli, HelpAndUnknownCommands) {
 TEST(Cli, RunDumpsNpyAndPrintsStats) {
   std::string out = temp("arr.npy");
   std::filesystem::remove(out);
-  CliRun r = run_loom("run " + doc("taichi_pipeline.loom.json") + " --steps 2 --no-cache --stats --dump arr=" + out);
+  CliRun r = run_loom("run " + doc("taichi_pipeline.loom.json") +
+                      " --steps 2 --no-cache --stats --dump arr=" + out);
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("instantiations"), std::string::npos) << r.out;
   loom::NpyArray a = loom::read_npy(out);
@@ -90,7 +94,8 @@ TEST(Cli, RunLoadsNpy) {
   std::memcpy(a.data.data(), &seven, 4);
   loom::write_npy(in, a);
   std::string out = temp("out.npy");
-  CliRun r = run_loom("run " + doc("taichi_pipeline.loom.json") + " --steps 1 --no-cache --load arr=" + in + " --dump arr=" + out);
+  CliRun r = run_loom("run " + doc("taichi_pipeline.loom.json") +
+                      " --steps 1 --no-cache --load arr=" + in + " --dump arr=" + out);
   ASSERT_EQ(r.code, 0) << r.out;
   int32_t v;
   std::memcpy(&v, loom::read_npy(out).data.data(), 4);
@@ -102,10 +107,12 @@ TEST(Cli, IrAfterEachPass) {
   ASSERT_EQ(passes.code, 0);
   EXPECT_NE(passes.out.find("offload"), std::string::npos);
   EXPECT_NE(passes.out.find("full_simplify#3"), std::string::npos) << passes.out;
-  CliRun second = run_loom("ir " + doc("taichi_pipeline.loom.json") + " --kernel accumulate --after full_simplify#2");
+  CliRun second = run_loom("ir " + doc("taichi_pipeline.loom.json") +
+                           " --kernel accumulate --after full_simplify#2");
   ASSERT_EQ(second.code, 0) << second.out;
   EXPECT_NE(second.out.find("range_for"), std::string::npos) << second.out;  // before offloading
-  CliRun lowered = run_loom("ir " + doc("taichi_pipeline.loom.json") + " --kernel accumulate --after lower");
+  CliRun lowered =
+      run_loom("ir " + doc("taichi_pipeline.loom.json") + " --kernel accumulate --after lower");
   ASSERT_EQ(lowered.code, 0) << lowered.out;
   EXPECT_NE(lowered.out.find("range_for"), std::string::npos) << lowered.out;
   EXPECT_NE(lowered.out.find("global_ptr"), std::string::npos) << lowered.out;
@@ -113,7 +120,8 @@ TEST(Cli, IrAfterEachPass) {
   ASSERT_EQ(final_ir.code, 0) << final_ir.out;
   EXPECT_NE(final_ir.out.find("offload range_for"), std::string::npos) << final_ir.out;
   EXPECT_NE(final_ir.out.find("element_ptr"), std::string::npos) << final_ir.out;
-  CliRun bad = run_loom("ir " + doc("taichi_pipeline.loom.json") + " --kernel accumulate --after nonsense");
+  CliRun bad =
+      run_loom("ir " + doc("taichi_pipeline.loom.json") + " --kernel accumulate --after nonsense");
   EXPECT_NE(bad.code, 0);
   EXPECT_NE(bad.out.find("unknown pass 'nonsense'"), std::string::npos) << bad.out;
 }
@@ -132,16 +140,19 @@ TEST(Cli, CheckReportsThePlace) {
   EXPECT_NE(r.out.find("teleport"), std::string::npos) << r.out;
   CliRun missing = run_loom("check " + temp("does_not_exist.loom.json"));
   EXPECT_NE(missing.code, 0);
-  EXPECT_EQ(std::count(missing.out.begin(), missing.out.end(), '\n'), 1) << missing.out;  // one message
+  EXPECT_EQ(std::count(missing.out.begin(), missing.out.end(), '\n'), 1)
+      << missing.out;  // one message
 }
 
 TEST(Cli, CompileFillsTheOfflineCache) {
   std::string dir = temp("cache");
   std::filesystem::remove_all(dir);
-  CliRun r = run_loom("compile " + doc("taichi_pipeline.loom.json") + " --cache-dir " + dir + " --stats");
+  CliRun r =
+      run_loom("compile " + doc("taichi_pipeline.loom.json") + " --cache-dir " + dir + " --stats");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("1 misses"), std::string::npos) << r.out;
-  CliRun again = run_loom("compile " + doc("taichi_pipeline.loom.json") + " --cache-dir " + dir + " --stats");
+  CliRun again =
+      run_loom("compile " + doc("taichi_pipeline.loom.json") + " --cache-dir " + dir + " --stats");
   ASSERT_EQ(again.code, 0) << again.out;
   EXPECT_NE(again.out.find("1 disk"), std::string::npos) << again.out;
 }
@@ -154,7 +165,8 @@ static long lines_of_loom(const std::string& out) {
   long lines = 0;
   size_t start = 0;
   for (size_t end; (end = out.find('\n', start)) != std::string::npos; start = end + 1)
-    if (out.substr(start, end - start).find("WARNING: AddressSanitizer failed to allocate") == std::string::npos)
+    if (out.substr(start, end - start).find("WARNING: AddressSanitizer failed to allocate") ==
+        std::string::npos)
       ++lines;
   return lines;
 }
@@ -175,23 +187,30 @@ TEST(Cli, StorageTooLargeToAllocateIsOneClearMessage) {
 TEST(Cli, BackendsAndDevices) {
   CliRun bad = run_loom("run " + doc("taichi_pipeline.loom.json") + " --backend metal");
   EXPECT_NE(bad.code, 0);
-  EXPECT_NE(bad.out.find("unknown backend 'metal' (choose cpu, vulkan or auto)"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("unknown backend 'metal' (choose cpu, vulkan or auto)"), std::string::npos)
+      << bad.out;
   LOOM_REQUIRE_VULKAN_OR_SKIP();
-  CliRun nodev = run_loom("run " + doc("taichi_pipeline.loom.json") + " --backend vulkan --device no-such-gpu");
+  CliRun nodev = run_loom("run " + doc("taichi_pipeline.loom.json") +
+                          " --backend vulkan --device no-such-gpu");
   EXPECT_NE(nodev.code, 0);
-  EXPECT_NE(nodev.out.find("no Vulkan device matches 'no-such-gpu'; devices are:"), std::string::npos) << nodev.out;
+  EXPECT_NE(nodev.out.find("no Vulkan device matches 'no-such-gpu'; devices are:"),
+            std::string::npos)
+      << nodev.out;
   CliRun devices = run_loom("devices");
   ASSERT_EQ(devices.code, 0) << devices.out;
   EXPECT_NE(devices.out.find("0: "), std::string::npos) << devices.out;
 
   std::string cpu_out = temp("backend_cpu.npy"), vk_out = temp("backend_vulkan.npy");
-  CliRun cpu = run_loom("run " + doc("taichi_pipeline.loom.json") + " --no-cache --dump arr=" + cpu_out);
+  CliRun cpu =
+      run_loom("run " + doc("taichi_pipeline.loom.json") + " --no-cache --dump arr=" + cpu_out);
   ASSERT_EQ(cpu.code, 0) << cpu.out;
-  CliRun vk = run_loom("run " + doc("taichi_pipeline.loom.json") + " --no-cache --backend vulkan --validate --stats --dump arr=" + vk_out);
+  CliRun vk = run_loom("run " + doc("taichi_pipeline.loom.json") +
+                       " --no-cache --backend vulkan --validate --stats --dump arr=" + vk_out);
   ASSERT_EQ(vk.code, 0) << vk.out;
   EXPECT_NE(vk.out.find("vulkan: "), std::string::npos) << vk.out;
   std::ifstream a(cpu_out, std::ios::binary), b(vk_out, std::ios::binary);
-  std::string ca((std::istreambuf_iterator<char>(a)), {}), cb((std::istreambuf_iterator<char>(b)), {});
+  std::string ca((std::istreambuf_iterator<char>(a)), {}),
+      cb((std::istreambuf_iterator<char>(b)), {});
   EXPECT_FALSE(ca.empty());
   EXPECT_EQ(ca, cb);  // integers: the same bytes on both devices
 }

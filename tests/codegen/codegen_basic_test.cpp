@@ -3,9 +3,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <limits>
-#include <functional>
 
 #include "runtime/host/field.h"
 #include "runtime/host/ndarray.h"
@@ -52,7 +52,9 @@ TEST(CpuCodegen, Saxpy) {
   frame.set_ndarray(2, y);
   test_device().launch(*kernel, frame.context());
   for (int64_t i = 0; i < n; ++i)
-    ASSERT_FLOAT_EQ(y.data_as<float>()[i], 3.0f * static_cast<float>(i) * 0.5f + static_cast<float>(i % 7)) << i;
+    ASSERT_FLOAT_EQ(y.data_as<float>()[i],
+                    3.0f * static_cast<float>(i) * 0.5f + static_cast<float>(i % 7))
+        << i;
 }
 
 TEST(CpuCodegen, SaxpyInnerLoopIsVectorised) {
@@ -80,8 +82,9 @@ TEST(CpuCodegen, Stencil2dOnFields) {
   Inst* c = b.binary(Op::Add, b.binary(Op::Mul, i, w), j);
   Inst* one64 = b.const_int(Scalar::I64, 1);
   auto at = [&](Inst* idx) { return load(b, Scalar::F32, u, idx); };
-  Inst* sum = b.binary(Op::Add, b.binary(Op::Add, at(b.binary(Op::Sub, c, w)), at(b.binary(Op::Add, c, w))),
-                       b.binary(Op::Add, at(b.binary(Op::Sub, c, one64)), at(b.binary(Op::Add, c, one64))));
+  Inst* sum =
+      b.binary(Op::Add, b.binary(Op::Add, at(b.binary(Op::Sub, c, w)), at(b.binary(Op::Add, c, w))),
+               b.binary(Op::Add, at(b.binary(Op::Sub, c, one64)), at(b.binary(Op::Add, c, one64))));
   store(b, v, c, b.binary(Op::Sub, b.binary(Op::Mul, b.f32(0.25), sum), at(c)));
   std::string text = codegen::dump_llvm_ir(*k);
   EXPECT_NE(text.find("x float>"), std::string::npos) << "inner loop not vectorised\n" << text;
@@ -90,7 +93,8 @@ TEST(CpuCodegen, Stencil2dOnFields) {
 
   host::Field fu(FieldDesc{"u", {Scalar::F32}, {H, W}, Layout::AoS});
   host::Field fv(FieldDesc{"v", {Scalar::F32}, {H, W}, Layout::AoS});
-  for (int64_t e = 0; e < H * W; ++e) fu.data_as<float>()[e] = static_cast<float>((e * 37) % 101) * 0.1f;
+  for (int64_t e = 0; e < H * W; ++e)
+    fu.data_as<float>()[e] = static_cast<float>((e * 37) % 101) * 0.1f;
   host::LaunchFrame frame(kernel->abi);
   frame.bind_field("u", fu);
   frame.bind_field("v", fv);
@@ -214,7 +218,8 @@ TEST(CpuCodegen, NestedRangeForInSerialTask) {
   b.make(Op::Continue, Scalar::Void);
   b.set_insert_end(loop->region(0));
   Inst* term = b.cast(Scalar::I64, b.binary(Op::Mul, i, j));
-  b.local_store(acc, b.binary(Op::Add, b.local_load(acc), b.binary(Op::Add, term, b.const_int(Scalar::I64, 100))));
+  b.local_store(acc, b.binary(Op::Add, b.local_load(acc),
+                              b.binary(Op::Add, term, b.const_int(Scalar::I64, 100))));
   b.set_insert_end(task->region(0));
   b.make(Op::Return, Scalar::Void, {b.local_load(acc)});
   auto kernel = compile_and_load(*k);
@@ -301,7 +306,8 @@ TEST(CpuCodegen, IntegerDivisionTruncatesAndModIsFloored) {
     }
   auto fmod_out = run_binary<float>(Op::Mod, Scalar::F32, fa, fc);
   for (size_t q = 0; q < fa.size(); ++q)
-    EXPECT_NEAR(fmod_out[q], fa[q] - fc[q] * std::floor(fa[q] / fc[q]), 1e-5f) << fa[q] << " % " << fc[q];
+    EXPECT_NEAR(fmod_out[q], fa[q] - fc[q] * std::floor(fa[q] / fc[q]), 1e-5f)
+        << fa[q] << " % " << fc[q];
   // Division by zero and MIN / -1 do not trap.
   std::vector<int32_t> za{5, -5, INT32_MIN, INT32_MIN}, zc{0, 0, -1, -1};
   auto zdiv = run_binary<int32_t>(Op::Div, Scalar::I32, za, zc);
@@ -351,7 +357,9 @@ TEST(CpuCodegen, UnaryMathMatchesLibm) {
   std::vector<Case> cases = {
       {Op::Neg, [](float v) { return -v; }, false},
       {Op::Abs, [](float v) { return std::fabs(v); }, false},
-      {Op::Sign, [](float v) { return v > 0 ? 1.0f : v < 0 ? -1.0f : 0.0f; }, false},
+      {Op::Sign, [](float v) { return v > 0   ? 1.0f
+                                      : v < 0 ? -1.0f
+                                              : 0.0f; }, false},
       {Op::Floor, [](float v) { return std::floor(v * 1.0f); }, false},
       {Op::Ceil, [](float v) { return std::ceil(v); }, false},
       {Op::Round, [](float v) { return std::round(v); }, false},
@@ -371,7 +379,8 @@ TEST(CpuCodegen, UnaryMathMatchesLibm) {
     auto out = run_unary<float>(c.op, Scalar::F32, in);
     for (size_t q = 0; q < in.size(); ++q) {
       float want = c.ref(in[q]);
-      ASSERT_NEAR(out[q], want, 2e-5f * std::max(1.0f, std::fabs(want))) << ir::op_name(c.op) << "(" << in[q] << ")";
+      ASSERT_NEAR(out[q], want, 2e-5f * std::max(1.0f, std::fabs(want)))
+          << ir::op_name(c.op) << "(" << in[q] << ")";
     }
   }
   // Double precision goes through the f64 entry points.
@@ -407,14 +416,15 @@ TEST(CpuCodegen, CastsSelectAndComparisons) {
   k->abi.name = "casts";
   k->abi.params.push_back(value_param("f", {Scalar::F32}));
   k->abi.params.push_back(value_param("flag", {Scalar::Bool}));
-  k->abi.returns = {{Scalar::I32}, {Scalar::U8}, {Scalar::F64}, {Scalar::I32}, {Scalar::Bool}, {Scalar::F32}};
+  k->abi.returns = {{Scalar::I32}, {Scalar::U8},   {Scalar::F64},
+                    {Scalar::I32}, {Scalar::Bool}, {Scalar::F32}};
   Builder b(k->body.get());
   Inst* f = b.arg(Scalar::F32, 0);
   Inst* flag = b.arg(Scalar::Bool, 1);
   Inst* task = serial(b);
   b.set_insert_end(task->region(0));
-  Inst* as_int = b.cast(Scalar::I32, f);                         // truncates toward zero
-  Inst* as_u8 = b.cast(Scalar::U8, b.i32(300));                   // wraps
+  Inst* as_int = b.cast(Scalar::I32, f);         // truncates toward zero
+  Inst* as_u8 = b.cast(Scalar::U8, b.i32(300));  // wraps
   Inst* as_f64 = b.cast(Scalar::F64, b.i32(-7));
   Inst* sel = b.select(flag, b.i32(11), b.i32(22));
   Inst* cmp = b.binary(Op::LogicAnd, b.binary(Op::Lt, f, b.f32(0)), b.unary(Op::LogicNot, flag));
@@ -504,7 +514,8 @@ TEST(CpuCodegen, MathInLoopsUsesVectorLibrary) {
 // special values stay IEEE: rsqrt(±0) = ±inf, x/0 = ±inf, sqrt(inf) = inf, NaN in gives NaN,
 // in scalar code and in vectorised loops alike.
 TEST(CpuCodegen, FastMathKeepsIeeeSpecialValues) {
-  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity(),
+              nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> x, y;
   const float specials[] = {0.0f, -0.0f, inf, -inf, nan, 4.0f, 1e-40f, -2.0f, 1e30f, 3.0f};
   for (int rep = 0; rep < 13; ++rep)  // 130 elements: the vectorised body and the scalar tail
@@ -513,7 +524,8 @@ TEST(CpuCodegen, FastMathKeepsIeeeSpecialValues) {
       y.push_back(specials[(&s - specials + rep) % 10]);
     }
   auto same = [](float got, float want) {
-    return (std::isnan(got) && std::isnan(want)) || (got == want && std::signbit(got) == std::signbit(want));
+    return (std::isnan(got) && std::isnan(want)) ||
+           (got == want && std::signbit(got) == std::signbit(want));
   };
   auto rs = run_unary<float>(Op::Rsqrt, Scalar::F32, x);
   auto sq = run_unary<float>(Op::Sqrt, Scalar::F32, x);
@@ -521,13 +533,15 @@ TEST(CpuCodegen, FastMathKeepsIeeeSpecialValues) {
   for (size_t q = 0; q < x.size(); ++q) {
     float want_rs = 1.0f / std::sqrt(x[q]);
     if (std::isinf(want_rs) || want_rs == 0.0f || std::isnan(want_rs))
-      EXPECT_TRUE(same(rs[q], want_rs)) << "rsqrt(" << x[q] << ") = " << rs[q] << ", want " << want_rs;
+      EXPECT_TRUE(same(rs[q], want_rs))
+          << "rsqrt(" << x[q] << ") = " << rs[q] << ", want " << want_rs;
     else
       EXPECT_NEAR(rs[q], want_rs, 1e-6f * want_rs) << "rsqrt(" << x[q] << ")";
     EXPECT_TRUE(same(sq[q], std::sqrt(x[q]))) << "sqrt(" << x[q] << ") = " << sq[q];
     float want_dv = x[q] / y[q];
     if (!std::isfinite(want_dv) || want_dv == 0.0f || !std::isfinite(x[q]) || y[q] == 0.0f)
-      EXPECT_TRUE(same(dv[q], want_dv)) << x[q] << " / " << y[q] << " = " << dv[q] << ", want " << want_dv;
+      EXPECT_TRUE(same(dv[q], want_dv))
+          << x[q] << " / " << y[q] << " = " << dv[q] << ", want " << want_dv;
     else
       EXPECT_NEAR(dv[q], want_dv, 2e-7f * std::fabs(want_dv)) << x[q] << " / " << y[q];
   }
@@ -560,7 +574,8 @@ TEST(CpuCodegen, DivisionByAConstantStrictAndFast) {
       if (!fast) {
         ASSERT_EQ(got[q], want) << av[q] << " / -3";
       } else {
-        ASSERT_LE(std::fabs(got[q] - want), std::fabs(std::nextafter(want, 0.0f) - want)) << av[q] << " / -3";
+        ASSERT_LE(std::fabs(got[q] - want), std::fabs(std::nextafter(want, 0.0f) - want))
+            << av[q] << " / -3";
       }
     }
   }

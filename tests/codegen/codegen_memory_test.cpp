@@ -64,7 +64,8 @@ TEST(CpuCodegen, FloatAtomicsAreExactUnderManyThreads) {
   Inst* f = b.cast(Scalar::F32, b.binary(Op::Mod, i, b.i32(3)));
   b.atomic(ir::AtomicOp::Add, elem(b, Scalar::F32, acc, b.i32(0)), f);
   b.atomic(ir::AtomicOp::Max, elem(b, Scalar::F32, acc, b.i32(1)), b.cast(Scalar::F32, i));
-  b.atomic(ir::AtomicOp::Min, elem(b, Scalar::F32, acc, b.i32(2)), b.unary(Op::Neg, b.cast(Scalar::F32, i)));
+  b.atomic(ir::AtomicOp::Min, elem(b, Scalar::F32, acc, b.i32(2)),
+           b.unary(Op::Neg, b.cast(Scalar::F32, i)));
   b.atomic(ir::AtomicOp::Sub, elem(b, Scalar::F32, acc, b.i32(3)), b.f32(0.5));
   b.atomic(ir::AtomicOp::Add, elem(b, Scalar::F64, acc64, b.i32(0)), b.cast(Scalar::F64, i));
   auto kernel = compile_and_load(*k);
@@ -96,7 +97,8 @@ TEST(CpuCodegen, TemporariesPassValuesBetweenTasks) {
   Inst* sum = b.alloca_(Scalar::F32);
   Inst* loop = b.range_for({b.i32(0), n});
   b.set_insert_end(loop->region(0));
-  b.local_store(sum, b.binary(Op::Add, b.local_load(sum), load(b, Scalar::F32, x, b.loop_index(loop, 0))));
+  b.local_store(
+      sum, b.binary(Op::Add, b.local_load(sum), load(b, Scalar::F32, x, b.loop_index(loop, 0))));
   b.set_insert_end(t1->region(0));
   b.make(Op::TmpStore, Scalar::Void, {b.local_load(sum)}, 4);
   b.set_insert_end(k->body.get());
@@ -112,12 +114,15 @@ TEST(CpuCodegen, TemporariesPassValuesBetweenTasks) {
   host::LaunchFrame frame(kernel->abi);
   frame.set_ndarray(0, a);
   test_device().launch(*kernel, frame.context());
-  for (int q = 0; q < 1000; ++q) ASSERT_NEAR(a.data_as<float>()[q], static_cast<float>(q % 10) / 4500.0f, 1e-7f);
+  for (int q = 0; q < 1000; ++q)
+    ASSERT_NEAR(a.data_as<float>()[q], static_cast<float>(q % 10) / 4500.0f, 1e-7f);
 }
 
 namespace {
 
-float ref_fetch(const host::Texture& t, int x, int y, int z, int ch) { return t.read(x, y, z)[static_cast<size_t>(ch)]; }
+float ref_fetch(const host::Texture& t, int x, int y, int z, int ch) {
+  return t.read(x, y, z)[static_cast<size_t>(ch)];
+}
 
 int ref_wrap(int i, int n, bool repeat) {
   if (repeat) return ((i % n) + n) % n;
@@ -125,7 +130,8 @@ int ref_wrap(int i, int n, bool repeat) {
 }
 
 // Reference sampler: normalised coordinates, nearest or linear, clamp or repeat.
-float ref_sample(const host::Texture& t, std::array<float, 3> uvw, int dims, bool linear, bool repeat, int ch) {
+float ref_sample(const host::Texture& t, std::array<float, 3> uvw, int dims, bool linear,
+                 bool repeat, int ch) {
   int n[3] = {t.width(), t.height(), t.depth()};
   int i0[3] = {0, 0, 0}, i1[3] = {0, 0, 0};
   float f[3] = {0, 0, 0};
@@ -179,7 +185,8 @@ int add_texture(ir::Kernel& k, const std::string& name, TextureFormat format, in
 TEST(CpuCodegen, TextureSampleNearestLinearClampRepeat2d) {
   host::Texture tex(TextureFormat::RG32F, 5, 3);
   for (int y = 0; y < 3; ++y)
-    for (int x = 0; x < 5; ++x) tex.write(x, y, 0, {static_cast<float>(x * 10 + y), static_cast<float>(x - y * 3), 0, 0});
+    for (int x = 0; x < 5; ++x)
+      tex.write(x, y, 0, {static_cast<float>(x * 10 + y), static_cast<float>(x - y * 3), 0, 0});
   std::vector<float> us, vs;
   for (float u : {-0.7f, -0.1f, 0.0f, 0.13f, 0.5f, 0.77f, 0.99f, 1.0f, 1.3f, 2.45f})
     for (float v : {-0.2f, 0.1f, 0.5f, 0.95f, 1.6f}) {
@@ -218,9 +225,11 @@ TEST(CpuCodegen, TextureSampleNearestLinearClampRepeat2d) {
     bool linear = mode & ir::kSampleLinear, repeat = mode & ir::kSampleRepeat;
     for (int64_t q = 0; q < n; ++q)
       for (int ch = 0; ch < 4; ++ch) {
-        float want = ref_sample(tex, {us[static_cast<size_t>(q)], vs[static_cast<size_t>(q)], 0}, 2, linear, repeat, ch);
+        float want = ref_sample(tex, {us[static_cast<size_t>(q)], vs[static_cast<size_t>(q)], 0}, 2,
+                                linear, repeat, ch);
         ASSERT_NEAR(out.data_as<float>()[q * 4 + ch], want, 1e-4f)
-            << "mode " << mode << " uv " << us[static_cast<size_t>(q)] << "," << vs[static_cast<size_t>(q)] << " ch " << ch;
+            << "mode " << mode << " uv " << us[static_cast<size_t>(q)] << ","
+            << vs[static_cast<size_t>(q)] << " ch " << ch;
       }
   }
 }
@@ -234,7 +243,9 @@ TEST(CpuCodegen, TextureLoadStoreRgba8And3dLinear) {
   host::Texture vol(TextureFormat::RGBA32F, 3, 3, 3);
   for (int z = 0; z < 3; ++z)
     for (int y = 0; y < 3; ++y)
-      for (int x = 0; x < 3; ++x) vol.write(x, y, z, {static_cast<float>(x), static_cast<float>(y * 2), static_cast<float>(z * 3), 1});
+      for (int x = 0; x < 3; ++x)
+        vol.write(x, y, z,
+                  {static_cast<float>(x), static_cast<float>(y * 2), static_cast<float>(z * 3), 1});
 
   auto k = std::make_unique<ir::Kernel>();
   k->abi.name = "tex_misc";
@@ -245,13 +256,15 @@ TEST(CpuCodegen, TextureLoadStoreRgba8And3dLinear) {
   Builder b(k->body.get());
   Inst* task = serial(b);
   b.set_insert_end(task->region(0));
-  Inst* c0 = b.make(Op::TexLoad, Scalar::F32, {b.i32(-3), b.i32(2)}, ts, 0);   // (0, 2) -> 8
-  Inst* c1 = b.make(Op::TexLoad, Scalar::F32, {b.i32(9), b.i32(9)}, ts, 0);    // (3, 3) -> 15
-  Inst* c2 = b.make(Op::TexLoad, Scalar::F32, {b.i32(1), b.i32(1)}, ts, 1);    // missing -> 0
-  Inst* c3 = b.make(Op::TexLoad, Scalar::F32, {b.i32(1), b.i32(1)}, ts, 3);    // alpha -> 1
-  Inst* st = b.make(Op::TexStore, Scalar::Void, {b.i32(1), b.i32(0), b.f32(1.0), b.f32(0.5), b.f32(-2), b.f32(0.2)}, td, 2);
+  Inst* c0 = b.make(Op::TexLoad, Scalar::F32, {b.i32(-3), b.i32(2)}, ts, 0);  // (0, 2) -> 8
+  Inst* c1 = b.make(Op::TexLoad, Scalar::F32, {b.i32(9), b.i32(9)}, ts, 0);   // (3, 3) -> 15
+  Inst* c2 = b.make(Op::TexLoad, Scalar::F32, {b.i32(1), b.i32(1)}, ts, 1);   // missing -> 0
+  Inst* c3 = b.make(Op::TexLoad, Scalar::F32, {b.i32(1), b.i32(1)}, ts, 3);   // alpha -> 1
+  Inst* st = b.make(Op::TexStore, Scalar::Void,
+                    {b.i32(1), b.i32(0), b.f32(1.0), b.f32(0.5), b.f32(-2), b.f32(0.2)}, td, 2);
   (void)st;
-  b.make(Op::TexStore, Scalar::Void, {b.i32(5), b.i32(0), b.f32(1), b.f32(1), b.f32(1), b.f32(1)}, td, 2);  // dropped
+  b.make(Op::TexStore, Scalar::Void, {b.i32(5), b.i32(0), b.f32(1), b.f32(1), b.f32(1), b.f32(1)},
+         td, 2);  // dropped
   std::vector<Inst*> rets = {c0, c1, c2, c3};
   for (int ch = 0; ch < 3; ++ch) {
     Inst* s = b.make(Op::TexSample, Scalar::F32, {b.f32(0.5), b.f32(0.25), b.f32(0.75)}, tv, ch);
@@ -278,7 +291,8 @@ TEST(CpuCodegen, TextureLoadStoreRgba8And3dLinear) {
   EXPECT_EQ(px[3], 51);
   for (int q = 0; q < 4; ++q) EXPECT_EQ(dst.data()[q], 0) << "texel (0,0) untouched";
   for (int ch = 0; ch < 3; ++ch)
-    EXPECT_NEAR(frame.returned<float>(4 + static_cast<size_t>(ch)), ref_sample(vol, {0.5f, 0.25f, 0.75f}, 3, true, false, ch), 1e-5f);
+    EXPECT_NEAR(frame.returned<float>(4 + static_cast<size_t>(ch)),
+                ref_sample(vol, {0.5f, 0.25f, 0.75f}, 3, true, false, ch), 1e-5f);
 }
 
 TEST(CpuCodegen, RandomNumbersAreUniform) {
@@ -309,7 +323,8 @@ TEST(CpuCodegen, RandomNumbersAreUniform) {
     low_bit += u.data_as<uint32_t>()[q] & 1;
   }
   mean /= n;
-  for (int32_t q = 0; q < n; ++q) var += (f.data_as<float>()[q] - mean) * (f.data_as<float>()[q] - mean);
+  for (int32_t q = 0; q < n; ++q)
+    var += (f.data_as<float>()[q] - mean) * (f.data_as<float>()[q] - mean);
   var /= n;
   EXPECT_NEAR(mean, 0.5, 0.005);
   EXPECT_NEAR(var, 1.0 / 12.0, 0.002);
@@ -385,7 +400,8 @@ TEST(CpuCodegen, AssertionFailureNamesTheNode) {
     FAIL() << "expected an assertion failure";
   } catch (const Error& e) {
     EXPECT_EQ(e.place().node, 7);
-    EXPECT_NE(std::string(e.what()).find("assertion failed: v must be positive"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("assertion failed: v must be positive"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -436,8 +452,10 @@ TEST(CpuCodegen, ContinueInRangeTaskAndRandomStreamsPerTask) {
   for (int r = 0; r < 6; ++r)
     for (int c = 0; c < 10; ++c) {
       if (r == 0 && c == 1) continue;  // written by the second task
-      if (c % 2) EXPECT_EQ(p[r * 10 + c], 0.0f) << r << "," << c;
-      else EXPECT_GT(p[r * 10 + c], 0.0f) << r << "," << c;
+      if (c % 2)
+        EXPECT_EQ(p[r * 10 + c], 0.0f) << r << "," << c;
+      else
+        EXPECT_GT(p[r * 10 + c], 0.0f) << r << "," << c;
     }
   EXPECT_GT(p[1], 0.0f);
   EXPECT_NE(p[1], p[0]);  // index 0 of both tasks, different streams
@@ -528,8 +546,11 @@ TEST(CpuCodegen, Texture3dStoreAndRepeatSample) {
   Inst* x = b.loop_index(task, 0);
   Inst* y = b.loop_index(task, 1);
   Inst* z = b.loop_index(task, 2);
-  Inst* val = b.cast(Scalar::F32, b.binary(Op::Add, b.binary(Op::Add, x, b.binary(Op::Mul, y, b.i32(10))), b.binary(Op::Mul, z, b.i32(100))));
-  b.make(Op::TexStore, Scalar::Void, {x, y, z, val, b.unary(Op::Neg, val), b.f32(0), b.f32(0)}, 0, 3);
+  Inst* val =
+      b.cast(Scalar::F32, b.binary(Op::Add, b.binary(Op::Add, x, b.binary(Op::Mul, y, b.i32(10))),
+                                   b.binary(Op::Mul, z, b.i32(100))));
+  b.make(Op::TexStore, Scalar::Void, {x, y, z, val, b.unary(Op::Neg, val), b.f32(0), b.f32(0)}, 0,
+         3);
   b.set_insert_end(k->body.get());
   Inst* s = serial(b);
   b.set_insert_end(s->region(0));

@@ -33,7 +33,8 @@ inline cpu::CpuDevice& test_device() {
   return device;
 }
 
-inline Inst* offload(Builder& b, ir::TaskKind kind, std::vector<Inst*> begin_end = {}, int slot = 0) {
+inline Inst* offload(Builder& b, ir::TaskKind kind, std::vector<Inst*> begin_end = {},
+                     int slot = 0) {
   auto inst = std::make_unique<Inst>(Op::Offload, Scalar::Void);
   inst->set_task_kind(kind);
   if (kind == ir::TaskKind::RangeFor) inst->set_dims(static_cast<int32_t>(begin_end.size() / 2));
@@ -94,7 +95,8 @@ inline int add_ndarray(ir::Kernel& k, const std::string& name, Scalar dtype, int
   return static_cast<int>(k.abi.resources.size()) - 1;
 }
 
-inline int add_field(ir::Kernel& k, const std::string& name, Scalar dtype, std::vector<int64_t> shape) {
+inline int add_field(ir::Kernel& k, const std::string& name, Scalar dtype,
+                     std::vector<int64_t> shape) {
   ResourceDesc r;
   r.kind = ResourceKind::Field;
   r.dtype = dtype;
@@ -105,8 +107,8 @@ inline int add_field(ir::Kernel& k, const std::string& name, Scalar dtype, std::
   return static_cast<int>(k.abi.resources.size()) - 1;
 }
 
-inline std::shared_ptr<cpu::LoadedCpuKernel> compile_and_load(ir::Kernel& k,
-                                                             const codegen::CpuCodegenOptions& options = {}) {
+inline std::shared_ptr<cpu::LoadedCpuKernel> compile_and_load(
+    ir::Kernel& k, const codegen::CpuCodegenOptions& options = {}) {
   std::string problem = ir::verify(k, {.offloaded = true, .lowered = true});
   EXPECT_EQ(problem, "") << ir::print_kernel(k);
   codegen::CompiledCpuKernel compiled = codegen::compile_kernel_to_object(k, options);

@@ -15,7 +15,8 @@
 namespace loom {
 namespace {
 
-std::unique_ptr<ir::Kernel> lowered(const graph::Document& doc, const std::string& kernel, bool debug) {
+std::unique_ptr<ir::Kernel> lowered(const graph::Document& doc, const std::string& kernel,
+                                    bool debug) {
   auto k = graph::lower_kernel(doc, kernel);
   k->index_bits = 32;
   passes::PipelineOptions po;
@@ -26,24 +27,29 @@ std::unique_ptr<ir::Kernel> lowered(const graph::Document& doc, const std::strin
 
 bool has_open_parameters(const graph::KernelDecl& k) {
   for (const auto& p : k.params)
-    if (p.kind == graph::ParamKind::Template || (p.kind == graph::ParamKind::Ndarray && p.type.empty())) return true;
+    if (p.kind == graph::ParamKind::Template ||
+        (p.kind == graph::ParamKind::Ndarray && p.type.empty()))
+      return true;
   return false;
 }
 
 TEST(SpirvCodegen, EveryDocumentKernelValidates) {
   int compiled = 0;
   for (const char* dir : {"assets/graphs", "tests/e2e/docs", "tests/codegen_spirv/docs"}) {
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(LOOM_SOURCE_DIR) + "/" + dir)) {
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::string(LOOM_SOURCE_DIR) + "/" + dir)) {
       if (entry.path().extension() != ".json") continue;
       graph::Document doc = graph::load_document_file(entry.path().string());
       for (const graph::KernelDecl& k : doc.kernels) {
         if (has_open_parameters(k)) continue;
         for (bool debug : {false, true}) {
-          SCOPED_TRACE(entry.path().filename().string() + ": " + k.name + (debug ? " (debug)" : ""));
+          SCOPED_TRACE(entry.path().filename().string() + ": " + k.name +
+                       (debug ? " (debug)" : ""));
           try {
             auto ir = lowered(doc, k.name, debug);
             codegen::CompiledSpirvKernel c = codegen::compile_kernel_to_spirv(*ir);
-            for (const SpirvTask& t : c.kernel.tasks) EXPECT_EQ(codegen::validate_spirv(t.spirv), "");
+            for (const SpirvTask& t : c.kernel.tasks)
+              EXPECT_EQ(codegen::validate_spirv(t.spirv), "");
             ++compiled;
           } catch (const Error& e) {
             ADD_FAILURE() << e.what();
@@ -58,23 +64,27 @@ TEST(SpirvCodegen, EveryDocumentKernelValidates) {
 // Devices with only one kind of native float atomic: a field that needs compare-and-swap for
 // one operation takes it for all (its buffer is declared as words), and the module validates.
 TEST(SpirvCodegen, MixedNativeAndEmulatedFloatAtomicsValidate) {
-  graph::Document doc = graph::load_document_file(std::string(LOOM_SOURCE_DIR) + "/tests/codegen_spirv/docs/mixed_float_atomics.loom.json");
+  graph::Document doc = graph::load_document_file(
+      std::string(LOOM_SOURCE_DIR) + "/tests/codegen_spirv/docs/mixed_float_atomics.loom.json");
   for (uint32_t without : {0u, uint32_t{kNeedFloat32AtomicAdd}, uint32_t{kNeedFloat32AtomicMinMax},
                            uint32_t{kNeedFloat32AtomicAdd | kNeedFloat32AtomicMinMax}}) {
     codegen::SpirvTarget target;
     target.features = kAllSpirvRequirements & ~without;
     auto k = lowered(doc, "k", false);
-    codegen::CompiledSpirvKernel c = codegen::compile_kernel_to_spirv(*k, target);  // validates or throws
+    codegen::CompiledSpirvKernel c =
+        codegen::compile_kernel_to_spirv(*k, target);  // validates or throws
     std::string text = codegen::disassemble_spirv(c.kernel.tasks.at(0).spirv);
     bool native_add = !(without & kNeedFloat32AtomicAdd) && !(without & kNeedFloat32AtomicMinMax);
-    EXPECT_EQ(text.find("OpAtomicFAddEXT") != std::string::npos, native_add) << "without " << without;
+    EXPECT_EQ(text.find("OpAtomicFAddEXT") != std::string::npos, native_add)
+        << "without " << without;
     EXPECT_EQ(c.kernel.requirements & without, 0u);
   }
 }
 
 // The workgroup size is a kernel option in the document; it wins over the program's.
 TEST(SpirvCodegen, WorkgroupSizeIsAKernelOption) {
-  const char* text = R"({"format": "loom-graph", "version": 2, "fields": [{"name": "f", "type": "i32", "shape": [1000]}],
+  const char* text =
+      R"({"format": "loom-graph", "version": 2, "fields": [{"name": "f", "type": "i32", "shape": [1000]}],
     "kernels": [{"name": "k", "workgroup_size": 32, "nodes": [
       {"id": 1, "type": "range_for", "inputs": {"end0": 1000}, "regions": {"body": [
         {"id": 2, "type": "store", "inputs": {"i0": "1.i0", "value": "1.i0"}, "params": {"field": "f"}}]}}]},
@@ -89,9 +99,11 @@ TEST(SpirvCodegen, WorkgroupSizeIsAKernelOption) {
   auto k = lowered(doc, "k", false);
   codegen::CompiledSpirvKernel c = codegen::compile_kernel_to_spirv(*k, target);
   EXPECT_EQ(c.kernel.tasks.at(0).workgroup_size, 32u);
-  EXPECT_NE(codegen::disassemble_spirv(c.kernel.tasks[0].spirv).find("LocalSize 32 1 1"), std::string::npos);
+  EXPECT_NE(codegen::disassemble_spirv(c.kernel.tasks[0].spirv).find("LocalSize 32 1 1"),
+            std::string::npos);
   auto plain = lowered(doc, "plain", false);
-  EXPECT_EQ(codegen::compile_kernel_to_spirv(*plain, target).kernel.tasks.at(0).workgroup_size, 256u);
+  EXPECT_EQ(codegen::compile_kernel_to_spirv(*plain, target).kernel.tasks.at(0).workgroup_size,
+            256u);
   // Out of range: an error naming the key path.
   std::string bad = text;
   bad.replace(bad.find("\"workgroup_size\": 32"), 20, "\"workgroup_size\": 4096");

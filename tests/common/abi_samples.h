@@ -71,9 +71,10 @@ inline KernelRecord sample_kernel_record() {
 inline SpirvKernel sample_spirv_kernel() {
   SpirvKernel k;
   uint32_t at = 0;
-  for (BindingKind kind : {BindingKind::Args, BindingKind::Temps, BindingKind::Returns, BindingKind::Error,
-                           BindingKind::Argpack, BindingKind::Buffer, BindingKind::StorageImage,
-                           BindingKind::SampledImage, BindingKind::Sampler})
+  for (BindingKind kind :
+       {BindingKind::Args, BindingKind::Temps, BindingKind::Returns, BindingKind::Error,
+        BindingKind::Argpack, BindingKind::Buffer, BindingKind::StorageImage,
+        BindingKind::SampledImage, BindingKind::Sampler})
     k.bindings.push_back({at++, kind, kind == BindingKind::Args ? -1 : static_cast<int32_t>(at % 3),
                           kind == BindingKind::SampledImage});
   k.args_in_push_constants = false;
@@ -122,7 +123,8 @@ class RandomAbi {
     for (int i = number(0, 6); i > 0; --i) abi.resources.push_back(resource(abi.params.size()));
     for (int i = number(0, 4); i > 0; --i) abi.returns.push_back(value_type());
     for (int i = number(0, 4); i > 0; --i)
-      abi.tasks.push_back({static_cast<uint8_t>(number(0, 2)), text(), text(), static_cast<uint8_t>(number(1, kMaxDims))});
+      abi.tasks.push_back({static_cast<uint8_t>(number(0, 2)), text(), text(),
+                           static_cast<uint8_t>(number(1, kMaxDims))});
     abi.temps_size = static_cast<uint32_t>(number(0, INT32_MAX));
     return abi;
   }
@@ -130,7 +132,8 @@ class RandomAbi {
   SpirvKernel spirv_kernel(size_t task_count) {
     SpirvKernel k;
     for (int i = number(0, 9); i > 0; --i)
-      k.bindings.push_back({static_cast<uint32_t>(number(0, 4095)), static_cast<BindingKind>(number(0, 8)),
+      k.bindings.push_back({static_cast<uint32_t>(number(0, 4095)),
+                            static_cast<BindingKind>(number(0, 8)),
                             static_cast<int32_t>(number(-1, INT32_MAX)), number(0, 1) == 1});
     k.args_in_push_constants = number(0, 1) == 1;
     for (size_t t = 0; t < task_count; ++t) k.tasks.push_back(spirv_task(k.bindings.size()));
@@ -140,7 +143,9 @@ class RandomAbi {
   }
 
  private:
-  int64_t number(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng_); }
+  int64_t number(int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng_);
+  }
   std::string text() {
     static const char kChars[] = "abcXYZ_019 .\"\\\n\t{}[]";
     std::string s;
@@ -175,7 +180,8 @@ class RandomAbi {
     r.layout = static_cast<Layout>(number(0, 1));
     r.format = static_cast<TextureFormat>(number(0, 3));
     r.field = text();
-    r.param = static_cast<int>(number(r.kind == ResourceKind::Field ? -1 : 0, static_cast<int64_t>(param_count) - 1));
+    r.param = static_cast<int>(
+        number(r.kind == ResourceKind::Field ? -1 : 0, static_cast<int64_t>(param_count) - 1));
     r.param_offset = static_cast<int32_t>(number(-1, INT32_MAX));
     return r;
   }
@@ -187,7 +193,8 @@ class RandomAbi {
     SpirvTask t;
     t.kind = static_cast<uint8_t>(number(0, 2));
     t.spirv = {0x07230203u};
-    for (int64_t i = number(4, 9); i > 0; --i) t.spirv.push_back(static_cast<uint32_t>(number(0, UINT32_MAX)));
+    for (int64_t i = number(4, 9); i > 0; --i)
+      t.spirv.push_back(static_cast<uint32_t>(number(0, UINT32_MAX)));
     t.workgroup_size = static_cast<uint32_t>(number(1, 4096));
     t.grid_dims = static_cast<uint8_t>(number(1, 2));
     t.host_extent = number(0, 1) == 1;
@@ -195,7 +202,8 @@ class RandomAbi {
       t.begin.push_back(bound());
       t.end.push_back(bound());
     }
-    for (size_t b = 0; b < binding_count; ++b) t.access.push_back(static_cast<uint8_t>(number(0, 3)));
+    for (size_t b = 0; b < binding_count; ++b)
+      t.access.push_back(static_cast<uint8_t>(number(0, 3)));
     return t;
   }
 

@@ -33,7 +33,8 @@ TEST(ByteReader, RefusesACountItsItemsCannotFillBeforeAllocating) {
   w.u64(2);
   ByteReader r(w.out, "record.bin", "test record");
   std::string message = error_of([&] { r.count(1u << 20, 8); });
-  EXPECT_NE(message.find("corrupt test record: count 1000 does not fit in the 16 bytes left"), std::string::npos)
+  EXPECT_NE(message.find("corrupt test record: count 1000 does not fit in the 16 bytes left"),
+            std::string::npos)
       << message;
 
   ByteReader fits(w.out, "record.bin", "test record");

@@ -64,11 +64,15 @@ TEST(ArgpackLayout, FollowsStd140) {
   std::vector<ArgpackType> types(2);
   types[0].name = "Element";
   types[0].is_pack = false;
-  types[0].members = {{"a", MemberKind::Value, {Scalar::I32}}, {"c", MemberKind::Value, {Scalar::F32}}};
+  types[0].members = {{"a", MemberKind::Value, {Scalar::I32}},
+                      {"c", MemberKind::Value, {Scalar::F32}}};
   types[1].name = "Pack";
-  types[1].members = {{"element", MemberKind::Struct, {}, 0, 0}, {"d", MemberKind::Value, {Scalar::F32}},
-                      {"v", MemberKind::Value, {Scalar::F32, 3, 1}}, {"b", MemberKind::Value, {Scalar::Bool}},
-                      {"m", MemberKind::Value, {Scalar::F32, 2, 2}}, {"arr", MemberKind::Ndarray, {Scalar::F32}, 1}};
+  types[1].members = {{"element", MemberKind::Struct, {}, 0, 0},
+                      {"d", MemberKind::Value, {Scalar::F32}},
+                      {"v", MemberKind::Value, {Scalar::F32, 3, 1}},
+                      {"b", MemberKind::Value, {Scalar::Bool}},
+                      {"m", MemberKind::Value, {Scalar::F32, 2, 2}},
+                      {"arr", MemberKind::Ndarray, {Scalar::F32}, 1}};
   layout_argpack_types(types);
   EXPECT_EQ(types[0].size, 16u);
   uint32_t off = 0;
@@ -193,11 +197,13 @@ TEST(KernelRecord, RandomRecordsRoundTrip) {
     KernelRecord back = deserialize_kernel_record(bytes, "random");
     ASSERT_TRUE(serialize_kernel_record(back) == bytes) << "seed " << seed;
     ASSERT_EQ(back.abi.resources.size(), r.abi.resources.size()) << seed;
-    for (size_t i = 0; i < r.abi.resources.size(); ++i) EXPECT_EQ(back.abi.resources[i].shape, r.abi.resources[i].shape);
+    for (size_t i = 0; i < r.abi.resources.size(); ++i)
+      EXPECT_EQ(back.abi.resources[i].shape, r.abi.resources[i].shape);
 
     SpirvKernel k = random.spirv_kernel(r.abi.tasks.size());
     std::vector<uint8_t> blob = serialize_spirv_kernel(k);
-    ASSERT_TRUE(serialize_spirv_kernel(deserialize_spirv_kernel(blob, "random")) == blob) << "seed " << seed;
+    ASSERT_TRUE(serialize_spirv_kernel(deserialize_spirv_kernel(blob, "random")) == blob)
+        << "seed " << seed;
   }
 }
 
@@ -205,11 +211,15 @@ TEST(KernelRecord, RandomRecordsRoundTrip) {
 TEST(KernelRecord, CorruptFieldsAreNamed) {
   KernelRecord r = test::sample_kernel_record();
   std::vector<uint8_t> bytes = serialize_kernel_record(r);
-  auto read = [](const std::vector<uint8_t>& b, const std::string& what) { deserialize_kernel_record(b, what); };
+  auto read = [](const std::vector<uint8_t>& b, const std::string& what) {
+    deserialize_kernel_record(b, what);
+  };
   // magic, version, name, the parameter count, then the first parameter's name: its kind.
   size_t kind_at = 8 + 4 + 4 + r.abi.name.size() + 4 + 4 + r.abi.params[0].name.size();
   std::string msg = read_error(with_byte(bytes, kind_at, 9), read);
-  EXPECT_NE(msg.find("corrupt compiled kernel record: params[0].kind has an unknown value 9"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("corrupt compiled kernel record: params[0].kind has an unknown value 9"),
+            std::string::npos)
+      << msg;
   EXPECT_NE(msg.find("edited"), std::string::npos) << msg;
   // The scalar of the first parameter's type: a value parameter needs a value type.
   msg = read_error(with_byte(bytes, kind_at + 1, 0), read);
@@ -221,7 +231,8 @@ TEST(KernelRecord, CorruptFieldsAreNamed) {
   // before anything is allocated for them.
   size_t count_at = 8 + 4 + 4 + r.abi.name.size();
   msg = read_error(with_byte(with_byte(bytes, count_at, 0xa0), count_at + 1, 0x0f), read);
-  EXPECT_NE(msg.find("params has a count of 4000 that does not fit in the"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("params has a count of 4000 that does not fit in the"), std::string::npos)
+      << msg;
   // The code cut off (its size stays): what is left is the checksum's 8 bytes.
   std::vector<uint8_t> cut(bytes.begin(), bytes.end() - 8 - static_cast<long>(r.code.size()));
   cut.resize(cut.size() + 8);
@@ -232,13 +243,18 @@ TEST(KernelRecord, CorruptFieldsAreNamed) {
 TEST(SpirvKernelBlob, CorruptFieldsAreNamed) {
   SpirvKernel k = test::sample_spirv_kernel();
   std::vector<uint8_t> bytes = serialize_spirv_kernel(k);
-  auto read = [](const std::vector<uint8_t>& b, const std::string& what) { deserialize_spirv_kernel(b, what); };
+  auto read = [](const std::vector<uint8_t>& b, const std::string& what) {
+    deserialize_spirv_kernel(b, what);
+  };
   // magic, version, the binding count, then the second binding's kind.
   size_t kind_at = 8 + 4 + 4 + 10 + 4;
   std::string msg = read_error(with_byte(bytes, kind_at, 77), read);
-  EXPECT_NE(msg.find("corrupt SPIR-V kernel: bindings[1].kind has an unknown value 77"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("corrupt SPIR-V kernel: bindings[1].kind has an unknown value 77"),
+            std::string::npos)
+      << msg;
   // The first task's workgroup size, just after its kind.
   size_t task_at = 8 + 4 + 4 + 10 * k.bindings.size() + 1 + 4 + 1;
   msg = read_error(with_byte(bytes, task_at, 0), read);
-  EXPECT_NE(msg.find("tasks[0].workgroup_size is out of range [1, 4096]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("tasks[0].workgroup_size is out of range [1, 4096]"), std::string::npos)
+      << msg;
 }

@@ -20,13 +20,15 @@ TEST(InternalError, SaysItIsInternalAndWhereTheCheckIs) {
     EXPECT_NE(internal.location().find(where), std::string::npos) << internal.location();
     EXPECT_NE(internal.location().find("TestBody"), std::string::npos) << internal.location();
     EXPECT_EQ(std::string(e.what()),
-              "doc.loom.json: kernel 'step': internal error: a task without a body [in " + internal.location() + "]");
+              "doc.loom.json: kernel 'step': internal error: a task without a body [in " +
+                  internal.location() + "]");
     EXPECT_EQ(e.place().kernel, "step");
   }
   try {
     throw Error(Place{"doc.loom.json", "step", 3, "x"}, "expects a float");
   } catch (const Error& e) {
     EXPECT_EQ(dynamic_cast<const InternalError*>(&e), nullptr);
-    EXPECT_EQ(std::string(e.what()), "doc.loom.json: kernel 'step': node 3: pin 'x': expects a float");
+    EXPECT_EQ(std::string(e.what()),
+              "doc.loom.json: kernel 'step': node 3: pin 'x': expects a float");
   }
 }

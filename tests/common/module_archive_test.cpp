@@ -24,7 +24,8 @@ struct Entry {
 
 // An archive whose table lists `entries` (offsets counted from the start of the data, after
 // the table), followed by `data`.
-std::vector<uint8_t> archive(uint32_t count, const std::vector<Entry>& entries, const std::string& data) {
+std::vector<uint8_t> archive(uint32_t count, const std::vector<Entry>& entries,
+                             const std::string& data) {
   size_t table = 16;
   for (const Entry& e : entries) table += 4 + e.name.size() + 24;
   ByteWriter w;
@@ -56,7 +57,8 @@ std::string read_error(const std::vector<uint8_t>& bytes) {
 TEST(ModuleArchive, RefusesEntriesThatShareBytes) {
   const std::string data(64, '{');
   std::string message = read_error(archive(2, {{"metadata.json", 0, 64}, {"blob.o", 0, 64}}, data));
-  EXPECT_NE(message.find("entry 'blob.o' overlaps entry 'metadata.json'"), std::string::npos) << message;
+  EXPECT_NE(message.find("entry 'blob.o' overlaps entry 'metadata.json'"), std::string::npos)
+      << message;
   message = read_error(archive(2, {{"metadata.json", 0, 40}, {"blob.o", 32, 32}}, data));
   EXPECT_NE(message.find("overlaps"), std::string::npos) << message;
 }
@@ -67,7 +69,8 @@ TEST(ModuleArchive, RefusesAnEntryInsideTheTable) {
   uint64_t zero = 0;
   std::memcpy(bytes.data() + 16 + 4 + 13, &zero, 8);
   std::string message = read_error(bytes);
-  EXPECT_NE(message.find("entry 'metadata.json' lies outside the file's data"), std::string::npos) << message;
+  EXPECT_NE(message.find("entry 'metadata.json' lies outside the file's data"), std::string::npos)
+      << message;
 }
 
 TEST(ModuleArchive, RefusesAnEntryCountTheFileCannotHold) {

@@ -17,7 +17,9 @@ inline std::string source_path(const std::string& relative) {
   return std::string(LOOM_SOURCE_DIR) + "/" + relative;
 }
 
-inline std::string doc_path(const std::string& name) { return source_path("tests/e2e/docs/" + name); }
+inline std::string doc_path(const std::string& name) {
+  return source_path("tests/e2e/docs/" + name);
+}
 
 // A fresh, empty offline cache folder per test.
 inline std::string fresh_cache_dir(const std::string& name) {

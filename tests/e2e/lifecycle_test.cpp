@@ -75,7 +75,8 @@ namespace {
 
 // Runs the pipeline `step` of taichi_pipeline with the cache folder `dir`; returns the
 // program's statistics and appends its warnings.
-Stats run_cached(const std::string& dir, std::vector<std::string>& warnings, Backend* backend = nullptr) {
+Stats run_cached(const std::string& dir, std::vector<std::string>& warnings,
+                 Backend* backend = nullptr) {
   ProgramOptions o;
   o.cache_dir = dir;
   o.warn = [&](const std::string& w) { warnings.push_back(w); };
@@ -100,13 +101,15 @@ std::filesystem::path only_entry(const std::string& dir) {
 template <typename F>
 void edit_entry(const std::filesystem::path& path, F&& edit) {
   std::ifstream in(path, std::ios::binary);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   in.close();
   KernelRecord record = deserialize_kernel_record(bytes, path.string());
   edit(record);
   bytes = serialize_kernel_record(record);
   std::ofstream(path, std::ios::binary | std::ios::trunc)
-      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
 }
 
 }  // namespace
@@ -134,7 +137,8 @@ TEST(Lifecycle, CacheEntryWhoseObjectDoesNotLoadIsRecompiledAndReplaced) {
   EXPECT_NE(warnings[1].find("holds kernel 'other'"), std::string::npos) << warnings[1];
   if (backend != Backend::Cpu) return;
   // a CPU object lacking the task symbol the record names
-  edit_entry(only_entry(dir), [](KernelRecord& r) { r.abi.tasks.at(0).symbol = "loom_no_such_task"; });
+  edit_entry(only_entry(dir),
+             [](KernelRecord& r) { r.abi.tasks.at(0).symbol = "loom_no_such_task"; });
   EXPECT_EQ(run_cached(dir, warnings).misses, 1);
   ASSERT_EQ(warnings.size(), 3u);
   EXPECT_NE(warnings[2].find("loom_no_such_task"), std::string::npos) << warnings[2];
@@ -191,7 +195,9 @@ TEST(Lifecycle, BadArgumentsNameKernelAndParameter) {
   p.load_file(doc_path("taichi_args.loom.json"));
   Args good = {{"base", 0}, {"arr", "arr"}, {"v", std::vector<double>{1, 2, 3}}};
   EXPECT_NE(error_of([&] { p.launch("nope"); }).find("no kernel 'nope'"), std::string::npos);
-  EXPECT_NE(error_of([&] { p.launch("run", {{"base", 0}, {"arr", "arr"}}); }).find("missing argument for parameter 'v'"),
+  EXPECT_NE(error_of([&] {
+              p.launch("run", {{"base", 0}, {"arr", "arr"}});
+            }).find("missing argument for parameter 'v'"),
             std::string::npos);
   Args extra = good;
   extra.emplace_back("speed", 3);
@@ -283,7 +289,8 @@ TEST(Lifecycle, OutOfBoundsNamesTheDocumentAndTheArgpackMember) {
 
 TEST(Lifecycle, OpenNdarrayParametersInstantiatePerDtypeAndNdimNotShape) {
   Program p(no_cache());
-  p.load_file(doc_path("open_ndarray.loom.json"));  // validation instantiates the pipeline's launches
+  p.load_file(
+      doc_path("open_ndarray.loom.json"));  // validation instantiates the pipeline's launches
   p.launch("iota", {{"arr", "ints"}});
   p.launch("iota", {{"arr", "floats"}});  // another dtype: a new instantiation
   EXPECT_EQ(p.stats().instantiations, 2);
@@ -295,7 +302,10 @@ TEST(Lifecycle, OpenNdarrayParametersInstantiatePerDtypeAndNdimNotShape) {
   // a 2-d ndarray is a third instantiation, whose 1-d index is a type error naming the node
   std::string e = error_of([&] { p.launch("iota", {{"arr", "grid"}}); });
   EXPECT_NE(e.find("node 3"), std::string::npos) << e;
-  EXPECT_NE(error_of([&] { p.launch("iota", {{"arr", 3}}); }).find("takes the name of an ndarray"), std::string::npos);
+  EXPECT_NE(error_of([&] {
+              p.launch("iota", {{"arr", 3}});
+            }).find("takes the name of an ndarray"),
+            std::string::npos);
 }
 
 TEST(Lifecycle, NpyMatricesAreRowsByColumnsInCOrder) {
@@ -328,8 +338,10 @@ TEST(Lifecycle, NpyMatricesAreRowsByColumnsInCOrder) {
   Program q(no_cache());
   q.load_file(doc_path("matrices.loom.json"));
   for (const char* name : {"m_aos", "m_soa", "m_nd"}) q.load_npy(name, file);
-  EXPECT_EQ(q.launch("row0_col1", {{"i", 1}, {"arr", "m_nd"}}).values, (std::vector<double>{42, 42, 42}));
-  EXPECT_EQ(q.launch("row0_col1", {{"i", 0}, {"arr", "m_nd"}}).values, (std::vector<double>{1, 1, 1}));
+  EXPECT_EQ(q.launch("row0_col1", {{"i", 1}, {"arr", "m_nd"}}).values,
+            (std::vector<double>{42, 42, 42}));
+  EXPECT_EQ(q.launch("row0_col1", {{"i", 0}, {"arr", "m_nd"}}).values,
+            (std::vector<double>{1, 1, 1}));
 }
 
 TEST(Lifecycle, WrappedNdarraysRebindToNewMemoryUnderTheSameName) {

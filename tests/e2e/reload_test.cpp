@@ -13,7 +13,9 @@
 namespace loom::test {
 namespace {
 
-graph::Document heat() { return graph::load_document_file(source_path("assets/graphs/heat.loom.json")); }
+graph::Document heat() {
+  return graph::load_document_file(source_path("assets/graphs/heat.loom.json"));
+}
 
 graph::KernelDecl& kernel_of(graph::Document& doc, const std::string& name) {
   for (graph::KernelDecl& k : doc.kernels)
@@ -56,8 +58,8 @@ TEST(Reload, AnEditKeepsFieldsAndRecompilesOnlyWhatChanged) {
   EXPECT_TRUE(has(r.kept, "temperature"));
   EXPECT_TRUE(has(r.kept, "scratch"));
   EXPECT_TRUE(r.reinitialized.empty());
-  EXPECT_EQ(r.kernels_compiled, 2);  // diffuse, once per template binding
-  EXPECT_EQ(r.kernels_reused, 1);    // init did not change
+  EXPECT_EQ(r.kernels_compiled, 2);               // diffuse, once per template binding
+  EXPECT_EQ(r.kernels_reused, 1);                 // init did not change
   EXPECT_EQ(contents(p, "temperature"), before);  // the state carried over (on the device too)
 
   // The edited kernel runs: one step with half the rate against a plain C++ step.
@@ -68,7 +70,9 @@ TEST(Reload, AnEditKeepsFieldsAndRecompilesOnlyWhatChanged) {
       for (int j = 1; j < 255; ++j) {
         auto at = [&](int a, int b) { return src[static_cast<size_t>(a * 256 + b)]; };
         dst[static_cast<size_t>(i * 256 + j)] =
-            at(i, j) + 0.2f * (at(i - 1, j) + at(i + 1, j) + at(i, j - 1) + at(i, j + 1) - 4.0f * at(i, j)) * 0.5f;
+            at(i, j) +
+            0.2f * (at(i - 1, j) + at(i + 1, j) + at(i, j - 1) + at(i, j + 1) - 4.0f * at(i, j)) *
+                0.5f;
       }
   };
   step(t, s);
@@ -114,7 +118,8 @@ TEST(Reload, ChangedDeclarationsStartAfreshAndSayWhy) {
   EXPECT_TRUE(has(r.kept, "temperature"));
   EXPECT_TRUE(has(r.reinitialized, "scratch"));
   bool said = false;
-  for (const std::string& n : r.notices) said |= n.find("'scratch' changed its declaration") != std::string::npos;
+  for (const std::string& n : r.notices)
+    said |= n.find("'scratch' changed its declaration") != std::string::npos;
   EXPECT_TRUE(said);
   EXPECT_EQ(p.array("scratch").shape, (std::vector<int64_t>{256, 300}));
   std::vector<float> s = contents(p, "scratch");
@@ -140,7 +145,8 @@ TEST(Reload, ArgpackValuesSetFromCodeSurviveUnlessTheDocumentChangesThem) {
       for (auto& [path, value] : a.values)
         if (path == "c") value = graph::build::lit(4.0);  // the document now says c = 4
   p.reload(doc);
-  EXPECT_NEAR(p.launch("abc_select", {{"p", "abc"}}).value(), 20.0, 1e-6);  // a stays 5, c follows the document
+  EXPECT_NEAR(p.launch("abc_select", {{"p", "abc"}}).value(), 20.0,
+              1e-6);  // a stays 5, c follows the document
 }
 
 TEST(Reload, NdarraysMadeFromCodeStay) {

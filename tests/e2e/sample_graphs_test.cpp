@@ -29,12 +29,14 @@ TEST(Samples, HeatMatchesReferenceAndConservesHeat) {
   const int n = 256, steps = 50;  // each step is two diffusion sweeps (ping-pong)
   std::vector<float> t(n * n, 0.0f), s(n * n, 0.0f);
   for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) t[i * n + j] = (i >= 96 && i < 160 && j >= 96 && j < 160) ? 1.0f : 0.0f;
+    for (int j = 0; j < n; ++j)
+      t[i * n + j] = (i >= 96 && i < 160 && j >= 96 && j < 160) ? 1.0f : 0.0f;
   auto sweep = [&](const std::vector<float>& a, std::vector<float>& b) {
     for (int i = 1; i < n - 1; ++i)
       for (int j = 1; j < n - 1; ++j) {
         float c = a[i * n + j];
-        b[i * n + j] = c + 0.2f * (a[(i - 1) * n + j] + a[(i + 1) * n + j] + a[i * n + j - 1] + a[i * n + j + 1] - 4.0f * c);
+        b[i * n + j] = c + 0.2f * (a[(i - 1) * n + j] + a[(i + 1) * n + j] + a[i * n + j - 1] +
+                                   a[i * n + j + 1] - 4.0f * c);
       }
   };
   for (int k = 0; k < steps; ++k) {
@@ -45,10 +47,11 @@ TEST(Samples, HeatMatchesReferenceAndConservesHeat) {
   std::vector<float> got = copy_of<float>(p.array("temperature"));
   double total = 0;
   for (int i = 0; i < n * n; ++i) {
-    ASSERT_NEAR(got[static_cast<size_t>(i)], t[static_cast<size_t>(i)], 1e-5) << "cell " << i / n << "," << i % n;
+    ASSERT_NEAR(got[static_cast<size_t>(i)], t[static_cast<size_t>(i)], 1e-5)
+        << "cell " << i / n << "," << i % n;
     total += got[static_cast<size_t>(i)];
   }
-  EXPECT_NEAR(total, 64.0 * 64.0, 1e-2);  // far from the boundary: no heat lost yet
+  EXPECT_NEAR(total, 64.0 * 64.0, 1e-2);   // far from the boundary: no heat lost yet
   EXPECT_EQ(p.stats().instantiations, 3);  // init + diffuse for each ping-pong direction
 }
 
@@ -60,8 +63,8 @@ TEST(Samples, LifeIsExact) {
   std::vector<int32_t> a(n * n), b(n * n);
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j)
-      a[i * n + j] = ((i >= 64 && (i * 7 + j * 13) % 5 == 0) || (i == 1 && j == 2) || (i == 2 && j == 3) ||
-                      (i == 3 && j >= 1 && j <= 3))
+      a[i * n + j] = ((i >= 64 && (i * 7 + j * 13) % 5 == 0) || (i == 1 && j == 2) ||
+                      (i == 2 && j == 3) || (i == 3 && j >= 1 && j <= 3))
                          ? 1
                          : 0;
   ASSERT_EQ(copy_of<int32_t>(p.array("cells")), a);
@@ -96,7 +99,8 @@ TEST(Samples, JuliaMatchesReferenceIterations) {
   int differing = 0, exterior = 0;
   for (int y = 0; y < 512; ++y)
     for (int x = 0; x < 512; ++x) {
-      float zx = static_cast<float>(x) / 512.0f * 3.0f - 1.5f, zy = static_cast<float>(y) / 512.0f * 2.0f - 1.0f;
+      float zx = static_cast<float>(x) / 512.0f * 3.0f - 1.5f,
+            zy = static_cast<float>(y) / 512.0f * 2.0f - 1.0f;
       int it = 0;
       while (!(zx * zx + zy * zy > 4.0f || it >= 200)) {
         float nx = zx * zx - zy * zy - 0.8f, ny = 2.0f * zx * zy + 0.156f;
@@ -147,7 +151,8 @@ TEST(Samples, NbodyMatchesReferenceAndConservesMomentum) {
     for (int i = 0; i < n; ++i)
       for (int c = 0; c < 3; ++c) pos[i][c] += vel[i][c] * dt;
   }
-  std::vector<float> got_pos = copy_of<float>(p.array("pos")), got_vel = copy_of<float>(p.array("vel"));
+  std::vector<float> got_pos = copy_of<float>(p.array("pos")),
+                     got_vel = copy_of<float>(p.array("vel"));
   double momentum[3] = {0, 0, 0}, initial[3] = {0, 0, 0};
   for (int i = 0; i < n; ++i) {
     float f = static_cast<float>(i);
@@ -223,7 +228,8 @@ TEST(Samples, ClothMatchesReferenceAndDrapesOverTheSphere) {
             int ni = i + a - 1, nj = j + b - 1;
             if (ni < 0 || nj < 0 || ni >= n || nj >= n || (a == 1 && b == 1)) continue;
             V d{x[ni * n + nj][0] - p0[0], x[ni * n + nj][1] - p0[1], x[ni * n + nj][2] - p0[2]};
-            float l = len(d), rest = std::sqrt(float((a - 1) * (a - 1) + (b - 1) * (b - 1))) / 31.0f;
+            float l = len(d),
+                  rest = std::sqrt(float((a - 1) * (a - 1) + (b - 1) * (b - 1))) / 31.0f;
             float s = k * (l - rest) / std::max(l, 1e-6f);
             for (int c = 0; c < 3; ++c) f[c] += s * d[c];
           }
@@ -251,15 +257,19 @@ TEST(Samples, ClothMatchesReferenceAndDrapesOverTheSphere) {
   }
   std::vector<float> got = copy_of<float>(p.array("x"));
   for (size_t q = 0; q < x.size(); ++q)
-    for (int c = 0; c < 3; ++c) ASSERT_NEAR(got[q * 3 + c], x[q][c], 2e-4) << "vertex " << q << " component " << c;
+    for (int c = 0; c < 3; ++c)
+      ASSERT_NEAR(got[q * 3 + c], x[q][c], 2e-4) << "vertex " << q << " component " << c;
 
   for (int step = 0; step < 280; ++step) p.run_pipeline("step");
   got = copy_of<float>(p.array("x"));
-  auto at = [&](int i, int j) { return V{got[(i * n + j) * 3], got[(i * n + j) * 3 + 1], got[(i * n + j) * 3 + 2]}; };
+  auto at = [&](int i, int j) {
+    return V{got[(i * n + j) * 3], got[(i * n + j) * 3 + 1], got[(i * n + j) * 3 + 2]};
+  };
   float stretch = 0;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) {
-      EXPECT_GE(len(at(i, j)), 0.3f - 1e-4f) << "vertex " << i << "," << j << " is inside the sphere";
+      EXPECT_GE(len(at(i, j)), 0.3f - 1e-4f)
+          << "vertex " << i << "," << j << " is inside the sphere";
       if (i + 1 < n) {
         V a = at(i, j), b = at(i + 1, j);
         stretch = std::max(stretch, len(V{a[0] - b[0], a[1] - b[1], a[2] - b[2]}) * 31.0f);

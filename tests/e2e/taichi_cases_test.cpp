@@ -53,7 +53,8 @@ TEST(TaichiCases, NestedArgpacksAreBoundByReference) {
   p.load_file(doc_path("taichi_argpacks.loom.json"));  // outer2.c is the pack `inner` (1, 2)
   EXPECT_EQ(p.launch("nested_sum", {{"x", "outer2"}}).ints[0], 3);
   p.set_argpack("inner", "a", 100);  // a later write to the inner pack...
-  EXPECT_EQ(p.launch("nested_sum", {{"x", "outer2"}}).ints[0], 102);  // ...is seen by the outer's launches
+  EXPECT_EQ(p.launch("nested_sum", {{"x", "outer2"}}).ints[0],
+            102);  // ...is seen by the outer's launches
   EXPECT_EQ(p.get_argpack("outer2", "c.a"), 100.0);
   p.set_argpack("outer2", "c.b", 7);  // writing through the outer writes the bound pack
   EXPECT_EQ(p.get_argpack("inner", "b"), 7.0);
@@ -104,7 +105,8 @@ TEST(Resources, NdarrayAndValuesInsideAnArgpack) {
   p.load_file(doc_path("resources_in_packs.loom.json"));
   p.launch("fill", {{"job", "job"}});
   ArrayView data = p.array("data");
-  for (int i = 0; i < 64; ++i) EXPECT_FLOAT_EQ(element<float>(data, i), 0.5f * static_cast<float>(i)) << i;
+  for (int i = 0; i < 64; ++i)
+    EXPECT_FLOAT_EQ(element<float>(data, i), 0.5f * static_cast<float>(i)) << i;
   p.set_argpack("job", "scale", 2.0);  // persists; the next launch sees it
   p.launch("fill", {{"job", "job"}});
   EXPECT_FLOAT_EQ(element<float>(p.array("data"), 10), 20.0f);

@@ -523,9 +523,7 @@ TEST(EditorModel, RandomEditsUndoToTheSameBytes) {
       case 5:
         if (pick >= 0) paste_text(d, kK, RegionRef{}, copy_text(d.doc(), kK, {pick}));
         break;
-      case 6:
-        add_comment(d, kK, graph::CommentFrame{"c", 0, 0, 50, 50, ""});
-        break;
+      case 6: add_comment(d, kK, graph::CommentFrame{"c", 0, 0, 50, 50, ""}); break;
     }
     EXPECT_NO_THROW(graph::load_document(d.save_text())) << "step " << step;
   }

@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "compiler/graph/document_json.h"
-#include "editor/model/graph_access.h"
-#include "editor/model/operations.h"
 #include "editor/app/editor_host.h"
 #include "editor/app/view_data.h"
+#include "editor/model/graph_access.h"
+#include "editor/model/operations.h"
 #include "tests/support/vulkan_required.h"
 
 namespace loom::editor {
@@ -48,12 +48,13 @@ using loom::editor::find_node;  // the model's, by graph
 class EditorAppTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("loom-editor-test-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("loom-editor-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     ::setenv("LOOM_CACHE_DIR", (dir_ / "cache").c_str(), 1);  // recovery files too
-    LOOM_REQUIRE_VULKAN_OR_SKIP();  // the host draws with Vulkan
+    LOOM_REQUIRE_VULKAN_OR_SKIP();                            // the host draws with Vulkan
   }
   void TearDown() override {
     if (host_) {
@@ -119,7 +120,8 @@ class EditorAppTest : public ::testing::Test {
     move(from);
     host_->io().MouseDown[0] = true;
     frames(1);
-    for (int i = 1; i <= 8; ++i) move(ImVec2(from.x + (to.x - from.x) * i / 8, from.y + (to.y - from.y) * i / 8));
+    for (int i = 1; i <= 8; ++i)
+      move(ImVec2(from.x + (to.x - from.x) * i / 8, from.y + (to.y - from.y) * i / 8));
     host_->io().MouseDown[0] = false;
     frames(1);
   }
@@ -191,7 +193,8 @@ TEST_F(EditorAppTest, PlayButtonRunsTheSampleAndTheViewportDrawsIt) {
   ASSERT_GT(shot.height, 200);
   size_t lit = 0;
   for (int y = 0; y < shot.height; ++y)
-    for (int x = 0; x < shot.width; ++x) lit += shot.at(x, y)[0] + shot.at(x, y)[1] + shot.at(x, y)[2] > 150;
+    for (int x = 0; x < shot.width; ++x)
+      lit += shot.at(x, y)[0] + shot.at(x, y)[1] + shot.at(x, y)[2] > 150;
   EXPECT_GT(lit, 1000u) << "the particles are not drawn";
   click("viewport.play");  // pause
   EXPECT_FALSE(app().session().playing());
@@ -246,9 +249,11 @@ TEST_F(EditorAppTest, BuildAKernelWithMouseAndKeyboardSaveItAndRunIt) {
 
   // Undo the last link, redo it.
   key('Z', true);
-  EXPECT_NE(find_node(app().document().doc(), GraphRef{"k", false}, 2)->input("value")->from_node, 3);
+  EXPECT_NE(find_node(app().document().doc(), GraphRef{"k", false}, 2)->input("value")->from_node,
+            3);
   key('Z', true, true);
-  EXPECT_EQ(find_node(app().document().doc(), GraphRef{"k", false}, 2)->input("value")->from_node, 3);
+  EXPECT_EQ(find_node(app().document().doc(), GraphRef{"k", false}, 2)->input("value")->from_node,
+            3);
 
   // Copy the sqrt node and paste it: a new node with a new id, the clipboard holding JSON.
   std::optional<ImVec2> at = canvas.node_screen_pos(3);
@@ -308,7 +313,8 @@ TEST_F(EditorAppTest, FromFileNewTheProgramPanelDeclaresTheProgram) {
   EXPECT_FALSE(app().document().dirty());
   EXPECT_FALSE(doc.kernel("kernel"));
   ASSERT_TRUE(doc.field("u"));
-  ASSERT_TRUE(doc.kernel("init") && doc.kernel("step") && doc.pipeline("init") && doc.pipeline("step"));
+  ASSERT_TRUE(doc.kernel("init") && doc.kernel("step") && doc.pipeline("init") &&
+              doc.pipeline("step"));
   EXPECT_EQ(doc.view.show, "u");
   std::string starter = app().document().save_text();
 
@@ -325,7 +331,8 @@ TEST_F(EditorAppTest, FromFileNewTheProgramPanelDeclaresTheProgram) {
   std::string before = app().document().save_text();
   retype("program.inspector.shape", "64x0");
   EXPECT_EQ(app().document().save_text(), before);
-  EXPECT_NE(app().program_panel().error().find("field 'h'"), std::string::npos) << app().program_panel().error();
+  EXPECT_NE(app().program_panel().error().find("field 'h'"), std::string::npos)
+      << app().program_panel().error();
   // A taken name too.
   retype("program.inspector.name", "u");
   EXPECT_TRUE(doc.field("h"));
@@ -399,11 +406,13 @@ TEST_F(EditorAppTest, AResourceDroppedOnTheCanvasMakesItsLoadOrStore) {
   frames(1);
   click("drop.store");
   int made = -1;
-  for_each_node(app().document().doc().kernel("step")->nodes, [&](const graph::Node& n, const RegionRef&) {
-    if (n.type == "store" && n.id > 5) made = n.id;
-  });
+  for_each_node(app().document().doc().kernel("step")->nodes,
+                [&](const graph::Node& n, const RegionRef&) {
+                  if (n.type == "store" && n.id > 5) made = n.id;
+                });
   ASSERT_GE(made, 0) << app().document().save_text();
-  EXPECT_EQ(find_node(app().document().doc(), GraphRef{"step", false}, made)->param("field")->s, "u");
+  EXPECT_EQ(find_node(app().document().doc(), GraphRef{"step", false}, made)->param("field")->s,
+            "u");
   EXPECT_EQ(app().document().selection().nodes, std::vector<int>{made});
   key('Z', true);
   EXPECT_EQ(find_node(app().document().doc(), GraphRef{"step", false}, made), nullptr);
@@ -413,7 +422,8 @@ TEST_F(EditorAppTest, TheOpenPromptWalksFoldersAndOpensADocument) {
   start();
   frames(6);
   fs::create_directories(dir_ / "samples");
-  fs::copy_file(std::string(LOOM_SOURCE_DIR) + "/assets/graphs/heat.loom.json", dir_ / "samples" / "heat.loom.json");
+  fs::copy_file(std::string(LOOM_SOURCE_DIR) + "/assets/graphs/heat.loom.json",
+                dir_ / "samples" / "heat.loom.json");
   ASSERT_TRUE(app().save_as((dir_ / "start.loom.json").string()));
   key('O', true);
   ASSERT_EQ(app().prompt(), "open");
@@ -480,7 +490,8 @@ TEST_F(EditorAppTest, TheProbeShowsTheHoveredPinsOrTheSelectedNodesValuesInTheVi
   EXPECT_TRUE(app().viewport().legend_shown());
   EXPECT_GT(app().viewport().uploads(), 0u);
   // A value outside any loop (the parameter k): numbers, not a picture.
-  move(ImVec2(app().canvas().canvas_screen_origin().x + 50, app().canvas().canvas_screen_origin().y + 50));
+  move(ImVec2(app().canvas().canvas_screen_origin().x + 50,
+              app().canvas().canvas_screen_origin().y + 50));
   key(268);  // Home: everything in view
   std::optional<ImVec2> k = app().canvas().node_screen_pos(1);
   ASSERT_TRUE(k.has_value());
@@ -500,7 +511,8 @@ TEST_F(EditorAppTest, TheProbeShowsTheHoveredPinsOrTheSelectedNodesValuesInTheVi
   EXPECT_EQ(app().probe().values[3 * 254 + 17], 18);  // the loop starts at 1
   // Probing off: the view again; a pin the mouse rests on is probed all the same.
   app().set_probe(false);
-  move(ImVec2(app().canvas().canvas_screen_origin().x + 5, app().canvas().canvas_screen_origin().y + 5));
+  move(ImVec2(app().canvas().canvas_screen_origin().x + 5,
+              app().canvas().canvas_screen_origin().y + 5));
   frames(2);
   EXPECT_FALSE(app().viewport().probing());
   move(*i1);
@@ -610,9 +622,11 @@ TEST_F(EditorAppTest, AChangeOnDiskReloadsAndCanBeUndone) {
   text.replace(at, 9, "\"k\": 0.25}");
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a newer modification time
   { std::ofstream(path, std::ios::binary | std::ios::trunc) << text; }
-  ASSERT_TRUE(frames_until([&] { return launch_values(app().document().doc())[0].components[0] == 0.25; }));
+  ASSERT_TRUE(
+      frames_until([&] { return launch_values(app().document().doc())[0].components[0] == 0.25; }));
   EXPECT_FALSE(app().document().dirty());  // it is what the file holds
-  ASSERT_TRUE(frames_until([&] { return launch_values(app().session().document())[0].components[0] == 0.25; }));
+  ASSERT_TRUE(frames_until(
+      [&] { return launch_values(app().session().document())[0].components[0] == 0.25; }));
   EXPECT_EQ(app().document().undo_label(), "Change on disk");
   app().document().undo();
   frames(2);
@@ -683,9 +697,11 @@ void EditorAppTest::never_ending_loop_is_stopped(Backend backend, int n) {
   start(backend);
   std::string path = (dir_ / "loop.loom.json").string();
   std::ofstream(path) << R"({"format": "loom-graph", "version": 2,
-  "fields": [{"name": "x", "type": "f32", "shape": [)" + std::to_string(n) + R"(]}],
+  "fields": [{"name": "x", "type": "f32", "shape": [)" +
+                             std::to_string(n) + R"(]}],
   "kernels": [{"name": "grow", "nodes": [
-    {"id": 2, "type": "range_for", "inputs": {"end0": )" + std::to_string(n) + R"(}, "regions": {"body": [
+    {"id": 2, "type": "range_for", "inputs": {"end0": )" +
+                             std::to_string(n) + R"(}, "regions": {"body": [
       {"id": 3, "type": "load", "inputs": {"i0": "2.i0"}, "params": {"field": "x"}},
       {"id": 4, "type": "while", "inputs": {"v": "3", "n": 0}, "regions": {"body": [
         {"id": 5, "type": "carried", "params": {"name": "v"}},
@@ -730,7 +746,9 @@ void EditorAppTest::never_ending_loop_is_stopped(Backend backend, int n) {
   EXPECT_FALSE(app().session().stuck());
 }
 
-TEST_F(EditorAppTest, ALoopThatNeverEndsIsStoppedFromTheViewport) { never_ending_loop_is_stopped(Backend::Cpu, 256); }
+TEST_F(EditorAppTest, ALoopThatNeverEndsIsStoppedFromTheViewport) {
+  never_ending_loop_is_stopped(Backend::Cpu, 256);
+}
 
 // lavapipe ends a loop after 65535 trips: enough elements keep the dispatch running well past
 // the limit, on the simulation's own device while the editor draws on its render device.
@@ -818,7 +836,8 @@ TEST_F(EditorAppTest, WhilePlayingTheViewportAndSpreadsheetShowValuesAndChoosing
   EXPECT_NEAR(static_cast<double>(under.index[1]), 128, 2);
   EXPECT_EQ(under.element, static_cast<size_t>(under.index[0] * 256 + under.index[1]));
   ASSERT_EQ(under.values.size(), 1u);
-  EXPECT_EQ(under.values[0], app().session().program().array("temperature").component(under.element, 0));
+  EXPECT_EQ(under.values[0],
+            app().session().program().array("temperature").component(under.element, 0));
   EXPECT_NE(app().viewport().hovered_text().find("temperature["), std::string::npos);
   // A fixed range: the legend and the colours keep it.
   ValueRange automatic = app().viewport().legend_range();
@@ -884,9 +903,11 @@ TEST_F(EditorAppTest, AMeshViewMovesTheClothMeshAndAMissingMeshIsReported) {
   app().session().play();
   frames(3);
   // The sample's mesh is ../meshes/cloth_grid.obj beside assets/graphs: not beside the copy.
-  EXPECT_NE(app().viewport().problem().find("cloth_grid.obj"), std::string::npos) << app().viewport().problem();
+  EXPECT_NE(app().viewport().problem().find("cloth_grid.obj"), std::string::npos)
+      << app().viewport().problem();
   bool logged = false;
-  for (const LogEntry& e : app().session().log()) logged |= e.message.find("viewport:") == 0 && e.level == LogEntry::Level::Error;
+  for (const LogEntry& e : app().session().log())
+    logged |= e.message.find("viewport:") == 0 && e.level == LogEntry::Level::Error;
   EXPECT_TRUE(logged);
   graph::Document d = app().document().doc();
   d.view.mesh = std::string(LOOM_SOURCE_DIR) + "/assets/meshes/cloth_grid.obj";
@@ -947,7 +968,8 @@ TEST_F(EditorAppTest, TheSimulationRunsOnVulkanWhenAskedTo) {
 TEST_F(EditorAppTest, AutoKeepsTheSimulationOnTheCpuBesideASoftwareRenderer) {
   start(Backend::Auto);
   bool software = false;
-  for (const LogEntry& e : app().session().log()) software |= e.message.find("renders on the CPU too") != std::string::npos;
+  for (const LogEntry& e : app().session().log())
+    software |= e.message.find("renders on the CPU too") != std::string::npos;
   ASSERT_TRUE(app().open(copy_sample("life")));
   frames(1);
   EXPECT_EQ(app().session().program().backend(), software ? Backend::Cpu : Backend::Vulkan);

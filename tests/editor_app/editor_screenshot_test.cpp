@@ -24,7 +24,8 @@ class EditorScreenshotTest : public ::testing::Test {
   void SetUp() override {
     // Relative paths, as a user types them: the same text on every machine.
     ASSERT_EQ(::chdir(LOOM_SOURCE_DIR), 0);
-    cache_ = std::filesystem::temp_directory_path() / ("loom-editor-shots-" + std::to_string(::getpid()));
+    cache_ = std::filesystem::temp_directory_path() /
+             ("loom-editor-shots-" + std::to_string(::getpid()));
     ::setenv("LOOM_CACHE_DIR", cache_.c_str(), 1);
     LOOM_REQUIRE_VULKAN_OR_SKIP();  // the host draws with Vulkan
     HostOptions o;
@@ -38,7 +39,8 @@ class EditorScreenshotTest : public ::testing::Test {
     ASSERT_TRUE(host_->windowed());
   }
   void TearDown() override {
-    std::vector<std::string> messages = host_ ? host_->validation_messages() : std::vector<std::string>{};
+    std::vector<std::string> messages =
+        host_ ? host_->validation_messages() : std::vector<std::string>{};
     std::string text;
     for (const std::string& m : messages) text += "\n  " + m;
     EXPECT_TRUE(messages.empty()) << messages.size() << " Vulkan validation message(s):" << text;

@@ -26,7 +26,8 @@ ProgramOptions options() {
 }
 
 graph::Node* node(graph::Document& doc, const std::string& kernel, int id) {
-  std::function<graph::Node*(std::vector<graph::Node>&)> find = [&](std::vector<graph::Node>& nodes) -> graph::Node* {
+  std::function<graph::Node*(std::vector<graph::Node>&)> find =
+      [&](std::vector<graph::Node>& nodes) -> graph::Node* {
     for (graph::Node& n : nodes) {
       if (n.id == id) return &n;
       for (graph::Region& r : n.regions)
@@ -54,7 +55,8 @@ bool logged(const LiveSession& s, const std::string& text) {
 
 // A copy of the heat sample in a scratch folder, so the test may change it on disk.
 std::string scratch_copy(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("loom_session_" + name + "_" + std::to_string(::getpid()));
+  fs::path dir =
+      fs::temp_directory_path() / ("loom_session_" + name + "_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   fs::path p = dir / "heat.loom.json";
   fs::copy_file(heat_path(), p, fs::copy_options::overwrite_existing);
@@ -159,7 +161,9 @@ TEST(LiveSession, AutosaveKeepsEditsUntilSaved) {
   s.open_file(path);
   s.save(recovered);  // saving writes every edit to the file and retires the recovery file
   EXPECT_TRUE(LiveSession::recovery_for(path).empty());
-  EXPECT_EQ(node(*std::make_unique<graph::Document>(graph::load_document_file(path)), "diffuse", 12)->params[0].second.s,
+  EXPECT_EQ(node(*std::make_unique<graph::Document>(graph::load_document_file(path)), "diffuse", 12)
+                ->params[0]
+                .second.s,
             "c * 0.5");
   fs::remove_all(fs::path(path).parent_path());
 }
@@ -185,16 +189,19 @@ TEST(LiveSession, ResetRunsInitAgainOnFreshStorage) {
 graph::Document loop_document(int n, const std::string& cond) {
   std::string size = std::to_string(n);
   std::string text = R"doc({"format": "loom-graph", "version": 2, "name": "loop",
-  "fields": [{"name": "x", "type": "f32", "shape": [)doc" + size + R"doc(]}],
+  "fields": [{"name": "x", "type": "f32", "shape": [)doc" +
+                     size + R"doc(]}],
   "kernels": [{"name": "grow", "params": [{"name": "k", "kind": "value", "type": "f32"}],
     "nodes": [
       {"id": 1, "type": "param", "params": {"name": "k"}},
-      {"id": 2, "type": "range_for", "inputs": {"end0": )doc" + size + R"doc(}, "regions": {"body": [
+      {"id": 2, "type": "range_for", "inputs": {"end0": )doc" +
+                     size + R"doc(}, "regions": {"body": [
         {"id": 3, "type": "load", "inputs": {"i0": "2.i0"}, "params": {"field": "x"}},
         {"id": 4, "type": "while", "inputs": {"v": "3", "n": 0}, "regions": {"body": [
           {"id": 5, "type": "carried", "params": {"name": "v"}},
           {"id": 6, "type": "carried", "params": {"name": "n"}},
-          {"id": 7, "type": "expr", "inputs": {"n": "6", "k": "1"}, "params": {"expr": ")doc" + cond + R"doc("}},
+          {"id": 7, "type": "expr", "inputs": {"n": "6", "k": "1"}, "params": {"expr": ")doc" +
+                     cond + R"doc("}},
           {"id": 8, "type": "break", "inputs": {"cond": "7"}},
           {"id": 9, "type": "expr", "inputs": {"v": "5", "k": "1"}, "params": {"expr": "v + k"}},
           {"id": 10, "type": "add", "inputs": {"a": "6", "b": 1}},
@@ -307,7 +314,9 @@ TEST(LiveSession, AFrameThatRanPastTheLimitUnwatchedPauses) {
   EXPECT_FALSE(s.error());  // it finished: nothing to mark
 }
 
-TEST(LiveSession, AKernelThatNeverEndsIsReportedAndStoppedOnTheCpu) { never_ending_loop_is_stopped(Backend::Cpu, 1024); }
+TEST(LiveSession, AKernelThatNeverEndsIsReportedAndStoppedOnTheCpu) {
+  never_ending_loop_is_stopped(Backend::Cpu, 1024);
+}
 
 // lavapipe ends a loop after 65535 trips, so on it the loop takes long rather than forever:
 // enough elements make the frame run well past the limit; Stop gives the program up and a

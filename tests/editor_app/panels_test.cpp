@@ -11,7 +11,9 @@
 namespace loom::editor {
 namespace {
 
-std::string sample(const std::string& name) { return std::string(LOOM_SOURCE_DIR) + "/assets/graphs/" + name + ".loom.json"; }
+std::string sample(const std::string& name) {
+  return std::string(LOOM_SOURCE_DIR) + "/assets/graphs/" + name + ".loom.json";
+}
 
 ProgramOptions quiet() {
   ProgramOptions o;
@@ -37,7 +39,8 @@ TEST(Panels, LaunchValuesAreFoundAndEditedInTheDocument) {
 }
 
 TEST(Panels, ArgpackMembersIncludeStructsButNotNestedPacks) {
-  graph::Document doc = graph::load_document_file(std::string(LOOM_SOURCE_DIR) + "/tests/e2e/docs/taichi_argpacks.loom.json");
+  graph::Document doc = graph::load_document_file(std::string(LOOM_SOURCE_DIR) +
+                                                  "/tests/e2e/docs/taichi_argpacks.loom.json");
   std::vector<MemberValue> members = argpack_values(doc);
   auto has = [&](const std::string& pack, const std::string& path) {
     for (const MemberValue& m : members)
@@ -48,7 +51,7 @@ TEST(Panels, ArgpackMembersIncludeStructsButNotNestedPacks) {
   EXPECT_TRUE(has("abc", "c"));
   EXPECT_TRUE(has("ws", "element.a"));  // a struct member, stored inline
   EXPECT_TRUE(has("outer", "b"));
-  EXPECT_FALSE(has("outer", "c.a"));    // a nested pack: edited as its own argpack
+  EXPECT_FALSE(has("outer", "c.a"));  // a nested pack: edited as its own argpack
 }
 
 TEST(Panels, TheCodeViewShowsTheFirstLaunchesInstantiation) {

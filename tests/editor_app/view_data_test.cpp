@@ -14,7 +14,9 @@
 namespace loom::editor {
 namespace {
 
-std::string sample(const std::string& name) { return std::string(LOOM_SOURCE_DIR) + "/assets/graphs/" + name + ".loom.json"; }
+std::string sample(const std::string& name) {
+  return std::string(LOOM_SOURCE_DIR) + "/assets/graphs/" + name + ".loom.json";
+}
 
 ProgramOptions quiet() {
   ProgramOptions o;
@@ -47,7 +49,8 @@ TEST(ViewData, ChoicesFollowTheResourceTypes) {
   for (const graph::ViewSettings& c : view_choices(doc)) labels.push_back(view_label(c));
   // x, v: 1-d 2-vectors (points only); C: matrices (nothing); J: 1-d scalars (nothing);
   // grid_v: 2-d 2-vectors (points and image); grid_m: 2-d scalars (image).
-  std::vector<std::string> expected = {"x as points", "v as points", "grid_v as points", "grid_v as image", "grid_m as image"};
+  std::vector<std::string> expected = {"x as points", "v as points", "grid_v as points",
+                                       "grid_v as image", "grid_m as image"};
   EXPECT_EQ(labels, expected);
   EXPECT_EQ(view_label(default_view(doc)), "x as points");
   graph::Document empty;
@@ -68,7 +71,8 @@ TEST(ViewData, PointsAndTheirColoursComeFromTheProgram) {
   for (size_t e : {size_t{0}, size_t{777}, size_t{2047}}) {
     EXPECT_EQ(s.positions[e * 2], static_cast<float>(x.component(e, 0)));
     EXPECT_EQ(s.positions[e * 2 + 1], static_cast<float>(x.component(e, 1)));
-    EXPECT_FLOAT_EQ(s.scalars[e], static_cast<float>(std::hypot(vel.component(e, 0), vel.component(e, 1))));
+    EXPECT_FLOAT_EQ(s.scalars[e],
+                    static_cast<float>(std::hypot(vel.component(e, 0), vel.component(e, 1))));
   }
 }
 
@@ -79,9 +83,11 @@ TEST(ViewData, TwoDimensionalArraysBecomeImagesWithIndexZeroAlongX) {
   Program p(quiet());
   p.load(doc);
   ArrayView s = p.array("s");
-  for (int i = 0; i < 6; ++i) reinterpret_cast<int32_t*>(s.data)[i] = 10 * (i / 2) + i % 2;  // s[i, j] = 10 i + j
+  for (int i = 0; i < 6; ++i)
+    reinterpret_cast<int32_t*>(s.data)[i] = 10 * (i / 2) + i % 2;  // s[i, j] = 10 i + j
   ArrayView w = p.array("w");
-  for (int i = 0; i < 18; ++i) reinterpret_cast<float*>(w.data)[i] = static_cast<float>(i);  // SoA: component-major
+  for (int i = 0; i < 18; ++i)
+    reinterpret_cast<float*>(w.data)[i] = static_cast<float>(i);  // SoA: component-major
   graph::ViewSettings v;
   v.show = "s";
   v.as = "image";
@@ -91,7 +97,8 @@ TEST(ViewData, TwoDimensionalArraysBecomeImagesWithIndexZeroAlongX) {
   ASSERT_EQ(img.height, 2u);
   const float* t = reinterpret_cast<const float*>(img.texels.data());
   for (uint32_t y = 0; y < 2; ++y)
-    for (uint32_t x = 0; x < 3; ++x) EXPECT_EQ(t[y * 3 + x], static_cast<float>(10 * x + y)) << x << "," << y;
+    for (uint32_t x = 0; x < 3; ++x)
+      EXPECT_EQ(t[y * 3 + x], static_cast<float>(10 * x + y)) << x << "," << y;
   v.show = "w";
   img = read_image(p, v);
   EXPECT_EQ(img.format, TextureFormat::RGBA32F);
@@ -128,7 +135,10 @@ TEST(ViewData, AResourceThatNoLongerFitsTheViewIsAnErrorNamingIt) {
     read_points(p, v);
     ADD_FAILURE() << "scalars shown as points";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("'temperature' as points but its elements have 1 components"), std::string::npos) << e.what();
+    EXPECT_NE(
+        std::string(e.what()).find("'temperature' as points but its elements have 1 components"),
+        std::string::npos)
+        << e.what();
   }
 }
 
@@ -141,7 +151,8 @@ TEST(ViewData, TheColourMapSpansTheDataUnlessARangeIsFixed) {
   ASSERT_TRUE(img.colormapped());
   const float* t = reinterpret_cast<const float*>(img.texels.data());
   float lo = t[0], hi = t[0];
-  for (size_t i = 0; i < size_t{img.width} * img.height; ++i) lo = std::min(lo, t[i]), hi = std::max(hi, t[i]);
+  for (size_t i = 0; i < size_t{img.width} * img.height; ++i)
+    lo = std::min(lo, t[i]), hi = std::max(hi, t[i]);
   EXPECT_EQ(img.value_min, lo);
   EXPECT_EQ(img.value_max, hi);
   EXPECT_LT(lo, hi);
@@ -184,7 +195,8 @@ TEST(ViewData, TheValueUnderTheCursorIsTheElementThere) {
   Program p(quiet());
   p.load(doc);
   ArrayView a = p.array("s");
-  for (int i = 0; i < 6; ++i) reinterpret_cast<float*>(a.data)[i] = static_cast<float>(10 * (i / 2) + i % 2);  // 10 i + j
+  for (int i = 0; i < 6; ++i)
+    reinterpret_cast<float*>(a.data)[i] = static_cast<float>(10 * (i / 2) + i % 2);  // 10 i + j
   graph::ViewSettings v;
   v.show = "s";
   v.as = "image";
@@ -211,7 +223,8 @@ TEST(ViewData, TheValueUnderTheCursorIsTheElementThere) {
   render::Rect rect{10, 20, 300, 200};
   cam.fit(b, rect.width / rect.height);
   render::Vec4 c = cam.view_projection(rect) * render::Vec4{1.5f / 3, 0.5f / 3, 0, 1};
-  float px = rect.x + (c.x / c.w * 0.5f + 0.5f) * rect.width, py = rect.y + (c.y / c.w * 0.5f + 0.5f) * rect.height;
+  float px = rect.x + (c.x / c.w * 0.5f + 0.5f) * rect.width,
+        py = rect.y + (c.y / c.w * 0.5f + 0.5f) * rect.height;
   render::Vec3 w = cam.world_at(px, py, rect);
   h = image_value_at(img, w.x, w.y);
   ASSERT_TRUE(h.has_value());

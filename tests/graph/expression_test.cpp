@@ -31,9 +31,10 @@ std::string repeat(const std::string& s, int n) {
 Document formula_doc(const std::string& formula, const std::string& type = "f32") {
   Document doc;
   doc.path = "formula.json";
-  KernelDecl k = kernel("k", {value_param("a", type)},
-                        {N(1, "param").p("name", "a"), N(2, "expr").p("expr", formula).in("a", ln(1)),
-                         N(3, "return").in("r0", ln(2))});
+  KernelDecl k =
+      kernel("k", {value_param("a", type)},
+             {N(1, "param").p("name", "a"), N(2, "expr").p("expr", formula).in("a", ln(1)),
+              N(3, "return").in("r0", ln(2))});
   k.returns = {type};
   doc.kernels.push_back(k);
   return doc;
@@ -120,10 +121,12 @@ TEST(Formula, DeepNestingIsAnErrorNamingNodeAndColumn) {
   EXPECT_EQ(e.place().kernel, "k");
   EXPECT_EQ(e.place().node, 2);
   EXPECT_EQ(e.place().pin, "expr");
-  EXPECT_NE(e.message().find("column 65: the formula nests parentheses, calls or conditionals more than 64 levels deep"),
+  EXPECT_NE(e.message().find("column 65: the formula nests parentheses, calls or conditionals more "
+                             "than 64 levels deep"),
             std::string::npos)
       << e.message();
-  EXPECT_NE(e.message().find("... (40001 characters)"), std::string::npos) << "long formulas are shortened";
+  EXPECT_NE(e.message().find("... (40001 characters)"), std::string::npos)
+      << "long formulas are shortened";
   e = lowering_error(formula_doc(repeat("sin(", 65) + "a" + repeat(")", 65)));
   EXPECT_NE(e.message().find("more than 64 levels deep"), std::string::npos) << e.message();
   e = lowering_error(formula_doc(repeat("a > 0 ? (", 65) + "a" + repeat(") : a", 65)));
@@ -148,14 +151,17 @@ TEST(Formula, WholeNumbersUpToU64Max) {
   EXPECT_EQ(static_cast<uint64_t>(e->integer_value), UINT64_MAX);
   auto k = lower_kernel(formula_doc("xor(a, 18446744073709551615)", "u64"), "k");
   bool found = false;
-  ir::walk(*k->body, [&](ir::Inst& i) { found |= i.is_const() && i.type == Scalar::U64 && i.bits == UINT64_MAX; });
+  ir::walk(*k->body, [&](ir::Inst& i) {
+    found |= i.is_const() && i.type == Scalar::U64 && i.bits == UINT64_MAX;
+  });
   EXPECT_TRUE(found);
   try {
     parse_expression("18446744073709551616");
     ADD_FAILURE() << "no error";
   } catch (const Error& err) {
     EXPECT_EQ(err.message(),
-              "column 1: the whole number 18446744073709551616 is too large (at most 18446744073709551615)");
+              "column 1: the whole number 18446744073709551616 is too large (at most "
+              "18446744073709551615)");
   }
 }
 
@@ -184,15 +190,17 @@ constexpr int kSanitizerStackScale = 1;
 TEST(FrontEndStack, TheDeepestDocumentIsSafeOnA256KiBStack) {
   // The JSON reader's nesting limit allows regions about 80 levels deep; reading,
   // validating and lowering the deepest such document fits a small thread stack.
-  std::string text = R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": [)"
-                     R"({"id": 1, "type": "var", "params": {"type": "f32"}}, )";
+  std::string text =
+      R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "k", "nodes": [)"
+      R"({"id": 1, "type": "var", "params": {"type": "f32"}}, )";
   int depth = 0;
   std::string tail;
   for (;; ++depth) {
     std::string deeper = text + R"({"id": )" + std::to_string(depth + 2) +
                          R"(, "type": "if", "inputs": {"cond": true}, "regions": {"then": [)";
-    std::string attempt = deeper + R"({"id": 999, "type": "set", "inputs": {"var": "1.ref", "value": 2.0}})" +
-                          tail + "]}}" + "]}]}";
+    std::string attempt =
+        deeper + R"({"id": 999, "type": "set", "inputs": {"var": "1.ref", "value": 2.0}})" + tail +
+        "]}}" + "]}]}";
     try {
       load_document(attempt, "deep.json");
     } catch (const Error&) {
@@ -202,7 +210,9 @@ TEST(FrontEndStack, TheDeepestDocumentIsSafeOnA256KiBStack) {
     tail += "]}}";
   }
   EXPECT_GT(depth, 60);
-  std::string deepest = text + R"({"id": 999, "type": "set", "inputs": {"var": "1.ref", "value": 2.0}})" + tail + "]}]}";
+  std::string deepest = text +
+                        R"({"id": 999, "type": "set", "inputs": {"var": "1.ref", "value": 2.0}})" +
+                        tail + "]}]}";
   on_small_stack(256 * kSanitizerStackScale, [&] {
     Document doc = load_document(deepest, "deep.json");
     validate_document(doc);

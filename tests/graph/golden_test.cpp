@@ -21,7 +21,9 @@ namespace {
 
 const char* const kSamples[] = {"cloth", "heat", "julia", "life", "mpm88", "nbody"};
 
-std::string source(const std::string& relative) { return std::string(LOOM_SOURCE_DIR) + "/" + relative; }
+std::string source(const std::string& relative) {
+  return std::string(LOOM_SOURCE_DIR) + "/" + relative;
+}
 
 std::string read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -64,10 +66,12 @@ void expect_golden(const std::string& name, const std::string& actual) {
     std::ofstream(path, std::ios::binary) << actual;
     return;
   }
-  ASSERT_TRUE(std::filesystem::exists(path)) << "no golden " << path << " (run with LOOM_UPDATE_GOLDEN=1 to create it)";
+  ASSERT_TRUE(std::filesystem::exists(path))
+      << "no golden " << path << " (run with LOOM_UPDATE_GOLDEN=1 to create it)";
   std::string golden = read(path);
   EXPECT_EQ(golden, actual) << "the IR differs from the golden tests/graph/golden/" << name
-                            << "\n(- golden, + now; if the change is intended, rerun with LOOM_UPDATE_GOLDEN=1 and review "
+                            << "\n(- golden, + now; if the change is intended, rerun with "
+                               "LOOM_UPDATE_GOLDEN=1 and review "
                                "the diff of the golden files)";
 }
 

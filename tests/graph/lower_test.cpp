@@ -4,13 +4,13 @@
 #include <map>
 #include <optional>
 
+#include "compiler/graph/graph_builder.h"
 #include "compiler/graph/lower.h"
 #include "compiler/graph/validate.h"
 #include "compiler/ir/inst.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/verifier.h"
 #include "runtime/common/error.h"
-#include "compiler/graph/graph_builder.h"
 
 using namespace loom;
 using namespace loom::graph;
@@ -270,26 +270,15 @@ std::vector<double> evaluate_returns(ir::Kernel& k) {
       case ir::Op::Const:
         v[&i] = is_float(i.type) ? i.float_value() : static_cast<double>(i.int_value());
         break;
-      case ir::Op::Add:
-        v[&i] = a(0) + a(1);
-        break;
-      case ir::Op::Sub:
-        v[&i] = a(0) - a(1);
-        break;
-      case ir::Op::Mul:
-        v[&i] = a(0) * a(1);
-        break;
-      case ir::Op::Div:
-        v[&i] = a(0) / a(1);
-        break;
-      case ir::Op::Neg:
-        v[&i] = -a(0);
-        break;
+      case ir::Op::Add: v[&i] = a(0) + a(1); break;
+      case ir::Op::Sub: v[&i] = a(0) - a(1); break;
+      case ir::Op::Mul: v[&i] = a(0) * a(1); break;
+      case ir::Op::Div: v[&i] = a(0) / a(1); break;
+      case ir::Op::Neg: v[&i] = -a(0); break;
       case ir::Op::Return:
         for (size_t n = 0; n < i.operands.size(); ++n) out.push_back(a(n));
         break;
-      default:
-        ADD_FAILURE() << "cannot evaluate " << ir::op_name(i.op);
+      default: ADD_FAILURE() << "cannot evaluate " << ir::op_name(i.op);
     }
   }
   return out;
@@ -951,54 +940,22 @@ struct MiniInterpreter {
         case ir::Op::Const:
           v[&i] = is_float(i.type) ? i.float_value() : static_cast<double>(i.int_value());
           break;
-        case ir::Op::ArgLoad:
-          v[&i] = args.at({i.param_index(), i.byte_offset()});
-          break;
-        case ir::Op::Add:
-          v[&i] = a(0) + a(1);
-          break;
-        case ir::Op::Sub:
-          v[&i] = a(0) - a(1);
-          break;
-        case ir::Op::Mul:
-          v[&i] = a(0) * a(1);
-          break;
-        case ir::Op::Div:
-          v[&i] = integral(a(0) / a(1));
-          break;
-        case ir::Op::Neg:
-          v[&i] = -a(0);
-          break;
-        case ir::Op::Cast:
-          v[&i] = integral(a(0));
-          break;
-        case ir::Op::Lt:
-          v[&i] = a(0) < a(1);
-          break;
-        case ir::Op::Ge:
-          v[&i] = a(0) >= a(1);
-          break;
-        case ir::Op::Eq:
-          v[&i] = a(0) == a(1);
-          break;
-        case ir::Op::Gt:
-          v[&i] = a(0) > a(1);
-          break;
-        case ir::Op::Ne:
-          v[&i] = a(0) != a(1);
-          break;
-        case ir::Op::Select:
-          v[&i] = a(0) ? a(1) : a(2);
-          break;
-        case ir::Op::Alloca:
-          v[&i] = 0;
-          break;
-        case ir::Op::LocalLoad:
-          v[&i] = v.at(i.operand(0));
-          break;
-        case ir::Op::LocalStore:
-          v[i.operand(0)] = a(1);
-          break;
+        case ir::Op::ArgLoad: v[&i] = args.at({i.param_index(), i.byte_offset()}); break;
+        case ir::Op::Add: v[&i] = a(0) + a(1); break;
+        case ir::Op::Sub: v[&i] = a(0) - a(1); break;
+        case ir::Op::Mul: v[&i] = a(0) * a(1); break;
+        case ir::Op::Div: v[&i] = integral(a(0) / a(1)); break;
+        case ir::Op::Neg: v[&i] = -a(0); break;
+        case ir::Op::Cast: v[&i] = integral(a(0)); break;
+        case ir::Op::Lt: v[&i] = a(0) < a(1); break;
+        case ir::Op::Ge: v[&i] = a(0) >= a(1); break;
+        case ir::Op::Eq: v[&i] = a(0) == a(1); break;
+        case ir::Op::Gt: v[&i] = a(0) > a(1); break;
+        case ir::Op::Ne: v[&i] = a(0) != a(1); break;
+        case ir::Op::Select: v[&i] = a(0) ? a(1) : a(2); break;
+        case ir::Op::Alloca: v[&i] = 0; break;
+        case ir::Op::LocalLoad: v[&i] = v.at(i.operand(0)); break;
+        case ir::Op::LocalStore: v[i.operand(0)] = a(1); break;
         case ir::Op::If: {
           Flow f = run(*i.region(a(0) != 0 ? 0 : 1));
           if (f != Flow::Next) return f;
@@ -1011,14 +968,11 @@ struct MiniInterpreter {
             if (f == Flow::Return) return f;
           }
           break;
-        case ir::Op::Break:
-          return Flow::Break;
+        case ir::Op::Break: return Flow::Break;
         case ir::Op::Return:
           for (size_t n = 0; n < i.operands.size(); ++n) returned.push_back(a(n));
           return Flow::Return;
-        default:
-          ADD_FAILURE() << "cannot interpret " << ir::op_name(i.op);
-          return Flow::Return;
+        default: ADD_FAILURE() << "cannot interpret " << ir::op_name(i.op); return Flow::Return;
       }
     }
     return Flow::Next;
@@ -1177,9 +1131,10 @@ TEST(Lower, RerouteIsTheIdentity) {
   Document rerouted = doc_with(kernel(
       "k", {ndarray_param("x", "f32", 1)},
       {N(1, "param").p("name", "x"), N(2, "var").p("type", "f32"), N(3, "const").p("value", 2.5),
-       N(10, "reroute").in("in", ln(1)), N(11, "reroute").in("in", ln(2, "ref")), N(12, "reroute").in("in", ln(3)),
-       N(13, "reroute").in("in", ln(12)), N(4, "load").in("array", ln(10)).in("i0", 0),
-       N(5, "add").in("a", ln(4)).in("b", ln(13)), N(6, "set").in("var", ln(11)).in("value", ln(5)),
+       N(10, "reroute").in("in", ln(1)), N(11, "reroute").in("in", ln(2, "ref")),
+       N(12, "reroute").in("in", ln(3)), N(13, "reroute").in("in", ln(12)),
+       N(4, "load").in("array", ln(10)).in("i0", 0), N(5, "add").in("a", ln(4)).in("b", ln(13)),
+       N(6, "set").in("var", ln(11)).in("value", ln(5)),
        N(7, "store").in("array", ln(10)).in("i0", 1).in("value", ln(5))}));
   EXPECT_NO_THROW(validate_document(rerouted));
   EXPECT_EQ(lower_print(rerouted, "k"), lower_print(direct, "k"));

@@ -191,12 +191,9 @@ std::string show(const Expr& e) {
   switch (e.kind) {
     case Expr::Kind::Number:
       return e.integer ? std::to_string(static_cast<long>(e.number)) : std::to_string(e.number);
-    case Expr::Kind::Bool:
-      return e.number ? "true" : "false";
-    case Expr::Kind::Var:
-      return e.name;
-    case Expr::Kind::Op:
-      break;
+    case Expr::Kind::Bool: return e.number ? "true" : "false";
+    case Expr::Kind::Var: return e.name;
+    case Expr::Kind::Op: break;
   }
   if (e.name == "swizzle") return show(*e.args[0]) + "." + e.swizzle;
   std::string s = e.name + "(";
@@ -304,7 +301,8 @@ TEST(NodeLibrary, SchemaListsEveryNodeTypeAndVersion) {
   for (const NodeSpec& s : node_library()) in_library.push_back(s.name);
   EXPECT_EQ(in_schema, in_library);
   for (const std::string& name : in_library)
-    EXPECT_NE(std::find(in_schema.begin(), in_schema.end(), name), in_schema.end()) << name << " missing from the schema";
+    EXPECT_NE(std::find(in_schema.begin(), in_schema.end(), name), in_schema.end())
+        << name << " missing from the schema";
   for (const std::string& name : in_schema)
     EXPECT_NE(find_node_spec(name), nullptr) << name << " is in the schema but not a node type";
 
@@ -316,7 +314,8 @@ TEST(NodeLibrary, SchemaListsEveryNodeTypeAndVersion) {
   for (const JsonValue& rule : rules->items) {
     const JsonValue* type = rule.find("if")->find("properties")->find("type");
     if (const JsonValue* c = type->find("const"))
-      versioned[c->text] = std::stoi(rule.find("then")->find("properties")->find("version")->find("const")->text);
+      versioned[c->text] =
+          std::stoi(rule.find("then")->find("properties")->find("version")->find("const")->text);
     if (const JsonValue* e = type->find("enum"))
       for (const JsonValue& v : e->items) listed_as_versioned.push_back(v.text);
   }
@@ -329,5 +328,6 @@ TEST(NodeLibrary, SchemaListsEveryNodeTypeAndVersion) {
     }
   EXPECT_EQ(versioned, expected);
   EXPECT_EQ(listed_as_versioned, expected_list);
-  EXPECT_EQ(schema.find("properties")->find("version")->find("const")->text, std::to_string(kFormatVersion));
+  EXPECT_EQ(schema.find("properties")->find("version")->find("const")->text,
+            std::to_string(kFormatVersion));
 }

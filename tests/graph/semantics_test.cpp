@@ -54,25 +54,31 @@ int count_ops(const graph::Document& doc, ir::Op op) {
   return n;
 }
 
-std::string lowered(const graph::Document& doc) { return ir::print_kernel(*graph::lower_kernel(doc, "k")); }
+std::string lowered(const graph::Document& doc) {
+  return ir::print_kernel(*graph::lower_kernel(doc, "k"));
+}
 
 }  // namespace
 
 TEST(NodeSemantics, Cross) {
-  auto doc = one_kernel({value_param("a", "f32x3"), value_param("b", "f32x3")}, {"f32x3"},
-                        {N(1, "param").p("name", "a"), N(2, "param").p("name", "b"),
-                         N(3, "cross").in("a", ln(1)).in("b", ln(2)), N(4, "return").in("r0", ln(3))});
+  auto doc =
+      one_kernel({value_param("a", "f32x3"), value_param("b", "f32x3")}, {"f32x3"},
+                 {N(1, "param").p("name", "a"), N(2, "param").p("name", "b"),
+                  N(3, "cross").in("a", ln(1)).in("b", ln(2)), N(4, "return").in("r0", ln(3))});
   EXPECT_EQ(count_ops(doc, ir::Op::Mul), 6);
   EXPECT_EQ(count_ops(doc, ir::Op::Sub), 3);
   const double a[3] = {1.5, -2.0, 0.25}, b[3] = {-3.0, 0.5, 4.0};
-  KernelResult r = run(doc, {{"a", std::vector<double>(a, a + 3)}, {"b", std::vector<double>(b, b + 3)}});
+  KernelResult r =
+      run(doc, {{"a", std::vector<double>(a, a + 3)}, {"b", std::vector<double>(b, b + 3)}});
   ASSERT_EQ(r.values.size(), 3u);
   float ax = 1.5f, ay = -2.0f, az = 0.25f, bx = -3.0f, by = 0.5f, bz = 4.0f;
   EXPECT_FLOAT_EQ(r.value(0), ay * bz - az * by);
   EXPECT_FLOAT_EQ(r.value(1), az * bx - ax * bz);
   EXPECT_FLOAT_EQ(r.value(2), ax * by - ay * bx);
   // cross of anything but two 3-vectors is an error naming the node
-  auto bad = one_kernel({value_param("a", "f32x2")}, {}, {N(1, "param").p("name", "a"), N(2, "cross").in("a", ln(1)).in("b", ln(1))});
+  auto bad =
+      one_kernel({value_param("a", "f32x2")}, {},
+                 {N(1, "param").p("name", "a"), N(2, "cross").in("a", ln(1)).in("b", ln(1))});
   try {
     graph::lower_kernel(bad, "k");
     ADD_FAILURE();
@@ -83,12 +89,14 @@ TEST(NodeSemantics, Cross) {
 }
 
 TEST(NodeSemantics, FractLengthRsqrt) {
-  auto doc = one_kernel({value_param("x", "f32"), value_param("v", "f32x3")}, {"f32", "f32", "f32"},
-                        {N(1, "param").p("name", "x"), N(2, "param").p("name", "v"), N(3, "fract").in("a", ln(1)),
-                         N(4, "length").in("a", ln(2)), N(5, "rsqrt").in("a", ln(1)),
-                         N(6, "return").in("r0", ln(3)).in("r1", ln(4)).in("r2", ln(5))});
+  auto doc = one_kernel(
+      {value_param("x", "f32"), value_param("v", "f32x3")}, {"f32", "f32", "f32"},
+      {N(1, "param").p("name", "x"), N(2, "param").p("name", "v"), N(3, "fract").in("a", ln(1)),
+       N(4, "length").in("a", ln(2)), N(5, "rsqrt").in("a", ln(1)),
+       N(6, "return").in("r0", ln(3)).in("r1", ln(4)).in("r2", ln(5))});
   EXPECT_EQ(lowered(one_kernel({value_param("x", "f32")}, {"f32"},
-                               {N(1, "param").p("name", "x"), N(2, "fract").in("a", ln(1)), N(3, "return").in("r0", ln(2))})),
+                               {N(1, "param").p("name", "x"), N(2, "fract").in("a", ln(1)),
+                                N(3, "return").in("r0", ln(2))})),
             R"(kernel k
   param p0 x: value f32
   returns f32
@@ -101,12 +109,14 @@ TEST(NodeSemantics, FractLengthRsqrt) {
   EXPECT_EQ(count_ops(doc, ir::Op::Rsqrt), 1);
   for (float x : {2.75f, -1.25f, 4.0f, 0.0f, 1e-3f}) {
     const float v[3] = {x, 2.0f, -3.0f};
-    KernelResult r = run(doc, {{"x", static_cast<double>(x)}, {"v", std::vector<double>{v[0], v[1], v[2]}}});
+    KernelResult r =
+        run(doc, {{"x", static_cast<double>(x)}, {"v", std::vector<double>{v[0], v[1], v[2]}}});
     EXPECT_FLOAT_EQ(r.value(0), x - std::floor(x)) << "fract(" << x << ")";
     EXPECT_FLOAT_EQ(r.value(1), std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])) << "length";
     float want = 1.0f / std::sqrt(x);
     if (x == 0.0f)
-      EXPECT_EQ(r.value(2), std::numeric_limits<double>::infinity()) << "rsqrt(0) is +inf, also with fast math";
+      EXPECT_EQ(r.value(2), std::numeric_limits<double>::infinity())
+          << "rsqrt(0) is +inf, also with fast math";
     else if (x < 0.0f)
       EXPECT_TRUE(std::isnan(r.value(2))) << "rsqrt(" << x << ")";
     else
@@ -117,7 +127,8 @@ TEST(NodeSemantics, FractLengthRsqrt) {
 TEST(NodeSemantics, TransposeMat3AndMatmul) {
   // m = mat3(c0, c1, c2) (columns); returns transpose(m) and m * v.
   auto doc = one_kernel(
-      {value_param("c0", "f32x3"), value_param("c1", "f32x3"), value_param("c2", "f32x3"), value_param("v", "f32x3")},
+      {value_param("c0", "f32x3"), value_param("c1", "f32x3"), value_param("c2", "f32x3"),
+       value_param("v", "f32x3")},
       {"f32x3x3", "f32x3"},
       {N(1, "param").p("name", "c0"), N(2, "param").p("name", "c1"), N(3, "param").p("name", "c2"),
        N(4, "param").p("name", "v"), N(5, "mat3").in("c0", ln(1)).in("c1", ln(2)).in("c2", ln(3)),
@@ -132,28 +143,36 @@ TEST(NodeSemantics, TransposeMat3AndMatmul) {
       cols[c].push_back(m[r][c]);
     }
   const float v[3] = {0.5f, -2.0f, 3.0f};
-  KernelResult res = run(doc, {{"c0", cols[0]}, {"c1", cols[1]}, {"c2", cols[2]}, {"v", std::vector<double>{v[0], v[1], v[2]}}});
+  KernelResult res = run(doc, {{"c0", cols[0]},
+                               {"c1", cols[1]},
+                               {"c2", cols[2]},
+                               {"v", std::vector<double>{v[0], v[1], v[2]}}});
   ASSERT_EQ(res.values.size(), 12u);
   for (int c = 0; c < 3; ++c)
     for (int r = 0; r < 3; ++r)  // column-major: transpose(m)[r][c] = m[c][r]
       EXPECT_FLOAT_EQ(res.value(static_cast<size_t>(c * 3 + r)), m[c][r]) << r << "," << c;
   for (int r = 0; r < 3; ++r)
-    EXPECT_FLOAT_EQ(res.value(static_cast<size_t>(9 + r)), m[r][0] * v[0] + m[r][1] * v[1] + m[r][2] * v[2]);
+    EXPECT_FLOAT_EQ(res.value(static_cast<size_t>(9 + r)),
+                    m[r][0] * v[0] + m[r][1] * v[1] + m[r][2] * v[2]);
   // a 2x3 matrix transposes to 3x2
   auto rect = one_kernel({value_param("m", "f32x2x3")}, {"f32x3x2"},
-                         {N(1, "param").p("name", "m"), N(2, "transpose").in("a", ln(1)), N(3, "return").in("r0", ln(2))});
-  KernelResult t = run(rect, {{"m", std::vector<double>{1, 2, 3, 4, 5, 6}}});  // columns (1,2) (3,4) (5,6)
+                         {N(1, "param").p("name", "m"), N(2, "transpose").in("a", ln(1)),
+                          N(3, "return").in("r0", ln(2))});
+  KernelResult t =
+      run(rect, {{"m", std::vector<double>{1, 2, 3, 4, 5, 6}}});  // columns (1,2) (3,4) (5,6)
   EXPECT_EQ(t.values, (std::vector<double>{1, 3, 5, 2, 4, 6}));
 }
 
 TEST(NodeSemantics, Mat4DeterminantAndInverse) {
-  auto doc = one_kernel(
-      {value_param("c0", "f32x4"), value_param("c1", "f32x4"), value_param("c2", "f32x4"), value_param("c3", "f32x4")},
-      {"f32", "f32x4x4"},
-      {N(1, "param").p("name", "c0"), N(2, "param").p("name", "c1"), N(3, "param").p("name", "c2"),
-       N(4, "param").p("name", "c3"), N(5, "mat4").in("c0", ln(1)).in("c1", ln(2)).in("c2", ln(3)).in("c3", ln(4)),
-       N(6, "determinant").in("a", ln(5)), N(7, "inverse").in("a", ln(5)),
-       N(8, "return").in("r0", ln(6)).in("r1", ln(7))});
+  auto doc =
+      one_kernel({value_param("c0", "f32x4"), value_param("c1", "f32x4"),
+                  value_param("c2", "f32x4"), value_param("c3", "f32x4")},
+                 {"f32", "f32x4x4"},
+                 {N(1, "param").p("name", "c0"), N(2, "param").p("name", "c1"),
+                  N(3, "param").p("name", "c2"), N(4, "param").p("name", "c3"),
+                  N(5, "mat4").in("c0", ln(1)).in("c1", ln(2)).in("c2", ln(3)).in("c3", ln(4)),
+                  N(6, "determinant").in("a", ln(5)), N(7, "inverse").in("a", ln(5)),
+                  N(8, "return").in("r0", ln(6)).in("r1", ln(7))});
   // A well-conditioned matrix with a known inverse: diagonal-dominant.
   double m[4][4] = {{4, 1, 0, 2}, {1, 5, 1, 0}, {0, 1, 6, 1}, {2, 0, 1, 7}};  // m[row][col]
   std::vector<double> cols[4];
@@ -162,7 +181,8 @@ TEST(NodeSemantics, Mat4DeterminantAndInverse) {
   KernelResult res = run(doc, {{"c0", cols[0]}, {"c1", cols[1]}, {"c2", cols[2]}, {"c3", cols[3]}});
   // reference determinant by cofactor expansion in double
   auto det3 = [](double a[3][3]) {
-    return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+    return a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) -
+           a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
            a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
   };
   double det = 0;
@@ -182,9 +202,10 @@ TEST(NodeSemantics, Mat4DeterminantAndInverse) {
       EXPECT_NEAR(sum, r == c ? 1.0 : 0.0, 1e-5) << r << "," << c;
     }
   // mat4 of columns of different sizes is an error naming the pin
-  auto bad = one_kernel({value_param("a", "f32x4"), value_param("b", "f32x3")}, {},
-                        {N(1, "param").p("name", "a"), N(2, "param").p("name", "b"),
-                         N(3, "mat4").in("c0", ln(1)).in("c1", ln(1)).in("c2", ln(2)).in("c3", ln(1))});
+  auto bad =
+      one_kernel({value_param("a", "f32x4"), value_param("b", "f32x3")}, {},
+                 {N(1, "param").p("name", "a"), N(2, "param").p("name", "b"),
+                  N(3, "mat4").in("c0", ln(1)).in("c1", ln(1)).in("c2", ln(2)).in("c3", ln(1))});
   try {
     graph::lower_kernel(bad, "k");
     ADD_FAILURE();
@@ -202,19 +223,22 @@ TEST(NodeSemantics, IntegerAndMinAtomics) {
   doc.fields.push_back(FieldDesc{"fmin", {Scalar::F32}, {1}, Layout::AoS});
   doc.kernels.push_back(kernel(
       "k", {},
-      {N(1, "range_for").in("end0", 256).region(
-          "body", {N(2, "expr").in("i", ln(1, "i0")).p("expr", "(i * 37) % 256"),
-                   N(3, "atomic_sub").in("i0", 0).in("value", ln(2)).p("field", "acc"),
-                   N(4, "atomic_min").in("i0", 1).in("value", ln(2)).p("field", "acc"),
-                   N(5, "expr").in("i", ln(1, "i0")).p("expr", "shl(1, i % 31)"),
-                   N(6, "atomic_or").in("i0", 2).in("value", ln(5)).p("field", "acc"),
-                   N(7, "atomic_and").in("i0", 3).in("value", ln(2)).p("field", "acc"),
-                   N(8, "atomic_xor").in("i0", 4).in("value", ln(2)).p("field", "acc"),
-                   N(9, "cast").in("a", ln(2)).p("type", "f32"),
-                   N(10, "atomic_min").in("i0", 0).in("value", ln(9)).p("field", "fmin")})}));
-  doc.kernels.push_back(kernel("init", {}, {N(1, "store").in("i0", 1).in("value", 1000).p("field", "acc"),
-                                            N(2, "store").in("i0", 3).in("value", -1).p("field", "acc"),
-                                            N(3, "store").in("i0", 0).in("value", 1e9).p("field", "fmin")}));
+      {N(1, "range_for")
+           .in("end0", 256)
+           .region("body",
+                   {N(2, "expr").in("i", ln(1, "i0")).p("expr", "(i * 37) % 256"),
+                    N(3, "atomic_sub").in("i0", 0).in("value", ln(2)).p("field", "acc"),
+                    N(4, "atomic_min").in("i0", 1).in("value", ln(2)).p("field", "acc"),
+                    N(5, "expr").in("i", ln(1, "i0")).p("expr", "shl(1, i % 31)"),
+                    N(6, "atomic_or").in("i0", 2).in("value", ln(5)).p("field", "acc"),
+                    N(7, "atomic_and").in("i0", 3).in("value", ln(2)).p("field", "acc"),
+                    N(8, "atomic_xor").in("i0", 4).in("value", ln(2)).p("field", "acc"),
+                    N(9, "cast").in("a", ln(2)).p("type", "f32"),
+                    N(10, "atomic_min").in("i0", 0).in("value", ln(9)).p("field", "fmin")})}));
+  doc.kernels.push_back(kernel("init", {},
+                               {N(1, "store").in("i0", 1).in("value", 1000).p("field", "acc"),
+                                N(2, "store").in("i0", 3).in("value", -1).p("field", "acc"),
+                                N(3, "store").in("i0", 0).in("value", 1e9).p("field", "fmin")}));
   Program p(options());
   p.load(doc);
   p.launch("init");
@@ -241,11 +265,13 @@ TEST(NodeSemantics, IntegerAndMinAtomics) {
   ir::walk(*k->body, [&](ir::Inst& i) {
     if (i.op == ir::Op::AtomicRMW) ops.push_back(i.atomic_op());
   });
-  EXPECT_EQ(ops, (std::vector<ir::AtomicOp>{ir::AtomicOp::Sub, ir::AtomicOp::Min, ir::AtomicOp::Or, ir::AtomicOp::And,
-                                            ir::AtomicOp::Xor, ir::AtomicOp::Min}));
+  EXPECT_EQ(ops,
+            (std::vector<ir::AtomicOp>{ir::AtomicOp::Sub, ir::AtomicOp::Min, ir::AtomicOp::Or,
+                                       ir::AtomicOp::And, ir::AtomicOp::Xor, ir::AtomicOp::Min}));
   // integer-only atomics on float memory are an error naming node and pin
   graph::Document bad = doc;
-  bad.kernels[0].nodes[0].regions[0].nodes[4] = N(6, "atomic_or").in("i0", 0).in("value", 1).p("field", "fmin");
+  bad.kernels[0].nodes[0].regions[0].nodes[4] =
+      N(6, "atomic_or").in("i0", 0).in("value", 1).p("field", "fmin");
   try {
     graph::lower_kernel(bad, "k");
     ADD_FAILURE();
@@ -260,7 +286,8 @@ TEST(NodeSemantics, AssertOnlyInDebugBuilds) {
                         {N(1, "param").p("name", "x"), N(2, "gt").in("a", ln(1)).in("b", 0),
                          N(3, "assert").in("cond", ln(2)).p("message", "x must be positive"),
                          N(4, "return").in("r0", ln(1))});
-  EXPECT_EQ(count_ops(doc, ir::Op::Assert), 1);  // lowered always; dropped by the pipeline unless debug
+  EXPECT_EQ(count_ops(doc, ir::Op::Assert),
+            1);  // lowered always; dropped by the pipeline unless debug
   // release: nothing is checked
   EXPECT_EQ(run(doc, {{"x", -5}}, /*debug=*/false).value(), -5);
   // debug: a failing assertion is an error with its message; a passing one is silent
@@ -269,6 +296,7 @@ TEST(NodeSemantics, AssertOnlyInDebugBuilds) {
     run(doc, {{"x", -5}}, /*debug=*/true);
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("assertion failed: x must be positive"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("assertion failed: x must be positive"), std::string::npos)
+        << e.what();
   }
 }

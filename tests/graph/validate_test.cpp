@@ -1,12 +1,12 @@
 // One test per kind of document error: the message and the node/pin in the Place.
 #include <gtest/gtest.h>
 
+#include "compiler/graph/graph_builder.h"
 #include "compiler/graph/lower.h"
 #include "compiler/graph/validate.h"
 #include "compiler/ir/inst.h"
 #include "compiler/ir/verifier.h"
 #include "runtime/common/error.h"
-#include "compiler/graph/graph_builder.h"
 
 using namespace loom;
 using namespace loom::graph;
@@ -517,8 +517,8 @@ TEST(Validate, IntegerLiteralTooBigForItsPartner) {
   EXPECT_PLACE(e, "k", 3, "b");
   EXPECT_MESSAGE(e, "the literal 256 does not fit u8");
   // a literal alone is an i32, where it is given a type (here: the var's)
-  e = validation_error(doc_with(kernel("k", {}, {N(1, "const").p("value", int64_t{3000000000}),
-                                                 N(2, "var").in("init", ln(1))})));
+  e = validation_error(doc_with(kernel(
+      "k", {}, {N(1, "const").p("value", int64_t{3000000000}), N(2, "var").in("init", ln(1))})));
   EXPECT_PLACE(e, "k", 2, "init");
   EXPECT_MESSAGE(e, "the literal 3000000000 does not fit i32");
 }
@@ -537,7 +537,8 @@ TEST(Validate, TypedConstantMustBeExact) {
   Error e = validation_error(doc_with(kernel(
       "k", {}, {N(1, "const").p("value", 1.5).p("type", "i32"), N(2, "var").in("init", ln(1))})));
   EXPECT_PLACE(e, "k", 1, "value");
-  EXPECT_MESSAGE(e, "the literal 1.5 does not fit i32, the type it meets here (not a whole number)");
+  EXPECT_MESSAGE(e,
+                 "the literal 1.5 does not fit i32, the type it meets here (not a whole number)");
   e = validation_error(doc_with(kernel(
       "k", {}, {N(1, "const").p("value", 1e40).p("type", "f32"), N(2, "var").in("init", ln(1))})));
   EXPECT_PLACE(e, "k", 1, "value");
@@ -546,9 +547,11 @@ TEST(Validate, TypedConstantMustBeExact) {
       "k", {}, {N(1, "const").p("value", 256).p("type", "u8"), N(2, "var").in("init", ln(1))})));
   EXPECT_MESSAGE(e, "the literal 256 does not fit u8");
   // exact values are fine: 2.0 as an i32, 1e40 as an f64, 0.1 rounds to the nearest f32
-  for (auto [value, type] : std::vector<std::pair<double, const char*>>{{2.0, "i32"}, {1e40, "f64"}, {0.1, "f32"}})
-    EXPECT_NO_THROW(validate_document(doc_with(kernel(
-        "k", {}, {N(1, "const").p("value", value).p("type", type), N(2, "var").in("init", ln(1))}))))
+  for (auto [value, type] :
+       std::vector<std::pair<double, const char*>>{{2.0, "i32"}, {1e40, "f64"}, {0.1, "f32"}})
+    EXPECT_NO_THROW(validate_document(doc_with(
+        kernel("k", {},
+               {N(1, "const").p("value", value).p("type", type), N(2, "var").in("init", ln(1))}))))
         << value << " " << type;
 }
 
@@ -564,7 +567,8 @@ TEST(Validate, FloatLiteralOverflowingF32) {
 
 TEST(Validate, CastNodeOfALiteralUsesCastSemantics) {
   // An explicit cast converts at run-time semantics: 300 (an i32) cast to u8 is 44.
-  Document doc = doc_with(kernel("k", {}, {N(1, "cast").in("a", 300).p("type", "u8"), N(2, "var").in("init", ln(1))}));
+  Document doc = doc_with(
+      kernel("k", {}, {N(1, "cast").in("a", 300).p("type", "u8"), N(2, "var").in("init", ln(1))}));
   auto k = lower_kernel(doc, "k");
   EXPECT_EQ(ir::verify(*k), "");
 }
@@ -575,17 +579,19 @@ TEST(Validate, U32IndicesAndLoopBoundsAreAccepted) {
   Document doc = doc_with(kernel(
       "k", {value_param("n", "u32"), value_param("j", "u8")},
       {N(1, "param").p("name", "n"), N(5, "param").p("name", "j"),
-       N(2, "range_for").in("end0", ln(1)).region(
-           "body", {N(3, "cast").in("a", ln(2, "i0")).p("type", "u32"),
-                    N(4, "store").p("field", "x").in("i0", ln(3)).in("value", 1.0),
-                    N(6, "store").p("field", "x").in("i0", ln(5)).in("value", 2.0)})}));
+       N(2, "range_for")
+           .in("end0", ln(1))
+           .region("body", {N(3, "cast").in("a", ln(2, "i0")).p("type", "u32"),
+                            N(4, "store").p("field", "x").in("i0", ln(3)).in("value", 1.0),
+                            N(6, "store").p("field", "x").in("i0", ln(5)).in("value", 2.0)})}));
   doc.fields.push_back(field("x", "f32", {8}));
   EXPECT_NO_THROW(validate_document(doc));
   auto k = lower_kernel(doc, "k");
   EXPECT_EQ(ir::verify(*k), "");
   int u32_to_i32 = 0;
   ir::walk(*k->body, [&](ir::Inst& i) {
-    u32_to_i32 += i.op == ir::Op::Cast && i.type == Scalar::I32 && i.operand(0)->type == Scalar::U32;
+    u32_to_i32 +=
+        i.op == ir::Op::Cast && i.type == Scalar::I32 && i.operand(0)->type == Scalar::U32;
   });
   EXPECT_EQ(u32_to_i32, 2);  // the loop bound (clamped) and the index
 }
@@ -597,7 +603,8 @@ TEST(Validate, WideIndicesNeedACast) {
   doc.fields.push_back(field("x", "f32", {8}));
   Error e = validation_error(doc);
   EXPECT_PLACE(e, "k", 2, "i0");
-  EXPECT_MESSAGE(e, "index 'i0' is i64; indices are i32, u32 or narrower integers (add a cast node)");
+  EXPECT_MESSAGE(e,
+                 "index 'i0' is i64; indices are i32, u32 or narrower integers (add a cast node)");
   doc = doc_with(kernel("k", {value_param("n", "u64")},
                         {N(1, "param").p("name", "n"), N(2, "range_for").in("end0", ln(1))}));
   e = validation_error(doc);
@@ -615,7 +622,9 @@ TEST(Validate, FieldExtentsAboveInt32MaxAreRejected) {
   EXPECT_MESSAGE(e, "field 'huge': extent 3000000000 (dimension 0) is larger than 2147483647");
   doc.fields[0] = field("huge", "f32x4x4", {2147483647, 2147483647, 2147483647});
   e = validation_error(doc);
-  EXPECT_MESSAGE(e, "field 'huge': 2147483647 x 2147483647 x 2147483647 elements of 64 bytes do not fit in 2^63 bytes");
+  EXPECT_MESSAGE(e,
+                 "field 'huge': 2147483647 x 2147483647 x 2147483647 elements of 64 bytes do not "
+                 "fit in 2^63 bytes");
 }
 
 // ---- smaller errors
@@ -624,15 +633,23 @@ TEST(Validate, NestedUnrollsAreCappedNamingTheNode) {
   Document doc = doc_with(kernel(
       "k", {},
       {N(1, "var").p("type", "f32"),
-       N(2, "unroll").p("count", 1024).region(
-           "body", {N(3, "unroll").p("count", 1024).region(
-                       "body", {N(4, "unroll").p("count", 1024).region(
-                                   "body", {N(5, "get").in("var", ln(1, "ref")),
-                                            N(6, "set").in("var", ln(1, "ref")).in("value", ln(5))})})})}));
+       N(2, "unroll")
+           .p("count", 1024)
+           .region("body",
+                   {N(3, "unroll")
+                        .p("count", 1024)
+                        .region("body", {N(4, "unroll")
+                                             .p("count", 1024)
+                                             .region("body", {N(5, "get").in("var", ln(1, "ref")),
+                                                              N(6, "set")
+                                                                  .in("var", ln(1, "ref"))
+                                                                  .in("value", ln(5))})})})}));
   Error e = validation_error(doc);
   EXPECT_PLACE(e, "k", 3, "count");
-  EXPECT_MESSAGE(e, "unrolling would instantiate 3145728 nodes (1048576 copies of a body of 3 nodes, counting "
-                    "enclosing unrolls), more than the limit of 1048576");
+  EXPECT_MESSAGE(
+      e,
+      "unrolling would instantiate 3145728 nodes (1048576 copies of a body of 3 nodes, counting "
+      "enclosing unrolls), more than the limit of 1048576");
   // 3x3 stencils and the like are far below the limit
   doc.kernels[0].nodes[1].params[0].second = build::lit(3);
   doc.kernels[0].nodes[1].regions[0].nodes[0].params[0].second = build::lit(3);
@@ -647,26 +664,30 @@ TEST(Validate, ErrorsInsideFunctionsNameTheFunction) {
   f.name = "spring";
   f.inputs = {{"x", "f32"}};
   f.outputs = {{"y", "f32"}};
-  f.nodes = {N(1, "input").p("name", "x"), N(2, "sinn").in("a", ln(1)), N(3, "output").in("y", ln(2))};
+  f.nodes = {N(1, "input").p("name", "x"), N(2, "sinn").in("a", ln(1)),
+             N(3, "output").in("y", ln(2))};
   doc.functions.push_back(f);
   Error e = validation_error(doc);
   EXPECT_EQ(e.place().kernel, "spring");
   EXPECT_TRUE(e.place().function);
-  EXPECT_NE(std::string(e.what()).find("cloth.json: function 'spring': node 2: unknown node type 'sinn'"),
-            std::string::npos)
+  EXPECT_NE(
+      std::string(e.what()).find("cloth.json: function 'spring': node 2: unknown node type 'sinn'"),
+      std::string::npos)
       << e.what();
   // a type error found while lowering the function
   doc.functions[0].nodes = {N(1, "input").p("name", "x"), N(2, "shl").in("a", ln(1)).in("b", 1),
                             N(3, "output").in("y", ln(2))};
   e = validation_error(doc);
-  EXPECT_NE(std::string(e.what()).find("cloth.json: function 'spring': node 2"), std::string::npos) << e.what();
+  EXPECT_NE(std::string(e.what()).find("cloth.json: function 'spring': node 2"), std::string::npos)
+      << e.what();
   // and through a call from a kernel: the node is the function's
   doc.kernels.push_back(kernel("k", {}, {N(1, "call").p("function", "spring").in("x", 1.0)}));
   try {
     lower_kernel(doc, "k");
     ADD_FAILURE() << "no error";
   } catch (const Error& err) {
-    EXPECT_NE(std::string(err.what()).find("function 'spring': node 2"), std::string::npos) << err.what();
+    EXPECT_NE(std::string(err.what()).find("function 'spring': node 2"), std::string::npos)
+        << err.what();
   }
 }
 

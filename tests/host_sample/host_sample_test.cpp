@@ -97,7 +97,7 @@ std::string compile_edited(const std::string& dir, const std::string& graph,
   std::ofstream(edited) << doc;
   std::string module = dir + "/" + graph + "_edited.loommod";
   Outcome r = run_command(std::string("'") + LOOM_CLI + "' compile '" + edited + "' -o '" + module +
-                  "' --arch vulkan");
+                          "' --arch vulkan");
   EXPECT_EQ(r.code, 0) << r.out;
   return module;
 }
@@ -160,16 +160,20 @@ bool read(const std::string& path, loom::RgbaImage* image) {
 
 // Frames of the "plain" and "reload" runs in `dir`: identical before `edit_frame`; from it
 // on, `after` checks them.
-void compare_runs(const std::string& dir, const std::vector<int>& frames, int edit_frame,
-                  const std::function<void(int, const loom::RgbaImage&, const Difference&)>& after) {
+void compare_runs(
+    const std::string& dir, const std::vector<int>& frames, int edit_frame,
+    const std::function<void(int, const loom::RgbaImage&, const Difference&)>& after) {
   for (int frame : frames) {
     loom::RgbaImage a, b;
-    ASSERT_TRUE(read(frame_path(dir, "plain", frame), &a)) << "frame " << frame << " of the plain run";
-    ASSERT_TRUE(read(frame_path(dir, "reload", frame), &b)) << "frame " << frame << " of the reloading run";
+    ASSERT_TRUE(read(frame_path(dir, "plain", frame), &a))
+        << "frame " << frame << " of the plain run";
+    ASSERT_TRUE(read(frame_path(dir, "reload", frame), &b))
+        << "frame " << frame << " of the reloading run";
     Difference d = compare(a, b, 24);
     std::printf("frame %d, reloaded against plain: %s\n", frame, describe(d, 24).c_str());
     if (frame < edit_frame)
-      EXPECT_EQ(d.largest, 0) << "frame " << frame << " before the edit differs: " << describe(d, 24);
+      EXPECT_EQ(d.largest, 0) << "frame " << frame
+                              << " before the edit differs: " << describe(d, 24);
     else
       after(frame, a, d);
   }
@@ -196,7 +200,7 @@ void write_diff(const loom::RgbaImage& expected, const loom::RgbaImage& actual, 
 // otherwise it must have succeeded.
 #define EXPECT_SAMPLE_RAN(r)                                                              \
   do {                                                                                    \
-    if ((r).code == kExitNoDevice) LOOM_SKIP_FOR_NO_VULKAN("\n" + (r).out);             \
+    if ((r).code == kExitNoDevice) LOOM_SKIP_FOR_NO_VULKAN("\n" + (r).out);               \
     ASSERT_EQ((r).code, 0) << "the sample failed (exit status 3: validation messages):\n" \
                            << (r).out;                                                    \
     EXPECT_NE((r).out.find("validation: 0 message(s)"), std::string::npos) << (r).out;    \
@@ -265,12 +269,16 @@ TEST(HostSample, HotReloadSwapsTheEditedModule) {
       contains(reload.out, "frame 15: " + dir + "/modules/julia.loommod reloaded (generation 1)"))
       << reload.out;
 
-  compare_runs(dir, {5, 10, 15, 20, 25, 30}, 15, [](int frame, const loom::RgbaImage& a, const Difference& d) {
-    EXPECT_GT(d.over, 0.03) << "frame " << frame << ": the edited fractal does not show: " << describe(d, 24);
-    EXPECT_LT(d.last_column, a.width / 2)
-        << "frame " << frame << ": pixels right of the fractal panel changed (the cloth, the particles): "
-        << describe(d, 24);
-  });
+  compare_runs(dir, {5, 10, 15, 20, 25, 30}, 15,
+               [](int frame, const loom::RgbaImage& a, const Difference& d) {
+                 EXPECT_GT(d.over, 0.03)
+                     << "frame " << frame
+                     << ": the edited fractal does not show: " << describe(d, 24);
+                 EXPECT_LT(d.last_column, a.width / 2)
+                     << "frame " << frame
+                     << ": pixels right of the fractal panel changed (the cloth, the particles): "
+                     << describe(d, 24);
+               });
 }
 
 // The cloth and the particles' graphs edited (damping, gravity) while playing: the modules
@@ -297,8 +305,10 @@ TEST(HostSample, HotReloadKeepsSimulationState) {
         << reload.out;
 
   compare_runs(dir, {45, 50, 55}, 50, [](int frame, const loom::RgbaImage&, const Difference& d) {
-    EXPECT_LT(d.mean, 0.5) << "frame " << frame << ": the simulations did not carry on: " << describe(d, 24);
-    EXPECT_LT(d.over, 0.01) << "frame " << frame << ": the simulations did not carry on: " << describe(d, 24);
+    EXPECT_LT(d.mean, 0.5) << "frame " << frame
+                           << ": the simulations did not carry on: " << describe(d, 24);
+    EXPECT_LT(d.over, 0.01) << "frame " << frame
+                            << ": the simulations did not carry on: " << describe(d, 24);
   });
 }
 
@@ -335,9 +345,11 @@ TEST(HostSample, CorruptModuleKeepsPlaying) {
       << reload.out;
 
   // The corrupt file at frame 10 changes nothing; the good one at 20 swaps in.
-  compare_runs(dir, {5, 10, 15, 20, 25, 30}, 20, [](int frame, const loom::RgbaImage&, const Difference& d) {
-    EXPECT_GT(d.over, 0.03) << "frame " << frame << ": the good file did not swap in: " << describe(d, 24);
-  });
+  compare_runs(dir, {5, 10, 15, 20, 25, 30}, 20,
+               [](int frame, const loom::RgbaImage&, const Difference& d) {
+                 EXPECT_GT(d.over, 0.03)
+                     << "frame " << frame << ": the good file did not swap in: " << describe(d, 24);
+               });
 }
 
 // Mistakes on the command line: a clear message and exit status 2, before any Vulkan.

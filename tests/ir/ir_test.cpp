@@ -73,7 +73,8 @@ TEST(IR, CloneIsDeepAndEqual) {
   EXPECT_EQ(verify(*c), "");
   // operands of the clone point into the clone
   walk(*c->body, [&](Inst& inst) {
-    for (Inst* op : inst.operands) EXPECT_TRUE(is_inside(op, c->body.get()) || op->parent == c->body.get());
+    for (Inst* op : inst.operands)
+      EXPECT_TRUE(is_inside(op, c->body.get()) || op->parent == c->body.get());
   });
 }
 

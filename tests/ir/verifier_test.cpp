@@ -62,9 +62,13 @@ const VerifyOptions kLowered{.offloaded = true, .lowered = true};
 TEST(Verifier, NamesEveryKindOfBrokenIr) {
   const std::vector<Case> cases = {
       // operands and values
-      {"operand count", [](Kernel&, Builder& b) { raw(b, Op::Neg, Scalar::I32, {b.i32(1), b.i32(2)}); },
+      {"operand count",
+       [](Kernel&, Builder& b) {
+         raw(b, Op::Neg, Scalar::I32, {b.i32(1), b.i32(2)});
+       },
        "expects 1 operands, has 2"},
-      {"null operand", [](Kernel&, Builder& b) { raw(b, Op::Neg, Scalar::I32, {nullptr}); }, "null operand"},
+      {"null operand", [](Kernel&, Builder& b) { raw(b, Op::Neg, Scalar::I32, {nullptr}); },
+       "null operand"},
       {"void operand",
        [](Kernel&, Builder& b) {
          Inst* s = b.global_store(b.global_ptr(Scalar::F32, 0, {b.i32(0)}), b.f32(1));
@@ -79,8 +83,8 @@ TEST(Verifier, NamesEveryKindOfBrokenIr) {
          (void)y;
        },
        "does not dominate"},
-      {"wrong parent pointer",
-       [](Kernel&, Builder& b) { b.i32(1)->parent = nullptr; }, "parent pointer is wrong"},
+      {"wrong parent pointer", [](Kernel&, Builder& b) { b.i32(1)->parent = nullptr; },
+       "parent pointer is wrong"},
       {"wrong region owner",
        [](Kernel&, Builder& b) {
          Inst* w = b.while_();
@@ -88,19 +92,25 @@ TEST(Verifier, NamesEveryKindOfBrokenIr) {
        },
        "region owner pointer is wrong"},
       // constants
-      {"void constant", [](Kernel&, Builder& b) { raw(b, Op::Const, Scalar::Void, {}); }, "void constant"},
-      {"u8 constant out of normal form", [](Kernel&, Builder& b) { b.const_int(Scalar::U8, 1)->bits = 300; },
+      {"void constant", [](Kernel&, Builder& b) { raw(b, Op::Const, Scalar::Void, {}); },
+       "void constant"},
+      {"u8 constant out of normal form",
+       [](Kernel&, Builder& b) { b.const_int(Scalar::U8, 1)->bits = 300; },
        "constant bits not in normal form (0x12c as u8)"},
-      {"i8 constant not sign-extended", [](Kernel&, Builder& b) { b.const_int(Scalar::I8, 1)->bits = 0xff; },
+      {"i8 constant not sign-extended",
+       [](Kernel&, Builder& b) { b.const_int(Scalar::I8, 1)->bits = 0xff; },
        "constant bits not in normal form"},
-      {"bool constant 2", [](Kernel&, Builder& b) { b.const_bool(true)->bits = 2; }, "constant bits not in normal form"},
+      {"bool constant 2", [](Kernel&, Builder& b) { b.const_bool(true)->bits = 2; },
+       "constant bits not in normal form"},
       {"f32 constant not a float", [](Kernel&, Builder& b) { b.f32(0)->bits = float_bits(0.1); },
        "constant bits not in normal form"},
       // unary and binary types
       {"unary result type", [](Kernel&, Builder& b) { raw(b, Op::Neg, Scalar::F32, {b.i32(1)}); },
        "unary result type differs from operand"},
-      {"not of an int", [](Kernel&, Builder& b) { raw(b, Op::LogicNot, Scalar::Bool, {b.i32(1)}); }, "not needs bool"},
-      {"bit_not of a float", [](Kernel&, Builder& b) { raw(b, Op::BitNot, Scalar::F32, {b.f32(1)}); },
+      {"not of an int", [](Kernel&, Builder& b) { raw(b, Op::LogicNot, Scalar::Bool, {b.i32(1)}); },
+       "not needs bool"},
+      {"bit_not of a float",
+       [](Kernel&, Builder& b) { raw(b, Op::BitNot, Scalar::F32, {b.f32(1)}); },
        "bit_not needs an integer"},
       {"sin of an int", [](Kernel&, Builder& b) { raw(b, Op::Sin, Scalar::I32, {b.i32(1)}); },
        "math function needs a float"},
@@ -108,27 +118,54 @@ TEST(Verifier, NamesEveryKindOfBrokenIr) {
        "bitcast between widths"},
       {"cast to void", [](Kernel&, Builder& b) { raw(b, Op::Cast, Scalar::Void, {b.f32(1)}); },
        "cast to a non-value type"},
-      {"mixed binary", [](Kernel&, Builder& b) { raw(b, Op::Add, Scalar::I32, {b.i32(1), b.f32(2)}); },
+      {"mixed binary",
+       [](Kernel&, Builder& b) {
+         raw(b, Op::Add, Scalar::I32, {b.i32(1), b.f32(2)});
+       },
        "binary operands differ in type"},
-      {"binary result", [](Kernel&, Builder& b) { raw(b, Op::Add, Scalar::I64, {b.i32(1), b.i32(2)}); },
+      {"binary result",
+       [](Kernel&, Builder& b) {
+         raw(b, Op::Add, Scalar::I64, {b.i32(1), b.i32(2)});
+       },
        "binary result type differs from operands"},
-      {"comparison type", [](Kernel&, Builder& b) { raw(b, Op::Lt, Scalar::I32, {b.i32(1), b.i32(2)}); },
+      {"comparison type",
+       [](Kernel&, Builder& b) {
+         raw(b, Op::Lt, Scalar::I32, {b.i32(1), b.i32(2)});
+       },
        "comparison must give bool"},
-      {"logic of ints", [](Kernel&, Builder& b) { raw(b, Op::LogicAnd, Scalar::Bool, {b.i32(1), b.i32(2)}); },
+      {"logic of ints",
+       [](Kernel&, Builder& b) {
+         raw(b, Op::LogicAnd, Scalar::Bool, {b.i32(1), b.i32(2)});
+       },
        "logic op needs bool"},
-      {"bit_and of floats", [](Kernel&, Builder& b) { raw(b, Op::BitAnd, Scalar::F32, {b.f32(1), b.f32(2)}); },
+      {"bit_and of floats",
+       [](Kernel&, Builder& b) {
+         raw(b, Op::BitAnd, Scalar::F32, {b.f32(1), b.f32(2)});
+       },
        "bit operation needs integers"},
-      {"atan2 of ints", [](Kernel&, Builder& b) { raw(b, Op::Atan2, Scalar::I32, {b.i32(1), b.i32(2)}); },
+      {"atan2 of ints",
+       [](Kernel&, Builder& b) {
+         raw(b, Op::Atan2, Scalar::I32, {b.i32(1), b.i32(2)});
+       },
        "atan2 needs floats"},
       {"select condition",
-       [](Kernel&, Builder& b) { raw(b, Op::Select, Scalar::I32, {b.i32(1), b.i32(2), b.i32(3)}); }, "select types"},
-      {"fma types", [](Kernel&, Builder& b) { raw(b, Op::Fma, Scalar::F32, {b.f32(1), b.f32(2), b.i32(3)}); },
+       [](Kernel&, Builder& b) {
+         raw(b, Op::Select, Scalar::I32, {b.i32(1), b.i32(2), b.i32(3)});
+       },
+       "select types"},
+      {"fma types",
+       [](Kernel&, Builder& b) {
+         raw(b, Op::Fma, Scalar::F32, {b.f32(1), b.f32(2), b.i32(3)});
+       },
        "fma types"},
       // arguments, loops, resources
-      {"argument index", [](Kernel&, Builder& b) { b.arg(Scalar::F32, 3); }, "argument index out of range"},
-      {"loop_index without its loop", [](Kernel&, Builder& b) { raw(b, Op::LoopIndex, Scalar::I32, {}); },
+      {"argument index", [](Kernel&, Builder& b) { b.arg(Scalar::F32, 3); },
+       "argument index out of range"},
+      {"loop_index without its loop",
+       [](Kernel&, Builder& b) { raw(b, Op::LoopIndex, Scalar::I32, {}); },
        "expects 1 operands, has 0"},
-      {"loop_index of a non-loop", [](Kernel&, Builder& b) { raw(b, Op::LoopIndex, Scalar::I32, {b.i32(0)}); },
+      {"loop_index of a non-loop",
+       [](Kernel&, Builder& b) { raw(b, Op::LoopIndex, Scalar::I32, {b.i32(0)}); },
        "loop_index of a non-loop"},
       {"loop_index outside its loop",
        [](Kernel&, Builder& b) {
@@ -136,16 +173,23 @@ TEST(Verifier, NamesEveryKindOfBrokenIr) {
          b.loop_index(loop, 0);
        },
        "loop_index outside its loop"},
-      {"resource slot", [](Kernel&, Builder& b) { b.make(Op::ResourceShape, Scalar::I32, {}, 5, 0); },
+      {"resource slot",
+       [](Kernel&, Builder& b) { b.make(Op::ResourceShape, Scalar::I32, {}, 5, 0); },
        "resource slot out of range"},
       // local variables
-      {"local_load of a value", [](Kernel&, Builder& b) { raw(b, Op::LocalLoad, Scalar::I32, {b.i32(1)}); },
+      {"local_load of a value",
+       [](Kernel&, Builder& b) { raw(b, Op::LocalLoad, Scalar::I32, {b.i32(1)}); },
        "local_load of a non-alloca"},
-      {"local_load type", [](Kernel&, Builder& b) { raw(b, Op::LocalLoad, Scalar::I32, {b.alloca_(Scalar::F32)}); },
+      {"local_load type",
+       [](Kernel&, Builder& b) { raw(b, Op::LocalLoad, Scalar::I32, {b.alloca_(Scalar::F32)}); },
        "local_load type"},
-      {"local_store to a value", [](Kernel&, Builder& b) { raw(b, Op::LocalStore, Scalar::Void, {b.i32(1), b.i32(2)}); },
+      {"local_store to a value",
+       [](Kernel&, Builder& b) {
+         raw(b, Op::LocalStore, Scalar::Void, {b.i32(1), b.i32(2)});
+       },
        "local_store to a non-alloca"},
-      {"local_store type", [](Kernel&, Builder& b) { b.local_store(b.alloca_(Scalar::F32), b.i32(2)); },
+      {"local_store type",
+       [](Kernel&, Builder& b) { b.local_store(b.alloca_(Scalar::F32), b.i32(2)); },
        "local_store type"},
       // global memory
       {"global_ptr index", [](Kernel&, Builder& b) { b.global_ptr(Scalar::F32, 0, {b.f32(0)}); },
@@ -157,25 +201,39 @@ TEST(Verifier, NamesEveryKindOfBrokenIr) {
          in.global_ptr(Scalar::F32, 0, {in.i32(0)});
        },
        "global_ptr left after access lowering", kLowered},
-      {"element_ptr index", [](Kernel&, Builder& b) { b.make(Op::ElementPtr, Scalar::F32, {b.f32(0)}, 0); },
+      {"element_ptr index",
+       [](Kernel&, Builder& b) { b.make(Op::ElementPtr, Scalar::F32, {b.f32(0)}, 0); },
        "element index is not an integer"},
-      {"global_load of a value", [](Kernel&, Builder& b) { raw(b, Op::GlobalLoad, Scalar::F32, {b.f32(0)}); },
+      {"global_load of a value",
+       [](Kernel&, Builder& b) { raw(b, Op::GlobalLoad, Scalar::F32, {b.f32(0)}); },
        "global_load of a non-pointer"},
       {"global_load type",
-       [](Kernel&, Builder& b) { raw(b, Op::GlobalLoad, Scalar::I32, {b.global_ptr(Scalar::F32, 0, {b.i32(0)})}); },
+       [](Kernel&, Builder& b) {
+         raw(b, Op::GlobalLoad, Scalar::I32, {b.global_ptr(Scalar::F32, 0, {b.i32(0)})});
+       },
        "global_load type"},
       {"global_store to a value",
-       [](Kernel&, Builder& b) { raw(b, Op::GlobalStore, Scalar::Void, {b.f32(0), b.f32(1)}); },
+       [](Kernel&, Builder& b) {
+         raw(b, Op::GlobalStore, Scalar::Void, {b.f32(0), b.f32(1)});
+       },
        "global_store to a non-pointer"},
       {"global_store type",
-       [](Kernel&, Builder& b) { b.global_store(b.global_ptr(Scalar::F32, 0, {b.i32(0)}), b.i32(1)); },
+       [](Kernel&, Builder& b) {
+         b.global_store(b.global_ptr(Scalar::F32, 0, {b.i32(0)}), b.i32(1));
+       },
        "global_store type"},
       {"atomic on a value",
-       [](Kernel&, Builder& b) { raw(b, Op::AtomicRMW, Scalar::F32, {b.f32(0), b.f32(1)}); }, "atomic on a non-pointer"},
+       [](Kernel&, Builder& b) {
+         raw(b, Op::AtomicRMW, Scalar::F32, {b.f32(0), b.f32(1)});
+       },
+       "atomic on a non-pointer"},
       {"atomic types",
-       [](Kernel&, Builder& b) { b.atomic(AtomicOp::Add, b.global_ptr(Scalar::F32, 0, {b.i32(0)}), b.i32(1)); },
+       [](Kernel&, Builder& b) {
+         b.atomic(AtomicOp::Add, b.global_ptr(Scalar::F32, 0, {b.i32(0)}), b.i32(1));
+       },
        "atomic types"},
-      {"bounds_check operands", [](Kernel&, Builder& b) { b.make(Op::BoundsCheck, Scalar::Void, {b.i32(0)}, 0); },
+      {"bounds_check operands",
+       [](Kernel&, Builder& b) { b.make(Op::BoundsCheck, Scalar::Void, {b.i32(0)}, 0); },
        "expects 2 operands, has 1"},
       {"tmp_store operands", [](Kernel&, Builder& b) { b.make(Op::TmpStore, Scalar::Void, {}); },
        "expects 1 operands, has 0"},
@@ -185,18 +243,22 @@ TEST(Verifier, NamesEveryKindOfBrokenIr) {
        "if needs then and else regions"},
       {"if on an int", [](Kernel&, Builder& b) { raw(b, Op::If, Scalar::Void, {b.i32(1)}, 2); },
        "if condition is not bool"},
-      {"range_for regions", [](Kernel&, Builder& b) {
+      {"range_for regions",
+       [](Kernel&, Builder& b) {
          Inst* loop = raw(b, Op::RangeFor, Scalar::Void, {b.i32(0), b.i32(4)}, 0);
          loop->set_dims(1);
        },
        "range_for needs one region"},
-      {"range_for bounds", [](Kernel&, Builder& b) {
+      {"range_for bounds",
+       [](Kernel&, Builder& b) {
          Inst* loop = raw(b, Op::RangeFor, Scalar::Void, {b.i32(0), b.i32(4)}, 1);
          loop->set_dims(2);
        },
        "range_for bounds do not match its dimensions"},
-      {"struct_for slot", [](Kernel&, Builder& b) { b.struct_for(9, 1); }, "resource slot out of range"},
-      {"while regions", [](Kernel&, Builder& b) { raw(b, Op::While, Scalar::Void, {}, 2); }, "while needs one region"},
+      {"struct_for slot", [](Kernel&, Builder& b) { b.struct_for(9, 1); },
+       "resource slot out of range"},
+      {"while regions", [](Kernel&, Builder& b) { raw(b, Op::While, Scalar::Void, {}, 2); },
+       "while needs one region"},
       {"break outside while",
        [](Kernel&, Builder& b) {
          Inst* loop = b.range_for({b.i32(0), b.i32(4)});
@@ -213,9 +275,11 @@ TEST(Verifier, NamesEveryKindOfBrokenIr) {
          in.make(Op::Return, Scalar::Void);
        },
        "return inside a parallel or loop region"},
-      {"return of a value without returns", [](Kernel&, Builder& b) { b.make(Op::Return, Scalar::Void, {b.i32(1)}); },
+      {"return of a value without returns",
+       [](Kernel&, Builder& b) { b.make(Op::Return, Scalar::Void, {b.i32(1)}); },
        "return of a value from a kernel without returns"},
-      {"assert of an int", [](Kernel&, Builder& b) { b.make(Op::Assert, Scalar::Void, {b.i32(1)}); },
+      {"assert of an int",
+       [](Kernel&, Builder& b) { b.make(Op::Assert, Scalar::Void, {b.i32(1)}); },
        "assert of a non-bool"},
       // offloaded form
       {"offload regions", [](Kernel&, Builder& b) { raw(b, Op::Offload, Scalar::Void, {}, 0); },
@@ -230,7 +294,9 @@ TEST(Verifier, NamesEveryKindOfBrokenIr) {
       {"non-uniform top level", [](Kernel&, Builder& b) { b.alloca_(Scalar::F32); },
        "top level of an offloaded kernel holds a non-uniform instruction", kOffloaded},
       {"load at the top level",
-       [](Kernel&, Builder& b) { b.global_load(b.make(Op::ElementPtr, Scalar::F32, {b.const_int(Scalar::I64, 0)}, 0)); },
+       [](Kernel&, Builder& b) {
+         b.global_load(b.make(Op::ElementPtr, Scalar::F32, {b.const_int(Scalar::I64, 0)}, 0));
+       },
        "top level of an offloaded kernel holds a non-uniform instruction", kOffloaded},
       {"continue in a serial task",
        [](Kernel&, Builder& b) {
@@ -242,14 +308,19 @@ TEST(Verifier, NamesEveryKindOfBrokenIr) {
   };
   for (const Case& c : cases) {
     std::string problem = problem_of(c);
-    EXPECT_NE(problem.find(c.expected), std::string::npos) << c.name << ": got \"" << problem << "\"";
+    EXPECT_NE(problem.find(c.expected), std::string::npos)
+        << c.name << ": got \"" << problem << "\"";
   }
   EXPECT_GE(cases.size(), 55u);
 }
 
 TEST(Verifier, StructureOnlyBeforeTypeCheck) {
   // Without types, mixed operand types pass; structural problems still do not.
-  Case mixed{"mixed", [](Kernel&, Builder& b) { raw(b, Op::Add, Scalar::I32, {b.i32(1), b.f32(2)}); }, "",
+  Case mixed{"mixed",
+             [](Kernel&, Builder& b) {
+               raw(b, Op::Add, Scalar::I32, {b.i32(1), b.f32(2)});
+             },
+             "",
              {.types = false}};
   EXPECT_EQ(problem_of(mixed), "");
   Case dominance{"dominance",
@@ -257,7 +328,8 @@ TEST(Verifier, StructureOnlyBeforeTypeCheck) {
                    Inst* loop = b.range_for({b.i32(0), b.i32(4)});
                    b.loop_index(loop, 0);
                  },
-                 "", {.types = false}};
+                 "",
+                 {.types = false}};
   EXPECT_NE(problem_of(dominance).find("loop_index outside its loop"), std::string::npos);
 }
 
@@ -269,8 +341,11 @@ TEST(Verifier, VerifyOrThrowNamesThePass) {
     verify_or_throw(k, "full_simplify/die, round 2");
     ADD_FAILURE();
   } catch (const loom::InternalError& e) {
-    EXPECT_EQ(e.what(), "internal error: IR verification failed after full_simplify/die, round 2: break outside a "
-                        "while loop: break [in " + e.location() + "]");
+    EXPECT_EQ(
+        e.what(),
+        "internal error: IR verification failed after full_simplify/die, round 2: break outside a "
+        "while loop: break [in " +
+            e.location() + "]");
   }
 }
 
@@ -288,7 +363,8 @@ TEST(Verifier, AFailureIsAnInternalErrorAtTheVerifier) {
     EXPECT_NE(e.location().find("verify_or_throw"), std::string::npos) << e.location();
     EXPECT_NE(e.location().find("compiler/ir/verifier.cpp:"), std::string::npos) << e.location();
     EXPECT_EQ(e.place().kernel, "broken_by_a_pass");
-    EXPECT_NE(std::string(e.what()).find("internal error: IR verification failed after licm: continue outside a loop"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "internal error: IR verification failed after licm: continue outside a loop"),
               std::string::npos)
         << e.what();
   }
@@ -305,7 +381,8 @@ TEST(Verifier, ReportsUsesOfErasedInstructions) {
   k.erase(k.body->remove(k.body->index_of(one)));
   EXPECT_TRUE(one->erased());
   EXPECT_EQ(k.erased_count(), 1u);
-  EXPECT_EQ(verify(k), "operand 0 (const) refers to an erased instruction: %0:i32 = add %<erased>, %<erased>");
+  EXPECT_EQ(verify(k),
+            "operand 0 (const) refers to an erased instruction: %0:i32 = add %<erased>, %<erased>");
   k.free_erased();
   EXPECT_EQ(k.erased_count(), 0u);
 }

@@ -26,7 +26,7 @@ TEST(AlgebraicSimplify, IntegerIdentities) {
   Inst* x = b.arg(Scalar::I32, 0);
   Inst* zero = b.i32(0);
   Inst* one = b.i32(1);
-  Inst* add0 = op2(b, Op::Add, {zero, x});       // 0 + x: constant moves right, then x
+  Inst* add0 = op2(b, Op::Add, {zero, x});  // 0 + x: constant moves right, then x
   Inst* mul1 = b.binary(Op::Mul, x, one);
   Inst* mul0 = b.binary(Op::Mul, x, zero);
   Inst* sub = b.binary(Op::Sub, x, x);
@@ -85,9 +85,9 @@ TEST(AlgebraicSimplify, FloatsKeepIeeeResults) {
   Inst* add0 = b.binary(Op::Add, f, zero);  // -0 + 0 is +0: stays without fast math
   Inst* sub0 = b.binary(Op::Sub, f, zero);  // exact: f
   Inst* mul1 = b.binary(Op::Mul, f, b.f32(1));
-  Inst* eq = b.binary(Op::Eq, f, f);        // NaN != NaN: stays
-  Inst* half = b.binary(Op::Div, f, b.f32(4));  // exact: f * 0.25
-  Inst* third = b.binary(Op::Div, f, b.f32(3)); // stays
+  Inst* eq = b.binary(Op::Eq, f, f);             // NaN != NaN: stays
+  Inst* half = b.binary(Op::Div, f, b.f32(4));   // exact: f * 0.25
+  Inst* third = b.binary(Op::Div, f, b.f32(3));  // stays
   Inst* neg = b.binary(Op::Mul, f, b.f32(-1));
   keep(b, *k, {mul0, sub, add0, sub0, mul1, eq, half, third, neg});
   EXPECT_TRUE(algebraic_simplify(*k));

@@ -20,8 +20,9 @@ TEST(ConstantFold, IntegersWrapAtTheirWidth) {
   Inst* f = op2(b, Op::Sub, {b.const_int(Scalar::U32, 0), b.const_int(Scalar::U32, 1)});
   Inst* g = b.unary(Op::BitNot, b.const_int(Scalar::U16, 0));
   Inst* h = op2(b, Op::Pow, {b.i32(3), b.i32(21)});
-  Inst* l = b.make(Op::Fma, Scalar::I64, {b.const_int(Scalar::I64, INT64_MAX), b.const_int(Scalar::I64, 2),
-                                          b.const_int(Scalar::I64, 3)});
+  Inst* l = b.make(Op::Fma, Scalar::I64,
+                   {b.const_int(Scalar::I64, INT64_MAX), b.const_int(Scalar::I64, 2),
+                    b.const_int(Scalar::I64, 3)});
   keep(b, *k, {a, c, d, e, f, g, h, l});
   EXPECT_TRUE(constant_fold(*k));
   expect_ir(*k, R"(kernel wrap
@@ -285,8 +286,10 @@ TEST(ConstantFold, FloatModMatchesTheBackendsFmodFormula) {
   ASSERT_TRUE(m->is_const());
   EXPECT_EQ(m->float_value(), std::fmod(-0.5, 0.2) + 0.2);  // not -0.5 - 0.2 * floor(-2.5)
   EXPECT_EQ(m32->float_value(), -0.5);
-  auto direct = evaluate_constant(Op::Mod, Scalar::I32, {{Scalar::I32, static_cast<uint64_t>(-7)}, {Scalar::I32, 3}});
+  auto direct = evaluate_constant(Op::Mod, Scalar::I32,
+                                  {{Scalar::I32, static_cast<uint64_t>(-7)}, {Scalar::I32, 3}});
   ASSERT_TRUE(direct.has_value());
   EXPECT_EQ(static_cast<int64_t>(*direct), 2);
-  EXPECT_FALSE(evaluate_constant(Op::Div, Scalar::I32, {{Scalar::I32, 1}, {Scalar::I32, 0}}).has_value());
+  EXPECT_FALSE(
+      evaluate_constant(Op::Div, Scalar::I32, {{Scalar::I32, 1}, {Scalar::I32, 0}}).has_value());
 }

@@ -20,7 +20,7 @@ TEST(Cse, MergesEqualPureValuesOnly) {
   Inst* s1 = b.binary(Op::Add, a, c);
   Inst* s2 = b.binary(Op::Add, c, a2);  // commuted, through an equal argument
   Inst* d1 = b.binary(Op::Sub, a, c);
-  Inst* d2 = b.binary(Op::Sub, c, a);   // not commutative: stays
+  Inst* d2 = b.binary(Op::Sub, c, a);  // not commutative: stays
   Inst* l1 = b.global_load(b.global_ptr(Scalar::I32, x, {s1}));
   Inst* l2 = b.global_load(b.global_ptr(Scalar::I32, x, {s2}));  // pointer merges, load stays
   keep(b, *k, {s2, d1, d2, l1, l2});
@@ -57,16 +57,16 @@ TEST(Cse, ReusesEnclosingValuesButNotSiblingRegions) {
   Inst* outer = b.binary(Op::Mul, a, a);
   Inst* br = b.if_(b.arg(Scalar::Bool, 1));
   b.set_insert_end(br->region(0));
-  Inst* inner = b.binary(Op::Mul, a, a);                 // dominated by `outer`: reused
+  Inst* inner = b.binary(Op::Mul, a, a);  // dominated by `outer`: reused
   Inst* then_only = op2(b, Op::Add, {a, b.i32(7)});
   Inst* p0 = b.global_ptr(Scalar::I32, x, {then_only});
   b.global_store(p0, inner);
   b.set_insert_end(br->region(1));
-  Inst* else_only = op2(b, Op::Add, {a, b.i32(7)});      // sibling region: stays
+  Inst* else_only = op2(b, Op::Add, {a, b.i32(7)});  // sibling region: stays
   Inst* p1 = b.global_ptr(Scalar::I32, x, {else_only});
   b.global_store(p1, a);
   b.set_insert_end(k->body.get());
-  Inst* after = op2(b, Op::Add, {a, b.i32(7)});          // not dominated by either: stays
+  Inst* after = op2(b, Op::Add, {a, b.i32(7)});  // not dominated by either: stays
   Inst* p2 = b.global_ptr(Scalar::I32, x, {after});
   b.global_store(p2, outer);
   EXPECT_TRUE(cse(*k));
@@ -127,7 +127,8 @@ TEST(Cse, NeverAcrossOffloadTasks) {
     %9:f32 = global_ptr $0.c0 %8
     global_store %9, %7
   }
-)", {.offloaded = true});
+)",
+            {.offloaded = true});
 }
 
 TEST(Die, RemovesUnusedValuesAndLoads) {
@@ -141,7 +142,7 @@ TEST(Die, RemovesUnusedValuesAndLoads) {
   b.binary(Op::Mul, unused_load, unused_load);  // dead chain: mul, then the load
   b.make(Op::Rand, Scalar::F32);                // advances the random state: kept
   Inst* v = b.alloca_(Scalar::I32);
-  b.local_load(v);                              // unused load: removed, variable stays read
+  b.local_load(v);  // unused load: removed, variable stays read
   b.global_store(p, a);
   const char* before = R"(kernel die_basic
   param p0 a: value i32
@@ -175,17 +176,17 @@ TEST(Die, RemovesWriteOnlyVariablesEmptyIfsAndCodeAfterJumps) {
   Builder b(k->body.get());
   Inst* c = b.arg(Scalar::Bool, 0);
   Inst* v = b.alloca_(Scalar::I32);
-  b.local_store(v, b.i32(3));               // never read: variable and stores go
+  b.local_store(v, b.i32(3));  // never read: variable and stores go
   Inst* empty = b.if_(c);
   b.set_insert_end(empty->region(0));
-  b.local_store(v, b.i32(4));               // the if empties once the store goes
+  b.local_store(v, b.i32(4));  // the if empties once the store goes
   b.set_insert_end(k->body.get());
   Inst* loop = b.while_();
   b.set_insert_end(loop->region(0));
   Inst* p = b.global_ptr(Scalar::I32, x, {b.i32(0)});
   b.global_store(p, b.i32(1));
   b.make(Op::Break, Scalar::Void);
-  b.global_store(p, b.i32(2));              // unreachable
+  b.global_store(p, b.i32(2));  // unreachable
   EXPECT_TRUE(die(*k));
   expect_ir(*k, R"(kernel die_control
   param p0 c: value bool
@@ -217,5 +218,6 @@ TEST(Die, RemovesUnusedTemporaryLoadsAndEmptyTasks) {
     %1:i32 = const 1
     tmp_store @0 %1
   }
-)", {.offloaded = true});
+)",
+            {.offloaded = true});
 }

@@ -18,14 +18,14 @@ TEST(FullSimplify, ReachesAFixedPoint) {
   b.local_store(v, op2(b, Op::Mul, {b.i32(3), b.i32(4)}));  // 12 once folded
   Inst* flag = b.alloca_(Scalar::Bool);
   b.local_store(flag, op2(b, Op::Gt, {b.local_load(v), b.i32(10)}));
-  Inst* br = b.if_(b.local_load(flag));                      // true once forwarded
+  Inst* br = b.if_(b.local_load(flag));  // true once forwarded
   b.set_insert_end(br->region(0));
   Inst* x = op2(b, Op::Add, {a, b.local_load(v)});
-  Inst* y = op2(b, Op::Add, {b.local_load(v), a});           // same as x
+  Inst* y = op2(b, Op::Add, {b.local_load(v), a});  // same as x
   Inst* p = b.global_ptr(Scalar::I32, out, {b.i32(0)});
-  b.global_store(p, op2(b, Op::Sub, {x, y}));                // 0
+  b.global_store(p, op2(b, Op::Sub, {x, y}));  // 0
   b.set_insert_end(br->region(1));
-  b.global_store(b.global_ptr(Scalar::I32, out, {a}), a);   // dead branch
+  b.global_store(b.global_ptr(Scalar::I32, out, {a}), a);  // dead branch
   EXPECT_TRUE(full_simplify(*k));
   expect_ir(*k, R"(kernel fixed_point
   param p0 a: value i32
@@ -104,8 +104,9 @@ TEST(FullSimplify, VerifiesAfterEverySubPassAndNamesIt) {
     full_simplify(*k, {.verify = &verify, .name = "full_simplify#2"});
     ADD_FAILURE() << "no error";
   } catch (const loom::InternalError& e) {
-    EXPECT_NE(std::string(e.what()).find("IR verification failed after full_simplify#2/constant_fold, round 1: "
-                                         "constant bits not in normal form"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "IR verification failed after full_simplify#2/constant_fold, round 1: "
+                  "constant bits not in normal form"),
               std::string::npos)
         << e.what();
   }

@@ -19,19 +19,19 @@ namespace loom::passes::testing {
 
 // Everything a launch reads and writes; scalars in the Const bit representation.
 struct Memory {
-  std::vector<std::vector<uint64_t>> slots;        // per resource slot, AoS/SoA as declared
+  std::vector<std::vector<uint64_t>> slots;           // per resource slot, AoS/SoA as declared
   std::vector<std::array<int64_t, kMaxDims>> shapes;  // per slot (fields: the declared shape)
-  std::vector<uint64_t> args;                      // per parameter (value parameters)
+  std::vector<uint64_t> args;                         // per parameter (value parameters)
   std::vector<uint64_t> returns;
   std::map<int32_t, uint64_t> temps;
-  int errors = 0;                                  // failed bounds checks and assertions
+  int errors = 0;  // failed bounds checks and assertions
 };
 
 // Memory sized for `kernel`'s resources with ndarray shapes `ndarray_shapes` (in slot order,
 // fields use their own); every scalar set from `fill(slot, index)`.
 template <typename Fill>
-Memory make_memory(const ir::Kernel& kernel, const std::vector<std::vector<int64_t>>& ndarray_shapes,
-                   Fill&& fill) {
+Memory make_memory(const ir::Kernel& kernel,
+                   const std::vector<std::vector<int64_t>>& ndarray_shapes, Fill&& fill) {
   Memory m;
   size_t next_ndarray = 0;
   for (size_t s = 0; s < kernel.abi.resources.size(); ++s) {
@@ -76,7 +76,9 @@ class Interpreter {
   }
   int64_t index(const ir::Inst* inst) { return static_cast<int64_t>(value(inst)); }
 
-  const ResourceDesc& desc(int slot) const { return kernel_.abi.resources[static_cast<size_t>(slot)]; }
+  const ResourceDesc& desc(int slot) const {
+    return kernel_.abi.resources[static_cast<size_t>(slot)];
+  }
 
   uint64_t& cell(int slot, int64_t linear, Flow* flow) {
     auto& data = m_.slots[static_cast<size_t>(slot)];
@@ -143,7 +145,8 @@ class Interpreter {
   }
 
   // Runs `body` over the row-major iteration space [begin, end) of every dimension.
-  Flow iterate(const ir::Inst& loop, const std::vector<std::pair<int64_t, int64_t>>& space, const ir::Block& body) {
+  Flow iterate(const ir::Inst& loop, const std::vector<std::pair<int64_t, int64_t>>& space,
+               const ir::Block& body) {
     std::array<int64_t, kMaxDims> idx{};
     for (size_t d = 0; d < space.size(); ++d) {
       if (space[d].first >= space[d].second) return Flow::Next;
@@ -164,7 +167,8 @@ class Interpreter {
 
   std::vector<std::pair<int64_t, int64_t>> struct_space(int slot) {
     std::vector<std::pair<int64_t, int64_t>> space;
-    for (int d = 0; d < desc(slot).ndim; ++d) space.push_back({0, m_.shapes[static_cast<size_t>(slot)][static_cast<size_t>(d)]});
+    for (int d = 0; d < desc(slot).ndim; ++d)
+      space.push_back({0, m_.shapes[static_cast<size_t>(slot)][static_cast<size_t>(d)]});
     return space;
   }
 
@@ -183,12 +187,16 @@ class Interpreter {
     }
     switch (inst.op) {
       case Op::Const: values_[&inst] = inst.bits; return Flow::Next;
-      case Op::ArgLoad: values_[&inst] = m_.args[static_cast<size_t>(inst.param_index())]; return Flow::Next;
+      case Op::ArgLoad:
+        values_[&inst] = m_.args[static_cast<size_t>(inst.param_index())];
+        return Flow::Next;
       case Op::LoopIndex:
-        values_[&inst] = static_cast<uint64_t>(loop_index_[inst.operands[0]][static_cast<size_t>(inst.dimension())]);
+        values_[&inst] = static_cast<uint64_t>(
+            loop_index_[inst.operands[0]][static_cast<size_t>(inst.dimension())]);
         return Flow::Next;
       case Op::ResourceShape:
-        values_[&inst] = static_cast<uint64_t>(m_.shapes[static_cast<size_t>(inst.resource_slot())][static_cast<size_t>(inst.dimension())]);
+        values_[&inst] = static_cast<uint64_t>(m_.shapes[static_cast<size_t>(inst.resource_slot())]
+                                                        [static_cast<size_t>(inst.dimension())]);
         return Flow::Next;
       case Op::Alloca: vars_[&inst] = 0; return Flow::Next;
       case Op::LocalLoad: values_[&inst] = vars_[inst.operands[0]]; return Flow::Next;
@@ -206,7 +214,8 @@ class Interpreter {
         uint64_t old = 0;
         Flow f = load_from(inst.operands[0], &old);
         if (f != Flow::Next) return f;
-        constexpr Op kOps[] = {Op::Add, Op::Sub, Op::Min, Op::Max, Op::BitAnd, Op::BitOr, Op::BitXor};
+        constexpr Op kOps[] = {Op::Add,    Op::Sub,   Op::Min,   Op::Max,
+                               Op::BitAnd, Op::BitOr, Op::BitXor};
         auto updated = evaluate_constant(kOps[static_cast<int>(inst.atomic_op())], inst.type,
                                          {{inst.type, old}, {inst.type, value(inst.operands[1])}});
         if (!updated) {
@@ -230,7 +239,8 @@ class Interpreter {
         return Flow::Abort;
       case Op::If: return exec_block(*inst.regions[value(inst.operands[0]) ? 0 : 1]);
       case Op::RangeFor: return iterate(inst, range_space(inst), *inst.regions[0]);
-      case Op::StructFor: return iterate(inst, struct_space(inst.resource_slot()), *inst.regions[0]);
+      case Op::StructFor:
+        return iterate(inst, struct_space(inst.resource_slot()), *inst.regions[0]);
       case Op::While:
         while (true) {
           Flow f = exec_block(*inst.regions[0]);
@@ -242,7 +252,8 @@ class Interpreter {
         ir::TaskKind kind = inst.task_kind();
         if (kind == ir::TaskKind::Serial) f = exec_block(*inst.regions[0]);
         if (kind == ir::TaskKind::RangeFor) f = iterate(inst, range_space(inst), *inst.regions[0]);
-        if (kind == ir::TaskKind::StructFor) f = iterate(inst, struct_space(inst.resource_slot()), *inst.regions[0]);
+        if (kind == ir::TaskKind::StructFor)
+          f = iterate(inst, struct_space(inst.resource_slot()), *inst.regions[0]);
         return f == Flow::Return ? Flow::Return : Flow::Next;  // an aborted task ends alone
       }
       case Op::Break: return Flow::Break;

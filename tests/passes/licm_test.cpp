@@ -73,9 +73,9 @@ TEST(Licm, HoistsLoadsOnlyWhenTheSlotIsNotWritten) {
   b.set_insert_end(loop->region(0));
   Inst* i = b.loop_index(loop, 0);
   Inst* px = b.global_ptr(Scalar::I32, x, {n});
-  Inst* lx = b.global_load(px);        // x is only read in the loop: hoisted
+  Inst* lx = b.global_load(px);  // x is only read in the loop: hoisted
   Inst* py = b.global_ptr(Scalar::I32, y, {n});
-  Inst* ly = b.global_load(py);        // y is written in the loop: stays
+  Inst* ly = b.global_load(py);  // y is written in the loop: stays
   Inst* pi = b.global_ptr(Scalar::I32, y, {i});
   b.global_store(pi, op2(b, Op::Add, {lx, ly}));
   Inst* w = b.range_for({b.i32(0), n});  // may not run: nothing loaded is hoisted
@@ -122,12 +122,13 @@ TEST(Licm, OffloadBodiesGiveUpUniformValuesOnly) {
   Inst* a = b.arg(Scalar::F32, 0);
   Inst* zero = b.i32(0);
   Inst* end = b.i32(16);
-  Inst* task = b.make(Op::Offload, Scalar::Void, {zero, end}, static_cast<int>(TaskKind::RangeFor), 1);
+  Inst* task =
+      b.make(Op::Offload, Scalar::Void, {zero, end}, static_cast<int>(TaskKind::RangeFor), 1);
   task->regions.push_back(std::make_unique<Block>(task));
   b.set_insert_end(task->region(0));
   Inst* i = b.loop_index(task, 0);
-  Inst* a2 = b.binary(Op::Mul, a, a);                    // uniform: to the top level
-  Inst* p0 = b.global_ptr(Scalar::F32, x, {b.i32(0)});   // a pointer: stays in the task
+  Inst* a2 = b.binary(Op::Mul, a, a);                   // uniform: to the top level
+  Inst* p0 = b.global_ptr(Scalar::F32, x, {b.i32(0)});  // a pointer: stays in the task
   Inst* l0 = b.global_load(p0);
   Inst* p = b.global_ptr(Scalar::F32, x, {i});
   b.global_store(p, op2(b, Op::Add, {a2, l0}));
@@ -148,7 +149,8 @@ TEST(Licm, OffloadBodiesGiveUpUniformValuesOnly) {
     %10:f32 = add %3, %8
     global_store %9, %10
   }
-)", {.offloaded = true});
+)",
+            {.offloaded = true});
 }
 
 TEST(Licm, WhileLoopsRunOnceSoLoadsMayMove) {
@@ -159,7 +161,8 @@ TEST(Licm, WhileLoopsRunOnceSoLoadsMayMove) {
   Inst* v = b.alloca_(Scalar::I32);
   Inst* loop = b.while_();
   b.set_insert_end(loop->region(0));
-  Inst* limit = b.global_load(b.global_ptr(Scalar::I32, x, {b.i32(0)}));  // hoisted with its pointer
+  Inst* limit =
+      b.global_load(b.global_ptr(Scalar::I32, x, {b.i32(0)}));  // hoisted with its pointer
   Inst* n = op2(b, Op::Add, {b.local_load(v), b.i32(1)});
   b.local_store(v, n);
   Inst* py = b.global_ptr(Scalar::I32, y, {n});
@@ -197,7 +200,8 @@ TEST(Licm, NestedLoopsInsideTasksHoistWithinTheTask) {
   Builder b(k->body.get());
   Inst* zero = b.i32(0);
   Inst* eight = b.i32(8);
-  Inst* task = b.make(Op::Offload, Scalar::Void, {zero, eight}, static_cast<int>(TaskKind::RangeFor), 1);
+  Inst* task =
+      b.make(Op::Offload, Scalar::Void, {zero, eight}, static_cast<int>(TaskKind::RangeFor), 1);
   task->regions.push_back(std::make_unique<Block>(task));
   b.set_insert_end(task->region(0));
   Inst* i = b.loop_index(task, 0);
@@ -205,8 +209,8 @@ TEST(Licm, NestedLoopsInsideTasksHoistWithinTheTask) {
   Inst* inner = b.range_for({zero, eight});
   b.set_insert_end(inner->region(0));
   Inst* j = b.loop_index(inner, 0);
-  Inst* fi = b.cast(Scalar::F32, i);           // not uniform: stays in the task, leaves the loop
-  Inst* base = b.global_load(row);             // x[i, 0]: written in the loop, stays
+  Inst* fi = b.cast(Scalar::F32, i);  // not uniform: stays in the task, leaves the loop
+  Inst* base = b.global_load(row);    // x[i, 0]: written in the loop, stays
   Inst* p = b.global_ptr(Scalar::F32, x, {i, j});
   b.global_store(p, b.binary(Op::Add, fi, base));
   EXPECT_TRUE(licm(*k));
@@ -226,5 +230,6 @@ TEST(Licm, NestedLoopsInsideTasksHoistWithinTheTask) {
       global_store %9, %10
     }
   }
-)", {.offloaded = true});
+)",
+            {.offloaded = true});
 }

@@ -1,5 +1,5 @@
-#include "compiler/passes/demote_atomics.h"
 #include "compiler/passes/lower_access.h"
+#include "compiler/passes/demote_atomics.h"
 
 #include "tests/passes/pass_test_util.h"
 
@@ -52,7 +52,8 @@ TEST(LowerAccess, FieldAoS) {
   %12:f32 = global_load %11
   %13:f32 = add %12, %12
   global_store %11, %13
-)", {.lowered = true});
+)",
+            {.lowered = true});
 }
 
 TEST(LowerAccess, FieldSoA) {
@@ -77,7 +78,8 @@ TEST(LowerAccess, FieldSoA) {
   %12:f32 = global_load %11
   %13:f32 = add %12, %12
   global_store %11, %13
-)", {.lowered = true});
+)",
+            {.lowered = true});
 }
 
 TEST(LowerAccess, NdarraySoAUsesShapes) {
@@ -106,7 +108,8 @@ TEST(LowerAccess, NdarraySoAUsesShapes) {
   %15:f32 = global_load %14
   %16:f32 = add %15, %15
   global_store %14, %16
-)", {.lowered = true});
+)",
+            {.lowered = true});
 }
 
 TEST(LowerAccess, DebugAddsBoundsChecksBeforeEachAccess) {
@@ -139,7 +142,8 @@ TEST(LowerAccess, DebugAddsBoundsChecksBeforeEachAccess) {
   bounds_check $0.0 %5, %0
   bounds_check $0.1 %6, %1
   global_store %13, %17
-)", {.lowered = true});
+)",
+            {.lowered = true});
   EXPECT_FALSE(lower_access(*k));
   std::vector<int> nodes;
   walk(*k->body, [&](Inst& inst) {
@@ -156,7 +160,8 @@ TEST(DemoteAtomics, LocalAndSerialAtomicsBecomeLoadOpStore) {
   Inst* eight = b.i32(8);
   Inst* serial = b.make(Op::Offload, Scalar::Void, {}, static_cast<int>(TaskKind::Serial));
   serial->regions.push_back(std::make_unique<Block>(serial));
-  Inst* range = b.make(Op::Offload, Scalar::Void, {zero, eight}, static_cast<int>(TaskKind::RangeFor), 1);
+  Inst* range =
+      b.make(Op::Offload, Scalar::Void, {zero, eight}, static_cast<int>(TaskKind::RangeFor), 1);
   range->regions.push_back(std::make_unique<Block>(range));
   Builder s(serial->region(0));
   Inst* var = s.alloca_(Scalar::I32);
@@ -187,6 +192,7 @@ TEST(DemoteAtomics, LocalAndSerialAtomicsBecomeLoadOpStore) {
     %13:i32 = global_ptr $0.c0 %12
     %14:i32 = atomic sub %13, %12
   }
-)", {.offloaded = true});
+)",
+            {.offloaded = true});
   EXPECT_FALSE(demote_atomics(*k));
 }

@@ -21,7 +21,7 @@ TEST(Offload, TopLevelLoopsBecomeTasks) {
   Inst* p = b.global_ptr(Scalar::F32, x, {i});
   b.global_store(p, a);
   b.set_insert_end(k->body.get());
-  Inst* twice = op2(b, Op::Mul, {a, b.f32(2)});   // uniform: stays at the top level
+  Inst* twice = op2(b, Op::Mul, {a, b.f32(2)});  // uniform: stays at the top level
   Inst* sf = b.struct_for(f, 2);
   b.set_insert_end(sf->region(0));
   Inst* r = b.loop_index(sf, 0);
@@ -51,7 +51,8 @@ TEST(Offload, TopLevelLoopsBecomeTasks) {
     %13:i32 = cast %8
     global_store %12, %13
   }
-)", {.offloaded = true});
+)",
+            {.offloaded = true});
   EXPECT_EQ(k->abi.temps_size, 0u);
   EXPECT_FALSE(offload(*k));
 }
@@ -61,9 +62,9 @@ TEST(Offload, ValuesAndVariablesCrossTasksThroughTemporaries) {
   int x = add_field(*k, "x", Scalar::F32, {64});
   int cnt = add_field(*k, "count", Scalar::I32, {});
   Builder b(k->body.get());
-  Inst* p0 = b.global_ptr(Scalar::I32, cnt, {});   // a pointer: recomputed where used
-  Inst* n = b.global_load(p0);                      // non-uniform: through a temporary
-  Inst* total = b.alloca_(Scalar::F32);             // a variable: becomes a temporary
+  Inst* p0 = b.global_ptr(Scalar::I32, cnt, {});  // a pointer: recomputed where used
+  Inst* n = b.global_load(p0);                    // non-uniform: through a temporary
+  Inst* total = b.alloca_(Scalar::F32);           // a variable: becomes a temporary
   b.local_store(total, b.f32(1));
   Inst* loop = b.range_for({b.i32(0), b.i32(64)});
   b.set_insert_end(loop->region(0));
@@ -73,7 +74,7 @@ TEST(Offload, ValuesAndVariablesCrossTasksThroughTemporaries) {
   b.global_store(px, scaled);
   b.set_insert_end(k->body.get());
   b.local_store(total, b.f32(2));
-  Inst* dyn = b.range_for({b.i32(0), n});           // bounds from memory: runs serially
+  Inst* dyn = b.range_for({b.i32(0), n});  // bounds from memory: runs serially
   b.set_insert_end(dyn->region(0));
   b.global_store(p0, b.loop_index(dyn, 0));
   EXPECT_TRUE(offload(*k));
@@ -109,7 +110,8 @@ TEST(Offload, ValuesAndVariablesCrossTasksThroughTemporaries) {
       global_store %20, %23
     }
   }
-)", {.offloaded = true});
+)",
+            {.offloaded = true});
   EXPECT_EQ(k->abi.temps_size, 16u);
 }
 
@@ -139,7 +141,8 @@ TEST(Offload, LoopsUpdatingOuterVariablesStaySerial) {
     %8:i32 = local_load %3
     global_store %7, %8
   }
-)", {.offloaded = true});
+)",
+            {.offloaded = true});
 }
 
 TEST(Offload, AReturnInOneTaskSkipsEveryLaterTask) {
@@ -212,7 +215,8 @@ TEST(Offload, AReturnInOneTaskSkipsEveryLaterTask) {
     %26:i32 = global_ptr $1.c0 %21
     global_store %26, %20
   }
-)", {.offloaded = true});
+)",
+            {.offloaded = true});
   EXPECT_EQ(k->abi.temps_size, 8u);
 }
 

@@ -20,13 +20,15 @@ inline std::unique_ptr<ir::Kernel> new_kernel(const std::string& name) {
 }
 
 inline void add_value_param(ir::Kernel& k, const std::string& name, Scalar type) {
-  k.abi.params.push_back({name, ParamKind::Value, {type}, 0, -1, static_cast<uint32_t>(size_of(type))});
+  k.abi.params.push_back(
+      {name, ParamKind::Value, {type}, 0, -1, static_cast<uint32_t>(size_of(type))});
 }
 
 // An ndarray parameter and the resource slot bound to it; returns the slot.
-inline int add_ndarray(ir::Kernel& k, const std::string& name, Scalar type, int ndim, int components = 1,
-                       Layout layout = Layout::AoS) {
-  k.abi.params.push_back({name, ParamKind::Ndarray, {type, static_cast<uint8_t>(components), 1}, ndim, -1, 0});
+inline int add_ndarray(ir::Kernel& k, const std::string& name, Scalar type, int ndim,
+                       int components = 1, Layout layout = Layout::AoS) {
+  k.abi.params.push_back(
+      {name, ParamKind::Ndarray, {type, static_cast<uint8_t>(components), 1}, ndim, -1, 0});
   ResourceDesc r;
   r.kind = ResourceKind::Ndarray;
   r.dtype = type;
@@ -38,8 +40,9 @@ inline int add_ndarray(ir::Kernel& k, const std::string& name, Scalar type, int 
   return static_cast<int>(k.abi.resources.size()) - 1;
 }
 
-inline int add_field(ir::Kernel& k, const std::string& name, Scalar type, std::initializer_list<int64_t> shape,
-                     int components = 1, Layout layout = Layout::AoS) {
+inline int add_field(ir::Kernel& k, const std::string& name, Scalar type,
+                     std::initializer_list<int64_t> shape, int components = 1,
+                     Layout layout = Layout::AoS) {
   ResourceDesc r;
   r.kind = ResourceKind::Field;
   r.dtype = type;
@@ -60,7 +63,6 @@ inline void expect_ir(ir::Kernel& k, const std::string& golden, ir::VerifyOption
   EXPECT_EQ(ir::verify(k, options), "");
 }
 
-
 // Keeps values alive and visible: `return v0, v1, ...` with matching kernel returns.
 inline void keep(ir::Builder& b, ir::Kernel& k, std::initializer_list<ir::Inst*> values) {
   auto r = std::make_unique<ir::Inst>(ir::Op::Return, Scalar::Void);
@@ -70,7 +72,6 @@ inline void keep(ir::Builder& b, ir::Kernel& k, std::initializer_list<ir::Inst*>
   }
   b.insert(std::move(r));
 }
-
 
 // `op(x, y)` with its operands built in order: a braced list is evaluated left to right,
 // function arguments are not (goldens must not depend on the compiler).

@@ -66,16 +66,16 @@ std::unique_ptr<Kernel> stencil() {
   Inst* s4 = b.local_load(sum);
   Inst* v = b.binary(Op::Mul, s4, w);  // f32 * f64: type_check promotes
   Inst* dst = b.global_ptr(Scalar::F32, out, {i, j});
-  b.global_store(dst, v);              // f64 into an f32 field: converted back
+  b.global_store(dst, v);  // f64 into an f32 field: converted back
   return k;
 }
 
 }  // namespace
 
 TEST(Pipeline, PassNamesInOrder) {
-  std::vector<std::string> expected = {"drop_asserts", "type_check",   "full_simplify",  "licm",
-                                       "full_simplify", "offload",      "lower_access",   "demote_atomics",
-                                       "full_simplify"};
+  std::vector<std::string> expected = {"drop_asserts", "type_check",     "full_simplify",
+                                       "licm",         "full_simplify",  "offload",
+                                       "lower_access", "demote_atomics", "full_simplify"};
   EXPECT_EQ(pipeline_pass_names(), expected);
 }
 
@@ -83,10 +83,13 @@ TEST(Pipeline, ObserverAndTimingsSeeEveryPass) {
   auto k = saxpy();
   std::vector<std::string> seen;
   std::vector<PassTiming> timings;
-  run_pipeline(*k, {}, [&](std::string_view pass, Kernel& kernel) {
-    seen.emplace_back(pass);
-    EXPECT_EQ(&kernel, k.get());
-  }, &timings);
+  run_pipeline(
+      *k, {},
+      [&](std::string_view pass, Kernel& kernel) {
+        seen.emplace_back(pass);
+        EXPECT_EQ(&kernel, k.get());
+      },
+      &timings);
   EXPECT_EQ(seen, pipeline_pass_names());
   ASSERT_EQ(timings.size(), seen.size());
   for (size_t i = 0; i < timings.size(); ++i) {
@@ -118,7 +121,8 @@ TEST(Pipeline, Saxpy) {
     %11:f32 = add %10, %9
     global_store %8, %11
   }
-)", {.offloaded = true, .lowered = true});
+)",
+            {.offloaded = true, .lowered = true});
 }
 
 TEST(Pipeline, SaxpyDebug) {
@@ -149,7 +153,8 @@ TEST(Pipeline, SaxpyDebug) {
     bounds_check $1.0 %5, %1
     global_store %10, %14
   }
-)", {.offloaded = true, .lowered = true});
+)",
+            {.offloaded = true, .lowered = true});
 }
 
 TEST(Pipeline, Stencil2d) {
@@ -207,7 +212,8 @@ TEST(Pipeline, Stencil2d) {
     %44:f32 = cast %39
     global_store %43, %44
   }
-)", {.offloaded = true, .lowered = true});
+)",
+            {.offloaded = true, .lowered = true});
 }
 
 // A large random loop body (mixed types, variables, neighbour loads): every pass must keep
@@ -233,7 +239,10 @@ TEST(Pipeline, LargeRandomKernelStaysValid) {
     switch (rng() % 5) {
       case 0: r = b.binary(Op::Add, p, q); break;
       case 1: r = b.binary(Op::Mul, p, b.i32(static_cast<int>(rng() % 4))); break;  // f32 * i32
-      case 2: b.local_store(v, p); r = b.local_load(v); break;
+      case 2:
+        b.local_store(v, p);
+        r = b.local_load(v);
+        break;
       case 3: {
         Inst* jj = b.binary(Op::Add, j, b.i32(static_cast<int>(rng() % 3)));
         r = b.global_load(b.global_ptr(Scalar::F32, x, {i, jj}));
@@ -288,7 +297,8 @@ TEST(Pipeline, AssertsExistOnlyInDebugBuilds) {
     %3:i32 = element_ptr $0 %2
     global_store %3, %0
   }
-)", {.offloaded = true, .lowered = true});
+)",
+            {.offloaded = true, .lowered = true});
   auto debug = asserting();
   run_pipeline(*debug, {.debug = true});
   EXPECT_EQ(count_asserts(*debug), 1);
@@ -305,9 +315,10 @@ TEST(Pipeline, TheInputIsVerifiedBeforeTheFirstPass) {
     run_pipeline(*k, {});
     ADD_FAILURE() << "no error";
   } catch (const loom::InternalError& e) {
-    EXPECT_NE(std::string(e.what()).find("IR verification failed after lowering (the pipeline's input): "
-                                         "loop_index outside its loop"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("IR verification failed after lowering (the pipeline's input): "
+                                   "loop_index outside its loop"),
+        std::string::npos)
         << e.what();
   }
   // Mixed operand types are type_check's job, not an input error.

@@ -54,12 +54,13 @@ class ProgramGenerator {
       case 0: return b.i32(static_cast<int64_t>(pick(40)) - 20);
       case 1: return s.ints[pick(static_cast<uint32_t>(s.ints.size()))];
       case 2:
-        if (!s.int_vars.empty()) return b.local_load(s.int_vars[pick(static_cast<uint32_t>(s.int_vars.size()))]);
+        if (!s.int_vars.empty())
+          return b.local_load(s.int_vars[pick(static_cast<uint32_t>(s.int_vars.size()))]);
         return b.i32(3);
       case 3: return b.global_load(b.global_ptr(Scalar::I32, 0, {index(s, depth)}));
       case 4: {
-        constexpr Op ops[] = {Op::Add, Op::Sub, Op::Mul, Op::Min, Op::Max, Op::BitAnd, Op::BitOr,
-                              Op::BitXor, Op::Shl, Op::Shr};
+        constexpr Op ops[] = {Op::Add,    Op::Sub,   Op::Mul,    Op::Min, Op::Max,
+                              Op::BitAnd, Op::BitOr, Op::BitXor, Op::Shl, Op::Shr};
         Inst* x = int_expr(s, depth + 1);
         Inst* y = int_expr(s, depth + 1);
         return b.binary(ops[pick(std::size(ops))], x, y);
@@ -142,9 +143,12 @@ class ProgramGenerator {
           break;
         }
         case 1:
-          if (!s.int_vars.empty()) b.local_store(s.int_vars[pick(static_cast<uint32_t>(s.int_vars.size()))], int_expr(s, 0));
+          if (!s.int_vars.empty())
+            b.local_store(s.int_vars[pick(static_cast<uint32_t>(s.int_vars.size()))],
+                          int_expr(s, 0));
           if (!s.float_vars.empty() && pick(2))
-            b.local_store(s.float_vars[pick(static_cast<uint32_t>(s.float_vars.size()))], float_expr(s, 0));
+            b.local_store(s.float_vars[pick(static_cast<uint32_t>(s.float_vars.size()))],
+                          float_expr(s, 0));
           break;
         case 2: {
           Inst* v = int_expr(s, 0);
@@ -165,7 +169,8 @@ class ProgramGenerator {
           }
           break;
         }
-        case 5: case 6: {
+        case 5:
+        case 6: {
           Inst* c = cond(s, 0);
           Inst* branch = b.if_(c);
           Block* after = b.block();
@@ -178,7 +183,8 @@ class ProgramGenerator {
         }
         case 7: {
           Inst* begin = b.i32(static_cast<int64_t>(pick(3)));
-          Inst* end = pick(3) == 0 ? b.binary(Op::BitAnd, s.ints[0], b.i32(7)) : b.i32(2 + static_cast<int64_t>(pick(6)));
+          Inst* end = pick(3) == 0 ? b.binary(Op::BitAnd, s.ints[0], b.i32(7))
+                                   : b.i32(2 + static_cast<int64_t>(pick(6)));
           Inst* loop = b.range_for({begin, end});
           Block* after = b.block();
           b.set_insert_end(loop->region(0));
@@ -224,7 +230,9 @@ class ProgramGenerator {
 }  // namespace
 
 TEST(RandomPrograms, PipelineKeepsInterpretedResults) {
-  uint32_t seeds = std::getenv("LOOM_PROPERTY_SEEDS") ? static_cast<uint32_t>(std::atoi(std::getenv("LOOM_PROPERTY_SEEDS"))) : 150;
+  uint32_t seeds = std::getenv("LOOM_PROPERTY_SEEDS")
+                       ? static_cast<uint32_t>(std::atoi(std::getenv("LOOM_PROPERTY_SEEDS")))
+                       : 150;
   for (uint32_t seed = 1; seed <= seeds; ++seed) {
     for (bool debug : {false, true}) {
       ProgramGenerator gen(seed);
@@ -234,9 +242,11 @@ TEST(RandomPrograms, PipelineKeepsInterpretedResults) {
       type_check(*before);
       Memory m0 = make_memory(*before, {}, [&](int slot, int64_t i) {
         int64_t v = (i * 7 + slot * 5 + seed) % 11 - 5;
-        return slot == 1 ? float_bits(static_cast<double>(v) * 0.5) : make_const_int(Scalar::I32, v)->bits;
+        return slot == 1 ? float_bits(static_cast<double>(v) * 0.5)
+                         : make_const_int(Scalar::I32, v)->bits;
       });
-      m0.args = {make_const_int(Scalar::I32, static_cast<int64_t>(seed % 9) - 4)->bits, float_bits(1.25)};
+      m0.args = {make_const_int(Scalar::I32, static_cast<int64_t>(seed % 9) - 4)->bits,
+                 float_bits(1.25)};
       Memory m1 = m0;
       Interpreter(*before, m0).run();
       std::string original = print_kernel(*before);
@@ -250,7 +260,8 @@ TEST(RandomPrograms, PipelineKeepsInterpretedResults) {
       if (std::getenv("LOOM_SHOW_IR") && seed == 5 && !debug)  // for reading a sample
         std::printf("%s\nafter:\n%s\n", original.c_str(), print_kernel(*k).c_str());
       EXPECT_TRUE(same) << "seed " << seed << (debug ? " debug" : "") << "\n"
-                        << original << "\nafter the pipeline:\n" << print_kernel(*k);
+                        << original << "\nafter the pipeline:\n"
+                        << print_kernel(*k);
       if (!same || ::testing::Test::HasFailure()) return;
     }
   }

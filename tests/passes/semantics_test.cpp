@@ -32,11 +32,14 @@ struct Outcome {
 };
 
 // Runs `k` before and after the pipeline and expects the same memory and returns.
-void expect_same_results(std::unique_ptr<Kernel> k, const std::vector<std::vector<int64_t>>& ndarray_shapes,
-                         const std::vector<uint64_t>& args, bool debug = false, int expected_errors = 0) {
+void expect_same_results(std::unique_ptr<Kernel> k,
+                         const std::vector<std::vector<int64_t>>& ndarray_shapes,
+                         const std::vector<uint64_t>& args, bool debug = false,
+                         int expected_errors = 0) {
   auto before = k->clone();
   type_check(*before);
-  Memory m0 = make_memory(*before, ndarray_shapes, [&](int s, int64_t i) { return fill_value(*before, s, i); });
+  Memory m0 = make_memory(*before, ndarray_shapes,
+                          [&](int s, int64_t i) { return fill_value(*before, s, i); });
   for (size_t i = 0; i < args.size(); ++i) m0.args[i] = args[i];
   Memory m1 = m0;
   const auto initial = m0.slots;
@@ -52,7 +55,8 @@ void expect_same_results(std::unique_ptr<Kernel> k, const std::vector<std::vecto
   EXPECT_EQ(m1.errors, expected_errors) << ir;
 }
 
-Inst* at(Builder& b, int slot, std::initializer_list<Inst*> idx, Scalar t = Scalar::F32, int c = 0) {
+Inst* at(Builder& b, int slot, std::initializer_list<Inst*> idx, Scalar t = Scalar::F32,
+         int c = 0) {
   return b.global_ptr(t, slot, idx, c);
 }
 
@@ -93,11 +97,14 @@ TEST(Semantics, StencilThroughAVariableWithPromotions) {
   Inst* sum = b.alloca_(Scalar::F32);
   b.local_store(sum, b.global_load(at(b, in, {b.binary(Op::Sub, i, one), j})));
   Inst* s1 = b.local_load(sum);
-  b.local_store(sum, b.binary(Op::Add, s1, b.global_load(at(b, in, {b.binary(Op::Add, i, one), j}))));
+  b.local_store(sum,
+                b.binary(Op::Add, s1, b.global_load(at(b, in, {b.binary(Op::Add, i, one), j}))));
   Inst* s2 = b.local_load(sum);
-  b.local_store(sum, b.binary(Op::Add, s2, b.global_load(at(b, in, {i, b.binary(Op::Sub, j, one)}))));
+  b.local_store(sum,
+                b.binary(Op::Add, s2, b.global_load(at(b, in, {i, b.binary(Op::Sub, j, one)}))));
   Inst* s3 = b.local_load(sum);
-  b.local_store(sum, b.binary(Op::Add, s3, b.global_load(at(b, in, {i, b.binary(Op::Add, j, one)}))));
+  b.local_store(sum,
+                b.binary(Op::Add, s3, b.global_load(at(b, in, {i, b.binary(Op::Add, j, one)}))));
   Inst* w = b.arg(Scalar::F64, 0);
   Inst* v = b.binary(Op::Mul, b.local_load(sum), w);
   b.global_store(at(b, out, {i, j}), v);
@@ -112,7 +119,7 @@ TEST(Semantics, SerialCodeTemporariesAndVariables) {
   Builder b(k->body.get());
   Inst* bias = b.arg(Scalar::I32, 0);
   Inst* pc = b.global_ptr(Scalar::I32, count, {});
-  Inst* n = b.global_load(pc);                         // from memory: a temporary
+  Inst* n = b.global_load(pc);  // from memory: a temporary
   Inst* var = b.alloca_(Scalar::I32);
   b.local_store(var, b.binary(Op::Mul, n, bias));
   Inst* c = b.binary(Op::Gt, n, b.i32(0));
@@ -163,7 +170,8 @@ TEST(Semantics, WhileLoopsBreaksAndAtomicsOnVariables) {
   b.set_insert_end(w->region(0));
   b.local_store(x, b.binary(Op::Div, xv, b.i32(2)));
   b.set_insert_end(loop->region(0));
-  Inst* result = b.binary(Op::Add, b.binary(Op::Mul, b.local_load(steps), b.i32(1000)), b.local_load(biggest));
+  Inst* result =
+      b.binary(Op::Add, b.binary(Op::Mul, b.local_load(steps), b.i32(1000)), b.local_load(biggest));
   b.global_store(at(b, out, {i}, Scalar::I32), result);
   expect_same_results(std::move(k), {}, {static_cast<uint64_t>(27)});
 }
@@ -199,7 +207,7 @@ TEST(Semantics, ParallelAtomicsAndAReduction) {
   b.atomic(AtomicOp::Min, b.global_ptr(Scalar::I32, lo, {}), xi);
   b.set_insert_end(k->body.get());
   Inst* pt = b.global_ptr(Scalar::I32, total, {});
-  b.atomic(AtomicOp::Xor, pt, b.i32(0x55));           // serial: demoted
+  b.atomic(AtomicOp::Xor, pt, b.i32(0x55));  // serial: demoted
   expect_same_results(std::move(k), {}, {});
 }
 
@@ -215,7 +223,8 @@ TEST(Semantics, DebugBoundsChecksCatchOutOfRangeAccess) {
   Inst* v = b.global_load(at(b, x, {b.binary(Op::Add, i, shift)}));  // i + 1 == n at the end
   b.global_store(at(b, x, {i}), v);
   // The reference stops the whole kernel at the bad access, the task stops the same way.
-  expect_same_results(std::move(k), {{6}}, {static_cast<uint64_t>(1)}, /*debug=*/true, /*expected_errors=*/1);
+  expect_same_results(std::move(k), {{6}}, {static_cast<uint64_t>(1)}, /*debug=*/true,
+                      /*expected_errors=*/1);
 }
 
 TEST(Semantics, RunningSumOverAKernelVariable) {

@@ -15,10 +15,11 @@ using namespace loom::passes::testing;
 
 namespace {
 
-constexpr Scalar kTypes[] = {Scalar::I32, Scalar::U32, Scalar::I8, Scalar::U64, Scalar::F32, Scalar::F64};
-constexpr Op kBinary[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Mod, Op::Min, Op::Max, Op::BitAnd,
-                          Op::BitOr, Op::BitXor, Op::Shl, Op::Shr, Op::Eq, Op::Ne, Op::Lt, Op::Le,
-                          Op::Gt, Op::Ge, Op::Pow};
+constexpr Scalar kTypes[] = {Scalar::I32, Scalar::U32, Scalar::I8,
+                             Scalar::U64, Scalar::F32, Scalar::F64};
+constexpr Op kBinary[] = {Op::Add,    Op::Sub,   Op::Mul,    Op::Div, Op::Mod, Op::Min, Op::Max,
+                          Op::BitAnd, Op::BitOr, Op::BitXor, Op::Shl, Op::Shr, Op::Eq,  Op::Ne,
+                          Op::Lt,     Op::Le,    Op::Gt,     Op::Ge,  Op::Pow};
 constexpr Op kUnary[] = {Op::Neg, Op::BitNot, Op::Abs, Op::Sign, Op::Floor, Op::Sqrt, Op::Cast};
 constexpr int64_t kSpecial[] = {0, 1, -1, 2, 3, 8, 64, -128, 2147483647, -2147483647 - 1};
 
@@ -44,7 +45,8 @@ class Generator {
     for (Scalar t : kTypes) add_value_param(*k, std::string(scalar_name(t)), t);
     Builder b(k->body.get());
     std::vector<Inst*> values;
-    for (size_t p = 0; p < std::size(kTypes); ++p) values.push_back(b.arg(kTypes[p], static_cast<int>(p)));
+    for (size_t p = 0; p < std::size(kTypes); ++p)
+      values.push_back(b.arg(kTypes[p], static_cast<int>(p)));
     std::vector<Inst*> results;
     for (int n = 0; n < 40; ++n) {
       Inst* a = values[pick(static_cast<uint32_t>(values.size()))];
@@ -55,7 +57,8 @@ class Generator {
       if (kind < 6) {
         Inst* c = operand_like(b, values, t);
         Op op = kBinary[pick(std::size(kBinary))];
-        bool bits = op == Op::BitAnd || op == Op::BitOr || op == Op::BitXor || op == Op::Shl || op == Op::Shr;
+        bool bits = op == Op::BitAnd || op == Op::BitOr || op == Op::BitXor || op == Op::Shl ||
+                    op == Op::Shr;
         if (bits && is_float(t)) op = Op::Add;
         v = pick(2) ? b.binary(op, a, c) : b.binary(op, c, a);
       } else if (kind < 8) {
@@ -92,7 +95,8 @@ class Generator {
         if (v->type == t) return v;
       }
     }
-    int64_t c = pick(2) ? kSpecial[pick(std::size(kSpecial))] : static_cast<int64_t>(pick(1000)) - 500;
+    int64_t c =
+        pick(2) ? kSpecial[pick(std::size(kSpecial))] : static_cast<int64_t>(pick(1000)) - 500;
     if (is_float(t)) return b.const_float(t, static_cast<double>(c) / (pick(2) ? 1.0 : 4.0));
     Inst* k = b.const_int(t, c);
     k->bits = normalized(t, k->bits);
@@ -102,9 +106,11 @@ class Generator {
   std::vector<uint64_t> args() {
     std::vector<uint64_t> out;
     for (Scalar t : kTypes) {
-      int64_t v = pick(2) ? kSpecial[pick(std::size(kSpecial))] : static_cast<int64_t>(pick(2000)) - 1000;
-      out.push_back(is_float(t) ? float_bits(t == Scalar::F32 ? static_cast<float>(v) / 8.0f : v / 8.0)
-                                : normalized(t, static_cast<uint64_t>(v)));
+      int64_t v =
+          pick(2) ? kSpecial[pick(std::size(kSpecial))] : static_cast<int64_t>(pick(2000)) - 1000;
+      out.push_back(is_float(t)
+                        ? float_bits(t == Scalar::F32 ? static_cast<float>(v) / 8.0f : v / 8.0)
+                        : normalized(t, static_cast<uint64_t>(v)));
     }
     return out;
   }
@@ -114,7 +120,8 @@ class Generator {
 };
 
 // The returned values with arguments bound to `args`, folded; nullopt where not constant.
-std::vector<std::optional<uint64_t>> evaluate(const Kernel& kernel, const std::vector<uint64_t>& args) {
+std::vector<std::optional<uint64_t>> evaluate(const Kernel& kernel,
+                                              const std::vector<uint64_t>& args) {
   auto k = kernel.clone();
   walk(*k->body, [&](Inst& inst) {
     if (inst.op != Op::ArgLoad) return;
@@ -141,7 +148,9 @@ std::vector<std::optional<uint64_t>> evaluate(const Kernel& kernel, const std::v
 
 TEST(SimplifyProperty, FullSimplifyPreservesFoldedValues) {
   int compared = 0;
-  uint32_t seeds = std::getenv("LOOM_PROPERTY_SEEDS") ? static_cast<uint32_t>(std::atoi(std::getenv("LOOM_PROPERTY_SEEDS"))) : 300;
+  uint32_t seeds = std::getenv("LOOM_PROPERTY_SEEDS")
+                       ? static_cast<uint32_t>(std::atoi(std::getenv("LOOM_PROPERTY_SEEDS")))
+                       : 300;
   for (uint32_t seed = 1; seed <= seeds; ++seed) {
     Generator gen(seed);
     auto original = gen.kernel();
@@ -157,9 +166,10 @@ TEST(SimplifyProperty, FullSimplifyPreservesFoldedValues) {
       for (size_t i = 0; i < want.size(); ++i) {
         if (!want[i] || !got[i]) continue;
         ++compared;
-        EXPECT_EQ(*want[i], *got[i]) << "seed " << seed << " trial " << trial << " result " << i << "\n"
-                                     << print_kernel(*original) << "\nsimplified:\n"
-                                     << print_kernel(*simplified);
+        EXPECT_EQ(*want[i], *got[i])
+            << "seed " << seed << " trial " << trial << " result " << i << "\n"
+            << print_kernel(*original) << "\nsimplified:\n"
+            << print_kernel(*simplified);
         if (*want[i] != *got[i]) return;
       }
     }

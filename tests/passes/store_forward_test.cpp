@@ -231,13 +231,13 @@ TEST(StoreForward, GlobalStoreToLoadInOneBlock) {
   Inst* p = b.global_ptr(Scalar::I32, 0, {a});
   Inst* q = b.global_ptr(Scalar::I32, 1, {a});
   b.global_store(p, b.i32(3));
-  Inst* l1 = b.global_load(p);      // 3
+  Inst* l1 = b.global_load(p);  // 3
   Inst* l2 = b.global_load(q);
-  Inst* l3 = b.global_load(q);      // same as l2
-  b.global_store(q, l1);            // may alias p
-  Inst* l4 = b.global_load(p);      // stays
+  Inst* l3 = b.global_load(q);  // same as l2
+  b.global_store(q, l1);        // may alias p
+  Inst* l4 = b.global_load(p);  // stays
   b.atomic(AtomicOp::Add, q, l2);
-  Inst* l5 = b.global_load(q);      // after an atomic: stays
+  Inst* l5 = b.global_load(q);  // after an atomic: stays
   keep(b, *k, {l1, l2, l3, l4, l5});
   EXPECT_TRUE(store_forward(*k));
   expect_ir(*k, R"(kernel globals
@@ -310,7 +310,8 @@ TEST(StoreForward, StoresAfterAJumpDoNotKillStoresBeforeIt) {
   store_forward(*k);
   int stores_of_1 = 0;
   walk(*k->body, [&](Inst& i) {
-    stores_of_1 += i.op == Op::LocalStore && i.operand(1)->is_const() && i.operand(1)->int_value() == 1;
+    stores_of_1 +=
+        i.op == Op::LocalStore && i.operand(1)->is_const() && i.operand(1)->int_value() == 1;
   });
   EXPECT_EQ(stores_of_1, 1) << print_kernel(*k);
   EXPECT_EQ(verify(*k), "");

@@ -20,14 +20,14 @@ TEST(TypeCheck, InsertsImplicitConversions) {
   Inst* s = b.arg(Scalar::F32, 1);
   Inst* big = b.arg(Scalar::I64, 2);
   Inst* flag = b.arg(Scalar::Bool, 3);
-  Inst* f = b.binary(Op::Mul, n, s);             // i32 * f32 -> f32
-  Inst* wide = b.binary(Op::Add, n, big);        // i32 + i64 -> i64
-  Inst* counted = b.binary(Op::Add, flag, n);    // bool + i32 -> i32
+  Inst* f = b.binary(Op::Mul, n, s);                            // i32 * f32 -> f32
+  Inst* wide = b.binary(Op::Add, n, big);                       // i32 + i64 -> i64
+  Inst* counted = b.binary(Op::Add, flag, n);                   // bool + i32 -> i32
   Inst* u = b.binary(Op::Sub, b.const_int(Scalar::U32, 1), n);  // u32 - i32 -> u32
-  Inst* pick = b.select(flag, wide, f);          // i64 / f32 -> f32
-  Inst* root = b.unary(Op::Sqrt, counted);       // int math -> f32
+  Inst* pick = b.select(flag, wide, f);                         // i64 / f32 -> f32
+  Inst* root = b.unary(Op::Sqrt, counted);                      // int math -> f32
   Inst* v = b.alloca_(Scalar::I32);
-  b.local_store(v, root);                        // f32 stored into an i32 variable
+  b.local_store(v, root);  // f32 stored into an i32 variable
   b.global_store(b.global_ptr(Scalar::F64, out, {b.const_bool(true)}), pick);
   b.binary(Op::Lt, u, b.const_int(Scalar::U32, 7));
   const char* before = R"(kernel promote

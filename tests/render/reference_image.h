@@ -14,13 +14,14 @@
 namespace loom::render_test {
 
 struct Tolerance {
-  int channel = 40;          // a pixel differs when any channel differs by more than this
-  double fraction = 0.004;   // of the pixels, how many may differ
+  int channel = 40;         // a pixel differs when any channel differs by more than this
+  double fraction = 0.004;  // of the pixels, how many may differ
 };
 
 // `reference_dir` is relative to the source tree.
-::testing::AssertionResult matches_reference(const RgbaImage& actual, const std::string& name, Tolerance t = {},
-                                             const std::string& reference_dir = "tests/render/reference");
+::testing::AssertionResult matches_reference(
+    const RgbaImage& actual, const std::string& name, Tolerance t = {},
+    const std::string& reference_dir = "tests/render/reference");
 
 std::string output_path(const std::string& file);  // in the build folder's render-out/
 

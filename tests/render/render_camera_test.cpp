@@ -24,7 +24,8 @@ using render::Vec3;
 using render::Vec4;
 
 // Frame pixel of world point `p` seen by `camera` in `viewport`.
-void project(const Camera& camera, const Rect& viewport, Vec3 p, float* x, float* y, float* depth = nullptr) {
+void project(const Camera& camera, const Rect& viewport, Vec3 p, float* x, float* y,
+             float* depth = nullptr) {
   Vec4 c = camera.view_projection(viewport) * Vec4{p.x, p.y, p.z, 1};
   *x = viewport.x + (c.x / c.w * 0.5f + 0.5f) * viewport.width;
   *y = viewport.y + (c.y / c.w * 0.5f + 0.5f) * viewport.height;
@@ -106,7 +107,8 @@ TEST(Camera, OrbitFitTurnAndDepth) {
 TEST(Png, ReadsEveryRowFilterAndRejectsDamage) {
   const int w = 7, h = 5;
   RgbaImage image{w, h, std::vector<uint8_t>(w * h * 4)};
-  for (size_t i = 0; i < image.pixels.size(); ++i) image.pixels[i] = static_cast<uint8_t>(i * 37 + (i / 9) * 11);
+  for (size_t i = 0; i < image.pixels.size(); ++i)
+    image.pixels[i] = static_cast<uint8_t>(i * 37 + (i / 9) * 11);
   std::vector<uint8_t> raw;
   auto px = [&](int x, int y, int c) -> int { return x < 0 || y < 0 ? 0 : image.at(x, y)[c]; };
   for (int y = 0; y < h; ++y) {
@@ -116,8 +118,13 @@ TEST(Png, ReadsEveryRowFilterAndRejectsDamage) {
       for (int c = 0; c < 4; ++c) {
         int a = px(x - 1, y, c), b = px(x, y - 1, c), cc = px(x - 1, y - 1, c), v = px(x, y, c);
         int p = a + b - cc, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - cc);
-        int pred = filter == 0 ? 0 : filter == 1 ? a : filter == 2 ? b : filter == 3 ? (a + b) / 2
-                 : (pa <= pb && pa <= pc) ? a : pb <= pc ? b : cc;
+        int pred = filter == 0              ? 0
+                   : filter == 1            ? a
+                   : filter == 2            ? b
+                   : filter == 3            ? (a + b) / 2
+                   : (pa <= pb && pa <= pc) ? a
+                   : pb <= pc               ? b
+                                            : cc;
         raw.push_back(static_cast<uint8_t>(v - pred));
       }
   }
@@ -126,7 +133,9 @@ TEST(Png, ReadsEveryRowFilterAndRejectsDamage) {
   ASSERT_EQ(compress(packed.data(), &size, raw.data(), static_cast<uLong>(raw.size())), Z_OK);
   packed.resize(size);
   auto chunk = [](std::vector<uint8_t>& out, const char* type, const std::vector<uint8_t>& data) {
-    auto u32 = [&](uint32_t v) { for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<uint8_t>(v >> s)); };
+    auto u32 = [&](uint32_t v) {
+      for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<uint8_t>(v >> s));
+    };
     u32(static_cast<uint32_t>(data.size()));
     size_t start = out.size();
     out.insert(out.end(), type, type + 4);
@@ -138,7 +147,8 @@ TEST(Png, ReadsEveryRowFilterAndRejectsDamage) {
   chunk(file, "IDAT", packed);
   chunk(file, "IEND", {});
   std::string path = output_path("filters.png");
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
   RgbaImage back = read_png(path);
   EXPECT_EQ(back.width, w);
   EXPECT_EQ(back.height, h);
@@ -149,7 +159,8 @@ TEST(Png, ReadsEveryRowFilterAndRejectsDamage) {
   EXPECT_EQ(read_png(output_path("roundtrip.png")).pixels, image.pixels);
 
   file[file.size() - 20] ^= 0x40;  // inside IDAT: the checksum no longer matches
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
   try {
     read_png(path);
     ADD_FAILURE() << "damaged PNG read";

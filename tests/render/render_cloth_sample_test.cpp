@@ -20,8 +20,9 @@ render::Mesh sphere(float radius, int rings, int segments) {
   for (int r = 0; r <= rings; ++r)
     for (int s = 0; s <= segments; ++s) {
       float theta = 3.14159265f * r / rings, phi = 2 * 3.14159265f * s / segments;
-      m.positions.insert(m.positions.end(), {radius * std::sin(theta) * std::cos(phi), radius * std::cos(theta),
-                                             radius * std::sin(theta) * std::sin(phi)});
+      m.positions.insert(m.positions.end(),
+                         {radius * std::sin(theta) * std::cos(phi), radius * std::cos(theta),
+                          radius * std::sin(theta) * std::sin(phi)});
     }
   for (int r = 0; r < rings; ++r)
     for (int s = 0; s < segments; ++s) {
@@ -41,7 +42,8 @@ TEST_F(RenderTest, ClothSampleDrapedOverItsSphere) {
 
   render::FrameLoop& loop = offscreen(320, 240);
   render::SceneRenderer scene(loop);
-  render::MeshLayer& cloth = scene.add_mesh(render::Mesh::load_obj(source_path("assets/meshes/cloth_grid.obj")));
+  render::MeshLayer& cloth =
+      scene.add_mesh(render::Mesh::load_obj(source_path("assets/meshes/cloth_grid.obj")));
   render::MeshLayer& ball = scene.add_mesh(sphere(0.29f, 24, 48));  // inside the 0.3 contact radius
   ball.style.front = {0.62f, 0.64f, 0.68f, 1};
 
@@ -55,7 +57,8 @@ TEST_F(RenderTest, ClothSampleDrapedOverItsSphere) {
   // The rest pose is the mesh's own: the field and the file agree vertex for vertex.
   render::PositionData rest = positions();
   ASSERT_EQ(rest.count, cloth.mesh().vertex_count());
-  for (size_t k = 0; k < rest.count * 3; ++k) ASSERT_NEAR(rest.data[k], cloth.mesh().positions[k], 1e-5f) << k;
+  for (size_t k = 0; k < rest.count * 3; ++k)
+    ASSERT_NEAR(rest.data[k], cloth.mesh().positions[k], 1e-5f) << k;
 
   for (int step = 0; step < 300; ++step) program.run_pipeline("step");
   cloth.update_positions(positions(), 300);

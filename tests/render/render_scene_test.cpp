@@ -27,7 +27,8 @@ constexpr float kPi = 3.14159265f;
 RgbaImage draw_once(FrameLoop& loop, SceneRenderer& scene, const Camera& camera) {
   Frame f;
   EXPECT_TRUE(loop.begin_frame(&f));
-  scene.draw(f, {0, 0, static_cast<float>(f.extent.width), static_cast<float>(f.extent.height)}, camera);
+  scene.draw(f, {0, 0, static_cast<float>(f.extent.width), static_cast<float>(f.extent.height)},
+             camera);
   loop.capture_frame();
   loop.end_frame();
   return loop.take_capture();
@@ -38,7 +39,8 @@ void expect_error(const std::function<void()>& fn, const std::vector<std::string
     fn();
     ADD_FAILURE() << "expected a loom::Error";
   } catch (const Error& e) {
-    for (const std::string& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
+    for (const std::string& p : parts)
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
   }
 }
 
@@ -70,7 +72,8 @@ TEST_F(RenderTest, Points3dSoaWithRgbaOrbitCamera) {
     float y = 1 - 2 * (static_cast<float>(i) + 0.5f) / n, r = std::sqrt(1 - y * y);
     float a = static_cast<float>(i) * 2.39996323f;
     soa[i] = r * std::cos(a), soa[n + i] = y, soa[2 * n + i] = r * std::sin(a);
-    rgba[i * 4] = 0.5f + 0.5f * soa[i], rgba[i * 4 + 1] = 0.5f + 0.5f * y, rgba[i * 4 + 2] = 0.5f + 0.5f * soa[2 * n + i];
+    rgba[i * 4] = 0.5f + 0.5f * soa[i], rgba[i * 4 + 1] = 0.5f + 0.5f * y,
+             rgba[i * 4 + 2] = 0.5f + 0.5f * soa[2 * n + i];
     rgba[i * 4 + 3] = 1;
   }
   render::PointsLayer& points = scene.add_points();
@@ -94,7 +97,8 @@ TEST_F(RenderTest, TextureQuadsInTwoViewportsOfOneFrame) {
   SceneRenderer left(loop), right(loop);
   std::vector<float> field(64 * 48);
   for (int y = 0; y < 48; ++y)
-    for (int x = 0; x < 64; ++x) field[y * 64 + x] = std::sin(x / 7.0f) * std::cos(y / 5.0f) + y / 48.0f;
+    for (int x = 0; x < 64; ++x)
+      field[y * 64 + x] = std::sin(x / 7.0f) * std::cos(y / 5.0f) + y / 48.0f;
   render::TextureLayer& scalar = left.add_texture();
   scalar.update({"heat", TextureFormat::R32F, field.data(), 64, 48});
   std::vector<uint8_t> image(16 * 16 * 4);
@@ -102,7 +106,8 @@ TEST_F(RenderTest, TextureQuadsInTwoViewportsOfOneFrame) {
     for (int x = 0; x < 16; ++x) {
       uint8_t* p = &image[(y * 16 + x) * 4];
       bool check = (x / 4 + y / 4) % 2;
-      p[0] = static_cast<uint8_t>(x * 16), p[1] = static_cast<uint8_t>(y * 16), p[2] = check ? 220 : 40, p[3] = 255;
+      p[0] = static_cast<uint8_t>(x * 16), p[1] = static_cast<uint8_t>(y * 16),
+      p[2] = check ? 220 : 40, p[3] = 255;
     }
   render::TextureLayer& color = right.add_texture();
   color.update({"albedo", TextureFormat::RGBA8, image.data(), 16, 16});
@@ -146,14 +151,16 @@ TEST_F(RenderTest, Texture3dSlicesAndColormapMatchTheCpuRamp) {
         colormap_ramp(v, want);
         const uint8_t* got = img.at(x * 16 + 8, (3 - y) * 16 + 8);  // texel row 0 at the bottom
         for (int c = 0; c < 3; ++c)
-          EXPECT_NEAR(got[c], want[c], 2) << "slice " << slice << " texel " << x << "," << y << " channel " << c;
+          EXPECT_NEAR(got[c], want[c], 2)
+              << "slice " << slice << " texel " << x << "," << y << " channel " << c;
       }
   }
   // The grey map is the value itself.
   volume.style.colormap = render::Colormap::Grey;
   volume.style.slice = 1;
   RgbaImage grey = draw_once(loop, scene, camera);
-  EXPECT_NEAR(grey.at(2 * 16 + 8, 8)[0], std::lround((16 + 12 + 2) / 47.0 * 255), 1);  // texel (2, 3, 1)
+  EXPECT_NEAR(grey.at(2 * 16 + 8, 8)[0], std::lround((16 + 12 + 2) / 47.0 * 255),
+              1);  // texel (2, 3, 1)
   // rg32f as red-green.
   scene.remove(volume);
   float rg[4 * 2] = {0, 0, 1, 0, 0, 1, 1, 1};
@@ -210,7 +217,8 @@ TEST_F(RenderTest, MeshWithPositionsFromAnArray) {
     }
   EXPECT_TRUE(cloth.update_positions({"cloth_x", x.data(), 32 * 32, 3}, 1));
   EXPECT_FALSE(cloth.update_positions({"cloth_x", x.data(), 32 * 32, 3}, 1));
-  float pins[6] = {x[0], x[1], x[2], x[31 * 32 * 3], x[31 * 32 * 3 + 1], x[31 * 32 * 3 + 2]};  // [0, 0], [31, 0]
+  float pins[6] = {
+      x[0], x[1], x[2], x[31 * 32 * 3], x[31 * 32 * 3 + 1], x[31 * 32 * 3 + 2]};  // [0, 0], [31, 0]
   render::PointsLayer& pinned = scene.add_points();
   pinned.update(render::PointData{{"pins", pins, 2, 3}});
   pinned.style.size = 12;
@@ -228,20 +236,37 @@ TEST_F(RenderTest, ClearErrorsNameTheData) {
   SceneRenderer scene(loop);
   std::string missing = source_path("assets/meshes/no_such_mesh.obj");
   expect_error([&] { render::Mesh::load_obj(missing); }, {missing, "cannot read OBJ mesh"});
-  render::MeshLayer& cloth = scene.add_mesh(render::Mesh::load_obj(source_path("assets/meshes/cloth_grid.obj")));
+  render::MeshLayer& cloth =
+      scene.add_mesh(render::Mesh::load_obj(source_path("assets/meshes/cloth_grid.obj")));
   std::vector<float> x(1000 * 3);
-  expect_error([&] { cloth.update_positions({"cloth_x", x.data(), 1000, 3}); },
-               {"cloth_grid.obj' has 1024 vertices", "'cloth_x' gives 1000 positions"});
+  expect_error(
+      [&] {
+        cloth.update_positions({"cloth_x", x.data(), 1000, 3});
+      },
+      {"cloth_grid.obj' has 1024 vertices", "'cloth_x' gives 1000 positions"});
   render::PointsLayer& points = scene.add_points();
-  expect_error([&] { points.update(render::PointData{{"velocity", x.data(), 10, 4}}); },
-               {"points 'velocity'", "4 components"});
-  expect_error([&] { points.update(render::PointData{{"particles", nullptr, 10, 3}}); },
-               {"points 'particles'", "no position data"});
+  expect_error(
+      [&] {
+        points.update(render::PointData{{"velocity", x.data(), 10, 4}});
+      },
+      {"points 'velocity'", "4 components"});
+  expect_error(
+      [&] {
+        points.update(render::PointData{{"particles", nullptr, 10, 3}});
+      },
+      {"points 'particles'", "no position data"});
   render::TextureLayer& texture = scene.add_texture();
-  expect_error([&] { texture.update({"dye", TextureFormat::RGBA8, nullptr, 4, 4}); }, {"texture 'dye'", "no texel data"});
+  expect_error(
+      [&] {
+        texture.update({"dye", TextureFormat::RGBA8, nullptr, 4, 4});
+      },
+      {"texture 'dye'", "no texel data"});
   uint8_t texel[4] = {};
-  expect_error([&] { texture.update({"huge", TextureFormat::RGBA8, texel, 1u << 20, 4}); },
-               {"texture 'huge'", "exceeds"});
+  expect_error(
+      [&] {
+        texture.update({"huge", TextureFormat::RGBA8, texel, 1u << 20, 4});
+      },
+      {"texture 'huge'", "exceeds"});
   Frame f;
   expect_error([&] { scene.draw(f, {0, 0, 32, 32}, Camera{}); }, {"outside a frame"});
   expect_error([&] { loop.take_capture(); }, {"no frame was captured"});

@@ -41,7 +41,8 @@ class RenderTest : public ::testing::Test {
     loop_.reset();
     if (device_) expect_no_validation(*device_);
   }
-  render::FrameLoop& offscreen(uint32_t width, uint32_t height, render::FrameLoopOptions options = {}) {
+  render::FrameLoop& offscreen(uint32_t width, uint32_t height,
+                               render::FrameLoopOptions options = {}) {
     loop_ = render::FrameLoop::offscreen(*device_, width, height, options);
     return *loop_;
   }
@@ -49,7 +50,9 @@ class RenderTest : public ::testing::Test {
   std::unique_ptr<render::FrameLoop> loop_;
 };
 
-inline std::string source_path(const std::string& rel) { return std::string(LOOM_SOURCE_DIR) + "/" + rel; }
+inline std::string source_path(const std::string& rel) {
+  return std::string(LOOM_SOURCE_DIR) + "/" + rel;
+}
 
 // A spiral of `n` 2-d points (x, y interleaved) in [-1, 1]^2 and a scalar per point.
 inline void spiral(size_t n, std::vector<float>* xy, std::vector<float>* scalar) {

@@ -30,7 +30,8 @@ struct Glfw {
 TEST(RenderWindow, PresentsResizesAndCaptures) {
   LOOM_REQUIRE_VULKAN_OR_SKIP();
   Glfw glfw;
-  ASSERT_TRUE(glfw.ok) << "GLFW could not start: no display? (ctest runs this under tests/render/with_xvfb.sh)";
+  ASSERT_TRUE(glfw.ok)
+      << "GLFW could not start: no display? (ctest runs this under tests/render/with_xvfb.sh)";
   ASSERT_TRUE(glfwVulkanSupported()) << "GLFW finds no Vulkan loader";
   glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
   GLFWwindow* window = glfwCreateWindow(320, 240, "loom render test", nullptr, nullptr);
@@ -42,7 +43,9 @@ TEST(RenderWindow, PresentsResizesAndCaptures) {
     for (uint32_t i = 0; i < count; ++i) options.instance_extensions.emplace_back(extensions[i]);
     options.surface = [window](VkInstance instance) {
       VkSurfaceKHR surface = VK_NULL_HANDLE;
-      return glfwCreateWindowSurface(instance, window, nullptr, &surface) == VK_SUCCESS ? surface : VK_NULL_HANDLE;
+      return glfwCreateWindowSurface(instance, window, nullptr, &surface) == VK_SUCCESS
+                 ? surface
+                 : VK_NULL_HANDLE;
     };
     vk::VulkanDevice device(options);
     {
@@ -61,7 +64,8 @@ TEST(RenderWindow, PresentsResizesAndCaptures) {
       auto frame = [&](bool capture) {
         Frame f;
         if (!loop->begin_frame(&f)) return false;
-        render::Rect all{0, 0, static_cast<float>(f.extent.width), static_cast<float>(f.extent.height)};
+        render::Rect all{0, 0, static_cast<float>(f.extent.width),
+                         static_cast<float>(f.extent.height)};
         camera.fit(scene.bounds(), all.width / all.height);
         scene.draw(f, all, camera);
         if (capture) loop->capture_frame();

@@ -41,7 +41,8 @@ inline std::unique_ptr<ir::Kernel> counting_kernel() {
   Inst* t = b.insert(std::move(task));
   t->regions.push_back(std::make_unique<ir::Block>(t));
   b.set_insert_end(t->region(0));
-  b.atomic(ir::AtomicOp::Add, b.make(Op::ElementPtr, Scalar::I32, {b.const_int(Scalar::I64, 0)}, 0), b.i32(1));
+  b.atomic(ir::AtomicOp::Add, b.make(Op::ElementPtr, Scalar::I32, {b.const_int(Scalar::I64, 0)}, 0),
+           b.i32(1));
   b.set_insert_end(k->body.get());
   auto s = std::make_unique<Inst>(Op::Offload, Scalar::Void);
   s->set_task_kind(ir::TaskKind::Serial);

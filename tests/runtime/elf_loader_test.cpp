@@ -829,9 +829,9 @@ f:
 // Kernels import the math library, its vector forms and memcpy/memmove/memset, nothing else
 // of the process: a module cannot call `system`.
 TEST(ElfLoader, ResolvesOnlyTheSymbolsKernelsMayImport) {
-  for (const char* allowed : {"sinf", "cos", "powf", "fmodf", "atan2", "expf", "tanf", "fmaf",
-                              "memcpy", "memmove", "memset", "_ZGVdN8v_sinf", "_ZGVbN2vv_pow",
-                              "_ZGVeN16v_expf"})
+  for (const char* allowed :
+       {"sinf", "cos", "powf", "fmodf", "atan2", "expf", "tanf", "fmaf", "memcpy", "memmove",
+        "memset", "_ZGVdN8v_sinf", "_ZGVbN2vv_pow", "_ZGVeN16v_expf"})
     EXPECT_TRUE(cpu::kernel_may_import(allowed)) << allowed;
   for (const char* refused : {"system", "execve", "dlopen", "dlsym", "strlen", "environ",
                               "_ZGVdN8v_system", "_ZGV", "sinfx", "", "mmap", "mprotect"})

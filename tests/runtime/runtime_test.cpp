@@ -15,9 +15,9 @@
 #include "compiler/ir/verifier.h"
 #include "runtime/common/abi_serialize.h"
 #include "runtime/common/error.h"
-#include "runtime/host/argpack.h"
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cpu/cpu_module.h"
+#include "runtime/host/argpack.h"
 #include "runtime/host/field.h"
 #include "runtime/host/launch_frame.h"
 #include "runtime/host/ndarray.h"
@@ -86,7 +86,9 @@ std::string error_of(F make) {
   }
   return "";
 }
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 }  // namespace
 
 // Kernels index with 32-bit integers: {2^32 + 7} used to read back as 7 in a kernel and
@@ -106,25 +108,31 @@ TEST(Storage, ExtentsOutsideInt32AreErrorsNamingTheResource) {
   // The largest extent is fine when no memory is needed for it.
   host::Ndarray edge(mine.data(), Scalar::U8, {INT32_MAX});
   EXPECT_EQ(edge.view().shape[0], INT32_MAX);
-  EXPECT_TRUE(has(error_of([] { host::Ndarray(nullptr, Scalar::F32, {4}, 1, "w"); }), "null pointer"));
+  EXPECT_TRUE(
+      has(error_of([] { host::Ndarray(nullptr, Scalar::F32, {4}, 1, "w"); }), "null pointer"));
 }
 
 // A failed allocation used to leave a null buffer behind (a crash in the first launch), and
 // element-count products could wrap around.
 TEST(Storage, AllocationFailureAndSizeOverflowAreErrorsNamingTheResourceAndBytes) {
   const int64_t g = int64_t{1} << 30;  // [2^30, 2^30] of f32: 2^62 bytes, beyond any address space
-  std::string e = error_of([&] { host::Field(FieldDesc{"huge", {Scalar::F32}, {g, g}, Layout::AoS}); });
+  std::string e = error_of([&] {
+    host::Field(FieldDesc{"huge", {Scalar::F32}, {g, g}, Layout::AoS});
+  });
   EXPECT_TRUE(has(e, "field 'huge'") && has(e, "4611686018427387904 bytes")) << e;
   e = error_of([&] { host::Ndarray(Scalar::F32, {g, g}, 1, "nd"); });
   EXPECT_TRUE(has(e, "ndarray 'nd'") && has(e, "4611686018427387904 bytes")) << e;
   e = error_of([&] { host::Texture(TextureFormat::RGBA32F, g, g, "tex"); });
   EXPECT_TRUE(has(e, "texture 'tex'") && has(e, "bytes")) << e;
   // Products past 63 bits.
-  e = error_of([] { host::Field(FieldDesc{"wide", {Scalar::F32}, {INT32_MAX, INT32_MAX, INT32_MAX}, Layout::AoS}); });
+  e = error_of([] {
+    host::Field(FieldDesc{"wide", {Scalar::F32}, {INT32_MAX, INT32_MAX, INT32_MAX}, Layout::AoS});
+  });
   EXPECT_TRUE(has(e, "field 'wide'") && has(e, "elements")) << e;
   e = error_of([] { host::Ndarray(Scalar::F64, {INT32_MAX, INT32_MAX}, 4, "vec"); });
   EXPECT_TRUE(has(e, "ndarray 'vec'") && has(e, "bytes")) << e;
-  e = error_of([] { host::Texture(TextureFormat::RGBA32F, INT32_MAX, INT32_MAX, INT32_MAX, "vol"); });
+  e = error_of(
+      [] { host::Texture(TextureFormat::RGBA32F, INT32_MAX, INT32_MAX, INT32_MAX, "vol"); });
   EXPECT_TRUE(has(e, "texture 'vol'")) << e;
   e = error_of([] { host::AlignedBuffer(SIZE_MAX, "scratch"); });
   EXPECT_TRUE(has(e, "scratch") && has(e, std::to_string(SIZE_MAX) + " bytes")) << e;
@@ -162,14 +170,19 @@ namespace {
 std::vector<ArgpackType> pack_types() {
   ArgpackType inner;
   inner.name = "Inner";
-  inner.members = {{"scale", MemberKind::Value, {Scalar::F32}}, {"offset", MemberKind::Value, {Scalar::I32, 2, 1}}};
+  inner.members = {{"scale", MemberKind::Value, {Scalar::F32}},
+                   {"offset", MemberKind::Value, {Scalar::I32, 2, 1}}};
   ArgpackType outer;
   outer.name = "Params";
   ArgpackMember nested{"inner", MemberKind::Pack, {}, 0, 0};
   ArgpackMember data{"data", MemberKind::Ndarray, {Scalar::F32}, 1};
   ArgpackMember tex{"tex", MemberKind::Texture, {}, 2};
-  outer.members = {{"a", MemberKind::Value, {Scalar::F32}}, {"on", MemberKind::Value, {Scalar::Bool}}, nested, data,
-                   {"m", MemberKind::Value, {Scalar::F32, 3, 3}}, tex};
+  outer.members = {{"a", MemberKind::Value, {Scalar::F32}},
+                   {"on", MemberKind::Value, {Scalar::Bool}},
+                   nested,
+                   data,
+                   {"m", MemberKind::Value, {Scalar::F32, 3, 3}},
+                   tex};
   std::vector<ArgpackType> types{inner, outer};
   layout_argpack_types(types);
   return types;
@@ -353,7 +366,8 @@ TEST(Argpack, KernelReadsValuesAndNdarrayFromPack) {
   host::LaunchFrame frame(kernel->abi);
   frame.set_argpack(0, pack);
   device.launch(*kernel, frame.context());
-  for (int i = 0; i < 1000; ++i) ASSERT_EQ(arr.data_as<float>()[i], 2.0f * static_cast<float>(i) + 1.0f);
+  for (int i = 0; i < 1000; ++i)
+    ASSERT_EQ(arr.data_as<float>()[i], 2.0f * static_cast<float>(i) + 1.0f);
   pack.set<bool>("on", false);
   device.launch(*kernel, frame.context());
   EXPECT_EQ(arr.data_as<float>()[10], 21.0f);
@@ -392,7 +406,8 @@ TEST(LaunchFrame, VectorValuesAndNdarrayShapes) {
   std::memcpy(stored, frame.context().params[0], sizeof stored);
   EXPECT_EQ(stored[2], 3.0f);
   EXPECT_THROW(frame.set_value<float>(0, 1.0f), Error);
-  host::Ndarray good(Scalar::F32, {4, 5}, 3), flat(Scalar::F32, {20}, 3), scalar(Scalar::F32, {4, 5});
+  host::Ndarray good(Scalar::F32, {4, 5}, 3), flat(Scalar::F32, {20}, 3),
+      scalar(Scalar::F32, {4, 5});
   frame.set_ndarray(1, good);
   EXPECT_EQ(frame.context().resources[0].data, good.data());
   EXPECT_EQ(frame.context().resources[0].shape[1], 5);
@@ -577,10 +592,10 @@ TEST(CpuDevice, ChunkRowsFollowTheTotalWork) {
   EXPECT_EQ(chunks(1000, 1, 16), 1);              // too small to repay a wake-up
   EXPECT_EQ(chunks(256, 256, 2), 8);              // the heat sample: no longer serial
   EXPECT_EQ(chunks(64, 1024, 4), 8);
-  EXPECT_EQ(chunks(1024, 1024, 16), 128);         // 8 per thread
-  EXPECT_EQ(chunks(4, 1 << 20, 16), 4);           // never more chunks than rows
-  EXPECT_EQ(chunks(64, 4, 4), 1);                 // many rows but little work
-  EXPECT_EQ(cpu::chunk_rows(100, 0, 8), 100);     // empty inner range: one chunk
+  EXPECT_EQ(chunks(1024, 1024, 16), 128);      // 8 per thread
+  EXPECT_EQ(chunks(4, 1 << 20, 16), 4);        // never more chunks than rows
+  EXPECT_EQ(chunks(64, 4, 4), 1);              // many rows but little work
+  EXPECT_EQ(cpu::chunk_rows(100, 0, 8), 100);  // empty inner range: one chunk
   EXPECT_EQ(cpu::chunk_rows(0, 5, 8), 1);
   EXPECT_EQ(chunks(int64_t{1} << 40, int64_t{1} << 31, 8), 64);  // no overflow
 }
@@ -615,8 +630,9 @@ std::unique_ptr<ir::Kernel> grid_kernel() {
   b.set_insert_end(t->region(0));
   Inst* i = b.loop_index(t, 0);
   Inst* j = b.loop_index(t, 1);
-  Inst* linear = b.binary(Op::Add, b.binary(Op::Mul, b.cast(Scalar::I64, i), b.cast(Scalar::I64, cols)),
-                          b.cast(Scalar::I64, j));
+  Inst* linear =
+      b.binary(Op::Add, b.binary(Op::Mul, b.cast(Scalar::I64, i), b.cast(Scalar::I64, cols)),
+               b.cast(Scalar::I64, j));
   b.global_store(b.make(Op::ElementPtr, Scalar::I32, {linear}, 0),
                  b.binary(Op::Add, b.binary(Op::Mul, i, b.i32(1000)), j));
   return k;

@@ -26,7 +26,8 @@ struct HostDevice {
   VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
   VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomic_float{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomic_float{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
   VkDeviceCreateInfo create_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   const char* extensions[1] = {VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME};
   float priority = 1;
@@ -45,7 +46,9 @@ struct HostDevice {
     std::vector<VkQueueFamilyProperties> props(families);
     vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, props.data());
     for (family = 0; family < families; ++family)
-      if ((props[family].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) == (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) break;
+      if ((props[family].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) ==
+          (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT))
+        break;
     if (family == families) return false;
     queue_info.queueFamilyIndex = family;
     queue_info.queueCount = 1;
@@ -58,7 +61,8 @@ struct HostDevice {
     vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, exts.data());
     for (const VkExtensionProperties& e : exts) {
       if (std::strcmp(e.extensionName, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME) != 0) continue;
-      VkPhysicalDeviceShaderAtomicFloatFeaturesEXT have{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+      VkPhysicalDeviceShaderAtomicFloatFeaturesEXT have{
+          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
       VkPhysicalDeviceFeatures2 query{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &have};
       vkGetPhysicalDeviceFeatures2(physical, &query);
       if (!have.shaderBufferFloat32AtomicAdd) break;
@@ -139,13 +143,16 @@ struct HostBuffer {
   HostBuffer(const HostDevice& h, VkDeviceSize bytes) : host(h) {
     VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     bci.size = bytes;
-    bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     vkCreateBuffer(h.device, &bci, nullptr, &buffer);
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(h.device, buffer, &req);
     VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     mai.allocationSize = req.size;
-    mai.memoryTypeIndex = h.memory_type(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+    mai.memoryTypeIndex =
+        h.memory_type(req.memoryTypeBits,
+                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
     vkAllocateMemory(h.device, &mai, nullptr, &memory);
     vkBindBufferMemory(h.device, buffer, memory, 0);
     vkMapMemory(h.device, memory, 0, bytes, 0, &mapped);

@@ -29,7 +29,9 @@ inline CliRun run_command(const std::string& command) {
 }
 
 #ifdef LOOM_CLI
-inline CliRun run_loom(const std::string& args) { return run_command(std::string(LOOM_CLI) + " " + args); }
+inline CliRun run_loom(const std::string& args) {
+  return run_command(std::string(LOOM_CLI) + " " + args);
+}
 #endif
 
 }  // namespace loom::test

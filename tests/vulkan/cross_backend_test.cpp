@@ -32,16 +32,49 @@ ProgramOptions on(Backend b) {
 double component(const ArrayView& v, size_t i) {
   const uint8_t* p = v.data + i * static_cast<size_t>(size_of(v.dtype));
   switch (v.dtype) {
-    case Scalar::Bool: case Scalar::U8: return *p;
+    case Scalar::Bool:
+    case Scalar::U8: return *p;
     case Scalar::I8: return static_cast<int8_t>(*p);
-    case Scalar::I16: { int16_t x; std::memcpy(&x, p, 2); return x; }
-    case Scalar::U16: { uint16_t x; std::memcpy(&x, p, 2); return x; }
-    case Scalar::I32: { int32_t x; std::memcpy(&x, p, 4); return x; }
-    case Scalar::U32: { uint32_t x; std::memcpy(&x, p, 4); return x; }
-    case Scalar::I64: { int64_t x; std::memcpy(&x, p, 8); return static_cast<double>(x); }
-    case Scalar::U64: { uint64_t x; std::memcpy(&x, p, 8); return static_cast<double>(x); }
-    case Scalar::F32: { float x; std::memcpy(&x, p, 4); return x; }
-    case Scalar::F64: { double x; std::memcpy(&x, p, 8); return x; }
+    case Scalar::I16: {
+      int16_t x;
+      std::memcpy(&x, p, 2);
+      return x;
+    }
+    case Scalar::U16: {
+      uint16_t x;
+      std::memcpy(&x, p, 2);
+      return x;
+    }
+    case Scalar::I32: {
+      int32_t x;
+      std::memcpy(&x, p, 4);
+      return x;
+    }
+    case Scalar::U32: {
+      uint32_t x;
+      std::memcpy(&x, p, 4);
+      return x;
+    }
+    case Scalar::I64: {
+      int64_t x;
+      std::memcpy(&x, p, 8);
+      return static_cast<double>(x);
+    }
+    case Scalar::U64: {
+      uint64_t x;
+      std::memcpy(&x, p, 8);
+      return static_cast<double>(x);
+    }
+    case Scalar::F32: {
+      float x;
+      std::memcpy(&x, p, 4);
+      return x;
+    }
+    case Scalar::F64: {
+      double x;
+      std::memcpy(&x, p, 8);
+      return x;
+    }
     case Scalar::Void: break;
   }
   return 0;
@@ -49,21 +82,23 @@ double component(const ArrayView& v, size_t i) {
 
 // Every resource of `name` equal on both programs: bytes for integers, within
 // |a-b| <= atol + rtol*|a| for floats (NaN matches NaN, infinities match exactly).
-void expect_same(Program& cpu, Program& vk, const std::string& name, double rtol = 0, double atol = 0,
-                 const std::vector<std::string>& column_names = {}) {
+void expect_same(Program& cpu, Program& vk, const std::string& name, double rtol = 0,
+                 double atol = 0, const std::vector<std::string>& column_names = {}) {
   ArrayView a = cpu.array(name), b = vk.array(name);
   ASSERT_EQ(a.bytes, b.bytes) << name;
   if (!is_float(a.dtype)) {
     for (size_t i = 0; i < a.bytes / static_cast<size_t>(size_of(a.dtype)); ++i)
-      ASSERT_EQ(component(a, i), component(b, i)) << name << "[" << i << "]"
-                                                  << (column_names.empty() ? "" : " (" + column_names[i % column_names.size()] + ")");
+      ASSERT_EQ(component(a, i), component(b, i))
+          << name << "[" << i << "]"
+          << (column_names.empty() ? "" : " (" + column_names[i % column_names.size()] + ")");
     return;
   }
   size_t n = a.bytes / static_cast<size_t>(size_of(a.dtype));
   for (size_t i = 0; i < n; ++i) {
     double x = component(a, i), y = component(b, i);
-    std::string what = name + "[" + std::to_string(i) + "]" +
-                       (column_names.empty() ? "" : " (" + column_names[i % column_names.size()] + ")");
+    std::string what =
+        name + "[" + std::to_string(i) + "]" +
+        (column_names.empty() ? "" : " (" + column_names[i % column_names.size()] + ")");
     if (std::isnan(x) || std::isnan(y)) {
       EXPECT_TRUE(std::isnan(x) && std::isnan(y)) << what << ": cpu " << x << " vulkan " << y;
       continue;
@@ -72,7 +107,8 @@ void expect_same(Program& cpu, Program& vk, const std::string& name, double rtol
       EXPECT_EQ(x, y) << what;
       continue;
     }
-    EXPECT_LE(std::fabs(x - y), atol + rtol * std::fabs(x)) << what << ": cpu " << x << " vulkan " << y;
+    EXPECT_LE(std::fabs(x - y), atol + rtol * std::fabs(x))
+        << what << ": cpu " << x << " vulkan " << y;
   }
 }
 
@@ -85,16 +121,22 @@ graph::Document formulas(const std::string& type, const std::string& out_type, i
   doc.fields.push_back(FieldDesc{"b", t, {n}, Layout::AoS});
   doc.fields.push_back(FieldDesc{"out", ot, {n, static_cast<int64_t>(exprs.size())}, Layout::AoS});
   graph::KernelDecl k = kernel("ops", {}, {});
-  graph::Node loop = N(1, "range_for").in("end0", n).region("body", {
-      N(2, "load").in("i0", ln(1, "i0")).p("field", "a"),
-      N(3, "load").in("i0", ln(1, "i0")).p("field", "b"),
-  });
+  graph::Node loop = N(1, "range_for")
+                         .in("end0", n)
+                         .region("body", {
+                                             N(2, "load").in("i0", ln(1, "i0")).p("field", "a"),
+                                             N(3, "load").in("i0", ln(1, "i0")).p("field", "b"),
+                                         });
   int id = 10;
   for (size_t c = 0; c < exprs.size(); ++c) {
-    loop.regions[0].nodes.push_back(N(id, "expr").in("a", ln(2)).in("b", ln(3)).p("expr", exprs[c]));
-    loop.regions[0].nodes.push_back(N(id + 1, "cast").in("a", ln(id)).p("type", out_type));
     loop.regions[0].nodes.push_back(
-        N(id + 2, "store").in("i0", ln(1, "i0")).in("i1", static_cast<int>(c)).in("value", ln(id + 1)).p("field", "out"));
+        N(id, "expr").in("a", ln(2)).in("b", ln(3)).p("expr", exprs[c]));
+    loop.regions[0].nodes.push_back(N(id + 1, "cast").in("a", ln(id)).p("type", out_type));
+    loop.regions[0].nodes.push_back(N(id + 2, "store")
+                                        .in("i0", ln(1, "i0"))
+                                        .in("i1", static_cast<int>(c))
+                                        .in("value", ln(id + 1))
+                                        .p("field", "out"));
     id += 3;
   }
   k.nodes.push_back(loop);
@@ -105,7 +147,9 @@ graph::Document formulas(const std::string& type, const std::string& out_type, i
 // An input pin linked to `l`, or holding a literal, for nodes assembled piece by piece.
 graph::Input pin(const std::string& name, Link l) { return N(0, "").in(name, l).node.inputs[0]; }
 template <typename T>
-graph::Input pin(const std::string& name, T literal) { return N(0, "").in(name, literal).node.inputs[0]; }
+graph::Input pin(const std::string& name, T literal) {
+  return N(0, "").in(name, literal).node.inputs[0];
+}
 
 TextureFormat format_of(const char* name) {
   TextureFormat f = TextureFormat::RGBA32F;
@@ -122,8 +166,9 @@ void fill(Program& p, const std::string& name, const std::vector<T>& values) {
 
 // Runs the formula kernel on both backends over every pair of `values`.
 template <typename T>
-void compare_formulas(const std::string& type, const std::string& out_type, const std::vector<T>& values,
-                      const std::vector<std::string>& exprs, double rtol = 0, double atol = 0) {
+void compare_formulas(const std::string& type, const std::string& out_type,
+                      const std::vector<T>& values, const std::vector<std::string>& exprs,
+                      double rtol = 0, double atol = 0) {
   std::vector<T> a, b;
   for (T x : values)
     for (T y : values) {
@@ -143,58 +188,94 @@ void compare_formulas(const std::string& type, const std::string& out_type, cons
 }
 
 const std::vector<std::string> kIntFormulas = {
-    "a + b", "a - b", "a * b", "a / b", "a % b", "min(a, b)", "max(a, b)", "a < b", "a <= b", "a == b",
-    "a != b", "a > b", "abs(a)", "sign(a)", "-a", "and(a, b)", "or(a, b)", "xor(a, b)", "not(a)",
-    "shl(a, b)", "shr(a, b)", "pow(a, b % 5)", "clamp(a, -5, 9)", "select(a < b, a * 2, b)", "fma(a, b, a)"};
+    "a + b",         "a - b",           "a * b",
+    "a / b",         "a % b",           "min(a, b)",
+    "max(a, b)",     "a < b",           "a <= b",
+    "a == b",        "a != b",          "a > b",
+    "abs(a)",        "sign(a)",         "-a",
+    "and(a, b)",     "or(a, b)",        "xor(a, b)",
+    "not(a)",        "shl(a, b)",       "shr(a, b)",
+    "pow(a, b % 5)", "clamp(a, -5, 9)", "select(a < b, a * 2, b)",
+    "fma(a, b, a)"};
 
 TEST(CrossBackend, Int32Arithmetic) {
   LOOM_REQUIRE_VULKAN_OR_SKIP();
-  std::vector<int32_t> v = {0, 1, -1, 2, -3, 7, -8, 31, 32, 33, 100000, -65536,
-                            std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min()};
+  std::vector<int32_t> v = {0,
+                            1,
+                            -1,
+                            2,
+                            -3,
+                            7,
+                            -8,
+                            31,
+                            32,
+                            33,
+                            100000,
+                            -65536,
+                            std::numeric_limits<int32_t>::max(),
+                            std::numeric_limits<int32_t>::min()};
   compare_formulas<int32_t>("i32", "i32", v, kIntFormulas);
 }
 
 TEST(CrossBackend, Uint32Arithmetic) {
   LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::vector<uint32_t> v = {0, 1, 2, 3, 7, 31, 32, 33, 65535, 0x80000000u, 0xffffffffu};
-  compare_formulas<uint32_t>("u32", "u32", v,
-                             {"a + b", "a - b", "a * b", "a / b", "a % b", "min(a, b)", "max(a, b)", "a < b",
-                              "a >= b", "and(a, b)", "or(a, b)", "xor(a, b)", "shl(a, b)", "shr(a, b)",
-                              "pow(a, b % 3)", "sign(a)"});
+  compare_formulas<uint32_t>(
+      "u32", "u32", v,
+      {"a + b", "a - b", "a * b", "a / b", "a % b", "min(a, b)", "max(a, b)", "a < b", "a >= b",
+       "and(a, b)", "or(a, b)", "xor(a, b)", "shl(a, b)", "shr(a, b)", "pow(a, b % 3)", "sign(a)"});
 }
 
 TEST(CrossBackend, Int64Arithmetic) {
   LOOM_REQUIRE_VULKAN_OR_SKIP();
-  std::vector<int64_t> v = {0, 1, -1, 7, -8, 63, 64, 65, 1ll << 40, -(1ll << 33) - 5,
-                            std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
+  std::vector<int64_t> v = {0,
+                            1,
+                            -1,
+                            7,
+                            -8,
+                            63,
+                            64,
+                            65,
+                            1ll << 40,
+                            -(1ll << 33) - 5,
+                            std::numeric_limits<int64_t>::max(),
+                            std::numeric_limits<int64_t>::min()};
   compare_formulas<int64_t>("i64", "i64", v, kIntFormulas);
 }
 
 TEST(CrossBackend, NarrowIntegers) {
   LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::vector<int8_t> v8 = {0, 1, -1, 7, -8, 100, 127, -128};
-  compare_formulas<int8_t>("i8", "i8", v8, {"a + b", "a * b", "a / b", "a % b", "shr(a, b)", "min(a, b)", "a < b"});
+  compare_formulas<int8_t>("i8", "i8", v8,
+                           {"a + b", "a * b", "a / b", "a % b", "shr(a, b)", "min(a, b)", "a < b"});
   std::vector<uint16_t> v16 = {0, 1, 2, 255, 256, 40000, 65535};
-  compare_formulas<uint16_t>("u16", "u16", v16, {"a + b", "a - b", "a * b", "a / b", "shl(a, b)", "max(a, b)"});
+  compare_formulas<uint16_t>("u16", "u16", v16,
+                             {"a + b", "a - b", "a * b", "a / b", "shl(a, b)", "max(a, b)"});
 }
 
 TEST(CrossBackend, Float32Arithmetic) {
   LOOM_REQUIRE_VULKAN_OR_SKIP();
-  std::vector<float> v = {0.0f, -0.0f, 0.5f, -0.5f, 1.5f, -2.5f, 2.5f, 1e-3f, 3.14159f, -100.0f, 1e6f};
+  std::vector<float> v = {0.0f, -0.0f, 0.5f,     -0.5f,   1.5f, -2.5f,
+                          2.5f, 1e-3f, 3.14159f, -100.0f, 1e6f};
   // Exact operations: the same bits, or both NaN.
-  compare_formulas<float>("f32", "f32", v,
-                          {"a + b", "a - b", "a * b", "min(a, b)", "max(a, b)", "floor(a)", "ceil(a)", "round(a)",
-                           "abs(a)", "sign(a)", "-a", "a < b", "a == b", "clamp(a, -1, 1)", "select(a > b, a, b)"});
+  compare_formulas<float>(
+      "f32", "f32", v,
+      {"a + b", "a - b", "a * b", "min(a, b)", "max(a, b)", "floor(a)", "ceil(a)", "round(a)",
+       "abs(a)", "sign(a)", "-a", "a < b", "a == b", "clamp(a, -1, 1)", "select(a > b, a, b)"});
   // Division and its relatives may use a reciprocal under fast math: a few ulps.
-  compare_formulas<float>("f32", "f32", v, {"a / b", "a % b", "fract(a)", "mix(a, b, 0.25)", "fma(a, b, 1)"}, 4e-7, 1e-6);
+  compare_formulas<float>("f32", "f32", v,
+                          {"a / b", "a % b", "fract(a)", "mix(a, b, 0.25)", "fma(a, b, 1)"}, 4e-7,
+                          1e-6);
   // Library functions: lavapipe's against glibc's. Its atan (and atan2, asin, acos, built on
   // it) is a polynomial within 4e-6 relative; Vulkan itself promises far less (4096 ulp).
   compare_formulas<float>("f32", "f32", v,
-                          {"sqrt(abs(a))", "rsqrt(abs(a) + 1)", "rsqrt(abs(a))", "sin(a)", "cos(a)", "tan(a * 0.1)", "asin(a * 0.001)",
-                           "acos(a * 0.001)", "atan(a)", "exp(a * 0.01)", "log(abs(a) + 1)", "atan2(a, b)"},
+                          {"sqrt(abs(a))", "rsqrt(abs(a) + 1)", "rsqrt(abs(a))", "sin(a)", "cos(a)",
+                           "tan(a * 0.1)", "asin(a * 0.001)", "acos(a * 0.001)", "atan(a)",
+                           "exp(a * 0.01)", "log(abs(a) + 1)", "atan2(a, b)"},
                           5e-6, 4e-6);
   // pow through exp2(y * log2(x)) loses bits as |y * log2(x)| grows: 1e6 ** 2.5 is off by 2e-6.
-  compare_formulas<float>("f32", "f32", v, {"pow(a, b)", "pow(abs(a), 0.5)", "pow(a, 3)"}, 5e-6, 1e-6);
+  compare_formulas<float>("f32", "f32", v, {"pow(a, b)", "pow(abs(a), 0.5)", "pow(a, 3)"}, 5e-6,
+                          1e-6);
 }
 
 // fmod is exact on both, also for divisors far below the dividend and for subnormals
@@ -204,7 +285,8 @@ TEST(CrossBackend, ExactFmodAndSignedZeros) {
   std::vector<float> v = {1.0f, 3.5f, -7.25f, 1e30f, 1e-38f, 1e-44f, 1e-45f, -0.0f};
   compare_formulas<float>("f32", "f32", v, {"a % b"});
   // (pow near the ends of the range is lavapipe's exp2/log2 at their worst: not compared.)
-  compare_formulas<float>("f32", "f32", {1.0f, 3.5f, -7.25f, -0.0f, 0.0f}, {"pow(a, 3)", "pow(a, -1)", "pow(a, 2)"}, 5e-6, 0);
+  compare_formulas<float>("f32", "f32", {1.0f, 3.5f, -7.25f, -0.0f, 0.0f},
+                          {"pow(a, 3)", "pow(a, -1)", "pow(a, 2)"}, 5e-6, 0);
   std::vector<double> d = {1.0, -7.25, 1e300, 1e-310, 5e-324};
   compare_formulas<double>("f64", "f64", d, {"a % b"});
 }
@@ -212,11 +294,13 @@ TEST(CrossBackend, ExactFmodAndSignedZeros) {
 TEST(CrossBackend, Float64Arithmetic) {
   LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::vector<double> v = {0.0, -0.5, 1.5, -2.5, 3.141592653589793, 1e-9, -1e12};
-  compare_formulas<double>("f64", "f64", v, {"a + b", "a - b", "a * b", "min(a, b)", "floor(a)", "round(a)", "abs(a)",
-                                             "sqrt(abs(a))", "a < b"});
+  compare_formulas<double>("f64", "f64", v,
+                           {"a + b", "a - b", "a * b", "min(a, b)", "floor(a)", "round(a)",
+                            "abs(a)", "sqrt(abs(a))", "a < b"});
   compare_formulas<double>("f64", "f64", v, {"a / b", "a % b"}, 1e-15, 1e-15);
   // Vulkan's GLSL.std.450 has no f64 transcendentals: they run at f32 precision (a note says so).
-  compare_formulas<double>("f64", "f64", v, {"sin(a / (1 + abs(a)))", "exp(a * 1e-13)"}, 2e-7, 2e-7);
+  compare_formulas<double>("f64", "f64", v, {"sin(a / (1 + abs(a)))", "exp(a * 1e-13)"}, 2e-7,
+                           2e-7);
   compare_formulas<double>("f64", "f64", v, {"atan2(a, b)"}, 5e-6, 4e-6);
   compare_formulas<double>("f64", "f64", v, {"pow(abs(a) + 1, 0.5)"}, 5e-6, 0);
 }
@@ -239,66 +323,137 @@ graph::Document control_flow() {
   graph::Document doc;
   doc.fields.push_back(FieldDesc{"out", {Scalar::I32}, {64, 3}, Layout::AoS});
   doc.fields.push_back(FieldDesc{"grid", {Scalar::F32}, {16, 12}, Layout::SoA});
-  doc.kernels.push_back(kernel("loops", {}, {
-      N(1, "range_for").in("end0", 64).region("body", {
-          // collatz steps of i+1, at most 200
-          N(2, "add").in("a", ln(1, "i0")).in("b", 1),
-          N(3, "while").in("x", ln(2)).in("n", 0).region("body", {
-              N(4, "carried").p("name", "x"),
-              N(5, "carried").p("name", "n"),
-              N(6, "expr").in("x", ln(4)).in("n", ln(5)).p("expr", "x <= 1 || n >= 200"),
-              N(7, "break").in("cond", ln(6)),
-              N(8, "expr").in("x", ln(4)).p("expr", "x % 2 == 0 ? x / 2 : 3 * x + 1"),
-              N(9, "next").in("value", ln(8)).p("name", "x"),
-              N(10, "add").in("a", ln(5)).in("b", 1),
-              N(11, "next").in("value", ln(10)).p("name", "n"),
-          }),
-          N(12, "store").in("i0", ln(1, "i0")).in("i1", 0).in("value", ln(3, "n")).p("field", "out"),
-          // sum of k in [0, i) skipping multiples of 3, through a variable and a continue
-          N(13, "var").in("init", 0),
-          N(14, "range_for").in("end0", ln(1, "i0")).region("body", {
-              N(15, "expr").in("k", ln(14, "i0")).p("expr", "k % 3 == 0"),
-              N(16, "continue").in("cond", ln(15)),
-              N(17, "get").in("var", ln(13, "ref")),
-              N(18, "add").in("a", ln(17)).in("b", ln(14, "i0")),
-              N(19, "set").in("var", ln(13, "ref")).in("value", ln(18)),
-          }),
-          N(20, "get").in("var", ln(13, "ref")),
-          N(21, "store").in("i0", ln(1, "i0")).in("i1", 1).in("value", ln(20)).p("field", "out"),
-          // an if with values out of both branches
-          N(22, "expr").in("i", ln(1, "i0")).p("expr", "i % 4 < 2"),
-          N(23, "if").in("cond", ln(22)).region("then", {
-              N(24, "mul").in("a", ln(1, "i0")).in("b", 3),
-              N(25, "yield").in("v", ln(24)),
-          }).region("else", {
-              N(26, "yield").in("v", -7),
-          }),
-          N(27, "store").in("i0", ln(1, "i0")).in("i1", 2).in("value", ln(23, "v")).p("field", "out"),
-      })}));
-  doc.kernels.push_back(kernel("fill_grid", {}, {
-      N(1, "struct_for").p("field", "grid").region("body", {
-          N(2, "expr").in("i", ln(1, "i0")).in("j", ln(1, "i1")).p("expr", "sin(i * 0.3) * j"),
-          N(3, "store").in("i0", ln(1, "i0")).in("i1", ln(1, "i1")).in("value", ln(2)).p("field", "grid"),
-      })}));
+  doc.kernels.push_back(kernel(
+      "loops", {},
+      {N(1, "range_for")
+           .in("end0", 64)
+           .region(
+               "body",
+               {
+                   // collatz steps of i+1, at most 200
+                   N(2, "add").in("a", ln(1, "i0")).in("b", 1),
+                   N(3, "while")
+                       .in("x", ln(2))
+                       .in("n", 0)
+                       .region("body",
+                               {
+                                   N(4, "carried").p("name", "x"),
+                                   N(5, "carried").p("name", "n"),
+                                   N(6, "expr")
+                                       .in("x", ln(4))
+                                       .in("n", ln(5))
+                                       .p("expr", "x <= 1 || n >= 200"),
+                                   N(7, "break").in("cond", ln(6)),
+                                   N(8, "expr")
+                                       .in("x", ln(4))
+                                       .p("expr", "x % 2 == 0 ? x / 2 : 3 * x + 1"),
+                                   N(9, "next").in("value", ln(8)).p("name", "x"),
+                                   N(10, "add").in("a", ln(5)).in("b", 1),
+                                   N(11, "next").in("value", ln(10)).p("name", "n"),
+                               }),
+                   N(12, "store")
+                       .in("i0", ln(1, "i0"))
+                       .in("i1", 0)
+                       .in("value", ln(3, "n"))
+                       .p("field", "out"),
+                   // sum of k in [0, i) skipping multiples of 3, through a variable and a continue
+                   N(13, "var").in("init", 0),
+                   N(14, "range_for")
+                       .in("end0", ln(1, "i0"))
+                       .region("body",
+                               {
+                                   N(15, "expr").in("k", ln(14, "i0")).p("expr", "k % 3 == 0"),
+                                   N(16, "continue").in("cond", ln(15)),
+                                   N(17, "get").in("var", ln(13, "ref")),
+                                   N(18, "add").in("a", ln(17)).in("b", ln(14, "i0")),
+                                   N(19, "set").in("var", ln(13, "ref")).in("value", ln(18)),
+                               }),
+                   N(20, "get").in("var", ln(13, "ref")),
+                   N(21, "store")
+                       .in("i0", ln(1, "i0"))
+                       .in("i1", 1)
+                       .in("value", ln(20))
+                       .p("field", "out"),
+                   // an if with values out of both branches
+                   N(22, "expr").in("i", ln(1, "i0")).p("expr", "i % 4 < 2"),
+                   N(23, "if")
+                       .in("cond", ln(22))
+                       .region("then",
+                               {
+                                   N(24, "mul").in("a", ln(1, "i0")).in("b", 3),
+                                   N(25, "yield").in("v", ln(24)),
+                               })
+                       .region("else",
+                               {
+                                   N(26, "yield").in("v", -7),
+                               }),
+                   N(27, "store")
+                       .in("i0", ln(1, "i0"))
+                       .in("i1", 2)
+                       .in("value", ln(23, "v"))
+                       .p("field", "out"),
+               })}));
+  doc.kernels.push_back(kernel("fill_grid", {},
+                               {N(1, "struct_for")
+                                    .p("field", "grid")
+                                    .region("body", {
+                                                        N(2, "expr")
+                                                            .in("i", ln(1, "i0"))
+                                                            .in("j", ln(1, "i1"))
+                                                            .p("expr", "sin(i * 0.3) * j"),
+                                                        N(3, "store")
+                                                            .in("i0", ln(1, "i0"))
+                                                            .in("i1", ln(1, "i1"))
+                                                            .in("value", ln(2))
+                                                            .p("field", "grid"),
+                                                    })}));
   // 3x3 box blur written into the same field's transpose-free copy: unrolled loops
   doc.fields.push_back(FieldDesc{"blur", {Scalar::F32}, {16, 12}, Layout::AoS});
-  doc.kernels.push_back(kernel("blur", {}, {
-      N(1, "range_for").in("begin0", 1).in("end0", 15).in("begin1", 1).in("end1", 11).region("body", {
-          N(2, "var").p("type", "f32").in("init", 0.0),
-          N(3, "unroll").p("count", 3).region("body", {
-              N(4, "unroll").p("count", 3).region("body", {
-                  N(5, "expr").in("i", ln(1, "i0")).in("d", ln(3, "i")).p("expr", "i + d - 1"),
-                  N(6, "expr").in("j", ln(1, "i1")).in("d", ln(4, "i")).p("expr", "j + d - 1"),
-                  N(7, "load").in("i0", ln(5)).in("i1", ln(6)).p("field", "grid"),
-                  N(8, "get").in("var", ln(2, "ref")),
-                  N(9, "add").in("a", ln(8)).in("b", ln(7)),
-                  N(10, "set").in("var", ln(2, "ref")).in("value", ln(9)),
-              }),
-          }),
-          N(11, "get").in("var", ln(2, "ref")),
-          N(12, "div").in("a", ln(11)).in("b", 9.0),
-          N(13, "store").in("i0", ln(1, "i0")).in("i1", ln(1, "i1")).in("value", ln(12)).p("field", "blur"),
-      })}));
+  doc.kernels.push_back(kernel(
+      "blur", {},
+      {N(1, "range_for")
+           .in("begin0", 1)
+           .in("end0", 15)
+           .in("begin1", 1)
+           .in("end1", 11)
+           .region("body",
+                   {
+                       N(2, "var").p("type", "f32").in("init", 0.0),
+                       N(3, "unroll")
+                           .p("count", 3)
+                           .region("body",
+                                   {
+                                       N(4, "unroll")
+                                           .p("count", 3)
+                                           .region("body",
+                                                   {
+                                                       N(5, "expr")
+                                                           .in("i", ln(1, "i0"))
+                                                           .in("d", ln(3, "i"))
+                                                           .p("expr", "i + d - 1"),
+                                                       N(6, "expr")
+                                                           .in("j", ln(1, "i1"))
+                                                           .in("d", ln(4, "i"))
+                                                           .p("expr", "j + d - 1"),
+                                                       N(7, "load")
+                                                           .in("i0", ln(5))
+                                                           .in("i1", ln(6))
+                                                           .p("field", "grid"),
+                                                       N(8, "get").in("var", ln(2, "ref")),
+                                                       N(9, "add").in("a", ln(8)).in("b", ln(7)),
+                                                       N(10, "set")
+                                                           .in("var", ln(2, "ref"))
+                                                           .in("value", ln(9)),
+                                                   }),
+                                   }),
+                       N(11, "get").in("var", ln(2, "ref")),
+                       N(12, "div").in("a", ln(11)).in("b", 9.0),
+                       N(13, "store")
+                           .in("i0", ln(1, "i0"))
+                           .in("i1", ln(1, "i1"))
+                           .in("value", ln(12))
+                           .p("field", "blur"),
+                   })}));
   return doc;
 }
 
@@ -329,27 +484,40 @@ TEST(CrossBackend, AtomicsAgree) {
   doc.fields.push_back(FieldDesc{"f", {Scalar::F32}, {7, 4}, Layout::AoS});
   doc.fields.push_back(FieldDesc{"l", {Scalar::I64}, {7}, Layout::AoS});
   doc.fields.push_back(FieldDesc{"olds", {Scalar::I32}, {1}, Layout::AoS});
-  const char* int_ops[] = {"atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor"};
-  graph::Node loop = N(1, "range_for").in("end0", 5000).region("body", {
-      N(2, "expr").in("i", ln(1, "i0")).p("expr", "i % 7"),
-      N(3, "expr").in("i", ln(1, "i0")).p("expr", "(i * -1640531535) % 1000 - 300"),  // 2654435761 as an i32
-      N(4, "cast").in("a", ln(3)).p("type", "u32"),
-      N(5, "expr").in("x", ln(3)).p("expr", "x * 0.25"),
-      N(6, "cast").in("a", ln(3)).p("type", "i64"),
-  });
+  const char* int_ops[] = {"atomic_add", "atomic_sub", "atomic_min", "atomic_max",
+                           "atomic_and", "atomic_or",  "atomic_xor"};
+  graph::Node loop =
+      N(1, "range_for")
+          .in("end0", 5000)
+          .region("body",
+                  {
+                      N(2, "expr").in("i", ln(1, "i0")).p("expr", "i % 7"),
+                      N(3, "expr")
+                          .in("i", ln(1, "i0"))
+                          .p("expr", "(i * -1640531535) % 1000 - 300"),  // 2654435761 as an i32
+                      N(4, "cast").in("a", ln(3)).p("type", "u32"),
+                      N(5, "expr").in("x", ln(3)).p("expr", "x * 0.25"),
+                      N(6, "cast").in("a", ln(3)).p("type", "i64"),
+                  });
   int id = 10;
   for (int c = 0; c < 7; ++c)
-    loop.regions[0].nodes.push_back(N(id++, int_ops[c]).in("i0", ln(2)).in("i1", c).in("value", ln(3)).p("field", "i"));
+    loop.regions[0].nodes.push_back(
+        N(id++, int_ops[c]).in("i0", ln(2)).in("i1", c).in("value", ln(3)).p("field", "i"));
   const char* u_ops[] = {"atomic_add", "atomic_max", "atomic_or", "atomic_min"};
   for (int c = 0; c < 4; ++c)
-    loop.regions[0].nodes.push_back(N(id++, u_ops[c]).in("i0", ln(2)).in("i1", c).in("value", ln(4)).p("field", "u"));
+    loop.regions[0].nodes.push_back(
+        N(id++, u_ops[c]).in("i0", ln(2)).in("i1", c).in("value", ln(4)).p("field", "u"));
   const char* f_ops[] = {"atomic_add", "atomic_sub", "atomic_min", "atomic_max"};
   for (int c = 0; c < 4; ++c)
-    loop.regions[0].nodes.push_back(N(id++, f_ops[c]).in("i0", ln(2)).in("i1", c).in("value", ln(5)).p("field", "f"));
-  loop.regions[0].nodes.push_back(N(id++, "atomic_add").in("i0", ln(2)).in("value", ln(6)).p("field", "l"));
+    loop.regions[0].nodes.push_back(
+        N(id++, f_ops[c]).in("i0", ln(2)).in("i1", c).in("value", ln(5)).p("field", "f"));
+  loop.regions[0].nodes.push_back(
+      N(id++, "atomic_add").in("i0", ln(2)).in("value", ln(6)).p("field", "l"));
   // The old values returned by atomic_add, summed: the same total in any order.
-  loop.regions[0].nodes.push_back(N(id, "atomic_add").in("i0", 0).in("value", 1).p("field", "olds"));
-  loop.regions[0].nodes.push_back(N(id + 1, "atomic_add").in("i0", 0).in("i1", 0).in("value", 0).p("field", "i"));
+  loop.regions[0].nodes.push_back(
+      N(id, "atomic_add").in("i0", 0).in("value", 1).p("field", "olds"));
+  loop.regions[0].nodes.push_back(
+      N(id + 1, "atomic_add").in("i0", 0).in("i1", 0).in("value", 0).p("field", "i"));
   graph::KernelDecl k = kernel("hammer", {}, {});
   k.nodes.push_back(loop);
   doc.kernels.push_back(k);
@@ -371,17 +539,29 @@ TEST(CrossBackend, RandomNumbersAreTheSameStream) {
   doc.fields.push_back(FieldDesc{"rf", {Scalar::F32}, {300}, Layout::AoS});
   doc.fields.push_back(FieldDesc{"rd", {Scalar::F64}, {300}, Layout::AoS});
   doc.fields.push_back(FieldDesc{"ri", {Scalar::U32}, {300, 2}, Layout::AoS});
-  doc.kernels.push_back(kernel("draw", {}, {
-      N(1, "range_for").in("end0", 300).region("body", {
-          N(2, "random").p("type", "f32"),
-          N(3, "store").in("i0", ln(1, "i0")).in("value", ln(2)).p("field", "rf"),
-          N(4, "random").p("type", "f64"),
-          N(5, "store").in("i0", ln(1, "i0")).in("value", ln(4)).p("field", "rd"),
-          N(6, "random").p("type", "u32"),
-          N(7, "store").in("i0", ln(1, "i0")).in("i1", 0).in("value", ln(6)).p("field", "ri"),
-          N(8, "random").p("type", "u32"),
-          N(9, "store").in("i0", ln(1, "i0")).in("i1", 1).in("value", ln(8)).p("field", "ri"),
-      })}));
+  doc.kernels.push_back(kernel(
+      "draw", {},
+      {N(1, "range_for")
+           .in("end0", 300)
+           .region("body",
+                   {
+                       N(2, "random").p("type", "f32"),
+                       N(3, "store").in("i0", ln(1, "i0")).in("value", ln(2)).p("field", "rf"),
+                       N(4, "random").p("type", "f64"),
+                       N(5, "store").in("i0", ln(1, "i0")).in("value", ln(4)).p("field", "rd"),
+                       N(6, "random").p("type", "u32"),
+                       N(7, "store")
+                           .in("i0", ln(1, "i0"))
+                           .in("i1", 0)
+                           .in("value", ln(6))
+                           .p("field", "ri"),
+                       N(8, "random").p("type", "u32"),
+                       N(9, "store")
+                           .in("i0", ln(1, "i0"))
+                           .in("i1", 1)
+                           .in("value", ln(8))
+                           .p("field", "ri"),
+                   })}));
   Program cpu(on(Backend::Cpu)), vk(on(Backend::Vulkan));
   for (Program* p : {&cpu, &vk}) {
     p->load(doc);
@@ -396,19 +576,26 @@ TEST(CrossBackend, RandomNumbersAreTheSameStream) {
 TEST(CrossBackend, ReturnValuesOfEveryWidth) {
   LOOM_REQUIRE_VULKAN_OR_SKIP();
   graph::Document doc;
-  graph::KernelDecl k = kernel("many", {value_param("x", "i32")}, {
-      N(1, "param").p("name", "x"),
-      N(2, "expr").in("x", ln(1)).p("expr", "x > 3"),
-      N(3, "cast").in("a", ln(1)).p("type", "i8"),
-      N(4, "expr").in("x", ln(1)).p("expr", "x * 1000"),
-      N(5, "cast").in("a", ln(4)).p("type", "u16"),
-      N(6, "cast").in("a", ln(1)).p("type", "i64"),
-      N(7, "expr").in("x", ln(6)).p("expr", "x * 4000000000"),
-      N(8, "expr").in("x", ln(1)).p("expr", "x / 3.0"),
-      N(9, "cast").in("a", ln(8)).p("type", "f64"),
-      N(10, "expr").in("x", ln(8)).p("expr", "vec3(x, -x, x * x)"),
-      N(11, "return").in("r0", ln(2)).in("r1", ln(3)).in("r2", ln(5)).in("r3", ln(7)).in("r4", ln(9)).in("r5", ln(10)),
-  });
+  graph::KernelDecl k = kernel("many", {value_param("x", "i32")},
+                               {
+                                   N(1, "param").p("name", "x"),
+                                   N(2, "expr").in("x", ln(1)).p("expr", "x > 3"),
+                                   N(3, "cast").in("a", ln(1)).p("type", "i8"),
+                                   N(4, "expr").in("x", ln(1)).p("expr", "x * 1000"),
+                                   N(5, "cast").in("a", ln(4)).p("type", "u16"),
+                                   N(6, "cast").in("a", ln(1)).p("type", "i64"),
+                                   N(7, "expr").in("x", ln(6)).p("expr", "x * 4000000000"),
+                                   N(8, "expr").in("x", ln(1)).p("expr", "x / 3.0"),
+                                   N(9, "cast").in("a", ln(8)).p("type", "f64"),
+                                   N(10, "expr").in("x", ln(8)).p("expr", "vec3(x, -x, x * x)"),
+                                   N(11, "return")
+                                       .in("r0", ln(2))
+                                       .in("r1", ln(3))
+                                       .in("r2", ln(5))
+                                       .in("r3", ln(7))
+                                       .in("r4", ln(9))
+                                       .in("r5", ln(10)),
+                               });
   k.returns = {"bool", "i8", "u16", "i64", "f64", "f32x3"};
   doc.kernels.push_back(k);
   Program cpu(on(Backend::Cpu)), vk(on(Backend::Vulkan));
@@ -418,7 +605,8 @@ TEST(CrossBackend, ReturnValuesOfEveryWidth) {
     KernelResult a = cpu.launch("many", {{"x", x}}), b = vk.launch("many", {{"x", x}});
     ASSERT_EQ(a.ints.size(), 8u);
     EXPECT_EQ(a.ints, b.ints) << "x = " << x;
-    for (size_t c = 0; c < a.values.size(); ++c) EXPECT_NEAR(a.values[c], b.values[c], 1e-6 * std::fabs(a.values[c])) << c;
+    for (size_t c = 0; c < a.values.size(); ++c)
+      EXPECT_NEAR(a.values[c], b.values[c], 1e-6 * std::fabs(a.values[c])) << c;
   }
 }
 
@@ -446,10 +634,22 @@ TEST(CrossBackend, TexturesLoadSampleStore) {
       body.push_back(N(3, "param").p("name", "d"));
       std::string z = dims == 3 ? ", i2" : "";
       // write a pattern, then read it back through every sampler mode
-      graph::Node pattern = N(4, "expr").in("i0", ln(1, "i0")).in("i1", ln(1, "i1")).p("expr", "vec4(i0 * 0.11, i1 * 0.13, 0.5, 0.75)");
-      if (dims == 3) pattern = N(4, "expr").in("i0", ln(1, "i0")).in("i1", ln(1, "i1")).in("i2", ln(1, "i2")).p("expr", "vec4(i0 * 0.11, i1 * 0.13, i2 * 0.2, 0.75)");
+      graph::Node pattern = N(4, "expr")
+                                .in("i0", ln(1, "i0"))
+                                .in("i1", ln(1, "i1"))
+                                .p("expr", "vec4(i0 * 0.11, i1 * 0.13, 0.5, 0.75)");
+      if (dims == 3)
+        pattern = N(4, "expr")
+                      .in("i0", ln(1, "i0"))
+                      .in("i1", ln(1, "i1"))
+                      .in("i2", ln(1, "i2"))
+                      .p("expr", "vec4(i0 * 0.11, i1 * 0.13, i2 * 0.2, 0.75)");
       body.push_back(pattern);
-      graph::Node store = N(5, "tex_store").in("texture", ln(2)).in("x", ln(1, "i0")).in("y", ln(1, "i1")).in("value", ln(4));
+      graph::Node store = N(5, "tex_store")
+                              .in("texture", ln(2))
+                              .in("x", ln(1, "i0"))
+                              .in("y", ln(1, "i1"))
+                              .in("value", ln(4));
       if (dims == 3) store.inputs.push_back(pin("z", ln(1, "i2")));
       body.push_back(store);
       graph::KernelDecl write = kernel("write", {ps, pd}, {});
@@ -464,7 +664,8 @@ TEST(CrossBackend, TexturesLoadSampleStore) {
       // odd coordinates: between texels and outside [0, 1]
       rb.push_back(N(4, "expr").in("i", ln(1, "i0")).p("expr", "(i - 1.3) / 6.0"));
       rb.push_back(N(5, "expr").in("j", ln(1, "i1")).p("expr", "(j + 0.4) / 5.0"));
-      rb.push_back(N(6, "expr").in("k", dims == 3 ? ln(1, "i2") : ln(1, "i1")).p("expr", "k * 0.3 - 0.2"));
+      rb.push_back(
+          N(6, "expr").in("k", dims == 3 ? ln(1, "i2") : ln(1, "i1")).p("expr", "k * 0.3 - 0.2"));
       int id = 10;
       graph::Node sum = N(99, "expr").p("expr", "s0 + s1 + s2 + s3 + l");
       const char* filters[] = {"nearest", "linear"};
@@ -472,18 +673,28 @@ TEST(CrossBackend, TexturesLoadSampleStore) {
       int s = 0;
       for (const char* f : filters)
         for (const char* w : wraps) {
-          graph::Node sample = N(id, "tex_sample").in("texture", ln(2)).in("u", ln(4)).in("v", ln(5)).p("filter", f).p("wrap", w);
+          graph::Node sample = N(id, "tex_sample")
+                                   .in("texture", ln(2))
+                                   .in("u", ln(4))
+                                   .in("v", ln(5))
+                                   .p("filter", f)
+                                   .p("wrap", w);
           if (dims == 3) sample.inputs.push_back(pin("w", ln(6)));
           rb.push_back(sample);
           sum.inputs.push_back(pin("s" + std::to_string(s++), ln(id)));
           ++id;
         }
-      graph::Node load = N(id, "tex_load").in("texture", ln(2)).in("x", ln(1, "i1")).in("y", ln(1, "i0"));
+      graph::Node load =
+          N(id, "tex_load").in("texture", ln(2)).in("x", ln(1, "i1")).in("y", ln(1, "i0"));
       if (dims == 3) load.inputs.push_back(pin("z", ln(1, "i2")));
       rb.push_back(load);
       sum.inputs.push_back(pin("l", ln(id)));
       rb.push_back(sum);
-      graph::Node out = N(100, "tex_store").in("texture", ln(3)).in("x", ln(1, "i0")).in("y", ln(1, "i1")).in("value", ln(99));
+      graph::Node out = N(100, "tex_store")
+                            .in("texture", ln(3))
+                            .in("x", ln(1, "i0"))
+                            .in("y", ln(1, "i1"))
+                            .in("value", ln(99));
       if (dims == 3) out.inputs.push_back(pin("z", ln(1, "i2")));
       rb.push_back(out);
       graph::KernelDecl read = kernel("read", {ps, pd}, {});
@@ -501,8 +712,10 @@ TEST(CrossBackend, TexturesLoadSampleStore) {
         ASSERT_EQ(a.bytes, b.bytes);
         size_t n = a.format == TextureFormat::RGBA8 ? a.bytes : a.bytes / 4;
         for (size_t i = 0; i < n; ++i) {
-          double x = a.format == TextureFormat::RGBA8 ? a.data[i] : reinterpret_cast<const float*>(a.data)[i];
-          double y = b.format == TextureFormat::RGBA8 ? b.data[i] : reinterpret_cast<const float*>(b.data)[i];
+          double x = a.format == TextureFormat::RGBA8 ? a.data[i]
+                                                      : reinterpret_cast<const float*>(a.data)[i];
+          double y = b.format == TextureFormat::RGBA8 ? b.data[i]
+                                                      : reinterpret_cast<const float*>(b.data)[i];
           // Stores and texel loads are exact. Linear sampling: lavapipe filters float texels in
           // f32 like the CPU (1e-5), but rgba8 texels with 8-bit weights (subTexelPrecisionBits
           // = 8, as most GPUs): each of the 4 linear samples summed into dst may be off by up to
@@ -520,11 +733,18 @@ TEST(CrossBackend, DebugBoundsChecksReportTheSamePlace) {
   LOOM_REQUIRE_VULKAN_OR_SKIP();
   graph::Document doc;
   doc.ndarrays.push_back(graph::NdarrayDecl{"arr", {Scalar::F32}, {10, 4}});
-  doc.kernels.push_back(kernel("oob", {ndarray_param("a", "f32", 2)}, {
-      N(1, "range_for").in("end0", 10).region("body", {
-          N(2, "expr").in("i", ln(1, "i0")).p("expr", "i == 7 ? 5 : 1"),
-          N(3, "store").in("i0", ln(1, "i0")).in("i1", ln(2)).in("value", 1.0).p("ndarray", "a"),
-      })}));
+  doc.kernels.push_back(
+      kernel("oob", {ndarray_param("a", "f32", 2)},
+             {N(1, "range_for")
+                  .in("end0", 10)
+                  .region("body", {
+                                      N(2, "expr").in("i", ln(1, "i0")).p("expr", "i == 7 ? 5 : 1"),
+                                      N(3, "store")
+                                          .in("i0", ln(1, "i0"))
+                                          .in("i1", ln(2))
+                                          .in("value", 1.0)
+                                          .p("ndarray", "a"),
+                                  })}));
   std::string messages[2];
   int i = 0;
   for (Backend b : {Backend::Cpu, Backend::Vulkan}) {

@@ -123,7 +123,8 @@ TEST(VulkanProgram, LaunchesBatchWithBarriersOnlyBetweenDependentOnes) {
   // (one barrier); the next fill_b rewrites what add_bc read and wrote (one barrier), also
   // after synchronize(): a host wait does not make writes visible to later commands.
   EXPECT_EQ(after.barriers - before.barriers, 20u);
-  EXPECT_LE(after.waits - before.waits, 1u);  // only synchronize() may wait (not if the work already finished)
+  EXPECT_LE(after.waits - before.waits,
+            1u);  // only synchronize() may wait (not if the work already finished)
   EXPECT_LE(after.submits - before.submits, 10u);
   EXPECT_EQ(at(p, "b", 100), 3.0f);
 }
@@ -137,7 +138,7 @@ TEST(VulkanProgram, HostViewsAreCurrentAndWritesGoBackUp) {
   EXPECT_EQ(at(p, "c", 3), 2.0f);
   float seven = 7.0f;
   std::memcpy(c.data + 4 * 3, &seven, 4);  // a host write through the view...
-  p.launch("add_bc");                     // ...is uploaded before the next launch
+  p.launch("add_bc");                      // ...is uploaded before the next launch
   EXPECT_EQ(at(p, "b", 3), 3.0f + 7.0f);
   EXPECT_EQ(at(p, "b", 4), 3.0f + 2.0f);
 }
@@ -180,7 +181,8 @@ TEST(VulkanProgram, WarmStartsLoadSpirvAndPipelinesFromDisk) {
   }
   bool pipeline_file = false;
   for (const auto& e : std::filesystem::directory_iterator(dir))
-    pipeline_file |= e.path().filename().string().rfind("vulkan-pipelines-", 0) == 0 && std::filesystem::file_size(e.path()) >= 32;
+    pipeline_file |= e.path().filename().string().rfind("vulkan-pipelines-", 0) == 0 &&
+                     std::filesystem::file_size(e.path()) >= 32;
   // Saved beside the kernels: at least the header (lavapipe keeps no pipelines in it).
   EXPECT_TRUE(pipeline_file);
   {
@@ -235,20 +237,26 @@ TEST(VulkanProgram, ArgumentsBeyondPushConstantsTravelInAUniformRing) {
   LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::string params, sum;
   for (int i = 0; i < 12; ++i) {
-    params += std::string(i ? ", " : "") + R"({"name": "m)" + std::to_string(i) + R"(", "kind": "value", "type": "f32x4"})";
+    params += std::string(i ? ", " : "") + R"({"name": "m)" + std::to_string(i) +
+              R"(", "kind": "value", "type": "f32x4"})";
   }
   std::string nodes;
   for (int i = 0; i < 12; ++i)
-    nodes += R"({"id": )" + std::to_string(10 + i) + R"(, "type": "param", "params": {"name": "m)" + std::to_string(i) + R"("}},)";
+    nodes += R"({"id": )" + std::to_string(10 + i) + R"(, "type": "param", "params": {"name": "m)" +
+             std::to_string(i) + R"("}},)";
   std::string expr, inputs;
   for (int i = 0; i < 12; ++i) {
     expr += std::string(i ? " + " : "") + "m" + std::to_string(i) + ".w * " + std::to_string(i + 1);
-    inputs += std::string(i ? ", " : "") + R"("m)" + std::to_string(i) + R"(": ")" + std::to_string(10 + i) + R"(")";
+    inputs += std::string(i ? ", " : "") + R"("m)" + std::to_string(i) + R"(": ")" +
+              std::to_string(10 + i) + R"(")";
   }
-  std::string doc = R"({"format": "loom-graph", "version": 2, "fields": [{"name": "out", "type": "f32", "shape": [8]}],
-    "kernels": [{"name": "wide", "params": [)" + params + R"(], "nodes": [)" + nodes + R"(
+  std::string doc =
+      R"({"format": "loom-graph", "version": 2, "fields": [{"name": "out", "type": "f32", "shape": [8]}],
+    "kernels": [{"name": "wide", "params": [)" +
+      params + R"(], "nodes": [)" + nodes + R"(
       {"id": 1, "type": "range_for", "inputs": {"end0": 8}, "regions": {"body": [
-        {"id": 2, "type": "expr", "inputs": {)" + inputs + R"(, "i": "1.i0"}, "params": {"expr": ")" + expr + R"( + i"}},
+        {"id": 2, "type": "expr", "inputs": {)" +
+      inputs + R"(, "i": "1.i0"}, "params": {"expr": ")" + expr + R"( + i"}},
         {"id": 3, "type": "store", "inputs": {"i0": "1.i0", "value": "2"}, "params": {"field": "out"}}]}}]}]})";
   Program p(vulkan());
   p.load(graph::load_document(doc));
@@ -271,7 +279,8 @@ TEST(VulkanProgram, ArgumentsBeyondPushConstantsTravelInAUniformRing) {
 // as on the CPU (the buffers are declared Aliased).
 TEST(VulkanProgram, OneNdarrayBoundToTwoParameters) {
   LOOM_REQUIRE_VULKAN_OR_SKIP();
-  const char* doc = R"({"format": "loom-graph", "version": 2, "ndarrays": [{"name": "v", "type": "i32", "shape": [1]}],
+  const char* doc =
+      R"({"format": "loom-graph", "version": 2, "ndarrays": [{"name": "v", "type": "i32", "shape": [1]}],
     "kernels": [{"name": "bump", "params": [{"name": "a", "kind": "ndarray", "type": "i32", "ndim": 1},
                                             {"name": "b", "kind": "ndarray", "type": "i32", "ndim": 1}],
       "returns": ["i32"], "nodes": [
@@ -331,7 +340,9 @@ TEST(VulkanProgram, AHugeDeviceIndexIsAnErrorNotACrash) {
     Program p(o);
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("no Vulkan device 99999999999999999999"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no Vulkan device 99999999999999999999"),
+              std::string::npos)
+        << e.what();
   }
   o.backend = Backend::Auto;  // and Auto falls back instead of failing
   EXPECT_EQ(Program(o).backend(), Backend::Cpu);

@@ -32,8 +32,8 @@ vk::RuntimeOptions test_options() {
   return o;
 }
 
-codegen::CompiledSpirvKernel compile_for(vk::VulkanRuntime& rt, const graph::Document& doc, const std::string& kernel,
-                                         uint32_t without_features = 0) {
+codegen::CompiledSpirvKernel compile_for(vk::VulkanRuntime& rt, const graph::Document& doc,
+                                         const std::string& kernel, uint32_t without_features = 0) {
   auto k = graph::lower_kernel(doc, kernel);
   k->index_bits = 32;
   passes::run_pipeline(*k, {});
@@ -44,7 +44,8 @@ codegen::CompiledSpirvKernel compile_for(vk::VulkanRuntime& rt, const graph::Doc
   return codegen::compile_kernel_to_spirv(*k, target);
 }
 
-std::shared_ptr<vk::VulkanKernel> compile(vk::VulkanRuntime& rt, const graph::Document& doc, const std::string& kernel,
+std::shared_ptr<vk::VulkanKernel> compile(vk::VulkanRuntime& rt, const graph::Document& doc,
+                                          const std::string& kernel,
                                           uint32_t without_features = 0) {
   codegen::CompiledSpirvKernel c = compile_for(rt, doc, kernel, without_features);
   return rt.load(c.abi, c.kernel);
@@ -80,7 +81,9 @@ TEST(VulkanRuntime, UnknownDeviceIsAClearError) {
     vk::VulkanRuntime rt(o);
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("no Vulkan device matches 'no such gpu'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no Vulkan device matches 'no such gpu'"),
+              std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("0: "), std::string::npos) << e.what();
   }
 }
@@ -104,7 +107,8 @@ TEST(VulkanRuntime, SaxpyThroughALaunchFrame) {
   frame.set_ndarray(2, y);
   for (int launch = 0; launch < 3; ++launch) rt.launch(*kernel, frame.context());
   rt.read_back(y.data());
-  for (int i = 0; i < n; ++i) ASSERT_EQ(y.data_as<float>()[i], 1.0f + 3 * 2.0f * static_cast<float>(i)) << i;
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(y.data_as<float>()[i], 1.0f + 3 * 2.0f * static_cast<float>(i)) << i;
   // x and y went up once; the three launches stayed in one submission, ordered by barriers.
   EXPECT_EQ(rt.stats().total.resource_bytes, 2u * n * 4);
   EXPECT_EQ(rt.stats().total.dispatches, 3u);
@@ -150,8 +154,10 @@ TEST(VulkanRuntime, ArgpacksUploadOnceWhenChangedAndNeverWhenNot) {
   rt.launch(*kernel, frame.context());
   EXPECT_EQ(rt.stats().last_launch.argpack_uploads, 1u);
   rt.read_back(out.data());
-  for (int i = 0; i < 64; ++i) EXPECT_EQ(reinterpret_cast<float*>(out.data())[i], 3.0f * static_cast<float>(i) + 1.0f);
-  EXPECT_LE(rt.stats().waits, 1u);  // only the read back may wait (not if the work already finished)
+  for (int i = 0; i < 64; ++i)
+    EXPECT_EQ(reinterpret_cast<float*>(out.data())[i], 3.0f * static_cast<float>(i) + 1.0f);
+  EXPECT_LE(rt.stats().waits,
+            1u);  // only the read back may wait (not if the work already finished)
 }
 
 const char* kFloatAtomics = R"({"format": "loom-graph", "version": 2,
@@ -168,7 +174,8 @@ TEST(VulkanRuntime, FloatAtomicsByCompareAndSwapWhenTheDeviceLacksThem) {
   LOOM_REQUIRE_VULKAN_OR_SKIP();
   vk::VulkanRuntime rt(test_options());
   graph::Document doc = graph::load_document(kFloatAtomics);
-  const uint32_t float_atomics = kNeedFloat32AtomicAdd | kNeedFloat32AtomicMinMax | kNeedFloat64AtomicAdd | kNeedFloat64AtomicMinMax;
+  const uint32_t float_atomics = kNeedFloat32AtomicAdd | kNeedFloat32AtomicMinMax |
+                                 kNeedFloat64AtomicAdd | kNeedFloat64AtomicMinMax;
   codegen::CompiledSpirvKernel native = compile_for(rt, doc, "sum");
   codegen::CompiledSpirvKernel cas = compile_for(rt, doc, "sum", float_atomics);
   EXPECT_EQ(cas.kernel.requirements & float_atomics, 0u);
@@ -219,7 +226,8 @@ TEST(VulkanRuntime, MissingFeatureNamesKernelNodeAndFeature) {
       rt.load(c.abi, c.kernel);
       FAIL() << "expected an error";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("shaderBufferFloat64AtomicMinMax"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("shaderBufferFloat64AtomicMinMax"), std::string::npos)
+          << e.what();
     }
   }
 }
@@ -233,7 +241,8 @@ TEST(VulkanRuntime, OversizedBuffersAreRefusedByName) {
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("'huge'"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("binds storage buffers of at most"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("binds storage buffers of at most"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -252,12 +261,14 @@ TEST(VulkanRuntime, ResourcesAreSubAllocated) {
   vk::MemoryAllocator alloc(rt.device());
   std::vector<vk::GpuBuffer> buffers;
   for (int i = 0; i < 100; ++i)
-    buffers.emplace_back(rt.device(), alloc, 4096 + 16 * i, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, vk::MemoryUse::DeviceLocal, "b");
+    buffers.emplace_back(rt.device(), alloc, 4096 + 16 * i, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                         vk::MemoryUse::DeviceLocal, "b");
   EXPECT_EQ(alloc.stats().allocations, 100u);
   EXPECT_LE(alloc.stats().blocks, 2u);
   buffers.erase(buffers.begin() + 10, buffers.begin() + 60);  // freed ranges merge and are reused
   for (int i = 0; i < 50; ++i)
-    buffers.emplace_back(rt.device(), alloc, 4096, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, vk::MemoryUse::DeviceLocal, "c");
+    buffers.emplace_back(rt.device(), alloc, 4096, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                         vk::MemoryUse::DeviceLocal, "c");
   EXPECT_LE(alloc.stats().blocks, 2u);
   EXPECT_EQ(alloc.stats().allocations, 100u);
 }
@@ -273,7 +284,8 @@ TEST(VulkanRuntime, VulkanFailuresAreExplained) {
     return std::string();
   };
   EXPECT_EQ(message(VK_SUCCESS), "");
-  EXPECT_NE(message(VK_ERROR_OUT_OF_DEVICE_MEMORY).find("allocating 'grid': VK_ERROR_OUT_OF_DEVICE_MEMORY (out of device memory)"),
+  EXPECT_NE(message(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+                .find("allocating 'grid': VK_ERROR_OUT_OF_DEVICE_MEMORY (out of device memory)"),
             std::string::npos);
   EXPECT_NE(message(VK_ERROR_DEVICE_LOST).find("the device was lost"), std::string::npos);
   // No memory type can hold it: a clear error, not a crash.

@@ -117,7 +117,8 @@ format version. With --check, changes nothing and exits 1 when the file is not c
 
 Lists the Vulkan devices this machine has, with the index --device takes.
 )"},
-    {"bench", R"(usage: loom bench DOC [--steps N] [--threads N] [--backend B] [--device D] [--no-fast-math]
+    {"bench",
+     R"(usage: loom bench DOC [--steps N] [--threads N] [--backend B] [--device D] [--no-fast-math]
 
 Runs `init`, then times N runs of `step` (default 100) and prints the mean time per step.
   --no-fast-math     strict IEEE float math
@@ -147,10 +148,13 @@ struct Options {
 };
 
 const std::map<std::string, std::vector<std::string>> kValueOptions = {
-    {"run", {"--steps", "--backend", "--device", "--workgroup-size", "--load", "--dump", "--threads", "--cache-dir", "--png", "--every"}},
+    {"run",
+     {"--steps", "--backend", "--device", "--workgroup-size", "--load", "--dump", "--threads",
+      "--cache-dir", "--png", "--every"}},
     {"check", {}},
     {"ir", {"--kernel", "--after", "--template"}},
-    {"compile", {"--cache-dir", "--backend", "--device", "--workgroup-size", "--output", "--arch", "--cpu"}},
+    {"compile",
+     {"--cache-dir", "--backend", "--device", "--workgroup-size", "--output", "--arch", "--cpu"}},
     {"spirv", {"--kernel", "--template", "--device"}},
     {"bench", {"--steps", "--threads", "--backend", "--device", "--workgroup-size", "--cache-dir"}},
     {"fmt", {}},
@@ -160,7 +164,9 @@ const std::map<std::string, std::vector<std::string>> kFlagOptions = {
     {"run", {"--stats", "--debug", "--no-cache", "--validate", "--spirv-opt", "--no-fast-math"}},
     {"check", {"--debug", "--no-fast-math"}},
     {"ir", {"--list-passes", "--debug", "--no-fast-math"}},
-    {"compile", {"--stats", "--debug", "--no-cache", "--validate", "--spirv-opt", "--no-fast-math", "--folder"}},
+    {"compile",
+     {"--stats", "--debug", "--no-cache", "--validate", "--spirv-opt", "--no-fast-math",
+      "--folder"}},
     {"spirv", {"--debug"}},
     {"bench", {"--no-cache", "--validate", "--spirv-opt", "--no-fast-math"}},
     {"fmt", {"--check"}},
@@ -180,7 +186,8 @@ Options parse(int argc, char** argv) {
     std::exit(argc < 2 ? 2 : 0);
   }
   o.command = argv[1];
-  if (!kValueOptions.count(o.command)) fail("unknown command '" + o.command + "' (see loom --help)");
+  if (!kValueOptions.count(o.command))
+    fail("unknown command '" + o.command + "' (see loom --help)");
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-o") a = "--output";
@@ -219,7 +226,8 @@ int to_int(const std::string& option, const std::string& text) {
   }
 }
 
-std::pair<std::string, std::string> split_assignment(const std::string& option, const std::string& text) {
+std::pair<std::string, std::string> split_assignment(const std::string& option,
+                                                     const std::string& text) {
   auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
     fail(option + " expects NAME=VALUE, got '" + text + "'");
@@ -229,10 +237,14 @@ std::pair<std::string, std::string> split_assignment(const std::string& option, 
 loom::ProgramOptions program_options(const Options& o) {
   loom::ProgramOptions p;
   std::string backend = o.value("--backend", "cpu");
-  if (backend == "cpu") p.backend = loom::Backend::Cpu;
-  else if (backend == "vulkan") p.backend = loom::Backend::Vulkan;
-  else if (backend == "auto") p.backend = loom::Backend::Auto;
-  else fail("unknown backend '" + backend + "' (choose cpu, vulkan or auto)");
+  if (backend == "cpu")
+    p.backend = loom::Backend::Cpu;
+  else if (backend == "vulkan")
+    p.backend = loom::Backend::Vulkan;
+  else if (backend == "auto")
+    p.backend = loom::Backend::Auto;
+  else
+    fail("unknown backend '" + backend + "' (choose cpu, vulkan or auto)");
   p.device = o.value("--device");
   if (o.flag("--validate")) p.validation = true;
   if (o.flag("--spirv-opt")) p.spirv_opt = true;
@@ -275,15 +287,54 @@ void print_summary(loom::Program& program) {
       const uint8_t* p = v.data + i * es;
       double x = 0;
       switch (v.dtype) {
-        case loom::Scalar::F32: { float f; std::memcpy(&f, p, 4); x = f; break; }
-        case loom::Scalar::F64: { std::memcpy(&x, p, 8); break; }
-        case loom::Scalar::I32: { int32_t t; std::memcpy(&t, p, 4); x = t; break; }
-        case loom::Scalar::U32: { uint32_t t; std::memcpy(&t, p, 4); x = t; break; }
-        case loom::Scalar::I64: { int64_t t; std::memcpy(&t, p, 8); x = static_cast<double>(t); break; }
-        case loom::Scalar::U64: { uint64_t t; std::memcpy(&t, p, 8); x = static_cast<double>(t); break; }
-        case loom::Scalar::I16: { int16_t t; std::memcpy(&t, p, 2); x = t; break; }
-        case loom::Scalar::U16: { uint16_t t; std::memcpy(&t, p, 2); x = t; break; }
-        case loom::Scalar::U8: case loom::Scalar::Bool: x = *p; break;
+        case loom::Scalar::F32: {
+          float f;
+          std::memcpy(&f, p, 4);
+          x = f;
+          break;
+        }
+        case loom::Scalar::F64: {
+          std::memcpy(&x, p, 8);
+          break;
+        }
+        case loom::Scalar::I32: {
+          int32_t t;
+          std::memcpy(&t, p, 4);
+          x = t;
+          break;
+        }
+        case loom::Scalar::U32: {
+          uint32_t t;
+          std::memcpy(&t, p, 4);
+          x = t;
+          break;
+        }
+        case loom::Scalar::I64: {
+          int64_t t;
+          std::memcpy(&t, p, 8);
+          x = static_cast<double>(t);
+          break;
+        }
+        case loom::Scalar::U64: {
+          uint64_t t;
+          std::memcpy(&t, p, 8);
+          x = static_cast<double>(t);
+          break;
+        }
+        case loom::Scalar::I16: {
+          int16_t t;
+          std::memcpy(&t, p, 2);
+          x = t;
+          break;
+        }
+        case loom::Scalar::U16: {
+          uint16_t t;
+          std::memcpy(&t, p, 2);
+          x = t;
+          break;
+        }
+        case loom::Scalar::U8:
+        case loom::Scalar::Bool: x = *p; break;
         case loom::Scalar::I8: x = static_cast<int8_t>(*p); break;
         default: continue;
       }
@@ -294,7 +345,8 @@ void print_summary(loom::Program& program) {
       ++n;
     }
     std::string shape;
-    for (size_t d = 0; d < v.shape.size(); ++d) shape += (d ? "x" : "") + std::to_string(v.shape[d]);
+    for (size_t d = 0; d < v.shape.size(); ++d)
+      shape += (d ? "x" : "") + std::to_string(v.shape[d]);
     std::printf("  %-16s %-6s [%s]%s  min %.6g  max %.6g  mean %.6g  sum %.9g\n", name.c_str(),
                 std::string(loom::scalar_name(v.dtype)).c_str(), shape.c_str(),
                 v.components > 1 ? (" x" + std::to_string(v.components)).c_str() : "", lo, hi,
@@ -327,15 +379,20 @@ void print_stats(loom::Program& program) {
   std::fputs(program.stats().to_string().c_str(), stdout);
   if (program.backend() != loom::Backend::Vulkan) return;
   loom::DeviceCounters c = program.device_counters();
-  std::printf("  vulkan: %llu dispatches in %llu submissions, %llu barriers, %llu host waits; %llu pipelines built in %.3f ms\n"
-              "  uploads: %llu bytes of arguments, %llu argpack uploads (%llu bytes), %llu bytes of resources; "
-              "%llu bytes read back\n",
-              static_cast<unsigned long long>(c.dispatches), static_cast<unsigned long long>(c.submits),
-              static_cast<unsigned long long>(c.barriers), static_cast<unsigned long long>(c.waits),
-              static_cast<unsigned long long>(c.pipelines), c.pipeline_ms,
-              static_cast<unsigned long long>(c.argument_bytes), static_cast<unsigned long long>(c.argpack_uploads),
-              static_cast<unsigned long long>(c.argpack_bytes), static_cast<unsigned long long>(c.resource_bytes_uploaded),
-              static_cast<unsigned long long>(c.bytes_downloaded));
+  std::printf(
+      "  vulkan: %llu dispatches in %llu submissions, %llu barriers, %llu host waits; %llu "
+      "pipelines built in %.3f ms\n"
+      "  uploads: %llu bytes of arguments, %llu argpack uploads (%llu bytes), %llu bytes of "
+      "resources; "
+      "%llu bytes read back\n",
+      static_cast<unsigned long long>(c.dispatches), static_cast<unsigned long long>(c.submits),
+      static_cast<unsigned long long>(c.barriers), static_cast<unsigned long long>(c.waits),
+      static_cast<unsigned long long>(c.pipelines), c.pipeline_ms,
+      static_cast<unsigned long long>(c.argument_bytes),
+      static_cast<unsigned long long>(c.argpack_uploads),
+      static_cast<unsigned long long>(c.argpack_bytes),
+      static_cast<unsigned long long>(c.resource_bytes_uploaded),
+      static_cast<unsigned long long>(c.bytes_downloaded));
 }
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
@@ -344,7 +401,8 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 // Time spent instantiating kernels so far (lowering, passes, LLVM, cache, loading).
 double compile_ms(const loom::Stats& s) {
-  return s.ms_lower + s.ms_passes + s.ms_codegen + s.ms_optimize + s.ms_emit + s.ms_cache_read + s.ms_load;
+  return s.ms_lower + s.ms_passes + s.ms_codegen + s.ms_optimize + s.ms_emit + s.ms_cache_read +
+         s.ms_load;
 }
 
 int cmd_run(const Options& o, bool bench) {
@@ -386,12 +444,15 @@ int cmd_run(const Options& o, bool bench) {
     std::printf("wrote %s -> %s\n", name.c_str(), file.c_str());
   }
   if (bench) {
-    std::printf("%s: %d steps, %.4f ms per step\n", o.doc.c_str(), steps, steps ? step_ms / steps : 0.0);
+    std::printf("%s: %d steps, %.4f ms per step\n", o.doc.c_str(), steps,
+                steps ? step_ms / steps : 0.0);
     return 0;
   }
-  std::printf("%s: compile %.3f ms (%d kernel instantiations), init %.3f ms, %d steps in %.3f ms (%.4f ms per step)\n",
-              o.doc.c_str(), compile_ms(program.stats()), program.stats().instantiations, init_ms, steps, step_ms,
-              steps ? step_ms / steps : 0.0);
+  std::printf(
+      "%s: compile %.3f ms (%d kernel instantiations), init %.3f ms, %d steps in %.3f ms (%.4f ms "
+      "per step)\n",
+      o.doc.c_str(), compile_ms(program.stats()), program.stats().instantiations, init_ms, steps,
+      step_ms, steps ? step_ms / steps : 0.0);
   print_summary(program);
   if (o.flag("--stats")) print_stats(program);
   return 0;
@@ -439,7 +500,8 @@ int cmd_fmt(const Options& o) {
 
 int cmd_spirv(const Options& o) {
   loom::ProgramOptions po;
-  po.backend = loom::enumerate_vulkan_devices().empty() ? loom::Backend::Cpu : loom::Backend::Vulkan;
+  po.backend =
+      loom::enumerate_vulkan_devices().empty() ? loom::Backend::Cpu : loom::Backend::Vulkan;
   po.device = o.value("--device");
   po.debug = o.flag("--debug");
   po.offline_cache = false;
@@ -468,7 +530,8 @@ int cmd_compile_module(const Options& o) {
   loom::AotOptions ao;
   ao.arch = arch == "vulkan" ? loom::Backend::Vulkan : loom::Backend::Cpu;
   ao.cpu = o.value("--cpu");
-  if (!o.value("--workgroup-size").empty()) ao.workgroup_size = to_int("--workgroup-size", o.value("--workgroup-size"));
+  if (!o.value("--workgroup-size").empty())
+    ao.workgroup_size = to_int("--workgroup-size", o.value("--workgroup-size"));
   loom::AotModule builder(program, ao);
   builder.add_document();
   loom::aot::Module m = builder.module();
@@ -486,16 +549,17 @@ int cmd_compile_module(const Options& o) {
                 : t.kind == loom::aot::TemplateArgument::Kind::Ndarray
                     ? loom::value_type_name(t.elem) + "/" + std::to_string(t.i) + "d"
                 : t.kind == loom::aot::TemplateArgument::Kind::Float ? std::to_string(t.f)
-                : t.kind == loom::aot::TemplateArgument::Kind::Bool ? (t.b ? "true" : "false")
-                                                                      : std::to_string(t.i));
-    std::printf("kernel %s%s: %zu task(s)\n", k.name.c_str(), targs.empty() ? "" : ("(" + targs + ")").c_str(),
-                k.abi.tasks.size());
+                : t.kind == loom::aot::TemplateArgument::Kind::Bool  ? (t.b ? "true" : "false")
+                                                                     : std::to_string(t.i));
+    std::printf("kernel %s%s: %zu task(s)\n", k.name.c_str(),
+                targs.empty() ? "" : ("(" + targs + ")").c_str(), k.abi.tasks.size());
   }
   uint64_t bytes = 0;
   for (const loom::aot::BlobInfo& b : m.meta.blobs) bytes += b.size;
-  std::printf("wrote %s: %s module, %zu kernel(s), %zu pipeline(s), %zu blob(s), %llu bytes of code\n", out.c_str(),
-              arch.c_str(), m.meta.kernels.size(), m.meta.pipelines.size(), m.meta.blobs.size(),
-              static_cast<unsigned long long>(bytes));
+  std::printf(
+      "wrote %s: %s module, %zu kernel(s), %zu pipeline(s), %zu blob(s), %llu bytes of code\n",
+      out.c_str(), arch.c_str(), m.meta.kernels.size(), m.meta.pipelines.size(),
+      m.meta.blobs.size(), static_cast<unsigned long long>(bytes));
   return 0;
 }
 
@@ -507,7 +571,8 @@ int cmd_check_or_compile(const Options& o, bool compile) {
   if (!compile) po.offline_cache = false;
   loom::Program program(po);
   program.load_file(o.doc);  // load validates the document
-  for (const std::string& line : program.prepare_pipelines(compile)) std::printf("%s\n", line.c_str());
+  for (const std::string& line : program.prepare_pipelines(compile))
+    std::printf("%s\n", line.c_str());
   if (compile && o.flag("--stats")) print_stats(program);
   std::printf("ok\n");
   return 0;
@@ -527,7 +592,9 @@ int main(int argc, char** argv) {
     if (o.command == "spirv") return cmd_spirv(o);
     if (o.command == "devices") {
       std::vector<std::string> devices = loom::enumerate_vulkan_devices();
-      if (devices.empty()) std::printf("no Vulkan device (install mesa-vulkan-drivers for lavapipe); use --backend cpu\n");
+      if (devices.empty())
+        std::printf(
+            "no Vulkan device (install mesa-vulkan-drivers for lavapipe); use --backend cpu\n");
       for (const std::string& d : devices) std::printf("%s\n", d.c_str());
       return 0;
     }

@@ -21,7 +21,8 @@ std::vector<uint8_t> colorize(const ArrayView& v, int* width, int* height) {
     if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x);
   }
   std::vector<uint8_t> rgba(n * 4, 255);
-  for (size_t i = 0; i < n; ++i) colormap_ramp(hi > lo ? (at(i) - lo) / (hi - lo) : 0.0, &rgba[i * 4]);
+  for (size_t i = 0; i < n; ++i)
+    colormap_ramp(hi > lo ? (at(i) - lo) / (hi - lo) : 0.0, &rgba[i * 4]);
   return rgba;
 }
 
@@ -36,8 +37,11 @@ std::vector<uint8_t> texture_rgba8(const TextureView& t, int* width, int* height
   const auto* texels = reinterpret_cast<const float*>(t.data);
   for (size_t i = 0; i < n; ++i)
     for (int c = 0; c < channels; ++c)
-      rgba[i * 4 + static_cast<size_t>(c)] =
-          static_cast<uint8_t>(std::clamp(texels[i * static_cast<size_t>(channels) + static_cast<size_t>(c)], 0.0f, 1.0f) * 255.0f + 0.5f);
+      rgba[i * 4 + static_cast<size_t>(c)] = static_cast<uint8_t>(
+          std::clamp(texels[i * static_cast<size_t>(channels) + static_cast<size_t>(c)], 0.0f,
+                     1.0f) *
+              255.0f +
+          0.5f);
   return rgba;
 }
 

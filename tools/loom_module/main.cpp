@@ -71,24 +71,33 @@ void dump(loom::aot::LoadedModule& m, const std::string& name, const std::string
 
 int info(const loom::aot::Module& m, const std::string& path) {
   const loom::aot::ModuleMetadata& meta = m.meta;
-  std::printf("%s: module '%s', format %d, %s, by %s\n", path.c_str(), meta.name.c_str(), meta.format_version,
-              loom::aot::arch_name(meta.arch), meta.producer.c_str());
+  std::printf("%s: module '%s', format %d, %s, by %s\n", path.c_str(), meta.name.c_str(),
+              meta.format_version, loom::aot::arch_name(meta.arch), meta.producer.c_str());
   if (meta.arch == loom::aot::Arch::Vulkan)
     std::printf("needs: %s; workgroups of %u; %u bytes of push constants\n",
-                meta.needs.vulkan_features ? loom::describe_requirements(meta.needs.vulkan_features).c_str() : "no optional feature",
+                meta.needs.vulkan_features
+                    ? loom::describe_requirements(meta.needs.vulkan_features).c_str()
+                    : "no optional feature",
                 meta.needs.workgroup_size, meta.needs.push_constant_bytes);
   else
-    std::printf("needs: %s, CPU '%s' (%zu features)\n", meta.needs.target.c_str(), meta.needs.cpu.c_str(),
-                meta.needs.cpu_features.size());
-  for (const auto& f : meta.fields) std::printf("field %s: %s\n", f.name.c_str(), loom::value_type_name(f.elem).c_str());
-  for (const auto& n : meta.ndarrays) std::printf("ndarray %s: %s\n", n.name.c_str(), loom::value_type_name(n.elem).c_str());
-  for (const auto& t : meta.textures) std::printf("texture %s: %s\n", t.name.c_str(), loom::texture_format_name(t.format));
+    std::printf("needs: %s, CPU '%s' (%zu features)\n", meta.needs.target.c_str(),
+                meta.needs.cpu.c_str(), meta.needs.cpu_features.size());
+  for (const auto& f : meta.fields)
+    std::printf("field %s: %s\n", f.name.c_str(), loom::value_type_name(f.elem).c_str());
+  for (const auto& n : meta.ndarrays)
+    std::printf("ndarray %s: %s\n", n.name.c_str(), loom::value_type_name(n.elem).c_str());
+  for (const auto& t : meta.textures)
+    std::printf("texture %s: %s\n", t.name.c_str(), loom::texture_format_name(t.format));
   for (const auto& a : meta.argpacks) std::printf("argpack %s\n", a.name.c_str());
-  for (const auto& k : meta.kernels) std::printf("kernel %s: %zu parameter(s), %zu task(s)\n", k.name.c_str(), k.abi.params.size(), k.abi.tasks.size());
-  for (const auto& p : meta.pipelines) std::printf("pipeline %s: %zu launch(es)\n", p.name.c_str(), p.launches.size());
+  for (const auto& k : meta.kernels)
+    std::printf("kernel %s: %zu parameter(s), %zu task(s)\n", k.name.c_str(), k.abi.params.size(),
+                k.abi.tasks.size());
+  for (const auto& p : meta.pipelines)
+    std::printf("pipeline %s: %zu launch(es)\n", p.name.c_str(), p.launches.size());
   uint64_t bytes = 0;
   for (const auto& b : meta.blobs) bytes += b.size;
-  std::printf("%zu blob(s), %llu bytes\n", meta.blobs.size(), static_cast<unsigned long long>(bytes));
+  std::printf("%zu blob(s), %llu bytes\n", meta.blobs.size(),
+              static_cast<unsigned long long>(bytes));
   return 0;
 }
 
@@ -109,15 +118,19 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) fail(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--steps") steps = std::atoi(value().c_str());
-    else if (a == "--threads") threads = std::atoi(value().c_str());
-    else if (a == "--device") device = value();
+    if (a == "--steps")
+      steps = std::atoi(value().c_str());
+    else if (a == "--threads")
+      threads = std::atoi(value().c_str());
+    else if (a == "--device")
+      device = value();
     else if (a == "--dump") {
       std::string d = value();
       auto eq = d.find('=');
       if (eq == std::string::npos || eq == 0) fail("--dump expects NAME=FILE.npy, got '" + d + "'");
       dumps.emplace_back(d.substr(0, eq), d.substr(eq + 1));
-    } else fail("unknown option '" + a + "'");
+    } else
+      fail("unknown option '" + a + "'");
   }
   try {
     loom::aot::Module module = loom::aot::read_module_path(path);

@@ -25,12 +25,13 @@ using namespace loom::render;
 constexpr float kPi = 3.14159265f;
 
 int usage() {
-  std::fprintf(stderr,
-               "usage: loom_render_demo [--frames N] [--out DIR] [--size WxH] [--mesh FILE] [--device D]\n"
-               "  --frames N   frames to render (default 60)\n"
-               "  --out DIR    where frame_0000.png... go (default render_demo)\n"
-               "  --size WxH   frame size (default 640x400)\n"
-               "  --mesh FILE  a cloth OBJ laid out like assets/meshes/cloth_grid.obj\n");
+  std::fprintf(
+      stderr,
+      "usage: loom_render_demo [--frames N] [--out DIR] [--size WxH] [--mesh FILE] [--device D]\n"
+      "  --frames N   frames to render (default 60)\n"
+      "  --out DIR    where frame_0000.png... go (default render_demo)\n"
+      "  --size WxH   frame size (default 640x400)\n"
+      "  --mesh FILE  a cloth OBJ laid out like assets/meshes/cloth_grid.obj\n");
   return 2;
 }
 
@@ -44,10 +45,14 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     bool has_value = i + 1 < argc;
-    if (a == "--frames" && has_value) frames = std::atoi(argv[++i]);
-    else if (a == "--out" && has_value) out = argv[++i];
-    else if (a == "--mesh" && has_value) mesh_path = argv[++i];
-    else if (a == "--device" && has_value) device_name = argv[++i];
+    if (a == "--frames" && has_value)
+      frames = std::atoi(argv[++i]);
+    else if (a == "--out" && has_value)
+      out = argv[++i];
+    else if (a == "--mesh" && has_value)
+      mesh_path = argv[++i];
+    else if (a == "--device" && has_value)
+      device_name = argv[++i];
     else if (a == "--size" && has_value) {
       if (std::sscanf(argv[++i], "%ux%u", &width, &height) != 2) return usage();
     } else if (a == "--help" || a == "-h") {
@@ -71,7 +76,8 @@ int main(int argc, char** argv) {
     size_t n = cloth.mesh().vertex_count();
     int side = static_cast<int>(std::lround(std::sqrt(static_cast<double>(n))));
     if (static_cast<size_t>(side) * side != n)
-      throw loom::Error(loom::Place{mesh_path}, "the demo needs a square grid mesh like cloth_grid.obj");
+      throw loom::Error(loom::Place{mesh_path},
+                        "the demo needs a square grid mesh like cloth_grid.obj");
     std::vector<float> x(n * 3);
 
     PointsLayer& dust = scene.add_points();
@@ -83,7 +89,7 @@ int main(int argc, char** argv) {
       return static_cast<float>(seed >> 8) / 16777216.0f;
     };
     for (size_t k = 0; k < particles; ++k) {
-      grains[k * 4] = random() * 2 * kPi;                  // angle
+      grains[k * 4] = random() * 2 * kPi;                      // angle
       grains[k * 4 + 1] = 0.55f + 0.5f * std::sqrt(random());  // radius
       grains[k * 4 + 2] = (random() - 0.5f) * 1.1f;            // height
       grains[k * 4 + 3] = random() * 2 * kPi;                  // bobbing phase
@@ -133,14 +139,19 @@ int main(int argc, char** argv) {
       scene.draw(frame, all, camera);
       loop->capture_frame();
       loop->end_frame();
-      record_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      record_ms +=
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       char name[64];
       std::snprintf(name, sizeof name, "/frame_%04d.png", f);
       loom::write_png(out + name, loop->take_capture());
     }
-    double total = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    std::printf("%d frames of %ux%u on %s written to %s/: %.2f ms per frame (%.3f ms recording), PNG included\n",
-                frames, width, height, device.caps().name.c_str(), out.c_str(), total / frames, record_ms / frames);
+    double total =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::printf(
+        "%d frames of %ux%u on %s written to %s/: %.2f ms per frame (%.3f ms recording), PNG "
+        "included\n",
+        frames, width, height, device.caps().name.c_str(), out.c_str(), total / frames,
+        record_ms / frames);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "loom_render_demo: %s\n", e.what());
     return 1;

@@ -32,7 +32,7 @@ struct AotOptions {
   // Vulkan: the optional device features kernels may use (SpirvRequirement bits); a kernel
   // that needs one outside this set is an error. The module records what its kernels use.
   uint32_t vulkan_features = kAllSpirvRequirements;
-  int workgroup_size = 128;     // Vulkan: invocations per workgroup of parallel tasks
+  int workgroup_size = 128;  // Vulkan: invocations per workgroup of parallel tasks
 };
 
 class AotModule {
@@ -50,7 +50,8 @@ class AotModule {
   // Compiles `kernel` for the arguments (values may be anything of the right type; template
   // parameters and open ndarray parameters take what fixes the instantiation). `name` is
   // what the kernel is found by ("" the kernel's own name).
-  void add_kernel(const std::string& kernel, const Args& example_args = {}, const std::string& name = "");
+  void add_kernel(const std::string& kernel, const Args& example_args = {},
+                  const std::string& name = "");
 
   class KernelTemplate {
    public:
@@ -59,7 +60,8 @@ class AotModule {
 
    private:
     friend class AotModule;
-    KernelTemplate(AotModule& module, std::string kernel) : module_(module), kernel_(std::move(kernel)) {}
+    KernelTemplate(AotModule& module, std::string kernel)
+        : module_(module), kernel_(std::move(kernel)) {}
     AotModule& module_;
     std::string kernel_;
   };

@@ -39,10 +39,11 @@ extern "C" {
 
 /* ---- version --------------------------------------------------------------------------- */
 
-#define LOOM_MAKE_VERSION(major, minor, patch) (((uint32_t)(major) << 22) | ((uint32_t)(minor) << 12) | (uint32_t)(patch))
+#define LOOM_MAKE_VERSION(major, minor, patch) \
+  (((uint32_t)(major) << 22) | ((uint32_t)(minor) << 12) | (uint32_t)(patch))
 #define LOOM_VERSION_MAJOR(v) ((uint32_t)(v) >> 22)
 #define LOOM_VERSION_MINOR(v) (((uint32_t)(v) >> 12) & 0x3ffu)
-#define LOOM_VERSION_PATCH(v) ((uint32_t)(v) & 0xfffu)
+#define LOOM_VERSION_PATCH(v) ((uint32_t)(v)&0xfffu)
 /* The ABI this header describes. A library of the same major version and an equal or later
  * minor version serves it. */
 #define LOOM_HEADER_VERSION LOOM_MAKE_VERSION(1, 0, 0)
@@ -57,21 +58,23 @@ LOOM_API const char* loom_version_string(void);
 
 typedef enum LoomResult {
   LOOM_SUCCESS = 0,
-  LOOM_ERROR_NULL_HANDLE = -1,        /* a handle or a required pointer was null */
-  LOOM_ERROR_INVALID_ARGUMENT = -2,   /* a value out of range, a bad enum, a size mismatch */
-  LOOM_ERROR_WRONG_TYPE = -3,         /* an argument or member of another kind (a texture for an ndarray) */
-  LOOM_ERROR_WRONG_DTYPE = -4,        /* element type or component count differs */
-  LOOM_ERROR_WRONG_NDIM = -5,         /* number of dimensions differs */
-  LOOM_ERROR_NOT_FOUND = -6,          /* no kernel, instantiation, pipeline, resource or member of that name */
-  LOOM_ERROR_IO = -7,                 /* a file cannot be opened or read */
-  LOOM_ERROR_CORRUPT_MODULE = -8,     /* not a Loom module, truncated, a hash mismatch, bad metadata */
-  LOOM_ERROR_VERSION_MISMATCH = -9,   /* a module format version this library does not read */
-  LOOM_ERROR_MISSING_CAPABILITY = -10,/* the device lacks a feature, limit or CPU feature the module needs */
-  LOOM_ERROR_WRONG_ARCH = -11,        /* a module for another arch, or a Vulkan call on a CPU runtime */
-  LOOM_ERROR_DEVICE = -12,            /* the device failed (no device, out of device memory, device lost) */
-  LOOM_ERROR_LAUNCH = -13,            /* a launch failed (a bounds check or an assertion of a debug module) */
-  LOOM_ERROR_NOT_SUPPORTED = -14,     /* valid, but not something this runtime does (see the message) */
-  LOOM_ERROR_WRONG_RUNTIME = -15,     /* objects of two different runtimes used together */
+  LOOM_ERROR_NULL_HANDLE = -1,      /* a handle or a required pointer was null */
+  LOOM_ERROR_INVALID_ARGUMENT = -2, /* a value out of range, a bad enum, a size mismatch */
+  LOOM_ERROR_WRONG_TYPE = -3, /* an argument or member of another kind (a texture for an ndarray) */
+  LOOM_ERROR_WRONG_DTYPE = -4, /* element type or component count differs */
+  LOOM_ERROR_WRONG_NDIM = -5,  /* number of dimensions differs */
+  LOOM_ERROR_NOT_FOUND =
+      -6,             /* no kernel, instantiation, pipeline, resource or member of that name */
+  LOOM_ERROR_IO = -7, /* a file cannot be opened or read */
+  LOOM_ERROR_CORRUPT_MODULE = -8, /* not a Loom module, truncated, a hash mismatch, bad metadata */
+  LOOM_ERROR_VERSION_MISMATCH = -9, /* a module format version this library does not read */
+  LOOM_ERROR_MISSING_CAPABILITY =
+      -10, /* the device lacks a feature, limit or CPU feature the module needs */
+  LOOM_ERROR_WRONG_ARCH = -11, /* a module for another arch, or a Vulkan call on a CPU runtime */
+  LOOM_ERROR_DEVICE = -12, /* the device failed (no device, out of device memory, device lost) */
+  LOOM_ERROR_LAUNCH = -13, /* a launch failed (a bounds check or an assertion of a debug module) */
+  LOOM_ERROR_NOT_SUPPORTED = -14, /* valid, but not something this runtime does (see the message) */
+  LOOM_ERROR_WRONG_RUNTIME = -15, /* objects of two different runtimes used together */
 } LoomResult;
 
 /* The result of the calling thread's last failed call (LOOM_SUCCESS when none failed). */
@@ -90,7 +93,7 @@ typedef struct LoomRuntime_T* LoomRuntime;
 typedef struct LoomModule_T* LoomModule;
 typedef struct LoomKernel_T* LoomKernel;
 typedef struct LoomPipeline_T* LoomPipeline;
-typedef struct LoomArray_T* LoomArray;     /* a field of a module, or an ndarray */
+typedef struct LoomArray_T* LoomArray; /* a field of a module, or an ndarray */
 typedef struct LoomTexture_T* LoomTexture;
 typedef struct LoomArgpack_T* LoomArgpack;
 
@@ -100,13 +103,23 @@ typedef enum LoomArch { LOOM_ARCH_CPU = 1, LOOM_ARCH_VULKAN = 2 } LoomArch;
 
 typedef enum LoomDataType {
   LOOM_DTYPE_BOOL = 1, /* a 32-bit 0 or 1 in LoomArgument::value.i32 */
-  LOOM_DTYPE_I8, LOOM_DTYPE_I16, LOOM_DTYPE_I32, LOOM_DTYPE_I64,
-  LOOM_DTYPE_U8, LOOM_DTYPE_U16, LOOM_DTYPE_U32, LOOM_DTYPE_U64,
-  LOOM_DTYPE_F32, LOOM_DTYPE_F64
+  LOOM_DTYPE_I8,
+  LOOM_DTYPE_I16,
+  LOOM_DTYPE_I32,
+  LOOM_DTYPE_I64,
+  LOOM_DTYPE_U8,
+  LOOM_DTYPE_U16,
+  LOOM_DTYPE_U32,
+  LOOM_DTYPE_U64,
+  LOOM_DTYPE_F32,
+  LOOM_DTYPE_F64
 } LoomDataType;
 
 typedef enum LoomTextureFormat {
-  LOOM_TEXTURE_R32F = 1, LOOM_TEXTURE_RG32F, LOOM_TEXTURE_RGBA32F, LOOM_TEXTURE_RGBA8
+  LOOM_TEXTURE_R32F = 1,
+  LOOM_TEXTURE_RG32F,
+  LOOM_TEXTURE_RGBA32F,
+  LOOM_TEXTURE_RGBA8
 } LoomTextureFormat;
 
 #define LOOM_MAX_DIMS 4
@@ -116,10 +129,10 @@ typedef enum LoomTextureFormat {
 
 typedef struct LoomRuntimeCreateInfo {
   LoomArch arch;
-  uint32_t cpu_threads;       /* CPU: worker threads; 0 = one per core */
-  const char* vulkan_device;  /* Vulkan: NULL or "" the best device, an index, or part of its name */
-  LoomBool validation;        /* Vulkan: enable the validation layers (errors become LOOM_ERROR_DEVICE) */
-  uint32_t frames_in_flight;  /* host frames in flight for loom_launch_into; 0 = 2 */
+  uint32_t cpu_threads;      /* CPU: worker threads; 0 = one per core */
+  const char* vulkan_device; /* Vulkan: NULL or "" the best device, an index, or part of its name */
+  LoomBool validation; /* Vulkan: enable the validation layers (errors become LOOM_ERROR_DEVICE) */
+  uint32_t frames_in_flight; /* host frames in flight for loom_launch_into; 0 = 2 */
 } LoomRuntimeCreateInfo;
 
 /* A runtime on the CPU or on Loom's own Vulkan device. */
@@ -137,12 +150,13 @@ typedef struct LoomVulkanDeviceImport {
   VkDevice device;
   uint32_t queue_family_index; /* a family that does compute */
   VkQueue queue;
-  uint32_t api_version;        /* the instance's VkApplicationInfo::apiVersion, 1.2 or later */
+  uint32_t api_version; /* the instance's VkApplicationInfo::apiVersion, 1.2 or later */
   const VkDeviceCreateInfo* create_info;
-  uint32_t frames_in_flight;   /* 0 = 2 */
+  uint32_t frames_in_flight; /* 0 = 2 */
 } LoomVulkanDeviceImport;
 
-LOOM_API LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, LoomRuntime* out);
+LOOM_API LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device,
+                                               LoomRuntime* out);
 
 /* Waits for the runtime's outstanding work on its own queue, then frees the runtime. Every
  * module, array, texture and argpack made from it must be destroyed first (an error that
@@ -163,7 +177,8 @@ LOOM_API LoomResult loom_runtime_get_info(LoomRuntime runtime, LoomRuntimeInfo* 
 LOOM_API LoomResult loom_runtime_begin_frame(LoomRuntime runtime);
 /* Makes Loom's writes recorded into `command_buffer` so far visible to the host's vertex
  * input, vertex and fragment shaders and transfers. */
-LOOM_API LoomResult loom_runtime_barrier_for_graphics(LoomRuntime runtime, VkCommandBuffer command_buffer);
+LOOM_API LoomResult loom_runtime_barrier_for_graphics(LoomRuntime runtime,
+                                                      VkCommandBuffer command_buffer);
 
 typedef struct LoomSemaphore {
   VkSemaphore semaphore;
@@ -171,8 +186,9 @@ typedef struct LoomSemaphore {
 } LoomSemaphore;
 /* Submits what was launched on Loom's queue so far, after the host's `waits`, signalling
  * the host's `signals` when it completes. No host wait. */
-LOOM_API LoomResult loom_runtime_submit(LoomRuntime runtime, uint32_t wait_count, const LoomSemaphore* waits,
-                                        uint32_t signal_count, const LoomSemaphore* signals);
+LOOM_API LoomResult loom_runtime_submit(LoomRuntime runtime, uint32_t wait_count,
+                                        const LoomSemaphore* waits, uint32_t signal_count,
+                                        const LoomSemaphore* signals);
 /* Waits until the runtime's own submitted and recorded work is done (not the whole device;
  * command buffers the host submits are the host's to wait for). */
 LOOM_API LoomResult loom_runtime_wait(LoomRuntime runtime);
@@ -185,8 +201,8 @@ LOOM_API LoomResult loom_runtime_wait(LoomRuntime runtime);
  * at their declared values). */
 LOOM_API LoomResult loom_module_load(LoomRuntime runtime, const char* path, LoomModule* out);
 /* A module archive in memory (copied; `name` appears in errors, may be NULL). */
-LOOM_API LoomResult loom_module_load_memory(LoomRuntime runtime, const void* data, size_t size, const char* name,
-                                            LoomModule* out);
+LOOM_API LoomResult loom_module_load_memory(LoomRuntime runtime, const void* data, size_t size,
+                                            const char* name, LoomModule* out);
 /* Frees the module when the work that uses it is done: at once on the CPU and on Loom's
  * queue (after waiting for it), after frames_in_flight loom_runtime_begin_frame calls for
  * command buffers the host recorded. Its handles become invalid now. */
@@ -205,16 +221,22 @@ LOOM_API LoomResult loom_module_get_info(LoomModule module, LoomModuleInfo* out)
  * pipelines, and the module's resources (fields, ndarrays, textures, argpacks). Static until
  * the next reload. */
 typedef enum LoomModuleItem {
-  LOOM_ITEM_KERNEL = 1, LOOM_ITEM_PIPELINE, LOOM_ITEM_FIELD, LOOM_ITEM_NDARRAY, LOOM_ITEM_TEXTURE, LOOM_ITEM_ARGPACK
+  LOOM_ITEM_KERNEL = 1,
+  LOOM_ITEM_PIPELINE,
+  LOOM_ITEM_FIELD,
+  LOOM_ITEM_NDARRAY,
+  LOOM_ITEM_TEXTURE,
+  LOOM_ITEM_ARGPACK
 } LoomModuleItem;
-LOOM_API LoomResult loom_module_get_item_name(LoomModule module, LoomModuleItem item, uint32_t index,
-                                              const char** name);
+LOOM_API LoomResult loom_module_get_item_name(LoomModule module, LoomModuleItem item,
+                                              uint32_t index, const char** name);
 
 /* ---- hot reload ------------------------------------------------------------------------ */
 
 typedef enum LoomReloadStatus {
-  LOOM_RELOAD_UNCHANGED = 0, /* the file's time and size did not change since it was loaded or last tried */
-  LOOM_RELOAD_SWAPPED = 1    /* the new module runs now: re-export Vulkan handles of its resources */
+  LOOM_RELOAD_UNCHANGED =
+      0, /* the file's time and size did not change since it was loaded or last tried */
+  LOOM_RELOAD_SWAPPED = 1 /* the new module runs now: re-export Vulkan handles of its resources */
 } LoomReloadStatus;
 
 /* At a frame boundary: when the module's file changed since it was loaded (or last tried),
@@ -235,27 +257,39 @@ LOOM_API LoomResult loom_module_reload(LoomModule module, LoomReloadStatus* stat
 /* ---- kernels and pipelines ------------------------------------------------------------- */
 
 typedef enum LoomTemplateKind {
-  LOOM_TEMPLATE_INT = 1, LOOM_TEMPLATE_FLOAT, LOOM_TEMPLATE_BOOL, LOOM_TEMPLATE_FIELD, LOOM_TEMPLATE_NDARRAY
+  LOOM_TEMPLATE_INT = 1,
+  LOOM_TEMPLATE_FLOAT,
+  LOOM_TEMPLATE_BOOL,
+  LOOM_TEMPLATE_FIELD,
+  LOOM_TEMPLATE_NDARRAY
 } LoomTemplateKind;
 /* One template argument of an instantiation: parameter `name` = value. */
 typedef struct LoomTemplateArgument {
   const char* name;
   LoomTemplateKind kind;
-  int64_t i;          /* INT; BOOL (0/1) */
-  double f;           /* FLOAT */
-  const char* field;  /* FIELD: the field's name */
-  LoomDataType dtype; /* NDARRAY: element scalar type, */
-  uint32_t components;/*   scalars per element */
-  uint32_t ndim;      /*   and dimensions */
+  int64_t i;           /* INT; BOOL (0/1) */
+  double f;            /* FLOAT */
+  const char* field;   /* FIELD: the field's name */
+  LoomDataType dtype;  /* NDARRAY: element scalar type, */
+  uint32_t components; /*   scalars per element */
+  uint32_t ndim;       /*   and dimensions */
 } LoomTemplateArgument;
 
 /* The kernel `name` (template kernels: the instantiation for exactly these arguments).
  * LOOM_ERROR_NOT_FOUND lists the instantiations the module has. */
-LOOM_API LoomResult loom_module_get_kernel(LoomModule module, const char* name, uint32_t template_arg_count,
-                                           const LoomTemplateArgument* template_args, LoomKernel* out);
-LOOM_API LoomResult loom_module_get_pipeline(LoomModule module, const char* name, LoomPipeline* out);
+LOOM_API LoomResult loom_module_get_kernel(LoomModule module, const char* name,
+                                           uint32_t template_arg_count,
+                                           const LoomTemplateArgument* template_args,
+                                           LoomKernel* out);
+LOOM_API LoomResult loom_module_get_pipeline(LoomModule module, const char* name,
+                                             LoomPipeline* out);
 
-typedef enum LoomParamKind { LOOM_PARAM_VALUE = 1, LOOM_PARAM_NDARRAY, LOOM_PARAM_TEXTURE, LOOM_PARAM_ARGPACK } LoomParamKind;
+typedef enum LoomParamKind {
+  LOOM_PARAM_VALUE = 1,
+  LOOM_PARAM_NDARRAY,
+  LOOM_PARAM_TEXTURE,
+  LOOM_PARAM_ARGPACK
+} LoomParamKind;
 typedef struct LoomParamInfo {
   const char* name;
   LoomParamKind kind;
@@ -275,7 +309,10 @@ LOOM_API LoomResult loom_kernel_get_param(LoomKernel kernel, uint32_t index, Loo
 
 /* A kernel argument, or an argpack member's value. */
 typedef enum LoomArgumentKind {
-  LOOM_ARGUMENT_VALUE = 1, LOOM_ARGUMENT_NDARRAY, LOOM_ARGUMENT_TEXTURE, LOOM_ARGUMENT_ARGPACK
+  LOOM_ARGUMENT_VALUE = 1,
+  LOOM_ARGUMENT_NDARRAY,
+  LOOM_ARGUMENT_TEXTURE,
+  LOOM_ARGUMENT_ARGPACK
 } LoomArgumentKind;
 typedef struct LoomArgument {
   LoomArgumentKind kind;
@@ -357,34 +394,37 @@ LOOM_API LoomResult loom_launch(LoomKernel kernel, uint32_t arg_count, const Loo
 /* Vulkan: records the launch into `command_buffer`, a primary command buffer of the
  * runtime's queue family that the host has begun and submits in this frame, outside a
  * render pass. Kernels with return values are refused (LOOM_ERROR_NOT_SUPPORTED). */
-LOOM_API LoomResult loom_launch_into(LoomKernel kernel, VkCommandBuffer command_buffer, uint32_t arg_count,
-                                     const LoomArgument* args);
+LOOM_API LoomResult loom_launch_into(LoomKernel kernel, VkCommandBuffer command_buffer,
+                                     uint32_t arg_count, const LoomArgument* args);
 /* Component `index` of the flattened return values of the kernel's last loom_launch, as
  * `dtype` (which must be the return's type). */
-LOOM_API LoomResult loom_kernel_get_return(LoomKernel kernel, uint32_t index, LoomDataType dtype, void* out);
+LOOM_API LoomResult loom_kernel_get_return(LoomKernel kernel, uint32_t index, LoomDataType dtype,
+                                           void* out);
 
 /* A pipeline's launches, in order, with the arguments the module bound. */
 LOOM_API LoomResult loom_pipeline_launch(LoomPipeline pipeline);
-LOOM_API LoomResult loom_pipeline_launch_into(LoomPipeline pipeline, VkCommandBuffer command_buffer);
+LOOM_API LoomResult loom_pipeline_launch_into(LoomPipeline pipeline,
+                                              VkCommandBuffer command_buffer);
 
 /* ---- arrays: module fields and ndarrays ------------------------------------------------ */
 
 typedef struct LoomArrayInfo {
-  LoomBool is_field;   /* a field of a module (not a kernel argument) */
+  LoomBool is_field; /* a field of a module (not a kernel argument) */
   LoomDataType dtype;
   uint32_t components; /* scalars per element, interleaved (fields may also be "soa") */
   LoomBool soa;        /* fields: component-major layout */
   uint32_t ndim;
   int64_t shape[LOOM_MAX_DIMS];
   uint64_t bytes;
-  LoomBool host_copy;  /* false: the host's VkBuffer, reached only through Vulkan */
+  LoomBool host_copy; /* false: the host's VkBuffer, reached only through Vulkan */
 } LoomArrayInfo;
 
 /* A module's field or ndarray by name. */
 LOOM_API LoomResult loom_module_get_array(LoomModule module, const char* name, LoomArray* out);
 /* An ndarray of the runtime, zeroed: `ndim` extents, elements of `components` scalars. */
-LOOM_API LoomResult loom_ndarray_create(LoomRuntime runtime, LoomDataType dtype, uint32_t components, uint32_t ndim,
-                                        const int64_t* shape, LoomArray* out);
+LOOM_API LoomResult loom_ndarray_create(LoomRuntime runtime, LoomDataType dtype,
+                                        uint32_t components, uint32_t ndim, const int64_t* shape,
+                                        LoomArray* out);
 /* The host's buffer as an ndarray (Vulkan): made with STORAGE_BUFFER (and TRANSFER_SRC/DST
  * for loom_array_read/write) usage, `offset` a multiple of minStorageBufferOffsetAlignment,
  * at least the array's bytes long. Never destroyed by Loom. */
@@ -393,9 +433,9 @@ typedef struct LoomVulkanBuffer {
   VkDeviceSize offset;
   VkDeviceSize size;
 } LoomVulkanBuffer;
-LOOM_API LoomResult loom_ndarray_import_vulkan(LoomRuntime runtime, const LoomVulkanBuffer* buffer, LoomDataType dtype,
-                                               uint32_t components, uint32_t ndim, const int64_t* shape,
-                                               LoomArray* out);
+LOOM_API LoomResult loom_ndarray_import_vulkan(LoomRuntime runtime, const LoomVulkanBuffer* buffer,
+                                               LoomDataType dtype, uint32_t components,
+                                               uint32_t ndim, const int64_t* shape, LoomArray* out);
 /* Ndarrays only (fields go with their module). The work that uses it must be done. */
 LOOM_API LoomResult loom_ndarray_destroy(LoomArray array);
 
@@ -419,8 +459,9 @@ typedef struct LoomTextureInfo {
 
 LOOM_API LoomResult loom_module_get_texture(LoomModule module, const char* name, LoomTexture* out);
 /* depth 0 makes a 2-d texture. */
-LOOM_API LoomResult loom_texture_create(LoomRuntime runtime, LoomTextureFormat format, uint32_t width, uint32_t height,
-                                        uint32_t depth, LoomTexture* out);
+LOOM_API LoomResult loom_texture_create(LoomRuntime runtime, LoomTextureFormat format,
+                                        uint32_t width, uint32_t height, uint32_t depth,
+                                        LoomTexture* out);
 /* The host's image (Vulkan): format R32_SFLOAT, R32G32_SFLOAT, R32G32B32A32_SFLOAT or
  * R8G8B8A8_UNORM with STORAGE (and SAMPLED) usage, kept in `layout` whenever Loom's work
  * runs (GENERAL, or SHADER_READ_ONLY_OPTIMAL for images kernels only sample). */
@@ -432,7 +473,8 @@ typedef struct LoomVulkanImage {
   VkImageLayout layout;
   uint32_t ndim; /* 2 or 3 */
 } LoomVulkanImage;
-LOOM_API LoomResult loom_texture_import_vulkan(LoomRuntime runtime, const LoomVulkanImage* image, LoomTexture* out);
+LOOM_API LoomResult loom_texture_import_vulkan(LoomRuntime runtime, const LoomVulkanImage* image,
+                                               LoomTexture* out);
 LOOM_API LoomResult loom_texture_destroy(LoomTexture texture);
 LOOM_API LoomResult loom_texture_get_info(LoomTexture texture, LoomTextureInfo* out);
 /* Texels row-major, x fastest, channels interleaved (f32, or u8 for RGBA8). Textures with

@@ -37,19 +37,19 @@ Backend default_backend();
 
 struct ProgramOptions {
   Backend backend = default_backend();
-  std::string device;          // Vulkan: "" the best device, an index, or part of its name
-  bool validation = false;     // Vulkan validation layer; every message becomes an error
-                               // (on by default when $LOOM_VULKAN_VALIDATION is 1)
-  int workgroup_size = 128;    // Vulkan: invocations per workgroup of parallel tasks
-  bool spirv_opt = false;      // Vulkan: run SPIRV-Tools' optimizer on every shader
+  std::string device;        // Vulkan: "" the best device, an index, or part of its name
+  bool validation = false;   // Vulkan validation layer; every message becomes an error
+                             // (on by default when $LOOM_VULKAN_VALIDATION is 1)
+  int workgroup_size = 128;  // Vulkan: invocations per workgroup of parallel tasks
+  bool spirv_opt = false;    // Vulkan: run SPIRV-Tools' optimizer on every shader
   // Vulkan: run on this device (shared with a renderer or a host engine, same thread)
   // instead of making one; `device` and `validation` are then the device's business.
   std::shared_ptr<vk::VulkanDevice> vulkan_device;
-  bool debug = false;          // bounds checks and assertions compiled into kernels
+  bool debug = false;  // bounds checks and assertions compiled into kernels
   bool fast_math = true;
   bool offline_cache = true;
-  std::string cache_dir;       // empty: $LOOM_CACHE_DIR, $XDG_CACHE_HOME/loom, ~/.cache/loom
-  int threads = 0;             // 0: one per hardware thread
+  std::string cache_dir;  // empty: $LOOM_CACHE_DIR, $XDG_CACHE_HOME/loom, ~/.cache/loom
+  int threads = 0;        // 0: one per hardware thread
   std::function<void(const std::string&)> warn;  // default: print to stderr
   // CPU: kernels poll for Program::cancel() at loop back-edges (`while`, and serial `for`
   // loops holding a loop), so a launch that never ends can be stopped (the editor). Off by
@@ -65,10 +65,11 @@ struct ProgramOptions {
 class Arg {
  public:
   template <typename T>
-    requires std::is_integral_v<T> && (!std::is_same_v<T, bool>)
-  Arg(T v)
-      : kind_(Kind::Int), i_(static_cast<int64_t>(v)),
-        uint64_(std::is_unsigned_v<T> && static_cast<uint64_t>(v) > static_cast<uint64_t>(INT64_MAX)) {}
+  requires std::is_integral_v<T> &&(!std::is_same_v<T, bool>)Arg(T v)
+      : kind_(Kind::Int),
+        i_(static_cast<int64_t>(v)),
+        uint64_(std::is_unsigned_v<T> &&
+                static_cast<uint64_t>(v) > static_cast<uint64_t>(INT64_MAX)) {}
   Arg(double v) : kind_(Kind::Float), f_(v) {}
   Arg(float v) : kind_(Kind::Float), f_(v) {}
   Arg(bool v) : kind_(Kind::Bool), i_(v) {}
@@ -103,8 +104,8 @@ class Arg {
 using Args = std::vector<std::pair<std::string, Arg>>;
 
 // Return values of a launch, every component in order; zeros when the launch reached no
-// `return`. A struct return is flattened into its value members: returns ["f32", "S"] with S {a: i32,
-// b: f32x2} give names {"r0", "r1.a", "r1.b"}, types {f32, i32, f32x2} and four components.
+// `return`. A struct return is flattened into its value members: returns ["f32", "S"] with S {a:
+// i32, b: f32x2} give names {"r0", "r1.a", "r1.b"}, types {f32, i32, f32x2} and four components.
 struct KernelResult {
   std::vector<std::string> names;  // per return value: the return node's pin ("r0", "r1.a")
   std::vector<ValueType> types;    // per return value
@@ -131,8 +132,9 @@ struct ArrayView {
   double scalar(size_t i) const;
   // Component `c` of element `e` (C order), whatever the layout.
   double component(size_t e, int c) const {
-    return scalar(layout == Layout::SoA ? static_cast<size_t>(c) * elements() + e
-                                        : e * static_cast<size_t>(components) + static_cast<size_t>(c));
+    return scalar(layout == Layout::SoA
+                      ? static_cast<size_t>(c) * elements() + e
+                      : e * static_cast<size_t>(components) + static_cast<size_t>(c));
   }
 };
 
@@ -147,7 +149,7 @@ struct TextureView {
 struct DeviceCounters {
   uint64_t last_launch_argpack_uploads = 0;  // packs uploaded before the last launch
   uint64_t last_launch_argpack_bytes = 0;
-  uint64_t last_launch_argument_bytes = 0;   // its args block (push constants or a ring slot)
+  uint64_t last_launch_argument_bytes = 0;  // its args block (push constants or a ring slot)
   uint64_t argpack_uploads = 0, argpack_bytes = 0, argument_bytes = 0;
   uint64_t resource_bytes_uploaded = 0, bytes_downloaded = 0;
   uint64_t dispatches = 0, submits = 0, waits = 0, barriers = 0, pipelines = 0;
@@ -156,13 +158,14 @@ struct DeviceCounters {
 
 // What a reload kept and what it had to start afresh.
 struct ReloadReport {
-  std::vector<std::string> kept;            // resources whose contents carried over
-  std::vector<std::string> reinitialized;   // resources whose declaration changed: zeroed or from the document
-  std::vector<std::string> dropped;         // resources the new document no longer has
-  int kernels_compiled = 0;                 // instantiations compiled (or read from the offline cache)
-  int kernels_reused = 0;                   // instantiations whose kernel did not change
-  double ms = 0;                            // validation, compilation and the swap
-  std::vector<std::string> notices;         // one line per re-initialised or dropped resource
+  std::vector<std::string> kept;  // resources whose contents carried over
+  std::vector<std::string>
+      reinitialized;  // resources whose declaration changed: zeroed or from the document
+  std::vector<std::string> dropped;  // resources the new document no longer has
+  int kernels_compiled = 0;          // instantiations compiled (or read from the offline cache)
+  int kernels_reused = 0;            // instantiations whose kernel did not change
+  double ms = 0;                     // validation, compilation and the swap
+  std::vector<std::string> notices;  // one line per re-initialised or dropped resource
 };
 
 struct PassTime {
@@ -172,10 +175,10 @@ struct PassTime {
 
 struct Stats {
   int kernels_registered = 0;
-  int instantiations = 0;      // distinct (kernel, template signature) pairs compiled or loaded
+  int instantiations = 0;  // distinct (kernel, template signature) pairs compiled or loaded
   int memory_hits = 0;
   int disk_hits = 0;
-  int misses = 0;              // full compiles
+  int misses = 0;  // full compiles
   int64_t launches = 0;
   double ms_lower = 0, ms_passes = 0, ms_codegen = 0, ms_optimize = 0, ms_emit = 0;
   double ms_cache_read = 0, ms_load = 0, ms_launch = 0;
@@ -212,11 +215,12 @@ class Program {
   bool has_pipeline(const std::string& name) const;
 
   // Resources of the program.
-  ArrayView array(const std::string& name);       // field or ndarray
+  ArrayView array(const std::string& name);  // field or ndarray
   TextureView texture(const std::string& name);
   void create_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape);
   // Wraps caller memory (not copied, not freed); must outlive its use in launches.
-  void wrap_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape, void* data);
+  void wrap_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape,
+                    void* data);
   // Points a wrapped ndarray at other caller memory, same name and element type (a per-frame
   // engine buffer); the shape may change. Argpack members holding it follow. Errors: unknown
   // name, an ndarray that owns its memory (document or create_ndarray), a dimension count an
@@ -251,12 +255,14 @@ class Program {
   std::string spirv_text(const std::string& kernel, const Args& template_args = {});
   // The LLVM IR of one instantiation for the host CPU, after LLVM's optimisation when
   // `optimized` (what the CPU backend runs).
-  std::string llvm_ir_text(const std::string& kernel, const Args& template_args = {}, bool optimized = true);
+  std::string llvm_ir_text(const std::string& kernel, const Args& template_args = {},
+                           bool optimized = true);
 
   // For AOT modules (aot_module.h): lowers and optimises one instantiation (template
   // arguments taken from `args` as a launch takes them) for a device whose element offsets
   // are `index_bits` wide, with this program's debug and fast-math options.
-  void lower_for_module(const std::string& kernel, const Args& args, int index_bits, AotInstance& out);
+  void lower_for_module(const std::string& kernel, const Args& args, int index_bits,
+                        AotInstance& out);
 
   // The device kernels run on: after Auto, the backend chosen.
   Backend backend() const;
