@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# run_install_test.sh BUILD SOURCE WORK LIBDIR BINDIR INCLUDEDIR (the ctest `install_consumer`)
+#
+# Installs BUILD into WORK/prefix (the runtime component, then the tools), checks the layout,
+# compiles a module with the installed `loom`, and builds and runs tests/install/consumer
+# against the prefix twice: through find_package(Loom) and through pkg-config. Writes only
+# under WORK (a folder of the build tree); LIBDIR, BINDIR and INCLUDEDIR are the build's
+# CMAKE_INSTALL_* folders.
+set -euo pipefail
+
+if [ $# -ne 6 ]; then
+  echo "usage: $0 BUILD SOURCE WORK LIBDIR BINDIR INCLUDEDIR" >&2
+  exit 2
+fi
+build=$1 source=$2 work=$3 libdir=$4 bindir=$5 includedir=$6
+prefix=$work/prefix
+cmake=${CMAKE_COMMAND:-cmake}
+
+fail() {
+  echo "install_consumer: FAILED: $*" >&2
+  exit 1
+}
+step() { echo "== $*"; }
+
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work" # nothing the tools write lands in the caller's folder
+# Compiled kernels go to a cache of this run, not ~/.cache/loom.
+export LOOM_CACHE_DIR=$work/cache
+
+step "install the runtime component alone"
+"$cmake" --install "$build" --prefix "$prefix" --component runtime
+for f in "$libdir/libloom.so" "$libdir/libloom.so.1" "$libdir/libloom.so.1.0.0" \
+  "$includedir/loom/loom.h" "$libdir/cmake/Loom/LoomConfig.cmake" \
+  "$libdir/cmake/Loom/LoomConfigVersion.cmake" "$libdir/cmake/Loom/LoomTargets.cmake" \
+  "$libdir/pkgconfig/loom.pc"; do
+  [ -e "$prefix/$f" ] || fail "the runtime component did not install $f"
+done
+if [ ! -L "$prefix/$libdir/libloom.so" ] || [ ! -L "$prefix/$libdir/libloom.so.1" ]; then
+  fail "libloom.so and libloom.so.1 should be links to libloom.so.1.0.0"
+fi
+[ "$(readlink "$prefix/$libdir/libloom.so.1")" = libloom.so.1.0.0 ] ||
+  fail "libloom.so.1 points at $(readlink "$prefix/$libdir/libloom.so.1")"
+readelf -d "$prefix/$libdir/libloom.so.1.0.0" | grep -q 'SONAME.*\[libloom\.so\.1\]' ||
+  fail "libloom.so.1.0.0 has no SONAME libloom.so.1"
+[ ! -e "$prefix/$bindir" ] || fail "the runtime component installed $bindir/: $(ls "$prefix/$bindir")"
+ls -R "$prefix"
+
+step "the installed loom.h includes only Vulkan and C standard headers"
+grep -E '^[[:space:]]*#[[:space:]]*include' "$prefix/$includedir/loom/loom.h" | while read -r line; do
+  case "$line" in
+    *'<vulkan/'*'>'* | *'<stddef.h>'* | *'<stdint.h>'* | *'<stdbool.h>'*) echo "  $line" ;;
+    *) fail "installed loom.h: '$line' is neither a Vulkan nor a C standard header" ;;
+  esac
+done
+
+step "install the tools component"
+"$cmake" --install "$build" --prefix "$prefix" --component tools
+for t in loom loom-module; do
+  [ -x "$prefix/$bindir/$t" ] || fail "the tools component did not install $bindir/$t"
+done
+# A path of the source or build tree compiled into an installed binary would be read at run
+# time from where the package was built, not from the install.
+for f in "$prefix/$bindir"/* "$prefix/$libdir/libloom.so.1.0.0"; do
+  if readelf -p .rodata "$f" 2>/dev/null | grep -F -e "$source" -e "$build" >&2; then
+    fail "$f holds a path of the source or build tree (above)"
+  fi
+done
+
+step "the installed tools run from the prefix"
+"$prefix/$bindir/loom" --help >"$work/loom-help.txt" || fail "loom --help exited $?"
+grep -q compile "$work/loom-help.txt" || fail "loom --help does not list 'compile'"
+"$prefix/$bindir/loom" compile "$source/assets/graphs/heat.loom.json" --arch cpu -o "$work/heat.loommod"
+"$prefix/$bindir/loom-module" info "$work/heat.loommod" | tee "$work/info.txt"
+"$prefix/$bindir/loom-module" run "$work/heat.loommod" --steps 2
+# The editor is installed with the tools where it was built.
+if [ -e "$prefix/$bindir/loom-editor" ]; then
+  "$prefix/$bindir/loom-editor" --help >/dev/null || fail "loom-editor --help exited $?"
+fi
+# The kernels the consumer must list, as loom-module names them ("kernel diffuse: ...").
+expected=$(sed -n 's/^kernel \([^:]*\):.*/kernel \1/p' "$work/info.txt")
+[ -n "$expected" ] || fail "loom-module info listed no kernels"
+
+# check_consumer NAME BINARY [MODULE]: runs it on MODULE (heat.loommod) without
+# LD_LIBRARY_PATH; it must load libloom from the prefix and print every kernel loom-module
+# info printed, in order.
+check_consumer() {
+  local name=$1 binary=$2 module=${3:-$work/heat.loommod}
+  local resolved
+  resolved=$(env -u LD_LIBRARY_PATH ldd "$binary" | sed -n 's/.*libloom\.so\.1 => \(.*\) (0x.*/\1/p')
+  if [ -z "$resolved" ] || [ "$(realpath "$resolved")" != "$(realpath "$prefix/$libdir/libloom.so.1")" ]; then
+    fail "$name: libloom.so.1 resolves to '$resolved', not into the prefix"
+  fi
+  env -u LD_LIBRARY_PATH "$binary" "$module" | tee "$work/$name.out" ||
+    fail "$name exited non-zero"
+  [ "$(grep '^kernel ' "$work/$name.out")" = "$expected" ] ||
+    fail "$name printed other kernels than loom-module info: $(grep '^kernel ' "$work/$name.out")"
+  grep -q '^ran pipeline step$' "$work/$name.out" || fail "$name did not run pipeline step"
+}
+
+step "find_package(Loom): configure, build and run the consumer"
+"$cmake" -S "$source/tests/install/consumer" -B "$work/cmake-consumer" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_BUILD_TYPE=Release
+grep -qF "Loom_DIR:PATH=$prefix/$libdir/cmake/Loom" "$work/cmake-consumer/CMakeCache.txt" ||
+  fail "find_package(Loom) found $(grep Loom_DIR "$work/cmake-consumer/CMakeCache.txt")"
+"$cmake" --build "$work/cmake-consumer" --verbose
+# The imported target's full library path gives the consumer its run path into the prefix.
+check_consumer find_package "$work/cmake-consumer/loom_consumer"
+# A graph document: the installed libloom.so compiles it with the installed `loom`, found as
+# <libdir>/../bin/loom (neither $LOOM_COMPILER nor PATH leads to one here).
+LOOM_COMPILER='' PATH=/usr/bin:/bin check_consumer document "$work/cmake-consumer/loom_consumer" \
+  "$source/assets/graphs/heat.loom.json"
+
+step "pkg-config: build and run the consumer"
+export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
+pkg-config --modversion loom
+mkdir -p "$work/pkg-config-consumer"
+# pkg-config gives no run path; the consumer takes loom.pc's libdir as its own. Its flags
+# are split into words on purpose, as in a makefile.
+set -x
+# shellcheck disable=SC2046
+cc -std=c99 -Wall -Wextra -Werror -pedantic "$source/tests/install/consumer/main.c" \
+  -o "$work/pkg-config-consumer/loom_consumer" $(pkg-config --cflags --libs loom) \
+  -Wl,-rpath,"$(pkg-config --variable=libdir loom)"
+set +x
+check_consumer pkg-config "$work/pkg-config-consumer/loom_consumer"
+
+echo "install_consumer: passed"
