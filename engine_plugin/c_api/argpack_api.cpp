@@ -5,35 +5,38 @@
 
 using namespace loom;
 using loom::capi::ApiError;
+using loom::capi::ArgpackObject;
 using loom::capi::guard;
+using loom::capi::ModuleObject;
 using loom::capi::need;
+using loom::capi::resolve;
 
 extern "C" {
 
 LoomResult loom_module_get_argpack(LoomModule module, const char* name, LoomArgpack* out) {
   return guard(LOOM_ERROR_NOT_FOUND, [&] {
-    LoomModule_T& m = need(module, "module");
+    ModuleObject& m = resolve(module, "loom_module_get_argpack: module");
     need(name, "loom_module_get_argpack: name");
     need(out, "loom_module_get_argpack: out");
     auto it = m.argpacks.find(name);
     if (it != m.argpacks.end()) {
-      *out = it->second.get();
+      *out = it->second->handle.as<LoomArgpack>();
       return;
     }
     if (!m.loaded->argpack(name))
       throw ApiError(LOOM_ERROR_NOT_FOUND, Place{m.what},
                      std::string("the module has no argpack '") + name + "'");
-    auto p = std::make_unique<LoomArgpack_T>();
+    auto p = std::make_unique<ArgpackObject>();
     p->module = &m;
     p->name = name;
-    *out = p.get();
+    *out = p->handle.as<LoomArgpack>();
     m.argpacks[name] = std::move(p);
   });
 }
 
 LoomResult loom_argpack_create(LoomModule module, const char* type_name, LoomArgpack* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomModule_T& m = need(module, "module");
+    ModuleObject& m = resolve(module, "loom_argpack_create: module");
     need(type_name, "loom_argpack_create: type_name");
     need(out, "loom_argpack_create: out");
     const std::vector<ArgpackType>& types = m.loaded->metadata().argpack_types;
@@ -47,32 +50,41 @@ LoomResult loom_argpack_create(LoomModule module, const char* type_name, LoomArg
       throw ApiError(LOOM_ERROR_NOT_FOUND, Place{m.what},
                      std::string("the module has no argpack type '") + type_name + "'" +
                          (packs.empty() ? " (it has none)" : "; it has " + packs));
-    auto p = std::make_unique<LoomArgpack_T>();
+    auto p = std::make_unique<ArgpackObject>();
     p->module = &m;
     p->name = type_name;
     p->own = std::make_unique<host::Argpack>(types, type);
     m.runtime->device->add_argpack(type_name, *p->own);
-    *out = p.get();
+    *out = p->handle.as<LoomArgpack>();
     m.created_packs[p.get()] = std::move(p);
   });
 }
 
 LoomResult loom_argpack_destroy(LoomArgpack pack) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
-    if (!pack) return;
-    if (!pack->own)
-      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_argpack_destroy: argpack '" + pack->name +
-                                                      "' belongs to module " + pack->module->what +
+    ArgpackObject* p = capi::resolve_or_null(pack, "loom_argpack_destroy: pack");
+    if (!p) return;
+    if (!p->own)
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_argpack_destroy: argpack '" + p->name +
+                                                      "' belongs to module " + p->module->what +
                                                       " and goes with it");
-    LoomModule_T& m = *pack->module;
-    m.runtime->device->remove(pack->own->data());
-    m.created_packs.erase(pack);
+    ModuleObject& m = *p->module;
+    // Another pack bound to this one by reference copies its bytes at every launch.
+    std::string user =
+        capi::user_of(*m.runtime, [&](const capi::MemberRef& ref) { return ref.object == p; });
+    if (!user.empty())
+      throw ApiError(LOOM_ERROR_IN_USE, "loom_argpack_destroy: argpack '" + p->name + "' is " +
+                                            user +
+                                            "; bind another pack there or destroy that "
+                                            "pack first");
+    m.runtime->device->remove(p->own->data());
+    m.created_packs.erase(p);  // its references and its handle go with it
   });
 }
 
 LoomResult loom_argpack_set(LoomArgpack pack, const char* path, const LoomArgument* value) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
-    LoomArgpack_T& p = need(pack, "argpack");
+    ArgpackObject& p = resolve(pack, "loom_argpack_set: pack");
     need(path, "loom_argpack_set: path");
     capi::set_member(p, path, need(value, "loom_argpack_set: value"));
   });
@@ -80,7 +92,7 @@ LoomResult loom_argpack_set(LoomArgpack pack, const char* path, const LoomArgume
 
 LoomResult loom_argpack_get(LoomArgpack pack, const char* path, LoomArgument* out) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
-    LoomArgpack_T& p = need(pack, "argpack");
+    const ArgpackObject& p = resolve(pack, "loom_argpack_get: pack");
     need(path, "loom_argpack_get: path");
     LoomArgument& o = need(out, "loom_argpack_get: out");
     o = capi::get_member(p, path);

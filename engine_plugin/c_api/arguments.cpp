@@ -49,12 +49,22 @@ std::vector<T> components(const LoomArgument& a, ValueType type, const Place& wh
   return out;
 }
 
-const host::Ndarray& ndarray_argument(const LoomArgument& a, LoomRuntime_T* runtime, ValueType type,
-                                      int ndim, const Place& where, const std::string& what) {
+// A handle inside an argument, resolved; errors name the call's place and the argument.
+template <typename H>
+typename HandleTraits<H>::Object& handle_in(H handle, const Place& where, const std::string& what) {
+  try {
+    return resolve(handle, what);
+  } catch (const ApiError& e) {
+    throw ApiError(e.code(), where, e.message());
+  }
+}
+
+const ArrayObject& ndarray_argument(const LoomArgument& a, RuntimeObject* runtime, ValueType type,
+                                    int ndim, const Place& where, const std::string& what) {
   if (enum_int(a.kind) != LOOM_ARGUMENT_NDARRAY)
     throw ApiError(LOOM_ERROR_WRONG_TYPE, where,
                    what + " takes an ndarray, given " + kind_name(a.kind));
-  const LoomArray_T& arr = need(a.value.ndarray, (what + ": the ndarray").c_str());
+  const ArrayObject& arr = handle_in(a.value.ndarray, where, what + ": the ndarray");
   if (arr.is_field)
     throw ApiError(LOOM_ERROR_WRONG_TYPE, where,
                    what + " takes an ndarray; '" + arr.name +
@@ -72,15 +82,15 @@ const host::Ndarray& ndarray_argument(const LoomArgument& a, LoomRuntime_T* runt
     throw ApiError(LOOM_ERROR_WRONG_NDIM, where,
                    what + " takes an ndarray of " + std::to_string(ndim) +
                        " dimension(s), given one of " + std::to_string(nd.ndim()));
-  return nd;
+  return arr;
 }
 
-const host::Texture& texture_argument(const LoomArgument& a, LoomRuntime_T* runtime, int ndim,
+const TextureObject& texture_argument(const LoomArgument& a, RuntimeObject* runtime, int ndim,
                                       const Place& where, const std::string& what) {
   if (enum_int(a.kind) != LOOM_ARGUMENT_TEXTURE)
     throw ApiError(LOOM_ERROR_WRONG_TYPE, where,
                    what + " takes a texture, given " + kind_name(a.kind));
-  const LoomTexture_T& t = need(a.value.texture, (what + ": the texture").c_str());
+  const TextureObject& t = handle_in(a.value.texture, where, what + ": the texture");
   if (t.runtime != runtime)
     throw ApiError(LOOM_ERROR_WRONG_RUNTIME, where,
                    what + ": the texture belongs to another runtime");
@@ -89,16 +99,16 @@ const host::Texture& texture_argument(const LoomArgument& a, LoomRuntime_T* runt
     throw ApiError(LOOM_ERROR_WRONG_NDIM, where,
                    what + " takes a " + std::to_string(ndim) + "-d texture, given a " +
                        std::to_string(tex.ndim()) + "-d one");
-  return tex;
+  return t;
 }
 
-host::Argpack& argpack_argument(const LoomArgument& a, LoomModule_T& module,
+ArgpackObject& argpack_argument(const LoomArgument& a, ModuleObject& module,
                                 const std::vector<ArgpackType>& types, int type, const Place& where,
                                 const std::string& what) {
   if (enum_int(a.kind) != LOOM_ARGUMENT_ARGPACK)
     throw ApiError(LOOM_ERROR_WRONG_TYPE, where,
                    what + " takes an argpack, given " + kind_name(a.kind));
-  LoomArgpack_T& p = need(a.value.argpack, (what + ": the argpack").c_str());
+  ArgpackObject& p = handle_in(a.value.argpack, where, what + ": the argpack");
   if (p.module->runtime != module.runtime)
     throw ApiError(LOOM_ERROR_WRONG_RUNTIME, where,
                    what + ": the argpack belongs to another runtime");
@@ -108,7 +118,7 @@ host::Argpack& argpack_argument(const LoomArgument& a, LoomModule_T& module,
     throw ApiError(LOOM_ERROR_WRONG_TYPE, where,
                    what + " takes an argpack of type '" + want.name + "', given one of type '" +
                        pack.type().name + "'");
-  return pack;
+  return p;
 }
 
 // Member `path` of `pack`, looked up in the module's type table (where the pack's type has
@@ -123,10 +133,80 @@ const ArgpackMember* member_of(const host::Argpack& pack, const std::vector<Argp
                  "argpack type '" + pack.type().name + "' has no member '" + path + "'");
 }
 
+// The path of the resource member whose record is at byte `offset` of a pack of `type`.
+std::string member_at(const std::vector<ArgpackType>& types, int type, uint32_t offset,
+                      const std::string& prefix = "") {
+  for (const ArgpackMember& m : types.at(static_cast<size_t>(type)).members) {
+    std::string path = prefix + m.name;
+    if ((m.kind == MemberKind::Ndarray || m.kind == MemberKind::Texture) && m.offset == offset)
+      return path;
+    if ((m.kind == MemberKind::Struct || m.kind == MemberKind::Pack) && offset >= m.offset &&
+        offset < m.offset + types.at(static_cast<size_t>(m.nested)).size) {
+      std::string inner = member_at(types, m.nested, offset - m.offset, path + ".");
+      if (!inner.empty()) return inner;
+    }
+  }
+  return "";
+}
+
+// Every ndarray and texture member of `pack` that the kernel reads must be set: an unset
+// record holds a null address the kernel would dereference.
+void check_pack_resources(const KernelABI& abi, int param, host::Argpack& pack,
+                          const std::vector<ArgpackType>& types, int type, const Place& where) {
+  pack.sync();  // bound nested packs' members are read from their copies in this pack
+  for (const ResourceDesc& r : abi.resources) {
+    if (r.param != param || r.param_offset < 0) continue;
+    auto offset = static_cast<uint32_t>(r.param_offset);
+    if (pack.resource_view_at(offset).data) continue;
+    std::string member = member_at(types, type, offset);
+    throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, where,
+                   "member '" + (member.empty() ? "at byte " + std::to_string(offset) : member) +
+                       "' (" + (r.kind == ResourceKind::Texture ? "a texture" : "an ndarray") +
+                       ") is not set; the kernel uses it");
+  }
+}
+
+bool has_prefix(const std::string& path, const std::string& prefix) {
+  return path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
+         path[prefix.size()] == '.';
+}
+
+// The pack that holds member `path` of `p`, following the nested packs bound by reference
+// through the C ABI (as host::Argpack follows its bindings); `rest` the path inside it.
+ArgpackObject& holder_of(ArgpackObject& p, const std::string& path, std::string* rest,
+                         int depth = 0) {
+  for (auto& [key, ref] : p.refs)
+    if (ref.kind == HandleKind::Argpack && has_prefix(path, key) && depth < 16)
+      return holder_of(*static_cast<ArgpackObject*>(ref.object), path.substr(key.size() + 1), rest,
+                       depth + 1);
+  *rest = path;
+  return p;
+}
+
+// Forgets the references at `path` and below it.
+void release_refs(ArgpackObject& p, const std::string& path) {
+  std::erase_if(p.refs, [&](const auto& entry) {
+    return entry.first == path || has_prefix(entry.first, path);
+  });
+}
+
+// The ndarrays and textures `p` refers to, through its bound packs, with their paths: what
+// a struct member copied from `p` now holds the addresses of.
+void collect_resources(const ArgpackObject& p, const std::string& prefix,
+                       std::map<std::string, MemberRef>* out, int depth = 0) {
+  for (const auto& [key, ref] : p.refs) {
+    if (ref.kind != HandleKind::Argpack)
+      (*out)[prefix + key] = ref;
+    else if (depth < 16)
+      collect_resources(*static_cast<const ArgpackObject*>(ref.object), prefix + key + ".", out,
+                        depth + 1);
+  }
+}
+
 }  // namespace
 
-void bind_arguments(LoomKernel_T& k, uint32_t count, const LoomArgument* args) {
-  LoomModule_T& m = *k.module;
+void bind_arguments(KernelObject& k, uint32_t count, const LoomArgument* args) {
+  ModuleObject& m = *k.module;
   host::LaunchFrame& frame = *k.frame;
   const KernelABI& abi = frame.abi();
   if (count != abi.params.size()) {
@@ -155,10 +235,11 @@ void bind_arguments(LoomKernel_T& k, uint32_t count, const LoomArgument* args) {
         });
         break;
       case ParamKind::Ndarray:
-        frame.set_ndarray(param, ndarray_argument(a, m.runtime, p.type, p.ndim, where, what));
+        frame.set_ndarray(param,
+                          *ndarray_of(ndarray_argument(a, m.runtime, p.type, p.ndim, where, what)));
         break;
       case ParamKind::Texture: {
-        const host::Texture& tex = texture_argument(a, m.runtime, p.ndim, where, what);
+        const host::Texture& tex = texture_of(texture_argument(a, m.runtime, p.ndim, where, what));
         for (const ResourceDesc& r : abi.resources)
           if (r.param == param && r.param_offset < 0 && r.format != tex.format())
             throw ApiError(LOOM_ERROR_WRONG_DTYPE, where,
@@ -167,21 +248,27 @@ void bind_arguments(LoomKernel_T& k, uint32_t count, const LoomArgument* args) {
         frame.set_texture(param, tex);
         break;
       }
-      case ParamKind::Argpack:
-        frame.set_argpack(param, argpack_argument(a, m, m.loaded->metadata().argpack_types,
-                                                  p.argpack_type, where, what));
+      case ParamKind::Argpack: {
+        const std::vector<ArgpackType>& types = m.loaded->metadata().argpack_types;
+        host::Argpack& pack =
+            argpack_of(argpack_argument(a, m, types, p.argpack_type, where, what));
+        check_pack_resources(abi, param, pack, types, p.argpack_type, where);
+        frame.set_argpack(param, pack);
         break;
+      }
     }
   }
 }
 
-void set_member(LoomArgpack_T& p, const std::string& path, const LoomArgument& a) {
+void set_member(ArgpackObject& p, const std::string& path, const LoomArgument& a) {
   host::Argpack& pack = argpack_of(p);
-  LoomModule_T& m = *p.module;
+  ModuleObject& m = *p.module;
   Place where{m.what, "", -1, pack.type().name + "." + path};
   const std::vector<ArgpackType>& types = m.loaded->metadata().argpack_types;
   const ArgpackMember* member = member_of(pack, types, path, where);
   std::string what = "member '" + path + "'";
+  std::string rest;
+  ArgpackObject& holder = holder_of(p, path, &rest);
   switch (member->kind) {
     case MemberKind::Value:
       if (member->type.scalar == Scalar::Bool) {
@@ -193,33 +280,48 @@ void set_member(LoomArgpack_T& p, const std::string& path, const LoomArgument& a
         pack.set_components<T>(path, components<T>(a, member->type, where, what));
       });
       break;
-    case MemberKind::Ndarray:
-      pack.set_ndarray(path,
-                       ndarray_argument(a, m.runtime, member->type, member->ndim, where, what));
+    case MemberKind::Ndarray: {
+      const ArrayObject& arr =
+          ndarray_argument(a, m.runtime, member->type, member->ndim, where, what);
+      pack.set_ndarray(path, *ndarray_of(arr));
+      holder.refs[rest] = MemberRef{HandleKind::Array, const_cast<ArrayObject*>(&arr)};
       break;
+    }
     case MemberKind::Texture: {
-      const host::Texture& tex = texture_argument(a, m.runtime, member->ndim, where, what);
+      const TextureObject& t = texture_argument(a, m.runtime, member->ndim, where, what);
+      const host::Texture& tex = texture_of(t);
       if (tex.format() != member->format)
         throw ApiError(LOOM_ERROR_WRONG_DTYPE, where,
                        what + " holds " + texture_format_name(member->format) +
                            " textures, given " + texture_format_name(tex.format()));
       pack.set_texture(path, tex);
+      holder.refs[rest] = MemberRef{HandleKind::Texture, const_cast<TextureObject*>(&t)};
       break;
     }
     case MemberKind::Pack:
     case MemberKind::Struct: {
-      host::Argpack& nested = argpack_argument(a, m, types, member->nested, where, what);
-      if (&nested == &pack)
+      ArgpackObject& nested_object = argpack_argument(a, m, types, member->nested, where, what);
+      host::Argpack& nested = argpack_of(nested_object);
+      if (&nested == &pack || &nested_object == &holder)
         throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, where, what + ": a pack cannot hold itself");
       pack.set_pack(path, nested);
+      release_refs(holder, rest);
+      if (member->kind == MemberKind::Pack) {
+        holder.refs[rest] = MemberRef{HandleKind::Argpack, &nested_object};
+        break;
+      }
+      // A struct member is a copy: it holds the addresses the copied pack held.
+      std::map<std::string, MemberRef> copied;
+      collect_resources(nested_object, rest + ".", &copied);
+      holder.refs.insert(copied.begin(), copied.end());
       break;
     }
   }
 }
 
-LoomArgument get_member(const LoomArgpack_T& p, const std::string& path) {
+LoomArgument get_member(const ArgpackObject& p, const std::string& path) {
   const host::Argpack& pack = argpack_of(p);
-  const LoomModule_T& m = *p.module;
+  const ModuleObject& m = *p.module;
   Place where{m.what, "", -1, pack.type().name + "." + path};
   const ArgpackMember* member = member_of(pack, m.loaded->metadata().argpack_types, path, where);
   if (member->kind != MemberKind::Value)

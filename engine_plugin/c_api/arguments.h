@@ -12,10 +12,11 @@ namespace loom::capi {
 
 // Checks and binds `args` (one per parameter) into the kernel's launch frame. Throws
 // ApiError with the code of the first mismatch, naming the kernel and parameter.
-void bind_arguments(LoomKernel_T& kernel, uint32_t count, const LoomArgument* args);
-// Writes `value` into member `path` of `pack` (of `module`).
-void set_member(LoomArgpack_T& pack, const std::string& path, const LoomArgument& value);
+void bind_arguments(KernelObject& kernel, uint32_t count, const LoomArgument* args);
+// Writes `value` into member `path` of `pack` (of `module`) and records what the member
+// refers to (MemberRef), releasing what it referred to before.
+void set_member(ArgpackObject& pack, const std::string& path, const LoomArgument& value);
 // Reads value member `path`.
-LoomArgument get_member(const LoomArgpack_T& pack, const std::string& path);
+LoomArgument get_member(const ArgpackObject& pack, const std::string& path);
 
 }  // namespace loom::capi

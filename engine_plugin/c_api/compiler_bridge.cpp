@@ -90,6 +90,8 @@ std::vector<uint8_t> compile_document(const std::string& path, const char* arch)
   fs::path log = tmp.path / "compiler.log";
   std::vector<std::string> argv_text = {compiler,     "compile", path, "-o",
                                         out.string(), "--arch",  arch};
+  // Compiled on the machine that runs it: the CPU's own level, not the portable baseline.
+  if (std::string(arch) == "cpu") argv_text.insert(argv_text.end(), {"--cpu", "host"});
   std::vector<char*> argv;
   argv.reserve(argv_text.size() + 1);
   for (std::string& a : argv_text) argv.push_back(a.data());

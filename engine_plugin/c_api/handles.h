@@ -1,17 +1,22 @@
-// What the C ABI's opaque handles point at. A module's handles name what they refer to
-// (a kernel by name and template arguments, a resource by name) and resolve it in the
-// module loaded now, so they stay valid when a hot reload swaps the module underneath.
+// What the C ABI's opaque handles name. A handle is an entry of the handle table
+// (handle_table.h), never a pointer to one of these: each object holds its HandleSlot, and
+// every entry point resolves the host's handles through resolve(). A module's handles name
+// what they refer to (a kernel by name and template arguments, a resource by name) and
+// resolve it in the module loaded now, so they stay valid when a hot reload swaps the
+// module underneath.
 #pragma once
 
 #include <loom/loom.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "engine_plugin/c_api/handle_table.h"
 #include "runtime/aot/loaded_module.h"
 #include "runtime/aot/module_device.h"
 #include "runtime/host/argpack.h"
@@ -21,7 +26,15 @@
 #include "runtime/host/texture.h"
 #include "runtime/vulkan/host_frames.h"
 
-struct LoomRuntime_T {
+namespace loom::capi {
+
+struct ModuleObject;
+struct ArrayObject;
+struct TextureObject;
+struct ArgpackObject;
+
+struct RuntimeObject {
+  HandleSlot handle{HandleKind::Runtime, this};
   LoomArch arch = LOOM_ARCH_CPU;
   uint32_t frames_in_flight = 2;
   std::unique_ptr<loom::Device> device;
@@ -34,9 +47,9 @@ struct LoomRuntime_T {
     uint64_t frame = 0;                                       // frames begun when it was retired
   };
   std::vector<Retired> retired;
-  std::set<LoomModule_T*> modules;
-  std::set<LoomArray_T*> arrays;      // ndarrays of the runtime
-  std::set<LoomTexture_T*> textures;  // textures of the runtime
+  std::set<ModuleObject*> modules;                                    // owned by the host's handle
+  std::map<ArrayObject*, std::unique_ptr<ArrayObject>> arrays;        // ndarrays of the runtime
+  std::map<TextureObject*, std::unique_ptr<TextureObject>> textures;  // textures of the runtime
 
   loom::vk::HostFrames& host_frames();
   // Keeps `module` until the work that may use it is done (frees it now when none can).
@@ -54,72 +67,148 @@ struct FileStamp {
   bool operator==(const FileStamp&) const = default;
 };
 
-struct LoomKernel_T {
-  LoomModule_T* module = nullptr;
+struct KernelObject {
+  HandleSlot handle{HandleKind::Kernel, this};
+  ModuleObject* module = nullptr;
   std::string name;
   std::vector<loom::aot::TemplateArgument> template_args;
   int index = -1;  // in the module loaded now
   std::unique_ptr<loom::host::LaunchFrame> frame;
 };
 
-struct LoomPipeline_T {
-  LoomModule_T* module = nullptr;
+struct PipelineObject {
+  HandleSlot handle{HandleKind::Pipeline, this};
+  ModuleObject* module = nullptr;
   std::string name;
   int index = -1;
 };
 
 // A field or ndarray of a module (resolved by name), or an ndarray of the runtime: with a
-// host copy, or the host's VkBuffer (`imported`, `own` then wraps this handle as its key).
-struct LoomArray_T {
-  LoomRuntime_T* runtime = nullptr;
-  LoomModule_T* module = nullptr;
+// host copy, or the host's VkBuffer (`imported`, `own` then wraps this object as its key).
+struct ArrayObject {
+  HandleSlot handle{HandleKind::Array, this};
+  RuntimeObject* runtime = nullptr;
+  ModuleObject* module = nullptr;
   std::string name;
   bool is_field = false;
   bool imported = false;
   std::unique_ptr<loom::host::Ndarray> own;
 };
 
-struct LoomTexture_T {
-  LoomRuntime_T* runtime = nullptr;
-  LoomModule_T* module = nullptr;
+struct TextureObject {
+  HandleSlot handle{HandleKind::Texture, this};
+  RuntimeObject* runtime = nullptr;
+  ModuleObject* module = nullptr;
   std::string name;
   bool imported = false;
   std::unique_ptr<loom::host::Texture> own;
 };
 
-// An argpack instance of a module (resolved by name) or one the host created of a module's
-// argpack type (`own`).
-struct LoomArgpack_T {
-  LoomModule_T* module = nullptr;
-  std::string name;  // instance name, or the type name of a created pack
-  std::unique_ptr<loom::host::Argpack> own;
+// What a pack member set through the C ABI refers to: an ndarray or a texture (the pack's
+// bytes hold its address), or a nested pack bound by reference. Destroying a referred
+// object is refused while the reference stands (LOOM_ERROR_IN_USE).
+struct MemberRef {
+  HandleKind kind = HandleKind::Array;  // Array, Texture or Argpack
+  void* object = nullptr;               // ArrayObject, TextureObject or ArgpackObject
 };
 
-struct LoomModule_T {
-  LoomRuntime_T* runtime = nullptr;
+// An argpack instance of a module (resolved by name) or one the host created of a module's
+// argpack type (`own`).
+struct ArgpackObject {
+  HandleSlot handle{HandleKind::Argpack, this};
+  ModuleObject* module = nullptr;
+  std::string name;  // instance name, or the type name of a created pack
+  std::unique_ptr<loom::host::Argpack> own;
+  // By member path in this pack; members written through a bound nested pack are recorded
+  // on that pack. Struct members copied from a pack inherit its references.
+  std::map<std::string, MemberRef> refs;
+};
+
+struct ModuleObject {
+  HandleSlot handle{HandleKind::Module, this};
+  RuntimeObject* runtime = nullptr;
   std::string path;  // "" for modules loaded from memory
   std::string what;  // names the module in errors
   std::unique_ptr<loom::aot::LoadedModule> loaded;
   uint64_t generation = 0;
   FileStamp loaded_stamp, failed_stamp;
-  std::map<std::string, std::unique_ptr<LoomKernel_T>> kernels;  // by name + template arguments
-  std::map<std::string, std::unique_ptr<LoomPipeline_T>> pipelines;
-  std::map<std::string, std::unique_ptr<LoomArray_T>> arrays;
-  std::map<std::string, std::unique_ptr<LoomTexture_T>> textures;
-  std::map<std::string, std::unique_ptr<LoomArgpack_T>> argpacks;
-  std::map<LoomArgpack_T*, std::unique_ptr<LoomArgpack_T>> created_packs;
+  std::map<std::string, std::unique_ptr<KernelObject>> kernels;  // by name + template arguments
+  std::map<std::string, std::unique_ptr<PipelineObject>> pipelines;
+  std::map<std::string, std::unique_ptr<ArrayObject>> arrays;
+  std::map<std::string, std::unique_ptr<TextureObject>> textures;
+  std::map<std::string, std::unique_ptr<ArgpackObject>> argpacks;
+  std::map<ArgpackObject*, std::unique_ptr<ArgpackObject>> created_packs;
   std::vector<std::string> names[6];  // loom_module_get_item_name, per LoomModuleItem - 1
 
   void refresh_names();
 };
 
-namespace loom::capi {
+// The object behind each public handle type.
+template <typename H>
+struct HandleTraits;
+template <>
+struct HandleTraits<LoomRuntime> {
+  using Object = RuntimeObject;
+  static constexpr HandleKind kind = HandleKind::Runtime;
+};
+template <>
+struct HandleTraits<LoomModule> {
+  using Object = ModuleObject;
+  static constexpr HandleKind kind = HandleKind::Module;
+};
+template <>
+struct HandleTraits<LoomKernel> {
+  using Object = KernelObject;
+  static constexpr HandleKind kind = HandleKind::Kernel;
+};
+template <>
+struct HandleTraits<LoomPipeline> {
+  using Object = PipelineObject;
+  static constexpr HandleKind kind = HandleKind::Pipeline;
+};
+template <>
+struct HandleTraits<LoomArray> {
+  using Object = ArrayObject;
+  static constexpr HandleKind kind = HandleKind::Array;
+};
+template <>
+struct HandleTraits<LoomTexture> {
+  using Object = TextureObject;
+  static constexpr HandleKind kind = HandleKind::Texture;
+};
+template <>
+struct HandleTraits<LoomArgpack> {
+  using Object = ArgpackObject;
+  static constexpr HandleKind kind = HandleKind::Argpack;
+};
 
-// What a handle refers to now (throws ApiError when it is gone or null).
-host::Ndarray* ndarray_of(const LoomArray_T& a);  // null for fields
-host::Field* field_of(const LoomArray_T& a);      // null for ndarrays
-host::Texture& texture_of(const LoomTexture_T& t);
-host::Argpack& argpack_of(const LoomArgpack_T& p);
-vk::VulkanRuntime& vulkan_of(LoomRuntime_T& r, const char* call);
+// The object a host handle names, or null for a null handle (destroy calls: a no-op).
+// Throws LOOM_ERROR_INVALID_HANDLE naming `what` ("loom_launch: kernel") otherwise.
+template <typename H>
+typename HandleTraits<H>::Object* resolve_or_null(H handle, const std::string& what) {
+  if (!handle) return nullptr;
+  auto value = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(handle));
+  return static_cast<typename HandleTraits<H>::Object*>(
+      HandleTable::instance().find(value, HandleTraits<H>::kind, what));
+}
+// The same; a null handle is LOOM_ERROR_NULL_HANDLE.
+template <typename H>
+typename HandleTraits<H>::Object& resolve(H handle, const std::string& what) {
+  if (!handle) throw ApiError(LOOM_ERROR_NULL_HANDLE, what + " is null");
+  return *resolve_or_null(handle, what);
+}
+
+// What a handle refers to now (throws ApiError when it is gone).
+host::Ndarray* ndarray_of(const ArrayObject& a);  // null for fields
+host::Field* field_of(const ArrayObject& a);      // null for ndarrays
+host::Texture& texture_of(const TextureObject& t);
+host::Argpack& argpack_of(const ArgpackObject& p);
+vk::VulkanRuntime& vulkan_of(RuntimeObject& r, const char* call);
+
+// The first pack member of the runtime whose reference `matches`, skipping the packs of
+// `skip` (a module about to go): "member 'b' of argpack 'Pair' (made from m.loommod)", or ""
+// when none. What a destroy that would leave a pack pointing at freed memory reports.
+std::string user_of(const RuntimeObject& r, const std::function<bool(const MemberRef&)>& matches,
+                    const ModuleObject* skip = nullptr);
 
 }  // namespace loom::capi

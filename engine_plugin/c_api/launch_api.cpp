@@ -11,7 +11,12 @@
 using namespace loom;
 using loom::capi::ApiError;
 using loom::capi::guard;
+using loom::capi::KernelObject;
+using loom::capi::ModuleObject;
 using loom::capi::need;
+using loom::capi::PipelineObject;
+using loom::capi::resolve;
+using loom::capi::RuntimeObject;
 
 namespace {
 
@@ -71,7 +76,7 @@ void launching(Launch&& launch) {
   }
 }
 
-aot::LoadedModule::Launcher into(LoomRuntime_T& r, VkCommandBuffer cb) {
+aot::LoadedModule::Launcher into(RuntimeObject& r, VkCommandBuffer cb) {
   vk::HostFrames& frames = r.host_frames();
   loom::Device& device = *r.device;
   return [&frames, &device, cb](loom::DeviceKernel& k, LaunchContext& ctx) {
@@ -79,7 +84,7 @@ aot::LoadedModule::Launcher into(LoomRuntime_T& r, VkCommandBuffer cb) {
   };
 }
 
-void check_into(LoomRuntime_T& r, VkCommandBuffer cb, const char* call) {
+void check_into(RuntimeObject& r, VkCommandBuffer cb, const char* call) {
   capi::vulkan_of(r, call);
   if (!cb) throw ApiError(LOOM_ERROR_NULL_HANDLE, std::string(call) + ": command_buffer is null");
 }
@@ -91,7 +96,7 @@ extern "C" {
 LoomResult loom_module_get_kernel(LoomModule module, const char* name, uint32_t template_arg_count,
                                   const LoomTemplateArgument* template_args, LoomKernel* out) {
   return guard(LOOM_ERROR_NOT_FOUND, [&] {
-    LoomModule_T& m = need(module, "module");
+    ModuleObject& m = resolve(module, "loom_module_get_kernel: module");
     need(name, "loom_module_get_kernel: name");
     need(out, "loom_module_get_kernel: out");
     if (template_arg_count && !template_args)
@@ -102,29 +107,29 @@ LoomResult loom_module_get_kernel(LoomModule module, const char* name, uint32_t 
     std::string key = key_of(name, targs);
     auto it = m.kernels.find(key);
     if (it != m.kernels.end()) {
-      *out = it->second.get();
+      *out = it->second->handle.as<LoomKernel>();
       return;
     }
     int index = m.loaded->kernel(name, targs);  // throws naming what the module has
-    auto k = std::make_unique<LoomKernel_T>();
+    auto k = std::make_unique<KernelObject>();
     k->module = &m;
     k->name = name;
     k->template_args = std::move(targs);
     k->index = index;
     k->frame = std::make_unique<host::LaunchFrame>(m.loaded->device_kernel(index).abi());
-    *out = k.get();
+    *out = k->handle.as<LoomKernel>();
     m.kernels[key] = std::move(k);
   });
 }
 
 LoomResult loom_module_get_pipeline(LoomModule module, const char* name, LoomPipeline* out) {
   return guard(LOOM_ERROR_NOT_FOUND, [&] {
-    LoomModule_T& m = need(module, "module");
+    ModuleObject& m = resolve(module, "loom_module_get_pipeline: module");
     need(name, "loom_module_get_pipeline: name");
     need(out, "loom_module_get_pipeline: out");
     auto it = m.pipelines.find(name);
     if (it != m.pipelines.end()) {
-      *out = it->second.get();
+      *out = it->second->handle.as<LoomPipeline>();
       return;
     }
     int index = m.loaded->find_pipeline(name);
@@ -136,18 +141,18 @@ LoomResult loom_module_get_pipeline(LoomModule module, const char* name, LoomPip
                      std::string("the module has no pipeline '") + name + "'" +
                          (have.empty() ? " (it has none)" : "; it has " + have));
     }
-    auto p = std::make_unique<LoomPipeline_T>();
+    auto p = std::make_unique<PipelineObject>();
     p->module = &m;
     p->name = name;
     p->index = index;
-    *out = p.get();
+    *out = p->handle.as<LoomPipeline>();
     m.pipelines[name] = std::move(p);
   });
 }
 
 LoomResult loom_kernel_get_info(LoomKernel kernel, LoomKernelInfo* out) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
-    LoomKernel_T& k = need(kernel, "kernel");
+    KernelObject& k = resolve(kernel, "loom_kernel_get_info: kernel");
     LoomKernelInfo& info = need(out, "loom_kernel_get_info: out");
     const KernelABI& abi = k.frame->abi();
     info.name = k.module->loaded->kernel_info(k.index).name.c_str();
@@ -160,7 +165,7 @@ LoomResult loom_kernel_get_info(LoomKernel kernel, LoomKernelInfo* out) {
 
 LoomResult loom_kernel_get_param(LoomKernel kernel, uint32_t index, LoomParamInfo* out) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
-    LoomKernel_T& k = need(kernel, "kernel");
+    KernelObject& k = resolve(kernel, "loom_kernel_get_param: kernel");
     LoomParamInfo& info = need(out, "loom_kernel_get_param: out");
     const KernelABI& abi = k.module->loaded->kernel_info(k.index).abi;
     if (index >= abi.params.size())
@@ -183,7 +188,7 @@ LoomResult loom_kernel_get_param(LoomKernel kernel, uint32_t index, LoomParamInf
 
 LoomResult loom_launch(LoomKernel kernel, uint32_t arg_count, const LoomArgument* args) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomKernel_T& k = need(kernel, "kernel");
+    KernelObject& k = resolve(kernel, "loom_launch: kernel");
     capi::bind_arguments(k, arg_count, args);
     launching([&] { k.module->loaded->launch(k.index, *k.frame); });
   });
@@ -192,8 +197,8 @@ LoomResult loom_launch(LoomKernel kernel, uint32_t arg_count, const LoomArgument
 LoomResult loom_launch_into(LoomKernel kernel, VkCommandBuffer command_buffer, uint32_t arg_count,
                             const LoomArgument* args) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomKernel_T& k = need(kernel, "kernel");
-    LoomRuntime_T& r = *k.module->runtime;
+    KernelObject& k = resolve(kernel, "loom_launch_into: kernel");
+    RuntimeObject& r = *k.module->runtime;
     check_into(r, command_buffer, "loom_launch_into");
     if (!k.frame->abi().returns.empty())
       throw ApiError(LOOM_ERROR_NOT_SUPPORTED, Place{k.module->what, k.name},
@@ -206,7 +211,7 @@ LoomResult loom_launch_into(LoomKernel kernel, VkCommandBuffer command_buffer, u
 LoomResult loom_kernel_get_return(LoomKernel kernel, uint32_t index, LoomDataType dtype,
                                   void* out) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
-    LoomKernel_T& k = need(kernel, "kernel");
+    KernelObject& k = resolve(kernel, "loom_kernel_get_return: kernel");
     need(out, "loom_kernel_get_return: out");
     std::vector<Scalar> scalars;
     for (ValueType t : k.frame->abi().returns)
@@ -237,15 +242,15 @@ LoomResult loom_kernel_get_return(LoomKernel kernel, uint32_t index, LoomDataTyp
 
 LoomResult loom_pipeline_launch(LoomPipeline pipeline) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomPipeline_T& p = need(pipeline, "pipeline");
+    PipelineObject& p = resolve(pipeline, "loom_pipeline_launch: pipeline");
     launching([&] { p.module->loaded->run_pipeline(p.index); });
   });
 }
 
 LoomResult loom_pipeline_launch_into(LoomPipeline pipeline, VkCommandBuffer command_buffer) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomPipeline_T& p = need(pipeline, "pipeline");
-    LoomRuntime_T& r = *p.module->runtime;
+    PipelineObject& p = resolve(pipeline, "loom_pipeline_launch_into: pipeline");
+    RuntimeObject& r = *p.module->runtime;
     check_into(r, command_buffer, "loom_pipeline_launch_into");
     aot::LoadedModule::Launcher launcher = into(r, command_buffer);
     launching([&] { p.module->loaded->run_pipeline(p.index, &launcher); });

@@ -13,10 +13,21 @@
 
 using namespace loom;
 using loom::capi::ApiError;
+using loom::capi::ArgpackObject;
+using loom::capi::ArrayObject;
+using loom::capi::FileStamp;
 using loom::capi::guard;
+using loom::capi::HandleKind;
+using loom::capi::MemberRef;
+using loom::capi::ModuleObject;
 using loom::capi::need;
+using loom::capi::resolve;
+using loom::capi::RuntimeObject;
+using loom::capi::TextureObject;
 
-void LoomModule_T::refresh_names() {
+namespace loom::capi {
+
+void ModuleObject::refresh_names() {
   const aot::ModuleMetadata& m = loaded->metadata();
   for (auto& list : names) list.clear();
   for (const aot::KernelInfo& k : m.kernels) names[LOOM_ITEM_KERNEL - 1].push_back(k.name);
@@ -26,6 +37,8 @@ void LoomModule_T::refresh_names() {
   for (const aot::TextureInfo& t : m.textures) names[LOOM_ITEM_TEXTURE - 1].push_back(t.name);
   for (const aot::ArgpackInfo& a : m.argpacks) names[LOOM_ITEM_ARGPACK - 1].push_back(a.name);
 }
+
+}  // namespace loom::capi
 
 namespace {
 
@@ -42,7 +55,7 @@ aot::Module read_or_corrupt(Read&& read) {
   }
 }
 
-aot::Module read_source(LoomRuntime_T& r, const std::string& path) {
+aot::Module read_source(RuntimeObject& r, const std::string& path) {
   if (capi::is_graph_document(path)) {
     std::vector<uint8_t> bytes =
         capi::compile_document(path, r.arch == LOOM_ARCH_CPU ? "cpu" : "vulkan");
@@ -72,14 +85,14 @@ FileStamp stamp_of(const std::string& path) {
   return s;
 }
 
-std::unique_ptr<aot::LoadedModule> instantiate(LoomRuntime_T& r, aot::Module module,
+std::unique_ptr<aot::LoadedModule> instantiate(RuntimeObject& r, aot::Module module,
                                                const std::string& what) {
   return std::make_unique<aot::LoadedModule>(std::move(module), *r.device, what);
 }
 
-LoomModule_T* make_module(LoomRuntime_T& r, std::unique_ptr<aot::LoadedModule> loaded,
-                          std::string path, std::string what) {
-  auto m = std::make_unique<LoomModule_T>();
+LoomModule make_module(RuntimeObject& r, std::unique_ptr<aot::LoadedModule> loaded,
+                       std::string path, std::string what) {
+  auto m = std::make_unique<ModuleObject>();
   m->runtime = &r;
   m->path = std::move(path);
   m->what = std::move(what);
@@ -87,7 +100,43 @@ LoomModule_T* make_module(LoomRuntime_T& r, std::unique_ptr<aot::LoadedModule> l
   if (!m->path.empty()) m->loaded_stamp = stamp_of(m->path);
   m->refresh_names();
   r.modules.insert(m.get());
-  return m.release();
+  LoomModule handle = m->handle.as<LoomModule>();
+  static_cast<void>(m.release());  // owned through the handle until loom_module_destroy
+  return handle;
+}
+
+// ---- references from pack members into a module
+
+// The pack objects of the runtime, declared and created, of every module.
+template <typename Visit>
+void for_each_pack(RuntimeObject& r, Visit&& visit) {
+  for (ModuleObject* m : r.modules) {
+    for (auto& [name, p] : m->argpacks) visit(*p);
+    for (auto& [raw, p] : m->created_packs) visit(*p);
+  }
+}
+
+// `ref` points at a resource or a declared pack of `m`: objects a reload replaces.
+bool replaced_by_reload(const MemberRef& ref, const ModuleObject& m) {
+  switch (ref.kind) {
+    case HandleKind::Array: return static_cast<const ArrayObject*>(ref.object)->module == &m;
+    case HandleKind::Texture: return static_cast<const TextureObject*>(ref.object)->module == &m;
+    case HandleKind::Argpack: {
+      const auto* p = static_cast<const ArgpackObject*>(ref.object);
+      return p->module == &m && !p->own;
+    }
+    default: return false;
+  }
+}
+
+// `ref` points at anything that goes with `m`.
+bool owned_by(const MemberRef& ref, const ModuleObject& m) {
+  switch (ref.kind) {
+    case HandleKind::Array: return static_cast<const ArrayObject*>(ref.object)->module == &m;
+    case HandleKind::Texture: return static_cast<const TextureObject*>(ref.object)->module == &m;
+    case HandleKind::Argpack: return static_cast<const ArgpackObject*>(ref.object)->module == &m;
+    default: return false;
+  }
 }
 
 // ---- hot reload: what the host holds must be there in the new module, state carries over
@@ -140,7 +189,7 @@ void copy_values(const std::vector<ArgpackType>& types, int type, uint32_t base,
   }
 }
 
-void check_held(const LoomModule_T& m, const aot::LoadedModule& next) {
+void check_held(const ModuleObject& m, const aot::LoadedModule& next) {
   const aot::LoadedModule& now = *m.loaded;
   const std::string& what = next.what();
   for (const auto& [key, k] : m.kernels) {
@@ -203,6 +252,48 @@ void check_held(const LoomModule_T& m, const aot::LoadedModule& next) {
   }
 }
 
+// Pack members the host pointed at this module's ndarrays, textures and packs are pointed
+// at the new module's after a swap; they must still fit the member.
+void check_referenced(ModuleObject& m, const aot::LoadedModule& next) {
+  const aot::LoadedModule& now = *m.loaded;
+  for_each_pack(*m.runtime, [&](const ArgpackObject& p) {
+    if (p.module == &m && !p.own) return;  // the new module's declared packs start afresh
+    for (const auto& [path, ref] : p.refs) {
+      if (!replaced_by_reload(ref, m)) continue;
+      bool fits = true;
+      std::string name;
+      if (ref.kind == HandleKind::Array) {
+        name = static_cast<const ArrayObject*>(ref.object)->name;
+        fits = next.ndarray(name) && next.ndarray(name)->ndim() == now.ndarray(name)->ndim();
+      } else if (ref.kind == HandleKind::Texture) {
+        name = static_cast<const TextureObject*>(ref.object)->name;
+        fits = next.texture(name) && next.texture(name)->ndim() == now.texture(name)->ndim();
+      }
+      if (!fits)
+        throw ApiError(LOOM_ERROR_WRONG_TYPE, Place{next.what()},
+                       "'" + name + "' has other dimensions in the new module, and member '" +
+                           path + "' of argpack '" + p.name +
+                           "' refers to it; the old module keeps running");
+    }
+  });
+}
+
+void rebind_referenced(ModuleObject& m) {
+  for (auto& [name, p] : m.argpacks) p->refs.clear();  // now at the new module's values
+  for_each_pack(*m.runtime, [&](ArgpackObject& p) {
+    for (const auto& [path, ref] : p.refs) {
+      if (!replaced_by_reload(ref, m)) continue;
+      host::Argpack& pack = capi::argpack_of(p);
+      if (ref.kind == HandleKind::Array)
+        pack.set_ndarray(path, *capi::ndarray_of(*static_cast<const ArrayObject*>(ref.object)));
+      else if (ref.kind == HandleKind::Texture)
+        pack.set_texture(path, capi::texture_of(*static_cast<const TextureObject*>(ref.object)));
+      else
+        pack.set_pack(path, capi::argpack_of(*static_cast<const ArgpackObject*>(ref.object)));
+    }
+  });
+}
+
 void carry_state(aot::LoadedModule& from, aot::LoadedModule& to) {
   loom::Device& device = from.device();
   auto copy = [&](const uint8_t* src, uint8_t* dst, size_t bytes) {
@@ -246,7 +337,7 @@ void carry_state(aot::LoadedModule& from, aot::LoadedModule& to) {
 
 // The host's own frames may still write the old module's resources: on Vulkan, wait for
 // the queue the host and Loom share (a reload is rare; frames never wait like this).
-void wait_for_host_frames(LoomRuntime_T& r) {
+void wait_for_host_frames(RuntimeObject& r) {
   if (r.arch != LOOM_ARCH_VULKAN || !r.frames || r.frames->stats().launches == 0) return;
   vk::VulkanRuntime& v = capi::vulkan_of(r, "reload");
   v.flush();
@@ -255,7 +346,8 @@ void wait_for_host_frames(LoomRuntime_T& r) {
 
 LoomResult reload(LoomModule module, LoomReloadStatus* status, bool force) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomModule_T& m = need(module, "module");
+    ModuleObject& m = resolve(
+        module, force ? "loom_module_reload: module" : "loom_module_reload_if_changed: module");
     LoomReloadStatus& out = need(status, "status");
     out = LOOM_RELOAD_UNCHANGED;
     if (m.path.empty()) return;
@@ -265,6 +357,7 @@ LoomResult reload(LoomModule module, LoomReloadStatus* status, bool force) {
     try {
       next = instantiate(*m.runtime, read_source(*m.runtime, m.path), m.what);
       check_held(m, *next);
+      check_referenced(m, *next);
       wait_for_host_frames(*m.runtime);
       carry_state(*m.loaded, *next);
     } catch (...) {
@@ -277,6 +370,8 @@ LoomResult reload(LoomModule module, LoomReloadStatus* status, bool force) {
     }
     for (auto& [name, p] : m.pipelines) p->index = next->find_pipeline(name);
     m.loaded = std::move(next);  // the old module: nothing in flight uses it any more
+    // Packs pointing at the old module's resources (freed just now) point at the new ones.
+    rebind_referenced(m);
     m.loaded_stamp = stamp;
     m.failed_stamp = FileStamp{};
     ++m.generation;
@@ -291,7 +386,7 @@ extern "C" {
 
 LoomResult loom_module_load(LoomRuntime runtime, const char* path, LoomModule* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomRuntime_T& r = need(runtime, "runtime");
+    RuntimeObject& r = resolve(runtime, "loom_module_load: runtime");
     need(path, "loom_module_load: path");
     need(out, "loom_module_load: out");
     if (!*path) throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_module_load: the path is empty");
@@ -302,7 +397,7 @@ LoomResult loom_module_load(LoomRuntime runtime, const char* path, LoomModule* o
 LoomResult loom_module_load_memory(LoomRuntime runtime, const void* data, size_t size,
                                    const char* name, LoomModule* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomRuntime_T& r = need(runtime, "runtime");
+    RuntimeObject& r = resolve(runtime, "loom_module_load_memory: runtime");
     need(data, "loom_module_load_memory: data");
     need(out, "loom_module_load_memory: out");
     std::string what = name && *name ? name : "<memory>";
@@ -315,20 +410,28 @@ LoomResult loom_module_load_memory(LoomRuntime runtime, const void* data, size_t
 
 LoomResult loom_module_destroy(LoomModule module) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    if (!module) return;
-    LoomRuntime_T& r = *module->runtime;
-    r.modules.erase(module);
-    LoomRuntime_T::Retired gone;
-    gone.module = std::move(module->loaded);
-    for (auto& [raw, pack] : module->created_packs) gone.packs.push_back(std::move(pack->own));
+    ModuleObject* m = capi::resolve_or_null(module, "loom_module_destroy: module");
+    if (!m) return;
+    RuntimeObject& r = *m->runtime;
+    // A pack of another module pointing at this one's resources or packs would dangle.
+    std::string user = capi::user_of(
+        r, [&](const MemberRef& ref) { return owned_by(ref, *m); }, m);
+    if (!user.empty())
+      throw ApiError(LOOM_ERROR_IN_USE, "loom_module_destroy: " + m->what + ": " + user +
+                                            " refers to the module's resources; set it to "
+                                            "another one or destroy that pack first");
+    r.modules.erase(m);
+    RuntimeObject::Retired gone;
+    gone.module = std::move(m->loaded);
+    for (auto& [raw, pack] : m->created_packs) gone.packs.push_back(std::move(pack->own));
     r.retire(std::move(gone));
-    delete module;
+    std::unique_ptr<ModuleObject> handles(m);  // its handles and its objects' turn stale
   });
 }
 
 LoomResult loom_module_get_info(LoomModule module, LoomModuleInfo* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomModule_T& m = need(module, "module");
+    ModuleObject& m = resolve(module, "loom_module_get_info: module");
     LoomModuleInfo& info = need(out, "loom_module_get_info: out");
     const aot::ModuleMetadata& meta = m.loaded->metadata();
     info = LoomModuleInfo{};
@@ -348,7 +451,7 @@ LoomResult loom_module_get_info(LoomModule module, LoomModuleInfo* out) {
 LoomResult loom_module_get_item_name(LoomModule module, LoomModuleItem item, uint32_t index,
                                      const char** name) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
-    LoomModule_T& m = need(module, "module");
+    ModuleObject& m = resolve(module, "loom_module_get_item_name: module");
     need(name, "loom_module_get_item_name: name");
     int32_t kind = capi::enum_int(item);
     if (kind < LOOM_ITEM_KERNEL || kind > LOOM_ITEM_ARGPACK)

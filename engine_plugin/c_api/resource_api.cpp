@@ -11,12 +11,17 @@
 
 using namespace loom;
 using loom::capi::ApiError;
+using loom::capi::ArrayObject;
 using loom::capi::guard;
+using loom::capi::ModuleObject;
 using loom::capi::need;
+using loom::capi::resolve;
+using loom::capi::RuntimeObject;
+using loom::capi::TextureObject;
 
 namespace loom::capi {
 
-host::Ndarray* ndarray_of(const LoomArray_T& a) {
+host::Ndarray* ndarray_of(const ArrayObject& a) {
   if (a.is_field) return nullptr;
   if (!a.module) return a.own.get();
   host::Ndarray* n = a.module->loaded->ndarray(a.name);
@@ -26,7 +31,7 @@ host::Ndarray* ndarray_of(const LoomArray_T& a) {
   return n;
 }
 
-host::Field* field_of(const LoomArray_T& a) {
+host::Field* field_of(const ArrayObject& a) {
   if (!a.is_field) return nullptr;
   host::Field* f = a.module->loaded->field(a.name);
   if (!f)
@@ -35,7 +40,7 @@ host::Field* field_of(const LoomArray_T& a) {
   return f;
 }
 
-host::Texture& texture_of(const LoomTexture_T& t) {
+host::Texture& texture_of(const TextureObject& t) {
   if (!t.module) return *t.own;
   host::Texture* x = t.module->loaded->texture(t.name);
   if (!x)
@@ -44,7 +49,7 @@ host::Texture& texture_of(const LoomTexture_T& t) {
   return *x;
 }
 
-host::Argpack& argpack_of(const LoomArgpack_T& p) {
+host::Argpack& argpack_of(const ArgpackObject& p) {
   if (p.own) return *p.own;
   host::Argpack* x = p.module->loaded->argpack(p.name);
   if (!x)
@@ -61,12 +66,12 @@ namespace {
 struct ArrayView {
   uint8_t* data = nullptr;  // host copy, or the key of an imported buffer
   size_t bytes = 0;
-  LoomRuntime_T* runtime = nullptr;
+  RuntimeObject* runtime = nullptr;
   bool imported = false;
   std::string what;
 };
 
-ArrayView view_of(const LoomArray_T& a) {
+ArrayView view_of(const ArrayObject& a) {
   ArrayView v;
   v.runtime = a.runtime;
   v.imported = a.imported;
@@ -111,6 +116,18 @@ std::string next_name(const char* kind) {
   return std::string(kind) + std::to_string(++serial);
 }
 
+// Refuses to free `target` while a pack member refers to it: the pack's bytes hold its address
+// and its next launch would read freed memory.
+void check_unused(const RuntimeObject& r, const void* target, const char* call,
+                  const std::string& what) {
+  std::string user =
+      capi::user_of(r, [&](const capi::MemberRef& ref) { return ref.object == target; });
+  if (!user.empty())
+    throw ApiError(LOOM_ERROR_IN_USE, std::string(call) + ": " + what + " is " + user +
+                                          "; set the member to another one or destroy the pack "
+                                          "first");
+}
+
 void check_bytes(uint64_t given, size_t want, const std::string& what) {
   if (given != want)
     throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, what + " holds " + std::to_string(want) +
@@ -124,12 +141,12 @@ extern "C" {
 
 LoomResult loom_module_get_array(LoomModule module, const char* name, LoomArray* out) {
   return guard(LOOM_ERROR_NOT_FOUND, [&] {
-    LoomModule_T& m = need(module, "module");
+    ModuleObject& m = resolve(module, "loom_module_get_array: module");
     need(name, "loom_module_get_array: name");
     need(out, "loom_module_get_array: out");
     auto it = m.arrays.find(name);
     if (it != m.arrays.end()) {
-      *out = it->second.get();
+      *out = it->second->handle.as<LoomArray>();
       return;
     }
     bool field = m.loaded->field(name) != nullptr;
@@ -140,12 +157,12 @@ LoomResult loom_module_get_array(LoomModule module, const char* name, LoomArray*
       throw ApiError(kind.empty() ? LOOM_ERROR_NOT_FOUND : LOOM_ERROR_WRONG_TYPE, Place{m.what},
                      std::string("the module has no field or ndarray '") + name + "'" + kind);
     }
-    auto a = std::make_unique<LoomArray_T>();
+    auto a = std::make_unique<ArrayObject>();
     a->runtime = m.runtime;
     a->module = &m;
     a->name = name;
     a->is_field = field;
-    *out = a.get();
+    *out = a->handle.as<LoomArray>();
     m.arrays[name] = std::move(a);
   });
 }
@@ -153,18 +170,18 @@ LoomResult loom_module_get_array(LoomModule module, const char* name, LoomArray*
 LoomResult loom_ndarray_create(LoomRuntime runtime, LoomDataType dtype, uint32_t components,
                                uint32_t ndim, const int64_t* shape, LoomArray* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomRuntime_T& r = need(runtime, "runtime");
+    RuntimeObject& r = resolve(runtime, "loom_ndarray_create: runtime");
     need(out, "loom_ndarray_create: out");
     Scalar s = capi::scalar_of(dtype, "loom_ndarray_create: dtype");
-    auto a = std::make_unique<LoomArray_T>();
+    auto a = std::make_unique<ArrayObject>();
     a->runtime = &r;
     a->name = next_name("ndarray");
     a->own = std::make_unique<host::Ndarray>(
         s, shape_of(ndim, shape, "loom_ndarray_create"),
         static_cast<int>(check_components(components, "loom_ndarray_create")), a->name);
     r.device->add_buffer(a->name, a->own->data(), a->own->bytes(), false);
-    r.arrays.insert(a.get());
-    *out = a.release();
+    *out = a->handle.as<LoomArray>();
+    r.arrays[a.get()] = std::move(a);
   });
 }
 
@@ -172,14 +189,14 @@ LoomResult loom_ndarray_import_vulkan(LoomRuntime runtime, const LoomVulkanBuffe
                                       LoomDataType dtype, uint32_t components, uint32_t ndim,
                                       const int64_t* shape, LoomArray* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomRuntime_T& r = need(runtime, "runtime");
+    RuntimeObject& r = resolve(runtime, "loom_ndarray_import_vulkan: runtime");
     const LoomVulkanBuffer& b = need(buffer, "loom_ndarray_import_vulkan: buffer");
     need(out, "loom_ndarray_import_vulkan: out");
     vk::VulkanRuntime& v = capi::vulkan_of(r, "loom_ndarray_import_vulkan");
     if (!b.buffer)
       throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_ndarray_import_vulkan: buffer->buffer is null");
     Scalar s = capi::scalar_of(dtype, "loom_ndarray_import_vulkan: dtype");
-    auto a = std::make_unique<LoomArray_T>();
+    auto a = std::make_unique<ArrayObject>();
     a->runtime = &r;
     a->imported = true;
     a->name = next_name("imported ndarray ");
@@ -192,27 +209,29 @@ LoomResult loom_ndarray_import_vulkan(LoomRuntime runtime, const LoomVulkanBuffe
                          std::to_string(b.size) + " bytes; the ndarray needs " +
                          std::to_string(a->own->bytes()));
     v.import_buffer(a.get(), b.buffer, b.offset, a->own->bytes(), a->name);
-    r.arrays.insert(a.get());
-    *out = a.release();
+    *out = a->handle.as<LoomArray>();
+    r.arrays[a.get()] = std::move(a);
   });
 }
 
 LoomResult loom_ndarray_destroy(LoomArray array) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
-    if (!array) return;
-    if (array->module)
-      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_ndarray_destroy: '" + array->name +
-                                                      "' belongs to module " + array->module->what +
+    ArrayObject* a = capi::resolve_or_null(array, "loom_ndarray_destroy: array");
+    if (!a) return;
+    if (a->module)
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_ndarray_destroy: '" + a->name +
+                                                      "' belongs to module " + a->module->what +
                                                       " and goes with it");
-    array->runtime->device->remove(array->own->data());
-    array->runtime->arrays.erase(array);
-    delete array;
+    RuntimeObject& r = *a->runtime;
+    check_unused(r, a, "loom_ndarray_destroy", "ndarray '" + a->name + "'");
+    r.device->remove(a->own->data());
+    r.arrays.erase(a);  // the handle turns stale with the object
   });
 }
 
 LoomResult loom_array_get_info(LoomArray array, LoomArrayInfo* out) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
-    LoomArray_T& a = need(array, "array");
+    ArrayObject& a = resolve(array, "loom_array_get_info: array");
     LoomArrayInfo& info = need(out, "loom_array_get_info: out");
     info = LoomArrayInfo{};
     info.is_field = a.is_field;
@@ -237,7 +256,7 @@ LoomResult loom_array_get_info(LoomArray array, LoomArrayInfo* out) {
 
 LoomResult loom_array_read(LoomArray array, void* dst, uint64_t bytes) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    ArrayView v = view_of(need(array, "array"));
+    ArrayView v = view_of(resolve(array, "loom_array_read: array"));
     need(dst, "loom_array_read: dst");
     check_bytes(bytes, v.bytes, v.what);
     if (v.imported) {
@@ -251,7 +270,7 @@ LoomResult loom_array_read(LoomArray array, void* dst, uint64_t bytes) {
 
 LoomResult loom_array_write(LoomArray array, const void* src, uint64_t bytes) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    ArrayView v = view_of(need(array, "array"));
+    ArrayView v = view_of(resolve(array, "loom_array_write: array"));
     need(src, "loom_array_write: src");
     check_bytes(bytes, v.bytes, v.what);
     if (v.imported) {
@@ -265,7 +284,7 @@ LoomResult loom_array_write(LoomArray array, const void* src, uint64_t bytes) {
 
 LoomResult loom_array_export_vulkan(LoomArray array, LoomVulkanBuffer* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    ArrayView v = view_of(need(array, "array"));
+    ArrayView v = view_of(resolve(array, "loom_array_export_vulkan: array"));
     LoomVulkanBuffer& b = need(out, "loom_array_export_vulkan: out");
     vk::VulkanRuntime& vr = capi::vulkan_of(*v.runtime, "loom_array_export_vulkan");
     vr.upload(v.data);  // what the host wrote reaches the device copy the host will bind
@@ -278,12 +297,12 @@ LoomResult loom_array_export_vulkan(LoomArray array, LoomVulkanBuffer* out) {
 
 LoomResult loom_module_get_texture(LoomModule module, const char* name, LoomTexture* out) {
   return guard(LOOM_ERROR_NOT_FOUND, [&] {
-    LoomModule_T& m = need(module, "module");
+    ModuleObject& m = resolve(module, "loom_module_get_texture: module");
     need(name, "loom_module_get_texture: name");
     need(out, "loom_module_get_texture: out");
     auto it = m.textures.find(name);
     if (it != m.textures.end()) {
-      *out = it->second.get();
+      *out = it->second->handle.as<LoomTexture>();
       return;
     }
     if (!m.loaded->texture(name)) {
@@ -292,11 +311,11 @@ LoomResult loom_module_get_texture(LoomModule module, const char* name, LoomText
                      std::string("the module has no texture '") + name + "'" +
                          (other ? " (it is another kind of resource)" : ""));
     }
-    auto t = std::make_unique<LoomTexture_T>();
+    auto t = std::make_unique<TextureObject>();
     t->runtime = m.runtime;
     t->module = &m;
     t->name = name;
-    *out = t.get();
+    *out = t->handle.as<LoomTexture>();
     m.textures[name] = std::move(t);
   });
 }
@@ -304,28 +323,28 @@ LoomResult loom_module_get_texture(LoomModule module, const char* name, LoomText
 LoomResult loom_texture_create(LoomRuntime runtime, LoomTextureFormat format, uint32_t width,
                                uint32_t height, uint32_t depth, LoomTexture* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomRuntime_T& r = need(runtime, "runtime");
+    RuntimeObject& r = resolve(runtime, "loom_texture_create: runtime");
     need(out, "loom_texture_create: out");
     TextureFormat f = capi::texture_format_of(format, "loom_texture_create: format");
     if (width < 1 || height < 1)
       throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
                      "loom_texture_create: a " + std::to_string(width) + " x " +
                          std::to_string(height) + " texture has no texels");
-    auto t = std::make_unique<LoomTexture_T>();
+    auto t = std::make_unique<TextureObject>();
     t->runtime = &r;
     t->name = next_name("texture");
     t->own = depth == 0 ? std::make_unique<host::Texture>(f, width, height, t->name)
                         : std::make_unique<host::Texture>(f, width, height, depth, t->name);
     r.device->add_texture(t->name, *t->own);
-    r.textures.insert(t.get());
-    *out = t.release();
+    *out = t->handle.as<LoomTexture>();
+    r.textures[t.get()] = std::move(t);
   });
 }
 
 LoomResult loom_texture_import_vulkan(LoomRuntime runtime, const LoomVulkanImage* image,
                                       LoomTexture* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomRuntime_T& r = need(runtime, "runtime");
+    RuntimeObject& r = resolve(runtime, "loom_texture_import_vulkan: runtime");
     const LoomVulkanImage& i = need(image, "loom_texture_import_vulkan: image");
     need(out, "loom_texture_import_vulkan: out");
     vk::VulkanRuntime& v = capi::vulkan_of(r, "loom_texture_import_vulkan");
@@ -341,7 +360,7 @@ LoomResult loom_texture_import_vulkan(LoomRuntime runtime, const LoomVulkanImage
     if (i.ndim != 2 && i.ndim != 3)
       throw ApiError(LOOM_ERROR_WRONG_NDIM, "loom_texture_import_vulkan: ndim " +
                                                 std::to_string(i.ndim) + "; textures have 2 or 3");
-    auto t = std::make_unique<LoomTexture_T>();
+    auto t = std::make_unique<TextureObject>();
     t->runtime = &r;
     t->imported = true;
     t->name = next_name("imported texture ");
@@ -349,27 +368,29 @@ LoomResult loom_texture_import_vulkan(LoomRuntime runtime, const LoomVulkanImage
         host::Texture::device_only(t.get(), f, static_cast<int>(i.ndim), i.extent.width,
                                    i.extent.height, i.ndim == 3 ? i.extent.depth : 1, t->name));
     v.import_image(t.get(), i.image, i.view, i.format, i.extent, i.layout, t->name);
-    r.textures.insert(t.get());
-    *out = t.release();
+    *out = t->handle.as<LoomTexture>();
+    r.textures[t.get()] = std::move(t);
   });
 }
 
 LoomResult loom_texture_destroy(LoomTexture texture) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
-    if (!texture) return;
-    if (texture->module)
-      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_texture_destroy: '" + texture->name +
-                                                      "' belongs to module " +
-                                                      texture->module->what + " and goes with it");
-    texture->runtime->device->remove(texture->own->data());
-    texture->runtime->textures.erase(texture);
-    delete texture;
+    TextureObject* t = capi::resolve_or_null(texture, "loom_texture_destroy: texture");
+    if (!t) return;
+    if (t->module)
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_texture_destroy: '" + t->name +
+                                                      "' belongs to module " + t->module->what +
+                                                      " and goes with it");
+    RuntimeObject& r = *t->runtime;
+    check_unused(r, t, "loom_texture_destroy", "texture '" + t->name + "'");
+    r.device->remove(t->own->data());
+    r.textures.erase(t);  // the handle turns stale with the object
   });
 }
 
 LoomResult loom_texture_get_info(LoomTexture texture, LoomTextureInfo* out) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
-    const host::Texture& t = capi::texture_of(need(texture, "texture"));
+    const host::Texture& t = capi::texture_of(resolve(texture, "loom_texture_get_info: texture"));
     LoomTextureInfo& info = need(out, "loom_texture_get_info: out");
     info = LoomTextureInfo{};
     info.format = capi::loom_format_of(t.format());
@@ -383,7 +404,7 @@ LoomResult loom_texture_get_info(LoomTexture texture, LoomTextureInfo* out) {
 
 LoomResult loom_texture_read(LoomTexture texture, void* dst, uint64_t bytes) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomTexture_T& h = need(texture, "texture");
+    TextureObject& h = resolve(texture, "loom_texture_read: texture");
     const host::Texture& t = capi::texture_of(h);
     need(dst, "loom_texture_read: dst");
     if (!t.has_host_memory())
@@ -397,7 +418,7 @@ LoomResult loom_texture_read(LoomTexture texture, void* dst, uint64_t bytes) {
 
 LoomResult loom_texture_write(LoomTexture texture, const void* src, uint64_t bytes) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomTexture_T& h = need(texture, "texture");
+    TextureObject& h = resolve(texture, "loom_texture_write: texture");
     const host::Texture& t = capi::texture_of(h);
     need(src, "loom_texture_write: src");
     if (!t.has_host_memory())
@@ -411,7 +432,7 @@ LoomResult loom_texture_write(LoomTexture texture, const void* src, uint64_t byt
 
 LoomResult loom_texture_export_vulkan(LoomTexture texture, LoomVulkanImage* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomTexture_T& h = need(texture, "texture");
+    TextureObject& h = resolve(texture, "loom_texture_export_vulkan: texture");
     const host::Texture& t = capi::texture_of(h);
     LoomVulkanImage& i = need(out, "loom_texture_export_vulkan: out");
     vk::VulkanRuntime& v = capi::vulkan_of(*h.runtime, "loom_texture_export_vulkan");

@@ -1,5 +1,6 @@
 // Version, runtimes and the host's frame loop.
 #include <cstdio>
+#include <functional>
 
 #include "engine_plugin/c_api/c_api_error.h"
 #include "engine_plugin/c_api/handles.h"
@@ -13,19 +14,22 @@ using namespace loom;
 using loom::capi::ApiError;
 using loom::capi::guard;
 using loom::capi::need;
+using loom::capi::resolve;
+using loom::capi::RuntimeObject;
 
 #ifndef LOOM_PRODUCT_VERSION
 #define LOOM_PRODUCT_VERSION "0.0.0"
 #endif
 
-vk::HostFrames& LoomRuntime_T::host_frames() {
+namespace loom::capi {
+
+vk::HostFrames& RuntimeObject::host_frames() {
   if (!frames)
-    frames =
-        std::make_unique<vk::HostFrames>(capi::vulkan_of(*this, "host frames"), frames_in_flight);
+    frames = std::make_unique<vk::HostFrames>(vulkan_of(*this, "host frames"), frames_in_flight);
   return *frames;
 }
 
-void LoomRuntime_T::retire(Retired module) {
+void RuntimeObject::retire(Retired module) {
   // Work on Loom's own queue is waited for when the module frees its device copies; only
   // command buffers the host records can still hold it.
   if (!frames || frames->stats().launches == 0) {
@@ -36,13 +40,13 @@ void LoomRuntime_T::retire(Retired module) {
   retired.push_back(std::move(module));
 }
 
-void LoomRuntime_T::release(Retired& module) {
+void RuntimeObject::release(Retired& module) {
   for (auto& pack : module.packs) device->remove(pack->data());
   module.packs.clear();
   module.module.reset();
 }
 
-void LoomRuntime_T::free_retired(bool all) {
+void RuntimeObject::free_retired(bool all) {
   uint64_t now = frames ? frames->frame() : 0;
   for (size_t i = 0; i < retired.size();) {
     if (all || now >= retired[i].frame + frames_in_flight) {
@@ -54,14 +58,31 @@ void LoomRuntime_T::free_retired(bool all) {
   }
 }
 
-namespace loom::capi {
-
-vk::VulkanRuntime& vulkan_of(LoomRuntime_T& r, const char* call) {
+vk::VulkanRuntime& vulkan_of(RuntimeObject& r, const char* call) {
   vk::VulkanRuntime* v = r.device ? r.device->vulkan() : nullptr;
   if (!v)
     throw ApiError(LOOM_ERROR_WRONG_ARCH,
                    std::string(call) + " needs a Vulkan runtime; this one runs on the CPU");
   return *v;
+}
+
+std::string user_of(const RuntimeObject& r, const std::function<bool(const MemberRef&)>& matches,
+                    const ModuleObject* skip) {
+  for (const ModuleObject* m : r.modules) {
+    if (m == skip) continue;
+    auto scan = [&](const ArgpackObject& p) -> std::string {
+      for (const auto& [path, ref] : p.refs)
+        if (matches(ref))
+          return "member '" + path + "' of argpack '" + p.name + "' (" +
+                 (p.own ? "made from " : "of ") + m->what + ")";
+      return "";
+    };
+    for (const auto& [name, p] : m->argpacks)
+      if (std::string u = scan(*p); !u.empty()) return u;
+    for (const auto& [raw, p] : m->created_packs)
+      if (std::string u = scan(*p); !u.empty()) return u;
+  }
+  return "";
 }
 
 }  // namespace loom::capi
@@ -99,7 +120,7 @@ LoomResult loom_runtime_create(const LoomRuntimeCreateInfo* info, LoomRuntime* o
   return guard(LOOM_ERROR_DEVICE, [&] {
     const LoomRuntimeCreateInfo& i = need(info, "loom_runtime_create: info");
     need(out, "loom_runtime_create: out");
-    auto r = std::make_unique<LoomRuntime_T>();
+    auto r = std::make_unique<RuntimeObject>();
     r->frames_in_flight = frames_or_default(i.frames_in_flight);
     int32_t arch = capi::enum_int(i.arch);
     if (arch == LOOM_ARCH_CPU) {
@@ -118,7 +139,8 @@ LoomResult loom_runtime_create(const LoomRuntimeCreateInfo* info, LoomRuntime* o
                      "loom_runtime_create: arch " + std::to_string(arch) + " is not a LoomArch");
     }
     r->arch = i.arch;
-    *out = r.release();
+    *out = r->handle.as<LoomRuntime>();
+    static_cast<void>(r.release());  // owned through the handle until loom_runtime_destroy
   });
 }
 
@@ -138,36 +160,38 @@ LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, Loom
                      "loom_runtime_import_vulkan: create_info is null; Loom reads the "
                      "features the device was created with from it");
     vk::set_enabled_features(host, *d.create_info);
-    auto r = std::make_unique<LoomRuntime_T>();
+    auto r = std::make_unique<RuntimeObject>();
     r->frames_in_flight = frames_or_default(d.frames_in_flight);
     loom::VulkanDeviceOptions o;
     o.warn = warn;
     r->device = loom::make_vulkan_device(o, std::make_shared<vk::VulkanDevice>(host));
     r->arch = LOOM_ARCH_VULKAN;
-    *out = r.release();
+    *out = r->handle.as<LoomRuntime>();
+    static_cast<void>(r.release());  // owned through the handle until loom_runtime_destroy
   });
 }
 
 LoomResult loom_runtime_destroy(LoomRuntime runtime) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    if (!runtime) return;
-    size_t alive = runtime->modules.size() + runtime->arrays.size() + runtime->textures.size();
+    RuntimeObject* r = capi::resolve_or_null(runtime, "loom_runtime_destroy: runtime");
+    if (!r) return;
+    size_t alive = r->modules.size() + r->arrays.size() + r->textures.size();
     if (alive != 0)
       throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
-                     "loom_runtime_destroy: " + std::to_string(runtime->modules.size()) +
-                         " module(s), " + std::to_string(runtime->arrays.size()) +
-                         " ndarray(s) and " + std::to_string(runtime->textures.size()) +
+                     "loom_runtime_destroy: " + std::to_string(r->modules.size()) + " module(s), " +
+                         std::to_string(r->arrays.size()) + " ndarray(s) and " +
+                         std::to_string(r->textures.size()) +
                          " texture(s) of the runtime are not destroyed yet");
-    runtime->device->synchronize();
-    runtime->free_retired(true);
-    runtime->frames.reset();
-    delete runtime;
+    r->device->synchronize();
+    r->free_retired(true);
+    r->frames.reset();
+    std::unique_ptr<RuntimeObject> gone(r);  // its handle turns stale with it
   });
 }
 
 LoomResult loom_runtime_get_info(LoomRuntime runtime, LoomRuntimeInfo* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomRuntime_T& r = need(runtime, "runtime");
+    RuntimeObject& r = resolve(runtime, "loom_runtime_get_info: runtime");
     LoomRuntimeInfo& info = need(out, "loom_runtime_get_info: out");
     info = LoomRuntimeInfo{};
     info.arch = r.arch;
@@ -178,7 +202,7 @@ LoomResult loom_runtime_get_info(LoomRuntime runtime, LoomRuntimeInfo* out) {
 
 LoomResult loom_runtime_begin_frame(LoomRuntime runtime) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomRuntime_T& r = need(runtime, "runtime");
+    RuntimeObject& r = resolve(runtime, "loom_runtime_begin_frame: runtime");
     if (r.arch != LOOM_ARCH_VULKAN) return;
     r.host_frames().begin_frame();
     r.free_retired(false);
@@ -187,7 +211,7 @@ LoomResult loom_runtime_begin_frame(LoomRuntime runtime) {
 
 LoomResult loom_runtime_barrier_for_graphics(LoomRuntime runtime, VkCommandBuffer command_buffer) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomRuntime_T& r = need(runtime, "runtime");
+    RuntimeObject& r = resolve(runtime, "loom_runtime_barrier_for_graphics: runtime");
     need(command_buffer, "loom_runtime_barrier_for_graphics: command_buffer");
     r.host_frames().barrier_for_graphics(command_buffer);
   });
@@ -196,7 +220,7 @@ LoomResult loom_runtime_barrier_for_graphics(LoomRuntime runtime, VkCommandBuffe
 LoomResult loom_runtime_submit(LoomRuntime runtime, uint32_t wait_count, const LoomSemaphore* waits,
                                uint32_t signal_count, const LoomSemaphore* signals) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    LoomRuntime_T& r = need(runtime, "runtime");
+    RuntimeObject& r = resolve(runtime, "loom_runtime_submit: runtime");
     if (wait_count && !waits)
       throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_runtime_submit: waits is null");
     if (signal_count && !signals)
@@ -229,7 +253,8 @@ LoomResult loom_runtime_submit(LoomRuntime runtime, uint32_t wait_count, const L
 }
 
 LoomResult loom_runtime_wait(LoomRuntime runtime) {
-  return guard(LOOM_ERROR_DEVICE, [&] { need(runtime, "runtime").device->synchronize(); });
+  return guard(LOOM_ERROR_DEVICE,
+               [&] { resolve(runtime, "loom_runtime_wait: runtime").device->synchronize(); });
 }
 
 }  // extern "C"

@@ -73,9 +73,11 @@ class CApi : public testing::TestWithParam<LoomArch> {
     ASSERT_NE(runtime, nullptr);
   }
   void TearDown() override {
+    // Modules first: the packs they made may refer to the arrays and textures
+    // (LOOM_ERROR_IN_USE otherwise).
+    for (LoomModule m : modules) EXPECT_LOOM(loom_module_destroy(m));
     for (LoomArray a : arrays) EXPECT_LOOM(loom_ndarray_destroy(a));
     for (LoomTexture t : textures) EXPECT_LOOM(loom_texture_destroy(t));
-    for (LoomModule m : modules) EXPECT_LOOM(loom_module_destroy(m));
     if (runtime) EXPECT_LOOM(loom_runtime_destroy(runtime));
   }
   LoomModule load(const std::string& name) {
@@ -387,6 +389,10 @@ TEST_P(CApi, ArgpacksAreCreatedSetBoundAndReturnValues) {
   ASSERT_LOOM(loom_launch(struct_sum, 1, &a));
   ASSERT_LOOM(loom_kernel_get_return(struct_sum, 0, LOOM_DTYPE_F32, &r));
   EXPECT_NEAR(r, 10 + 2.1f + 2.1f, 1e-5);
+  // Outer refers to inner: inner goes after it.
+  EXPECT_LOOM_ERROR(loom_argpack_destroy(inner), LOOM_ERROR_IN_USE,
+                    "argpack 'Inner' is member 'c' of argpack 'Outer'");
+  EXPECT_LOOM(loom_argpack_destroy(outer));
   EXPECT_LOOM(loom_argpack_destroy(inner));
   EXPECT_LOOM_ERROR(loom_argpack_destroy(ws), LOOM_ERROR_INVALID_ARGUMENT, "goes with it");
 }

@@ -35,9 +35,11 @@ class CApiVulkan : public testing::Test {
     ASSERT_LOOM(loom_runtime_import_vulkan(&info, &runtime));
   }
   void TearDown() override {
+    // Modules first: the packs they made may refer to the arrays and textures
+    // (LOOM_ERROR_IN_USE otherwise).
+    for (LoomModule m : modules) EXPECT_LOOM(loom_module_destroy(m));
     for (LoomArray a : arrays) EXPECT_LOOM(loom_ndarray_destroy(a));
     for (LoomTexture t : textures) EXPECT_LOOM(loom_texture_destroy(t));
-    for (LoomModule m : modules) EXPECT_LOOM(loom_module_destroy(m));
     if (runtime) EXPECT_LOOM(loom_runtime_destroy(runtime));
   }
   LoomModule load(const std::string& name) {
@@ -100,7 +102,7 @@ TEST_F(CApiVulkan, ImportRefusesWhatItCannotUse) {
   info = host.import_info();
   info.api_version = 0;
   EXPECT_EQ(loom_runtime_import_vulkan(&info, &r), LOOM_ERROR_DEVICE);
-  EXPECT_NE(std::string(loom_last_error_message()).find("1.2"), std::string::npos)
+  EXPECT_NE(std::string(loom_last_error_message()).find("Vulkan 1.1 or later"), std::string::npos)
       << loom_last_error_message();
   info = host.import_info();
   info.device = VK_NULL_HANDLE;

@@ -17,6 +17,9 @@ int main(void) {
     return 1;
   }
   if (loom_launch(NULL, 0, NULL) != LOOM_ERROR_NULL_HANDLE) return 1;
+  /* A value that never was a handle is refused, never followed. */
+  if (loom_runtime_wait((LoomRuntime)(uintptr_t)0x1000) != LOOM_ERROR_INVALID_HANDLE) return 1;
+  if (strcmp(loom_result_name(LOOM_ERROR_IN_USE), "LOOM_ERROR_IN_USE") != 0) return 1;
   printf("%s; last error: %s\n", loom_version_string(), loom_last_error_message());
   return loom_runtime_destroy(runtime) == LOOM_SUCCESS ? 0 : 1;
 }

@@ -71,6 +71,15 @@ int main(int argc, char** argv) {
             [](loom::AotModule& m) {
               m.add_kernel("shift", {{"arr", "arr"}});
             });
+      // Packs with two ndarray members a kernel indexes together and a texture member; the
+      // debug build bounds-checks them.
+      for (bool debug : {false, true})
+        write(src, out, arch, "tests/c_api/docs/handles.loom.json",
+              debug ? "handles_debug" : "handles", debug, [](loom::AotModule& m) {
+                m.add_kernel("copy", {{"p", "pair"}});
+                m.add_kernel("paint", {{"p", "pair"}});
+                m.add_document();
+              });
       for (const char* sample : {"cloth", "julia", "heat"})
         write(src, out, arch, std::string("assets/graphs/") + sample + ".loom.json", sample, false,
               [](loom::AotModule& m) { m.add_document(); });

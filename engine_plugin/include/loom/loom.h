@@ -11,8 +11,21 @@
  *   the thread's last error (loom_last_error, loom_last_error_message) says what and where
  *   (the module file, kernel, parameter or member), and no output is written. A successful
  *   call leaves the last error as it was.
- * - Handles are opaque pointers; a null handle is LOOM_ERROR_NULL_HANDLE, never a crash.
- *   Objects are not thread-safe: use one runtime and what it made from one thread at a time.
+ * - Handles are opaque values, never pointers Loom follows: every call looks each handle it
+ *   is given up in a table first. A null handle is LOOM_ERROR_NULL_HANDLE; a destroyed one
+ *   (a double destroy, a use after destroy, a kernel, pipeline, resource or pack handle of a
+ *   destroyed module), one of another kind (a LoomArray cast to LoomTexture) or a value that
+ *   never was a handle is LOOM_ERROR_INVALID_HANDLE naming the call and the argument. Never
+ *   a crash, never memory of another object. Handles of two runtimes used together are
+ *   LOOM_ERROR_WRONG_RUNTIME.
+ * - Threads: the handle table is locked, so calls on different runtimes may run on
+ *   different threads at the same time, and a stale handle is a clean error on any thread.
+ *   The objects are not: one runtime and everything made from it (modules, kernels,
+ *   pipelines, arrays, textures, argpacks) are used from one thread at a time; destroying
+ *   an object while another thread's call uses it is not allowed.
+ * - Nothing is freed under an argpack: destroying an ndarray, texture, pack or module that
+ *   a pack member refers to is refused with LOOM_ERROR_IN_USE (the message names the pack
+ *   and the member); set the member to another object, or destroy the pack, first.
  * - A module's handles (kernels, pipelines, its arrays, textures and argpacks) stay valid
  *   across hot reloads and until the module is destroyed; export handles (VkBuffer, VkImage)
  *   of module resources change when a reload swaps the module (LOOM_RELOAD_SWAPPED).
@@ -75,6 +88,9 @@ typedef enum LoomResult {
   LOOM_ERROR_LAUNCH = -13, /* a launch failed (a bounds check or an assertion of a debug module) */
   LOOM_ERROR_NOT_SUPPORTED = -14, /* valid, but not something this runtime does (see the message) */
   LOOM_ERROR_WRONG_RUNTIME = -15, /* objects of two different runtimes used together */
+  LOOM_ERROR_INVALID_HANDLE =
+      -16, /* a handle that was destroyed, is of another kind, or never was a Loom handle */
+  LOOM_ERROR_IN_USE = -17, /* a destroy of what an argpack member still refers to */
 } LoomResult;
 
 /* The result of the calling thread's last failed call (LOOM_SUCCESS when none failed). */
@@ -205,7 +221,10 @@ LOOM_API LoomResult loom_module_load_memory(LoomRuntime runtime, const void* dat
                                             const char* name, LoomModule* out);
 /* Frees the module when the work that uses it is done: at once on the CPU and on Loom's
  * queue (after waiting for it), after frames_in_flight loom_runtime_begin_frame calls for
- * command buffers the host recorded. Its handles become invalid now. */
+ * command buffers the host recorded. Its handles (kernels, pipelines, arrays, textures,
+ * argpacks, created packs included) become invalid now (LOOM_ERROR_INVALID_HANDLE).
+ * LOOM_ERROR_IN_USE, destroying nothing, while a pack of another module refers to one of
+ * its ndarrays, textures or packs. */
 LOOM_API LoomResult loom_module_destroy(LoomModule module);
 
 typedef struct LoomModuleInfo {
@@ -244,7 +263,10 @@ typedef enum LoomReloadStatus {
  * the new module whose name, element type and shape match one of the old keeps its
  * contents, argpacks of an unchanged layout keep their values (resource members are those
  * of the new module), and the handles the host holds refer to the new module's kernels,
- * pipelines and resources. A reload that fails (unreadable or corrupt file, a kernel or
+ * pipelines and resources. Pack members the host set to the module's ndarrays, textures or
+ * packs (in packs of any module) refer to the new module's from then on; a new module
+ * whose ndarray or texture of that name has other dimensions fails. A reload that fails
+ * (unreadable or corrupt file, a kernel or
  * resource the host holds missing or of another signature, the device lacking a capability)
  * keeps the old module running and returns the error; the same file is not tried again
  * until it changes. When the host's command buffers used the old module, a swap first waits
@@ -388,8 +410,13 @@ static inline LoomArgument loom_arg_argpack(LoomArgpack v) {
 
 /* Launches with one argument per parameter, in order. CPU: runs now. Vulkan: recorded on
  * Loom's queue, submitted by loom_runtime_submit (or when Loom must); kernels with return
- * values wait for their result. The arguments are checked first (count, kind, dtype,
- * components, ndim, runtime); nothing runs when one is wrong. */
+ * values wait for their result. The arguments are checked first (handles, count, kind,
+ * dtype, components, ndim, runtime; every ndarray and texture member of a pack argument
+ * that the kernel uses must be set, LOOM_ERROR_INVALID_ARGUMENT naming the member
+ * otherwise); nothing runs when one is wrong. Extents are the host's: a kernel that
+ * indexes two ndarrays (arguments or pack members) with one index trusts they are as long
+ * as it assumes, as modules do not record which extents a kernel takes to be equal;
+ * modules compiled with --debug check every access (LOOM_ERROR_LAUNCH). */
 LOOM_API LoomResult loom_launch(LoomKernel kernel, uint32_t arg_count, const LoomArgument* args);
 /* Vulkan: records the launch into `command_buffer`, a primary command buffer of the
  * runtime's queue family that the host has begun and submits in this frame, outside a
@@ -436,7 +463,10 @@ typedef struct LoomVulkanBuffer {
 LOOM_API LoomResult loom_ndarray_import_vulkan(LoomRuntime runtime, const LoomVulkanBuffer* buffer,
                                                LoomDataType dtype, uint32_t components,
                                                uint32_t ndim, const int64_t* shape, LoomArray* out);
-/* Ndarrays only (fields go with their module). The work that uses it must be done. */
+/* Ndarrays only (fields go with their module). The work that uses it must be done.
+ * LOOM_ERROR_IN_USE, destroying nothing, while an argpack member refers to it (the message
+ * names the pack and the member): set the member to another ndarray or destroy the pack
+ * first. Null is a no-op success; a destroyed handle is LOOM_ERROR_INVALID_HANDLE. */
 LOOM_API LoomResult loom_ndarray_destroy(LoomArray array);
 
 LOOM_API LoomResult loom_array_get_info(LoomArray array, LoomArrayInfo* out);
@@ -475,6 +505,8 @@ typedef struct LoomVulkanImage {
 } LoomVulkanImage;
 LOOM_API LoomResult loom_texture_import_vulkan(LoomRuntime runtime, const LoomVulkanImage* image,
                                                LoomTexture* out);
+/* Textures of the runtime (a module's go with it). As loom_ndarray_destroy:
+ * LOOM_ERROR_IN_USE while an argpack member refers to it. */
 LOOM_API LoomResult loom_texture_destroy(LoomTexture texture);
 LOOM_API LoomResult loom_texture_get_info(LoomTexture texture, LoomTextureInfo* out);
 /* Texels row-major, x fastest, channels interleaved (f32, or u8 for RGBA8). Textures with
@@ -491,10 +523,16 @@ LOOM_API LoomResult loom_texture_export_vulkan(LoomTexture texture, LoomVulkanIm
  * zero). A created pack belongs to the module and goes with it. */
 LOOM_API LoomResult loom_module_get_argpack(LoomModule module, const char* name, LoomArgpack* out);
 LOOM_API LoomResult loom_argpack_create(LoomModule module, const char* type_name, LoomArgpack* out);
+/* Created packs only. LOOM_ERROR_IN_USE while another pack binds it as a nested member.
+ * What it referred to is released. */
 LOOM_API LoomResult loom_argpack_destroy(LoomArgpack pack);
 /* Member `path` ("material.roughness", "grid.cells"): a value (dtype and count as the
  * member's), an ndarray, a texture, or another pack bound by reference (nested packs) or
- * copied (struct members). */
+ * copied (struct members). The pack refers to the ndarray, texture or nested pack it is
+ * given, which cannot be destroyed (LOOM_ERROR_IN_USE) until the member is set to another
+ * one or the pack is destroyed; setting the member releases the one it held before. A
+ * struct member copied from a pack refers to what that pack referred to. Handles of
+ * another runtime are LOOM_ERROR_WRONG_RUNTIME. */
 LOOM_API LoomResult loom_argpack_set(LoomArgpack pack, const char* path, const LoomArgument* value);
 /* Value members: dtype and count filled from the member. */
 LOOM_API LoomResult loom_argpack_get(LoomArgpack pack, const char* path, LoomArgument* out);
