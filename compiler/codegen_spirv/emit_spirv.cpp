@@ -195,6 +195,7 @@ class TaskEmitter {
         asserts_(assert_messages),
         notes_(notes),
         requirements_(requirements),
+        m_(target.spirv_version),
         math_(m_, requirements, [this](const std::string& n) { notes_->insert(n); }) {}
 
   SpirvTask emit() {
@@ -225,7 +226,9 @@ class TaskEmitter {
     if (!m_.block_closed()) m_.op_void(spv::OpReturn, {});
     m_.end_function();
 
-    m_.entry_point(spv::ExecutionModelGLCompute, fn_, "main", interface_);
+    // Before SPIR-V 1.4 the interface lists only Input and Output variables (our builtins).
+    m_.entry_point(spv::ExecutionModelGLCompute, fn_, "main",
+                   m_.version() >= 0x00010400 ? interface_ : io_interface_);
     m_.execution_mode(fn_, spv::ExecutionModeLocalSize, {task.workgroup_size, 1, 1});
     m_.name(fn_, "main");
     task.spirv = m_.assemble();
@@ -307,6 +310,7 @@ class TaskEmitter {
                                 spv::StorageClassInput);
     m_.decorate(var, spv::DecorationBuiltIn, {static_cast<uint32_t>(which)});
     interface_.push_back(var);
+    io_interface_.push_back(var);
     return builtins_[which] = var;
   }
 
@@ -417,6 +421,8 @@ class TaskEmitter {
     if (cas_slots_.count(slot)) sb.stored = bit_width(r.dtype) == 64 ? Scalar::U64 : Scalar::U32;
     int width = bit_width(sb.stored);
     if (width == 8) {
+      // Core in SPIR-V 1.5; an extension before (VK_KHR_8bit_storage on Vulkan 1.1).
+      if (m_.version() < kSpirv1_5) m_.extension("SPV_KHR_8bit_storage");
       m_.capability(spv::CapabilityStorageBuffer8BitAccess);
       *requirements_ |= kNeedStorage8;
     } else if (width == 16) {
@@ -1352,7 +1358,8 @@ class TaskEmitter {
   bool in_task_ = false;  // past the entry block's uniform values
   Id rng_ = 0;
   bool uses_rand_ = false;
-  std::vector<Id> interface_;
+  std::vector<Id> interface_;     // every global the entry point uses (SPIR-V 1.4 and later)
+  std::vector<Id> io_interface_;  // its Input and Output variables only (before 1.4)
   std::vector<uint8_t> access_;
   WordBlock args_, temps_, returns_, error_;
   std::map<int, WordBlock> argpacks_;

@@ -22,6 +22,9 @@ struct SpirvTarget {
   uint32_t workgroup_size = 128;           // local size of range and struct tasks
   std::string device_name = "the device";  // for error messages
   bool optimize = false;                   // SPIRV-Tools' performance passes
+  // The SPIR-V version to write: kSpirv1_5 for Vulkan 1.2 devices, kSpirv1_3 for Vulkan 1.1
+  // (max_spirv_version of the device's API version; an engine's device may be either).
+  uint32_t spirv_version = kSpirv1_5;
 };
 
 struct SpirvTimings {

@@ -24,6 +24,7 @@ void append_string(std::vector<uint32_t>& words, const std::string& text);
 class Module {
  public:
   explicit Module(uint32_t version = 0x00010500);
+  uint32_t version() const { return version_; }
 
   Id fresh_id() { return next_id_++; }
 

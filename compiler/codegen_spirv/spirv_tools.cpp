@@ -9,7 +9,14 @@ namespace loom::codegen {
 
 namespace {
 
-constexpr spv_target_env kEnv = SPV_ENV_VULKAN_1_2;
+// The environment a module's own version (header word 1) asks for: SPIR-V 1.3 is checked as
+// Vulkan 1.1 code, 1.5 as Vulkan 1.2, 1.6 as Vulkan 1.3.
+spv_target_env env_of(const std::vector<uint32_t>& words) {
+  uint32_t version = words.size() > 1 ? words[1] : 0;
+  if (version <= 0x00010300) return SPV_ENV_VULKAN_1_1;
+  if (version <= 0x00010500) return SPV_ENV_VULKAN_1_2;
+  return SPV_ENV_VULKAN_1_3;
+}
 
 spvtools::MessageConsumer collect(std::string* out) {
   return [out](spv_message_level_t, const char*, const spv_position_t& at, const char* message) {
@@ -21,7 +28,7 @@ spvtools::MessageConsumer collect(std::string* out) {
 }  // namespace
 
 std::string validate_spirv(const std::vector<uint32_t>& words) {
-  spvtools::SpirvTools tools(kEnv);
+  spvtools::SpirvTools tools(env_of(words));
   std::string messages;
   tools.SetMessageConsumer(collect(&messages));
   if (tools.Validate(words)) return "";
@@ -29,7 +36,7 @@ std::string validate_spirv(const std::vector<uint32_t>& words) {
 }
 
 std::string disassemble_spirv(const std::vector<uint32_t>& words) {
-  spvtools::SpirvTools tools(kEnv);
+  spvtools::SpirvTools tools(env_of(words));
   std::string messages, text;
   tools.SetMessageConsumer(collect(&messages));
   if (!tools.Disassemble(
@@ -40,7 +47,7 @@ std::string disassemble_spirv(const std::vector<uint32_t>& words) {
 }
 
 std::vector<uint32_t> optimize_spirv(const std::vector<uint32_t>& words) {
-  spvtools::Optimizer opt(kEnv);
+  spvtools::Optimizer opt(env_of(words));
   std::string messages;
   opt.SetMessageConsumer(collect(&messages));
   opt.RegisterPerformancePasses();

@@ -16,6 +16,24 @@ uint32_t align_up(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 
 }  // namespace
 
+uint32_t max_spirv_version(uint32_t vulkan_api_version) {
+  uint32_t major = (vulkan_api_version >> 22) & 0x7fu, minor = (vulkan_api_version >> 12) & 0x3ffu;
+  if (major > 1 || (major == 1 && minor >= 3)) return 0x00010600;
+  if (major == 1 && minor == 2) return kSpirv1_5;
+  if (major == 1 && minor == 1) return kSpirv1_3;
+  return 0;
+}
+
+std::string spirv_version_text(uint32_t version) {
+  if ((version & 0xff0000ffu) != 0 || version < 0x00010000 || version > 0x0001ff00) return "?";
+  return std::to_string(version >> 16) + "." + std::to_string((version >> 8) & 0xffu);
+}
+
+std::string vulkan_version_text(uint32_t vulkan_api_version) {
+  return std::to_string((vulkan_api_version >> 22) & 0x7fu) + "." +
+         std::to_string((vulkan_api_version >> 12) & 0x3ffu);
+}
+
 const char* range_bound_kind_name(RangeBound::Kind k) {
   switch (k) {
     case RangeBound::Kind::Const: return "const";

@@ -84,6 +84,18 @@ enum SpirvRequirement : uint32_t {
   kNeedStorageImageExtendedFormats = 1u << 11,
 };
 constexpr uint32_t kAllSpirvRequirements = (1u << 12) - 1;
+
+// SPIR-V versions as a module's header word 1 holds them.
+constexpr uint32_t kSpirv1_3 = 0x00010300;
+constexpr uint32_t kSpirv1_5 = 0x00010500;
+// The newest SPIR-V a device of `vulkan_api_version` (VK_MAKE_API_VERSION form, as
+// VkPhysicalDeviceProperties::apiVersion) accepts: 1.3 for Vulkan 1.1, 1.5 for 1.2, 1.6 for
+// 1.3 and later; 0 for Vulkan 1.0, which Loom does not target.
+uint32_t max_spirv_version(uint32_t vulkan_api_version);
+// "1.5"; "?" for a word that is no SPIR-V version.
+std::string spirv_version_text(uint32_t version);
+// "1.2" for a VK_MAKE_API_VERSION value.
+std::string vulkan_version_text(uint32_t vulkan_api_version);
 // Vulkan feature names of the bits set in `bits`, comma-separated ("shaderInt64, shaderFloat64").
 std::string describe_requirements(uint32_t bits);
 

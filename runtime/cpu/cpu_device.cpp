@@ -24,6 +24,27 @@ bool failed(LaunchError* error) {
 
 CpuDevice::CpuDevice(int threads) : pool_(threads) {}
 
+// A pool of one thread starts no worker: every chunk runs on the job system.
+CpuDevice::CpuDevice(JobSystem jobs) : pool_(1), jobs_(std::move(jobs)) {
+  if (!jobs_) throw Error("the job system has no parallel_for function");
+  jobs_.workers = std::max(jobs_.workers, 1);
+}
+
+int CpuDevice::threads() const { return jobs_ ? jobs_.workers : pool_.size(); }
+
+void CpuDevice::run_chunks(int64_t rows, int64_t chunk,
+                           const std::function<void(int64_t, int64_t)>& fn) {
+  if (!jobs_) {
+    pool_.parallel_for(0, rows, chunk, fn);
+    return;
+  }
+  int64_t count = (rows + chunk - 1) / chunk;  // chunk_rows keeps this near workers * 8
+  jobs_.parallel_for(static_cast<uint32_t>(count), [&](uint32_t i) {
+    int64_t b = static_cast<int64_t>(i) * chunk;
+    fn(b, std::min(rows, b + chunk));
+  });
+}
+
 int64_t chunk_rows(int64_t rows, int64_t row_work, int threads) {
   if (rows <= 0) return 1;
   if (row_work <= 0) return rows;  // no iterations at all: one chunk
@@ -111,12 +132,11 @@ void CpuDevice::launch(const LoadedCpuKernel& kernel, LaunchContext& ctx) {
     } else {
       int64_t row_work = 1;
       int64_t rows = task.extent(&ctx, &row_work);
-      pool_.parallel_for(0, rows, chunk_rows(rows, row_work, pool_.size()),
-                         [&](int64_t b, int64_t e) {
-                           if (failed(error)) return;
-                           if (observer_) observer_(t, b, e);
-                           task.entry(&ctx, b, e);
-                         });
+      run_chunks(rows, chunk_rows(rows, row_work, threads()), [&](int64_t b, int64_t e) {
+        if (failed(error)) return;
+        if (observer_) observer_(t, b, e);
+        task.entry(&ctx, b, e);
+      });
     }
     if (failed(error)) break;
   }

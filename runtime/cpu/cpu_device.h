@@ -1,5 +1,6 @@
 // Launches loaded kernels: tasks in order, range and struct tasks split into chunks of their
-// outermost dimension over the thread pool, serial tasks on the calling thread.
+// outermost dimension over the thread pool (or an engine's job system), serial tasks on the
+// calling thread.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,7 @@
 
 #include "runtime/common/kernel_abi.h"
 #include "runtime/cpu/cpu_module.h"
+#include "runtime/cpu/job_system.h"
 #include "runtime/cpu/thread_pool.h"
 
 namespace loom::cpu {
@@ -16,8 +18,12 @@ namespace loom::cpu {
 class CpuDevice {
  public:
   explicit CpuDevice(int threads = 0);  // 0: one thread per core
+  // Chunks run on `jobs` (JobSystem); Loom starts no threads of its own.
+  explicit CpuDevice(JobSystem jobs);
 
   ThreadPool& pool() { return pool_; }
+  // Threads a parallel task is spread over: the pool's, or the job system's workers.
+  int threads() const;
 
   // Runs every task of `kernel`. ctx.error (a local record when null) is cleared first; a
   // failed bounds check or assertion is thrown afterwards as a loom::Error naming the
@@ -38,7 +44,10 @@ class CpuDevice {
   void clear_cancel();
 
  private:
+  void run_chunks(int64_t rows, int64_t chunk, const std::function<void(int64_t, int64_t)>& fn);
+
   ThreadPool pool_;
+  JobSystem jobs_;
   ChunkObserver observer_;
   // The error record of the launch running now: cancel() writes its code under the lock, so
   // it never writes a record whose launch has returned.

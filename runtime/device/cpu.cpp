@@ -21,10 +21,11 @@ class CpuKernel : public DeviceKernel {
 class Cpu : public Device {
  public:
   explicit Cpu(int threads) : device_(threads) {}
+  explicit Cpu(cpu::JobSystem jobs) : device_(std::move(jobs)) {}
 
   DeviceKind kind() const override { return DeviceKind::Cpu; }
   std::string name() const override {
-    return "CPU, " + std::to_string(device_.pool().size()) + " threads";
+    return "CPU, " + std::to_string(device_.threads()) + " threads";
   }
 
   std::shared_ptr<DeviceKernel> load_object(const KernelABI& abi,
@@ -51,5 +52,9 @@ class Cpu : public Device {
 }  // namespace
 
 std::unique_ptr<Device> make_cpu_device(int threads) { return std::make_unique<Cpu>(threads); }
+
+std::unique_ptr<Device> make_cpu_device(const cpu::JobSystem& jobs) {
+  return std::make_unique<Cpu>(jobs);
+}
 
 }  // namespace loom

@@ -17,6 +17,9 @@ namespace loom {
 struct KernelRecord;
 struct SpirvKernel;
 }  // namespace loom
+namespace loom::cpu {
+struct JobSystem;
+}
 namespace loom::host {
 class Argpack;
 class Texture;
@@ -90,6 +93,8 @@ class Device {
 };
 
 std::unique_ptr<Device> make_cpu_device(int threads = 0);  // 0: one thread per core
+// Parallel tasks run on an engine's job system (runtime/cpu/job_system.h); no threads of Loom's.
+std::unique_ptr<Device> make_cpu_device(const cpu::JobSystem& jobs);
 
 struct VulkanDeviceOptions {
   std::string select;  // "" the best device, an index, or part of its name

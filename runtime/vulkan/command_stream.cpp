@@ -11,7 +11,11 @@ namespace loom::vk {
 
 namespace {
 
-constexpr VkDeviceSize kChunkSize = 16ull << 20;
+// Staging chunks grow like memory blocks: the first of each direction is kFirstChunk, each new
+// one twice the largest there is, up to kMaxChunk (a transfer larger than that gets a chunk of
+// its own, given back once idle). Small runtimes stage through a few hundred kilobytes.
+constexpr VkDeviceSize kFirstChunk = 256ull << 10;
+constexpr VkDeviceSize kMaxChunk = 16ull << 20;
 constexpr VkPipelineStageFlags kWorkStages =
     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
 
@@ -25,6 +29,7 @@ CommandStream::CommandStream(VulkanDevice& device, MemoryAllocator& allocator)
   pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pci.queueFamilyIndex = device.queue_family();
   check(vkCreateCommandPool(device.device(), &pci, nullptr, &pool_), "creating a command pool");
+  if (!device.timeline_semaphores()) return;  // fences, one per submission
   VkSemaphoreTypeCreateInfo tci{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
   tci.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
   VkSemaphoreCreateInfo sci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
@@ -42,15 +47,60 @@ CommandStream::~CommandStream() {
   } catch (...) {  // a lost device: nothing left to wait for
   }
   chunks_.clear();
+  for (const Fenced& f : fenced_) vkDestroyFence(device_.device(), f.fence, nullptr);
+  for (VkFence f : spare_fences_) vkDestroyFence(device_.device(), f, nullptr);
   if (timeline_) vkDestroySemaphore(device_.device(), timeline_, nullptr);
   if (pool_) vkDestroyCommandPool(device_.device(), pool_, nullptr);
 }
 
 uint64_t CommandStream::completed() {
-  uint64_t v = 0;
-  check(vkGetSemaphoreCounterValue(device_.device(), timeline_, &v),
-        "reading the timeline semaphore");
-  return v;
+  if (timeline_) {
+    uint64_t v = 0;
+    check(vkGetSemaphoreCounterValue(device_.device(), timeline_, &v),
+          "reading the timeline semaphore");
+    return v;
+  }
+  while (!fenced_.empty()) {
+    VkResult r = vkGetFenceStatus(device_.device(), fenced_.front().fence);
+    if (r == VK_NOT_READY) break;
+    check(r, "reading a submission's fence");
+    check(vkResetFences(device_.device(), 1, &fenced_.front().fence), "resetting a fence");
+    fence_completed_ = fenced_.front().value;
+    spare_fences_.push_back(fenced_.front().fence);
+    fenced_.pop_front();
+  }
+  return fence_completed_;
+}
+
+VkFence CommandStream::fence_for_submission() {
+  if (!spare_fences_.empty()) {
+    VkFence f = spare_fences_.back();
+    spare_fences_.pop_back();
+    return f;
+  }
+  VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence f = VK_NULL_HANDLE;
+  check(vkCreateFence(device_.device(), &fci, nullptr, &f), "creating a fence");
+  return f;
+}
+
+bool CommandStream::wait_for_value(uint64_t value, uint64_t timeout_ns) {
+  VkResult r;
+  if (timeline_) {
+    VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    wi.semaphoreCount = 1;
+    wi.pSemaphores = &timeline_;
+    wi.pValues = &value;
+    r = vkWaitSemaphores(device_.device(), &wi, timeout_ns);
+  } else {
+    // Values are consecutive: the fence of `value` is at a fixed distance from the front.
+    if (fenced_.empty() || value < fenced_.front().value) return true;
+    const Fenced& f = fenced_.at(static_cast<size_t>(value - fenced_.front().value));
+    r = vkWaitForFences(device_.device(), 1, &f.fence, VK_TRUE, timeout_ns);
+  }
+  if (r == VK_TIMEOUT) return false;
+  check(r, "waiting for the device");
+  return true;
 }
 
 VkCommandBuffer CommandStream::recording() {
@@ -126,9 +176,12 @@ CommandStream::Chunk& CommandStream::staging(VkDeviceSize bytes, VkDeviceSize al
       break;
     }
   if (!chosen) {
+    VkDeviceSize size = kFirstChunk;
+    for (auto& c : chunks_)
+      if (c->readback == readback) size = std::max(size, std::min(kMaxChunk, c->buffer.size() * 2));
     auto c = std::make_unique<Chunk>();
     c->readback = readback;
-    c->buffer = GpuBuffer(device_, allocator_, std::max(kChunkSize, align_up(bytes, 1 << 16)),
+    c->buffer = GpuBuffer(device_, allocator_, std::max(size, align_up(bytes, 1 << 16)),
                           VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
                               VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
                           readback ? MemoryUse::Readback : MemoryUse::Upload, "staging memory");
@@ -234,6 +287,18 @@ uint64_t CommandStream::submit(const std::vector<SemaphoreWait>& waits,
       throw Error("a submission waits for a VK_NULL_HANDLE semaphore or at no pipeline stage");
   for (const SemaphoreSignal& s : signals)
     if (!s.semaphore) throw Error("a submission signals a VK_NULL_HANDLE semaphore");
+  if (!timeline_) {
+    for (const SemaphoreWait& w : waits)
+      if (w.value)
+        throw Error("a submission waits for timeline value " + std::to_string(w.value) +
+                    ", but timeline semaphores are not enabled on the device (binary "
+                    "semaphores take value 0)");
+    for (const SemaphoreSignal& s : signals)
+      if (s.value)
+        throw Error("a submission signals timeline value " + std::to_string(s.value) +
+                    ", but timeline semaphores are not enabled on the device (binary "
+                    "semaphores take value 0)");
+  }
   VkCommandBuffer cb = VK_NULL_HANDLE;
   if (current_ >= 0) {
     cb = cmds_[static_cast<size_t>(current_)].cb;
@@ -246,8 +311,12 @@ uint64_t CommandStream::submit(const std::vector<SemaphoreWait>& waits,
     check(vkEndCommandBuffer(cb), "ending a command buffer");
   }
   uint64_t value = last_submitted_ + 1;
-  std::vector<VkSemaphore> wait_semaphores, signal_semaphores{timeline_};
-  std::vector<uint64_t> wait_values, signal_values{value};
+  std::vector<VkSemaphore> wait_semaphores, signal_semaphores;
+  std::vector<uint64_t> wait_values, signal_values;
+  if (timeline_) {
+    signal_semaphores.push_back(timeline_);
+    signal_values.push_back(value);
+  }
   std::vector<VkPipelineStageFlags> wait_stages;
   for (const SemaphoreWait& w : waits) {
     wait_semaphores.push_back(w.semaphore);
@@ -264,7 +333,7 @@ uint64_t CommandStream::submit(const std::vector<SemaphoreWait>& waits,
   ts.signalSemaphoreValueCount = static_cast<uint32_t>(signal_values.size());
   ts.pSignalSemaphoreValues = signal_values.data();
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  si.pNext = &ts;
+  si.pNext = timeline_ ? &ts : nullptr;
   si.waitSemaphoreCount = static_cast<uint32_t>(wait_semaphores.size());
   si.pWaitSemaphores = wait_semaphores.data();
   si.pWaitDstStageMask = wait_stages.data();
@@ -272,7 +341,11 @@ uint64_t CommandStream::submit(const std::vector<SemaphoreWait>& waits,
   si.pCommandBuffers = &cb;
   si.signalSemaphoreCount = static_cast<uint32_t>(signal_semaphores.size());
   si.pSignalSemaphores = signal_semaphores.data();
-  check(vkQueueSubmit(device_.queue(), 1, &si, VK_NULL_HANDLE), "submitting work to the device");
+  VkFence fence = timeline_ ? VK_NULL_HANDLE : fence_for_submission();
+  VkResult submitted = vkQueueSubmit(device_.queue(), 1, &si, fence);
+  if (submitted != VK_SUCCESS && fence) spare_fences_.push_back(fence);
+  check(submitted, "submitting work to the device");
+  if (fence) fenced_.push_back({value, fence});
   last_submitted_ = value;
   ++stats_.submits;
   if (current_ < 0) return value;
@@ -296,11 +369,7 @@ void CommandStream::land_downloads(uint64_t done) {
 void CommandStream::wait(uint64_t value) {
   if (value == 0) return;
   if (completed() < value) {
-    VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
-    wi.semaphoreCount = 1;
-    wi.pSemaphores = &timeline_;
-    wi.pValues = &value;
-    check(vkWaitSemaphores(device_.device(), &wi, UINT64_MAX), "waiting for the device");
+    wait_for_value(value, UINT64_MAX);
     ++stats_.waits;
   }
   uint64_t done = completed();
@@ -309,7 +378,7 @@ void CommandStream::wait(uint64_t value) {
   chunks_.erase(std::remove_if(chunks_.begin(), chunks_.end(),
                                [&](const std::unique_ptr<Chunk>& c) {
                                  return c->busy_until != kRecording && c->busy_until <= done &&
-                                        c->buffer.size() > kChunkSize;
+                                        c->buffer.size() > kMaxChunk;
                                }),
                 chunks_.end());
   // The hazard sets stay: a host wait makes device writes available to the host, not visible
@@ -321,13 +390,7 @@ bool CommandStream::wait_within(uint64_t value, uint64_t timeout_ns) {
     wait(value);
     return true;
   }
-  VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
-  wi.semaphoreCount = 1;
-  wi.pSemaphores = &timeline_;
-  wi.pValues = &value;
-  VkResult r = vkWaitSemaphores(device_.device(), &wi, timeout_ns);
-  if (r == VK_TIMEOUT) return false;
-  check(r, "waiting for the device");
+  if (!wait_for_value(value, timeout_ns)) return false;
   wait(value);  // done now: lands the downloads
   return true;
 }

@@ -1,5 +1,9 @@
-// Commands recorded in order into command buffers and submitted in batches, completion
-// tracked by one timeline semaphore. Barriers come only from hazards: a command that reads
+// Commands recorded in order into command buffers and submitted in batches. Each submission
+// has a value (1, 2, ...); completion is tracked by one timeline semaphore signalled with it,
+// or, on a device without timeline semaphores (an engine's Vulkan 1.1 device, or a 1.2 one
+// created without the feature), by a fence per submission: a fence signals once its batch
+// and everything submitted before it on the queue completed, so values still complete in
+// order. Barriers come only from hazards: a command that reads
 // or writes what an earlier command wrote, or writes what an earlier command read, since the
 // last barrier. Transfers go through staging chunks recycled once their submission
 // completes. The host waits only for the submission it needs, never for the whole device.
@@ -9,6 +13,7 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -21,7 +26,7 @@ namespace loom::vk {
 class VulkanDevice;
 
 // A semaphore a submission waits for before `stages` run. `value`: the value to wait for on
-// a timeline semaphore; ignored for a binary one.
+// a timeline semaphore; 0 for a binary one (the only kind on a device without timelines).
 struct SemaphoreWait {
   VkSemaphore semaphore = VK_NULL_HANDLE;
   uint64_t value = 0;
@@ -119,11 +124,21 @@ class CommandStream {
 
   Chunk& staging(VkDeviceSize bytes, VkDeviceSize alignment, bool readback, VkDeviceSize* offset);
   void land_downloads(uint64_t completed);
+  VkFence fence_for_submission();
+  // Waits for `value` for at most `timeout_ns`; false on a timeout.
+  bool wait_for_value(uint64_t value, uint64_t timeout_ns);
 
   VulkanDevice& device_;
   MemoryAllocator& allocator_;
   VkCommandPool pool_ = VK_NULL_HANDLE;
-  VkSemaphore timeline_ = VK_NULL_HANDLE;
+  VkSemaphore timeline_ = VK_NULL_HANDLE;  // null on a device without timeline semaphores
+  struct Fenced {
+    uint64_t value;
+    VkFence fence;
+  };
+  std::deque<Fenced> fenced_;          // without timelines: submissions not known complete
+  std::vector<VkFence> spare_fences_;  // reset, ready for a submission
+  uint64_t fence_completed_ = 0;       // the last value whose fence was seen signalled
   uint64_t last_submitted_ = 0;
   std::vector<Cmd> cmds_;
   int current_ = -1;  // index into cmds_ while recording

@@ -18,8 +18,9 @@ std::string mib(VkDeviceSize bytes) {
 
 }  // namespace
 
-MemoryAllocator::MemoryAllocator(VulkanDevice& device, VkDeviceSize block_size)
-    : device_(device), block_size_(block_size) {}
+MemoryAllocator::MemoryAllocator(VulkanDevice& device, VkDeviceSize min_block,
+                                 VkDeviceSize max_block)
+    : device_(device), min_block_(min_block), max_block_(std::max(min_block, max_block)) {}
 
 MemoryAllocator::~MemoryAllocator() {
   for (auto& [id, b] : blocks_) vkFreeMemory(device_.device(), b.memory, nullptr);
@@ -73,6 +74,7 @@ bool MemoryAllocator::take(Block& b, const VkMemoryRequirements& req, Allocation
     out->mapped = b.mapped ? b.mapped + start : nullptr;
     out->type = b.type;
     ++b.live;
+    b.used += req.size;
     return true;
   }
   return false;
@@ -108,6 +110,18 @@ int64_t MemoryAllocator::new_block(uint32_t type, VkDeviceSize size, bool linear
   return id;
 }
 
+// The next shared block of this type and tiling: twice the largest there is, between
+// min_block_ and max_block_, and never smaller than the request.
+VkDeviceSize MemoryAllocator::shared_block_size(uint32_t type, bool linear,
+                                                VkDeviceSize request) const {
+  VkDeviceSize largest = 0;
+  for (const auto& [id, b] : blocks_)
+    if (b.type == type && b.linear == linear && !b.dedicated) largest = std::max(largest, b.size);
+  VkDeviceSize size = largest ? std::min(max_block_, largest * 2) : min_block_;
+  while (size < request) size *= 2;  // shared blocks hold requests up to max_block_ / 2
+  return size;
+}
+
 Allocation MemoryAllocator::allocate(const VkMemoryRequirements& req, MemoryUse use, bool linear,
                                      const std::string& what) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -129,8 +143,9 @@ Allocation MemoryAllocator::allocate(const VkMemoryRequirements& req, MemoryUse 
       }
     }
     // A new block: shared blocks for small resources, a dedicated one for large ones.
-    bool dedicated = r.size > block_size_ / 2;
-    VkDeviceSize size = dedicated ? align_up(r.size, 1 << 16) : block_size_;
+    bool dedicated = r.size > max_block_ / 2;
+    VkDeviceSize size = dedicated ? align_up(r.size, 1 << 16)
+                                  : shared_block_size(type, linear, align_up(r.size, 1 << 16));
     int64_t id = new_block(type, size, linear, dedicated, &last);
     if (id < 0) continue;  // this type is full: try the next candidate
     take(blocks_[id], r, &a);
@@ -155,6 +170,7 @@ void MemoryAllocator::free(const Allocation& a) {
   Block& b = it->second;
   --stats_.allocations;
   stats_.used -= a.size;
+  b.used -= a.size;
   if (--b.live == 0 && b.dedicated) {
     vkFreeMemory(device_.device(), b.memory, nullptr);
     stats_.reserved -= b.size;
@@ -180,6 +196,31 @@ void MemoryAllocator::free(const Allocation& a) {
 MemoryAllocator::Stats MemoryAllocator::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return stats_;
+}
+
+std::vector<MemoryAllocator::TypeUsage> MemoryAllocator::usage_by_type() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const VkPhysicalDeviceMemoryProperties& mp = device_.memory_properties();
+  std::vector<TypeUsage> out;
+  for (const auto& entry : blocks_) {
+    const Block& b = entry.second;
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const TypeUsage& u) { return u.type == b.type; });
+    if (it == out.end()) {
+      TypeUsage u;
+      u.type = b.type;
+      u.heap = mp.memoryTypes[b.type].heapIndex;
+      u.flags = mp.memoryTypes[b.type].propertyFlags;
+      out.push_back(u);
+      it = out.end() - 1;
+    }
+    ++it->blocks;
+    it->reserved += b.size;
+    it->used += b.used;
+  }
+  std::sort(out.begin(), out.end(),
+            [](const TypeUsage& x, const TypeUsage& y) { return x.type < y.type; });
+  return out;
 }
 
 }  // namespace loom::vk

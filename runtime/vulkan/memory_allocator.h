@@ -1,7 +1,13 @@
-// Device memory sub-allocation: large blocks per memory type, first-fit ranges inside them,
-// freed ranges merged with their neighbours. Resources never call vkAllocateMemory
-// themselves (drivers allow few allocations, and each is slow). Host-visible blocks stay
-// mapped for their whole life.
+// Device memory sub-allocation: blocks per memory type, first-fit ranges inside them, freed
+// ranges merged with their neighbours. Resources never call vkAllocateMemory themselves
+// (drivers allow few allocations, and each is slow). Host-visible blocks stay mapped for their
+// whole life.
+//
+// Block sizes grow with use, per memory type and tiling: the first shared block of a kind is
+// `min_block`, each further one twice the one before, up to `max_block`. A runtime holding a
+// few kilobytes (a small module on an engine's device) reserves about `min_block` per kind it
+// uses; one holding gigabytes still makes few allocations. A resource larger than half of
+// `max_block` gets a block of its own, freed with it.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -35,7 +41,10 @@ struct Allocation {
 
 class MemoryAllocator {
  public:
-  explicit MemoryAllocator(VulkanDevice& device, VkDeviceSize block_size = 64ull << 20);
+  static constexpr VkDeviceSize kMinBlock = 1ull << 20;
+  static constexpr VkDeviceSize kMaxBlock = 64ull << 20;
+  explicit MemoryAllocator(VulkanDevice& device, VkDeviceSize min_block = kMinBlock,
+                           VkDeviceSize max_block = kMaxBlock);
   ~MemoryAllocator();
   MemoryAllocator(const MemoryAllocator&) = delete;
   MemoryAllocator& operator=(const MemoryAllocator&) = delete;
@@ -54,6 +63,17 @@ class MemoryAllocator {
   };
   Stats stats() const;
 
+  // What Loom holds in each memory type it uses (types it never allocated from are absent).
+  struct TypeUsage {
+    uint32_t type = 0;  // index into VkPhysicalDeviceMemoryProperties::memoryTypes
+    uint32_t heap = 0;
+    VkMemoryPropertyFlags flags = 0;
+    size_t blocks = 0;
+    VkDeviceSize reserved = 0;  // bytes in blocks
+    VkDeviceSize used = 0;      // bytes handed out
+  };
+  std::vector<TypeUsage> usage_by_type() const;
+
  private:
   struct Range {
     VkDeviceSize offset, size;
@@ -67,15 +87,17 @@ class MemoryAllocator {
     bool dedicated = false;
     std::vector<Range> free;  // sorted by offset
     size_t live = 0;
+    VkDeviceSize used = 0;
   };
 
   std::vector<uint32_t> candidate_types(uint32_t type_bits, MemoryUse use) const;
   bool take(Block& b, const VkMemoryRequirements& req, Allocation* out);
   int64_t new_block(uint32_t type, VkDeviceSize size, bool linear, bool dedicated,
                     VkResult* result);
+  VkDeviceSize shared_block_size(uint32_t type, bool linear, VkDeviceSize request) const;
 
   VulkanDevice& device_;
-  VkDeviceSize block_size_;
+  VkDeviceSize min_block_, max_block_;
   mutable std::mutex mutex_;
   std::map<int64_t, Block> blocks_;
   int64_t next_block_ = 0;

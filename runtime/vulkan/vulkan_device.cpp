@@ -300,19 +300,17 @@ VulkanDevice::VulkanDevice(const ImportedDevice& host) : imported_(true) {
   std::vector<VkQueueFamilyProperties> families(n);
   vkGetPhysicalDeviceQueueFamilyProperties(physical_, &n, families.data());
   check_compute_queue_family(families, queue_family_, name);
-  if (host.api_version < VK_API_VERSION_1_2 || props.apiVersion < VK_API_VERSION_1_2)
-    throw Error("importing a Vulkan device: Loom needs Vulkan 1.2; '" + name + "' offers " +
-                version_text(props.apiVersion) +
+  if (host.api_version < VK_API_VERSION_1_1 || props.apiVersion < VK_API_VERSION_1_1)
+    throw Error("importing a Vulkan device: Loom needs Vulkan 1.1 or later; '" + name +
+                "' offers " + version_text(props.apiVersion) +
                 " and ImportedDevice::api_version (the instance's apiVersion) says " +
                 (host.api_version ? version_text(host.api_version) : std::string("nothing")));
-  if (!host.timeline_semaphore)
-    throw Error(
-        "importing a Vulkan device: Loom needs timeline semaphores; enable "
-        "VkPhysicalDeviceVulkan12Features::timelineSemaphore on '" +
-        name + "' and set ImportedDevice::timeline_semaphore");
+  timeline_semaphores_ = host.timeline_semaphore;
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
   granularity_ = props.limits.bufferImageGranularity;
   fill_caps(host.kernel_features & OfferedFeatures(physical_).kernel_features());
+  // What the host's instance asked for bounds what Loom may use (SPIR-V versions included).
+  caps_.api_version = std::min(host.api_version, props.apiVersion);
 }
 
 VulkanDevice::~VulkanDevice() { release(); }

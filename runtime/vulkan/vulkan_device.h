@@ -63,11 +63,13 @@ struct ImportedDevice {
   VkDevice device = VK_NULL_HANDLE;
   uint32_t queue_family = 0;       // must support compute
   VkQueue queue = VK_NULL_HANDLE;  // a queue of queue_family
-  // VkApplicationInfo::apiVersion of the host's instance: 1.2 or later (Loom calls Vulkan 1.2
-  // core functions). 0, the default, is refused: Loom assumes no version it was not told.
+  // VkApplicationInfo::apiVersion of the host's instance: 1.1 or later. Loom uses no Vulkan
+  // beyond it (kernels get SPIR-V 1.3 on 1.1, 1.5 on 1.2 and later). 0, the default, is
+  // refused: Loom assumes no version it was not told.
   uint32_t api_version = 0;
   // The host enabled VkPhysicalDeviceVulkan12Features::timelineSemaphore (or
-  // VkPhysicalDeviceTimelineSemaphoreFeatures): required, Loom tracks its submissions by one.
+  // VkPhysicalDeviceTimelineSemaphoreFeatures): Loom then tracks its submissions by one;
+  // otherwise by fences (and a host's semaphores given to a submission must be binary).
   bool timeline_semaphore = false;
   // SpirvRequirement bits (kNeedInt64, ... in runtime/common/spirv_kernel.h) whose Vulkan
   // features the host enabled; describe_requirements() names the features of each bit.
@@ -123,6 +125,9 @@ class VulkanDevice {
   uint64_t buffer_image_granularity() const { return granularity_; }
 
   bool imported() const { return imported_; }  // the handles are a host's, never destroyed here
+  // Timeline semaphores are enabled (always on devices Loom creates; on an imported device
+  // when the host says so). Without them Loom tracks its submissions with fences.
+  bool timeline_semaphores() const { return timeline_semaphores_; }
   // Validation messages are collected only on an instance Loom made (an imported device's go
   // to the host's messenger).
   bool validation() const { return messenger_ != VK_NULL_HANDLE; }
@@ -146,6 +151,7 @@ class VulkanDevice {
   VkSurfaceKHR surface_ = VK_NULL_HANDLE;
   bool graphics_ = false;
   bool imported_ = false;
+  bool timeline_semaphores_ = true;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;

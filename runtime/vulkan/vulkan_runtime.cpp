@@ -468,6 +468,20 @@ void VulkanRuntime::upload_if_needed(DeviceResource& r) {
 // ------------------------------------------------------------------------------ kernels
 
 std::shared_ptr<VulkanKernel> VulkanRuntime::load(const KernelABI& abi, const SpirvKernel& code) {
+  // A module compiled for a newer Vulkan than the device runs (or the host's instance asked
+  // for) would be refused by the driver, or worse: say which version it needs.
+  uint32_t takes = max_spirv_version(caps().api_version);
+  for (size_t t = 0; t < code.tasks.size(); ++t) {
+    uint32_t version = code.tasks[t].spirv.size() > 1 ? code.tasks[t].spirv[1] : 0;
+    if (version > takes)
+      throw Error(Place{"", abi.name, -1, ""},
+                  "kernel '" + abi.name + "' task " + std::to_string(t) + " is SPIR-V " +
+                      spirv_version_text(version) + ", newer than Vulkan " +
+                      vulkan_version_text(caps().api_version) + " on '" + caps().name +
+                      "' accepts (SPIR-V " + spirv_version_text(takes) +
+                      "); compile it for that Vulkan version",
+                  ErrorKind::Capability);
+  }
   auto k =
       std::make_shared<VulkanKernel>(*device_, *allocator_, *pipeline_cache_, *sets_, abi, code);
   stats_.pipelines += code.tasks.size();
@@ -856,6 +870,10 @@ void VulkanRuntime::count_launch(const LaunchCounters& launch) {
   stats_.total.argument_bytes += launch.argument_bytes;
   stats_.total.resource_bytes += launch.resource_bytes;
   stats_.total.dispatches += launch.dispatches;
+}
+
+std::vector<MemoryAllocator::TypeUsage> VulkanRuntime::memory_usage() const {
+  return allocator_->usage_by_type();
 }
 
 const RuntimeStats& VulkanRuntime::stats() {

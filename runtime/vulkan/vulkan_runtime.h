@@ -26,6 +26,7 @@
 
 #include "runtime/common/kernel_abi.h"
 #include "runtime/common/spirv_kernel.h"
+#include "runtime/vulkan/memory_allocator.h"
 #include "runtime/vulkan/vulkan_device.h"
 
 namespace loom::host {
@@ -38,7 +39,6 @@ class CommandStream;
 class DescriptorAllocator;
 class HostCommandBuffer;
 class HostFrames;
-class MemoryAllocator;
 class PipelineCache;
 class VulkanKernel;
 struct SemaphoreSignal;
@@ -160,6 +160,9 @@ class VulkanRuntime {
   void check_validation();
 
   const RuntimeStats& stats();
+  // Device memory this runtime holds, per memory type: blocks reserved and bytes in use
+  // (resources, staging, argument slots).
+  std::vector<MemoryAllocator::TypeUsage> memory_usage() const;
 
  private:
   friend class HostFrames;

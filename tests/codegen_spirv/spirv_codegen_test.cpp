@@ -15,6 +15,11 @@
 namespace loom {
 namespace {
 
+// VK_MAKE_API_VERSION without the Vulkan header (the compiler never includes it).
+constexpr uint32_t vulkan_api(uint32_t major, uint32_t minor) {
+  return (major << 22) | (minor << 12);
+}
+
 std::unique_ptr<ir::Kernel> lowered(const graph::Document& doc, const std::string& kernel,
                                     bool debug) {
   auto k = graph::lower_kernel(doc, kernel);
@@ -33,7 +38,12 @@ bool has_open_parameters(const graph::KernelDecl& k) {
   return false;
 }
 
-TEST(SpirvCodegen, EveryDocumentKernelValidates) {
+// SPIR-V 1.5 for Vulkan 1.2 devices, 1.3 for Vulkan 1.1 ones (engines often create those).
+class SpirvVersions : public ::testing::TestWithParam<uint32_t> {};
+
+TEST_P(SpirvVersions, EveryDocumentKernelValidates) {
+  codegen::SpirvTarget target;
+  target.spirv_version = GetParam();
   int compiled = 0;
   for (const char* dir : {"assets/graphs", "tests/e2e/docs", "tests/codegen_spirv/docs"}) {
     for (const auto& entry :
@@ -47,9 +57,11 @@ TEST(SpirvCodegen, EveryDocumentKernelValidates) {
                        (debug ? " (debug)" : ""));
           try {
             auto ir = lowered(doc, k.name, debug);
-            codegen::CompiledSpirvKernel c = codegen::compile_kernel_to_spirv(*ir);
-            for (const SpirvTask& t : c.kernel.tasks)
+            codegen::CompiledSpirvKernel c = codegen::compile_kernel_to_spirv(*ir, target);
+            for (const SpirvTask& t : c.kernel.tasks) {
+              EXPECT_EQ(t.spirv.at(1), GetParam());
               EXPECT_EQ(codegen::validate_spirv(t.spirv), "");
+            }
             ++compiled;
           } catch (const Error& e) {
             ADD_FAILURE() << e.what();
@@ -59,6 +71,22 @@ TEST(SpirvCodegen, EveryDocumentKernelValidates) {
     }
   }
   EXPECT_GT(compiled, 20);
+}
+
+INSTANTIATE_TEST_SUITE_P(SpirvCodegen, SpirvVersions, ::testing::Values(kSpirv1_5, kSpirv1_3),
+                         [](const ::testing::TestParamInfo<uint32_t>& info) {
+                           return "Spirv" + std::to_string(info.param >> 16) + "_" +
+                                  std::to_string((info.param >> 8) & 0xff);
+                         });
+
+TEST(SpirvCodegen, VersionsForVulkanVersions) {
+  EXPECT_EQ(max_spirv_version(vulkan_api(1, 0)), 0u);
+  EXPECT_EQ(max_spirv_version(vulkan_api(1, 1)), kSpirv1_3);
+  EXPECT_EQ(max_spirv_version(vulkan_api(1, 2)), kSpirv1_5);
+  EXPECT_EQ(max_spirv_version(vulkan_api(1, 3)), 0x00010600u);
+  EXPECT_EQ(spirv_version_text(kSpirv1_3), "1.3");
+  EXPECT_EQ(spirv_version_text(0x07230203), "?");
+  EXPECT_EQ(vulkan_version_text(vulkan_api(1, 1)), "1.1");
 }
 
 // Devices with only one kind of native float atomic: a field that needs compare-and-swap for

@@ -1,12 +1,17 @@
 // The CPU runtime: storage, argpacks, launch frames and object loading.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <numeric>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "compiler/codegen_llvm/cpu_codegen.h"
@@ -17,6 +22,8 @@
 #include "runtime/common/error.h"
 #include "runtime/cpu/cpu_device.h"
 #include "runtime/cpu/cpu_module.h"
+#include "runtime/cpu/job_system.h"
+#include "runtime/cpu/perf_map.h"
 #include "runtime/host/argpack.h"
 #include "runtime/host/field.h"
 #include "runtime/host/launch_frame.h"
@@ -378,6 +385,105 @@ TEST(Argpack, KernelReadsValuesAndNdarrayFromPack) {
   device.launch(*kernel, frame.context());
   EXPECT_EQ(other.data_as<float>()[2], 1.0f);
   EXPECT_EQ(arr.data_as<float>()[10], 21.0f);
+}
+
+// An engine's job system runs the chunks: every row once, on the engine's threads (here
+// jobs run in reverse order, two at a time, none on the caller), and Loom starts no thread.
+TEST(JobSystem, ParallelTasksRunOnTheEnginesJobs) {
+  auto types = pack_types();
+  auto k = argpack_kernel(types);
+  auto compiled = codegen::compile_kernel_to_object(*k);
+  cpu::CpuModule module;
+  auto kernel = module.load(compiled.abi, compiled.object);
+  std::atomic<int> batches{0}, jobs_run{0};
+  std::set<std::thread::id> job_threads;
+  std::mutex job_threads_mutex;
+  cpu::JobSystem engine;
+  engine.workers = 2;
+  engine.parallel_for = [&](uint32_t count, const cpu::JobSystem::Job& job) {
+    ++batches;
+    std::atomic<int64_t> next{static_cast<int64_t>(count) - 1};
+    auto worker = [&] {
+      for (int64_t i; (i = next--) >= 0;) {
+        {
+          std::lock_guard<std::mutex> lock(job_threads_mutex);
+          job_threads.insert(std::this_thread::get_id());
+        }
+        job(static_cast<uint32_t>(i));
+        ++jobs_run;
+      }
+    };
+    std::thread a(worker), b(worker);
+    a.join();
+    b.join();
+  };
+  cpu::CpuDevice device(engine);
+  EXPECT_EQ(device.threads(), 2);
+  EXPECT_EQ(device.pool().size(), 1);  // no worker threads of Loom's
+  std::vector<std::pair<int64_t, int64_t>> chunks;
+  std::mutex chunks_mutex;
+  device.set_chunk_observer([&](size_t, int64_t b, int64_t e) {
+    std::lock_guard<std::mutex> lock(chunks_mutex);
+    chunks.push_back({b, e});
+  });
+  const int n = 1 << 20;  // enough work for several chunks per worker
+  host::Argpack pack(types, 1);
+  host::Ndarray arr(Scalar::F32, {n});
+  for (int i = 0; i < n; ++i) arr.data_as<float>()[i] = static_cast<float>(i % 1000);
+  pack.set<float>("a", 1.0f);
+  pack.set<bool>("on", true);
+  pack.set<float>("inner.scale", 2.0f);
+  pack.set_ndarray("data", arr);
+  host::LaunchFrame frame(kernel->abi);
+  frame.set_argpack(0, pack);
+  device.launch(*kernel, frame.context());
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(arr.data_as<float>()[i], 2.0f * static_cast<float>(i % 1000) + 1.0f) << i;
+  EXPECT_EQ(batches.load(), 1);
+  EXPECT_EQ(jobs_run.load(), static_cast<int>(chunks.size()));
+  EXPECT_GT(chunks.size(), 2u);
+  EXPECT_FALSE(job_threads.count(std::this_thread::get_id()));
+  // The chunks cover [0, n) exactly once.
+  std::sort(chunks.begin(), chunks.end());
+  int64_t covered = 0;
+  for (auto [b, e] : chunks) {
+    EXPECT_EQ(b, covered);
+    covered = e;
+  }
+  EXPECT_EQ(covered, n);
+  EXPECT_THROW(cpu::CpuDevice(cpu::JobSystem{}), Error);
+}
+
+// Profilers name loaded kernels: each task entry is a line of /tmp/perf-<pid>.map.
+TEST(PerfMap, LoadedKernelsAreNamedForProfilers) {
+  auto types = pack_types();
+  auto compiled = codegen::compile_kernel_to_object(*argpack_kernel(types));
+  std::remove(cpu::perf_map_path().c_str());
+  cpu::enable_perf_map(true);
+  cpu::CpuModule module;
+  auto kernel = module.load(compiled.abi, compiled.object);
+  cpu::enable_perf_map(false);
+  std::ifstream in(cpu::perf_map_path());
+  ASSERT_TRUE(in) << cpu::perf_map_path();
+  std::string line;
+  int named = 0;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    uintptr_t start = 0;
+    uint64_t size = 0;
+    std::string name;
+    fields >> std::hex >> start >> size >> name;
+    ASSERT_EQ(name.rfind("loom:use_pack:", 0), 0u) << line;
+    EXPECT_GT(size, 0u) << line;
+    for (const cpu::LoadedTask& t : kernel->tasks)
+      named += start == reinterpret_cast<uintptr_t>(t.entry) ? 1 : 0;
+  }
+  EXPECT_EQ(named, static_cast<int>(kernel->tasks.size()));
+  // Off again: a later load adds nothing.
+  auto before = std::filesystem::file_size(cpu::perf_map_path());
+  module.load(compiled.abi, compiled.object);
+  EXPECT_EQ(std::filesystem::file_size(cpu::perf_map_path()), before);
+  std::remove(cpu::perf_map_path().c_str());
 }
 
 TEST(LaunchFrame, VectorValuesAndNdarrayShapes) {

@@ -667,12 +667,10 @@ TEST_F(Interop, ImportRefusesNullHandlesAndMissingPromises) {
                   "ImportedDevice::queue is VK_NULL_HANDLE"));
   std::string family = import_error([](vk::ImportedDevice& d) { d.queue_family = 99; });
   EXPECT_TRUE(has(family, "queue family 99 does not exist")) << family;
-  std::string timeline = import_error([](vk::ImportedDevice& d) { d.timeline_semaphore = false; });
-  EXPECT_TRUE(has(timeline, "timelineSemaphore")) << timeline;
   std::string version = import_error([](vk::ImportedDevice& d) { d.api_version = 0; });
-  EXPECT_TRUE(has(version, "Loom needs Vulkan 1.2")) << version;
-  version = import_error([](vk::ImportedDevice& d) { d.api_version = VK_API_VERSION_1_1; });
-  EXPECT_TRUE(has(version, "says 1.1.0")) << version;
+  EXPECT_TRUE(has(version, "Loom needs Vulkan 1.1 or later")) << version;
+  version = import_error([](vk::ImportedDevice& d) { d.api_version = VK_API_VERSION_1_0; });
+  EXPECT_TRUE(has(version, "says 1.0.0")) << version;
 }
 
 // What a host enabled, read from the create info of its device: nothing more.

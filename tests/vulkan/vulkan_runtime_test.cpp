@@ -3,6 +3,7 @@
 // batching and barriers. Validation layers are on: any message fails the test.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 
@@ -271,6 +272,61 @@ TEST(VulkanRuntime, ResourcesAreSubAllocated) {
                          vk::MemoryUse::DeviceLocal, "c");
   EXPECT_LE(alloc.stats().blocks, 2u);
   EXPECT_EQ(alloc.stats().allocations, 100u);
+}
+
+// A small runtime (an engine's device running a module of a few kilobytes) reserves little:
+// blocks and staging chunks start small and grow with use.
+TEST(VulkanRuntime, SmallRuntimesReserveLittleDeviceMemory) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
+  vk::VulkanRuntime rt(test_options());
+  graph::Document doc = graph::load_document(kSaxpy);
+  auto kernel = compile(rt, doc, "saxpy");
+  const int n = 512;
+  host::Ndarray x(Scalar::F32, {n}), y(Scalar::F32, {n});
+  std::fill_n(x.data_as<float>(), n, 1.0f);
+  std::fill_n(y.data_as<float>(), n, 2.0f);
+  rt.add_buffer("x", x.data(), x.bytes());
+  rt.add_buffer("y", y.data(), y.bytes());
+  host::LaunchFrame frame(kernel->abi());
+  frame.set_value<float>(0, 3.0f);
+  frame.set_ndarray(1, x);
+  frame.set_ndarray(2, y);
+  rt.launch(*kernel, frame.context());
+  rt.read_back(y.data());
+  EXPECT_EQ(y.data_as<float>()[n - 1], 5.0f);
+  VkDeviceSize reserved = 0, used = 0;
+  bool device_local = false;
+  for (const vk::MemoryAllocator::TypeUsage& u : rt.memory_usage()) {
+    EXPECT_GT(u.blocks, 0u);
+    EXPECT_LE(u.used, u.reserved) << "memory type " << u.type;
+    reserved += u.reserved;
+    used += u.used;
+    device_local |= (u.flags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0;
+  }
+  EXPECT_TRUE(device_local);
+  EXPECT_GE(used, 2u * n * 4);  // x and y at least
+  EXPECT_LE(reserved, 4u << 20) << "reserved " << reserved << " bytes for " << used << " in use";
+}
+
+TEST(VulkanRuntime, MemoryBlocksGrowWithUse) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
+  vk::VulkanRuntime rt(test_options());
+  vk::MemoryAllocator alloc(rt.device(), 1 << 20, 16 << 20);
+  std::vector<vk::GpuBuffer> buffers;
+  // 60 buffers of 512 KiB (30 MiB): blocks of 1, 2, 4, 8, 16, 16 MiB, not 30 of 1 MiB.
+  for (int i = 0; i < 60; ++i)
+    buffers.emplace_back(rt.device(), alloc, 512 << 10, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                         vk::MemoryUse::DeviceLocal, "b");
+  EXPECT_EQ(alloc.stats().allocations, 60u);
+  EXPECT_LE(alloc.stats().blocks, 6u);
+  EXPECT_LE(alloc.stats().reserved, 2 * alloc.stats().used + (1u << 20));
+  // A buffer over half the largest block gets a block of its own, freed with it.
+  size_t blocks = alloc.stats().blocks;
+  buffers.emplace_back(rt.device(), alloc, 9 << 20, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                       vk::MemoryUse::DeviceLocal, "big");
+  EXPECT_EQ(alloc.stats().blocks, blocks + 1);
+  buffers.pop_back();
+  EXPECT_EQ(alloc.stats().blocks, blocks);
 }
 
 TEST(VulkanRuntime, VulkanFailuresAreExplained) {
