@@ -6,6 +6,7 @@
 
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringMap.h>
+#include <llvm/ADT/Triple.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
@@ -44,17 +45,32 @@ std::string host_features() {
   return features.getString();
 }
 
-std::unique_ptr<llvm::TargetMachine> target_machine(const CpuCodegenOptions& o) {
-  int opt_level = o.opt_level;
+const llvm::Target& native_target(const std::string& triple) {
   static std::once_flag once;
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
   });
-  std::string triple = llvm::sys::getProcessTriple();
   std::string problem;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, problem);
   if (!target) throw Error("codegen: no LLVM target for " + triple + ": " + problem);
+  return *target;
+}
+
+// LLVM only warns about a CPU name it does not know and then compiles for a generic CPU
+// (or aborts: a 32-bit subtarget for 64-bit code), so the name is checked first.
+void check_cpu_name(const llvm::Target& target, const std::string& triple, const std::string& cpu) {
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(target.createMCSubtargetInfo(triple, "", ""));
+  if (sti && sti->isCPUStringValid(cpu)) return;
+  throw Error("codegen: '" + cpu + "' is not a CPU LLVM knows for " + triple +
+              " (try x86-64-v2, x86-64-v3, x86-64-v4, skylake, znver3, or host)");
+}
+
+std::unique_ptr<llvm::TargetMachine> target_machine(const CpuCodegenOptions& o) {
+  int opt_level = o.opt_level;
+  std::string triple = llvm::sys::getProcessTriple();
+  const llvm::Target* target = &native_target(triple);
+  if (!o.cpu.empty()) check_cpu_name(*target, triple, o.cpu);
   llvm::CodeGenOpt::Level level = opt_level <= 0   ? llvm::CodeGenOpt::None
                                   : opt_level == 1 ? llvm::CodeGenOpt::Less
                                   : opt_level == 2 ? llvm::CodeGenOpt::Default
@@ -105,6 +121,11 @@ CpuTarget describe_cpu_target(const CpuCodegenOptions& options,
     if (sti->checkFeatures("+" + f)) t.features.push_back(f);
   std::sort(t.features.begin(), t.features.end());
   return t;
+}
+
+std::string default_module_cpu() {
+  return llvm::Triple(llvm::sys::getProcessTriple()).getArch() == llvm::Triple::x86_64 ? "x86-64-v2"
+                                                                                       : "";
 }
 
 namespace {

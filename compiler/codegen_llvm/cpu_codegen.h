@@ -20,7 +20,8 @@ struct CpuCodegenOptions {
   bool fast_math = true;  // combined with Kernel::fast_math
   int opt_level = 3;      // 0..3
   // Target CPU of the object; empty: the host CPU and all its features. Objects for other
-  // machines (AOT modules) name a baseline such as "x86-64-v3".
+  // machines (AOT modules) name a baseline such as "x86-64-v3". A name LLVM does not know
+  // for the host's target is an error.
   std::string cpu;
   std::string features;  // with `cpu`: "+avx2,-avx512f" style additions; empty: its defaults
   // Vectorised sin/cos/exp/log/pow from glibc's libmvec (x86-64 with AVX2). The loader finds
@@ -53,6 +54,11 @@ struct CpuTarget {
 };
 CpuTarget describe_cpu_target(const CpuCodegenOptions& options,
                               const std::vector<std::string>& candidates);
+
+// The CPU an AOT module targets when none is named: the portable baseline "x86-64-v2" on
+// x86-64 hosts (every x86-64 CPU since 2009: SSE4.2, POPCNT, CX16); on other architectures
+// "" (the host CPU), since Loom names no baseline for them.
+std::string default_module_cpu();
 
 // `kernel` must pass ir::verify(kernel, {.offloaded = true, .lowered = true}).
 // Throws loom::Error on IR the backend cannot compile.

@@ -23,11 +23,15 @@ namespace loom {
 namespace {
 
 // Blob names are file names in the folder form: letters, digits, '_', '-', '.'.
-std::string blob_stem(size_t index, const std::string& kernel) {
-  std::string s = std::to_string(index) + ".";
-  for (char c : kernel)
+std::string file_safe(const std::string& name) {
+  std::string s;
+  for (char c : name)
     s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
   return s;
+}
+
+std::string blob_stem(size_t index, const std::string& kernel) {
+  return std::to_string(index) + "." + file_safe(kernel);
 }
 
 bool same_template(const std::vector<aot::TemplateArgument>& a,
@@ -112,19 +116,56 @@ aot::Value resource_value(const std::string& name) {
   return v;
 }
 
+// The module's CPU levels, fewest features first (ties in the order asked for), and per
+// level the CPU codegen takes ("" for "host": this machine's CPU and all its features).
+struct CpuLevels {
+  std::vector<aot::CpuLevel> levels;
+  std::vector<std::string> codegen_cpu;
+};
+
+CpuLevels resolve_cpu_levels(std::vector<std::string> names) {
+  if (names.empty()) {
+    std::string portable = codegen::default_module_cpu();
+    names.push_back(portable.empty() ? "host" : portable);
+  }
+  std::vector<std::pair<aot::CpuLevel, std::string>> found;
+  for (const std::string& name : names) {
+    if (name.empty()) throw Error("AOT module: an empty CPU level name (use \"host\")");
+    codegen::CpuCodegenOptions co;
+    co.cpu = name == "host" ? "" : name;
+    // Recorded: the features the runtime can check on the machine that loads the module.
+    codegen::CpuTarget target = codegen::describe_cpu_target(co, cpu::known_cpu_features());
+    for (const auto& [level, cpu] : found)
+      if (level.cpu == target.cpu)
+        throw Error("AOT module: CPU level '" + target.cpu + "' is asked for twice" +
+                    (name == "host" ? " (\"host\" is " + target.cpu + ")" : std::string()));
+    found.push_back({{target.cpu, target.features}, co.cpu});
+  }
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    return a.first.features.size() < b.first.features.size();
+  });
+  CpuLevels out;
+  for (auto& [level, cpu] : found) {
+    out.levels.push_back(std::move(level));
+    out.codegen_cpu.push_back(std::move(cpu));
+  }
+  return out;
+}
+
 }  // namespace
 
 struct AotModule::Impl {
   Program& program;
   AotOptions options;
   aot::Module module;
-  std::set<std::string> resources;  // names already in the module
+  std::set<std::string> resources;       // names already in the module
+  std::vector<std::string> codegen_cpu;  // per CPU level: what codegen compiles for
 
   const graph::Document& doc() const { return program.document(); }
 };
 
 AotModule::AotModule(Program& program, AotOptions options)
-    : impl_(std::make_unique<Impl>(Impl{program, std::move(options), {}, {}})) {
+    : impl_(std::make_unique<Impl>(Impl{program, std::move(options), {}, {}, {}})) {
   if (impl_->options.arch != Backend::Cpu && impl_->options.arch != Backend::Vulkan)
     throw Error("AOT modules are compiled for the CPU or for Vulkan, not for '" +
                 std::string(backend_name(impl_->options.arch)) + "'");
@@ -137,12 +178,9 @@ AotModule::AotModule(Program& program, AotOptions options)
   m.producer = "loom " LOOM_VERSION_STRING;
   m.argpack_types = program.document().argpack_types;
   if (m.arch == aot::Arch::Cpu) {
-    codegen::CpuCodegenOptions co;
-    co.cpu = impl_->options.cpu;
-    // Recorded: the features the runtime can check on the machine that loads the module.
-    codegen::CpuTarget target = codegen::describe_cpu_target(co, cpu::known_cpu_features());
-    m.needs.cpu = target.cpu;
-    m.needs.cpu_features = target.features;
+    CpuLevels levels = resolve_cpu_levels(impl_->options.cpu_levels);
+    m.needs.cpu_levels = std::move(levels.levels);
+    impl_->codegen_cpu = std::move(levels.codegen_cpu);
   }
 }
 
@@ -222,19 +260,32 @@ int AotModule::add_instance(const std::string& kernel, const Args& args, const s
   info.return_names = inst.return_names;
   std::string stem = blob_stem(index, module_name);
   if (!vulkan) {
-    codegen::CpuCodegenOptions co;
-    co.fast_math = program.options().fast_math;
-    co.cpu = impl_->options.cpu;
-    codegen::CompiledCpuKernel c = codegen::compile_kernel_to_object(*inst.ir, co);
-    info.abi = std::move(c.abi);
-    info.object = stem + ".o";
-    impl_->module.blobs[info.object] = std::move(c.object);
+    for (size_t level = 0; level < m.needs.cpu_levels.size(); ++level) {
+      codegen::CpuCodegenOptions co;
+      co.fast_math = program.options().fast_math;
+      co.cpu = impl_->codegen_cpu[level];
+      codegen::CompiledCpuKernel c = codegen::compile_kernel_to_object(*inst.ir, co);
+      // Levels share one ABI: the tasks come from the IR, not from the CPU.
+      if (level > 0 && c.abi.tasks.size() != info.abi.tasks.size())
+        throw InternalError("AOT module: kernel '" + module_name + "' has " +
+                            std::to_string(c.abi.tasks.size()) + " tasks for CPU '" +
+                            m.needs.cpu_levels[level].cpu + "' and " +
+                            std::to_string(info.abi.tasks.size()) + " for the first level");
+      info.abi = std::move(c.abi);
+      std::string blob = stem + "." + file_safe(m.needs.cpu_levels[level].cpu) + ".o";
+      info.objects.push_back(blob);
+      impl_->module.blobs[blob] = std::move(c.object);
+    }
   } else {
     codegen::SpirvTarget target;
     target.features = impl_->options.vulkan_features;
     target.max_push_constant_bytes = 128;  // every Vulkan device has at least this much
     target.workgroup_size = static_cast<uint32_t>(impl_->options.workgroup_size);
     target.device_name = "the module's target";
+    target.spirv_version = std::min(kSpirv1_5, max_spirv_version(impl_->options.vulkan_version));
+    if (target.spirv_version == 0)
+      throw Error("AOT module: Vulkan " + vulkan_version_text(impl_->options.vulkan_version) +
+                  " is older than Loom targets (1.1 or later)");
     codegen::CompiledSpirvKernel c = codegen::compile_kernel_to_spirv(*inst.ir, target);
     info.abi = std::move(c.abi);
     info.spirv = std::move(c.kernel);

@@ -109,14 +109,16 @@ struct LoadedModule::BoundLaunch {
   BoundLaunch(int k, KernelABI abi) : kernel(k), frame(std::move(abi)) {}
 };
 
-LoadedModule::LoadedModule(Module module, Device& device, std::string what)
+LoadedModule::LoadedModule(Module module, Device& device, std::string what,
+                           const LoadOptions& options)
     : module_(std::move(module)),
       device_(device),
       what_(std::move(what)),
       resources_(std::make_unique<Resources>()) {
-  check_requirements(device_, module_.meta, what_);
+  size_t level = check_requirements(device_, module_.meta, what_, options.cpu_level);
+  if (device_.kind() == DeviceKind::Cpu) cpu_level_ = static_cast<int>(level);
   for (size_t i = 0; i < module_.meta.kernels.size(); ++i)
-    kernels_.push_back(load_module_kernel(device_, module_, i, what_));
+    kernels_.push_back(load_module_kernel(device_, module_, i, what_, level));
   try {
     allocate();
     bind_pipelines();

@@ -22,17 +22,26 @@ class Texture;
 
 namespace loom::aot {
 
+struct LoadOptions {
+  // CPU modules: the CPU level to run (a level's CPU name, "x86-64-v2"), for testing a lower
+  // level on a machine that would pick a higher one; "": $LOOM_CPU_LEVEL when set, else the
+  // best level this CPU has (module_device.h).
+  std::string cpu_level;
+};
+
 class LoadedModule {
  public:
   // `what` names the module (its path) in every error. Throws loom::Error when the device
   // lacks what the module needs, a kernel does not load, or a resource cannot be allocated.
-  LoadedModule(Module module, Device& device, std::string what);
+  LoadedModule(Module module, Device& device, std::string what, const LoadOptions& options = {});
   ~LoadedModule();  // the device copies of this module's resources go with it
   LoadedModule(const LoadedModule&) = delete;
   LoadedModule& operator=(const LoadedModule&) = delete;
 
   const ModuleMetadata& metadata() const { return module_.meta; }
   const std::string& what() const { return what_; }
+  // CPU modules: the level running, an index into metadata().needs.cpu_levels; -1 for Vulkan.
+  int cpu_level() const { return cpu_level_; }
   Device& device() { return device_; }
 
   // The instantiation of kernel `name` compiled with exactly these template arguments
@@ -89,6 +98,7 @@ class LoadedModule {
   std::unique_ptr<Resources> resources_;
   std::vector<std::vector<std::unique_ptr<BoundLaunch>>> pipelines_;  // per metadata pipeline
   uint64_t launch_serial_ = 0;
+  int cpu_level_ = -1;
 };
 
 // Writes `value` into value parameter `param` of `frame`: numbers converted to the

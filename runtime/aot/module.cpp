@@ -291,9 +291,19 @@ std::string metadata_to_json(const ModuleMetadata& m) {
     put(req, "workgroup_size", num(m.needs.workgroup_size));
     put(req, "push_constant_bytes", num(m.needs.push_constant_bytes));
   } else {
+    // "cpu" and "cpu_features": the lowest level, where runtimes before levels look; every
+    // level in "cpu_levels" when there is more than one (so one-level modules read as before).
+    CpuLevel lowest = m.needs.cpu_levels.empty() ? CpuLevel{} : m.needs.cpu_levels.front();
     put(req, "target", str(m.needs.target));
-    put(req, "cpu", str(m.needs.cpu));
-    put(req, "cpu_features", array_of(m.needs.cpu_features, str));
+    put(req, "cpu", str(lowest.cpu));
+    put(req, "cpu_features", array_of(lowest.features, str));
+    if (m.needs.cpu_levels.size() > 1)
+      put(req, "cpu_levels", array_of(m.needs.cpu_levels, [](const CpuLevel& l) {
+            JsonValue j = object();
+            put(j, "cpu", str(l.cpu));
+            put(j, "cpu_features", array_of(l.features, str));
+            return j;
+          }));
   }
   put(root, "requires", std::move(req));
   put(root, "fields", array_of(m.fields, [](const FieldDesc& f) {
@@ -350,10 +360,13 @@ std::string metadata_to_json(const ModuleMetadata& m) {
         put(j, "template_args", array_of(k.template_args, template_json));
         put(j, "return_names", array_of(k.return_names, str));
         put(j, "abi", abi_json(k.abi));
-        if (m.arch == Arch::Cpu)
-          put(j, "object", str(k.object));
-        else
+        if (m.arch == Arch::Vulkan) {
           put(j, "spirv", spirv_json(k.spirv, k.spirv_blobs));
+          return j;
+        }
+        // As for the levels: the lowest level's object where runtimes before levels look.
+        put(j, "object", str(k.objects.empty() ? std::string() : k.objects.front()));
+        if (k.objects.size() > 1) put(j, "objects", array_of(k.objects, str));
         return j;
       }));
   put(root, "pipelines", array_of(m.pipelines, [&](const PipelineInfo& p) {
@@ -685,11 +698,36 @@ void check_format(const JsonValue& root, const Reader& r, ModuleMetadata& m) {
                 ErrorKind::Version);
 }
 
+// Calls read(item reader) for every item of the array `key` of `r`.
+template <typename F>
+void for_each_item(const Reader& r, const std::string& key, F&& read) {
+  for (size_t i = 0; i < r.list(key).size(); ++i) read(r.item(key, i));
+}
+
+// A CPU module's levels: "cpu_levels" when it has several, else the one level of "cpu" and
+// "cpu_features" (every module before levels). The lowest level is in both places.
+void read_cpu_levels(const Reader& req, ModuleMetadata& m) {
+  CpuLevel lowest{req.string("cpu"), req.strings("cpu_features")};
+  if (!req.json().find("cpu_levels")) {
+    m.needs.cpu_levels = {lowest};
+    return;
+  }
+  for_each_item(req, "cpu_levels", [&](const Reader& l) {
+    m.needs.cpu_levels.push_back({l.string("cpu"), l.strings("cpu_features")});
+    for (size_t i = 0; i + 1 < m.needs.cpu_levels.size(); ++i)
+      if (m.needs.cpu_levels[i].cpu == m.needs.cpu_levels.back().cpu)
+        l.fail_at(l.at("cpu"), "names CPU '" + l.string("cpu") + "' a second time");
+  });
+  if (m.needs.cpu_levels.empty()) req.fail_at(req.at("cpu_levels"), "is empty");
+  const CpuLevel& first = m.needs.cpu_levels.front();
+  if (first.cpu != lowest.cpu || first.features != lowest.features)
+    req.fail_at(req.at("cpu_levels[0]"), "is not the level of requires.cpu and cpu_features");
+}
+
 void read_requirements(const Reader& req, ModuleMetadata& m) {
   if (m.arch == Arch::Cpu) {
     m.needs.target = req.string("target");
-    m.needs.cpu = req.string("cpu");
-    m.needs.cpu_features = req.strings("cpu_features");
+    read_cpu_levels(req, m);
     return;
   }
   const auto& features = req.list("vulkan_features");
@@ -703,12 +741,6 @@ void read_requirements(const Reader& req, ModuleMetadata& m) {
   m.needs.workgroup_size = static_cast<uint32_t>(req.integer("workgroup_size", 0, 1 << 16));
   m.needs.push_constant_bytes =
       static_cast<uint32_t>(req.integer("push_constant_bytes", 0, 1 << 16));
-}
-
-// Calls read(item reader) for every item of the array `key` of `r`.
-template <typename F>
-void for_each_item(const Reader& r, const std::string& key, F&& read) {
-  for (size_t i = 0; i < r.list(key).size(); ++i) read(r.item(key, i));
 }
 
 void read_storage(const Reader& r, ModuleMetadata& m) {
@@ -808,7 +840,21 @@ KernelInfo read_kernel(const Reader& k, const ModuleMetadata& m) {
       k.fail_at(k.at("abi.params"), "names argpack type " + std::to_string(p.argpack_type) +
                                         ", which the module lacks");
   if (m.arch == Arch::Cpu) {
-    info.object = k.string("object");
+    info.objects = {k.string("object")};
+    size_t levels = m.needs.cpu_levels.size();
+    if (!k.json().find("objects")) {
+      if (levels > 1)
+        k.fail_at(k.at("objects"),
+                  "is missing (the module has " + std::to_string(levels) + " CPU levels)");
+      return info;
+    }
+    info.objects = k.strings("objects");
+    if (info.objects.size() != levels)
+      k.fail_at(k.at("objects"), "has " + std::to_string(info.objects.size()) +
+                                     " objects; the module has " + std::to_string(levels) +
+                                     " CPU levels");
+    if (info.objects.front() != k.string("object"))
+      k.fail_at(k.at("objects[0]"), "is not the object of " + k.at("object"));
     return info;
   }
   read_spirv(k.object("spirv"), info);

@@ -22,6 +22,8 @@
 namespace loom::aot {
 
 // The module format this runtime writes. It reads every version from 1 up to this one.
+// CPU levels did not change it: a module with several levels also holds the lowest one where
+// version 1 keeps its CPU and objects, so a runtime that predates levels loads that level.
 constexpr int kModuleFormatVersion = 1;
 
 enum class Arch : uint8_t { Cpu, Vulkan };
@@ -77,7 +79,7 @@ struct KernelInfo {
   std::vector<TemplateArgument> template_args;  // what it was instantiated with (sorted by param)
   KernelABI abi;
   std::vector<std::string> return_names;  // per return value ("r0", "r1.a")
-  std::string object;                     // Cpu: blob of the ELF object
+  std::vector<std::string> objects;       // Cpu: per CPU level (needs.cpu_levels), its ELF blob
   SpirvKernel spirv;                      // Vulkan: everything but the task words...
   std::vector<std::string> spirv_blobs;   // ...which are in these blobs, one per task
 };
@@ -92,15 +94,23 @@ struct PipelineInfo {
   std::vector<LaunchInfo> launches;
 };
 
+// One CPU a CPU module's object code is compiled for. A module carries one or more levels
+// (x86-64-v2 and x86-64-v3, say), each kernel compiled once per level; a loader runs the
+// best level the CPU has (module_device.h).
+struct CpuLevel {
+  std::string cpu;                    // the LLVM CPU name ("x86-64-v2", "skylake")
+  std::vector<std::string> features;  // LLVM feature names its code may use, sorted
+};
+
 // What a device must have ("at least"): checked at load.
 struct Requirements {
   // Vulkan
   uint32_t vulkan_features = 0;      // SpirvRequirement bits
   uint32_t workgroup_size = 0;       // largest local_size_x of any task
   uint32_t push_constant_bytes = 0;  // largest args block kept in push constants
-  // Cpu
-  std::string cpu;                        // the CPU the object code was compiled for
-  std::vector<std::string> cpu_features;  // LLVM feature names its code may use
+  // Cpu: its levels from fewest features to most (ties in the order they were asked for);
+  // a loader needs the features of one of them. Modules written before levels carry one.
+  std::vector<CpuLevel> cpu_levels;
   std::string target = "x86_64-linux";
 };
 

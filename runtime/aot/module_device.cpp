@@ -1,5 +1,6 @@
 #include "runtime/aot/module_device.h"
 
+#include <cstdlib>
 #include <cstring>
 
 #include "runtime/common/error.h"
@@ -28,7 +29,14 @@ const std::vector<uint8_t>& blob(const Module& module, const std::string& name, 
   return it->second;
 }
 
-void check_cpu_requirements(const ModuleMetadata& meta, const std::string& what) {
+std::string level_names(const std::vector<CpuLevel>& levels) {
+  std::string s;
+  for (const CpuLevel& l : levels) s += (s.empty() ? "'" : ", '") + l.cpu + "'";
+  return s;
+}
+
+size_t check_cpu_requirements(const ModuleMetadata& meta, const std::string& what,
+                              const std::string& cpu_level) {
   if (meta.arch != Arch::Cpu)
     throw Error(
         Place{what},
@@ -39,13 +47,7 @@ void check_cpu_requirements(const ModuleMetadata& meta, const std::string& what)
                 "the module's object code is for " + meta.needs.target + "; this runtime runs " +
                     kHostTarget,
                 ErrorKind::Capability);
-  std::vector<std::string> missing = cpu::missing_cpu_features(meta.needs.cpu_features);
-  if (!missing.empty())
-    throw Error(Place{what},
-                "this CPU lacks features the module's code uses (compiled for '" + meta.needs.cpu +
-                    "'): " + join(missing) +
-                    "; compile the module for an older CPU (loom compile --cpu x86-64-v2)",
-                ErrorKind::Capability);
+  return select_cpu_level(meta, what, cpu_level);
 }
 
 void check_vulkan_requirements(const vk::DeviceCaps& caps, const ModuleMetadata& meta,
@@ -95,18 +97,66 @@ SpirvKernel module_spirv(const Module& module, const KernelInfo& k, const std::s
 
 }  // namespace
 
-void check_requirements(Device& device, const ModuleMetadata& meta, const std::string& what) {
-  switch (device.kind()) {
-    case DeviceKind::Cpu: return check_cpu_requirements(meta, what);
-    case DeviceKind::Vulkan: return check_vulkan_requirements(device.vulkan()->caps(), meta, what);
+size_t select_cpu_level(const std::vector<CpuLevel>& levels, const std::vector<std::string>& have,
+                        const std::string& forced, const std::string& what) {
+  if (levels.empty()) throw Error(Place{what}, "the module names no CPU level", ErrorKind::Corrupt);
+  if (!forced.empty()) {
+    for (size_t i = 0; i < levels.size(); ++i) {
+      if (levels[i].cpu != forced) continue;
+      std::vector<std::string> missing = cpu::missing_cpu_features(levels[i].features, have);
+      if (!missing.empty())
+        throw Error(Place{what},
+                    "this CPU lacks features the module's code uses (compiled for '" + forced +
+                        "', the level forced by " + kCpuLevelVariable +
+                        " or the load options): " + join(missing),
+                    ErrorKind::Capability);
+      return i;
+    }
+    throw Error(Place{what},
+                "the module has no CPU level '" + forced + "' (forced by " + kCpuLevelVariable +
+                    " or the load options); its levels are " + level_names(levels),
+                ErrorKind::Capability);
   }
+  for (size_t i = levels.size(); i-- > 0;)
+    if (cpu::missing_cpu_features(levels[i].features, have).empty()) return i;
+  // The message older runtimes gave, naming the lowest level: what a CPU must have at least.
+  std::string which = levels.size() == 1 ? "'" + levels[0].cpu + "'"
+                                         : "'" + levels[0].cpu + "', the lowest of its levels " +
+                                               level_names(levels);
+  throw Error(Place{what},
+              "this CPU lacks features the module's code uses (compiled for " + which +
+                  "): " + join(cpu::missing_cpu_features(levels[0].features, have)) +
+                  "; compile the module for an older CPU (loom compile --cpu x86-64-v2)",
+              ErrorKind::Capability);
+}
+
+size_t select_cpu_level(const ModuleMetadata& meta, const std::string& what,
+                        const std::string& forced) {
+  std::string level = forced;
+  if (const char* env = std::getenv(kCpuLevelVariable); level.empty() && env) level = env;
+  return select_cpu_level(meta.needs.cpu_levels, cpu::host_cpu_features(), level, what);
+}
+
+size_t check_requirements(Device& device, const ModuleMetadata& meta, const std::string& what,
+                          const std::string& cpu_level) {
+  switch (device.kind()) {
+    case DeviceKind::Cpu: return check_cpu_requirements(meta, what, cpu_level);
+    case DeviceKind::Vulkan:
+      check_vulkan_requirements(device.vulkan()->caps(), meta, what);
+      return 0;
+  }
+  return 0;
 }
 
 std::shared_ptr<DeviceKernel> load_module_kernel(Device& device, const Module& module, size_t index,
-                                                 const std::string& what) {
+                                                 const std::string& what, size_t cpu_level) {
   const KernelInfo& k = module.meta.kernels.at(index);
   switch (device.kind()) {
-    case DeviceKind::Cpu: return device.load_object(k.abi, blob(module, k.object, k, what));
+    case DeviceKind::Cpu:
+      if (cpu_level >= k.objects.size())
+        throw Error(Place{what, k.name},
+                    "the kernel has no object for CPU level " + std::to_string(cpu_level));
+      return device.load_object(k.abi, blob(module, k.objects[cpu_level], k, what));
     case DeviceKind::Vulkan: return device.load_spirv(k.abi, module_spirv(module, k, what));
   }
   throw Error(Place{what, k.name}, "unknown device kind");

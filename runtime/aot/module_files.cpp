@@ -74,7 +74,7 @@ Module assemble(ModuleMetadata meta, std::map<std::string, std::vector<uint8_t>>
                                            blob + "', which the module lacks");
   };
   for (const KernelInfo& k : meta.kernels) {
-    if (meta.arch == Arch::Cpu) need(k.object, k);
+    for (const std::string& b : k.objects) need(b, k);
     for (const std::string& b : k.spirv_blobs) need(b, k);
   }
   Module m;

@@ -10,6 +10,7 @@
 #include "runtime/common/error.h"
 #include "runtime/cpu/elf_loader.h"
 #include "runtime/cpu/host_cpu.h"
+#include "runtime/cpu/perf_map.h"
 
 namespace loom::cpu {
 
@@ -85,6 +86,7 @@ std::shared_ptr<LoadedCpuKernel> CpuModule::load(const KernelABI& abi,
     if (!found) throw Error(place, "symbol '" + symbol + "' not found in the kernel's object code");
     if (!found->code)
       throw Error(place, "symbol '" + symbol + "' in the kernel's object code is not code");
+    perf_map_add(found->address, found->size, abi.name, symbol);
     return reinterpret_cast<uintptr_t>(found->address);
   };
   for (const TaskDesc& desc : abi.tasks) {

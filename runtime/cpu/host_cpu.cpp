@@ -193,7 +193,11 @@ const std::vector<std::string>& host_cpu_features() {
 }
 
 std::vector<std::string> missing_cpu_features(const std::vector<std::string>& required) {
-  const std::vector<std::string>& have = host_cpu_features();
+  return missing_cpu_features(required, host_cpu_features());
+}
+
+std::vector<std::string> missing_cpu_features(const std::vector<std::string>& required,
+                                              const std::vector<std::string>& have) {
   std::vector<std::string> missing;
   for (const std::string& r : required) {
     std::string_view name = r;

@@ -15,5 +15,9 @@ const std::vector<std::string>& host_cpu_features();
 // The features of `required` (with or without a leading '+') this CPU lacks, in order. A name
 // the detector does not know counts as missing: code is never run on a CPU we cannot vouch for.
 std::vector<std::string> missing_cpu_features(const std::vector<std::string>& required);
+// The same against `have` (sorted feature names) instead of this CPU: for choosing among
+// code compiled for several CPUs, and for testing that choice on CPUs we do not run on.
+std::vector<std::string> missing_cpu_features(const std::vector<std::string>& required,
+                                              const std::vector<std::string>& have);
 
 }  // namespace loom::cpu

@@ -49,6 +49,9 @@ ProgramOptions jit_options(aot::Arch arch) {
   return o;
 }
 
+// CPU modules for this machine's CPU: the JIT they are compared with compiles for it too, and
+// fast math contracts a*b+c into one rounding only where the CPU has FMA (cpu_levels_test.cpp
+// runs the portable levels).
 aot::Module build_module(const std::string& doc, aot::Arch arch) {
   ProgramOptions po;
   po.backend = Backend::Cpu;
@@ -57,6 +60,7 @@ aot::Module build_module(const std::string& doc, aot::Arch arch) {
   program.load_file(doc);
   AotOptions ao;
   ao.arch = arch == aot::Arch::Vulkan ? Backend::Vulkan : Backend::Cpu;
+  ao.cpu_levels = {"host"};
   AotModule m(program, ao);
   m.add_document();
   return m.module();
@@ -201,10 +205,12 @@ TEST(AotModule, MetadataDescribesKernelsResourcesAndRequirements) {
   EXPECT_EQ(aot::metadata_to_json(aot::metadata_from_json(json, "test")), json);
 
   aot::Module cpu = build_module(source("assets/graphs/heat.loom.json"), aot::Arch::Cpu);
-  EXPECT_FALSE(cpu.meta.needs.cpu.empty());
+  ASSERT_EQ(cpu.meta.needs.cpu_levels.size(), 1u);
+  EXPECT_FALSE(cpu.meta.needs.cpu_levels[0].cpu.empty());
   for (const aot::KernelInfo& k : cpu.meta.kernels) {
-    ASSERT_TRUE(cpu.blobs.count(k.object)) << k.object;
-    EXPECT_EQ(std::memcmp(cpu.blobs.at(k.object).data(),
+    ASSERT_EQ(k.objects.size(), 1u);
+    ASSERT_TRUE(cpu.blobs.count(k.objects[0])) << k.objects[0];
+    EXPECT_EQ(std::memcmp(cpu.blobs.at(k.objects[0]).data(),
                           "\x7f"
                           "ELF",
                           4),
@@ -403,7 +409,7 @@ TEST(AotModuleErrors, BlobThatDoesNotMatchItsHash) {
 
 TEST(AotModuleErrors, MissingCpuFeatures) {
   aot::Module m = build_module(source("assets/graphs/heat.loom.json"), aot::Arch::Cpu);
-  m.meta.needs.cpu_features.push_back("loom-test-feature");
+  m.meta.needs.cpu_levels.at(0).features.push_back("loom-test-feature");
   auto device = device_for(aot::Arch::Cpu);
   std::string msg = error_of([&] { aot::LoadedModule l(m, *device, "needy.loommod"); });
   EXPECT_NE(msg.find("this CPU lacks features the module's code uses"), std::string::npos) << msg;
@@ -434,7 +440,7 @@ TEST(DeviceLayer, AModuleKernelLoadsLikeARecordOfTheSameCode) {
   const aot::KernelInfo& k = m.meta.kernels.at(0);
   KernelRecord record;
   record.abi = k.abi;
-  record.code = m.blobs.at(k.object);
+  record.code = m.blobs.at(k.objects.at(0));
   std::shared_ptr<DeviceKernel> from_record = device->load(record);
   std::shared_ptr<DeviceKernel> from_module =
       aot::load_module_kernel(*device, m, 0, "heat.loommod");
@@ -484,8 +490,11 @@ TEST(AotModuleProcess, CompiledModuleRunsInAFreshProcessLikeTheJit) {
       std::string mod = dir + "/" + c.doc + "_" + arch + ".loommod";
       std::string aot_npy = dir + "/" + c.doc + "_" + arch + "_aot.npy",
                   jit_npy = dir + "/" + c.doc + "_" + arch + "_jit.npy";
-      ASSERT_EQ(shell(std::string(LOOM_CLI) + " compile " + doc + " --arch " + arch + " -o " + mod),
-                0)
+      // --cpu host: the JIT compiles for this machine's CPU too (build_module says why).
+      std::string cpu = std::string(arch) == "cpu" ? " --cpu host" : "";
+      ASSERT_EQ(
+          shell(std::string(LOOM_CLI) + " compile " + doc + " --arch " + arch + cpu + " -o " + mod),
+          0)
           << c.doc;
       ASSERT_EQ(shell(std::string(LOOM_MODULE_CLI) + " run " + mod + " --steps 5 --dump " +
                       c.resource + "=" + aot_npy),

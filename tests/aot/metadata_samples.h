@@ -19,8 +19,7 @@ inline aot::ModuleMetadata sample_metadata(aot::Arch arch) {
     m.needs.workgroup_size = 128;
     m.needs.push_constant_bytes = 96;
   } else {
-    m.needs.cpu = "skylake";
-    m.needs.cpu_features = {"+avx2", "+fma"};
+    m.needs.cpu_levels = {{"skylake", {"+avx2", "+fma"}}};
   }
   m.fields.push_back({"velocity", {Scalar::F32, 2, 1}, {640, 480}, Layout::SoA});
   m.ndarrays.push_back({"grid", {Scalar::I64, 1, 1}, {3, 5}});
@@ -64,7 +63,7 @@ inline aot::ModuleMetadata sample_metadata(aot::Arch arch) {
   k.abi = sample_kernel_abi();
   k.return_names = {"r0", "r1", "r2"};
   if (arch == aot::Arch::Cpu) {
-    k.object = "sample.o";
+    k.objects = {"sample.o"};
   } else {
     k.spirv = sample_spirv_kernel();
     for (SpirvTask& t : k.spirv.tasks) t.spirv.clear();

@@ -157,6 +157,39 @@ TEST(Cli, CompileFillsTheOfflineCache) {
   EXPECT_NE(again.out.find("1 disk"), std::string::npos) << again.out;
 }
 
+// CPU modules: x86-64-v2 unless --cpu names levels; every level is compiled and listed.
+TEST(Cli, CompileCpuLevels) {
+  CliRun help = run_loom("compile --help");
+  EXPECT_NE(help.out.find("--cpu LEVELS"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("Default: x86-64-v2"), std::string::npos) << help.out;
+#if defined(__x86_64__)
+  std::string out = temp("levels.loommod");
+  CliRun def = run_loom("compile " + doc("taichi_pipeline.loom.json") + " -o " + out);
+  ASSERT_EQ(def.code, 0) << def.out;
+  EXPECT_NE(def.out.find("cpu (x86-64-v2) module"), std::string::npos) << def.out;
+  CliRun two = run_loom("compile " + doc("taichi_pipeline.loom.json") +
+                        " --cpu x86-64-v3 --cpu host,x86-64-v2 -o " + out);
+  ASSERT_EQ(two.code, 0) << two.out;
+  EXPECT_NE(two.out.find("cpu (x86-64-v2, "), std::string::npos) << two.out;
+  CliRun empty =
+      run_loom("compile " + doc("taichi_pipeline.loom.json") + " --cpu x86-64-v2, -o " + out);
+  EXPECT_EQ(empty.code, 1);
+  EXPECT_NE(empty.out.find("--cpu takes LEVEL[,LEVEL...], got 'x86-64-v2,'"), std::string::npos)
+      << empty.out;
+  CliRun unknown =
+      run_loom("compile " + doc("taichi_pipeline.loom.json") + " --cpu pentium9 -o " + out);
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_NE(unknown.out.find("'pentium9' is not a CPU LLVM knows"), std::string::npos)
+      << unknown.out;
+  EXPECT_EQ(std::count(unknown.out.begin(), unknown.out.end(), '\n'), 1) << unknown.out;
+#endif
+  CliRun vulkan = run_loom("compile " + doc("taichi_pipeline.loom.json") +
+                           " --arch vulkan --cpu x86-64-v3 -o " + temp("v.loommod"));
+  EXPECT_EQ(vulkan.code, 1);
+  EXPECT_NE(vulkan.out.find("--cpu describes CPU modules, not --arch vulkan"), std::string::npos)
+      << vulkan.out;
+}
+
 // Storage that cannot be allocated used to pass and then crash the first launch.
 // Lines Loom wrote: under AddressSanitizer (the sanitizer build) an allocation that fails
 // also makes the sanitizer's runtime print "==PID==WARNING: AddressSanitizer failed to

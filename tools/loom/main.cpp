@@ -1,4 +1,5 @@
 // The `loom` command line: run, check, ir, compile, spirv, bench.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -84,7 +85,9 @@ Prints the IR of kernel K after lowering (--after lower) or after a pass of the 
   --debug            as compiled for debugging (bounds checks, assertions)
   --no-fast-math     as compiled for strict IEEE float math
 )"},
-    {"compile", R"(usage: loom compile DOC [-o FILE [--arch cpu|vulkan] [--folder] [--cpu NAME]]
+    {"compile",
+     R"(usage: loom compile DOC [-o FILE [--arch cpu|vulkan] [--folder] [--cpu LEVEL[,LEVEL...]]
+                    [--vulkan-version 1.1|1.2]]
                     [--stats] [--cache-dir DIR] [--debug] [--no-fast-math] [--backend B] [--device D]
 
 Compiles every (kernel, template arguments) pair the document's pipelines launch.
@@ -96,8 +99,14 @@ give byte-identical files.
   -o, --output FILE  the module archive to write (conventionally NAME.loommod)
   --arch A           cpu (native object code) or vulkan (SPIR-V)
   --folder           write FILE as an unpacked folder (metadata.json and the blobs)
-  --cpu NAME         cpu: the CPU the code is for, an LLVM CPU name such as x86-64-v2 or
-                     x86-64-v3 (default: this machine's CPU and all its features)
+  --cpu LEVELS       cpu: the CPU levels the code is for, comma-separated LLVM CPU names
+                     (x86-64-v2, x86-64-v3, x86-64-v4, skylake, znver3) or `host` (this
+                     machine's CPU and all its features). Kernels are compiled once per
+                     level; a loader runs the level with the most features its CPU has
+                     (LOOM_CPU_LEVEL=NAME forces one). Default: x86-64-v2, the portable
+                     x86-64 baseline; on other architectures, this machine's CPU
+  --vulkan-version V vulkan: the oldest Vulkan the module loads on, 1.1 (SPIR-V 1.3, the
+                     default: engines often create 1.1 devices) or 1.2 (SPIR-V 1.5)
   --workgroup-size N vulkan: invocations per workgroup of parallel tasks (default 128)
   --debug            compile bounds checks and assertions into kernels
   --no-fast-math     strict IEEE float math (a separate cache entry)
@@ -154,7 +163,8 @@ const std::map<std::string, std::vector<std::string>> kValueOptions = {
     {"check", {}},
     {"ir", {"--kernel", "--after", "--template"}},
     {"compile",
-     {"--cache-dir", "--backend", "--device", "--workgroup-size", "--output", "--arch", "--cpu"}},
+     {"--cache-dir", "--backend", "--device", "--workgroup-size", "--output", "--arch", "--cpu",
+      "--vulkan-version"}},
     {"spirv", {"--kernel", "--template", "--device"}},
     {"bench", {"--steps", "--threads", "--backend", "--device", "--workgroup-size", "--cache-dir"}},
     {"fmt", {}},
@@ -529,7 +539,21 @@ int cmd_compile_module(const Options& o) {
   program.load_file(o.doc);
   loom::AotOptions ao;
   ao.arch = arch == "vulkan" ? loom::Backend::Vulkan : loom::Backend::Cpu;
-  ao.cpu = o.value("--cpu");
+  for (const std::string& list : o.all("--cpu")) {
+    size_t begin = 0;
+    for (size_t comma; (comma = list.find(',', begin)) != std::string::npos; begin = comma + 1)
+      ao.cpu_levels.push_back(list.substr(begin, comma - begin));
+    ao.cpu_levels.push_back(list.substr(begin));
+    if (std::find(ao.cpu_levels.begin(), ao.cpu_levels.end(), "") != ao.cpu_levels.end())
+      fail("--cpu takes LEVEL[,LEVEL...], got '" + list + "'");
+  }
+  if (!ao.cpu_levels.empty() && arch != "cpu")
+    fail("--cpu describes CPU modules, not --arch " + arch);
+  if (std::string v = o.value("--vulkan-version"); !v.empty()) {
+    if (arch != "vulkan") fail("--vulkan-version describes Vulkan modules, not --arch " + arch);
+    if (v != "1.1" && v != "1.2") fail("--vulkan-version takes 1.1 or 1.2, not '" + v + "'");
+    ao.vulkan_version = (1u << 22) | (static_cast<uint32_t>(v[2] - '0') << 12);
+  }
   if (!o.value("--workgroup-size").empty())
     ao.workgroup_size = to_int("--workgroup-size", o.value("--workgroup-size"));
   loom::AotModule builder(program, ao);
@@ -556,17 +580,27 @@ int cmd_compile_module(const Options& o) {
   }
   uint64_t bytes = 0;
   for (const loom::aot::BlobInfo& b : m.meta.blobs) bytes += b.size;
+  std::string target = arch;
+  if (arch == "cpu") {
+    target += " (";
+    for (size_t l = 0; l < m.meta.needs.cpu_levels.size(); ++l)
+      target += (l ? ", " : "") + m.meta.needs.cpu_levels[l].cpu;
+    target += ")";
+  }
   std::printf(
       "wrote %s: %s module, %zu kernel(s), %zu pipeline(s), %zu blob(s), %llu bytes of code\n",
-      out.c_str(), arch.c_str(), m.meta.kernels.size(), m.meta.pipelines.size(),
+      out.c_str(), target.c_str(), m.meta.kernels.size(), m.meta.pipelines.size(),
       m.meta.blobs.size(), static_cast<unsigned long long>(bytes));
   return 0;
 }
 
 int cmd_check_or_compile(const Options& o, bool compile) {
   if (compile && !o.value("--output").empty()) return cmd_compile_module(o);
-  if (!o.value("--arch").empty() || o.flag("--folder") || !o.value("--cpu").empty())
-    fail("--arch, --cpu and --folder describe a module: give its file with -o FILE");
+  if (!o.value("--arch").empty() || o.flag("--folder") || !o.value("--cpu").empty() ||
+      !o.value("--vulkan-version").empty())
+    fail(
+        "--arch, --cpu, --vulkan-version and --folder describe a module: give its file with -o "
+        "FILE");
   loom::ProgramOptions po = program_options(o);
   if (!compile) po.offline_cache = false;
   loom::Program program(po);

@@ -1,6 +1,7 @@
 // `loom-module`: loads and runs AOT modules with the runtime alone — no compiler, no LLVM
 // (tests/aot checks what it links). What an engine does through loom.h, from a shell.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -20,12 +21,15 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: loom-module info FILE
        loom-module run FILE [--steps N] [--dump NAME=FILE.npy ...] [--device D] [--threads N]
+                            [--cpu-level NAME]
 
-info  prints the module's target, requirements, resources, kernels and pipelines.
+info  prints the module's target, requirements (a CPU module's levels with their features,
+      and the level this CPU runs), resources, kernels and pipelines.
 run   loads the module on its arch (the CPU, or a Vulkan device: --device picks one by
       index or name), runs pipeline `init` once (when it has one) and `step` N times
       (default 1), and writes resources as NumPy .npy files (C order; a vector element
-      adds a last axis of its components, a matrix two: rows, columns).
+      adds a last axis of its components, a matrix two: rows, columns). --cpu-level runs
+      a CPU module's level NAME instead of the best one this CPU has (as LOOM_CPU_LEVEL).
 FILE is a module archive (.loommod) or an unpacked module folder.
 )";
 
@@ -69,6 +73,27 @@ void dump(loom::aot::LoadedModule& m, const std::string& name, const std::string
   loom::write_resource_npy(r, path);
 }
 
+// Every level with its features, then the one this CPU runs (or why it runs none).
+void print_cpu_levels(const loom::aot::ModuleMetadata& meta, const std::string& path) {
+  const auto& levels = meta.needs.cpu_levels;
+  std::printf("needs: %s, %zu CPU level(s), fewest features first\n", meta.needs.target.c_str(),
+              levels.size());
+  for (const loom::aot::CpuLevel& l : levels) {
+    std::string features;
+    for (const std::string& f : l.features) features += (features.empty() ? "" : " ") + f;
+    std::printf("cpu level %s: %zu feature(s): %s\n", l.cpu.c_str(), l.features.size(),
+                features.c_str());
+  }
+  try {
+    const char* forced = std::getenv(loom::aot::kCpuLevelVariable);
+    size_t pick = loom::aot::select_cpu_level(meta, path);
+    std::printf("this CPU runs level %s%s\n", levels[pick].cpu.c_str(),
+                forced ? " (forced by LOOM_CPU_LEVEL)" : "");
+  } catch (const loom::Error& e) {
+    std::printf("this CPU runs no level: %s\n", e.message().c_str());
+  }
+}
+
 int info(const loom::aot::Module& m, const std::string& path) {
   const loom::aot::ModuleMetadata& meta = m.meta;
   std::printf("%s: module '%s', format %d, %s, by %s\n", path.c_str(), meta.name.c_str(),
@@ -80,8 +105,7 @@ int info(const loom::aot::Module& m, const std::string& path) {
                     : "no optional feature",
                 meta.needs.workgroup_size, meta.needs.push_constant_bytes);
   else
-    std::printf("needs: %s, CPU '%s' (%zu features)\n", meta.needs.target.c_str(),
-                meta.needs.cpu.c_str(), meta.needs.cpu_features.size());
+    print_cpu_levels(meta, path);
   for (const auto& f : meta.fields)
     std::printf("field %s: %s\n", f.name.c_str(), loom::value_type_name(f.elem).c_str());
   for (const auto& n : meta.ndarrays)
@@ -111,6 +135,7 @@ int main(int argc, char** argv) {
   std::string command = argv[1], path = argv[2];
   int steps = 1, threads = 0;
   std::string device;
+  loom::aot::LoadOptions load;
   std::vector<std::pair<std::string, std::string>> dumps;
   for (int i = 3; i < argc; ++i) {
     std::string a = argv[i];
@@ -124,6 +149,8 @@ int main(int argc, char** argv) {
       threads = std::atoi(value().c_str());
     else if (a == "--device")
       device = value();
+    else if (a == "--cpu-level")
+      load.cpu_level = value();
     else if (a == "--dump") {
       std::string d = value();
       auto eq = d.find('=');
@@ -144,12 +171,18 @@ int main(int argc, char** argv) {
       vo.select = device;
       dev = loom::make_vulkan_device(vo);
     }
-    loom::aot::LoadedModule m(std::move(module), *dev, path);
+    loom::aot::LoadedModule m(std::move(module), *dev, path, load);
     if (m.has_pipeline("init")) m.run_pipeline("init");
     for (int s = 0; s < steps && m.has_pipeline("step"); ++s) m.run_pipeline("step");
     dev->synchronize();
     for (const auto& [name, file] : dumps) dump(m, name, file);
-    std::printf("ran %s on %s: init + %d step(s)\n", path.c_str(), dev->name().c_str(), steps);
+    std::string level =
+        m.cpu_level() < 0
+            ? ""
+            : " (CPU level " +
+                  m.metadata().needs.cpu_levels[static_cast<size_t>(m.cpu_level())].cpu + ")";
+    std::printf("ran %s on %s%s: init + %d step(s)\n", path.c_str(), dev->name().c_str(),
+                level.c_str(), steps);
   } catch (const loom::InternalError& e) {
     fail(std::string(e.what()) + " (a bug in Loom, please report it)");
   } catch (const loom::Error& e) {

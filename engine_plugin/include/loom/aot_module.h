@@ -26,12 +26,18 @@ namespace loom {
 
 struct AotOptions {
   Backend arch = Backend::Cpu;  // Cpu or Vulkan
-  // Cpu: the CPU the object code is for: "" this machine's CPU and all its features, or an
-  // LLVM CPU name ("x86-64-v2", "x86-64-v3", "skylake") for modules that run elsewhere.
-  std::string cpu;
+  // Cpu: the CPU levels the object code is compiled for, each an LLVM CPU name ("x86-64-v2",
+  // "x86-64-v3", "skylake") or "host" (this machine's CPU and all its features). Every kernel
+  // is compiled once per level; a loader runs the level with the most features its CPU has.
+  // Empty: the portable baseline x86-64-v2 on x86-64 (elsewhere: this machine's CPU).
+  std::vector<std::string> cpu_levels;
   // Vulkan: the optional device features kernels may use (SpirvRequirement bits); a kernel
   // that needs one outside this set is an error. The module records what its kernels use.
   uint32_t vulkan_features = kAllSpirvRequirements;
+  // Vulkan: the oldest Vulkan version the module must load on (VK_MAKE_API_VERSION form,
+  // major.minor only): 1.1 (SPIR-V 1.3, the default: engines often create 1.1 devices) or
+  // 1.2 (SPIR-V 1.5). A device older than this refuses the module's kernels by name.
+  uint32_t vulkan_version = (1u << 22) | (1u << 12);
   int workgroup_size = 128;  // Vulkan: invocations per workgroup of parallel tasks
 };
 
