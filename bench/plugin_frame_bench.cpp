@@ -110,8 +110,8 @@ int main(int argc, char** argv) {
   }
 
   // The plugin, through loom.h.
-  LoomVulkanDeviceImport imp{host.instance, host.physical,      host.device,       host.family,
-                             host.queue,    VK_API_VERSION_1_2, &host.create_info, 2};
+  LoomVulkanDeviceImport imp = host.import_info();
+  imp.frames_in_flight = 2;
   LoomRuntime runtime = nullptr;
   check(loom_runtime_import_vulkan(&imp, &runtime), "import");
   LoomModule module = nullptr;

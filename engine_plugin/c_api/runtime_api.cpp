@@ -1,11 +1,14 @@
 // Version, runtimes and the host's frame loop.
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 
 #include "engine_plugin/c_api/c_api_error.h"
 #include "engine_plugin/c_api/handles.h"
 #include "engine_plugin/c_api/types.h"
 #include "runtime/aot/module.h"
+#include "runtime/cpu/job_system.h"
 #include "runtime/vulkan/command_stream.h"
 #include "runtime/vulkan/vulkan_device.h"
 #include "runtime/vulkan/vulkan_runtime.h"
@@ -89,8 +92,40 @@ std::string user_of(const RuntimeObject& r, const std::function<bool(const Membe
 
 namespace {
 
-void warn(const std::string& message) {
-  std::fprintf(stderr, "loom: warning: %s\n", message.c_str());
+// Warnings go to the host's log callback, or to stderr without one.
+std::function<void(const std::string&)> warner(LoomLogFn log, void* user) {
+  if (!log)
+    return [](const std::string& m) { std::fprintf(stderr, "loom: warning: %s\n", m.c_str()); };
+  return [log, user](const std::string& m) { log(user, LOOM_LOG_WARNING, m.c_str()); };
+}
+
+// The caller's info struct as this library's version of it: the fields within struct_size,
+// the rest 0 (a later header's larger struct is read up to what this library knows).
+template <typename T>
+T read_info(const T* info, const char* what) {
+  const T& given = need(info, what);
+  if (given.struct_size < sizeof(T))
+    throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                   std::string(what) + ": struct_size is " + std::to_string(given.struct_size) +
+                       "; set it to sizeof the struct (" + std::to_string(sizeof(T)) + ")");
+  T out{};
+  std::memcpy(&out, info, sizeof(T));
+  return out;
+}
+
+// The engine's job system as the CPU device's: one LoomJobFn trampoline into the chunk job.
+cpu::JobSystem job_system(LoomParallelForFn parallel_for, void* user, uint32_t workers) {
+  cpu::JobSystem j;
+  j.workers = static_cast<int>(std::clamp<uint32_t>(workers, 1, 1024));
+  j.parallel_for = [parallel_for, user](uint32_t count, const cpu::JobSystem::Job& job) {
+    parallel_for(
+        user, count,
+        [](void* context, uint32_t index) {
+          (*static_cast<const cpu::JobSystem::Job*>(context))(index);
+        },
+        const_cast<cpu::JobSystem::Job*>(&job));
+  };
+  return j;
 }
 
 uint32_t frames_or_default(uint32_t frames) {
@@ -118,7 +153,7 @@ const char* loom_version_string(void) {
 
 LoomResult loom_runtime_create(const LoomRuntimeCreateInfo* info, LoomRuntime* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    const LoomRuntimeCreateInfo& i = need(info, "loom_runtime_create: info");
+    const LoomRuntimeCreateInfo i = read_info(info, "loom_runtime_create: info");
     need(out, "loom_runtime_create: out");
     auto r = std::make_unique<RuntimeObject>();
     r->frames_in_flight = frames_or_default(i.frames_in_flight);
@@ -127,12 +162,17 @@ LoomResult loom_runtime_create(const LoomRuntimeCreateInfo* info, LoomRuntime* o
       if (i.cpu_threads > 1024)
         throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
                        "cpu_threads " + std::to_string(i.cpu_threads) + " is more than 1024");
-      r->device = loom::make_cpu_device(static_cast<int>(i.cpu_threads));
+      r->device = i.parallel_for ? loom::make_cpu_device(job_system(
+                                       i.parallel_for, i.parallel_for_user, i.parallel_for_workers))
+                                 : loom::make_cpu_device(static_cast<int>(i.cpu_threads));
     } else if (arch == LOOM_ARCH_VULKAN) {
+      if (i.parallel_for)
+        throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                       "loom_runtime_create: parallel_for is for CPU runtimes");
       loom::VulkanDeviceOptions o;
       o.select = i.vulkan_device ? i.vulkan_device : "";
       o.validation = i.validation != 0;
-      o.warn = warn;
+      o.warn = warner(i.log, i.log_user);
       r->device = loom::make_vulkan_device(o);
     } else {
       throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
@@ -146,7 +186,7 @@ LoomResult loom_runtime_create(const LoomRuntimeCreateInfo* info, LoomRuntime* o
 
 LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, LoomRuntime* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    const LoomVulkanDeviceImport& d = need(device, "loom_runtime_import_vulkan: device");
+    const LoomVulkanDeviceImport d = read_info(device, "loom_runtime_import_vulkan: device");
     need(out, "loom_runtime_import_vulkan: out");
     vk::ImportedDevice host;
     host.instance = d.instance;
@@ -155,15 +195,44 @@ LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, Loom
     host.queue_family = d.queue_family_index;
     host.queue = d.queue;
     host.api_version = d.api_version;
-    if (!d.create_info)
+    // What the engine declares, from the create info and/or the features chain and
+    // extension list: the union, nothing else.
+    if (d.create_info) vk::set_enabled_features(host, *d.create_info);
+    if (d.enabled_extension_count && !d.enabled_extensions)
       throw ApiError(LOOM_ERROR_NULL_HANDLE,
-                     "loom_runtime_import_vulkan: create_info is null; Loom reads the "
-                     "features the device was created with from it");
-    vk::set_enabled_features(host, *d.create_info);
+                     "loom_runtime_import_vulkan: enabled_extensions is null but "
+                     "enabled_extension_count is " +
+                         std::to_string(d.enabled_extension_count));
+    for (uint32_t e = 0; e < d.enabled_extension_count; ++e)
+      if (!d.enabled_extensions[e])
+        throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_runtime_import_vulkan: enabled_extensions[" +
+                                                   std::to_string(e) + "] is null");
+    if (d.enabled_features || d.enabled_extension_count) {
+      VkDeviceCreateInfo declared{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+      declared.pNext = d.enabled_features;
+      declared.enabledExtensionCount = d.enabled_extension_count;
+      declared.ppEnabledExtensionNames = d.enabled_extensions;
+      vk::ImportedDevice from_declared = host;
+      vk::set_enabled_features(from_declared, declared);
+      host.timeline_semaphore = host.timeline_semaphore || from_declared.timeline_semaphore;
+      host.kernel_features |= from_declared.kernel_features;
+    }
+    auto say = warner(d.log, d.log_user);
+    if (d.get_instance_proc_addr && d.instance && d.device) {
+      auto theirs = reinterpret_cast<PFN_vkGetDeviceProcAddr>(
+          d.get_instance_proc_addr(d.instance, "vkGetDeviceProcAddr"));
+      if (!theirs)
+        throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                       "loom_runtime_import_vulkan: get_instance_proc_addr does not resolve "
+                       "vkGetDeviceProcAddr for the instance");
+      if (theirs(d.device, "vkQueueSubmit") != vkGetDeviceProcAddr(d.device, "vkQueueSubmit"))
+        say("the engine's vkGetInstanceProcAddr resolves vkQueueSubmit differently from the "
+            "Vulkan loader libloom.so links (a layer of the engine's?); Loom calls the loader's");
+    }
     auto r = std::make_unique<RuntimeObject>();
     r->frames_in_flight = frames_or_default(d.frames_in_flight);
     loom::VulkanDeviceOptions o;
-    o.warn = warn;
+    o.warn = say;
     r->device = loom::make_vulkan_device(o, std::make_shared<vk::VulkanDevice>(host));
     r->arch = LOOM_ARCH_VULKAN;
     *out = r->handle.as<LoomRuntime>();
@@ -197,6 +266,33 @@ LoomResult loom_runtime_get_info(LoomRuntime runtime, LoomRuntimeInfo* out) {
     info.arch = r.arch;
     capi::copy_name(info.device_name, r.device->name());
     info.frames_in_flight = r.frames_in_flight;
+  });
+}
+
+LoomResult loom_runtime_get_memory_usage(LoomRuntime runtime, uint32_t* count,
+                                         LoomMemoryUsage* usages) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    RuntimeObject& r = resolve(runtime, "loom_runtime_get_memory_usage: runtime");
+    uint32_t& n = need(count, "loom_runtime_get_memory_usage: count");
+    vk::VulkanRuntime* v = r.device->vulkan();
+    std::vector<vk::MemoryAllocator::TypeUsage> all;
+    if (v) all = v->memory_usage();
+    if (!usages) {
+      n = static_cast<uint32_t>(all.size());
+      return;
+    }
+    uint32_t written = std::min<uint32_t>(n, static_cast<uint32_t>(all.size()));
+    for (uint32_t k = 0; k < written; ++k) {
+      LoomMemoryUsage& u = usages[k];
+      u = LoomMemoryUsage{};
+      u.memory_type = all[k].type;
+      u.heap = all[k].heap;
+      u.flags = all[k].flags;
+      u.blocks = static_cast<uint32_t>(all[k].blocks);
+      u.reserved = all[k].reserved;
+      u.used = all[k].used;
+    }
+    n = written;
   });
 }
 

@@ -45,6 +45,7 @@ LoomSimulation::LoomSimulation(const VulkanContext& context, const std::string& 
 
   // Loom runs on the engine's device and queue, with the features the engine enabled.
   LoomVulkanDeviceImport device{};
+  device.struct_size = sizeof device;
   device.instance = context.instance();
   device.physical_device = context.physical_device();
   device.device = context.device();

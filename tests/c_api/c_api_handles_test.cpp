@@ -43,6 +43,7 @@ std::string module_path(LoomArch arch, const std::string& name) {
 
 LoomRuntime make_runtime(LoomArch arch) {
   LoomRuntimeCreateInfo info{};
+  info.struct_size = sizeof info;
   info.arch = arch;
   info.cpu_threads = 2;
   info.validation = arch == LOOM_ARCH_VULKAN;

@@ -42,6 +42,7 @@ class Reload : public testing::TestWithParam<LoomArch> {
  protected:
   void SetUp() override {
     LoomRuntimeCreateInfo info{};
+    info.struct_size = sizeof info;
     info.arch = GetParam();
     info.validation = GetParam() == LOOM_ARCH_VULKAN;
     if (loom_runtime_create(&info, &runtime) != LOOM_SUCCESS) {

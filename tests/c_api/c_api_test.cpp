@@ -55,6 +55,7 @@ void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
 
 LoomRuntime make_runtime(LoomArch arch) {
   LoomRuntimeCreateInfo info{};
+  info.struct_size = sizeof info;
   info.arch = arch;
   info.cpu_threads = 2;
   info.validation = arch == LOOM_ARCH_VULKAN;
@@ -512,9 +513,9 @@ INSTANTIATE_TEST_SUITE_P(Arch, CApi, testing::Values(LOOM_ARCH_CPU, LOOM_ARCH_VU
 // ---- calls that need no module
 
 TEST(CApiBasics, VersionQuery) {
-  EXPECT_EQ(LOOM_VERSION_MAJOR(loom_version()), 1u);
+  EXPECT_EQ(LOOM_VERSION_MAJOR(loom_version()), 2u);
   EXPECT_GE(loom_version(), LOOM_HEADER_VERSION);
-  EXPECT_NE(std::string(loom_version_string()).find("abi 1.0.0, module format 1"),
+  EXPECT_NE(std::string(loom_version_string()).find("abi 2.0.0, module format 1"),
             std::string::npos)
       << loom_version_string();
   EXPECT_STREQ(loom_result_name(LOOM_ERROR_WRONG_NDIM), "LOOM_ERROR_WRONG_NDIM");
@@ -651,6 +652,7 @@ TEST(CApiBasics, BadModulesAreClearErrorsNamingTheFile) {
   EXPECT_EQ(m, nullptr);  // nothing written on failure
   EXPECT_LOOM(loom_runtime_destroy(r));
   LoomRuntimeCreateInfo bad{};
+  bad.struct_size = sizeof bad;
   bad.arch = (LoomArch)7;
   LoomRuntime none = nullptr;
   EXPECT_LOOM_ERROR(loom_runtime_create(&bad, &none), LOOM_ERROR_INVALID_ARGUMENT,

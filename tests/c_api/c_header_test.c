@@ -8,8 +8,11 @@ int main(void) {
   LoomRuntimeCreateInfo info;
   LoomRuntime runtime = NULL;
   LoomResult r;
-  if (LOOM_VERSION_MAJOR(loom_version()) != 1 || a.value.f32[0] != 1.5f) return 1;
+  if (LOOM_VERSION_MAJOR(loom_version()) != LOOM_VERSION_MAJOR(LOOM_HEADER_VERSION) ||
+      a.value.f32[0] != 1.5f)
+    return 1;
   memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
   info.arch = LOOM_ARCH_CPU;
   r = loom_runtime_create(&info, &runtime);
   if (r != LOOM_SUCCESS) {

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# run_install_test.sh BUILD SOURCE WORK LIBDIR BINDIR INCLUDEDIR (the ctest `install_consumer`)
+# run_install_test.sh BUILD SOURCE WORK LIBDIR BINDIR INCLUDEDIR ABI (the ctest `install_consumer`)
 #
 # Installs BUILD into WORK/prefix (the runtime component, then the tools), checks the layout,
 # compiles a module with the installed `loom`, and builds and runs tests/install/consumer
 # against the prefix twice: through find_package(Loom) and through pkg-config. Writes only
 # under WORK (a folder of the build tree); LIBDIR, BINDIR and INCLUDEDIR are the build's
-# CMAKE_INSTALL_* folders.
+# CMAKE_INSTALL_* folders; ABI is libloom's version (major.minor.patch, from loom.h).
 set -euo pipefail
 
-if [ $# -ne 6 ]; then
-  echo "usage: $0 BUILD SOURCE WORK LIBDIR BINDIR INCLUDEDIR" >&2
+if [ $# -ne 7 ]; then
+  echo "usage: $0 BUILD SOURCE WORK LIBDIR BINDIR INCLUDEDIR ABI" >&2
   exit 2
 fi
-build=$1 source=$2 work=$3 libdir=$4 bindir=$5 includedir=$6
+build=$1 source=$2 work=$3 libdir=$4 bindir=$5 includedir=$6 abi=$7
+soname=libloom.so.${abi%%.*} # libloom.so.<major>
+real=libloom.so.$abi
 prefix=$work/prefix
 cmake=${CMAKE_COMMAND:-cmake}
 
@@ -30,19 +32,19 @@ export LOOM_CACHE_DIR=$work/cache
 
 step "install the runtime component alone"
 "$cmake" --install "$build" --prefix "$prefix" --component runtime
-for f in "$libdir/libloom.so" "$libdir/libloom.so.1" "$libdir/libloom.so.1.0.0" \
+for f in "$libdir/libloom.so" "$libdir/$soname" "$libdir/$real" \
   "$includedir/loom/loom.h" "$libdir/cmake/Loom/LoomConfig.cmake" \
   "$libdir/cmake/Loom/LoomConfigVersion.cmake" "$libdir/cmake/Loom/LoomTargets.cmake" \
   "$libdir/pkgconfig/loom.pc"; do
   [ -e "$prefix/$f" ] || fail "the runtime component did not install $f"
 done
-if [ ! -L "$prefix/$libdir/libloom.so" ] || [ ! -L "$prefix/$libdir/libloom.so.1" ]; then
-  fail "libloom.so and libloom.so.1 should be links to libloom.so.1.0.0"
+if [ ! -L "$prefix/$libdir/libloom.so" ] || [ ! -L "$prefix/$libdir/$soname" ]; then
+  fail "libloom.so and $soname should be links to $real"
 fi
-[ "$(readlink "$prefix/$libdir/libloom.so.1")" = libloom.so.1.0.0 ] ||
-  fail "libloom.so.1 points at $(readlink "$prefix/$libdir/libloom.so.1")"
-readelf -d "$prefix/$libdir/libloom.so.1.0.0" | grep -q 'SONAME.*\[libloom\.so\.1\]' ||
-  fail "libloom.so.1.0.0 has no SONAME libloom.so.1"
+[ "$(readlink "$prefix/$libdir/$soname")" = "$real" ] ||
+  fail "$soname points at $(readlink "$prefix/$libdir/$soname")"
+readelf -d "$prefix/$libdir/$real" | grep -q 'SONAME.*\['"${soname//./\\.}"'\]' ||
+  fail "$real has no SONAME $soname"
 [ ! -e "$prefix/$bindir" ] || fail "the runtime component installed $bindir/: $(ls "$prefix/$bindir")"
 ls -R "$prefix"
 
@@ -61,7 +63,7 @@ for t in loom loom-module; do
 done
 # A path of the source or build tree compiled into an installed binary would be read at run
 # time from where the package was built, not from the install.
-for f in "$prefix/$bindir"/* "$prefix/$libdir/libloom.so.1.0.0"; do
+for f in "$prefix/$bindir"/* "$prefix/$libdir/$real"; do
   if readelf -p .rodata "$f" 2>/dev/null | grep -F -e "$source" -e "$build" >&2; then
     fail "$f holds a path of the source or build tree (above)"
   fi
@@ -87,9 +89,9 @@ expected=$(sed -n 's/^kernel \([^:]*\):.*/kernel \1/p' "$work/info.txt")
 check_consumer() {
   local name=$1 binary=$2 module=${3:-$work/heat.loommod}
   local resolved
-  resolved=$(env -u LD_LIBRARY_PATH ldd "$binary" | sed -n 's/.*libloom\.so\.1 => \(.*\) (0x.*/\1/p')
-  if [ -z "$resolved" ] || [ "$(realpath "$resolved")" != "$(realpath "$prefix/$libdir/libloom.so.1")" ]; then
-    fail "$name: libloom.so.1 resolves to '$resolved', not into the prefix"
+  resolved=$(env -u LD_LIBRARY_PATH ldd "$binary" | sed -n "s/.*${soname//./\\.} => \\(.*\\) (0x.*/\\1/p")
+  if [ -z "$resolved" ] || [ "$(realpath "$resolved")" != "$(realpath "$prefix/$libdir/$soname")" ]; then
+    fail "$name: $soname resolves to '$resolved', not into the prefix"
   fi
   env -u LD_LIBRARY_PATH "$binary" "$module" | tee "$work/$name.out" ||
     fail "$name exited non-zero"

@@ -90,6 +90,7 @@ struct HostDevice {
   }
   LoomVulkanDeviceImport import_info() const {
     LoomVulkanDeviceImport i{};
+    i.struct_size = sizeof i;
     i.instance = instance;
     i.physical_device = physical;
     i.device = device;

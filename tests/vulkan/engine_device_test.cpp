@@ -1,19 +1,14 @@
-// Loom on devices made the way engines make theirs, given only what each engine hands a
-// plugin (instance, physical device, device, queue and family, the API version; never the
-// VkDeviceCreateInfo):
-//   Unity     Vulkan 1.1 instance, features of its choosing, no timeline semaphores;
-//   Unreal    SM5: Vulkan 1.1, every supported core 1.0 feature plus 16-bit storage on;
-//   Godot 4   Vulkan 1.2 instance, shaderFloat64/shaderInt64 where supported, no timeline
-//             semaphores, no synchronization2.
-// Each host has its own instance with the validation layer and a messenger: any message fails
-// the test. Kernels compile for the SPIR-V the device takes (1.3 on 1.1), run on Loom's
-// stream (fences, not timeline semaphores) and inside the host's command buffers.
+// Loom on devices made the way engines make theirs (tests/support/engine_host.h), given only
+// what each engine hands a plugin (instance, physical device, device, queue and family, the
+// API version; never the VkDeviceCreateInfo). Each host has its own instance with the
+// validation layer and a messenger: any message fails the test. Kernels compile for the SPIR-V the
+// device takes (1.3 on 1.1), run on Loom's stream (fences, not timeline semaphores) and inside the
+// host's command buffers.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -31,6 +26,7 @@
 #include "runtime/vulkan/vk_check.h"
 #include "runtime/vulkan/vulkan_kernel.h"
 #include "runtime/vulkan/vulkan_runtime.h"
+#include "tests/support/engine_host.h"
 #include "tests/support/vulkan_required.h"
 
 namespace loom {
@@ -60,197 +56,28 @@ const char* kHistogram = R"doc({"format": "loom-graph", "version": 2,
        {"id": 2, "type": "expr", "inputs": {"i": "1.i0"}, "params": {"expr": "i % 4"}},
        {"id": 3, "type": "atomic_add", "inputs": {"i0": "2", "value": 0.5}, "params": {"field": "bins"}}]}}]}]})doc";
 
-enum class Engine { Unity, Unreal, Godot };
+using testing::Engine;
+using testing::engine_name;
+using testing::EngineHost;
 
-const char* engine_name(Engine e) {
-  switch (e) {
-    case Engine::Unity: return "Unity";
-    case Engine::Unreal: return "Unreal";
-    case Engine::Godot: return "Godot";
-  }
-  return "?";
+// What the engine hands a plugin, and what it says it enabled.
+vk::ImportedDevice handles(const EngineHost& host) {
+  vk::ImportedDevice d;
+  d.instance = host.instance();
+  d.physical = host.physical();
+  d.device = host.device();
+  d.queue_family = host.family();
+  d.queue = host.queue();
+  d.api_version = host.api_version();
+  d.timeline_semaphore = false;
+  const VkPhysicalDeviceFeatures& f = host.enabled();
+  if (f.shaderInt64) d.kernel_features |= kNeedInt64;
+  if (f.shaderFloat64) d.kernel_features |= kNeedFloat64;
+  if (f.shaderInt16) d.kernel_features |= kNeedInt16;
+  if (host.storage16()) d.kernel_features |= kNeedStorage16;
+  if (f.shaderStorageImageExtendedFormats) d.kernel_features |= kNeedStorageImageExtendedFormats;
+  return d;
 }
-
-// The engine: an instance and a device created the way that engine creates them.
-class EngineHost {
- public:
-  explicit EngineHost(Engine engine) : engine_(engine) {}
-  EngineHost(const EngineHost&) = delete;
-  EngineHost& operator=(const EngineHost&) = delete;
-  ~EngineHost() {
-    if (pool_) vkDestroyCommandPool(device_, pool_, nullptr);
-    if (device_) vkDestroyDevice(device_, nullptr);
-    if (messenger_) {
-      auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
-          vkGetInstanceProcAddr(instance_, "vkDestroyDebugUtilsMessengerEXT"));
-      destroy(instance_, messenger_, nullptr);
-    }
-    if (instance_) vkDestroyInstance(instance_, nullptr);
-  }
-
-  uint32_t api_version() const {
-    return engine_ == Engine::Godot ? VK_API_VERSION_1_2 : VK_API_VERSION_1_1;
-  }
-
-  void create() {
-    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.pApplicationName = engine_name(engine_);
-    app.apiVersion = api_version();
-    const char* layer = "VK_LAYER_KHRONOS_validation";
-    const char* debug_utils = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-    VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-    ici.pApplicationInfo = &app;
-    ici.enabledLayerCount = 1;
-    ici.ppEnabledLayerNames = &layer;
-    ici.enabledExtensionCount = 1;
-    ici.ppEnabledExtensionNames = &debug_utils;
-    vk::check(vkCreateInstance(&ici, nullptr, &instance_), "creating the engine's instance");
-    VkDebugUtilsMessengerCreateInfoEXT mci{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
-    mci.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
-                          VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-    mci.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                      VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT;
-    mci.pfnUserCallback = &EngineHost::on_message;
-    mci.pUserData = this;
-    auto create_messenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
-        vkGetInstanceProcAddr(instance_, "vkCreateDebugUtilsMessengerEXT"));
-    vk::check(create_messenger(instance_, &mci, nullptr, &messenger_), "creating a messenger");
-
-    uint32_t n = 1;
-    VkResult r = vkEnumeratePhysicalDevices(instance_, &n, &physical_);
-    if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || n == 0) throw Error("no physical device");
-    uint32_t families = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(physical_, &families, nullptr);
-    std::vector<VkQueueFamilyProperties> props(families);
-    vkGetPhysicalDeviceQueueFamilyProperties(physical_, &families, props.data());
-    const VkQueueFlags want = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
-    for (family_ = 0; family_ < families; ++family_)
-      if ((props[family_].queueFlags & want) == want) break;
-    if (family_ == families) throw Error("no graphics and compute queue family");
-
-    // What each engine enables, from what the device supports (1.0 core features and the
-    // 1.1 16-bit storage struct: nothing a 1.1 engine could not name).
-    VkPhysicalDevice16BitStorageFeatures storage16_supported{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
-    VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                        &storage16_supported};
-    vkGetPhysicalDeviceFeatures2(physical_, &supported);
-    VkPhysicalDeviceFeatures enable{};
-    VkPhysicalDevice16BitStorageFeatures storage16{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
-    switch (engine_) {
-      case Engine::Unity:  // a few features of its choosing
-        enable.shaderInt16 = supported.features.shaderInt16;
-        enable.fragmentStoresAndAtomics = supported.features.fragmentStoresAndAtomics;
-        break;
-      case Engine::Unreal:  // every supported core feature
-        enable = supported.features;
-        enable.robustBufferAccess = VK_FALSE;  // UE turns it off outside of debugging
-        storage16.storageBuffer16BitAccess = storage16_supported.storageBuffer16BitAccess;
-        break;
-      case Engine::Godot:
-        enable.shaderFloat64 = supported.features.shaderFloat64;
-        enable.shaderInt64 = supported.features.shaderInt64;
-        enable.shaderInt16 = supported.features.shaderInt16;
-        break;
-    }
-    enabled_ = enable;
-    storage16_ = storage16.storageBuffer16BitAccess;
-    float priority = 1;
-    VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-    qci.queueFamilyIndex = family_;
-    qci.queueCount = 1;
-    qci.pQueuePriorities = &priority;
-    VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-    dci.pNext = engine_ == Engine::Unreal ? &storage16 : nullptr;
-    dci.queueCreateInfoCount = 1;
-    dci.pQueueCreateInfos = &qci;
-    dci.pEnabledFeatures = &enable;
-    vk::check(vkCreateDevice(physical_, &dci, nullptr, &device_), "creating the engine's device");
-    vkGetDeviceQueue(device_, family_, 0, &queue_);
-    VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-    pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-    pci.queueFamilyIndex = family_;
-    vk::check(vkCreateCommandPool(device_, &pci, nullptr, &pool_), "creating a command pool");
-  }
-
-  // What the engine hands a plugin, and what it says it enabled.
-  vk::ImportedDevice handles() const {
-    vk::ImportedDevice d;
-    d.instance = instance_;
-    d.physical = physical_;
-    d.device = device_;
-    d.queue_family = family_;
-    d.queue = queue_;
-    d.api_version = api_version();
-    d.timeline_semaphore = false;
-    if (enabled_.shaderInt64) d.kernel_features |= kNeedInt64;
-    if (enabled_.shaderFloat64) d.kernel_features |= kNeedFloat64;
-    if (enabled_.shaderInt16) d.kernel_features |= kNeedInt16;
-    if (storage16_) d.kernel_features |= kNeedStorage16;
-    if (enabled_.shaderStorageImageExtendedFormats)
-      d.kernel_features |= kNeedStorageImageExtendedFormats;
-    return d;
-  }
-
-  // One frame of the engine: a command buffer it begins, lets the plugin record into, ends,
-  // submits with its own fence and waits for.
-  template <typename Record>
-  void frame(Record record) {
-    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    ai.commandPool = pool_;
-    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    ai.commandBufferCount = 1;
-    VkCommandBuffer cb = VK_NULL_HANDLE;
-    vk::check(vkAllocateCommandBuffers(device_, &ai, &cb), "allocating a command buffer");
-    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    vk::check(vkBeginCommandBuffer(cb, &bi), "beginning a command buffer");
-    record(cb);
-    vk::check(vkEndCommandBuffer(cb), "ending a command buffer");
-    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VkFence fence = VK_NULL_HANDLE;
-    vk::check(vkCreateFence(device_, &fci, nullptr, &fence), "creating a fence");
-    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &cb;
-    vk::check(vkQueueSubmit(queue_, 1, &si, fence), "submitting the engine's frame");
-    vk::check(vkWaitForFences(device_, 1, &fence, VK_TRUE, kTimeout), "waiting for the frame");
-    vkDestroyFence(device_, fence, nullptr);
-    vkFreeCommandBuffers(device_, pool_, 1, &cb);
-  }
-
-  VkDevice device() const { return device_; }
-
-  std::vector<std::string> take_messages() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return std::move(messages_);
-  }
-
- private:
-  static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT,
-                                                   VkDebugUtilsMessageTypeFlagsEXT,
-                                                   const VkDebugUtilsMessengerCallbackDataEXT* data,
-                                                   void* self) {
-    auto* host = static_cast<EngineHost*>(self);
-    std::lock_guard<std::mutex> lock(host->mutex_);
-    host->messages_.emplace_back(data->pMessage ? data->pMessage : "(no text)");
-    return VK_FALSE;
-  }
-
-  Engine engine_;
-  VkInstance instance_ = VK_NULL_HANDLE;
-  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
-  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
-  VkDevice device_ = VK_NULL_HANDLE;
-  VkQueue queue_ = VK_NULL_HANDLE;
-  uint32_t family_ = 0;
-  VkCommandPool pool_ = VK_NULL_HANDLE;
-  VkPhysicalDeviceFeatures enabled_{};
-  bool storage16_ = false;
-  std::mutex mutex_;
-  std::vector<std::string> messages_;
-};
 
 std::shared_ptr<vk::VulkanKernel> compile(vk::VulkanRuntime& rt, const char* text,
                                           const std::string& kernel, uint32_t spirv_version) {
@@ -273,7 +100,7 @@ class EngineDevice : public ::testing::TestWithParam<Engine> {
     LOOM_REQUIRE_VULKAN_OR_SKIP();
     host_ = std::make_unique<EngineHost>(GetParam());
     host_->create();
-    rt_ = std::make_unique<vk::VulkanRuntime>(std::make_shared<vk::VulkanDevice>(host_->handles()),
+    rt_ = std::make_unique<vk::VulkanRuntime>(std::make_shared<vk::VulkanDevice>(handles(*host_)),
                                               vk::RuntimeOptions{});
   }
   void TearDown() override {

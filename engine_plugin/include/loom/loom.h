@@ -4,9 +4,13 @@
  * `loom compile` or loom::AotModule) and runs their kernels on the CPU or on a Vulkan
  * device: Loom's own, or the engine's (loom_runtime_import_vulkan). The library links
  * neither the Loom compiler nor LLVM; graph documents (.loom.json) load only where the
- * optional compiler library libloom_compiler.so is installed beside it.
+ * `loom` command line is installed (it compiles them).
  *
  * Conventions
+ * - Info structs begin with `struct_size`: set it to sizeof the struct. Loom reads the fields
+ *   that lie within it and takes the rest as 0, so a program built against this header keeps
+ *   working with a later library that added fields; 0, or a size smaller than the struct's
+ *   first version, is LOOM_ERROR_INVALID_ARGUMENT.
  * - Every call returns a LoomResult; LOOM_SUCCESS is 0, errors are negative. On an error
  *   the thread's last error (loom_last_error, loom_last_error_message) says what and where
  *   (the module file, kernel, parameter or member), and no output is written. A successful
@@ -59,11 +63,11 @@ extern "C" {
 #define LOOM_VERSION_PATCH(v) ((uint32_t)(v)&0xfffu)
 /* The ABI this header describes. A library of the same major version and an equal or later
  * minor version serves it. */
-#define LOOM_HEADER_VERSION LOOM_MAKE_VERSION(1, 0, 0)
+#define LOOM_HEADER_VERSION LOOM_MAKE_VERSION(2, 0, 0)
 
 /* The library's ABI version (LOOM_MAKE_VERSION). */
 LOOM_API uint32_t loom_version(void);
-/* "loom 0.1.0 (abi 1.0.0, module format 1)": the product, the ABI and the module format
+/* "loom 0.1.0 (abi 2.0.0, module format 1)": the product, the ABI and the module format
  * versions it reads. Static storage. */
 LOOM_API const char* loom_version_string(void);
 
@@ -143,32 +147,80 @@ typedef enum LoomTextureFormat {
 
 /* ---- runtimes -------------------------------------------------------------------------- */
 
+/* Messages that are not errors of a call (those are the call's LoomResult and
+ * loom_last_error_message): a device that lacks something, a kernel run a slower way. */
+typedef enum LoomLogLevel {
+  LOOM_LOG_ERROR = 1,
+  LOOM_LOG_WARNING = 2,
+  LOOM_LOG_INFO = 3
+} LoomLogLevel;
+/* Called on the thread of the call that has something to say; `message` lives until the
+ * callback returns. NULL: warnings go to stderr. */
+typedef void (*LoomLogFn)(void* user, LoomLogLevel level, const char* message);
+
+/* The engine's job system for CPU kernels: calls job(job_context, i) once for every i in
+ * [0, count), on any threads (the calling one included), and returns when every call has
+ * returned. `job` never throws or longjmps; Loom then starts no threads of its own. */
+typedef void (*LoomJobFn)(void* job_context, uint32_t index);
+typedef void (*LoomParallelForFn)(void* user, uint32_t count, LoomJobFn job, void* job_context);
+
 typedef struct LoomRuntimeCreateInfo {
+  uint32_t struct_size; /* sizeof(LoomRuntimeCreateInfo) */
   LoomArch arch;
-  uint32_t cpu_threads;      /* CPU: worker threads; 0 = one per core */
+  uint32_t cpu_threads;      /* CPU: worker threads; 0 = one per core (unless parallel_for) */
   const char* vulkan_device; /* Vulkan: NULL or "" the best device, an index, or part of its name */
   LoomBool validation; /* Vulkan: enable the validation layers (errors become LOOM_ERROR_DEVICE) */
   uint32_t frames_in_flight; /* host frames in flight for loom_launch_into; 0 = 2 */
+  LoomLogFn log;             /* optional */
+  void* log_user;
+  /* CPU, optional: parallel tasks run on the engine's job system, cut into a few chunks per
+   * worker (parallel_for_workers: the threads it runs jobs on; 0 = 1). */
+  LoomParallelForFn parallel_for;
+  void* parallel_for_user;
+  uint32_t parallel_for_workers;
 } LoomRuntimeCreateInfo;
 
 /* A runtime on the CPU or on Loom's own Vulkan device. */
 LOOM_API LoomResult loom_runtime_create(const LoomRuntimeCreateInfo* info, LoomRuntime* out);
 
-/* The engine's Vulkan device. The handles come from the same Vulkan loader, outlive the
- * runtime and are never destroyed by Loom. The host and Loom share `queue`, from one
- * thread at a time. `create_info` is the VkDeviceCreateInfo the host created the device
- * with: Loom reads which features it enabled (timelineSemaphore is required; kernels that
- * need a feature the host did not enable fail to load with LOOM_ERROR_MISSING_CAPABILITY).
- * Loom reads `create_info` and its pNext chain during the call only. */
+/* The engine's Vulkan device, given as engines hand it to plugins (Unity's
+ * IUnityGraphicsVulkan, Unreal's IVulkanDynamicRHI, Godot's RenderingDevice driver resources):
+ * handles, the API version, the device extensions the engine enabled and, optionally, the
+ * features it enabled. Nothing more is assumed: what is not declared is not used, and a
+ * kernel that needs a feature not declared fails to load with LOOM_ERROR_MISSING_CAPABILITY
+ * naming the kernel and the feature.
+ * - The handles come from the Vulkan loader libloom.so links (the process's libvulkan), outlive
+ *   the runtime and are never destroyed by Loom. The host and Loom share `queue`, from one
+ *   thread at a time.
+ * - api_version: the instance's VkApplicationInfo::apiVersion, 1.1 or later. Loom calls no
+ *   Vulkan newer than it, and kernels need SPIR-V no newer than it takes (modules: `loom
+ *   compile --vulkan-version`, 1.1 by default).
+ * - Without timeline semaphores (Vulkan12Features::timelineSemaphore or the timeline
+ *   semaphore features struct in enabled_features) Loom tracks its work with fences, and
+ *   LoomSemaphore values must be 0 (binary semaphores).
+ * - enabled_features: a VkPhysicalDeviceFeatures2 whose pNext chain holds what the engine
+ *   enabled (VkPhysicalDeviceVulkan11/12Features or the per-feature structs, the atomic-float
+ *   extensions' structs). create_info: instead, or as well, the VkDeviceCreateInfo itself (its
+ *   pEnabledFeatures or features chain and its extensions). Both are read during the call only.
+ * - get_instance_proc_addr: optional, the engine's vkGetInstanceProcAddr. Loom calls Vulkan
+ *   through the loader it links; when the engine's resolves device functions differently
+ *   (a layer of the engine's own), Loom logs a warning saying so. */
 typedef struct LoomVulkanDeviceImport {
+  uint32_t struct_size; /* sizeof(LoomVulkanDeviceImport) */
   VkInstance instance;
   VkPhysicalDevice physical_device;
   VkDevice device;
   uint32_t queue_family_index; /* a family that does compute */
   VkQueue queue;
-  uint32_t api_version; /* the instance's VkApplicationInfo::apiVersion, 1.2 or later */
-  const VkDeviceCreateInfo* create_info;
-  uint32_t frames_in_flight; /* 0 = 2 */
+  uint32_t api_version;
+  uint32_t enabled_extension_count;
+  const char* const* enabled_extensions;             /* the device extensions the engine enabled */
+  const VkPhysicalDeviceFeatures2* enabled_features; /* optional */
+  const VkDeviceCreateInfo* create_info;             /* optional */
+  PFN_vkGetInstanceProcAddr get_instance_proc_addr;  /* optional */
+  uint32_t frames_in_flight;                         /* 0 = 2 */
+  LoomLogFn log;                                     /* optional */
+  void* log_user;
 } LoomVulkanDeviceImport;
 
 LOOM_API LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device,
@@ -185,6 +237,22 @@ typedef struct LoomRuntimeInfo {
   uint32_t frames_in_flight;
 } LoomRuntimeInfo;
 LOOM_API LoomResult loom_runtime_get_info(LoomRuntime runtime, LoomRuntimeInfo* out);
+
+/* Device memory the runtime holds in one memory type. Blocks grow with use (the first of a
+ * kind is 1 MiB), so a small module reserves a few MiB. */
+typedef struct LoomMemoryUsage {
+  uint32_t memory_type; /* index into VkPhysicalDeviceMemoryProperties::memoryTypes */
+  uint32_t heap;
+  VkMemoryPropertyFlags flags;
+  uint32_t blocks;   /* VkDeviceMemory allocations */
+  uint64_t reserved; /* bytes allocated from the device */
+  uint64_t used;     /* bytes in use by resources, staging and argument slots */
+} LoomMemoryUsage;
+/* Vulkan: with `usages` NULL, sets *count to the number of memory types the runtime uses;
+ * otherwise writes at most *count entries and sets *count to the number written. A CPU
+ * runtime uses none (*count = 0). */
+LOOM_API LoomResult loom_runtime_get_memory_usage(LoomRuntime runtime, uint32_t* count,
+                                                  LoomMemoryUsage* usages);
 
 /* The host's frame loop (Vulkan). Call at the start of every frame, after waiting for the
  * fence of the frame begun frames_in_flight calls earlier: what loom_launch_into recorded

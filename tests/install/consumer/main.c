@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   }
   printf("%s\n", loom_version_string());
   memset(&create, 0, sizeof create);
+  create.struct_size = sizeof create;
   create.arch = LOOM_ARCH_CPU;
   r = loom_runtime_create(&create, &runtime);
   if (r != LOOM_SUCCESS) return failed("loom_runtime_create", r);
