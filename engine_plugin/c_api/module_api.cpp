@@ -341,7 +341,7 @@ void wait_for_host_frames(RuntimeObject& r) {
   if (r.arch != LOOM_ARCH_VULKAN || !r.frames || r.frames->stats().launches == 0) return;
   vk::VulkanRuntime& v = capi::vulkan_of(r, "reload");
   v.flush();
-  vkQueueWaitIdle(v.device().queue());
+  v.device().with_queue([&] { return vkQueueWaitIdle(v.device().queue()); });
 }
 
 LoomResult reload(LoomModule module, LoomReloadStatus* status, bool force) {

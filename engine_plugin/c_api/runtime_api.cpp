@@ -217,6 +217,14 @@ LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, Loom
       host.timeline_semaphore = host.timeline_semaphore || from_declared.timeline_semaphore;
       host.kernel_features |= from_declared.kernel_features;
     }
+    if (!d.lock_queue != !d.unlock_queue)
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                     "loom_runtime_import_vulkan: give both lock_queue and unlock_queue, or "
+                     "neither");
+    if (d.lock_queue) {
+      host.lock_queue = [f = d.lock_queue, user = d.queue_user] { f(user); };
+      host.unlock_queue = [f = d.unlock_queue, user = d.queue_user] { f(user); };
+    }
     auto say = warner(d.log, d.log_user);
     if (d.get_instance_proc_addr && d.instance && d.device) {
       auto theirs = reinterpret_cast<PFN_vkGetDeviceProcAddr>(

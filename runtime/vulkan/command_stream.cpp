@@ -342,7 +342,8 @@ uint64_t CommandStream::submit(const std::vector<SemaphoreWait>& waits,
   si.signalSemaphoreCount = static_cast<uint32_t>(signal_semaphores.size());
   si.pSignalSemaphores = signal_semaphores.data();
   VkFence fence = timeline_ ? VK_NULL_HANDLE : fence_for_submission();
-  VkResult submitted = vkQueueSubmit(device_.queue(), 1, &si, fence);
+  VkResult submitted =
+      device_.with_queue([&] { return vkQueueSubmit(device_.queue(), 1, &si, fence); });
   if (submitted != VK_SUCCESS && fence) spare_fences_.push_back(fence);
   check(submitted, "submitting work to the device");
   if (fence) fenced_.push_back({value, fence});

@@ -291,6 +291,10 @@ VulkanDevice::VulkanDevice(const ImportedDevice& host) : imported_(true) {
   physical_ = host.physical;
   device_ = host.device;
   queue_ = host.queue;
+  if (static_cast<bool>(host.lock_queue) != static_cast<bool>(host.unlock_queue))
+    throw Error("importing a Vulkan device: give both lock_queue and unlock_queue, or neither");
+  lock_queue_ = host.lock_queue;
+  unlock_queue_ = host.unlock_queue;
   queue_family_ = host.queue_family;
   VkPhysicalDeviceProperties props;
   vkGetPhysicalDeviceProperties(physical_, &props);

@@ -75,6 +75,9 @@ struct ImportedDevice {
   // features the host enabled; describe_requirements() names the features of each bit.
   // set_enabled_features() fills this and timeline_semaphore from the device's create info.
   uint32_t kernel_features = 0;
+  // Called around every vkQueueSubmit and vkQueueWaitIdle Loom makes on `queue`, so an engine
+  // that submits from a render thread can serialise Loom's (both or neither).
+  std::function<void()> lock_queue, unlock_queue;
 };
 
 // Fills `device.timeline_semaphore` and `device.kernel_features` from the VkDeviceCreateInfo
@@ -118,6 +121,20 @@ class VulkanDevice {
   VkPhysicalDevice physical() const { return physical_; }
   VkDevice device() const { return device_; }
   VkQueue queue() const { return queue_; }
+  // Runs `submit` (a vkQueueSubmit or vkQueueWaitIdle on queue()) inside the host's queue
+  // lock, when it gave one.
+  template <typename F>
+  auto with_queue(F&& submit) const {
+    struct Unlock {
+      const std::function<void()>& unlock;
+      ~Unlock() {
+        if (unlock) unlock();
+      }
+    };
+    if (lock_queue_) lock_queue_();
+    Unlock unlock{unlock_queue_};
+    return submit();
+  }
   uint32_t queue_family() const { return queue_family_; }
   VkSurfaceKHR surface() const { return surface_; }  // VK_NULL_HANDLE without presentation
   const DeviceCaps& caps() const { return caps_; }
@@ -151,6 +168,7 @@ class VulkanDevice {
   VkSurfaceKHR surface_ = VK_NULL_HANDLE;
   bool graphics_ = false;
   bool imported_ = false;
+  std::function<void()> lock_queue_, unlock_queue_;
   bool timeline_semaphores_ = true;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;

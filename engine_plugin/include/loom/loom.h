@@ -204,7 +204,12 @@ LOOM_API LoomResult loom_runtime_create(const LoomRuntimeCreateInfo* info, LoomR
  *   pEnabledFeatures or features chain and its extensions). Both are read during the call only.
  * - get_instance_proc_addr: optional, the engine's vkGetInstanceProcAddr. Loom calls Vulkan
  *   through the loader it links; when the engine's resolves device functions differently
- *   (a layer of the engine's own), Loom logs a warning saying so. */
+ *   (a layer of the engine's own), Loom logs a warning saying so.
+ * - lock_queue / unlock_queue: optional, both or neither. Loom calls them around every
+ *   vkQueueSubmit and vkQueueWaitIdle it makes on `queue` (reads, uploads, loom_runtime_submit,
+ *   a reload's wait), so an engine that submits from a render thread serialises Loom's with
+ *   its own. loom_launch_into and loom_pipeline_launch_into submit nothing once the data they
+ *   use is on the device. */
 typedef struct LoomVulkanDeviceImport {
   uint32_t struct_size; /* sizeof(LoomVulkanDeviceImport) */
   VkInstance instance;
@@ -221,6 +226,9 @@ typedef struct LoomVulkanDeviceImport {
   uint32_t frames_in_flight;                         /* 0 = 2 */
   LoomLogFn log;                                     /* optional */
   void* log_user;
+  void (*lock_queue)(void* user); /* optional, with unlock_queue */
+  void (*unlock_queue)(void* user);
+  void* queue_user;
 } LoomVulkanDeviceImport;
 
 LOOM_API LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device,
