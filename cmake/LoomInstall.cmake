@@ -26,8 +26,10 @@ set_target_properties(loom_plugin PROPERTIES EXPORT_NAME loom)
 install(TARGETS loom_plugin EXPORT LoomTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT runtime
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# loom.h includes only the Vulkan and C standard headers, so it installs alone.
+# loom.h includes only the Vulkan and C standard headers, loom.hpp only loom.h and the C++
+# standard library, so they install alone.
 install(FILES ${PROJECT_SOURCE_DIR}/engine_plugin/include/loom/loom.h
+              ${PROJECT_SOURCE_DIR}/engine_plugin/include/loom/loom.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/loom COMPONENT runtime)
 
 install(EXPORT LoomTargets NAMESPACE Loom:: FILE LoomTargets.cmake

@@ -445,6 +445,9 @@ LoomResult loom_module_get_info(LoomModule module, LoomModuleInfo* out) {
     info.argpack_count = static_cast<uint32_t>(meta.argpacks.size());
     info.generation = m.generation;
     capi::copy_name(info.name, meta.name);
+    int level = m.loaded->cpu_level();
+    if (level >= 0 && static_cast<size_t>(level) < meta.needs.cpu_levels.size())
+      capi::copy_name(info.cpu_level, meta.needs.cpu_levels[static_cast<size_t>(level)].cpu);
   });
 }
 

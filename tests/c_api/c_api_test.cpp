@@ -137,6 +137,8 @@ TEST_P(CApi, ModulesLoadFromAPathOrFromMemoryAndListWhatTheyHold) {
   EXPECT_EQ(info.ndarray_count, 1u);
   EXPECT_EQ(info.pipeline_count, 1u);
   EXPECT_STREQ(info.name, "args");
+  // The CPU level running: the test modules are compiled with the default, x86-64-v2.
+  EXPECT_STREQ(info.cpu_level, GetParam() == LOOM_ARCH_CPU ? "x86-64-v2" : "");
   const char* name = nullptr;
   ASSERT_LOOM(loom_module_get_item_name(m, LOOM_ITEM_KERNEL, 0, &name));
   EXPECT_STREQ(name, "run");

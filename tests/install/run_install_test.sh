@@ -33,7 +33,7 @@ export LOOM_CACHE_DIR=$work/cache
 step "install the runtime component alone"
 "$cmake" --install "$build" --prefix "$prefix" --component runtime
 for f in "$libdir/libloom.so" "$libdir/$soname" "$libdir/$real" \
-  "$includedir/loom/loom.h" "$libdir/cmake/Loom/LoomConfig.cmake" \
+  "$includedir/loom/loom.h" "$includedir/loom/loom.hpp" "$libdir/cmake/Loom/LoomConfig.cmake" \
   "$libdir/cmake/Loom/LoomConfigVersion.cmake" "$libdir/cmake/Loom/LoomTargets.cmake" \
   "$libdir/pkgconfig/loom.pc"; do
   [ -e "$prefix/$f" ] || fail "the runtime component did not install $f"
@@ -53,6 +53,14 @@ grep -E '^[[:space:]]*#[[:space:]]*include' "$prefix/$includedir/loom/loom.h" | 
   case "$line" in
     *'<vulkan/'*'>'* | *'<stddef.h>'* | *'<stdint.h>'* | *'<stdbool.h>'*) echo "  $line" ;;
     *) fail "installed loom.h: '$line' is neither a Vulkan nor a C standard header" ;;
+  esac
+done
+
+step "the installed loom.hpp includes only loom.h and C/C++ standard headers"
+grep -E '^[[:space:]]*#[[:space:]]*include' "$prefix/$includedir/loom/loom.hpp" | while read -r line; do
+  case "$line" in
+    *'<loom/loom.h>'* | *'<'[a-z_]*'>'*) echo "  $line" ;;
+    *) fail "installed loom.hpp: '$line' is neither loom.h nor a standard header" ;;
   esac
 done
 

@@ -310,6 +310,9 @@ typedef struct LoomModuleInfo {
   uint32_t field_count, ndarray_count, texture_count, argpack_count;
   uint64_t generation; /* 0 when loaded, +1 for every reload that swapped it */
   char name[128];
+  /* CPU modules: the CPU level running ("x86-64-v3"), the best of the module's levels this
+   * CPU has or the one LOOM_CPU_LEVEL forces; "" for Vulkan modules. */
+  char cpu_level[64];
 } LoomModuleInfo;
 LOOM_API LoomResult loom_module_get_info(LoomModule module, LoomModuleInfo* out);
 /* Names by index, in metadata order: kernels (`index` < kernel_count, "name" only),
