@@ -237,10 +237,20 @@ LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, Loom
         say("the engine's vkGetInstanceProcAddr resolves vkQueueSubmit differently from the "
             "Vulkan loader libloom.so links (a layer of the engine's?); Loom calls the loader's");
     }
+    host.pipeline_cache = d.pipeline_cache;
+    if (d.pipeline_cache_data_size && !d.pipeline_cache_data)
+      throw ApiError(LOOM_ERROR_NULL_HANDLE,
+                     "loom_runtime_import_vulkan: pipeline_cache_data is null but "
+                     "pipeline_cache_data_size is " +
+                         std::to_string(d.pipeline_cache_data_size));
     auto r = std::make_unique<RuntimeObject>();
     r->frames_in_flight = frames_or_default(d.frames_in_flight);
     loom::VulkanDeviceOptions o;
     o.warn = say;
+    if (d.pipeline_cache_data_size) {
+      const auto* bytes = static_cast<const uint8_t*>(d.pipeline_cache_data);
+      o.pipeline_cache_data.assign(bytes, bytes + d.pipeline_cache_data_size);
+    }
     r->device = loom::make_vulkan_device(o, std::make_shared<vk::VulkanDevice>(host));
     r->arch = LOOM_ARCH_VULKAN;
     *out = r->handle.as<LoomRuntime>();
@@ -301,6 +311,25 @@ LoomResult loom_runtime_get_memory_usage(LoomRuntime runtime, uint32_t* count,
       u.used = all[k].used;
     }
     n = written;
+  });
+}
+
+LoomResult loom_runtime_get_pipeline_cache_data(LoomRuntime runtime, size_t* size, void* data) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    RuntimeObject& r = resolve(runtime, "loom_runtime_get_pipeline_cache_data: runtime");
+    size_t& n = need(size, "loom_runtime_get_pipeline_cache_data: size");
+    std::vector<uint8_t> bytes =
+        capi::vulkan_of(r, "loom_runtime_get_pipeline_cache_data").pipeline_cache_data();
+    if (!data) {
+      n = bytes.size();
+      return;
+    }
+    if (n < bytes.size())
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                     "loom_runtime_get_pipeline_cache_data: *size is " + std::to_string(n) +
+                         "; the data is " + std::to_string(bytes.size()) + " bytes");
+    std::memcpy(data, bytes.data(), bytes.size());
+    n = bytes.size();
   });
 }
 

@@ -99,7 +99,8 @@ std::unique_ptr<Device> make_cpu_device(const cpu::JobSystem& jobs);
 struct VulkanDeviceOptions {
   std::string select;  // "" the best device, an index, or part of its name
   bool validation = false;
-  std::string pipeline_cache_dir;  // "" keeps the pipeline cache in memory
+  std::string pipeline_cache_dir;            // "" keeps the pipeline cache in memory
+  std::vector<uint8_t> pipeline_cache_data;  // an earlier cache's data to start from
   std::function<void(const std::string&)> warn;
 };
 // Its own Vulkan device (throws loom::Error when there is none), or `shared` (a renderer's

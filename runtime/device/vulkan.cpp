@@ -32,6 +32,7 @@ vk::RuntimeOptions runtime_options(const VulkanDeviceOptions& o) {
   r.device.select = o.select;
   r.device.validation = o.validation;
   r.pipeline_cache_dir = o.pipeline_cache_dir;
+  r.pipeline_cache_data = o.pipeline_cache_data;
   r.warn = o.warn;
   return r;
 }

@@ -27,8 +27,14 @@ bool header_matches(const std::vector<char>& data, const DeviceCaps& caps) {
 }  // namespace
 
 PipelineCache::PipelineCache(VulkanDevice& device, const std::string& directory,
-                             std::function<void(const std::string&)> warn)
+                             std::function<void(const std::string&)> warn,
+                             const std::vector<uint8_t>& initial_data)
     : device_(device), warn_(std::move(warn)) {
+  if (device.host_pipeline_cache()) {
+    cache_ = device.host_pipeline_cache();
+    external_ = true;
+    return;
+  }
   std::vector<char> data;
   if (!directory.empty()) {
     char name[96];
@@ -54,6 +60,16 @@ PipelineCache::PipelineCache(VulkanDevice& device, const std::string& directory,
       }
     }
   }
+  if (data.empty() && !initial_data.empty()) {
+    data.assign(initial_data.begin(), initial_data.end());
+    if (!header_matches(data, device.caps())) {
+      if (warn_)
+        warn_("warning: ignoring the pipeline cache data given (" +
+              std::to_string(initial_data.size()) +
+              " bytes: damaged, or from another device or driver)");
+      data.clear();
+    }
+  }
   VkPipelineCacheCreateInfo ci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   ci.initialDataSize = data.size();
   ci.pInitialData = data.empty() ? nullptr : data.data();
@@ -76,11 +92,22 @@ PipelineCache::~PipelineCache() {
     save();
   } catch (...) {
   }
-  if (cache_) vkDestroyPipelineCache(device_.device(), cache_, nullptr);
+  if (cache_ && !external_) vkDestroyPipelineCache(device_.device(), cache_, nullptr);
+}
+
+std::vector<uint8_t> PipelineCache::data() const {
+  size_t size = 0;
+  check(vkGetPipelineCacheData(device_.device(), cache_, &size, nullptr),
+        "reading the pipeline cache's size");
+  std::vector<uint8_t> out(size);
+  check(vkGetPipelineCacheData(device_.device(), cache_, &size, out.data()),
+        "reading the pipeline cache");
+  out.resize(size);
+  return out;
 }
 
 void PipelineCache::save() {
-  if (path_.empty() || !cache_) return;
+  if (path_.empty() || !cache_ || external_) return;
   size_t size = 0;
   if (vkGetPipelineCacheData(device_.device(), cache_, &size, nullptr) != VK_SUCCESS || size == 0)
     return;

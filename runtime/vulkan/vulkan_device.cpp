@@ -294,6 +294,7 @@ VulkanDevice::VulkanDevice(const ImportedDevice& host) : imported_(true) {
   if (static_cast<bool>(host.lock_queue) != static_cast<bool>(host.unlock_queue))
     throw Error("importing a Vulkan device: give both lock_queue and unlock_queue, or neither");
   lock_queue_ = host.lock_queue;
+  host_pipeline_cache_ = host.pipeline_cache;
   unlock_queue_ = host.unlock_queue;
   queue_family_ = host.queue_family;
   VkPhysicalDeviceProperties props;

@@ -78,6 +78,9 @@ struct ImportedDevice {
   // Called around every vkQueueSubmit and vkQueueWaitIdle Loom makes on `queue`, so an engine
   // that submits from a render thread can serialise Loom's (both or neither).
   std::function<void()> lock_queue, unlock_queue;
+  // The host's pipeline cache (Unity hands one out): Loom creates its pipelines in it and
+  // never destroys it. VK_NULL_HANDLE: Loom keeps a cache of its own.
+  VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
 };
 
 // Fills `device.timeline_semaphore` and `device.kernel_features` from the VkDeviceCreateInfo
@@ -145,6 +148,7 @@ class VulkanDevice {
   // Timeline semaphores are enabled (always on devices Loom creates; on an imported device
   // when the host says so). Without them Loom tracks its submissions with fences.
   bool timeline_semaphores() const { return timeline_semaphores_; }
+  VkPipelineCache host_pipeline_cache() const { return host_pipeline_cache_; }
   // Validation messages are collected only on an instance Loom made (an imported device's go
   // to the host's messenger).
   bool validation() const { return messenger_ != VK_NULL_HANDLE; }
@@ -169,6 +173,7 @@ class VulkanDevice {
   bool graphics_ = false;
   bool imported_ = false;
   std::function<void()> lock_queue_, unlock_queue_;
+  VkPipelineCache host_pipeline_cache_ = VK_NULL_HANDLE;
   bool timeline_semaphores_ = true;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;

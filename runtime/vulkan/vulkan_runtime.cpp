@@ -105,8 +105,8 @@ VulkanRuntime::VulkanRuntime(std::shared_ptr<VulkanDevice> device, const Runtime
 
 void VulkanRuntime::init() {
   allocator_ = std::make_unique<MemoryAllocator>(*device_);
-  pipeline_cache_ =
-      std::make_unique<PipelineCache>(*device_, options_.pipeline_cache_dir, options_.warn);
+  pipeline_cache_ = std::make_unique<PipelineCache>(*device_, options_.pipeline_cache_dir,
+                                                    options_.warn, options_.pipeline_cache_data);
   sets_ = std::make_unique<DescriptorAllocator>(*device_);
   stream_ = std::make_unique<CommandStream>(*device_, *allocator_);
   for (int mode = 0; mode < 4; ++mode) {
@@ -871,6 +871,8 @@ void VulkanRuntime::count_launch(const LaunchCounters& launch) {
   stats_.total.resource_bytes += launch.resource_bytes;
   stats_.total.dispatches += launch.dispatches;
 }
+
+std::vector<uint8_t> VulkanRuntime::pipeline_cache_data() const { return pipeline_cache_->data(); }
 
 std::vector<MemoryAllocator::TypeUsage> VulkanRuntime::memory_usage() const {
   return allocator_->usage_by_type();

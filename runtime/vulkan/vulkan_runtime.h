@@ -46,7 +46,8 @@ struct SemaphoreWait;
 
 struct RuntimeOptions {
   DeviceOptions device;
-  std::string pipeline_cache_dir;  // "" keeps the pipeline cache in memory only
+  std::string pipeline_cache_dir;            // "" keeps the pipeline cache in memory only
+  std::vector<uint8_t> pipeline_cache_data;  // an earlier cache's data to start from
   std::function<void(const std::string&)> warn;
   size_t batch = 256;  // commands per submission before the stream submits on its own
 };
@@ -163,6 +164,8 @@ class VulkanRuntime {
   // Device memory this runtime holds, per memory type: blocks reserved and bytes in use
   // (resources, staging, argument slots).
   std::vector<MemoryAllocator::TypeUsage> memory_usage() const;
+  // The pipeline cache's data, to give a later runtime as RuntimeOptions::pipeline_cache_data.
+  std::vector<uint8_t> pipeline_cache_data() const;
 
  private:
   friend class HostFrames;

@@ -228,6 +228,76 @@ TEST(CApiImport, DeclaredFeaturesAreUsedAndOnlyThose) {
   vkDestroySemaphore(host.device, timeline, nullptr);
 }
 
+// Pipeline caches: Loom's data goes back to the engine and seeds a later runtime; data of
+// another driver (here, garbage) is ignored with a warning; an engine's own VkPipelineCache is
+// used and left alive.
+TEST(CApiImport, PipelineCachesComeFromTheEngineOrGoBackToIt) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
+  EngineHost host(Engine::Unity);
+  host.create();
+  std::string heat = module_path("vulkan", "heat");
+  auto run = [&](LoomVulkanDeviceImport d, Logged* logged) {
+    d.log = &Logged::log;
+    d.log_user = logged;
+    LoomRuntime r = nullptr;
+    EXPECT_LOOM(loom_runtime_import_vulkan(&d, &r));
+    LoomModule m = nullptr;
+    EXPECT_LOOM(loom_module_load(r, heat.c_str(), &m));
+    size_t size = 0;
+    EXPECT_LOOM(loom_runtime_get_pipeline_cache_data(r, &size, nullptr));
+    std::vector<uint8_t> data(size);
+    if (size > 0) {
+      size_t short_size = size - 1;
+      EXPECT_EQ(loom_runtime_get_pipeline_cache_data(r, &short_size, data.data()),
+                LOOM_ERROR_INVALID_ARGUMENT);
+    }
+    EXPECT_LOOM(loom_runtime_get_pipeline_cache_data(r, &size, data.data()));
+    EXPECT_LOOM(loom_module_destroy(m));
+    EXPECT_LOOM(loom_runtime_destroy(r));
+    return data;
+  };
+  Logged first_log;
+  std::vector<uint8_t> first = run(what_the_engine_exposes(host, Engine::Unity), &first_log);
+  ASSERT_GE(first.size(), 32u);  // at least VkPipelineCacheHeaderVersionOne
+  uint32_t header[2];
+  std::memcpy(header, first.data(), sizeof header);
+  EXPECT_EQ(header[1], static_cast<uint32_t>(VK_PIPELINE_CACHE_HEADER_VERSION_ONE));
+  EXPECT_TRUE(first_log.messages.empty());
+
+  LoomVulkanDeviceImport seeded = what_the_engine_exposes(host, Engine::Unity);
+  seeded.pipeline_cache_data = first.data();
+  seeded.pipeline_cache_data_size = first.size();
+  Logged seeded_log;
+  run(seeded, &seeded_log);
+  EXPECT_TRUE(seeded_log.messages.empty()) << seeded_log.messages[0].second;
+
+  std::vector<uint8_t> garbage(64, 0xab);
+  LoomVulkanDeviceImport damaged = what_the_engine_exposes(host, Engine::Unity);
+  damaged.pipeline_cache_data = garbage.data();
+  damaged.pipeline_cache_data_size = garbage.size();
+  Logged damaged_log;
+  run(damaged, &damaged_log);
+  ASSERT_EQ(damaged_log.messages.size(), 1u);
+  EXPECT_NE(damaged_log.messages[0].second.find("ignoring the pipeline cache data given (64 bytes"),
+            std::string::npos)
+      << damaged_log.messages[0].second;
+
+  VkPipelineCacheCreateInfo ci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  VkPipelineCache engines = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreatePipelineCache(host.device(), &ci, nullptr, &engines), VK_SUCCESS);
+  LoomVulkanDeviceImport shared = what_the_engine_exposes(host, Engine::Unity);
+  shared.pipeline_cache = engines;
+  Logged shared_log;
+  std::vector<uint8_t> through_loom = run(shared, &shared_log);
+  size_t size = 0;
+  ASSERT_EQ(vkGetPipelineCacheData(host.device(), engines, &size, nullptr), VK_SUCCESS);
+  std::vector<uint8_t> direct(size);
+  ASSERT_EQ(vkGetPipelineCacheData(host.device(), engines, &size, direct.data()), VK_SUCCESS);
+  EXPECT_EQ(through_loom, direct);                          // Loom's cache was the engine's
+  vkDestroyPipelineCache(host.device(), engines, nullptr);  // still alive: Loom left it
+  EXPECT_TRUE(host.take_messages().empty());
+}
+
 // An engine's job system: CPU kernels run on its threads, with the results of Loom's pool.
 struct Jobs {
   std::atomic<int> batches{0}, jobs{0};

@@ -158,6 +158,25 @@ TEST(Cli, CompileFillsTheOfflineCache) {
 }
 
 // CPU modules: x86-64-v2 unless --cpu names levels; every level is compiled and listed.
+// A module holds the kernels its pipelines launch; --kernel adds one no pipeline launches.
+TEST(Cli, CompileKernelsNoPipelineLaunches) {
+  CliRun help = run_loom("compile --help");
+  EXPECT_NE(help.out.find("--kernel K"), std::string::npos) << help.out;
+  std::string out = temp("extra.loommod");
+  CliRun plain = run_loom("compile " + doc("argument_values.loom.json") + " -o " + out);
+  ASSERT_EQ(plain.code, 0) << plain.out;
+  EXPECT_EQ(plain.out.find("kernel wide:"), std::string::npos) << plain.out;
+  CliRun extra = run_loom("compile " + doc("argument_values.loom.json") +
+                          " --kernel wide --kernel pack_m -o " + out);
+  ASSERT_EQ(extra.code, 0) << extra.out;
+  EXPECT_NE(extra.out.find("kernel wide:"), std::string::npos) << extra.out;
+  EXPECT_NE(extra.out.find("kernel pack_m:"), std::string::npos) << extra.out;
+  CliRun missing =
+      run_loom("compile " + doc("argument_values.loom.json") + " --kernel nope -o " + out);
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.out.find("nope"), std::string::npos) << missing.out;
+}
+
 TEST(Cli, CompileCpuLevels) {
   CliRun help = run_loom("compile --help");
   EXPECT_NE(help.out.find("--cpu LEVELS"), std::string::npos) << help.out;

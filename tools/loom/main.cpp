@@ -87,7 +87,7 @@ Prints the IR of kernel K after lowering (--after lower) or after a pass of the 
 )"},
     {"compile",
      R"(usage: loom compile DOC [-o FILE [--arch cpu|vulkan] [--folder] [--cpu LEVEL[,LEVEL...]]
-                    [--vulkan-version 1.1|1.2]]
+                    [--vulkan-version 1.1|1.2] [--kernel K ...]]
                     [--stats] [--cache-dir DIR] [--debug] [--no-fast-math] [--backend B] [--device D]
 
 Compiles every (kernel, template arguments) pair the document's pipelines launch.
@@ -97,6 +97,11 @@ pipelines with every instantiation they launch, compiled for --arch (default cpu
 runtime without the compiler loads it (loom.h, runtime/aot). The same document and options
 give byte-identical files.
   -o, --output FILE  the module archive to write (conventionally NAME.loommod)
+  --kernel K         also put kernel K in the module, though no pipeline launches it
+                     (repeatable; for an engine to launch with loom_launch). By default a
+                     module holds the kernels its pipelines launch, and no others. A kernel
+                     with template parameters or ndarrays of open type needs a pipeline
+                     launch to fix them
   --arch A           cpu (native object code) or vulkan (SPIR-V)
   --folder           write FILE as an unpacked folder (metadata.json and the blobs)
   --cpu LEVELS       cpu: the CPU levels the code is for, comma-separated LLVM CPU names
@@ -164,7 +169,7 @@ const std::map<std::string, std::vector<std::string>> kValueOptions = {
     {"ir", {"--kernel", "--after", "--template"}},
     {"compile",
      {"--cache-dir", "--backend", "--device", "--workgroup-size", "--output", "--arch", "--cpu",
-      "--vulkan-version"}},
+      "--vulkan-version", "--kernel"}},
     {"spirv", {"--kernel", "--template", "--device"}},
     {"bench", {"--steps", "--threads", "--backend", "--device", "--workgroup-size", "--cache-dir"}},
     {"fmt", {}},
@@ -558,6 +563,7 @@ int cmd_compile_module(const Options& o) {
     ao.workgroup_size = to_int("--workgroup-size", o.value("--workgroup-size"));
   loom::AotModule builder(program, ao);
   builder.add_document();
+  for (const std::string& kernel : o.all("--kernel")) builder.add_kernel(kernel);
   loom::aot::Module m = builder.module();
   std::string out = o.value("--output");
   m.meta.name = std::filesystem::path(out).stem().string();
@@ -597,9 +603,10 @@ int cmd_compile_module(const Options& o) {
 int cmd_check_or_compile(const Options& o, bool compile) {
   if (compile && !o.value("--output").empty()) return cmd_compile_module(o);
   if (!o.value("--arch").empty() || o.flag("--folder") || !o.value("--cpu").empty() ||
-      !o.value("--vulkan-version").empty())
+      !o.value("--vulkan-version").empty() || !o.value("--kernel").empty())
     fail(
-        "--arch, --cpu, --vulkan-version and --folder describe a module: give its file with -o "
+        "--arch, --cpu, --vulkan-version, --kernel and --folder describe a module: give its file "
+        "with -o "
         "FILE");
   loom::ProgramOptions po = program_options(o);
   if (!compile) po.offline_cache = false;

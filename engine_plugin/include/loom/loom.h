@@ -229,6 +229,13 @@ typedef struct LoomVulkanDeviceImport {
   void (*lock_queue)(void* user); /* optional, with unlock_queue */
   void (*unlock_queue)(void* user);
   void* queue_user;
+  /* Pipelines: optional. pipeline_cache: the engine's VkPipelineCache (Unity hands one out);
+   * Loom creates its pipelines in it and never destroys it. Otherwise Loom keeps its own,
+   * started from pipeline_cache_data (what loom_runtime_get_pipeline_cache_data gave in an
+   * earlier run; data of another device or driver is ignored with a warning). */
+  VkPipelineCache pipeline_cache;
+  const void* pipeline_cache_data;
+  size_t pipeline_cache_data_size;
 } LoomVulkanDeviceImport;
 
 LOOM_API LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device,
@@ -261,6 +268,13 @@ typedef struct LoomMemoryUsage {
  * runtime uses none (*count = 0). */
 LOOM_API LoomResult loom_runtime_get_memory_usage(LoomRuntime runtime, uint32_t* count,
                                                   LoomMemoryUsage* usages);
+
+/* Vulkan: the pipeline cache's data (vkGetPipelineCacheData), to store and give back as
+ * LoomVulkanDeviceImport::pipeline_cache_data next run. With `data` NULL, sets *size to the
+ * bytes needed; otherwise writes at most *size bytes and sets *size to the bytes written
+ * (LOOM_ERROR_INVALID_ARGUMENT when *size is too small: the data is whole or nothing). */
+LOOM_API LoomResult loom_runtime_get_pipeline_cache_data(LoomRuntime runtime, size_t* size,
+                                                         void* data);
 
 /* The host's frame loop (Vulkan). Call at the start of every frame, after waiting for the
  * fence of the frame begun frames_in_flight calls earlier: what loom_launch_into recorded
