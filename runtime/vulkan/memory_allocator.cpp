@@ -20,7 +20,10 @@ std::string mib(VkDeviceSize bytes) {
 
 MemoryAllocator::MemoryAllocator(VulkanDevice& device, VkDeviceSize min_block,
                                  VkDeviceSize max_block)
-    : device_(device), min_block_(min_block), max_block_(std::max(min_block, max_block)) {}
+    // A first block of at least 64 KiB: the doubling in shared_block_size starts from it.
+    : device_(device),
+      min_block_(std::max<VkDeviceSize>(min_block, 64 << 10)),
+      max_block_(std::max(min_block_, max_block)) {}
 
 MemoryAllocator::~MemoryAllocator() {
   for (auto& [id, b] : blocks_) vkFreeMemory(device_.device(), b.memory, nullptr);
