@@ -2,6 +2,7 @@
 #include "engine_plugin/c_api/arguments.h"
 #include "engine_plugin/c_api/c_api_error.h"
 #include "engine_plugin/c_api/handles.h"
+#include "engine_plugin/c_api/types.h"
 
 using namespace loom;
 using loom::capi::ApiError;
@@ -11,7 +12,80 @@ using loom::capi::ModuleObject;
 using loom::capi::need;
 using loom::capi::resolve;
 
+namespace {
+
+// A type of the module by name (packs and structs alike), or a NOT_FOUND naming the types.
+const ArgpackType& type_named(const ModuleObject& m, const char* type_name, const char* call) {
+  const std::vector<ArgpackType>& types = m.loaded->metadata().argpack_types;
+  std::string names;
+  for (const ArgpackType& t : types) {
+    if (t.name == type_name) return t;
+    names += (names.empty() ? "" : ", ") + t.name;
+  }
+  throw ApiError(LOOM_ERROR_NOT_FOUND, Place{m.what},
+                 std::string(call) + ": the module has no argpack or struct type '" + type_name +
+                     "'" + (names.empty() ? " (it has none)" : "; it has " + names));
+}
+
+LoomMemberKind member_kind_of(MemberKind k) {
+  switch (k) {
+    case MemberKind::Value: return LOOM_MEMBER_VALUE;
+    case MemberKind::Struct: return LOOM_MEMBER_STRUCT;
+    case MemberKind::Pack: return LOOM_MEMBER_PACK;
+    case MemberKind::Ndarray: return LOOM_MEMBER_NDARRAY;
+    case MemberKind::Texture: return LOOM_MEMBER_TEXTURE;
+  }
+  return LOOM_MEMBER_VALUE;
+}
+
+}  // namespace
+
 extern "C" {
+
+LoomResult loom_module_get_argpack_type(LoomModule module, const char* type_name, uint32_t* size,
+                                        uint32_t* member_count) {
+  return guard(LOOM_ERROR_NOT_FOUND, [&] {
+    const char* call = "loom_module_get_argpack_type";
+    ModuleObject& m = resolve(module, "loom_module_get_argpack_type: module");
+    need(type_name, "loom_module_get_argpack_type: type_name");
+    uint32_t& bytes = need(size, "loom_module_get_argpack_type: size");
+    uint32_t& count = need(member_count, "loom_module_get_argpack_type: member_count");
+    const ArgpackType& t = type_named(m, type_name, call);
+    bytes = t.size;
+    count = static_cast<uint32_t>(t.members.size());
+  });
+}
+
+LoomResult loom_module_get_argpack_member(LoomModule module, const char* type_name, uint32_t index,
+                                          LoomArgpackMemberInfo* out) {
+  return guard(LOOM_ERROR_NOT_FOUND, [&] {
+    const char* call = "loom_module_get_argpack_member";
+    ModuleObject& m = resolve(module, "loom_module_get_argpack_member: module");
+    need(type_name, "loom_module_get_argpack_member: type_name");
+    LoomArgpackMemberInfo& info = need(out, "loom_module_get_argpack_member: out");
+    const ArgpackType& t = type_named(m, type_name, call);
+    if (index >= t.members.size())
+      throw ApiError(LOOM_ERROR_NOT_FOUND, Place{m.what},
+                     std::string(call) + ": index " + std::to_string(index) + " is past type '" +
+                         t.name + "''s " + std::to_string(t.members.size()) + " member(s)");
+    const ArgpackMember& a = t.members[index];
+    const std::vector<ArgpackType>& types = m.loaded->metadata().argpack_types;
+    info = LoomArgpackMemberInfo{};
+    capi::copy_name(info.name, a.name);
+    info.kind = member_kind_of(a.kind);
+    if (a.kind == MemberKind::Value || a.kind == MemberKind::Ndarray) {
+      info.dtype = capi::dtype_of(a.type.scalar);
+      info.rows = a.type.rows;
+      info.cols = a.type.cols;
+    }
+    info.ndim = static_cast<uint32_t>(a.ndim);
+    if (a.kind == MemberKind::Texture) info.format = capi::loom_format_of(a.format);
+    if ((a.kind == MemberKind::Struct || a.kind == MemberKind::Pack) && a.nested >= 0 &&
+        static_cast<size_t>(a.nested) < types.size())
+      capi::copy_name(info.nested_type, types[static_cast<size_t>(a.nested)].name);
+    info.offset = a.offset;
+  });
+}
 
 LoomResult loom_module_get_argpack(LoomModule module, const char* name, LoomArgpack* out) {
   return guard(LOOM_ERROR_NOT_FOUND, [&] {

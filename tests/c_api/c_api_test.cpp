@@ -485,6 +485,48 @@ TEST_P(CApi, FailedBoundsChecksOfDebugModulesAreLaunchErrors) {
       << loom_last_error_message();
 }
 
+// The layout of argpack and struct types, member by member, as engines need it to fill packs
+// themselves or declare them to a render graph.
+TEST_P(CApi, ArgpackTypesDescribeTheirMembers) {
+  LoomModule m = load("argpacks");
+  uint32_t size = 0, count = 0;
+  ASSERT_LOOM(loom_module_get_argpack_type(m, "WithStruct", &size, &count));
+  EXPECT_EQ(count, 2u);
+  EXPECT_EQ(size % 16, 0u);
+  LoomArgpackMemberInfo element{}, d{};
+  ASSERT_LOOM(loom_module_get_argpack_member(m, "WithStruct", 0, &element));
+  ASSERT_LOOM(loom_module_get_argpack_member(m, "WithStruct", 1, &d));
+  EXPECT_STREQ(element.name, "element");
+  EXPECT_EQ(element.kind, LOOM_MEMBER_STRUCT);
+  EXPECT_STREQ(element.nested_type, "Element");
+  EXPECT_STREQ(d.name, "d");
+  EXPECT_EQ(d.kind, LOOM_MEMBER_VALUE);
+  EXPECT_EQ(d.dtype, LOOM_DTYPE_F32);
+  EXPECT_EQ(d.rows * d.cols, 1u);
+  EXPECT_GT(d.offset, element.offset);
+  LoomArgpackMemberInfo c{};
+  ASSERT_LOOM(loom_module_get_argpack_member(m, "Outer", 1, &c));
+  EXPECT_EQ(c.kind, LOOM_MEMBER_PACK);
+  EXPECT_STREQ(c.nested_type, "Inner");
+  EXPECT_LOOM_ERROR(loom_module_get_argpack_type(m, "Nope", &size, &count), LOOM_ERROR_NOT_FOUND,
+                    "no argpack or struct type 'Nope'; it has ABC, Element");
+  EXPECT_LOOM_ERROR(loom_module_get_argpack_member(m, "Outer", 2, &c), LOOM_ERROR_NOT_FOUND,
+                    "index 2 is past type 'Outer''s 2 member(s)");
+
+  LoomModule h = load("handles");
+  ASSERT_LOOM(loom_module_get_argpack_type(h, "Pair", &size, &count));
+  ASSERT_EQ(count, 3u);
+  LoomArgpackMemberInfo a{}, img{};
+  ASSERT_LOOM(loom_module_get_argpack_member(h, "Pair", 0, &a));
+  ASSERT_LOOM(loom_module_get_argpack_member(h, "Pair", 2, &img));
+  EXPECT_EQ(a.kind, LOOM_MEMBER_NDARRAY);
+  EXPECT_EQ(a.dtype, LOOM_DTYPE_F32);
+  EXPECT_EQ(a.ndim, 1u);
+  EXPECT_EQ(img.kind, LOOM_MEMBER_TEXTURE);
+  EXPECT_EQ(img.ndim, 2u);
+  EXPECT_EQ(img.format, LOOM_TEXTURE_RGBA8);
+}
+
 TEST_P(CApi, PipelinesRunTheModuleAsTheJitDoes) {
   LoomModule m = load("heat");
   LoomPipeline init = nullptr, step = nullptr, nope = nullptr;

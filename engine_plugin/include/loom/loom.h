@@ -616,6 +616,32 @@ LOOM_API LoomResult loom_texture_export_vulkan(LoomTexture texture, LoomVulkanIm
  * zero). A created pack belongs to the module and goes with it. */
 LOOM_API LoomResult loom_module_get_argpack(LoomModule module, const char* name, LoomArgpack* out);
 LOOM_API LoomResult loom_argpack_create(LoomModule module, const char* type_name, LoomArgpack* out);
+
+/* The layout of a module's argpack or struct type, for engines that fill packs in their own
+ * uniform buffers or describe them to a render graph: std140 offsets as a kernel reads them. */
+typedef enum LoomMemberKind {
+  LOOM_MEMBER_VALUE = 1, /* dtype, rows x cols components */
+  LOOM_MEMBER_STRUCT,    /* nested_type: a struct type, stored inline */
+  LOOM_MEMBER_PACK,      /* nested_type: a pack bound by reference */
+  LOOM_MEMBER_NDARRAY,   /* dtype and ndim of the ndarray it holds */
+  LOOM_MEMBER_TEXTURE    /* ndim and format of the texture it holds */
+} LoomMemberKind;
+typedef struct LoomArgpackMemberInfo {
+  char name[128];
+  LoomMemberKind kind;
+  LoomDataType dtype;       /* VALUE, NDARRAY: the scalar type */
+  uint32_t rows, cols;      /* VALUE: 1 x 1 scalar, rows x 1 vector, rows x cols matrix */
+  uint32_t ndim;            /* NDARRAY, TEXTURE */
+  LoomTextureFormat format; /* TEXTURE */
+  char nested_type[128];    /* STRUCT, PACK: the type's name (loom_module_get_argpack_type) */
+  uint32_t offset;          /* bytes from the start of the pack */
+} LoomArgpackMemberInfo;
+/* Packs' and structs' types by name: their size in bytes and member count. */
+LOOM_API LoomResult loom_module_get_argpack_type(LoomModule module, const char* type_name,
+                                                 uint32_t* size, uint32_t* member_count);
+/* Member `index` (< member_count) of a type, in declaration order. */
+LOOM_API LoomResult loom_module_get_argpack_member(LoomModule module, const char* type_name,
+                                                   uint32_t index, LoomArgpackMemberInfo* out);
 /* Created packs only. LOOM_ERROR_IN_USE while another pack binds it as a nested member.
  * What it referred to is released. */
 LOOM_API LoomResult loom_argpack_destroy(LoomArgpack pack);
