@@ -548,6 +548,12 @@ class Reader {
         id_value.line = xy.line;
         id_value.column = xy.column;
         np.node = small_integer(id_value, pat);
+        // "03" and "3" name one node: a key must spell the id as it is saved, so that a
+        // document never saves two positions for one node.
+        if (id != std::to_string(np.node))
+          fail(xy, pat,
+               "position key \"" + id + "\" is not a node id as written (expected \"" +
+                   std::to_string(np.node) + "\")");
         if (!doc.graph_has_node(g.graph, np.node))
           fail(xy, pat, "position of node " + id + ", but '" + g.graph + "' has no node " + id);
         if (xy.kind != Kind::Array || xy.items.size() != 2) fail(xy, pat, "expected [x, y]");

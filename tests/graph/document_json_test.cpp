@@ -387,6 +387,13 @@ TEST(DocumentJson, LayoutOfUnknownGraphsOrNodesIsAnError) {
   EXPECT_NE(e.find("layout[0].positions.5: position of node 5, but 'k' has no node 5"),
             std::string::npos)
       << e;
+  // Found by fuzz_graph_document: "01" and "1" both parsed as node 1, and the document
+  // saved two "1" keys that it could not load again.
+  e = error_of(head + R"("layout": [{"graph": "k", "positions": {"1": [0, 0], "01": [1, 1]}}]})");
+  EXPECT_NE(e.find("layout[0].positions.01: position key \"01\" is not a node id as written "
+                   "(expected \"1\")"),
+            std::string::npos)
+      << e;
   e = error_of(head + R"("layout": [{"graph": "k"}, {"graph": "k"}]})");
   EXPECT_NE(e.find("layout[1].graph: a second layout entry for 'k'"), std::string::npos) << e;
 }
