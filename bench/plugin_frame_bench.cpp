@@ -112,6 +112,7 @@ int main(int argc, char** argv) {
   // The plugin, through loom.h.
   LoomVulkanDeviceImport imp = host.import_info();
   imp.frames_in_flight = 2;
+  imp.queue_mode = LOOM_QUEUE_SHARED;  // measures Loom's own submissions too
   LoomRuntime runtime = nullptr;
   check(loom_runtime_import_vulkan(&imp, &runtime), "import");
   LoomModule module = nullptr;

@@ -9,6 +9,7 @@
 #include <llvm/ADT/Triple.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Function.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -100,6 +101,16 @@ std::string required_features(const llvm::TargetMachine& tm) {
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "" : ",") + n;
   return out;
+}
+
+// Kernels never throw, so LLVM infers `nounwind` and would emit no unwind table for them;
+// asynchronous unwind tables (CFI only: the code is the same) let runtime/cpu register an
+// .eh_frame, so backtrace(), debuggers and profilers' stack walks go through kernel frames.
+// Set on every definition just before emission, after the passes that may add functions,
+// and left out of the IR dump.
+void keep_unwind_tables(llvm::Module& module) {
+  for (llvm::Function& f : module)
+    if (!f.isDeclaration()) f.setUWTableKind(llvm::UWTableKind::Async);
 }
 
 // `const char loom_cpu_features[]`, read by runtime/cpu/cpu_module.cpp.
@@ -204,6 +215,7 @@ CompiledCpuKernel compile_kernel_to_object(const ir::Kernel& kernel,
                                            CodegenTimings* timings) {
   Lowered l = lower(kernel, options, true, timings);
   record_features(*l.module, required_features(*l.tm));
+  keep_unwind_tables(*l.module);
   auto start = Clock::now();
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);

@@ -172,6 +172,16 @@ struct Loop {
   Id break_flag = 0;  // whiles left from inside nested counted loops
 };
 
+// "; the device lacks it", and why when the SPIR-V version is what rules the feature out.
+std::string lacks(const SpirvTarget& target, uint32_t bits) {
+  std::string s = "; " + target.device_name + " lacks it";
+  if (target.spirv_version < kSpirv1_3 && (bits & ~kSpirv1_0Requirements))
+    s += " (SPIR-V " + spirv_version_text(target.spirv_version) +
+         ", for Vulkan 1.0, uses only the Vulkan 1.0 core features " +
+         describe_requirements(kSpirv1_0Requirements) + ")";
+  return s;
+}
+
 bool is_float_atomic_native(Scalar t, ir::AtomicOp op, uint32_t features) {
   bool add = op == ir::AtomicOp::Add || op == ir::AtomicOp::Sub;
   bool minmax = op == ir::AtomicOp::Min || op == ir::AtomicOp::Max;
@@ -259,7 +269,7 @@ class TaskEmitter {
   void require(uint32_t bit, const Inst& in, const std::string& what) {
     if (!(target_.features & bit))
       fail(in, "kernel '" + k_.abi.name + "' " + what + ", which needs " +
-                   describe_requirements(bit) + "; " + target_.device_name + " lacks it");
+                   describe_requirements(bit) + lacks(target_, bit));
     *requirements_ |= bit;
   }
 
@@ -314,8 +324,20 @@ class TaskEmitter {
     return builtins_[which] = var;
   }
 
-  // A Block struct of 32-bit words: `words` 0 means a runtime array.
-  WordBlock word_block(spv::StorageClass storage, bool vec4, uint32_t words) {
+  // SPIR-V 1.3 made the StorageBuffer class core; before it (SPIR-V 1.0 for Vulkan 1.0) a
+  // storage buffer is a Uniform variable of a BufferBlock struct, which needs no extension.
+  bool classic_buffers() const { return m_.version() < kSpirv1_3; }
+  spv::StorageClass buffer_class() const {
+    return classic_buffers() ? spv::StorageClassUniform : spv::StorageClassStorageBuffer;
+  }
+  void decorate_buffer_block(Id st) {
+    m_.decorate(st, classic_buffers() ? spv::DecorationBufferBlock : spv::DecorationBlock);
+  }
+
+  // A Block struct of 32-bit words: `words` 0 means a runtime array. `storage_buffer`: a
+  // storage buffer (BufferBlock before SPIR-V 1.3), not a uniform or push-constant block.
+  WordBlock word_block(spv::StorageClass storage, bool vec4, uint32_t words,
+                       bool storage_buffer = false) {
     WordBlock b;
     b.storage = storage;
     b.vec4 = vec4;
@@ -325,7 +347,10 @@ class TaskEmitter {
                      : m_.type_runtime_array(elem);
     m_.decorate(array, spv::DecorationArrayStride, {vec4 ? 16u : 4u});
     Id st = m_.type_struct({array});
-    m_.decorate(st, spv::DecorationBlock);
+    if (storage_buffer)
+      decorate_buffer_block(st);
+    else
+      m_.decorate(st, spv::DecorationBlock);
     m_.member_decorate(st, 0, spv::DecorationOffset, {0});
     b.var = m_.global_variable(ptr(storage, st), storage);
     return b;
@@ -352,7 +377,7 @@ class TaskEmitter {
                    : kind == BindingKind::Returns ? returns_
                                                   : error_;
     if (b.var) return b;
-    b = word_block(spv::StorageClassStorageBuffer, false, 0);
+    b = word_block(buffer_class(), false, 0, true);
     decorate_binding(b.var, plan_.find(kind));
     m_.name(b.var, binding_kind_name(kind));
     return b;
@@ -433,10 +458,9 @@ class TaskEmitter {
     Id array = m_.type_runtime_array(elem);
     m_.decorate(array, spv::DecorationArrayStride, {static_cast<uint32_t>(size_of(sb.stored))});
     Id st = m_.type_struct({array});
-    m_.decorate(st, spv::DecorationBlock);
+    decorate_buffer_block(st);
     m_.member_decorate(st, 0, spv::DecorationOffset, {0});
-    sb.var =
-        m_.global_variable(ptr(spv::StorageClassStorageBuffer, st), spv::StorageClassStorageBuffer);
+    sb.var = m_.global_variable(ptr(buffer_class(), st), buffer_class());
     decorate_binding(sb.var, plan_.find(BindingKind::Buffer, slot));
     // SPIR-V lets a compiler assume distinct buffers do not overlap; two ndarray slots may be
     // bound to the same ndarray (fields are distinct by name and never alias).
@@ -889,7 +913,7 @@ class TaskEmitter {
   Id element_ptr(const Inst& in) {
     const SlotBuffer& sb = slot_buffer(in.resource_slot());
     Id index = value(in.operand(0));
-    return m_.op(spv::OpAccessChain, ptr(spv::StorageClassStorageBuffer, t(sb.stored)),
+    return m_.op(spv::OpAccessChain, ptr(buffer_class(), t(sb.stored)),
                  {sb.var, m_.constant_i32(0), index});
   }
 
@@ -1412,6 +1436,7 @@ CompiledSpirvKernel compile_kernel_to_spirv(const ir::Kernel& kernel, const Spir
   SpirvTarget target = target_in;
   if (kernel.workgroup_size > 0)
     target.workgroup_size = static_cast<uint32_t>(kernel.workgroup_size);
+  if (target.spirv_version < kSpirv1_3) target.features &= kSpirv1_0Requirements;
   CompiledSpirvKernel out;
   KernelPlan plan = plan_kernel(kernel, target);
   out.kernel.bindings = plan.bindings;
@@ -1428,8 +1453,7 @@ CompiledSpirvKernel compile_kernel_to_spirv(const ir::Kernel& kernel, const Spir
       uint32_t bit = missing & (~missing + 1);
       throw Error(Place{"", kernel.abi.name, node_needing(kernel, bit), ""},
                   "kernel '" + kernel.abi.name + "' needs " + describe_requirements(missing) +
-                      "; " + target.device_name +
-                      " lacks it (use narrower types, or run on the CPU)");
+                      lacks(target, missing) + "; use narrower types, or run on the CPU");
     }
     if (timings) timings->emit_ms += ms_since(t0);
     auto t1 = Clock::now();

@@ -9,10 +9,11 @@ namespace loom::codegen {
 
 namespace {
 
-// The environment a module's own version (header word 1) asks for: SPIR-V 1.3 is checked as
-// Vulkan 1.1 code, 1.5 as Vulkan 1.2, 1.6 as Vulkan 1.3.
+// The environment a module's own version (header word 1) asks for: SPIR-V 1.0 is checked as
+// Vulkan 1.0 code, 1.3 as Vulkan 1.1, 1.5 as Vulkan 1.2, 1.6 as Vulkan 1.3.
 spv_target_env env_of(const std::vector<uint32_t>& words) {
   uint32_t version = words.size() > 1 ? words[1] : 0;
+  if (version <= 0x00010000) return SPV_ENV_VULKAN_1_0;
   if (version <= 0x00010300) return SPV_ENV_VULKAN_1_1;
   if (version <= 0x00010500) return SPV_ENV_VULKAN_1_2;
   return SPV_ENV_VULKAN_1_3;

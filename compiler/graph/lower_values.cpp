@@ -455,6 +455,12 @@ Val Lowerer::member_value(const std::string& pname, const std::string& path,
       Val v;
       v.kind = m->kind == MemberKind::Ndarray ? Val::Kind::Resource : Val::Kind::Texture;
       v.slot = add_slot("param:" + std::to_string(index) + "@" + std::to_string(offset), r);
+      // The member's path is known only here: record_resource_access (after the passes) names
+      // the slot with it when the code touches it.
+      std::vector<ResourceAccess>& named = kernel_->abi.resource_access;
+      if (std::none_of(named.begin(), named.end(),
+                       [&](const ResourceAccess& a) { return a.slot == v.slot; }))
+        named.push_back({v.slot, pname + "." + path, 0});
       v.type = m->kind == MemberKind::Ndarray ? m->type : vt(Scalar::F32, 4);
       member_types_[v.slot] = v.type;
       v.member = true;

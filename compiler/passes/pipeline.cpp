@@ -10,6 +10,7 @@
 #include "compiler/passes/licm.h"
 #include "compiler/passes/lower_access.h"
 #include "compiler/passes/offload.h"
+#include "compiler/passes/resource_access.h"
 #include "compiler/passes/type_check.h"
 
 namespace loom::passes {
@@ -73,6 +74,8 @@ void run_pipeline(ir::Kernel& kernel, const PipelineOptions& options,
     kernel.free_erased();  // after the check, which reports uses of them
     if (after_each) after_each(stage.name, kernel);
   }
+  // From the final IR, so only the accesses the generated code makes count.
+  record_resource_access(kernel);
 }
 
 std::vector<std::string> pipeline_pass_names() {

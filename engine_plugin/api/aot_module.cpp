@@ -285,7 +285,7 @@ int AotModule::add_instance(const std::string& kernel, const Args& args, const s
     target.spirv_version = std::min(kSpirv1_5, max_spirv_version(impl_->options.vulkan_version));
     if (target.spirv_version == 0)
       throw Error("AOT module: Vulkan " + vulkan_version_text(impl_->options.vulkan_version) +
-                  " is older than Loom targets (1.1 or later)");
+                  " is no Vulkan version Loom targets (1.0 or later)");
     codegen::CompiledSpirvKernel c = codegen::compile_kernel_to_spirv(*inst.ir, target);
     info.abi = std::move(c.abi);
     info.spirv = std::move(c.kernel);

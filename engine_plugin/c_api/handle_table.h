@@ -17,7 +17,17 @@
 
 namespace loom::capi {
 
-enum class HandleKind : uint8_t { Runtime = 1, Module, Kernel, Pipeline, Array, Texture, Argpack };
+enum class HandleKind : uint8_t {
+  Runtime = 1,
+  Module,
+  Kernel,
+  Pipeline,
+  Array,
+  Texture,
+  Argpack,
+  Readback
+};
+constexpr uint32_t kLastHandleKind = static_cast<uint32_t>(HandleKind::Readback);
 
 inline const char* handle_type_name(HandleKind k) {
   switch (k) {
@@ -28,6 +38,7 @@ inline const char* handle_type_name(HandleKind k) {
     case HandleKind::Array: return "LoomArray";
     case HandleKind::Texture: return "LoomTexture";
     case HandleKind::Argpack: return "LoomArgpack";
+    case HandleKind::Readback: return "LoomReadback";
   }
   return "handle";
 }
@@ -76,7 +87,8 @@ class HandleTable {
     uint32_t index = static_cast<uint32_t>(value >> 8) & 0xffffffu;
     uint32_t generation = static_cast<uint32_t>(value >> 32);
     std::lock_guard<std::mutex> lock(mutex_);
-    bool tagged = (tag_byte & 0xf0u) == 0xA0u && (tag_byte & 0x0fu) >= 1 && (tag_byte & 0x0fu) <= 7;
+    bool tagged = (tag_byte & 0xf0u) == 0xA0u && (tag_byte & 0x0fu) >= 1 &&
+                  (tag_byte & 0x0fu) <= kLastHandleKind;
     if (!tagged || index >= slots_.size() || generation == 0 ||
         generation > slots_[index].generation)
       throw ApiError(LOOM_ERROR_INVALID_HANDLE, what + ": the value is not a Loom handle");

@@ -32,6 +32,7 @@ struct ModuleObject;
 struct ArrayObject;
 struct TextureObject;
 struct ArgpackObject;
+struct ReadbackObject;
 
 struct RuntimeObject {
   HandleSlot handle{HandleKind::Runtime, this};
@@ -39,17 +40,20 @@ struct RuntimeObject {
   uint32_t frames_in_flight = 2;
   std::unique_ptr<loom::Device> device;
   std::unique_ptr<loom::vk::HostFrames> frames;  // made by the first host-frame call
+  bool engine_owned_queue = false;               // LOOM_QUEUE_ENGINE_OWNED: Loom never submits
   // Modules loom_module_destroy let go of, kept until the host frames that may use them are
   // done (a reload waits for the queue instead: it must read the old module's state).
   struct Retired {
     std::unique_ptr<loom::aot::LoadedModule> module;
     std::vector<std::unique_ptr<loom::host::Argpack>> packs;  // the host created of its types
     uint64_t frame = 0;                                       // frames begun when it was retired
+    uint64_t work = 0;  // engine-owned queue: the stream value recorded when it was retired
   };
   std::vector<Retired> retired;
   std::set<ModuleObject*> modules;                                    // owned by the host's handle
   std::map<ArrayObject*, std::unique_ptr<ArrayObject>> arrays;        // ndarrays of the runtime
   std::map<TextureObject*, std::unique_ptr<TextureObject>> textures;  // textures of the runtime
+  std::map<ReadbackObject*, std::unique_ptr<ReadbackObject>> readbacks;  // recorded reads
 
   loom::vk::HostFrames& host_frames();
   // Keeps `module` until the work that may use it is done (frees it now when none can).
@@ -124,6 +128,19 @@ struct ArgpackObject {
   std::map<std::string, MemberRef> refs;
 };
 
+// A read recorded into a host command buffer (vk::HostFrames::read_into). `done`: called
+// by loom_runtime_begin_frame once it landed; `host_owned` false: freed after that call.
+struct ReadbackObject {
+  HandleSlot handle{HandleKind::Readback, this};
+  RuntimeObject* runtime = nullptr;
+  uint64_t id = 0;   // in the runtime's HostFrames
+  std::string what;  // "ndarray 'x'"
+  LoomReadbackFn done = nullptr;
+  void* user = nullptr;
+  bool host_owned = true;
+  bool called = false;
+};
+
 struct ModuleObject {
   HandleSlot handle{HandleKind::Module, this};
   RuntimeObject* runtime = nullptr;
@@ -180,6 +197,11 @@ template <>
 struct HandleTraits<LoomArgpack> {
   using Object = ArgpackObject;
   static constexpr HandleKind kind = HandleKind::Argpack;
+};
+template <>
+struct HandleTraits<LoomReadback> {
+  using Object = ReadbackObject;
+  static constexpr HandleKind kind = HandleKind::Readback;
 };
 
 // The object a host handle names, or null for a null handle (destroy calls: a no-op).

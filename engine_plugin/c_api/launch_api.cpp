@@ -189,6 +189,10 @@ LoomResult loom_kernel_get_param(LoomKernel kernel, uint32_t index, LoomParamInf
 LoomResult loom_launch(LoomKernel kernel, uint32_t arg_count, const LoomArgument* args) {
   return guard(LOOM_ERROR_DEVICE, [&] {
     KernelObject& k = resolve(kernel, "loom_launch: kernel");
+    if (k.module->runtime->engine_owned_queue && !k.frame->abi().returns.empty())
+      throw ApiError(LOOM_ERROR_NOT_SUPPORTED, Place{k.module->what, k.name},
+                     "the kernel returns values, which need a wait, and with "
+                     "LOOM_QUEUE_ENGINE_OWNED Loom never waits for the engine's queue");
     capi::bind_arguments(k, arg_count, args);
     launching([&] { k.module->loaded->launch(k.index, *k.frame); });
   });

@@ -294,9 +294,15 @@ void rebind_referenced(ModuleObject& m) {
   });
 }
 
-void carry_state(aot::LoadedModule& from, aot::LoadedModule& to) {
+void carry_state(RuntimeObject& r, aot::LoadedModule& from, aot::LoadedModule& to) {
   loom::Device& device = from.device();
   auto copy = [&](const uint8_t* src, uint8_t* dst, size_t bytes) {
+    if (r.engine_owned_queue) {
+      // Copied on the device, by commands that run in the engine's next command buffer Loom
+      // records into, after the frames that wrote the old state: nothing waits.
+      capi::vulkan_of(r, "reload").copy_device(src, dst);
+      return;
+    }
     device.read_back(src);
     std::memcpy(dst, src, bytes);
     device.host_wrote(dst);
@@ -339,6 +345,7 @@ void carry_state(aot::LoadedModule& from, aot::LoadedModule& to) {
 // the queue the host and Loom share (a reload is rare; frames never wait like this).
 void wait_for_host_frames(RuntimeObject& r) {
   if (r.arch != LOOM_ARCH_VULKAN || !r.frames || r.frames->stats().launches == 0) return;
+  if (r.engine_owned_queue) return;  // state is copied on the device (carry_state)
   vk::VulkanRuntime& v = capi::vulkan_of(r, "reload");
   v.flush();
   v.device().with_queue([&] { return vkQueueWaitIdle(v.device().queue()); });
@@ -359,7 +366,7 @@ LoomResult reload(LoomModule module, LoomReloadStatus* status, bool force) {
       check_held(m, *next);
       check_referenced(m, *next);
       wait_for_host_frames(*m.runtime);
-      carry_state(*m.loaded, *next);
+      carry_state(*m.runtime, *m.loaded, *next);
     } catch (...) {
       m.failed_stamp = stamp;
       throw;
@@ -369,7 +376,15 @@ LoomResult reload(LoomModule module, LoomReloadStatus* status, bool force) {
       k->frame = std::make_unique<host::LaunchFrame>(next->device_kernel(k->index).abi());
     }
     for (auto& [name, p] : m.pipelines) p->index = next->find_pipeline(name);
-    m.loaded = std::move(next);  // the old module: nothing in flight uses it any more
+    std::unique_ptr<aot::LoadedModule> old = std::move(m.loaded);
+    m.loaded = std::move(next);
+    if (m.runtime->engine_owned_queue) {
+      // The engine's frames in flight and the recorded copies still read the old module.
+      RuntimeObject::Retired retired;
+      retired.module = std::move(old);
+      m.runtime->retire(std::move(retired));
+    }
+    old.reset();  // otherwise nothing in flight uses it any more: waited for above
     // Packs pointing at the old module's resources (freed just now) point at the new ones.
     rebind_referenced(m);
     m.loaded_stamp = stamp;

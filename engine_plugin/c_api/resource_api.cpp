@@ -135,6 +135,44 @@ void check_bytes(uint64_t given, size_t want, const std::string& what) {
                                                     std::to_string(given));
 }
 
+// With LOOM_QUEUE_ENGINE_OWNED, a read that would have to wait for the engine's queue.
+void check_readable_now(RuntimeObject& r, const void* key, const char* call,
+                        const std::string& what) {
+  vk::VulkanRuntime* v = r.device->vulkan();
+  if (!v || !v->read_would_wait(key)) return;
+  throw ApiError(LOOM_ERROR_NOT_SUPPORTED,
+                 std::string(call) + ": " + what +
+                     " is newer on the device, and with LOOM_QUEUE_ENGINE_OWNED Loom never "
+                     "waits for the engine's queue: record the read with " +
+                     (std::string(call) == "loom_texture_read" ? "loom_texture_read_into"
+                                                               : "loom_array_read_into"));
+}
+
+// loom_array_read_into and loom_texture_read_into: the copy of `key` recorded into `cb`.
+void read_into(RuntimeObject& r, const void* key, VkCommandBuffer cb, LoomReadbackFn done,
+               void* user, LoomReadback* out, const std::string& what, const char* call) {
+  capi::vulkan_of(r, call);
+  if (!cb) throw ApiError(LOOM_ERROR_NULL_HANDLE, std::string(call) + ": command_buffer is null");
+  if (!out && !done)
+    throw ApiError(LOOM_ERROR_NULL_HANDLE,
+                   std::string(call) + ": give `out` (to poll), `done` (to be called), or both");
+  vk::HostFrames& frames = r.host_frames();
+  auto rb = std::make_unique<capi::ReadbackObject>();
+  rb->runtime = &r;
+  rb->what = what;
+  rb->done = done;
+  rb->user = user;
+  rb->host_owned = out != nullptr;
+  try {
+    rb->id = frames.read_into(cb, key);
+  } catch (const Error& e) {
+    throw ApiError(LOOM_ERROR_NOT_SUPPORTED, std::string(call) + ": " + e.what());
+  }
+  if (out) *out = rb->handle.as<LoomReadback>();
+  capi::ReadbackObject* key_of = rb.get();
+  r.readbacks.emplace(key_of, std::move(rb));
+}
+
 }  // namespace
 
 extern "C" {
@@ -259,6 +297,7 @@ LoomResult loom_array_read(LoomArray array, void* dst, uint64_t bytes) {
     ArrayView v = view_of(resolve(array, "loom_array_read: array"));
     need(dst, "loom_array_read: dst");
     check_bytes(bytes, v.bytes, v.what);
+    check_readable_now(*v.runtime, v.data, "loom_array_read", v.what);
     if (v.imported) {
       capi::vulkan_of(*v.runtime, "loom_array_read").read_buffer(v.data, 0, v.bytes, dst);
       return;
@@ -290,6 +329,41 @@ LoomResult loom_array_export_vulkan(LoomArray array, LoomVulkanBuffer* out) {
     vr.upload(v.data);  // what the host wrote reaches the device copy the host will bind
     vk::BufferExport e = vr.export_buffer(v.data);
     b = LoomVulkanBuffer{e.buffer, e.offset, e.size};
+  });
+}
+
+LoomResult loom_array_read_into(LoomArray array, VkCommandBuffer command_buffer,
+                                LoomReadbackFn done, void* user, LoomReadback* out) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    ArrayView v = view_of(resolve(array, "loom_array_read_into: array"));
+    read_into(*v.runtime, v.data, command_buffer, done, user, out, v.what, "loom_array_read_into");
+  });
+}
+
+// ---- reads recorded into the host's command buffers
+
+LoomResult loom_readback_get(LoomReadback readback, void* dst, uint64_t bytes) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    capi::ReadbackObject& rb = resolve(readback, "loom_readback_get: readback");
+    need(dst, "loom_readback_get: dst");
+    vk::HostFrames& frames = rb.runtime->host_frames();
+    check_bytes(bytes, frames.readback_bytes(rb.id), "the read-back of " + rb.what);
+    if (!frames.readback_ready(rb.id))
+      throw ApiError(LOOM_ERROR_NOT_READY,
+                     "loom_readback_get: the read-back of " + rb.what +
+                         " is recorded in a frame the engine has not completed yet (it lands "
+                         "frames_in_flight loom_runtime_begin_frame calls after that frame)");
+    std::memcpy(dst, frames.readback_data(rb.id), bytes);
+  });
+}
+
+LoomResult loom_readback_destroy(LoomReadback readback) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    capi::ReadbackObject* rb = capi::resolve_or_null(readback, "loom_readback_destroy: readback");
+    if (!rb) return;
+    RuntimeObject& r = *rb->runtime;
+    r.host_frames().release_readback(rb->id);
+    r.readbacks.erase(rb);
   });
 }
 
@@ -411,6 +485,7 @@ LoomResult loom_texture_read(LoomTexture texture, void* dst, uint64_t bytes) {
       throw ApiError(LOOM_ERROR_NOT_SUPPORTED,
                      "loom_texture_read: the texture is the host's image; read it with Vulkan");
     check_bytes(bytes, t.bytes(), "texture '" + h.name + "'");
+    check_readable_now(*h.runtime, t.data(), "loom_texture_read", "texture '" + h.name + "'");
     h.runtime->device->read_back(t.data());
     std::memcpy(dst, t.data(), t.bytes());
   });
@@ -427,6 +502,16 @@ LoomResult loom_texture_write(LoomTexture texture, const void* src, uint64_t byt
     check_bytes(bytes, t.bytes(), "texture '" + h.name + "'");
     std::memcpy(t.data(), src, t.bytes());
     h.runtime->device->host_wrote(t.data());
+  });
+}
+
+LoomResult loom_texture_read_into(LoomTexture texture, VkCommandBuffer command_buffer,
+                                  LoomReadbackFn done, void* user, LoomReadback* out) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    TextureObject& h = resolve(texture, "loom_texture_read_into: texture");
+    host::Texture& t = capi::texture_of(h);
+    read_into(*h.runtime, t.data(), command_buffer, done, user, out, "texture '" + h.name + "'",
+              "loom_texture_read_into");
   });
 }
 

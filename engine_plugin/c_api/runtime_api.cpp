@@ -33,6 +33,15 @@ vk::HostFrames& RuntimeObject::host_frames() {
 }
 
 void RuntimeObject::retire(Retired module) {
+  if (engine_owned_queue) {
+    // Nothing waits: Loom's recorded work runs in the engine's command buffers, so what it
+    // recorded so far and the frames in flight may all use the module.
+    vk::VulkanRuntime& v = vulkan_of(*this, "retiring a module");
+    module.work = v.work_recorded();
+    module.frame = frames ? frames->frame() : 0;
+    retired.push_back(std::move(module));
+    return;
+  }
   // Work on Loom's own queue is waited for when the module frees its device copies; only
   // command buffers the host records can still hold it.
   if (!frames || frames->stats().launches == 0) {
@@ -52,7 +61,9 @@ void RuntimeObject::release(Retired& module) {
 void RuntimeObject::free_retired(bool all) {
   uint64_t now = frames ? frames->frame() : 0;
   for (size_t i = 0; i < retired.size();) {
-    if (all || now >= retired[i].frame + frames_in_flight) {
+    bool recorded_work_done = !engine_owned_queue || retired[i].work == 0 ||
+                              vulkan_of(*this, "freeing a module").work_done(retired[i].work);
+    if (all || (now >= retired[i].frame + frames_in_flight && recorded_work_done)) {
       release(retired[i]);
       retired.erase(retired.begin() + static_cast<std::ptrdiff_t>(i));
     } else {
@@ -100,16 +111,17 @@ std::function<void(const std::string&)> warner(LoomLogFn log, void* user) {
 }
 
 // The caller's info struct as this library's version of it: the fields within struct_size,
-// the rest 0 (a later header's larger struct is read up to what this library knows).
+// the rest 0 (a later header's larger struct is read up to what this library knows; an
+// older header's, down to `first_size`, the size of the struct's first version).
 template <typename T>
-T read_info(const T* info, const char* what) {
+T read_info(const T* info, const char* what, size_t first_size = sizeof(T)) {
   const T& given = need(info, what);
-  if (given.struct_size < sizeof(T))
+  if (given.struct_size < first_size)
     throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
                    std::string(what) + ": struct_size is " + std::to_string(given.struct_size) +
                        "; set it to sizeof the struct (" + std::to_string(sizeof(T)) + ")");
   T out{};
-  std::memcpy(&out, info, sizeof(T));
+  std::memcpy(&out, info, std::min<size_t>(given.struct_size, sizeof(T)));
   return out;
 }
 
@@ -186,7 +198,10 @@ LoomResult loom_runtime_create(const LoomRuntimeCreateInfo* info, LoomRuntime* o
 
 LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, LoomRuntime* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    const LoomVulkanDeviceImport d = read_info(device, "loom_runtime_import_vulkan: device");
+    // Its first version (ABI 2.0.0) ended before the memory hooks.
+    const LoomVulkanDeviceImport d =
+        read_info(device, "loom_runtime_import_vulkan: device",
+                  offsetof(LoomVulkanDeviceImport, allocation_callbacks));
     need(out, "loom_runtime_import_vulkan: out");
     vk::ImportedDevice host;
     host.instance = d.instance;
@@ -216,6 +231,7 @@ LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, Loom
       vk::set_enabled_features(from_declared, declared);
       host.timeline_semaphore = host.timeline_semaphore || from_declared.timeline_semaphore;
       host.kernel_features |= from_declared.kernel_features;
+      host.memory_budget = host.memory_budget || from_declared.memory_budget;
     }
     if (!d.lock_queue != !d.unlock_queue)
       throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
@@ -238,15 +254,46 @@ LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, Loom
             "Vulkan loader libloom.so links (a layer of the engine's?); Loom calls the loader's");
     }
     host.pipeline_cache = d.pipeline_cache;
+    // Memory hooks: the engine's allocation callbacks and block allocator.
+    if (const VkAllocationCallbacks* a = d.allocation_callbacks;
+        a && (!a->pfnAllocation || !a->pfnReallocation || !a->pfnFree))
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                     "loom_runtime_import_vulkan: allocation_callbacks lacks pfnAllocation, "
+                     "pfnReallocation or pfnFree (Vulkan needs all three)");
+    host.allocation_callbacks = d.allocation_callbacks;
+    if (!d.allocate_memory != !d.free_memory)
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                     "loom_runtime_import_vulkan: give both allocate_memory and free_memory, or "
+                     "neither");
+    if (d.allocate_memory) {
+      host.allocate_memory = [f = d.allocate_memory, user = d.memory_user](
+                                 const VkMemoryAllocateInfo& info, VkDeviceMemory* memory) {
+        return f(user, &info, memory);
+      };
+      host.free_memory = [f = d.free_memory, user = d.memory_user](VkDeviceMemory memory) {
+        f(user, memory);
+      };
+    }
     if (d.pipeline_cache_data_size && !d.pipeline_cache_data)
       throw ApiError(LOOM_ERROR_NULL_HANDLE,
                      "loom_runtime_import_vulkan: pipeline_cache_data is null but "
                      "pipeline_cache_data_size is " +
                          std::to_string(d.pipeline_cache_data_size));
+    // A host built against loom.h 2.0 (its struct ends before queue_mode) gets what 2.0 did.
+    bool says_mode =
+        device->struct_size >= offsetof(LoomVulkanDeviceImport, queue_mode) + sizeof d.queue_mode;
+    int32_t mode = says_mode ? capi::enum_int(d.queue_mode) : int32_t{LOOM_QUEUE_SHARED};
+    if (mode != LOOM_QUEUE_ENGINE_OWNED && mode != LOOM_QUEUE_SHARED)
+      throw ApiError(
+          LOOM_ERROR_INVALID_ARGUMENT,
+          "loom_runtime_import_vulkan: queue_mode " + std::to_string(mode) +
+              " is not a LoomQueueMode (0 LOOM_QUEUE_ENGINE_OWNED, 1 LOOM_QUEUE_SHARED)");
     auto r = std::make_unique<RuntimeObject>();
     r->frames_in_flight = frames_or_default(d.frames_in_flight);
+    r->engine_owned_queue = mode == LOOM_QUEUE_ENGINE_OWNED;
     loom::VulkanDeviceOptions o;
     o.warn = say;
+    o.engine_owned_queue = r->engine_owned_queue;
     if (d.pipeline_cache_data_size) {
       const auto* bytes = static_cast<const uint8_t*>(d.pipeline_cache_data);
       o.pipeline_cache_data.assign(bytes, bytes + d.pipeline_cache_data_size);
@@ -269,7 +316,8 @@ LoomResult loom_runtime_destroy(LoomRuntime runtime) {
                          std::to_string(r->arrays.size()) + " ndarray(s) and " +
                          std::to_string(r->textures.size()) +
                          " texture(s) of the runtime are not destroyed yet");
-    r->device->synchronize();
+    r->readbacks.clear();  // their handles turn stale; the host waited for its frames
+    if (!r->engine_owned_queue) r->device->synchronize();
     r->free_retired(true);
     r->frames.reset();
     std::unique_ptr<RuntimeObject> gone(r);  // its handle turns stale with it
@@ -314,6 +362,28 @@ LoomResult loom_runtime_get_memory_usage(LoomRuntime runtime, uint32_t* count,
   });
 }
 
+LoomResult loom_runtime_get_heap_budget(LoomRuntime runtime, uint32_t heap, uint64_t* budget,
+                                        uint64_t* usage) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    RuntimeObject& r = resolve(runtime, "loom_runtime_get_heap_budget: runtime");
+    uint64_t& b = need(budget, "loom_runtime_get_heap_budget: budget");
+    uint64_t& u = need(usage, "loom_runtime_get_heap_budget: usage");
+    vk::VulkanDevice& d = capi::vulkan_of(r, "loom_runtime_get_heap_budget").device();
+    uint32_t heaps = d.memory_properties().memoryHeapCount;
+    if (heap >= heaps)
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                     "loom_runtime_get_heap_budget: heap " + std::to_string(heap) +
+                         " does not exist; the device has " + std::to_string(heaps));
+    VkPhysicalDeviceMemoryBudgetPropertiesEXT props{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+    b = u = 0;
+    if (d.memory_budget(&props)) {
+      b = props.heapBudget[heap];
+      u = props.heapUsage[heap];
+    }
+  });
+}
+
 LoomResult loom_runtime_get_pipeline_cache_data(LoomRuntime runtime, size_t* size, void* data) {
   return guard(LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_runtime_get_pipeline_cache_data: runtime");
@@ -337,8 +407,30 @@ LoomResult loom_runtime_begin_frame(LoomRuntime runtime) {
   return guard(LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_runtime_begin_frame: runtime");
     if (r.arch != LOOM_ARCH_VULKAN) return;
-    r.host_frames().begin_frame();
+    vk::HostFrames& frames = r.host_frames();
+    frames.begin_frame();
     r.free_retired(false);
+    // Reads that landed, to their callbacks; those the host holds no handle to go after it.
+    std::vector<capi::ReadbackObject*> landed;
+    for (auto& [key, rb] : r.readbacks)
+      if (rb->done && !rb->called && frames.readback_ready(rb->id)) landed.push_back(key);
+    for (capi::ReadbackObject* rb : landed) {
+      rb->called = true;
+      rb->done(rb->user, frames.readback_data(rb->id), frames.readback_bytes(rb->id));
+      if (!rb->host_owned) {
+        frames.release_readback(rb->id);
+        r.readbacks.erase(rb);
+      }
+    }
+  });
+}
+
+LoomResult loom_runtime_record(LoomRuntime runtime, VkCommandBuffer command_buffer) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    RuntimeObject& r = resolve(runtime, "loom_runtime_record: runtime");
+    capi::vulkan_of(r, "loom_runtime_record");
+    need(command_buffer, "loom_runtime_record: command_buffer");
+    r.host_frames().record_pending(command_buffer);
   });
 }
 
@@ -381,13 +473,30 @@ LoomResult loom_runtime_submit(LoomRuntime runtime, uint32_t wait_count, const L
                        "loom_runtime_submit: signals[" + std::to_string(i) + "] is null");
       s.push_back({signals[i].semaphore, signals[i].value});
     }
+    if (r.engine_owned_queue)
+      throw ApiError(LOOM_ERROR_NOT_SUPPORTED,
+                     "loom_runtime_submit: the engine owns the queue (LOOM_QUEUE_ENGINE_OWNED), so "
+                     "Loom submits nothing: loom_runtime_record puts Loom's pending work into a "
+                     "command buffer of the engine's");
     capi::vulkan_of(r, "loom_runtime_submit").submit(w, s);
   });
 }
 
 LoomResult loom_runtime_wait(LoomRuntime runtime) {
-  return guard(LOOM_ERROR_DEVICE,
-               [&] { resolve(runtime, "loom_runtime_wait: runtime").device->synchronize(); });
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    RuntimeObject& r = resolve(runtime, "loom_runtime_wait: runtime");
+    if (r.engine_owned_queue) {
+      vk::VulkanRuntime& v = capi::vulkan_of(r, "loom_runtime_wait");
+      if (!v.work_done(v.work_recorded()))
+        throw ApiError(LOOM_ERROR_NOT_SUPPORTED,
+                       "loom_runtime_wait: Loom's recorded work has not run in a frame the engine "
+                       "completed, and with LOOM_QUEUE_ENGINE_OWNED Loom never waits for the "
+                       "engine's queue (record it with loom_runtime_record, then wait for the "
+                       "frame's fence)");
+      return;
+    }
+    r.device->synchronize();
+  });
 }
 
 }  // extern "C"

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <utility>
 
 #include "runtime/common/abi_fields.h"
 #include "runtime/common/abi_serialize.h"
@@ -231,6 +232,12 @@ class JsonFieldWriter {
   void spirv_code(const char* key, const std::vector<uint32_t>&) {
     size_t i = (*next_blob_)++;
     put(out_, key, str(i < blobs_->size() ? (*blobs_)[i] : ""));
+  }
+  // Absent, not empty, when not present: a module without it reads as before.
+  template <typename T, typename Each>
+  void optional_list(const char* key, bool present, const std::vector<T>& items, uint32_t max,
+                     Each&& each) {
+    if (present) list(key, items, max, std::forward<Each>(each));
   }
   void require(bool, const char*) {}
 
@@ -620,6 +627,13 @@ class JsonFieldReader {
                                      " has " + std::to_string(begin.size()));
   }
   void spirv_code(const char* key, std::vector<uint32_t>&) { blobs_->push_back(r_.string(key)); }
+  template <typename T, typename Each>
+  void optional_list(const char* key, bool& present, std::vector<T>& items, uint32_t max,
+                     Each&& each) {
+    present = r_.json().find(key) != nullptr;
+    items.clear();
+    if (present) list(key, items, max, std::forward<Each>(each));
+  }
   void require(bool ok, const char* why) {
     if (!ok) r_.fail(why);
   }

@@ -74,6 +74,12 @@ class FieldWriter {
     out_.u64(bytes.size());
     out_.raw(bytes.data(), bytes.size());
   }
+  template <typename T, typename Each>
+  void optional_list(const char* key, bool present, const std::vector<T>& items, uint32_t max,
+                     Each&& each) {
+    flag(key, present);
+    if (present) list(key, items, max, std::forward<Each>(each));
+  }
   void require(bool, const char*) {}
 
  private:
@@ -169,6 +175,15 @@ class FieldReader {
     room(key, size);
     bytes.resize(size);
     in_.raw(bytes.data(), size);
+  }
+  template <typename T, typename Each>
+  void optional_list(const char* key, bool& present, std::vector<T>& items, uint32_t max,
+                     Each&& each) {
+    uint8_t raw = read<uint8_t>(key);
+    if (raw > 1) fail(key, "has a presence flag " + std::to_string(raw) + ", not 0 or 1");
+    present = raw == 1;
+    items.clear();
+    if (present) list(key, items, max, std::forward<Each>(each));
   }
   void require(bool ok, const char* why) {
     if (!ok) in_.fail(path() + " " + why);

@@ -19,6 +19,9 @@
 //   v.bound_pairs(kb, begin, ke, end, max)  the begin and end bounds of the same dimensions
 //   v.spirv_code(key, words)                binary: the words; JSON: the name of the blob holding
 //   them v.object_code(key, bytes)               binary only: the code of a KernelRecord
+//   v.optional_list(key, present, items, max, each)  a list that older writers did not have:
+//                                           binary: a flag, then the list when present; JSON:
+//                                           the key only when present, absent reads as not
 //   v.require(ok, why)                      a rule across fields; a reader fails with `why`
 // V::kForm says which form walks, for the few fields that one form keeps elsewhere.
 #pragma once
@@ -80,6 +83,22 @@ void visit_fields(V& v, T& t) {
   v.integer("dims", t.dims, 1, kMaxDims);
 }
 
+// `resource_count`: the kernel's resource slots, which `slot` indexes.
+template <typename V, FieldsOf<ResourceAccess> A>
+void visit_fields(V& v, A& a, size_t resource_count) {
+  v.integer("slot", a.slot, 0, static_cast<int64_t>(resource_count) - 1);
+  v.text("name", a.name);
+  v.choice("access", a.access, kAllResourceAccess, resource_access_name);
+  v.require(a.access != 0, "records no access");
+}
+
+// Slots listed once each, in order.
+inline bool in_slot_order(const std::vector<ResourceAccess>& list) {
+  for (size_t i = 1; i < list.size(); ++i)
+    if (list[i].slot <= list[i - 1].slot) return false;
+  return true;
+}
+
 template <typename V, FieldsOf<KernelABI> A>
 void visit_fields(V& v, A& abi) {
   // A module keeps the name once, on its kernel (KernelInfo::name).
@@ -90,6 +109,10 @@ void visit_fields(V& v, A& abi) {
   v.types("returns", abi.returns, kMaxReturns, /*void_ok=*/false);
   v.list("tasks", abi.tasks, kMaxListed);
   v.integer("temps_size", abi.temps_size, 0, kMaxI32);
+  // Last, and optional: modules written before it read as "not recorded".
+  v.optional_list("resource_access", abi.resource_access_known, abi.resource_access, kMaxListed,
+                  [&](auto& item, auto& a) { visit_fields(item, a, abi.resources.size()); });
+  v.require(in_slot_order(abi.resource_access), "lists a resource slot twice or out of order");
 }
 
 template <typename V, FieldsOf<KernelRecord> R>

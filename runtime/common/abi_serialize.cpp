@@ -11,7 +11,8 @@ namespace loom {
 namespace {
 
 constexpr char kMagic[8] = {'L', 'O', 'O', 'M', 'K', 'R', 'N', 'L'};
-constexpr uint32_t kRecordVersion = 3;  // 3: task extent functions report work per row
+// 3: task extent functions report work per row; 4: the kernel's resource access.
+constexpr uint32_t kRecordVersion = 4;
 
 }  // namespace
 

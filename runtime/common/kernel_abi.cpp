@@ -21,6 +21,11 @@ const char* resource_kind_name(ResourceKind k) {
   return "?";
 }
 
+const char* resource_access_name(uint8_t access) {
+  static constexpr const char* kNames[] = {"", "r", "w", "rw", "a", "ra", "wa", "rwa"};
+  return access <= kAllResourceAccess ? kNames[access] : "?";
+}
+
 const char* layout_name(Layout l) {
   switch (l) {
     case Layout::AoS: return "aos";

@@ -90,6 +90,23 @@ struct TaskDesc {
   uint8_t dims = 1;           // dimensions of the iteration space
 };
 
+// What a kernel's code does to a resource, as bits: engines with render graphs declare reads
+// and writes before they record a pass. An atomic is a read-modify-write of its own (a
+// render graph treats it as read-write), so it is not also counted as a read and a write.
+enum ResourceAccessBits : uint8_t { kResourceRead = 1, kResourceWrite = 2, kResourceAtomic = 4 };
+constexpr uint8_t kAllResourceAccess = kResourceRead | kResourceWrite | kResourceAtomic;
+// "r", "w", "rw", "a", "ra", "wa", "rwa" ("" for 0): the JSON spelling and what tools print.
+const char* resource_access_name(uint8_t access);
+
+// One resource slot the kernel's code touches and how.
+struct ResourceAccess {
+  int32_t slot = 0;  // into KernelABI::resources
+  // The field, the ndarray or texture parameter, or for an argpack member the parameter and
+  // the member's path ("job.out", "job.inner.grid").
+  std::string name;
+  uint8_t access = 0;  // ResourceAccessBits
+};
+
 struct KernelABI {
   std::string name;
   std::vector<ParamDesc> params;
@@ -97,6 +114,14 @@ struct KernelABI {
   std::vector<ValueType> returns;
   std::vector<TaskDesc> tasks;
   uint32_t temps_size = 0;
+  // Every slot the code reads, writes or updates atomically, in slot order; found by the
+  // compiler in the IR after every pass (compiler/passes/resource_access.h), so accesses the
+  // passes removed do not count, and a slot the code never touches is not listed. Lowering
+  // names argpack members here first (access 0: their path is known only there).
+  // `resource_access_known` false: not recorded (modules written before Loom recorded it),
+  // which says nothing about what the code touches.
+  bool resource_access_known = false;
+  std::vector<ResourceAccess> resource_access;
 };
 
 // Byte offset of every scalar component of every return value, in order, each at its

@@ -21,6 +21,7 @@ uint32_t max_spirv_version(uint32_t vulkan_api_version) {
   if (major > 1 || (major == 1 && minor >= 3)) return 0x00010600;
   if (major == 1 && minor == 2) return kSpirv1_5;
   if (major == 1 && minor == 1) return kSpirv1_3;
+  if (major == 1) return kSpirv1_0;
   return 0;
 }
 

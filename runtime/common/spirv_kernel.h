@@ -86,12 +86,18 @@ enum SpirvRequirement : uint32_t {
 constexpr uint32_t kAllSpirvRequirements = (1u << 12) - 1;
 
 // SPIR-V versions as a module's header word 1 holds them.
+constexpr uint32_t kSpirv1_0 = 0x00010000;
 constexpr uint32_t kSpirv1_3 = 0x00010300;
 constexpr uint32_t kSpirv1_5 = 0x00010500;
 // The newest SPIR-V a device of `vulkan_api_version` (VK_MAKE_API_VERSION form, as
-// VkPhysicalDeviceProperties::apiVersion) accepts: 1.3 for Vulkan 1.1, 1.5 for 1.2, 1.6 for
-// 1.3 and later; 0 for Vulkan 1.0, which Loom does not target.
+// VkPhysicalDeviceProperties::apiVersion) accepts: 1.0 for Vulkan 1.0, 1.3 for 1.1, 1.5 for
+// 1.2, 1.6 for 1.3 and later; 0 for a value that is no Vulkan version (0.x).
 uint32_t max_spirv_version(uint32_t vulkan_api_version);
+// The SpirvRequirement bits SPIR-V 1.0 code may use: the Vulkan 1.0 core features. The others
+// need extensions a Vulkan 1.0 device rarely has (8/16-bit storage, 64-bit and float atomics,
+// shaderInt8), so kernels needing them are refused for SPIR-V 1.0 targets by name.
+constexpr uint32_t kSpirv1_0Requirements =
+    kNeedInt64 | kNeedFloat64 | kNeedInt16 | kNeedStorageImageExtendedFormats;
 // "1.5"; "?" for a word that is no SPIR-V version.
 std::string spirv_version_text(uint32_t version);
 // "1.2" for a VK_MAKE_API_VERSION value.

@@ -6,8 +6,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
+
+#include "runtime/cpu/gdb_jit.h"
+#include "runtime/cpu/unwind_frames.h"
 
 namespace loom::cpu {
 
@@ -23,6 +27,8 @@ constexpr uint64_t kPopulateBytes = uint64_t{256} * 1024;  // jmp *disp32(%rip),
 // addend includes the distance from the field to the end of its instruction (-4, -5, -8 for
 // an immediate after it), and x86 instructions are at most 15 bytes.
 constexpr int64_t kAddendSlack = 16;
+// The zero-length entry that ends an .eh_frame for libgcc; objects leave it to the linker.
+constexpr uint64_t kEhFrameTerminatorBytes = 4;
 
 // Where a loaded section goes. The GOT is a constant (written before protection), the call
 // stubs are code.
@@ -150,8 +156,10 @@ class ElfLinker {
     map_and_copy();
     fill_got_and_stubs();
     apply_relocations();
+    check_unwind_table();
     protect();
     list_symbols();
+    register_with_tools();
     return std::move(image_);
   }
 
@@ -284,12 +292,19 @@ class ElfLinker {
       unsupported("extended symbol section indices (" + section_label(i) + ")");
     if (!(h.sh_flags & SHF_ALLOC)) return;  // debug info, notes, string tables, relocations
     if (h.sh_flags & SHF_TLS) unsupported("thread-local storage (" + section_label(i) + ")");
-    // Unwind tables are not registered: kernels never throw through their code.
-    if (h.sh_type == SHT_X86_64_UNWIND || s.name == ".eh_frame" || h.sh_type == SHT_NOTE) return;
+    if (h.sh_type == SHT_NOTE) return;
+    // The unwind table is loaded with the constants (relocations write it, then it is only
+    // read) and registered once checked, for debuggers, profilers and backtrace().
+    bool unwind_table = h.sh_type == SHT_X86_64_UNWIND || s.name == ".eh_frame";
+    if (unwind_table && eh_frame_ != 0)
+      unsupported("two unwind tables, " + section_label(eh_frame_) + " and " + section_label(i));
+    if (unwind_table && h.sh_type == SHT_NOBITS)
+      corrupt("the unwind table, " + section_label(i) + ", has no contents");
+    if (unwind_table) eh_frame_ = i;
     if (h.sh_type == SHT_INIT_ARRAY || h.sh_type == SHT_FINI_ARRAY ||
         h.sh_type == SHT_PREINIT_ARRAY)
       unsupported("static constructors or destructors (" + section_label(i) + ")");
-    if (h.sh_type != SHT_PROGBITS && h.sh_type != SHT_NOBITS)
+    if (h.sh_type != SHT_PROGBITS && h.sh_type != SHT_NOBITS && !unwind_table)
       unsupported("loaded " + section_label(i) + " of type " + hex(h.sh_type));
     if ((h.sh_flags & SHF_EXECINSTR) && (h.sh_flags & SHF_WRITE))
       unsupported("writable code (" + section_label(i) + ")");
@@ -299,7 +314,9 @@ class ElfLinker {
     if (h.sh_size > kMaxImageBytes)
       unsupported(section_label(i) + " of " + std::to_string(h.sh_size) +
                   " bytes (a kernel's object may need 1 GiB)");
-    if (h.sh_flags & SHF_EXECINSTR) {
+    if (unwind_table) {
+      s.region = kConstants;
+    } else if (h.sh_flags & SHF_EXECINSTR) {
       s.region = kCode;
     } else if (!(h.sh_flags & SHF_WRITE) || s.name.starts_with(".data.rel.ro")) {
       s.region = kConstants;  // .data.rel.ro is written by relocations only, then read-only
@@ -433,6 +450,7 @@ class ElfLinker {
         cursor = align_up(cursor, std::max<uint64_t>(s.h.sh_addralign, 1));
         s.offset = cursor;
         grow(s.h.sh_size);
+        if (eh_frame_ != 0 && &s == &sections_[eh_frame_]) grow(kEhFrameTerminatorBytes);
       }
       if (region == kCode) {
         stub_offset_ = cursor = align_up(cursor, 8);
@@ -463,7 +481,7 @@ class ElfLinker {
     image_->base_ = base_ = static_cast<uint8_t*>(p);
     image_->size_ = image_bytes_;
     for (const Section& s : sections_)
-      if (s.region != kNotLoaded && s.h.sh_type == SHT_PROGBITS && s.h.sh_size > 0)
+      if (s.region != kNotLoaded && s.h.sh_type != SHT_NOBITS && s.h.sh_size > 0)
         std::memcpy(base_ + s.offset, bytes_.data() + s.h.sh_offset, s.h.sh_size);
   }
 
@@ -616,6 +634,35 @@ class ElfLinker {
               std::to_string(image_bytes_) + " bytes)");
   }
 
+  // The relocated unwind table, checked before libgcc may read it (register_with_tools).
+  void check_unwind_table() {
+    if (eh_frame_ == 0) return;
+    const Section& s = sections_[eh_frame_];
+    EhFrameCheck check = check_eh_frame(std::span<const uint8_t>(base_ + s.offset, s.h.sh_size),
+                                        address(region_begin_[kCode]), address(region_end_[kCode]));
+    if (!check.problem.empty())
+      corrupt("the unwind table, " + section_label(eh_frame_) + ", " + check.problem);
+    eh_frame_fdes_ = check.fdes;
+  }
+
+  // Last, when nothing can fail any more: the unwind table goes to libgcc and the object, its
+  // sections' addresses filled in, to debuggers (gdb_jit.h); ~ElfImage takes both back.
+  void register_with_tools() {
+    if (eh_frame_fdes_ > 0) {
+      image_->eh_frame_ = base_ + sections_[eh_frame_].offset;
+      register_eh_frame(image_->eh_frame_);
+    }
+    std::vector<uint8_t> symfile(bytes_.begin(), bytes_.end());
+    for (uint64_t i = 1; i < sections_.size(); ++i) {
+      if (sections_[i].region == kNotLoaded) continue;
+      uint64_t at = address(sections_[i].offset);
+      std::memcpy(
+          symfile.data() + header_.e_shoff + i * sizeof(Elf64_Shdr) + offsetof(Elf64_Shdr, sh_addr),
+          &at, sizeof at);
+    }
+    image_->debugger_entry_ = std::make_unique<GdbJitEntry>(std::move(symfile));
+  }
+
   void protect() {
     const int modes[kRegions] = {PROT_READ | PROT_EXEC, PROT_READ, PROT_READ | PROT_WRITE};
     for (int region = 0; region < kRegions; ++region) {
@@ -661,6 +708,8 @@ class ElfLinker {
   Elf64_Ehdr header_{};
   std::vector<Section> sections_;
   uint64_t symtab_ = 0;
+  uint64_t eh_frame_ = 0;  // the unwind table's section, 0 when there is none
+  size_t eh_frame_fdes_ = 0;
   std::vector<Elf64_Sym> symbols_;
   std::vector<std::string_view> names_;  // of symbols_, pointing into the object
   std::vector<SymbolState> state_;
@@ -679,6 +728,9 @@ std::unique_ptr<ElfImage> ElfImage::load(std::span<const uint8_t> object, const 
 }
 
 ElfImage::~ElfImage() {
+  // Debuggers and the unwinder let go of the code before it is unmapped.
+  debugger_entry_.reset();
+  if (eh_frame_) deregister_eh_frame(eh_frame_);
   if (base_) munmap(base_, size_);
 }
 

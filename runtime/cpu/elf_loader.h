@@ -4,7 +4,9 @@
 // applied, undefined symbols resolved from the process (dlsym) when kernels may import them
 // (kernel_may_import), then code is made R+X, constants read-only and data RW. Every offset
 // in the object, and every address a relocation computes, is checked before use, so a corrupt
-// or truncated object is a loom::Error, never a crash.
+// or truncated object is a loom::Error, never a crash. A loaded image is visible to tools
+// while it lives: its .eh_frame registered with the unwinder (unwind_frames.h) and the object
+// listed for debuggers through GDB's JIT interface (gdb_jit.h).
 #pragma once
 
 #include <cstddef>
@@ -20,6 +22,8 @@
 #include "runtime/common/error.h"
 
 namespace loom::cpu {
+
+class GdbJitEntry;
 
 // A symbol the object defines, where it was loaded.
 struct ElfSymbol {
@@ -71,7 +75,9 @@ class ElfImage {
   };
   uint8_t* base_ = nullptr;
   size_t size_ = 0;
-  std::string names_;  // the names of symbols_, each NUL-terminated
+  const uint8_t* eh_frame_ = nullptr;            // registered with the unwinder (unwind_frames.h)
+  std::unique_ptr<GdbJitEntry> debugger_entry_;  // listed for debuggers (gdb_jit.h)
+  std::string names_;                            // the names of symbols_, each NUL-terminated
   std::vector<Named> symbols_;
 };
 

@@ -102,6 +102,9 @@ struct VulkanDeviceOptions {
   std::string pipeline_cache_dir;            // "" keeps the pipeline cache in memory
   std::vector<uint8_t> pipeline_cache_data;  // an earlier cache's data to start from
   std::function<void(const std::string&)> warn;
+  // `shared` is an engine's, and the engine owns its queue: Loom never submits to it or waits
+  // on it (vk::RuntimeOptions::engine_owned_queue).
+  bool engine_owned_queue = false;
 };
 // Its own Vulkan device (throws loom::Error when there is none), or `shared` (a renderer's
 // or a host engine's, used from the same thread; `select` and `validation` are then its

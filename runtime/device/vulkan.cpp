@@ -34,6 +34,7 @@ vk::RuntimeOptions runtime_options(const VulkanDeviceOptions& o) {
   r.pipeline_cache_dir = o.pipeline_cache_dir;
   r.pipeline_cache_data = o.pipeline_cache_data;
   r.warn = o.warn;
+  r.engine_owned_queue = o.engine_owned_queue;
   return r;
 }
 

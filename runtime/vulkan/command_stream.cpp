@@ -21,39 +21,60 @@ constexpr VkPipelineStageFlags kWorkStages =
 
 VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a) { return (v + a - 1) / a * a; }
 
+// Everything written so far becomes visible to the host once the submission completes.
+void record_host_read_barrier(VkCommandBuffer cb) {
+  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cb, kWorkStages, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0,
+                       nullptr);
+}
+
 }  // namespace
 
-CommandStream::CommandStream(VulkanDevice& device, MemoryAllocator& allocator)
-    : device_(device), allocator_(allocator) {
+CommandStream::CommandStream(VulkanDevice& device, MemoryAllocator& allocator, bool deferred)
+    : device_(device), allocator_(allocator), deferred_(deferred) {
   VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pci.queueFamilyIndex = device.queue_family();
-  check(vkCreateCommandPool(device.device(), &pci, nullptr, &pool_), "creating a command pool");
-  if (!device.timeline_semaphores()) return;  // fences, one per submission
+  check(vkCreateCommandPool(device.device(), &pci, device.host_allocator(), &pool_),
+        "creating a command pool");
+  // Deferred: the host's frames say what completed. Otherwise fences, one per submission.
+  if (deferred || !device.timeline_semaphores()) return;
   VkSemaphoreTypeCreateInfo tci{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
   tci.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
   VkSemaphoreCreateInfo sci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
   sci.pNext = &tci;
-  VkResult r = vkCreateSemaphore(device.device(), &sci, nullptr, &timeline_);
+  VkResult r = vkCreateSemaphore(device.device(), &sci, device.host_allocator(), &timeline_);
   if (r != VK_SUCCESS) {
-    vkDestroyCommandPool(device.device(), pool_, nullptr);
+    vkDestroyCommandPool(device.device(), pool_, device.host_allocator());
     check(r, "creating a timeline semaphore");
   }
 }
 
 CommandStream::~CommandStream() {
   try {
-    if (last_submitted_) wait(last_submitted_);
+    // Deferred: the host let its frames complete before destroying the runtime (the
+    // contract); recordings it never executed are simply freed.
+    if (last_submitted_ && !deferred_) wait(last_submitted_);
   } catch (...) {  // a lost device: nothing left to wait for
   }
   chunks_.clear();
-  for (const Fenced& f : fenced_) vkDestroyFence(device_.device(), f.fence, nullptr);
-  for (VkFence f : spare_fences_) vkDestroyFence(device_.device(), f, nullptr);
-  if (timeline_) vkDestroySemaphore(device_.device(), timeline_, nullptr);
-  if (pool_) vkDestroyCommandPool(device_.device(), pool_, nullptr);
+  for (const Fenced& f : fenced_)
+    vkDestroyFence(device_.device(), f.fence, device_.host_allocator());
+  for (VkFence f : spare_fences_) vkDestroyFence(device_.device(), f, device_.host_allocator());
+  if (timeline_) vkDestroySemaphore(device_.device(), timeline_, device_.host_allocator());
+  if (pool_) vkDestroyCommandPool(device_.device(), pool_, device_.host_allocator());
 }
 
 uint64_t CommandStream::completed() {
+  if (deferred_) {
+    while (!executed_.empty() && executed_.front().frame <= frames_completed_) {
+      deferred_completed_ = executed_.front().value;
+      executed_.pop_front();
+    }
+    return deferred_completed_;
+  }
   if (timeline_) {
     uint64_t v = 0;
     check(vkGetSemaphoreCounterValue(device_.device(), timeline_, &v),
@@ -80,11 +101,19 @@ VkFence CommandStream::fence_for_submission() {
   }
   VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   VkFence f = VK_NULL_HANDLE;
-  check(vkCreateFence(device_.device(), &fci, nullptr, &f), "creating a fence");
+  check(vkCreateFence(device_.device(), &fci, device_.host_allocator(), &f), "creating a fence");
   return f;
 }
 
 bool CommandStream::wait_for_value(uint64_t value, uint64_t timeout_ns) {
+  if (deferred_) {
+    if (completed() >= value) return true;
+    throw Error(
+        "Loom would have to wait for the engine's queue: the runtime runs in the engine-owned "
+        "queue mode, where Loom never submits or waits, and the work in question has not run "
+        "in a frame the engine completed (record reads with loom_array_read_into or "
+        "loom_texture_read_into instead)");
+  }
   VkResult r;
   if (timeline_) {
     VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
@@ -111,7 +140,7 @@ VkCommandBuffer CommandStream::recording() {
   if (current_ < 0) {
     VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     ai.commandPool = pool_;
-    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.level = deferred_ ? VK_COMMAND_BUFFER_LEVEL_SECONDARY : VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     ai.commandBufferCount = 1;
     Cmd c;
     check(vkAllocateCommandBuffers(device_.device(), &ai, &c.cb), "allocating a command buffer");
@@ -123,6 +152,8 @@ VkCommandBuffer CommandStream::recording() {
   check(vkResetCommandBuffer(c.cb, 0), "resetting a command buffer");
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  VkCommandBufferInheritanceInfo inherit{VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO};
+  if (deferred_) bi.pInheritanceInfo = &inherit;  // executed outside any render pass
   check(vkBeginCommandBuffer(c.cb, &bi), "beginning a command buffer");
   return c.cb;
 }
@@ -282,6 +313,7 @@ void CommandStream::download_image(GpuImage& src, void* host) {
 uint64_t CommandStream::submit(const std::vector<SemaphoreWait>& waits,
                                const std::vector<SemaphoreSignal>& signals) {
   if (current_ < 0 && waits.empty() && signals.empty()) return last_submitted_;
+  if (deferred_) return park(waits, signals);
   for (const SemaphoreWait& w : waits)
     if (!w.semaphore || !w.stages)
       throw Error("a submission waits for a VK_NULL_HANDLE semaphore or at no pipeline stage");
@@ -302,12 +334,7 @@ uint64_t CommandStream::submit(const std::vector<SemaphoreWait>& waits,
   VkCommandBuffer cb = VK_NULL_HANDLE;
   if (current_ >= 0) {
     cb = cmds_[static_cast<size_t>(current_)].cb;
-    // Everything written so far becomes visible to the host once the semaphore signals.
-    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    vkCmdPipelineBarrier(cb, kWorkStages, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0,
-                         nullptr);
+    record_host_read_barrier(cb);
     check(vkEndCommandBuffer(cb), "ending a command buffer");
   }
   uint64_t value = last_submitted_ + 1;
@@ -350,6 +377,28 @@ uint64_t CommandStream::submit(const std::vector<SemaphoreWait>& waits,
   last_submitted_ = value;
   ++stats_.submits;
   if (current_ < 0) return value;
+  mark_submitted(value);
+  return value;
+}
+
+uint64_t CommandStream::park(const std::vector<SemaphoreWait>& waits,
+                             const std::vector<SemaphoreSignal>& signals) {
+  if (!waits.empty() || !signals.empty())
+    throw Error(
+        "a submission with semaphores, but the runtime runs in the engine-owned queue mode: "
+        "Loom submits nothing; the engine's own submission waits and signals");
+  if (current_ < 0) return last_submitted_;
+  VkCommandBuffer cb = cmds_[static_cast<size_t>(current_)].cb;
+  record_host_read_barrier(cb);
+  check(vkEndCommandBuffer(cb), "ending a command buffer");
+  uint64_t value = ++last_submitted_;
+  parked_.push_back({value, cb});
+  ++stats_.parked;
+  mark_submitted(value);
+  return value;
+}
+
+void CommandStream::mark_submitted(uint64_t value) {
   cmds_[static_cast<size_t>(current_)].busy_until = value;
   for (auto& ch : chunks_)
     if (ch->busy_until == kRecording) ch->busy_until = value;
@@ -357,7 +406,23 @@ uint64_t CommandStream::submit(const std::vector<SemaphoreWait>& waits,
     if (d.value == kRecording) d.value = value;
   current_ = -1;
   pending_ = 0;
-  return value;
+}
+
+std::vector<VkCommandBuffer> CommandStream::take_parked(uint64_t frame) {
+  if (!deferred_) throw Error("take_parked: the command stream submits to the queue itself");
+  submit();
+  std::vector<VkCommandBuffer> out;
+  for (const Parked& p : parked_) {
+    out.push_back(p.cb);
+    executed_.push_back({p.value, frame});
+  }
+  parked_.clear();
+  return out;
+}
+
+void CommandStream::host_frames_completed(uint64_t frame) {
+  frames_completed_ = std::max(frames_completed_, frame);
+  land_downloads(completed());
 }
 
 void CommandStream::land_downloads(uint64_t done) {

@@ -8,6 +8,12 @@
 // last barrier. Transfers go through staging chunks recycled once their submission
 // completes. The host waits only for the submission it needs, never for the whole device.
 // A submission can also wait for and signal a host's semaphores (binary or timeline).
+//
+// Deferred (an engine that owns its queue): the stream never touches the queue. submit()
+// closes the recording as a secondary command buffer, parked until the next command buffer
+// of the engine's that Loom records into executes it (take_parked); a value completes when
+// the engine's frame that executed it has (host_frames_completed). Nothing waits: wait() on
+// a value not complete yet is an error, never a block.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -41,7 +47,7 @@ struct SemaphoreSignal {
 
 class CommandStream {
  public:
-  CommandStream(VulkanDevice& device, MemoryAllocator& allocator);
+  CommandStream(VulkanDevice& device, MemoryAllocator& allocator, bool deferred = false);
   ~CommandStream();  // waits for its own submissions only
   CommandStream(const CommandStream&) = delete;
   CommandStream& operator=(const CommandStream&) = delete;
@@ -82,6 +88,15 @@ class CommandStream {
                    VkDeviceSize* offset);
 
   size_t pending() const { return pending_; }  // commands since the last submit
+  bool deferred() const { return deferred_; }
+  // The value that marks completion of everything recorded so far (the current recording's
+  // once it is submitted; 0 when nothing was ever recorded).
+  uint64_t recorded_value() const { return current_ >= 0 ? last_submitted_ + 1 : last_submitted_; }
+  // Deferred: closes the recording, and hands the secondary command buffers parked so far to
+  // a host command buffer of frame `frame`, in order; they complete with that frame.
+  std::vector<VkCommandBuffer> take_parked(uint64_t frame);
+  // Deferred: the host's frames up to `frame` have completed on the GPU.
+  void host_frames_completed(uint64_t frame);
   // The timeline value the current recording will signal when submitted.
   uint64_t recording_value() const { return last_submitted_ + 1; }
   uint64_t submit() {
@@ -99,6 +114,7 @@ class CommandStream {
 
   struct Stats {
     uint64_t submits = 0, waits = 0, barriers = 0, dispatches = 0;
+    uint64_t parked = 0;  // deferred: recordings handed to the host's command buffers
     uint64_t bytes_uploaded = 0, bytes_updated = 0, bytes_downloaded = 0;
   };
   const Stats& stats() const { return stats_; }
@@ -124,12 +140,28 @@ class CommandStream {
 
   Chunk& staging(VkDeviceSize bytes, VkDeviceSize alignment, bool readback, VkDeviceSize* offset);
   void land_downloads(uint64_t completed);
+  // Deferred submit(): closes the recording and parks it for the host.
+  uint64_t park(const std::vector<SemaphoreWait>& waits,
+                const std::vector<SemaphoreSignal>& signals);
+  // The current recording now belongs to submission `value`.
+  void mark_submitted(uint64_t value);
   VkFence fence_for_submission();
   // Waits for `value` for at most `timeout_ns`; false on a timeout.
   bool wait_for_value(uint64_t value, uint64_t timeout_ns);
 
   VulkanDevice& device_;
   MemoryAllocator& allocator_;
+  const bool deferred_;
+  struct Parked {
+    uint64_t value;
+    VkCommandBuffer cb;
+  };
+  std::vector<Parked> parked_;  // deferred: closed, not yet executed by the host
+  struct Executed {
+    uint64_t value, frame;
+  };
+  std::deque<Executed> executed_;  // deferred: in a host frame not known complete
+  uint64_t frames_completed_ = 0, deferred_completed_ = 0;
   VkCommandPool pool_ = VK_NULL_HANDLE;
   VkSemaphore timeline_ = VK_NULL_HANDLE;  // null on a device without timeline semaphores
   struct Fenced {

@@ -10,7 +10,8 @@ namespace loom::vk {
 DescriptorAllocator::DescriptorAllocator(VulkanDevice& device) : device_(device) {}
 
 DescriptorAllocator::~DescriptorAllocator() {
-  for (VkDescriptorPool p : pools_) vkDestroyDescriptorPool(device_.device(), p, nullptr);
+  for (VkDescriptorPool p : pools_)
+    vkDestroyDescriptorPool(device_.device(), p, device_.host_allocator());
 }
 
 void DescriptorAllocator::add_pool() {
@@ -25,7 +26,7 @@ void DescriptorAllocator::add_pool() {
   ci.poolSizeCount = static_cast<uint32_t>(std::size(sizes));
   ci.pPoolSizes = sizes;
   VkDescriptorPool pool;
-  check(vkCreateDescriptorPool(device_.device(), &ci, nullptr, &pool),
+  check(vkCreateDescriptorPool(device_.device(), &ci, device_.host_allocator(), &pool),
         "creating a descriptor pool");
   pools_.push_back(pool);
 }

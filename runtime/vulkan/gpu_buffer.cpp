@@ -24,7 +24,8 @@ GpuBuffer::GpuBuffer(VulkanDevice& device, MemoryAllocator& allocator, VkDeviceS
   ci.size = size_;
   ci.usage = usage;
   ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  check(vkCreateBuffer(device.device(), &ci, nullptr, &buffer_), "creating a buffer for " + what);
+  check(vkCreateBuffer(device.device(), &ci, device.host_allocator(), &buffer_),
+        "creating a buffer for " + what);
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(device.device(), buffer_, &req);
   try {
@@ -40,7 +41,7 @@ GpuBuffer::GpuBuffer(VulkanDevice& device, MemoryAllocator& allocator, VkDeviceS
 GpuBuffer::~GpuBuffer() { reset(); }
 
 void GpuBuffer::reset() {
-  if (buffer_) vkDestroyBuffer(device_->device(), buffer_, nullptr);
+  if (buffer_) vkDestroyBuffer(device_->device(), buffer_, device_->host_allocator());
   if (memory_) allocator_->free(memory_);
   buffer_ = VK_NULL_HANDLE;
   memory_ = {};

@@ -38,7 +38,8 @@ GpuImage::GpuImage(VulkanDevice& device, MemoryAllocator& allocator, TextureForm
              VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT;
   ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  check(vkCreateImage(device.device(), &ci, nullptr, &image_), "creating the image of " + what);
+  check(vkCreateImage(device.device(), &ci, device.host_allocator(), &image_),
+        "creating the image of " + what);
   try {
     VkMemoryRequirements req;
     vkGetImageMemoryRequirements(device.device(), image_, &req);
@@ -50,7 +51,8 @@ GpuImage::GpuImage(VulkanDevice& device, MemoryAllocator& allocator, TextureForm
     vi.viewType = ndim == 3 ? VK_IMAGE_VIEW_TYPE_3D : VK_IMAGE_VIEW_TYPE_2D;
     vi.format = ci.format;
     vi.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    check(vkCreateImageView(device.device(), &vi, nullptr, &view_), "creating the view of " + what);
+    check(vkCreateImageView(device.device(), &vi, device.host_allocator(), &view_),
+          "creating the view of " + what);
   } catch (...) {
     reset();
     throw;
@@ -60,8 +62,8 @@ GpuImage::GpuImage(VulkanDevice& device, MemoryAllocator& allocator, TextureForm
 GpuImage::~GpuImage() { reset(); }
 
 void GpuImage::reset() {
-  if (view_) vkDestroyImageView(device_->device(), view_, nullptr);
-  if (image_) vkDestroyImage(device_->device(), image_, nullptr);
+  if (view_) vkDestroyImageView(device_->device(), view_, device_->host_allocator());
+  if (image_) vkDestroyImage(device_->device(), image_, device_->host_allocator());
   if (memory_) allocator_->free(memory_);
   view_ = VK_NULL_HANDLE;
   image_ = VK_NULL_HANDLE;

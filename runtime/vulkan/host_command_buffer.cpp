@@ -25,6 +25,15 @@ void HostCommandBuffer::hazard(const Accesses& accesses) {
   hazards_.add(accesses);
 }
 
+void HostCommandBuffer::execute(const std::vector<VkCommandBuffer>& secondaries) {
+  if (secondaries.empty()) return;
+  hazard({});  // the entry barrier, once per frame: after everything earlier on the queue
+  vkCmdExecuteCommands(cb, static_cast<uint32_t>(secondaries.size()), secondaries.data());
+  record_work_barrier(cb);  // what they wrote, before the commands Loom records next
+  ++frames.stats_.barriers;
+  hazards_.clear();
+}
+
 uint8_t* HostCommandBuffer::args_slot(VkDeviceSize bytes, VkDeviceSize alignment, VkBuffer* buffer,
                                       VkDeviceSize* offset) {
   return frames.args_slot(bytes, alignment, buffer, offset);

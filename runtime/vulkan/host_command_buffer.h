@@ -5,6 +5,8 @@
 
 #include <vulkan/vulkan.h>
 
+#include <vector>
+
 #include <cstdint>
 
 #include "runtime/vulkan/hazard_set.h"
@@ -21,6 +23,9 @@ class HostCommandBuffer {
   // Host-visible memory the GPU may read until this frame completes.
   uint8_t* args_slot(VkDeviceSize bytes, VkDeviceSize alignment, VkBuffer* buffer,
                      VkDeviceSize* offset);
+  // Secondary command buffers (the stream's, where the engine owns the queue), after the
+  // entry barrier, with a barrier after them before Loom's next commands here.
+  void execute(const std::vector<VkCommandBuffer>& secondaries);
   // An argpack's new contents, written inside the command buffer.
   void update(VkBuffer dst, uint64_t id, const void* data, VkDeviceSize bytes);
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "runtime/common/error.h"
+#include "runtime/vulkan/command_stream.h"
 #include "runtime/vulkan/host_command_buffer.h"
 #include "runtime/vulkan/memory_allocator.h"
 #include "runtime/vulkan/vulkan_runtime.h"
@@ -74,6 +75,90 @@ void HostFrames::begin_frame() {
   runtime_.frame_ = frame_;
   runtime_.frame_completed_ = frame_ > in_flight_ ? frame_ - in_flight_ : 0;
   recording_.clear();
+  runtime_.host_frame_begun();
+  for (auto it = readbacks_.begin(); it != readbacks_.end();) {
+    if (it->second.released && it->second.frame <= runtime_.frame_completed_)
+      it = readbacks_.erase(it);
+    else
+      ++it;
+  }
+}
+
+void HostFrames::run_stream_in(HostCommandBuffer& host) {
+  CommandStream& stream = *runtime_.stream_;
+  if (!stream.deferred()) {
+    stream.submit();  // on the queue before the host's command buffer
+    return;
+  }
+  std::vector<VkCommandBuffer> parked = stream.take_parked(frame_);
+  if (parked.empty()) return;
+  host.execute(parked);
+  stats_.stream_executions += parked.size();
+}
+
+void HostFrames::record_pending(VkCommandBuffer cb) {
+  if (!cb) throw Error("record_pending: the command buffer is VK_NULL_HANDLE");
+  if (frame_ == 0)
+    throw Error(
+        "recording into a host command buffer before the first begin_frame(); call it at the "
+        "start of every frame");
+  run_stream_in(command_buffer(cb));
+}
+
+uint64_t HostFrames::read_into(VkCommandBuffer cb, const void* key) {
+  if (!cb) throw Error("read_into: the command buffer is VK_NULL_HANDLE");
+  if (frame_ == 0)
+    throw Error("read_into before the first begin_frame(); call it at the start of every frame");
+  size_t bytes = runtime_.readable_bytes(key);
+  Readback rb;
+  rb.staging = GpuBuffer(runtime_.device(), *runtime_.allocator_, std::max<size_t>(bytes, 4),
+                         VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::Readback,
+                         "a read-back into a host command buffer");
+  rb.frame = frame_;
+  rb.bytes = bytes;
+  runtime_.record_read(command_buffer(cb), key, rb.staging.handle());
+  // Available to the host once the frame's fence signals.
+  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
+                       nullptr, 0, nullptr);
+  ++stats_.barriers;
+  ++stats_.readbacks;
+  uint64_t id = next_readback_++;
+  readbacks_.emplace(id, std::move(rb));
+  return id;
+}
+
+const HostFrames::Readback& HostFrames::readback(uint64_t id) const {
+  auto it = readbacks_.find(id);
+  if (it == readbacks_.end() || it->second.released)
+    throw Error("readback " + std::to_string(id) + " does not exist (released?)");
+  return it->second;
+}
+
+bool HostFrames::readback_ready(uint64_t id) const {
+  return readback(id).frame <= runtime_.frame_completed_;
+}
+
+size_t HostFrames::readback_bytes(uint64_t id) const { return readback(id).bytes; }
+
+const uint8_t* HostFrames::readback_data(uint64_t id) const {
+  const Readback& rb = readback(id);
+  if (rb.frame > runtime_.frame_completed_)
+    throw Error("readback " + std::to_string(id) + " of frame " + std::to_string(rb.frame) +
+                " is not there yet: frames up to " + std::to_string(runtime_.frame_completed_) +
+                " are known complete");
+  return rb.staging.mapped();
+}
+
+void HostFrames::release_readback(uint64_t id) {
+  auto it = readbacks_.find(id);
+  if (it == readbacks_.end()) return;
+  if (it->second.frame <= runtime_.frame_completed_)
+    readbacks_.erase(it);
+  else
+    it->second.released = true;  // the GPU may still write it: freed once its frame completed
 }
 
 HostCommandBuffer& HostFrames::command_buffer(VkCommandBuffer cb) {

@@ -18,6 +18,13 @@
 // included), so it runs first when the host submits to the same queue; stream work recorded
 // afterwards that reads what the host's command buffer writes must be submitted after it.
 //
+// Engine-owned queue (RuntimeOptions::engine_owned_queue): Loom's stream is never submitted.
+// What it recorded (uploads, image layouts, launches on the stream, a reload's copies) is
+// executed as secondary command buffers inside the next host command buffer Loom records
+// into (launch_into, record_pending, read_into), right after the entry barrier, and
+// completes with that frame. Reads are recorded too (read_into): the data lands in
+// host-visible memory the host reads once the frame has completed.
+//
 // Ownership. Nothing Loom recorded into a host command buffer may be destroyed (kernels,
 // resources, this object, the runtime) before the GPU finished it. One HostFrames per runtime;
 // destroy it before the runtime.
@@ -26,6 +33,7 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -56,9 +64,28 @@ class HostFrames {
   // Makes Loom's writes recorded so far visible to vertex input (vertex, index, indirect
   // buffers), vertex and fragment shaders and transfers; `cb` must belong to a family that draws.
   void barrier_for_graphics(VkCommandBuffer cb);
+  // Records what Loom's stream has pending into `cb` (engine-owned queue), or submits it to the
+  // queue first (otherwise), as launch_into does before its dispatches.
+  void record_pending(VkCommandBuffer cb);
+  // Part of launch_into and record_pending: the stream's pending work, before what Loom
+  // records into `host` next.
+  void run_stream_in(HostCommandBuffer& host);
+
+  // A copy of the device buffer or image `key` (a VulkanRuntime resource key), recorded into
+  // `cb` after the work recorded before it; its bytes are readable once this frame has
+  // completed (readback_ready). Returns the readback's id.
+  uint64_t read_into(VkCommandBuffer cb, const void* key);
+  bool readback_ready(uint64_t id) const;
+  size_t readback_bytes(uint64_t id) const;
+  // The bytes, once ready.
+  const uint8_t* readback_data(uint64_t id) const;
+  // Frees the readback now if it landed, else once its frame completes.
+  void release_readback(uint64_t id);
 
   struct Stats {
     uint64_t launches = 0, barriers = 0, args_bytes = 0;
+    uint64_t stream_executions = 0;  // engine-owned queue: stream recordings run in host buffers
+    uint64_t readbacks = 0;
     size_t ring_chunks = 0;  // host-visible chunks holding args blocks
   };
   const Stats& stats() const { return stats_; }
@@ -80,6 +107,15 @@ class HostFrames {
   std::unordered_map<VkCommandBuffer, std::unique_ptr<HostCommandBuffer>>
       recording_;  // this frame's
   std::vector<std::unique_ptr<Chunk>> chunks_;
+  struct Readback {
+    GpuBuffer staging;
+    uint64_t frame = 0;  // recorded in
+    size_t bytes = 0;
+    bool released = false;
+  };
+  const Readback& readback(uint64_t id) const;
+  std::map<uint64_t, Readback> readbacks_;
+  uint64_t next_readback_ = 1;
   Stats stats_;
 };
 

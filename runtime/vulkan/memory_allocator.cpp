@@ -1,6 +1,7 @@
 #include "runtime/vulkan/memory_allocator.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "runtime/common/error.h"
 #include "runtime/vulkan/vk_check.h"
@@ -16,17 +17,37 @@ std::string mib(VkDeviceSize bytes) {
   return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
 }
 
+// Budgets differ from usage by fractions of a MiB: one decimal, so they never read alike.
+std::string mib_tenths(VkDeviceSize bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return text;
+}
+
 }  // namespace
 
 MemoryAllocator::MemoryAllocator(VulkanDevice& device, VkDeviceSize min_block,
-                                 VkDeviceSize max_block)
+                                 VkDeviceSize max_block, BudgetSource budget)
     // A first block of at least 64 KiB: the doubling in shared_block_size starts from it.
     : device_(device),
       min_block_(std::max<VkDeviceSize>(min_block, 64 << 10)),
-      max_block_(std::max(min_block_, max_block)) {}
+      max_block_(std::max(min_block_, max_block)),
+      budget_(std::move(budget)) {
+  if (!budget_)
+    budget_ = [&device](VkPhysicalDeviceMemoryBudgetPropertiesEXT* out) {
+      return device.memory_budget(out);
+    };
+}
 
 MemoryAllocator::~MemoryAllocator() {
-  for (auto& [id, b] : blocks_) vkFreeMemory(device_.device(), b.memory, nullptr);
+  for (auto& [id, b] : blocks_) release(b);
+}
+
+// Back to where the block came from; unmapped first, so a host's block allocator gets its
+// memory back as it gave it.
+void MemoryAllocator::release(const Block& b) {
+  if (b.mapped) vkUnmapMemory(device_.device(), b.memory);
+  device_.free_memory(b.memory);
 }
 
 // Memory types that can hold the resource, best first.
@@ -89,7 +110,7 @@ int64_t MemoryAllocator::new_block(uint32_t type, VkDeviceSize size, bool linear
   ai.allocationSize = size;
   ai.memoryTypeIndex = type;
   Block b;
-  *result = vkAllocateMemory(device_.device(), &ai, nullptr, &b.memory);
+  *result = device_.allocate_memory(ai, &b.memory);
   if (*result != VK_SUCCESS) return -1;
   b.size = size;
   b.type = type;
@@ -101,7 +122,7 @@ int64_t MemoryAllocator::new_block(uint32_t type, VkDeviceSize size, bool linear
     void* p = nullptr;
     *result = vkMapMemory(device_.device(), b.memory, 0, VK_WHOLE_SIZE, 0, &p);
     if (*result != VK_SUCCESS) {
-      vkFreeMemory(device_.device(), b.memory, nullptr);
+      device_.free_memory(b.memory);
       return -1;
     }
     b.mapped = static_cast<uint8_t*>(p);
@@ -134,6 +155,12 @@ Allocation MemoryAllocator::allocate(const VkMemoryRequirements& req, MemoryUse 
   r.alignment = std::max<VkDeviceSize>(r.alignment, 16);
   Allocation a;
   VkResult last = VK_SUCCESS;
+  // Heap budgets, asked for once, when a new block is needed.
+  VkPhysicalDeviceMemoryBudgetPropertiesEXT budget{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+  bool budget_asked = false, budgeted = false;
+  std::string over_budget;  // the heaps a new block would have taken past their budget
+  const VkPhysicalDeviceMemoryProperties& mp = device_.memory_properties();
   for (uint32_t type : types) {
     // An existing block of this type and tiling with room.
     for (auto& [id, b] : blocks_) {
@@ -147,8 +174,27 @@ Allocation MemoryAllocator::allocate(const VkMemoryRequirements& req, MemoryUse 
     }
     // A new block: shared blocks for small resources, a dedicated one for large ones.
     bool dedicated = r.size > max_block_ / 2;
-    VkDeviceSize size = dedicated ? align_up(r.size, 1 << 16)
-                                  : shared_block_size(type, linear, align_up(r.size, 1 << 16));
+    VkDeviceSize need = align_up(r.size, 1 << 16);
+    VkDeviceSize size = dedicated ? need : shared_block_size(type, linear, need);
+    if (!budget_asked) {
+      budgeted = budget_(&budget);
+      budget_asked = true;
+    }
+    if (budgeted) {
+      uint32_t heap = mp.memoryTypes[type].heapIndex;
+      VkDeviceSize cap = budget.heapBudget[heap], in_use = budget.heapUsage[heap];
+      VkDeviceSize left = cap > in_use ? cap - in_use : 0;
+      if (need > left) {  // not even the resource fits: another type, or the error below
+        if (over_budget.find("heap " + std::to_string(heap) + " ") == std::string::npos)
+          over_budget += (over_budget.empty() ? "" : "; ") + std::string("heap ") +
+                         std::to_string(heap) + " (budget " + mib_tenths(cap) + ", " +
+                         mib_tenths(in_use) + " in use)";
+        continue;
+      }
+      // A grown shared block that would pass the budget shrinks to what is left (64 KiB
+      // multiples, still holding the resource).
+      if (size > left) size = left / (1 << 16) * (1 << 16);
+    }
     int64_t id = new_block(type, size, linear, dedicated, &last);
     if (id < 0) continue;  // this type is full: try the next candidate
     take(blocks_[id], r, &a);
@@ -157,12 +203,17 @@ Allocation MemoryAllocator::allocate(const VkMemoryRequirements& req, MemoryUse 
     stats_.used += a.size;
     return a;
   }
+  if (!over_budget.empty() && last == VK_SUCCESS)
+    throw Error("out of device memory allocating " + what + " (" + mib(req.size) +
+                "): a new block would exceed the memory budget of " + over_budget + "; " +
+                mib(stats_.used) + " in use by Loom");
   std::string why = last == VK_ERROR_OUT_OF_DEVICE_MEMORY ? "out of device memory"
                     : last == VK_ERROR_OUT_OF_HOST_MEMORY
                         ? "out of host memory"
                         : std::string("vkAllocateMemory failed: ") + result_name(last);
   throw Error(why + " allocating " + what + " (" + mib(req.size) + "; " + mib(stats_.used) +
-              " in use by Loom)");
+              " in use by Loom" + (over_budget.empty() ? "" : "; over budget: " + over_budget) +
+              ")");
 }
 
 void MemoryAllocator::free(const Allocation& a) {
@@ -175,7 +226,7 @@ void MemoryAllocator::free(const Allocation& a) {
   stats_.used -= a.size;
   b.used -= a.size;
   if (--b.live == 0 && b.dedicated) {
-    vkFreeMemory(device_.device(), b.memory, nullptr);
+    release(b);
     stats_.reserved -= b.size;
     --stats_.blocks;
     blocks_.erase(it);
@@ -204,6 +255,9 @@ MemoryAllocator::Stats MemoryAllocator::stats() const {
 std::vector<MemoryAllocator::TypeUsage> MemoryAllocator::usage_by_type() const {
   std::lock_guard<std::mutex> lock(mutex_);
   const VkPhysicalDeviceMemoryProperties& mp = device_.memory_properties();
+  VkPhysicalDeviceMemoryBudgetPropertiesEXT budget{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+  bool budgeted = budget_(&budget);
   std::vector<TypeUsage> out;
   for (const auto& entry : blocks_) {
     const Block& b = entry.second;
@@ -214,6 +268,10 @@ std::vector<MemoryAllocator::TypeUsage> MemoryAllocator::usage_by_type() const {
       u.type = b.type;
       u.heap = mp.memoryTypes[b.type].heapIndex;
       u.flags = mp.memoryTypes[b.type].propertyFlags;
+      if (budgeted) {
+        u.heap_budget = budget.heapBudget[u.heap];
+        u.heap_usage = budget.heapUsage[u.heap];
+      }
       out.push_back(u);
       it = out.end() - 1;
     }

@@ -8,11 +8,18 @@
 // few kilobytes (a small module on an engine's device) reserves about `min_block` per kind it
 // uses; one holding gigabytes still makes few allocations. A resource larger than half of
 // `max_block` gets a block of its own, freed with it.
+//
+// On a device that reports heap budgets (VK_EXT_memory_budget), no new block goes past its
+// heap's budget: a smaller block that fits, another memory type the resource allows, or an
+// out-of-memory Error naming the resource, the heap, its budget and its usage. Blocks come
+// from VulkanDevice::allocate_memory (the host's block allocator or allocation callbacks on
+// an imported device).
 #pragma once
 
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -43,8 +50,11 @@ class MemoryAllocator {
  public:
   static constexpr VkDeviceSize kMinBlock = 1ull << 20;
   static constexpr VkDeviceSize kMaxBlock = 64ull << 20;
+  // Writes every heap's budget and usage, or returns false when they are unknown.
+  using BudgetSource = std::function<bool(VkPhysicalDeviceMemoryBudgetPropertiesEXT*)>;
+  // `budget`: where heap budgets come from; empty, the device's (VulkanDevice::memory_budget).
   explicit MemoryAllocator(VulkanDevice& device, VkDeviceSize min_block = kMinBlock,
-                           VkDeviceSize max_block = kMaxBlock);
+                           VkDeviceSize max_block = kMaxBlock, BudgetSource budget = {});
   ~MemoryAllocator();
   MemoryAllocator(const MemoryAllocator&) = delete;
   MemoryAllocator& operator=(const MemoryAllocator&) = delete;
@@ -71,6 +81,9 @@ class MemoryAllocator {
     size_t blocks = 0;
     VkDeviceSize reserved = 0;  // bytes in blocks
     VkDeviceSize used = 0;      // bytes handed out
+    // The heap's budget and the process's usage of it (VK_EXT_memory_budget); 0 when unknown.
+    VkDeviceSize heap_budget = 0;
+    VkDeviceSize heap_usage = 0;
   };
   std::vector<TypeUsage> usage_by_type() const;
 
@@ -95,9 +108,11 @@ class MemoryAllocator {
   int64_t new_block(uint32_t type, VkDeviceSize size, bool linear, bool dedicated,
                     VkResult* result);
   VkDeviceSize shared_block_size(uint32_t type, bool linear, VkDeviceSize request) const;
+  void release(const Block& b);
 
   VulkanDevice& device_;
   VkDeviceSize min_block_, max_block_;
+  BudgetSource budget_;
   mutable std::mutex mutex_;
   std::map<int64_t, Block> blocks_;
   int64_t next_block_ = 0;

@@ -73,14 +73,14 @@ PipelineCache::PipelineCache(VulkanDevice& device, const std::string& directory,
   VkPipelineCacheCreateInfo ci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   ci.initialDataSize = data.size();
   ci.pInitialData = data.empty() ? nullptr : data.data();
-  VkResult r = vkCreatePipelineCache(device.device(), &ci, nullptr, &cache_);
+  VkResult r = vkCreatePipelineCache(device.device(), &ci, device.host_allocator(), &cache_);
   if (r != VK_SUCCESS && !data.empty()) {  // the driver refused the blob: start empty
     if (warn_)
       warn_("warning: the driver refused the Vulkan pipeline cache " + path_ +
             "; starting a new one");
     ci.initialDataSize = 0;
     ci.pInitialData = nullptr;
-    r = vkCreatePipelineCache(device.device(), &ci, nullptr, &cache_);
+    r = vkCreatePipelineCache(device.device(), &ci, device.host_allocator(), &cache_);
     data.clear();
   }
   check(r, "creating a pipeline cache");
@@ -92,7 +92,8 @@ PipelineCache::~PipelineCache() {
     save();
   } catch (...) {
   }
-  if (cache_ && !external_) vkDestroyPipelineCache(device_.device(), cache_, nullptr);
+  if (cache_ && !external_)
+    vkDestroyPipelineCache(device_.device(), cache_, device_.host_allocator());
 }
 
 std::vector<uint8_t> PipelineCache::data() const {

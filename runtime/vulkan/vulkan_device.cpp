@@ -120,7 +120,14 @@ struct OfferedFeatures {
   VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
 
-  explicit OfferedFeatures(VkPhysicalDevice pd) {
+  // `api_version`: what the instance may call. Below 1.1 there is no
+  // vkGetPhysicalDeviceFeatures2 (core 1.1), so only the 1.0 features are queried: what a
+  // Vulkan 1.0 device's kernels use (kSpirv1_0Requirements).
+  explicit OfferedFeatures(VkPhysicalDevice pd, uint32_t api_version = VK_API_VERSION_1_2) {
+    if (api_version < VK_API_VERSION_1_1) {
+      vkGetPhysicalDeviceFeatures(pd, &f2.features);
+      return;
+    }
     atomic_float = has_extension(pd, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
     atomic_float2 = atomic_float && has_extension(pd, VK_EXT_SHADER_ATOMIC_FLOAT_2_EXTENSION_NAME);
     f2.pNext = &v11;
@@ -262,6 +269,7 @@ void set_enabled_features(ImportedDevice& device, const VkDeviceCreateInfo& info
     af2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_2_FEATURES_EXT};
   device.timeline_semaphore = timeline;
   device.kernel_features = kernel_feature_bits(f, v11, v12, af, af2);
+  device.memory_budget = enabled(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
 }
 
 void check_compute_queue_family(const std::vector<VkQueueFamilyProperties>& families,
@@ -305,20 +313,57 @@ VulkanDevice::VulkanDevice(const ImportedDevice& host) : imported_(true) {
   std::vector<VkQueueFamilyProperties> families(n);
   vkGetPhysicalDeviceQueueFamilyProperties(physical_, &n, families.data());
   check_compute_queue_family(families, queue_family_, name);
-  if (host.api_version < VK_API_VERSION_1_1 || props.apiVersion < VK_API_VERSION_1_1)
-    throw Error("importing a Vulkan device: Loom needs Vulkan 1.1 or later; '" + name +
+  if (host.api_version < VK_API_VERSION_1_0 || props.apiVersion < VK_API_VERSION_1_0)
+    throw Error("importing a Vulkan device: Loom needs Vulkan 1.0 or later; '" + name +
                 "' offers " + version_text(props.apiVersion) +
                 " and ImportedDevice::api_version (the instance's apiVersion) says " +
                 (host.api_version ? version_text(host.api_version) : std::string("nothing")));
-  timeline_semaphores_ = host.timeline_semaphore;
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
   granularity_ = props.limits.bufferImageGranularity;
-  fill_caps(host.kernel_features & OfferedFeatures(physical_).kernel_features());
-  // What the host's instance asked for bounds what Loom may use (SPIR-V versions included).
+  // What the host's instance asked for bounds what Loom may use (entry points, SPIR-V
+  // versions): fill_caps and OfferedFeatures call nothing newer.
   caps_.api_version = std::min(host.api_version, props.apiVersion);
+  // Loom's timeline path calls Vulkan 1.2 entry points (vkGetSemaphoreCounterValue): below
+  // 1.2 its submissions are tracked by fences whatever the host enabled.
+  timeline_semaphores_ = host.timeline_semaphore && caps_.api_version >= VK_API_VERSION_1_2;
+  fill_caps(host.kernel_features & OfferedFeatures(physical_, caps_.api_version).kernel_features());
+  // Memory hooks: the host's allocation callbacks and block allocator, its heap budgets.
+  if (static_cast<bool>(host.allocate_memory) != static_cast<bool>(host.free_memory))
+    throw Error("importing a Vulkan device: give both allocate_memory and free_memory, or neither");
+  host_allocator_ = host.allocation_callbacks;
+  host_allocate_memory_ = host.allocate_memory;
+  host_free_memory_ = host.free_memory;
+  // vkGetPhysicalDeviceMemoryProperties2 is core from 1.1; older instances report no budget.
+  memory_budget_ = host.memory_budget && caps_.api_version >= VK_API_VERSION_1_1;
 }
 
 VulkanDevice::~VulkanDevice() { release(); }
+
+VkResult VulkanDevice::allocate_memory(const VkMemoryAllocateInfo& info,
+                                       VkDeviceMemory* memory) const {
+  if (host_allocate_memory_) return host_allocate_memory_(info, memory);
+  return vkAllocateMemory(device_, &info, host_allocator_, memory);
+}
+
+void VulkanDevice::free_memory(VkDeviceMemory memory) const {
+  if (host_free_memory_) {
+    host_free_memory_(memory);
+    return;
+  }
+  vkFreeMemory(device_, memory, host_allocator_);
+}
+
+bool VulkanDevice::memory_budget(VkPhysicalDeviceMemoryBudgetPropertiesEXT* out) const {
+  if (!memory_budget_) return false;
+  VkPhysicalDeviceMemoryBudgetPropertiesEXT budget{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+  VkPhysicalDeviceMemoryProperties2 properties{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2, &budget};
+  vkGetPhysicalDeviceMemoryProperties2(physical_, &properties);
+  *out = budget;
+  out->pNext = nullptr;
+  return true;
+}
 
 void VulkanDevice::release() {
   if (imported_) {  // the host's handles: never ours to wait on or destroy
@@ -560,12 +605,18 @@ void VulkanDevice::create_device() {
 }
 
 // Capabilities codegen may target; `features`: the SpirvRequirement bits enabled.
+// An imported device's caps_.api_version is set before: Loom calls nothing newer than it (no
+// vkGetPhysicalDeviceProperties2 on a Vulkan 1.0 instance, and no subgroup size there).
 void VulkanDevice::fill_caps(uint32_t features) {
   VkPhysicalDeviceSubgroupProperties subgroup{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
-  p2.pNext = &subgroup;
-  vkGetPhysicalDeviceProperties2(physical_, &p2);
+  vkGetPhysicalDeviceProperties(physical_, &p2.properties);
+  const uint32_t usable = imported_ ? caps_.api_version : p2.properties.apiVersion;
+  if (usable >= VK_API_VERSION_1_1) {
+    p2.pNext = &subgroup;
+    vkGetPhysicalDeviceProperties2(physical_, &p2);
+  }
   const VkPhysicalDeviceProperties& props = p2.properties;
   caps_.name = props.deviceName;
   caps_.type = type_name(props.deviceType);
@@ -573,7 +624,7 @@ void VulkanDevice::fill_caps(uint32_t features) {
   caps_.vendor_id = props.vendorID;
   caps_.device_id = props.deviceID;
   caps_.driver_version = props.driverVersion;
-  caps_.api_version = props.apiVersion;
+  caps_.api_version = usable;
   caps_.max_push_constants = props.limits.maxPushConstantsSize;
   caps_.max_storage_buffer_range = props.limits.maxStorageBufferRange;
   caps_.max_uniform_buffer_range = props.limits.maxUniformBufferRange;

@@ -63,13 +63,15 @@ struct ImportedDevice {
   VkDevice device = VK_NULL_HANDLE;
   uint32_t queue_family = 0;       // must support compute
   VkQueue queue = VK_NULL_HANDLE;  // a queue of queue_family
-  // VkApplicationInfo::apiVersion of the host's instance: 1.1 or later. Loom uses no Vulkan
-  // beyond it (kernels get SPIR-V 1.3 on 1.1, 1.5 on 1.2 and later). 0, the default, is
-  // refused: Loom assumes no version it was not told.
+  // VkApplicationInfo::apiVersion of the host's instance: 1.0 or later. Loom uses no Vulkan
+  // beyond it (on 1.0 no vkGetPhysicalDeviceFeatures2/Properties2; kernels get SPIR-V 1.0 on
+  // 1.0, 1.3 on 1.1, 1.5 on 1.2 and later). 0, the default, is refused: Loom assumes no
+  // version it was not told.
   uint32_t api_version = 0;
   // The host enabled VkPhysicalDeviceVulkan12Features::timelineSemaphore (or
-  // VkPhysicalDeviceTimelineSemaphoreFeatures): Loom then tracks its submissions by one;
-  // otherwise by fences (and a host's semaphores given to a submission must be binary).
+  // VkPhysicalDeviceTimelineSemaphoreFeatures): Loom then tracks its submissions by one (with
+  // api_version 1.2 or later: its entry points are Vulkan 1.2's); otherwise by fences (and a
+  // host's semaphores given to a submission must be binary).
   bool timeline_semaphore = false;
   // SpirvRequirement bits (kNeedInt64, ... in runtime/common/spirv_kernel.h) whose Vulkan
   // features the host enabled; describe_requirements() names the features of each bit.
@@ -81,6 +83,16 @@ struct ImportedDevice {
   // The host's pipeline cache (Unity hands one out): Loom creates its pipelines in it and
   // never destroys it. VK_NULL_HANDLE: Loom keeps a cache of its own.
   VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
+  // Memory hooks. allocation_callbacks: the host's (Unreal hands its own), given to every
+  // vkCreate*/vkAllocate*/vkDestroy*/vkFree* Loom makes on `device`; it outlives the device.
+  // allocate_memory / free_memory (both or neither): every VkDeviceMemory block Loom
+  // sub-allocates from comes from the host's allocator and goes back to it; Loom maps those
+  // blocks itself. memory_budget: the host enabled VK_EXT_memory_budget (on an instance of
+  // Vulkan 1.1 or later): Loom then allocates no block past a heap's budget.
+  const VkAllocationCallbacks* allocation_callbacks = nullptr;
+  std::function<VkResult(const VkMemoryAllocateInfo&, VkDeviceMemory*)> allocate_memory;
+  std::function<void(VkDeviceMemory)> free_memory;
+  bool memory_budget = false;
 };
 
 // Fills `device.timeline_semaphore` and `device.kernel_features` from the VkDeviceCreateInfo
@@ -149,6 +161,16 @@ class VulkanDevice {
   // when the host says so). Without them Loom tracks its submissions with fences.
   bool timeline_semaphores() const { return timeline_semaphores_; }
   VkPipelineCache host_pipeline_cache() const { return host_pipeline_cache_; }
+  // The host's VkAllocationCallbacks for every object Loom creates or allocates on the device
+  // (nullptr on Loom's own device, and when the host gave none).
+  const VkAllocationCallbacks* host_allocator() const { return host_allocator_; }
+  // A VkDeviceMemory block: from the host's block allocator when it gave one, otherwise
+  // vkAllocateMemory with host_allocator(). free_memory gives it back the same way.
+  VkResult allocate_memory(const VkMemoryAllocateInfo& info, VkDeviceMemory* memory) const;
+  void free_memory(VkDeviceMemory memory) const;
+  // Budget and usage of every heap (VK_EXT_memory_budget); false, `out` untouched, when the
+  // device does not report them.
+  bool memory_budget(VkPhysicalDeviceMemoryBudgetPropertiesEXT* out) const;
   // Validation messages are collected only on an instance Loom made (an imported device's go
   // to the host's messenger).
   bool validation() const { return messenger_ != VK_NULL_HANDLE; }
@@ -174,6 +196,10 @@ class VulkanDevice {
   bool imported_ = false;
   std::function<void()> lock_queue_, unlock_queue_;
   VkPipelineCache host_pipeline_cache_ = VK_NULL_HANDLE;
+  const VkAllocationCallbacks* host_allocator_ = nullptr;
+  std::function<VkResult(const VkMemoryAllocateInfo&, VkDeviceMemory*)> host_allocate_memory_;
+  std::function<void(VkDeviceMemory)> host_free_memory_;
+  bool memory_budget_ = false;
   bool timeline_semaphores_ = true;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
   VkDevice device_ = VK_NULL_HANDLE;

@@ -126,7 +126,7 @@ VulkanKernel::VulkanKernel(VulkanDevice& device, MemoryAllocator& allocator, Pip
     VkDescriptorSetLayoutCreateInfo dci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     dci.bindingCount = static_cast<uint32_t>(bindings.size());
     dci.pBindings = bindings.data();
-    check(vkCreateDescriptorSetLayout(device.device(), &dci, nullptr, &set_layout_),
+    check(vkCreateDescriptorSetLayout(device.device(), &dci, device.host_allocator(), &set_layout_),
           "creating a descriptor set layout");
     VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, args_.size};
     VkPipelineLayoutCreateInfo lci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
@@ -134,7 +134,7 @@ VulkanKernel::VulkanKernel(VulkanDevice& device, MemoryAllocator& allocator, Pip
     lci.pSetLayouts = &set_layout_;
     lci.pushConstantRangeCount = code_.args_in_push_constants ? 1 : 0;
     lci.pPushConstantRanges = &push;
-    check(vkCreatePipelineLayout(device.device(), &lci, nullptr, &layout_),
+    check(vkCreatePipelineLayout(device.device(), &lci, device.host_allocator(), &layout_),
           "creating a pipeline layout");
 
     auto t0 = std::chrono::steady_clock::now();
@@ -148,7 +148,7 @@ VulkanKernel::VulkanKernel(VulkanDevice& device, MemoryAllocator& allocator, Pip
       sci.codeSize = t.spirv.size() * 4;
       sci.pCode = t.spirv.data();
       VkShaderModule module;
-      check(vkCreateShaderModule(device.device(), &sci, nullptr, &module),
+      check(vkCreateShaderModule(device.device(), &sci, device.host_allocator(), &module),
             "loading task " + std::to_string(i) + " of kernel '" + abi_.name + "'");
       VkComputePipelineCreateInfo pci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
       pci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
@@ -160,9 +160,9 @@ VulkanKernel::VulkanKernel(VulkanDevice& device, MemoryAllocator& allocator, Pip
                    nullptr};
       pci.layout = layout_;
       VkPipeline pipeline;
-      VkResult r =
-          vkCreateComputePipelines(device.device(), cache.handle(), 1, &pci, nullptr, &pipeline);
-      vkDestroyShaderModule(device.device(), module, nullptr);
+      VkResult r = vkCreateComputePipelines(device.device(), cache.handle(), 1, &pci,
+                                            device.host_allocator(), &pipeline);
+      vkDestroyShaderModule(device.device(), module, device.host_allocator());
       check(r, "building the pipeline of task " + std::to_string(i) + " of kernel '" + abi_.name +
                    "'");
       pipelines_.push_back(pipeline);
@@ -198,10 +198,10 @@ void VulkanKernel::release() {
   for (auto& [key, s] : sets_) allocator_.free(s.set);
   sets_.clear();
   lru_.clear();
-  for (VkPipeline p : pipelines_) vkDestroyPipeline(d, p, nullptr);
+  for (VkPipeline p : pipelines_) vkDestroyPipeline(d, p, device_.host_allocator());
   pipelines_.clear();
-  if (layout_) vkDestroyPipelineLayout(d, layout_, nullptr);
-  if (set_layout_) vkDestroyDescriptorSetLayout(d, set_layout_, nullptr);
+  if (layout_) vkDestroyPipelineLayout(d, layout_, device_.host_allocator());
+  if (set_layout_) vkDestroyDescriptorSetLayout(d, set_layout_, device_.host_allocator());
   layout_ = VK_NULL_HANDLE;
   set_layout_ = VK_NULL_HANDLE;
 }

@@ -11,6 +11,7 @@
 #include "runtime/vulkan/gpu_buffer.h"
 #include "runtime/vulkan/gpu_image.h"
 #include "runtime/vulkan/host_command_buffer.h"
+#include "runtime/vulkan/host_frames.h"
 #include "runtime/vulkan/memory_allocator.h"
 #include "runtime/vulkan/pipeline_cache.h"
 #include "runtime/vulkan/texture_format.h"
@@ -108,7 +109,7 @@ void VulkanRuntime::init() {
   pipeline_cache_ = std::make_unique<PipelineCache>(*device_, options_.pipeline_cache_dir,
                                                     options_.warn, options_.pipeline_cache_data);
   sets_ = std::make_unique<DescriptorAllocator>(*device_);
-  stream_ = std::make_unique<CommandStream>(*device_, *allocator_);
+  stream_ = std::make_unique<CommandStream>(*device_, *allocator_, options_.engine_owned_queue);
   for (int mode = 0; mode < 4; ++mode) {
     bool linear = mode & 1, repeat = mode & 2;
     VkSamplerCreateInfo sci{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
@@ -117,10 +118,11 @@ void VulkanRuntime::init() {
     sci.addressModeU = sci.addressModeV = sci.addressModeW =
         repeat ? VK_SAMPLER_ADDRESS_MODE_REPEAT : VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
     sci.maxLod = 0;
-    VkResult r = vkCreateSampler(device_->device(), &sci, nullptr, &samplers_[mode]);
+    VkResult r =
+        vkCreateSampler(device_->device(), &sci, device_->host_allocator(), &samplers_[mode]);
     if (r != VK_SUCCESS) {
       for (VkSampler& made : samplers_)
-        if (made) vkDestroySampler(device_->device(), made, nullptr);
+        if (made) vkDestroySampler(device_->device(), made, device_->host_allocator());
       check(r, "creating a sampler");
     }
   }
@@ -128,13 +130,14 @@ void VulkanRuntime::init() {
 
 VulkanRuntime::~VulkanRuntime() {
   try {
-    stream_->finish();
+    if (!options_.engine_owned_queue) stream_->finish();
   } catch (...) {
   }
   stream_.reset();
+  retired_.clear();
   resources_.clear();
   for (VkSampler s : samplers_)
-    if (s) vkDestroySampler(device_->device(), s, nullptr);
+    if (s) vkDestroySampler(device_->device(), s, device_->host_allocator());
   sets_.reset();
   pipeline_cache_.reset();
   allocator_.reset();
@@ -356,6 +359,7 @@ void VulkanRuntime::read_buffer(const void* key, size_t offset, size_t bytes, vo
     throw Error("read_buffer: key " + token(key) + " names " + r.kind_name() + " '" + r.name +
                 "', not a buffer");
   check_range("read_buffer", r.name, offset, bytes, r.bytes);
+  refuse_wait("reading '" + r.name + "'");
   upload_if_needed(r);
   stream_->download(r.vk_buffer, r.id, r.offset + offset, dst, bytes);
   stream_->finish();
@@ -366,6 +370,11 @@ void VulkanRuntime::remove(const void* host) {
   auto it = resources_.find(host);
   if (it == resources_.end()) return;
   if (--it->second->users > 0) return;
+  if (options_.engine_owned_queue) {  // kept until the work that may use it has run
+    retired_.push_back({std::move(it->second), stream_->recorded_value(), frame_});
+    resources_.erase(it);
+    return;
+  }
   // The device may still use it: wait for the last submission that could.
   stream_->finish();
   resources_.erase(it);
@@ -391,6 +400,7 @@ void VulkanRuntime::read_back(const void* host) {
   auto it = resources_.find(host);
   if (it == resources_.end() || !it->second->host || !it->second->device_newer) return;
   DeviceResource& r = *it->second;
+  refuse_wait("reading '" + r.name + "'");
   if (r.kind == DeviceResource::Kind::Image) {
     stream_->download_image(r.image, r.host);
   } else {
@@ -405,6 +415,7 @@ void VulkanRuntime::read_back_all() {
   bool any = false;
   for (auto& [host, r] : resources_) {
     if (!r->host || !r->device_newer) continue;
+    refuse_wait("reading '" + r->name + "'");
     if (r->kind == DeviceResource::Kind::Image)
       stream_->download_image(r->image, r->host);
     else
@@ -416,6 +427,90 @@ void VulkanRuntime::read_back_all() {
   check_validation();
 }
 
+void VulkanRuntime::refuse_wait(const std::string& what) const {
+  if (!options_.engine_owned_queue) return;
+  throw Error(what +
+              " would wait for the engine's queue, and this runtime runs in the engine-owned "
+              "queue mode (Loom never submits to it or waits on it): record the read into a "
+              "command buffer of the engine's (loom_array_read_into, loom_texture_read_into)");
+}
+
+void VulkanRuntime::host_frame_begun() {
+  stream_->host_frames_completed(frame_completed_);
+  uint64_t done = stream_->completed();
+  retired_.erase(std::remove_if(retired_.begin(), retired_.end(),
+                                [&](const Retired& r) {
+                                  return r.value <= done && r.frame <= frame_completed_;
+                                }),
+                 retired_.end());
+}
+
+bool VulkanRuntime::read_would_wait(const void* key) const {
+  if (!options_.engine_owned_queue) return false;
+  auto it = resources_.find(key);
+  if (it == resources_.end()) return false;
+  return !it->second->host || it->second->device_newer;
+}
+
+uint64_t VulkanRuntime::work_recorded() const { return stream_->recorded_value(); }
+
+bool VulkanRuntime::work_done(uint64_t value) { return stream_->completed() >= value; }
+
+size_t VulkanRuntime::readable_bytes(const void* key) const {
+  const DeviceResource& r = keyed(key, "read_into");
+  if (r.kind == DeviceResource::Kind::Argpack)
+    throw Error("read_into: '" + r.name + "' is an argpack, not a buffer or image");
+  if (r.kind == DeviceResource::Kind::Image && r.layout != VK_IMAGE_LAYOUT_GENERAL)
+    throw Error("reading image '" + r.name +
+                "': the host keeps it in SHADER_READ_ONLY_OPTIMAL, a layout copies cannot read; "
+                "read it with Vulkan");
+  return r.bytes;
+}
+
+void VulkanRuntime::record_read(HostCommandBuffer& host, const void* key, VkBuffer dst) {
+  DeviceResource& r = keyed(key, "read_into");
+  upload_if_needed(r);  // what the host wrote reaches the device copy first
+  frames_->run_stream_in(host);
+  host.hazard({{r.id, kRead}});
+  if (r.kind == DeviceResource::Kind::Image) {
+    VkBufferImageCopy region{};
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = r.extent;
+    vkCmdCopyImageToBuffer(host.cb, r.vk_image, VK_IMAGE_LAYOUT_GENERAL, dst, 1, &region);
+  } else {
+    VkBufferCopy region{r.offset, 0, r.bytes};
+    vkCmdCopyBuffer(host.cb, r.vk_buffer, dst, 1, &region);
+  }
+}
+
+void VulkanRuntime::copy_device(const void* from, const void* to) {
+  DeviceResource& a = keyed(from, "copy_device");
+  DeviceResource& b = keyed(to, "copy_device");
+  if (a.kind != b.kind || a.bytes != b.bytes || a.kind == DeviceResource::Kind::Argpack)
+    throw Error("copy_device: '" + a.name + "' (" + a.kind_name() + ", " + std::to_string(a.bytes) +
+                " bytes) and '" + b.name + "' (" + b.kind_name() + ", " + std::to_string(b.bytes) +
+                " bytes) are not copies of one thing");
+  upload_if_needed(a);  // the source's device copy current first
+  if (b.image) stream_->prepare_image(b.image);
+  stream_->hazard({{a.id, kRead}, {b.id, kWrite}});
+  VkCommandBuffer cb = stream_->recording();
+  if (a.kind == DeviceResource::Kind::Image) {
+    if (a.layout != VK_IMAGE_LAYOUT_GENERAL || b.layout != VK_IMAGE_LAYOUT_GENERAL)
+      throw Error("copy_device: '" + a.name + "' or '" + b.name +
+                  "' is not in VK_IMAGE_LAYOUT_GENERAL");
+    VkImageCopy region{};
+    region.srcSubresource = region.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.extent = a.extent;
+    vkCmdCopyImage(cb, a.vk_image, VK_IMAGE_LAYOUT_GENERAL, b.vk_image, VK_IMAGE_LAYOUT_GENERAL, 1,
+                   &region);
+  } else {
+    VkBufferCopy region{a.offset, b.offset, a.bytes};
+    vkCmdCopyBuffer(cb, a.vk_buffer, b.vk_buffer, 1, &region);
+  }
+  b.host_newer = false;  // the device copy is the newer one now
+  b.device_newer = b.host != nullptr;
+}
+
 void VulkanRuntime::flush() { stream_->submit(); }
 
 void VulkanRuntime::submit(const std::vector<SemaphoreWait>& wait,
@@ -424,11 +519,15 @@ void VulkanRuntime::submit(const std::vector<SemaphoreWait>& wait,
 }
 
 void VulkanRuntime::synchronize() {
+  if (options_.engine_owned_queue && stream_->completed() < stream_->recorded_value())
+    refuse_wait("waiting for the runtime's work");
   stream_->finish();
   check_validation();
 }
 
 bool VulkanRuntime::synchronize_within(uint64_t timeout_ns) {
+  if (options_.engine_owned_queue && stream_->completed() < stream_->recorded_value())
+    refuse_wait("waiting for the runtime's work");
   if (!stream_->wait_within(stream_->submit(), timeout_ns)) return false;
   check_validation();
   return true;
@@ -514,16 +613,17 @@ void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) {
 namespace {
 
 // Launches into a host's command buffer cannot be waited for, so nothing may be read back.
-void check_launchable_into_host(const KernelABI& abi, const SpirvKernel& code) {
+void check_launchable_into_host(const KernelABI& abi, const SpirvKernel& code, bool into_host) {
   for (const SpirvBinding& b : code.bindings)
     if (b.kind == BindingKind::Returns || b.kind == BindingKind::Error)
       throw Error(Place{"", abi.name, -1, ""},
                   "kernel '" + abi.name + "' " +
                       (b.kind == BindingKind::Returns ? "returns values"
                                                       : "reports errors (a debug build)") +
-                      ", which Loom reads after waiting for the launch; launch it on Loom's "
-                      "stream, not into a host "
-                      "command buffer");
+                      ", which Loom reads after waiting for the launch; " +
+                      (into_host ? "launch it on Loom's stream, not into a host command buffer"
+                                 : "the runtime runs in the engine-owned queue mode, where Loom "
+                                   "never waits for the engine's queue"));
 }
 
 // What each binding is used for over all tasks.
@@ -610,7 +710,10 @@ struct VulkanRuntime::LaunchBindings {
 
 void VulkanRuntime::record(VulkanKernel& kernel, LaunchContext& ctx, HostCommandBuffer* host) {
   const SpirvKernel& code = kernel.code();
-  if (host) check_launchable_into_host(kernel.abi(), code);
+  // Where nothing may wait (the engine owns the queue), a launch on the stream is recorded
+  // like one into a host command buffer: what needs a wait afterwards is refused up front.
+  if (host || options_.engine_owned_queue)
+    check_launchable_into_host(kernel.abi(), code, host != nullptr);
   stats_.last_launch = {};
   LaunchBindings launch(code.bindings.size());
   launch.used = binding_uses(code);
@@ -620,9 +723,9 @@ void VulkanRuntime::record(VulkanKernel& kernel, LaunchContext& ctx, HostCommand
   for (size_t b = 0; b < code.bindings.size(); ++b) bind(kernel, ctx, host, b, launch);
   check_linear_filtering(kernel, launch);
   VkDescriptorSet set = descriptor_set_for(kernel, launch, host);
-  // Into a host's command buffer: what the stream recorded (uploads, image layouts) goes to
-  // the queue first.
-  if (host) stream_->submit();
+  // Into a host's command buffer: what the stream recorded (uploads, image layouts) runs
+  // first: submitted to the queue, or executed inside it where the engine owns the queue.
+  if (host) frames_->run_stream_in(*host);
   record_dispatches(kernel, ctx, host, launch, set);
   bool caller_written = mark_device_writes(launch);
   count_launch(stats_.last_launch);

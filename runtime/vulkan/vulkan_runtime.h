@@ -50,6 +50,12 @@ struct RuntimeOptions {
   std::vector<uint8_t> pipeline_cache_data;  // an earlier cache's data to start from
   std::function<void(const std::string&)> warn;
   size_t batch = 256;  // commands per submission before the stream submits on its own
+  // The engine owns the queue (an imported device, LOOM_QUEUE_ENGINE_OWNED): the runtime never
+  // submits to it or waits on it. What the stream records (uploads, layout changes, launches,
+  // a reload's copies) runs in the next command buffer of the host's that Loom records into
+  // (HostFrames), completes with that host frame, and nothing waits: reads that would wait
+  // are errors; HostFrames::read_into records them instead.
+  bool engine_owned_queue = false;
 };
 
 // Counters of one launch and of the runtime's life.
@@ -148,6 +154,19 @@ class VulkanRuntime {
   void write_buffer(const void* key, size_t offset, const void* src, size_t bytes);
   void read_buffer(const void* key, size_t offset, size_t bytes, void* dst);
 
+  // Records a copy of one device copy's contents into another of the same size and kind (a
+  // reload carrying state over), in order with launches; the destination's host copy is
+  // then older than its device copy. No wait.
+  void copy_device(const void* from, const void* to);
+  bool engine_owned_queue() const { return options_.engine_owned_queue; }
+  // Engine-owned queue: whether reading `key` now (read_back, read_buffer) would wait for the
+  // engine's queue: a device-only resource, or a host copy older than the device's.
+  bool read_would_wait(const void* key) const;
+  // The stream value marking everything recorded so far, and whether a value completed
+  // (deferred: in a host frame known complete).
+  uint64_t work_recorded() const;
+  bool work_done(uint64_t value);
+
   void flush();  // submits recorded work, no wait
   // Submits the work recorded so far (possibly none) after `wait`, signalling `signal` (the
   // host's binary or timeline semaphores) when it completes; no host wait. Everything the
@@ -213,6 +232,20 @@ class VulkanRuntime {
   // Host frames (HostFrames): the frame being recorded and the last one known complete.
   uint64_t frame_ = 0, frame_completed_ = 0;
   HostFrames* frames_ = nullptr;
+  // Engine-owned queue: removed resources, kept until the stream value that may use them and
+  // the host frame they were removed in have completed (nothing waits for them).
+  struct Retired {
+    std::unique_ptr<DeviceResource> resource;
+    uint64_t value = 0, frame = 0;
+  };
+  std::vector<Retired> retired_;
+  void host_frame_begun();  // HostFrames::begin_frame: frees what completed
+  // HostFrames::read_into: the bytes of resource `key` (checking a copy can read it), and
+  // the copy of them into `dst` recorded in `host` after the stream's pending work.
+  size_t readable_bytes(const void* key) const;
+  void record_read(HostCommandBuffer& host, const void* key, VkBuffer dst);
+  // Throws when the engine owns the queue: `what` would need Loom to wait for it.
+  void refuse_wait(const std::string& what) const;
 };
 
 }  // namespace loom::vk

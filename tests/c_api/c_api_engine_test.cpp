@@ -210,6 +210,7 @@ TEST(CApiImport, DeclaredFeaturesAreUsedAndOnlyThose) {
     LoomVulkanDeviceImport d = host.import_info();
     d.create_info = nullptr;
     d.enabled_features = declared ? &host.features : nullptr;
+    d.queue_mode = LOOM_QUEUE_SHARED;  // loom_runtime_submit signals the host's semaphore
     LoomRuntime r = nullptr;
     ASSERT_LOOM(loom_runtime_import_vulkan(&d, &r));
     LoomSemaphore signal{timeline, declared ? 1u : 2u};

@@ -559,7 +559,7 @@ INSTANTIATE_TEST_SUITE_P(Arch, CApi, testing::Values(LOOM_ARCH_CPU, LOOM_ARCH_VU
 TEST(CApiBasics, VersionQuery) {
   EXPECT_EQ(LOOM_VERSION_MAJOR(loom_version()), 2u);
   EXPECT_GE(loom_version(), LOOM_HEADER_VERSION);
-  EXPECT_NE(std::string(loom_version_string()).find("abi 2.0.0, module format 1"),
+  EXPECT_NE(std::string(loom_version_string()).find("abi 2.1.0, module format 1"),
             std::string::npos)
       << loom_version_string();
   EXPECT_STREQ(loom_result_name(LOOM_ERROR_WRONG_NDIM), "LOOM_ERROR_WRONG_NDIM");
@@ -587,6 +587,8 @@ TEST(CApiBasics, EveryCallRefusesNullHandles) {
   LoomArrayInfo ai;
   LoomTextureInfo tinfo;
   const char* name;
+  LoomReadback rb = nullptr;
+  uint64_t u64 = 0;
   std::vector<std::pair<const char*, std::function<LoomResult()>>> calls = {
       {"loom_runtime_create", [&] { return loom_runtime_create(nullptr, &r); }},
       {"loom_runtime_import_vulkan", [&] { return loom_runtime_import_vulkan(nullptr, &r); }},
@@ -596,6 +598,9 @@ TEST(CApiBasics, EveryCallRefusesNullHandles) {
        [&] { return loom_runtime_barrier_for_graphics(nullptr, VK_NULL_HANDLE); }},
       {"loom_runtime_submit", [&] { return loom_runtime_submit(nullptr, 0, nullptr, 0, nullptr); }},
       {"loom_runtime_wait", [&] { return loom_runtime_wait(nullptr); }},
+      {"loom_runtime_record", [&] { return loom_runtime_record(nullptr, VK_NULL_HANDLE); }},
+      {"loom_runtime_get_heap_budget",
+       [&] { return loom_runtime_get_heap_budget(nullptr, 0, &u64, &u64); }},
       {"loom_module_load", [&] { return loom_module_load(nullptr, "x", &m); }},
       {"loom_module_load_memory",
        [&] { return loom_module_load_memory(nullptr, buf, 16, "x", &m); }},
@@ -625,6 +630,11 @@ TEST(CApiBasics, EveryCallRefusesNullHandles) {
       {"loom_array_read", [&] { return loom_array_read(nullptr, buf, 16); }},
       {"loom_array_write", [&] { return loom_array_write(nullptr, buf, 16); }},
       {"loom_array_export_vulkan", [&] { return loom_array_export_vulkan(nullptr, &vb); }},
+      {"loom_array_read_into",
+       [&] { return loom_array_read_into(nullptr, VK_NULL_HANDLE, nullptr, nullptr, &rb); }},
+      {"loom_texture_read_into",
+       [&] { return loom_texture_read_into(nullptr, VK_NULL_HANDLE, nullptr, nullptr, &rb); }},
+      {"loom_readback_get", [&] { return loom_readback_get(nullptr, buf, 16); }},
       {"loom_module_get_texture", [&] { return loom_module_get_texture(nullptr, "t", &t); }},
       {"loom_texture_create",
        [&] { return loom_texture_create(nullptr, LOOM_TEXTURE_R32F, 4, 4, 0, &t); }},

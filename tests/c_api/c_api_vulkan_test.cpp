@@ -32,6 +32,10 @@ class CApiVulkan : public testing::Test {
     LOOM_REQUIRE_VULKAN_OR_SKIP();
     if (!host.create()) GTEST_SKIP() << "no Vulkan 1.2 device with a graphics and compute queue";
     LoomVulkanDeviceImport info = host.import_info();
+    // These tests use what Loom does when it may submit to the shared queue (reads that
+    // wait, loom_runtime_submit); the engine-owned mode has tests of its own
+    // (c_api_queue_test, c_api_engine_test).
+    info.queue_mode = LOOM_QUEUE_SHARED;
     ASSERT_LOOM(loom_runtime_import_vulkan(&info, &runtime));
   }
   void TearDown() override {
@@ -110,7 +114,7 @@ TEST_F(CApiVulkan, ImportRefusesWhatItCannotUse) {
   info = host.import_info();
   info.api_version = 0;
   EXPECT_EQ(loom_runtime_import_vulkan(&info, &r), LOOM_ERROR_DEVICE);
-  EXPECT_NE(std::string(loom_last_error_message()).find("Vulkan 1.1 or later"), std::string::npos)
+  EXPECT_NE(std::string(loom_last_error_message()).find("Vulkan 1.0 or later"), std::string::npos)
       << loom_last_error_message();
   info = host.import_info();
   info.device = VK_NULL_HANDLE;

@@ -23,6 +23,14 @@ int main(void) {
   /* A value that never was a handle is refused, never followed. */
   if (loom_runtime_wait((LoomRuntime)(uintptr_t)0x1000) != LOOM_ERROR_INVALID_HANDLE) return 1;
   if (strcmp(loom_result_name(LOOM_ERROR_IN_USE), "LOOM_ERROR_IN_USE") != 0) return 1;
+  {
+    LoomResourceAccess access;
+    uint32_t count = 1;
+    memset(&access, 0, sizeof access);
+    if (loom_kernel_get_resource_access(NULL, &count, &access) != LOOM_ERROR_NULL_HANDLE ||
+        count != 1 || (LOOM_ACCESS_READ | LOOM_ACCESS_WRITE | LOOM_ACCESS_ATOMIC) != 7)
+      return 1;
+  }
   printf("%s; last error: %s\n", loom_version_string(), loom_last_error_message());
   return loom_runtime_destroy(runtime) == LOOM_SUCCESS ? 0 : 1;
 }

@@ -2,7 +2,10 @@
 // modules that pass the SPIRV-Tools validator, in release and debug builds of the kernels.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "compiler/codegen_spirv/spirv_codegen.h"
 #include "compiler/codegen_spirv/spirv_tools.h"
@@ -80,13 +83,110 @@ INSTANTIATE_TEST_SUITE_P(SpirvCodegen, SpirvVersions, ::testing::Values(kSpirv1_
                          });
 
 TEST(SpirvCodegen, VersionsForVulkanVersions) {
-  EXPECT_EQ(max_spirv_version(vulkan_api(1, 0)), 0u);
+  EXPECT_EQ(max_spirv_version(vulkan_api(0, 9)), 0u);
+  EXPECT_EQ(max_spirv_version(vulkan_api(1, 0)), kSpirv1_0);
   EXPECT_EQ(max_spirv_version(vulkan_api(1, 1)), kSpirv1_3);
   EXPECT_EQ(max_spirv_version(vulkan_api(1, 2)), kSpirv1_5);
   EXPECT_EQ(max_spirv_version(vulkan_api(1, 3)), 0x00010600u);
   EXPECT_EQ(spirv_version_text(kSpirv1_3), "1.3");
+  EXPECT_EQ(spirv_version_text(kSpirv1_0), "1.0");
   EXPECT_EQ(spirv_version_text(0x07230203), "?");
   EXPECT_EQ(vulkan_version_text(vulkan_api(1, 1)), "1.1");
+}
+
+// spirv-val, the command-line validator, when it is installed: a second opinion on the
+// environment (the library picks it from the module's version).
+std::string command_line_validation(const std::vector<uint32_t>& words, const char* env) {
+  if (!std::filesystem::exists("/usr/bin/spirv-val")) return "";
+  std::string path = ::testing::TempDir() + "/loom_spirv10_check.spv";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(words.data()),
+              static_cast<std::streamsize>(words.size() * 4));
+  }
+  std::string command = std::string("/usr/bin/spirv-val --target-env ") + env + " '" + path + "'";
+  return std::system(command.c_str()) == 0
+             ? ""
+             : "spirv-val --target-env " + std::string(env) + " refused " + path;
+}
+
+// SPIR-V 1.0 for Vulkan 1.0 devices (Unity often creates those): every kernel of every
+// document either validates for Vulkan 1.0, its storage buffers Uniform BufferBlocks (the
+// StorageBuffer class needs SPIR-V 1.3 or an extension), or is refused naming the kernel and
+// a feature SPIR-V 1.0 code does not use.
+TEST(SpirvCodegen, Spirv1_0KernelsValidateForVulkan1_0OrAreRefusedByName) {
+  codegen::SpirvTarget target;  // every feature: what SPIR-V 1.0 itself rules out is refused
+  target.spirv_version = kSpirv1_0;
+  int compiled = 0, refused = 0;
+  bool checked_command_line = false;
+  for (const char* dir : {"assets/graphs", "tests/e2e/docs", "tests/codegen_spirv/docs"}) {
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::string(LOOM_SOURCE_DIR) + "/" + dir)) {
+      if (entry.path().extension() != ".json") continue;
+      graph::Document doc = graph::load_document_file(entry.path().string());
+      for (const graph::KernelDecl& k : doc.kernels) {
+        if (has_open_parameters(k)) continue;
+        for (bool debug : {false, true}) {
+          SCOPED_TRACE(entry.path().filename().string() + ": " + k.name +
+                       (debug ? " (debug)" : ""));
+          try {
+            auto ir = lowered(doc, k.name, debug);
+            codegen::CompiledSpirvKernel c = codegen::compile_kernel_to_spirv(*ir, target);
+            EXPECT_EQ(c.kernel.requirements & ~kSpirv1_0Requirements, 0u);
+            for (const SpirvTask& t : c.kernel.tasks) {
+              EXPECT_EQ(t.spirv.at(1), kSpirv1_0);
+              EXPECT_EQ(codegen::validate_spirv(t.spirv), "");
+              std::string text = codegen::disassemble_spirv(t.spirv);
+              EXPECT_EQ(text.find("StorageBuffer"), std::string::npos);
+              EXPECT_EQ(text.find("OpExtension"), std::string::npos);
+              if (!checked_command_line && text.find("BufferBlock") != std::string::npos) {
+                EXPECT_EQ(command_line_validation(t.spirv, "vulkan1.0"), "");
+                checked_command_line = true;
+              }
+            }
+            ++compiled;
+          } catch (const Error& e) {
+            std::string m = e.what();
+            EXPECT_NE(m.find("kernel '" + k.name + "'"), std::string::npos) << m;
+            EXPECT_NE(m.find("SPIR-V 1.0"), std::string::npos) << m;
+            ++refused;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(compiled, 20);
+  EXPECT_TRUE(checked_command_line);
+  std::printf("SPIR-V 1.0: %d kernels compiled, %d refused\n", compiled, refused);
+}
+
+// What SPIR-V 1.0 cannot express without extensions: a u8 ndarray needs 8-bit storage. The
+// error names the kernel, the node and the feature, and says SPIR-V 1.0 rules it out; the
+// same kernel compiles for Vulkan 1.1 (SPIR-V 1.3).
+TEST(SpirvCodegen, Spirv1_0RefusesWhatNeedsExtensionsByName) {
+  const char* text = R"({"format": "loom-graph", "version": 2,
+    "kernels": [{"name": "bytes", "params": [{"name": "b", "kind": "ndarray", "type": "u8", "ndim": 1}],
+     "nodes": [
+      {"id": 1, "type": "shape", "params": {"ndarray": "b", "dim": 0}},
+      {"id": 2, "type": "range_for", "inputs": {"end0": "1"}, "regions": {"body": [
+        {"id": 3, "type": "store", "inputs": {"i0": "2.i0", "value": 7}, "params": {"ndarray": "b"}}]}}]}]})";
+  graph::Document doc = graph::load_document(text);
+  codegen::SpirvTarget target;
+  target.device_name = "device 'unity'";
+  target.spirv_version = kSpirv1_0;
+  try {
+    codegen::compile_kernel_to_spirv(*lowered(doc, "bytes", false), target);
+    ADD_FAILURE() << "a u8 ndarray compiled for SPIR-V 1.0";
+  } catch (const Error& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("kernel 'bytes' needs "), std::string::npos) << m;
+    EXPECT_NE(m.find("storageBuffer8BitAccess"), std::string::npos) << m;
+    EXPECT_NE(m.find("device 'unity' lacks it (SPIR-V 1.0"), std::string::npos) << m;
+  }
+  target.spirv_version = kSpirv1_3;
+  codegen::CompiledSpirvKernel c =
+      codegen::compile_kernel_to_spirv(*lowered(doc, "bytes", false), target);
+  EXPECT_NE(c.kernel.requirements & kNeedStorage8, 0u);
 }
 
 // Devices with only one kind of native float atomic: a field that needs compare-and-swap for

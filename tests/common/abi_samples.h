@@ -126,6 +126,11 @@ class RandomAbi {
       abi.tasks.push_back({static_cast<uint8_t>(number(0, 2)), text(), text(),
                            static_cast<uint8_t>(number(1, kMaxDims))});
     abi.temps_size = static_cast<uint32_t>(number(0, INT32_MAX));
+    abi.resource_access_known = number(0, 1) == 1;
+    for (size_t slot = 0; abi.resource_access_known && slot < abi.resources.size(); ++slot)
+      if (number(0, 1) == 1)
+        abi.resource_access.push_back({static_cast<int32_t>(slot), text(),
+                                       static_cast<uint8_t>(number(1, kAllResourceAccess))});
     return abi;
   }
 

@@ -1,7 +1,10 @@
 // A host engine's Vulkan device made the way Unity, Unreal or Godot 4 make theirs, for tests
 // of Loom on engines' devices (tests/vulkan/engine_device_test.cpp through the C++ runtime,
-// tests/c_api/c_api_engine_test.cpp through loom.h):
+// tests/c_api/c_api_engine_test.cpp and tests/vulkan/unity_vulkan1_0_test.cpp through loom.h):
 //   Unity     Vulkan 1.1 instance, features of its choosing, no timeline semaphores;
+//   Unity10   Unity on a Vulkan 1.0 instance (older drivers, many Android devices): core 1.0
+//             features of its choosing, no extension, no features chain; the host itself
+//             calls nothing newer than 1.0 (vkGetPhysicalDeviceFeatures, not ...Features2);
 //   Unreal    SM5: Vulkan 1.1, every supported core 1.0 feature plus 16-bit storage on;
 //   Godot 4   Vulkan 1.2 instance, shaderFloat64/shaderInt64 where supported, no timeline
 //             semaphores, no synchronization2.
@@ -26,13 +29,14 @@ inline void host_check(VkResult r, const char* what) {
 
 constexpr uint64_t kHostTimeout = 10'000'000'000;  // ns
 
-enum class Engine { Unity, Unreal, Godot };
+enum class Engine { Unity, Unreal, Godot, Unity10 };
 
 inline const char* engine_name(Engine e) {
   switch (e) {
     case Engine::Unity: return "Unity";
     case Engine::Unreal: return "Unreal";
     case Engine::Godot: return "Godot";
+    case Engine::Unity10: return "UnityVulkan1_0";
   }
   return "?";
 }
@@ -55,7 +59,13 @@ class EngineHost {
   }
 
   uint32_t api_version() const {
-    return engine_ == Engine::Godot ? VK_API_VERSION_1_2 : VK_API_VERSION_1_1;
+    switch (engine_) {
+      case Engine::Godot: return VK_API_VERSION_1_2;
+      case Engine::Unity10: return VK_API_VERSION_1_0;
+      case Engine::Unity:
+      case Engine::Unreal: return VK_API_VERSION_1_1;
+    }
+    return VK_API_VERSION_1_0;
   }
 
   void create() {
@@ -101,7 +111,12 @@ class EngineHost {
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
     VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                         &storage16_supported};
-    vkGetPhysicalDeviceFeatures2(physical_, &supported);
+    // A Vulkan 1.0 instance has no vkGetPhysicalDeviceFeatures2 (core 1.1; the validation
+    // layer reports the call).
+    if (api_version() >= VK_API_VERSION_1_1)
+      vkGetPhysicalDeviceFeatures2(physical_, &supported);
+    else
+      vkGetPhysicalDeviceFeatures(physical_, &supported.features);
     VkPhysicalDeviceFeatures enable{};
     VkPhysicalDevice16BitStorageFeatures storage16{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
@@ -114,6 +129,19 @@ class EngineHost {
         enable = supported.features;
         enable.robustBufferAccess = VK_FALSE;  // UE turns it off outside of debugging
         storage16.storageBuffer16BitAccess = storage16_supported.storageBuffer16BitAccess;
+        break;
+      // Unity does not publish the features it enables; this profile takes core features a
+      // renderer of its kind uses where the device has them (anisotropic filtering, BC/ETC2/
+      // ASTC textures, independent blend, fragment stores) and none a kernel could use beyond
+      // 1.0's baseline (no shaderInt64, shaderInt16, shaderFloat64): the hardest case for Loom.
+      case Engine::Unity10:
+        enable.samplerAnisotropy = supported.features.samplerAnisotropy;
+        enable.textureCompressionBC = supported.features.textureCompressionBC;
+        enable.textureCompressionETC2 = supported.features.textureCompressionETC2;
+        enable.textureCompressionASTC_LDR = supported.features.textureCompressionASTC_LDR;
+        enable.independentBlend = supported.features.independentBlend;
+        enable.fragmentStoresAndAtomics = supported.features.fragmentStoresAndAtomics;
+        enable.shaderImageGatherExtended = supported.features.shaderImageGatherExtended;
         break;
       case Engine::Godot:
         enable.shaderFloat64 = supported.features.shaderFloat64;

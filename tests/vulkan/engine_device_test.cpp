@@ -2,8 +2,8 @@
 // what each engine hands a plugin (instance, physical device, device, queue and family, the
 // API version; never the VkDeviceCreateInfo). Each host has its own instance with the
 // validation layer and a messenger: any message fails the test. Kernels compile for the SPIR-V the
-// device takes (1.3 on 1.1), run on Loom's stream (fences, not timeline semaphores) and inside the
-// host's command buffers.
+// device takes (1.0 on Vulkan 1.0, 1.3 on 1.1), run on Loom's stream (fences, not timeline
+// semaphores) and inside the host's command buffers.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -218,24 +218,64 @@ TEST_P(EngineDevice, SubmissionsTakeBinarySemaphoresOnly) {
 }
 
 // SPIR-V 1.5 (a module compiled with --vulkan-version 1.2) loads on a Vulkan 1.2 host; on a
-// 1.1 host it is refused at load, naming the kernel and both versions.
+// 1.1 or 1.0 host it is refused at load, naming the kernel and both versions (and SPIR-V 1.3 on
+// a 1.0 host).
 TEST_P(EngineDevice, SpirvNewerThanTheDeviceTakesIsRefusedByName) {
   if (rt_->caps().api_version >= VK_API_VERSION_1_2) {
     EXPECT_NE(compile(*rt_, kSaxpy, "saxpy", kSpirv1_5), nullptr);
     return;
   }
+  std::string device = vulkan_version_text(rt_->caps().api_version);
+  std::vector<uint32_t> newer = {kSpirv1_5};
+  if (rt_->caps().api_version < VK_API_VERSION_1_1) newer.push_back(kSpirv1_3);
+  for (uint32_t version : newer) {
+    std::string spirv = spirv_version_text(version);
+    try {
+      compile(*rt_, kSaxpy, "saxpy", version);
+      ADD_FAILURE() << "SPIR-V " << spirv << " loaded on a Vulkan " << device << " device";
+    } catch (const Error& e) {
+      std::string m = e.what();
+      EXPECT_NE(m.find("kernel 'saxpy'"), std::string::npos) << m;
+      EXPECT_NE(m.find("SPIR-V " + spirv + ", newer than Vulkan " + device), std::string::npos)
+          << m;
+    }
+  }
+}
+
+// A Vulkan 1.0 host (Unity on an older driver): SPIR-V 1.0 with storage buffers as Uniform
+// BufferBlocks, and a kernel needing what SPIR-V 1.0 does not use (8-bit storage) refused by
+// name, naming the kernel and the feature.
+class Vulkan1_0EngineDevice : public EngineDevice {};
+
+TEST_P(Vulkan1_0EngineDevice, GetsSpirv1_0) {
+  ASSERT_EQ(rt_->caps().api_version, static_cast<uint32_t>(VK_API_VERSION_1_0));
+  EXPECT_EQ(spirv_for_device(), kSpirv1_0);
+  EXPECT_EQ(rt_->caps().subgroup_size, 0u);  // no VkPhysicalDeviceSubgroupProperties on 1.0
+  EXPECT_EQ(rt_->caps().features & ~kSpirv1_0Requirements, 0u);
+  const char* bytes = R"doc({"format": "loom-graph", "version": 2,
+    "kernels": [{"name": "bytes", "params": [{"name": "b", "kind": "ndarray", "type": "u8", "ndim": 1}],
+     "nodes": [
+      {"id": 1, "type": "shape", "params": {"ndarray": "b", "dim": 0}},
+      {"id": 2, "type": "range_for", "inputs": {"end0": "1"}, "regions": {"body": [
+        {"id": 3, "type": "store", "inputs": {"i0": "2.i0", "value": 7}, "params": {"ndarray": "b"}}]}}]}]})doc";
   try {
-    compile(*rt_, kSaxpy, "saxpy", kSpirv1_5);
-    ADD_FAILURE() << "SPIR-V 1.5 loaded on a Vulkan 1.1 device";
+    compile(*rt_, bytes, "bytes", kSpirv1_0);
+    ADD_FAILURE() << "a u8 ndarray kernel compiled for a Vulkan 1.0 device";
   } catch (const Error& e) {
     std::string m = e.what();
-    EXPECT_NE(m.find("kernel 'saxpy'"), std::string::npos) << m;
-    EXPECT_NE(m.find("SPIR-V 1.5, newer than Vulkan 1.1"), std::string::npos) << m;
+    EXPECT_NE(m.find("kernel 'bytes' needs"), std::string::npos) << m;
+    EXPECT_NE(m.find("storageBuffer8BitAccess"), std::string::npos) << m;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, EngineDevice,
-                         ::testing::Values(Engine::Unity, Engine::Unreal, Engine::Godot),
+                         ::testing::Values(Engine::Unity, Engine::Unreal, Engine::Godot,
+                                           Engine::Unity10),
+                         [](const ::testing::TestParamInfo<Engine>& info) {
+                           return std::string(engine_name(info.param));
+                         });
+
+INSTANTIATE_TEST_SUITE_P(Engines, Vulkan1_0EngineDevice, ::testing::Values(Engine::Unity10),
                          [](const ::testing::TestParamInfo<Engine>& info) {
                            return std::string(engine_name(info.param));
                          });

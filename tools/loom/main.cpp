@@ -87,7 +87,7 @@ Prints the IR of kernel K after lowering (--after lower) or after a pass of the 
 )"},
     {"compile",
      R"(usage: loom compile DOC [-o FILE [--arch cpu|vulkan] [--folder] [--cpu LEVEL[,LEVEL...]]
-                    [--vulkan-version 1.1|1.2] [--kernel K ...]]
+                    [--vulkan-version 1.0|1.1|1.2] [--kernel K ...]]
                     [--stats] [--cache-dir DIR] [--debug] [--no-fast-math] [--backend B] [--device D]
 
 Compiles every (kernel, template arguments) pair the document's pipelines launch.
@@ -111,7 +111,9 @@ give byte-identical files.
                      (LOOM_CPU_LEVEL=NAME forces one). Default: x86-64-v2, the portable
                      x86-64 baseline; on other architectures, this machine's CPU
   --vulkan-version V vulkan: the oldest Vulkan the module loads on, 1.1 (SPIR-V 1.3, the
-                     default: engines often create 1.1 devices) or 1.2 (SPIR-V 1.5)
+                     default: engines often create 1.1 devices), 1.2 (SPIR-V 1.5) or 1.0
+                     (SPIR-V 1.0, for engines' 1.0 devices; kernels needing 8/16-bit
+                     storage, shaderInt8 or 64-bit/float atomics are refused by name)
   --workgroup-size N vulkan: invocations per workgroup of parallel tasks (default 128)
   --debug            compile bounds checks and assertions into kernels
   --no-fast-math     strict IEEE float math (a separate cache entry)
@@ -556,7 +558,8 @@ int cmd_compile_module(const Options& o) {
     fail("--cpu describes CPU modules, not --arch " + arch);
   if (std::string v = o.value("--vulkan-version"); !v.empty()) {
     if (arch != "vulkan") fail("--vulkan-version describes Vulkan modules, not --arch " + arch);
-    if (v != "1.1" && v != "1.2") fail("--vulkan-version takes 1.1 or 1.2, not '" + v + "'");
+    if (v != "1.0" && v != "1.1" && v != "1.2")
+      fail("--vulkan-version takes 1.0, 1.1 or 1.2, not '" + v + "'");
     ao.vulkan_version = (1u << 22) | (static_cast<uint32_t>(v[2] - '0') << 12);
   }
   if (!o.value("--workgroup-size").empty())

@@ -24,7 +24,8 @@ constexpr const char* kUsage = R"(usage: loom-module info FILE
                             [--cpu-level NAME]
 
 info  prints the module's target, requirements (a CPU module's levels with their features,
-      and the level this CPU runs), resources, kernels and pipelines.
+      and the level this CPU runs), resources, kernels (with what each reads, writes and
+      updates atomically) and pipelines.
 run   loads the module on its arch (the CPU, or a Vulkan device: --device picks one by
       index or name), runs pipeline `init` once (when it has one) and `step` N times
       (default 1), and writes resources as NumPy .npy files (C order; a vector element
@@ -94,6 +95,26 @@ void print_cpu_levels(const loom::aot::ModuleMetadata& meta, const std::string& 
   }
 }
 
+// "  reads: a, job.out; writes: b; atomics: -": what a render graph declares for a pass.
+void print_resource_access(const loom::KernelABI& abi) {
+  if (!abi.resource_access_known && !abi.resources.empty()) {
+    std::printf("  reads, writes: unknown (the module was written before Loom recorded them)\n");
+    return;
+  }
+  std::string reads, writes, atomics;
+  auto add = [](std::string& list, const std::string& name) {
+    list += (list.empty() ? "" : ", ") + name;
+  };
+  for (const loom::ResourceAccess& a : abi.resource_access) {
+    if (a.access & loom::kResourceRead) add(reads, a.name);
+    if (a.access & loom::kResourceWrite) add(writes, a.name);
+    if (a.access & loom::kResourceAtomic) add(atomics, a.name);
+  }
+  auto shown = [](const std::string& list) { return list.empty() ? "-" : list.c_str(); };
+  std::printf("  reads: %s; writes: %s; atomics: %s\n", shown(reads), shown(writes),
+              shown(atomics));
+}
+
 int info(const loom::aot::Module& m, const std::string& path) {
   const loom::aot::ModuleMetadata& meta = m.meta;
   std::printf("%s: module '%s', format %d, %s, by %s\n", path.c_str(), meta.name.c_str(),
@@ -113,9 +134,11 @@ int info(const loom::aot::Module& m, const std::string& path) {
   for (const auto& t : meta.textures)
     std::printf("texture %s: %s\n", t.name.c_str(), loom::texture_format_name(t.format));
   for (const auto& a : meta.argpacks) std::printf("argpack %s\n", a.name.c_str());
-  for (const auto& k : meta.kernels)
+  for (const auto& k : meta.kernels) {
     std::printf("kernel %s: %zu parameter(s), %zu task(s)\n", k.name.c_str(), k.abi.params.size(),
                 k.abi.tasks.size());
+    print_resource_access(k.abi);
+  }
   for (const auto& p : meta.pipelines)
     std::printf("pipeline %s: %zu launch(es)\n", p.name.c_str(), p.launches.size());
   uint64_t bytes = 0;

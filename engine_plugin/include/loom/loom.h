@@ -35,7 +35,9 @@
  *   of module resources change when a reload swaps the module (LOOM_RELOAD_SWAPPED).
  * - Vulkan: Loom never waits for the whole device. Launches go to Loom's queue (loom_launch,
  *   submitted by loom_runtime_submit or when Loom needs to) or into a command buffer the host
- *   records (loom_launch_into). The host's frames: see loom_runtime_begin_frame.
+ *   records (loom_launch_into). The host's frames: see loom_runtime_begin_frame. On an engine's
+ *   device (loom_runtime_import_vulkan) the engine owns the queue by default: no call submits
+ *   to it or waits on it (LoomQueueMode).
  */
 #ifndef LOOM_H_
 #define LOOM_H_
@@ -63,11 +65,11 @@ extern "C" {
 #define LOOM_VERSION_PATCH(v) ((uint32_t)(v)&0xfffu)
 /* The ABI this header describes. A library of the same major version and an equal or later
  * minor version serves it. */
-#define LOOM_HEADER_VERSION LOOM_MAKE_VERSION(2, 0, 0)
+#define LOOM_HEADER_VERSION LOOM_MAKE_VERSION(2, 1, 0)
 
 /* The library's ABI version (LOOM_MAKE_VERSION). */
 LOOM_API uint32_t loom_version(void);
-/* "loom 0.1.0 (abi 2.0.0, module format 1)": the product, the ABI and the module format
+/* "loom 0.1.0 (abi 2.1.0, module format 1)": the product, the ABI and the module format
  * versions it reads. Static storage. */
 LOOM_API const char* loom_version_string(void);
 
@@ -94,7 +96,8 @@ typedef enum LoomResult {
   LOOM_ERROR_WRONG_RUNTIME = -15, /* objects of two different runtimes used together */
   LOOM_ERROR_INVALID_HANDLE =
       -16, /* a handle that was destroyed, is of another kind, or never was a Loom handle */
-  LOOM_ERROR_IN_USE = -17, /* a destroy of what an argpack member still refers to */
+  LOOM_ERROR_IN_USE = -17,    /* a destroy of what an argpack member still refers to */
+  LOOM_ERROR_NOT_READY = -18, /* a read-back whose frame the engine has not completed yet */
 } LoomResult;
 
 /* The result of the calling thread's last failed call (LOOM_SUCCESS when none failed). */
@@ -116,6 +119,7 @@ typedef struct LoomPipeline_T* LoomPipeline;
 typedef struct LoomArray_T* LoomArray; /* a field of a module, or an ndarray */
 typedef struct LoomTexture_T* LoomTexture;
 typedef struct LoomArgpack_T* LoomArgpack;
+typedef struct LoomReadback_T* LoomReadback; /* a read recorded into an engine's command buffer */
 
 typedef uint32_t LoomBool;
 
@@ -192,9 +196,10 @@ LOOM_API LoomResult loom_runtime_create(const LoomRuntimeCreateInfo* info, LoomR
  * - The handles come from the Vulkan loader libloom.so links (the process's libvulkan), outlive
  *   the runtime and are never destroyed by Loom. The host and Loom share `queue`, from one
  *   thread at a time.
- * - api_version: the instance's VkApplicationInfo::apiVersion, 1.1 or later. Loom calls no
+ * - api_version: the instance's VkApplicationInfo::apiVersion, 1.0 or later. Loom calls no
  *   Vulkan newer than it, and kernels need SPIR-V no newer than it takes (modules: `loom
- *   compile --vulkan-version`, 1.1 by default).
+ *   compile --vulkan-version`, 1.1 by default; 1.0 devices need modules compiled for 1.0, whose
+ *   kernels use only the Vulkan 1.0 core features).
  * - Without timeline semaphores (Vulkan12Features::timelineSemaphore or the timeline
  *   semaphore features struct in enabled_features) Loom tracks its work with fences, and
  *   LoomSemaphore values must be 0 (binary semaphores).
@@ -205,11 +210,33 @@ LOOM_API LoomResult loom_runtime_create(const LoomRuntimeCreateInfo* info, LoomR
  * - get_instance_proc_addr: optional, the engine's vkGetInstanceProcAddr. Loom calls Vulkan
  *   through the loader it links; when the engine's resolves device functions differently
  *   (a layer of the engine's own), Loom logs a warning saying so.
- * - lock_queue / unlock_queue: optional, both or neither. Loom calls them around every
- *   vkQueueSubmit and vkQueueWaitIdle it makes on `queue` (reads, uploads, loom_runtime_submit,
- *   a reload's wait), so an engine that submits from a render thread serialises Loom's with
- *   its own. loom_launch_into and loom_pipeline_launch_into submit nothing once the data they
- *   use is on the device. */
+ * - lock_queue / unlock_queue: optional, both or neither. With LOOM_QUEUE_SHARED, Loom calls
+ *   them around every vkQueueSubmit and vkQueueWaitIdle it makes on `queue` (reads, uploads,
+ *   loom_runtime_submit, a reload's wait), so an engine that submits from a render thread
+ *   serialises Loom's with its own. With LOOM_QUEUE_ENGINE_OWNED (the default) Loom makes
+ *   none. */
+/* The engine's device-memory allocator (LoomVulkanDeviceImport::allocate_memory): returns a
+ * block as vkAllocateMemory would, or an error VkResult. */
+typedef VkResult (*LoomAllocateMemoryFn)(void* user, const VkMemoryAllocateInfo* info,
+                                         VkDeviceMemory* memory);
+typedef void (*LoomFreeMemoryFn)(void* user, VkDeviceMemory memory);
+
+/* Who submits to the engine's queue (LoomVulkanDeviceImport::queue_mode).
+ * - LOOM_QUEUE_ENGINE_OWNED, the default: no loom_* call submits to `queue` or waits on it.
+ *   Work that is not a launch into the engine's command buffer (uploads of what the host
+ *   wrote, image layouts, loom_launch, a hot reload's copies of state) is recorded by Loom and
+ *   runs inside the next command buffer Loom records into: loom_launch_into,
+ *   loom_pipeline_launch_into, loom_runtime_record, loom_array_read_into. Reads are recorded
+ *   too (loom_array_read_into, loom_texture_read_into) and land once the engine's frame has
+ *   completed (loom_runtime_begin_frame says when). Calls that would have to wait are
+ *   LOOM_ERROR_NOT_SUPPORTED naming what to call instead: loom_array_read and
+ *   loom_texture_read of data the device changed since it was last on the host,
+ *   loom_runtime_submit, loom_runtime_wait while Loom's recorded work has not run, and
+ *   loom_launch of kernels with return values or debug error records.
+ * - LOOM_QUEUE_SHARED: Loom submits to `queue` where a call needs it (reads, uploads,
+ *   loom_runtime_submit, a reload's wait), between lock_queue and unlock_queue. */
+typedef enum LoomQueueMode { LOOM_QUEUE_ENGINE_OWNED = 0, LOOM_QUEUE_SHARED = 1 } LoomQueueMode;
+
 typedef struct LoomVulkanDeviceImport {
   uint32_t struct_size; /* sizeof(LoomVulkanDeviceImport) */
   VkInstance instance;
@@ -236,6 +263,27 @@ typedef struct LoomVulkanDeviceImport {
   VkPipelineCache pipeline_cache;
   const void* pipeline_cache_data;
   size_t pipeline_cache_data_size;
+  /* Memory hooks, optional (a struct_size from an older loom.h that ends before them reads
+   * as none given).
+   * allocation_callbacks: the engine's (Unreal hands its own); Loom passes them to every
+   * vkCreate*, vkAllocate*, vkDestroy* and vkFree* it calls on `device`. They must outlive the
+   * runtime.
+   * allocate_memory / free_memory (both or neither, LOOM_ERROR_INVALID_ARGUMENT otherwise):
+   * every VkDeviceMemory block Loom needs comes from allocate_memory and goes back through
+   * free_memory (all of them by loom_runtime_destroy). Loom still sub-allocates its resources
+   * inside those blocks, and maps host-visible ones itself (vkMapMemory, unmapped before
+   * free_memory): the engine must not map a block while Loom holds it. A VkResult other than
+   * VK_SUCCESS makes Loom try another memory type, then fail with LOOM_ERROR_DEVICE.
+   * Heap budgets: when enabled_extensions (or create_info) holds VK_EXT_memory_budget and
+   * api_version is 1.1 or later, Loom allocates no block past a heap's budget (another memory
+   * type, or LOOM_ERROR_DEVICE naming the resource, heap, budget and usage), and
+   * loom_runtime_get_memory_usage reports each heap's budget and usage. */
+  const VkAllocationCallbacks* allocation_callbacks;
+  LoomAllocateMemoryFn allocate_memory;
+  LoomFreeMemoryFn free_memory;
+  void* memory_user;        /* passed to allocate_memory and free_memory */
+  LoomQueueMode queue_mode; /* 0: LOOM_QUEUE_ENGINE_OWNED (a struct_size of 2.0's loom.h,
+                             * which ends before it: LOOM_QUEUE_SHARED, what 2.0 did) */
 } LoomVulkanDeviceImport;
 
 LOOM_API LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device,
@@ -268,6 +316,11 @@ typedef struct LoomMemoryUsage {
  * runtime uses none (*count = 0). */
 LOOM_API LoomResult loom_runtime_get_memory_usage(LoomRuntime runtime, uint32_t* count,
                                                   LoomMemoryUsage* usages);
+/* Vulkan: the budget of memory heap `heap` (an index into VkPhysicalDeviceMemoryProperties::
+ * memoryHeaps, as in LoomMemoryUsage::heap) and the process's usage of it now, when the engine
+ * enabled VK_EXT_memory_budget; both 0 when unknown. */
+LOOM_API LoomResult loom_runtime_get_heap_budget(LoomRuntime runtime, uint32_t heap,
+                                                 uint64_t* budget, uint64_t* usage);
 
 /* Vulkan: the pipeline cache's data (vkGetPipelineCacheData), to store and give back as
  * LoomVulkanDeviceImport::pipeline_cache_data next run. With `data` NULL, sets *size to the
@@ -285,18 +338,28 @@ LOOM_API LoomResult loom_runtime_begin_frame(LoomRuntime runtime);
  * input, vertex and fragment shaders and transfers. */
 LOOM_API LoomResult loom_runtime_barrier_for_graphics(LoomRuntime runtime,
                                                       VkCommandBuffer command_buffer);
+/* Records the work Loom has pending into `command_buffer` (a primary command buffer of the
+ * frame, as for loom_launch_into): with LOOM_QUEUE_ENGINE_OWNED, uploads of what the host
+ * wrote, image layouts (an exported image is in GENERAL once this ran), loom_launch calls and a
+ * reload's copies; otherwise it submits them to the queue ahead of the command buffer.
+ * loom_launch_into and loom_array_read_into do it too; call it when the engine uses Loom's
+ * resources in a frame without launching anything. */
+LOOM_API LoomResult loom_runtime_record(LoomRuntime runtime, VkCommandBuffer command_buffer);
 
 typedef struct LoomSemaphore {
   VkSemaphore semaphore;
   uint64_t value; /* timeline semaphores: the value; binary: 0 */
 } LoomSemaphore;
 /* Submits what was launched on Loom's queue so far, after the host's `waits`, signalling
- * the host's `signals` when it completes. No host wait. */
+ * the host's `signals` when it completes. No host wait. LOOM_ERROR_NOT_SUPPORTED when the
+ * engine owns the queue (LOOM_QUEUE_ENGINE_OWNED): loom_runtime_record instead. */
 LOOM_API LoomResult loom_runtime_submit(LoomRuntime runtime, uint32_t wait_count,
                                         const LoomSemaphore* waits, uint32_t signal_count,
                                         const LoomSemaphore* signals);
 /* Waits until the runtime's own submitted and recorded work is done (not the whole device;
- * command buffers the host submits are the host's to wait for). */
+ * command buffers the host submits are the host's to wait for). With
+ * LOOM_QUEUE_ENGINE_OWNED: a success when that work ran in frames the engine completed,
+ * LOOM_ERROR_NOT_SUPPORTED otherwise (Loom never waits for the engine's queue). */
 LOOM_API LoomResult loom_runtime_wait(LoomRuntime runtime);
 
 /* ---- modules --------------------------------------------------------------------------- */
@@ -362,9 +425,12 @@ typedef enum LoomReloadStatus {
  * (unreadable or corrupt file, a kernel or
  * resource the host holds missing or of another signature, the device lacking a capability)
  * keeps the old module running and returns the error; the same file is not tried again
- * until it changes. When the host's command buffers used the old module, a swap first waits
- * for the shared queue (once; it reads the old state). Modules loaded from memory report
- * LOOM_RELOAD_UNCHANGED. */
+ * until it changes. Carrying state never waits with LOOM_QUEUE_ENGINE_OWNED: fields, ndarrays
+ * and textures are copied on the device by commands that run in the next command buffer Loom
+ * records into (loom_runtime_record, loom_launch_into), and the old module is freed once
+ * that frame completed. With LOOM_QUEUE_SHARED, when the host's command buffers used the old
+ * module, a swap first waits for the shared queue (once; it reads the old state). Modules
+ * loaded from memory report LOOM_RELOAD_UNCHANGED. */
 LOOM_API LoomResult loom_module_reload_if_changed(LoomModule module, LoomReloadStatus* status);
 /* The same, whether or not the file changed. */
 LOOM_API LoomResult loom_module_reload(LoomModule module, LoomReloadStatus* status);
@@ -421,6 +487,36 @@ typedef struct LoomKernelInfo {
 /* Strings point into the module, valid until the next reload. */
 LOOM_API LoomResult loom_kernel_get_info(LoomKernel kernel, LoomKernelInfo* out);
 LOOM_API LoomResult loom_kernel_get_param(LoomKernel kernel, uint32_t index, LoomParamInfo* out);
+
+/* What a kernel reads and writes, for render graphs (Unreal's RDG, Unity's RenderGraph,
+ * Godot's barriers) that declare a pass's resources before recording it. The compiler finds
+ * it in the kernel's final code: an access it removed as dead is not listed. */
+typedef enum LoomAccess {
+  LOOM_ACCESS_READ = 1,
+  LOOM_ACCESS_WRITE = 2,
+  LOOM_ACCESS_ATOMIC = 4 /* read-modify-write: declare it as read and write */
+} LoomAccess;
+typedef enum LoomResourceSource {
+  LOOM_RESOURCE_PARAM = 1,  /* an ndarray or texture parameter */
+  LOOM_RESOURCE_FIELD,      /* a field of the module */
+  LOOM_RESOURCE_PACK_MEMBER /* an ndarray or texture member of an argpack parameter */
+} LoomResourceSource;
+typedef struct LoomResourceAccess {
+  const char* name; /* the parameter, the field, or "pack.member" (the parameter, then the
+                       member's path: "job.inner.grid") */
+  LoomResourceSource source;
+  LoomModuleItem kind; /* LOOM_ITEM_FIELD, LOOM_ITEM_NDARRAY or LOOM_ITEM_TEXTURE */
+  uint32_t param;      /* PARAM, PACK_MEMBER: the parameter's index (loom_kernel_get_param);
+                          FIELD: UINT32_MAX */
+  uint32_t access;     /* LoomAccess bits, never 0 */
+} LoomResourceAccess;
+/* With `accesses` NULL, sets *count to the number of resources the kernel touches;
+ * otherwise writes at most *count entries, in the kernel's resource order, and sets *count
+ * to the number written. A resource the kernel never touches is not listed. Modules written
+ * before Loom recorded this: LOOM_ERROR_NOT_SUPPORTED (never a guess; compile the module
+ * again). Strings point into the module, valid until the next reload. */
+LOOM_API LoomResult loom_kernel_get_resource_access(LoomKernel kernel, uint32_t* count,
+                                                    LoomResourceAccess* accesses);
 
 /* A kernel argument, or an argpack member's value. */
 typedef enum LoomArgumentKind {
@@ -564,12 +660,35 @@ LOOM_API LoomResult loom_ndarray_destroy(LoomArray array);
 
 LOOM_API LoomResult loom_array_get_info(LoomArray array, LoomArrayInfo* out);
 /* Copies `bytes` (exactly the array's size) out of / into the array. A read waits for the
- * work that writes the array; a write reaches the device before the next launch. */
+ * work that writes the array; a write reaches the device before the next launch. With
+ * LOOM_QUEUE_ENGINE_OWNED a read that would wait (the device changed the array since the host
+ * last had it, or the array is the host's VkBuffer) is LOOM_ERROR_NOT_SUPPORTED: record it
+ * with loom_array_read_into. */
 LOOM_API LoomResult loom_array_read(LoomArray array, void* dst, uint64_t bytes);
 LOOM_API LoomResult loom_array_write(LoomArray array, const void* src, uint64_t bytes);
 /* The device buffer holding the array (Vulkan), for the host to bind (Loom's buffers can
  * be bound as storage, vertex, index and indirect buffers). */
 LOOM_API LoomResult loom_array_export_vulkan(LoomArray array, LoomVulkanBuffer* out);
+
+/* Reads recorded into an engine's command buffer (Vulkan; any LoomQueueMode): the array's or
+ * texture's contents as of that point of `command_buffer` (a primary command buffer of the
+ * frame, as for loom_launch_into), copied into host-visible memory once the frame completes.
+ * Poll with loom_readback_get, or give `done`: loom_runtime_begin_frame calls it (on its
+ * thread) with the data once the frame that recorded the read has completed. `out` may be
+ * NULL when `done` is given: Loom then frees the readback after calling `done`; otherwise the
+ * host frees it with loom_readback_destroy (before or after it landed). Textures the host
+ * keeps in SHADER_READ_ONLY_OPTIMAL cannot be read this way (LOOM_ERROR_NOT_SUPPORTED). */
+typedef void (*LoomReadbackFn)(void* user, const void* data, uint64_t bytes);
+LOOM_API LoomResult loom_array_read_into(LoomArray array, VkCommandBuffer command_buffer,
+                                         LoomReadbackFn done, void* user, LoomReadback* out);
+LOOM_API LoomResult loom_texture_read_into(LoomTexture texture, VkCommandBuffer command_buffer,
+                                           LoomReadbackFn done, void* user, LoomReadback* out);
+/* Copies the read-back bytes (`bytes`: exactly the array's or texture's size) to `dst`;
+ * LOOM_ERROR_NOT_READY, writing nothing, until the frame that recorded it has completed
+ * (frames_in_flight loom_runtime_begin_frame calls later). */
+LOOM_API LoomResult loom_readback_get(LoomReadback readback, void* dst, uint64_t bytes);
+/* Null is a no-op success. A readback still in flight is freed once its frame completes. */
+LOOM_API LoomResult loom_readback_destroy(LoomReadback readback);
 
 /* ---- textures -------------------------------------------------------------------------- */
 

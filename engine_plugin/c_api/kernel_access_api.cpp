@@ -1,0 +1,66 @@
+// What a kernel reads and writes (loom_kernel_get_resource_access), from the resource access
+// the compiler recorded in the kernel's ABI.
+#include <cstdint>
+#include <string>
+
+#include "engine_plugin/c_api/c_api_error.h"
+#include "engine_plugin/c_api/handles.h"
+
+using namespace loom;
+using loom::capi::ApiError;
+using loom::capi::guard;
+using loom::capi::KernelObject;
+using loom::capi::need;
+using loom::capi::resolve;
+
+namespace {
+
+LoomResourceAccess entry_of(const KernelABI& abi, const ResourceAccess& a) {
+  const ResourceDesc& r = abi.resources.at(static_cast<size_t>(a.slot));
+  LoomResourceAccess out{};
+  out.name = a.name.c_str();
+  out.access = a.access;
+  switch (r.kind) {
+    case ResourceKind::Field: out.kind = LOOM_ITEM_FIELD; break;
+    case ResourceKind::Ndarray: out.kind = LOOM_ITEM_NDARRAY; break;
+    case ResourceKind::Texture: out.kind = LOOM_ITEM_TEXTURE; break;
+  }
+  if (r.kind == ResourceKind::Field) {
+    out.source = LOOM_RESOURCE_FIELD;
+    out.param = UINT32_MAX;
+    return out;
+  }
+  out.source = r.param_offset >= 0 ? LOOM_RESOURCE_PACK_MEMBER : LOOM_RESOURCE_PARAM;
+  out.param = static_cast<uint32_t>(r.param);
+  return out;
+}
+
+}  // namespace
+
+extern "C" {
+
+LoomResult loom_kernel_get_resource_access(LoomKernel kernel, uint32_t* count,
+                                           LoomResourceAccess* accesses) {
+  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+    KernelObject& k = resolve(kernel, "loom_kernel_get_resource_access: kernel");
+    uint32_t& n = need(count, "loom_kernel_get_resource_access: count");
+    const KernelABI& abi = k.module->loaded->kernel_info(k.index).abi;
+    // A kernel with no resources touches none, whenever its module was written.
+    if (!abi.resource_access_known && !abi.resources.empty())
+      throw ApiError(LOOM_ERROR_NOT_SUPPORTED, Place{k.module->what, k.name},
+                     "loom_kernel_get_resource_access: the module was written before Loom "
+                     "recorded which resources kernels read and write; compile it again with "
+                     "this Loom (loom compile)");
+    const std::vector<ResourceAccess>& list = abi.resource_access;
+    if (!accesses) {
+      n = static_cast<uint32_t>(list.size());
+      return;
+    }
+    uint32_t written = 0;
+    for (; written < n && written < list.size(); ++written)
+      accesses[written] = entry_of(abi, list[written]);
+    n = written;
+  });
+}
+
+}  // extern "C"
