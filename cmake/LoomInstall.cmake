@@ -1,21 +1,20 @@
 # Install rules (docs/installing.md), included by the top-level CMakeLists.txt once the
 # product targets exist.
 #
-# Two components, so a game ships only what it runs:
+# Three components, so a game ships only what it runs:
 #   runtime  libloom.so (with its SONAME links), include/loom/loom.h, the CMake package
 #            (find_package(Loom): Loom::loom) and loom.pc: what a game ships and builds against.
 #   tools    the `loom` compiler command line and `loom-module`, and the editor where it is
 #            built: what a developer runs.
+#   cpp      the C++ API with the compiler: libloom_cpp.so, its headers (program.h,
+#            aot_module.h and the vocabulary they use, cmake/LoomCppHeaders.cmake), Loom::cpp
+#            (find_package(Loom COMPONENTS cpp)) and loom-cpp.pc. Links LLVM.
 # `cmake --install build --prefix P --component runtime` installs the runtime alone; CPack
 # makes a .deb of each (end of this file).
-#
-# The C++ API (loom_api, which carries the compiler) is not installed: its headers include
-# repository-internal ones (runtime/) and it is a static library over a dozen
-# more; docs/installing.md says what installing it would take.
 include(CMakePackageConfigHelpers)
 
 set(LOOM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Loom)
-# The package's version is the C ABI's (libloom's VERSION from loom.h, 2.1.0 -> SOVERSION 2), not the
+# The package's version is the C ABI's (libloom's VERSION from loom.h, 3.0.0 -> SOVERSION 3), not the
 # product's: SameMajorVersion then means "links against the same libloom.so.N".
 get_target_property(LOOM_ABI_VERSION loom_plugin VERSION)
 
@@ -63,6 +62,40 @@ configure_file(${PROJECT_SOURCE_DIR}/cmake/loom.pc.in ${PROJECT_BINARY_DIR}/inst
 install(FILES ${PROJECT_BINARY_DIR}/install/loom.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT runtime)
 
+# ---- cpp: the C++ API -------------------------------------------------------------------------
+
+# Its own export set and targets file, read by LoomConfig.cmake only when the cpp component is
+# asked for, so a runtime-only install never names libloom_cpp.so.
+install(TARGETS loom_cpp EXPORT LoomCppTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT cpp NAMELINK_COMPONENT cpp
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# LLVM where it is not in a system folder.
+set_target_properties(loom_cpp PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
+install(EXPORT LoomCppTargets NAMESPACE Loom:: FILE LoomCppTargets.cmake
+  DESTINATION ${LOOM_INSTALL_CMAKEDIR} COMPONENT cpp)
+# The headers, each with its includes renamed to the installed names (LoomInstallCppHeader.cmake).
+if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
+  set(loom_cpp_header_destination "${CMAKE_INSTALL_INCLUDEDIR}/loom")
+else()
+  set(loom_cpp_header_destination "\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_INCLUDEDIR}/loom")
+endif()
+include(LoomCppHeaders)
+set(loom_cpp_headers ${LOOM_CPP_HEADERS})
+while(loom_cpp_headers)
+  list(POP_FRONT loom_cpp_headers name source)
+  install(CODE "
+    set(SOURCE \"${PROJECT_SOURCE_DIR}/${source}\")
+    set(NAME ${name})
+    set(STAGING \"${PROJECT_BINARY_DIR}/install/cpp_headers\")
+    set(DESTINATION \"${loom_cpp_header_destination}\")
+    include(\"${PROJECT_SOURCE_DIR}/cmake/LoomInstallCppHeader.cmake\")"
+    COMPONENT cpp)
+endwhile()
+get_target_property(LOOM_CPP_VERSION loom_cpp VERSION)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/loom-cpp.pc.in ${PROJECT_BINARY_DIR}/install/loom-cpp.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/install/loom-cpp.pc
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT cpp)
+
 # ---- tools -----------------------------------------------------------------------------------
 
 # They link Loom statically and read nothing of the source tree at run time; libloom.so finds
@@ -87,9 +120,10 @@ set(CPACK_PACKAGE_CONTACT "Loom maintainers")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Loom: node-graph simulation kernels for the CPU and Vulkan")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON) # a RelWithDebInfo libloom.so is 80 MB with its debug info
-set(CPACK_COMPONENTS_ALL runtime tools)
+set(CPACK_COMPONENTS_ALL runtime tools cpp)
 set(CPACK_COMPONENT_RUNTIME_DESCRIPTION "libloom.so (the C ABI runtime), loom.h, the CMake package and loom.pc")
 set(CPACK_COMPONENT_TOOLS_DESCRIPTION "the loom compiler command line and loom-module")
+set(CPACK_COMPONENT_CPP_DESCRIPTION "libloom_cpp.so (the C++ API with the compiler), its headers, Loom::cpp and loom-cpp.pc")
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)

@@ -6,6 +6,7 @@
 #include "compiler/ir/verifier.h"
 #include "compiler/passes/demote_atomics.h"
 #include "compiler/passes/drop_asserts.h"
+#include "compiler/passes/extent_assumptions.h"
 #include "compiler/passes/full_simplify.h"
 #include "compiler/passes/licm.h"
 #include "compiler/passes/lower_access.h"
@@ -74,7 +75,9 @@ void run_pipeline(ir::Kernel& kernel, const PipelineOptions& options,
     kernel.free_erased();  // after the check, which reports uses of them
     if (after_each) after_each(stage.name, kernel);
   }
-  // From the final IR, so only the accesses the generated code makes count.
+  // From the final IR, so only the accesses the generated code makes count. Extents first:
+  // it reads the argpack member names lowering left in the resource access list.
+  record_extent_assumptions(kernel);
   record_resource_access(kernel);
 }
 

@@ -29,7 +29,8 @@ struct PassTiming {
 // Runs every pass in order on `kernel` (setting Kernel::debug from the options first),
 // calling `after_each` after each one (for
 // `loom ir --after PASS`) and appending one timing per pass to `timings` when given. Then
-// records what the final code reads and writes (record_resource_access, resource_access.h).
+// records what the final code reads and writes (record_resource_access, resource_access.h)
+// and the extents it assumes (record_extent_assumptions, extent_assumptions.h).
 void run_pipeline(ir::Kernel& kernel, const PipelineOptions& options,
                   const PassObserver& after_each = {}, std::vector<PassTiming>* timings = nullptr);
 

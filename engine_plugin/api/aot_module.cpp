@@ -14,11 +14,16 @@
 #include "compiler/graph/document.h"
 #include "engine_plugin/api/aot_instance.h"
 #include "engine_plugin/api/argument_values.h"
+#include "runtime/aot/module.h"
 #include "runtime/aot/module_files.h"
 #include "runtime/common/error.h"
+#include "runtime/common/spirv_kernel.h"
 #include "runtime/cpu/host_cpu.h"
 
 namespace loom {
+
+// aot_module.h spells the default feature set out, as it includes no runtime header.
+static_assert(kAllVulkanFeatures == kAllSpirvRequirements);
 
 namespace {
 

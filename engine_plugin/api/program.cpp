@@ -993,6 +993,47 @@ void Program::run_pipeline(const std::string& name) {
   impl_->device.flush();  // the device starts on the batch while the host goes on
 }
 
+void Program::run_pipeline(const std::string& name, const Args& args) {
+  auto launches = impl_->pipeline_launches(name);
+  std::vector<std::string> names;  // the parameters of the launches' kernels, first seen first
+  for (const auto& [kernel, ignored] : launches)
+    for (const graph::KernelParam& p : impl_->kernel_decl(kernel).params)
+      if (std::find(names.begin(), names.end(), p.name) == names.end()) names.push_back(p.name);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& given = args[i].first;
+    for (size_t j = 0; j < i; ++j)
+      if (args[j].first == given)
+        throw Error(impl_->place("", given),
+                    "pipeline '" + name + "': argument '" + given + "' is given twice");
+    if (std::find(names.begin(), names.end(), given) != names.end()) continue;
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw Error(impl_->place("", given), "pipeline '" + name + "' takes no argument '" + given +
+                                             "'; its launches take: " + list);
+  }
+  for (auto& [kernel, launch_args] : launches) {
+    const graph::KernelDecl& decl = impl_->kernel_decl(kernel);
+    for (const auto& arg : args) {
+      const std::string& given = arg.first;  // named: clang before 16 cannot capture a binding
+      bool takes = false;
+      for (const graph::KernelParam& p : decl.params) takes |= p.name == given;
+      if (!takes) continue;
+      auto it = std::find_if(launch_args.begin(), launch_args.end(),
+                             [&](const auto& a) { return a.first == given; });
+      if (it != launch_args.end())
+        it->second = arg.second;
+      else
+        launch_args.emplace_back(given, arg.second);
+    }
+    // What a launch checks, before any runs: names, template arguments (compiling what a
+    // new binding needs) and the arguments' types.
+    impl_->check_argument_names(decl, launch_args);
+    impl_->bind(impl_->instance(decl, impl_->template_args(decl, launch_args)), launch_args);
+  }
+  for (const auto& [kernel, launch_args] : launches) impl_->launch(kernel, launch_args);
+  impl_->device.flush();
+}
+
 bool Program::has_pipeline(const std::string& name) const {
   return impl_->doc->pipeline(name) != nullptr;
 }

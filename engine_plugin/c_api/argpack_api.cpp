@@ -2,6 +2,7 @@
 #include "engine_plugin/c_api/arguments.h"
 #include "engine_plugin/c_api/c_api_error.h"
 #include "engine_plugin/c_api/handles.h"
+#include "engine_plugin/c_api/info_structs.h"
 #include "engine_plugin/c_api/types.h"
 
 using namespace loom;
@@ -62,7 +63,8 @@ LoomResult loom_module_get_argpack_member(LoomModule module, const char* type_na
     const char* call = "loom_module_get_argpack_member";
     ModuleObject& m = resolve(module, "loom_module_get_argpack_member: module");
     need(type_name, "loom_module_get_argpack_member: type_name");
-    LoomArgpackMemberInfo& info = need(out, "loom_module_get_argpack_member: out");
+    capi::check_out(out, "loom_module_get_argpack_member: out");
+    LoomArgpackMemberInfo info{};
     const ArgpackType& t = type_named(m, type_name, call);
     if (index >= t.members.size())
       throw ApiError(LOOM_ERROR_NOT_FOUND, Place{m.what},
@@ -70,7 +72,6 @@ LoomResult loom_module_get_argpack_member(LoomModule module, const char* type_na
                          t.name + "''s " + std::to_string(t.members.size()) + " member(s)");
     const ArgpackMember& a = t.members[index];
     const std::vector<ArgpackType>& types = m.loaded->metadata().argpack_types;
-    info = LoomArgpackMemberInfo{};
     capi::copy_name(info.name, a.name);
     info.kind = member_kind_of(a.kind);
     if (a.kind == MemberKind::Value || a.kind == MemberKind::Ndarray) {
@@ -84,6 +85,7 @@ LoomResult loom_module_get_argpack_member(LoomModule module, const char* type_na
         static_cast<size_t>(a.nested) < types.size())
       capi::copy_name(info.nested_type, types[static_cast<size_t>(a.nested)].name);
     info.offset = a.offset;
+    capi::write_out(out, info);
   });
 }
 
@@ -161,6 +163,7 @@ LoomResult loom_argpack_set(LoomArgpack pack, const char* path, const LoomArgume
     ArgpackObject& p = resolve(pack, "loom_argpack_set: pack");
     need(path, "loom_argpack_set: path");
     capi::set_member(p, path, need(value, "loom_argpack_set: value"));
+    p.host_set.insert(path);
   });
 }
 

@@ -166,6 +166,16 @@ void check_pack_resources(const KernelABI& abi, int param, host::Argpack& pack,
   }
 }
 
+// A texture parameter's format is compiled into the kernel.
+void check_texture_format(const KernelABI& abi, int param, const host::Texture& tex,
+                          const Place& where, const std::string& what) {
+  for (const ResourceDesc& r : abi.resources)
+    if (r.param == param && r.param_offset < 0 && r.format != tex.format())
+      throw ApiError(LOOM_ERROR_WRONG_DTYPE, where,
+                     what + " takes a texture of format " + texture_format_name(r.format) +
+                         ", given " + texture_format_name(tex.format()));
+}
+
 bool has_prefix(const std::string& path, const std::string& prefix) {
   return path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
          path[prefix.size()] == '.';
@@ -240,11 +250,7 @@ void bind_arguments(KernelObject& k, uint32_t count, const LoomArgument* args) {
         break;
       case ParamKind::Texture: {
         const host::Texture& tex = texture_of(texture_argument(a, m.runtime, p.ndim, where, what));
-        for (const ResourceDesc& r : abi.resources)
-          if (r.param == param && r.param_offset < 0 && r.format != tex.format())
-            throw ApiError(LOOM_ERROR_WRONG_DTYPE, where,
-                           what + " takes a texture of format " + texture_format_name(r.format) +
-                               ", given " + texture_format_name(tex.format()));
+        check_texture_format(abi, param, tex, where, what);
         frame.set_texture(param, tex);
         break;
       }
@@ -258,6 +264,41 @@ void bind_arguments(KernelObject& k, uint32_t count, const LoomArgument* args) {
       }
     }
   }
+}
+
+aot::PipelineArgument pipeline_argument(ModuleObject& m, const KernelABI& abi, int param,
+                                        const LoomArgument& a, const Place& where,
+                                        const std::string& what) {
+  const ParamDesc& p = abi.params.at(static_cast<size_t>(param));
+  switch (p.kind) {
+    case ParamKind::Value: {
+      if (p.type.scalar == Scalar::Bool) {
+        uint8_t b = components<bool>(a, p.type, where, what).at(0) ? 1 : 0;
+        return aot::PipelineArgument::value(p.type, &b);
+      }
+      aot::PipelineArgument out;
+      host::with_scalar_type(p.type.scalar, [&](auto zero) {
+        using T = decltype(zero);
+        out = aot::PipelineArgument::value(p.type, components<T>(a, p.type, where, what).data());
+      });
+      return out;
+    }
+    case ParamKind::Ndarray:
+      return aot::PipelineArgument::of(
+          *ndarray_of(ndarray_argument(a, m.runtime, p.type, p.ndim, where, what)));
+    case ParamKind::Texture: {
+      const host::Texture& tex = texture_of(texture_argument(a, m.runtime, p.ndim, where, what));
+      check_texture_format(abi, param, tex, where, what);
+      return aot::PipelineArgument::of(tex);
+    }
+    case ParamKind::Argpack: {
+      const std::vector<ArgpackType>& types = m.loaded->metadata().argpack_types;
+      host::Argpack& pack = argpack_of(argpack_argument(a, m, types, p.argpack_type, where, what));
+      check_pack_resources(abi, param, pack, types, p.argpack_type, where);
+      return aot::PipelineArgument::of(pack);
+    }
+  }
+  throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, where, what + " is of an unknown kind");
 }
 
 void set_member(ArgpackObject& p, const std::string& path, const LoomArgument& a) {

@@ -41,6 +41,7 @@ struct RuntimeObject {
   std::unique_ptr<loom::Device> device;
   std::unique_ptr<loom::vk::HostFrames> frames;  // made by the first host-frame call
   bool engine_owned_queue = false;               // LOOM_QUEUE_ENGINE_OWNED: Loom never submits
+  std::function<void(const std::string&)> warn;  // the host's log callback, or stderr
   // Modules loom_module_destroy let go of, kept until the host frames that may use them are
   // done (a reload waits for the queue instead: it must read the old module's state).
   struct Retired {
@@ -126,6 +127,9 @@ struct ArgpackObject {
   // By member path in this pack; members written through a bound nested pack are recorded
   // on that pack. Struct members copied from a pack inherit its references.
   std::map<std::string, MemberRef> refs;
+  // Member paths the host wrote through loom_argpack_set: what a reload that cannot carry
+  // them says it reset (loom_module_get_reload_reset).
+  std::set<std::string> host_set;
 };
 
 // A read recorded into a host command buffer (vk::HostFrames::read_into). `done`: called
@@ -156,6 +160,8 @@ struct ModuleObject {
   std::map<std::string, std::unique_ptr<ArgpackObject>> argpacks;
   std::map<ArgpackObject*, std::unique_ptr<ArgpackObject>> created_packs;
   std::vector<std::string> names[6];  // loom_module_get_item_name, per LoomModuleItem - 1
+  // "pack.member" per host-set member the last reload reset (loom_module_get_reload_reset).
+  std::vector<std::string> reload_resets;
 
   void refresh_names();
 };

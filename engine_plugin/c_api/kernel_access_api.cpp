@@ -1,10 +1,12 @@
 // What a kernel reads and writes (loom_kernel_get_resource_access), from the resource access
 // the compiler recorded in the kernel's ABI.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
 #include "engine_plugin/c_api/c_api_error.h"
 #include "engine_plugin/c_api/handles.h"
+#include "engine_plugin/c_api/info_structs.h"
 
 using namespace loom;
 using loom::capi::ApiError;
@@ -56,9 +58,13 @@ LoomResult loom_kernel_get_resource_access(LoomKernel kernel, uint32_t* count,
       n = static_cast<uint32_t>(list.size());
       return;
     }
-    uint32_t written = 0;
-    for (; written < n && written < list.size(); ++written)
-      accesses[written] = entry_of(abi, list[written]);
+    uint32_t written = std::min<uint32_t>(n, static_cast<uint32_t>(list.size()));
+    if (written) capi::check_out(accesses, "loom_kernel_get_resource_access: accesses[0]");
+    for (uint32_t i = 0; i < written; ++i) {
+      LoomResourceAccess* slot = capi::element(accesses, i);
+      slot->struct_size = accesses->struct_size;
+      capi::write_out(slot, entry_of(abi, list[i]));
+    }
     n = written;
   });
 }

@@ -5,6 +5,8 @@
 #include "engine_plugin/c_api/arguments.h"
 #include "engine_plugin/c_api/c_api_error.h"
 #include "engine_plugin/c_api/handles.h"
+#include "engine_plugin/c_api/info_structs.h"
+#include "engine_plugin/c_api/launching.h"
 #include "engine_plugin/c_api/types.h"
 #include "runtime/vulkan/vulkan_runtime.h"
 
@@ -61,32 +63,6 @@ std::string key_of(const std::string& name, const std::vector<aot::TemplateArgum
            std::to_string(a.i) + ':' + std::to_string(a.f) + ':' + value_type_name(a.elem) + ':' +
            (a.b ? "1" : "0");
   return key;
-}
-
-// Runs `launch` and reports failed bounds checks and assertions as LOOM_ERROR_LAUNCH.
-template <typename Launch>
-void launching(Launch&& launch) {
-  try {
-    launch();
-  } catch (const ApiError&) {
-    throw;
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::General) throw;
-    throw ApiError(LOOM_ERROR_LAUNCH, e.place(), e.message());
-  }
-}
-
-aot::LoadedModule::Launcher into(RuntimeObject& r, VkCommandBuffer cb) {
-  vk::HostFrames& frames = r.host_frames();
-  loom::Device& device = *r.device;
-  return [&frames, &device, cb](loom::DeviceKernel& k, LaunchContext& ctx) {
-    frames.launch_into(cb, *device.vulkan_kernel(k), ctx);
-  };
-}
-
-void check_into(RuntimeObject& r, VkCommandBuffer cb, const char* call) {
-  capi::vulkan_of(r, call);
-  if (!cb) throw ApiError(LOOM_ERROR_NULL_HANDLE, std::string(call) + ": command_buffer is null");
 }
 
 }  // namespace
@@ -153,27 +129,29 @@ LoomResult loom_module_get_pipeline(LoomModule module, const char* name, LoomPip
 LoomResult loom_kernel_get_info(LoomKernel kernel, LoomKernelInfo* out) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
     KernelObject& k = resolve(kernel, "loom_kernel_get_info: kernel");
-    LoomKernelInfo& info = need(out, "loom_kernel_get_info: out");
+    capi::check_out(out, "loom_kernel_get_info: out");
+    LoomKernelInfo info{};
     const KernelABI& abi = k.frame->abi();
     info.name = k.module->loaded->kernel_info(k.index).name.c_str();
     info.param_count = static_cast<uint32_t>(abi.params.size());
     uint32_t components = 0;
     for (ValueType t : abi.returns) components += static_cast<uint32_t>(t.components());
     info.return_count = components;
+    capi::write_out(out, info);
   });
 }
 
 LoomResult loom_kernel_get_param(LoomKernel kernel, uint32_t index, LoomParamInfo* out) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
     KernelObject& k = resolve(kernel, "loom_kernel_get_param: kernel");
-    LoomParamInfo& info = need(out, "loom_kernel_get_param: out");
+    capi::check_out(out, "loom_kernel_get_param: out");
+    LoomParamInfo info{};
     const KernelABI& abi = k.module->loaded->kernel_info(k.index).abi;
     if (index >= abi.params.size())
       throw ApiError(LOOM_ERROR_NOT_FOUND, Place{k.module->what, k.name},
                      "parameter " + std::to_string(index) + " is past the kernel's " +
                          std::to_string(abi.params.size()));
     const ParamDesc& p = abi.params[index];
-    info = LoomParamInfo{};
     info.name = p.name.c_str();
     info.kind = static_cast<LoomParamKind>(static_cast<int>(p.kind) + 1);
     info.dtype = capi::dtype_of(p.type.scalar);
@@ -183,6 +161,7 @@ LoomResult loom_kernel_get_param(LoomKernel kernel, uint32_t index, LoomParamInf
       info.argpack_type = k.module->loaded->metadata()
                               .argpack_types.at(static_cast<size_t>(p.argpack_type))
                               .name.c_str();
+    capi::write_out(out, info);
   });
 }
 
@@ -194,7 +173,7 @@ LoomResult loom_launch(LoomKernel kernel, uint32_t arg_count, const LoomArgument
                      "the kernel returns values, which need a wait, and with "
                      "LOOM_QUEUE_ENGINE_OWNED Loom never waits for the engine's queue");
     capi::bind_arguments(k, arg_count, args);
-    launching([&] { k.module->loaded->launch(k.index, *k.frame); });
+    capi::launching([&] { k.module->loaded->launch(k.index, *k.frame); });
   });
 }
 
@@ -203,12 +182,13 @@ LoomResult loom_launch_into(LoomKernel kernel, VkCommandBuffer command_buffer, u
   return guard(LOOM_ERROR_DEVICE, [&] {
     KernelObject& k = resolve(kernel, "loom_launch_into: kernel");
     RuntimeObject& r = *k.module->runtime;
-    check_into(r, command_buffer, "loom_launch_into");
+    capi::check_into(r, command_buffer, "loom_launch_into");
     if (!k.frame->abi().returns.empty())
       throw ApiError(LOOM_ERROR_NOT_SUPPORTED, Place{k.module->what, k.name},
                      "the kernel returns values, which need a wait; launch it with loom_launch");
     capi::bind_arguments(k, arg_count, args);
-    launching([&] { k.module->loaded->launch(k.index, *k.frame, into(r, command_buffer)); });
+    capi::launching(
+        [&] { k.module->loaded->launch(k.index, *k.frame, capi::into(r, command_buffer)); });
   });
 }
 
@@ -247,7 +227,7 @@ LoomResult loom_kernel_get_return(LoomKernel kernel, uint32_t index, LoomDataTyp
 LoomResult loom_pipeline_launch(LoomPipeline pipeline) {
   return guard(LOOM_ERROR_DEVICE, [&] {
     PipelineObject& p = resolve(pipeline, "loom_pipeline_launch: pipeline");
-    launching([&] { p.module->loaded->run_pipeline(p.index); });
+    capi::launching([&] { p.module->loaded->run_pipeline(p.index); });
   });
 }
 
@@ -255,9 +235,9 @@ LoomResult loom_pipeline_launch_into(LoomPipeline pipeline, VkCommandBuffer comm
   return guard(LOOM_ERROR_DEVICE, [&] {
     PipelineObject& p = resolve(pipeline, "loom_pipeline_launch_into: pipeline");
     RuntimeObject& r = *p.module->runtime;
-    check_into(r, command_buffer, "loom_pipeline_launch_into");
-    aot::LoadedModule::Launcher launcher = into(r, command_buffer);
-    launching([&] { p.module->loaded->run_pipeline(p.index, &launcher); });
+    capi::check_into(r, command_buffer, "loom_pipeline_launch_into");
+    aot::LoadedModule::Launcher launcher = capi::into(r, command_buffer);
+    capi::launching([&] { p.module->loaded->run_pipeline(p.index, &launcher); });
   });
 }
 

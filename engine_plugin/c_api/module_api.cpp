@@ -1,11 +1,13 @@
 // Modules: loading from a path or memory, what they hold, hot reload.
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <system_error>
 
 #include "engine_plugin/c_api/c_api_error.h"
 #include "engine_plugin/c_api/compiler_bridge.h"
 #include "engine_plugin/c_api/handles.h"
+#include "engine_plugin/c_api/info_structs.h"
 #include "engine_plugin/c_api/types.h"
 #include "runtime/aot/module_files.h"
 #include "runtime/vulkan/vulkan_device.h"
@@ -341,6 +343,45 @@ void carry_state(RuntimeObject& r, aot::LoadedModule& from, aot::LoadedModule& t
   }
 }
 
+// The module's own packs whose layout the new module changes start at its declared values
+// (carry_state copies only packs of an unchanged layout): the members the host set in them
+// (loom_argpack_set), as "pack.member", so the reload can say which settings it dropped.
+std::vector<std::string> reset_members(const ModuleObject& m, const aot::LoadedModule& next) {
+  const aot::LoadedModule& now = *m.loaded;
+  std::vector<std::string> reset;
+  for (const auto& [name, p] : m.argpacks) {
+    const host::Argpack* old = now.argpack(name);
+    const host::Argpack* fresh = next.argpack(name);
+    if (p->host_set.empty() || !old || !fresh) continue;  // check_held: both have a held pack
+    int t_old = type_index(now.metadata().argpack_types, old->type().name);
+    int t_new = type_index(next.metadata().argpack_types, fresh->type().name);
+    if (t_old >= 0 && t_new >= 0 &&
+        same_layout(now.metadata().argpack_types, t_old, next.metadata().argpack_types, t_new))
+      continue;
+    for (const std::string& path : p->host_set) reset.push_back(name + "." + path);
+  }
+  return reset;
+}
+
+// After a swap: keeps the reset members for loom_module_get_reload_reset, forgets that the
+// host set them, and warns through the host's log once per pack.
+void report_reset_members(ModuleObject& m, std::vector<std::string> reset) {
+  m.reload_resets = std::move(reset);
+  std::map<std::string, std::string> members_by_pack;
+  for (const std::string& path : m.reload_resets) {
+    size_t dot = path.find('.');
+    std::string pack = path.substr(0, dot);
+    m.argpacks.at(pack)->host_set.erase(path.substr(dot + 1));
+    std::string& members = members_by_pack[pack];
+    members += (members.empty() ? "" : ", ") + path.substr(dot + 1);
+  }
+  if (!m.runtime->warn) return;
+  for (const auto& [pack, members] : members_by_pack)
+    m.runtime->warn("reload of " + m.what + ": argpack '" + pack +
+                    "' has another layout in the new module, so the members the host set (" +
+                    members + ") are back at the new module's values");
+}
+
 // The host's own frames may still write the old module's resources: on Vulkan, wait for
 // the queue the host and Loom share (a reload is rare; frames never wait like this).
 void wait_for_host_frames(RuntimeObject& r) {
@@ -361,12 +402,14 @@ LoomResult reload(LoomModule module, LoomReloadStatus* status, bool force) {
     FileStamp stamp = stamp_of(m.path);
     if (!force && (stamp == m.loaded_stamp || stamp == m.failed_stamp)) return;
     std::unique_ptr<aot::LoadedModule> next;
+    std::vector<std::string> reset;
     try {
       next = instantiate(*m.runtime, read_source(*m.runtime, m.path), m.what);
       check_held(m, *next);
       check_referenced(m, *next);
       wait_for_host_frames(*m.runtime);
       carry_state(*m.runtime, *m.loaded, *next);
+      reset = reset_members(m, *next);
     } catch (...) {
       m.failed_stamp = stamp;
       throw;
@@ -391,6 +434,7 @@ LoomResult reload(LoomModule module, LoomReloadStatus* status, bool force) {
     m.failed_stamp = FileStamp{};
     ++m.generation;
     m.refresh_names();
+    report_reset_members(m, std::move(reset));
     out = LOOM_RELOAD_SWAPPED;
   });
 }
@@ -447,9 +491,9 @@ LoomResult loom_module_destroy(LoomModule module) {
 LoomResult loom_module_get_info(LoomModule module, LoomModuleInfo* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
     ModuleObject& m = resolve(module, "loom_module_get_info: module");
-    LoomModuleInfo& info = need(out, "loom_module_get_info: out");
+    capi::check_out(out, "loom_module_get_info: out");
     const aot::ModuleMetadata& meta = m.loaded->metadata();
-    info = LoomModuleInfo{};
+    LoomModuleInfo info{};
     info.arch = meta.arch == aot::Arch::Cpu ? LOOM_ARCH_CPU : LOOM_ARCH_VULKAN;
     info.format_version = static_cast<uint32_t>(meta.format_version);
     info.kernel_count = static_cast<uint32_t>(meta.kernels.size());
@@ -463,6 +507,7 @@ LoomResult loom_module_get_info(LoomModule module, LoomModuleInfo* out) {
     int level = m.loaded->cpu_level();
     if (level >= 0 && static_cast<size_t>(level) < meta.needs.cpu_levels.size())
       capi::copy_name(info.cpu_level, meta.needs.cpu_levels[static_cast<size_t>(level)].cpu);
+    capi::write_out(out, info);
   });
 }
 
@@ -489,6 +534,20 @@ LoomResult loom_module_reload_if_changed(LoomModule module, LoomReloadStatus* st
 }
 LoomResult loom_module_reload(LoomModule module, LoomReloadStatus* status) {
   return reload(module, status, true);
+}
+
+LoomResult loom_module_get_reload_reset(LoomModule module, uint32_t index,
+                                        const char** pack_member_path) {
+  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+    const ModuleObject& m = resolve(module, "loom_module_get_reload_reset: module");
+    const char*& out = need(pack_member_path, "loom_module_get_reload_reset: pack_member_path");
+    if (index >= m.reload_resets.size())
+      throw ApiError(LOOM_ERROR_NOT_FOUND, Place{m.what},
+                     "loom_module_get_reload_reset: index " + std::to_string(index) +
+                         "; the last reload reset " + std::to_string(m.reload_resets.size()) +
+                         " host-set member(s)");
+    out = m.reload_resets[index].c_str();
+  });
 }
 
 }  // extern "C"

@@ -5,6 +5,7 @@
 
 #include "engine_plugin/c_api/c_api_error.h"
 #include "engine_plugin/c_api/handles.h"
+#include "engine_plugin/c_api/info_structs.h"
 #include "engine_plugin/c_api/types.h"
 #include "runtime/vulkan/texture_format.h"
 #include "runtime/vulkan/vulkan_runtime.h"
@@ -270,8 +271,8 @@ LoomResult loom_ndarray_destroy(LoomArray array) {
 LoomResult loom_array_get_info(LoomArray array, LoomArrayInfo* out) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
     ArrayObject& a = resolve(array, "loom_array_get_info: array");
-    LoomArrayInfo& info = need(out, "loom_array_get_info: out");
-    info = LoomArrayInfo{};
+    capi::check_out(out, "loom_array_get_info: out");
+    LoomArrayInfo info{};
     info.is_field = a.is_field;
     info.host_copy = !a.imported;
     if (host::Field* f = capi::field_of(a)) {
@@ -281,6 +282,7 @@ LoomResult loom_array_get_info(LoomArray array, LoomArrayInfo* out) {
       info.ndim = static_cast<uint32_t>(f->desc().shape.size());
       for (size_t d = 0; d < f->desc().shape.size(); ++d) info.shape[d] = f->desc().shape[d];
       info.bytes = f->bytes();
+      capi::write_out(out, info);
       return;
     }
     host::Ndarray& n = *capi::ndarray_of(a);
@@ -289,6 +291,7 @@ LoomResult loom_array_get_info(LoomArray array, LoomArrayInfo* out) {
     info.ndim = static_cast<uint32_t>(n.ndim());
     for (int d = 0; d < n.ndim(); ++d) info.shape[d] = n.shape()[static_cast<size_t>(d)];
     info.bytes = n.bytes();
+    capi::write_out(out, info);
   });
 }
 
@@ -465,14 +468,15 @@ LoomResult loom_texture_destroy(LoomTexture texture) {
 LoomResult loom_texture_get_info(LoomTexture texture, LoomTextureInfo* out) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
     const host::Texture& t = capi::texture_of(resolve(texture, "loom_texture_get_info: texture"));
-    LoomTextureInfo& info = need(out, "loom_texture_get_info: out");
-    info = LoomTextureInfo{};
+    capi::check_out(out, "loom_texture_get_info: out");
+    LoomTextureInfo info{};
     info.format = capi::loom_format_of(t.format());
     info.ndim = static_cast<uint32_t>(t.ndim());
     info.width = static_cast<uint32_t>(t.width());
     info.height = static_cast<uint32_t>(t.height());
     info.depth = static_cast<uint32_t>(t.depth());
     info.host_copy = t.has_host_memory();
+    capi::write_out(out, info);
   });
 }
 

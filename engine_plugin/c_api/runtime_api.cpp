@@ -6,6 +6,7 @@
 
 #include "engine_plugin/c_api/c_api_error.h"
 #include "engine_plugin/c_api/handles.h"
+#include "engine_plugin/c_api/info_structs.h"
 #include "engine_plugin/c_api/types.h"
 #include "runtime/aot/module.h"
 #include "runtime/cpu/job_system.h"
@@ -110,21 +111,6 @@ std::function<void(const std::string&)> warner(LoomLogFn log, void* user) {
   return [log, user](const std::string& m) { log(user, LOOM_LOG_WARNING, m.c_str()); };
 }
 
-// The caller's info struct as this library's version of it: the fields within struct_size,
-// the rest 0 (a later header's larger struct is read up to what this library knows; an
-// older header's, down to `first_size`, the size of the struct's first version).
-template <typename T>
-T read_info(const T* info, const char* what, size_t first_size = sizeof(T)) {
-  const T& given = need(info, what);
-  if (given.struct_size < first_size)
-    throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
-                   std::string(what) + ": struct_size is " + std::to_string(given.struct_size) +
-                       "; set it to sizeof the struct (" + std::to_string(sizeof(T)) + ")");
-  T out{};
-  std::memcpy(&out, info, std::min<size_t>(given.struct_size, sizeof(T)));
-  return out;
-}
-
 // The engine's job system as the CPU device's: one LoomJobFn trampoline into the chunk job.
 cpu::JobSystem job_system(LoomParallelForFn parallel_for, void* user, uint32_t workers) {
   cpu::JobSystem j;
@@ -165,10 +151,11 @@ const char* loom_version_string(void) {
 
 LoomResult loom_runtime_create(const LoomRuntimeCreateInfo* info, LoomRuntime* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    const LoomRuntimeCreateInfo i = read_info(info, "loom_runtime_create: info");
+    const LoomRuntimeCreateInfo i = capi::read_info(info, "loom_runtime_create: info");
     need(out, "loom_runtime_create: out");
     auto r = std::make_unique<RuntimeObject>();
     r->frames_in_flight = frames_or_default(i.frames_in_flight);
+    r->warn = warner(i.log, i.log_user);
     int32_t arch = capi::enum_int(i.arch);
     if (arch == LOOM_ARCH_CPU) {
       if (i.cpu_threads > 1024)
@@ -198,10 +185,7 @@ LoomResult loom_runtime_create(const LoomRuntimeCreateInfo* info, LoomRuntime* o
 
 LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, LoomRuntime* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
-    // Its first version (ABI 2.0.0) ended before the memory hooks.
-    const LoomVulkanDeviceImport d =
-        read_info(device, "loom_runtime_import_vulkan: device",
-                  offsetof(LoomVulkanDeviceImport, allocation_callbacks));
+    const LoomVulkanDeviceImport d = capi::read_info(device, "loom_runtime_import_vulkan: device");
     need(out, "loom_runtime_import_vulkan: out");
     vk::ImportedDevice host;
     host.instance = d.instance;
@@ -279,10 +263,7 @@ LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, Loom
                      "loom_runtime_import_vulkan: pipeline_cache_data is null but "
                      "pipeline_cache_data_size is " +
                          std::to_string(d.pipeline_cache_data_size));
-    // A host built against loom.h 2.0 (its struct ends before queue_mode) gets what 2.0 did.
-    bool says_mode =
-        device->struct_size >= offsetof(LoomVulkanDeviceImport, queue_mode) + sizeof d.queue_mode;
-    int32_t mode = says_mode ? capi::enum_int(d.queue_mode) : int32_t{LOOM_QUEUE_SHARED};
+    int32_t mode = capi::enum_int(d.queue_mode);
     if (mode != LOOM_QUEUE_ENGINE_OWNED && mode != LOOM_QUEUE_SHARED)
       throw ApiError(
           LOOM_ERROR_INVALID_ARGUMENT,
@@ -291,6 +272,7 @@ LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, Loom
     auto r = std::make_unique<RuntimeObject>();
     r->frames_in_flight = frames_or_default(d.frames_in_flight);
     r->engine_owned_queue = mode == LOOM_QUEUE_ENGINE_OWNED;
+    r->warn = say;
     loom::VulkanDeviceOptions o;
     o.warn = say;
     o.engine_owned_queue = r->engine_owned_queue;
@@ -327,11 +309,12 @@ LoomResult loom_runtime_destroy(LoomRuntime runtime) {
 LoomResult loom_runtime_get_info(LoomRuntime runtime, LoomRuntimeInfo* out) {
   return guard(LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_runtime_get_info: runtime");
-    LoomRuntimeInfo& info = need(out, "loom_runtime_get_info: out");
-    info = LoomRuntimeInfo{};
+    capi::check_out(out, "loom_runtime_get_info: out");
+    LoomRuntimeInfo info{};
     info.arch = r.arch;
     capi::copy_name(info.device_name, r.device->name());
     info.frames_in_flight = r.frames_in_flight;
+    capi::write_out(out, info);
   });
 }
 
@@ -348,15 +331,18 @@ LoomResult loom_runtime_get_memory_usage(LoomRuntime runtime, uint32_t* count,
       return;
     }
     uint32_t written = std::min<uint32_t>(n, static_cast<uint32_t>(all.size()));
+    if (written) capi::check_out(usages, "loom_runtime_get_memory_usage: usages[0]");
     for (uint32_t k = 0; k < written; ++k) {
-      LoomMemoryUsage& u = usages[k];
-      u = LoomMemoryUsage{};
+      LoomMemoryUsage u{};
       u.memory_type = all[k].type;
       u.heap = all[k].heap;
       u.flags = all[k].flags;
       u.blocks = static_cast<uint32_t>(all[k].blocks);
       u.reserved = all[k].reserved;
       u.used = all[k].used;
+      LoomMemoryUsage* slot = capi::element(usages, k);
+      slot->struct_size = usages->struct_size;
+      capi::write_out(slot, u);
     }
     n = written;
   });

@@ -91,7 +91,7 @@ std::string LoomSimulation::module_path(const std::string& name) const {
 }
 
 std::string LoomSimulation::device_name() const {
-  LoomRuntimeInfo info{};
+  LoomRuntimeInfo info{sizeof(LoomRuntimeInfo)};
   check_loom(loom_runtime_get_info(runtime_, &info), "loom_runtime_get_info");
   return info.device_name;
 }
@@ -113,7 +113,7 @@ LoomSimulation::Module& LoomSimulation::load(const std::string& name) {
 
 void LoomSimulation::export_views() {
   SimulationViews v;
-  LoomArrayInfo info{};
+  LoomArrayInfo info{sizeof(LoomArrayInfo)};
   LoomVulkanBuffer buffer{};
   expect_array(cloth_x_, module_path("cloth") + ": field x", 3, 2, &info);
   check_loom(loom_array_export_vulkan(cloth_x_, &buffer), "exporting cloth's field x");
@@ -128,7 +128,7 @@ void LoomSimulation::export_views() {
   v.particles = buffer.buffer;
   v.particles_offset = buffer.offset;
   v.particle_count = static_cast<uint32_t>(info.shape[0]);
-  LoomArrayInfo velocity_info{};
+  LoomArrayInfo velocity_info{sizeof(LoomArrayInfo)};
   expect_array(particles_v_, module_path("mpm88") + ": field v", 2, 1, &velocity_info);
   if (velocity_info.shape[0] != info.shape[0])
     throw std::runtime_error(module_path("mpm88") + ": fields x and v differ in length");
@@ -180,7 +180,7 @@ int LoomSimulation::reload_changed(uint64_t frame) {
       continue;
     }
     if (status != LOOM_RELOAD_SWAPPED) continue;
-    LoomModuleInfo info{};
+    LoomModuleInfo info{sizeof(LoomModuleInfo)};
     check_loom(loom_module_get_info(m.module, &info), m.path);
     std::printf("frame %llu: %s reloaded (generation %llu)\n",
                 static_cast<unsigned long long>(frame), m.path.c_str(),

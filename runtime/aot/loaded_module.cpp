@@ -1,5 +1,6 @@
 #include "runtime/aot/loaded_module.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -105,9 +106,41 @@ struct LoadedModule::Resources {
 
 struct LoadedModule::BoundLaunch {
   int kernel = -1;
-  host::LaunchFrame frame;
+  host::LaunchFrame frame;  // the module's arguments, bound once
+  // Per parameter, binds the module's argument into a frame: a run given arguments fills
+  // `given` from these and the arguments, so `frame` keeps the module's for later runs.
+  std::vector<std::function<void(host::LaunchFrame&)>> module_args;
+  std::unique_ptr<host::LaunchFrame> given;  // made by the first run given arguments
   BoundLaunch(int k, KernelABI abi) : kernel(k), frame(std::move(abi)) {}
 };
+
+PipelineArgument PipelineArgument::value(ValueType type, const void* components) {
+  PipelineArgument a;
+  a.kind = ParamKind::Value;
+  a.type = type;
+  a.bytes.resize(static_cast<size_t>(type.components()) *
+                 static_cast<size_t>(size_of(type.scalar)));
+  std::memcpy(a.bytes.data(), components, a.bytes.size());
+  return a;
+}
+PipelineArgument PipelineArgument::of(const host::Ndarray& ndarray) {
+  PipelineArgument a;
+  a.kind = ParamKind::Ndarray;
+  a.ndarray = &ndarray;
+  return a;
+}
+PipelineArgument PipelineArgument::of(const host::Texture& texture) {
+  PipelineArgument a;
+  a.kind = ParamKind::Texture;
+  a.texture = &texture;
+  return a;
+}
+PipelineArgument PipelineArgument::of(host::Argpack& argpack) {
+  PipelineArgument a;
+  a.kind = ParamKind::Argpack;
+  a.argpack = &argpack;
+  return a;
+}
 
 LoadedModule::LoadedModule(Module module, Device& device, std::string what,
                            const LoadOptions& options)
@@ -259,27 +292,28 @@ void LoadedModule::bind_pipelines() {
           throw Error(where,
                       "pipeline '" + p.name + "' gives no argument for parameter '" + d.name + "'");
         int param = static_cast<int>(i);
+        std::function<void(host::LaunchFrame&)> bind;
         if (d.kind == ParamKind::Value) {
-          set_value_argument(bound->frame, param, *v, where);
-          continue;
-        }
-        if (v->kind != Value::Kind::Resource)
+          bind = [value = *v, where, param](host::LaunchFrame& frame) {
+            set_value_argument(frame, param, value, where);
+          };
+        } else if (v->kind != Value::Kind::Resource) {
           throw Error(where, "pipeline '" + p.name + "': parameter '" + d.name +
                                  "' takes a resource name, not " + describe(*v));
-        if (d.kind == ParamKind::Ndarray) {
+        } else if (d.kind == ParamKind::Ndarray) {
           host::Ndarray* nd = ndarray(v->resource);
           if (!nd || nd->dtype() != d.type.scalar || nd->components() != d.type.components() ||
               nd->ndim() != d.ndim)
             throw Error(where, "parameter '" + d.name + "' needs an ndarray of " +
                                    value_type_name(d.type) + " with " + std::to_string(d.ndim) +
                                    " dimensions; '" + v->resource + "' is not one of the module");
-          bound->frame.set_ndarray(param, *nd);
+          bind = [nd, param](host::LaunchFrame& frame) { frame.set_ndarray(param, *nd); };
         } else if (d.kind == ParamKind::Texture) {
           host::Texture* tex = texture(v->resource);
           if (!tex || tex->ndim() != d.ndim)
             throw Error(where, "parameter '" + d.name + "' needs a " + std::to_string(d.ndim) +
                                    "-d texture; '" + v->resource + "' is not one of the module");
-          bound->frame.set_texture(param, *tex);
+          bind = [tex, param](host::LaunchFrame& frame) { frame.set_texture(param, *tex); };
         } else {
           host::Argpack* pack = argpack(v->resource);
           if (!pack || pack->type().name !=
@@ -288,8 +322,10 @@ void LoadedModule::bind_pipelines() {
                 where, "parameter '" + d.name + "' needs an argpack of type '" +
                            module_.meta.argpack_types.at(static_cast<size_t>(d.argpack_type)).name +
                            "'; '" + v->resource + "' is not one of the module");
-          bound->frame.set_argpack(param, *pack);
+          bind = [pack, param](host::LaunchFrame& frame) { frame.set_argpack(param, *pack); };
         }
+        bind(bound->frame);
+        bound->module_args.push_back(std::move(bind));
       }
       launches.push_back(std::move(bound));
     }
@@ -410,6 +446,198 @@ void LoadedModule::run_pipeline(int index, const Launcher* launcher) {
       launch(bound->kernel, bound->frame, *launcher);
     else
       launch(bound->kernel, bound->frame);
+  }
+}
+
+void LoadedModule::run_pipeline(const std::string& name, const PipelineArguments& args) {
+  int p = find_pipeline(name);
+  if (p < 0) throw Error(Place{what_}, "the module has no pipeline '" + name + "'");
+  run_pipeline(p, args);
+}
+
+std::vector<PipelineParam> LoadedModule::pipeline_params(int index) const {
+  const PipelineInfo& p = module_.meta.pipelines.at(static_cast<size_t>(index));
+  std::vector<PipelineParam> params;
+  for (size_t l = 0; l < p.launches.size(); ++l) {
+    const KernelABI& abi = kernels_.at(static_cast<size_t>(p.launches[l].kernel))->abi();
+    for (size_t i = 0; i < abi.params.size(); ++i) {
+      const std::string& name = abi.params[i].name;
+      auto it = std::find_if(params.begin(), params.end(),
+                             [&](const PipelineParam& q) { return q.name == name; });
+      if (it == params.end()) it = params.insert(params.end(), PipelineParam{name, {}});
+      it->uses.push_back({static_cast<int>(l), static_cast<int>(i)});
+    }
+  }
+  return params;
+}
+
+namespace {
+
+const char* kind_phrase(ParamKind k) {
+  switch (k) {
+    case ParamKind::Value: return "a value";
+    case ParamKind::Ndarray: return "an ndarray";
+    case ParamKind::Texture: return "a texture";
+    case ParamKind::Argpack: return "an argpack";
+  }
+  return "?";
+}
+
+}  // namespace
+
+PipelineParam LoadedModule::pipeline_param(int index, const std::string& name) const {
+  std::vector<PipelineParam> params = pipeline_params(index);
+  for (PipelineParam& q : params)
+    if (q.name == name) return std::move(q);
+  const PipelineInfo& p = module_.meta.pipelines.at(static_cast<size_t>(index));
+  std::string pipeline = "pipeline '" + p.name + "'";
+  // Template parameters are not parameters of the instantiation: their values are compiled
+  // into the code the pipeline launches.
+  for (size_t l = 0; l < p.launches.size(); ++l) {
+    const KernelInfo& k = kernel_info(p.launches[l].kernel);
+    for (const TemplateArgument& t : k.template_args)
+      if (t.param == name)
+        throw Error(Place{what_, k.name, -1, name},
+                    pipeline + ", launch " + std::to_string(l) + " (kernel '" + k.name + "'): '" +
+                        name + "' is a template parameter, compiled into the instantiation " +
+                        "the pipeline launches " + describe_template({t}) +
+                        "; a pipeline cannot change it at launch");
+  }
+  std::string names;
+  for (const PipelineParam& q : params) names += (names.empty() ? "" : ", ") + q.name;
+  throw Error(Place{what_},
+              pipeline + " takes no argument '" + name + "'; " +
+                  (names.empty() ? "its launches take none" : "its launches take: " + names));
+}
+
+void LoadedModule::check_pipeline_argument(int index, const PipelineParam& param,
+                                           const PipelineArgument& arg) const {
+  const PipelineInfo& p = module_.meta.pipelines.at(static_cast<size_t>(index));
+  std::string pipeline = "pipeline '" + p.name + "'";
+  for (const PipelineParam::Use& use : param.uses) {
+    const LaunchInfo& l = p.launches.at(static_cast<size_t>(use.launch));
+    const KernelInfo& k = kernel_info(l.kernel);
+    const KernelABI& abi = kernels_.at(static_cast<size_t>(l.kernel))->abi();
+    const ParamDesc& d = abi.params.at(static_cast<size_t>(use.param));
+    Place where{what_, k.name, -1, d.name};
+    std::string what = pipeline + ", launch " + std::to_string(use.launch) + " (kernel '" + k.name +
+                       "'): parameter '" + d.name + "'";
+    if (arg.kind != d.kind)
+      throw Error(where,
+                  what + " takes " + kind_phrase(d.kind) + ", given " + kind_phrase(arg.kind));
+    switch (d.kind) {
+      case ParamKind::Value:
+        if (arg.type != d.type ||
+            arg.bytes.size() != static_cast<size_t>(d.type.components()) *
+                                    static_cast<size_t>(size_of(d.type.scalar)))
+          throw Error(where, what + " is a " + value_type_name(d.type) + ", given a " +
+                                 value_type_name(arg.type) + " of " +
+                                 std::to_string(arg.bytes.size()) + " bytes");
+        break;
+      case ParamKind::Ndarray: {
+        if (!arg.ndarray) throw Error(where, what + ": the ndarray is null");
+        const host::Ndarray& nd = *arg.ndarray;
+        if (nd.dtype() == d.type.scalar && nd.components() == d.type.components() &&
+            nd.ndim() == d.ndim)
+          break;
+        std::string message =
+            what + " takes an ndarray of " + value_type_name(d.type) + " with " +
+            std::to_string(d.ndim) + " dimension(s), given one of " +
+            value_type_name(ValueType{nd.dtype(), static_cast<uint8_t>(nd.components()), 1}) +
+            " with " + std::to_string(nd.ndim());
+        for (const TemplateArgument& t : k.template_args)
+          if (t.param == d.name && t.kind == TemplateArgument::Kind::Ndarray)
+            message +=
+                "; its element type and dimensions are template arguments, and the "
+                "pipeline launches the instantiation " +
+                describe_template({t}) + ": it cannot pick another at launch";
+        throw Error(where, message);
+      }
+      case ParamKind::Texture: {
+        if (!arg.texture) throw Error(where, what + ": the texture is null");
+        if (arg.texture->ndim() != d.ndim)
+          throw Error(where, what + " takes a " + std::to_string(d.ndim) + "-d texture, given a " +
+                                 std::to_string(arg.texture->ndim()) + "-d one");
+        for (const ResourceDesc& r : abi.resources)
+          if (r.param == use.param && r.param_offset < 0 && r.format != arg.texture->format())
+            throw Error(where, what + " takes a texture of format " +
+                                   texture_format_name(r.format) + ", given " +
+                                   texture_format_name(arg.texture->format()));
+        break;
+      }
+      case ParamKind::Argpack: {
+        if (!arg.argpack) throw Error(where, what + ": the argpack is null");
+        const ArgpackType& want =
+            module_.meta.argpack_types.at(static_cast<size_t>(d.argpack_type));
+        if (arg.argpack->type().name != want.name || arg.argpack->type().size != want.size)
+          throw Error(where, what + " takes an argpack of type '" + want.name +
+                                 "', given one of type '" + arg.argpack->type().name + "'");
+        // An unset ndarray or texture member holds a null address the kernel would follow.
+        arg.argpack->sync();
+        for (const ResourceDesc& r : abi.resources)
+          if (r.param == use.param && r.param_offset >= 0 &&
+              !arg.argpack->resource_view_at(static_cast<uint32_t>(r.param_offset)).data)
+            throw Error(where, what + ": the pack's " +
+                                   (r.kind == ResourceKind::Texture ? "texture" : "ndarray") +
+                                   " member at byte " + std::to_string(r.param_offset) +
+                                   " is not set; the kernel uses it");
+        break;
+      }
+    }
+  }
+}
+
+void LoadedModule::run_pipeline(int index, const PipelineArguments& args,
+                                const Launcher* launcher) {
+  auto& launches = pipelines_.at(static_cast<size_t>(index));
+  // Per launch, the arguments it is given: (parameter index, argument).
+  std::vector<std::vector<std::pair<int, const PipelineArgument*>>> given(launches.size());
+  for (const auto& [name, arg] : args) {
+    PipelineParam param = pipeline_param(index, name);
+    check_pipeline_argument(index, param, arg);
+    for (const PipelineParam::Use& use : param.uses)
+      given[static_cast<size_t>(use.launch)].emplace_back(use.param, &arg);
+  }
+  // Everything is checked before anything runs; then each launch given arguments gets its
+  // second frame: the module's arguments, then the given ones over them.
+  for (size_t l = 0; l < launches.size(); ++l) {
+    if (given[l].empty()) continue;
+    BoundLaunch& b = *launches[l];
+    if (!b.given) b.given = std::make_unique<host::LaunchFrame>(b.frame.abi());
+    host::LaunchFrame& frame = *b.given;
+    for (const auto& bind : b.module_args) bind(frame);
+    // Not a structured binding: clang before 16 cannot capture one in a lambda.
+    for (const auto& param_arg : given[l]) {
+      int param = param_arg.first;
+      const PipelineArgument* arg = param_arg.second;
+      switch (arg->kind) {
+        case ParamKind::Value: {
+          Scalar s = arg->type.scalar;
+          if (s == Scalar::Bool) {
+            frame.set_value<bool>(param, arg->bytes.at(0) != 0);
+            break;
+          }
+          with_scalar_type(s, [&](auto zero) {
+            using T = decltype(zero);
+            std::vector<T> components(arg->bytes.size() / sizeof(T));
+            std::memcpy(components.data(), arg->bytes.data(), components.size() * sizeof(T));
+            frame.set_components<T>(param, components);
+          });
+          break;
+        }
+        case ParamKind::Ndarray: frame.set_ndarray(param, *arg->ndarray); break;
+        case ParamKind::Texture: frame.set_texture(param, *arg->texture); break;
+        case ParamKind::Argpack: frame.set_argpack(param, *arg->argpack); break;
+      }
+    }
+  }
+  for (size_t l = 0; l < launches.size(); ++l) {
+    BoundLaunch& b = *launches[l];
+    host::LaunchFrame& frame = given[l].empty() ? b.frame : *b.given;
+    if (launcher)
+      launch(b.kernel, frame, *launcher);
+    else
+      launch(b.kernel, frame);
   }
 }
 

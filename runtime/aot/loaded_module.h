@@ -3,7 +3,9 @@
 // kernel loaded, every pipeline launch bound once. Needs neither the compiler nor LLVM.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +29,38 @@ struct LoadOptions {
   // level on a machine that would pick a higher one; "": $LOOM_CPU_LEVEL when set, else the
   // best level this CPU has (module_device.h).
   std::string cpu_level;
+};
+
+// An argument a pipeline takes when it runs (LoadedModule::run_pipeline), in place of the one
+// the module bound, for every launch whose kernel has a parameter of its name. It must be
+// exactly what the parameter takes: a pipeline launches the instantiations the module holds,
+// and cannot pick another at launch.
+struct PipelineArgument {
+  ParamKind kind = ParamKind::Value;
+  ValueType type;              // Value: the parameter's type, scalar and components
+  std::vector<uint8_t> bytes;  // Value: its components packed (a bool: one byte, 0 or 1)
+  const host::Ndarray* ndarray = nullptr;
+  const host::Texture* texture = nullptr;
+  host::Argpack* argpack = nullptr;
+
+  // A value of `type` from its components, packed (size_of(type.scalar) bytes each).
+  static PipelineArgument value(ValueType type, const void* components);
+  static PipelineArgument of(const host::Ndarray& ndarray);
+  static PipelineArgument of(const host::Texture& texture);
+  static PipelineArgument of(host::Argpack& argpack);
+};
+// By parameter name.
+using PipelineArguments = std::map<std::string, PipelineArgument>;
+
+// A parameter name a pipeline takes arguments for, and where: its launches whose kernels
+// have a parameter of that name, in launch order.
+struct PipelineParam {
+  struct Use {
+    int launch = -1;  // index into the pipeline's launches
+    int param = -1;   // index into that launch's kernel's parameters
+  };
+  std::string name;
+  std::vector<Use> uses;
 };
 
 class LoadedModule {
@@ -75,6 +109,21 @@ class LoadedModule {
   // Runs the pipeline's launches in order, each bound when the module was loaded.
   void run_pipeline(const std::string& name);
   void run_pipeline(int index, const Launcher* launcher = nullptr);
+  // The same, with `args` in place of the module's arguments of those names (launches whose
+  // kernels lack a name keep theirs; the module's bindings stay as they were for later runs).
+  // Every argument is checked against every launch that takes it before anything runs:
+  // a name no launch takes (the message lists those it takes), a template parameter
+  // (compiled into the instantiation), or a kind, type, dimension count, texture format or
+  // argpack type other than the parameter's is a loom::Error naming the pipeline, the
+  // launch's index, its kernel and the parameter.
+  void run_pipeline(const std::string& name, const PipelineArguments& args);
+  void run_pipeline(int index, const PipelineArguments& args, const Launcher* launcher = nullptr);
+  // The parameter names pipeline `index` takes arguments for, in the order its launches
+  // first take them.
+  std::vector<PipelineParam> pipeline_params(int index) const;
+  // The one named `name`. Throws loom::Error when no launch takes it: a template parameter
+  // of a launch's kernel, or a name none has (the message lists those the pipeline takes).
+  PipelineParam pipeline_param(int index, const std::string& name) const;
 
   // The module's own resources (null when it has none of that name).
   host::Field* field(const std::string& name) const;
@@ -90,6 +139,8 @@ class LoadedModule {
   void allocate();
   void release_device_copies();
   void bind_pipelines();
+  void check_pipeline_argument(int index, const PipelineParam& param,
+                               const PipelineArgument& arg) const;
 
   Module module_;
   Device& device_;

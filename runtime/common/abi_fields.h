@@ -26,6 +26,7 @@
 // V::kForm says which form walks, for the few fields that one form keeps elsewhere.
 #pragma once
 
+#include <algorithm>
 #include <concepts>
 #include <cstdint>
 #include <type_traits>
@@ -99,6 +100,39 @@ inline bool in_slot_order(const std::vector<ResourceAccess>& list) {
   return true;
 }
 
+// A range bound the launch can evaluate: a value parameter's i32 inside its bytes, or a
+// dimension of a resource slot (the launch reads them without further checks).
+inline bool bound_in_range(const RangeBound& b, const KernelABI& abi) {
+  if (b.kind == RangeBound::Kind::Arg)
+    return b.value >= 0 && static_cast<size_t>(b.value) < abi.params.size() &&
+           abi.params[static_cast<size_t>(b.value)].kind == ParamKind::Value &&
+           uint64_t{b.offset} + 4 <=
+               std::max<uint64_t>(abi.params[static_cast<size_t>(b.value)].size, 8);
+  if (b.kind == RangeBound::Kind::Shape)
+    return b.value >= 0 && static_cast<size_t>(b.value) < abi.resources.size() &&
+           b.offset < static_cast<uint32_t>(kMaxDims);
+  return true;
+}
+
+// `abi`: the kernel, whose parameters and slots the entry and its bounds name.
+template <typename V, FieldsOf<ExtentAssumption> E>
+void visit_fields(V& v, E& e, const KernelABI& abi) {
+  v.integer("slot", e.slot, 0, static_cast<int64_t>(abi.resources.size()) - 1);
+  v.integer("dim", e.dim, 0, kMaxDims - 1);
+  v.text("name", e.name);
+  v.flag("checked", e.checked);
+  v.bound_pairs("begin", e.begin, "end", e.end, 64);
+  v.integer("loop", e.loop, -1, static_cast<int64_t>(e.end.size()) - 1);
+  v.integer("low", e.low, INT32_MIN, INT32_MAX);
+  v.integer("high", e.high, e.low, INT32_MAX);
+  v.text("bound_name", e.bound_name);
+  v.require(e.checked || (e.end.empty() && e.loop < 0), "is unchecked but names loops");
+  bool bounds_ok = true;
+  for (size_t k = 0; k < e.end.size(); ++k)
+    bounds_ok = bounds_ok && bound_in_range(e.begin[k], abi) && bound_in_range(e.end[k], abi);
+  v.require(bounds_ok, "has a range bound naming no value parameter or resource dimension");
+}
+
 template <typename V, FieldsOf<KernelABI> A>
 void visit_fields(V& v, A& abi) {
   // A module keeps the name once, on its kernel (KernelInfo::name).
@@ -113,6 +147,9 @@ void visit_fields(V& v, A& abi) {
   v.optional_list("resource_access", abi.resource_access_known, abi.resource_access, kMaxListed,
                   [&](auto& item, auto& a) { visit_fields(item, a, abi.resources.size()); });
   v.require(in_slot_order(abi.resource_access), "lists a resource slot twice or out of order");
+  // Optional as well, after it: what the code assumes about extents, checked at launch.
+  v.optional_list("extent_assumptions", abi.extent_assumptions_known, abi.extent_assumptions,
+                  kMaxListed, [&](auto& item, auto& e) { visit_fields(item, e, abi); });
 }
 
 template <typename V, FieldsOf<KernelRecord> R>

@@ -11,8 +11,9 @@ namespace loom {
 namespace {
 
 constexpr char kMagic[8] = {'L', 'O', 'O', 'M', 'K', 'R', 'N', 'L'};
-// 3: task extent functions report work per row; 4: the kernel's resource access.
-constexpr uint32_t kRecordVersion = 4;
+// 3: task extent functions report work per row; 4: the kernel's resource access; 5: the
+// extents its code assumes.
+constexpr uint32_t kRecordVersion = 5;
 
 }  // namespace
 

@@ -107,6 +107,36 @@ struct ResourceAccess {
   uint8_t access = 0;  // ResourceAccessBits
 };
 
+// One bound of an iteration range as the host evaluates it at launch.
+struct RangeBound {
+  enum class Kind : uint8_t { Const, Arg, Shape };
+  Kind kind = Kind::Const;
+  int64_t value = 0;    // Const: the value; Arg: parameter index; Shape: resource slot
+  uint32_t offset = 0;  // Arg: byte offset of an i32 inside the parameter; Shape: dimension
+};
+const char* range_bound_kind_name(RangeBound::Kind k);  // "const", "arg", "shape"
+
+// What a kernel's code assumes about one dimension of a resource it indexes, found by the
+// compiler in the final IR (compiler/passes/extent_assumptions.h) and checked at every
+// launch before anything runs (runtime/host/extent_check.h). A checked entry: an access that
+// runs in every iteration of the loops around it (`begin`/`end`, outermost first) indexes
+// dimension `dim` with the variable of loop `loop` plus a constant in [low, high] (or, with
+// `loop` -1, with a constant in [low, high]); so whenever every one of those ranges is
+// non-empty, the index runs over [begin[loop] + low, end[loop] - 1 + high], which must lie in
+// [0, extent). An unchecked entry (no loops): some access indexes `dim` with a value the
+// compiler cannot bound (computed, gathered, or under a condition); only --debug kernels check
+// it, in the code.
+struct ExtentAssumption {
+  int32_t slot = 0;  // into KernelABI::resources
+  int32_t dim = 0;
+  std::string name;     // the resource, as ResourceAccess::name spells it
+  bool checked = true;  // false: an unchecked entry (the fields below are empty)
+  std::vector<RangeBound> begin, end;
+  int32_t loop = -1;  // into begin/end; -1: the index is a constant
+  int64_t low = 0, high = 0;
+  std::string bound_name;  // what end[loop] reads: a resource or a value parameter ("" else)
+};
+
 struct KernelABI {
   std::string name;
   std::vector<ParamDesc> params;
@@ -122,6 +152,11 @@ struct KernelABI {
   // which says nothing about what the code touches.
   bool resource_access_known = false;
   std::vector<ResourceAccess> resource_access;
+  // The extents the code assumes, checked at launch (ExtentAssumption), in slot order.
+  // `extent_assumptions_known` false: not recorded (debug kernels, which check every access
+  // in the code, and modules written before Loom recorded them): nothing is checked at launch.
+  bool extent_assumptions_known = false;
+  std::vector<ExtentAssumption> extent_assumptions;
 };
 
 // Byte offset of every scalar component of every return value, in order, each at its

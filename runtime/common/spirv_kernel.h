@@ -43,14 +43,8 @@ struct SpirvBinding {
 // How a task uses one binding; the runtime places barriers from these.
 enum BindingAccess : uint8_t { kAccessRead = 1, kAccessWrite = 2 };
 
-// One bound of an iteration range as the host evaluates it at launch.
-struct RangeBound {
-  enum class Kind : uint8_t { Const, Arg, Shape };
-  Kind kind = Kind::Const;
-  int64_t value = 0;    // Const: the value; Arg: parameter index; Shape: resource slot
-  uint32_t offset = 0;  // Arg: byte offset of an i32 inside the parameter; Shape: dimension
-};
-const char* range_bound_kind_name(RangeBound::Kind k);  // "const", "arg", "shape"
+// RangeBound (one bound of an iteration range as the host evaluates it at launch) is in
+// kernel_abi.h: a kernel's extent assumptions use it too.
 
 struct SpirvTask {
   uint8_t kind = 0;             // ir::TaskKind: 0 serial, 1 range_for, 2 struct_for

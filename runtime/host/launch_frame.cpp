@@ -4,6 +4,7 @@
 
 #include "runtime/common/error.h"
 #include "runtime/host/argpack.h"
+#include "runtime/host/extent_check.h"
 #include "runtime/host/field.h"
 #include "runtime/host/ndarray.h"
 #include "runtime/host/texture.h"
@@ -150,6 +151,8 @@ LaunchContext& LaunchFrame::context() {
                   " is not set");
     views_[s] = pack->resource_view_at(static_cast<uint32_t>(r.param_offset));
   }
+  // Before anything runs: arguments shorter than the loops indexing them are refused.
+  check_extent_assumptions(abi_, ctx_);
   error_ = LaunchError{};
   // A launch that reaches no return gives zeros, never the previous launch's values.
   std::memset(returns_.data(), 0, returns_.size());

@@ -562,7 +562,8 @@ VkDescriptorSet TextureLayer::descriptor(bool linear) {
   linear = linear && image_->linear_filter();
   if (set_ && set_linear_ == linear) return set_;
   release_set();  // a frame in flight may still use it
-  set_ = pipelines_->descriptors->allocate(pipelines_->texture_set);
+  set_ = pipelines_->descriptors->allocate(
+      pipelines_->texture_set, {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, VK_DESCRIPTOR_TYPE_SAMPLER});
   set_linear_ = linear;
   VkDescriptorImageInfo image{VK_NULL_HANDLE, image_->view(), VK_IMAGE_LAYOUT_GENERAL};
   VkDescriptorImageInfo sampler{linear ? pipelines_->linear : pipelines_->nearest, VK_NULL_HANDLE,

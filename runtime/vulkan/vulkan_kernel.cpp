@@ -120,9 +120,11 @@ VulkanKernel::VulkanKernel(VulkanDevice& device, MemoryAllocator& allocator, Pip
                       std::to_string(caps.max_uniform_buffer_range));
   try {
     std::vector<VkDescriptorSetLayoutBinding> bindings;
-    for (const SpirvBinding& b : code_.bindings)
+    for (const SpirvBinding& b : code_.bindings) {
       bindings.push_back(
           {b.binding, descriptor_type(b.kind), 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+      descriptor_types_.push_back(descriptor_type(b.kind));
+    }
     VkDescriptorSetLayoutCreateInfo dci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     dci.bindingCount = static_cast<uint32_t>(bindings.size());
     dci.pBindings = bindings.data();
@@ -218,7 +220,7 @@ VkDescriptorSet VulkanKernel::allocate_set(GpuUse completed) {
       break;
     }
   }
-  return allocator_.allocate(set_layout_);
+  return allocator_.allocate(set_layout_, descriptor_types_);
 }
 
 }  // namespace loom::vk

@@ -91,6 +91,7 @@ class VulkanKernel {
   SpirvKernel code_;
   ArgsLayout args_;
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
+  std::vector<VkDescriptorType> descriptor_types_;  // of set_layout_'s bindings, in order
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
   std::vector<VkPipeline> pipelines_;
   double pipeline_ms_ = 0;

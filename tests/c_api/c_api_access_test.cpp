@@ -146,7 +146,7 @@ TEST_P(CApiAccess, ReportsWhatTheCompiledCodeReadsAndWrites) {
   ASSERT_NE(k, nullptr);
   uint32_t count = 0;
   ASSERT_LOOM(loom_kernel_get_resource_access(k, &count, nullptr));
-  std::vector<LoomResourceAccess> list(count);
+  std::vector<LoomResourceAccess> list(count, LoomResourceAccess{sizeof(LoomResourceAccess)});
   ASSERT_LOOM(loom_kernel_get_resource_access(k, &count, list.data()));
   ASSERT_EQ(count, list.size());
   // d's load is dead and job.idle unused: neither is listed. c is only updated atomically.
@@ -156,12 +156,12 @@ TEST_P(CApiAccess, ReportsWhatTheCompiledCodeReadsAndWrites) {
             "img:param:texture:5:r out:param:texture:6:w job.src:member:ndarray:4:r "
             "f:field:field:-:r job.dst:member:ndarray:4:w job.inner.grid:member:ndarray:4:rw "
             "g:field:field:-:rw");
-  LoomParamInfo param{};
+  LoomParamInfo param{sizeof(LoomParamInfo)};
   ASSERT_LOOM(loom_kernel_get_param(k, list[7].param, &param));
   EXPECT_STREQ(param.name, "job");
 
   // Fewer entries than there are: that many, in order.
-  std::vector<LoomResourceAccess> two(2);
+  std::vector<LoomResourceAccess> two(2, LoomResourceAccess{sizeof(LoomResourceAccess)});
   count = 2;
   ASSERT_LOOM(loom_kernel_get_resource_access(k, &count, two.data()));
   EXPECT_EQ(count, 2u);

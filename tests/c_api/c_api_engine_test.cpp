@@ -86,7 +86,7 @@ TEST_P(CApiEngine, SampleModulesRunInTheEnginesFrames) {
     SCOPED_TRACE(sample);
     LoomModule m = nullptr;
     ASSERT_LOOM(loom_module_load(runtime_, module_path("vulkan", sample).c_str(), &m));
-    LoomModuleInfo info{};
+    LoomModuleInfo info{sizeof(LoomModuleInfo)};
     ASSERT_LOOM(loom_module_get_info(m, &info));
     ASSERT_GT(info.pipeline_count, 0u);
     std::vector<LoomPipeline> pipelines;
@@ -110,7 +110,7 @@ TEST_P(CApiEngine, SampleModulesRunInTheEnginesFrames) {
     // Device memory Loom holds for the module: a few MiB, not hundreds.
     uint32_t count = 0;
     ASSERT_LOOM(loom_runtime_get_memory_usage(runtime_, &count, nullptr));
-    std::vector<LoomMemoryUsage> usage(count);
+    std::vector<LoomMemoryUsage> usage(count, LoomMemoryUsage{sizeof(LoomMemoryUsage)});
     ASSERT_LOOM(loom_runtime_get_memory_usage(runtime_, &count, usage.data()));
     uint64_t reserved = 0, used = 0;
     for (const LoomMemoryUsage& u : usage) {
@@ -328,7 +328,7 @@ std::vector<float> run_heat(LoomRuntime r) {
   for (int i = 0; i < 5; ++i) EXPECT_LOOM(loom_pipeline_launch(step));
   LoomArray t = nullptr;
   EXPECT_LOOM(loom_module_get_array(m, "temperature", &t));
-  LoomArrayInfo info{};
+  LoomArrayInfo info{sizeof(LoomArrayInfo)};
   EXPECT_LOOM(loom_array_get_info(t, &info));
   std::vector<float> out(info.bytes / 4);
   EXPECT_LOOM(loom_array_read(t, out.data(), info.bytes));
@@ -351,7 +351,7 @@ TEST(CApiJobs, CpuKernelsRunOnTheEnginesJobSystem) {
   ci.parallel_for_workers = 2;
   LoomRuntime engine = nullptr;
   ASSERT_LOOM(loom_runtime_create(&ci, &engine));
-  LoomRuntimeInfo info{};
+  LoomRuntimeInfo info{sizeof(LoomRuntimeInfo)};
   ASSERT_LOOM(loom_runtime_get_info(engine, &info));
   EXPECT_NE(std::string(info.device_name).find("2 threads"), std::string::npos) << info.device_name;
   std::vector<float> got = run_heat(engine);

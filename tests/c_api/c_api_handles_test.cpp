@@ -80,7 +80,7 @@ LoomResult launch_pack(LoomKernel k, LoomArgpack p) {
 }
 
 std::vector<float> read_floats(LoomArray a) {
-  LoomArrayInfo info{};
+  LoomArrayInfo info{sizeof(LoomArrayInfo)};
   EXPECT_LOOM(loom_array_get_info(a, &info));
   std::vector<float> v(info.bytes / 4);
   EXPECT_LOOM(loom_array_read(a, v.data(), info.bytes));
@@ -207,8 +207,9 @@ TEST_P(Handles, APackMemberTheKernelUsesMustBeSet) {
   EXPECT_LOOM(loom_ndarray_destroy(a));
 }
 
-// `copy` indexes p.b with p.a's index. Modules do not record that the two extents must
-// agree, so only a debug module (bounds-checked) turns a short p.b into an error.
+// `copy` indexes p.b with p.a's index. A debug module checks every access in its code (it
+// records no extent assumptions), so a short p.b fails its bounds check as a launch error;
+// release modules refuse it before launching (c_api_extents_test.cpp).
 TEST_P(Handles, PackMembersOfMismatchedExtentsFailTheBoundsCheckOfADebugModule) {
   LoomModule debug = nullptr;
   ASSERT_LOOM(loom_module_load(runtime, module_path(GetParam(), "handles_debug").c_str(), &debug));
@@ -273,10 +274,10 @@ TEST_P(Handles, UseAfterDestroyIsACleanError) {
   EXPECT_LOOM(loom_module_destroy(m));
 
   float buf[64];
-  LoomArrayInfo ai;
-  LoomTextureInfo ti;
-  LoomModuleInfo mi;
-  LoomKernelInfo ki;
+  LoomArrayInfo ai{sizeof(LoomArrayInfo)};
+  LoomTextureInfo ti{sizeof(LoomTextureInfo)};
+  LoomModuleInfo mi{sizeof(LoomModuleInfo)};
+  LoomKernelInfo ki{sizeof(LoomKernelInfo)};
   EXPECT_LOOM_ERROR(loom_array_read(a, buf, sizeof buf), LOOM_ERROR_INVALID_HANDLE,
                     "loom_array_read: array: the LoomArray was destroyed");
   EXPECT_LOOM_ERROR(loom_array_get_info(field, &ai), LOOM_ERROR_INVALID_HANDLE,
@@ -306,7 +307,7 @@ TEST_P(Handles, UseAfterDestroyIsACleanError) {
 
   LoomRuntime r = make_runtime(LOOM_ARCH_CPU);
   EXPECT_LOOM(loom_runtime_destroy(r));
-  LoomRuntimeInfo ri;
+  LoomRuntimeInfo ri{sizeof(LoomRuntimeInfo)};
   EXPECT_LOOM_ERROR(loom_runtime_get_info(r, &ri), LOOM_ERROR_INVALID_HANDLE,
                     "loom_runtime_get_info: runtime: the LoomRuntime was destroyed");
   int64_t n = 4;
@@ -319,10 +320,10 @@ TEST_P(Handles, UseAfterDestroyIsACleanError) {
 TEST_P(Handles, AHandleCastToAnotherKindOrGarbageIsACleanError) {
   LoomArray a = make_ndarray(runtime, 64);
   LoomTexture t = make_texture(runtime);
-  LoomTextureInfo ti;
-  LoomArrayInfo ai;
-  LoomModuleInfo mi;
-  LoomRuntimeInfo ri;
+  LoomTextureInfo ti{sizeof(LoomTextureInfo)};
+  LoomArrayInfo ai{sizeof(LoomArrayInfo)};
+  LoomModuleInfo mi{sizeof(LoomModuleInfo)};
+  LoomRuntimeInfo ri{sizeof(LoomRuntimeInfo)};
   EXPECT_LOOM_ERROR(loom_texture_get_info(reinterpret_cast<LoomTexture>(a), &ti),
                     LOOM_ERROR_INVALID_HANDLE,
                     "loom_texture_get_info: texture: the handle is a LoomArray, not a LoomTexture");
@@ -404,7 +405,7 @@ TEST(HandlesThreads, RuntimesOnSeveralThreadsShareTheHandleTable) {
       LoomRuntime r = make_runtime(LOOM_ARCH_CPU);
       for (int i = 0; i < 300; ++i) {
         LoomArray a = make_ndarray(r, 16);
-        LoomArrayInfo info{};
+        LoomArrayInfo info{sizeof(LoomArrayInfo)};
         failures[t] += loom_array_get_info(a, &info) != LOOM_SUCCESS || info.shape[0] != 16;
         failures[t] += loom_ndarray_destroy(a) != LOOM_SUCCESS;
         failures[t] += loom_ndarray_destroy(a) != LOOM_ERROR_INVALID_HANDLE;

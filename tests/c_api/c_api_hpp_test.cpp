@@ -36,7 +36,7 @@ TEST(LoomHpp, HandlesDestroyThemselvesInReverseOrder) {
     module_handle = module;
     array_handle = a;
     pack_handle = pack;
-    LoomModuleInfo info{};
+    LoomModuleInfo info{sizeof(LoomModuleInfo)};
     loom::plugin::check(loom_module_get_info(module, &info));
     EXPECT_GT(info.kernel_count, 0u);
   }
@@ -58,9 +58,17 @@ TEST(LoomHpp, MovesTransferOwnershipOnce) {
   loom::plugin::Ndarray c;
   c = std::move(b);
   EXPECT_EQ(c.get(), raw);
-  LoomArrayInfo info{};
-  loom::plugin::check(loom_array_get_info(c, &info));
+  LoomArrayInfo info = loom::plugin::array_info(c);
+  EXPECT_EQ(info.struct_size, sizeof info);
   EXPECT_EQ(info.ndim, 2u);
+  EXPECT_EQ(loom::plugin::runtime_info(runtime).arch, LOOM_ARCH_CPU);
+  // Reads recorded into a command buffer are Vulkan's: on the CPU the call says so.
+  try {
+    loom::plugin::read_into(c, VK_NULL_HANDLE);
+    ADD_FAILURE() << "no exception";
+  } catch (const loom::plugin::Error& e) {
+    EXPECT_EQ(e.result(), LOOM_ERROR_WRONG_ARCH) << e.what();
+  }
   c.reset();
   EXPECT_EQ(loom_array_get_info(raw, &info), LOOM_ERROR_INVALID_HANDLE);
   // release() hands the handle back to the caller, who destroys it.

@@ -68,7 +68,7 @@ class Reload : public testing::TestWithParam<LoomArch> {
   std::vector<float> read(LoomModule m, const char* name) {
     LoomArray a = nullptr;
     EXPECT_LOOM(loom_module_get_array(m, name, &a));
-    LoomArrayInfo info{};
+    LoomArrayInfo info{sizeof(LoomArrayInfo)};
     EXPECT_LOOM(loom_array_get_info(a, &info));
     std::vector<float> v(info.bytes / 4);
     EXPECT_LOOM(loom_array_read(a, v.data(), info.bytes));
@@ -120,13 +120,13 @@ TEST_P(Reload, ASwappedModuleKeepsStateAndHandlesAndAFailedOneKeepsTheOldRunning
   replace_file(path, module_bytes("heat"));
   ASSERT_LOOM(loom_module_reload_if_changed(m, &status));
   EXPECT_EQ(status, LOOM_RELOAD_SWAPPED);
-  LoomModuleInfo info{};
+  LoomModuleInfo info{sizeof(LoomModuleInfo)};
   ASSERT_LOOM(loom_module_get_info(m, &info));
   EXPECT_EQ(info.generation, 1u);
   EXPECT_EQ(read(m, "temperature"), before);
   advance(4);  // the held pipeline handle runs the new module, on the carried state
   EXPECT_EQ(read(m, "temperature"), read(reference, "temperature"));
-  LoomArrayInfo ai{};
+  LoomArrayInfo ai{sizeof(LoomArrayInfo)};
   ASSERT_LOOM(loom_array_get_info(temperature, &ai));  // the held array handle too
   EXPECT_EQ(ai.bytes, before.size() * 4);
 

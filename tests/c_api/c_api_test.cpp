@@ -105,7 +105,7 @@ class CApi : public testing::TestWithParam<LoomArch> {
   }
   template <typename T>
   std::vector<T> read(LoomArray a) {
-    LoomArrayInfo info{};
+    LoomArrayInfo info{sizeof(LoomArrayInfo)};
     EXPECT_LOOM(loom_array_get_info(a, &info));
     std::vector<T> out(info.bytes / sizeof(T));
     EXPECT_LOOM(loom_array_read(a, out.data(), info.bytes));
@@ -119,17 +119,45 @@ class CApi : public testing::TestWithParam<LoomArch> {
 };
 
 TEST_P(CApi, RuntimeInfoNamesTheDevice) {
-  LoomRuntimeInfo info{};
+  LoomRuntimeInfo info{sizeof(LoomRuntimeInfo)};
   ASSERT_LOOM(loom_runtime_get_info(runtime, &info));
   EXPECT_EQ(info.arch, GetParam());
   EXPECT_GT(std::strlen(info.device_name), 0u);
   EXPECT_EQ(info.frames_in_flight, 2u);
 }
 
+// Results are written as far as the caller's struct_size says: a program built against a
+// later loom.h (a larger struct) keeps its extra fields, one that set no size is refused.
+TEST_P(CApi, ResultStructsAreWrittenWithinTheirStructSize) {
+  LoomRuntimeInfo unset{};
+  EXPECT_EQ(loom_runtime_get_info(runtime, &unset), LOOM_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(
+      std::string(loom_last_error_message()).find("loom_runtime_get_info: out: struct_size is 0"),
+      std::string::npos)
+      << loom_last_error_message();
+  EXPECT_EQ(unset.arch, 0) << "a refused call wrote its result";
+  struct Later {
+    LoomModuleInfo info;
+    uint8_t added[24];  // fields a later loom.h appended
+  } later;
+  std::memset(&later, 0xab, sizeof later);
+  later.info.struct_size = sizeof later;
+  LoomModule m = load("args");
+  ASSERT_LOOM(loom_module_get_info(m, &later.info));
+  EXPECT_EQ(later.info.struct_size, sizeof later);
+  EXPECT_EQ(later.info.kernel_count, 1u);
+  for (uint8_t b : later.added) ASSERT_EQ(b, 0xab) << "Loom wrote past the struct it knows";
+  LoomKernel k = nullptr;
+  ASSERT_LOOM(loom_module_get_kernel(m, "run", 0, nullptr, &k));
+  LoomParamInfo small{};
+  small.struct_size = sizeof small - 4;
+  EXPECT_EQ(loom_kernel_get_param(k, 0, &small), LOOM_ERROR_INVALID_ARGUMENT);
+}
+
 TEST_P(CApi, ModulesLoadFromAPathOrFromMemoryAndListWhatTheyHold) {
   LoomModule m = load("args");
   ASSERT_NE(m, nullptr);
-  LoomModuleInfo info{};
+  LoomModuleInfo info{sizeof(LoomModuleInfo)};
   ASSERT_LOOM(loom_module_get_info(m, &info));
   EXPECT_EQ(info.arch, GetParam());
   EXPECT_EQ(info.format_version, 1u);
@@ -162,11 +190,11 @@ TEST_P(CApi, ModulesLoadFromAPathOrFromMemoryAndListWhatTheyHold) {
 TEST_P(CApi, ValueAndNdarrayArgumentsLaunchAndReadBack) {
   LoomModule m = load("args");
   LoomKernel run = kernel(m, "run");
-  LoomKernelInfo ki{};
+  LoomKernelInfo ki{sizeof(LoomKernelInfo)};
   ASSERT_LOOM(loom_kernel_get_info(run, &ki));
   EXPECT_STREQ(ki.name, "run");
   ASSERT_EQ(ki.param_count, 3u);
-  LoomParamInfo p{};
+  LoomParamInfo p{sizeof(LoomParamInfo)};
   ASSERT_LOOM(loom_kernel_get_param(run, 1, &p));
   EXPECT_STREQ(p.name, "arr");
   EXPECT_EQ(p.kind, LOOM_PARAM_NDARRAY);
@@ -297,7 +325,7 @@ TEST_P(CApi, KernelsAndTemplateInstantiationsAreFoundByName) {
   LoomArray x = nullptr, y = nullptr;
   ASSERT_LOOM(loom_module_get_array(m, "x", &x));
   ASSERT_LOOM(loom_module_get_array(m, "y", &y));
-  LoomArrayInfo info{};
+  LoomArrayInfo info{sizeof(LoomArrayInfo)};
   ASSERT_LOOM(loom_array_get_info(x, &info));
   EXPECT_TRUE(info.is_field);
   EXPECT_TRUE(info.host_copy);
@@ -405,7 +433,7 @@ TEST_P(CApi, TexturesAndResourcesInsidePacks) {
   LoomTexture img = nullptr;
   ASSERT_LOOM(loom_texture_create(runtime, LOOM_TEXTURE_RGBA8, 16, 8, 0, &img));
   textures.push_back(img);
-  LoomTextureInfo ti{};
+  LoomTextureInfo ti{sizeof(LoomTextureInfo)};
   ASSERT_LOOM(loom_texture_get_info(img, &ti));
   EXPECT_EQ(ti.ndim, 2u);
   EXPECT_EQ(ti.width, 16u);
@@ -493,7 +521,7 @@ TEST_P(CApi, ArgpackTypesDescribeTheirMembers) {
   ASSERT_LOOM(loom_module_get_argpack_type(m, "WithStruct", &size, &count));
   EXPECT_EQ(count, 2u);
   EXPECT_EQ(size % 16, 0u);
-  LoomArgpackMemberInfo element{}, d{};
+  LoomArgpackMemberInfo element{sizeof(LoomArgpackMemberInfo)}, d{sizeof(LoomArgpackMemberInfo)};
   ASSERT_LOOM(loom_module_get_argpack_member(m, "WithStruct", 0, &element));
   ASSERT_LOOM(loom_module_get_argpack_member(m, "WithStruct", 1, &d));
   EXPECT_STREQ(element.name, "element");
@@ -504,7 +532,7 @@ TEST_P(CApi, ArgpackTypesDescribeTheirMembers) {
   EXPECT_EQ(d.dtype, LOOM_DTYPE_F32);
   EXPECT_EQ(d.rows * d.cols, 1u);
   EXPECT_GT(d.offset, element.offset);
-  LoomArgpackMemberInfo c{};
+  LoomArgpackMemberInfo c{sizeof(LoomArgpackMemberInfo)};
   ASSERT_LOOM(loom_module_get_argpack_member(m, "Outer", 1, &c));
   EXPECT_EQ(c.kind, LOOM_MEMBER_PACK);
   EXPECT_STREQ(c.nested_type, "Inner");
@@ -516,7 +544,7 @@ TEST_P(CApi, ArgpackTypesDescribeTheirMembers) {
   LoomModule h = load("handles");
   ASSERT_LOOM(loom_module_get_argpack_type(h, "Pair", &size, &count));
   ASSERT_EQ(count, 3u);
-  LoomArgpackMemberInfo a{}, img{};
+  LoomArgpackMemberInfo a{sizeof(LoomArgpackMemberInfo)}, img{sizeof(LoomArgpackMemberInfo)};
   ASSERT_LOOM(loom_module_get_argpack_member(h, "Pair", 0, &a));
   ASSERT_LOOM(loom_module_get_argpack_member(h, "Pair", 2, &img));
   EXPECT_EQ(a.kind, LOOM_MEMBER_NDARRAY);
@@ -557,9 +585,9 @@ INSTANTIATE_TEST_SUITE_P(Arch, CApi, testing::Values(LOOM_ARCH_CPU, LOOM_ARCH_VU
 // ---- calls that need no module
 
 TEST(CApiBasics, VersionQuery) {
-  EXPECT_EQ(LOOM_VERSION_MAJOR(loom_version()), 2u);
+  EXPECT_EQ(LOOM_VERSION_MAJOR(loom_version()), 3u);
   EXPECT_GE(loom_version(), LOOM_HEADER_VERSION);
-  EXPECT_NE(std::string(loom_version_string()).find("abi 2.1.0, module format 1"),
+  EXPECT_NE(std::string(loom_version_string()).find("abi 3.0.0, module format 1"),
             std::string::npos)
       << loom_version_string();
   EXPECT_STREQ(loom_result_name(LOOM_ERROR_WRONG_NDIM), "LOOM_ERROR_WRONG_NDIM");
@@ -580,12 +608,12 @@ TEST(CApiBasics, EveryCallRefusesNullHandles) {
   int64_t shape = 4;
   LoomVulkanBuffer vb{};
   LoomVulkanImage vi{};
-  LoomRuntimeInfo ri;
-  LoomModuleInfo mi;
-  LoomKernelInfo ki;
-  LoomParamInfo pi;
-  LoomArrayInfo ai;
-  LoomTextureInfo tinfo;
+  LoomRuntimeInfo ri{sizeof(LoomRuntimeInfo)};
+  LoomModuleInfo mi{sizeof(LoomModuleInfo)};
+  LoomKernelInfo ki{sizeof(LoomKernelInfo)};
+  LoomParamInfo pi{sizeof(LoomParamInfo)};
+  LoomArrayInfo ai{sizeof(LoomArrayInfo)};
+  LoomTextureInfo tinfo{sizeof(LoomTextureInfo)};
   const char* name;
   LoomReadback rb = nullptr;
   uint64_t u64 = 0;

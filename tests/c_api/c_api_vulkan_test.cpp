@@ -120,7 +120,7 @@ TEST_F(CApiVulkan, ImportRefusesWhatItCannotUse) {
   info.device = VK_NULL_HANDLE;
   EXPECT_EQ(loom_runtime_import_vulkan(&info, &r), LOOM_ERROR_DEVICE);
   EXPECT_EQ(r, nullptr);
-  LoomRuntimeInfo ri{};
+  LoomRuntimeInfo ri{sizeof(LoomRuntimeInfo)};
   ASSERT_LOOM(loom_runtime_get_info(runtime, &ri));
   EXPECT_EQ(ri.arch, LOOM_ARCH_VULKAN);
 }
@@ -132,7 +132,7 @@ TEST_F(CApiVulkan, LaunchesIntoTheHostsCommandBufferOnTheHostsBuffer) {
   HostBuffer buffer(host, 32 * 4);
   LoomArray arr = import_ints(buffer);
   ASSERT_NE(arr, nullptr);
-  LoomArrayInfo ai{};
+  LoomArrayInfo ai{sizeof(LoomArrayInfo)};
   ASSERT_LOOM(loom_array_get_info(arr, &ai));
   EXPECT_FALSE(ai.host_copy);
 
@@ -308,7 +308,7 @@ TEST_F(CApiVulkan, TheHostsImagesAreTextures) {
   LoomTexture t = nullptr;
   ASSERT_LOOM(loom_texture_import_vulkan(runtime, &li, &t));
   textures.push_back(t);
-  LoomTextureInfo info{};
+  LoomTextureInfo info{sizeof(LoomTextureInfo)};
   ASSERT_LOOM(loom_texture_get_info(t, &info));
   EXPECT_EQ(info.format, LOOM_TEXTURE_R32F);
   EXPECT_FALSE(info.host_copy);

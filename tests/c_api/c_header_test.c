@@ -27,6 +27,7 @@ int main(void) {
     LoomResourceAccess access;
     uint32_t count = 1;
     memset(&access, 0, sizeof access);
+    access.struct_size = sizeof access;
     if (loom_kernel_get_resource_access(NULL, &count, &access) != LOOM_ERROR_NULL_HANDLE ||
         count != 1 || (LOOM_ACCESS_READ | LOOM_ACCESS_WRITE | LOOM_ACCESS_ATOMIC) != 7)
       return 1;

@@ -1,6 +1,7 @@
 // SPIR-V code generation: every kernel of every sample and test document compiles to
 // modules that pass the SPIRV-Tools validator, in release and debug builds of the kernels.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -98,7 +99,8 @@ TEST(SpirvCodegen, VersionsForVulkanVersions) {
 // environment (the library picks it from the module's version).
 std::string command_line_validation(const std::vector<uint32_t>& words, const char* env) {
   if (!std::filesystem::exists("/usr/bin/spirv-val")) return "";
-  std::string path = ::testing::TempDir() + "/loom_spirv10_check.spv";
+  std::string path =
+      ::testing::TempDir() + "/loom_spirv10_check_" + std::to_string(getpid()) + ".spv";
   {
     std::ofstream out(path, std::ios::binary);
     out.write(reinterpret_cast<const char*>(words.data()),

@@ -3,6 +3,7 @@
 // wrote (tests/common/data, tests/aot/data).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -131,6 +132,10 @@ class RandomAbi {
       if (number(0, 1) == 1)
         abi.resource_access.push_back({static_cast<int32_t>(slot), text(),
                                        static_cast<uint8_t>(number(1, kAllResourceAccess))});
+    abi.extent_assumptions_known = number(0, 1) == 1;
+    for (int64_t i = abi.extent_assumptions_known && !abi.resources.empty() ? number(0, 3) : 0;
+         i > 0; --i)
+      abi.extent_assumptions.push_back(extent_assumption(abi));
     return abi;
   }
 
@@ -189,6 +194,39 @@ class RandomAbi {
         number(r.kind == ResourceKind::Field ? -1 : 0, static_cast<int64_t>(param_count) - 1));
     r.param_offset = static_cast<int32_t>(number(-1, INT32_MAX));
     return r;
+  }
+  // A bound the readers accept for `abi`: a value parameter's bytes or one of its slots.
+  RangeBound launch_bound(const KernelABI& abi) {
+    auto kind = static_cast<RangeBound::Kind>(number(0, 2));
+    std::vector<int64_t> values;
+    for (size_t p = 0; p < abi.params.size(); ++p)
+      if (abi.params[p].kind == ParamKind::Value) values.push_back(static_cast<int64_t>(p));
+    if (kind == RangeBound::Kind::Arg && !values.empty()) {
+      int64_t p = values[static_cast<size_t>(number(0, static_cast<int64_t>(values.size()) - 1))];
+      uint32_t room = std::max<uint32_t>(abi.params[static_cast<size_t>(p)].size, 8) - 4;
+      return {kind, p, static_cast<uint32_t>(number(0, room))};
+    }
+    if (kind == RangeBound::Kind::Shape)
+      return {kind, number(0, static_cast<int64_t>(abi.resources.size()) - 1),
+              static_cast<uint32_t>(number(0, kMaxDims - 1))};
+    return {RangeBound::Kind::Const, number(INT64_MIN, INT64_MAX), 0};
+  }
+  ExtentAssumption extent_assumption(const KernelABI& abi) {
+    ExtentAssumption e;
+    e.slot = static_cast<int32_t>(number(0, static_cast<int64_t>(abi.resources.size()) - 1));
+    e.dim = static_cast<int32_t>(number(0, kMaxDims - 1));
+    e.name = text();
+    e.checked = number(0, 1) == 1;
+    if (!e.checked) return e;
+    for (int64_t k = number(0, 3); k > 0; --k) {
+      e.begin.push_back(launch_bound(abi));
+      e.end.push_back(launch_bound(abi));
+    }
+    e.loop = static_cast<int32_t>(number(-1, static_cast<int64_t>(e.end.size()) - 1));
+    e.low = number(INT32_MIN, INT32_MAX);
+    e.high = number(e.low, INT32_MAX);
+    e.bound_name = text();
+    return e;
   }
   RangeBound bound() {
     return {static_cast<RangeBound::Kind>(number(0, 2)), number(INT64_MIN, INT64_MAX),

@@ -208,6 +208,40 @@ TEST(KernelRecord, RandomRecordsRoundTrip) {
   }
 }
 
+// The launch reads an extent assumption's bounds without further checks, so a reader refuses
+// a bound naming anything but a value parameter's bytes or a resource dimension.
+TEST(KernelRecord, ExtentAssumptionBoundsNameWhatALaunchCanRead) {
+  KernelRecord r = test::sample_kernel_record();
+  r.abi.extent_assumptions_known = true;
+  ExtentAssumption e;
+  e.slot = 1;
+  e.name = "grid";
+  e.begin = {{RangeBound::Kind::Const, 0, 0}};
+  e.end = {{RangeBound::Kind::Arg, 0, 8}};  // `scale` is 12 bytes: its last f32
+  e.loop = 0;
+  e.high = 1;
+  e.bound_name = "scale";
+  r.abi.extent_assumptions.push_back(e);
+  std::vector<uint8_t> bytes = serialize_kernel_record(r);
+  KernelRecord back = deserialize_kernel_record(bytes, "record");
+  ASSERT_EQ(back.abi.extent_assumptions.size(), 1u);
+  EXPECT_EQ(back.abi.extent_assumptions[0].bound_name, "scale");
+  EXPECT_TRUE(serialize_kernel_record(back) == bytes);
+  auto read = [](const std::vector<uint8_t>& b, const std::string& what) {
+    deserialize_kernel_record(b, what);
+  };
+  for (RangeBound bad : {RangeBound{RangeBound::Kind::Arg, 1, 0},    // an ndarray parameter
+                         RangeBound{RangeBound::Kind::Arg, 0, 12},   // past `scale`
+                         RangeBound{RangeBound::Kind::Shape, 9, 0},  // no slot 9
+                         RangeBound{RangeBound::Kind::Shape, 1, 4}}) {
+    r.abi.extent_assumptions[0].end = {bad};
+    std::string e2 = read_error(serialize_kernel_record(r), read);
+    EXPECT_NE(e2.find("extent_assumptions[0] has a range bound naming no value parameter"),
+              std::string::npos)
+        << e2;
+  }
+}
+
 // A value out of its field's range is an error naming the field.
 TEST(KernelRecord, CorruptFieldsAreNamed) {
   KernelRecord r = test::sample_kernel_record();

@@ -48,6 +48,22 @@ readelf -d "$prefix/$libdir/$real" | grep -q 'SONAME.*\['"${soname//./\\.}"'\]' 
 [ ! -e "$prefix/$bindir" ] || fail "the runtime component installed $bindir/: $(ls "$prefix/$bindir")"
 ls -R "$prefix"
 
+step "the runtime component holds no compiler: no C++ API, no LLVM"
+for f in "$prefix/$libdir"/libloom_cpp.so* "$prefix/$includedir/loom/program.h" \
+  "$prefix/$libdir/cmake/Loom/LoomCppTargets.cmake"; do
+  [ ! -e "$f" ] || fail "the runtime component installed $f (the cpp component's)"
+done
+if readelf -d "$prefix/$libdir/$real" | grep NEEDED | grep -i -e llvm -e spirv >&2; then
+  fail "$real links the compiler's libraries (above)"
+fi
+# find_package(Loom COMPONENTS cpp) against it fails, saying what to install.
+if "$cmake" -S "$source/tests/install/cpp_consumer" -B "$work/cpp-consumer-missing" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$work/cpp-missing.txt" 2>&1; then
+  fail "find_package(Loom COMPONENTS cpp) succeeded with the runtime component alone"
+fi
+grep -q 'component cpp' "$work/cpp-missing.txt" ||
+  fail "find_package(Loom COMPONENTS cpp) without it did not say what to install: $(cat "$work/cpp-missing.txt")"
+
 step "the installed loom.h includes only Vulkan and C standard headers"
 grep -E '^[[:space:]]*#[[:space:]]*include' "$prefix/$includedir/loom/loom.h" | while read -r line; do
   case "$line" in
@@ -134,5 +150,73 @@ cc -std=c99 -Wall -Wextra -Werror -pedantic "$source/tests/install/consumer/main
   -Wl,-rpath,"$(pkg-config --variable=libdir loom)"
 set +x
 check_consumer pkg-config "$work/pkg-config-consumer/loom_consumer"
+
+step "install the cpp component (the C++ API with the compiler)"
+"$cmake" --install "$build" --prefix "$prefix" --component cpp
+cpp_real=$(cd "$prefix/$libdir" && ls libloom_cpp.so.*.*.*)
+for f in "$libdir/libloom_cpp.so" "$libdir/$cpp_real" "$libdir/cmake/Loom/LoomCppTargets.cmake" \
+  "$libdir/pkgconfig/loom-cpp.pc" "$includedir/loom/program.h" "$includedir/loom/aot_module.h"; do
+  [ -e "$prefix/$f" ] || fail "the cpp component did not install $f"
+done
+readelf -d "$prefix/$libdir/$cpp_real" | grep -q 'SONAME.*\[libloom_cpp\.so\.' ||
+  fail "$cpp_real has no SONAME libloom_cpp.so.N"
+if readelf -p .rodata "$prefix/$libdir/$cpp_real" 2>/dev/null | grep -F -e "$source" -e "$build" >&2; then
+  fail "$cpp_real holds a path of the source or build tree (above)"
+fi
+# Exports: the loom:: API, none of the SPIRV-Tools or std:: code linked into it.
+nm -D --defined-only -C "$prefix/$libdir/$cpp_real" >"$work/cpp-exports.txt"
+grep -q 'loom::Program::load_file' "$work/cpp-exports.txt" || fail "$cpp_real does not export loom::Program"
+if grep -v -e ' loom::' -e 'for loom::' "$work/cpp-exports.txt" | grep ' [TDBWVR] ' >&2; then
+  fail "$cpp_real exports symbols outside namespace loom (above)"
+fi
+
+step "the installed C++ API headers include only <loom/...> and standard headers"
+for h in "$prefix/$includedir"/loom/*.h; do
+  [ "$(basename "$h")" = loom.h ] && continue
+  grep -E '^[[:space:]]*#[[:space:]]*include' "$h" | while read -r line; do
+    case "$line" in
+      *'<loom/'*'.h>'*) [ -e "$prefix/$includedir/$(echo "$line" | sed 's/.*<\(loom\/[^>]*\)>.*/\1/')" ] ||
+        fail "$(basename "$h"): '$line' is not installed" ;;
+      *'<'[a-z_]*'>'*) ;;
+      *) fail "installed $(basename "$h"): '$line' is neither <loom/...> nor a standard header" ;;
+    esac
+  done
+  echo "  $(basename "$h"): $(grep -c '#include' "$h") includes, all installed or standard"
+done
+
+step "find_package(Loom COMPONENTS cpp): build and run the C++ consumer"
+"$cmake" -S "$source/tests/install/cpp_consumer" -B "$work/cpp-consumer" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_BUILD_TYPE=Release
+"$cmake" --build "$work/cpp-consumer" --verbose
+# check_cpp_consumer NAME BINARY: it must load libloom_cpp from the prefix, compile and run
+# heat.loom.json on the CPU, catch a loom::Error, and write a module the C consumer runs.
+check_cpp_consumer() {
+  local name=$1 binary=$2 resolved
+  resolved=$(env -u LD_LIBRARY_PATH ldd "$binary" | sed -n 's/.*libloom_cpp\.so[.0-9]* => \(.*\) (0x.*/\1/p')
+  if [ -z "$resolved" ] || [ "$(realpath "$resolved")" != "$(realpath "$prefix/$libdir/$cpp_real")" ]; then
+    fail "$name: libloom_cpp resolves to '$resolved', not into the prefix"
+  fi
+  env -u LD_LIBRARY_PATH "$binary" "$source/assets/graphs/heat.loom.json" temperature 3 \
+    "$work/$name.loommod" | tee "$work/$name.out" || fail "$name exited non-zero"
+  grep -q '^backend cpu$' "$work/$name.out" || fail "$name did not run on the CPU"
+  grep -q '^resource temperature$' "$work/$name.out" || fail "$name did not list the document's fields"
+  grep -q "^caught loom::Error: .*no_such_kernel" "$work/$name.out" ||
+    fail "$name did not catch the loom::Error naming the unknown kernel"
+  env -u LD_LIBRARY_PATH "$work/cmake-consumer/loom_consumer" "$work/$name.loommod" |
+    tee "$work/$name-module.out" || fail "the C consumer did not run the module $name wrote"
+  grep -q '^ran pipeline step$' "$work/$name-module.out" || fail "the module $name wrote has no pipeline step"
+}
+check_cpp_consumer cpp-find-package "$work/cpp-consumer/loom_cpp_consumer"
+
+step "pkg-config loom-cpp: build and run the C++ consumer"
+pkg-config --modversion loom-cpp
+mkdir -p "$work/pkg-config-cpp-consumer"
+set -x
+# shellcheck disable=SC2046
+c++ -Wall -Wextra -Werror "$source/tests/install/cpp_consumer/main.cpp" \
+  -o "$work/pkg-config-cpp-consumer/loom_cpp_consumer" $(pkg-config --cflags --libs loom-cpp) \
+  -Wl,-rpath,"$(pkg-config --variable=libdir loom-cpp)"
+set +x
+check_cpp_consumer cpp-pkg-config "$work/pkg-config-cpp-consumer/loom_cpp_consumer"
 
 echo "install_consumer: passed"

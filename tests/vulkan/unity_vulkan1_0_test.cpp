@@ -8,6 +8,7 @@
 // with a CPU runtime's run of the same samples.
 #include <gtest/gtest.h>
 #include <loom/loom.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -33,7 +34,10 @@ using loom::testing::EngineHost;
 constexpr const char* kSamples[] = {"cloth", "heat", "julia"};
 constexpr int kFrames = 4;
 
-std::string modules_dir() { return ::testing::TempDir() + "/loom_unity_vulkan1_0_modules"; }
+// Per process: ctest runs this suite's tests in parallel processes, each compiling its own.
+std::string modules_dir() {
+  return ::testing::TempDir() + "/loom_unity_vulkan1_0_modules_" + std::to_string(getpid());
+}
 std::string module_path(const std::string& kind, const std::string& sample) {
   return modules_dir() + "/" + kind + "/" + sample + ".loommod";
 }
@@ -58,7 +62,7 @@ uint64_t texture_bytes(const LoomTextureInfo& t) {
 
 // The module's pipelines in metadata order (init first, then step, in the samples).
 std::vector<LoomPipeline> pipelines_of(LoomModule m) {
-  LoomModuleInfo info{};
+  LoomModuleInfo info{sizeof(LoomModuleInfo)};
   EXPECT_LOOM(loom_module_get_info(m, &info));
   std::vector<LoomPipeline> out;
   for (uint32_t p = 0; p < info.pipeline_count; ++p) {
@@ -81,7 +85,7 @@ struct Resource {
 };
 
 std::vector<Resource> resources_of(LoomModule m) {
-  LoomModuleInfo info{};
+  LoomModuleInfo info{sizeof(LoomModuleInfo)};
   EXPECT_LOOM(loom_module_get_info(m, &info));
   std::vector<Resource> out;
   for (uint32_t i = 0; i < info.field_count; ++i) {
@@ -90,7 +94,7 @@ std::vector<Resource> resources_of(LoomModule m) {
     Resource r;
     r.name = name ? name : "?";
     EXPECT_LOOM(loom_module_get_array(m, r.name.c_str(), &r.array));
-    LoomArrayInfo a{};
+    LoomArrayInfo a{sizeof(LoomArrayInfo)};
     EXPECT_LOOM(loom_array_get_info(r.array, &a));
     r.bytes = a.bytes;
     r.dtype = a.dtype;
@@ -102,7 +106,7 @@ std::vector<Resource> resources_of(LoomModule m) {
     Resource r;
     r.name = name ? name : "?";
     EXPECT_LOOM(loom_module_get_texture(m, r.name.c_str(), &r.texture));
-    LoomTextureInfo t{};
+    LoomTextureInfo t{sizeof(LoomTextureInfo)};
     EXPECT_LOOM(loom_texture_get_info(r.texture, &t));
     r.bytes = texture_bytes(t);
     r.dtype = t.format == LOOM_TEXTURE_RGBA8 ? LOOM_DTYPE_U8 : LOOM_DTYPE_F32;
@@ -188,6 +192,7 @@ class UnityVulkan1_0 : public ::testing::Test {
       }
     }
   }
+  static void TearDownTestSuite() { std::filesystem::remove_all(modules_dir()); }
   static std::string& compile_log() {
     static std::string log;
     return log;

@@ -15,14 +15,22 @@
 // program and calls give byte-identical files.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "engine_plugin/include/loom/program.h"
-#include "runtime/aot/module.h"
+#include <loom/program.h>
 
 namespace loom {
+
+namespace aot {
+struct Module;  // runtime/aot/module.h: what module() returns, for tests and tools in this tree
+}
+
+// Every optional Vulkan feature a kernel may use (the SpirvRequirement bits of
+// runtime/common/spirv_kernel.h; aot_module.cpp checks they agree).
+inline constexpr uint32_t kAllVulkanFeatures = (1u << 12) - 1;
 
 struct AotOptions {
   Backend arch = Backend::Cpu;  // Cpu or Vulkan
@@ -33,7 +41,7 @@ struct AotOptions {
   std::vector<std::string> cpu_levels;
   // Vulkan: the optional device features kernels may use (SpirvRequirement bits); a kernel
   // that needs one outside this set is an error. The module records what its kernels use.
-  uint32_t vulkan_features = kAllSpirvRequirements;
+  uint32_t vulkan_features = kAllVulkanFeatures;
   // Vulkan: the oldest Vulkan version the module must load on (VK_MAKE_API_VERSION form,
   // major.minor only): 1.1 (SPIR-V 1.3, the default: engines often create 1.1 devices) or
   // 1.2 (SPIR-V 1.5). A device older than this refuses the module's kernels by name.
@@ -78,7 +86,8 @@ class AotModule {
   // Everything: every field, ndarray, texture, argpack and pipeline of the document.
   void add_document();
 
-  // The module as it stands (finalized: blob list with hashes).
+  // The module as it stands (finalized: blob list with hashes). Its type is the runtime's
+  // (runtime/aot/module.h), not installed: outside this tree, use save().
   aot::Module module() const;
   // folder/name.loommod; creates `folder`. Returns the path written.
   std::string save(const std::string& folder, const std::string& name) const;

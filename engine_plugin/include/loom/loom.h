@@ -7,10 +7,13 @@
  * `loom` command line is installed (it compiles them).
  *
  * Conventions
- * - Info structs begin with `struct_size`: set it to sizeof the struct. Loom reads the fields
- *   that lie within it and takes the rest as 0, so a program built against this header keeps
+ * - Every struct a call reads or writes (info structs, the Vulkan import, results such as
+ *   LoomModuleInfo or LoomMemoryUsage) begins with `struct_size`: set it to sizeof the struct,
+ *   also before a call that fills it. Loom reads, and writes, only the fields that lie within
+ *   it (fields it reads beyond it count as 0), so a program built against this header keeps
  *   working with a later library that added fields; 0, or a size smaller than the struct's
- *   first version, is LOOM_ERROR_INVALID_ARGUMENT.
+ *   first version, is LOOM_ERROR_INVALID_ARGUMENT. Arrays of them (loom_runtime_get_memory_usage,
+ *   loom_kernel_get_resource_access): set the first element's struct_size; it is the stride.
  * - Every call returns a LoomResult; LOOM_SUCCESS is 0, errors are negative. On an error
  *   the thread's last error (loom_last_error, loom_last_error_message) says what and where
  *   (the module file, kernel, parameter or member), and no output is written. A successful
@@ -65,11 +68,11 @@ extern "C" {
 #define LOOM_VERSION_PATCH(v) ((uint32_t)(v)&0xfffu)
 /* The ABI this header describes. A library of the same major version and an equal or later
  * minor version serves it. */
-#define LOOM_HEADER_VERSION LOOM_MAKE_VERSION(2, 1, 0)
+#define LOOM_HEADER_VERSION LOOM_MAKE_VERSION(3, 0, 0)
 
 /* The library's ABI version (LOOM_MAKE_VERSION). */
 LOOM_API uint32_t loom_version(void);
-/* "loom 0.1.0 (abi 2.1.0, module format 1)": the product, the ABI and the module format
+/* "loom 0.1.0 (abi 3.0.0, module format 1)": the product, the ABI and the module format
  * versions it reads. Static storage. */
 LOOM_API const char* loom_version_string(void);
 
@@ -263,8 +266,7 @@ typedef struct LoomVulkanDeviceImport {
   VkPipelineCache pipeline_cache;
   const void* pipeline_cache_data;
   size_t pipeline_cache_data_size;
-  /* Memory hooks, optional (a struct_size from an older loom.h that ends before them reads
-   * as none given).
+  /* Memory hooks, optional.
    * allocation_callbacks: the engine's (Unreal hands its own); Loom passes them to every
    * vkCreate*, vkAllocate*, vkDestroy* and vkFree* it calls on `device`. They must outlive the
    * runtime.
@@ -282,8 +284,7 @@ typedef struct LoomVulkanDeviceImport {
   LoomAllocateMemoryFn allocate_memory;
   LoomFreeMemoryFn free_memory;
   void* memory_user;        /* passed to allocate_memory and free_memory */
-  LoomQueueMode queue_mode; /* 0: LOOM_QUEUE_ENGINE_OWNED (a struct_size of 2.0's loom.h,
-                             * which ends before it: LOOM_QUEUE_SHARED, what 2.0 did) */
+  LoomQueueMode queue_mode; /* 0: LOOM_QUEUE_ENGINE_OWNED */
 } LoomVulkanDeviceImport;
 
 LOOM_API LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device,
@@ -295,6 +296,7 @@ LOOM_API LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* dev
 LOOM_API LoomResult loom_runtime_destroy(LoomRuntime runtime);
 
 typedef struct LoomRuntimeInfo {
+  uint32_t struct_size; /* sizeof(LoomRuntimeInfo), set by the caller */
   LoomArch arch;
   char device_name[256];
   uint32_t frames_in_flight;
@@ -304,6 +306,7 @@ LOOM_API LoomResult loom_runtime_get_info(LoomRuntime runtime, LoomRuntimeInfo* 
 /* Device memory the runtime holds in one memory type. Blocks grow with use (the first of a
  * kind is 1 MiB), so a small module reserves a few MiB. */
 typedef struct LoomMemoryUsage {
+  uint32_t struct_size; /* sizeof(LoomMemoryUsage), set by the caller */
   uint32_t memory_type; /* index into VkPhysicalDeviceMemoryProperties::memoryTypes */
   uint32_t heap;
   VkMemoryPropertyFlags flags;
@@ -381,6 +384,7 @@ LOOM_API LoomResult loom_module_load_memory(LoomRuntime runtime, const void* dat
 LOOM_API LoomResult loom_module_destroy(LoomModule module);
 
 typedef struct LoomModuleInfo {
+  uint32_t struct_size; /* sizeof(LoomModuleInfo), set by the caller */
   LoomArch arch;
   uint32_t format_version;
   uint32_t kernel_count, pipeline_count;
@@ -434,6 +438,14 @@ typedef enum LoomReloadStatus {
 LOOM_API LoomResult loom_module_reload_if_changed(LoomModule module, LoomReloadStatus* status);
 /* The same, whether or not the file changed. */
 LOOM_API LoomResult loom_module_reload(LoomModule module, LoomReloadStatus* status);
+/* Argpack members the last reload that swapped the module reset: members the host set with
+ * loom_argpack_set in the module's own argpacks whose layout the new module changed, which
+ * start at the new module's declared values (the reload also warns through the log callback,
+ * naming module, pack and members). `index` from 0; *pack_member_path is "pack.member"
+ * ("params.gain"), valid until the next reload. LOOM_ERROR_NOT_FOUND past the last (at 0: the
+ * last reload reset nothing the host set). */
+LOOM_API LoomResult loom_module_get_reload_reset(LoomModule module, uint32_t index,
+                                                 const char** pack_member_path);
 
 /* ---- kernels and pipelines ------------------------------------------------------------- */
 
@@ -472,6 +484,7 @@ typedef enum LoomParamKind {
   LOOM_PARAM_ARGPACK
 } LoomParamKind;
 typedef struct LoomParamInfo {
+  uint32_t struct_size; /* sizeof(LoomParamInfo), set by the caller */
   const char* name;
   LoomParamKind kind;
   LoomDataType dtype;  /* VALUE, NDARRAY: element scalar type */
@@ -480,6 +493,7 @@ typedef struct LoomParamInfo {
   const char* argpack_type; /* ARGPACK: the pack's type name */
 } LoomParamInfo;
 typedef struct LoomKernelInfo {
+  uint32_t struct_size; /* sizeof(LoomKernelInfo), set by the caller */
   const char* name;
   uint32_t param_count;
   uint32_t return_count; /* scalar components returned in total */
@@ -502,8 +516,9 @@ typedef enum LoomResourceSource {
   LOOM_RESOURCE_PACK_MEMBER /* an ndarray or texture member of an argpack parameter */
 } LoomResourceSource;
 typedef struct LoomResourceAccess {
-  const char* name; /* the parameter, the field, or "pack.member" (the parameter, then the
-                       member's path: "job.inner.grid") */
+  uint32_t struct_size; /* sizeof(LoomResourceAccess), set by the caller */
+  const char* name;     /* the parameter, the field, or "pack.member" (the parameter, then the
+                           member's path: "job.inner.grid") */
   LoomResourceSource source;
   LoomModuleItem kind; /* LOOM_ITEM_FIELD, LOOM_ITEM_NDARRAY or LOOM_ITEM_TEXTURE */
   uint32_t param;      /* PARAM, PACK_MEMBER: the parameter's index (loom_kernel_get_param);
@@ -602,10 +617,16 @@ static inline LoomArgument loom_arg_argpack(LoomArgpack v) {
  * values wait for their result. The arguments are checked first (handles, count, kind,
  * dtype, components, ndim, runtime; every ndarray and texture member of a pack argument
  * that the kernel uses must be set, LOOM_ERROR_INVALID_ARGUMENT naming the member
- * otherwise); nothing runs when one is wrong. Extents are the host's: a kernel that
- * indexes two ndarrays (arguments or pack members) with one index trusts they are as long
- * as it assumes, as modules do not record which extents a kernel takes to be equal;
- * modules compiled with --debug check every access (LOOM_ERROR_LAUNCH). */
+ * otherwise); nothing runs when one is wrong. Extents too: where the code indexes an
+ * ndarray (argument or pack member) or field along a dimension with a loop's variable (plus
+ * a constant) or a constant, on every iteration, the module records what that needs (say
+ * p.b at least as long as the loop over p.a's extent or up to a value parameter) and a
+ * launch whose arguments fall short is refused with LOOM_ERROR_INVALID_ARGUMENT naming the
+ * kernel, both resources (pack members by path) and both extents. Other accesses (computed
+ * or gathered indices, accesses under an if or in a while, struct_for, textures) are the
+ * host's to get right; modules compiled with --debug check every access in the code
+ * (LOOM_ERROR_LAUNCH) and record nothing to check at launch, and modules written before
+ * Loom recorded extents are not checked. */
 LOOM_API LoomResult loom_launch(LoomKernel kernel, uint32_t arg_count, const LoomArgument* args);
 /* Vulkan: records the launch into `command_buffer`, a primary command buffer of the
  * runtime's queue family that the host has begun and submits in this frame, outside a
@@ -622,10 +643,57 @@ LOOM_API LoomResult loom_pipeline_launch(LoomPipeline pipeline);
 LOOM_API LoomResult loom_pipeline_launch_into(LoomPipeline pipeline,
                                               VkCommandBuffer command_buffer);
 
+/* Pipelines given arguments at launch, as Taichi's compute graphs bind their symbolic
+ * arguments by name at each run: the engine's own data (an ndarray or texture it made or
+ * imported, a pack, a value per frame) in place of what the module bound, without building
+ * the module again. An argument goes to every launch whose kernel has a parameter of its
+ * name; other parameters, and launches whose kernels lack the name, keep the module's
+ * arguments, and later runs without it use the module's again. Every argument is checked
+ * against every launch that takes it before anything runs, as loom_launch checks (kind,
+ * dtype, components, ndim, texture format, argpack type, unset pack members, handles of
+ * another runtime: LOOM_ERROR_WRONG_RUNTIME); the message names the pipeline, the launch's
+ * index, its kernel and the parameter. A name no launch takes is LOOM_ERROR_NOT_FOUND listing
+ * the names the pipeline takes; a template parameter (compiled into the instantiation the
+ * pipeline launches) is LOOM_ERROR_NOT_SUPPORTED; a name given twice is
+ * LOOM_ERROR_INVALID_ARGUMENT. A pipeline launches the instantiations the module holds: an
+ * ndarray of another element type or dimension count for an open ndarray parameter (one
+ * instantiation per type) is refused (LOOM_ERROR_WRONG_DTYPE, LOOM_ERROR_WRONG_NDIM) saying
+ * so. Where the launches run: as loom_pipeline_launch and loom_pipeline_launch_into. */
+typedef struct LoomNamedArgument {
+  const char* name; /* a parameter name of the pipeline (loom_pipeline_get_param) */
+  LoomArgument value;
+} LoomNamedArgument;
+LOOM_API LoomResult loom_pipeline_launch_with(LoomPipeline pipeline, uint32_t count,
+                                              const LoomNamedArgument* args);
+LOOM_API LoomResult loom_pipeline_launch_into_with(LoomPipeline pipeline,
+                                                   VkCommandBuffer command_buffer, uint32_t count,
+                                                   const LoomNamedArgument* args);
+
+/* The parameter names a pipeline takes arguments for, in the order its launches first take
+ * them, each described as the first launch that takes it has it (another launch whose kernel
+ * gives the name another type refuses what the first takes). Strings point into the module,
+ * valid until the next reload. */
+typedef struct LoomPipelineParamInfo {
+  uint32_t struct_size; /* sizeof(LoomPipelineParamInfo), set by the caller */
+  const char* name;
+  LoomParamKind kind;
+  LoomDataType dtype;       /* VALUE, NDARRAY: element scalar type */
+  uint32_t components;      /* VALUE, NDARRAY: scalars per element */
+  uint32_t ndim;            /* NDARRAY, TEXTURE */
+  const char* argpack_type; /* ARGPACK: the pack's type name */
+  uint32_t launch_count;    /* launches of the pipeline that take it */
+  uint32_t first_launch;    /* the index of the first of them */
+} LoomPipelineParamInfo;
+LOOM_API LoomResult loom_pipeline_get_param_count(LoomPipeline pipeline, uint32_t* count);
+/* Parameter `index` (< the count). */
+LOOM_API LoomResult loom_pipeline_get_param(LoomPipeline pipeline, uint32_t index,
+                                            LoomPipelineParamInfo* out);
+
 /* ---- arrays: module fields and ndarrays ------------------------------------------------ */
 
 typedef struct LoomArrayInfo {
-  LoomBool is_field; /* a field of a module (not a kernel argument) */
+  uint32_t struct_size; /* sizeof(LoomArrayInfo), set by the caller */
+  LoomBool is_field;    /* a field of a module (not a kernel argument) */
   LoomDataType dtype;
   uint32_t components; /* scalars per element, interleaved (fields may also be "soa") */
   LoomBool soa;        /* fields: component-major layout */
@@ -693,6 +761,7 @@ LOOM_API LoomResult loom_readback_destroy(LoomReadback readback);
 /* ---- textures -------------------------------------------------------------------------- */
 
 typedef struct LoomTextureInfo {
+  uint32_t struct_size; /* sizeof(LoomTextureInfo), set by the caller */
   LoomTextureFormat format;
   uint32_t ndim; /* 2 or 3 */
   uint32_t width, height, depth;
@@ -746,6 +815,7 @@ typedef enum LoomMemberKind {
   LOOM_MEMBER_TEXTURE    /* ndim and format of the texture it holds */
 } LoomMemberKind;
 typedef struct LoomArgpackMemberInfo {
+  uint32_t struct_size; /* sizeof(LoomArgpackMemberInfo), set by the caller */
   char name[128];
   LoomMemberKind kind;
   LoomDataType dtype;       /* VALUE, NDARRAY: the scalar type */

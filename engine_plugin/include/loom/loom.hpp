@@ -99,7 +99,8 @@ using Runtime = Owned<LoomRuntime, loom_runtime_destroy>;
 using Module = Owned<LoomModule, loom_module_destroy>;
 using Ndarray = Owned<LoomArray, loom_ndarray_destroy>;  // made by the host, not a module's
 using Texture = Owned<LoomTexture, loom_texture_destroy>;
-using Argpack = Owned<LoomArgpack, loom_argpack_destroy>;  // made with loom_argpack_create
+using Argpack = Owned<LoomArgpack, loom_argpack_destroy>;     // made with loom_argpack_create
+using Readback = Owned<LoomReadback, loom_readback_destroy>;  // a read recorded into a frame
 
 inline Runtime create_runtime(LoomRuntimeCreateInfo info) {
   info.struct_size = sizeof info;
@@ -141,6 +142,47 @@ inline Argpack create_argpack(LoomModule module, const char* type_name) {
   LoomArgpack p = nullptr;
   check(loom_argpack_create(module, type_name, &p));
   return Argpack(p);
+}
+
+// Results, with their struct_size set.
+inline LoomRuntimeInfo runtime_info(LoomRuntime runtime) {
+  LoomRuntimeInfo info{sizeof(LoomRuntimeInfo)};
+  check(loom_runtime_get_info(runtime, &info));
+  return info;
+}
+inline LoomModuleInfo module_info(LoomModule module) {
+  LoomModuleInfo info{sizeof(LoomModuleInfo)};
+  check(loom_module_get_info(module, &info));
+  return info;
+}
+inline LoomArrayInfo array_info(LoomArray array) {
+  LoomArrayInfo info{sizeof(LoomArrayInfo)};
+  check(loom_array_get_info(array, &info));
+  return info;
+}
+inline LoomTextureInfo texture_info(LoomTexture texture) {
+  LoomTextureInfo info{sizeof(LoomTextureInfo)};
+  check(loom_texture_get_info(texture, &info));
+  return info;
+}
+
+// Reads recorded into the engine's command buffer `cb` (Vulkan): poll with get().
+inline Readback read_into(LoomArray array, VkCommandBuffer cb) {
+  LoomReadback r = nullptr;
+  check(loom_array_read_into(array, cb, nullptr, nullptr, &r));
+  return Readback(r);
+}
+inline Readback read_into(LoomTexture texture, VkCommandBuffer cb) {
+  LoomReadback r = nullptr;
+  check(loom_texture_read_into(texture, cb, nullptr, nullptr, &r));
+  return Readback(r);
+}
+// Copies the read-back bytes once its frame completed: false, writing nothing, before then.
+inline bool get(LoomReadback readback, void* dst, uint64_t bytes) {
+  LoomResult r = loom_readback_get(readback, dst, bytes);
+  if (r == LOOM_ERROR_NOT_READY) return false;
+  check(r);
+  return true;
 }
 
 // What a module owns, by name: valid while the module lives (and across its hot reloads).

@@ -12,8 +12,13 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/common/kernel_abi.h"
-#include "runtime/common/scalar.h"
+// Only <loom/...> headers, by the names they are installed under (docs/installing.md):
+// error.h for loom::Error (what every call here throws), scalar.h for Scalar and ValueType,
+// kernel_abi.h for Layout and TextureFormat. In this tree those names are links to the
+// runtime's own headers (engine_plugin/api/CMakeLists.txt), so there is one declaration.
+#include <loom/error.h>
+#include <loom/kernel_abi.h>
+#include <loom/scalar.h>
 
 namespace loom {
 
@@ -212,6 +217,13 @@ class Program {
   // name or a constant; a new binding makes a new instantiation.
   KernelResult launch(const std::string& kernel, const Args& args = {});
   void run_pipeline(const std::string& name);
+  // The same with `args` in place of the document's arguments of those names, for every
+  // launch whose kernel has a parameter of that name (other launches keep theirs): a
+  // program's ndarray, texture or argpack by name, or a value, as launch() takes them.
+  // Template parameters take them too, so a launch may compile a new instantiation. Every
+  // launch is checked (and compiled) before any runs; a name no launch takes is an error
+  // listing those the pipeline takes.
+  void run_pipeline(const std::string& name, const Args& args);
   bool has_pipeline(const std::string& name) const;
 
   // Resources of the program.

@@ -61,6 +61,9 @@ int main(int argc, char** argv) {
     loom_runtime_destroy(runtime);
     return failed("loom_module_load", r);
   }
+  /* Zeroed, then its size: C99 with -Wextra warns about a partial initializer. */
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
   r = loom_module_get_info(module, &info);
   if (r != LOOM_SUCCESS) {
     status = failed("loom_module_get_info", r);

@@ -1,0 +1,355 @@
+#include "compiler/passes/extent_assumptions.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/ir/inst.h"
+
+namespace loom::passes {
+
+namespace {
+
+using ir::Block;
+using ir::Inst;
+using ir::Op;
+
+// Offsets past this are not worth a check (and would not fit the ABI's i32 range).
+constexpr int64_t kMaxOffset = int64_t{1} << 30;
+// Loop ranges one entry may carry, and entries one kernel may list (the ABI's caps).
+constexpr size_t kMaxRanges = 64;
+constexpr size_t kMaxEntries = 4096;
+
+// An index the launch can bound: the variable of `loop` along `dim` plus `c`, or (no loop)
+// the constant `c`.
+struct Affine {
+  const Inst* loop = nullptr;
+  int32_t dim = 0;
+  int64_t c = 0;
+};
+
+// Integer casts that keep every value (lowering widens i32 indices to the index type).
+const Inst* strip_widening(const Inst* v) {
+  while (v->op == Op::Cast && is_int(v->type) && is_int(v->operand(0)->type)) {
+    Scalar from = v->operand(0)->type;
+    Scalar to = v->type;
+    bool keeps = is_signed_int(from) == is_signed_int(to)
+                     ? bit_width(to) >= bit_width(from)
+                     : is_unsigned_int(from) && bit_width(to) > bit_width(from);
+    if (!keeps) break;
+    v = v->operand(0);
+  }
+  return v;
+}
+
+bool small_const(const Inst* v, int64_t* out) {
+  v = strip_widening(v);
+  if (v->op != Op::Const || !is_int(v->type)) return false;
+  if (is_unsigned_int(v->type) && v->int_value() < 0) return false;  // a huge unsigned value
+  if (std::llabs(v->int_value()) >= kMaxOffset) return false;
+  *out = v->int_value();
+  return true;
+}
+
+// null: the constant 0 (lowering folded that index away).
+bool affine(const Inst* v, Affine* out) {
+  if (!v) {
+    *out = {};
+    return true;
+  }
+  v = strip_widening(v);
+  int64_t k = 0;
+  if (small_const(v, &k)) {
+    *out = {nullptr, 0, k};
+    return true;
+  }
+  if (v->op == Op::LoopIndex) {
+    *out = {v->operand(0), v->dimension(), 0};
+    return true;
+  }
+  if (v->op != Op::Add && v->op != Op::Sub) return false;
+  const Inst* a = v->operand(0);
+  const Inst* b = v->operand(1);
+  if (v->op == Op::Add && !small_const(b, &k)) std::swap(a, b);
+  if (!small_const(b, &k)) return false;
+  Affine inner;
+  if (!affine(a, &inner) || !inner.loop) return false;
+  inner.c += v->op == Op::Add ? k : -k;
+  if (std::llabs(inner.c) >= kMaxOffset) return false;
+  *out = inner;
+  return true;
+}
+
+bool is_extent(const Inst* e, const ResourceDesc& r, int32_t slot, int dim) {
+  e = strip_widening(e);
+  if (r.kind == ResourceKind::Field)
+    return e->op == Op::Const && is_int(e->type) &&
+           e->int_value() == r.shape[static_cast<size_t>(dim)];
+  return e->op == Op::ResourceShape && e->resource_slot() == slot && e->dimension() == dim;
+}
+
+// When `v` multiplies something by `factor` (a Mul, or a Shl by its log2 when `factor` is a
+// constant power of two), that something; else null. `is_factor` tests an operand.
+template <typename IsFactor>
+const Inst* unscale(const Inst* v, IsFactor&& is_factor, int64_t constant_factor) {
+  v = strip_widening(v);
+  if (v->op == Op::Mul) {
+    bool left = is_factor(v->operand(0)), right = is_factor(v->operand(1));
+    if (left != right) return left ? v->operand(1) : v->operand(0);
+    return nullptr;
+  }
+  int64_t k = 0;
+  if (v->op == Op::Shl && constant_factor > 1 && small_const(v->operand(1), &k) && k > 0 &&
+      k < 62 && (int64_t{1} << k) == constant_factor)
+    return v->operand(0);
+  return nullptr;
+}
+
+// The N-d index of an element offset as lower_access builds it: ((i0 * e1 + i1) * e2 + i2)
+// ..., times the components plus the component for AoS vectors. False when the offset has
+// another shape (or two readings): its dimensions are then unchecked.
+bool delinearize(const Inst* linear, int32_t slot, const ResourceDesc& r,
+                 std::vector<const Inst*>* index) {
+  const Inst* l = strip_widening(linear);
+  if (r.components > 1) {
+    // SoA offsets add the component times the element count, which for fields is a constant
+    // an index offset could be mistaken for.
+    if (r.layout != Layout::AoS) return false;
+    int64_t k = 0;
+    if (l->op == Op::Add && small_const(l->operand(1), &k) && k >= 0 && k < r.components)
+      l = strip_widening(l->operand(0));
+    auto is_components = [&](const Inst* f) {
+      int64_t c = 0;
+      return small_const(f, &c) && c == r.components;
+    };
+    l = unscale(l, is_components, r.components);
+    if (!l) return false;
+  }
+  index->assign(static_cast<size_t>(r.ndim), nullptr);
+  for (int d = r.ndim - 1; d >= 1; --d) {
+    auto is_e = [&](const Inst* f) { return is_extent(f, r, slot, d); };
+    int64_t constant_e = r.kind == ResourceKind::Field ? r.shape[static_cast<size_t>(d)] : 0;
+    l = strip_widening(l);
+    const Inst* rest = nullptr;
+    if (l->op == Op::Add) {
+      const Inst* a = unscale(l->operand(0), is_e, constant_e);
+      const Inst* b = unscale(l->operand(1), is_e, constant_e);
+      if ((a == nullptr) == (b == nullptr)) return false;  // none, or two readings
+      (*index)[static_cast<size_t>(d)] = a ? l->operand(1) : l->operand(0);
+      rest = a ? a : b;
+    } else {
+      rest = unscale(l, is_e, constant_e);  // index d was 0, folded away
+      if (!rest) return false;
+    }
+    l = rest;
+  }
+  if (r.ndim >= 1) (*index)[0] = l;
+  return true;
+}
+
+bool same_bounds(const std::vector<RangeBound>& a, const std::vector<RangeBound>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const RangeBound& x, const RangeBound& y) {
+                      return x.kind == y.kind && x.value == y.value && x.offset == y.offset;
+                    });
+}
+
+// A break, continue or return (or only `which`) anywhere inside `region`.
+bool has_jump(const Inst& region, Op which = Op::Const) {
+  bool found = false;
+  for (const auto& block : region.regions)
+    ir::walk(static_cast<const Block&>(*block), [&](const Inst& inst) {
+      bool jump = inst.op == Op::Break || inst.op == Op::Continue || inst.op == Op::Return;
+      found = found || (jump && (which == Op::Const || inst.op == which));
+    });
+  return found;
+}
+
+// The loops around an instruction, as the launch evaluates their ranges.
+struct Scope {
+  std::vector<RangeBound> begin, end;
+  std::vector<std::pair<const Inst*, int32_t>> vars;  // per range: its loop and dimension
+  std::vector<std::string> end_names;
+  bool provable = true;  // false: under a condition, a jump, or a range the launch cannot read
+};
+
+class Recorder {
+ public:
+  explicit Recorder(ir::Kernel& k) : kernel_(k), abi_(k.abi) {
+    for (const ResourceAccess& a : abi_.resource_access) lowered_names_[a.slot] = a.name;
+  }
+
+  void run() {
+    visit(*kernel_.body, Scope{});
+    std::stable_sort(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) {
+      return std::make_pair(a.slot, a.dim) < std::make_pair(b.slot, b.dim);
+    });
+    // More than the stored forms list (kMaxListed, abi_fields.h): not recorded, so nothing
+    // is checked rather than a module no reader accepts.
+    if (entries_.size() > kMaxEntries) return;
+    abi_.extent_assumptions = std::move(entries_);
+    abi_.extent_assumptions_known = true;
+  }
+
+ private:
+  void visit(const Block& block, const Scope& outer) {
+    for (const auto& owned : block.insts) {
+      const Inst& inst = *owned;
+      // A `return` ends the whole launch: what follows the task holding one may never run.
+      Scope cut;
+      if (after_return_) {
+        cut = outer;
+        cut.provable = false;
+      }
+      const Scope& scope = after_return_ ? cut : outer;
+      if (inst.op == Op::GlobalLoad || inst.op == Op::GlobalStore || inst.op == Op::AtomicRMW)
+        note(*inst.operand(0), scope);
+      if (inst.regions.empty()) continue;
+      Scope inner = scope;
+      switch (inst.op) {
+        case Op::Offload:
+          if (has_jump(inst)) inner.provable = false;
+          if (inst.task_kind() == ir::TaskKind::RangeFor) add_ranges(inst, &inner);
+          // A struct_for runs over the active cells of its space, not a range.
+          if (inst.task_kind() == ir::TaskKind::StructFor) inner.provable = false;
+          break;
+        case Op::RangeFor:
+          if (has_jump(inst)) inner.provable = false;
+          add_ranges(inst, &inner);
+          break;
+        default: inner.provable = false;  // if, while, struct_for: not every iteration
+      }
+      for (const auto& region : inst.regions) visit(*region, inner);
+      after_return_ = after_return_ || has_jump(inst, Op::Return);
+    }
+  }
+
+  // The bound as the launch reads it (the same three forms the SPIR-V host extent uses).
+  bool bound_of(const Inst* v, RangeBound* out, std::string* name) const {
+    if (v->op == Op::Const && is_int(v->type)) {
+      *out = {RangeBound::Kind::Const, v->int_value(), 0};
+      return true;
+    }
+    if (v->op == Op::ArgLoad && v->type == Scalar::I32 &&
+        abi_.params.at(static_cast<size_t>(v->param_index())).kind == ParamKind::Value) {
+      *out = {RangeBound::Kind::Arg, v->param_index(), static_cast<uint32_t>(v->byte_offset())};
+      *name = abi_.params[static_cast<size_t>(v->param_index())].name;
+      return true;
+    }
+    if (v->op == Op::ResourceShape) {
+      const ResourceDesc& r = abi_.resources.at(static_cast<size_t>(v->resource_slot()));
+      if (r.kind == ResourceKind::Field)
+        *out = {RangeBound::Kind::Const, r.shape[static_cast<size_t>(v->dimension())], 0};
+      else
+        *out = {RangeBound::Kind::Shape, v->resource_slot(), static_cast<uint32_t>(v->dimension())};
+      *name = slot_name(v->resource_slot());
+      return true;
+    }
+    return false;
+  }
+
+  void add_ranges(const Inst& loop, Scope* scope) const {
+    for (int32_t d = 0; d < loop.dims() && scope->provable; ++d) {
+      RangeBound begin, end;
+      std::string ignored, end_name;
+      if (scope->end.size() >= kMaxRanges ||
+          !bound_of(loop.operand(2 * static_cast<size_t>(d)), &begin, &ignored) ||
+          !bound_of(loop.operand(2 * static_cast<size_t>(d) + 1), &end, &end_name)) {
+        scope->provable = false;
+        return;
+      }
+      scope->begin.push_back(begin);
+      scope->end.push_back(end);
+      scope->vars.emplace_back(&loop, d);
+      scope->end_names.push_back(end_name);
+    }
+  }
+
+  void note(const Inst& pointer, const Scope& scope) {
+    if (pointer.op != Op::GlobalPtr && pointer.op != Op::ElementPtr) return;  // a local
+    int32_t slot = pointer.resource_slot();
+    const ResourceDesc& r = abi_.resources.at(static_cast<size_t>(slot));
+    std::vector<const Inst*> index;
+    bool known = scope.provable;
+    if (known && pointer.op == Op::GlobalPtr)
+      index.assign(pointer.operands.begin(), pointer.operands.end());
+    else if (known)
+      known = delinearize(pointer.operand(0), slot, r, &index);
+    for (int32_t d = 0; d < r.ndim; ++d) {
+      Affine a;
+      int32_t loop = -1;
+      bool checked = known && affine(index[static_cast<size_t>(d)], &a);
+      for (size_t k = 0; checked && a.loop && k < scope.vars.size(); ++k)
+        if (scope.vars[k] == std::make_pair(a.loop, a.dim)) loop = static_cast<int32_t>(k);
+      if (checked && a.loop && loop < 0) checked = false;  // a loop we cannot bound
+      if (checked)
+        add_checked(slot, d, scope, loop, a.c);
+      else
+        add_unchecked(slot, d);
+    }
+  }
+
+  void add_checked(int32_t slot, int32_t dim, const Scope& scope, int32_t loop, int64_t c) {
+    for (ExtentAssumption& e : entries_)
+      if (e.checked && e.slot == slot && e.dim == dim && e.loop == loop &&
+          same_bounds(e.begin, scope.begin) && same_bounds(e.end, scope.end)) {
+        e.low = std::min(e.low, c);
+        e.high = std::max(e.high, c);
+        return;
+      }
+    ExtentAssumption e;
+    e.slot = slot;
+    e.dim = dim;
+    e.name = slot_name(slot);
+    e.begin = scope.begin;
+    e.end = scope.end;
+    e.loop = loop;
+    e.low = e.high = c;
+    if (loop >= 0) e.bound_name = scope.end_names[static_cast<size_t>(loop)];
+    entries_.push_back(std::move(e));
+  }
+
+  void add_unchecked(int32_t slot, int32_t dim) {
+    for (const ExtentAssumption& e : entries_)
+      if (!e.checked && e.slot == slot && e.dim == dim) return;
+    ExtentAssumption e;
+    e.slot = slot;
+    e.dim = dim;
+    e.name = slot_name(slot);
+    e.checked = false;
+    entries_.push_back(std::move(e));
+  }
+
+  // As record_resource_access names slots (resource_access.cpp).
+  std::string slot_name(int32_t slot) const {
+    const ResourceDesc& r = abi_.resources.at(static_cast<size_t>(slot));
+    if (r.kind == ResourceKind::Field) return r.field;
+    const std::string& param = abi_.params.at(static_cast<size_t>(r.param)).name;
+    if (r.param_offset < 0) return param;
+    auto named = lowered_names_.find(slot);
+    if (named != lowered_names_.end()) return named->second;
+    return param + "@" + std::to_string(r.param_offset);
+  }
+
+  ir::Kernel& kernel_;
+  KernelABI& abi_;
+  std::map<int32_t, std::string> lowered_names_;
+  std::vector<ExtentAssumption> entries_;
+  bool after_return_ = false;
+};
+
+}  // namespace
+
+bool record_extent_assumptions(ir::Kernel& kernel) {
+  kernel.abi.extent_assumptions.clear();
+  kernel.abi.extent_assumptions_known = false;
+  // Debug kernels bounds-check every access in their code, naming the node.
+  if (kernel.debug) return false;
+  Recorder(kernel).run();
+  return false;
+}
+
+}  // namespace loom::passes
