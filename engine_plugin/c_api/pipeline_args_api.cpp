@@ -145,6 +145,19 @@ LoomResult loom_pipeline_get_param(LoomPipeline pipeline, uint32_t index,
           m.metadata().argpack_types.at(static_cast<size_t>(d.argpack_type)).name.c_str();
     info.launch_count = static_cast<uint32_t>(q.uses.size());
     info.first_launch = static_cast<uint32_t>(first.launch);
+    // What the launches taking it do to it: the parameter itself, or its pack's members.
+    info.access_known = 1;
+    for (const aot::PipelineParam::Use& use : q.uses) {
+      const KernelABI& abi = m.kernel_info(m.metadata()
+                                               .pipelines.at(static_cast<size_t>(p.index))
+                                               .launches.at(static_cast<size_t>(use.launch))
+                                               .kernel)
+                                 .abi;
+      if (!abi.resource_access_known && !abi.resources.empty()) info.access_known = 0;
+      for (const ResourceAccess& a : abi.resource_access)
+        if (a.name == q.name || a.name.rfind(q.name + ".", 0) == 0) info.access |= a.access;
+    }
+    if (!info.access_known) info.access = 0;
     capi::write_out(out, info);
   });
 }

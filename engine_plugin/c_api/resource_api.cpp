@@ -253,6 +253,32 @@ LoomResult loom_ndarray_import_vulkan(LoomRuntime runtime, const LoomVulkanBuffe
   });
 }
 
+LoomResult loom_ndarray_rebind_vulkan(LoomArray array, const LoomVulkanBuffer* buffer) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    ArrayObject& a = resolve(array, "loom_ndarray_rebind_vulkan: array");
+    const LoomVulkanBuffer& b = need(buffer, "loom_ndarray_rebind_vulkan: buffer");
+    if (!a.imported)
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_ndarray_rebind_vulkan: '" + a.name +
+                                                      "' is Loom's; only an ndarray made by "
+                                                      "loom_ndarray_import_vulkan moves");
+    if (!b.buffer)
+      throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_ndarray_rebind_vulkan: buffer->buffer is null");
+    size_t need_bytes = a.own->bytes();
+    if (b.size < need_bytes)
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                     "loom_ndarray_rebind_vulkan: the buffer range holds " +
+                         std::to_string(b.size) + " bytes; '" + a.name + "' needs " +
+                         std::to_string(need_bytes));
+    vk::VulkanRuntime& v = capi::vulkan_of(*a.runtime, "loom_ndarray_rebind_vulkan");
+    try {
+      v.rebind_buffer(a.own->data(), b.buffer, b.offset);
+    } catch (const Error& e) {
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                     std::string("loom_ndarray_rebind_vulkan: ") + e.what());
+    }
+  });
+}
+
 LoomResult loom_ndarray_destroy(LoomArray array) {
   return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
     ArrayObject* a = capi::resolve_or_null(array, "loom_ndarray_destroy: array");

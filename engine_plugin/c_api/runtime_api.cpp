@@ -60,11 +60,11 @@ void RuntimeObject::release(Retired& module) {
 }
 
 void RuntimeObject::free_retired(bool all) {
-  uint64_t now = frames ? frames->frame() : 0;
+  uint64_t completed = frames ? frames->completed() : 0;
   for (size_t i = 0; i < retired.size();) {
     bool recorded_work_done = !engine_owned_queue || retired[i].work == 0 ||
                               vulkan_of(*this, "freeing a module").work_done(retired[i].work);
-    if (all || (now >= retired[i].frame + frames_in_flight && recorded_work_done)) {
+    if (all || (completed >= retired[i].frame && recorded_work_done)) {
       release(retired[i]);
       retired.erase(retired.begin() + static_cast<std::ptrdiff_t>(i));
     } else {
@@ -389,25 +389,69 @@ LoomResult loom_runtime_get_pipeline_cache_data(LoomRuntime runtime, size_t* siz
   });
 }
 
+namespace {
+
+// After a frame began: what completed is freed, and reads that landed go to their callbacks
+// (those the host holds no handle to go after it).
+void frame_begun(RuntimeObject& r) {
+  vk::HostFrames& frames = r.host_frames();
+  r.free_retired(false);
+  std::vector<capi::ReadbackObject*> landed;
+  for (auto& [key, rb] : r.readbacks)
+    if (rb->done && !rb->called && frames.readback_ready(rb->id)) landed.push_back(key);
+  for (capi::ReadbackObject* rb : landed) {
+    rb->called = true;
+    rb->done(rb->user, frames.readback_data(rb->id), frames.readback_bytes(rb->id));
+    if (!rb->host_owned) {
+      frames.release_readback(rb->id);
+      r.readbacks.erase(rb);
+    }
+  }
+}
+
+}  // namespace
+
 LoomResult loom_runtime_begin_frame(LoomRuntime runtime) {
   return guard(LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_runtime_begin_frame: runtime");
     if (r.arch != LOOM_ARCH_VULKAN) return;
-    vk::HostFrames& frames = r.host_frames();
-    frames.begin_frame();
-    r.free_retired(false);
-    // Reads that landed, to their callbacks; those the host holds no handle to go after it.
-    std::vector<capi::ReadbackObject*> landed;
-    for (auto& [key, rb] : r.readbacks)
-      if (rb->done && !rb->called && frames.readback_ready(rb->id)) landed.push_back(key);
-    for (capi::ReadbackObject* rb : landed) {
-      rb->called = true;
-      rb->done(rb->user, frames.readback_data(rb->id), frames.readback_bytes(rb->id));
-      if (!rb->host_owned) {
-        frames.release_readback(rb->id);
-        r.readbacks.erase(rb);
-      }
+    try {
+      r.host_frames().begin_frame();
+    } catch (const Error& e) {
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, std::string("loom_runtime_begin_frame: ") +
+                                                      e.what() +
+                                                      " (after loom_runtime_begin_frame_number?)");
     }
+    frame_begun(r);
+  });
+}
+
+LoomResult loom_runtime_begin_frame_number(LoomRuntime runtime, uint64_t frame,
+                                           uint64_t completed_frame) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    RuntimeObject& r = resolve(runtime, "loom_runtime_begin_frame_number: runtime");
+    if (r.arch != LOOM_ARCH_VULKAN) return;
+    try {
+      r.host_frames().begin_frame(frame, completed_frame);
+    } catch (const Error& e) {
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                     std::string("loom_runtime_begin_frame_number: ") + e.what());
+    }
+    frame_begun(r);
+  });
+}
+
+LoomResult loom_runtime_barrier(LoomRuntime runtime, VkCommandBuffer command_buffer,
+                                VkPipelineStageFlags dst_stages, VkAccessFlags dst_access) {
+  return guard(LOOM_ERROR_DEVICE, [&] {
+    RuntimeObject& r = resolve(runtime, "loom_runtime_barrier: runtime");
+    capi::vulkan_of(r, "loom_runtime_barrier");
+    need(command_buffer, "loom_runtime_barrier: command_buffer");
+    if (!dst_stages)
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                     "loom_runtime_barrier: dst_stages is 0; name the stages that read Loom's "
+                     "writes");
+    r.host_frames().barrier_for(command_buffer, dst_stages, dst_access);
   });
 }
 

@@ -71,9 +71,25 @@ HostFrames::~HostFrames() {
 }
 
 void HostFrames::begin_frame() {
-  ++frame_;
+  uint64_t next = frame_ + 1;
+  begin_frame(next, next > in_flight_ ? next - in_flight_ : 0);
+}
+
+uint64_t HostFrames::completed() const { return runtime_.frame_completed_; }
+
+void HostFrames::begin_frame(uint64_t frame, uint64_t completed) {
+  if (frame <= frame_)
+    throw Error("begin_frame: frame " + std::to_string(frame) + " does not follow frame " +
+                std::to_string(frame_) + " (frame numbers only grow)");
+  if (completed >= frame)
+    throw Error("begin_frame: frame " + std::to_string(completed) +
+                " cannot have completed before frame " + std::to_string(frame) + " begins");
+  if (completed < runtime_.frame_completed_)
+    throw Error("begin_frame: frames up to " + std::to_string(runtime_.frame_completed_) +
+                " were already reported complete, now only up to " + std::to_string(completed));
+  frame_ = frame;
   runtime_.frame_ = frame_;
-  runtime_.frame_completed_ = frame_ > in_flight_ ? frame_ - in_flight_ : 0;
+  runtime_.frame_completed_ = completed;
   recording_.clear();
   runtime_.host_frame_begun();
   for (auto it = readbacks_.begin(); it != readbacks_.end();) {
@@ -176,17 +192,24 @@ void HostFrames::launch_into(VkCommandBuffer cb, VulkanKernel& kernel, LaunchCon
 }
 
 void HostFrames::barrier_for_graphics(VkCommandBuffer cb) {
-  if (!cb) throw Error("barrier_for_graphics: the command buffer is VK_NULL_HANDLE");
+  barrier_for(cb,
+              VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_VERTEX_INPUT_BIT |
+                  VK_PIPELINE_STAGE_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT |
+                  VK_PIPELINE_STAGE_TRANSFER_BIT,
+              VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_INDEX_READ_BIT |
+                  VK_ACCESS_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_UNIFORM_READ_BIT |
+                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+}
+
+void HostFrames::barrier_for(VkCommandBuffer cb, VkPipelineStageFlags dst_stages,
+                             VkAccessFlags dst_access) {
+  if (!cb) throw Error("barrier_for: the command buffer is VK_NULL_HANDLE");
+  if (!dst_stages) throw Error("barrier_for: no destination stage");
   VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-  mb.dstAccessMask = VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT | VK_ACCESS_INDEX_READ_BIT |
-                     VK_ACCESS_INDIRECT_COMMAND_READ_BIT | VK_ACCESS_UNIFORM_READ_BIT |
-                     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
+  mb.dstAccessMask = dst_access;
   vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                       VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT | VK_PIPELINE_STAGE_VERTEX_INPUT_BIT |
-                           VK_PIPELINE_STAGE_VERTEX_SHADER_BIT |
-                           VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                       0, 1, &mb, 0, nullptr, 0, nullptr);
+                       dst_stages, 0, 1, &mb, 0, nullptr, 0, nullptr);
   ++stats_.barriers;
 }
 

@@ -56,7 +56,12 @@ class HostFrames {
 
   // A frame begins; the frame begun frames_in_flight calls ago has completed on the GPU.
   void begin_frame();
-  uint64_t frame() const { return frame_; }  // frames begun
+  // A frame begins, numbered by the engine (`frame`, greater than the last), and the engine's
+  // frames up to `completed` (below `frame`) have completed on the GPU: engines that track
+  // completion themselves (Unity's safe frame number, Unreal's fences) say so directly.
+  void begin_frame(uint64_t frame, uint64_t completed);
+  uint64_t frame() const { return frame_; }  // the frame being recorded
+  uint64_t completed() const;                // the last frame known complete
 
   // Records `kernel` into `cb`, a primary command buffer the host has begun, outside a render
   // pass, of a queue family that computes. Bindings resolve as in VulkanRuntime::launch.
@@ -64,6 +69,9 @@ class HostFrames {
   // Makes Loom's writes recorded so far visible to vertex input (vertex, index, indirect
   // buffers), vertex and fragment shaders and transfers; `cb` must belong to a family that draws.
   void barrier_for_graphics(VkCommandBuffer cb);
+  // Makes Loom's writes recorded so far visible to `dst_stages` with `dst_access` (an engine's
+  // compute pass, ray tracing, a copy): barrier_for_graphics with the destination given.
+  void barrier_for(VkCommandBuffer cb, VkPipelineStageFlags dst_stages, VkAccessFlags dst_access);
   // Records what Loom's stream has pending into `cb` (engine-owned queue), or submits it to the
   // queue first (otherwise), as launch_into does before its dispatches.
   void record_pending(VkCommandBuffer cb);

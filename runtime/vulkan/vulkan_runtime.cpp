@@ -278,6 +278,21 @@ void VulkanRuntime::import_buffer(const void* key, VkBuffer buffer, VkDeviceSize
   add(key, std::move(r));
 }
 
+void VulkanRuntime::rebind_buffer(const void* key, VkBuffer buffer, VkDeviceSize offset) {
+  DeviceResource& r = keyed(key, "rebind_buffer");
+  std::string what = "rebinding '" + r.name + "': ";
+  if (r.kind != DeviceResource::Kind::Buffer || r.buffer || r.host)
+    throw Error(what + "only a buffer imported from the host can move to another");
+  if (!buffer) throw Error(what + "the VkBuffer is VK_NULL_HANDLE");
+  if (offset % caps().min_storage_offset_alignment)
+    throw Error(what + "offset " + std::to_string(offset) +
+                " is not a multiple of minStorageBufferOffsetAlignment (" +
+                std::to_string(caps().min_storage_offset_alignment) + ")");
+  r.vk_buffer = buffer;
+  r.offset = offset;
+  r.id = next_resource_id();  // new descriptor sets and hazards: another buffer
+}
+
 void VulkanRuntime::import_image(const void* key, VkImage image, VkImageView view, VkFormat format,
                                  VkExtent3D extent, VkImageLayout layout, const std::string& name) {
   auto r = std::make_unique<DeviceResource>();

@@ -146,6 +146,9 @@ class VulkanRuntime {
                      const std::string& name = {});
   void import_image(const void* key, VkImage image, VkImageView view, VkFormat format,
                     VkExtent3D extent, VkImageLayout layout, const std::string& name = {});
+  // An imported buffer moves to another of the host's buffers (at least as long): launches
+  // recorded from now on bind `buffer` at `offset`; what was recorded before keeps the old one.
+  void rebind_buffer(const void* key, VkBuffer buffer, VkDeviceSize offset);
   // The handles of any device buffer or image (Loom's, a host copy's or imported).
   BufferExport export_buffer(const void* key) const;
   ImageExport export_image(const void* key);

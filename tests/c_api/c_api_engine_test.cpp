@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tests/support/engine_host.h"
+#include "tests/support/engine_import.h"
 #include "tests/support/host_vulkan_device.h"
 #include "tests/support/vulkan_required.h"
 
@@ -43,18 +44,10 @@ struct Logged {
 
 // What each engine hands a plugin: never its device's create info or enabled features.
 LoomVulkanDeviceImport what_the_engine_exposes(const EngineHost& host, Engine engine) {
-  LoomVulkanDeviceImport d{};
-  d.struct_size = sizeof d;
-  d.instance = host.instance();
-  d.physical_device = host.physical();
-  d.device = host.device();
-  d.queue_family_index = host.family();
-  d.queue = host.queue();
-  d.api_version = host.api_version();
+  LoomVulkanDeviceImport d = loom::testing::engine_import(host);
   // Unity's UnityVulkanInstance::getInstanceProcAddr, Unreal's RHIGetVkInstanceProcAddr; Godot
   // gives none.
   if (engine != Engine::Godot) d.get_instance_proc_addr = vkGetInstanceProcAddr;
-  d.frames_in_flight = 2;
   return d;
 }
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "tests/support/engine_host.h"
+#include "tests/support/engine_import.h"
 #include "tests/support/vulkan_required.h"
 
 namespace {
@@ -263,16 +264,8 @@ std::string module_path(const std::string& name) {
 }
 
 // What an engine hands Loom, with Loom allowed to submit (so the test can read results back).
-LoomVulkanDeviceImport engine_import(const EngineHost& host) {
-  LoomVulkanDeviceImport d{};
-  d.struct_size = sizeof d;
-  d.instance = host.instance();
-  d.physical_device = host.physical();
-  d.device = host.device();
-  d.queue_family_index = host.family();
-  d.queue = host.queue();
-  d.api_version = host.api_version();
-  d.frames_in_flight = 2;
+LoomVulkanDeviceImport shared_import(const EngineHost& host) {
+  LoomVulkanDeviceImport d = loom::testing::engine_import(host);
   d.queue_mode = LOOM_QUEUE_SHARED;
   return d;
 }
@@ -335,7 +328,7 @@ class CApiMemoryHooks : public ::testing::Test {
 TEST_F(CApiMemoryHooks, AllocationCallbacksSeeEveryObjectLoomMakesAndGetEveryAllocationBack) {
   CountingCallbacks counting;
   const VkAllocationCallbacks callbacks = counting.callbacks();
-  LoomVulkanDeviceImport d = engine_import(host_);
+  LoomVulkanDeviceImport d = shared_import(host_);
   d.allocation_callbacks = &callbacks;
   LoomRuntime r = nullptr;
   ASSERT_LOOM(loom_runtime_import_vulkan(&d, &r));
@@ -357,7 +350,7 @@ TEST_F(CApiMemoryHooks, AllocationCallbacksSeeEveryObjectLoomMakesAndGetEveryAll
 // Every VkDeviceMemory Loom uses comes from the engine's block allocator (Loom allocates none
 // itself) and goes back to it, unmapped; kernels compute exactly what they compute without it.
 TEST_F(CApiMemoryHooks, EveryBlockComesFromTheEnginesAllocatorAndGoesBack) {
-  LoomVulkanDeviceImport plain = engine_import(host_);
+  LoomVulkanDeviceImport plain = shared_import(host_);
   LoomRuntime reference = nullptr;
   ASSERT_LOOM(loom_runtime_import_vulkan(&plain, &reference));
   HeatRun want = run_heat(reference, host_);
@@ -369,7 +362,7 @@ TEST_F(CApiMemoryHooks, EveryBlockComesFromTheEnginesAllocatorAndGoesBack) {
 
   loom_calls().clear();
   EngineBlocks blocks(host_);
-  LoomVulkanDeviceImport d = engine_import(host_);
+  LoomVulkanDeviceImport d = shared_import(host_);
   d.allocate_memory = &EngineBlocks::allocate;
   d.free_memory = &EngineBlocks::free;
   d.memory_user = &blocks;
@@ -394,7 +387,7 @@ TEST_F(CApiMemoryHooks, EveryBlockComesFromTheEnginesAllocatorAndGoesBack) {
 TEST_F(CApiMemoryHooks, ABlockAllocatorThatFailsIsAnOutOfMemoryErrorNamingTheResource) {
   EngineBlocks blocks(host_);
   blocks.fail_with = VK_ERROR_OUT_OF_DEVICE_MEMORY;
-  LoomVulkanDeviceImport d = engine_import(host_);
+  LoomVulkanDeviceImport d = shared_import(host_);
   d.allocate_memory = &EngineBlocks::allocate;
   d.free_memory = &EngineBlocks::free;
   d.memory_user = &blocks;
@@ -415,7 +408,7 @@ TEST_F(CApiMemoryHooks, ABlockAllocatorThatFailsIsAnOutOfMemoryErrorNamingTheRes
 TEST_F(CApiMemoryHooks, HooksAreCheckedAtImport) {
   EngineBlocks blocks(host_);
   LoomRuntime r = nullptr;
-  LoomVulkanDeviceImport d = engine_import(host_);
+  LoomVulkanDeviceImport d = shared_import(host_);
   d.allocate_memory = &EngineBlocks::allocate;
   EXPECT_EQ(loom_runtime_import_vulkan(&d, &r), LOOM_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(loom_last_error_message())
@@ -429,7 +422,7 @@ TEST_F(CApiMemoryHooks, HooksAreCheckedAtImport) {
   CountingCallbacks counting;
   VkAllocationCallbacks incomplete = counting.callbacks();
   incomplete.pfnReallocation = nullptr;
-  d = engine_import(host_);
+  d = shared_import(host_);
   d.allocation_callbacks = &incomplete;
   EXPECT_EQ(loom_runtime_import_vulkan(&d, &r), LOOM_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(loom_last_error_message()).find("allocation_callbacks lacks"),
@@ -450,7 +443,7 @@ TEST_F(CApiMemoryHooks, TheStructSizeBoundsWhatIsRead) {
     uint8_t added[32];
   } later;
   std::memset(later.added, 0xab, sizeof later.added);
-  later.d = engine_import(host_);
+  later.d = shared_import(host_);
   later.d.allocate_memory = &EngineBlocks::allocate;
   later.d.free_memory = &EngineBlocks::free;
   later.d.memory_user = &blocks;
@@ -478,7 +471,7 @@ TEST_F(CApiMemoryHooks, TheStructSizeBoundsWhatIsRead) {
 // Heap budgets in the usage report: known when the engine enabled VK_EXT_memory_budget (a
 // device made here with it, where the driver offers it), 0 otherwise.
 TEST_F(CApiMemoryHooks, UsageReportsHeapBudgetsOnlyWhenTheEngineEnabledMemoryBudget) {
-  LoomVulkanDeviceImport d = engine_import(host_);
+  LoomVulkanDeviceImport d = shared_import(host_);
   LoomRuntime r = nullptr;
   ASSERT_LOOM(loom_runtime_import_vulkan(&d, &r));
   LoomModule m = nullptr;

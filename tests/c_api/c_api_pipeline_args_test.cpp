@@ -308,12 +308,14 @@ TEST_P(PipelineArgs, WhatAPipelineTakes) {
   struct Want {
     const char* name;
     LoomParamKind kind;
-    uint32_t ndim, launch_count, first_launch;
+    uint32_t ndim, launch_count, first_launch, access;
   };
-  const Want want[] = {{"x", LOOM_PARAM_NDARRAY, 1, 2, 0},
-                       {"base", LOOM_PARAM_VALUE, 0, 1, 0},
-                       {"y", LOOM_PARAM_NDARRAY, 1, 1, 1},
-                       {"k", LOOM_PARAM_VALUE, 0, 1, 1}};
+  // `fill` writes x; `scale` reads x and writes y: what a render graph declares.
+  const uint32_t rw = LOOM_ACCESS_READ | LOOM_ACCESS_WRITE;
+  const Want want[] = {{"x", LOOM_PARAM_NDARRAY, 1, 2, 0, rw},
+                       {"base", LOOM_PARAM_VALUE, 0, 1, 0, 0},
+                       {"y", LOOM_PARAM_NDARRAY, 1, 1, 1, LOOM_ACCESS_WRITE},
+                       {"k", LOOM_PARAM_VALUE, 0, 1, 1, 0}};
   for (uint32_t i = 0; i < count; ++i) {
     LoomPipelineParamInfo info{};
     info.struct_size = sizeof info;
@@ -326,6 +328,8 @@ TEST_P(PipelineArgs, WhatAPipelineTakes) {
     EXPECT_EQ(info.launch_count, want[i].launch_count) << info.name;
     EXPECT_EQ(info.first_launch, want[i].first_launch) << info.name;
     EXPECT_EQ(info.argpack_type, nullptr) << info.name;
+    EXPECT_TRUE(info.access_known) << info.name;
+    EXPECT_EQ(info.access, want[i].access) << info.name;
   }
   LoomPipelineParamInfo job{};
   job.struct_size = sizeof job;
@@ -334,10 +338,12 @@ TEST_P(PipelineArgs, WhatAPipelineTakes) {
   EXPECT_EQ(job.kind, LOOM_PARAM_ARGPACK);
   ASSERT_NE(job.argpack_type, nullptr);
   EXPECT_STREQ(job.argpack_type, "Job");
+  EXPECT_EQ(job.access, uint32_t{LOOM_ACCESS_WRITE}) << "pack_fill writes job.out";
   LoomPipelineParamInfo img{};
   img.struct_size = sizeof img;
   ASSERT_LOOM(loom_pipeline_get_param(host.pipeline(m, "paint"), 0, &img));
   EXPECT_EQ(img.kind, LOOM_PARAM_TEXTURE);
+  EXPECT_EQ(img.access, uint32_t{LOOM_ACCESS_WRITE});
   EXPECT_EQ(img.ndim, 2u);
 
   LoomPipelineParamInfo past{};

@@ -21,6 +21,7 @@
 
 #include "queue_counter.h"
 #include "tests/support/engine_host.h"
+#include "tests/support/engine_import.h"
 #include "tests/support/vulkan_required.h"
 
 namespace {
@@ -39,15 +40,7 @@ TEST(EngineQueue, SharedModeTouchesTheEnginesQueueOnlyUnderItsLock) {
   LOOM_REQUIRE_VULKAN_OR_SKIP();
   EngineHost host(Engine::Unity);
   host.create();
-  LoomVulkanDeviceImport d{};
-  d.struct_size = sizeof d;
-  d.instance = host.instance();
-  d.physical_device = host.physical();
-  d.device = host.device();
-  d.queue_family_index = host.family();
-  d.queue = host.queue();
-  d.api_version = host.api_version();
-  d.frames_in_flight = 2;
+  LoomVulkanDeviceImport d = loom::testing::engine_import(host);
   d.queue_mode = LOOM_QUEUE_SHARED;
   d.lock_queue = &queue_counter_lock;
   d.unlock_queue = &queue_counter_unlock;
@@ -146,15 +139,7 @@ TEST(EngineQueue, EngineOwnedModeNeverTouchesTheEnginesQueue) {
   EngineHost host(Engine::Unity);
   host.create();
   // What Unity hands a plugin, and nothing about the queue: the default mode.
-  LoomVulkanDeviceImport d{};
-  d.struct_size = sizeof d;
-  d.instance = host.instance();
-  d.physical_device = host.physical();
-  d.device = host.device();
-  d.queue_family_index = host.family();
-  d.queue = host.queue();
-  d.api_version = host.api_version();
-  d.frames_in_flight = 2;
+  LoomVulkanDeviceImport d = loom::testing::engine_import(host);
   ASSERT_EQ(d.queue_mode, LOOM_QUEUE_ENGINE_OWNED);
   LoomRuntime runtime = nullptr;
   ASSERT_LOOM(loom_runtime_import_vulkan(&d, &runtime));
@@ -267,6 +252,57 @@ TEST(EngineQueue, EngineOwnedModeNeverTouchesTheEnginesQueue) {
       static_cast<unsigned long long>(end.host_submits - start.host_submits));
   EXPECT_EQ(queue_ops(end) - queue_ops(start), 0u) << "Loom touched the engine's queue";
   EXPECT_EQ(end.host_submits - start.host_submits, frames) << "the counter missed the host's";
+  for (const std::string& m : host.take_messages()) ADD_FAILURE() << "Vulkan validation: " << m;
+}
+
+// An engine that numbers its frames and knows which completed (Unity's currentFrameNumber and
+// safeFrameNumber): a read recorded in frame 100 is there as soon as the engine says frame 100
+// completed, and a barrier toward the engine's own compute pass is recorded where asked.
+TEST(EngineQueue, FramesNumberedByTheEngine) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
+  EngineHost host(Engine::Unity);
+  host.create();
+  LoomVulkanDeviceImport d = loom::testing::engine_import(host);
+  LoomRuntime runtime = nullptr;
+  ASSERT_LOOM(loom_runtime_import_vulkan(&d, &runtime));
+  std::string path = std::string(LOOM_TEST_MODULES) + "/vulkan/heat.loommod";
+  LoomModule module = nullptr;
+  ASSERT_LOOM(loom_module_load(runtime, path.c_str(), &module));
+  LoomPipeline init = nullptr;
+  ASSERT_LOOM(loom_module_get_pipeline(module, "init", &init));
+  LoomArray temperature = nullptr;
+  ASSERT_LOOM(loom_module_get_array(module, "temperature", &temperature));
+  LoomArrayInfo info{sizeof(LoomArrayInfo)};
+  ASSERT_LOOM(loom_array_get_info(temperature, &info));
+
+  ASSERT_LOOM(loom_runtime_begin_frame_number(runtime, 100, 99));
+  LoomReadback rb = nullptr;
+  LoomResult r = LOOM_SUCCESS;
+  host.frame([&](VkCommandBuffer cb) {
+    r = loom_pipeline_launch_into(init, cb);
+    if (r == LOOM_SUCCESS)
+      r = loom_runtime_barrier(runtime, cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                               VK_ACCESS_SHADER_READ_BIT);
+    if (r == LOOM_SUCCESS) r = loom_array_read_into(temperature, cb, nullptr, nullptr, &rb);
+    if (r == LOOM_SUCCESS)
+      EXPECT_EQ(loom_runtime_barrier(runtime, cb, 0, 0), LOOM_ERROR_INVALID_ARGUMENT);
+  });
+  ASSERT_EQ(r, LOOM_SUCCESS) << loom_last_error_message();
+  std::vector<float> got(info.bytes / 4);
+  EXPECT_EQ(loom_readback_get(rb, got.data(), info.bytes), LOOM_ERROR_NOT_READY);
+  // The engine waited for frame 100 (EngineHost::frame does): the next frame says so.
+  ASSERT_LOOM(loom_runtime_begin_frame_number(runtime, 101, 100));
+  ASSERT_LOOM(loom_readback_get(rb, got.data(), info.bytes));
+  bool any = false;
+  for (float v : got) any = any || v != 0;
+  EXPECT_TRUE(any) << "init wrote nothing the read saw";
+  ASSERT_LOOM(loom_readback_destroy(rb));
+  // Numbers that go back are refused.
+  EXPECT_EQ(loom_runtime_begin_frame_number(runtime, 101, 100), LOOM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(loom_runtime_begin_frame_number(runtime, 102, 99), LOOM_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(loom_runtime_begin_frame_number(runtime, 103, 103), LOOM_ERROR_INVALID_ARGUMENT);
+  ASSERT_LOOM(loom_module_destroy(module));
+  ASSERT_LOOM(loom_runtime_destroy(runtime));
   for (const std::string& m : host.take_messages()) ADD_FAILURE() << "Vulkan validation: " << m;
 }
 

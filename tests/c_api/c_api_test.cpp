@@ -627,6 +627,13 @@ TEST(CApiBasics, EveryCallRefusesNullHandles) {
       {"loom_runtime_submit", [&] { return loom_runtime_submit(nullptr, 0, nullptr, 0, nullptr); }},
       {"loom_runtime_wait", [&] { return loom_runtime_wait(nullptr); }},
       {"loom_runtime_record", [&] { return loom_runtime_record(nullptr, VK_NULL_HANDLE); }},
+      {"loom_runtime_begin_frame_number",
+       [&] { return loom_runtime_begin_frame_number(nullptr, 2, 1); }},
+      {"loom_runtime_barrier",
+       [&] {
+         return loom_runtime_barrier(nullptr, VK_NULL_HANDLE, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                     VK_ACCESS_SHADER_READ_BIT);
+       }},
       {"loom_runtime_get_heap_budget",
        [&] { return loom_runtime_get_heap_budget(nullptr, 0, &u64, &u64); }},
       {"loom_module_load", [&] { return loom_module_load(nullptr, "x", &m); }},
@@ -658,6 +665,7 @@ TEST(CApiBasics, EveryCallRefusesNullHandles) {
       {"loom_array_read", [&] { return loom_array_read(nullptr, buf, 16); }},
       {"loom_array_write", [&] { return loom_array_write(nullptr, buf, 16); }},
       {"loom_array_export_vulkan", [&] { return loom_array_export_vulkan(nullptr, &vb); }},
+      {"loom_ndarray_rebind_vulkan", [&] { return loom_ndarray_rebind_vulkan(nullptr, &vb); }},
       {"loom_array_read_into",
        [&] { return loom_array_read_into(nullptr, VK_NULL_HANDLE, nullptr, nullptr, &rb); }},
       {"loom_texture_read_into",

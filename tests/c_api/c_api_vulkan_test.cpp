@@ -153,6 +153,29 @@ TEST_F(CApiVulkan, LaunchesIntoTheHostsCommandBufferOnTheHostsBuffer) {
   ASSERT_LOOM(loom_array_read(arr, through_loom.data(), 128));
   EXPECT_EQ(through_loom, expected_run(20));
 
+  // The engine recreated its buffer: the ndarray moves, the old buffer is left alone.
+  HostBuffer moved(host, 32 * 4);
+  LoomVulkanBuffer to{moved.buffer, 0, 32 * 4};
+  ASSERT_LOOM(loom_ndarray_rebind_vulkan(arr, &to));
+  std::memset(buffer.mapped, 0, 128);
+  ASSERT_LOOM(loom_runtime_begin_frame(runtime));
+  VkCommandBuffer cb = host.begin();
+  LoomArgument again[3] = {loom_arg_i32(30), loom_arg_ndarray(arr), v};
+  ASSERT_LOOM(loom_launch_into(run, cb, 3, again));
+  host.submit_and_wait(cb);
+  std::vector<int32_t> in_new(32), in_old(32);
+  std::memcpy(in_new.data(), moved.mapped, 128);
+  std::memcpy(in_old.data(), buffer.mapped, 128);
+  EXPECT_EQ(in_new, expected_run(30));
+  EXPECT_EQ(in_old, std::vector<int32_t>(32, 0)) << "the old buffer was written after the move";
+  LoomVulkanBuffer short_one{moved.buffer, 0, 64};
+  EXPECT_EQ(loom_ndarray_rebind_vulkan(arr, &short_one), LOOM_ERROR_INVALID_ARGUMENT);
+  LoomArray own = nullptr;
+  int64_t n32 = 32;
+  ASSERT_LOOM(loom_ndarray_create(runtime, LOOM_DTYPE_I32, 1, 1, &n32, &own));
+  EXPECT_EQ(loom_ndarray_rebind_vulkan(own, &to), LOOM_ERROR_INVALID_ARGUMENT);
+  EXPECT_LOOM(loom_ndarray_destroy(own));
+
   // Wrong uses.
   LoomArgument args[3] = {loom_arg_i32(0), loom_arg_ndarray(arr), v};
   EXPECT_EQ(loom_launch_into(run, VK_NULL_HANDLE, 3, args), LOOM_ERROR_NULL_HANDLE);

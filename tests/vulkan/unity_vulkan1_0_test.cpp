@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tests/support/engine_host.h"
+#include "tests/support/engine_import.h"
 #include "tests/support/run_loom.h"
 #include "tests/support/vulkan_required.h"
 
@@ -210,17 +211,9 @@ class UnityVulkan1_0 : public ::testing::Test {
     ASSERT_EQ(vkCreatePipelineCache(host_.device(), &pci, nullptr, &cache_), VK_SUCCESS);
     // UnityVulkanInstance, field by field; the API version is the one Unity's instance asked
     // for (a plugin learns it in its InterceptVulkanInitialization hook).
-    LoomVulkanDeviceImport d{};
-    d.struct_size = sizeof d;
+    LoomVulkanDeviceImport d = loom::testing::engine_import(host_);
     d.pipeline_cache = cache_;
-    d.instance = host_.instance();
-    d.physical_device = host_.physical();
-    d.device = host_.device();
-    d.queue = host_.queue();
     d.get_instance_proc_addr = vkGetInstanceProcAddr;
-    d.queue_family_index = host_.family();
-    d.api_version = host_.api_version();
-    d.frames_in_flight = 2;
     d.log = &UnityVulkan1_0::log;
     d.log_user = &logged_;
     ASSERT_LOOM(loom_runtime_import_vulkan(&d, &runtime_));

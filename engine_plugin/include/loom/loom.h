@@ -337,10 +337,23 @@ LOOM_API LoomResult loom_runtime_get_pipeline_cache_data(LoomRuntime runtime, si
  * then (argument slots, descriptor sets) is reused, and destroyed modules that frames
  * still in flight used are freed. A no-op on the CPU. */
 LOOM_API LoomResult loom_runtime_begin_frame(LoomRuntime runtime);
+/* The same for engines that number their frames and know which have completed (Unity:
+ * UnityVulkanRecordingState::currentFrameNumber and safeFrameNumber; Unreal: a fence per
+ * frame): `frame` is the frame beginning (greater than the last one given), and every frame
+ * up to `completed_frame` (less than `frame`, never less than before) has completed on the GPU.
+ * Use this or loom_runtime_begin_frame for a runtime, not both (LOOM_ERROR_INVALID_ARGUMENT
+ * for numbers that go back). */
+LOOM_API LoomResult loom_runtime_begin_frame_number(LoomRuntime runtime, uint64_t frame,
+                                                    uint64_t completed_frame);
 /* Makes Loom's writes recorded into `command_buffer` so far visible to the host's vertex
  * input, vertex and fragment shaders and transfers. */
 LOOM_API LoomResult loom_runtime_barrier_for_graphics(LoomRuntime runtime,
                                                       VkCommandBuffer command_buffer);
+/* The same for any reader: Loom's shader and transfer writes recorded so far, made visible to
+ * `dst_stages` with `dst_access` (an engine's compute pass: VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT
+ * and VK_ACCESS_SHADER_READ_BIT; ray tracing; a copy). */
+LOOM_API LoomResult loom_runtime_barrier(LoomRuntime runtime, VkCommandBuffer command_buffer,
+                                         VkPipelineStageFlags dst_stages, VkAccessFlags dst_access);
 /* Records the work Loom has pending into `command_buffer` (a primary command buffer of the
  * frame, as for loom_launch_into): with LOOM_QUEUE_ENGINE_OWNED, uploads of what the host
  * wrote, image layouts (an exported image is in GENERAL once this ran), loom_launch calls and a
@@ -630,7 +643,13 @@ static inline LoomArgument loom_arg_argpack(LoomArgpack v) {
 LOOM_API LoomResult loom_launch(LoomKernel kernel, uint32_t arg_count, const LoomArgument* args);
 /* Vulkan: records the launch into `command_buffer`, a primary command buffer of the
  * runtime's queue family that the host has begun and submits in this frame, outside a
- * render pass. Kernels with return values are refused (LOOM_ERROR_NOT_SUPPORTED). */
+ * render pass. Kernels with return values are refused (LOOM_ERROR_NOT_SUPPORTED). What Loom
+ * records leaves the command buffer's compute pipeline, compute descriptor set 0 and push
+ * constants bound to Loom's (and, after Loom's pending work ran inside it with
+ * LOOM_QUEUE_ENGINE_OWNED, every bound state undefined, as vkCmdExecuteCommands does): rebind
+ * the engine's own before its next dispatch or draw. The same holds for every call that
+ * records into the engine's command buffer (loom_pipeline_launch_into, loom_runtime_record,
+ * loom_array_read_into, the barriers). */
 LOOM_API LoomResult loom_launch_into(LoomKernel kernel, VkCommandBuffer command_buffer,
                                      uint32_t arg_count, const LoomArgument* args);
 /* Component `index` of the flattened return values of the kernel's last loom_launch, as
@@ -683,6 +702,11 @@ typedef struct LoomPipelineParamInfo {
   const char* argpack_type; /* ARGPACK: the pack's type name */
   uint32_t launch_count;    /* launches of the pipeline that take it */
   uint32_t first_launch;    /* the index of the first of them */
+  /* NDARRAY, TEXTURE, ARGPACK: LoomAccess bits over every launch that takes it (an argpack:
+   * over its ndarray and texture members), what a render graph declares for the resource
+   * bound to it; access_known false for modules written before Loom recorded access. */
+  uint32_t access;
+  LoomBool access_known;
 } LoomPipelineParamInfo;
 LOOM_API LoomResult loom_pipeline_get_param_count(LoomPipeline pipeline, uint32_t* count);
 /* Parameter `index` (< the count). */
@@ -720,6 +744,12 @@ typedef struct LoomVulkanBuffer {
 LOOM_API LoomResult loom_ndarray_import_vulkan(LoomRuntime runtime, const LoomVulkanBuffer* buffer,
                                                LoomDataType dtype, uint32_t components,
                                                uint32_t ndim, const int64_t* shape, LoomArray* out);
+/* An imported ndarray moves to another of the host's buffers (an engine that recreated or
+ * renamed the resource): the same requirements as the import, at least the ndarray's bytes.
+ * The handle, its shape and every argpack member set to it stay; launches recorded from now
+ * on use the new buffer, what was recorded before keeps the old one (the host frees it once
+ * those frames completed). LOOM_ERROR_INVALID_ARGUMENT for Loom's own ndarrays. */
+LOOM_API LoomResult loom_ndarray_rebind_vulkan(LoomArray array, const LoomVulkanBuffer* buffer);
 /* Ndarrays only (fields go with their module). The work that uses it must be done.
  * LOOM_ERROR_IN_USE, destroying nothing, while an argpack member refers to it (the message
  * names the pack and the member): set the member to another ndarray or destroy the pack
