@@ -692,8 +692,17 @@ struct Program::Impl {
       r.bytes = t.bytes();
       return r;
     }
-    throw Error(place("", name),
-                "'" + name + "' is not a field, ndarray or texture of the program");
+    // Not a pin: the program's resources by name, listed so the user sees what there is.
+    std::string have;
+    auto list = [&](const auto& by_name) {
+      for (const auto& entry : by_name) have += (have.empty() ? "" : ", ") + entry.first;
+    };
+    list(fields);
+    list(ndarrays);
+    list(textures);
+    throw Error(place(),
+                "no field, ndarray or texture '" + name + "' in the program" +
+                    (have.empty() ? std::string(" (it has none)") : " (it has " + have + ")"));
   }
 
   // Value arguments of every pipeline launch, converted as a launch converts them: what

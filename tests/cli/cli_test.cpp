@@ -102,6 +102,18 @@ TEST(Cli, RunLoadsNpy) {
   EXPECT_EQ(v, 7 + 60);
 }
 
+// A resource name --dump or --load does not know is a resource, not a "pin", and the message
+// lists the program's resources.
+TEST(Cli, AnUnknownDumpNamesTheResourcesThereAre) {
+  CliRun r = run_loom("run " + doc("taichi_pipeline.loom.json") +
+                      " --steps 1 --no-cache --dump nosuch=" + temp("nosuch.npy"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.out.find("no field, ndarray or texture 'nosuch' in the program (it has "),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("pin 'nosuch'"), std::string::npos) << r.out;
+}
+
 TEST(Cli, IrAfterEachPass) {
   CliRun passes = run_loom("ir --list-passes");
   ASSERT_EQ(passes.code, 0);
