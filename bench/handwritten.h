@@ -17,4 +17,11 @@ void saxpy_f32(float a, const float* x, float* y, int64_t begin, int64_t end);
 void stencil5_f32(const float* in, float* out, int64_t w, float k, int64_t row_begin,
                   int64_t row_end);
 
+// The sum and the maximum of x[begin, end), for the reduction baselines (a partial per chunk
+// of a parallel launch). The sum keeps 32 independent partial sums, as one writes a float sum
+// that the compiler may vectorise without -ffast-math; the maximum is a plain loop (integer
+// max is associative, so the compiler vectorises it as written).
+float sum_f32(const float* x, int64_t begin, int64_t end);
+int32_t max_i32(const int32_t* x, int64_t begin, int64_t end);
+
 }  // namespace loom::bench

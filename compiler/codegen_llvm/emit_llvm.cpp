@@ -1,5 +1,6 @@
 #include "compiler/codegen_llvm/emit_llvm.h"
 
+#include <bit>
 #include <cctype>
 #include <functional>
 #include <map>
@@ -58,8 +59,9 @@ bool contains_op(const ir::Block& block, Op op) {
 
 constexpr int kNoCancelPoint = -2;
 
+// Where `continue` and `break` go in the innermost loop; `brk` is null in a task's own loop,
+// which runs in parallel and cannot be left.
 struct LoopTarget {
-  bool is_while;
   BasicBlock* cont;
   BasicBlock* brk;
 };
@@ -142,7 +144,9 @@ class Emitter {
       Value* last = b_.CreateAdd(lo[0], b_.CreateTrunc(fn->getArg(2), i32_));
       lo[0] = first;
       hi[0] = last;
+      begin_partials(offload);
       emit_nest(offload, 0, lo, hi, *offload.region(0));
+      if (!terminated()) combine_partials();
     }
     finish_function();
   }
@@ -185,6 +189,7 @@ class Emitter {
     args_.clear();
     ctx_fields_.clear();
     loops_.clear();
+    partials_.clear();
     rng_ = nullptr;
     ctx_ = fn->getArg(0);
     BasicBlock* entry = BasicBlock::Create(c_, "entry", fn);
@@ -319,6 +324,20 @@ class Emitter {
     return fn;
   }
 
+  // Component `component()` of element operand 1 of a local array. The index is clamped into
+  // the array: the array lives on the stack, so no index may address anything else.
+  Value* array_element(const Inst& in) {
+    const Inst& array = *in.operand(0);
+    Value* i = value(in.operand(1));
+    i = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, i, b_.getInt32(0));
+    i = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, i,
+                                 b_.getInt32(static_cast<uint32_t>(array.length() - 1)));
+    Value* flat = b_.CreateAdd(
+        b_.CreateMul(i, b_.getInt32(static_cast<uint32_t>(array.width())), "", true, true),
+        b_.getInt32(static_cast<uint32_t>(in.component())), "", true, true);
+    return b_.CreateInBoundsGEP(mem_type(array.type), value(&array), b_.CreateZExt(flat, i64_));
+  }
+
   // Branches to a failure path when `failed`; the path reports and ends the task.
   void check(Value* failed, int code, int node, int slot, int dim, Value* index, Value* extent) {
     BasicBlock* fail = BasicBlock::Create(c_, "check_failed", fn_);
@@ -368,7 +387,7 @@ class Emitter {
   }
 
   // ---------------------------------------------------------------- loops
-  using BodyFn = std::function<void(Value* iv, BasicBlock* latch)>;
+  using BodyFn = std::function<void(Value* iv, BasicBlock* latch, BasicBlock* exit)>;
 
   // for (iv = lo; iv < hi; ++iv) over i32, the shape LLVM vectorises.
   void counted_loop(Value* lo, Value* hi, const BodyFn& body, int cancel_node = kNoCancelPoint) {
@@ -383,7 +402,7 @@ class Emitter {
     iv->addIncoming(lo, pre);
     b_.CreateCondBr(b_.CreateICmpSLT(iv, hi), inner, exit);
     b_.SetInsertPoint(inner);
-    body(iv, latch);
+    body(iv, latch, exit);
     if (!terminated()) b_.CreateBr(latch);
     b_.SetInsertPoint(latch);
     if (cancel_node != kNoCancelPoint) cancel_point(cancel_node);
@@ -397,15 +416,17 @@ class Emitter {
     return s == Scalar::I32 || s == Scalar::U32 ? v : b_.CreateIntCast(v, i32_, is_signed_int(s));
   }
 
-  // Nested counted loops over dims [d, lo.size()); the body runs in the innermost one.
+  // Nested counted loops over dims [d, lo.size()); the body runs in the innermost one. A
+  // break in the body leaves the whole nest (`brk`: the outermost loop's exit; none in a task).
   void emit_nest(const Inst& loop, size_t d, const std::vector<Value*>& lo,
-                 const std::vector<Value*>& hi, const ir::Block& body) {
+                 const std::vector<Value*>& hi, const ir::Block& body, BasicBlock* brk = nullptr) {
     counted_loop(
         lo[d], hi[d],
-        [&](Value* iv, BasicBlock* latch) {
+        [&](Value* iv, BasicBlock* latch, BasicBlock* exit) {
+          if (d == 0 && loop.op != Op::Offload) brk = exit;
           loop_index_[{&loop, static_cast<int>(d)}] = iv;
           if (d + 1 < lo.size()) {
-            emit_nest(loop, d + 1, lo, hi, body);
+            emit_nest(loop, d + 1, lo, hi, body, brk);
             return;
           }
           if (loop.op == Op::Offload && uses_rand_) {
@@ -414,7 +435,7 @@ class Emitter {
               idx.push_back(loop_index_[{&loop, static_cast<int>(i)}]);
             init_rng(idx);
           }
-          loops_.push_back({false, latch, nullptr});
+          loops_.push_back({latch, brk});
           emit_block(body);
           loops_.pop_back();
         },
@@ -591,6 +612,65 @@ class Emitter {
     return t == Scalar::Bool ? b_.CreateICmpNE(old, b_.getInt8(0)) : old;
   }
 
+  // ---------------------------------------------------------------- reductions
+  // A parallel task keeps one partial result per reduced temporary in a local that starts
+  // at the operation's identity; `reduce` combines into it (a register after mem2reg, so the
+  // loop vectorises like a hand-written sum), and the chunk combines it into the temporary
+  // once at its end: one compare-and-swap per chunk, not per element.
+  void begin_partials(const Inst& offload) {
+    ir::walk(*offload.region(0), [&](const Inst& in) {
+      if (in.op != Op::Reduce || partials_.count(in.temp_offset())) return;
+      Scalar t = in.operand(0)->type;
+      Value* p = entry_alloca(reg_type(t));
+      uint64_t bits = ir::combine_identity_bits(in.combine_op(), t);
+      Value* start = is_float(t)
+                         ? fconst(t, std::bit_cast<double>(bits))
+                         : static_cast<Value*>(llvm::ConstantInt::get(reg_type(t), bits, false));
+      b_.CreateStore(start, p);
+      partials_[in.temp_offset()] = {p, &in};
+    });
+  }
+
+  void reduce(const Inst& in) {
+    auto it = partials_.find(in.temp_offset());
+    if (it == partials_.end()) throw InternalError("codegen: reduce outside a parallel task");
+    Scalar t = in.operand(0)->type;
+    Value* p = it->second.first;
+    Value* old = b_.CreateLoad(reg_type(t), p);
+    b_.CreateStore(math_.binary(in.combine_op(), old, value(in.operand(0)), t), p);
+  }
+
+  // temp = temp OP partial, atomically: a compare-and-swap loop on the bits serves every
+  // operation and type alike (LLVM has no atomic multiply or integer-bits float min).
+  void combine_partials() {
+    for (auto& [offset, entry] : partials_) {
+      auto [p, in] = entry;
+      Scalar t = in->operand(0)->type;
+      Type* rt = reg_type(t);
+      Type* bits_t = b_.getIntNTy(static_cast<unsigned>(bit_width(t)));
+      auto align = llvm::Align(static_cast<uint64_t>(size_of(t)));
+      Value* partial = b_.CreateLoad(rt, p);
+      Value* temp =
+          b_.CreateGEP(i8_, ctx_field(kCtxTemps), b_.getInt64(static_cast<uint64_t>(offset)));
+      auto* first = b_.CreateAlignedLoad(bits_t, temp, align);
+      first->setAtomic(llvm::AtomicOrdering::Monotonic);
+      BasicBlock* before = b_.GetInsertBlock();
+      BasicBlock* retry = BasicBlock::Create(c_, "reduce_combine", fn_);
+      BasicBlock* done = BasicBlock::Create(c_, "reduce_done", fn_);
+      b_.CreateBr(retry);
+      b_.SetInsertPoint(retry);
+      llvm::PHINode* old = b_.CreatePHI(bits_t, 2);
+      old->addIncoming(first, before);
+      Value* updated = math_.binary(in->combine_op(), b_.CreateBitCast(old, rt), partial, t);
+      Value* pair =
+          b_.CreateAtomicCmpXchg(temp, old, b_.CreateBitCast(updated, bits_t), align,
+                                 llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
+      old->addIncoming(b_.CreateExtractValue(pair, 0), b_.GetInsertBlock());
+      b_.CreateCondBr(b_.CreateExtractValue(pair, 1), done, retry);
+      b_.SetInsertPoint(done);
+    }
+  }
+
   // ---------------------------------------------------------------- textures
   // Channel `channel` of texel (x, y, z) (i32, in range; y/z null below 2-d/3-d).
   Value* texel(int slot, Value* x, Value* y, Value* z, int channel) {
@@ -732,11 +812,13 @@ class Emitter {
   }
 
   // ---------------------------------------------------------------- everything else
-  const LoopTarget& innermost(bool want_while) {
-    for (auto it = loops_.rbegin(); it != loops_.rend(); ++it)
-      if (!want_while || it->is_while) return *it;
-    throw InternalError(want_while ? "codegen: break outside a while loop"
+  const LoopTarget& innermost(bool is_break) {
+    if (loops_.empty())
+      throw InternalError(is_break ? "codegen: break outside a loop"
                                    : "codegen: continue outside a loop");
+    if (is_break && !loops_.back().brk)
+      throw InternalError("codegen: break leaves a parallel task");
+    return loops_.back();
   }
 
   Value* other(const Inst& in) {
@@ -769,6 +851,20 @@ class Emitter {
       case Op::LocalStore:
         store_mem(value(in.operand(0)), value(in.operand(1)), in.operand(1)->type);
         return nullptr;
+      case Op::LocalArray: {
+        // One alloca in the entry block, zeroed where the array is declared: declared in a
+        // loop body, every iteration starts from a zeroed array.
+        uint64_t n = static_cast<uint64_t>(in.length()) * static_cast<uint64_t>(in.width());
+        uint64_t bytes =
+            in.type == Scalar::Bool ? 1 : static_cast<uint64_t>(bit_width(in.type) / 8);
+        Value* p = entry_alloca(llvm::ArrayType::get(mem_type(in.type), n));
+        b_.CreateMemSet(p, b_.getInt8(0), b_.getInt64(n * bytes), llvm::MaybeAlign(bytes));
+        return p;
+      }
+      case Op::ArrayLoad: return load_mem(array_element(in), in.type);
+      case Op::ArrayStore:
+        store_mem(array_element(in), value(in.operand(2)), in.operand(2)->type);
+        return nullptr;
       case Op::ElementPtr: {
         Value* idx = value(in.operand(0));
         idx = b_.CreateIntCast(idx, i64_, is_signed_int(in.operand(0)->type));
@@ -788,6 +884,7 @@ class Emitter {
                                b_.getInt64(static_cast<uint64_t>(in.temp_offset()))),
                   value(in.operand(0)), in.operand(0)->type);
         return nullptr;
+      case Op::Reduce: reduce(in); return nullptr;
       case Op::BoundsCheck: {
         Value* idx =
             b_.CreateIntCast(value(in.operand(0)), i64_, is_signed_int(in.operand(0)->type));
@@ -828,7 +925,7 @@ class Emitter {
         b_.CreateBr(head);
         b_.SetInsertPoint(head);
         cancel_point(in.node);  // at the head: `continue` jumps here too
-        loops_.push_back({true, head, exit});
+        loops_.push_back({head, exit});
         emit_block(*in.region(0));
         loops_.pop_back();
         if (!terminated()) b_.CreateBr(head);
@@ -934,7 +1031,8 @@ class Emitter {
   std::map<std::tuple<int, int, int>, Value*> args_;
   std::map<int, Value*> ctx_fields_;
   std::vector<LoopTarget> loops_;
-  std::vector<std::string> assert_messages_;  // whole module
+  std::map<int32_t, std::pair<Value*, const Inst*>> partials_;  // temp offset -> partial, a reduce
+  std::vector<std::string> assert_messages_;                    // whole module
 };
 
 }  // namespace

@@ -163,6 +163,9 @@ Value* MathEmitter::unary(Op op, Value* a, Scalar from, Scalar t) {
     case Op::Alloca:
     case Op::LocalLoad:
     case Op::LocalStore:
+    case Op::LocalArray:
+    case Op::ArrayLoad:
+    case Op::ArrayStore:
     case Op::GlobalPtr:
     case Op::ElementPtr:
     case Op::GlobalLoad:
@@ -170,6 +173,7 @@ Value* MathEmitter::unary(Op op, Value* a, Scalar from, Scalar t) {
     case Op::AtomicRMW:
     case Op::TmpLoad:
     case Op::TmpStore:
+    case Op::Reduce:
     case Op::BoundsCheck:
     case Op::TexLoad:
     case Op::TexSample:
@@ -342,6 +346,9 @@ Value* MathEmitter::binary(Op op, Value* a, Value* c, Scalar t) {
     case Op::Alloca:
     case Op::LocalLoad:
     case Op::LocalStore:
+    case Op::LocalArray:
+    case Op::ArrayLoad:
+    case Op::ArrayStore:
     case Op::GlobalPtr:
     case Op::ElementPtr:
     case Op::GlobalLoad:
@@ -349,6 +356,7 @@ Value* MathEmitter::binary(Op op, Value* a, Value* c, Scalar t) {
     case Op::AtomicRMW:
     case Op::TmpLoad:
     case Op::TmpStore:
+    case Op::Reduce:
     case Op::BoundsCheck:
     case Op::TexLoad:
     case Op::TexSample:

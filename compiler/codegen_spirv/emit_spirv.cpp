@@ -13,11 +13,13 @@
 #include <unordered_map>
 
 #include "compiler/codegen_spirv/spirv_codegen.h"
+#include "compiler/codegen_spirv/spirv_loops.h"
 #include "compiler/codegen_spirv/spirv_math.h"
 #include "compiler/codegen_spirv/spirv_module.h"
 #include "compiler/codegen_spirv/spirv_tools.h"
 #include "compiler/ir/inst.h"
 #include "runtime/common/error.h"
+#include "runtime/common/launch_error.h"
 
 namespace loom::codegen {
 
@@ -66,7 +68,8 @@ KernelPlan plan_kernel(const ir::Kernel& k, const SpirvTarget& target) {
         samplers.insert(static_cast<int>(in.bits & (ir::kSampleLinear | ir::kSampleRepeat)));
         break;
       case Op::TmpLoad:
-      case Op::TmpStore: temps = true; break;
+      case Op::TmpStore:
+      case Op::Reduce: temps = true; break;
       case Op::BoundsCheck:
       case Op::Assert: error = true; break;
       // Pure values need no binding.
@@ -123,6 +126,9 @@ KernelPlan plan_kernel(const ir::Kernel& k, const SpirvTarget& target) {
       case Op::Alloca:
       case Op::LocalLoad:
       case Op::LocalStore:
+      case Op::LocalArray:
+      case Op::ArrayLoad:
+      case Op::ArrayStore:
       case Op::GlobalPtr:
       case Op::GlobalLoad:
       case Op::GlobalStore:
@@ -137,6 +143,9 @@ KernelPlan plan_kernel(const ir::Kernel& k, const SpirvTarget& target) {
       case Op::Offload: break;
     }
   });
+  // A task whose loops check how they were left reports a loop cut short through the record.
+  for (const auto& in : k.body->insts)
+    if (in->op == Op::Offload && task_needs_loop_guard(k, *in, target)) error = true;
   auto add = [&](BindingKind kind, int i) {
     plan.index[{kind, i}] = plan.bindings.size();
     plan.bindings.push_back({static_cast<uint32_t>(plan.bindings.size()), kind, i});
@@ -165,11 +174,14 @@ struct WordBlock {
   bool vec4 = false;  // std140: uvec4 array (uniform buffers)
 };
 
+// One SPIR-V loop construct. A multi-dimensional range_for / struct_for is one construct per
+// dimension, all with the same `owner`; a break leaves all of them, through `break_flag`.
 struct Loop {
-  bool is_while = false;
+  const Inst* owner = nullptr;  // the IR loop: While, RangeFor, StructFor, or the task itself
   Id merge = 0;
   Id cont = 0;
-  Id break_flag = 0;  // whiles left from inside nested counted loops
+  Id break_flag = 0;  // on a nest's outermost construct, when its body breaks
+  Id left = 0;        // with a device loop limit: set when the loop is left as the program says
 };
 
 // "; the device lacks it", and why when the SPIR-V version is what rules the feature out.
@@ -212,6 +224,7 @@ class TaskEmitter {
     SpirvTask task;
     task.kind = static_cast<uint8_t>(offload_.task_kind());
     kind_ = offload_.task_kind();
+    guard_loops_ = task_needs_loop_guard(k_, offload_, target_);
     task.workgroup_size = kind_ == ir::TaskKind::Serial ? 1 : target_.workgroup_size;
     task.grid_dims = kind_ == ir::TaskKind::Serial || task_dims() < 2 ? 1 : 2;
     access_.assign(plan_.bindings.size(), 0);
@@ -222,6 +235,7 @@ class TaskEmitter {
     Id void_t = m_.type_void();
     fn_ = m_.begin_function(void_t, m_.type_function(void_t, {}));
     begin_block(0);
+    prepare_loop_guard(task.workgroup_size);
     for (auto& inst : k_.body->insts)
       if (inst->op != Op::Offload) emit_inst(*inst);
     preload_extents();
@@ -231,7 +245,9 @@ class TaskEmitter {
       if (uses_rand_) init_rng({});
       emit_block(*offload_.region(0));
     } else {
+      begin_partials();
       emit_parallel_loop();
+      combine_partials();
     }
     if (!m_.block_closed()) m_.op_void(spv::OpReturn, {});
     m_.end_function();
@@ -589,33 +605,38 @@ class TaskEmitter {
   // the body runs, `next(i)` in the continue block gives the following value. `body(i)`
   // emits the body; `continue` reaches the continue block, `break` the merge block.
   template <typename More, typename Next, typename Body>
-  void counter_loop(Id type, Id start, More&& more, Next&& next, Body&& body) {
+  void counter_loop(const Inst* owner, Id break_flag, Id type, Id start, More&& more, Next&& next,
+                    Body&& body) {
     Id var = m_.local_variable(ptr(spv::StorageClassFunction, type));
     m_.op_void(spv::OpStore, {var, start});
+    Id left = begin_loop_guard();
     Id header = m_.fresh_id(), body_bb = m_.fresh_id(), cont = m_.fresh_id(), merge = m_.fresh_id();
     m_.op_void(spv::OpBranch, {header});
     begin_block(header);
     Id iv = m_.op(spv::OpLoad, type, {var});
     Id go_on = more(iv);
+    if (left) mark_left(left, m_.op(spv::OpLogicalNot, bool_t(), {go_on}));
     m_.op_void(spv::OpLoopMerge, {merge, cont, spv::LoopControlMaskNone});
     m_.op_void(spv::OpBranchConditional, {go_on, body_bb, merge});
     begin_block(body_bb);
-    loops_.push_back({false, merge, cont, 0});
+    loops_.push_back({owner, merge, cont, break_flag, left});
     body(iv);
     loops_.pop_back();
     if (!m_.block_closed()) m_.op_void(spv::OpBranch, {cont});
     begin_block(cont);
+    if (left) mark_left(left, math_.bool_const(false));
     m_.op_void(spv::OpStore, {var, next(iv)});
     m_.op_void(spv::OpBranch, {header});
     begin_block(merge);
-    propagate_break();
+    end_loop_guard(left, *owner);
+    propagate_break(owner);
   }
 
   // for (i = lo; i < hi; i += step) over i32 (nested counted loops).
   template <typename Body>
-  void counted_loop(Id lo, Id hi, Id step, Body&& body) {
+  void counted_loop(const Inst* owner, Id break_flag, Id lo, Id hi, Id step, Body&& body) {
     counter_loop(
-        i32t(), lo,
+        owner, break_flag, i32t(), lo,
         [&](Id iv) {
           return m_.op(spv::OpSLessThan, bool_t(), {iv, hi});
         },
@@ -630,7 +651,7 @@ class TaskEmitter {
   template <typename Body>
   void stride_loop(Id start, Id count, Id stride, Body&& body) {
     counter_loop(
-        u32t(), start,
+        &offload_, 0, u32t(), start,
         [&](Id iv) {
           return m_.op(spv::OpULessThan, bool_t(), {iv, count});
         },
@@ -643,44 +664,81 @@ class TaskEmitter {
         body);
   }
 
-  // After a counted loop inside a while that a nested break leaves: if the flag is set,
-  // leave the next enclosing loop as well.
-  void propagate_break() {
-    const Loop* w = nullptr;
-    for (auto it = loops_.rbegin(); it != loops_.rend(); ++it)
-      if (it->is_while) {
-        w = &*it;
-        break;
-      }
-    if (!w || !w->break_flag) return;
+  // The outermost construct of the innermost IR loop (the first of its dimensions).
+  size_t nest_start() const {
+    size_t outer = loops_.size() - 1;
+    while (outer > 0 && loops_[outer - 1].owner == loops_.back().owner) --outer;
+    return outer;
+  }
+
+  // After an inner dimension of a nest: when a break set the nest's flag, the enclosing
+  // dimension is left too (a SPIR-V break leaves only the innermost loop construct).
+  void propagate_break(const Inst* owner) {
+    if (loops_.empty() || loops_.back().owner != owner) return;
+    Id break_flag = loops_[nest_start()].break_flag;
+    if (!break_flag) return;
     Id target = loops_.back().merge;
-    Id flag = m_.op(spv::OpLoad, bool_t(), {w->break_flag});
+    Id flag = m_.op(spv::OpLoad, bool_t(), {break_flag});
     Id leave = m_.fresh_id(), stay = m_.fresh_id();
     m_.op_void(spv::OpSelectionMerge, {stay, spv::SelectionControlMaskNone});
     m_.op_void(spv::OpBranchConditional, {flag, leave, stay});
     begin_block(leave);
+    if (loops_.back().left) mark_left(loops_.back().left, math_.bool_const(true));
     m_.op_void(spv::OpBranch, {target});
     begin_block(stay);
   }
 
-  // True when a break inside `body` leaves the while from inside a nested counted loop.
-  static bool breaks_from_nested_loop(const ir::Block& body, int depth) {
+  // True when `body` holds a break of its own loop (not one of a loop nested in it).
+  static bool breaks_own_loop(const ir::Block& body) {
     for (const auto& in : body.insts) {
-      if (in->op == Op::Break && depth > 0) return true;
-      if (in->op == Op::While) continue;  // its breaks are its own
-      int d = depth + (in->op == Op::RangeFor || in->op == Op::StructFor ? 1 : 0);
+      if (in->op == Op::Break) return true;
+      if (in->op == Op::While || in->op == Op::RangeFor || in->op == Op::StructFor) continue;
       for (const auto& r : in->regions)
-        if (breaks_from_nested_loop(*r, d)) return true;
+        if (breaks_own_loop(*r)) return true;
     }
     return false;
   }
 
+  // On a device with a loop limit (SpirvTarget::loop_iteration_limit), one flag per
+  // invocation says whether the last loop left was left as the program says: set by a header
+  // whose condition fails and by a break, cleared on entry and in every continue block. The
+  // driver's cut leaves from the continue block, so the merge block finds it clear: that
+  // launch ends with an error naming the loop. The flag is a word of Workgroup memory, not a
+  // Function variable: Mesa's NIR, which knows nothing of the cut, sees that every way out
+  // sets a Function variable and folds its load to true; it keeps shared memory as written.
+  void prepare_loop_guard(uint32_t workgroup_size) {
+    if (!guard_loops_) return;
+    Id array = m_.type_array(u32t(), m_.constant_u32(workgroup_size));
+    Id var = m_.global_variable(ptr(spv::StorageClassWorkgroup, array), spv::StorageClassWorkgroup);
+    interface_.push_back(var);
+    Id lid = m_.op(
+        spv::OpCompositeExtract, u32t(),
+        {m_.op(spv::OpLoad, m_.type_vector(u32t(), 3), {builtin(spv::BuiltInLocalInvocationId)}),
+         0});
+    loop_flag_ = m_.op(spv::OpAccessChain, ptr(spv::StorageClassWorkgroup, u32t()), {var, lid});
+  }
+
+  Id begin_loop_guard() {
+    if (!guard_loops_) return 0;
+    mark_left(loop_flag_, math_.bool_const(false));
+    return loop_flag_;
+  }
+
+  void mark_left(Id flag, Id yes) {
+    m_.op_void(spv::OpStore,
+               {flag, m_.op(spv::OpSelect, u32t(), {yes, m_.constant_u32(1), m_.constant_u32(0)})});
+  }
+
+  void end_loop_guard(Id left, const Inst& loop) {
+    if (!left) return;
+    Id cut =
+        m_.op(spv::OpIEqual, bool_t(), {m_.op(spv::OpLoad, u32t(), {left}), m_.constant_u32(0)});
+    check(cut, kLaunchLoopCut, loop.node, -1, -1, m_.constant_u32(target_.loop_iteration_limit),
+          Scalar::U32, m_.constant_i32(0), Scalar::I32);
+  }
+
   void emit_while(const Inst& in) {
-    Loop loop{true, m_.fresh_id(), m_.fresh_id(), 0};
-    if (breaks_from_nested_loop(*in.region(0), 0)) {
-      loop.break_flag = m_.local_variable(ptr(spv::StorageClassFunction, bool_t()));
-      m_.op_void(spv::OpStore, {loop.break_flag, math_.bool_const(false)});
-    }
+    Loop loop{&in, m_.fresh_id(), m_.fresh_id(), 0, begin_loop_guard()};
     Id header = m_.fresh_id(), body = m_.fresh_id();
     m_.op_void(spv::OpBranch, {header});
     begin_block(header);
@@ -692,23 +750,26 @@ class TaskEmitter {
     loops_.pop_back();
     if (!m_.block_closed()) m_.op_void(spv::OpBranch, {loop.cont});
     begin_block(loop.cont);
+    if (loop.left) mark_left(loop.left, math_.bool_const(false));
     m_.op_void(spv::OpBranch, {header});
     begin_block(loop.merge);
-    propagate_break();
+    end_loop_guard(loop.left, in);
   }
 
+  // Leaves the innermost IR loop: its construct's merge, or, from the inner dimension of a
+  // nest, the innermost construct's merge with the nest's flag set (propagate_break goes on).
   void emit_break() {
-    for (auto it = loops_.rbegin(); it != loops_.rend(); ++it) {
-      if (!it->is_while) continue;
-      if (&*it == &loops_.back()) {
-        m_.op_void(spv::OpBranch, {it->merge});
-        return;
-      }
-      m_.op_void(spv::OpStore, {it->break_flag, math_.bool_const(true)});
-      m_.op_void(spv::OpBranch, {loops_.back().merge});
-      return;
+    if (loops_.empty()) throw InternalError("spirv codegen: break outside a loop");
+    if (loops_.back().owner->op == Op::Offload)
+      throw InternalError("spirv codegen: break leaves a parallel task");
+    const Loop& outer = loops_[nest_start()];
+    if (&outer != &loops_.back()) {
+      if (!outer.break_flag)
+        throw InternalError("spirv codegen: a loop nest breaks without a flag");
+      m_.op_void(spv::OpStore, {outer.break_flag, math_.bool_const(true)});
     }
-    throw InternalError("spirv codegen: break outside a while loop");
+    if (loops_.back().left) mark_left(loops_.back().left, math_.bool_const(true));
+    m_.op_void(spv::OpBranch, {loops_.back().merge});
   }
 
   void emit_if(const Inst& in) {
@@ -750,10 +811,17 @@ class TaskEmitter {
     }
   }
 
-  // Nested counted loops over dims [d, n); the body runs in the innermost one.
+  // Nested counted loops over dims [d, n); the body runs in the innermost one. A break in
+  // the body leaves them all: the flag, cleared each time the nest starts, tells the outer
+  // dimensions.
   void emit_nest(const Inst& loop, size_t d, const std::vector<Id>& lo, const std::vector<Id>& hi,
                  const ir::Block& body) {
-    counted_loop(lo[d], hi[d], m_.constant_i32(1), [&](Id iv) {
+    Id break_flag = 0;
+    if (d == 0 && lo.size() > 1 && breaks_own_loop(body)) {
+      break_flag = m_.local_variable(ptr(spv::StorageClassFunction, bool_t()));
+      m_.op_void(spv::OpStore, {break_flag, math_.bool_const(false)});
+    }
+    counted_loop(&loop, break_flag, lo[d], hi[d], m_.constant_i32(1), [&](Id iv) {
       loop_index_[{&loop, static_cast<int>(d)}] = iv;
       if (d + 1 < lo.size()) {
         emit_nest(loop, d + 1, lo, hi, body);
@@ -782,6 +850,15 @@ class TaskEmitter {
     auto lane = [&](Id v, uint32_t c) { return m_.op(spv::OpCompositeExtract, u32t(), {v, c}); };
     Id stride_x =
         m_.op(spv::OpIMul, u32t(), {lane(groups, 0), m_.constant_u32(target_.workgroup_size)});
+    Id stride_y = lane(groups, 1);
+    // Workgroup (0, 0) walks the whole space, the others none: see one_workgroup_.
+    auto start = [&](Id from, Id count) {
+      return one_workgroup_ ? m_.op(spv::OpSelect, u32t(), {first_workgroup(), from, count}) : from;
+    };
+    if (one_workgroup_) {
+      stride_x = m_.constant_u32(target_.workgroup_size);
+      stride_y = m_.constant_u32(1);
+    }
     auto at = [&](size_t d, Id offset) {  // lo + offset, wrapping like the CPU's i32 indices
       return m_.op(spv::OpIAdd, i32t(), {lo[d], m_.op(spv::OpBitcast, i32t(), {offset})});
     };
@@ -793,12 +870,12 @@ class TaskEmitter {
       emit_block(*offload_.region(0));
     };
     if (dims == 1) {
-      stride_loop(lane(gid, 0), extent[0], stride_x, inner);
+      stride_loop(start(lane(gid, 0), extent[0]), extent[0], stride_x, inner);
       return;
     }
     Id outer = extent[0];
     for (size_t d = 1; d + 1 < dims; ++d) outer = m_.op(spv::OpIMul, u32t(), {outer, extent[d]});
-    stride_loop(lane(gid, 1), outer, lane(groups, 1), [&](Id row) {
+    stride_loop(start(lane(gid, 1), outer), outer, stride_y, [&](Id row) {
       Id rest = row;
       for (size_t d = dims - 1; d-- > 0;) {
         Id within = d == 0 ? rest : m_.op(spv::OpUMod, u32t(), {rest, extent[d]});
@@ -917,6 +994,20 @@ class TaskEmitter {
                  {sb.var, m_.constant_i32(0), index});
   }
 
+  // Component `component()` of element operand 1 of a local array, the index clamped into the
+  // array (as on the CPU, where the array is on the stack).
+  Id array_element(const Inst& in) {
+    const Inst& array = *in.operand(0);
+    Id i = math_.binary(Op::Max, value(in.operand(1)), m_.constant_i32(0), Scalar::I32);
+    i = math_.binary(Op::Min, i, m_.constant_i32(array.length() - 1), Scalar::I32);
+    Id i32 = t(Scalar::I32);
+    Id flat = m_.op(spv::OpIAdd, i32,
+                    {m_.op(spv::OpIMul, i32, {i, m_.constant_i32(array.width())}),
+                     m_.constant_i32(in.component())});
+    return m_.op(spv::OpAccessChain, ptr(spv::StorageClassFunction, t(array.type)),
+                 {value(&array), flat});
+  }
+
   int slot_of(const Inst* p) const { return p->op == Op::ElementPtr ? p->resource_slot() : -1; }
 
   Id load_through(const Inst* p, Scalar s) {
@@ -1029,6 +1120,217 @@ class TaskEmitter {
     m_.op_void(spv::OpBranch, {header});
     begin_block(merge);
     return old;
+  }
+
+  // ------------------------------------------------------------------ reductions
+  // A parallel task accumulates each reduced temporary in a per-invocation partial that
+  // starts at the operation's identity. After the grid-stride loop the workgroup combines
+  // its partials through shared memory (a tree, a barrier after each level) and invocation
+  // 0 combines the result into the temporary: one atomic per workgroup, and no device
+  // feature beyond core Vulkan. A task whose debug checks may end an invocation early
+  // cannot meet at a barrier, so there every invocation combines its own partial.
+  struct Partial {
+    Id var = 0;
+    Scalar type = Scalar::Void;
+    Op combine = Op::Add;
+    const Inst* first = nullptr;  // a reduce of it, to name in errors
+  };
+
+  // True in workgroup (0, 0) of the dispatch.
+  Id first_workgroup() {
+    Id gid = m_.op(spv::OpLoad, m_.type_vector(u32t(), 3), {builtin(spv::BuiltInWorkgroupId)});
+    Id x = m_.op(spv::OpCompositeExtract, u32t(), {gid, 0});
+    Id y = m_.op(spv::OpCompositeExtract, u32t(), {gid, 1});
+    return m_.op(spv::OpLogicalAnd, bool_t(),
+                 {m_.op(spv::OpIEqual, bool_t(), {x, m_.constant_u32(0)}),
+                  m_.op(spv::OpIEqual, bool_t(), {y, m_.constant_u32(0)})});
+  }
+
+  // Bounds checks and assertions end a failing invocation early, so such a task cannot meet
+  // at a workgroup barrier.
+  bool has_debug_checks() const {
+    return contains(*offload_.region(0), Op::BoundsCheck) ||
+           contains(*offload_.region(0), Op::Assert);
+  }
+
+  void begin_partials() {
+    ir::walk(*offload_.region(0), [&](const Inst& in) {
+      if (in.op != Op::Reduce) return;
+      // 64-bit partials of several workgroups need a 64-bit atomic to meet; without one
+      // (SPIR-V 1.0 targets, say) one workgroup runs the whole task and its invocation 0,
+      // the only writer, updates the temporary. (Debug checks and loop guards rule out its
+      // barriers: there combine_into_temp asks for the feature.)
+      if (bit_width(in.operand(0)->type) == 64 && !(target_.features & kNeedInt64Atomics) &&
+          !has_debug_checks() && !guard_loops_ && !one_workgroup_) {
+        one_workgroup_ = true;
+        notes_->insert("kernel '" + k_.abi.name + "': node " + std::to_string(in.node) +
+                       " reduces a 64-bit value; without shaderBufferInt64Atomics its loop runs "
+                       "on one workgroup");
+      }
+      if (partials_.count(in.temp_offset())) return;
+      Scalar ty = in.operand(0)->type;
+      Partial p{m_.local_variable(ptr(spv::StorageClassFunction, t(ty))), ty, in.combine_op(), &in};
+      m_.op_void(spv::OpStore,
+                 {p.var, math_.bits_const(ty, ir::combine_identity_bits(p.combine, ty))});
+      partials_[in.temp_offset()] = p;
+    });
+  }
+
+  void reduce(const Inst& in) {
+    auto it = partials_.find(in.temp_offset());
+    if (it == partials_.end()) throw InternalError("spirv codegen: reduce outside a parallel task");
+    const Partial& p = it->second;
+    Id old = m_.op(spv::OpLoad, t(p.type), {p.var});
+    m_.op_void(spv::OpStore, {p.var, math_.binary(p.combine, old, value(in.operand(0)), p.type)});
+  }
+
+  void barrier() {
+    constexpr uint32_t kScopeWorkgroup = 2;
+    constexpr uint32_t kAcquireReleaseWorkgroupMemory = 0x8 | 0x100;
+    m_.op_void(spv::OpControlBarrier,
+               {m_.constant_u32(kScopeWorkgroup), m_.constant_u32(kScopeWorkgroup),
+                m_.constant_u32(kAcquireReleaseWorkgroupMemory)});
+  }
+
+  template <typename Then>
+  void if_then(Id cond, Then&& then) {
+    Id then_bb = m_.fresh_id(), merge = m_.fresh_id();
+    m_.op_void(spv::OpSelectionMerge, {merge, spv::SelectionControlMaskNone});
+    m_.op_void(spv::OpBranchConditional, {cond, then_bb, merge});
+    begin_block(then_bb);
+    then();
+    if (!m_.block_closed()) m_.op_void(spv::OpBranch, {merge});
+    begin_block(merge);
+  }
+
+  void combine_partials() {
+    if (partials_.empty()) return;
+    if (has_debug_checks() || guard_loops_) {
+      for (auto& [offset, p] : partials_)
+        combine_into_temp(p, static_cast<uint32_t>(offset), m_.op(spv::OpLoad, t(p.type), {p.var}));
+      return;
+    }
+    uint32_t wg = target_.workgroup_size;
+    Id lid = m_.op(
+        spv::OpCompositeExtract, u32t(),
+        {m_.op(spv::OpLoad, m_.type_vector(u32t(), 3), {builtin(spv::BuiltInLocalInvocationId)}),
+         0});
+    // Two levels, two barriers for all of the task's reductions at once (barriers, not the
+    // loads, are what costs): `lanes` (about sqrt(wg), a power of two) invocations each
+    // combine every lanes-th entry, then invocation 0 combines those `lanes` results.
+    uint32_t lanes = 1;
+    while (lanes * lanes < wg) lanes *= 2;
+    struct Shared {
+      const Partial* p;
+      uint32_t offset;
+      Id var, elem;
+    };
+    std::vector<Shared> arrays;
+    for (auto& [offset, p] : partials_) {
+      Id array = m_.type_array(t(p.type), m_.constant_u32(wg));
+      Id var =
+          m_.global_variable(ptr(spv::StorageClassWorkgroup, array), spv::StorageClassWorkgroup);
+      interface_.push_back(var);
+      arrays.push_back(
+          {&p, static_cast<uint32_t>(offset), var, ptr(spv::StorageClassWorkgroup, t(p.type))});
+    }
+    auto slot = [&](const Shared& a, Id i) {
+      return m_.op(spv::OpAccessChain, a.elem, {a.var, i});
+    };
+    auto load = [&](const Shared& a, Id i) {
+      return m_.op(spv::OpLoad, t(a.p->type), {slot(a, i)});
+    };
+    for (const Shared& a : arrays)
+      m_.op_void(spv::OpStore, {slot(a, lid), m_.op(spv::OpLoad, t(a.p->type), {a.p->var})});
+    barrier();
+    if_then(m_.op(spv::OpULessThan, bool_t(), {lid, m_.constant_u32(lanes)}), [&] {
+      for (const Shared& a : arrays) {
+        Scalar ty = a.p->type;
+        Id acc = load(a, lid);
+        for (uint32_t j = lanes; j < wg; j += lanes) {
+          Id at = m_.op(spv::OpIAdd, u32t(), {lid, m_.constant_u32(j)});
+          if (j + lanes <= wg) {
+            acc = math_.binary(a.p->combine, acc, load(a, at), ty);
+            continue;
+          }
+          // The last, partial row: only lanes whose entry exists (the others reread their own).
+          Id inside = m_.op(spv::OpULessThan, bool_t(), {at, m_.constant_u32(wg)});
+          Id v = load(a, m_.op(spv::OpSelect, u32t(), {inside, at, lid}));
+          acc = math_.select(ty, inside, math_.binary(a.p->combine, acc, v, ty), acc);
+        }
+        m_.op_void(spv::OpStore, {slot(a, lid), acc});
+      }
+    });
+    barrier();
+    Id leader = m_.op(spv::OpIEqual, bool_t(), {lid, m_.constant_u32(0)});
+    if (one_workgroup_) leader = m_.op(spv::OpLogicalAnd, bool_t(), {leader, first_workgroup()});
+    if_then(leader, [&] {
+      for (const Shared& a : arrays) {
+        Id acc = load(a, m_.constant_u32(0));
+        for (uint32_t k = 1; k < lanes; ++k)
+          acc = math_.binary(a.p->combine, acc, load(a, m_.constant_u32(k)), a.p->type);
+        if (!one_workgroup_) {
+          combine_into_temp(*a.p, a.offset, acc);
+          continue;
+        }
+        // The only writer: a plain read-modify-write of the words.
+        const WordBlock& temps = buffer_block(BindingKind::Temps);
+        mark(plan_.find(BindingKind::Temps), kAccessRead | kAccessWrite);
+        Id old = load_scalar(temps, a.offset, a.p->type);
+        store_words(temps, a.offset / 4,
+                    math_.to_words(a.p->type, math_.binary(a.p->combine, old, acc, a.p->type)));
+      }
+    });
+  }
+
+  // The temps binding as 64-bit words, for 64-bit atomics (an alias of the same buffer).
+  const WordBlock& temps64() {
+    if (temps64_.var) return temps64_;
+    Id array = m_.type_runtime_array(t(Scalar::U64));
+    m_.decorate(array, spv::DecorationArrayStride, {8});
+    Id st = m_.type_struct({array});
+    decorate_buffer_block(st);
+    m_.member_decorate(st, 0, spv::DecorationOffset, {0});
+    temps64_.storage = buffer_class();
+    temps64_.var = m_.global_variable(ptr(buffer_class(), st), buffer_class());
+    decorate_binding(temps64_.var, plan_.find(BindingKind::Temps));
+    m_.name(temps64_.var, "temps64");
+    return temps64_;
+  }
+
+  // temp = temp OP partial by compare-and-swap on the bits, which serves every operation
+  // and type alike (there is no atomic multiply, and float atomics are optional).
+  void combine_into_temp(const Partial& p, uint32_t offset, Id partial) {
+    int width = bit_width(p.type);
+    Scalar ut = width == 64 ? Scalar::U64 : Scalar::U32;
+    mark(plan_.find(BindingKind::Temps), kAccessRead | kAccessWrite);
+    Id pv;
+    if (width == 64) {
+      require(kNeedInt64Atomics, *p.first, "reduces a 64-bit value in parallel");
+      m_.capability(spv::CapabilityInt64Atomics);
+      pv = m_.op(
+          spv::OpAccessChain, ptr(buffer_class(), t(ut)),
+          {temps64().var, m_.constant_i32(0), m_.constant_i32(static_cast<int32_t>(offset / 8))});
+    } else {
+      pv = word_ptr(buffer_block(BindingKind::Temps), offset / 4);
+    }
+    Id scope = m_.constant_u32(kScopeDevice), sem = m_.constant_u32(kSemanticsRelaxed);
+    Id header = m_.fresh_id(), body = m_.fresh_id(), cont = m_.fresh_id(), merge = m_.fresh_id();
+    m_.op_void(spv::OpBranch, {header});
+    begin_block(header);
+    m_.op_void(spv::OpLoopMerge, {merge, cont, spv::LoopControlMaskNone});
+    m_.op_void(spv::OpBranch, {body});
+    begin_block(body);
+    Id old_bits = m_.op(spv::OpAtomicLoad, t(ut), {pv, scope, sem});
+    Id old = p.type == ut ? old_bits : m_.op(spv::OpBitcast, t(p.type), {old_bits});
+    Id updated = math_.binary(p.combine, old, partial, p.type);
+    Id new_bits = p.type == ut ? updated : m_.op(spv::OpBitcast, t(ut), {updated});
+    Id seen = m_.op(spv::OpAtomicCompareExchange, t(ut), {pv, scope, sem, sem, new_bits, old_bits});
+    Id swapped = m_.op(spv::OpIEqual, bool_t(), {seen, old_bits});
+    m_.op_void(spv::OpBranchConditional, {swapped, merge, cont});
+    begin_block(cont);
+    m_.op_void(spv::OpBranch, {header});
+    begin_block(merge);
   }
 
   // ------------------------------------------------------------------ textures
@@ -1189,12 +1491,26 @@ class TaskEmitter {
       case Op::LocalStore:
         m_.op_void(spv::OpStore, {value(in.operand(0)), value(in.operand(1))});
         return 0;
+      case Op::LocalArray: {
+        // Zeroed where it is declared: declared in a loop body, every iteration starts from
+        // a zeroed array.
+        Id type = m_.type_local_array(
+            t(in.type), m_.constant_u32(static_cast<uint32_t>(in.length() * in.width())));
+        Id var = m_.local_variable(ptr(spv::StorageClassFunction, type));
+        m_.op_void(spv::OpStore, {var, m_.constant_null(type)});
+        return var;
+      }
+      case Op::ArrayLoad: return m_.op(spv::OpLoad, t(in.type), {array_element(in)});
+      case Op::ArrayStore:
+        m_.op_void(spv::OpStore, {array_element(in), value(in.operand(2))});
+        return 0;
       case Op::ElementPtr: return element_ptr(in);
       case Op::GlobalLoad: return load_through(in.operand(0), in.type);
       case Op::GlobalStore:
         store_through(in.operand(0), value(in.operand(1)), in.operand(1)->type);
         return 0;
       case Op::AtomicRMW: return atomic(in);
+      case Op::Reduce: reduce(in); return 0;
       case Op::TmpLoad: {
         mark(plan_.find(BindingKind::Temps), kAccessRead);
         const WordBlock& b = buffer_block(BindingKind::Temps);
@@ -1386,6 +1702,9 @@ class TaskEmitter {
   std::vector<Id> io_interface_;  // its Input and Output variables only (before 1.4)
   std::vector<uint8_t> access_;
   WordBlock args_, temps_, returns_, error_;
+  WordBlock temps64_;                    // the temps binding seen as 64-bit words (reductions)
+  std::map<int32_t, Partial> partials_;  // temp offset -> the task's partial
+  bool one_workgroup_ = false;           // a 64-bit reduction without 64-bit atomics
   std::map<int, WordBlock> argpacks_;
   std::map<int, SlotBuffer> slot_buffers_;
   std::set<int> cas_slots_;
@@ -1396,6 +1715,8 @@ class TaskEmitter {
   std::map<std::pair<int, int>, Id> shapes_;
   std::map<std::vector<uint32_t>, Id> texel_cache_;
   std::vector<Loop> loops_;
+  bool guard_loops_ = false;  // the device may cut this task's loops short (spirv_loops.h)
+  Id loop_flag_ = 0;          // this invocation's word of the loop flag (prepare_loop_guard)
 };
 
 // The graph node of the first instruction that makes the kernel need `bit` (-1 if none is

@@ -27,7 +27,17 @@ struct SpirvTarget {
   // may be any). SPIR-V 1.0 declares storage buffers as Uniform BufferBlocks (no extension) and
   // uses only kSpirv1_0Requirements of `features`.
   uint32_t spirv_version = kSpirv1_5;
+  // The device's limit on the loop iterations of one invocation, all its loops together, past
+  // which the driver leaves loops without a word (loop_iteration_limit() below); 0: none.
+  // With a limit, every loop that could reach it checks how it was left: one the driver cut
+  // short ends the launch with an error naming the loop's node (LaunchError code
+  // kLaunchLoopCut), never a different number. Without one the loops are emitted plain.
+  uint32_t loop_iteration_limit = 0;
 };
+
+// The loop limit of a Vulkan device by its vendor id and name: 65535 on llvmpipe (lavapipe,
+// Mesa's LP_MAX_TGSI_LOOP_ITERATIONS); 0 (none) on every other device.
+uint32_t loop_iteration_limit(uint32_t vendor_id, const std::string& device_name);
 
 struct SpirvTimings {
   double emit_ms = 0;      // IR -> SPIR-V words

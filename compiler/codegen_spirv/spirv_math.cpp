@@ -320,6 +320,9 @@ Id SpirvMath::unary(Op op, Id a, Scalar from, Scalar t) {
     case Op::Alloca:
     case Op::LocalLoad:
     case Op::LocalStore:
+    case Op::LocalArray:
+    case Op::ArrayLoad:
+    case Op::ArrayStore:
     case Op::GlobalPtr:
     case Op::ElementPtr:
     case Op::GlobalLoad:
@@ -327,6 +330,7 @@ Id SpirvMath::unary(Op op, Id a, Scalar from, Scalar t) {
     case Op::AtomicRMW:
     case Op::TmpLoad:
     case Op::TmpStore:
+    case Op::Reduce:
     case Op::BoundsCheck:
     case Op::TexLoad:
     case Op::TexSample:
@@ -488,6 +492,9 @@ Id SpirvMath::compare(Op op, Id a, Id b, Scalar t) {
     case Op::Alloca:
     case Op::LocalLoad:
     case Op::LocalStore:
+    case Op::LocalArray:
+    case Op::ArrayLoad:
+    case Op::ArrayStore:
     case Op::GlobalPtr:
     case Op::ElementPtr:
     case Op::GlobalLoad:
@@ -495,6 +502,7 @@ Id SpirvMath::compare(Op op, Id a, Id b, Scalar t) {
     case Op::AtomicRMW:
     case Op::TmpLoad:
     case Op::TmpStore:
+    case Op::Reduce:
     case Op::BoundsCheck:
     case Op::TexLoad:
     case Op::TexSample:
@@ -595,6 +603,9 @@ Id SpirvMath::binary(Op op, Id a, Id c, Scalar t) {
     case Op::Alloca:
     case Op::LocalLoad:
     case Op::LocalStore:
+    case Op::LocalArray:
+    case Op::ArrayLoad:
+    case Op::ArrayStore:
     case Op::GlobalPtr:
     case Op::ElementPtr:
     case Op::GlobalLoad:
@@ -602,6 +613,7 @@ Id SpirvMath::binary(Op op, Id a, Id c, Scalar t) {
     case Op::AtomicRMW:
     case Op::TmpLoad:
     case Op::TmpStore:
+    case Op::Reduce:
     case Op::BoundsCheck:
     case Op::TexLoad:
     case Op::TexSample:

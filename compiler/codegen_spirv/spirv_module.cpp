@@ -106,7 +106,8 @@ Id Module::dedup_type(spv::Op opcode, const std::vector<uint32_t>& operands) {
   Id id = fresh_id();
   // Types put their result id first; constants have a result type before it.
   bool typed = opcode == spv::OpConstant || opcode == spv::OpConstantTrue ||
-               opcode == spv::OpConstantFalse || opcode == spv::OpConstantComposite;
+               opcode == spv::OpConstantFalse || opcode == spv::OpConstantComposite ||
+               opcode == spv::OpConstantNull;
   std::vector<uint32_t> w;
   if (typed) {
     w.push_back(operands.at(0));
@@ -142,6 +143,10 @@ Id Module::type_array(Id element, Id length_constant) {
   Id id = fresh_id();
   emit(globals_, spv::OpTypeArray, {id, element, length_constant});
   return id;
+}
+
+Id Module::type_local_array(Id element, Id length_constant) {
+  return dedup_type(spv::OpTypeArray, {element, length_constant});
 }
 
 Id Module::type_runtime_array(Id element) {
@@ -184,6 +189,8 @@ Id Module::constant_composite(Id type, const std::vector<Id>& parts) {
   w.insert(w.end(), parts.begin(), parts.end());
   return dedup_type(spv::OpConstantComposite, w);
 }
+
+Id Module::constant_null(Id type) { return dedup_type(spv::OpConstantNull, {type}); }
 
 Id Module::global_variable(Id pointer_type, spv::StorageClass storage) {
   Id id = fresh_id();

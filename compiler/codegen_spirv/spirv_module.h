@@ -49,8 +49,10 @@ class Module {
   Id type_vector(Id component, uint32_t count);
   Id type_pointer(spv::StorageClass storage, Id pointee);
   Id type_function(Id result, const std::vector<Id>& params);
-  Id type_array(Id element, Id length_constant);   // fresh: carries an ArrayStride
-  Id type_runtime_array(Id element);               // fresh: carries an ArrayStride
+  Id type_array(Id element, Id length_constant);  // fresh: carries an ArrayStride
+  Id type_runtime_array(Id element);              // fresh: carries an ArrayStride
+  // An array of Function storage: de-duplicated, no layout (Vulkan forbids one there).
+  Id type_local_array(Id element, Id length_constant);
   Id type_struct(const std::vector<Id>& members);  // fresh: carries Block/offsets
   Id type_image(Id sampled_type, spv::Dim dim, uint32_t sampled, spv::ImageFormat format);
   Id type_sampler();
@@ -62,6 +64,7 @@ class Module {
   Id constant_u32(uint32_t v) { return constant(type_int(32, false), {v}); }
   Id constant_i32(int32_t v) { return constant(type_int(32, true), {static_cast<uint32_t>(v)}); }
   Id constant_composite(Id type, const std::vector<Id>& parts);
+  Id constant_null(Id type);
 
   // A module-scope variable (in the types section).
   Id global_variable(Id pointer_type, spv::StorageClass storage);

@@ -12,6 +12,7 @@
 #include "compiler/graph/migrate.h"
 #include "runtime/common/abi_serialize.h"
 #include "runtime/common/error.h"
+#include "runtime/common/input_file.h"
 
 namespace loom::graph {
 
@@ -234,7 +235,8 @@ class Reader {
     f.name = string(required(v, at, "name"), at + ".name");
     f.elem = value_type(required(v, at, "type"), at + ".type");
     const JsonValue& shape = required(v, at, "shape");
-    f.shape = extents(shape, at + ".shape", 1, kMaxDims);
+    // An empty shape is a 0-d field: one element, Taichi's `shape=()`.
+    f.shape = extents(shape, at + ".shape", 0, kMaxDims);
     std::string problem =
         shape_problem(f.shape, int64_t{size_of(f.elem.scalar)} * f.elem.components());
     if (!problem.empty()) fail(shape, at + ".shape", "field '" + f.name + "': " + problem);
@@ -255,6 +257,13 @@ class Reader {
     n.name = string(required(v, at, "name"), at + ".name");
     n.elem = value_type(required(v, at, "type"), at + ".type");
     const JsonValue& shape = required(v, at, "shape");
+    // Kernel parameters use ndim 0 for "take it from the bound ndarray", so a 0-d ndarray
+    // would be ambiguous; a 0-d field is the one-value global.
+    if (shape.kind == Kind::Array && shape.items.empty())
+      fail(shape, at + ".shape",
+           "ndarray '" + n.name +
+               "': ndarrays have 1 to 4 extents; for one value use a 0-d field " +
+               "(\"shape\": []) or shape [1]");
     n.shape = extents(shape, at + ".shape", 1, kMaxDims);
     std::string problem =
         shape_problem(n.shape, int64_t{size_of(n.elem.scalar)} * n.elem.components());
@@ -842,11 +851,9 @@ std::string program_key(const Document& doc) {
 }
 
 Document load_document_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(Place{path}, "cannot open the document (missing or unreadable)");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return load_document(ss.str(), path);
+  // A regular file of bounded size: a FIFO or a device named as a document must fail, not
+  // block the editor or the engine.
+  return load_document(read_text_file_checked(path, "document"), path);
 }
 
 std::string save_document(const Document& doc) {

@@ -4,10 +4,13 @@
 #include <cctype>
 #include <charconv>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <utility>
 
 #include "runtime/common/error.h"
+#include "runtime/common/scalar.h"
 
 namespace loom::graph {
 
@@ -20,7 +23,11 @@ class Parser {
   std::unique_ptr<Expr> parse() {
     auto e = ternary();
     skip_space();
-    if (pos_ < text_.size()) fail("unexpected '" + std::string(1, text_[pos_]) + "'");
+    if (pos_ < text_.size()) {
+      std::string hint = text_[pos_] == '=' ? " ('==' compares)" : formula_word_hint(word_at(pos_));
+      fail("unexpected '" + next_token() + "': expected an operator or the end of the formula" +
+           hint);
+    }
     return e;
   }
 
@@ -29,27 +36,58 @@ class Parser {
     throw Error("column " + std::to_string(pos_ + 1) + ": " + why);
   }
 
+  [[noreturn]] void fail_at(int col, const std::string& why) const {
+    throw Error("column " + std::to_string(col) + ": " + why);
+  }
+
+  // The word (name) starting at `i`, or "".
+  std::string word_at(size_t i) const {
+    size_t end = i;
+    while (end < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_'))
+      ++end;
+    if (end == i || std::isdigit(static_cast<unsigned char>(text_[i]))) return "";
+    return text_.substr(i, end - i);
+  }
+
+  // What is seen next, for messages: a whole word ('and'), else one character ('$').
+  std::string next_token() const {
+    std::string w = word_at(pos_);
+    return w.empty() ? std::string(1, text_[pos_]) : w;
+  }
+
   void skip_space() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
   }
 
-  // Consumes `token` if it comes next (and is not the start of a longer operator).
+  // Consumes `token` if it comes next (and is not the start of a longer operator: `*` is not
+  // the start of `**`, `<` not of `<<` or `<=`, `/` not of `//`, `&` not of `&&`...).
   bool accept(const char* token) {
     skip_space();
     size_t n = std::char_traits<char>::length(token);
     if (text_.compare(pos_, n, token) != 0) return false;
     if (n == 1 && pos_ + 1 < text_.size()) {
       char c = token[0], d = text_[pos_ + 1];
-      if ((c == '*' && d == '*') || ((c == '<' || c == '>' || c == '!' || c == '=') && d == '=') ||
-          (c == '&' && d == '&') || (c == '|' && d == '|'))
-        return false;
+      bool doubled =
+          d == c && (c == '*' || c == '/' || c == '<' || c == '>' || c == '&' || c == '|');
+      bool with_equals = d == '=' && (c == '<' || c == '>' || c == '!' || c == '=');
+      if (doubled || with_equals) return false;
     }
     pos_ += n;
     return true;
   }
 
-  void expect(const char* token) {
-    if (!accept(token)) fail(std::string("expected '") + token + "'");
+  // `what` says where the token belongs ("to close the '(' at column 3").
+  void expect(const char* token, const std::string& what) {
+    if (accept(token)) return;
+    fail(std::string("expected '") + token + "' " + what + found());
+  }
+
+  // ", found 'x'" or ", but the formula ends", for messages about what was expected.
+  std::string found() {
+    skip_space();
+    if (pos_ >= text_.size()) return ", but the formula ends";
+    return ", found '" + next_token() + "'" + formula_word_hint(word_at(pos_));
   }
 
   std::unique_ptr<Expr> op(const char* name, int column, std::unique_ptr<Expr> a,
@@ -98,7 +136,7 @@ class Parser {
         break;
       }
       auto value = nested(col);
-      expect(":");
+      expect(":", "of the '?' at column " + std::to_string(col));
       arms.push_back({std::move(cond), std::move(value), col});
     }
     for (auto arm = arms.rbegin(); arm != arms.rend(); ++arm)
@@ -107,67 +145,77 @@ class Parser {
     return last;
   }
 
+  // One level of left-associative binary operators: tokens (longest first where one starts
+  // another) and the node types they lower to.
+  struct Infix {
+    const char* token;
+    const char* node;
+  };
+  template <size_t N>
+  std::unique_ptr<Expr> infix_chain(const Infix (&ops)[N],
+                                    std::unique_ptr<Expr> (Parser::*operand)()) {
+    auto e = (this->*operand)();
+    for (;;) {
+      int col = column();
+      const Infix* hit = nullptr;
+      for (const Infix& o : ops)
+        if (accept(o.token)) {
+          hit = &o;
+          break;
+        }
+      if (!hit) return e;
+      e = op(hit->node, col, std::move(e), (this->*operand)());
+    }
+  }
+
   std::unique_ptr<Expr> logic_or() {
-    auto e = logic_and();
-    for (int col = column(); accept("||"); col = column())
-      e = op("or", col, std::move(e), logic_and());
-    return e;
+    static const Infix ops[] = {{"||", "or"}};
+    return infix_chain(ops, &Parser::logic_and);
   }
 
   std::unique_ptr<Expr> logic_and() {
-    auto e = comparison();
-    for (int col = column(); accept("&&"); col = column())
-      e = op("and", col, std::move(e), comparison());
-    return e;
+    static const Infix ops[] = {{"&&", "and"}};
+    return infix_chain(ops, &Parser::comparison);
   }
 
   std::unique_ptr<Expr> comparison() {
-    auto e = additive();
-    static const char* const tokens[][2] = {{"==", "eq"}, {"!=", "ne"}, {"<=", "le"},
-                                            {">=", "ge"}, {"<", "lt"},  {">", "gt"}};
-    for (;;) {
-      int col = column();
-      bool found = false;
-      for (auto& t : tokens) {
-        if (accept(t[0])) {
-          e = op(t[1], col, std::move(e), additive());
-          found = true;
-          break;
-        }
-      }
-      if (!found) return e;
-    }
+    static const Infix ops[] = {{"==", "eq"}, {"!=", "ne"}, {"<=", "le"},
+                                {">=", "ge"}, {"<", "lt"},  {">", "gt"}};
+    return infix_chain(ops, &Parser::bit_or);
+  }
+
+  // The bitwise levels, loosest first, all tighter than comparisons (Python's order).
+  std::unique_ptr<Expr> bit_or() {
+    static const Infix ops[] = {{"|", "or"}};
+    return infix_chain(ops, &Parser::bit_xor);
+  }
+
+  std::unique_ptr<Expr> bit_xor() {
+    static const Infix ops[] = {{"^", "xor"}};
+    return infix_chain(ops, &Parser::bit_and);
+  }
+
+  std::unique_ptr<Expr> bit_and() {
+    static const Infix ops[] = {{"&", "and"}};
+    return infix_chain(ops, &Parser::shift);
+  }
+
+  std::unique_ptr<Expr> shift() {
+    static const Infix ops[] = {{"<<", "shl"}, {">>", "shr"}};
+    return infix_chain(ops, &Parser::additive);
   }
 
   std::unique_ptr<Expr> additive() {
-    auto e = multiplicative();
-    for (;;) {
-      int col = column();
-      if (accept("+"))
-        e = op("add", col, std::move(e), multiplicative());
-      else if (accept("-"))
-        e = op("sub", col, std::move(e), multiplicative());
-      else
-        return e;
-    }
+    static const Infix ops[] = {{"+", "add"}, {"-", "sub"}};
+    return infix_chain(ops, &Parser::multiplicative);
   }
 
   std::unique_ptr<Expr> multiplicative() {
-    auto e = unary();
-    for (;;) {
-      int col = column();
-      if (accept("*"))
-        e = op("mul", col, std::move(e), unary());
-      else if (accept("/"))
-        e = op("div", col, std::move(e), unary());
-      else if (accept("%"))
-        e = op("mod", col, std::move(e), unary());
-      else
-        return e;
-    }
+    static const Infix ops[] = {{"*", "mul"}, {"//", "floordiv"}, {"/", "div"}, {"%", "mod"}};
+    return infix_chain(ops, &Parser::unary);
   }
 
-  // unary := (- | ! | +)* postfix (** unary)?  -- a right-recursive chain, parsed in a loop:
+  // unary := (- | ! | ~ | +)* postfix (** unary)?  -- a right-recursive chain, parsed in a loop:
   // -a ** -b ** c is neg(pow(a, neg(pow(b, c)))).
   std::unique_ptr<Expr> unary() {
     struct Link {
@@ -182,7 +230,7 @@ class Parser {
         int col = column();
         if (accept("-"))
           link.prefixes.emplace_back("neg", col);
-        else if (accept("!"))
+        else if (accept("!") || accept("~"))
           link.prefixes.emplace_back("not", col);
         else if (!accept("+"))
           break;
@@ -207,7 +255,8 @@ class Parser {
     return acc;
   }
 
-  // Component selection: v.x, v.xy, c.rgb (any 1 to 4 of xyzw or rgba).
+  // Parts of a value: components v.x, v.xy, c.rgb (any 1 to 4 of xyzw or rgba) and matrix
+  // columns m.c0 .. m.c3, the names of the split node's outputs.
   std::unique_ptr<Expr> postfix() {
     auto e = primary();
     for (;;) {
@@ -215,17 +264,25 @@ class Parser {
       if (pos_ >= text_.size() || text_[pos_] != '.') return e;
       ++pos_;
       size_t start = pos_;
-      while (pos_ < text_.size() && std::isalpha(static_cast<unsigned char>(text_[pos_]))) ++pos_;
-      std::string letters = text_.substr(start, pos_ - start);
-      bool ok = !letters.empty() && letters.size() <= 4;
-      bool xyzw = letters.find_first_not_of("xyzw") == std::string::npos;
-      bool rgba = letters.find_first_not_of("rgba") == std::string::npos;
-      if (!ok || (!xyzw && !rgba)) {
+      while (pos_ < text_.size() && std::isalnum(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+      std::string part = text_.substr(start, pos_ - start);
+      bool letters = !part.empty() && part.size() <= 4 &&
+                     (part.find_first_not_of("xyzw") == std::string::npos ||
+                      part.find_first_not_of("rgba") == std::string::npos);
+      bool column = part.size() == 2 && part[0] == 'c' && part[1] >= '0' && part[1] <= '3';
+      if (!letters && !column) {
+        bool call = pos_ < text_.size() && text_[pos_] == '(';
+        bool module = e->kind == Expr::Kind::Var &&
+                      (e->name == "math" || e->name == "ti" || e->name == "tm" || e->name == "np" ||
+                       e->name == "numpy");
         pos_ = start;
-        fail("expected components after '.', like .x, .xy or .rgb");
+        if (!part.empty() && (call || module))
+          fail("'." + part +
+               "' is no part of a value: functions are called by their node name: " + part + "(x)");
+        fail("expected components after '.', like .x, .xy or .rgb, or a matrix column .c0 to .c3");
       }
-      auto sel = op("swizzle", col, std::move(e));
-      sel->swizzle = letters;
+      auto sel = op(kSelectOp, col, std::move(e));
+      sel->swizzle = part;
       e = std::move(sel);
     }
   }
@@ -233,11 +290,12 @@ class Parser {
   std::unique_ptr<Expr> primary() {
     skip_space();
     int col = static_cast<int>(pos_) + 1;
-    if (pos_ >= text_.size()) fail("expression ends too early");
+    if (pos_ >= text_.size())
+      fail("the formula ends early: expected a value (a number, a name, a call or '(')");
     char c = text_[pos_];
     if (accept("(")) {
       auto e = nested(col);
-      expect(")");
+      expect(")", "to close the '(' at column " + std::to_string(col));
       return e;
     }
     if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') return number(col);
@@ -254,41 +312,125 @@ class Parser {
         e->number = e->name == "true";
         return e;
       }
+      if (e->name == "not") {
+        // `not x` is Python's !x; a pin named "not" alone stays a name.
+        size_t save = pos_;
+        skip_space();
+        bool operand = pos_ < text_.size() && pos_ > save &&
+                       (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
+                        text_[pos_] == '_' || text_[pos_] == '(');
+        pos_ = save;
+        if (operand) fail_at(col, "unexpected 'not'" + formula_word_hint("not"));
+      }
       if (!accept("(")) {
-        e->kind = Expr::Kind::Var;
+        // Type names are words of the language, like true and false: arguments of cast.
+        e->kind = parse_value_type(e->name) ? Expr::Kind::Type : Expr::Kind::Var;
         return e;
       }
       e->kind = Expr::Kind::Op;
       if (!accept(")")) {
         do e->args.push_back(nested(col));
         while (accept(","));
-        expect(")");
+        expect(")", "or ',' in the call of '" + e->name + "' at column " + std::to_string(col));
       }
       return e;
     }
-    fail("unexpected '" + std::string(1, c) + "'");
+    fail("unexpected '" + std::string(1, c) +
+         "': expected a value (a number, a name, a call or '(')");
   }
 
+  bool at_digit(size_t i, int base) const {
+    if (i >= text_.size()) return false;
+    char c = text_[i];
+    if (base == 2) return c == '0' || c == '1';
+    if (base == 16) return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+    return std::isdigit(static_cast<unsigned char>(c)) != 0;
+  }
+
+  // Digits of `base` from pos_, with single '_' between digits (1_000, 0xff_ff); the digits
+  // alone go to `out`.
+  void digits(int base, std::string& out) {
+    bool any = false;
+    while (pos_ < text_.size()) {
+      if (at_digit(pos_, base)) {
+        out += text_[pos_++];
+        any = true;
+        continue;
+      }
+      if (text_[pos_] != '_') return;
+      if (!any || !at_digit(pos_ + 1, base))
+        fail("'_' separates digits: one '_' between two digits, like 1_000");
+      ++pos_;
+    }
+  }
+
+  // Numbers are spelled as in Python and Taichi: 42, 0xff, 0b101, 1_000 are whole numbers;
+  // 2.5, .5, 1e-3 are floats. strtod is not the reader: it would take 0x10 as a hex float,
+  // and hex floats (0x1p4) are not literals here.
   std::unique_ptr<Expr> number(int col) {
-    const char* begin = text_.c_str() + pos_;
-    char* end = nullptr;
-    double v = std::strtod(begin, &end);
-    if (end == begin) fail("bad number");
-    std::string spelled(begin, static_cast<size_t>(end - begin));
     auto e = std::make_unique<Expr>();
     e->kind = Expr::Kind::Number;
-    e->number = v;
-    e->integer = spelled.find_first_of(".eExXpP") == std::string::npos;
-    if (e->integer) {
-      uint64_t u = 0;
-      auto [stop, ec] = std::from_chars(spelled.data(), spelled.data() + spelled.size(), u);
-      if (ec != std::errc() || stop != spelled.data() + spelled.size())
-        fail("the whole number " + spelled + " is too large (at most 18446744073709551615)");
-      e->integer_value = static_cast<int64_t>(u);
-      e->above_int64 = u > static_cast<uint64_t>(INT64_MAX);
-    }
-    pos_ += spelled.size();
     e->column = col;
+    std::string spelled;  // the digits, without '_' and base prefix
+    int base = 10;
+    if (text_[pos_] == '0' && pos_ + 1 < text_.size() &&
+        std::strchr("xXbB", text_[pos_ + 1]) != nullptr) {
+      base = text_[pos_ + 1] == 'x' || text_[pos_ + 1] == 'X' ? 16 : 2;
+      pos_ += 2;
+      if (pos_ < text_.size() && text_[pos_] == '_') ++pos_;  // 0x_ff, as Python allows
+      digits(base, spelled);
+      if (spelled.empty())
+        fail(base == 16 ? "expected hex digits (0-9, a-f) after '0x'"
+                        : "expected binary digits (0 or 1) after '0b'");
+      if (base == 16 && pos_ < text_.size() && std::strchr(".pP", text_[pos_]) != nullptr)
+        fail("hex floats like 0x1p4 are not formula literals: write the value in decimal");
+    } else {
+      digits(10, spelled);
+      bool whole = spelled.size() > 0;
+      if (pos_ < text_.size() && text_[pos_] == '.') {
+        ++pos_;
+        spelled += '.';
+        digits(10, spelled);
+        whole = false;
+        if (spelled.size() == 1) fail_at(col, "expected a number: digits before or after '.'");
+      }
+      if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+        spelled += 'e';
+        ++pos_;
+        if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-'))
+          spelled += text_[pos_++];
+        size_t before = spelled.size();
+        digits(10, spelled);
+        if (spelled.size() == before) fail("expected the digits of the exponent after 'e'");
+        whole = false;
+      }
+      if (!whole) {
+        e->number = std::strtod(spelled.c_str(), nullptr);
+        // A decimal too large for a double would be infinity; formulas have no inf literal.
+        if (!std::isfinite(e->number))
+          fail_at(col,
+                  "the number " + spelled + " is too large for a float (at most about 1.8e308)");
+      }
+      e->integer = whole;
+    }
+    if (base != 10) e->integer = true;
+    // A number runs into no letter: 2x, 0b102, 0xfg, 1.5f are mistakes, not products.
+    if (pos_ < text_.size() &&
+        (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+      fail("unexpected '" + std::string(1, text_[pos_]) + "' in a number" +
+           (base == 2                                  ? ": binary digits are 0 and 1"
+            : text_[pos_] == 'f' || text_[pos_] == 'F' ? ": floats take no suffix (2.5, not 2.5f)"
+                                                       : ""));
+    if (!e->integer) return e;
+    uint64_t u = 0;
+    auto [stop, ec] = std::from_chars(spelled.data(), spelled.data() + spelled.size(), u, base);
+    if (ec != std::errc() || stop != spelled.data() + spelled.size())
+      fail_at(col, "the whole number " + text_.substr(col - 1, pos_ - (col - 1)) +
+                       " is too large (at most 18446744073709551615" +
+                       (base == 16 ? std::string(", 0xffffffffffffffff)") : ")"));
+    e->number = static_cast<double>(u);
+    e->integer_value = static_cast<int64_t>(u);
+    e->above_int64 = u > static_cast<uint64_t>(INT64_MAX);
     return e;
   }
 
@@ -320,6 +462,16 @@ Expr::~Expr() {
     for (auto& a : e->args)
       if (a) doomed.push_back(std::move(a));
   }  // each `e` dies with no children left
+}
+
+std::string formula_word_hint(const std::string& word) {
+  if (word == "and" || word == "or" || word == "not")
+    return " (use && / || / ! for and / or / not)";
+  if (word == "if" || word == "else") return " (use c ? x : y for x if c else y)";
+  if (word == "True" || word == "False") return " (booleans are true / false)";
+  if (word == "inf" || word == "nan" || word == "pi")
+    return " (formulas have no '" + word + "' literal: give it as an input)";
+  return "";
 }
 
 std::string formula_excerpt(const std::string& text) {

@@ -1,6 +1,7 @@
 #include "compiler/graph/literal.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <utility>
 
@@ -74,6 +75,12 @@ std::string number_text(const Literal& number) {
   if (number.kind == Literal::Kind::Int)
     return number.above_int64 ? std::to_string(static_cast<uint64_t>(number.i))
                               : std::to_string(number.i);
+  // JSON has no infinity or NaN and a bare `inf` would make the whole document unreadable.
+  // Infinity is written as a number that overflows to it, so the document loads and the one
+  // rule for literals (nodes.md) refuses it where it stands, naming the place; NaN, which no
+  // number spells, as null, which loading refuses naming its line and column.
+  if (std::isinf(number.f)) return number.f > 0 ? "1e999" : "-1e999";
+  if (std::isnan(number.f)) return "null";
   char buf[64];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, number.f);
   std::string s(buf, ec == std::errc() ? end : buf);

@@ -146,6 +146,12 @@ Outs Lowerer::node_range_for() {
 Outs Lowerer::node_struct_for() {
   int slot = field_slot(param_string("field"), "field");
   int ndim = kernel_->abi.resources[static_cast<size_t>(slot)].ndim;
+  // A 0-d field has one element and no index to loop over; its value is read and written
+  // directly (load/store with no index pins), so a loop over it is refused, not run once.
+  if (ndim == 0)
+    fail_here("field", "struct_for needs a field with dimensions; '" +
+                           kernel_->abi.resources[static_cast<size_t>(slot)].field +
+                           "' is 0-d (shape []): use load/store on it without a loop");
   Inst* inst = B().struct_for(slot, ndim);
   lower_into(inst, 0, find_region(*node_, "body"), [&](Scope& s) {
     s.loop = inst;
@@ -174,7 +180,8 @@ Outs Lowerer::node_unroll() {
 bool Lowerer::has_break(const std::vector<Node>& nodes) {
   for (const Node& n : nodes) {
     if (n.type == "break") return true;
-    if (n.type == "while") continue;
+    // A break inside a nested loop leaves that loop, not this one.
+    if (n.type == "while" || n.type == "range_for" || n.type == "struct_for") continue;
     for (const Region& r : n.regions)
       if (has_break(r.nodes)) return true;
   }
@@ -248,15 +255,37 @@ Outs Lowerer::node_next() {
   fail_here("name", "the enclosing while has no input '" + name + "' to carry");
 }
 
+// A break leaves the innermost loop around it: a while, or a range_for / struct_for that
+// runs serially (inside a task). The loops at the top level of a kernel become parallel tasks,
+// whose iterations have no order to stop in (Taichi refuses the same), and an unroll is not a
+// loop at all: its body is copied at compile time.
+void Lowerer::check_break_target() {
+  for (Scope* s = cur_; s; s = s->parent) {
+    if (s->while_state) return;
+    if (s->owner && s->owner->type == "unroll")
+      fail_here("", "a break cannot be inside an unroll body: the unroll (node " +
+                        std::to_string(s->owner->id) +
+                        ") copies its body at compile time and is not a loop; use a range_for, "
+                        "which can break where it runs serially");
+    if (!s->loop) continue;
+    // A scratch kernel validating a function puts the function's loops at its top level;
+    // the kernels calling the function decide whether the loop is parallel.
+    if (s->loop->parent == kernel_->body.get() && !as_function_)
+      fail_here("", "a parallel loop cannot break; the " + s->owner->type + " (node " +
+                        std::to_string(s->owner->id) +
+                        ") at the top level of the kernel runs its iterations in parallel. Use "
+                        "continue to skip an iteration, or nest the loop that should stop inside "
+                        "another loop (e.g. a range_for with end0 1), where it runs serially");
+    return;
+  }
+  fail_here("",
+            "a break node must be inside the body of a loop (a while, or a range_for or "
+            "struct_for that runs serially)");
+}
+
 Outs Lowerer::node_break(bool is_break) {
   Op op = is_break ? Op::Break : Op::Continue;
-  if (is_break) {
-    Scope* s = cur_;
-    while (s && !s->loop && !s->while_state) s = s->parent;
-    if (!s) fail_here("", "a break node must be inside the body of a while");
-    if (s->loop)
-      fail_here("", "break leaves a while loop only; a " + s->owner->type + " body cannot break");
-  }
+  if (is_break) check_break_target();
   if (!is_break && !enclosing_while() && !enclosing_loop(cur_))
     fail_here("", "a continue node must be inside a loop body");
   Val c = input_value("cond");
@@ -272,70 +301,6 @@ Outs Lowerer::node_break(bool is_break) {
   inner.set_node(inst->node);
   inner.make(op, Scalar::Void);
   return {};
-}
-
-Outs Lowerer::node_call() {
-  std::string name = param_string("function");
-  const FunctionDecl* fn = nullptr;
-  for (const FunctionDecl& f : doc_.functions)
-    if (f.name == name) fn = &f;
-  if (!fn) fail_here("function", "unknown function '" + name + "'");
-  if (std::find(calls_.begin(), calls_.end(), name) != calls_.end()) {
-    std::string chain;
-    for (const std::string& c : calls_) chain += c + " -> ";
-    fail_here("function", "function '" + name + "' calls itself (" + chain + name +
-                              "); recursion is not supported");
-  }
-  GraphInst g;
-  g.name = fn->name;
-  g.is_function = true;
-  g.fn = fn;
-  g.stamp = graph_->stamp >= 0 ? graph_->stamp : node_->id;
-  for (const Input& in : node_->inputs) {
-    bool known = false;
-    for (const FunctionPort& p : fn->inputs) known |= p.name == in.pin;
-    if (!known) fail_here(in.pin, "function '" + name + "' has no input '" + in.pin + "'");
-  }
-  for (const FunctionPort& p : fn->inputs) {
-    auto t = parse_value_type(p.type);
-    if (!t)
-      fail(-1, p.name,
-           "function '" + name + "': input '" + p.name + "' has unknown type '" + p.type + "'");
-    g.inputs.emplace_back(p.name, convert(input(p.name), *t, p.name));
-  }
-  collect_ids(fn->nodes, g.all);
-  GraphInst* saved_graph = graph_;
-  Scope* saved_scope = cur_;
-  const Node* saved_node = node_;
-  std::vector<int> saved_stack;
-  saved_stack.swap(stack_);
-  calls_.push_back(name);
-  Scope root;
-  root.graph = &g;
-  root.cursor = cur_->cursor;
-  graph_ = &g;
-  node_ = nullptr;
-  init_scope(root, fn->nodes);
-  cur_ = &root;
-  lower_region(root);
-  calls_.pop_back();
-  graph_ = saved_graph;
-  cur_ = saved_scope;
-  node_ = saved_node;
-  stack_.swap(saved_stack);
-  Outs outs;
-  for (const FunctionPort& p : fn->outputs) {
-    bool found = false;
-    for (auto& [n, v] : g.outputs)
-      if (n == p.name) {
-        outs.emplace_back(n, v);
-        found = true;
-      }
-    if (!found)
-      fail_here(p.name, "function '" + name + "' never sets its output '" + p.name +
-                            "' (add an output node)");
-  }
-  return outs;
 }
 
 Outs Lowerer::node_output() {

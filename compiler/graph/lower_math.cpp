@@ -64,25 +64,57 @@ Scalar Lowerer::numeric(Scalar s) { return s == Scalar::Bool ? Scalar::I32 : s; 
 Scalar Lowerer::floating(Scalar s) { return is_float(s) ? s : Scalar::F32; }
 
 Val Lowerer::apply(const NodeType& t, std::vector<Val> a, const Pins& pins) {
-  for (size_t i = 0; i < a.size(); ++i) expect_value(a[i], pins[i]);
-  if (!t.any_arity) check_arity(t, a, pins);
+  size_t values = a.size();
+  if (values > 0 && a.back().type_name) {
+    --values;
+    if (!t.type_arg) fail_here(pins.back(), "'" + t.spec->name + "' takes no type argument");
+  }
+  for (size_t i = 0; i < values; ++i) {
+    if (a[i].type_name)
+      fail_here(pins[i], "the type " + tname(a[i].type) + " is no value; a type is the last " +
+                             "argument of cast(x, u8) or vec2..vec4");
+    expect_value(a[i], pins[i]);
+  }
+  if (!t.any_arity) check_arity(t, values, pins);
   return (this->*t.value)(t, a, pins);
 }
 
 // A formula call takes as many arguments as the node type has input pins.
-void Lowerer::check_arity(const NodeType& t, const std::vector<Val>& a, const Pins& pins) {
+void Lowerer::check_arity(const NodeType& t, size_t values, const Pins& pins) {
   size_t n = t.spec->inputs.size();
-  if (a.size() == n) return;
+  if (values == n) return;
   fail_here(pins.empty() ? "" : pins[0], "'" + t.spec->name + "' takes " + std::to_string(n) +
-                                             " argument" + (n == 1 ? "" : "s"));
+                                             " argument" + (n == 1 ? "" : "s") +
+                                             (t.type_arg ? " and a type" : "") + ", not " +
+                                             std::to_string(values));
 }
 
 Outs Lowerer::lower_operation(const NodeType& t) {
   std::vector<Val> a;
   Pins pins;
+  const PinSpec* absent = nullptr;  // the first optional pin left empty
   for (const PinSpec& p : t.spec->inputs) {
-    a.push_back(input_value(p.name));
+    std::optional<Val> v = p.required ? std::optional<Val>(input_value(p.name)) : opt_input(p.name);
+    if (!v) {
+      if (!absent) absent = &p;
+      continue;
+    }
+    if (absent) {
+      std::string order;
+      for (const PinSpec& q : t.spec->inputs) order += (order.empty() ? "" : ", ") + q.name;
+      fail_here(absent->name, "input '" + absent->name + "' of this " + t.spec->name +
+                                  " node needs a link or a value: '" + p.name +
+                                  "' has one, and the inputs fill " + order + " in order");
+    }
+    a.push_back(*v);
     pins.push_back(p.name);
+  }
+  if (t.type_arg) {
+    const ParamSpec* declared = t.spec->param("type");
+    if (param("type") || (declared && declared->required)) {
+      a.push_back(type_value(param_type("type")));
+      pins.push_back("type");
+    }
   }
   return one(apply(t, std::move(a), pins));
 }
@@ -187,9 +219,52 @@ Val Lowerer::op_select(const NodeType&, const std::vector<Val>& a, const Pins& p
   return value(shape.scalar == Scalar::Void ? vt(t) : vt(t, shape.rows, shape.cols), out);
 }
 
-// vec2..vec4 in formulas: components of scalars and vectors, concatenated.
+// a // b, the floor of the quotient (Python's and Taichi's //). Integers: the truncating
+// quotient moves down by one when the division is inexact (a nonzero remainder) and the
+// operands' signs differ, so -7 // 2 is -4; x // 0 is 0 and MIN // -1 wraps, as with div.
+// Floats: floor(a / b).
+Val Lowerer::op_floordiv(const NodeType&, const std::vector<Val>& a, const Pins& pins) {
+  Scalar s = numeric(common_of(a));
+  if (is_float(s))
+    return elementwise(a, pins, s, s, [this](const std::vector<Inst*>& x) {
+      return B().unary(Op::Floor, B().binary(Op::Div, x[0], x[1]));
+    });
+  if (is_unsigned_int(s)) return elementwise(a, pins, s, s, binary_op(Op::Div));
+  return elementwise(a, pins, s, s, [this, s](const std::vector<Inst*>& x) {
+    Inst* quotient = B().binary(Op::Div, x[0], x[1]);
+    Inst* zero = B().const_int(s, 0);
+    Inst* inexact = B().binary(Op::Ne, B().binary(Op::Mod, x[0], x[1]), zero);
+    // One statement each, so the IR's order does not depend on argument evaluation order.
+    Inst* a_negative = B().binary(Op::Lt, x[0], zero);
+    Inst* b_negative = B().binary(Op::Lt, x[1], zero);
+    Inst* signs_differ = B().binary(Op::Ne, a_negative, b_negative);
+    Inst* down = B().binary(Op::LogicAnd, inexact, signs_differ);
+    return B().select(down, B().binary(Op::Sub, quotient, B().const_int(s, 1)), quotient);
+  });
+}
+
+// cast: the last argument is the type (the node's param, a formula's cast(x, u8)).
+Val Lowerer::op_cast(const NodeType&, const std::vector<Val>& a, const Pins& pins) {
+  if (a.size() != 2 || !a[1].type_name)
+    fail_here(pins.empty() ? "" : pins[0], "cast needs the type to convert to: cast(x, u8)");
+  return explicit_cast(a[0], a[1].type, pins[0]);
+}
+
+// vec2..vec4: the components of scalars and vectors, concatenated, or one scalar for every
+// component (vec3(0.5)); an optional last type argument sets the component type.
 Val Lowerer::op_vector(const NodeType& t, const std::vector<Val>& a, const Pins& pins) {
-  return construct(a, pins, numeric(common_of(a)), static_cast<int>(t.spec->inputs.size()));
+  std::vector<Val> parts(a.begin(), a.end());
+  std::optional<Scalar> s;
+  if (!parts.empty() && parts.back().type_name) {
+    s = parts.back().type.scalar;
+    parts.pop_back();
+  }
+  if (parts.empty()) fail_here(pins.empty() ? "" : pins[0], t.spec->name + " needs components");
+  Scalar scalar = s ? *s : numeric(common_of(parts));
+  int n = static_cast<int>(t.spec->inputs.size());
+  if (parts.size() == 1 && parts[0].type.is_scalar())
+    return value(vt(scalar, n), comps(parts[0], scalar, n, pins[0]));
+  return construct(t, parts, pins, scalar);
 }
 
 Val Lowerer::op_dot(const NodeType&, const std::vector<Val>& a, const Pins& pins) {
@@ -271,33 +346,53 @@ Val Lowerer::op_inverse(const NodeType& t, const std::vector<Val>& a, const Pins
   return value(vt(s, n, n), out);
 }
 
-Outs Lowerer::lower_vector(const NodeType& t) {
-  std::vector<Val> a;
-  Pins pins;
-  for (const PinSpec& p : t.spec->inputs) {
-    a.push_back(input_value(p.name));
-    pins.push_back(p.name);
-  }
-  Scalar s = param("type") ? param_type("type").scalar : numeric(common_of(a));
-  return one(construct(a, pins, s, static_cast<int>(t.spec->inputs.size())));
+// outer(a, b)[i][j] = a[i] * b[j]: an n x m matrix (rows from a, columns from b), stored
+// column-major, so column j is b[j] * a.
+Val Lowerer::op_outer(const NodeType&, const std::vector<Val>& a, const Pins& pins) {
+  if (!a[0].type.is_vector() || !a[1].type.is_vector())
+    fail_here(pins[0], "outer needs two vectors (2 to 4 components each), got " + tname(a[0].type) +
+                           " and " + tname(a[1].type));
+  Scalar s = numeric(common(a[0], a[1]));
+  auto x = comps(a[0], s, -1, pins[0]), y = comps(a[1], s, -1, pins[1]);
+  int n = a[0].type.rows, m = a[1].type.rows;
+  std::vector<Inst*> out(static_cast<size_t>(n * m));
+  for (int col = 0; col < m; ++col)
+    for (int row = 0; row < n; ++row)
+      out[column_major(row, col, n)] = B().binary(Op::Mul, x[row], y[col]);
+  return value(vt(s, n, m), out);
 }
 
-Outs Lowerer::lower_matrix(const NodeType& t) {
-  return one(node_matrix(static_cast<int>(t.spec->inputs.size())));
+Val Lowerer::op_trace(const NodeType& t, const std::vector<Val>& a, const Pins& pins) {
+  Scalar s = numeric(a[0].type.scalar);
+  Rows rows = square_rows(t, a[0], s, pins[0]);
+  Inst* sum = rows[0][0];
+  for (size_t i = 1; i < rows.size(); ++i) sum = B().binary(Op::Add, sum, rows[i][i]);
+  return value(vt(s), {sum});
 }
 
-Val Lowerer::construct(const std::vector<Val>& a, const std::vector<std::string>& pins, Scalar t,
-                       int n) {
+Val Lowerer::construct(const NodeType& t, const std::vector<Val>& a, const Pins& pins, Scalar s) {
+  int n = static_cast<int>(t.spec->inputs.size());
   std::vector<Inst*> out;
+  std::string given;  // "x is f32, y is f32x3"
   for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].type.is_matrix()) fail_here(pins[i], "a vector is built from scalars and vectors");
-    for (Inst* x : comps(a[i], t, -1, pins[i])) out.push_back(x);
+    if (a[i].type.is_matrix())
+      fail_here(pins[i], t.spec->name + " is built from scalars and vectors; '" + pins[i] +
+                             "' is the matrix " + tname(a[i].type) +
+                             " (a column is m.c0 in a formula, or an output of split)");
+    for (Inst* x : comps(a[i], s, -1, pins[i])) out.push_back(x);
+    given += (given.empty() ? "" : ", ") + pins[i] + " is " + tname(a[i].type);
+    if (static_cast<int>(out.size()) > n)
+      fail_here(pins[i], t.spec->name + " takes " + std::to_string(n) + " components, but " +
+                             given + ": " + std::to_string(out.size()) + " so far");
   }
-  if (static_cast<int>(out.size()) != n)
-    fail_here(pins.empty() ? "" : pins[0], "vec" + std::to_string(n) + " needs " +
-                                               std::to_string(n) + " components, got " +
-                                               std::to_string(out.size()));
-  return value(vt(t, n), out);
+  if (static_cast<int>(out.size()) < n) {
+    // A node misses the next pin; a formula names its argument list.
+    std::string missing = a.size() < t.spec->inputs.size() ? t.spec->inputs[a.size()].name : "";
+    fail_here(missing.empty() ? pins.back() : missing,
+              t.spec->name + " needs " + std::to_string(n) + " components, but " + given + ": " +
+                  std::to_string(out.size()) + " in all");
+  }
+  return value(vt(s, n), out);
 }
 
 Val Lowerer::dot(const Val& x, const Val& y, const std::vector<std::string>& pins) {
@@ -364,36 +459,45 @@ Inst* Lowerer::det(const Rows& m) {
   return sum;
 }
 
-Val Lowerer::node_matrix(int n) {
-  std::vector<Val> cols;
-  std::vector<std::string> pins;
-  for (int i = 0; i < n; ++i) {
-    pins.push_back("c" + std::to_string(i));
-    cols.push_back(input_value(pins.back()));
-    if (!cols.back().type.is_vector() || cols.back().type.rows != cols[0].type.rows)
-      fail_here(pins.back(), "mat" + std::to_string(n) + " takes " + std::to_string(n) +
-                                 " column vectors of one size; '" + pins.back() + "' is " +
-                                 tname(cols.back().type));
-  }
-  Scalar t = numeric(common_of(cols));
+Val Lowerer::op_matrix(const NodeType& t, const std::vector<Val>& cols, const Pins& pins) {
+  int n = static_cast<int>(cols.size());
+  for (int i = 0; i < n; ++i)
+    if (!cols[i].type.is_vector() || cols[i].type.rows != cols[0].type.rows)
+      fail_here(pins[i], t.spec->name + " takes " + std::to_string(n) +
+                             " column vectors of one size; '" + pins[i] + "' is " +
+                             tname(cols[i].type) +
+                             (i > 0 ? " and '" + pins[0] + "' " + tname(cols[0].type) : ""));
+  Scalar s = numeric(common_of(cols));
   std::vector<Inst*> c;
-  for (size_t i = 0; i < cols.size(); ++i)
-    for (Inst* x : comps(cols[i], t, -1, pins[i])) c.push_back(x);
-  return value(vt(t, cols[0].type.rows, n), c);
+  for (int i = 0; i < n; ++i)
+    for (Inst* x : comps(cols[i], s, -1, pins[i])) c.push_back(x);
+  return value(vt(s, cols[0].type.rows, n), c);
 }
 
-Outs Lowerer::node_split() {
-  Val v = materialize(input_value("v"), "v");
+Val Lowerer::op_split(const NodeType&, const std::vector<Val>& a, const Pins& pins) {
+  return materialize(a[0], pins[0]);
+}
+
+Val Lowerer::column_of(const Val& m, int c, const std::string& pin) {
+  if (!m.type.is_matrix())
+    fail_here(pin, "'.c" + std::to_string(c) + "' picks a matrix column, and " + tname(m.type) +
+                       " is no matrix (components are .x .y .z .w)");
+  if (c >= m.type.cols)
+    fail_here(pin, tname(m.type) + " has no column c" + std::to_string(c) + " (it has " +
+                       std::to_string(m.type.cols) + ")");
+  auto first = m.c.begin() + static_cast<std::ptrdiff_t>(c) * m.type.rows;
+  return value(vt(m.type.scalar, m.type.rows), std::vector<Inst*>(first, first + m.type.rows));
+}
+
+Outs Lowerer::lower_split(const NodeType& t) {
+  Val v = apply(t, {input_value("v")}, {"v"});
   Outs outs;
-  static const char* const names[] = {"x", "y", "z", "w"};
   if (v.type.is_matrix()) {
-    for (int c = 0; c < v.type.cols; ++c) {
-      auto first = v.c.begin() + static_cast<std::ptrdiff_t>(c) * v.type.rows;
-      std::vector<Inst*> col(first, first + v.type.rows);
-      outs.emplace_back("c" + std::to_string(c), value(vt(v.type.scalar, v.type.rows), col));
-    }
+    for (int c = 0; c < v.type.cols; ++c)
+      outs.emplace_back("c" + std::to_string(c), column_of(v, c, "v"));
     return outs;
   }
+  static const char* const names[] = {"x", "y", "z", "w"};
   for (int i = 0; i < v.type.rows; ++i)
     outs.emplace_back(names[i], value(vt(v.type.scalar), {v.c[static_cast<size_t>(i)]}));
   return outs;
@@ -405,7 +509,9 @@ Val Lowerer::node_expr() {
   try {
     e = parse_expression(text);
   } catch (const Error& err) {
-    fail_here("expr", "formula '" + formula_excerpt(text) + "': " + err.message());
+    // The parser's messages start with "column N: "; every formula error reads
+    // "formula '...', column N: ...".
+    fail_here("expr", "formula '" + formula_excerpt(text) + "', " + err.message());
   }
   return eval(*e, text);
 }
@@ -414,6 +520,9 @@ Val Lowerer::node_expr() {
 // trees, and recursion here would overflow small thread stacks.
 Val Lowerer::eval(const Expr& root, const std::string& text) {
   const std::string shown = formula_excerpt(text);
+  auto at = [&](const Expr& e) {
+    return "formula '" + shown + "', column " + std::to_string(e.column) + ": ";
+  };
   struct Frame {
     const Expr* e;
     const NodeType* type;  // calls: the node type called
@@ -421,14 +530,31 @@ Val Lowerer::eval(const Expr& root, const std::string& text) {
   };
   std::vector<Frame> stack;
   auto push = [&](const Expr* e) {
+    const Frame* parent = stack.empty() ? nullptr : &stack.back();
     const NodeType* type = nullptr;
-    if (e->kind == Expr::Kind::Op && e->name != "swizzle") {
+    if (e->kind == Expr::Kind::Type) {
+      bool last_of_typed_call =
+          parent && parent->type && parent->type->type_arg && parent->e->args.back().get() == e;
+      if (!last_of_typed_call)
+        fail_here("expr", at(*e) + "'" + e->name +
+                              "' is a type, not a value: types are the last argument of " +
+                              "cast(x, " + e->name + ") or vec2..vec4");
+    }
+    if (e->kind == Expr::Kind::Op && e->name != kSelectOp) {
       type = find_node_type(e->name);
       if (!type || !type->value)  // the node table says which functions formulas may call
-        fail_here("expr", "formula '" + shown + "': unknown function '" + e->name + "' at column " +
-                              std::to_string(e->column));
-      if (e->args.empty())
-        fail_here("expr", "formula '" + shown + "': '" + e->name + "' needs arguments");
+        fail_here(
+            "expr",
+            at(*e) + "unknown function '" + e->name + "'" +
+                (parse_value_type(e->name) ? " (a conversion is cast(x, " + e->name + "))" : ""));
+      if (e->args.empty()) fail_here("expr", at(*e) + "'" + e->name + "' needs arguments");
+      // split has several outputs: a formula picks one, as a link names the pin.
+      if (type->spec->outputs.size() > 1 && !(parent && parent->e->name == kSelectOp)) {
+        std::string outs;
+        for (const std::string& o : type->spec->outputs) outs += (outs.empty() ? "" : ", ") + o;
+        fail_here("expr", at(*e) + "'" + e->name + "' gives several values (" + outs +
+                              "): pick one, like split(v).y or split(m).c1");
+      }
     }
     stack.push_back({e, type, {}});
   };
@@ -448,24 +574,34 @@ Val Lowerer::eval(const Expr& root, const std::string& text) {
 
 Val Lowerer::eval_one(const Expr& e, const NodeType* t, std::vector<Val> args,
                       const std::string& shown) {
+  const std::string at = "formula '" + shown + "', column " + std::to_string(e.column) + ": ";
   switch (e.kind) {
     case Expr::Kind::Number:
       if (e.integer) return weak_int(vt(Scalar::I32), {IntLit{e.integer_value, e.above_int64}});
       return weak(vt(Scalar::F32), {e.number});
     case Expr::Kind::Bool: return value(vt(Scalar::Bool), {B().const_bool(e.number != 0)});
+    case Expr::Kind::Type: return type_value(*parse_value_type(e.name));
     case Expr::Kind::Var: {
       if (!find_input(*node_, e.name))
-        fail_here("expr", "formula '" + shown + "' uses '" + e.name +
-                              "' but the node has no input '" + e.name + "'");
+        fail_here("expr", at + "uses '" + e.name + "' but the node has no input '" + e.name + "'" +
+                              formula_word_hint(e.name));
       return input_value(e.name);
     }
     case Expr::Kind::Op: break;
   }
-  if (e.name == "swizzle") {
+  if (e.name == kSelectOp) {
     Val v = materialize(args[0], "expr");
+    if (e.swizzle[0] == 'c') {  // a matrix column: c0..c3
+      if (!v.type.is_matrix())
+        fail_here("expr", at + "'." + e.swizzle + "' picks a matrix column, and " + tname(v.type) +
+                              " is no matrix (components are .x .y .z .w)");
+      if (e.swizzle[1] - '0' >= v.type.cols)
+        fail_here("expr", at + tname(v.type) + " has no column " + e.swizzle);
+      return column_of(v, e.swizzle[1] - '0', "expr");
+    }
     if (!v.type.is_vector())
-      fail_here("expr", "formula '" + shown + "': '." + e.swizzle + "' at column " +
-                            std::to_string(e.column) + " needs a vector, not " + tname(v.type));
+      fail_here("expr", at + "'." + e.swizzle + "' needs a vector, not " + tname(v.type) +
+                            (v.type.is_matrix() ? " (a matrix column is .c0 to .c3)" : ""));
     std::vector<Inst*> c;
     for (char letter : e.swizzle) {
       size_t k =
@@ -473,14 +609,26 @@ Val Lowerer::eval_one(const Expr& e, const NodeType* t, std::vector<Val> args,
                                                                                        : "xyzw")
               .find(letter);
       if (static_cast<int>(k) >= v.type.rows)
-        fail_here("expr", "formula '" + shown + "': " + tname(v.type) + " has no component '" +
-                              letter + "'");
+        fail_here("expr",
+                  at + tname(v.type) + " has no component '" + std::string(1, letter) + "'");
       c.push_back(v.c[k]);
     }
     return value(vt(v.type.scalar, static_cast<int>(c.size())), c);
   }
-  Pins pins(args.size(), "expr");
-  return apply(*t, std::move(args), pins);
+  // Arguments carry the names of the node's pins in messages ("'a' is f32x3 but 'b' is
+  // f32x2"); the error then names the formula's pin and the call's column.
+  Pins pins;
+  for (size_t i = 0; i < args.size(); ++i)
+    pins.push_back(args[i].type_name            ? std::string("type")
+                   : i < t->spec->inputs.size() ? t->spec->inputs[i].name
+                                                : "argument " + std::to_string(i + 1));
+  try {
+    return apply(*t, std::move(args), pins);
+  } catch (const InternalError&) {
+    throw;
+  } catch (const Error& err) {
+    fail_here("expr", at + "'" + e.name + "': " + err.message());
+  }
 }
 
 }  // namespace loom::graph::detail

@@ -126,10 +126,20 @@ std::vector<Inst*> Lowerer::indices(int ndim, const std::vector<std::string>& pi
   return out;
 }
 
+// A 0-d field is one value: an index given to it is a mistake worth naming by its pin, where
+// the generic count check would only say "0 dimension(s)".
+void Lowerer::no_index_pins(const ResourceDesc& rd) {
+  for (const char* pin : {"i0", "i1", "i2", "i3"})
+    if (opt_input(pin))
+      fail_here(pin, "field '" + rd.field + "' is 0-d (shape []): it holds one value and takes " +
+                         "no index; remove pin '" + pin + "'");
+}
+
 Lowerer::MemoryAccess Lowerer::memory_access() {
   MemoryAccess a;
   a.memory = resource("array", false);
   const ResourceDesc& rd = kernel_->abi.resources[static_cast<size_t>(a.memory.slot)];
+  if (rd.ndim == 0) no_index_pins(rd);
   a.index = indices(rd.ndim, {"i0", "i1", "i2", "i3"}, Scalar::I32);
   return a;
 }
@@ -172,6 +182,10 @@ Val Lowerer::node_atomic(ir::AtomicOp op) {
 Val Lowerer::node_shape() {
   Val r = resource("array", false);
   const ResourceDesc& rd = kernel_->abi.resources[static_cast<size_t>(r.slot)];
+  if (rd.ndim == 0)
+    fail_here(param("field") ? "field" : "array",
+              "field '" + rd.field +
+                  "' is 0-d (shape []): it has no dimension whose extent 'shape' could give");
   int dim = static_cast<int>(param_int("dim", 0));
   if (dim < 0 || dim >= rd.ndim)
     fail_here("dim", "this memory has " + std::to_string(rd.ndim) + " dimension(s)");

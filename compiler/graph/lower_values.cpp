@@ -510,6 +510,7 @@ Val Lowerer::node_function_input() {
 }
 
 Val Lowerer::node_var() {
+  if (param("length")) return node_array();
   auto init = opt_input("init");
   ValueType t;
   if (param("type"))
@@ -526,6 +527,7 @@ Val Lowerer::node_var() {
   for (int i = 0; i < t.components(); ++i) {
     Inst* a = B().alloca_(t.scalar);
     ref.c.push_back(a);
+    if (graph_->is_function) kernel_->var_origins.push_back({a, graph_->name, node_->id});
     if (init) B().local_store(a, v.c[static_cast<size_t>(i)]);
   }
   return ref;
@@ -537,6 +539,9 @@ Outs Lowerer::lower_get(const NodeType&) {
   Val r = input("var");
   if (r.kind != Val::Kind::Ref)
     fail_here("var", "pin 'var' must be linked to the 'ref' output of a var node");
+  if (r.length > 0) return one(array_get(r));
+  if (find_input(*node_, "index"))
+    fail_here("index", "'index' is for arrays (a var with a length); this var holds one value");
   std::vector<Inst*> c;
   for (Inst* a : r.c) c.push_back(B().local_load(a));
   return one(value(r.type, c));
@@ -547,6 +552,12 @@ Outs Lowerer::lower_set(const NodeType&) {
   if (r.member) fail_here("var", "argpack members are read-only inside kernels");
   if (r.kind != Val::Kind::Ref)
     fail_here("var", "pin 'var' must be linked to the 'ref' output of a var node");
+  if (r.length > 0) {
+    array_set(r, input("value"));
+    return {};
+  }
+  if (find_input(*node_, "index"))
+    fail_here("index", "'index' is for arrays (a var with a length); this var holds one value");
   Val v = convert(input("value"), r.type, "value");
   for (size_t i = 0; i < r.c.size(); ++i) B().local_store(r.c[i], v.c[i]);
   return {};
@@ -562,8 +573,11 @@ Outs Lowerer::lower_random(const NodeType&) {
   return one(value(ty, c));
 }
 
-Outs Lowerer::lower_cast(const NodeType&) {
-  return one(explicit_cast(input("a"), param_type("type"), "a"));
+Val Lowerer::type_value(ValueType t) {
+  Val v;
+  v.type = t;
+  v.type_name = true;
+  return v;
 }
 
 }  // namespace loom::graph::detail

@@ -1,7 +1,8 @@
 // Internals of the graph lowering, shared by lower.cpp (driver, scopes, links),
 // lower_values.cpp (literals, conversions, parameters), lower_math.cpp (operations, vectors,
-// formulas), lower_memory.cpp (fields, ndarrays, textures) and lower_control.cpp (regions,
-// calls). Not a public header: include lower.h.
+// formulas), lower_memory.cpp (fields, ndarrays, textures), lower_control.cpp (regions),
+// lower_calls.cpp (function calls) and lower_arrays.cpp (local arrays, element). Not a public
+// header: include lower.h.
 #pragma once
 
 #include <functional>
@@ -52,6 +53,10 @@ struct Val {
   bool weak = false;
   int slot = -1;        // Resource / Texture
   bool member = false;  // read from an argpack member (read-only)
+  int length = 0;       // Ref of a var with a length: a local array, c holds its local_array
+  // A type as an argument (the `type` param of a cast node, `u8` in cast(x, u8)): only `type`
+  // means anything.
+  bool type_name = false;
 };
 
 using Outs = std::vector<std::pair<std::string, Val>>;
@@ -74,6 +79,9 @@ struct NodeType {
   ValueForm value = nullptr;
   ir::Op op{};             // the IR op, for value forms that several node types share
   bool any_arity = false;  // the value form takes any number of arguments (vec2..vec4)
+  // The node's `type` param is the value form's last argument; a formula writes it as a type
+  // name: cast(x, u8), vec3(1, 2, 3, f64).
+  bool type_arg = false;
 };
 
 // nullptr when `name` is not a node type.
@@ -160,6 +168,18 @@ inline const Region* find_region(const Node& n, const std::string& name) {
   return nullptr;
 }
 
+// Functions by name (the last of a name wins); validation builds one for all its lowerings.
+using FunctionIndex = std::unordered_map<std::string, const FunctionDecl*>;
+
+// Limits of function calls (docs/graph-format.md, Functions). Hand-made graphs nest a few
+// calls and inline hundreds of nodes; the limits stop hostile documents before they exhaust
+// the stack (each nested call is a few recursive frames) or the time of the lowering.
+constexpr int kMaxCallDepth = 64;
+constexpr int64_t kMaxInlinedNodes = int64_t{1} << 20;
+
+// "a -> b -> ... (n more) -> y -> z": a call chain quoted in a message of bounded length.
+std::string call_chain_text(const std::vector<std::string>& names);
+
 // Lowers one kernel (and the functions it calls). One instance per lower_kernel() call.
 class Lowerer {
  public:
@@ -179,6 +199,9 @@ class Lowerer {
   // output types and their own problems in `out` instead of stopping at the first error; a
   // node that fails is skipped, nodes using it are skipped silently, and a missing required
   // input counts as a problem and reads as a literal 0 so the node still gets a type.
+  // Look functions up in `index` (which outlives this) instead of indexing them again.
+  void use_function_index(const FunctionIndex* index) { function_index_ = index; }
+
   void record_into(GraphTypes* out, const std::string& graph, bool function) {
     record_ = out;
     record_graph_ = graph;
@@ -279,7 +302,8 @@ class Lowerer {
   Outs lower_get(const NodeType&);
   Outs lower_set(const NodeType&);
   Outs lower_random(const NodeType&);
-  Outs lower_cast(const NodeType&);
+  // A type as the last argument of a value form (NodeType::type_arg).
+  static Val type_value(ValueType t);
 
   // ---- lower_math.cpp: element-wise operations, vectors, matrices, formulas
   // Shape of an element-wise result; scalars splat.
@@ -295,8 +319,10 @@ class Lowerer {
   ElementOp unary_op(Op o);
   // A pure operation through its type's value form; nodes and formulas both come here.
   Val apply(const NodeType& t, std::vector<Val> a, const Pins& pins);
-  void check_arity(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
-  // Nodes of pure operations: their inputs in spec order, through apply.
+  void check_arity(const NodeType& t, size_t values, const Pins& pins);
+  // Nodes of pure operations: their inputs in spec order, through apply; an absent optional
+  // pin ends the arguments (vec4 given x and a 3-vector y), and a type_arg type param
+  // comes last.
   Outs lower_operation(const NodeType& t);
   // The value forms, one per family of operations (the node table names them).
   Val op_arithmetic(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
@@ -321,10 +347,19 @@ class Lowerer {
   Val op_transpose(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
   Val op_determinant(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
   Val op_inverse(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
-  // vec2..vec4 nodes: their optional `type` param, else the formula's rule.
-  Outs lower_vector(const NodeType& t);
-  Outs lower_matrix(const NodeType& t);
-  Val construct(const std::vector<Val>& a, const std::vector<std::string>& pins, Scalar t, int n);
+  Val op_outer(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_trace(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_floordiv(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_cast(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Val op_matrix(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  // split: the vector or matrix itself; its outputs (lower_split) or a formula's `.y` / `.c1`
+  // pick the parts.
+  Val op_split(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
+  Outs lower_split(const NodeType& t);
+  // Column `c` of a matrix (split's c0..c3, a formula's m.c1).
+  Val column_of(const Val& m, int c, const std::string& pin);
+  // vec2..vec4 from the components of scalars and vectors, in order.
+  Val construct(const NodeType& t, const std::vector<Val>& a, const Pins& pins, Scalar s);
   Val dot(const Val& x, const Val& y, const std::vector<std::string>& pins);
   Val matmul(const Val& x, const Val& y, const std::vector<std::string>& pins);
   using Rows = std::vector<std::vector<Inst*>>;
@@ -332,8 +367,6 @@ class Lowerer {
   Rows square_rows(const NodeType& t, const Val& m, Scalar element, const std::string& pin);
   static Rows minor(const Rows& m, int skip_row, int skip_col);
   Inst* det(const Rows& m);
-  Val node_matrix(int n);
-  Outs node_split();
   Val node_expr();
   Val eval(const Expr& e, const std::string& text);
   Val eval_one(const Expr& e, const NodeType* t, std::vector<Val> args, const std::string& shown);
@@ -353,6 +386,7 @@ class Lowerer {
   };
   // The memory (pin "array" or parameter) and the index pins i0..i3 of a memory node.
   MemoryAccess memory_access();
+  void no_index_pins(const ResourceDesc& rd);  // refuses index pins on a 0-d field
   Val node_load();
   Outs node_store();
   Val node_atomic(ir::AtomicOp op);
@@ -371,6 +405,16 @@ class Lowerer {
   Val node_tex_sample();
   Val node_tex_load();
   Outs node_tex_store();
+
+  // ---- lower_arrays.cpp: local arrays (a var with a length), runtime component indexing
+  Val node_array();
+  // The i32 index on `pin` of an array or vector of `extent` elements: an integer scalar
+  // (literals must be in range), checked in debug kernels (bounds_check, slot -1, `dim`).
+  Inst* local_index(const Val& v, const std::string& pin, int extent, int dim);
+  Val array_get(const Val& ref);
+  void array_set(const Val& ref, const Val& value);
+  Outs lower_element(const NodeType& t);
+  Val op_element(const NodeType& t, const std::vector<Val>& a, const Pins& pins);
 
   // ---- lower_control.cpp: regions, loops, calls, returns
   void open_child(Scope& child, const std::vector<Node>& nodes, Cursor* cursor);
@@ -391,10 +435,14 @@ class Lowerer {
   WhileState* enclosing_while();
   Val node_carried();
   Outs node_next();
+  // Refuses a break whose innermost loop is parallel (top level of a kernel) or that would
+  // leave an unroll body.
+  void check_break_target();
   Outs node_break(bool is_break);
   Outs lower_break(const NodeType&);
   Outs lower_continue(const NodeType&);
   Outs lower_assert(const NodeType&);
+  const FunctionDecl* find_function(const std::string& name);  // lower_calls.cpp
   Outs node_call();
   Outs node_output();
   Outs node_return();
@@ -404,7 +452,8 @@ class Lowerer {
   const TemplateArgs& targs_;
   std::vector<ArgpackType> types_;  // laid out copy of the document's types
   bool as_function_ = false;
-  int64_t unroll_copies_ = 1;  // product of the counts of the unrolls being lowered
+  int64_t unroll_copies_ = 1;      // product of the counts of the unrolls being lowered
+  int64_t local_array_bytes_ = 0;  // per thread, all local arrays of the kernel so far
   std::unique_ptr<ir::Kernel> kernel_;
   std::unordered_map<std::string, int> param_index_;  // kernel param -> ABI index
   std::unordered_map<std::string, int> slots_;        // "field:x", "param:1", "param:0@48"
@@ -415,6 +464,9 @@ class Lowerer {
   const Node* node_ = nullptr;
   std::vector<int> stack_;          // nodes being lowered, for cycle messages
   std::vector<std::string> calls_;  // functions being inlined, for recursion
+  const FunctionIndex* function_index_ = nullptr;
+  FunctionIndex own_function_index_;
+  int64_t inlined_nodes_ = 0;  // nodes of functions inlined into this kernel so far
   const std::vector<Node> empty_;
   // Tolerant mode (record_into).
   GraphTypes* record_ = nullptr;

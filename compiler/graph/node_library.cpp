@@ -170,6 +170,11 @@ struct Spec {
     e.type.any_arity = true;
     return *this;
   }
+  // The `type` param is the value form's last argument (a type name in formulas).
+  Spec& type_arg() {
+    e.type.type_arg = true;
+    return *this;
+  }
 };
 
 }  // namespace
@@ -269,23 +274,27 @@ class NodeTable {
                     .param("ndarray", false)
                     .param("dim", false));
     // ---- local variables
-    t.push_back(Spec("var", "variable", "A local variable", &L::lower_var)
-                    .in({opt("init")})
-                    .out({"ref"})
-                    .param("type", false)
-                    .effect());
-    t.push_back(Spec("get", "variable", "Current value of a local variable", &L::lower_get)
-                    .in({req("var")})
-                    .out({"out"})
-                    .effect());
-    t.push_back(Spec("set", "variable", "Assigns a local variable", &L::lower_set)
-                    .in({req("var"), req("value")})
+    t.push_back(
+        Spec("var", "variable", "A local variable; with a length, a local array", &L::lower_var)
+            .in({opt("init")})
+            .out({"ref"})
+            .param("type", false)
+            .param("length", false)
+            .effect());
+    t.push_back(
+        Spec("get", "variable", "Current value of a local variable or array element", &L::lower_get)
+            .in({req("var"), opt("index")})
+            .out({"out"})
+            .effect());
+    t.push_back(Spec("set", "variable", "Assigns a local variable or array element", &L::lower_set)
+                    .in({req("var"), req("value"), opt("index")})
                     .effect());
     // ---- arithmetic, comparison, logic and bits
     t.push_back(binary("add", "a + b", &L::op_arithmetic, Op::Add));
     t.push_back(binary("sub", "a - b", &L::op_arithmetic, Op::Sub));
     t.push_back(binary("mul", "a * b, per component", &L::op_arithmetic, Op::Mul));
     t.push_back(binary("div", "a / b (integers truncate)", &L::op_arithmetic, Op::Div));
+    t.push_back(binary("floordiv", "a // b: floor of the quotient, like Python", &L::op_floordiv));
     t.push_back(binary("mod", "a % b (floored, like Python)", &L::op_arithmetic, Op::Mod));
     t.push_back(binary("pow", "a to the power b", &L::op_arithmetic, Op::Pow));
     t.push_back(binary("min", "Smaller of a and b", &L::op_arithmetic, Op::Min));
@@ -322,9 +331,9 @@ class NodeTable {
     t.push_back(unary("atan", "Arc tangent", &L::op_float_unary, Op::Atan));
     t.push_back(unary("exp", "e to the power a", &L::op_float_unary, Op::Exp));
     t.push_back(unary("log", "Natural logarithm", &L::op_float_unary, Op::Log));
-    t.push_back(Spec("cast", "math", "Converts to another type", &L::lower_cast)
+    t.push_back(operation("cast", "math", "Converts to another type", &L::op_cast)
+                    .type_arg()
                     .in({req("a")})
-                    .out({"out"})
                     .param("type")
                     .starts_with("type", Literal::text("f32")));
     t.push_back(operation("clamp", "math", "x limited to [lo, hi]", &L::op_clamp)
@@ -343,37 +352,41 @@ class NodeTable {
                     .param("expr")
                     .starts_with("expr", Literal::text("a")));
     // ---- vectors and matrices
-    t.push_back(Spec("vec2", "vector", "A 2-vector from components", &L::lower_vector)
-                    .value(&L::op_vector)
+    // Components fill x, y, z, w in order, so the later pins are optional: vec4(x, v3) joins.
+    t.push_back(operation("vec2", "vector", "A 2-vector from components", &L::op_vector)
                     .any_arity()
-                    .in({req("x"), req("y")})
-                    .out({"out"})
+                    .type_arg()
+                    .in({req("x"), opt("y")})
                     .param("type", false));
-    t.push_back(Spec("vec3", "vector", "A 3-vector from components", &L::lower_vector)
-                    .value(&L::op_vector)
+    t.push_back(operation("vec3", "vector", "A 3-vector from components", &L::op_vector)
                     .any_arity()
-                    .in({req("x"), req("y"), req("z")})
-                    .out({"out"})
+                    .type_arg()
+                    .in({req("x"), opt("y"), opt("z")})
                     .param("type", false));
-    t.push_back(Spec("vec4", "vector", "A 4-vector from components", &L::lower_vector)
-                    .value(&L::op_vector)
+    t.push_back(operation("vec4", "vector", "A 4-vector from components", &L::op_vector)
                     .any_arity()
-                    .in({req("x"), req("y"), req("z"), req("w")})
-                    .out({"out"})
+                    .type_arg()
+                    .in({req("x"), opt("y"), opt("z"), opt("w")})
                     .param("type", false));
-    t.push_back(Spec("mat2", "vector", "A 2x2 matrix from columns", &L::lower_matrix)
-                    .in({req("c0"), req("c1")})
+    t.push_back(operation("mat2", "vector", "A 2x2 matrix from columns", &L::op_matrix)
+                    .in({req("c0"), req("c1")}));
+    t.push_back(operation("mat3", "vector", "A 3x3 matrix from columns", &L::op_matrix)
+                    .in({req("c0"), req("c1"), req("c2")}));
+    t.push_back(operation("mat4", "vector", "A 4x4 matrix from columns", &L::op_matrix)
+                    .in({req("c0"), req("c1"), req("c2"), req("c3")}));
+    t.push_back(
+        Spec("split", "vector", "Components of a vector, or columns of a matrix", &L::lower_split)
+            .value(&L::op_split)
+            .in({req("v")})
+            .out({"x", "y", "z", "w", "c0", "c1", "c2", "c3"}));
+    t.push_back(Spec("element", "vector",
+                     "Component i of a vector, or M[i, j] (row i, column j) of a matrix, with "
+                     "indices computed at run time",
+                     &L::lower_element)
+                    .value(&L::op_element)
+                    .any_arity()
+                    .in({req("v"), req("i"), opt("j")})
                     .out({"out"}));
-    t.push_back(Spec("mat3", "vector", "A 3x3 matrix from columns", &L::lower_matrix)
-                    .in({req("c0"), req("c1"), req("c2")})
-                    .out({"out"}));
-    t.push_back(Spec("mat4", "vector", "A 4x4 matrix from columns", &L::lower_matrix)
-                    .in({req("c0"), req("c1"), req("c2"), req("c3")})
-                    .out({"out"}));
-    t.push_back(Spec("split", "vector", "Components of a vector, or columns of a matrix",
-                     &L::outs_of<&L::node_split>)
-                    .in({req("v")})
-                    .out({"x", "y", "z", "w", "c0", "c1", "c2", "c3"}));
     t.push_back(operation("dot", "vector", "Dot product", &L::op_dot).in({req("a"), req("b")}));
     t.push_back(operation("cross", "vector", "Cross product of 3-vectors", &L::op_cross)
                     .in({req("a"), req("b")}));
@@ -387,6 +400,10 @@ class NodeTable {
     t.push_back(operation("determinant", "vector", "Matrix determinant", &L::op_determinant)
                     .in({req("a")}));
     t.push_back(operation("inverse", "vector", "Matrix inverse", &L::op_inverse).in({req("a")}));
+    t.push_back(operation("outer", "vector", "Outer product: column j is b[j] * a", &L::op_outer)
+                    .in({req("a"), req("b")}));
+    t.push_back(operation("trace", "vector", "Sum of a square matrix's diagonal", &L::op_trace)
+                    .in({req("a")}));
     // ---- memory: fields, ndarrays (params or argpack members), textures
     t.push_back(memory("load", "Reads an element of a field or ndarray", &L::out_of<&L::node_load>)
                     .out({"out"}));
@@ -486,7 +503,7 @@ class NodeTable {
                     .in({req("value")})
                     .param("name")
                     .effect());
-    t.push_back(Spec("break", "control", "Leaves the while loop", &L::lower_break)
+    t.push_back(Spec("break", "control", "Leaves the innermost serial loop", &L::lower_break)
                     .in({def("cond", Literal::boolean(true))})
                     .effect());
     t.push_back(Spec("continue", "control", "Goes to the next iteration", &L::lower_continue)

@@ -198,36 +198,78 @@ void collect_calls(const std::vector<Node>& nodes, std::vector<std::pair<std::st
   }
 }
 
-void check_recursion(const Document& doc) {
-  std::unordered_map<std::string, const FunctionDecl*> fns;
-  for (const FunctionDecl& f : doc.functions) fns[f.name] = &f;
-  std::unordered_map<std::string, int> state;
-  std::vector<std::string> path;
-  std::function<void(const FunctionDecl&)> visit = [&](const FunctionDecl& f) {
-    state[f.name] = 1;
-    path.push_back(f.name);
+// Calls between functions: each callee exists, no function reaches itself, and no chain of
+// calls nests more than detail::kMaxCallDepth functions (what a kernel may inline). A depth-first
+// walk with its own stack: documents choose how deep calls go, and validation runs on editors'
+// and engines' threads, whose stacks may be small.
+void check_calls(const Document& doc, const detail::FunctionIndex& fns) {
+  enum class State { New, Open, Done };
+  struct Visit {
+    State state = State::New;
+    int height = 1;                         // functions nested from here, itself included
+    const FunctionDecl* deepest = nullptr;  // the callee on the longest chain
+  };
+  std::unordered_map<const FunctionDecl*, Visit> seen;
+  struct Frame {
+    const FunctionDecl* f;
     std::vector<std::pair<std::string, int>> calls;
-    collect_calls(f.nodes, calls);
-    for (const auto& [callee, node] : calls) {
+    size_t next = 0;
+  };
+  std::vector<Frame> stack;
+  auto open = [&](const FunctionDecl& f) {
+    seen[&f].state = State::Open;
+    Frame frame{&f, {}, 0};
+    collect_calls(f.nodes, frame.calls);
+    stack.push_back(std::move(frame));
+  };
+  for (const FunctionDecl& root : doc.functions) {
+    if (seen[&root].state != State::New) continue;
+    open(root);
+    while (!stack.empty()) {
+      Frame& top = stack.back();
+      if (top.next == top.calls.size()) {
+        seen[top.f].state = State::Done;
+        stack.pop_back();
+        continue;
+      }
+      const auto& [callee, node] = top.calls[top.next];
+      const FunctionDecl& f = *top.f;
       auto it = fns.find(callee);
       if (it == fns.end())
         throw Error(Place{doc.path, f.name, node, "function", true},
                     "unknown function '" + callee + "'");
-      if (state[callee] == 1) {
-        std::string chain;
-        for (auto p = std::find(path.begin(), path.end(), callee); p != path.end(); ++p)
-          chain += *p + " -> ";
+      const FunctionDecl* g = it->second;
+      Visit& v = seen[g];
+      if (v.state == State::Open) {
+        std::vector<std::string> chain;
+        auto from =
+            std::find_if(stack.begin(), stack.end(), [&](const Frame& fr) { return fr.f == g; });
+        for (auto p = from; p != stack.end(); ++p) chain.push_back(p->f->name);
+        chain.push_back(callee);
         throw Error(Place{doc.path, f.name, node, "function", true},
-                    "function '" + callee + "' calls itself (" + chain + callee +
+                    "function '" + callee + "' calls itself (" + detail::call_chain_text(chain) +
                         "); recursion is not supported");
       }
-      if (state[callee] == 0) visit(*it->second);
+      if (v.state == State::New) {
+        open(*g);  // this call is looked at again once g is done
+        continue;
+      }
+      ++top.next;
+      Visit& mine = seen[&f];
+      if (v.height + 1 > mine.height) {
+        mine.height = v.height + 1;
+        mine.deepest = g;
+      }
+      if (mine.height > detail::kMaxCallDepth) {
+        std::vector<std::string> chain;
+        for (const FunctionDecl* p = &f; p; p = seen[p].deepest) chain.push_back(p->name);
+        throw Error(Place{doc.path, f.name, node, "function", true},
+                    "calls nest more than " + std::to_string(detail::kMaxCallDepth) +
+                        " functions deep from this call (" + detail::call_chain_text(chain) +
+                        "); a kernel inlines every call, and deeper nesting is refused");
+      }
     }
-    path.pop_back();
-    state[f.name] = 2;
-  };
-  for (const FunctionDecl& f : doc.functions)
-    if (state[f.name] == 0) visit(f);
+  }
 }
 
 std::string literal_kind(const Literal& l) {
@@ -349,9 +391,9 @@ void validate_document(const Document& doc) {
     for (const FieldDesc& f : doc.fields) {
       if (!names.insert(f.name).second)
         throw Error(Place{doc.path, "", -1, f.name}, "two fields are named '" + f.name + "'");
-      if (f.shape.empty() || f.shape.size() > kMaxDims)
+      if (f.shape.size() > kMaxDims)
         throw Error(Place{doc.path, "", -1, f.name},
-                    "field '" + f.name + "' needs 1 to 4 dimensions");
+                    "field '" + f.name + "' has more than 4 dimensions (0 to 4; [] is one value)");
       std::string problem =
           shape_problem(f.shape, int64_t{size_of(f.elem.scalar)} * f.elem.components());
       if (!problem.empty())
@@ -378,12 +420,16 @@ void validate_document(const Document& doc) {
     }
   }
   for (const FunctionDecl& f : doc.functions) GraphChecker(doc, f.name, true).check(f.nodes);
-  check_recursion(doc);
+  detail::FunctionIndex fns;
+  for (const FunctionDecl& f : doc.functions) fns[f.name] = &f;
+  check_calls(doc, fns);
   // Types inside every function, called or not: lower a call to it from a scratch kernel
   // whose parameters are the function's inputs.
   for (const FunctionDecl& f : doc.functions) {
     KernelDecl probe = function_probe(f);
-    detail::Lowerer(doc, probe, TemplateArgs{}, /*as_function=*/true).run();
+    detail::Lowerer probe_lowerer(doc, probe, TemplateArgs{}, /*as_function=*/true);
+    probe_lowerer.use_function_index(&fns);
+    probe_lowerer.run();
   }
   std::set<std::string> kernels;
   for (const KernelDecl& k : doc.kernels) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "runtime/common/error.h"
 
@@ -176,7 +177,17 @@ void Kernel::erase(std::unique_ptr<Inst> inst) {
   erased_.push_back(std::move(inst));
 }
 
-void Kernel::free_erased() { erased_.clear(); }
+void Kernel::free_erased() {
+  // An origin must not outlive its variable: a later Alloca could take its address.
+  std::erase_if(var_origins, [](const VarOrigin& o) { return o.var->erased(); });
+  erased_.clear();
+}
+
+const Kernel::VarOrigin* Kernel::origin_of(const Inst* var) const {
+  for (const VarOrigin& o : var_origins)
+    if (o.var == var) return &o;
+  return nullptr;
+}
 
 namespace {
 void clone_block(const Block& from, Block& to, std::unordered_map<const Inst*, Inst*>& map) {
@@ -198,6 +209,35 @@ void clone_block(const Block& from, Block& to, std::unordered_map<const Inst*, I
 }
 }  // namespace
 
+uint64_t combine_identity_bits(Op combine, Scalar type) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (is_float(type)) {
+    switch (combine) {
+      case Op::Add: return float_bits(-0.0);
+      case Op::Mul: return float_bits(1.0);
+      case Op::Min: return float_bits(kInf);
+      case Op::Max: return float_bits(-kInf);
+      default: break;
+    }
+    throw InternalError("no float identity for " + std::string(op_name(combine)));
+  }
+  int width = bit_width(type);
+  bool is_signed = is_signed_int(type);
+  uint64_t ones = ~uint64_t{0};
+  uint64_t top = width == 64 ? ones : (uint64_t{1} << width) - 1;  // largest unsigned
+  switch (combine) {
+    case Op::Add:
+    case Op::BitOr:
+    case Op::BitXor: return 0;
+    case Op::Mul: return 1;
+    case Op::BitAnd: return normalize_const_bits(type, ones);
+    case Op::Min: return normalize_const_bits(type, is_signed ? top >> 1 : top);
+    case Op::Max: return normalize_const_bits(type, is_signed ? ~(top >> 1) : 0);
+    default: break;
+  }
+  throw InternalError("no identity for " + std::string(op_name(combine)));
+}
+
 std::unique_ptr<Kernel> Kernel::clone() const {
   auto k = std::make_unique<Kernel>();
   k->abi = abi;
@@ -205,11 +245,16 @@ std::unique_ptr<Kernel> Kernel::clone() const {
   k->fast_math = fast_math;
   k->index_bits = index_bits;
   k->workgroup_size = workgroup_size;
+  k->task_notes = task_notes;
   std::unordered_map<const Inst*, Inst*> map;
   clone_block(*body, *k->body, map);
   walk(*k->body, [&](Inst& inst) {
     for (auto& op : inst.operands) op = map.at(op);
   });
+  for (const VarOrigin& o : var_origins) {
+    auto it = map.find(o.var);
+    if (it != map.end()) k->var_origins.push_back({it->second, o.function, o.node});
+  }
   return k;
 }
 

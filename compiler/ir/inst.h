@@ -51,13 +51,16 @@ class Inst {
   }  // LoopIndex, ResourceShape, BoundsCheck
   // ResourceShape, GlobalPtr, ElementPtr, Tex*, BoundsCheck, StructFor, struct_for Offload
   int32_t resource_slot() const { return attr(Attr::ResourceSlot); }
-  int32_t component() const { return attr(Attr::Component); }  // GlobalPtr
+  int32_t component() const { return attr(Attr::Component); }  // GlobalPtr, Array*
   int32_t channel() const { return attr(Attr::Channel); }      // TexLoad, TexSample
   int32_t dims() const {
     return attr(Attr::Dims);
   }  // TexStore, RangeFor, StructFor, range_for Offload
   ir::AtomicOp atomic_op() const { return static_cast<ir::AtomicOp>(attr(Attr::AtomicOp)); }
   int32_t temp_offset() const { return attr(Attr::TempOffset); }  // TmpLoad, TmpStore: bytes
+  ir::Op combine_op() const { return static_cast<ir::Op>(attr(Attr::CombineOp)); }  // Reduce
+  int32_t length() const { return attr(Attr::Length); }           // LocalArray: elements
+  int32_t width() const { return attr(Attr::Width); }             // LocalArray: scalars per element
   int32_t assert_node() const { return attr(Attr::AssertNode); }  // Assert: the checking node
   const std::string& message() const;                             // Assert
   ir::TaskKind task_kind() const {
@@ -73,6 +76,9 @@ class Inst {
   void set_dims(int32_t v) { set_attr(Attr::Dims, v); }
   void set_atomic_op(ir::AtomicOp v) { set_attr(Attr::AtomicOp, static_cast<int32_t>(v)); }
   void set_temp_offset(int32_t v) { set_attr(Attr::TempOffset, v); }
+  void set_combine_op(ir::Op v) { set_attr(Attr::CombineOp, static_cast<int32_t>(v)); }
+  void set_length(int32_t v) { set_attr(Attr::Length, v); }
+  void set_width(int32_t v) { set_attr(Attr::Width, v); }
   void set_assert_node(int32_t v) { set_attr(Attr::AssertNode, v); }
   // Offload: set first, it decides whether dims() or resource_slot() is the task's space.
   void set_task_kind(ir::TaskKind v) { set_attr(Attr::TaskKind, static_cast<int32_t>(v)); }
@@ -116,6 +122,20 @@ class Block {
   std::unique_ptr<Inst> remove(size_t pos);
 };
 
+// How one offloaded task runs, for `loom check` and the editor's loop nodes: the node of its
+// loop (or of its first statement) and a line such as "range_for over 2 dims, parallel;
+// reduction: the variable of node 3 (+, f32)" or "serial: node 7 reads ...".
+struct TaskNote {
+  int32_t node = -1;
+  bool parallel = false;  // a range_for or struct_for run by many threads
+  std::string text;
+};
+
+// The value a reduction's partial starts from, which `combine` leaves any value unchanged
+// with (0 for + | ^, 1 for *, all ones for &, the type's largest value for min, smallest for
+// max; floats: -0.0, 1.0, +inf, -inf), as a Const's bits.
+uint64_t combine_identity_bits(Op combine, Scalar type);
+
 // One instantiated kernel: its launch contract and its body.
 class Kernel {
  public:
@@ -132,6 +152,16 @@ class Kernel {
   // buffers are smaller than 4 GiB and whose 64-bit integer math is slow or missing.
   int index_bits = 64;
   int workgroup_size = 0;  // GPU targets: invocations per workgroup; 0: the target's default
+  std::vector<TaskNote> task_notes;  // one per task, in task order (filled by offload)
+  // Variables lowered from a function's `var` node. Inlined code carries the call node, so
+  // this says which function and node a variable came from (offload's notes name it).
+  struct VarOrigin {
+    const Inst* var = nullptr;  // an Alloca
+    std::string function;
+    int32_t node = -1;  // the var node, in the function
+  };
+  std::vector<VarOrigin> var_origins;  // dropped with their variable (free_erased)
+  const VarOrigin* origin_of(const Inst* var) const;
 
   void renumber() const;  // ids in print order, starting at 0 (ids are printing names)
   std::unique_ptr<Kernel> clone() const;

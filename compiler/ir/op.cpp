@@ -23,8 +23,9 @@ std::string_view op_name(Op op) { return op_info(op).name; }
 
 std::string_view attr_name(Attr meaning) {
   constexpr std::string_view names[] = {
-      "none", "param_index", "byte_offset", "dimension",   "resource_slot", "component",  "channel",
-      "dims", "atomic_op",   "temp_offset", "assert_node", "task_kind",     "task_space", "message",
+      "none",       "param_index", "byte_offset", "dimension",   "resource_slot", "component",
+      "channel",    "dims",        "atomic_op",   "temp_offset", "assert_node",   "task_kind",
+      "task_space", "length",      "width",       "combine_op",  "message",
   };
   return names[static_cast<int>(meaning)];
 }

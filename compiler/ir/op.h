@@ -57,6 +57,9 @@ enum class Attr : uint8_t {
   AssertNode,
   TaskKind,
   TaskSpace,  // offload: Dims of a range task, ResourceSlot of a struct task
+  Length,     // local_array: elements
+  Width,      // local_array: scalars per element
+  CombineOp,  // reduce: the binary Op that combines (Add, Mul, Min, Max, BitAnd, BitOr, BitXor)
   Message,    // not an integer: Assert's text (named here for diagnostics)
 };
 // "resource_slot", ...: the accessor's name, for diagnostics.

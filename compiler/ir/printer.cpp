@@ -56,8 +56,13 @@ std::string format_attributes(const Inst& inst) {
     case Op::TexSample: return slot_and(inst, ".c", inst.channel()) + format_sampler(inst);
     case Op::TexStore: return "$" + std::to_string(inst.resource_slot());
     case Op::BoundsCheck: return slot_and(inst, ".", inst.dimension());
+    case Op::LocalArray: return std::to_string(inst.length()) + "x" + std::to_string(inst.width());
+    case Op::ArrayLoad:
+    case Op::ArrayStore: return "c" + std::to_string(inst.component());
     case Op::TmpLoad:
     case Op::TmpStore: return "@" + std::to_string(inst.temp_offset());
+    case Op::Reduce:
+      return std::string(op_name(inst.combine_op())) + " @" + std::to_string(inst.temp_offset());
     case Op::StructFor: return slot_and(inst, " dims ", inst.dims());
     case Op::Offload: {
       std::string kind(task_kind_name(inst.task_kind()));

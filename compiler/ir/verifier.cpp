@@ -121,12 +121,6 @@ class Verifier {
     return false;
   }
 
-  bool inside_op(const Inst& inst, Op op) const {
-    for (const Block* b = inst.parent; b && b->owner; b = b->owner->parent)
-      if (b->owner->op == op) return true;
-    return false;
-  }
-
   bool inside_loop(const Inst& inst) const {
     for (const Block* b = inst.parent; b && b->owner; b = b->owner->parent) {
       Op op = b->owner->op;
@@ -134,6 +128,20 @@ class Verifier {
       if (op == Op::Offload) return b->owner->task_kind() != TaskKind::Serial;
     }
     return false;
+  }
+
+  // A break leaves the innermost loop around it, which must be a serial one: a while or a
+  // nested range_for / struct_for, never a task (its iterations run in parallel).
+  void check_break(const Inst& inst) {
+    for (const Block* b = inst.parent; b && b->owner; b = b->owner->parent) {
+      Op op = b->owner->op;
+      if (op == Op::While || op == Op::RangeFor || op == Op::StructFor) return;
+      if (op != Op::Offload) continue;
+      if (b->owner->task_kind() == TaskKind::Serial) break;
+      fail(inst, "break leaves a parallel task");
+      return;
+    }
+    fail(inst, "break outside a loop");
   }
 
   // ops.def's arity; false (and a failure) when the count is wrong, so that nothing
@@ -268,6 +276,23 @@ class Verifier {
     return std::string(info.name) + preposition + address;
   }
 
+  void check_local_array(const Inst& inst) {
+    if (inst.length() < 1 || inst.width() < 1) fail(inst, "local_array without elements");
+  }
+
+  // ArrayLoad/ArrayStore: operand 0 is a local array, the index an i32, the component inside
+  // the element, and the value loaded or stored has the array's type.
+  void check_array_access(const Inst& inst) {
+    const Inst* array = inst.operands[0];
+    std::string name(op_info(inst.op).name);
+    if (array->op != Op::LocalArray) return (void)fail(inst, name + " of a non-array");
+    if (inst.component() < 0 || inst.component() >= array->width())
+      fail(inst, name + " component outside the element");
+    if (inst.operands[1]->type != Scalar::I32) type_fail(inst, "array index is not i32");
+    Scalar v = inst.op == Op::ArrayLoad ? inst.type : inst.operands[2]->type;
+    if (v != array->type) type_fail(inst, name + " type");
+  }
+
   void check_pointer(const Inst& inst) {
     if (inst.op == Op::GlobalPtr && options_.lowered)
       fail(inst, "global_ptr left after access lowering");
@@ -300,6 +325,20 @@ class Verifier {
       fail(inst, "return of a value from a kernel without returns");
   }
 
+  void check_reduce(const Inst& inst) {
+    Op c = inst.combine_op();
+    Scalar t = inst.operands[0]->type;
+    bool bitwise = c == Op::BitAnd || c == Op::BitOr || c == Op::BitXor;
+    if (!(c == Op::Add || c == Op::Mul || c == Op::Min || c == Op::Max || bitwise))
+      fail(inst, "reduce combines with an operation that is no reduction");
+    else if (!in_class(OperandTypes::Numeric, t) || (bitwise && !is_int(t)))
+      type_fail(inst, "reduce of a value its operation does not take");
+    const Inst* task = &inst;
+    while (task->parent && task->parent->owner) task = task->parent->owner;
+    if (task->op != Op::Offload || task->task_kind() == TaskKind::Serial)
+      fail(inst, "reduce outside a parallel task");
+  }
+
   void check_offload(const Inst& inst) {
     check_region_count(inst, 1, "offload needs one region");
     if (inst.parent != kernel_.body.get()) fail(inst, "offload task not at top level");
@@ -316,8 +355,13 @@ class Verifier {
       case Op::ResourceShape:
       case Op::TexLoad:
       case Op::TexSample:
-      case Op::TexStore:
-      case Op::BoundsCheck: return check_resource_slot(inst);
+      case Op::TexStore: return check_resource_slot(inst);
+      case Op::BoundsCheck:
+        if (inst.resource_slot() == -1) return;  // a local array or vector index
+        return check_resource_slot(inst);
+      case Op::LocalArray: return check_local_array(inst);
+      case Op::ArrayLoad:
+      case Op::ArrayStore: return check_array_access(inst);
       case Op::LocalLoad:
       case Op::LocalStore:
       case Op::GlobalLoad:
@@ -334,14 +378,13 @@ class Verifier {
         check_region_count(inst, 1, "struct_for needs one region");
         return check_resource_slot(inst);
       case Op::While: return check_region_count(inst, 1, "while needs one region");
-      case Op::Break:
-        if (!inside_op(inst, Op::While)) fail(inst, "break outside a while loop");
-        return;
+      case Op::Break: return check_break(inst);
       case Op::Continue:
         if (!inside_loop(inst)) fail(inst, "continue outside a loop");
         return;
       case Op::Return: return check_return(inst);
       case Op::Offload: return check_offload(inst);
+      case Op::Reduce: return check_reduce(inst);
       case Op::Rand:
       case Op::Alloca:
       case Op::TmpLoad:

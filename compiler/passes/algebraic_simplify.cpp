@@ -216,6 +216,9 @@ class Simplifier {
       case Op::Alloca:
       case Op::LocalLoad:
       case Op::LocalStore:
+      case Op::LocalArray:
+      case Op::ArrayLoad:
+      case Op::ArrayStore:
       case Op::GlobalPtr:
       case Op::ElementPtr:
       case Op::GlobalLoad:
@@ -223,6 +226,7 @@ class Simplifier {
       case Op::AtomicRMW:
       case Op::TmpLoad:
       case Op::TmpStore:
+      case Op::Reduce:
       case Op::BoundsCheck:
       case Op::TexLoad:
       case Op::TexSample:
@@ -417,6 +421,9 @@ class Simplifier {
       case Op::Alloca:
       case Op::LocalLoad:
       case Op::LocalStore:
+      case Op::LocalArray:
+      case Op::ArrayLoad:
+      case Op::ArrayStore:
       case Op::GlobalPtr:
       case Op::ElementPtr:
       case Op::GlobalLoad:
@@ -424,6 +431,7 @@ class Simplifier {
       case Op::AtomicRMW:
       case Op::TmpLoad:
       case Op::TmpStore:
+      case Op::Reduce:
       case Op::BoundsCheck:
       case Op::TexLoad:
       case Op::TexSample:

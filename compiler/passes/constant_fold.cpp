@@ -172,6 +172,9 @@ std::optional<uint64_t> fold_unary(Op op, Scalar t, Value a) {
       case Op::Alloca:
       case Op::LocalLoad:
       case Op::LocalStore:
+      case Op::LocalArray:
+      case Op::ArrayLoad:
+      case Op::ArrayStore:
       case Op::GlobalPtr:
       case Op::ElementPtr:
       case Op::GlobalLoad:
@@ -179,6 +182,7 @@ std::optional<uint64_t> fold_unary(Op op, Scalar t, Value a) {
       case Op::AtomicRMW:
       case Op::TmpLoad:
       case Op::TmpStore:
+      case Op::Reduce:
       case Op::BoundsCheck:
       case Op::TexLoad:
       case Op::TexSample:
@@ -251,6 +255,9 @@ std::optional<uint64_t> fold_unary(Op op, Scalar t, Value a) {
     case Op::Alloca:
     case Op::LocalLoad:
     case Op::LocalStore:
+    case Op::LocalArray:
+    case Op::ArrayLoad:
+    case Op::ArrayStore:
     case Op::GlobalPtr:
     case Op::ElementPtr:
     case Op::GlobalLoad:
@@ -258,6 +265,7 @@ std::optional<uint64_t> fold_unary(Op op, Scalar t, Value a) {
     case Op::AtomicRMW:
     case Op::TmpLoad:
     case Op::TmpStore:
+    case Op::Reduce:
     case Op::BoundsCheck:
     case Op::TexLoad:
     case Op::TexSample:
@@ -365,6 +373,9 @@ std::optional<uint64_t> fold_int_binary(Op op, Scalar t, Value a, Value b) {
     case Op::Alloca:
     case Op::LocalLoad:
     case Op::LocalStore:
+    case Op::LocalArray:
+    case Op::ArrayLoad:
+    case Op::ArrayStore:
     case Op::GlobalPtr:
     case Op::ElementPtr:
     case Op::GlobalLoad:
@@ -372,6 +383,7 @@ std::optional<uint64_t> fold_int_binary(Op op, Scalar t, Value a, Value b) {
     case Op::AtomicRMW:
     case Op::TmpLoad:
     case Op::TmpStore:
+    case Op::Reduce:
     case Op::BoundsCheck:
     case Op::TexLoad:
     case Op::TexSample:
@@ -459,6 +471,9 @@ std::optional<uint64_t> fold_float_binary(Op op, Scalar t, Value a, Value b) {
     case Op::Alloca:
     case Op::LocalLoad:
     case Op::LocalStore:
+    case Op::LocalArray:
+    case Op::ArrayLoad:
+    case Op::ArrayStore:
     case Op::GlobalPtr:
     case Op::ElementPtr:
     case Op::GlobalLoad:
@@ -466,6 +481,7 @@ std::optional<uint64_t> fold_float_binary(Op op, Scalar t, Value a, Value b) {
     case Op::AtomicRMW:
     case Op::TmpLoad:
     case Op::TmpStore:
+    case Op::Reduce:
     case Op::BoundsCheck:
     case Op::TexLoad:
     case Op::TexSample:

@@ -18,7 +18,9 @@ using ir::Op;
 bool ends_block(Op op) { return op == Op::Break || op == Op::Continue || op == Op::Return; }
 
 bool is_removable_when_unused(const Inst& inst) {
-  if (inst.op == Op::LocalLoad || inst.op == Op::GlobalLoad || inst.op == Op::TmpLoad) return true;
+  if (inst.op == Op::LocalLoad || inst.op == Op::ArrayLoad || inst.op == Op::GlobalLoad ||
+      inst.op == Op::TmpLoad)
+    return true;
   return ir::is_pure(inst.op) && !ir::has_regions(inst.op);
 }
 
@@ -58,16 +60,16 @@ class DeadCode {
     }
   }
 
-  // Variables used only as a store destination are never observed.
+  // Variables and local arrays used only as a store destination are never observed.
   bool remove_write_only_variables() {
     std::unordered_map<Inst*, bool> read;  // alloca -> something reads it
     std::unordered_map<Inst*, std::vector<Inst*>> stores;
     ir::walk(*kernel_.body, [&](Inst& inst) {
-      if (inst.op == Op::Alloca) read.emplace(&inst, false);
+      if (inst.op == Op::Alloca || inst.op == Op::LocalArray) read.emplace(&inst, false);
       for (size_t i = 0; i < inst.operands.size(); ++i) {
         Inst* op = inst.operands[i];
-        if (op->op != Op::Alloca) continue;
-        if (inst.op == Op::LocalStore && i == 0)
+        if (op->op != Op::Alloca && op->op != Op::LocalArray) continue;
+        if ((inst.op == Op::LocalStore || inst.op == Op::ArrayStore) && i == 0)
           stores[op].push_back(&inst);
         else
           read[op] = true;

@@ -168,6 +168,21 @@ bool has_jump(const Inst& region, Op which = Op::Const) {
   return found;
 }
 
+// A jump that may cut an iteration of the loop owning `body` short: a return anywhere, or a
+// break or continue of that loop itself. A nested loop's own break or continue ends only
+// the nested loop's iteration, which its own range handles.
+bool cuts_iterations(const Block& body) {
+  for (const auto& inst : body.insts) {
+    if (inst->op == Op::Break || inst->op == Op::Continue || inst->op == Op::Return) return true;
+    bool loop = inst->op == Op::While || inst->op == Op::RangeFor || inst->op == Op::StructFor;
+    if (loop ? has_jump(*inst, Op::Return)
+             : std::any_of(inst->regions.begin(), inst->regions.end(),
+                           [](const auto& r) { return cuts_iterations(*r); }))
+      return true;
+  }
+  return false;
+}
+
 // The loops around an instruction, as the launch evaluates their ranges.
 struct Scope {
   std::vector<RangeBound> begin, end;
@@ -211,13 +226,13 @@ class Recorder {
       Scope inner = scope;
       switch (inst.op) {
         case Op::Offload:
-          if (has_jump(inst)) inner.provable = false;
+          if (cuts_iterations(*inst.regions[0])) inner.provable = false;
           if (inst.task_kind() == ir::TaskKind::RangeFor) add_ranges(inst, &inner);
           // A struct_for runs over the active cells of its space, not a range.
           if (inst.task_kind() == ir::TaskKind::StructFor) inner.provable = false;
           break;
         case Op::RangeFor:
-          if (has_jump(inst)) inner.provable = false;
+          if (cuts_iterations(*inst.regions[0])) inner.provable = false;
           add_ranges(inst, &inner);
           break;
         default: inner.provable = false;  // if, while, struct_for: not every iteration

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -48,6 +49,7 @@ class Offloader {
     convert_shared_variables();
     guard_tasks_after_returns();
     kernel_.abi.temps_size = next_temp_;
+    kernel_.task_notes = std::move(notes_);
     return true;
   }
 
@@ -59,16 +61,364 @@ class Offloader {
     return true;
   }
 
-  // A loop that updates a variable declared outside it (a running sum, a flag) has
-  // sequential semantics; run in parallel it would race, so it stays serial.
-  static bool writes_outer_variable(Inst* loop) {
-    bool writes = false;
+  static bool outer_variable(const Inst* var, const Inst* loop) {
+    return var->op == Op::Alloca && !defined_within(var, loop);
+  }
+
+  // One accumulation `v = v OP e` (or an atomic update of v whose old value is unused) into
+  // a variable declared outside a parallel loop. A chain of one operation whose one leaf is
+  // the running value (`v + x + 1`, `x + v - 1`) counts too: it is reassociated into
+  // `v OP (the other leaves)`, which a reduction reorders anyway.
+  struct Update {
+    Inst* store = nullptr;      // the LocalStore, or the AtomicRMW
+    Inst* load = nullptr;       // LocalLoad of v read by the chain (none for an atomic)
+    std::vector<Inst*> chain;   // the chain's operations, replaced by the reduce
+    std::vector<Inst*> leaves;  // the chain's other leaves: e is their combination
+    std::vector<bool> negated;  // per leaf: subtracted (Add only)
+    Op op = Op::Add;            // Add, Mul, Min, Max, BitAnd, BitOr, BitXor
+  };
+
+  // What a loop that writes variables declared outside it can be: a parallel reduction of
+  // each (their updates), or serial, and why.
+  struct OuterWrites {
+    std::vector<Inst*> vars;  // in program order of their first update
+    std::vector<Update> updates;
+    std::string serial_reason;  // empty: every outer write is a reduction
+  };
+
+  static bool reducible(Op op, Op* combine, bool* negate) {
+    *negate = false;
+    switch (op) {
+      case Op::Sub:
+        *negate = true;
+        *combine = Op::Add;
+        return true;
+      case Op::Add:
+      case Op::Mul:
+      case Op::Min:
+      case Op::Max:
+      case Op::BitAnd:
+      case Op::BitOr:
+      case Op::BitXor: *combine = op; return true;
+      default: return false;
+    }
+  }
+
+  // Inlined code carries the call node: a function's variable is named by its own node.
+  std::string var_name(const Inst* var) const {
+    if (const ir::Kernel::VarOrigin* o = kernel_.origin_of(var))
+      return "the variable of node " + std::to_string(o->node) + " in function '" + o->function +
+             "' (called by node " + std::to_string(var->node) + ")";
+    return "the variable of node " + std::to_string(var->node);
+  }
+
+  // Whether `between` (exclusive) positions of `block` touch `var`, nested regions included.
+  static bool touches(const Block& block, size_t from, size_t to, const Inst* var) {
+    bool found = false;
+    auto check = [&](const Inst& inst) {
+      if (!inst.operands.empty() && inst.operands[0] == var) found = true;
+    };
+    for (size_t i = from + 1; i < to; ++i) {
+      const Inst& inst = *block.insts[i];
+      check(inst);
+      for (const auto& region : inst.regions) ir::walk(*region, check);
+    }
+    return found;
+  }
+
+  // "the loop combines the variable of node 1 with both + (node 8) and * (node 9)".
+  std::string mixed_text(const Inst* var, Op a, const Inst& at_a, Op b, const Inst& at_b) {
+    std::string both = at_a.node == at_b.node
+                           ? combine_symbol(a) + " and " + combine_symbol(b) + " (node " +
+                                 std::to_string(at_a.node) + ")"
+                           : combine_symbol(a) + " (node " + std::to_string(at_a.node) + ") and " +
+                                 combine_symbol(b) + " (node " + std::to_string(at_b.node) + ")";
+    return "the loop combines " + var_name(var) + " with both " + both +
+           ": a reduction takes one operation, so the loop runs in order";
+  }
+
+  // Whether `root`'s operands (recursively, within `block`) read `var`.
+  static const Inst* reads_var(const Inst* root, const Inst* var, const Block* block) {
+    if (root->op == Op::LocalLoad && root->operands[0] == var) return root;
+    if (root->parent != block) return nullptr;
+    for (const Inst* op : root->operands)
+      if (const Inst* load = reads_var(op, var, block)) return load;
+    return nullptr;
+  }
+
+  // Why `store` (LocalStore of var) is not `v = v OP e`, with the node to blame.
+  struct Mismatch {
+    const Inst* at = nullptr;
+    std::string why;
+  };
+
+  // `store` as `v = v OP e`, possibly through a chain of OP; or why not.
+  bool match_store(Inst* store, const Inst* var, Block& loop_body,
+                   const std::unordered_map<const Inst*, int>& uses, Update* u, Mismatch* m) {
+    Inst* root = store->operands[1];
+    Block* block = store->parent;
+    auto is_load = [&](const Inst* x) { return x->op == Op::LocalLoad && x->operands[0] == var; };
+    auto generic = [&] {
+      *m = {store, "writes " + var_name(var) +
+                       ", declared outside the loop, with a value that is not `v = v OP e` (OP "
+                       "one of + - * min max & | ^, e not reading v), so the loop runs in order"};
+      return false;
+    };
+    // Another reader of the running value, before or after an update, sees a partial one.
+    auto read_elsewhere = [&](const Inst* value, const Inst* expected_user) {
+      const Inst* reader = nullptr;
+      ir::walk(loop_body, [&](Inst& inst) {
+        if (reader || &inst == expected_user) return;
+        for (const Inst* op : inst.operands)
+          if (op == value) reader = &inst;
+      });
+      if (!reader) return generic();
+      *m = {reader, "reads the running value of " + var_name(var) +
+                        " inside the loop: only `v = v OP e` may read it, so the loop runs in "
+                        "order"};
+      return false;
+    };
+    Op cls;
+    bool negate;
+    if (root->parent != block || !reducible(root->op, &cls, &negate)) return generic();
+    if (uses.at(root) != 1) return read_elsewhere(root, store);
+    // Expand the chain of `cls` from the root: interior operations are used once, here.
+    std::vector<Inst*> chain, leaves;
+    std::vector<bool> negated;
+    std::vector<const Inst*> parent_of;
+    std::vector<std::tuple<Inst*, bool, const Inst*>> stack = {{root, false, store}};
+    while (!stack.empty()) {
+      auto [x, neg, parent] = stack.back();
+      stack.pop_back();
+      Op c;
+      bool sub;
+      bool interior = x->parent == block && reducible(x->op, &c, &sub) && c == cls &&
+                      (x == root || uses.at(x) == 1);
+      if (!interior) {
+        leaves.push_back(x);
+        negated.push_back(neg);
+        parent_of.push_back(parent);
+        continue;
+      }
+      chain.push_back(x);
+      // Pushed right first so leaves come out left to right.
+      stack.emplace_back(x->operands[1], sub ? !neg : neg, x);
+      stack.emplace_back(x->operands[0], neg, x);
+    }
+    Inst* load = nullptr;
+    size_t at = 0;
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      if (is_load(leaves[i])) {
+        if (load) return generic();  // v = v + v
+        load = leaves[i];
+        at = i;
+        continue;
+      }
+      const Inst* inner = reads_var(leaves[i], var, block);
+      if (!inner) continue;
+      Op other;
+      bool unused;
+      if (leaves[i]->parent == block && reducible(leaves[i]->op, &other, &unused) && other != cls) {
+        *m = {nullptr, mixed_text(var, other, *leaves[i], cls, *root)};
+        return false;
+      }
+      if (uses.at(leaves[i]) != 1) return read_elsewhere(leaves[i], parent_of[i]);
+      return generic();
+    }
+    if (!load || negated[at] || load->parent != block) return generic();  // v = e - v
+    if (uses.at(load) != 1) return read_elsewhere(load, parent_of[at]);
+    // Another access between the read and the write would see or lose a partial update.
+    if (touches(*block, block->index_of(load), block->index_of(store), var)) return generic();
+    leaves.erase(leaves.begin() + static_cast<std::ptrdiff_t>(at));
+    negated.erase(negated.begin() + static_cast<std::ptrdiff_t>(at));
+    *u = {store, load, std::move(chain), std::move(leaves), std::move(negated), cls};
+    return true;
+  }
+
+  static bool reducible_type(Scalar t) {
+    return t == Scalar::I32 || t == Scalar::U32 || t == Scalar::I64 || t == Scalar::U64 ||
+           t == Scalar::F32 || t == Scalar::F64;
+  }
+
+  // A loop that updates a variable declared outside it has sequential semantics; run in
+  // parallel it would race. The exception is a reduction: every access to the variable in
+  // the loop is `v = v OP e` with one associative OP (+ - * min max & | ^), e not reading
+  // v; each thread then accumulates a partial result and combines it at its end.
+  OuterWrites outer_writes(Inst* loop) {
+    OuterWrites w;
+    // Local arrays are per-thread memory that cannot move into kernel temporaries: a loop
+    // using one declared outside it keeps the one array by running in order.
+    const Inst* array_use = nullptr;
+    ir::walk(*loop->regions[0], [&](Inst& inst) {
+      if (!array_use && (inst.op == Op::ArrayLoad || inst.op == Op::ArrayStore) &&
+          !defined_within(inst.operands[0], loop))
+        array_use = &inst;
+    });
+    if (array_use) {
+      w.serial_reason = "node " + std::to_string(array_use->node) +
+                        " uses the local array of node " +
+                        std::to_string(array_use->operands[0]->node) +
+                        ", declared outside the loop, so the loop runs in order (declared in "
+                        "the loop body, it would be one array per thread)";
+      return w;
+    }
+    std::vector<Inst*> written;
+    std::unordered_set<const Inst*> seen;
     ir::walk(*loop->regions[0], [&](Inst& inst) {
       if ((inst.op == Op::LocalStore || inst.op == Op::AtomicRMW) &&
-          inst.operands[0]->op == Op::Alloca && !defined_within(inst.operands[0], loop))
-        writes = true;
+          outer_variable(inst.operands[0], loop) && seen.insert(inst.operands[0]).second)
+        written.push_back(inst.operands[0]);
     });
-    return writes;
+    if (written.empty()) return w;
+    auto uses = ir::count_uses(*loop->regions[0]);
+    auto serial_text = [&](const std::string& reason) {
+      w.serial_reason = reason;
+      w.vars.clear();
+      w.updates.clear();
+      return w;
+    };
+    auto serial = [&](const Inst& at, const std::string& why) {
+      return serial_text("node " + std::to_string(at.node) + " " + why);
+    };
+    auto mixed = [&](const Inst* var, Op a, const Inst& at_a, Op b, const Inst& at_b) {
+      return serial_text(mixed_text(var, a, at_a, b, at_b));
+    };
+    for (Inst* var : written) {
+      std::vector<Inst*> accesses;
+      ir::walk(*loop->regions[0], [&](Inst& inst) {
+        if (!inst.operands.empty() && inst.operands[0] == var) accesses.push_back(&inst);
+      });
+      std::unordered_set<const Inst*> consumed;
+      std::vector<Update> mine;
+      for (Inst* a : accesses) {
+        Update u;
+        if (a->op == Op::LocalStore) {
+          Mismatch m;
+          if (!match_store(a, var, *loop->regions[0], uses, &u, &m))
+            return m.at ? serial(*m.at, m.why) : serial_text(m.why);
+          consumed.insert(u.load);
+        } else if (a->op == Op::AtomicRMW) {
+          auto count = uses.find(a);
+          if (count != uses.end() && count->second > 0)
+            return serial(*a, "uses the old value of an atomic update of " + var_name(var) +
+                                  ", declared outside the loop, so the loop runs in order");
+          Op binary = ir::atomic_binary_op(a->atomic_op());
+          u.store = a;
+          bool negate;
+          reducible(binary, &u.op, &negate);
+          u.leaves = {a->operands[1]};
+          u.negated = {negate};
+        } else {
+          continue;  // loads: checked below, once every update has claimed its own
+        }
+        if (!mine.empty() && mine.front().op != u.op)
+          return mixed(var, mine.front().op, *mine.front().store, u.op, *a);
+        mine.push_back(u);
+      }
+      for (Inst* a : accesses)
+        if (a->op == Op::LocalLoad && !consumed.count(a))
+          return serial(*a, "reads the running value of " + var_name(var) +
+                                " inside the loop: only `v = v OP e` may read it, so the loop "
+                                "runs in order");
+      bool bitwise = mine.front().op == Op::BitAnd || mine.front().op == Op::BitOr ||
+                     mine.front().op == Op::BitXor;
+      if (!reducible_type(var->type) || (bitwise && is_float(var->type)))
+        return serial(*mine.front().store,
+                      "accumulates into " + var_name(var) + " of type " +
+                          std::string(scalar_name(var->type)) + " with `" +
+                          combine_symbol(mine.front().op) +
+                          "`: parallel reductions take i32, u32, i64, u64 (any operation) and "
+                          "f32, f64 (+ - * min max), so the loop runs in order");
+      w.vars.push_back(var);
+      w.updates.insert(w.updates.end(), mine.begin(), mine.end());
+    }
+    return w;
+  }
+
+  static std::string combine_symbol(Op op) {
+    switch (op) {
+      case Op::Add: return "+";
+      case Op::Mul: return "*";
+      case Op::BitAnd: return "&";
+      case Op::BitOr: return "|";
+      case Op::BitXor: return "^";
+      default: return std::string(ir::op_name(op));
+    }
+  }
+
+  // Replaces each update by a `reduce` into the task's partial of its variable (whose
+  // temporary offset convert_shared_variables fills in).
+  void make_reductions(const OuterWrites& w) {
+    for (const Update& u : w.updates) {
+      Inst* var = u.store->operands[0];
+      // e: the chain's other leaves, combined in their order.
+      Inst* value = nullptr;
+      for (size_t i = 0; i < u.leaves.size(); ++i) {
+        Inst* leaf = u.leaves[i];
+        if (!value && u.negated[i])
+          value = insert_before(u.store, new_inst(Op::Neg, leaf->type, {leaf}, u.store->node));
+        else if (!value)
+          value = leaf;
+        else
+          value = insert_before(u.store, new_inst(u.negated[i] ? Op::Sub : u.op, value->type,
+                                                  {value, leaf}, u.store->node));
+      }
+      auto reduce = new_inst(Op::Reduce, Scalar::Void, {value}, u.store->node);
+      reduce->set_combine_op(u.op);
+      reduce->set_temp_offset(0);
+      reductions_.emplace_back(insert_before(u.store, std::move(reduce)), var);
+      std::vector<Inst*> dead = {u.store};
+      dead.insert(dead.end(), u.chain.begin(), u.chain.end());
+      if (u.load) dead.push_back(u.load);
+      for (Inst* d : dead) kernel_.erase(d->parent->remove(d->parent->index_of(d)));
+    }
+    for (Inst* var : w.vars) shared_.insert(var);
+  }
+
+  std::string parallel_note(const Inst& loop, const OuterWrites& w) const {
+    std::string note;
+    if (loop.op == Op::RangeFor) {
+      int dims = loop.dims();
+      note = "range_for over " + std::to_string(dims) + (dims == 1 ? " dim" : " dims");
+    } else {
+      const ResourceDesc& r = kernel_.abi.resources.at(static_cast<size_t>(loop.resource_slot()));
+      std::string name = !r.field.empty() ? "field " + r.field
+                         : r.param >= 0   ? kernel_.abi.params.at(static_cast<size_t>(r.param)).name
+                                          : "slot " + std::to_string(loop.resource_slot());
+      note = "struct_for over " + name + " (" + std::to_string(r.ndim) +
+             (r.ndim == 1 ? " dim)" : " dims)");
+    }
+    note += ", parallel";
+    auto op_of = [&](const Inst* var) {
+      for (const Update& u : w.updates)
+        if (u.store->operands[0] == var) return u.op;
+      return Op::Add;
+    };
+    // A vector variable lowers to one variable per component, all from its node: said once.
+    for (size_t i = 0; i < w.vars.size();) {
+      const Inst* var = w.vars[i];
+      size_t n = 1;
+      while (i + n < w.vars.size() && var_name(w.vars[i + n]) == var_name(var) &&
+             w.vars[i + n]->type == var->type && op_of(w.vars[i + n]) == op_of(var))
+        ++n;
+      note += "; reduction: " + var_name(var) + " (" + combine_symbol(op_of(var)) + ", " +
+              std::string(scalar_name(var->type)) + (n > 1 ? "x" + std::to_string(n) : "") + ")";
+      i += n;
+    }
+    return note;
+  }
+
+  // A break leaving the loop stops it at one iteration, an order a parallel task does not
+  // have. Lowering refuses a break in a top-level loop, but simplification can bring a loop
+  // that breaks to the top level (an `if` on a constant replaced by its branch).
+  static bool breaks_own_loop(const Block& body) {
+    for (const auto& inst : body.insts) {
+      if (inst->op == Op::Break) return true;
+      if (inst->op == Op::While || inst->op == Op::RangeFor || inst->op == Op::StructFor) continue;
+      for (const auto& region : inst->regions)
+        if (breaks_own_loop(*region)) return true;
+    }
+    return false;
   }
 
   // Returns false when the top level already is tasks and uniform values only.
@@ -87,7 +437,9 @@ class Offloader {
     std::vector<std::unique_ptr<Inst>> old = std::move(top_.insts);
     top_.insts.clear();
     Inst* serial = nullptr;                  // the open serial task
+    size_t serial_note = 0;                  // its entry in notes_
     std::unordered_map<Inst*, Inst*> loops;  // offloaded loop -> its task
+    notes_.clear();
     for (auto& up : old) {
       Inst* inst = up.get();
       if (uniform_at_top(*inst)) {
@@ -100,14 +452,32 @@ class Offloader {
       bool uniform_bounds = true;
       for (const Inst* op : inst->operands)
         if (!uniform_.count(op)) uniform_bounds = false;
-      bool parallel = (inst->op == Op::StructFor || (inst->op == Op::RangeFor && uniform_bounds)) &&
-                      !writes_outer_variable(inst);
+      bool candidate = inst->op == Op::StructFor || (inst->op == Op::RangeFor && uniform_bounds);
+      bool breaks = candidate && breaks_own_loop(*inst->regions[0]);
+      candidate = candidate && !breaks;
+      OuterWrites writes;
+      if (candidate) writes = outer_writes(inst);
+      bool parallel = candidate && writes.serial_reason.empty();
+      std::string serial_reason;
+      if (inst->op == Op::RangeFor && !uniform_bounds)
+        serial_reason = "node " + std::to_string(inst->node) +
+                        " (range_for) has bounds computed by earlier statements";
+      else if (candidate && !parallel)
+        serial_reason = writes.serial_reason;
+      if (breaks)
+        serial_reason = "node " + std::to_string(inst->node) + " (" +
+                        std::string(ir::op_name(inst->op)) + ") has a break, so it runs in order";
       if (inst->op == Op::Offload || parallel) {
         serial = nullptr;
         if (inst->op == Op::Offload) {
+          notes_.push_back({inst->node, inst->task_kind() != TaskKind::Serial,
+                            std::string(ir::task_kind_name(inst->task_kind())) +
+                                " (offloaded before this pass)"});
           top_.append(std::move(up));
           continue;
         }
+        notes_.push_back({inst->node, true, parallel_note(*inst, writes)});
+        make_reductions(writes);
         bool range = inst->op == Op::RangeFor;
         auto task = new_task(range ? TaskKind::RangeFor : TaskKind::StructFor, inst->node);
         if (range)
@@ -121,9 +491,22 @@ class Offloader {
         kernel_.erase(std::move(up));  // keeps the address unique until repointing
         continue;
       }
-      if (!serial) serial = top_.append(new_task(TaskKind::Serial, inst->node));
+      if (!serial) {
+        serial = top_.append(new_task(TaskKind::Serial, inst->node));
+        serial_note = notes_.size();
+        notes_.push_back({inst->node, false, "serial"});
+      }
+      if (!serial_reason.empty()) {
+        ir::TaskNote& note = notes_[serial_note];
+        // The note belongs on the (first) loop that runs in order, which the editor marks,
+        // not on the statement the serial task happens to start with.
+        if (note.text == "serial") note.node = inst->node;
+        note.text += (note.text == "serial" ? ": " : "; ") + serial_reason;
+      }
       serial->regions[0]->append(std::move(up));
     }
+    for (ir::TaskNote& note : notes_)
+      if (note.text == "serial") note.text = "serial: statements outside any parallel loop";
     ir::replace_uses(top_, loops);  // LoopIndex operands now name their task
     return true;
   }
@@ -188,6 +571,13 @@ class Offloader {
           if (op->parent == &top_) continue;
           Inst* owner = task_of(op);
           if (owner == task || op == task) continue;
+          // A local array is per-thread memory (up to 16 KiB): it cannot live in kernel
+          // temporaries, and one shared by a parallel loop's threads would race.
+          if (op->op == Op::LocalArray)
+            fail(*op, "local array declared outside the loop or task that uses it (node " +
+                          std::to_string(user->node) +
+                          "): each thread has its own local arrays, so declare it inside the "
+                          "parallel loop's body, next to its uses");
           if (op->op == Op::Alloca) {
             shared_.insert(op);
             continue;
@@ -217,6 +607,8 @@ class Offloader {
           shared_.count(inst.operands[0]))
         uses.push_back(&inst);
     });
+    for (auto& [reduce, var] : reductions_)
+      reduce->set_temp_offset(static_cast<int32_t>(offset_of[var]));
     for (Inst* use : uses) {
       Inst* var = use->operands[0];
       auto offset = static_cast<int32_t>(offset_of[var]);
@@ -323,6 +715,8 @@ class Offloader {
   std::unordered_map<Inst*, size_t> prologue_;
   std::unordered_map<Inst*, uint32_t> temps_;
   std::unordered_set<Inst*> shared_;
+  std::vector<std::pair<Inst*, Inst*>> reductions_;  // reduce -> its variable
+  std::vector<ir::TaskNote> notes_;
   uint32_t next_temp_ = 0;
 };
 

@@ -35,8 +35,12 @@ std::pair<int32_t, uint8_t> access_of(const Inst& inst, const KernelABI& abi) {
     case Op::Alloca:
     case Op::LocalLoad:
     case Op::LocalStore:
+    case Op::LocalArray:
+    case Op::ArrayLoad:
+    case Op::ArrayStore:
     case Op::TmpLoad:
     case Op::TmpStore:
+    case Op::Reduce:
     case Op::GlobalPtr:
     case Op::ElementPtr: return {-1, 0};
     default: break;

@@ -263,12 +263,16 @@ class Forwarder {
         case Op::ResourceShape:
         case Op::Rand:
         case Op::Alloca:
+        case Op::LocalArray:  // arrays are never forwarded: their loads and stores stay
+        case Op::ArrayLoad:
+        case Op::ArrayStore:
         case Op::GlobalPtr:
         case Op::ElementPtr:
         case Op::GlobalLoad:
         case Op::GlobalStore:
         case Op::TmpLoad:
         case Op::TmpStore:
+        case Op::Reduce:
         case Op::BoundsCheck:
         case Op::TexLoad:
         case Op::TexSample:

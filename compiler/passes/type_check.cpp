@@ -172,6 +172,9 @@ class TypeChecker {
       case Op::Alloca:
       case Op::LocalLoad:
       case Op::LocalStore:
+      case Op::LocalArray:
+      case Op::ArrayLoad:
+      case Op::ArrayStore:
       case Op::GlobalPtr:
       case Op::ElementPtr:
       case Op::GlobalLoad:
@@ -179,6 +182,7 @@ class TypeChecker {
       case Op::AtomicRMW:
       case Op::TmpLoad:
       case Op::TmpStore:
+      case Op::Reduce:
       case Op::BoundsCheck:
       case Op::TexLoad:
       case Op::TexSample:
@@ -282,6 +286,7 @@ class TypeChecker {
       case Op::ArgLoad:
       case Op::Rand:
       case Op::Alloca:
+      case Op::LocalArray:
         if (!is_value(inst->type)) fail(*inst, std::string(ir::op_name(op)) + " of no value type");
         return;
       case Op::LoopIndex:
@@ -296,6 +301,19 @@ class TypeChecker {
         if (inst->operands[0]->op != Op::Alloca) fail(*inst, "local_store to a non-variable");
         need_value(inst, 1);
         convert(inst, 1, inst->operands[0]->type);
+        return;
+      case Op::ArrayLoad:
+        need_operands(inst, 2);
+        if (inst->operands[0]->op != Op::LocalArray) fail(*inst, "array_load of a non-array");
+        to_index(inst, 1, Scalar::I32);
+        set_type(inst, inst->operands[0]->type);
+        return;
+      case Op::ArrayStore:
+        need_operands(inst, 3);
+        if (inst->operands[0]->op != Op::LocalArray) fail(*inst, "array_store to a non-array");
+        to_index(inst, 1, Scalar::I32);
+        need_value(inst, 2);
+        convert(inst, 2, inst->operands[0]->type);
         return;
       case Op::GlobalPtr:
         for (size_t i = 0; i < inst->operands.size(); ++i) to_index(inst, i);
@@ -331,6 +349,7 @@ class TypeChecker {
         return;
       }
       case Op::TmpStore:
+      case Op::Reduce:
         need_operands(inst, 1);
         need_value(inst, 0);
         return;

@@ -215,13 +215,25 @@ void EditorApp::frame() {
     revision_sent_ = doc_.revision();  // the session already runs it
     session_.forget_unsaved();
   }
-  // Compile and run errors go on the nodes; a good reload clears them.
+  // Compile and run errors go on the nodes, and the running program's warnings (likely
+  // mistakes, docs/porting-from-taichi.md) and notes (how each loop runs); a good reload
+  // clears the errors.
   std::string error = session_.error() ? session_.error()->what() : "";
-  if (error != error_shown_) {
+  if (error != error_shown_ || session_.warnings_version() != warnings_shown_) {
     error_shown_ = error;
+    warnings_shown_ = session_.warnings_version();
     std::vector<Diagnostic> d;
     if (session_.error()) d.push_back(diagnostic_from(*session_.error()));
+    for (const Program::Warning& w : session_.warnings())
+      d.push_back(diagnostic_from(Error(w.place, w.message), Diagnostic::Severity::Warning));
     doc_.set_diagnostics(std::move(d));
+    std::vector<Diagnostic> notes;
+    for (const Program::TaskNote& n : session_.task_notes()) {
+      Diagnostic note = diagnostic_from(Error(n.place, n.text), Diagnostic::Severity::Note);
+      if (std::find(notes.begin(), notes.end(), note) == notes.end())
+        notes.push_back(std::move(note));
+    }
+    doc_.set_notes(std::move(notes));
   }
 
   shortcuts();
@@ -332,6 +344,8 @@ void EditorApp::menu_bar() {
     if (ImGui::MenuItem("Reset", "F7", false, can)) session_.reset();
     if (ImGui::MenuItem("Stop", "Esc", session_.stuck(), session_.frame_in_flight()))
       session_.stop();
+    bool checks = session_.bounds_checks();
+    if (ImGui::MenuItem("Bounds checks", nullptr, &checks)) session_.set_bounds_checks(checks);
     ImGui::Separator();
     ImGui::TextDisabled("backend: %s",
                         session_.has_program() ? session_.program().device_name().c_str() : "none");

@@ -32,8 +32,17 @@ struct Frame;
 
 namespace loom::editor {
 
+// The editor's kernels run with bounds checks and assertions (ProgramOptions::debug): a
+// mistake made while authoring is an error on its node, not memory overwritten (CPU) or a
+// store dropped (Vulkan). Run › Bounds checks turns them off for speed.
+inline ProgramOptions editor_program_options() {
+  ProgramOptions o;
+  o.debug = true;
+  return o;
+}
+
 struct EditorOptions {
-  ProgramOptions program;
+  ProgramOptions program = editor_program_options();
   const CanvasFonts* fonts = nullptr;  // crisp canvas text; ImGui's default font without
   bool hide_timings = false;           // print times as "--" (reproducible screenshots)
   // Backend key codes (io.KeysDown) of the app's shortcuts; the defaults are GLFW's.
@@ -135,8 +144,9 @@ class EditorApp {
   ViewportTimes times_;
   double compile_total_ = 0;  // the program's compile time so far (its stats)
   std::string path_;
-  uint64_t revision_sent_ = 0;  // the document revision the session has
-  std::string error_shown_;     // the session error already put on the nodes
+  uint64_t revision_sent_ = 0;   // the document revision the session has
+  std::string error_shown_;      // the session error already put on the nodes
+  uint64_t warnings_shown_ = 0;  // the session's warnings_version() already on the nodes
   Tiles tiles_;
   int dragging_splitter_ = -1;
   bool graph_maximized_ = false;

@@ -11,6 +11,7 @@
 #include "compiler/graph/document_json.h"
 #include "engine_plugin/api/offline_cache.h"
 #include "runtime/common/abi_serialize.h"
+#include "runtime/common/input_file.h"
 
 namespace loom::editor {
 
@@ -22,10 +23,9 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+// A regular file of bounded size: a FIFO or a device in the document's place must be an
+// error, not a frozen editor.
+std::string read_text(const std::string& path) { return read_text_file_checked(path, "document"); }
 
 // Writes atomically: a crash mid-write leaves the old file, never half a document.
 void write_text(const std::string& path, const std::string& text) {
@@ -189,11 +189,25 @@ void LiveSession::note(LogEntry::Level level, const std::string& message, Place 
 
 void LiveSession::start_program(const graph::Document& document) {
   auto program = std::make_shared<Program>(options_);
+  // A kernel with checks makes each Vulkan launch wait for the GPU to read its error record.
+  // On a GPU that runs a loop for ever (every real one: only llvmpipe ends long loops, and
+  // reports it) that wait would freeze the editor where a stuck frame is otherwise stopped,
+  // so checks start off there unless asked for (Run > Bounds checks).
+  if (options_.debug && !bounds_checks_chosen_ && program->backend() == Backend::Vulkan &&
+      program->device_name().find("llvmpipe") == std::string::npos) {
+    options_.debug = false;
+    program = std::make_shared<Program>(options_);
+    note(LogEntry::Level::Notice,
+         "bounds checks are off on " + program->device_name() +
+             ": with them every launch waits for the GPU, and a kernel that never ends would "
+             "freeze the editor (Run > Bounds checks turns them on)");
+  }
   program->load(document);
   // Compiled here, not by the first launch: a frame's time on the worker is the kernels'
   // alone, so a long compile is never taken for a kernel that hangs.
   program->prepare_pipelines(true);
   program_ = std::move(program);
+  refresh_warnings();
   ++data_version_;
   needs_init_ = true;
   snapshot_due_ = true;
@@ -261,6 +275,7 @@ bool LiveSession::apply_edit() {
     running_ = std::move(doc);
     running_key_ = std::move(key);
     error_.reset();
+    refresh_warnings();
     snapshot_due_ = true;
     return true;
   } catch (const Error& e) {
@@ -275,7 +290,15 @@ void LiveSession::reload_from_disk() {
   auto t = fs::last_write_time(path_, ec);
   if (ec || t == disk_time_) return;
   disk_time_ = t;
-  std::string text = read_text(path_);
+  std::string text;
+  try {
+    text = read_text(path_);
+  } catch (const Error& e) {
+    error_ = e;
+    note(LogEntry::Level::Error,
+         "the file changed on disk and cannot be read: " + std::string(e.what()), e.place());
+    return;
+  }
   if (text == disk_text_) return;  // our own save, or a touch
   disk_text_ = text;
   try {
@@ -316,6 +339,10 @@ FrameTimes LiveSession::frame() {
     auto t0 = Clock::now();
     landed = apply_edit();
     t.reload_ms = ms_since(t0);
+  }
+  if (recompile_due_) {
+    recompile_due_ = false;
+    if (program_) recompile_keeping_data();
   }
   if (program_) {
     Flight f;
@@ -520,6 +547,47 @@ void LiveSession::give_up_program() {
   restore_snapshot(*fresh);
   program_ = std::move(fresh);
   needs_init_ = false;
+}
+
+void LiveSession::set_bounds_checks(bool on) {
+  bounds_checks_chosen_ = true;
+  if (options_.debug == on) return;
+  options_.debug = on;
+  recompile_due_ = true;
+}
+
+// The running document compiled afresh with the session's options, its data carried over
+// from the program that ran it (no frame is in flight: frame() calls this after the last one
+// ended). A document that no longer compiles keeps its old program, the error on its node.
+void LiveSession::recompile_keeping_data() {
+  take_snapshot();
+  snapshot_.steps = steps_;
+  try {
+    auto fresh = std::make_shared<Program>(options_);
+    fresh->load(running_);
+    fresh->prepare_pipelines(true);
+    restore_snapshot(*fresh);
+    program_ = std::move(fresh);
+    refresh_warnings();
+    ++data_version_;
+    note(LogEntry::Level::Info,
+         std::string("bounds checks ") + (options_.debug ? "on" : "off") + ": kernels recompiled");
+  } catch (const Error& e) {
+    error_ = e;
+    note(LogEntry::Level::Error, e.message(), e.place());
+  }
+}
+
+void LiveSession::refresh_warnings() {
+  try {
+    warnings_ = program_->warnings();
+    task_notes_ = program_->task_notes();
+  } catch (const Error& e) {  // the program compiled, so its kernels lower; kept for safety
+    warnings_.clear();
+    task_notes_.clear();
+    note(LogEntry::Level::Error, "checking for likely mistakes failed: " + e.message(), e.place());
+  }
+  ++warnings_version_;
 }
 
 void LiveSession::take_snapshot() {

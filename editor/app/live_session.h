@@ -116,6 +116,14 @@ class LiveSession {
   // frame was in flight. See the top of the file for how, per backend.
   bool stop();
   void set_stuck_limit(std::chrono::milliseconds limit) { stuck_limit_ = limit; }
+  // Bounds checks and assertions (ProgramOptions::debug) in the kernels: an index out of
+  // range is then an error on its node instead of a write over other memory (CPU) or a
+  // dropped store (Vulkan). A change recompiles the running document at the next frame
+  // boundary, its data kept. On by default (editor_program_options), except on a Vulkan GPU
+  // other than llvmpipe: there a checked launch waits for the GPU, and a kernel that never
+  // ends would freeze the editor, so they start off unless set_bounds_checks asks.
+  bool bounds_checks() const { return options_.debug; }
+  void set_bounds_checks(bool on);
   void set_frame_wait(std::chrono::milliseconds wait) { frame_wait_ = wait; }
 
   // A document that changed on disk since the last call (the editor replaces its model).
@@ -125,6 +133,13 @@ class LiveSession {
   // node: the loop's, for a stuck frame), cleared by the next good reload.
   const std::optional<Error>& error() const { return error_; }
   const std::deque<LogEntry>& log() const { return log_; }
+  // Likely mistakes in the running program's kernels (Program::warnings), refreshed when
+  // new kernels start; warnings_version() bumps then, so the canvas re-marks its nodes.
+  const std::vector<Program::Warning>& warnings() const { return warnings_; }
+  uint64_t warnings_version() const { return warnings_version_; }
+  // How each task of the running kernels runs (Program::task_notes: parallel, a reduction,
+  // or serial and why), refreshed with the warnings, for the loop nodes.
+  const std::vector<Program::TaskNote>& task_notes() const { return task_notes_; }
   void note(LogEntry::Level level, const std::string& message, Place place = {});
 
   // Saving and recovery. save() writes the document canonically and removes the autosave.
@@ -170,8 +185,10 @@ class LiveSession {
   void report_stuck();
   Place stuck_place(const Flight& flight, const std::string& running_kernel) const;
   void take_snapshot();
+  void refresh_warnings();
   void restore_snapshot(Program& program);
   void give_up_program();
+  void recompile_keeping_data();
   void reap_abandoned(bool at_exit);
 
   ProgramOptions options_;
@@ -185,6 +202,9 @@ class LiveSession {
   bool snapshot_due_ = true;
   std::chrono::milliseconds stuck_limit_{2000};
   std::chrono::milliseconds frame_wait_{500};
+  std::vector<Program::Warning> warnings_;
+  std::vector<Program::TaskNote> task_notes_;
+  uint64_t warnings_version_ = 0;
   std::string stuck_message_;  // error() while stuck, cleared if the frame ends on its own
   graph::Document running_;    // what the program runs
   std::optional<graph::Document> pending_;  // an edit waiting for the frame boundary
@@ -197,6 +217,8 @@ class LiveSession {
   bool playing_ = false;
   bool step_requested_ = false;
   bool reset_requested_ = false;
+  bool recompile_due_ = false;         // the options changed (set_bounds_checks)
+  bool bounds_checks_chosen_ = false;  // set_bounds_checks was called: no automatic choice
   bool needs_init_ = true;
   int64_t steps_ = 0;
   uint64_t data_version_ = 0;

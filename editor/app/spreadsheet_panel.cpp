@@ -78,7 +78,8 @@ SpreadsheetPage read_page(Program& program, const std::string& resource, int64_t
 }
 
 std::string element_index_text(const std::vector<int64_t>& shape, size_t element) {
-  if (shape.size() <= 1) return std::to_string(element);
+  if (shape.empty()) return "()";  // a 0-d field's one value has no index
+  if (shape.size() == 1) return std::to_string(element);
   std::vector<int64_t> index(shape.size());
   size_t rest = element;
   for (size_t d = shape.size(); d-- > 0;) {
@@ -261,8 +262,12 @@ void SpreadsheetPanel::table() {
     shape = " (" + shape + ")";
   else
     shape.clear();
-  ImGui::TextDisabled("%s: %zu elements%s; rows %zu to %zu", p.resource.c_str(), p.elements,
-                      shape.c_str(), p.first, p.first + (p.rows ? p.rows - 1 : 0));
+  if (p.shape.empty()) {
+    ImGui::TextDisabled("%s: 0-d, one value", p.resource.c_str());
+  } else {
+    ImGui::TextDisabled("%s: %zu elements%s; rows %zu to %zu", p.resource.c_str(), p.elements,
+                        shape.c_str(), p.first, p.first + (p.rows ? p.rows - 1 : 0));
+  }
   int columns = static_cast<int>(p.columns.size()) + 1;
   ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
                           ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |

@@ -261,11 +261,14 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
   ImVec2 p0 = view_.to_screen(n.pos), p1 = view_.to_screen(Vec2{n.pos.x + n.w, n.pos.y + n.h});
   auto pit = problems_.find(n.id);
   bool broken = pit != problems_.end() && !pit->second.empty();
+  // Errors are red; a node with warnings alone (a likely mistake that still runs) is amber.
+  bool erring = broken && erring_.count(n.id) != 0;
+  ImU32 problem_color = erring ? IM_COL32(235, 70, 70, 255) : IM_COL32(230, 160, 40, 255);
   bool hot = (hover_.kind == Hit::Kind::Node || hover_.kind == Hit::Kind::Pin ||
               hover_.kind == Hit::Kind::Value) &&
              hover_.node == index;
   ImU32 border = selected ? IM_COL32(255, 200, 80, 255)
-                 : broken ? IM_COL32(235, 70, 70, 255)
+                 : broken ? problem_color
                  : hot    ? IM_COL32(150, 150, 160, 255)
                           : IM_COL32(12, 12, 14, 255);
   if (n.reroute) {
@@ -279,7 +282,7 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
   if (p1.x - p0.x < 14) {  // far away: a swatch
     dl->AddRectFilled(p0, p1,
                       selected ? IM_COL32(255, 200, 80, 255)
-                      : broken ? IM_COL32(235, 70, 70, 255)
+                      : broken ? problem_color
                                : head);
     return;
   }
@@ -323,9 +326,21 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
         dl->AddCircleFilled(view_.to_screen(Vec2{n.pos.x + (side ? n.w : 0), n.pos.y + n.h * 0.5f}),
                             r, IM_COL32(220, 220, 220, 255), 10);
   }
+  auto nit = notes_.find(n.id);
+  bool loop = n.type == "range_for" || n.type == "struct_for";
+  if (loop && nit != notes_.end() && !nit->second.empty()) {
+    // How the loop runs, above its top edge: green when parallel, amber when it runs on one
+    // thread (the trap a port falls into); hovering the node gives the compiler's whole note.
+    const std::string& note = nit->second.front();
+    bool serial = note.rfind("serial", 0) == 0;
+    std::string tag = serial ? "runs serially" : "parallel";
+    if (!serial && note.find("reduction") != std::string::npos) tag += " + reduction";
+    draw_text(dl, Vec2{n.pos.x + 12, n.pos.y - 13}, 11,
+              serial ? IM_COL32(230, 160, 40, 255) : IM_COL32(120, 210, 130, 255), tag);
+  }
   if (broken) {  // the badge; hovering the node lists the problems
     ImVec2 c = view_.to_screen(Vec2{n.pos.x + n.w - 10, n.pos.y + m.header * 0.5f});
-    dl->AddCircleFilled(c, 7 * z, IM_COL32(225, 55, 55, 255), 12);
+    dl->AddCircleFilled(c, 7 * z, problem_color, 12);
     draw_text(dl, Vec2{n.pos.x + n.w - 12, n.pos.y + m.header * 0.5f - 6.5f}, 13, IM_COL32_WHITE,
               "!");
   }
@@ -356,7 +371,7 @@ void NodeCanvas::draw_node(ImDrawList* dl, const EditorDocument& doc, int index,
     Vec2 at = geo_.input_pos(index, static_cast<int>(k));
     ImVec2 s = view_.to_screen(at);
     if (r >= 1.5f) draw_pin(dl, s, r, pin.category, pin.linked);
-    if (pin_broken(pin.name)) dl->AddCircle(s, r + 3, IM_COL32(235, 70, 70, 255), 12, 2);
+    if (pin_broken(pin.name)) dl->AddCircle(s, r + 3, problem_color, 12, 2);
     if (hover_.kind == Hit::Kind::Pin && hover_.node == index && !hover_.output &&
         hover_.pin == static_cast<int>(k))
       dl->AddCircle(s, r + 3, IM_COL32(255, 255, 255, 200), 12, 1.5f);
@@ -464,7 +479,8 @@ void NodeCanvas::draw_minimap(ImDrawList* dl, const EditorDocument& doc) {
     p1.y = std::max(p1.y, p0.y + 1);
     dl->AddRectFilled(p0, p1,
                       selected.count(n.id)    ? IM_COL32(255, 200, 80, 255)
-                      : problems_.count(n.id) ? IM_COL32(235, 70, 70, 255)
+                      : erring_.count(n.id)   ? IM_COL32(235, 70, 70, 255)
+                      : problems_.count(n.id) ? IM_COL32(230, 160, 40, 255)
                                               : category_color(n.category));
   }
   Rect vis = visible_rect();
@@ -520,10 +536,23 @@ void NodeCanvas::tooltips(EditorDocument& doc) {
     // The value editor beside the node lists these itself: a tooltip would cover it.
     if (n.id == editing_node_ || n.id == inline_pin_.node) return;
     auto it = problems_.find(n.id);
-    if (it == problems_.end() || it->second.empty()) return;
+    auto nit = notes_.find(n.id);
+    bool problems = it != problems_.end() && !it->second.empty();
+    // A serial task's note names its first statement's node too: only loops show theirs.
+    bool notes = (n.type == "range_for" || n.type == "struct_for") && nit != notes_.end() &&
+                 !nit->second.empty();
+    if (!problems && !notes) return;
     std::string text = n.type + " #" + std::to_string(n.id) + ":";
-    for (const std::string& msg : it->second) text += "\n  " + msg;
-    ImGui::SetTooltip("%s", text.c_str());
+    if (problems)
+      for (const std::string& msg : it->second) text += "\n  " + msg;
+    if (notes)
+      for (const std::string& msg : nit->second) text += "\n  " + msg;
+    // Wrapped: the compiler's notes and warnings are sentences, wider than the screen.
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 45.0f);
+    ImGui::TextUnformatted(text.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
   }
 }
 

@@ -83,15 +83,24 @@ void NodeCanvas::sync(EditorDocument& doc) {
     problems_diag_rev_ = doc.diagnostics_revision();
     problems_logic_rev_ = doc.logic_revision();
     problems_.clear();
-    for (const Diagnostic& d : doc.diagnostics())
-      if (d.graph == g && d.node >= 0)
-        problems_[d.node].push_back((d.pin.empty() ? "" : d.pin + ": ") + d.message);
+    erring_.clear();
+    notes_.clear();
+    for (const Diagnostic& d : doc.notes())
+      if (d.graph == g && d.node >= 0) notes_[d.node].push_back(d.message);
+    for (const Diagnostic& d : doc.diagnostics()) {
+      if (!(d.graph == g) || d.node < 0) continue;
+      bool warning = d.severity == Diagnostic::Severity::Warning;
+      problems_[d.node].push_back((d.pin.empty() ? "" : d.pin + ": ") +
+                                  (warning ? "warning: " : "") + d.message);
+      if (!warning) erring_.insert(d.node);
+    }
     if (options_.live_problems && g.valid())
       for (const graph::NodeProblem& p : doc.types(g).problems) {
         if (p.node < 0) continue;
         std::string text = (p.pin.empty() ? "" : p.pin + ": ") + p.message;
         auto& list = problems_[p.node];
         if (std::find(list.begin(), list.end(), text) == list.end()) list.push_back(text);
+        erring_.insert(p.node);
       }
   }
   if (!(doc.selection().graph == g)) {

@@ -15,6 +15,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,6 +84,11 @@ class NodeCanvas {
 
   // What is wrong with a node of the graph shown: the app's diagnostics and, with
   // live_problems, type inference's ("pin: message" when about one pin).
+  // Compiler notes on a node (how its loop runs), for tests and tooltips.
+  std::vector<std::string> notes(int node) const {
+    auto it = notes_.find(node);
+    return it == notes_.end() ? std::vector<std::string>{} : it->second;
+  }
   std::vector<std::string> problems(int node) const {
     auto it = problems_.find(node);
     return it == problems_.end() ? std::vector<std::string>{} : it->second;
@@ -249,6 +255,8 @@ class NodeCanvas {
   GraphRef geo_graph_;
   GraphGeometry geo_;
   std::map<int, std::vector<std::string>> problems_;  // node id -> messages
+  std::set<int> erring_;  // nodes with an error among their problems (else only warnings)
+  std::map<int, std::vector<std::string>> notes_;  // node id -> compiler notes (Severity::Note)
   std::vector<int> visible_nodes_, visible_links_;
 
   // Interaction.

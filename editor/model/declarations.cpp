@@ -320,6 +320,15 @@ std::string free_name(const Document& doc, DeclKind kind, const std::string& bas
 }
 
 bool parse_shape(const std::string& text, std::vector<int64_t>* shape, std::string* why) {
+  // Nothing, "()" or "[]" is the empty shape: a 0-d field (Taichi's `shape=()`); whether the
+  // declaration may be 0-d is its setter's check.
+  std::string bare;
+  for (char c : text)
+    if (c != ' ') bare += c;
+  if (bare.empty() || bare == "()" || bare == "[]") {
+    shape->clear();
+    return true;
+  }
   std::vector<int64_t> out;
   size_t i = 0;
   while (i < text.size()) {
@@ -343,7 +352,7 @@ bool parse_shape(const std::string& text, std::vector<int64_t>* shape, std::stri
     out.push_back(v);
   }
   if (out.empty()) {
-    *why = "a shape needs at least one extent";
+    *why = "a shape is extents separated by 'x' (128x128), or () for one value, not '" + text + "'";
     return false;
   }
   *shape = std::move(out);
@@ -351,6 +360,7 @@ bool parse_shape(const std::string& text, std::vector<int64_t>* shape, std::stri
 }
 
 std::string shape_text(const std::vector<int64_t>& shape) {
+  if (shape.empty()) return "()";  // 0-d: one value, spelled as Taichi's shape=()
   std::string s;
   for (size_t d = 0; d < shape.size(); ++d) s += (d ? "x" : "") + std::to_string(shape[d]);
   return s;
@@ -618,10 +628,11 @@ EditResult set_named(EditorDocument& d, std::vector<T> Document::*list, const T&
 }
 
 std::string array_problem(const char* kind, const std::string& name,
-                          const std::vector<int64_t>& shape, ValueType elem, size_t max_dims) {
-  if (shape.empty() || shape.size() > max_dims)
-    return std::string(kind) + " '" + name + "' needs 1 to " + std::to_string(max_dims) +
-           " dimensions";
+                          const std::vector<int64_t>& shape, ValueType elem, size_t min_dims,
+                          size_t max_dims) {
+  if (shape.size() < min_dims || shape.size() > max_dims)
+    return std::string(kind) + " '" + name + "' needs " + std::to_string(min_dims) + " to " +
+           std::to_string(max_dims) + " dimensions" + (min_dims == 0 ? " (() is one value)" : "");
   std::string why =
       graph::shape_problem(shape, static_cast<int64_t>(size_of(elem.scalar)) * elem.components());
   return why.empty() ? "" : std::string(kind) + " '" + name + "': " + why;
@@ -668,14 +679,14 @@ std::string member_value_problem(const Document& doc, int type, const std::strin
 
 EditResult set_field(EditorDocument& d, const FieldDesc& field) {
   return set_named<FieldDesc>(d, &Document::fields, field, DeclKind::Field, [](const FieldDesc& f) {
-    return array_problem("field", f.name, f.shape, f.elem, 4);
+    return array_problem("field", f.name, f.shape, f.elem, 0, 4);  // 0-d: one value
   });
 }
 
 EditResult set_ndarray(EditorDocument& d, const graph::NdarrayDecl& ndarray) {
   return set_named<graph::NdarrayDecl>(
       d, &Document::ndarrays, ndarray, DeclKind::Ndarray, [](const graph::NdarrayDecl& n) {
-        return array_problem("ndarray", n.name, n.shape, n.elem, 4);
+        return array_problem("ndarray", n.name, n.shape, n.elem, 1, 4);
       });
 }
 

@@ -60,9 +60,10 @@ EditResult set_argpack_type(EditorDocument& d, const ArgpackType& type);
 // against the type as a document load checks them.
 EditResult set_argpack(EditorDocument& d, const graph::ArgpackDecl& pack);
 
-// Parses "128x128", "64, 64" or "256" as extents; false with `*why` set when it is not that.
+// Parses "128x128", "64, 64" or "256" as extents, and "", "()" or "[]" as the empty shape
+// (a 0-d field); false with `*why` set when it is not that.
 bool parse_shape(const std::string& text, std::vector<int64_t>* shape, std::string* why);
-std::string shape_text(const std::vector<int64_t>& shape);  // "128x128"
+std::string shape_text(const std::vector<int64_t>& shape);  // "128x128"; "()" when empty
 
 // ---- kernels
 // A parameter added at the end: every launch of the kernel gets a default argument (zero

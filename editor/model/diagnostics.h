@@ -15,7 +15,9 @@ class Error;
 namespace loom::editor {
 
 struct Diagnostic {
-  enum class Severity : uint8_t { Error, Warning };
+  // Note: not a problem: what the compiler did with the node (how a loop runs in parallel
+  // or why it is serial), shown beside the node.
+  enum class Severity : uint8_t { Error, Warning, Note };
   GraphRef graph;
   int node = -1;
   std::string pin;

@@ -27,6 +27,7 @@ void EditorDocument::replace(graph::Document doc) {
   saved_state_ = history_.state();
   selection_ = Selection{};
   diagnostics_.clear();
+  notes_.clear();
   ++diagnostics_revision_;
   types_.clear();
   bump(true);
@@ -105,6 +106,12 @@ int EditorDocument::subscribe(Listener listener) {
 
 void EditorDocument::unsubscribe(int id) {
   std::erase_if(listeners_, [&](const auto& l) { return l.first == id; });
+}
+
+void EditorDocument::set_notes(std::vector<Diagnostic> notes) {
+  if (notes == notes_) return;
+  notes_ = std::move(notes);
+  ++diagnostics_revision_;
 }
 
 void EditorDocument::set_diagnostics(std::vector<Diagnostic> d) {

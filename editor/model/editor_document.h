@@ -79,6 +79,10 @@ class EditorDocument {
   // ---- problems: the app's (compile and run errors) and the live ones of type inference.
   void set_diagnostics(std::vector<Diagnostic> d);
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  // What the compiler did with nodes, not problems (Severity::Note: how each loop runs), kept
+  // apart so the problems stay what diagnostics() lists; diagnostics_revision() counts both.
+  void set_notes(std::vector<Diagnostic> notes);
+  const std::vector<Diagnostic>& notes() const { return notes_; }
   uint64_t diagnostics_revision() const { return diagnostics_revision_; }
   // Output types and node problems of one graph, recomputed once per logic revision.
   const graph::GraphTypes& types(const GraphRef& g) const;
@@ -97,6 +101,7 @@ class EditorDocument {
   uint64_t logic_revision_ = 0;
   Selection selection_;
   std::vector<Diagnostic> diagnostics_;
+  std::vector<Diagnostic> notes_;
   uint64_t diagnostics_revision_ = 0;
   std::vector<std::pair<int, Listener>> listeners_;
   int next_listener_ = 1;

@@ -178,6 +178,16 @@ std::vector<uint8_t> argument_bytes(const Arg& a, ValueType type, const Place& w
 }
 
 Arg literal_to_arg(const graph::Literal& l, const Place& where) {
+  // The rule node literals follow (nodes.md): a number beyond the largest float is an error,
+  // never silently infinity. A document has no other way to write infinity or NaN, so a
+  // non-finite float here is a spelling like 1e999 that overflowed.
+  auto finite = [&](const graph::Literal& x) {
+    if (x.kind == graph::Literal::Kind::Float && !std::isfinite(x.f))
+      throw Error(where, "the number " + graph::number_text(x) +
+                             " does not fit any float type (the largest magnitude is "
+                             "1.7976931348623157e308, f32's 3.4028235e38)");
+    return x.as_double();
+  };
   auto number = [&](const graph::Literal& x) {
     if (x.kind == graph::Literal::Kind::Int &&
         (x.above_int64 || x.i > (int64_t{1} << 53) || x.i < -(int64_t{1} << 53)))
@@ -186,13 +196,13 @@ Arg literal_to_arg(const graph::Literal& l, const Place& where) {
                              " is too large to be exact; list components are doubles (up to 2^53)");
     if (!x.is_number() && x.kind != graph::Literal::Kind::Bool)
       throw Error(where, "lists hold numbers (or lists of numbers: the columns of a matrix)");
-    return x.kind == graph::Literal::Kind::Bool ? (x.b ? 1.0 : 0.0) : x.as_double();
+    return x.kind == graph::Literal::Kind::Bool ? (x.b ? 1.0 : 0.0) : finite(x);
   };
   switch (l.kind) {
     case graph::Literal::Kind::Bool: return Arg(l.b);
     case graph::Literal::Kind::Int:
       return l.above_int64 ? Arg(static_cast<uint64_t>(l.i)) : Arg(static_cast<int64_t>(l.i));
-    case graph::Literal::Kind::Float: return Arg(l.f);
+    case graph::Literal::Kind::Float: return Arg(finite(l));
     case graph::Literal::Kind::String: return Arg(l.s);
     case graph::Literal::Kind::List: {
       bool columns = !l.list.empty() && l.list[0].kind == graph::Literal::Kind::List;

@@ -23,6 +23,7 @@
 #include "compiler/ir/inst.h"
 #include "compiler/ir/printer.h"
 #include "compiler/passes/pipeline.h"
+#include "compiler/passes/porting_warnings.h"
 #include "engine_plugin/api/aot_instance.h"
 #include "engine_plugin/api/argument_values.h"
 #include "engine_plugin/api/build_id.h"
@@ -30,6 +31,7 @@
 #include "engine_plugin/api/offline_cache.h"
 #include "runtime/common/abi_serialize.h"
 #include "runtime/common/error.h"
+#include "runtime/common/launch_error.h"
 #include "runtime/common/resource_npy.h"
 #include "runtime/common/spirv_kernel.h"
 #include "runtime/host/argpack.h"
@@ -184,6 +186,8 @@ struct Program::Impl {
   // Member values set through the API, in order: a reload replays them on the new packs.
   std::vector<std::tuple<std::string, std::string, Arg>> argpack_overrides;
   uint64_t launch_serial = 0;
+  // Program::last_returns: per pipeline, what its last run's returning launches returned.
+  std::map<std::string, std::vector<LaunchReturns>> pipeline_returns;
   mutable std::mutex running_mutex;
   std::string running;  // running_kernel()
 
@@ -226,17 +230,31 @@ struct Program::Impl {
     allocate_argpacks();
   }
 
+  // Without options.allocate (loom check) every declaration is checked as for running, but
+  // nothing gets memory or a device copy.
   void allocate_storage() {
+    try {
+      allocate_storage_unplaced();
+    } catch (const Error& e) {
+      // "cannot allocate N bytes for field 'x'" and extent errors from runtime/host name
+      // the resource; the document is only known here.
+      if (!e.place().document.empty()) throw;
+      throw Error(place(), e.message());
+    }
+  }
+  void allocate_storage_unplaced() {
+    const bool memory = options.allocate;
     for (const FieldDesc& f : doc->fields) {
       claim_name(f.name);
-      fields[f.name] = std::make_unique<host::Field>(f);
-      device.add_buffer(f.name, fields[f.name]->data(), fields[f.name]->bytes(), false);
+      fields[f.name] = std::make_unique<host::Field>(f, memory);
+      if (memory) device.add_buffer(f.name, fields[f.name]->data(), fields[f.name]->bytes(), false);
     }
     for (const graph::NdarrayDecl& n : doc->ndarrays) {
       claim_name(n.name);
-      ndarrays[n.name] =
-          std::make_unique<host::Ndarray>(n.elem.scalar, n.shape, n.elem.components(), n.name);
-      device.add_buffer(n.name, ndarrays[n.name]->data(), ndarrays[n.name]->bytes(), false);
+      ndarrays[n.name] = std::make_unique<host::Ndarray>(n.elem.scalar, n.shape,
+                                                         n.elem.components(), n.name, memory);
+      if (memory)
+        device.add_buffer(n.name, ndarrays[n.name]->data(), ndarrays[n.name]->bytes(), false);
       ndarray_elems[n.name] = n.elem;
     }
     for (const graph::TextureDecl& t : doc->textures) {
@@ -245,10 +263,19 @@ struct Program::Impl {
         throw Error(place(), "texture '" + t.name + "' needs 2 or 3 extents");
       textures[t.name] =
           t.size.size() == 3
-              ? std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.size[2], t.name)
-              : std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.name);
-      device.add_texture(t.name, *textures[t.name]);
+              ? std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.size[2], t.name,
+                                                memory)
+              : std::make_unique<host::Texture>(t.format, t.size[0], t.size[1], t.name, memory);
+      if (memory) device.add_texture(t.name, *textures[t.name]);
     }
+  }
+
+  // What needs the resources' memory refuses a program loaded without it.
+  void need_memory(const std::string& what) const {
+    if (!options.allocate)
+      throw Error(place(), what +
+                               ": the program was loaded only to be checked "
+                               "(ProgramOptions::allocate is off): its resources have no memory");
   }
 
   void allocate_argpacks() {
@@ -608,6 +635,8 @@ struct Program::Impl {
     if (where.kernel.empty()) where.kernel = inst.kernel->abi().name;
     const LaunchError& le = inst.frame.error();
     if (le.code != 1) return Error(where, e.message());
+    if (le.slot == -1)  // a local array or element index: no resource to name
+      return Error(where, describe_launch_error(inst.kernel->abi(), {}, le));
     return Error(where, "index out of bounds: " + describe_slot(inst.kernel->abi(), le.slot) +
                             ", dim " + std::to_string(le.dim) + ", index " +
                             std::to_string(le.index) + " not in [0, " + std::to_string(le.extent) +
@@ -621,6 +650,7 @@ struct Program::Impl {
   }
 
   KernelResult launch(const std::string& kernel, const Args& args) {
+    need_memory("launching kernel '" + kernel + "'");
     const graph::KernelDecl& decl = kernel_decl(kernel);
     check_argument_names(decl, args);
     Instance& inst = instance(decl, template_args(decl, args));
@@ -656,6 +686,7 @@ struct Program::Impl {
   }
 
   ResourceBytes resource_bytes(const std::string& name) {
+    need_memory("'" + name + "'");
     ResourceBytes r;
     r.name = name;
     if (auto it = fields.find(name); it != fields.end()) {
@@ -724,6 +755,18 @@ struct Program::Impl {
       }
   }
 
+  // One run of pipeline `name`, keeping what its launches return (last_returns).
+  void run_launches(const std::string& name,
+                    const std::vector<std::pair<std::string, Args>>& launches) {
+    std::vector<LaunchReturns>& record = pipeline_returns[name];
+    record.clear();
+    for (size_t i = 0; i < launches.size(); ++i) {
+      KernelResult result = launch(launches[i].first, launches[i].second);
+      if (!result.names.empty()) record.push_back({i, launches[i].first, std::move(result)});
+    }
+    device.flush();  // the device starts on the batch while the host goes on
+  }
+
   std::vector<std::pair<std::string, Args>> pipeline_launches(const std::string& name) const {
     const graph::Pipeline* p = doc->pipeline(name);
     if (!p) throw Error(place(), "the document has no pipeline '" + name + "'");
@@ -735,6 +778,23 @@ struct Program::Impl {
       out.emplace_back(l.kernel, std::move(args));
     }
     return out;
+  }
+
+  // Calls `visit(kernel, template args, "kernel[signature]")` once per instantiation the
+  // pipelines launch, in pipeline order.
+  template <typename Visit>
+  void for_each_pipeline_instantiation(Visit&& visit) {
+    std::set<std::string> seen;
+    for (const graph::Pipeline& p : doc->pipelines) {
+      for (const auto& [kernel, args] : pipeline_launches(p.name)) {
+        const graph::KernelDecl& decl = kernel_decl(kernel);
+        check_argument_names(decl, args);
+        graph::TemplateArgs targs = template_args(decl, args);
+        std::string sig = targs.signature();
+        if (!seen.insert(kernel + '\n' + sig).second) continue;
+        visit(kernel, targs, kernel + (sig.empty() ? "" : "[" + sig + "]"));
+      }
+    }
   }
 };
 
@@ -998,8 +1058,7 @@ KernelResult Program::launch(const std::string& kernel, const Args& args) {
 }
 
 void Program::run_pipeline(const std::string& name) {
-  for (const auto& [kernel, args] : impl_->pipeline_launches(name)) impl_->launch(kernel, args);
-  impl_->device.flush();  // the device starts on the batch while the host goes on
+  impl_->run_launches(name, impl_->pipeline_launches(name));
 }
 
 void Program::run_pipeline(const std::string& name, const Args& args) {
@@ -1039,16 +1098,22 @@ void Program::run_pipeline(const std::string& name, const Args& args) {
     impl_->check_argument_names(decl, launch_args);
     impl_->bind(impl_->instance(decl, impl_->template_args(decl, launch_args)), launch_args);
   }
-  for (const auto& [kernel, launch_args] : launches) impl_->launch(kernel, launch_args);
-  impl_->device.flush();
+  impl_->run_launches(name, launches);
 }
 
 bool Program::has_pipeline(const std::string& name) const {
   return impl_->doc->pipeline(name) != nullptr;
 }
 
+const std::vector<LaunchReturns>& Program::last_returns(const std::string& name) const {
+  if (!has_pipeline(name))
+    throw Error(impl_->place(), "the document has no pipeline '" + name + "'");
+  return impl_->pipeline_returns[name];  // an empty record for one not run yet
+}
+
 // A mutable host view: current now, and uploaded again before the next launch that uses it.
 ArrayView Program::array(const std::string& name) {
+  impl_->need_memory("'" + name + "'");
   if (auto it = impl_->fields.find(name); it != impl_->fields.end()) {
     const host::Field& f = *it->second;
     impl_->device.read_back(f.data());
@@ -1066,6 +1131,7 @@ ArrayView Program::array(const std::string& name) {
 }
 
 TextureView Program::texture(const std::string& name) {
+  impl_->need_memory("'" + name + "'");
   auto it = impl_->textures.find(name);
   if (it == impl_->textures.end())
     throw Error(impl_->place("", name), "'" + name + "' is not a texture of the program");
@@ -1269,31 +1335,95 @@ std::string Program::running_kernel() const {
   return impl_->running;
 }
 
+// The notes offload left in a lowered and optimised kernel, placed in the document.
+static std::vector<Program::TaskNote> notes_of(const ir::Kernel& k, const std::string& document,
+                                               const std::string& kernel,
+                                               const std::string& instantiation) {
+  std::vector<Program::TaskNote> out;
+  for (size_t t = 0; t < k.task_notes.size(); ++t) {
+    const ir::TaskNote& note = k.task_notes[t];
+    out.push_back({Place{document, kernel, note.node, ""}, instantiation, static_cast<int>(t),
+                   note.parallel, note.text});
+  }
+  return out;
+}
+
+std::vector<Program::TaskNote> Program::task_notes() {
+  std::vector<TaskNote> out;
+  impl_->for_each_pipeline_instantiation(
+      [&](const std::string& kernel, const graph::TemplateArgs& targs, const std::string& name) {
+        auto k = impl_->lower_and_optimise(kernel, targs);
+        for (TaskNote& n : notes_of(*k, impl_->doc->path, kernel, name)) out.push_back(n);
+      });
+  return out;
+}
+
+namespace {
+
+// "1 task", "3 tasks".
+std::string count_of(size_t n, const std::string& thing) {
+  return std::to_string(n) + " " + thing + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
 std::vector<std::string> Program::prepare_pipelines(bool compile) {
   std::vector<std::string> lines;
-  std::unordered_map<std::string, bool> seen;
+  impl_->for_each_pipeline_instantiation([&](const std::string& kernel,
+                                             const graph::TemplateArgs& targs,
+                                             const std::string& name) {
+    if (compile) {
+      Instance& inst = impl_->instance(impl_->kernel_decl(kernel), targs);
+      lines.push_back(name + ": compiled, " + count_of(inst.kernel->abi().tasks.size(), "task"));
+      return;
+    }
+    auto k = impl_->lower_and_optimise(kernel, targs);
+    size_t tasks = 0;
+    for (const auto& inst : k->body->insts) tasks += inst->op == ir::Op::Offload;
+    lines.push_back(name + ": ok, " + count_of(tasks, "task"));
+    // How offload ran each task (parallel, reductions, or serial and why).
+    for (const TaskNote& note : notes_of(*k, impl_->doc->path, kernel, name))
+      lines.push_back(
+          "  task " + std::to_string(note.task) +
+          (note.place.node >= 0 ? " (node " + std::to_string(note.place.node) + ")" : "") + ": " +
+          note.text);
+  });
+  return lines;
+}
+
+std::string Program::Warning::to_string() const {
+  std::string where = place.to_string();
+  return where.empty() ? message : where + ": " + message;
+}
+
+std::vector<Program::Warning> Program::warnings() {
+  std::vector<Warning> out;
+  std::set<std::string> seen;
   for (const graph::Pipeline& p : impl_->doc->pipelines) {
     for (const auto& [kernel, args] : impl_->pipeline_launches(p.name)) {
       const graph::KernelDecl& decl = impl_->kernel_decl(kernel);
-      impl_->check_argument_names(decl, args);
       graph::TemplateArgs targs = impl_->template_args(decl, args);
-      std::string sig = targs.signature();
-      if (seen[kernel + '\n' + sig]) continue;
-      seen[kernel + '\n' + sig] = true;
-      std::string name = kernel + (sig.empty() ? "" : "[" + sig + "]");
-      if (compile) {
-        Instance& inst = impl_->instance(decl, targs);
-        lines.push_back(name + ": compiled, " + std::to_string(inst.kernel->abi().tasks.size()) +
-                        " tasks");
-      } else {
-        auto k = impl_->lower_and_optimise(kernel, targs);
-        size_t tasks = 0;
-        for (const auto& inst : k->body->insts) tasks += inst->op == ir::Op::Offload;
-        lines.push_back(name + ": ok, " + std::to_string(tasks) + " tasks");
-      }
+      // Instantiations share their nodes: a mistake is said once per kernel.
+      if (!seen.insert(kernel).second) continue;
+      std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*impl_->doc, kernel, targs);
+      for (passes::PortingWarning& w : passes::porting_warnings(*k))
+        out.push_back({Place{impl_->doc->path, kernel, w.node, ""}, std::move(w.message)});
     }
   }
-  return lines;
+  // Kernels no pipeline launches (tried with `loom launch`, or launched by an engine) are
+  // checked too when they need no template arguments to be compiled.
+  for (const graph::KernelDecl& decl : impl_->doc->kernels) {
+    if (seen.count(decl.name)) continue;
+    bool templated = false;
+    for (const graph::KernelParam& p : decl.params)
+      templated |= p.kind == graph::ParamKind::Template ||
+                   (p.kind == graph::ParamKind::Ndarray && p.type.empty());
+    if (templated) continue;
+    std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*impl_->doc, decl.name, {});
+    for (passes::PortingWarning& w : passes::porting_warnings(*k))
+      out.push_back({Place{impl_->doc->path, decl.name, w.node, ""}, std::move(w.message)});
+  }
+  return out;
 }
 
 std::vector<std::string> Program::pass_names() {

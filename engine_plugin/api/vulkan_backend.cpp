@@ -54,6 +54,7 @@ class VulkanBackend : public DeviceBackend {
                                           caps_.max_workgroup_size_x);
     t.device_name = "device '" + caps_.name + "'";
     t.optimize = options_.spirv_opt;
+    t.loop_iteration_limit = codegen::loop_iteration_limit(caps_.vendor_id, caps_.name);
     // The newest SPIR-V the device takes that our emitter writes: 1.0 on an engine's Vulkan
     // 1.0 device, 1.3 on 1.1, 1.5 on 1.2 and later.
     t.spirv_version = std::min(kSpirv1_5, max_spirv_version(caps_.api_version));

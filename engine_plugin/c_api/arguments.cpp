@@ -22,6 +22,16 @@ const char* kind_name(const LoomArgumentKind& k) {
   return "an argument of unknown kind";
 }
 
+// An argument whose kind is none of LoomArgumentKind's is the caller's mistake, not a wrong
+// type: refused as such before anything reads it as one kind or another.
+void check_kind(const LoomArgument& a, const Place& where, const std::string& what) {
+  int32_t kind = enum_int(a.kind);
+  if (kind < LOOM_ARGUMENT_VALUE || kind > LOOM_ARGUMENT_ARGPACK)
+    throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, where,
+                   what + ": kind " + std::to_string(kind) +
+                       " is not a LoomArgumentKind (1 VALUE, 2 NDARRAY, 3 TEXTURE, 4 ARGPACK)");
+}
+
 // The components of a VALUE argument as T, after checking they are exactly `type`.
 template <typename T>
 std::vector<T> components(const LoomArgument& a, ValueType type, const Place& where,
@@ -233,6 +243,7 @@ void bind_arguments(KernelObject& k, uint32_t count, const LoomArgument* args) {
     Place where{m.what, k.name, -1, p.name};
     std::string what = "parameter '" + p.name + "' (argument " + std::to_string(i) + ")";
     int param = static_cast<int>(i);
+    check_kind(a, where, what);
     switch (p.kind) {
       case ParamKind::Value:
         if (p.type.scalar == Scalar::Bool) {
@@ -270,6 +281,7 @@ aot::PipelineArgument pipeline_argument(ModuleObject& m, const KernelABI& abi, i
                                         const LoomArgument& a, const Place& where,
                                         const std::string& what) {
   const ParamDesc& p = abi.params.at(static_cast<size_t>(param));
+  check_kind(a, where, what);
   switch (p.kind) {
     case ParamKind::Value: {
       if (p.type.scalar == Scalar::Bool) {
@@ -308,6 +320,7 @@ void set_member(ArgpackObject& p, const std::string& path, const LoomArgument& a
   const std::vector<ArgpackType>& types = m.loaded->metadata().argpack_types;
   const ArgpackMember* member = member_of(pack, types, path, where);
   std::string what = "member '" + path + "'";
+  check_kind(a, where, what);
   std::string rest;
   ArgpackObject& holder = holder_of(p, path, &rest);
   switch (member->kind) {

@@ -519,7 +519,7 @@ LoomResult loom_module_get_item_name(LoomModule module, LoomModuleItem item, uin
     int32_t kind = capi::enum_int(item);
     if (kind < LOOM_ITEM_KERNEL || kind > LOOM_ITEM_ARGPACK)
       throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, Place{m.what},
-                     std::to_string(kind) + " is not a LoomModuleItem");
+                     "item: " + std::to_string(kind) + " is not a LoomModuleItem");
     const std::vector<std::string>& list = m.names[static_cast<size_t>(kind - 1)];
     if (index >= list.size())
       throw ApiError(LOOM_ERROR_NOT_FOUND, Place{m.what},

@@ -92,7 +92,8 @@ ArrayView view_of(const ArrayObject& a) {
 std::vector<int64_t> shape_of(uint32_t ndim, const int64_t* shape, const char* call) {
   if (ndim < 1 || ndim > LOOM_MAX_DIMS)
     throw ApiError(LOOM_ERROR_WRONG_NDIM,
-                   std::string(call) + ": ndim " + std::to_string(ndim) + " is not in 1..4");
+                   std::string(call) + ": ndim " + std::to_string(ndim) + " is not in 1..4" +
+                       (ndim == 0 ? " (ndarrays have dimensions; one value is a 0-d field)" : ""));
   if (!shape) throw ApiError(LOOM_ERROR_NULL_HANDLE, std::string(call) + ": shape is null");
   std::vector<int64_t> s(shape, shape + ndim);
   for (uint32_t d = 0; d < ndim; ++d)
@@ -454,12 +455,25 @@ LoomResult loom_texture_import_vulkan(LoomRuntime runtime, const LoomVulkanImage
     if (!i.image || !i.view)
       throw ApiError(LOOM_ERROR_NULL_HANDLE,
                      "loom_texture_import_vulkan: image->image or image->view is null");
+    // The caller's VkFormat and VkImageLayout are read as integers (capi::enum_int) and
+    // checked before they become the C++ enums: a value outside an enum's range is undefined
+    // behaviour the optimiser may use to drop the check.
+    int32_t format = capi::enum_int(i.format);
     TextureFormat f;
-    if (!vk::texture_format_of(i.format, &f))
-      throw ApiError(
-          LOOM_ERROR_WRONG_DTYPE,
-          "loom_texture_import_vulkan: VkFormat " + std::to_string(static_cast<int>(i.format)) +
-              " is none of R32_SFLOAT, R32G32_SFLOAT, R32G32B32A32_SFLOAT, R8G8B8A8_UNORM");
+    if (format < 0 || !vk::texture_format_of(static_cast<VkFormat>(format), &f))
+      throw ApiError(LOOM_ERROR_WRONG_DTYPE,
+                     "loom_texture_import_vulkan: image->format: VkFormat " +
+                         std::to_string(format) +
+                         " is none of R32_SFLOAT, R32G32_SFLOAT, R32G32B32A32_SFLOAT, "
+                         "R8G8B8A8_UNORM");
+    int32_t layout = capi::enum_int(i.layout);
+    if (layout != static_cast<int32_t>(VK_IMAGE_LAYOUT_GENERAL) &&
+        layout != static_cast<int32_t>(VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL))
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT,
+                     "loom_texture_import_vulkan: image->layout: VkImageLayout " +
+                         std::to_string(layout) +
+                         " is neither GENERAL nor SHADER_READ_ONLY_OPTIMAL (the layouts kernels "
+                         "use images in)");
     if (i.ndim != 2 && i.ndim != 3)
       throw ApiError(LOOM_ERROR_WRONG_NDIM, "loom_texture_import_vulkan: ndim " +
                                                 std::to_string(i.ndim) + "; textures have 2 or 3");
@@ -470,7 +484,8 @@ LoomResult loom_texture_import_vulkan(LoomRuntime runtime, const LoomVulkanImage
     t->own = std::make_unique<host::Texture>(
         host::Texture::device_only(t.get(), f, static_cast<int>(i.ndim), i.extent.width,
                                    i.extent.height, i.ndim == 3 ? i.extent.depth : 1, t->name));
-    v.import_image(t.get(), i.image, i.view, i.format, i.extent, i.layout, t->name);
+    v.import_image(t.get(), i.image, i.view, static_cast<VkFormat>(format), i.extent,
+                   static_cast<VkImageLayout>(layout), t->name);
     *out = t->handle.as<LoomTexture>();
     r.textures[t.get()] = std::move(t);
   });

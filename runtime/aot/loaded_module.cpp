@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <typeinfo>
 
 #include "runtime/aot/module_device.h"
 #include "runtime/common/error.h"
@@ -155,8 +156,14 @@ LoadedModule::LoadedModule(Module module, Device& device, std::string what,
   try {
     allocate();
     bind_pipelines();
-  } catch (...) {
+  } catch (const Error& e) {
     release_device_copies();  // the destructor does not run for a constructor that throws
+    // Storage errors ("cannot allocate N bytes for field 'x'") name the resource; the module
+    // is only known here. Errors of another type (internal ones) go as they are.
+    if (typeid(e) != typeid(Error) || !e.place().document.empty()) throw;
+    throw Error(Place{what_}, e.message(), e.kind());
+  } catch (...) {
+    release_device_copies();
     throw;
   }
 }

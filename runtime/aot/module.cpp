@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -58,8 +60,16 @@ JsonValue unum(uint64_t i) {
   v.text = std::to_string(i);
   return v;
 }
+// JSON has no token for infinity or NaN, and a bare `inf` would make the whole module
+// unreadable, so those three are written as the strings "inf", "-inf" and "nan" (read back by
+// Reader::real_of); every finite double keeps its exact %.17g spelling.
 JsonValue real(double d) {
   JsonValue v;
+  if (!std::isfinite(d)) {
+    v.kind = JsonValue::Kind::String;
+    v.text = std::isnan(d) ? "nan" : d > 0 ? "inf" : "-inf";
+    return v;
+  }
   v.kind = JsonValue::Kind::Number;
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", d);
@@ -451,9 +461,21 @@ class Reader {
     if (errno) fail_at(at(key), "is out of range");
     return x;
   }
+  // A float as real() writes it: a number, or one of the strings "inf", "-inf", "nan".
   double real_of(const JsonValue& v, const std::string& path) const {
+    if (v.kind == JsonValue::Kind::String) {
+      if (v.text == "inf") return std::numeric_limits<double>::infinity();
+      if (v.text == "-inf") return -std::numeric_limits<double>::infinity();
+      if (v.text == "nan") return std::numeric_limits<double>::quiet_NaN();
+      fail_at(path, "is not a number (nor \"inf\", \"-inf\" or \"nan\")");
+    }
     if (v.kind != JsonValue::Kind::Number) fail_at(path, "is not a number");
     return std::strtod(v.text.c_str(), nullptr);
+  }
+  double real(const std::string& key) const {
+    const JsonValue* v = v_.find(key);
+    if (!v) fail_at(at(key), "is missing");
+    return real_of(*v, at(key));
   }
   const std::vector<JsonValue>& list(const std::string& key) const {
     return get(key, JsonValue::Kind::Array, "an array").items;
@@ -533,9 +555,7 @@ Value read_value(const Reader& r) {
       }
       break;
     }
-    case Value::Kind::Float:
-      v.f = r.real_of(r.get("value", JsonValue::Kind::Number, "a number"), r.at("value"));
-      break;
+    case Value::Kind::Float: v.f = r.real("value"); break;
     case Value::Kind::Bool: v.b = r.boolean("value"); break;
     case Value::Kind::List: {
       const auto& items = r.list("value");
@@ -677,9 +697,7 @@ TemplateArgument read_template(const Reader& r) {
   switch (t.kind) {
     case TemplateArgument::Kind::Field: t.field = r.string("value"); break;
     case TemplateArgument::Kind::Int: t.i = r.integer("value", INT64_MIN, INT64_MAX); break;
-    case TemplateArgument::Kind::Float:
-      t.f = r.real_of(r.get("value", JsonValue::Kind::Number, "a number"), r.at("value"));
-      break;
+    case TemplateArgument::Kind::Float: t.f = r.real("value"); break;
     case TemplateArgument::Kind::Bool: t.b = r.boolean("value"); break;
     case TemplateArgument::Kind::Ndarray:
       t.elem = r.type("elem");

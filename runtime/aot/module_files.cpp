@@ -9,6 +9,7 @@
 #include "runtime/common/abi_serialize.h"
 #include "runtime/common/byte_stream.h"
 #include "runtime/common/error.h"
+#include "runtime/common/input_file.h"
 
 namespace loom::aot {
 
@@ -31,13 +32,10 @@ bool valid_blob_name(const std::string& n) {
   return true;
 }
 
+// Regular files of at most kMaxInputFileBytes (docs/aot-modules.md): a FIFO or a device in
+// a module's place must fail the load, not block it or fill the memory.
 std::vector<uint8_t> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(Place{path}, "cannot open the module file", ErrorKind::Io);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(Place{path}, "cannot read the module file", ErrorKind::Io);
-  return bytes;
+  return read_file_checked(path, "module file");
 }
 
 void write_file(const std::string& path, const void* data, size_t size) {
@@ -229,7 +227,8 @@ Module read_module_path(const std::string& path) {
     if (!valid_blob_name(b.name))
       throw Error(Place{path}, "corrupt module: blob name '" + b.name + "' is not allowed");
     std::string file = path + "/" + b.name;
-    if (!std::filesystem::is_regular_file(file, ec))
+    // A blob that exists but is no regular file is read_file's error, which says what it is.
+    if (!std::filesystem::exists(file, ec))
       throw Error(Place{path}, "corrupt module: blob '" + b.name + "' is missing");
     // The size the metadata claims is checked before the file is read.
     uint64_t on_disk = std::filesystem::file_size(file, ec);

@@ -14,8 +14,17 @@ std::string describe_launch_error(const KernelABI& abi,
       return "assertion failed: " + assert_messages[static_cast<size_t>(e.index)];
     return "assertion failed";
   }
+  if (e.code == kLaunchLoopCut)
+    return "the device ended this loop early: it runs at most " + std::to_string(e.index) +
+           " loop iterations per invocation, all loops of a task together (llvmpipe's "
+           "limit), so the result would be wrong; run the kernel on the CPU or on another "
+           "Vulkan device, or split the loop across launches";
   std::string what = "index out of bounds";
   if (e.code != 1) what = "launch error " + std::to_string(e.code);
+  // Slot -1: the index of a local array (dim 0) or of an element node (dim 0: i, 1: j).
+  if (e.slot == -1)
+    return what + ": local array or vector index " + (e.dim == 1 ? "j" : "i") + " = " +
+           std::to_string(e.index) + " not in [0, " + std::to_string(e.extent) + ")";
   std::string slot = "slot " + std::to_string(e.slot);
   if (e.slot >= 0 && static_cast<size_t>(e.slot) < abi.resources.size()) {
     const ResourceDesc& r = abi.resources[static_cast<size_t>(e.slot)];

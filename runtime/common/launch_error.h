@@ -9,6 +9,10 @@
 
 namespace loom {
 
+// LaunchError::code of a loop the device ended early (1: out of bounds, 2: assertion, 3: a
+// cancelled launch on the CPU). `index` holds the device's limit on loop iterations.
+constexpr int32_t kLaunchLoopCut = 4;
+
 // "" when error.code is 0.
 std::string describe_launch_error(const KernelABI& abi,
                                   const std::vector<std::string>& assert_messages,

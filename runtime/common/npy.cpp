@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "runtime/common/error.h"
+#include "runtime/common/input_file.h"
 
 namespace loom {
 
@@ -38,6 +39,9 @@ namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr uint32_t kMaxHeaderBytes = 1u << 20;
+// The data is read into memory whole: 16 GiB bounds what one file can make Loom allocate, far
+// above the arrays simulations load (documented with .npy in docs/graph-format.md).
+constexpr uint64_t kMaxNpyFileBytes = uint64_t{1} << 34;
 
 [[noreturn]] void fail(const std::string& path, const std::string& message) {
   throw Error(Place{path}, message);
@@ -192,13 +196,10 @@ uint32_t little_endian(const unsigned char (&b)[N]) {
 }  // namespace
 
 NpyArray read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot open .npy file");
+  // A regular file (a FIFO would block, /dev/zero never end) of at most kMaxNpyFileBytes.
+  InputFile in(path, ".npy file", kMaxNpyFileBytes);
   // The file's size bounds every length the file claims, before anything is allocated.
-  in.seekg(0, std::ios::end);
-  const std::streamoff file_bytes = in.tellg();
-  in.seekg(0, std::ios::beg);
-  if (file_bytes < 0 || !in) fail(path, "cannot read .npy file (its size is unknown)");
+  const auto file_bytes = static_cast<int64_t>(in.size());
 
   char magic[6];
   unsigned char version[2];
@@ -217,7 +218,7 @@ NpyArray read_npy(const std::string& path) {
   } else {
     fail(path, "unsupported .npy version " + std::to_string(version[0]));
   }
-  const std::streamoff header_begin = in.tellg();
+  const int64_t header_begin = version[0] == 1 ? 10 : 12;
   if (header_len > kMaxHeaderBytes) fail(path, ".npy header is implausibly long");
   if (header_len > file_bytes - header_begin)
     fail(path, "truncated .npy header: it claims " + std::to_string(header_len) +
@@ -241,7 +242,7 @@ NpyArray read_npy(const std::string& path) {
     fail(path, ".npy data is truncated: its shape and dtype claim " + std::to_string(*bytes) +
                    " bytes, the file holds " + std::to_string(available));
   a.data.resize(*bytes);
-  if (!in.read(reinterpret_cast<char*>(a.data.data()), static_cast<std::streamsize>(*bytes)))
+  if (!in.read(a.data.data(), static_cast<size_t>(*bytes)))
     fail(path, ".npy data is truncated: expected " + std::to_string(*bytes) + " bytes");
   return a;
 }

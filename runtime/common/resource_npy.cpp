@@ -59,7 +59,7 @@ void read_resource_npy(const ResourceBytes& r, const std::string& path) {
   NpyArray a = read_npy(path);
   std::vector<int64_t> want = r.shape;
   want.insert(want.end(), r.elem_dims.begin(), r.elem_dims.end());
-  Place where{path, "", -1, r.name};
+  Place where{path, "", -1, ""};  // the messages name the resource; it is not a pin
   if (a.dtype != r.dtype)
     throw Error(where, "'" + r.name + "' holds " + std::string(scalar_name(r.dtype)) +
                            " but the file holds " + std::string(scalar_name(a.dtype)));

@@ -46,6 +46,11 @@ enum BindingAccess : uint8_t { kAccessRead = 1, kAccessWrite = 2 };
 // RangeBound (one bound of an iteration range as the host evaluates it at launch) is in
 // kernel_abi.h: a kernel's extent assumptions use it too.
 
+// The most grid-stride iterations the runtime lets one invocation of a reduction task make
+// (it dispatches more workgroups otherwise), well under llvmpipe's 65535-iteration cut, so
+// such tasks need no loop guard (compiler/codegen_spirv/spirv_loops.h).
+constexpr int64_t kMaxGridStrideTrips = 16384;
+
 struct SpirvTask {
   uint8_t kind = 0;             // ir::TaskKind: 0 serial, 1 range_for, 2 struct_for
   std::vector<uint32_t> spirv;  // a whole module; entry point "main"

@@ -4,7 +4,7 @@
 
 namespace loom::host {
 
-Field::Field(FieldDesc desc) : desc_(std::move(desc)) {
+Field::Field(FieldDesc desc, bool allocate) : desc_(std::move(desc)) {
   const std::string what = "field '" + desc_.name + "'";
   if (desc_.shape.size() > static_cast<size_t>(kMaxDims))
     throw Error(what + " has more than 4 dimensions");
@@ -12,7 +12,7 @@ Field::Field(FieldDesc desc) : desc_(std::move(desc)) {
   StorageSize size =
       storage_size(desc_.shape, int64_t{components()} * size_of(desc_.elem.scalar), what);
   count_ = size.elements;
-  buffer_ = AlignedBuffer(size.bytes, what);
+  if (allocate) buffer_ = AlignedBuffer(size.bytes, what);
 }
 
 ResourceView Field::view() const {

@@ -1,4 +1,5 @@
 // A program field: dense N-d storage of scalar/vector/matrix elements, zero-initialised.
+// N is 0 to 4; a 0-d field (empty shape) holds one element.
 #pragma once
 
 #include <cstdint>
@@ -11,8 +12,9 @@ namespace loom::host {
 class Field {
  public:
   // Extents must lie in [0, INT32_MAX] and the memory must be had; otherwise loom::Error
-  // names the field and the extent or byte count.
-  explicit Field(FieldDesc desc);
+  // names the field and the extent or byte count. `allocate` false checks the same but takes
+  // no memory (data() null, bytes() 0): a program loaded only to be checked (loom check).
+  explicit Field(FieldDesc desc, bool allocate = true);
 
   const FieldDesc& desc() const { return desc_; }
   int64_t element_count() const { return count_; }

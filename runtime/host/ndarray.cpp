@@ -10,9 +10,11 @@ std::string describe(const std::string& name) {
 }
 }  // namespace
 
-Ndarray::Ndarray(Scalar dtype, std::vector<int64_t> shape, int components, const std::string& name)
+Ndarray::Ndarray(Scalar dtype, std::vector<int64_t> shape, int components, const std::string& name,
+                 bool allocate)
     : dtype_(dtype), shape_(std::move(shape)), components_(components) {
   check(describe(name));
+  if (!allocate) return;
   buffer_ = AlignedBuffer(bytes_, describe(name));
   data_ = buffer_.data();
 }

@@ -14,9 +14,10 @@ namespace loom::host {
 class Ndarray {
  public:
   // Extents must lie in [0, INT32_MAX] and the memory must be had; otherwise loom::Error
-  // names the ndarray (`name`, when given) and the extent or byte count.
+  // names the ndarray (`name`, when given) and the extent or byte count. `allocate` false
+  // checks the same but takes no memory (data() null): a program only being checked.
   Ndarray(Scalar dtype, std::vector<int64_t> shape, int components = 1,
-          const std::string& name = "");
+          const std::string& name = "", bool allocate = true);
   // Wraps `data` (not owned).
   Ndarray(void* data, Scalar dtype, std::vector<int64_t> shape, int components = 1,
           const std::string& name = "");

@@ -15,12 +15,13 @@ namespace {
 size_t channel_bytes(TextureFormat f) { return f == TextureFormat::RGBA8 ? 1 : 4; }
 }  // namespace
 
-Texture::Texture(TextureFormat format, int64_t width, int64_t height, const std::string& name)
-    : Texture(format, 2, width, height, 1, name) {}
+Texture::Texture(TextureFormat format, int64_t width, int64_t height, const std::string& name,
+                 bool allocate)
+    : Texture(format, 2, width, height, 1, name, allocate) {}
 
 Texture::Texture(TextureFormat format, int64_t width, int64_t height, int64_t depth,
-                 const std::string& name)
-    : Texture(format, 3, width, height, depth, name) {}
+                 const std::string& name, bool allocate)
+    : Texture(format, 3, width, height, depth, name, allocate) {}
 
 Texture Texture::device_only(const void* key, TextureFormat format, int ndim, int64_t width,
                              int64_t height, int64_t depth, const std::string& name) {
@@ -42,7 +43,7 @@ Texture Texture::device_only(const void* key, TextureFormat format, int ndim, in
 }
 
 Texture::Texture(TextureFormat format, int ndim, int64_t width, int64_t height, int64_t depth,
-                 const std::string& name)
+                 const std::string& name, bool allocate)
     : format_(format), ndim_(ndim) {
   const std::string what = name.empty() ? "texture" : "texture '" + name + "'";
   std::vector<int64_t> shape = {width, height, depth};
@@ -55,11 +56,12 @@ Texture::Texture(TextureFormat format, int ndim, int64_t width, int64_t height, 
   width_ = static_cast<int>(width);
   height_ = static_cast<int>(height);
   depth_ = static_cast<int>(depth);
-  buffer_ = AlignedBuffer(size.bytes, what);
+  if (allocate) buffer_ = AlignedBuffer(size.bytes, what);
 }
 
 size_t Texture::texel_offset(int x, int y, int z) const {
   if (key_) throw Error("the texture has no host memory (it lives on a device only)");
+  if (!buffer_.data()) throw Error("the texture has no memory (its program is only checked)");
   if (x < 0 || y < 0 || z < 0 || x >= width_ || y >= height_ || z >= depth_)
     throw Error("texel (" + std::to_string(x) + ", " + std::to_string(y) + ", " +
                 std::to_string(z) + ") outside the texture");

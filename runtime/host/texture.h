@@ -15,11 +15,13 @@ namespace loom::host {
 class Texture {
  public:
   // Extents must lie in [1, INT32_MAX] and the memory must be had; otherwise loom::Error
-  // names the texture (`name`, when given) and the extent or byte count.
-  Texture(TextureFormat format, int64_t width, int64_t height,
-          const std::string& name = "");  // 2-d
+  // names the texture (`name`, when given) and the extent or byte count. `allocate` false
+  // checks the same but takes no memory (data() null, bytes() 0; texel access is an error):
+  // a program loaded only to be checked.
+  Texture(TextureFormat format, int64_t width, int64_t height, const std::string& name = "",
+          bool allocate = true);  // 2-d
   Texture(TextureFormat format, int64_t width, int64_t height, int64_t depth,
-          const std::string& name = "");  // 3-d
+          const std::string& name = "", bool allocate = true);  // 3-d
   // A texture with no host memory: `key` stands for device memory a runtime knows by it (an
   // imported image); data() returns the key, bytes() 0, and texel access is an error.
   static Texture device_only(const void* key, TextureFormat format, int ndim, int64_t width,
@@ -43,7 +45,7 @@ class Texture {
 
  private:
   Texture(TextureFormat format, int ndim, int64_t width, int64_t height, int64_t depth,
-          const std::string& name);
+          const std::string& name, bool allocate = true);
   size_t texel_offset(int x, int y, int z) const;
 
   TextureFormat format_;

@@ -906,14 +906,20 @@ std::optional<VulkanRuntime::GroupCount> VulkanRuntime::dispatch_groups(
   if (task.kind == 0) return GroupCount{1, 1};  // serial
   uint32_t cap_x = std::min<uint32_t>(caps().max_workgroup_count_x, 65535);
   uint32_t cap_y = std::min<uint32_t>(caps().max_workgroup_count_y, 65535);
-  if (!task.host_extent) {
-    // Bounds only the shader knows: enough groups to fill the device; the grid-stride
-    // loops cover the rest and idle invocations leave at once.
-    if (task.grid_dims == 2)
-      return GroupCount{std::min<uint32_t>(caps().discrete ? 64 : 8, cap_x),
-                        std::min<uint32_t>(caps().discrete ? 256 : 16, cap_y)};
-    return GroupCount{std::min<uint32_t>(caps().discrete ? 4096 : 64, cap_x), 1};
-  }
+  // Bounds only the shader knows: enough groups to fill the device; the grid-stride
+  // loops cover the rest and idle invocations leave at once.
+  GroupCount advisory = task.grid_dims == 2
+                            ? GroupCount{std::min<uint32_t>(caps().discrete ? 64 : 8, cap_x),
+                                         std::min<uint32_t>(caps().discrete ? 256 : 16, cap_y)}
+                            : GroupCount{std::min<uint32_t>(caps().discrete ? 4096 : 64, cap_x), 1};
+  if (!task.host_extent) return advisory;
+  // A parallel task writes the temps binding only to combine reductions: each workgroup
+  // ends with a combine through shared memory and an atomic, so the advisory grid (fewer,
+  // fuller workgroups, each invocation's partial covering many elements) is at most used.
+  bool reduces = false;
+  const SpirvKernel& code = kernel.code();
+  for (size_t b = 0; b < code.bindings.size() && b < task.access.size(); ++b)
+    reduces |= code.bindings[b].kind == BindingKind::Temps && (task.access[b] & kAccessWrite);
   int64_t inner = 1, outer = 1;
   for (size_t d = 0; d < task.begin.size(); ++d) {
     int64_t e =
@@ -928,8 +934,17 @@ std::optional<VulkanRuntime::GroupCount> VulkanRuntime::dispatch_groups(
                     std::to_string(static_cast<double>(inner) * static_cast<double>(outer)) +
                     " iterations; a Vulkan dispatch counts at most 2^32 per dimension");
   uint32_t wg = task.workgroup_size;
-  return GroupCount{static_cast<uint32_t>(std::min<int64_t>((inner + wg - 1) / wg, cap_x)),
-                    static_cast<uint32_t>(std::min<int64_t>(outer, cap_y))};
+  GroupCount exact{static_cast<uint32_t>(std::min<int64_t>((inner + wg - 1) / wg, cap_x)),
+                   static_cast<uint32_t>(std::min<int64_t>(outer, cap_y))};
+  if (!reduces) return exact;
+  GroupCount fuller{std::min(exact.x, advisory.x), std::min(exact.y, advisory.y)};
+  // Each invocation walks rows / y groups rows of columns / (x groups * wg) elements; past
+  // kMaxGridStrideTrips the exact grid (a few iterations each) keeps clear of llvmpipe's
+  // loop cut, which the shader does not guard against for these tasks.
+  auto per = [](int64_t n, int64_t by) { return (n + by - 1) / by; };
+  int64_t cols = per(inner, static_cast<int64_t>(fuller.x) * wg);
+  int64_t trips = task.grid_dims == 2 ? per(outer, fuller.y) * (cols + 1) : cols;
+  return trips <= kMaxGridStrideTrips ? fuller : exact;
 }
 
 // One dispatch per task with a non-empty range, each after the barrier its hazards need.

@@ -3,6 +3,7 @@
 // kind are clear errors.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -511,6 +512,48 @@ TEST(AotModuleProcess, CompiledModuleRunsInAFreshProcessLikeTheJit) {
       EXPECT_TRUE(has_float_atomics(c.doc) ? same_f32(a, j, header + 1) : a == j)
           << c.doc << " on " << arch;
     }
+  }
+}
+
+// A 0-d field in a module: its metadata says "shape": [], the runtime gives it one element,
+// and `loom compile` then `loom-module run` accumulates into it as the JIT does.
+TEST(AotModuleProcess, ZeroDimensionalFieldsCompileLoadAndRun) {
+  std::string doc = source("tests/e2e/docs/zero_d_fields.loom.json");
+  std::string dir = testing::TempDir() + "/loom_aot_zero_d_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (aot::Arch arch : {aot::Arch::Cpu, aot::Arch::Vulkan}) {
+    if (arch == aot::Arch::Vulkan) LOOM_REQUIRE_VULKAN_OR_SKIP();
+    aot::Module built = build_module(doc, arch);
+    EXPECT_NE(aot::metadata_to_json(built.meta).find("\"shape\": []"), std::string::npos);
+    auto device = device_for(arch);
+    aot::LoadedModule loaded(aot::read_module_bytes(aot::write_module_archive(built), "z.loommod"),
+                             *device, "z.loommod");
+    ASSERT_NE(loaded.field("total"), nullptr);
+    EXPECT_TRUE(loaded.field("total")->desc().shape.empty());
+    EXPECT_EQ(loaded.field("total")->element_count(), 1);
+    loaded.run_pipeline("init");
+    loaded.run_pipeline("step");
+    loaded.run_pipeline("step");
+    std::vector<uint8_t> total = resource_bytes(loaded, "total");
+    ASSERT_EQ(total.size(), 4u);
+    float t;
+    std::memcpy(&t, total.data(), 4);
+    EXPECT_EQ(t, 0.5f + 2 * 499500.0f) << aot::arch_name(arch);
+
+    std::string name = aot::arch_name(arch);
+    std::string mod = dir + "/zero_d_" + name + ".loommod", npy = dir + "/count_" + name + ".npy";
+    ASSERT_EQ(shell(std::string(LOOM_CLI) + " compile " + doc + " --arch " + name + " -o " + mod),
+              0);
+    ASSERT_EQ(
+        shell(std::string(LOOM_MODULE_CLI) + " run " + mod + " --steps 3 --dump count=" + npy), 0);
+    std::vector<uint8_t> bytes = file_bytes(npy);
+    std::string text(bytes.begin(), bytes.end());
+    EXPECT_NE(text.find("'shape': (), }"), std::string::npos) << name;
+    ASSERT_GE(bytes.size(), 4u);
+    int32_t count;
+    std::memcpy(&count, bytes.data() + bytes.size() - 4, 4);
+    EXPECT_EQ(count, 3000) << name;
   }
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <loom/loom.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -268,6 +269,32 @@ TEST_P(PipelineArgs, WrongArgumentsAreRefusedBeforeAnythingRuns) {
   LoomNamedArgument pack[] = {named("job", loom_arg_argpack(unset))};
   EXPECT_LOOM_ERROR(loom_pipeline_launch_with(host.pipeline(m, "packed"), 1, pack),
                     LOOM_ERROR_INVALID_ARGUMENT, "member 'out' (an ndarray) is not set");
+}
+
+// A C caller may put any int where loom.h declares an enum (issue 17): an argument's kind or
+// dtype outside its enum is refused as invalid, naming the parameter, and nothing runs.
+TEST_P(PipelineArgs, ArgumentsOfNoKnownKindOrDtypeAreInvalid) {
+  LoomModule m = host.load(module_path(GetParam()));
+  ASSERT_TRUE(m);
+  LoomPipeline step = host.pipeline(m, "step");
+  for (int32_t v : {-1, 999, INT32_MIN, INT32_MAX}) {
+    LoomArgument base = loom_arg_f32(5);
+    std::memcpy(&base.kind, &v, sizeof v);  // what `(LoomArgumentKind)v` makes in C
+    LoomNamedArgument args[] = {named("base", base)};
+    EXPECT_EQ(loom_pipeline_launch_with(step, 1, args), LOOM_ERROR_INVALID_ARGUMENT) << v;
+    std::string m1 = loom_last_error_message();
+    EXPECT_NE(m1.find("'base'"), std::string::npos) << m1;
+    EXPECT_NE(m1.find("kind " + std::to_string(v) + " is not a LoomArgumentKind"),
+              std::string::npos)
+        << m1;
+    base = loom_arg_f32(5);
+    std::memcpy(&base.dtype, &v, sizeof v);
+    args[0] = named("base", base);
+    EXPECT_EQ(loom_pipeline_launch_with(step, 1, args), LOOM_ERROR_INVALID_ARGUMENT) << v;
+    std::string m2 = loom_last_error_message();
+    EXPECT_NE(m2.find(std::to_string(v) + " is not a LoomDataType"), std::string::npos) << m2;
+  }
+  ASSERT_LOOM(loom_pipeline_launch(step));  // nothing was left half-bound
 }
 
 TEST_P(PipelineArgs, InstantiationsAreTheModulesAndTemplateParametersAreCompiledIn) {

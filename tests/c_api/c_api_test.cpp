@@ -2,6 +2,8 @@
 // its results on both archs, and its error paths (code and message).
 #include <gtest/gtest.h>
 #include <loom/loom.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -577,6 +579,42 @@ TEST_P(CApi, PipelinesRunTheModuleAsTheJitDoes) {
     ASSERT_NEAR(temp[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << i;
 }
 
+// A 0-d field (shape []) is an array of ndim 0 and one element, read and written with the
+// array calls like any other.
+TEST_P(CApi, ZeroDimensionalFieldsHaveNdimZero) {
+  LoomModule m = load("zero_d");
+  ASSERT_NE(m, nullptr);
+  LoomArray total = nullptr, count = nullptr;
+  ASSERT_LOOM(loom_module_get_array(m, "total", &total));
+  ASSERT_LOOM(loom_module_get_array(m, "count", &count));
+  LoomArrayInfo info{sizeof(LoomArrayInfo)};
+  ASSERT_LOOM(loom_array_get_info(total, &info));
+  EXPECT_TRUE(info.is_field);
+  EXPECT_EQ(info.dtype, LOOM_DTYPE_F32);
+  EXPECT_EQ(info.components, 1u);
+  EXPECT_EQ(info.ndim, 0u);
+  EXPECT_EQ(info.bytes, 4u);
+  for (int64_t e : info.shape) EXPECT_EQ(e, 0);  // no extents
+  LoomPipeline init = nullptr, step = nullptr;
+  ASSERT_LOOM(loom_module_get_pipeline(m, "init", &init));
+  ASSERT_LOOM(loom_module_get_pipeline(m, "step", &step));
+  ASSERT_LOOM(loom_pipeline_launch(init));
+  EXPECT_EQ(read<float>(total), std::vector<float>{0.5f});
+  float start = 100.25f;
+  ASSERT_LOOM(loom_array_write(total, &start, sizeof start));
+  ASSERT_LOOM(loom_pipeline_launch(step));
+  ASSERT_LOOM(loom_pipeline_launch(step));
+  EXPECT_EQ(read<float>(total), std::vector<float>{100.25f + 2 * 499500.0f});
+  EXPECT_EQ(read<int32_t>(count), std::vector<int32_t>{2000});
+  float wrong[2] = {0, 0};
+  EXPECT_LOOM_ERROR(loom_array_write(total, wrong, sizeof wrong), LOOM_ERROR_INVALID_ARGUMENT,
+                    "holds 4 bytes; the call gives 8");
+  // Ndarrays are not 0-d: the refusal says where one value lives.
+  LoomArray a = nullptr;
+  EXPECT_LOOM_ERROR(loom_ndarray_create(runtime, LOOM_DTYPE_F32, 1, 0, nullptr, &a),
+                    LOOM_ERROR_WRONG_NDIM, "one value is a 0-d field");
+}
+
 INSTANTIATE_TEST_SUITE_P(Arch, CApi, testing::Values(LOOM_ARCH_CPU, LOOM_ARCH_VULKAN),
                          [](const testing::TestParamInfo<LoomArch>& i) {
                            return i.param == LOOM_ARCH_CPU ? "cpu" : "vulkan";
@@ -709,6 +747,23 @@ TEST(CApiBasics, TheLastErrorIsPerThread) {
   EXPECT_EQ(loom_last_error(), LOOM_ERROR_NULL_HANDLE);
   loom_clear_last_error();
   EXPECT_EQ(loom_last_error(), LOOM_SUCCESS);
+}
+
+TEST(CApiBasics, AModulePathThatIsNoRegularFileFailsWithoutBlocking) {
+  // A FIFO used to block loom_module_load forever, and /dev/zero to fill the memory.
+  LoomRuntime r = make_runtime(LOOM_ARCH_CPU);
+  LoomModule m = nullptr;
+  std::string fifo = (std::filesystem::temp_directory_path() /
+                      ("loom_c_api_fifo_" + std::to_string(::getpid()) + ".loommod"))
+                         .string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_LOOM_ERROR(loom_module_load(r, fifo.c_str(), &m), LOOM_ERROR_IO,
+                    fifo + ": cannot read the module file: it is a FIFO, not a regular file");
+  std::filesystem::remove(fifo);
+  EXPECT_LOOM_ERROR(loom_module_load(r, "/dev/zero", &m), LOOM_ERROR_IO,
+                    "/dev/zero: cannot read the module file: it is a character device");
+  EXPECT_EQ(m, nullptr);
+  EXPECT_LOOM(loom_runtime_destroy(r));
 }
 
 TEST(CApiBasics, BadModulesAreClearErrorsNamingTheFile) {

@@ -80,6 +80,9 @@ int main(int argc, char** argv) {
                 m.add_kernel("paint", {{"p", "pair"}});
                 m.add_document();
               });
+      // 0-d fields: ndim 0 through the C ABI.
+      write(src, out, arch, "tests/e2e/docs/zero_d_fields.loom.json", "zero_d", false,
+            [](loom::AotModule& m) { m.add_document(); });
       for (const char* sample : {"cloth", "julia", "heat"})
         write(src, out, arch, std::string("assets/graphs/") + sample + ".loom.json", sample, false,
               [](loom::AotModule& m) { m.add_document(); });

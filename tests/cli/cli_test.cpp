@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/run_loom.h"
+#include "tests/support/scratch_dir.h"
 #include "tests/support/vulkan_required.h"
 
 #include <stdlib.h>
@@ -26,30 +27,7 @@ using loom::test::run_loom;
 std::string doc(const std::string& name) {
   return std::string(LOOM_SOURCE_DIR) + "/tests/e2e/docs/" + name;
 }
-// A fresh directory per test process, removed at exit: ctest runs tests in parallel, and
-// other checkouts run theirs on the same machine, so fixed names under /tmp collide.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "loom_cli_XXXXXX").string();
-    if (!mkdtemp(pattern.data()))
-      throw std::runtime_error("cannot create a scratch directory: " + pattern);
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-std::string temp(const std::string& name) {
-  static ScratchDir dir;
-  return dir.path() + "/" + name;
-}
+std::string temp(const std::string& name) { return loom::test::scratch_path(name); }
 
 }  // namespace
 
@@ -112,6 +90,59 @@ TEST(Cli, AnUnknownDumpNamesTheResourcesThereAre) {
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("pin 'nosuch'"), std::string::npos) << r.out;
+}
+
+// 0-d fields (shape []) go out and in as NumPy 0-d arrays: 'shape': (), which np.load reads as
+// a scalar array and np.save writes for np.array(x).
+TEST(Cli, ZeroDimensionalFieldsDumpAndLoadAsNpyScalars) {
+  std::string total = temp("total0d.npy"), count = temp("count0d.npy");
+  CliRun r = run_loom("run " + doc("zero_d_fields.loom.json") +
+                      " --steps 2 --no-cache --dump total=" + total + " --dump count=" + count);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("total            f32    []"), std::string::npos) << r.out;
+  loom::NpyArray t = loom::read_npy(total), c = loom::read_npy(count);
+  EXPECT_TRUE(t.shape.empty());
+  ASSERT_EQ(t.data.size(), 4u);
+  float tv;
+  std::memcpy(&tv, t.data.data(), 4);
+  EXPECT_EQ(tv, 0.5f + 2 * 499500.0f);  // init's 0.5, then each step adds 0 + 1 + ... + 999
+  int32_t cv;
+  ASSERT_EQ(c.data.size(), 4u);
+  std::memcpy(&cv, c.data.data(), 4);
+  EXPECT_EQ(cv, 2000);
+  std::ifstream raw(total, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(raw)), {});
+  EXPECT_NE(bytes.find("'shape': (), }"), std::string::npos) << bytes.substr(0, 80);
+
+  loom::NpyArray in;
+  in.dtype = loom::Scalar::F32;
+  float start = 7.25f;
+  in.data.resize(4);
+  std::memcpy(in.data.data(), &start, 4);
+  std::string in_path = temp("in0d.npy"), out_path = temp("out0d.npy");
+  loom::write_npy(in_path, in);
+  r = run_loom("run " + doc("zero_d_fields.loom.json") +
+               " --steps 1 --no-cache --load total=" + in_path + " --dump total=" + out_path);
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::memcpy(&tv, loom::read_npy(out_path).data.data(), 4);
+  EXPECT_EQ(tv, 7.25f + 499500.0f);
+
+  // A 1-element 1-d array is not a 0-d one: the shapes are named.
+  in.shape = {1};
+  loom::write_npy(in_path, in);
+  r = run_loom("run " + doc("zero_d_fields.loom.json") +
+               " --steps 1 --no-cache --load total=" + in_path);
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.out.find("'total' has shape () but the file has (1)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("pin"), std::string::npos) << r.out;  // a resource, not a pin
+
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
+  std::string vk_total = temp("total0d_vk.npy");
+  r = run_loom("run " + doc("zero_d_fields.loom.json") +
+               " --steps 2 --no-cache --backend vulkan --validate --dump total=" + vk_total);
+  ASSERT_EQ(r.code, 0) << r.out;
+  std::memcpy(&tv, loom::read_npy(vk_total).data.data(), 4);
+  EXPECT_EQ(tv, 0.5f + 2 * 499500.0f);
 }
 
 TEST(Cli, IrAfterEachPass) {

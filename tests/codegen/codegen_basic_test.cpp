@@ -518,10 +518,13 @@ TEST(CpuCodegen, FastMathKeepsIeeeSpecialValues) {
               nan = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> x, y;
   const float specials[] = {0.0f, -0.0f, inf, -inf, nan, 4.0f, 1e-40f, -2.0f, 1e30f, 3.0f};
-  for (int rep = 0; rep < 13; ++rep)  // 130 elements: the vectorised body and the scalar tail
-    for (float s : specials) {
-      x.push_back(s);
-      y.push_back(specials[(&s - specials + rep) % 10]);
+  constexpr size_t kSpecials = sizeof specials / sizeof specials[0];
+  // 130 elements: the vectorised body and the scalar tail. Each x meets a divisor shifted by
+  // `rep` places, so every special value is divided by every other one.
+  for (size_t rep = 0; rep < 13; ++rep)
+    for (size_t q = 0; q < kSpecials; ++q) {
+      x.push_back(specials[q]);
+      y.push_back(specials[(q + rep) % kSpecials]);
     }
   auto same = [](float got, float want) {
     return (std::isnan(got) && std::isnan(want)) ||

@@ -245,5 +245,46 @@ TEST(SpirvCodegen, WorkgroupSizeIsAKernelOption) {
   }
 }
 
+// A device that cuts loops short (llvmpipe, tests/vulkan/loop_limit_test.cpp runs there):
+// every document kernel, its loops checked, still validates at each SPIR-V version (apart
+// from what SPIR-V 1.0 rules out by name), in release and debug builds of the kernels.
+TEST(SpirvCodegen, LoopChecksForADeviceWithALoopLimitValidate) {
+  EXPECT_EQ(codegen::loop_iteration_limit(0x10005, "llvmpipe (LLVM 15.0.6, 256 bits)"), 65535u);
+  EXPECT_EQ(codegen::loop_iteration_limit(0x10de, "NVIDIA GeForce RTX 4090"), 0u);
+  int checked = 0;
+  for (uint32_t version : {kSpirv1_5, kSpirv1_3, kSpirv1_0}) {
+    codegen::SpirvTarget target;
+    target.spirv_version = version;
+    target.loop_iteration_limit = 65535;
+    for (const char* dir : {"assets/graphs", "tests/e2e/docs", "tests/codegen_spirv/docs"}) {
+      for (const auto& entry :
+           std::filesystem::directory_iterator(std::string(LOOM_SOURCE_DIR) + "/" + dir)) {
+        if (entry.path().extension() != ".json") continue;
+        graph::Document doc = graph::load_document_file(entry.path().string());
+        for (const graph::KernelDecl& k : doc.kernels) {
+          if (has_open_parameters(k)) continue;
+          for (bool debug : {false, true}) {
+            SCOPED_TRACE(entry.path().filename().string() + ": " + k.name +
+                         (debug ? " (debug)" : "") + ", SPIR-V " + spirv_version_text(version));
+            try {
+              auto ir = lowered(doc, k.name, debug);
+              codegen::CompiledSpirvKernel c = codegen::compile_kernel_to_spirv(*ir, target);
+              for (const SpirvTask& t : c.kernel.tasks) {
+                EXPECT_EQ(codegen::validate_spirv(t.spirv), "");
+                // The loop flag: an array of one word per invocation in Workgroup memory.
+                checked += codegen::disassemble_spirv(t.spirv).find(
+                               "OpVariable %_ptr_Workgroup__arr_uint") != std::string::npos;
+              }
+            } catch (const Error& e) {
+              if (version != kSpirv1_0) ADD_FAILURE() << e.what();
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 20);
+}
+
 }  // namespace
 }  // namespace loom

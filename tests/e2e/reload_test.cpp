@@ -131,6 +131,34 @@ TEST(Reload, ChangedDeclarationsStartAfreshAndSayWhy) {
   EXPECT_TRUE(has(gone.dropped, "scratch"));
 }
 
+// A 0-d field keeps its one value through a reload like any field, and the edited kernel
+// adds to it.
+TEST(Reload, AZeroDimensionalFieldKeepsItsValue) {
+  Program p(no_cache());
+  graph::Document doc = graph::load_document_file(doc_path("zero_d_fields.loom.json"));
+  p.load(doc);
+  p.run_pipeline("init");
+  p.run_pipeline("step");
+  EXPECT_EQ(contents(p, "total"), std::vector<float>{0.5f + 499500.0f});
+  graph::Document edited = doc;
+  graph::Node* add = find_node(kernel_of(edited, "step").nodes, 4);
+  ASSERT_NE(add, nullptr);
+  for (graph::Input& in : add->inputs)
+    if (in.pin == "value") in.literal = graph::build::lit(3);  // count += 3 from now on
+  ReloadReport r = p.reload(edited);
+  EXPECT_TRUE(has(r.kept, "total"));
+  EXPECT_TRUE(has(r.kept, "count"));
+  EXPECT_TRUE(r.reinitialized.empty());
+  EXPECT_EQ(contents(p, "total"), std::vector<float>{0.5f + 499500.0f});
+  p.run_pipeline("step");
+  EXPECT_EQ(contents(p, "total"), std::vector<float>{0.5f + 2 * 499500.0f});
+  ArrayView count = p.array("count");
+  ASSERT_EQ(count.bytes, 4u);
+  int32_t c;
+  std::memcpy(&c, count.data, 4);
+  EXPECT_EQ(c, 1000 + 3000);
+}
+
 TEST(Reload, ArgpackValuesSetFromCodeSurviveUnlessTheDocumentChangesThem) {
   Program p(no_cache());
   p.load_file(doc_path("taichi_argpacks.loom.json"));

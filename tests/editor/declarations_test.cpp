@@ -92,7 +92,7 @@ TEST(Declarations, BadShapesAndTypesAreRefusedWithTheReason) {
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.message.find("field 'temperature'"), std::string::npos) << r.message;
   f.shape = {1, 1, 1, 1, 1};
-  EXPECT_NE(set_field(d, f).message.find("1 to 4 dimensions"), std::string::npos);
+  EXPECT_NE(set_field(d, f).message.find("0 to 4 dimensions"), std::string::npos);
   f.shape = {2147483647, 2147483647, 2147483647};
   EXPECT_FALSE(set_field(d, f).ok);
   graph::TextureDecl t{"tex", {64}, TextureFormat::RGBA8};
@@ -110,8 +110,55 @@ TEST(Declarations, BadShapesAndTypesAreRefusedWithTheReason) {
   EXPECT_EQ(shape_text(shape), "8x8x8");
   EXPECT_FALSE(parse_shape("12a", &shape, &why));
   EXPECT_NE(why.find("128x128"), std::string::npos);
-  EXPECT_FALSE(parse_shape("", &shape, &why));
   EXPECT_FALSE(parse_shape("99999999999999999999", &shape, &why));
+  EXPECT_FALSE(parse_shape("x", &shape, &why));
+  EXPECT_NE(why.find("() for one value"), std::string::npos) << why;
+  // The empty shape, however it is typed: a 0-d field.
+  for (const char* empty : {"", " ", "()", "[ ]"}) {
+    shape = {3};
+    EXPECT_TRUE(parse_shape(empty, &shape, &why)) << empty;
+    EXPECT_TRUE(shape.empty()) << empty;
+  }
+  EXPECT_EQ(shape_text({}), "()");
+}
+
+// A field's shape emptied in the inspector makes it 0-d (one value), one undo step; an
+// ndarray cannot be 0-d and says so.
+TEST(Declarations, AFieldsShapeCanBeEmptiedAndBack) {
+  EditorDocument d = heat();
+  std::string before = d.save_text();
+  ASSERT_TRUE(add_declaration(d, DeclKind::Field, "loss").ok);
+  std::string with_field = d.save_text();
+  FieldDesc f = *d.doc().field("loss");
+  ASSERT_FALSE(f.shape.empty());
+  std::vector<int64_t> shape;
+  std::string why;
+  ASSERT_TRUE(parse_shape("()", &shape, &why));
+  f.shape = shape;
+  EditResult r = set_field(d, f);
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_TRUE(d.doc().field("loss")->shape.empty());
+  EXPECT_NE(d.save_text().find(R"({"name": "loss", "type": "f32", "shape": []})"),
+            std::string::npos)
+      << d.save_text();
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+  EXPECT_EQ(graph::save_document(graph::load_document(d.save_text())), d.save_text());
+  f.shape = {16};
+  ASSERT_TRUE(set_field(d, f).ok);
+  EXPECT_EQ(d.doc().field("loss")->shape, std::vector<int64_t>{16});
+  ASSERT_TRUE(d.undo());
+  EXPECT_TRUE(d.doc().field("loss")->shape.empty());
+  ASSERT_TRUE(d.undo());
+  EXPECT_EQ(d.save_text(), with_field);
+  ASSERT_TRUE(d.undo());
+  EXPECT_EQ(d.save_text(), before);
+
+  ASSERT_TRUE(add_declaration(d, DeclKind::Ndarray, "n").ok);
+  graph::NdarrayDecl n = *d.doc().ndarray("n");
+  n.shape = {};
+  r = set_ndarray(d, n);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("ndarray 'n' needs 1 to 4 dimensions"), std::string::npos) << r.message;
 }
 
 TEST(Declarations, RetypingAFieldKeepsTheDocumentAndShowsOnNodes) {

@@ -93,6 +93,30 @@ TEST(Spreadsheet, AnNdarrayPagesToItsLastShortPageAndBadPagesAreClamped) {
   EXPECT_EQ(small.at(0, 0), -300.0);
 }
 
+// A 0-d field is one row: its value, by component, with "()" for an index.
+TEST(Spreadsheet, AZeroDimensionalFieldIsOneRowWithoutAnIndex) {
+  graph::Document doc = graph::load_document(R"json({"format": "loom-graph", "version": 2,
+    "fields": [{"name": "wind", "type": "f32x2", "shape": []}],
+    "kernels": [{"name": "k", "nodes": [
+      {"id": 1, "type": "expr", "params": {"expr": "vec2(1.5, -4.0)"}},
+      {"id": 2, "type": "store", "inputs": {"value": "1"}, "params": {"field": "wind"}}]}]})json",
+                                             "zero.loom.json");
+  Program p(quiet());
+  p.load(doc);
+  p.launch("k");
+  SpreadsheetPage page = read_page(p, "wind", 0);
+  EXPECT_TRUE(page.shape.empty());
+  EXPECT_EQ(page.elements, 1u);
+  EXPECT_EQ(page.pages, 1);
+  ASSERT_EQ(page.rows, 1u);
+  EXPECT_EQ(page.columns, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(page.at(0, 0), 1.5);
+  EXPECT_EQ(page.at(0, 1), -4.0);
+  EXPECT_EQ(element_index_text(page.shape, 0), "()");
+  EXPECT_EQ(parse_element_index(page.shape, "0"), size_t{0});
+  EXPECT_EQ(parse_element_index(page.shape, "1"), std::nullopt);
+}
+
 TEST(Spreadsheet, AnUnknownResourceIsAnErrorNamingIt) {
   Program p(quiet());
   p.load_file(sample("heat"));

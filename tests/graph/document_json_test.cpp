@@ -242,6 +242,32 @@ TEST(DocumentJson, ExtentsAboveInt32MaxAreRejectedAtLoad) {
             "");
 }
 
+// "shape": [] is a 0-d field (Taichi's shape=()); it saves as it was written. A 0-d ndarray
+// is refused with the reason (ndim 0 of a kernel parameter means "any").
+TEST(DocumentJson, ZeroDimensionalFieldsLoadAndSave) {
+  std::string text = R"({
+  "format": "loom-graph",
+  "version": 2,
+  "fields": [
+    {"name": "loss", "type": "f32", "shape": []},
+    {"name": "x", "type": "f32", "shape": [4]}
+  ]
+}
+)";
+  Document d = load_document(text, "zero.loom.json");
+  ASSERT_EQ(d.fields.size(), 2u);
+  EXPECT_TRUE(d.fields[0].shape.empty());
+  EXPECT_EQ(save_document(d), text);
+  std::string head = R"({"format": "loom-graph", "version": 2, )";
+  std::string e = error_of(head + R"("ndarrays": [{"name": "n", "type": "f32", "shape": []}]})");
+  EXPECT_NE(e.find("ndarrays[0].shape: ndarray 'n': ndarrays have 1 to 4 extents; for one value "
+                   "use a 0-d field"),
+            std::string::npos)
+      << e;
+  e = error_of(head + R"("fields": [{"name": "f", "type": "f32", "shape": [1, 1, 1, 1, 1]}]})");
+  EXPECT_NE(e.find("expected a list of 0 to 4 extents"), std::string::npos) << e;
+}
+
 TEST(DocumentJson, WholeNumbersUpToU64MaxRoundTrip) {
   std::string text = R"({
   "format": "loom-graph",

@@ -915,7 +915,7 @@ TEST(Lower, FormulaComponents) {
     lower_kernel(doc_with(bad), "k");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(e.message(), "formula 'c.z': f32x2 has no component 'z'");
+    EXPECT_EQ(e.message(), "formula 'c.z', column 2: f32x2 has no component 'z'");
   }
 }
 
@@ -1156,5 +1156,110 @@ TEST(Lower, RerouteIsTheIdentity) {
   } catch (const Error& e) {
     EXPECT_EQ(e.message(), "input 'in' of this reroute node needs a link or a value");
     EXPECT_EQ(e.place().node, 1);
+  }
+}
+
+// floordiv on integers: the truncating quotient, one lower when the division is inexact and
+// the signs differ; on unsigned integers the quotient alone; on floats floor(a / b).
+TEST(Lower, FloorDivision) {
+  auto doc = [](const std::string& type) {
+    KernelDecl k =
+        kernel("k", {value_param("a", type), value_param("b", type)},
+               {N(1, "param").p("name", "a"), N(2, "param").p("name", "b"),
+                N(3, "floordiv").in("a", ln(1)).in("b", ln(2)), N(4, "return").in("r0", ln(3))});
+    k.returns = {type};
+    return doc_with(k);
+  };
+  EXPECT_EQ(lower_print(doc("i32"), "k"), R"(kernel k
+  param p0 a: value i32
+  param p1 b: value i32
+  returns i32
+  %0:i32 = arg p0+0
+  %1:i32 = arg p1+0
+  %2:i32 = div %0, %1
+  %3:i32 = const 0
+  %4:i32 = mod %0, %1
+  %5:bool = ne %4, %3
+  %6:bool = lt %0, %3
+  %7:bool = lt %1, %3
+  %8:bool = ne %6, %7
+  %9:bool = and %5, %8
+  %10:i32 = const 1
+  %11:i32 = sub %2, %10
+  %12:i32 = select %9, %11, %2
+  return %12
+)");
+  auto u = lower_kernel(doc("u16"), "k");
+  EXPECT_EQ(count_ops(*u, ir::Op::Div), 1);
+  EXPECT_EQ(count_ops(*u, ir::Op::Select), 0);
+  auto f = lower_kernel(doc("f64"), "k");
+  EXPECT_EQ(count_ops(*f, ir::Op::Floor), 1);
+  EXPECT_EQ(count_ops(*f, ir::Op::Mod), 0);
+  // The operands follow the arithmetic rules (no bools-to-bit tricks, no floats as ints).
+  try {
+    KernelDecl bad = kernel("k", {value_param("v", "f32x3"), value_param("w", "f32x2")},
+                            {N(1, "param").p("name", "v"), N(2, "param").p("name", "w"),
+                             N(3, "floordiv").in("a", ln(1)).in("b", ln(2))});
+    lower_kernel(doc_with(bad), "k");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.place().node, 3);
+    EXPECT_EQ(e.place().pin, "b");
+    EXPECT_EQ(e.message(), "'a' is f32x3 but 'b' is f32x2; sizes must match");
+  }
+}
+
+TEST(Lower, OuterAndTrace) {
+  // outer as a node, over an i32 vector converted to f32: a 2x3 matrix, column j = b[j] * a.
+  // trace in a formula: the diagonal of a 3x3 matrix summed from the top left.
+  KernelDecl k = kernel(
+      "k", {value_param("a", "f32x2"), value_param("b", "i32x3"), value_param("m", "f32x3x3")},
+      {N(1, "param").p("name", "a"), N(2, "param").p("name", "b"), N(3, "param").p("name", "m"),
+       N(4, "outer").in("a", ln(1)).in("b", ln(2)),
+       N(5, "expr").p("expr", "trace(m)").in("m", ln(3)),
+       N(6, "return").in("r0", ln(4)).in("r1", ln(5))});
+  k.returns = {"f32x2x3", "f32"};
+  EXPECT_EQ(lower_print(doc_with(k), "k"), R"(kernel k
+  param p0 a: value f32x2
+  param p1 b: value i32x3
+  param p2 m: value f32x3x3
+  returns f32x2x3
+  returns f32
+  %0:f32 = arg p0+0
+  %1:f32 = arg p0+4
+  %2:i32 = arg p1+0
+  %3:i32 = arg p1+4
+  %4:i32 = arg p1+8
+  %5:f32 = cast %2
+  %6:f32 = cast %3
+  %7:f32 = cast %4
+  %8:f32 = mul %0, %5
+  %9:f32 = mul %1, %5
+  %10:f32 = mul %0, %6
+  %11:f32 = mul %1, %6
+  %12:f32 = mul %0, %7
+  %13:f32 = mul %1, %7
+  %14:f32 = arg p2+0
+  %15:f32 = arg p2+4
+  %16:f32 = arg p2+8
+  %17:f32 = arg p2+12
+  %18:f32 = arg p2+16
+  %19:f32 = arg p2+20
+  %20:f32 = arg p2+24
+  %21:f32 = arg p2+28
+  %22:f32 = arg p2+32
+  %23:f32 = add %14, %18
+  %24:f32 = add %23, %22
+  return %8, %9, %10, %11, %12, %13, %24
+)");
+  // A trace of a non-square matrix is an error at the node, naming the pin.
+  KernelDecl bad = kernel("k", {value_param("m", "f32x2x3")},
+                          {N(1, "param").p("name", "m"), N(2, "trace").in("a", ln(1))});
+  try {
+    lower_kernel(doc_with(bad), "k");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.place().node, 2);
+    EXPECT_EQ(e.place().pin, "a");
   }
 }

@@ -167,13 +167,14 @@ TEST(NodeLibrary, EveryTypeHasItsLoweringAndPins) {
 // which through their value forms.
 TEST(NodeLibrary, FormulasCallTheOperationsOfTheTable) {
   const std::set<std::string> callable = {
-      "add",       "sub",    "mul",       "div",         "mod",    "pow",   "min",   "max",
-      "atan2",     "eq",     "ne",        "lt",          "le",     "gt",    "ge",    "and",
-      "or",        "xor",    "shl",       "shr",         "neg",    "not",   "abs",   "sign",
-      "floor",     "ceil",   "round",     "fract",       "sqrt",   "rsqrt", "sin",   "cos",
-      "tan",       "asin",   "acos",      "atan",        "exp",    "log",   "clamp", "mix",
-      "select",    "fma",    "vec2",      "vec3",        "vec4",   "dot",   "cross", "length",
-      "normalize", "matmul", "transpose", "determinant", "inverse"};
+      "add",       "sub",    "mul",       "div",         "mod",     "pow",    "min",   "max",
+      "atan2",     "eq",     "ne",        "lt",          "le",      "gt",     "ge",    "and",
+      "or",        "xor",    "shl",       "shr",         "neg",     "not",    "abs",   "sign",
+      "floor",     "ceil",   "round",     "fract",       "sqrt",    "rsqrt",  "sin",   "cos",
+      "tan",       "asin",   "acos",      "atan",        "exp",     "log",    "clamp", "mix",
+      "select",    "fma",    "vec2",      "vec3",        "vec4",    "dot",    "cross", "length",
+      "normalize", "matmul", "transpose", "determinant", "inverse", "outer",  "trace", "floordiv",
+      "cast",      "mat2",   "mat3",      "mat4",        "split",   "element"};
   std::set<std::string> in_table;
   for (const NodeSpec& s : node_library())
     if (s.formula_call) in_table.insert(s.name);
@@ -193,9 +194,10 @@ std::string show(const Expr& e) {
       return e.integer ? std::to_string(static_cast<long>(e.number)) : std::to_string(e.number);
     case Expr::Kind::Bool: return e.number ? "true" : "false";
     case Expr::Kind::Var: return e.name;
+    case Expr::Kind::Type: return "type " + e.name;
     case Expr::Kind::Op: break;
   }
-  if (e.name == "swizzle") return show(*e.args[0]) + "." + e.swizzle;
+  if (e.name == kSelectOp) return show(*e.args[0]) + "." + e.swizzle;
   std::string s = e.name + "(";
   for (size_t i = 0; i < e.args.size(); ++i) s += (i ? ", " : "") + show(*e.args[i]);
   return s + ")";
@@ -216,6 +218,19 @@ TEST(Expression, PrecedenceAndAssociativity) {
   EXPECT_EQ(parse_show("a<=b"), "le(a, b)");
   EXPECT_EQ(parse_show("true"), "true");
   EXPECT_EQ(parse_show("-v.xy * (a + b).x"), "mul(neg(v.xy), add(a, b).x)");
+  // Bitwise operators bind as in Python: | then ^ then & then shifts, all tighter than
+  // comparisons; // is with * / %.
+  EXPECT_EQ(parse_show("a & 1 == 0"), "eq(and(a, 1), 0)");
+  EXPECT_EQ(parse_show("a | b ^ c & d << 1 + 2"), "or(a, xor(b, and(c, shl(d, add(1, 2)))))");
+  EXPECT_EQ(parse_show("a >> 2 << 1"), "shl(shr(a, 2), 1)");
+  EXPECT_EQ(parse_show("a < b | c"), "lt(a, or(b, c))");
+  EXPECT_EQ(parse_show("a && b | c || d"), "or(and(a, or(b, c)), d)");
+  EXPECT_EQ(parse_show("a//b * c % d / e"), "div(mod(mul(floordiv(a, b), c), d), e)");
+  EXPECT_EQ(parse_show("-a // 2 ** b"), "floordiv(neg(a), pow(2, b))");
+  EXPECT_EQ(parse_show("~a & !b"), "and(not(a), not(b))");
+  EXPECT_EQ(parse_show("a<=b<<c"), "le(a, shl(b, c))");
+  EXPECT_EQ(parse_show("cast(x, u8)"), "cast(x, type u8)");
+  EXPECT_EQ(parse_show("split(m).c1.x"), "split(m).c1.x");
 }
 
 TEST(Expression, InputsInFirstUseOrder) {
@@ -232,11 +247,18 @@ TEST(Expression, ErrorsNameTheColumn) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(message("a + "), "column 5: expression ends too early");
-  EXPECT_EQ(message("(a + b"), "column 7: expected ')'");
-  EXPECT_EQ(message("a $ b"), "column 3: unexpected '$'");
-  EXPECT_EQ(message("a ? b"), "column 6: expected ':'");
-  EXPECT_EQ(message("v.q"), "column 3: expected components after '.', like .x, .xy or .rgb");
+  EXPECT_EQ(message("a + "),
+            "column 5: the formula ends early: expected a value (a number, a name, a call or '(')");
+  EXPECT_EQ(message("(a + b"),
+            "column 7: expected ')' to close the '(' at column 1, but the "
+            "formula ends");
+  EXPECT_EQ(message("a $ b"),
+            "column 3: unexpected '$': expected an operator or the end of the formula");
+  EXPECT_EQ(message("a ? b"),
+            "column 6: expected ':' of the '?' at column 3, but the formula ends");
+  EXPECT_EQ(message("v.q"),
+            "column 3: expected components after '.', like .x, .xy or .rgb, or a matrix column .c0 "
+            "to .c3");
 }
 
 TEST(NodeLibrary, PinsOfDocumentDependentNodes) {

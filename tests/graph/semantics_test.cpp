@@ -1,6 +1,7 @@
 // Node semantics end to end (document -> lowering -> passes -> LLVM -> CPU) against C++
 // reference values, for the nodes no sample graph uses: cross, fract, length, rsqrt,
-// transpose, mat3, mat4, the integer and min atomics, and assert in debug and release.
+// transpose, mat3, mat4, the integer and min atomics, assert in debug and release, floordiv
+// and `//`, the bitwise formula operators, and matrices and casts in formulas.
 // Each node also has a lowering check (the IR it lowers to).
 #include <gtest/gtest.h>
 
@@ -299,4 +300,159 @@ TEST(NodeSemantics, AssertOnlyInDebugBuilds) {
     EXPECT_NE(std::string(e.what()).find("assertion failed: x must be positive"), std::string::npos)
         << e.what();
   }
+}
+
+namespace {
+
+// Python's a // b for integers, as a reference independent of the lowering: the floor of the
+// exact quotient (a double holds every i32 and i32 quotients floor correctly), 0 for b == 0
+// and a wrapped MIN // -1, as integer div does.
+int64_t floor_div_reference(int64_t a, int64_t b, int64_t min) {
+  if (b == 0) return 0;
+  if (a == min && b == -1) return min;
+  return static_cast<int64_t>(std::floor(static_cast<double>(a) / static_cast<double>(b)));
+}
+
+// A kernel returning floordiv(a, b) from the node and `a // b` from a formula.
+graph::Document floordiv_kernel(const std::string& type) {
+  return one_kernel({value_param("a", type), value_param("b", type)}, {type, type},
+                    {N(1, "param").p("name", "a"), N(2, "param").p("name", "b"),
+                     N(3, "floordiv").in("a", ln(1)).in("b", ln(2)),
+                     N(4, "expr").p("expr", "a // b").in("a", ln(1)).in("b", ln(2)),
+                     N(5, "return").in("r0", ln(3)).in("r1", ln(4))});
+}
+
+}  // namespace
+
+TEST(NodeSemantics, FloorDivisionOfIntegersRoundsDown) {
+  Program p(options());
+  p.load(floordiv_kernel("i32"));
+  const int64_t min32 = std::numeric_limits<int32_t>::min(),
+                max32 = std::numeric_limits<int32_t>::max();
+  for (int64_t a : {int64_t{-7}, int64_t{7}, int64_t{-8}, int64_t{8}, int64_t{0}, int64_t{-1},
+                    int64_t{1}, min32, max32, min32 + 1})
+    for (int64_t b : {2, -2, 3, -3, 1, -1, 0, 7, -7}) {
+      KernelResult r = p.launch("k", {{"a", a}, {"b", b}});
+      int64_t want = floor_div_reference(a, b, min32);
+      EXPECT_EQ(r.ints.at(0), want) << a << " // " << b << " (node)";
+      EXPECT_EQ(r.ints.at(1), want) << a << " // " << b << " (formula)";
+    }
+  EXPECT_EQ(p.launch("k", {{"a", -7}, {"b", 2}}).ints.at(0), -4);  // Python's -7 // 2
+  EXPECT_EQ(p.launch("k", {{"a", 7}, {"b", -2}}).ints.at(0), -4);
+  EXPECT_EQ(p.launch("k", {{"a", -6}, {"b", 2}}).ints.at(0), -3);
+
+  // i64: values a double cannot hold exactly, so the references are written out.
+  Program p64(options());
+  p64.load(floordiv_kernel("i64"));
+  const int64_t big = (int64_t{1} << 62) + 1;  // odd
+  struct Case {
+    int64_t a, b, want;
+  } cases64[] = {{-7, 2, -4},
+                 {7, -2, -4},
+                 {-big, 2, -(int64_t{1} << 61) - 1},
+                 {big, -2, -(int64_t{1} << 61) - 1},
+                 {big, 2, int64_t{1} << 61},
+                 {std::numeric_limits<int64_t>::min(), 3, -3074457345618258603},
+                 {std::numeric_limits<int64_t>::min(), -1, std::numeric_limits<int64_t>::min()},
+                 {-5, 0, 0}};
+  for (const Case& c : cases64) {
+    KernelResult r = p64.launch("k", {{"a", c.a}, {"b", c.b}});
+    EXPECT_EQ(r.ints.at(0), c.want) << c.a << " // " << c.b;
+    EXPECT_EQ(r.ints.at(1), c.want) << c.a << " // " << c.b;
+  }
+
+  // u32: truncation is the floor; large values stay unsigned.
+  Program pu(options());
+  pu.load(floordiv_kernel("u32"));
+  KernelResult r = pu.launch("k", {{"a", uint32_t{0xffffffffu}}, {"b", uint32_t{2}}});
+  EXPECT_EQ(r.ints.at(0), 0x7fffffff);
+  EXPECT_EQ(pu.launch("k", {{"a", uint32_t{7}}, {"b", uint32_t{0}}}).ints.at(1), 0);
+
+  // Narrow types floor in their own width: i8 -128 // -1 wraps like div, -128 // 3 is -43.
+  Program p8(options());
+  p8.load(floordiv_kernel("i8"));
+  for (int64_t a = -128; a <= 127; a += 5)
+    for (int64_t b : {3, -3, 2, -1, 0, 127, -128}) {
+      r = p8.launch("k", {{"a", a}, {"b", b}});
+      int64_t want = floor_div_reference(a, b, -128);
+      EXPECT_EQ(r.ints.at(0), want) << "i8 " << a << " // " << b;
+      EXPECT_EQ(r.ints.at(1), want) << "i8 " << a << " // " << b;
+    }
+  EXPECT_EQ(p8.launch("k", {{"a", -128}, {"b", -1}}).ints.at(0), -128);
+}
+
+TEST(NodeSemantics, FloorDivisionOfFloatsAndVectors) {
+  Program p(options());
+  p.load(floordiv_kernel("f32"));
+  for (float a : {-7.5f, 7.5f, -6.0f, 0.25f, -0.25f, 1e6f})
+    for (float b : {2.0f, -2.0f, 0.5f, 3.0f}) {
+      KernelResult r = p.launch("k", {{"a", a}, {"b", b}});
+      EXPECT_EQ(r.value(0), std::floor(a / b)) << a << " // " << b;
+      EXPECT_EQ(r.value(1), std::floor(a / b)) << a << " // " << b;
+    }
+  EXPECT_EQ(p.launch("k", {{"a", 1.0f}, {"b", 0.0f}}).value(0),
+            std::numeric_limits<double>::infinity());
+  // Per component, with a scalar splatted; a float literal makes the division a float one.
+  auto vec = one_kernel(
+      {value_param("v", "i32x3"), value_param("f", "f32x2")}, {"i32x3", "i32x3", "f32x2", "f32"},
+      {N(1, "param").p("name", "v"), N(2, "param").p("name", "f"),
+       N(3, "floordiv").in("a", ln(1)).in("b", 2), N(4, "expr").p("expr", "-9 // v").in("v", ln(1)),
+       N(5, "expr").p("expr", "f // -0.5").in("f", ln(2)), N(6, "expr").p("expr", "7 // 2.0"),
+       N(7, "return").in("r0", ln(3)).in("r1", ln(4)).in("r2", ln(5)).in("r3", ln(6))});
+  KernelResult r =
+      run(vec, {{"v", std::vector<double>{-7, 7, -8}}, {"f", std::vector<double>{1.25, -1.25}}});
+  EXPECT_EQ(r.ints, (std::vector<int64_t>{-4, 3, -4, 1, -2, 1, -3, 2, 3}));
+  EXPECT_EQ(r.value(6), -3.0);  // floor(1.25 / -0.5) = floor(-2.5)
+  EXPECT_EQ(r.value(7), 2.0);
+  EXPECT_EQ(r.value(8), 3.0);
+}
+
+// The bitwise operators compute what the nodes do, with Python's precedence.
+TEST(NodeSemantics, BitwiseFormulas) {
+  auto doc = one_kernel(
+      {value_param("a", "i32"), value_param("b", "i32"), value_param("u", "u32")},
+      {"i32", "i32", "i32", "bool", "u32", "i32", "i32"},
+      {N(1, "param").p("name", "a"), N(2, "param").p("name", "b"), N(3, "param").p("name", "u"),
+       N(4, "expr").p("expr", "a & 12 | b ^ 5 << 1").in("a", ln(1)).in("b", ln(2)),
+       N(5, "expr").p("expr", "~a").in("a", ln(1)), N(6, "expr").p("expr", "a >> 2").in("a", ln(1)),
+       N(7, "expr").p("expr", "a & 1 == 0").in("a", ln(1)),
+       N(8, "expr").p("expr", "u >> 4 | u << 28").in("u", ln(3)),
+       N(9, "expr").p("expr", "a // 4 * 4 + a % 4").in("a", ln(1)),
+       N(10, "expr").p("expr", "cast(a, u8) + cast(300, u8)").in("a", ln(1)),
+       N(11, "return")
+           .in("r0", ln(4))
+           .in("r1", ln(5))
+           .in("r2", ln(6))
+           .in("r3", ln(7))
+           .in("r4", ln(8))
+           .in("r5", ln(9))
+           .in("r6", ln(10))});
+  for (int32_t a : {-16, 45, -1, 0, 1234567})
+    for (int32_t b : {3, -9}) {
+      uint32_t u = 0x80000001u ^ static_cast<uint32_t>(a);
+      KernelResult r = run(doc, {{"a", a}, {"b", b}, {"u", u}});
+      EXPECT_EQ(r.ints.at(0), (a & 12) | (b ^ (5 << 1))) << a << ", " << b;
+      EXPECT_EQ(r.ints.at(1), ~a);
+      EXPECT_EQ(r.ints.at(2), a >> 2) << "arithmetic shift of a signed value";
+      EXPECT_EQ(r.ints.at(3), (a & 1) == 0);
+      EXPECT_EQ(r.ints.at(4), static_cast<int64_t>((u >> 4) | (u << 28)));
+      EXPECT_EQ(r.ints.at(5), a) << "a // 4 * 4 + a % 4 is a, with floor division and modulo";
+      // cast(a, u8) wraps a (cast semantics); cast(300, u8) is 44; u8 + u8 stays u8 but the
+      // kernel returns i32.
+      EXPECT_EQ(r.ints.at(6), static_cast<uint8_t>(static_cast<uint8_t>(a) + uint8_t{44}));
+    }
+}
+
+// Matrices built in a formula from columns, and their columns read back.
+TEST(NodeSemantics, MatrixFormulas) {
+  auto doc = one_kernel({value_param("p", "f32x2"), value_param("q", "f32x2")},
+                        {"f32x2x2", "f32x2", "f32"},
+                        {N(1, "param").p("name", "p"), N(2, "param").p("name", "q"),
+                         N(3, "expr").p("expr", "mat2(p, q)").in("p", ln(1)).in("q", ln(2)),
+                         N(4, "expr").p("expr", "matmul(m, vec2(1, 10)) + m.c1").in("m", ln(3)),
+                         N(5, "expr").p("expr", "determinant(m) + split(m).c0.y").in("m", ln(3)),
+                         N(6, "return").in("r0", ln(3)).in("r1", ln(4)).in("r2", ln(5))});
+  KernelResult r = run(doc, {{"p", std::vector<double>{1, 2}}, {"q", std::vector<double>{3, 4}}});
+  // m = [[1, 3], [2, 4]] (columns p, q); m * (1, 10) = (31, 42); + column 1 (3, 4).
+  EXPECT_EQ(r.values, (std::vector<double>{1, 2, 3, 4, 34, 46, 1 * 4 - 3 * 2 + 2}));
 }

@@ -189,6 +189,42 @@ TEST(Validate, WrongIndexCount) {
   EXPECT_MESSAGE(e, "has 2 dimension(s) but 1 index value(s) were given");
 }
 
+// A 0-d field (shape []) is one value: loads, stores and atomics take no index, and nothing
+// that needs a dimension (shape, struct_for) accepts it.
+TEST(Validate, ZeroDimensionalFieldsTakeNoIndex) {
+  Document ok = doc_with(
+      kernel("k", {},
+             {N(1, "load").p("field", "g"), N(2, "atomic_add").p("field", "g").in("value", ln(1)),
+              N(3, "store").p("field", "g").in("value", 2.0)}));
+  ok.fields.push_back(field("g", "f32", {}));
+  EXPECT_NO_THROW(validate_document(ok));
+
+  Document doc = doc_with(kernel("k", {}, {N(1, "load").p("field", "g").in("i1", 0)}));
+  doc.fields.push_back(field("g", "f32", {}));
+  Error e = validation_error(doc);
+  EXPECT_PLACE(e, "k", 1, "i1");
+  EXPECT_MESSAGE(e, "field 'g' is 0-d (shape []): it holds one value and takes no index");
+
+  doc.kernels[0] = kernel("k", {}, {N(4, "atomic_add").p("field", "g").in("i0", 0).in("value", 1)});
+  e = validation_error(doc);
+  EXPECT_PLACE(e, "k", 4, "i0");
+
+  doc.kernels[0] = kernel("k", {}, {N(5, "shape").p("field", "g")});
+  e = validation_error(doc);
+  EXPECT_PLACE(e, "k", 5, "field");
+  EXPECT_MESSAGE(e, "field 'g' is 0-d (shape []): it has no dimension");
+
+  doc.kernels[0] = kernel("k", {}, {N(6, "struct_for").p("field", "g").region("body", {})});
+  e = validation_error(doc);
+  EXPECT_PLACE(e, "k", 6, "field");
+  EXPECT_MESSAGE(e, "struct_for needs a field with dimensions; 'g' is 0-d");
+
+  doc.kernels.clear();
+  doc.fields[0].shape = {1, 1, 1, 1, 1};
+  e = validation_error(doc);
+  EXPECT_MESSAGE(e, "field 'g' has more than 4 dimensions");
+}
+
 TEST(Validate, UnknownField) {
   Error e =
       validation_error(doc_with(kernel("k", {}, {N(1, "load").p("field", "vel").in("i0", 0)})));
@@ -384,7 +420,11 @@ TEST(Validate, RegionNodesInTheWrongPlace) {
       doc_with(kernel("k", {}, {N(1, "range_for").in("end0", 4).region("body", {N(2, "break")})})),
       "k");
   EXPECT_PLACE(e, "k", 2, "");
-  EXPECT_MESSAGE(e, "break leaves a while loop only; a range_for body cannot break");
+  EXPECT_MESSAGE(e,
+                 "a parallel loop cannot break; the range_for (node 1) at the top level of the "
+                 "kernel runs its iterations in parallel. Use continue to skip an iteration, or "
+                 "nest the loop that should stop inside another loop (e.g. a range_for with end0 "
+                 "1), where it runs serially");
   Error e2 = lowering_error(doc_with(kernel("k", {}, {N(1, "yield").in("v", 1)})), "k");
   EXPECT_MESSAGE(e2, "a yield node must be directly inside the then or else region of an if");
   Error e3 = lowering_error(

@@ -237,6 +237,33 @@ TEST(Verifier, NamesEveryKindOfBrokenIr) {
        "expects 2 operands, has 1"},
       {"tmp_store operands", [](Kernel&, Builder& b) { b.make(Op::TmpStore, Scalar::Void, {}); },
        "expects 1 operands, has 0"},
+      // local arrays
+      {"local_array of no elements",
+       [](Kernel&, Builder& b) { b.make(Op::LocalArray, Scalar::F32, {}, 0, 1); },
+       "local_array without elements"},
+      {"array_load of a value",
+       [](Kernel&, Builder& b) {
+         raw(b, Op::ArrayLoad, Scalar::F32, {b.f32(0), b.i32(0)});
+       },
+       "array_load of a non-array"},
+      {"array_store past the element",
+       [](Kernel&, Builder& b) {
+         Inst* a = b.make(Op::LocalArray, Scalar::F32, {}, 4, 3);
+         b.make(Op::ArrayStore, Scalar::Void, {a, b.i32(0), b.f32(1)}, 3);
+       },
+       "array_store component outside the element"},
+      {"array index type",
+       [](Kernel&, Builder& b) {
+         Inst* a = b.make(Op::LocalArray, Scalar::F32, {}, 4, 1);
+         b.make(Op::ArrayLoad, Scalar::F32, {a, b.f32(1)});
+       },
+       "array index is not i32"},
+      {"array_store type",
+       [](Kernel&, Builder& b) {
+         Inst* a = b.make(Op::LocalArray, Scalar::F32, {}, 4, 1);
+         b.make(Op::ArrayStore, Scalar::Void, {a, b.i32(0), b.i32(1)});
+       },
+       "array_store type"},
       // regions and control flow
       {"if without else",
        [](Kernel&, Builder& b) { raw(b, Op::If, Scalar::Void, {b.const_bool(true)}, 1); },
@@ -259,13 +286,13 @@ TEST(Verifier, NamesEveryKindOfBrokenIr) {
        "resource slot out of range"},
       {"while regions", [](Kernel&, Builder& b) { raw(b, Op::While, Scalar::Void, {}, 2); },
        "while needs one region"},
-      {"break outside while",
+      {"break outside a loop",
        [](Kernel&, Builder& b) {
-         Inst* loop = b.range_for({b.i32(0), b.i32(4)});
-         Builder in(loop->region(0));
+         Inst* branch = b.if_(b.const_bool(true));
+         Builder in(branch->region(0));
          in.make(Op::Break, Scalar::Void);
        },
-       "break outside a while loop"},
+       "break outside a loop"},
       {"continue outside a loop", [](Kernel&, Builder& b) { b.make(Op::Continue, Scalar::Void); },
        "continue outside a loop"},
       {"return inside a loop",
@@ -298,6 +325,17 @@ TEST(Verifier, NamesEveryKindOfBrokenIr) {
          b.global_load(b.make(Op::ElementPtr, Scalar::F32, {b.const_int(Scalar::I64, 0)}, 0));
        },
        "top level of an offloaded kernel holds a non-uniform instruction", kOffloaded},
+      {"break in a range task",
+       [](Kernel&, Builder& b) {
+         Inst* begin = b.i32(0);
+         Inst* end = b.i32(4);
+         Inst* task = offload(b, TaskKind::RangeFor);
+         task->set_dims(1);
+         task->operands = {begin, end};
+         Builder in(task->region(0));
+         in.make(Op::Break, Scalar::Void);
+       },
+       "break leaves a parallel task", kOffloaded},
       {"continue in a serial task",
        [](Kernel&, Builder& b) {
          Inst* task = offload(b, TaskKind::Serial);
@@ -312,6 +350,17 @@ TEST(Verifier, NamesEveryKindOfBrokenIr) {
         << c.name << ": got \"" << problem << "\"";
   }
   EXPECT_GE(cases.size(), 55u);
+}
+
+TEST(Verifier, AcceptsLocalArraysAndTheirIndexChecks) {
+  Kernel k;
+  Builder b(k.body.get());
+  Inst* a = b.make(Op::LocalArray, Scalar::I32, {}, 8, 2);
+  Inst* i = b.i32(3);
+  b.make(Op::BoundsCheck, Scalar::Void, {i, b.i32(8)}, -1, 0);  // slot -1: a local index
+  b.make(Op::ArrayStore, Scalar::Void, {a, i, b.i32(5)}, 1);
+  b.make(Op::ArrayLoad, Scalar::I32, {a, i}, 1);
+  EXPECT_EQ(verify(k), "");
 }
 
 TEST(Verifier, StructureOnlyBeforeTypeCheck) {
@@ -344,7 +393,7 @@ TEST(Verifier, VerifyOrThrowNamesThePass) {
     EXPECT_EQ(
         e.what(),
         "internal error: IR verification failed after full_simplify/die, round 2: break outside a "
-        "while loop: break [in " +
+        "loop: break [in " +
             e.location() + "]");
   }
 }

@@ -69,6 +69,28 @@ constexpr const char* kDoc = R"({
       ]
     },
     {
+      "name": "search",
+      "params": [{"name": "a", "kind": "ndarray", "type": "f32", "ndim": 1},
+                 {"name": "b", "kind": "ndarray", "type": "i32", "ndim": 1},
+                 {"name": "n", "kind": "value", "type": "i32"},
+                 {"name": "m", "kind": "value", "type": "i32"}],
+      "nodes": [
+        {"id": 1, "type": "param", "params": {"name": "n"}},
+        {"id": 2, "type": "param", "params": {"name": "m"}},
+        {"id": 3, "type": "range_for", "inputs": {"end0": "1"}, "regions": {"body": [
+          {"id": 4, "type": "var", "inputs": {"init": -1}},
+          {"id": 5, "type": "range_for", "inputs": {"end0": "2"}, "regions": {"body": [
+            {"id": 6, "type": "load", "inputs": {"i0": "5.i0"}, "params": {"ndarray": "a"}},
+            {"id": 7, "type": "gt", "inputs": {"a": "6", "b": 0.0}},
+            {"id": 8, "type": "set", "inputs": {"var": "4.ref", "value": "5.i0"}},
+            {"id": 9, "type": "break", "inputs": {"cond": "7"}}
+          ]}},
+          {"id": 10, "type": "get", "inputs": {"var": "4.ref"}},
+          {"id": 11, "type": "store", "inputs": {"i0": "3.i0", "value": "10"}, "params": {"ndarray": "b"}}
+        ]}}
+      ]
+    },
+    {
       "name": "stencil",
       "nodes": [
         {"id": 1, "type": "range_for", "inputs": {"begin0": 1, "end0": 15, "end1": 12}, "regions": {"body": [
@@ -226,6 +248,14 @@ TEST(ExtentAssumptions, GathersAndConditionalAccessesAreUnchecked) {
             "idx.0 [0, shape$0.0) by idx when 0..shape$0.0\n"
             "a.0 unchecked\n"
             "out.0 unchecked\n");
+}
+
+TEST(ExtentAssumptions, ALoopThatBreaksMayStopBeforeItsEnd) {
+  // for i in range(n): for j in range(m): if a[j] > 0: break — a[j] need not cover [0, m)
+  // when every row stops early; the store b[i] after the inner loop runs for every i.
+  EXPECT_EQ(extents("search"),
+            "a.0 unchecked\n"
+            "b.0 [0, arg2) by n when 0..arg2\n");
 }
 
 TEST(ExtentAssumptions, AReturnMayEndTheLaunchBeforeLaterTasks) {

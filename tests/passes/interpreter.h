@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <string>
@@ -155,7 +156,8 @@ class Interpreter {
     while (true) {
       loop_index_[&loop] = idx;
       Flow f = exec_block(body);
-      if (f == Flow::Break || f == Flow::Return || f == Flow::Abort) return f;
+      if (f == Flow::Break) return Flow::Next;  // a break leaves the innermost loop only
+      if (f == Flow::Return || f == Flow::Abort) return f;
       size_t d = space.size();
       while (d-- > 0) {
         if (++idx[d] < space[d].second) break;
@@ -201,6 +203,11 @@ class Interpreter {
       case Op::Alloca: vars_[&inst] = 0; return Flow::Next;
       case Op::LocalLoad: values_[&inst] = vars_[inst.operands[0]]; return Flow::Next;
       case Op::LocalStore: vars_[inst.operands[0]] = value(inst.operands[1]); return Flow::Next;
+      case Op::LocalArray:
+        arrays_[&inst].assign(static_cast<size_t>(inst.length() * inst.width()), 0);
+        return Flow::Next;
+      case Op::ArrayLoad: values_[&inst] = array_cell(inst); return Flow::Next;
+      case Op::ArrayStore: array_cell(inst) = value(inst.operands[2]); return Flow::Next;
       case Op::GlobalPtr: {
         Flow f = Flow::Next;
         int64_t linear = global_ptr_index(inst, &f);
@@ -227,6 +234,18 @@ class Interpreter {
       }
       case Op::TmpLoad: values_[&inst] = m_.temps[inst.temp_offset()]; return Flow::Next;
       case Op::TmpStore: m_.temps[inst.temp_offset()] = value(inst.operands[0]); return Flow::Next;
+      case Op::Reduce: {  // one thread: combining in order is what every split sums to
+        Scalar t = inst.operands[0]->type;
+        auto combined =
+            evaluate_constant(inst.combine_op(), t,
+                              {{t, m_.temps[inst.temp_offset()]}, {t, value(inst.operands[0])}});
+        if (!combined) {
+          ADD_FAILURE() << "interpreter: reduce of undefined values";
+          return Flow::Abort;
+        }
+        m_.temps[inst.temp_offset()] = *combined;
+        return Flow::Next;
+      }
       case Op::BoundsCheck: {
         int64_t i = index(inst.operands[0]), e = index(inst.operands[1]);
         if (i >= 0 && i < e) return Flow::Next;
@@ -280,6 +299,15 @@ class Interpreter {
   Memory& m_;
   std::unordered_map<const ir::Inst*, uint64_t> values_;
   std::unordered_map<const ir::Inst*, uint64_t> vars_;
+  std::unordered_map<const ir::Inst*, std::vector<uint64_t>> arrays_;
+
+  // The array cell ArrayLoad/ArrayStore `inst` addresses, its index clamped as the backends do.
+  uint64_t& array_cell(const ir::Inst& inst) {
+    const ir::Inst* array = inst.operands[0];
+    int64_t i =
+        std::clamp<int64_t>(static_cast<int32_t>(value(inst.operands[1])), 0, array->length() - 1);
+    return arrays_[array][static_cast<size_t>(i * array->width() + inst.component())];
+  }
   std::unordered_map<const ir::Inst*, std::array<int64_t, kMaxDims>> loop_index_;
   long steps_ = 0;
 };

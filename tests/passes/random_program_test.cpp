@@ -1,4 +1,4 @@
-// Property test over random structured programs (variables, ifs, loops, whiles with breaks,
+// Property test over random structured programs (variables, ifs, loops and whiles with breaks,
 // global memory, atomics): the whole pipeline must keep what the reference interpreter
 // computes, in release and debug builds of the kernel.
 #include <cstdio>
@@ -191,6 +191,13 @@ class ProgramGenerator {
           Scope inner = s;
           inner.ints.push_back(b.loop_index(loop, 0));
           block(inner, depth + 1, 1 + static_cast<int>(pick(4)));
+          if (pick(3) == 0) {  // an early break: leaves this loop only, which then runs serially
+            Inst* stop = b.if_(cond(inner, 1));
+            b.set_insert_end(stop->region(0));
+            b.make(Op::Break, Scalar::Void);
+            b.set_insert_end(loop->region(0));
+            block(inner, depth + 1, 1);
+          }
           b.set_insert_end(after);
           break;
         }

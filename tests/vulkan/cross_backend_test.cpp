@@ -196,7 +196,8 @@ const std::vector<std::string> kIntFormulas = {
     "and(a, b)",     "or(a, b)",        "xor(a, b)",
     "not(a)",        "shl(a, b)",       "shr(a, b)",
     "pow(a, b % 5)", "clamp(a, -5, 9)", "select(a < b, a * 2, b)",
-    "fma(a, b, a)"};
+    "fma(a, b, a)",  "a // b",          "a & b | ~a ^ b",
+    "a << b",        "a >> b",          "a & 1 == 0"};
 
 TEST(CrossBackend, Int32Arithmetic) {
   LOOM_REQUIRE_VULKAN_OR_SKIP();
@@ -220,10 +221,10 @@ TEST(CrossBackend, Int32Arithmetic) {
 TEST(CrossBackend, Uint32Arithmetic) {
   LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::vector<uint32_t> v = {0, 1, 2, 3, 7, 31, 32, 33, 65535, 0x80000000u, 0xffffffffu};
-  compare_formulas<uint32_t>(
-      "u32", "u32", v,
-      {"a + b", "a - b", "a * b", "a / b", "a % b", "min(a, b)", "max(a, b)", "a < b", "a >= b",
-       "and(a, b)", "or(a, b)", "xor(a, b)", "shl(a, b)", "shr(a, b)", "pow(a, b % 3)", "sign(a)"});
+  compare_formulas<uint32_t>("u32", "u32", v,
+                             {"a + b", "a - b", "a * b", "a / b", "a % b", "min(a, b)", "max(a, b)",
+                              "a < b", "a >= b", "and(a, b)", "or(a, b)", "xor(a, b)", "shl(a, b)",
+                              "shr(a, b)", "pow(a, b % 3)", "sign(a)", "a // b", "~a >> b"});
 }
 
 TEST(CrossBackend, Int64Arithmetic) {
@@ -246,8 +247,10 @@ TEST(CrossBackend, Int64Arithmetic) {
 TEST(CrossBackend, NarrowIntegers) {
   LOOM_REQUIRE_VULKAN_OR_SKIP();
   std::vector<int8_t> v8 = {0, 1, -1, 7, -8, 100, 127, -128};
-  compare_formulas<int8_t>("i8", "i8", v8,
-                           {"a + b", "a * b", "a / b", "a % b", "shr(a, b)", "min(a, b)", "a < b"});
+  compare_formulas<int8_t>(
+      "i8", "i8", v8,
+      {"a + b", "a * b", "a / b", "a % b", "shr(a, b)", "min(a, b)", "a < b", "a // b",
+       "a << b"});  // i8 shift counts wrap at 8 bits (docs/nodes.md, shl)
   std::vector<uint16_t> v16 = {0, 1, 2, 255, 256, 40000, 65535};
   compare_formulas<uint16_t>("u16", "u16", v16,
                              {"a + b", "a - b", "a * b", "a / b", "shl(a, b)", "max(a, b)"});
@@ -263,9 +266,9 @@ TEST(CrossBackend, Float32Arithmetic) {
       {"a + b", "a - b", "a * b", "min(a, b)", "max(a, b)", "floor(a)", "ceil(a)", "round(a)",
        "abs(a)", "sign(a)", "-a", "a < b", "a == b", "clamp(a, -1, 1)", "select(a > b, a, b)"});
   // Division and its relatives may use a reciprocal under fast math: a few ulps.
-  compare_formulas<float>("f32", "f32", v,
-                          {"a / b", "a % b", "fract(a)", "mix(a, b, 0.25)", "fma(a, b, 1)"}, 4e-7,
-                          1e-6);
+  compare_formulas<float>(
+      "f32", "f32", v, {"a / b", "a % b", "fract(a)", "mix(a, b, 0.25)", "fma(a, b, 1)", "a // b"},
+      4e-7, 1e-6);
   // Library functions: lavapipe's against glibc's. Its atan (and atan2, asin, acos, built on
   // it) is a polynomial within 4e-6 relative; Vulkan itself promises far less (4096 ulp).
   compare_formulas<float>("f32", "f32", v,
@@ -761,6 +764,168 @@ TEST(CrossBackend, DebugBoundsChecksReportTheSamePlace) {
   }
   EXPECT_NE(messages[0].find("dim 1, index 5 not in [0, 4)"), std::string::npos) << messages[0];
   EXPECT_EQ(messages[0], messages[1]);
+}
+
+// 0-d fields (Taichi's shape=()): one value that serial code and parallel loops read, write
+// and accumulate into with atomics, and that kernels return.
+TEST(CrossBackend, ZeroDimensionalFields) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
+  graph::Document doc;
+  doc.fields.push_back(FieldDesc{"time", {Scalar::F32}, {}, Layout::AoS});
+  doc.fields.push_back(FieldDesc{"total", {Scalar::I64}, {}, Layout::AoS});
+  doc.fields.push_back(FieldDesc{"count", {Scalar::I32}, {}, Layout::AoS});
+  doc.fields.push_back(FieldDesc{"top", {Scalar::I32}, {}, Layout::AoS});
+  doc.fields.push_back(FieldDesc{"loss", {Scalar::F32}, {}, Layout::AoS});
+  doc.fields.push_back(FieldDesc{"wind", *parse_value_type("f32x3"), {}, Layout::SoA});
+  doc.fields.push_back(FieldDesc{"seen", {Scalar::F32}, {300}, Layout::AoS});
+  // Serial code first (time += 0.25, wind set), then a parallel loop reading both and
+  // accumulating into the 0-d counters.
+  graph::KernelDecl k = kernel(
+      "step", {},
+      {
+          N(1, "load").p("field", "time"),
+          N(2, "expr").in("t", ln(1)).p("expr", "t + 0.25"),
+          N(3, "store").in("value", ln(2)).p("field", "time"),
+          N(4, "expr").in("t", ln(2)).p("expr", "vec3(t, 2.0 * t, -1.0)"),
+          N(5, "store").in("value", ln(4)).p("field", "wind"),
+          N(6, "range_for")
+              .in("end0", 300)
+              .region(
+                  "body",
+                  {
+                      N(7, "load").p("field", "time"),
+                      N(8, "load").p("field", "wind"),
+                      N(9, "expr")
+                          .in("i", ln(6, "i0"))
+                          .in("t", ln(7))
+                          .in("w", ln(8))
+                          .p("expr", "t * i + w.y"),
+                      N(10, "store").in("i0", ln(6, "i0")).in("value", ln(9)).p("field", "seen"),
+                      N(11, "cast").in("a", ln(6, "i0")).p("type", "i64"),
+                      N(12, "atomic_add").in("value", ln(11)).p("field", "total"),
+                      N(13, "atomic_add").in("value", 1).p("field", "count"),
+                      N(14, "expr").in("i", ln(6, "i0")).p("expr", "(i * 37) % 300"),
+                      N(15, "atomic_max").in("value", ln(14)).p("field", "top"),
+                      N(16, "expr").in("i", ln(6, "i0")).p("expr", "i * 0.5"),
+                      N(17, "atomic_add").in("value", ln(16)).p("field", "loss"),
+                  }),
+          N(18, "load").p("field", "count"),
+          N(19, "return").in("r0", ln(18)),
+      });
+  k.returns = {"i32"};
+  doc.kernels.push_back(k);
+  Program cpu(on(Backend::Cpu)), vk(on(Backend::Vulkan));
+  for (Program* p : {&cpu, &vk}) {
+    p->load(doc);
+    EXPECT_EQ(p->array("time").shape, std::vector<int64_t>{});
+    EXPECT_EQ(p->array("time").elements(), 1u);
+    p->launch("step");
+    // The second launch sees the first one's values: count returns 600 after it.
+    EXPECT_EQ(p->launch("step").ints.at(0), 600);
+  }
+  for (Program* p : {&cpu, &vk}) {
+    EXPECT_EQ(component(p->array("time"), 0), 0.5);
+    EXPECT_EQ(component(p->array("total"), 0), 2 * (299 * 300 / 2));
+    EXPECT_EQ(component(p->array("count"), 0), 600);
+    EXPECT_EQ(component(p->array("top"), 0), 299);
+    EXPECT_EQ(component(p->array("loss"), 0), 2 * 0.5 * (299 * 300 / 2));
+    ArrayView w = p->array("wind");
+    EXPECT_EQ(w.component(0, 0), 0.5);
+    EXPECT_EQ(w.component(0, 1), 1.0);
+    EXPECT_EQ(w.component(0, 2), -1.0);
+  }
+  expect_same(cpu, vk, "seen", 1e-6, 1e-6);
+  EXPECT_EQ(component(cpu.array("seen"), 10), 0.5 * 10 + 1.0);
+}
+
+// break and continue in serial loops inside a parallel one: a loop whose bound is computed per
+// element, and a 2-d range_for that a break leaves whole (on Vulkan, through a flag between its
+// two loop constructs). The CPU and Vulkan agree with each other and with C++.
+TEST(CrossBackend, BreakAndContinueInSerialLoops) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
+  graph::Document doc;
+  doc.fields.push_back(FieldDesc{"stops", {Scalar::I32}, {64, 2}, Layout::AoS});
+  doc.kernels.push_back(kernel(
+      "breaks", {},
+      {N(1, "range_for")
+           .in("end0", 64)
+           .region("body",
+                   {
+                       N(2, "var").in("init", 0),
+                       N(3, "expr").in("i", ln(1, "i0")).p("expr", "i % 17 + 3"),
+                       N(4, "range_for")
+                           .in("end0", ln(3))
+                           .region("body",
+                                   {
+                                       N(5, "expr").in("j", ln(4, "i0")).p("expr", "j % 4 == 3"),
+                                       N(6, "continue").in("cond", ln(5)),
+                                       N(7, "get").in("var", ln(2, "ref")),
+                                       N(8, "expr")
+                                           .in("s", ln(7))
+                                           .in("j", ln(4, "i0"))
+                                           .p("expr", "s + j * j"),
+                                       N(9, "set").in("var", ln(2, "ref")).in("value", ln(8)),
+                                       N(10, "expr")
+                                           .in("s", ln(8))
+                                           .in("i", ln(1, "i0"))
+                                           .p("expr", "s > 50 + i"),
+                                       N(11, "break").in("cond", ln(10)),
+                                   }),
+                       N(12, "get").in("var", ln(2, "ref")),
+                       N(13, "store")
+                           .in("i0", ln(1, "i0"))
+                           .in("i1", 0)
+                           .in("value", ln(12))
+                           .p("field", "stops"),
+                       N(14, "var").in("init", 0),
+                       N(15, "range_for")
+                           .in("end0", 4)
+                           .in("end1", 6)
+                           .region("body",
+                                   {
+                                       N(16, "get").in("var", ln(14, "ref")),
+                                       N(17, "add").in("a", ln(16)).in("b", 1),
+                                       N(18, "set").in("var", ln(14, "ref")).in("value", ln(17)),
+                                       N(19, "expr")
+                                           .in("a", ln(15, "i0"))
+                                           .in("b", ln(15, "i1"))
+                                           .in("i", ln(1, "i0"))
+                                           .p("expr", "a * b + a + b > i % 20"),
+                                       N(20, "break").in("cond", ln(19)),
+                                   }),
+                       N(21, "get").in("var", ln(14, "ref")),
+                       N(22, "store")
+                           .in("i0", ln(1, "i0"))
+                           .in("i1", 1)
+                           .in("value", ln(21))
+                           .p("field", "stops"),
+                   })}));
+  Program cpu(on(Backend::Cpu)), vk(on(Backend::Vulkan));
+  for (Program* p : {&cpu, &vk}) {
+    p->load(doc);
+    p->launch("breaks");
+  }
+  expect_same(cpu, vk, "stops");
+  for (int i = 0; i < 64; ++i) {
+    int s = 0;
+    for (int j = 0; j < i % 17 + 3; ++j) {
+      if (j % 4 == 3) continue;
+      s += j * j;
+      if (s > 50 + i) break;
+    }
+    int count = 0;
+    bool done = false;
+    for (int a = 0; a < 4 && !done; ++a)
+      for (int b = 0; b < 6; ++b) {
+        ++count;
+        if (a * b + a + b > i % 20) {
+          done = true;
+          break;
+        }
+      }
+    EXPECT_EQ(component(vk.array("stops"), static_cast<size_t>(i) * 2), s) << i;
+    EXPECT_EQ(component(vk.array("stops"), static_cast<size_t>(i) * 2 + 1), count) << i;
+  }
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The `loom` command line: run, check, ir, compile, spirv, bench.
+// The `loom` command line: run, launch, check, ir, compile, spirv, bench.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,8 +16,12 @@
 #include "engine_plugin/include/loom/aot_module.h"
 #include "engine_plugin/include/loom/program.h"
 #include "runtime/aot/module_files.h"
+#include "runtime/common/bounded_message.h"
 #include "runtime/common/error.h"
+#include "runtime/common/input_file.h"
 #include "runtime/render/png.h"
+#include "tools/loom/kernel_returns.h"
+#include "tools/loom/launch_arguments.h"
 #include "tools/loom/png_frames.h"
 
 namespace {
@@ -26,6 +30,7 @@ constexpr const char* kUsage = R"(usage: loom COMMAND [options]
 
 commands:
   run DOC      run the document's `init` pipeline, then `step` N times
+  launch DOC K run kernel K once with --arg NAME=VALUE arguments; print what it returns
   check DOC    load and validate a document; compile nothing
   ir DOC       print a kernel's IR after lowering or after a pass
   compile DOC  compile every kernel the pipelines launch: into the offline cache, or
@@ -47,11 +52,14 @@ constexpr CommandHelp kHelp[] = {
     {"run", R"(usage: loom run DOC [--steps N] [--backend cpu|vulkan|auto] [--device D]
                 [--load NAME=FILE.npy ...] [--dump NAME=FILE.npy ...] [--stats] [--debug]
                 [--no-fast-math] [--threads N] [--cache-dir DIR] [--no-cache]
-                [--png NAME=PATTERN [--every K]]
+                [--png NAME=PATTERN [--every K]] [--returns]
 
 Runs pipeline `init` once, then pipeline `step` N times (default 1), then writes the
-requested fields/ndarrays as NumPy .npy files and prints a summary of every resource.
+requested fields/ndarrays as NumPy .npy files and prints a summary of every resource and
+what kernels returned: for each launch (pipeline, #position, kernel) whose kernel returns
+values, those of its last run, by name (r0, r1; struct members as r1.a).
   --steps N          number of `step` runs
+  --returns          also print what every launch returns as it runs ("step 3 #1 sum: r0 = 6")
   --load NAME=FILE   fill a field/ndarray from a .npy file after `init`
   --dump NAME=FILE   write a field/ndarray/texture to a .npy file at the end
   --stats            print compile and launch statistics
@@ -68,11 +76,36 @@ requested fields/ndarrays as NumPy .npy files and prints a summary of every reso
   --threads N        worker threads (default: all hardware threads)
   --cache-dir DIR    offline cache folder;  --no-cache: no offline cache
 )"},
+    {"launch",
+     R"(usage: loom launch DOC KERNEL [--arg NAME=VALUE ...] [--init] [--load NAME=FILE.npy ...]
+                   [--dump NAME=FILE.npy ...] [--backend cpu|vulkan|auto] [--device D]
+                   [--validate] [--debug] [--no-fast-math] [--threads N] [--cache-dir DIR]
+                   [--no-cache] [--stats]
+
+Launches kernel KERNEL once with arguments from the command line and prints what it returns
+(each value by name: r0, r1; struct members as r1.a), then a summary of the fields and
+ndarrays. No pipeline runs unless --init asks for `init`.
+  --arg NAME=VALUE   a parameter's value, read by its declared type: 3, -2, 2.5, true;
+                     a vector 1,2,3 or "[1, 2, 3]"; a matrix column-major 1,2,3,4 or as its
+                     columns "[[1, 2], [3, 4]]"; one number fills every component.
+                     ndarray, texture and argpack parameters take a resource's name (by
+                     default the one named like the parameter); PARAM.MEMBER=VALUE sets a
+                     member of the argpack PARAM is bound to; template parameters take a
+                     field's name or a constant
+  --init             run the document's `init` pipeline before the launch
+  --load NAME=FILE   fill a field/ndarray from a .npy file before the launch
+  --dump NAME=FILE   write a field/ndarray/texture to a .npy file after it
+  other options as for `loom run`
+)"},
     {"check", R"(usage: loom check DOC [--debug] [--no-fast-math]
 
 Loads and validates the document: JSON, node types, links, cycles, types, pipeline
 bindings. Every kernel a pipeline launches is lowered and optimised, but not compiled.
-Prints "ok" or one error naming the place and exits non-zero.
+Fields, ndarrays and textures are checked but get no memory: a document declaring more
+than this machine holds can be checked. Prints "ok" or one error naming the place and
+exits non-zero. Likely mistakes of code
+ported from Taichi (docs/porting-from-taichi.md) are printed as "warning: ..." lines naming
+kernel and node; they do not change the exit status.
   --debug            check the kernels as debug builds compile them (with assertions)
   --no-fast-math     optimise as for strict IEEE float math
 )"},
@@ -142,13 +175,15 @@ Runs `init`, then times N runs of `step` (default 100) and prints the mean time 
 };
 
 [[noreturn]] void fail(const std::string& message) {
-  std::fprintf(stderr, "loom: %s\n", message.c_str());
+  // Usage errors quote what was typed (an option, a path): within the bounds errors keep.
+  std::fprintf(stderr, "loom: %s\n", loom::bounded_message(message).c_str());
   std::exit(1);
 }
 
 struct Options {
   std::string command;
   std::string doc;
+  std::string kernel;  // launch: the kernel to launch
   std::map<std::string, std::vector<std::string>> values;
   std::map<std::string, bool> flags;
 
@@ -167,6 +202,9 @@ const std::map<std::string, std::vector<std::string>> kValueOptions = {
     {"run",
      {"--steps", "--backend", "--device", "--workgroup-size", "--load", "--dump", "--threads",
       "--cache-dir", "--png", "--every"}},
+    {"launch",
+     {"--arg", "--load", "--dump", "--backend", "--device", "--workgroup-size", "--threads",
+      "--cache-dir"}},
     {"check", {}},
     {"ir", {"--kernel", "--after", "--template"}},
     {"compile",
@@ -178,7 +216,11 @@ const std::map<std::string, std::vector<std::string>> kValueOptions = {
     {"devices", {}},
 };
 const std::map<std::string, std::vector<std::string>> kFlagOptions = {
-    {"run", {"--stats", "--debug", "--no-cache", "--validate", "--spirv-opt", "--no-fast-math"}},
+    {"run",
+     {"--stats", "--debug", "--no-cache", "--validate", "--spirv-opt", "--no-fast-math",
+      "--returns"}},
+    {"launch",
+     {"--init", "--stats", "--debug", "--no-cache", "--validate", "--spirv-opt", "--no-fast-math"}},
     {"check", {"--debug", "--no-fast-math"}},
     {"ir", {"--list-passes", "--debug", "--no-fast-math"}},
     {"compile",
@@ -224,7 +266,17 @@ Options parse(int argc, char** argv) {
       }
       continue;
     }
-    if (!o.doc.empty()) fail("unexpected argument '" + a + "'");
+    if (o.command == "launch" && !o.doc.empty() && o.kernel.empty()) {
+      o.kernel = a;
+      continue;
+    }
+    if (!o.doc.empty()) {
+      // `v=1` without --arg is a common slip: name the option it belongs to.
+      bool looks_like_arg = a.find('=') != std::string::npos &&
+                            contains(kValueOptions.at(o.command), std::string("--arg"));
+      fail("unexpected argument '" + a + "'" +
+           (looks_like_arg ? " (arguments are given as --arg " + a + ")" : ""));
+    }
     o.doc = a;
   }
   if (o.doc.empty() && o.command != "devices" && !(o.command == "ir" && o.flag("--list-passes")))
@@ -426,8 +478,14 @@ int cmd_run(const Options& o, bool bench) {
   loom::Program program(program_options(o));
   program.load_file(o.doc);
   int steps = to_int("--steps", o.value("--steps", bench ? "100" : "1"));
+  // `run` keeps what kernels return (Program::last_returns); `bench` only times the runs.
+  loom::cli::ReturnLog returns(o.flag("--returns"));
+  auto run_pipeline = [&](const std::string& name, int run) {
+    program.run_pipeline(name);
+    if (!bench) returns.add(program, name, run);
+  };
   auto t0 = std::chrono::steady_clock::now();
-  if (program.has_pipeline("init")) program.run_pipeline("init");
+  if (program.has_pipeline("init")) run_pipeline("init", 0);
   double init_ms = ms_since(t0) - compile_ms(program.stats());
   for (const std::string& load : o.all("--load")) {
     auto [name, file] = split_assignment("--load", load);
@@ -442,7 +500,7 @@ int cmd_run(const Options& o, bool bench) {
   double compiled_before_steps = compile_ms(program.stats());
   auto t1 = std::chrono::steady_clock::now();
   for (int s = 0; s < steps; ++s) {
-    program.run_pipeline("step");
+    run_pipeline("step", s + 1);
     if (every > 0 && (s + 1) % every == 0 && s + 1 < steps) {
       auto tf = std::chrono::steady_clock::now();
       for (auto& f : write_frames(program, o, s + 1)) frames.push_back(f);
@@ -470,6 +528,49 @@ int cmd_run(const Options& o, bool bench) {
       "per step)\n",
       o.doc.c_str(), compile_ms(program.stats()), program.stats().instantiations, init_ms, steps,
       step_ms, steps ? step_ms / steps : 0.0);
+  print_summary(program);
+  returns.print_last(stdout);
+  if (o.flag("--stats")) print_stats(program);
+  return 0;
+}
+
+// `loom launch DOC KERNEL --arg NAME=VALUE ...`: one kernel, once, without a pipeline.
+int cmd_launch(const Options& o) {
+  loom::Program program(program_options(o));
+  program.load_file(o.doc);
+  if (o.kernel.empty()) {
+    std::string kernels;
+    for (const auto& k : program.document().kernels)
+      kernels += (kernels.empty() ? "" : ", ") + k.name;
+    fail("'loom launch' needs a kernel: loom launch DOC KERNEL (" +
+         (kernels.empty() ? "the document has no kernels" : "its kernels: " + kernels) + ")");
+  }
+  if (o.flag("--init")) {
+    if (!program.has_pipeline("init")) fail(o.doc + ": the document has no 'init' pipeline");
+    program.run_pipeline("init");
+  }
+  for (const std::string& load : o.all("--load")) {
+    auto [name, file] = split_assignment("--load", load);
+    program.load_npy(name, file);
+  }
+  loom::Args args = loom::cli::launch_arguments(program, o.kernel, o.all("--arg"));
+  double compiled_before = compile_ms(program.stats());
+  auto t0 = std::chrono::steady_clock::now();
+  loom::KernelResult result = program.launch(o.kernel, args);
+  program.synchronize();
+  double compiled = compile_ms(program.stats()) - compiled_before;
+  std::printf("%s: compile %.3f ms, launch %.3f ms\n", o.kernel.c_str(), compiled,
+              ms_since(t0) - compiled);
+  if (result.names.empty()) std::printf("%s returns nothing\n", o.kernel.c_str());
+  for (size_t i = 0; i < result.names.size(); ++i)
+    std::printf("  %s (%s) = %s\n", result.names[i].c_str(),
+                loom::value_type_name(result.types[i]).c_str(),
+                loom::cli::format_return_value(result, i).c_str());
+  for (const std::string& dump : o.all("--dump")) {
+    auto [name, file] = split_assignment("--dump", dump);
+    program.dump_npy(name, file);
+    std::printf("wrote %s -> %s\n", name.c_str(), file.c_str());
+  }
   print_summary(program);
   if (o.flag("--stats")) print_stats(program);
   return 0;
@@ -500,8 +601,7 @@ int cmd_ir(const Options& o) {
 int cmd_fmt(const Options& o) {
   loom::graph::Document doc = loom::graph::load_document_file(o.doc);
   std::string canonical = loom::graph::save_document(doc);
-  std::ifstream in(o.doc, std::ios::binary);
-  std::string current((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string current = loom::read_text_file_checked(o.doc, "document");
   if (current == canonical) {
     std::printf("%s: canonical\n", o.doc.c_str());
     return 0;
@@ -613,10 +713,15 @@ int cmd_check_or_compile(const Options& o, bool compile) {
         "FILE");
   loom::ProgramOptions po = program_options(o);
   if (!compile) po.offline_cache = false;
+  // Check runs nothing: resources are checked but get no memory (a 4 GiB field costs nothing).
+  if (!compile) po.allocate = false;
   loom::Program program(po);
   program.load_file(o.doc);  // load validates the document
   for (const std::string& line : program.prepare_pipelines(compile))
     std::printf("%s\n", line.c_str());
+  if (!compile)
+    for (const loom::Program::Warning& w : program.warnings())
+      std::printf("warning: %s\n", w.to_string().c_str());
   if (compile && o.flag("--stats")) print_stats(program);
   std::printf("ok\n");
   return 0;
@@ -629,6 +734,7 @@ int main(int argc, char** argv) {
   try {
     if (o.command == "run") return cmd_run(o, false);
     if (o.command == "bench") return cmd_run(o, true);
+    if (o.command == "launch") return cmd_launch(o);
     if (o.command == "ir") return cmd_ir(o);
     if (o.command == "check") return cmd_check_or_compile(o, false);
     if (o.command == "compile") return cmd_check_or_compile(o, true);

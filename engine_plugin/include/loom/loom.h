@@ -721,7 +721,7 @@ typedef struct LoomArrayInfo {
   LoomDataType dtype;
   uint32_t components; /* scalars per element, interleaved (fields may also be "soa") */
   LoomBool soa;        /* fields: component-major layout */
-  uint32_t ndim;
+  uint32_t ndim;       /* 0 for a 0-d field (shape []): one element, no extents */
   int64_t shape[LOOM_MAX_DIMS];
   uint64_t bytes;
   LoomBool host_copy; /* false: the host's VkBuffer, reached only through Vulkan */
@@ -805,7 +805,8 @@ LOOM_API LoomResult loom_texture_create(LoomRuntime runtime, LoomTextureFormat f
                                         LoomTexture* out);
 /* The host's image (Vulkan): format R32_SFLOAT, R32G32_SFLOAT, R32G32B32A32_SFLOAT or
  * R8G8B8A8_UNORM with STORAGE (and SAMPLED) usage, kept in `layout` whenever Loom's work
- * runs (GENERAL, or SHADER_READ_ONLY_OPTIMAL for images kernels only sample). */
+ * runs (GENERAL, or SHADER_READ_ONLY_OPTIMAL for images kernels only sample). Another format
+ * is LOOM_ERROR_WRONG_DTYPE, another layout LOOM_ERROR_INVALID_ARGUMENT. */
 typedef struct LoomVulkanImage {
   VkImage image;
   VkImageView view;

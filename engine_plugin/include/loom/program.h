@@ -60,6 +60,10 @@ struct ProgramOptions {
   // loops holding a loop), so a launch that never ends can be stopped (the editor). Off by
   // default: `loom run` and AOT modules compile without the polls.
   bool cancellable = false;
+  // false: fields, ndarrays and textures are declared and checked (names, extents, byte
+  // counts) but get no memory and no device copy, so a document of huge resources can be
+  // checked (`loom check`). Launching, reading or writing them is then an error.
+  bool allocate = true;
 };
 
 // A kernel argument or argpack value: a number of any C++ arithmetic type, a bool, a vector
@@ -119,6 +123,13 @@ struct KernelResult {
   double value(size_t i = 0) const { return values.at(i); }
   // Component `component` of the return value named `name`; throws loom::Error if absent.
   double value(const std::string& name, int component = 0) const;
+};
+
+// What one launch of a pipeline returned (Program::last_returns).
+struct LaunchReturns {
+  size_t launch = 0;  // the launch's position in the pipeline (0: its first launch)
+  std::string kernel;
+  KernelResult result;
 };
 
 // A view of a field's or ndarray's storage (C order; AoS elements unless layout is SoA;
@@ -225,6 +236,15 @@ class Program {
   // listing those the pipeline takes.
   void run_pipeline(const std::string& name, const Args& args);
   bool has_pipeline(const std::string& name) const;
+  // What the launches of the last run of pipeline `name` returned, in launch order: one entry
+  // per launch whose kernel returns values (a kernel that returns nothing has none), so a
+  // game reads a pipeline's results after run_pipeline without launching kernels one by one.
+  // Only returning kernels' values are kept, and those are read back anyway (on Vulkan such a
+  // launch waits for its values). Each run replaces the record; a launch that fails leaves
+  // those before it, arguments refused before anything runs leave the record as it was. Empty
+  // before the first run and after load() or reload(); the reference stays valid until the
+  // next run of that pipeline. Throws loom::Error if the document has no such pipeline.
+  const std::vector<LaunchReturns>& last_returns(const std::string& name) const;
 
   // Resources of the program.
   ArrayView array(const std::string& name);  // field or ndarray
@@ -256,8 +276,34 @@ class Program {
 
   // Instantiates every (kernel, template arguments) pair the pipelines launch: lowered and
   // optimised only (compile = false, as `loom check`), or compiled into the caches too.
-  // Returns one line per instantiation.
+  // Returns one line per instantiation; without compile, each followed by one indented line
+  // per task saying how it runs ("range_for over 1 dim, parallel; reduction: ...", or
+  // "serial: ..." and why: ir::Kernel::task_notes).
   std::vector<std::string> prepare_pipelines(bool compile);
+  // How one task of a kernel the pipelines launch runs (what prepare_pipelines(false) prints):
+  // `place` names the document, kernel and the node of the task's loop (or of its first
+  // statement); `text` reads "range_for over 2 dims, parallel; reduction: the variable of node
+  // 3 (+, f32)" or "serial: node 7 reads ...". For the editor's loop nodes.
+  struct TaskNote {
+    Place place;
+    std::string instantiation;  // "kernel" or "kernel[template signature]"
+    int task = 0;               // its position among the kernel's tasks
+    bool parallel = false;      // a range_for or struct_for run by many threads
+    std::string text;
+  };
+  // Lowers and optimises (does not compile) every instantiation the pipelines launch, once
+  // each, in pipeline order. Throws loom::Error naming the place when one does not lower.
+  std::vector<TaskNote> task_notes();
+  // Likely mistakes of code ported from Taichi (an integer division converted to a float...;
+  // docs/porting-from-taichi.md) in every kernel the pipelines launch, in pipeline order,
+  // then in every other kernel that needs no template arguments; each names its kernel and
+  // node. Lowers the kernels; compiles nothing.
+  struct Warning {
+    Place place;
+    std::string message;
+    std::string to_string() const;  // "doc.loom.json: kernel 'k': node 7: message"
+  };
+  std::vector<Warning> warnings();
   // Names accepted by ir_text's `after_pass`, in pipeline order ("lower" first; a pass
   // that runs again is "full_simplify#2", "full_simplify#3").
   static std::vector<std::string> pass_names();

@@ -1,0 +1,116 @@
+#include "compiler/passes/porting_warnings.h"
+
+#include <algorithm>
+#include <set>
+#include <unordered_set>
+#include <utility>
+
+#include "compiler/ir/inst.h"
+#include "runtime/common/scalar.h"
+
+namespace loom::passes {
+
+namespace {
+
+using ir::Inst;
+using ir::Op;
+
+// ---- an integer quotient converted to a float
+
+void integer_division_to_float(const Inst& inst, std::vector<PortingWarning>& out) {
+  if (inst.op != Op::Cast || !is_float(inst.type)) return;
+  const Inst* div = inst.operands[0];
+  if (div->op != Op::Div || !is_int(div->type)) return;
+  std::string to(scalar_name(inst.type));
+  std::string where = inst.node == div->node || inst.node < 0
+                          ? "then converted to " + to
+                          : "converted to " + to + " by node " + std::to_string(inst.node);
+  out.push_back(
+      {div->node, "integer division truncates (7 / 2 is 3), and its result is " + where +
+                      ": Taichi's `/` is true division. Convert an operand to a float before "
+                      "dividing for that; to keep the truncation, store the quotient in an "
+                      "integer variable first"});
+}
+
+// ---- a read-modify-write of one element by every thread of a parallel loop
+
+bool inside(const Inst* v, const Inst* loop) {
+  for (const ir::Block* b = v->parent; b && b->owner; b = b->owner->parent)
+    if (b->owner == loop) return true;
+  return false;
+}
+
+// The same value in every iteration of `loop`: defined outside it, or a pure op of such
+// values. Loads and anything else inside count as changing (no warning then).
+bool invariant(const Inst* v, const Inst* loop, int depth = 0) {
+  if (!inside(v, loop) || v->op == Op::Const) return true;
+  if (depth > 32 || !ir::is_pure(v->op) || v->op == Op::LoopIndex) return false;
+  for (const Inst* op : v->operands)
+    if (!invariant(op, loop, depth + 1)) return false;
+  return true;
+}
+
+// A load of resource `slot` among the values `v` is computed from (within the loop body).
+bool reads_slot(const Inst* v, int32_t slot, const Inst* loop) {
+  std::vector<const Inst*> todo{v};
+  std::unordered_set<const Inst*> seen;
+  while (!todo.empty()) {
+    const Inst* x = todo.back();
+    todo.pop_back();
+    if (!seen.insert(x).second || !inside(x, loop) || seen.size() > 4096) continue;
+    if (x->op == Op::GlobalLoad && x->operands[0]->op == Op::GlobalPtr &&
+        x->operands[0]->resource_slot() == slot)
+      return true;
+    for (const Inst* op : x->operands) todo.push_back(op);
+  }
+  return false;
+}
+
+std::string resource_name(const ir::Kernel& kernel, int32_t slot) {
+  if (slot < 0 || static_cast<size_t>(slot) >= kernel.abi.resources.size()) return "a resource";
+  const ResourceDesc& r = kernel.abi.resources[static_cast<size_t>(slot)];
+  if (!r.field.empty()) return "'" + r.field + "'";
+  if (r.param >= 0 && static_cast<size_t>(r.param) < kernel.abi.params.size())
+    return "'" + kernel.abi.params[static_cast<size_t>(r.param)].name + "'";
+  return "a resource";
+}
+
+void racing_updates(const ir::Kernel& kernel, const Inst& loop, std::vector<PortingWarning>& out) {
+  ir::walk(static_cast<const ir::Block&>(*loop.regions[0]), [&](const Inst& inst) {
+    if (inst.op != Op::GlobalStore) return;
+    const Inst* ptr = inst.operands[0];
+    if (ptr->op != Op::GlobalPtr) return;
+    for (const Inst* index : ptr->operands)
+      if (!invariant(index, &loop)) return;
+    if (!reads_slot(inst.operands[1], ptr->resource_slot(), &loop)) return;
+    const char* what = loop.op == Op::StructFor ? "struct_for" : "range_for";
+    out.push_back(
+        {inst.node, "every thread of the parallel " + std::string(what) + " (node " +
+                        std::to_string(loop.node) + ") reads, changes and writes back the same " +
+                        "element of " + resource_name(kernel, ptr->resource_slot()) +
+                        ", so the threads race and updates are lost: Taichi makes `x[None] += "
+                        "v` atomic, Loom does not. Use atomic_add (or atomic_min, ...) there"});
+  });
+}
+
+}  // namespace
+
+std::vector<PortingWarning> porting_warnings(const ir::Kernel& kernel) {
+  std::vector<PortingWarning> found;
+  const ir::Block& body = *kernel.body;
+  ir::walk(body, [&](const Inst& inst) { integer_division_to_float(inst, found); });
+  // Loops at the top level of the kernel are the ones that run in parallel.
+  for (const auto& inst : body.insts)
+    if (inst->op == Op::RangeFor || inst->op == Op::StructFor) racing_updates(kernel, *inst, found);
+  // One per node and message (a vector repeats it per component), in node order.
+  std::stable_sort(
+      found.begin(), found.end(),
+      [](const PortingWarning& a, const PortingWarning& b) { return a.node < b.node; });
+  std::vector<PortingWarning> out;
+  std::set<std::pair<int32_t, std::string>> said;
+  for (PortingWarning& w : found)
+    if (said.insert({w.node, w.message}).second) out.push_back(std::move(w));
+  return out;
+}
+
+}  // namespace loom::passes

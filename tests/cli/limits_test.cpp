@@ -1,0 +1,107 @@
+// Hostile sizes at the command line (issue 17): `loom check` of a document declaring
+// resources bigger than any machine's memory succeeds without allocating them, `loom run`
+// names the document and the resource it cannot allocate, and a 10 MB name or formula gives a
+// message of bounded length.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/support/run_loom.h"
+
+namespace {
+
+using loom::test::CliRun;
+using loom::test::run_loom;
+
+// One document per test and process: ctest runs tests in parallel.
+std::string write_doc(const std::string& name, const std::string& text) {
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("loom_limits_" + name + "_" + std::to_string(getpid()) + ".loom.json"))
+                         .string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+// About 2^50 bytes each (1 PiB, more than x86-64's 2^47-byte user address space), yet inside
+// the format's limits (extents below 2^31, under 2^63 bytes).
+const char* kHugeResources = R"({"format": "loom-graph", "version": 2, "name": "huge",
+ "fields": [{"name": "huge", "type": "f64", "shape": [2147483647, 65536]}],
+ "ndarrays": [{"name": "big", "type": "f32", "shape": [2147483647, 131072]}],
+ "textures": [{"name": "vol", "size": [65536, 65536, 65536], "format": "rgba32f"}],
+ "kernels": [{"name": "k", "nodes": [
+   {"id": 1, "type": "range_for", "inputs": {"end0": 8}, "regions": {"body": [
+     {"id": 2, "type": "store", "inputs": {"i0": "1.i0", "i1": 0, "value": 1.0},
+      "params": {"field": "huge"}}
+   ]}}]}],
+ "pipelines": [{"name": "step", "launches": [{"kernel": "k"}]}]})";
+
+TEST(CliLimits, CheckOfResourcesBiggerThanMemoryAllocatesNothing) {
+  std::string doc = write_doc("huge", kHugeResources);
+  auto t0 = std::chrono::steady_clock::now();
+  CliRun check = run_loom("check " + doc);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(check.code, 0) << check.out;
+  EXPECT_NE(check.out.find("ok"), std::string::npos) << check.out;
+  EXPECT_LT(seconds, 30.0);  // nothing zeroed (a 4 GiB field once took 33 s)
+
+  // Running needs the memory: the error names the document and the resource.
+  CliRun run = run_loom("run " + doc + " --backend cpu --steps 1");
+  EXPECT_NE(run.code, 0) << run.out;
+  EXPECT_NE(run.out.find(doc + ": cannot allocate 1125899906318336 bytes for field 'huge'"),
+            std::string::npos)
+      << run.out;
+  std::filesystem::remove(doc);
+}
+
+TEST(CliLimits, CheckStillRefusesWhatCouldNeverBeAllocated) {
+  // 2^62 elements of 4 bytes: more than 2^63 bytes, refused by check as by run.
+  std::string doc = write_doc("too_big", R"({"format": "loom-graph", "version": 2, "name": "t",
+ "ndarrays": [{"name": "big", "type": "f32", "shape": [2147483647, 2147483647, 2]}]})");
+  CliRun check = run_loom("check " + doc);
+  EXPECT_NE(check.code, 0) << check.out;
+  EXPECT_NE(check.out.find(doc), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("ndarray 'big'"), std::string::npos) << check.out;
+  std::filesystem::remove(doc);
+}
+
+constexpr size_t kHuge = size_t{10} << 20;
+
+TEST(CliLimits, MessagesQuotingA10MbNameOrFormulaStayShort) {
+  std::string name(kHuge, 'n');
+  std::string unknown_field = write_doc("name", R"({"format": "loom-graph", "version": 2,
+ "name": "n", "fields": [{"name": "x", "type": "f32", "shape": [8]}],
+ "kernels": [{"name": "k", "nodes": [
+   {"id": 1, "type": "range_for", "inputs": {"end0": 8}, "regions": {"body": [
+     {"id": 2, "type": "store", "inputs": {"i0": "1.i0", "value": 1.0},
+      "params": {"field": ")" + name + R"("}}
+   ]}}]}],
+ "pipelines": [{"name": "step", "launches": [{"kernel": "k"}]}]})");
+  CliRun r = run_loom("check " + unknown_field);
+  EXPECT_NE(r.code, 0);
+  EXPECT_LT(r.out.size(), 2000u) << r.out.substr(0, 2000);
+  EXPECT_NE(r.out.find("(10485760 characters)"), std::string::npos) << r.out.substr(0, 2000);
+  std::filesystem::remove(unknown_field);
+
+  std::string formula = "a + " + std::string(kHuge, 'q');  // an unknown 10 MB identifier
+  std::string bad_formula = write_doc("formula", R"({"format": "loom-graph", "version": 2,
+ "name": "f", "fields": [{"name": "x", "type": "f32", "shape": [8]}],
+ "kernels": [{"name": "k", "nodes": [
+   {"id": 1, "type": "range_for", "inputs": {"end0": 8}, "regions": {"body": [
+     {"id": 3, "type": "expr", "inputs": {"a": 1.0}, "params": {"expr": ")" +
+                                                     formula + R"("}},
+     {"id": 2, "type": "store", "inputs": {"i0": "1.i0", "value": "3"}, "params": {"field": "x"}}
+   ]}}]}],
+ "pipelines": [{"name": "step", "launches": [{"kernel": "k"}]}]})");
+  r = run_loom("check " + bad_formula);
+  EXPECT_NE(r.code, 0);
+  EXPECT_LT(r.out.size(), 2000u) << r.out.substr(0, 2000);
+  EXPECT_NE(r.out.find("node 3"), std::string::npos) << r.out.substr(0, 2000);
+  std::filesystem::remove(bad_formula);
+}
+
+}  // namespace
