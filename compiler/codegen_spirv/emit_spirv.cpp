@@ -340,6 +340,20 @@ class TaskEmitter {
     return builtins_[which] = var;
   }
 
+  // A scalar u32 built-in (the subgroup ones).
+  Id builtin_u32(spv::BuiltIn which) {
+    auto it = builtins_.find(which);
+    if (it != builtins_.end()) return it->second;
+    Id var = m_.global_variable(ptr(spv::StorageClassInput, u32t()), spv::StorageClassInput);
+    m_.decorate(var, spv::DecorationBuiltIn, {static_cast<uint32_t>(which)});
+    interface_.push_back(var);
+    io_interface_.push_back(var);
+    return builtins_[which] = var;
+  }
+  Id load_builtin_u32(spv::BuiltIn which) {
+    return m_.op(spv::OpLoad, u32t(), {builtin_u32(which)});
+  }
+
   // SPIR-V 1.3 made the StorageBuffer class core; before it (SPIR-V 1.0 for Vulkan 1.0) a
   // storage buffer is a Uniform variable of a BufferBlock struct, which needs no extension.
   bool classic_buffers() const { return m_.version() < kSpirv1_3; }
@@ -1125,8 +1139,9 @@ class TaskEmitter {
   // ------------------------------------------------------------------ reductions
   // A parallel task accumulates each reduced temporary in a per-invocation partial that
   // starts at the operation's identity. After the grid-stride loop the workgroup combines
-  // its partials through shared memory (a tree, a barrier after each level) and invocation
-  // 0 combines the result into the temporary: one atomic per workgroup, and no device
+  // its partials through shared memory (a tree, a barrier after each level; or, with
+  // subgroup arithmetic, subgroup ops around one barrier) and invocation 0 combines the
+  // result into the temporary: one atomic per workgroup, and without subgroups no device
   // feature beyond core Vulkan. A task whose debug checks may end an invocation early
   // cannot meet at a barrier, so there every invocation combines its own partial.
   struct Partial {
@@ -1203,11 +1218,142 @@ class TaskEmitter {
     begin_block(merge);
   }
 
+  // Subgroup reductions need SPIR-V 1.3 and the device's subgroup arithmetic, and serve
+  // 32-bit values only (8, 16 and 64-bit ones need shaderSubgroupExtendedTypes, shaderInt64,
+  // shaderFloat64 for subgroups, which we do not check).
+  bool use_subgroups() const {
+    if (m_.version() < kSpirv1_3 || !(target_.features & kNeedSubgroupArithmetic)) return false;
+    for (const auto& entry : partials_) {
+      Scalar ty = entry.second.type;
+      if (ty != Scalar::I32 && ty != Scalar::U32 && ty != Scalar::F32) return false;
+    }
+    return true;
+  }
+
+  static spv::Op subgroup_op(Op combine, Scalar ty) {
+    bool f = ty == Scalar::F32, s = ty == Scalar::I32;
+    switch (combine) {
+      case Op::Add: return f ? spv::OpGroupNonUniformFAdd : spv::OpGroupNonUniformIAdd;
+      case Op::Mul: return f ? spv::OpGroupNonUniformFMul : spv::OpGroupNonUniformIMul;
+      case Op::Min:
+        return f ? spv::OpGroupNonUniformFMin
+                 : (s ? spv::OpGroupNonUniformSMin : spv::OpGroupNonUniformUMin);
+      case Op::Max:
+        return f ? spv::OpGroupNonUniformFMax
+                 : (s ? spv::OpGroupNonUniformSMax : spv::OpGroupNonUniformUMax);
+      case Op::BitAnd: return spv::OpGroupNonUniformBitwiseAnd;
+      case Op::BitOr: return spv::OpGroupNonUniformBitwiseOr;
+      case Op::BitXor: return spv::OpGroupNonUniformBitwiseXor;
+      default: break;
+    }
+    throw InternalError("spirv codegen: no subgroup reduction for " +
+                        std::string(ir::op_name(combine)));
+  }
+
+  // `v` combined over the active invocations of the subgroup.
+  Id subgroup_reduce(const Partial& p, Id v) {
+    Scalar ty = p.type;
+    // A float min/max partial is never NaN (it starts at an infinity and our min/max ignore
+    // NaN), so FMin/FMax, whose result for a NaN is the driver's choice, never see one.
+    constexpr uint32_t kScopeSubgroup = 3;
+    return m_.op(
+        subgroup_op(p.combine, ty), t(ty),
+        {m_.constant_u32(kScopeSubgroup), static_cast<uint32_t>(spv::GroupOperationReduce), v});
+  }
+
+  // Each subgroup reduces its partials and its first lane writes one value per subgroup to
+  // shared memory; after one barrier the first subgroup reduces those (each lane a strided
+  // share of them, then a subgroup op) and its first lane makes the one atomic.
+  void combine_partials_by_subgroup() {
+    m_.capability(spv::CapabilityGroupNonUniform);
+    m_.capability(spv::CapabilityGroupNonUniformArithmetic);
+    *requirements_ |= kNeedSubgroupArithmetic;
+    Id lane = load_builtin_u32(spv::BuiltInSubgroupLocalInvocationId);
+    Id subgroup = load_builtin_u32(spv::BuiltInSubgroupId);
+    Id subgroups = load_builtin_u32(spv::BuiltInNumSubgroups);
+    Id subgroup_size = load_builtin_u32(spv::BuiltInSubgroupSize);
+    Id first_lane = m_.op(spv::OpIEqual, bool_t(), {lane, m_.constant_u32(0)});
+    struct Shared {
+      const Partial* p;
+      uint32_t offset;
+      Id var, elem, reduced;
+    };
+    std::vector<Shared> arrays;
+    for (auto& [offset, p] : partials_) {
+      // At most one entry per invocation: a subgroup has at least one.
+      Id array = m_.type_array(t(p.type), m_.constant_u32(target_.workgroup_size));
+      Id var =
+          m_.global_variable(ptr(spv::StorageClassWorkgroup, array), spv::StorageClassWorkgroup);
+      interface_.push_back(var);
+      // Reduced here, in uniform control flow, where every invocation takes part.
+      Id reduced = subgroup_reduce(p, m_.op(spv::OpLoad, t(p.type), {p.var}));
+      arrays.push_back({&p, static_cast<uint32_t>(offset), var,
+                        ptr(spv::StorageClassWorkgroup, t(p.type)), reduced});
+    }
+    auto slot = [&](const Shared& a, Id i) {
+      return m_.op(spv::OpAccessChain, a.elem, {a.var, i});
+    };
+    if_then(first_lane, [&] {
+      for (const Shared& a : arrays) m_.op_void(spv::OpStore, {slot(a, subgroup), a.reduced});
+    });
+    barrier();
+    if_then(m_.op(spv::OpIEqual, bool_t(), {subgroup, m_.constant_u32(0)}), [&] {
+      // The first subgroup walks the per-subgroup values in rows of its size; the trip count
+      // is the same for all its lanes, so they stay together for the subgroup op after it.
+      std::vector<Id> accs;
+      for (const Shared& a : arrays) {
+        Scalar ty = a.p->type;
+        Id acc = m_.local_variable(ptr(spv::StorageClassFunction, t(ty)));
+        m_.op_void(spv::OpStore,
+                   {acc, math_.bits_const(ty, ir::combine_identity_bits(a.p->combine, ty))});
+        accs.push_back(acc);
+      }
+      Id base_var = m_.local_variable(ptr(spv::StorageClassFunction, u32t()));
+      m_.op_void(spv::OpStore, {base_var, m_.constant_u32(0)});
+      Id header = m_.fresh_id(), body = m_.fresh_id(), cont = m_.fresh_id(), merge = m_.fresh_id();
+      m_.op_void(spv::OpBranch, {header});
+      begin_block(header);
+      Id base = m_.op(spv::OpLoad, u32t(), {base_var});
+      Id more = m_.op(spv::OpULessThan, bool_t(), {base, subgroups});
+      m_.op_void(spv::OpLoopMerge, {merge, cont, spv::LoopControlMaskNone});
+      m_.op_void(spv::OpBranchConditional, {more, body, merge});
+      begin_block(body);
+      Id at = m_.op(spv::OpIAdd, u32t(), {base, lane});
+      Id inside = m_.op(spv::OpULessThan, bool_t(), {at, subgroups});
+      Id index = m_.op(spv::OpSelect, u32t(), {inside, at, m_.constant_u32(0)});
+      for (size_t i = 0; i < arrays.size(); ++i) {
+        Scalar ty = arrays[i].p->type;
+        Id acc = m_.op(spv::OpLoad, t(ty), {accs[i]});
+        Id v = m_.op(spv::OpLoad, t(ty), {slot(arrays[i], index)});
+        m_.op_void(spv::OpStore,
+                   {accs[i],
+                    math_.select(ty, inside, math_.binary(arrays[i].p->combine, acc, v, ty), acc)});
+      }
+      m_.op_void(spv::OpBranch, {cont});
+      begin_block(cont);
+      m_.op_void(spv::OpStore, {base_var, m_.op(spv::OpIAdd, u32t(), {base, subgroup_size})});
+      m_.op_void(spv::OpBranch, {header});
+      begin_block(merge);
+      std::vector<Id> totals;
+      for (size_t i = 0; i < arrays.size(); ++i)
+        totals.push_back(
+            subgroup_reduce(*arrays[i].p, m_.op(spv::OpLoad, t(arrays[i].p->type), {accs[i]})));
+      if_then(first_lane, [&] {
+        for (size_t i = 0; i < arrays.size(); ++i)
+          combine_into_temp(*arrays[i].p, arrays[i].offset, totals[i]);
+      });
+    });
+  }
+
   void combine_partials() {
     if (partials_.empty()) return;
     if (has_debug_checks() || guard_loops_) {
       for (auto& [offset, p] : partials_)
         combine_into_temp(p, static_cast<uint32_t>(offset), m_.op(spv::OpLoad, t(p.type), {p.var}));
+      return;
+    }
+    if (use_subgroups()) {
+      combine_partials_by_subgroup();
       return;
     }
     uint32_t wg = target_.workgroup_size;

@@ -17,7 +17,9 @@ namespace loom::codegen {
 
 // What the code may use: the device's features and limits.
 struct SpirvTarget {
-  uint32_t features = kAllSpirvRequirements;  // SpirvRequirement bits the device supports
+  // SpirvRequirement bits the device supports; with kNeedSubgroupArithmetic (and SPIR-V 1.3+)
+  // parallel reductions of 32-bit values combine through subgroup operations.
+  uint32_t features = kAllSpirvRequirements;
   uint32_t max_push_constant_bytes = 128;
   uint32_t workgroup_size = 128;           // local size of range and struct tasks
   std::string device_name = "the device";  // for error messages

@@ -24,6 +24,7 @@ namespace loom {
 
 // aot_module.h spells the default feature set out, as it includes no runtime header.
 static_assert(kAllVulkanFeatures == kAllSpirvRequirements);
+static_assert(kVulkanSubgroupArithmetic == kNeedSubgroupArithmetic);
 
 namespace {
 

@@ -71,7 +71,8 @@ std::string describe_requirements(uint32_t bits) {
                                       "shaderBufferFloat32AtomicMinMax",
                                       "shaderBufferFloat64AtomicAdd",
                                       "shaderBufferFloat64AtomicMinMax",
-                                      "shaderStorageImageExtendedFormats"};
+                                      "shaderStorageImageExtendedFormats",
+                                      "subgroupArithmetic"};
   std::string s;
   for (uint32_t i = 0; i < std::size(names); ++i)
     if (bits & (1u << i)) s += (s.empty() ? "" : ", ") + std::string(names[i]);

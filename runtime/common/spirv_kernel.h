@@ -81,8 +81,12 @@ enum SpirvRequirement : uint32_t {
   kNeedFloat64AtomicAdd = 1u << 9,
   kNeedFloat64AtomicMinMax = 1u << 10,
   kNeedStorageImageExtendedFormats = 1u << 11,
+  // Subgroup arithmetic in compute shaders (VkPhysicalDeviceSubgroupProperties: COMPUTE in
+  // supportedStages, BASIC and ARITHMETIC in supportedOperations; a Vulkan 1.1 property, no
+  // feature to enable): parallel reductions combine partials with OpGroupNonUniform* ops.
+  kNeedSubgroupArithmetic = 1u << 12,
 };
-constexpr uint32_t kAllSpirvRequirements = (1u << 12) - 1;
+constexpr uint32_t kAllSpirvRequirements = (1u << 13) - 1;
 
 // SPIR-V versions as a module's header word 1 holds them.
 constexpr uint32_t kSpirv1_0 = 0x00010000;

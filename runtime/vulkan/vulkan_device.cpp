@@ -326,7 +326,9 @@ VulkanDevice::VulkanDevice(const ImportedDevice& host) : imported_(true) {
   // Loom's timeline path calls Vulkan 1.2 entry points (vkGetSemaphoreCounterValue): below
   // 1.2 its submissions are tracked by fences whatever the host enabled.
   timeline_semaphores_ = host.timeline_semaphore && caps_.api_version >= VK_API_VERSION_1_2;
-  fill_caps(host.kernel_features & OfferedFeatures(physical_, caps_.api_version).kernel_features());
+  fill_caps(
+      host.kernel_features &
+      (OfferedFeatures(physical_, caps_.api_version).kernel_features() | kNeedSubgroupArithmetic));
   // Memory hooks: the host's allocation callbacks and block allocator, its heap budgets.
   if (static_cast<bool>(host.allocate_memory) != static_cast<bool>(host.free_memory))
     throw Error("importing a Vulkan device: give both allocate_memory and free_memory, or neither");
@@ -601,10 +603,11 @@ void VulkanDevice::create_device() {
         std::string("creating a device on '") + props.deviceName + "'");
   vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
 
-  fill_caps(kernel_feature_bits(on.features, on11, on12, on_af, on_af2));
+  fill_caps(kernel_feature_bits(on.features, on11, on12, on_af, on_af2) | kNeedSubgroupArithmetic);
 }
 
-// Capabilities codegen may target; `features`: the SpirvRequirement bits enabled.
+// Capabilities codegen may target; `features`: the SpirvRequirement bits enabled, with
+// kNeedSubgroupArithmetic where Loom may use it, kept only if the device has it.
 // An imported device's caps_.api_version is set before: Loom calls nothing newer than it (no
 // vkGetPhysicalDeviceProperties2 on a Vulkan 1.0 instance, and no subgroup size there).
 void VulkanDevice::fill_caps(uint32_t features) {
@@ -638,6 +641,13 @@ void VulkanDevice::fill_caps(uint32_t features) {
   caps_.min_uniform_offset_alignment =
       static_cast<uint32_t>(props.limits.minUniformBufferOffsetAlignment);
   std::memcpy(caps_.pipeline_cache_uuid, props.pipelineCacheUUID, VK_UUID_SIZE);
+  // Subgroup operations are a Vulkan 1.1 property, nothing to enable: reductions may use
+  // them wherever compute shaders have the basic and arithmetic ones.
+  constexpr VkSubgroupFeatureFlags kArithmetic =
+      VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  if (usable < VK_API_VERSION_1_1 || !(subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ||
+      (subgroup.supportedOperations & kArithmetic) != kArithmetic)
+    features &= ~uint32_t{kNeedSubgroupArithmetic};
   caps_.features = features;
 }
 

@@ -76,6 +76,8 @@ struct ImportedDevice {
   // SpirvRequirement bits (kNeedInt64, ... in runtime/common/spirv_kernel.h) whose Vulkan
   // features the host enabled; describe_requirements() names the features of each bit.
   // set_enabled_features() fills this and timeline_semaphore from the device's create info.
+  // kNeedSubgroupArithmetic (a property, nothing to enable) is the host's to add: Loom then
+  // uses subgroup reductions where the device has them.
   uint32_t kernel_features = 0;
   // Called around every vkQueueSubmit and vkQueueWaitIdle Loom makes on `queue`, so an engine
   // that submits from a render thread can serialise Loom's (both or neither).

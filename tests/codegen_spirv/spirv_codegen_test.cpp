@@ -45,36 +45,51 @@ bool has_open_parameters(const graph::KernelDecl& k) {
 // SPIR-V 1.5 for Vulkan 1.2 devices, 1.3 for Vulkan 1.1 ones (engines often create those).
 class SpirvVersions : public ::testing::TestWithParam<uint32_t> {};
 
+// Each kernel twice: with subgroup arithmetic (reductions of 32-bit values use subgroup
+// operations) and without (the shared-memory tree only, no GroupNonUniform capability).
 TEST_P(SpirvVersions, EveryDocumentKernelValidates) {
   codegen::SpirvTarget target;
   target.spirv_version = GetParam();
-  int compiled = 0;
-  for (const char* dir : {"assets/graphs", "tests/e2e/docs", "tests/codegen_spirv/docs"}) {
-    for (const auto& entry :
-         std::filesystem::directory_iterator(std::string(LOOM_SOURCE_DIR) + "/" + dir)) {
-      if (entry.path().extension() != ".json") continue;
-      graph::Document doc = graph::load_document_file(entry.path().string());
-      for (const graph::KernelDecl& k : doc.kernels) {
-        if (has_open_parameters(k)) continue;
-        for (bool debug : {false, true}) {
-          SCOPED_TRACE(entry.path().filename().string() + ": " + k.name +
-                       (debug ? " (debug)" : ""));
-          try {
-            auto ir = lowered(doc, k.name, debug);
-            codegen::CompiledSpirvKernel c = codegen::compile_kernel_to_spirv(*ir, target);
-            for (const SpirvTask& t : c.kernel.tasks) {
-              EXPECT_EQ(t.spirv.at(1), GetParam());
-              EXPECT_EQ(codegen::validate_spirv(t.spirv), "");
+  int compiled = 0, with_subgroups = 0;
+  for (bool subgroups : {true, false}) {
+    target.features = subgroups ? kAllSpirvRequirements
+                                : kAllSpirvRequirements & ~uint32_t{kNeedSubgroupArithmetic};
+    for (const char* dir : {"assets/graphs", "tests/e2e/docs", "tests/codegen_spirv/docs"}) {
+      for (const auto& entry :
+           std::filesystem::directory_iterator(std::string(LOOM_SOURCE_DIR) + "/" + dir)) {
+        if (entry.path().extension() != ".json") continue;
+        graph::Document doc = graph::load_document_file(entry.path().string());
+        for (const graph::KernelDecl& k : doc.kernels) {
+          if (has_open_parameters(k)) continue;
+          for (bool debug : {false, true}) {
+            SCOPED_TRACE(entry.path().filename().string() + ": " + k.name +
+                         (debug ? " (debug)" : ""));
+            try {
+              auto ir = lowered(doc, k.name, debug);
+              codegen::CompiledSpirvKernel c = codegen::compile_kernel_to_spirv(*ir, target);
+              for (const SpirvTask& t : c.kernel.tasks) {
+                EXPECT_EQ(t.spirv.at(1), GetParam());
+                EXPECT_EQ(codegen::validate_spirv(t.spirv), "");
+                if (!subgroups) {
+                  EXPECT_EQ(codegen::disassemble_spirv(t.spirv).find("GroupNonUniform"),
+                            std::string::npos);
+                }
+              }
+              if (c.kernel.requirements & kNeedSubgroupArithmetic) {
+                EXPECT_TRUE(subgroups);
+                ++with_subgroups;
+              }
+              ++compiled;
+            } catch (const Error& e) {
+              ADD_FAILURE() << e.what();
             }
-            ++compiled;
-          } catch (const Error& e) {
-            ADD_FAILURE() << e.what();
           }
         }
       }
     }
   }
-  EXPECT_GT(compiled, 20);
+  EXPECT_GT(compiled, 40);
+  EXPECT_GT(with_subgroups, 0);  // the documents hold i32 and f32 reductions
 }
 
 INSTANTIATE_TEST_SUITE_P(SpirvCodegen, SpirvVersions, ::testing::Values(kSpirv1_5, kSpirv1_3),
@@ -141,6 +156,7 @@ TEST(SpirvCodegen, Spirv1_0KernelsValidateForVulkan1_0OrAreRefusedByName) {
               std::string text = codegen::disassemble_spirv(t.spirv);
               EXPECT_EQ(text.find("StorageBuffer"), std::string::npos);
               EXPECT_EQ(text.find("OpExtension"), std::string::npos);
+              EXPECT_EQ(text.find("GroupNonUniform"), std::string::npos);  // Vulkan 1.1
               if (!checked_command_line && text.find("BufferBlock") != std::string::npos) {
                 EXPECT_EQ(command_line_validation(t.spirv, "vulkan1.0"), "");
                 checked_command_line = true;

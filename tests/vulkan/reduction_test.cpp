@@ -495,5 +495,88 @@ TEST(Reduction, AVulkan1_0ModuleRuns64BitReductionsOnOneWorkgroup) {
   EXPECT_EQ(got[1], want[1]);
 }
 
+// The number of OpGroupNonUniform{IAdd..BitwiseXor} (the subgroup reductions) in a module.
+int subgroup_reductions(const std::vector<uint8_t>& bytes) {
+  std::vector<uint32_t> words(bytes.size() / 4);
+  std::memcpy(words.data(), bytes.data(), words.size() * 4);
+  int count = 0;
+  for (size_t at = 5; at < words.size();) {
+    uint32_t opcode = words[at] & 0xffff, length = words[at] >> 16;
+    if (opcode >= 349 && opcode <= 361) ++count;  // spv::OpGroupNonUniformIAdd..BitwiseXor
+    if (length == 0) break;
+    at += length;
+  }
+  return count;
+}
+
+// The same i32 and f32 reductions compiled ahead of time with subgroup arithmetic (what a
+// device that has it gets) and without (the shared-memory tree every device runs) both load
+// on the device and give the C++ reference; only the first uses subgroup operations.
+TEST(Reduction, SubgroupAndSharedMemoryCombinesAgree) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
+  VulkanDeviceOptions vo;
+  vo.validation = true;
+  std::unique_ptr<Device> device = make_vulkan_device(vo);
+  uint64_t seed = 100;
+  for (const std::string type : {"i32", "f32"}) {
+    const std::vector<Op>& ops = type[0] == 'f' ? kFloatOps : kIntOps;
+    for (const Space& space : {kSpaces[0], kSpaces[3]}) {
+      size_t n = 1;
+      for (int64_t e : space.shape) n *= static_cast<size_t>(e);
+      for (const Op& op : ops) {
+        Data data = make_data(type, op, n, ++seed);
+        graph::Document doc = reduction_doc(type, op, space, data.init);
+        // The result goes to a field too: a module's launches return nothing to the host.
+        doc.fields.push_back(FieldDesc{"out", *parse_value_type(type), {1}, Layout::AoS});
+        std::vector<graph::Node>& nodes = doc.kernels[0].nodes;
+        nodes.insert(nodes.end() - 1,
+                     N(9, "store").p("field", "out").in("i0", 0).in("value", ln(7)));
+        for (bool subgroups : {true, false}) {
+          std::string what = type + " " + op.name + " over a " + space.name +
+                             (subgroups ? " with subgroups" : " through shared memory");
+          Program cpu(on(Backend::Cpu));
+          cpu.load(doc);
+          AotOptions ao;
+          ao.arch = Backend::Vulkan;
+          ao.vulkan_version = (1u << 22) | (2u << 12);  // 1.2
+          if (subgroups) ao.vulkan_features |= kVulkanSubgroupArithmetic;
+          AotModule builder(cpu, ao);
+          builder.add_document();
+          aot::Module module = builder.module();
+          EXPECT_EQ((module.meta.needs.vulkan_features & kNeedSubgroupArithmetic) != 0, subgroups)
+              << what;
+          int found = 0;
+          for (const auto& [name, bytes] : module.blobs)
+            if (name.size() > 4 && name.compare(name.size() - 4, 4, ".spv") == 0)
+              found += subgroup_reductions(bytes);
+          // Each invocation's partial, then the first subgroup's total.
+          EXPECT_EQ(found, subgroups ? 2 : 0) << what;
+          aot::LoadedModule m(std::move(module), *device, "reduce");
+          host::Field* x = m.field("x");
+          ASSERT_NE(x, nullptr);
+          ASSERT_EQ(x->bytes(), data.bytes.size()) << what;
+          std::memcpy(x->data(), data.bytes.data(), data.bytes.size());
+          m.device().host_wrote(x->data());
+          m.run_pipeline("step");
+          host::Field* out = m.field("out");
+          ASSERT_NE(out, nullptr);
+          m.device().read_back(out->data());
+          if (type == "f32") {
+            float got;
+            std::memcpy(&got, out->data(), sizeof got);
+            bool exact = std::string(op.node) == "min" || std::string(op.node) == "max";
+            double tol = exact ? 0 : 1e-3 * std::max(1.0, std::fabs(data.want));
+            EXPECT_NEAR(got, data.want, tol) << what;
+          } else {
+            int32_t got;
+            std::memcpy(&got, out->data(), sizeof got);
+            EXPECT_EQ(got, data.want_int) << what;
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace loom

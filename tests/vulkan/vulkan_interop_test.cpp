@@ -306,6 +306,47 @@ TEST_F(Interop, ImportedDeviceUsesOnlyTheFeaturesTheHostEnabled) {
   EXPECT_EQ(vk::VulkanDevice(d).caps().features, kNeedInt64 & host_->caps().features);
 }
 
+// Subgroup arithmetic is a device property, nothing the host enables: an imported device
+// offers it to kernels only where the host grants the bit, and a kernel whose reduction was
+// compiled with subgroup operations is refused by a runtime without it, naming the kernel and
+// the feature.
+TEST_F(Interop, SubgroupReductionsOnlyWhereTheHostGrantsThem) {
+  if (!(host_->caps().features & kNeedSubgroupArithmetic))
+    GTEST_SKIP() << "the device has no subgroup arithmetic in compute shaders";
+  vk::ImportedDevice d = handles();
+  d.kernel_features = kNeedSubgroupArithmetic;
+  EXPECT_EQ(vk::VulkanDevice(d).caps().features, uint32_t{kNeedSubgroupArithmetic});
+  d.kernel_features = host_->caps().features & ~uint32_t{kNeedSubgroupArithmetic};
+  vk::VulkanRuntime without(std::make_shared<vk::VulkanDevice>(d), vk::RuntimeOptions{});
+  graph::Document doc = graph::load_document(R"({"format": "loom-graph", "version": 2,
+    "fields": [{"name": "x", "type": "f32", "shape": [1000]}, {"name": "out", "type": "f32", "shape": [1]}],
+    "kernels": [{"name": "total", "nodes": [
+      {"id": 1, "type": "var", "params": {"type": "f32"}, "inputs": {"init": 0}},
+      {"id": 2, "type": "range_for", "inputs": {"end0": 1000}, "regions": {"body": [
+        {"id": 3, "type": "load", "params": {"field": "x"}, "inputs": {"i0": "2.i0"}},
+        {"id": 4, "type": "get", "inputs": {"var": "1.ref"}},
+        {"id": 5, "type": "add", "inputs": {"a": "4", "b": "3"}},
+        {"id": 6, "type": "set", "inputs": {"var": "1.ref", "value": "5"}}]}},
+      {"id": 7, "type": "get", "inputs": {"var": "1.ref"}},
+      {"id": 8, "type": "store", "params": {"field": "out"}, "inputs": {"i0": 0, "value": "7"}}]}]})");
+  auto k = graph::lower_kernel(doc, "total");
+  k->index_bits = 32;
+  passes::run_pipeline(*k, {});
+  codegen::SpirvTarget target;
+  target.features = rt().caps().features;
+  codegen::CompiledSpirvKernel c = codegen::compile_kernel_to_spirv(*k, target);
+  ASSERT_NE(c.kernel.requirements & kNeedSubgroupArithmetic, 0u);
+  EXPECT_NE(rt().load(c.abi, c.kernel), nullptr);
+  try {
+    without.load(c.abi, c.kernel);
+    ADD_FAILURE() << "loaded without subgroup arithmetic";
+  } catch (const Error& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("kernel 'total'"), std::string::npos) << m;
+    EXPECT_NE(m.find("subgroupArithmetic"), std::string::npos) << m;
+  }
+}
+
 TEST_F(Interop, DeviceBufferWrittenByAKernelIsReadWithReadBuffer) {
   Compiled saxpy = compile(rt(), kSaxpy, "saxpy");
   const int n = 777;

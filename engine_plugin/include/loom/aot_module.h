@@ -30,7 +30,10 @@ struct Module;  // runtime/aot/module.h: what module() returns, for tests and to
 
 // Every optional Vulkan feature a kernel may use (the SpirvRequirement bits of
 // runtime/common/spirv_kernel.h; aot_module.cpp checks they agree).
-inline constexpr uint32_t kAllVulkanFeatures = (1u << 12) - 1;
+inline constexpr uint32_t kAllVulkanFeatures = (1u << 13) - 1;
+// The bit of subgroup arithmetic (kNeedSubgroupArithmetic): a device property, not a feature,
+// that AOT modules leave out by default so their reductions load on every device.
+inline constexpr uint32_t kVulkanSubgroupArithmetic = 1u << 12;
 
 struct AotOptions {
   Backend arch = Backend::Cpu;  // Cpu or Vulkan
@@ -41,7 +44,8 @@ struct AotOptions {
   std::vector<std::string> cpu_levels;
   // Vulkan: the optional device features kernels may use (SpirvRequirement bits); a kernel
   // that needs one outside this set is an error. The module records what its kernels use.
-  uint32_t vulkan_features = kAllVulkanFeatures;
+  // Subgroup arithmetic is off unless asked for: reductions then use shared memory only.
+  uint32_t vulkan_features = kAllVulkanFeatures & ~kVulkanSubgroupArithmetic;
   // Vulkan: the oldest Vulkan version the module must load on (VK_MAKE_API_VERSION form,
   // major.minor only): 1.1 (SPIR-V 1.3, the default: engines often create 1.1 devices) or
   // 1.2 (SPIR-V 1.5). A device older than this refuses the module's kernels by name.
