@@ -164,7 +164,7 @@ TEST(CallLimits, CallsThatMultiplyAreStoppedByTheInliningBudget) {
   Error e = error_of([&] { validate_document(doc); });
   EXPECT_TRUE(e.place().function);
   EXPECT_EQ(e.place().pin, "function");
-  EXPECT_NE(e.message().find("kernel 'k': its calls inline more than 1048576 nodes of functions"),
+  EXPECT_NE(e.message().find("kernel 'k': its calls inline more than 65536 nodes of functions"),
             std::string::npos)
       << e.what();
   // Below the budget the same shape lowers.
