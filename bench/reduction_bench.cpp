@@ -20,7 +20,6 @@
 //   loom_reduction_bench [--quick] [--arch cpu|vulkan|all] [--threads N] [--runs N]
 //                        [--device D] [--validation]
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +32,8 @@
 #include <vector>
 
 #include "bench/handwritten.h"
+#include "bench/timing.h"
+#include "bench/vulkan_baseline.h"
 #include "bench_shaders/reduce_max_i32.h"
 #include "bench_shaders/reduce_sum_f32.h"
 #include "bench_shaders/reduce_sum_f32_cas.h"
@@ -43,12 +44,13 @@
 #include "runtime/vulkan/command_stream.h"
 #include "runtime/vulkan/gpu_buffer.h"
 #include "runtime/vulkan/memory_allocator.h"
-#include "runtime/vulkan/vk_check.h"
 #include "runtime/vulkan/vulkan_device.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using loom::bench::GlslKernel;
+using loom::bench::time_interleaved;
+using loom::bench::Timing;
 
 // Relative tolerance of a float sum against the double reference, as a fraction of the sum
 // of |x|. Over 16M values in [0, 1), spread over many partial sums, the f32 results were off
@@ -58,28 +60,6 @@ constexpr double kSumTolerance = 1e-5;
 constexpr double kTimeRatioGoal = 1.0 / 0.9;  // loom at >= 0.9x the hand-written speed
 
 std::string source(const std::string& rel) { return std::string(LOOM_SOURCE_DIR) + "/" + rel; }
-
-struct Timing {
-  double best = 0, median = 0;  // seconds per run
-};
-
-// Each of `fns` run `runs` times in turns (one run of each per round) after a warm-up round.
-std::vector<Timing> time_interleaved(int runs, const std::vector<std::function<void()>>& fns) {
-  std::vector<std::vector<double>> t(fns.size());
-  for (const auto& fn : fns) fn();
-  for (int r = 0; r < runs; ++r)
-    for (size_t i = 0; i < fns.size(); ++i) {
-      auto t0 = Clock::now();
-      fns[i]();
-      t[i].push_back(std::chrono::duration<double>(Clock::now() - t0).count());
-    }
-  std::vector<Timing> out;
-  for (auto& v : t) {
-    std::sort(v.begin(), v.end());
-    out.push_back({v.front(), v[v.size() / 2]});
-  }
-  return out;
-}
 
 // Deterministic input: a hash of the index, so no two runs or backends see different data.
 uint32_t hash(uint64_t i) {
@@ -203,100 +183,6 @@ bool cpu_section(const Data& data, int threads, int runs) {
 
 // ---- Vulkan
 
-// The hand-written shader with its pipeline, bound to an input and a result buffer.
-class BaselineKernel {
- public:
-  BaselineKernel(loom::vk::VulkanDevice& device, const uint32_t* code, size_t code_bytes,
-                 const loom::vk::GpuBuffer& input, const loom::vk::GpuBuffer& result)
-      : device_(device) {
-    VkDevice d = device.device();
-    const VkAllocationCallbacks* host = device.host_allocator();
-    VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    mi.codeSize = code_bytes;
-    mi.pCode = code;
-    loom::vk::check(vkCreateShaderModule(d, &mi, host, &module_), "baseline shader module");
-
-    VkDescriptorSetLayoutBinding bindings[2] = {};
-    for (uint32_t b = 0; b < 2; ++b) {
-      bindings[b].binding = b;
-      bindings[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      bindings[b].descriptorCount = 1;
-      bindings[b].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-    }
-    VkDescriptorSetLayoutCreateInfo li{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    li.bindingCount = 2;
-    li.pBindings = bindings;
-    loom::vk::check(vkCreateDescriptorSetLayout(d, &li, host, &set_layout_),
-                    "baseline descriptor set layout");
-    VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(uint32_t)};
-    VkPipelineLayoutCreateInfo pli{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    pli.setLayoutCount = 1;
-    pli.pSetLayouts = &set_layout_;
-    pli.pushConstantRangeCount = 1;
-    pli.pPushConstantRanges = &push;
-    loom::vk::check(vkCreatePipelineLayout(d, &pli, host, &layout_), "baseline pipeline layout");
-    VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-    ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    ci.stage.module = module_;
-    ci.stage.pName = "main";
-    ci.layout = layout_;
-    loom::vk::check(vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &ci, host, &pipeline_),
-                    "baseline pipeline");
-
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2};
-    VkDescriptorPoolCreateInfo pi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    pi.maxSets = 1;
-    pi.poolSizeCount = 1;
-    pi.pPoolSizes = &size;
-    loom::vk::check(vkCreateDescriptorPool(d, &pi, host, &pool_), "baseline descriptor pool");
-    VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    ai.descriptorPool = pool_;
-    ai.descriptorSetCount = 1;
-    ai.pSetLayouts = &set_layout_;
-    loom::vk::check(vkAllocateDescriptorSets(d, &ai, &set_), "baseline descriptor set");
-    VkDescriptorBufferInfo infos[2] = {{input.handle(), 0, VK_WHOLE_SIZE},
-                                       {result.handle(), 0, VK_WHOLE_SIZE}};
-    VkWriteDescriptorSet writes[2] = {};
-    for (uint32_t b = 0; b < 2; ++b) {
-      writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-      writes[b].dstSet = set_;
-      writes[b].dstBinding = b;
-      writes[b].descriptorCount = 1;
-      writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      writes[b].pBufferInfo = &infos[b];
-    }
-    vkUpdateDescriptorSets(d, 2, writes, 0, nullptr);
-  }
-  ~BaselineKernel() {
-    VkDevice d = device_.device();
-    const VkAllocationCallbacks* host = device_.host_allocator();
-    vkDestroyDescriptorPool(d, pool_, host);
-    vkDestroyPipeline(d, pipeline_, host);
-    vkDestroyPipelineLayout(d, layout_, host);
-    vkDestroyDescriptorSetLayout(d, set_layout_, host);
-    vkDestroyShaderModule(d, module_, host);
-  }
-  BaselineKernel(const BaselineKernel&) = delete;
-  BaselineKernel& operator=(const BaselineKernel&) = delete;
-
-  void dispatch(VkCommandBuffer cb, uint32_t n, uint32_t workgroups) const {
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, 1, &set_, 0, nullptr);
-    vkCmdPushConstants(cb, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(n), &n);
-    vkCmdDispatch(cb, workgroups, 1, 1);
-  }
-
- private:
-  loom::vk::VulkanDevice& device_;
-  VkShaderModule module_ = VK_NULL_HANDLE;
-  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
-  VkPipelineLayout layout_ = VK_NULL_HANDLE;
-  VkPipeline pipeline_ = VK_NULL_HANDLE;
-  VkDescriptorPool pool_ = VK_NULL_HANDLE;
-  VkDescriptorSet set_ = VK_NULL_HANDLE;
-};
-
 // Whether compute shaders of this device have subgroup arithmetic (Vulkan 1.1).
 bool subgroup_arithmetic(const loom::vk::VulkanDevice& device) {
   if (device.caps().api_version < VK_API_VERSION_1_1) return false;
@@ -340,10 +226,12 @@ bool vulkan_section(const Data& data, const std::string& select, bool validation
   stream.upload(in_f, 0, data.f.data(), bytes);
   stream.upload(in_i, 0, data.i.data(), bytes);
   stream.finish();
-  BaselineKernel sum_kernel(*device, float_atomics ? reduce_sum_f32 : reduce_sum_f32_cas,
-                            float_atomics ? sizeof(reduce_sum_f32) : sizeof(reduce_sum_f32_cas),
-                            in_f, out_f);
-  BaselineKernel max_kernel(*device, reduce_max_i32, sizeof(reduce_max_i32), in_i, out_i);
+  // reduce.comp fixes its workgroup at 256 (the specialization constant is unused there).
+  GlslKernel sum_kernel(*device, float_atomics ? reduce_sum_f32 : reduce_sum_f32_cas,
+                        float_atomics ? sizeof(reduce_sum_f32) : sizeof(reduce_sum_f32_cas),
+                        {&in_f, &out_f}, sizeof(uint32_t), 256);
+  GlslKernel max_kernel(*device, reduce_max_i32, sizeof(reduce_max_i32), {&in_i, &out_i},
+                        sizeof(uint32_t), 256);
   // 16 elements per invocation before the subgroup step: enough work per invocation to make
   // the atomics rare, and still thousands of workgroups to fill a GPU.
   const uint32_t workgroups = static_cast<uint32_t>(
@@ -362,11 +250,12 @@ bool vulkan_section(const Data& data, const std::string& select, bool validation
 
   float hand_sum = 0, loom_sum = 0;
   int32_t hand_max = 0, loom_max = 0;
-  auto run_baseline = [&](const BaselineKernel& kernel, const loom::vk::GpuBuffer& input,
+  auto run_baseline = [&](const GlslKernel& kernel, const loom::vk::GpuBuffer& input,
                           const loom::vk::GpuBuffer& out, uint32_t identity, void* result) {
     stream.fill(out, identity);
     stream.hazard({{input.id(), loom::vk::kRead}, {out.id(), loom::vk::kRead | loom::vk::kWrite}});
-    kernel.dispatch(stream.recording(), static_cast<uint32_t>(n), workgroups);
+    const auto count = static_cast<uint32_t>(n);
+    kernel.dispatch(stream.recording(), &count, workgroups);
     stream.count_dispatch();
     stream.download(out, 0, result, 4);
     stream.finish();
