@@ -88,16 +88,13 @@ struct Instruction {
            std::to_string(i + 1));
     return words[i];
   }
-  // The nul-terminated literal string starting at word `first`; `*next` is the word after it.
-  std::string string(size_t first, size_t* next = nullptr) const {
+  // The nul-terminated literal string starting at word `first`.
+  std::string string(size_t first) const {
     std::string s;
     for (size_t i = first; i < words.size(); ++i)
       for (int byte = 0; byte < 4; ++byte) {
         char c = static_cast<char>((words[i] >> (8 * byte)) & 0xff);
-        if (c == '\0') {
-          if (next) *next = i + 1;
-          return s;
-        }
+        if (c == '\0') return s;
         s += c;
       }
     fail("has a string that does not end within the instruction");
