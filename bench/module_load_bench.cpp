@@ -4,7 +4,9 @@
 //           passes, LLVM or SPIR-V codegen, object loading or pipeline creation;
 //   module: reading the archive (hashes checked) + LoadedModule (requirements, kernels
 //           loaded, resources allocated, pipelines bound): what an engine pays at start.
-// Both sides create Vulkan pipelines with the driver's shader cache off.
+// Both sides create Vulkan pipelines with the driver's shader cache off. On Vulkan, the
+// share of the module's load that checks its SPIR-V is timed apart: SPIRV-Tools' validator
+// (modules only) and the interface check against the layout (every kernel, JIT too).
 //
 //   loom_module_load_bench [--runs N] [--arch cpu|vulkan|both]
 #include <algorithm>
@@ -21,6 +23,9 @@
 #include "runtime/aot/loaded_module.h"
 #include "runtime/aot/module_device.h"
 #include "runtime/aot/module_files.h"
+#include "runtime/common/spirv_kernel.h"
+#include "runtime/vulkan/shader_check.h"
+#include "runtime/vulkan/spirv_validator.h"
 #include "runtime/vulkan/vulkan_device.h"
 
 namespace {
@@ -33,6 +38,33 @@ double ms_since(Clock::time_point t0) {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Times the two SPIR-V checks a Vulkan module's load runs over all its tasks, in ms.
+struct SpirvCheckTimes {
+  double validate = 0, interface = 0;
+  size_t tasks = 0;
+};
+SpirvCheckTimes time_spirv_checks(const loom::aot::Module& m, const loom::vk::DeviceCaps& caps) {
+  SpirvCheckTimes t;
+  for (const loom::aot::KernelInfo& k : m.meta.kernels) {
+    loom::SpirvKernel code = k.spirv;
+    for (size_t i = 0; i < code.tasks.size(); ++i) {
+      const std::vector<uint8_t>& bytes = m.blobs.at(k.spirv_blobs.at(i));
+      code.tasks[i].spirv.resize(bytes.size() / 4);
+      std::memcpy(code.tasks[i].spirv.data(), bytes.data(), bytes.size());
+    }
+    for (size_t i = 0; i < code.tasks.size(); ++i) {
+      auto t0 = Clock::now();
+      if (!loom::vk::validate_spirv(code.tasks[i].spirv).empty()) std::abort();
+      auto t1 = Clock::now();
+      loom::vk::check_task_shader(k.abi, code, i, caps);
+      t.interface += ms_since(t1);
+      t.validate += std::chrono::duration<double, std::milli>(t1 - t0).count();
+      ++t.tasks;
+    }
+  }
+  return t;
 }
 
 }  // namespace
@@ -60,12 +92,13 @@ int main(int argc, char** argv) {
       arches.push_back(loom::aot::Arch::Vulkan);
   }
   const char* samples[] = {"heat", "life", "julia", "nbody", "mpm88", "cloth"};
-  std::printf("%-7s %-6s %8s %12s %14s %9s\n", "arch", "sample", "kernels", "JIT ms", "module ms",
-              "speedup");
+  std::printf("%-7s %-6s %8s %12s %14s %9s %12s %13s\n", "arch", "sample", "kernels", "JIT ms",
+              "module ms", "speedup", "validate ms", "interface ms");
   for (loom::aot::Arch arch : arches) {
     std::shared_ptr<loom::vk::VulkanDevice> shared;
     if (arch == loom::aot::Arch::Vulkan) shared = std::make_shared<loom::vk::VulkanDevice>();
-    double jit_total = 0, module_total = 0;
+    double jit_total = 0, module_total = 0, validate_total = 0, interface_total = 0;
+    size_t tasks_total = 0;
     for (const char* sample : samples) {
       std::string doc = std::string(LOOM_SOURCE_DIR) + "/assets/graphs/" + sample + ".loom.json";
       loom::ProgramOptions po;
@@ -74,6 +107,7 @@ int main(int argc, char** argv) {
       po.vulkan_device = shared;
       // The module, built once outside the timing.
       std::vector<uint8_t> archive;
+      loom::aot::Module built;
       size_t kernels = 0;
       {
         loom::ProgramOptions host = po;
@@ -84,15 +118,22 @@ int main(int argc, char** argv) {
         ao.arch = arch == loom::aot::Arch::Vulkan ? loom::Backend::Vulkan : loom::Backend::Cpu;
         loom::AotModule builder(program, ao);
         builder.add_document();
-        loom::aot::Module m = builder.module();
-        kernels = m.meta.kernels.size();
-        archive = loom::aot::write_module_archive(m);
+        built = builder.module();
+        kernels = built.meta.kernels.size();
+        archive = loom::aot::write_module_archive(built);
       }
       std::unique_ptr<loom::Device> device = arch == loom::aot::Arch::Cpu
                                                  ? loom::make_cpu_device()
                                                  : loom::make_vulkan_device({}, shared);
-      std::vector<double> jit, module;
+      std::vector<double> jit, module, validate, interface;
+      size_t tasks = 0;
       for (int r = 0; r < runs; ++r) {
+        if (arch == loom::aot::Arch::Vulkan) {
+          SpirvCheckTimes t = time_spirv_checks(built, shared->caps());
+          validate.push_back(t.validate);
+          interface.push_back(t.interface);
+          tasks = t.tasks;
+        }
         auto t0 = Clock::now();
         {
           loom::Program program(po);
@@ -107,14 +148,23 @@ int main(int argc, char** argv) {
           module.push_back(ms_since(t1));
         }
       }
-      double j = median(jit), m = median(module);
+      double j = median(jit), m = median(module), v = median(validate), i = median(interface);
       jit_total += j;
       module_total += m;
-      std::printf("%-7s %-6s %8zu %12.2f %14.3f %8.1fx\n", loom::aot::arch_name(arch), sample,
+      validate_total += v;
+      interface_total += i;
+      tasks_total += tasks;
+      std::printf("%-7s %-6s %8zu %12.2f %14.3f %8.1fx", loom::aot::arch_name(arch), sample,
                   kernels, j, m, j / m);
+      if (arch == loom::aot::Arch::Vulkan) std::printf(" %12.3f %13.4f", v, i);
+      std::printf("\n");
     }
-    std::printf("%-7s %-6s %8s %12.2f %14.3f %8.1fx  (all samples)\n", loom::aot::arch_name(arch),
-                "total", "", jit_total, module_total, jit_total / module_total);
+    std::printf("%-7s %-6s %8s %12.2f %14.3f %8.1fx", loom::aot::arch_name(arch), "total", "",
+                jit_total, module_total, jit_total / module_total);
+    if (arch == loom::aot::Arch::Vulkan && tasks_total)
+      std::printf(" %12.3f %13.4f  (per task: validate %.3f ms, interface %.4f ms)", validate_total,
+                  interface_total, validate_total / tasks_total, interface_total / tasks_total);
+    std::printf("  (all samples)\n");
   }
   return 0;
 }

@@ -2,10 +2,12 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <typeinfo>
 
 #include "runtime/common/error.h"
 #include "runtime/common/spirv_kernel.h"
 #include "runtime/cpu/host_cpu.h"
+#include "runtime/vulkan/spirv_validator.h"
 #include "runtime/vulkan/vulkan_runtime.h"
 
 namespace loom::aot {
@@ -86,6 +88,13 @@ SpirvKernel module_spirv(const Module& module, const KernelInfo& k, const std::s
     if (code.tasks[t].spirv[0] != 0x07230203u)
       throw Error(Place{what, k.name},
                   "blob '" + k.spirv_blobs[t] + "' is not a SPIR-V module (bad magic)");
+    // A module's code came from outside this process: it must be valid SPIR-V before a
+    // driver sees it (VulkanKernel then holds it against the layout and the device).
+    if (std::string problems = vk::validate_spirv(code.tasks[t].spirv); !problems.empty())
+      throw Error(Place{what, k.name},
+                  "task " + std::to_string(t) + " (blob '" + k.spirv_blobs[t] +
+                      "') is not valid SPIR-V: " + problems,
+                  ErrorKind::Corrupt);
     if (code.tasks[t].access.size() != code.bindings.size())
       throw Error(Place{what, k.name}, "task " + std::to_string(t) + " describes " +
                                            std::to_string(code.tasks[t].access.size()) +
@@ -157,7 +166,18 @@ std::shared_ptr<DeviceKernel> load_module_kernel(Device& device, const Module& m
         throw Error(Place{what, k.name},
                     "the kernel has no object for CPU level " + std::to_string(cpu_level));
       return device.load_object(k.abi, blob(module, k.objects[cpu_level], k, what));
-    case DeviceKind::Vulkan: return device.load_spirv(k.abi, module_spirv(module, k, what));
+    case DeviceKind::Vulkan: {
+      SpirvKernel code = module_spirv(module, k, what);
+      try {
+        return device.load_spirv(k.abi, code);
+      } catch (const Error& e) {
+        // The device names the kernel; the module is only known here.
+        if (typeid(e) != typeid(Error) || !e.place().document.empty()) throw;
+        Place where = e.place();
+        where.document = what;
+        throw Error(where, e.message(), e.kind());
+      }
+    }
   }
   throw Error(Place{what, k.name}, "unknown device kind");
 }

@@ -635,6 +635,10 @@ void VulkanDevice::fill_caps(uint32_t features) {
   caps_.max_workgroup_count_y = props.limits.maxComputeWorkGroupCount[1];
   caps_.max_workgroup_size_x = std::min(props.limits.maxComputeWorkGroupSize[0],
                                         props.limits.maxComputeWorkGroupInvocations);
+  caps_.max_workgroup_size_y = props.limits.maxComputeWorkGroupSize[1];
+  caps_.max_workgroup_size_z = props.limits.maxComputeWorkGroupSize[2];
+  caps_.max_workgroup_invocations = props.limits.maxComputeWorkGroupInvocations;
+  caps_.max_workgroup_memory = props.limits.maxComputeSharedMemorySize;
   caps_.subgroup_size = subgroup.subgroupSize;
   caps_.min_storage_offset_alignment =
       static_cast<uint32_t>(props.limits.minStorageBufferOffsetAlignment);

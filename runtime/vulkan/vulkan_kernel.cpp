@@ -5,6 +5,7 @@
 #include "runtime/common/error.h"
 #include "runtime/vulkan/descriptor_allocator.h"
 #include "runtime/vulkan/pipeline_cache.h"
+#include "runtime/vulkan/shader_check.h"
 #include "runtime/vulkan/vk_check.h"
 #include "runtime/vulkan/vulkan_device.h"
 
@@ -118,6 +119,14 @@ VulkanKernel::VulkanKernel(VulkanDevice& device, MemoryAllocator& allocator, Pip
                   "argpack parameter '" + p.name + "' is " + std::to_string(p.size) +
                       " bytes; device '" + caps.name + "' binds uniform buffers of at most " +
                       std::to_string(caps.max_uniform_buffer_range));
+  for (size_t i = 0; i < code_.tasks.size(); ++i) {
+    if (code_.tasks[i].workgroup_size > caps.max_workgroup_size_x)
+      throw Error(where, "kernel '" + abi_.name + "' uses workgroups of " +
+                             std::to_string(code_.tasks[i].workgroup_size) + "; device '" +
+                             caps.name + "' allows " + std::to_string(caps.max_workgroup_size_x));
+    // Nothing reaches the driver that disagrees with the layout built here or the device.
+    check_task_shader(abi_, code_, i, caps);
+  }
   try {
     std::vector<VkDescriptorSetLayoutBinding> bindings;
     for (const SpirvBinding& b : code_.bindings) {
@@ -142,10 +151,6 @@ VulkanKernel::VulkanKernel(VulkanDevice& device, MemoryAllocator& allocator, Pip
     auto t0 = std::chrono::steady_clock::now();
     for (size_t i = 0; i < code_.tasks.size(); ++i) {
       const SpirvTask& t = code_.tasks[i];
-      if (t.workgroup_size > caps.max_workgroup_size_x)
-        throw Error(where, "kernel '" + abi_.name + "' uses workgroups of " +
-                               std::to_string(t.workgroup_size) + "; device '" + caps.name +
-                               "' allows " + std::to_string(caps.max_workgroup_size_x));
       VkShaderModuleCreateInfo sci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
       sci.codeSize = t.spirv.size() * 4;
       sci.pCode = t.spirv.data();

@@ -804,6 +804,32 @@ TEST(CApiBasics, BadModulesAreClearErrorsNamingTheFile) {
                     "arch 7 is not a LoomArch");
 }
 
+// SPIR-V that would reach the driver as it is (make_test_modules writes these from heat): a
+// corrupt module, named with the kernel and task, and the runtime unharmed.
+TEST(CApiBasics, HostileSpirvIsACorruptModuleNotACrash) {
+  LOOM_REQUIRE_VULKAN_OR_SKIP();
+  LoomRuntime r = make_runtime(LOOM_ARCH_VULKAN);
+  LoomModule m = nullptr;
+  std::string path = module_path(LOOM_ARCH_VULKAN, "hostile_entry_point");
+  EXPECT_LOOM_ERROR(loom_module_load(r, path.c_str(), &m), LOOM_ERROR_CORRUPT_MODULE,
+                    path +
+                        ": kernel 'diffuse': task 0: the shader's entry point is 'oain'; a "
+                        "task's is 'main'");
+  path = module_path(LOOM_ARCH_VULKAN, "hostile_truncated");
+  EXPECT_LOOM_ERROR(loom_module_load(r, path.c_str(), &m), LOOM_ERROR_CORRUPT_MODULE,
+                    path +
+                        ": kernel 'diffuse': task 0 (blob '1.diffuse.task0.spv') is not valid "
+                        "SPIR-V: ");
+  EXPECT_EQ(m, nullptr);
+  EXPECT_LOOM(loom_module_load(r, module_path(LOOM_ARCH_VULKAN, "heat").c_str(), &m));
+  LoomPipeline step = nullptr;
+  EXPECT_LOOM(loom_module_get_pipeline(m, "step", &step));
+  EXPECT_LOOM(loom_pipeline_launch(step));
+  EXPECT_LOOM(loom_runtime_wait(r));
+  EXPECT_LOOM(loom_module_destroy(m));
+  EXPECT_LOOM(loom_runtime_destroy(r));
+}
+
 // A copy of the heat module's folder form (written at build time) whose metadata's
 // requirement list `key` is `value`.
 std::string module_needing(LoomArch arch, const std::string& key, const std::string& value,

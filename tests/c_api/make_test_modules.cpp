@@ -1,14 +1,20 @@
 // Writes the modules the C ABI tests load: for each arch, one module per test document
 // (templates, argpacks, ndarray and texture parameters, a debug module whose launches fail
-// their bounds checks), built with the C++ AOT API. The tests themselves use only loom.h.
+// their bounds checks), built with the C++ AOT API, and modules whose SPIR-V is hostile. The
+// tests themselves use only loom.h.
 //
 //   make_test_modules SOURCE_DIR OUT_DIR
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "engine_plugin/include/loom/aot_module.h"
 #include "engine_plugin/include/loom/program.h"
+#include "runtime/aot/module.h"
+#include "runtime/aot/module_files.h"
 #include "runtime/common/error.h"
 
 namespace {
@@ -27,6 +33,37 @@ void write(const std::string& src, const std::string& out, loom::Backend arch,
   loom::AotModule m(program, ao);
   add(m);
   m.save(out + (arch == loom::Backend::Vulkan ? "/vulkan" : "/cpu"), name);
+}
+
+// heat's Vulkan module with the SPIR-V of diffuse's task made hostile by `edit` (the archive's
+// hashes are right: only the shader is bad), as OUT/vulkan/NAME.loommod.
+void write_hostile(const std::string& src, const std::string& out, const std::string& name,
+                   const std::function<void(std::vector<uint32_t>&)>& edit) {
+  loom::ProgramOptions po;
+  po.backend = loom::Backend::Cpu;
+  po.offline_cache = false;
+  loom::Program program(po);
+  program.load_file(src + "/assets/graphs/heat.loom.json");
+  loom::AotOptions ao;
+  ao.arch = loom::Backend::Vulkan;
+  loom::AotModule m(program, ao);
+  m.add_document();
+  loom::aot::Module module = m.module();
+  std::vector<uint8_t>& blob = module.blobs.at(module.meta.kernels.at(1).spirv_blobs.at(0));
+  std::vector<uint32_t> words(blob.size() / 4);
+  std::memcpy(words.data(), blob.data(), words.size() * 4);
+  edit(words);
+  blob.assign(reinterpret_cast<const uint8_t*>(words.data()),
+              reinterpret_cast<const uint8_t*>(words.data() + words.size()));
+  loom::aot::finalize_module(module);
+  loom::aot::save_module_archive(module, out + "/vulkan/" + name + ".loommod");
+}
+
+// The word index of the module's OpEntryPoint.
+size_t entry_point(const std::vector<uint32_t>& words) {
+  for (size_t at = 5; at < words.size() && (words[at] >> 16) != 0; at += words[at] >> 16)
+    if ((words[at] & 0xffff) == 15) return at;
+  throw loom::Error("the kernel's SPIR-V has no entry point");
 }
 
 }  // namespace
@@ -87,6 +124,14 @@ int main(int argc, char** argv) {
         write(src, out, arch, std::string("assets/graphs/") + sample + ".loom.json", sample, false,
               [](loom::AotModule& m) { m.add_document(); });
     }
+    // Hostile SPIR-V in heat's Vulkan module (issue 17): valid SPIR-V whose entry point is
+    // not "main" (it crashed lavapipe, and the host with it), and a shader cut inside its
+    // entry point instruction.
+    write_hostile(src, out, "hostile_entry_point", [](std::vector<uint32_t>& words) {
+      words.at(entry_point(words) + 3) = 0x6e69616f;  // "main" -> "oain"
+    });
+    write_hostile(src, out, "hostile_truncated",
+                  [](std::vector<uint32_t>& words) { words.resize(entry_point(words) + 2); });
   } catch (const loom::Error& e) {
     std::fprintf(stderr, "make_test_modules: %s\n", e.what());
     return 1;

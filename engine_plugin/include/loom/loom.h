@@ -88,7 +88,9 @@ typedef enum LoomResult {
   LOOM_ERROR_NOT_FOUND =
       -6,             /* no kernel, instantiation, pipeline, resource or member of that name */
   LOOM_ERROR_IO = -7, /* a file cannot be opened or read */
-  LOOM_ERROR_CORRUPT_MODULE = -8, /* not a Loom module, truncated, a hash mismatch, bad metadata */
+  LOOM_ERROR_CORRUPT_MODULE =
+      -8, /* not a Loom module, truncated, a hash mismatch, bad metadata or code (invalid SPIR-V,
+             a shader at odds with its kernel's metadata) */
   LOOM_ERROR_VERSION_MISMATCH = -9, /* a module format version this library does not read */
   LOOM_ERROR_MISSING_CAPABILITY =
       -10, /* the device lacks a feature, limit or CPU feature the module needs */
