@@ -18,6 +18,7 @@
 #include "compiler/codegen_spirv/spirv_module.h"
 #include "compiler/codegen_spirv/spirv_tools.h"
 #include "compiler/ir/inst.h"
+#include "compiler/ir/range_bound.h"
 #include "runtime/common/error.h"
 #include "runtime/common/launch_error.h"
 
@@ -180,8 +181,9 @@ struct Loop {
   const Inst* owner = nullptr;  // the IR loop: While, RangeFor, StructFor, or the task itself
   Id merge = 0;
   Id cont = 0;
-  Id break_flag = 0;  // on a nest's outermost construct, when its body breaks
-  Id left = 0;        // with a device loop limit: set when the loop is left as the program says
+  Id break_flag = 0;    // on a nest's outermost construct, when its body breaks
+  Id left = 0;          // with a device loop limit: set when the loop is left as the program says
+  bool direct = false;  // the task's own element (the direct form): `continue` ends the invocation
 };
 
 // "; the device lacks it", and why when the SPIR-V version is what rules the feature out.
@@ -244,6 +246,9 @@ class TaskEmitter {
     if (kind_ == ir::TaskKind::Serial) {
       if (uses_rand_) init_rng({});
       emit_block(*offload_.region(0));
+    } else if (direct_form()) {
+      task.direct = true;
+      emit_direct_task();
     } else {
       begin_partials();
       emit_parallel_loop();
@@ -296,9 +301,8 @@ class TaskEmitter {
   Id ptr(spv::StorageClass sc, Id pointee) { return m_.type_pointer(sc, pointee); }
 
   Id begin_block(Id label) {
-    label_ = m_.label(label);
     texel_cache_.clear();
-    return label_;
+    return m_.label(label);
   }
 
   Id value(const Inst* in) {
@@ -615,19 +619,19 @@ class TaskEmitter {
     return {lo, hi};
   }
 
-  // A loop over a counter in a Function variable: `more(i)` in the header decides whether
-  // the body runs, `next(i)` in the continue block gives the following value. `body(i)`
-  // emits the body; `continue` reaches the continue block, `break` the merge block.
+  // A loop over a counter, a phi in the loop's header: `more(i)` in the header decides
+  // whether the body runs, `next(i)` in the continue block gives the following value.
+  // `body(i)` emits the body; `continue` reaches the continue block, `break` the merge block.
   template <typename More, typename Next, typename Body>
   void counter_loop(const Inst* owner, Id break_flag, Id type, Id start, More&& more, Next&& next,
                     Body&& body) {
-    Id var = m_.local_variable(ptr(spv::StorageClassFunction, type));
-    m_.op_void(spv::OpStore, {var, start});
     Id left = begin_loop_guard();
     Id header = m_.fresh_id(), body_bb = m_.fresh_id(), cont = m_.fresh_id(), merge = m_.fresh_id();
+    Id entry = m_.current_block();
     m_.op_void(spv::OpBranch, {header});
     begin_block(header);
-    Id iv = m_.op(spv::OpLoad, type, {var});
+    size_t back_edge_value = 0;
+    Id iv = m_.phi_with_later(type, start, entry, cont, &back_edge_value);
     Id go_on = more(iv);
     if (left) mark_left(left, m_.op(spv::OpLogicalNot, bool_t(), {go_on}));
     m_.op_void(spv::OpLoopMerge, {merge, cont, spv::LoopControlMaskNone});
@@ -639,7 +643,7 @@ class TaskEmitter {
     if (!m_.block_closed()) m_.op_void(spv::OpBranch, {cont});
     begin_block(cont);
     if (left) mark_left(left, math_.bool_const(false));
-    m_.op_void(spv::OpStore, {var, next(iv)});
+    m_.set_later(back_edge_value, next(iv));
     m_.op_void(spv::OpBranch, {header});
     begin_block(merge);
     end_loop_guard(left, *owner);
@@ -898,6 +902,101 @@ class TaskEmitter {
       }
       stride_loop(lane(gid, 0), extent[dims - 1], stride_x, inner);
     });
+  }
+
+  // The direct form, for a task whose range the host evaluates (host_extent) and that combines
+  // no partials: no loop, one invocation per element, the dispatch sized by the host to cover
+  // the range (SpirvTask::direct; the Vulkan runtime's dispatch_groups). Drivers compile it as
+  // straight-line code; the grid-stride loop stays for the other tasks.
+  bool direct_form() const {
+    if (kind_ == ir::TaskKind::Serial || contains(*offload_.region(0), Op::Reduce)) return false;
+    if (kind_ == ir::TaskKind::StructFor) return true;
+    for (size_t i = 0; i < offload_.operands.size(); ++i)
+      if (!ir::host_range_bound(k_.abi, offload_.operand(i))) return false;
+    return !offload_.operands.empty();
+  }
+
+  // The grid, as the runtime dispatches it: workgroups along x, then rows of them along y and
+  // z. 1-d: the invocation's place in the whole grid is the element. n-d: x covers the
+  // innermost dimension and each row of workgroups (y + z * groups.y) one index of the others
+  // flattened; when the innermost dimension needs more workgroups than the device has along x,
+  // the runtime lays the rows end to end instead and the shader splits the workgroup's place
+  // by the row's length (a division, rare: wider than 65,535 workgroups).
+  void emit_direct_task() {
+    std::vector<Id> lo, hi;
+    loop_bounds(offload_, &lo, &hi);
+    const size_t dims = lo.size();
+    std::vector<Id> extent(dims);
+    for (size_t d = 0; d < dims; ++d) {
+      Id nonempty = m_.op(spv::OpSGreaterThan, bool_t(), {hi[d], lo[d]});
+      Id diff = m_.op(spv::OpBitcast, u32t(), {m_.op(spv::OpISub, i32t(), {hi[d], lo[d]})});
+      extent[d] = m_.op(spv::OpSelect, u32t(), {nonempty, diff, m_.constant_u32(0)});
+    }
+    Id v3 = m_.type_vector(u32t(), 3);
+    auto lane = [&](Id v, uint32_t c) { return m_.op(spv::OpCompositeExtract, u32t(), {v, c}); };
+    Id group = m_.op(spv::OpLoad, v3, {builtin(spv::BuiltInWorkgroupId)});
+    Id groups = m_.op(spv::OpLoad, v3, {builtin(spv::BuiltInNumWorkgroups)});
+    Id local = lane(m_.op(spv::OpLoad, v3, {builtin(spv::BuiltInLocalInvocationId)}), 0);
+    Id wg = m_.constant_u32(target_.workgroup_size);
+    auto mul = [&](Id a, Id b) { return m_.op(spv::OpIMul, u32t(), {a, b}); };
+    auto add = [&](Id a, Id b) { return m_.op(spv::OpIAdd, u32t(), {a, b}); };
+    Id grid_row = add(lane(group, 1), mul(lane(group, 2), lane(groups, 1)));
+    Id in_range = 0, inner = 0, row = 0;
+    if (dims == 1) {
+      inner = add(mul(add(mul(grid_row, lane(groups, 0)), lane(group, 0)), wg), local);
+      in_range = m_.op(spv::OpULessThan, bool_t(), {inner, extent[0]});
+    } else {
+      Id outer = extent[0];
+      for (size_t d = 1; d + 1 < dims; ++d) outer = mul(outer, extent[d]);
+      Id cols = extent[dims - 1];
+      // Workgroups per row: ceil(cols / wg) without overflowing.
+      Id per_row = add(m_.op(spv::OpUDiv, u32t(), {cols, wg}),
+                       m_.op(spv::OpSelect, u32t(),
+                             {m_.op(spv::OpINotEqual, bool_t(),
+                                    {m_.op(spv::OpUMod, u32t(), {cols, wg}), m_.constant_u32(0)}),
+                              m_.constant_u32(1), m_.constant_u32(0)}));
+      Id wide = m_.op(spv::OpULessThan, bool_t(), {lane(groups, 0), per_row});
+      Id narrow_bb = m_.fresh_id(), wide_bb = m_.fresh_id(), merge = m_.fresh_id();
+      m_.op_void(spv::OpSelectionMerge, {merge, spv::SelectionControlMaskNone});
+      m_.op_void(spv::OpBranchConditional, {wide, wide_bb, narrow_bb});
+      begin_block(narrow_bb);
+      Id col_a = add(mul(lane(group, 0), wg), local);
+      m_.op_void(spv::OpBranch, {merge});
+      begin_block(wide_bb);
+      Id place = add(mul(grid_row, lane(groups, 0)), lane(group, 0));
+      Id row_b = m_.op(spv::OpUDiv, u32t(), {place, per_row});
+      Id col_b = add(mul(m_.op(spv::OpISub, u32t(), {place, mul(row_b, per_row)}), wg), local);
+      m_.op_void(spv::OpBranch, {merge});
+      begin_block(merge);
+      inner = m_.op(spv::OpPhi, u32t(), {col_a, narrow_bb, col_b, wide_bb});
+      row = m_.op(spv::OpPhi, u32t(), {grid_row, narrow_bb, row_b, wide_bb});
+      in_range = m_.op(spv::OpLogicalAnd, bool_t(),
+                       {m_.op(spv::OpULessThan, bool_t(), {inner, cols}),
+                        m_.op(spv::OpULessThan, bool_t(), {row, outer})});
+    }
+    Id body_bb = m_.fresh_id(), done = m_.fresh_id();
+    m_.op_void(spv::OpSelectionMerge, {done, spv::SelectionControlMaskNone});
+    m_.op_void(spv::OpBranchConditional, {in_range, body_bb, done});
+    begin_block(body_bb);
+    auto at = [&](size_t d, Id offset) {  // lo + offset, wrapping like the CPU's i32 indices
+      return m_.op(spv::OpIAdd, i32t(), {lo[d], m_.op(spv::OpBitcast, i32t(), {offset})});
+    };
+    std::vector<Id> idx(dims);
+    idx[dims - 1] = at(dims - 1, inner);
+    Id rest = row;
+    for (size_t d = dims - 1; d-- > 0;) {
+      Id within = d == 0 ? rest : m_.op(spv::OpUMod, u32t(), {rest, extent[d]});
+      idx[d] = at(d, within);
+      if (d > 0) rest = m_.op(spv::OpUDiv, u32t(), {rest, extent[d]});
+    }
+    for (size_t d = 0; d < dims; ++d) loop_index_[{&offload_, static_cast<int>(d)}] = idx[d];
+    if (uses_rand_) init_rng(idx);
+    Loop task{&offload_, done, done, 0, 0, true};
+    loops_.push_back(task);
+    emit_block(*offload_.region(0));
+    loops_.pop_back();
+    if (!m_.block_closed()) m_.op_void(spv::OpBranch, {done});
+    begin_block(done);
   }
 
   // ------------------------------------------------------------------ random numbers
@@ -1503,7 +1602,7 @@ class TaskEmitter {
   Id texel_key_lookup(const Inst& in, const std::function<Id()>& make) {
     std::vector<uint32_t> key = {static_cast<uint32_t>(in.op),
                                  static_cast<uint32_t>(in.resource_slot()),
-                                 static_cast<uint32_t>(in.bits), label_};
+                                 static_cast<uint32_t>(in.bits), m_.current_block()};
     for (const Inst* o : in.operands) key.push_back(value(o));
     auto it = texel_cache_.find(key);
     if (it != texel_cache_.end()) return it->second;
@@ -1715,7 +1814,10 @@ class TaskEmitter {
       case Op::Break: emit_break(); return 0;
       case Op::Continue:
         if (loops_.empty()) throw InternalError("spirv codegen: continue outside a loop");
-        m_.op_void(spv::OpBranch, {loops_.back().cont});
+        if (loops_.back().direct)
+          m_.op_void(spv::OpReturn, {});  // the invocation's one element is done
+        else
+          m_.op_void(spv::OpBranch, {loops_.back().cont});
         return 0;
       case Op::Return: {
         if (kind_ != ir::TaskKind::Serial) fail(in, "return outside serial code");
@@ -1778,27 +1880,9 @@ class TaskEmitter {
 
   // ------------------------------------------------------------------ host extent
   bool bound_of(const Inst* v, RangeBound* out) const {
-    if (v->op == Op::Const && is_int(v->type)) {
-      out->kind = RangeBound::Kind::Const;
-      out->value = v->int_value();
-      return true;
-    }
-    if (v->op == Op::ArgLoad && (v->type == Scalar::I32 || v->type == Scalar::U32) &&
-        k_.abi.params.at(static_cast<size_t>(v->param_index())).kind == ParamKind::Value) {
-      out->kind = RangeBound::Kind::Arg;
-      out->value = v->param_index();
-      out->offset = static_cast<uint32_t>(v->byte_offset());
-      return true;
-    }
-    if (v->op == Op::ResourceShape) {
-      const ResourceDesc& r = k_.abi.resources.at(static_cast<size_t>(v->resource_slot()));
-      out->kind = r.kind == ResourceKind::Field ? RangeBound::Kind::Const : RangeBound::Kind::Shape;
-      out->value = r.kind == ResourceKind::Field ? r.shape[static_cast<size_t>(v->dimension())]
-                                                 : v->resource_slot();
-      out->offset = static_cast<uint32_t>(v->dimension());
-      return true;
-    }
-    return false;
+    std::optional<RangeBound> b = ir::host_range_bound(k_.abi, v);
+    if (b) *out = *b;
+    return b.has_value();
   }
 
   void host_extent(SpirvTask* task) const {
@@ -1840,7 +1924,6 @@ class TaskEmitter {
   ir::TaskKind kind_ = ir::TaskKind::Serial;
 
   Id fn_ = 0;
-  Id label_ = 0;
   bool in_task_ = false;  // past the entry block's uniform values
   Id rng_ = 0;
   bool uses_rand_ = false;

@@ -1,6 +1,7 @@
 #include "compiler/codegen_spirv/spirv_loops.h"
 
 #include "compiler/ir/inst.h"
+#include "compiler/ir/range_bound.h"
 
 namespace loom::codegen {
 
@@ -21,11 +22,7 @@ bool is_loop(const Inst& in) {
 
 // The bounds the host reads to size a dispatch exactly (the emitter's `bound_of`).
 bool host_evaluable(const ir::Kernel& kernel, const Inst* v) {
-  if (v->op == Op::Const && is_int(v->type)) return true;
-  if (v->op == Op::ArgLoad)
-    return (v->type == Scalar::I32 || v->type == Scalar::U32) &&
-           kernel.abi.params.at(static_cast<size_t>(v->param_index())).kind == ParamKind::Value;
-  return v->op == Op::ResourceShape;
+  return ir::host_range_bound(kernel.abi, v).has_value();
 }
 
 }  // namespace

@@ -224,6 +224,7 @@ Id Module::label(Id label) {
     emit(fn_body_, spv::OpLabel, {label});
   }
   block_closed_ = false;
+  current_block_ = label;
   return label;
 }
 
@@ -268,6 +269,20 @@ void Module::op_void(spv::Op opcode, const std::vector<uint32_t>& operands) {
 
 void Module::op_void(spv::Op opcode, std::initializer_list<uint32_t> operands) {
   op_void(opcode, std::vector<uint32_t>(operands));
+}
+
+Id Module::phi_with_later(Id type, Id first_value, Id first_block, Id second_block, size_t* later) {
+  if (block_closed_) throw InternalError("spirv: instruction outside a basic block");
+  Id id = fresh_id();
+  emit(fn_body_, spv::OpPhi, {type, id, first_value, first_block, 0, second_block});
+  *later = fn_body_.size() - 2;
+  return id;
+}
+
+void Module::set_later(size_t later, Id value) {
+  if (later >= fn_body_.size() || fn_body_[later] != 0)
+    throw InternalError("spirv: a phi's later value set twice or out of place");
+  fn_body_[later] = value;
 }
 
 std::vector<uint32_t> Module::assemble() const {

@@ -86,6 +86,12 @@ class Module {
   void op_void(spv::Op opcode, const std::vector<uint32_t>& operands);
   // True after a block terminator until the next label.
   bool block_closed() const { return block_closed_; }
+  // The label of the block being written (or last written).
+  Id current_block() const { return current_block_; }
+  // An OpPhi of two incoming pairs whose second value is known only later (a loop header's
+  // value from the back edge, computed after the body): `*later` says where set_later() puts it.
+  Id phi_with_later(Id type, Id first_value, Id first_block, Id second_block, size_t* later);
+  void set_later(size_t later, Id value);
 
   std::vector<uint32_t> assemble() const;
 
@@ -106,6 +112,7 @@ class Module {
   std::vector<uint32_t> fn_header_, fn_vars_, fn_body_;
   bool in_function_ = false;
   bool block_closed_ = true;
+  Id current_block_ = 0;
   bool first_label_pending_ = false;
 };
 

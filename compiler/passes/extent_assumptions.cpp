@@ -1,5 +1,7 @@
 #include "compiler/passes/extent_assumptions.h"
 
+#include "compiler/ir/range_bound.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "compiler/ir/inst.h"
+#include "compiler/ir/range_bound.h"
 
 namespace loom::passes {
 
@@ -242,28 +245,14 @@ class Recorder {
     }
   }
 
-  // The bound as the launch reads it (the same three forms the SPIR-V host extent uses).
+  // The bound as the launch reads it (ir::host_range_bound, as the SPIR-V host extent).
   bool bound_of(const Inst* v, RangeBound* out, std::string* name) const {
-    if (v->op == Op::Const && is_int(v->type)) {
-      *out = {RangeBound::Kind::Const, v->int_value(), 0};
-      return true;
-    }
-    if (v->op == Op::ArgLoad && v->type == Scalar::I32 &&
-        abi_.params.at(static_cast<size_t>(v->param_index())).kind == ParamKind::Value) {
-      *out = {RangeBound::Kind::Arg, v->param_index(), static_cast<uint32_t>(v->byte_offset())};
-      *name = abi_.params[static_cast<size_t>(v->param_index())].name;
-      return true;
-    }
-    if (v->op == Op::ResourceShape) {
-      const ResourceDesc& r = abi_.resources.at(static_cast<size_t>(v->resource_slot()));
-      if (r.kind == ResourceKind::Field)
-        *out = {RangeBound::Kind::Const, r.shape[static_cast<size_t>(v->dimension())], 0};
-      else
-        *out = {RangeBound::Kind::Shape, v->resource_slot(), static_cast<uint32_t>(v->dimension())};
-      *name = slot_name(v->resource_slot());
-      return true;
-    }
-    return false;
+    std::optional<RangeBound> b = ir::host_range_bound(abi_, v);
+    if (!b) return false;
+    *out = *b;
+    if (b->kind == RangeBound::Kind::Arg) *name = abi_.params[static_cast<size_t>(b->value)].name;
+    if (b->kind == RangeBound::Kind::Shape) *name = slot_name(static_cast<int32_t>(b->value));
+    return true;
   }
 
   void add_ranges(const Inst& loop, Scope* scope) const {

@@ -203,6 +203,14 @@ class JsonFieldWriter {
   void integer(const char* key, I i, int64_t, int64_t) {
     put(out_, key, num(i));
   }
+  // Left out at its default, so metadata older readers know stays as it was.
+  template <typename I>
+  void optional_integer(const char* key, I i, int64_t lo, int64_t hi, I absent) {
+    if (i != absent) integer(key, i, lo, hi);
+  }
+  void optional_flag(const char* key, bool b) {
+    if (b) flag(key, b);
+  }
   void flag(const char* key, bool b) { put(out_, key, boolean(b)); }
   template <typename E, typename NameOf>
   void choice(const char* key, E e, E, NameOf name_of) {
@@ -291,10 +299,24 @@ JsonValue template_json(const TemplateArgument& t) {
 
 }  // namespace
 
+int module_format_version(const ModuleMetadata& m) {
+  auto plus = [](const std::vector<RangeBound>& bounds) {
+    return std::any_of(bounds.begin(), bounds.end(),
+                       [](const RangeBound& b) { return b.plus != 0; });
+  };
+  for (const KernelInfo& k : m.kernels) {
+    for (const ExtentAssumption& e : k.abi.extent_assumptions)
+      if (plus(e.begin) || plus(e.end)) return 2;
+    for (const SpirvTask& t : k.spirv.tasks)
+      if (t.direct || plus(t.begin) || plus(t.end)) return 2;
+  }
+  return 1;
+}
+
 std::string metadata_to_json(const ModuleMetadata& m) {
   JsonValue root = object();
   put(root, "format", str("loom-module"));
-  put(root, "format_version", num(m.format_version));
+  put(root, "format_version", num(module_format_version(m)));
   put(root, "name", str(m.name));
   put(root, "arch", str(arch_name(m.arch)));
   put(root, "producer", str(m.producer));
@@ -428,6 +450,7 @@ class Reader {
                                   (path.empty() ? std::string("the top level") : path) + " " + why);
   }
   std::string at(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  bool has(const std::string& key) const { return v_.find(key) != nullptr; }
 
   const JsonValue& get(const std::string& key, JsonValue::Kind kind, const char* kind_name) const {
     const JsonValue* v = v_.find(key);
@@ -587,6 +610,11 @@ class JsonFieldReader {
   void integer(const char* key, I& i, int64_t lo, int64_t hi) {
     i = static_cast<I>(r_.integer(key, lo, hi));
   }
+  template <typename I>
+  void optional_integer(const char* key, I& i, int64_t lo, int64_t hi, I absent) {
+    i = r_.has(key) ? static_cast<I>(r_.integer(key, lo, hi)) : absent;
+  }
+  void optional_flag(const char* key, bool& b) { b = r_.has(key) && r_.boolean(key); }
   void flag(const char* key, bool& b) { b = r_.boolean(key); }
   template <typename E, typename NameOf>
   void choice(const char* key, E& e, E last, NameOf name_of) {

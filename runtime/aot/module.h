@@ -21,10 +21,14 @@
 
 namespace loom::aot {
 
-// The module format this runtime writes. It reads every version from 1 up to this one.
+// The newest module format this runtime reads; it reads every version from 1 up to it.
 // CPU levels did not change it: a module with several levels also holds the lowest one where
 // version 1 keeps its CPU and objects, so a runtime that predates levels loads that level.
-constexpr int kModuleFormatVersion = 1;
+// Version 2: range bounds plus a constant (RangeBound::plus) and direct-form Vulkan tasks
+// (SpirvTask::direct), which an older runtime would dispatch wrongly without a word. A module
+// is written with the lowest version that holds what it uses (module_format_version), so one
+// without them still loads in runtimes that read only version 1.
+constexpr int kModuleFormatVersion = 2;
 
 enum class Arch : uint8_t { Cpu, Vulkan };
 const char* arch_name(Arch a);  // "cpu", "vulkan"
@@ -121,7 +125,7 @@ struct BlobInfo {
 };
 
 struct ModuleMetadata {
-  int format_version = kModuleFormatVersion;
+  int format_version = kModuleFormatVersion;  // as read; metadata_to_json writes its own
   std::string name;
   Arch arch = Arch::Cpu;
   std::string producer;  // "loom 0.1.0"
@@ -145,6 +149,8 @@ struct Module {
 void finalize_module(Module& module);
 
 // The metadata as JSON text (deterministic: the same metadata gives the same bytes).
+// The lowest format version that holds what `meta` uses (1 or kModuleFormatVersion).
+int module_format_version(const ModuleMetadata& meta);
 std::string metadata_to_json(const ModuleMetadata& meta);
 // Throws loom::Error naming `what` and the key path ("kernels[2].abi.params[0].type") on
 // anything malformed, and on a format version this runtime does not read.

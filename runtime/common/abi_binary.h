@@ -27,6 +27,12 @@ class FieldWriter {
   void integer(const char*, const I& i, int64_t, int64_t) {
     out_.raw(&i, sizeof i);
   }
+  // The binary form always holds these (the record's version says which fields it has).
+  void optional_flag(const char* key, bool b) { flag(key, b); }
+  template <typename I>
+  void optional_integer(const char* key, const I& i, int64_t lo, int64_t hi, I) {
+    integer(key, i, lo, hi);
+  }
   void flag(const char*, bool b) { out_.u8(b ? 1 : 0); }
   template <typename E, typename NameOf>
   void choice(const char*, E e, E, NameOf) {
@@ -106,6 +112,11 @@ class FieldReader {
     if (static_cast<int64_t>(i) < lo || static_cast<int64_t>(i) > hi)
       fail(key, "is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
   }
+  template <typename I>
+  void optional_integer(const char* key, I& i, int64_t lo, int64_t hi, I) {
+    integer(key, i, lo, hi);
+  }
+  void optional_flag(const char* key, bool& b) { flag(key, b); }
   void flag(const char* key, bool& b) { b = read<uint8_t>(key) != 0; }
   template <typename E, typename NameOf>
   void choice(const char* key, E& e, E last, NameOf) {

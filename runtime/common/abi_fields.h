@@ -171,6 +171,9 @@ void visit_fields(V& v, B& b) {
   v.choice("kind", b.kind, RangeBound::Kind::Shape, range_bound_kind_name);
   v.integer("value", b.value, INT64_MIN, INT64_MAX);
   v.integer("offset", b.offset, 0, kMaxI32);
+  // Absent from module metadata when 0, so modules written before it read the same.
+  v.optional_integer("plus", b.plus, INT32_MIN, INT32_MAX, 0);
+  v.require(b.kind != RangeBound::Kind::Const || b.plus == 0, "adds to a constant bound");
 }
 
 // `binding_count`: the kernel's bindings, which `access` describes one by one.
@@ -183,6 +186,9 @@ void visit_fields(V& v, T& t, size_t binding_count) {
   v.integer("grid_dims", t.grid_dims, 1, 2);
   v.flag("host_extent", t.host_extent);
   v.bound_pairs("begin", t.begin, "end", t.end, kMaxDims);
+  // Absent from module metadata when false (modules written before it read as grid-stride).
+  v.optional_flag("direct", t.direct);
+  v.require(!t.direct || (t.host_extent && t.kind != 0), "is direct without a host extent");
   v.byte_list("access", t.access, kMaxListed, 0, kAccessRead | kAccessWrite);
   v.require(t.access.size() == binding_count,
             "has an access list that does not match the bindings");

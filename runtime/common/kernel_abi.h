@@ -107,12 +107,15 @@ struct ResourceAccess {
   uint8_t access = 0;  // ResourceAccessBits
 };
 
-// One bound of an iteration range as the host evaluates it at launch.
+// One bound of an iteration range as the host evaluates it at launch: a constant, a value
+// parameter's i32 or a resource's extent, plus a constant (`n - 1`, `shape + 2`: the bounds of
+// stencils and halos).
 struct RangeBound {
   enum class Kind : uint8_t { Const, Arg, Shape };
   Kind kind = Kind::Const;
   int64_t value = 0;    // Const: the value; Arg: parameter index; Shape: resource slot
   uint32_t offset = 0;  // Arg: byte offset of an i32 inside the parameter; Shape: dimension
+  int32_t plus = 0;     // Arg, Shape: added to what they read (Const holds it in `value`)
 };
 const char* range_bound_kind_name(RangeBound::Kind k);  // "const", "arg", "shape"
 

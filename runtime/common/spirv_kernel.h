@@ -64,6 +64,12 @@ struct SpirvTask {
   // an advisory number of groups the same grid-stride loops cover.
   bool host_extent = false;
   std::vector<RangeBound> begin, end;
+  // The direct form (host_extent tasks that combine no partials): no loop, one invocation per
+  // element; the host must cover the range exactly. 1-d: the element is the invocation's place
+  // in the whole grid (x, then y, then z). grid_dims 2: x covers the innermost dimension and
+  // each row of workgroups (y + z * groups.y) one index of the others flattened; a row needing
+  // more workgroups than x allows is laid end to end along x instead (the shader divides).
+  bool direct = false;
   std::vector<uint8_t> access;  // per kernel binding: BindingAccess bits of this task
 };
 

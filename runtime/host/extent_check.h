@@ -15,6 +15,9 @@ class ExtentError : public Error {
   using Error::Error;
 };
 
+// The value of one range bound at a launch (`ctx`'s parameter bytes and resource extents).
+int64_t range_bound_value(const RangeBound& b, const LaunchContext& ctx);
+
 // Throws ExtentError naming the kernel, the resource (a pack member by its path), what bounds
 // the loop that indexes it, and both extents. `ctx` holds the launch's bindings: its resource
 // views (argpack members already read from their packs) and parameter bytes. A few integer

@@ -633,6 +633,7 @@ void VulkanDevice::fill_caps(uint32_t features) {
   caps_.max_uniform_buffer_range = props.limits.maxUniformBufferRange;
   caps_.max_workgroup_count_x = props.limits.maxComputeWorkGroupCount[0];
   caps_.max_workgroup_count_y = props.limits.maxComputeWorkGroupCount[1];
+  caps_.max_workgroup_count_z = props.limits.maxComputeWorkGroupCount[2];
   caps_.max_workgroup_size_x = std::min(props.limits.maxComputeWorkGroupSize[0],
                                         props.limits.maxComputeWorkGroupInvocations);
   caps_.max_workgroup_size_y = props.limits.maxComputeWorkGroupSize[1];

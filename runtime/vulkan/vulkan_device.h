@@ -26,6 +26,7 @@ struct DeviceCaps {
   uint32_t max_uniform_buffer_range = 0;
   uint32_t max_workgroup_count_x = 65535;
   uint32_t max_workgroup_count_y = 65535;
+  uint32_t max_workgroup_count_z = 65535;
   uint32_t max_workgroup_size_x = 128;  // maxComputeWorkGroupSize[0], at most the invocations
   uint32_t max_workgroup_size_y = 128, max_workgroup_size_z = 64;
   uint32_t max_workgroup_invocations = 128;

@@ -6,6 +6,7 @@
 
 #include "runtime/common/error.h"
 #include "runtime/host/argpack.h"
+#include "runtime/host/extent_check.h"
 #include "runtime/vulkan/command_stream.h"
 #include "runtime/vulkan/descriptor_allocator.h"
 #include "runtime/vulkan/gpu_buffer.h"
@@ -604,23 +605,6 @@ std::shared_ptr<VulkanKernel> VulkanRuntime::load(const KernelABI& abi, const Sp
   return k;
 }
 
-namespace {
-
-int64_t bound_value(const RangeBound& b, const LaunchContext& ctx) {
-  switch (b.kind) {
-    case RangeBound::Kind::Const: return b.value;
-    case RangeBound::Kind::Arg: {
-      int32_t v;
-      std::memcpy(&v, ctx.params[b.value] + b.offset, 4);
-      return v;
-    }
-    case RangeBound::Kind::Shape: return ctx.resources[b.value].shape[b.offset];
-  }
-  return 0;
-}
-
-}  // namespace
-
 void VulkanRuntime::launch(VulkanKernel& kernel, LaunchContext& ctx) {
   record(kernel, ctx, nullptr);
 }
@@ -922,8 +906,8 @@ std::optional<VulkanRuntime::GroupCount> VulkanRuntime::dispatch_groups(
     reduces |= code.bindings[b].kind == BindingKind::Temps && (task.access[b] & kAccessWrite);
   int64_t inner = 1, outer = 1;
   for (size_t d = 0; d < task.begin.size(); ++d) {
-    int64_t e =
-        std::max<int64_t>(0, bound_value(task.end[d], ctx) - bound_value(task.begin[d], ctx));
+    int64_t e = std::max<int64_t>(
+        0, host::range_bound_value(task.end[d], ctx) - host::range_bound_value(task.begin[d], ctx));
     (task.grid_dims == 2 && d + 1 < task.begin.size() ? outer : inner) *= e;
   }
   if (inner == 0 || outer == 0) return std::nullopt;
@@ -933,6 +917,7 @@ std::optional<VulkanRuntime::GroupCount> VulkanRuntime::dispatch_groups(
                 "kernel '" + name + "' has a range of " +
                     std::to_string(static_cast<double>(inner) * static_cast<double>(outer)) +
                     " iterations; a Vulkan dispatch counts at most 2^32 per dimension");
+  if (task.direct) return direct_groups(task, inner, outer, name);
   uint32_t wg = task.workgroup_size;
   GroupCount exact{static_cast<uint32_t>(std::min<int64_t>((inner + wg - 1) / wg, cap_x)),
                    static_cast<uint32_t>(std::min<int64_t>(outer, cap_y))};
@@ -945,6 +930,38 @@ std::optional<VulkanRuntime::GroupCount> VulkanRuntime::dispatch_groups(
   int64_t cols = per(inner, static_cast<int64_t>(fuller.x) * wg);
   int64_t trips = task.grid_dims == 2 ? per(outer, fuller.y) * (cols + 1) : cols;
   return trips <= kMaxGridStrideTrips ? fuller : exact;
+}
+
+// The grid of a direct-form task (SpirvTask::direct): every element its own invocation. Rows
+// of workgroups along y, then z; x across a row when one fits, else the rows end to end.
+VulkanRuntime::GroupCount VulkanRuntime::direct_groups(const SpirvTask& task, int64_t inner,
+                                                       int64_t outer,
+                                                       const std::string& kernel) const {
+  const int64_t cap_x = caps().max_workgroup_count_x, cap_y = caps().max_workgroup_count_y,
+                cap_z = caps().max_workgroup_count_z;
+  const int64_t wg = task.workgroup_size;
+  int64_t per_row = (inner + wg - 1) / wg;
+  int64_t x = 0, rows = 0;
+  if (task.grid_dims == 1) {  // one row of per_row workgroups, folded into rows of cap_x
+    x = std::min(per_row, cap_x);
+    rows = (per_row + x - 1) / x;
+  } else if (per_row <= cap_x) {
+    x = per_row;
+    rows = outer;
+  } else {  // laid end to end: the shader splits the place of a workgroup by per_row
+    x = cap_x;
+    rows = (per_row * outer + x - 1) / x;
+  }
+  int64_t y = std::min(rows, cap_y);
+  int64_t z = (rows + y - 1) / y;
+  // The shader numbers workgroups (and 1-d elements) in 32 bits.
+  int64_t places = task.grid_dims == 1 ? x * y * z * wg : per_row * outer;
+  if (z > cap_z || places > int64_t{UINT32_MAX})
+    throw Error(Place{"", kernel, -1, ""},
+                "kernel '" + kernel + "' has a range of " +
+                    std::to_string(static_cast<double>(inner) * static_cast<double>(outer)) +
+                    " iterations, more than the device's workgroup grid covers");
+  return GroupCount{static_cast<uint32_t>(x), static_cast<uint32_t>(y), static_cast<uint32_t>(z)};
 }
 
 // One dispatch per task with a non-empty range, each after the barrier its hazards need.
@@ -972,7 +989,7 @@ void VulkanRuntime::record_dispatches(VulkanKernel& kernel, const LaunchContext&
     if (code.args_in_push_constants)
       vkCmdPushConstants(cb, kernel.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
                          static_cast<uint32_t>(launch.args.size()), launch.args.data());
-    vkCmdDispatch(cb, groups->x, groups->y, 1);
+    vkCmdDispatch(cb, groups->x, groups->y, groups->z);
     if (!host) stream_->count_dispatch();
     ++stats_.last_launch.dispatches;
   }

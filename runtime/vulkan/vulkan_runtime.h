@@ -202,7 +202,7 @@ class VulkanRuntime {
   void record(VulkanKernel& kernel, LaunchContext& ctx, HostCommandBuffer* host);
   struct LaunchBindings;  // what each of a launch's bindings resolved to
   struct GroupCount {     // workgroups of one dispatch
-    uint32_t x = 1, y = 1;
+    uint32_t x = 1, y = 1, z = 1;
   };
   void bind(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host, size_t b,
             LaunchBindings& launch);
@@ -216,6 +216,8 @@ class VulkanRuntime {
                                      HostCommandBuffer* host);
   std::optional<GroupCount> dispatch_groups(const VulkanKernel& kernel, const SpirvTask& task,
                                             const LaunchContext& ctx) const;
+  GroupCount direct_groups(const SpirvTask& task, int64_t inner, int64_t outer,
+                           const std::string& kernel) const;
   void record_dispatches(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host,
                          const LaunchBindings& launch, VkDescriptorSet set);
   bool mark_device_writes(const LaunchBindings& launch);

@@ -186,7 +186,8 @@ TEST(AotModule, SameInputGivesByteIdenticalFiles) {
 TEST(AotModule, MetadataDescribesKernelsResourcesAndRequirements) {
   aot::Module m = build_module(source("assets/graphs/heat.loom.json"), aot::Arch::Vulkan);
   std::string json = aot::metadata_to_json(m.meta);
-  for (const char* key : {"\"format_version\": 1", "\"arch\": \"vulkan\"", "\"requires\"",
+  // Version 2: heat's stencil loops end at an extent minus one and its tasks are direct.
+  for (const char* key : {"\"format_version\": 2", "\"arch\": \"vulkan\"", "\"requires\"",
                           "\"workgroup_size\": 128", "\"fields\"", "\"temperature\"",
                           "\"template_args\"", "\"pipelines\"", "\"blobs\"", "\"hash\""})
     EXPECT_NE(json.find(key), std::string::npos) << key;
@@ -393,11 +394,46 @@ TEST(AotModuleErrors, CorruptArchivesAreErrorsNeverCrashes) {
 
 TEST(AotModuleErrors, AnotherFormatVersionIsAClearError) {
   aot::Module m = build_module(source("assets/graphs/heat.loom.json"), aot::Arch::Cpu);
-  m.meta.format_version = aot::kModuleFormatVersion + 1;
-  std::string msg =
-      error_of([&] { aot::read_module_bytes(aot::write_module_archive(m), "future.loommod"); });
-  EXPECT_NE(msg.find("module format version 2 is not one this runtime reads"), std::string::npos)
+  std::string json = aot::metadata_to_json(m.meta);
+  std::string version = "\"format_version\": " + std::to_string(aot::module_format_version(m.meta));
+  json.replace(json.find(version), version.size(),
+               "\"format_version\": " + std::to_string(aot::kModuleFormatVersion + 1));
+  std::string msg = error_of([&] { aot::metadata_from_json(json, "future.loommod"); });
+  EXPECT_NE(msg.find("module format version 3 is not one this runtime reads (versions 1 to 2)"),
+            std::string::npos)
       << msg;
+}
+
+// A module is written with the lowest version that holds it: version 1 while nothing in it
+// needs version 2, so older runtimes keep loading it; a bound plus a constant or a direct task
+// makes it version 2, which a runtime reading only version 1 refuses instead of misreading.
+TEST(AotModule, FormatVersionIsTheLowestThatHoldsTheModule) {
+  aot::ModuleMetadata m;
+  m.arch = aot::Arch::Vulkan;
+  EXPECT_EQ(aot::module_format_version(m), 1);
+  aot::KernelInfo k;
+  k.name = "k";
+  SpirvTask t;
+  t.kind = 1;
+  t.host_extent = true;
+  t.begin = {{RangeBound::Kind::Const, 0, 0, 0}};
+  t.end = {{RangeBound::Kind::Shape, 0, 0, 0}};
+  k.spirv.tasks.push_back(t);
+  m.kernels.push_back(k);
+  EXPECT_EQ(aot::module_format_version(m), 1);
+  m.kernels[0].spirv.tasks[0].end[0].plus = -1;
+  EXPECT_EQ(aot::module_format_version(m), 2);
+  m.kernels[0].spirv.tasks[0].end[0].plus = 0;
+  m.kernels[0].spirv.tasks[0].direct = true;
+  EXPECT_EQ(aot::module_format_version(m), 2);
+  m.kernels[0].spirv.tasks[0].direct = false;
+  ExtentAssumption e;
+  e.checked = true;
+  e.loop = 0;
+  e.begin = {{RangeBound::Kind::Const, 0, 0, 0}};
+  e.end = {{RangeBound::Kind::Arg, 0, 0, 2}};
+  m.kernels[0].abi.extent_assumptions.push_back(e);
+  EXPECT_EQ(aot::module_format_version(m), 2);
 }
 
 TEST(AotModuleErrors, BlobThatDoesNotMatchItsHash) {

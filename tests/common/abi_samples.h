@@ -201,14 +201,17 @@ class RandomAbi {
     std::vector<int64_t> values;
     for (size_t p = 0; p < abi.params.size(); ++p)
       if (abi.params[p].kind == ParamKind::Value) values.push_back(static_cast<int64_t>(p));
+    auto plus = [&] {
+      return static_cast<int32_t>(number(0, 1) ? number(INT32_MIN, INT32_MAX) : 0);
+    };
     if (kind == RangeBound::Kind::Arg && !values.empty()) {
       int64_t p = values[static_cast<size_t>(number(0, static_cast<int64_t>(values.size()) - 1))];
       uint32_t room = std::max<uint32_t>(abi.params[static_cast<size_t>(p)].size, 8) - 4;
-      return {kind, p, static_cast<uint32_t>(number(0, room))};
+      return {kind, p, static_cast<uint32_t>(number(0, room)), plus()};
     }
     if (kind == RangeBound::Kind::Shape)
       return {kind, number(0, static_cast<int64_t>(abi.resources.size()) - 1),
-              static_cast<uint32_t>(number(0, kMaxDims - 1))};
+              static_cast<uint32_t>(number(0, kMaxDims - 1)), plus()};
     return {RangeBound::Kind::Const, number(INT64_MIN, INT64_MAX), 0};
   }
   ExtentAssumption extent_assumption(const KernelABI& abi) {
@@ -229,8 +232,11 @@ class RandomAbi {
     return e;
   }
   RangeBound bound() {
-    return {static_cast<RangeBound::Kind>(number(0, 2)), number(INT64_MIN, INT64_MAX),
-            static_cast<uint32_t>(number(0, INT32_MAX))};
+    auto kind = static_cast<RangeBound::Kind>(number(0, 2));
+    int32_t plus = kind == RangeBound::Kind::Const || number(0, 1) == 0
+                       ? 0
+                       : static_cast<int32_t>(number(INT32_MIN, INT32_MAX));
+    return {kind, number(INT64_MIN, INT64_MAX), static_cast<uint32_t>(number(0, INT32_MAX)), plus};
   }
   SpirvTask spirv_task(size_t binding_count) {
     SpirvTask t;
@@ -241,6 +247,7 @@ class RandomAbi {
     t.workgroup_size = static_cast<uint32_t>(number(1, 4096));
     t.grid_dims = static_cast<uint8_t>(number(1, 2));
     t.host_extent = number(0, 1) == 1;
+    t.direct = t.host_extent && t.kind != 0 && number(0, 1) == 1;
     for (int64_t d = number(0, kMaxDims); d > 0; --d) {
       t.begin.push_back(bound());
       t.end.push_back(bound());

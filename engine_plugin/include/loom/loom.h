@@ -401,7 +401,7 @@ LOOM_API LoomResult loom_module_destroy(LoomModule module);
 typedef struct LoomModuleInfo {
   uint32_t struct_size; /* sizeof(LoomModuleInfo), set by the caller */
   LoomArch arch;
-  uint32_t format_version;
+  uint32_t format_version; /* the module's: 1, or 2 where it needs a runtime that reads 2 */
   uint32_t kernel_count, pipeline_count;
   uint32_t field_count, ndarray_count, texture_count, argpack_count;
   uint64_t generation; /* 0 when loaded, +1 for every reload that swapped it */
