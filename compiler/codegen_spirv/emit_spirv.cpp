@@ -920,8 +920,9 @@ class TaskEmitter {
   // z. 1-d: the invocation's place in the whole grid is the element. n-d: x covers the
   // innermost dimension and each row of workgroups (y + z * groups.y) one index of the others
   // flattened; when the innermost dimension needs more workgroups than the device has along x,
-  // the runtime lays the rows end to end instead and the shader splits the workgroup's place
-  // by the row's length (a division, rare: wider than 65,535 workgroups).
+  // the runtime lays the rows end to end instead, in a pipeline specialised for it
+  // (kSpecRowsEndToEnd), and the shader splits the workgroup's place by the row's length (a
+  // division; rare: wider than 65,535 workgroups). The constant folds the other way away.
   void emit_direct_task() {
     std::vector<Id> lo, hi;
     loop_bounds(offload_, &lo, &hi);
@@ -955,7 +956,7 @@ class TaskEmitter {
                              {m_.op(spv::OpINotEqual, bool_t(),
                                     {m_.op(spv::OpUMod, u32t(), {cols, wg}), m_.constant_u32(0)}),
                               m_.constant_u32(1), m_.constant_u32(0)}));
-      Id wide = m_.op(spv::OpULessThan, bool_t(), {lane(groups, 0), per_row});
+      Id wide = m_.spec_constant_bool(false, kSpecRowsEndToEnd);
       Id narrow_bb = m_.fresh_id(), wide_bb = m_.fresh_id(), merge = m_.fresh_id();
       m_.op_void(spv::OpSelectionMerge, {merge, spv::SelectionControlMaskNone});
       m_.op_void(spv::OpBranchConditional, {wide, wide_bb, narrow_bb});

@@ -285,6 +285,13 @@ void Module::set_later(size_t later, Id value) {
   fn_body_[later] = value;
 }
 
+Id Module::spec_constant_bool(bool value, uint32_t spec_id) {
+  Id id = fresh_id();
+  emit(globals_, value ? spv::OpSpecConstantTrue : spv::OpSpecConstantFalse, {type_bool(), id});
+  decorate(id, spv::DecorationSpecId, {spec_id});
+  return id;
+}
+
 std::vector<uint32_t> Module::assemble() const {
   if (in_function_) throw InternalError("spirv: assemble with a function still open");
   // Generator 0 (no registered tool id); schema 0.

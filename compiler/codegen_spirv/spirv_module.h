@@ -65,6 +65,8 @@ class Module {
   Id constant_i32(int32_t v) { return constant(type_int(32, true), {static_cast<uint32_t>(v)}); }
   Id constant_composite(Id type, const std::vector<Id>& parts);
   Id constant_null(Id type);
+  // A boolean specialization constant (OpSpecConstantTrue/False, SpecId `spec_id`).
+  Id spec_constant_bool(bool value, uint32_t spec_id);
 
   // A module-scope variable (in the types section).
   Id global_variable(Id pointer_type, spv::StorageClass storage);

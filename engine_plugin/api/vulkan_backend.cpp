@@ -30,8 +30,8 @@ class VulkanBackend : public DeviceBackend {
         caps_(device().vulkan()->caps()) {}
 
   std::string target_signature() const override {
-    return "vulkan\n" + caps_.signature() + "\nworkgroup " +
-           std::to_string(options_.workgroup_size) + (options_.spirv_opt ? "\nspirv-opt" : "");
+    return "vulkan\n" + caps_.signature() + "\nworkgroup " + std::to_string(workgroup_size()) +
+           (options_.spirv_opt ? "\nspirv-opt" : "");
   }
   int index_bits() const override { return 32; }
 
@@ -50,8 +50,7 @@ class VulkanBackend : public DeviceBackend {
     codegen::SpirvTarget t;
     t.features = caps_.features;
     t.max_push_constant_bytes = caps_.max_push_constants;
-    t.workgroup_size = std::min<uint32_t>(static_cast<uint32_t>(options_.workgroup_size),
-                                          caps_.max_workgroup_size_x);
+    t.workgroup_size = std::min<uint32_t>(workgroup_size(), caps_.max_workgroup_size_x);
     t.device_name = "device '" + caps_.name + "'";
     t.optimize = options_.spirv_opt;
     t.loop_iteration_limit = codegen::loop_iteration_limit(caps_.vendor_id, caps_.name);
@@ -59,6 +58,11 @@ class VulkanBackend : public DeviceBackend {
     // 1.0 device, 1.3 on 1.1, 1.5 on 1.2 and later.
     t.spirv_version = std::min(kSpirv1_5, max_spirv_version(caps_.api_version));
     return t;
+  }
+
+  uint32_t workgroup_size() const {
+    return options_.workgroup_size > 0 ? static_cast<uint32_t>(options_.workgroup_size)
+                                       : vk::preferred_workgroup_size(caps_);
   }
 
   ProgramOptions options_;

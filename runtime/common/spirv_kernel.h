@@ -51,6 +51,9 @@ enum BindingAccess : uint8_t { kAccessRead = 1, kAccessWrite = 2 };
 // such tasks need no loop guard (compiler/codegen_spirv/spirv_loops.h).
 constexpr int64_t kMaxGridStrideTrips = 16384;
 
+// Specialization constant ids of task shaders.
+constexpr uint32_t kSpecRowsEndToEnd = 0;  // bool: a direct n-d task's rows laid end to end
+
 struct SpirvTask {
   uint8_t kind = 0;             // ir::TaskKind: 0 serial, 1 range_for, 2 struct_for
   std::vector<uint32_t> spirv;  // a whole module; entry point "main"
@@ -68,7 +71,9 @@ struct SpirvTask {
   // element; the host must cover the range exactly. 1-d: the element is the invocation's place
   // in the whole grid (x, then y, then z). grid_dims 2: x covers the innermost dimension and
   // each row of workgroups (y + z * groups.y) one index of the others flattened; a row needing
-  // more workgroups than x allows is laid end to end along x instead (the shader divides).
+  // more workgroups than x allows is laid end to end along x instead: the pipeline made with
+  // specialization constant kSpecRowsEndToEnd true (the shader divides; rare, so made only
+  // when a launch needs it).
   bool direct = false;
   std::vector<uint8_t> access;  // per kernel binding: BindingAccess bits of this task
 };

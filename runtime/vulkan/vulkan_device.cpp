@@ -152,6 +152,16 @@ std::atomic<int>& shutdown_messages() {
 
 int validation_messages_at_shutdown() { return shutdown_messages().load(); }
 
+uint32_t preferred_workgroup_size(const DeviceCaps& caps) {
+  const uint32_t subgroup = caps.subgroup_size ? caps.subgroup_size : 32;
+  // A CPU device runs a workgroup's invocations in SIMD batches of its subgroup on one thread;
+  // the batch count per workgroup amortises each workgroup's start (lavapipe measured in
+  // bench/README.md).
+  uint32_t size = caps.type == "CPU" ? kCpuDeviceWorkgroupSize : std::max(64u, 4 * subgroup);
+  size = std::min({size, caps.max_workgroup_size_x, caps.max_workgroup_invocations});
+  return std::max(subgroup, size - size % subgroup);
+}
+
 std::string DeviceCaps::signature() const {
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s|%04x:%04x|driver %u|api %s|features %x|", name.c_str(),

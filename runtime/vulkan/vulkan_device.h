@@ -39,6 +39,13 @@ struct DeviceCaps {
   std::string signature() const;
 };
 
+// The workgroup size Loom gives parallel tasks on this device unless a kernel or the program
+// sets one: a multiple of its subgroup size (GPUs: four subgroups, at least 64 invocations, so
+// 128 on 32-wide hardware and 256 on 64-wide; CPUs such as llvmpipe: bench/README.md says why),
+// within its limits.
+uint32_t preferred_workgroup_size(const DeviceCaps& caps);
+constexpr uint32_t kCpuDeviceWorkgroupSize = 128;
+
 struct DeviceOptions {
   // "" picks the best device (discrete, then integrated, virtual, CPU); a number is an index
   // into enumerate_devices(); anything else a case-insensitive part of the device name.

@@ -99,6 +99,7 @@ VulkanKernel::VulkanKernel(VulkanDevice& device, MemoryAllocator& allocator, Pip
                            DescriptorAllocator& sets, KernelABI abi, SpirvKernel code)
     : device_(device),
       allocator_(sets),
+      cache_(cache),
       abi_(std::move(abi)),
       code_(std::move(code)),
       args_(args_layout(abi_)) {
@@ -149,31 +150,7 @@ VulkanKernel::VulkanKernel(VulkanDevice& device, MemoryAllocator& allocator, Pip
           "creating a pipeline layout");
 
     auto t0 = std::chrono::steady_clock::now();
-    for (size_t i = 0; i < code_.tasks.size(); ++i) {
-      const SpirvTask& t = code_.tasks[i];
-      VkShaderModuleCreateInfo sci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-      sci.codeSize = t.spirv.size() * 4;
-      sci.pCode = t.spirv.data();
-      VkShaderModule module;
-      check(vkCreateShaderModule(device.device(), &sci, device.host_allocator(), &module),
-            "loading task " + std::to_string(i) + " of kernel '" + abi_.name + "'");
-      VkComputePipelineCreateInfo pci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-      pci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                   nullptr,
-                   0,
-                   VK_SHADER_STAGE_COMPUTE_BIT,
-                   module,
-                   "main",
-                   nullptr};
-      pci.layout = layout_;
-      VkPipeline pipeline;
-      VkResult r = vkCreateComputePipelines(device.device(), cache.handle(), 1, &pci,
-                                            device.host_allocator(), &pipeline);
-      vkDestroyShaderModule(device.device(), module, device.host_allocator());
-      check(r, "building the pipeline of task " + std::to_string(i) + " of kernel '" + abi_.name +
-                   "'");
-      pipelines_.push_back(pipeline);
-    }
+    for (size_t i = 0; i < code_.tasks.size(); ++i) pipelines_.push_back(make_pipeline(i, false));
     pipeline_ms_ =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
@@ -207,10 +184,50 @@ void VulkanKernel::release() {
   lru_.clear();
   for (VkPipeline p : pipelines_) vkDestroyPipeline(d, p, device_.host_allocator());
   pipelines_.clear();
+  for (auto& [task, p] : end_to_end_pipelines_) vkDestroyPipeline(d, p, device_.host_allocator());
+  end_to_end_pipelines_.clear();
   if (layout_) vkDestroyPipelineLayout(d, layout_, device_.host_allocator());
   if (set_layout_) vkDestroyDescriptorSetLayout(d, set_layout_, device_.host_allocator());
   layout_ = VK_NULL_HANDLE;
   set_layout_ = VK_NULL_HANDLE;
+}
+
+VkPipeline VulkanKernel::make_pipeline(size_t task, bool rows_end_to_end) {
+  const SpirvTask& t = code_.tasks.at(task);
+  VkDevice d = device_.device();
+  VkShaderModuleCreateInfo sci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  sci.codeSize = t.spirv.size() * 4;
+  sci.pCode = t.spirv.data();
+  VkShaderModule module;
+  check(vkCreateShaderModule(d, &sci, device_.host_allocator(), &module),
+        "loading task " + std::to_string(task) + " of kernel '" + abi_.name + "'");
+  const VkBool32 end_to_end = VK_TRUE;
+  VkSpecializationMapEntry entry{kSpecRowsEndToEnd, 0, sizeof(VkBool32)};
+  VkSpecializationInfo spec{1, &entry, sizeof end_to_end, &end_to_end};
+  VkComputePipelineCreateInfo pci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  pci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+               nullptr,
+               0,
+               VK_SHADER_STAGE_COMPUTE_BIT,
+               module,
+               "main",
+               rows_end_to_end ? &spec : nullptr};
+  pci.layout = layout_;
+  VkPipeline pipeline;
+  VkResult r =
+      vkCreateComputePipelines(d, cache_.handle(), 1, &pci, device_.host_allocator(), &pipeline);
+  vkDestroyShaderModule(d, module, device_.host_allocator());
+  check(r,
+        "building the pipeline of task " + std::to_string(task) + " of kernel '" + abi_.name + "'");
+  return pipeline;
+}
+
+VkPipeline VulkanKernel::rows_end_to_end_pipeline(size_t task) {
+  auto it = end_to_end_pipelines_.find(task);
+  if (it != end_to_end_pipelines_.end()) return it->second;
+  if (!code_.tasks.at(task).direct || code_.tasks[task].grid_dims != 2)
+    throw InternalError("rows end to end for a task that is not a direct n-d task");
+  return end_to_end_pipelines_[task] = make_pipeline(task, true);
 }
 
 VkDescriptorSet VulkanKernel::allocate_set(GpuUse completed) {

@@ -48,6 +48,9 @@ class VulkanKernel {
   const ArgsLayout& args() const { return args_; }
   VkPipelineLayout layout() const { return layout_; }
   VkPipeline pipeline(size_t task) const { return pipelines_.at(task); }
+  // A direct n-d task's pipeline for rows laid end to end (kSpecRowsEndToEnd), made at its
+  // first use.
+  VkPipeline rows_end_to_end_pipeline(size_t task);
   double pipeline_ms() const { return pipeline_ms_; }
 
   GpuBuffer& temps() { return temps_; }
@@ -87,13 +90,17 @@ class VulkanKernel {
 
   VulkanDevice& device_;
   DescriptorAllocator& allocator_;
+  PipelineCache& cache_;
   KernelABI abi_;
   SpirvKernel code_;
   ArgsLayout args_;
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
   std::vector<VkDescriptorType> descriptor_types_;  // of set_layout_'s bindings, in order
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  VkPipeline make_pipeline(size_t task, bool rows_end_to_end);
+
   std::vector<VkPipeline> pipelines_;
+  std::map<size_t, VkPipeline> end_to_end_pipelines_;
   double pipeline_ms_ = 0;
   GpuBuffer temps_, returns_, error_;
   std::map<std::vector<uint64_t>, CachedSet> sets_;

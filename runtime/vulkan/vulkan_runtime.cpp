@@ -942,6 +942,7 @@ VulkanRuntime::GroupCount VulkanRuntime::direct_groups(const SpirvTask& task, in
   const int64_t wg = task.workgroup_size;
   int64_t per_row = (inner + wg - 1) / wg;
   int64_t x = 0, rows = 0;
+  bool end_to_end = false;
   if (task.grid_dims == 1) {  // one row of per_row workgroups, folded into rows of cap_x
     x = std::min(per_row, cap_x);
     rows = (per_row + x - 1) / x;
@@ -949,6 +950,7 @@ VulkanRuntime::GroupCount VulkanRuntime::direct_groups(const SpirvTask& task, in
     x = per_row;
     rows = outer;
   } else {  // laid end to end: the shader splits the place of a workgroup by per_row
+    end_to_end = true;
     x = cap_x;
     rows = (per_row * outer + x - 1) / x;
   }
@@ -961,7 +963,8 @@ VulkanRuntime::GroupCount VulkanRuntime::direct_groups(const SpirvTask& task, in
                 "kernel '" + kernel + "' has a range of " +
                     std::to_string(static_cast<double>(inner) * static_cast<double>(outer)) +
                     " iterations, more than the device's workgroup grid covers");
-  return GroupCount{static_cast<uint32_t>(x), static_cast<uint32_t>(y), static_cast<uint32_t>(z)};
+  return GroupCount{static_cast<uint32_t>(x), static_cast<uint32_t>(y), static_cast<uint32_t>(z),
+                    end_to_end};
 }
 
 // One dispatch per task with a non-empty range, each after the barrier its hazards need.
@@ -983,7 +986,9 @@ void VulkanRuntime::record_dispatches(VulkanKernel& kernel, const LaunchContext&
     } else {
       stream_->hazard(accesses);
     }
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline(t));
+    vkCmdBindPipeline(
+        cb, VK_PIPELINE_BIND_POINT_COMPUTE,
+        groups->rows_end_to_end ? kernel.rows_end_to_end_pipeline(t) : kernel.pipeline(t));
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.layout(), 0, 1, &set,
                             dynamic ? 1 : 0, dynamic ? &dynamic_offset : nullptr);
     if (code.args_in_push_constants)

@@ -203,6 +203,7 @@ class VulkanRuntime {
   struct LaunchBindings;  // what each of a launch's bindings resolved to
   struct GroupCount {     // workgroups of one dispatch
     uint32_t x = 1, y = 1, z = 1;
+    bool rows_end_to_end = false;  // a direct n-d task's rows laid end to end along x
   };
   void bind(VulkanKernel& kernel, const LaunchContext& ctx, HostCommandBuffer* host, size_t b,
             LaunchBindings& launch);

@@ -68,7 +68,8 @@ values, those of its last run, by name (r0, r1; struct members as r1.a).
   --backend B        cpu (default), vulkan, or auto (Vulkan when a device exists, else CPU)
   --device D         Vulkan device: an index or part of its name (default: the best one)
   --validate         Vulkan validation layer on; any message is an error
-  --workgroup-size N Vulkan: invocations per workgroup of parallel tasks (default 128)
+  --workgroup-size N Vulkan: invocations per workgroup of parallel tasks that set none
+                     (default: the device's, a multiple of its subgroup size)
   --spirv-opt        Vulkan: run SPIRV-Tools' optimizer on every shader
   --png NAME=PATTERN write a 2-d field/ndarray (colour-mapped) or texture as PNG frames;
                      PATTERN may hold a printf step number ("frames/heat_%04d.png")

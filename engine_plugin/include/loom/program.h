@@ -42,11 +42,13 @@ Backend default_backend();
 
 struct ProgramOptions {
   Backend backend = default_backend();
-  std::string device;        // Vulkan: "" the best device, an index, or part of its name
-  bool validation = false;   // Vulkan validation layer; every message becomes an error
-                             // (on by default when $LOOM_VULKAN_VALIDATION is 1)
-  int workgroup_size = 128;  // Vulkan: invocations per workgroup of parallel tasks
-  bool spirv_opt = false;    // Vulkan: run SPIRV-Tools' optimizer on every shader
+  std::string device;       // Vulkan: "" the best device, an index, or part of its name
+  bool validation = false;  // Vulkan validation layer; every message becomes an error
+                            // (on by default when $LOOM_VULKAN_VALIDATION is 1)
+  // Vulkan: invocations per workgroup of parallel tasks that set none; 0: the device's own
+  // (a multiple of its subgroup size: 128 on NVIDIA, 256 on AMD; vk::preferred_workgroup_size)
+  int workgroup_size = 0;
+  bool spirv_opt = false;  // Vulkan: run SPIRV-Tools' optimizer on every shader
   // Vulkan: run on this device (shared with a renderer or a host engine, same thread)
   // instead of making one; `device` and `validation` are then the device's business.
   std::shared_ptr<vk::VulkanDevice> vulkan_device;
