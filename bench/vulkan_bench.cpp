@@ -15,7 +15,8 @@
 // - an unchanged argpack against the same values as plain arguments; a cold start against
 //   the caches; SPIRV-Tools' optimizer on against off.
 //
-//   loom_vulkan_bench [--quick] [--device D] [--runs N] [--workgroup N] [--kernels-only]
+//   loom_vulkan_bench [--quick] [--device D] [--runs N] [--workgroup N]
+//                     [--kernels-only | --spirv-passes]
 #include <time.h>
 
 #include <algorithm>
@@ -38,6 +39,7 @@
 #include "bench_shaders/scatter.h"
 #include "bench_shaders/scatter_cas.h"
 #include "bench_shaders/stencil.h"
+#include "compiler/codegen_spirv/spirv_tools.h"
 #include "engine_plugin/include/loom/program.h"
 #include "runtime/common/spirv_kernel.h"
 #include "runtime/vulkan/command_stream.h"
@@ -492,13 +494,93 @@ void launch_section(const std::shared_ptr<loom::vk::VulkanDevice>& device, Basel
               loom - hand <= kLaunchGoalUs ? "goal met" : "goal NOT met");
 }
 
+// spirv-opt pass by pass: each pass of its performance set (-O) alone, and the whole set,
+// against no optimizer on the same device in turns: the time of the bench kernels and of the
+// samples' `step` pipelines, and the optimizer's compile time per kernel.
+void spirv_passes_section(const std::shared_ptr<loom::vk::VulkanDevice>& device, const Sizes& s) {
+  struct Workload {
+    std::string name;
+    std::function<void(loom::Program&)> setup;
+    std::function<void(loom::Program&)> run;
+  };
+  const int64_t n = s.n, side = s.side;
+  std::vector<Workload> work = {{"saxpy",
+                                 [&](loom::Program& p) {
+                                   p.load_file(source("bench/graphs/bench_kernels.loom.json"));
+                                   p.create_ndarray("x", {loom::Scalar::F32}, {n});
+                                   p.create_ndarray("y", {loom::Scalar::F32}, {n});
+                                 },
+                                 [](loom::Program& p) {
+                                   p.launch("saxpy", {{"a", 2.0}, {"x", "x"}, {"y", "y"}});
+                                 }},
+                                {"stencil",
+                                 [&](loom::Program& p) {
+                                   p.load_file(source("bench/graphs/bench_kernels.loom.json"));
+                                   p.create_ndarray("ga", {loom::Scalar::F32}, {side, side});
+                                   p.create_ndarray("gb", {loom::Scalar::F32}, {side, side});
+                                 },
+                                 [](loom::Program& p) {
+                                   p.launch("stencil", {{"k", 0.2}, {"src", "ga"}, {"dst", "gb"}});
+                                 }}};
+  for (const char* sample : {"mpm88", "cloth", "nbody"})
+    work.push_back({sample,
+                    [sample](loom::Program& p) {
+                      p.load_file(source(std::string("assets/graphs/") + sample + ".loom.json"));
+                      p.run_pipeline("init");
+                    },
+                    [](loom::Program& p) { p.run_pipeline("step"); }});
+
+  std::vector<std::string> passes = loom::codegen::performance_pass_flags();
+  std::printf(
+      "\nspirv-opt pass by pass (time with the pass / without any, median of %d batches of %d "
+      "in turns; compile: the optimizer's ms per kernel)\n",
+      s.runs, s.batch);
+  std::printf("  %-40s", "pass");
+  for (const Workload& w : work) std::printf(" %8s", w.name.c_str());
+  std::printf(" %10s\n", "compile");
+  std::vector<std::vector<std::string>> configs = {{}};  // {} with spirv_opt: the whole set
+  for (const std::string& pass : passes) configs.push_back({pass});
+  for (const std::vector<std::string>& config : configs) {
+    std::printf("  %-40s", config.empty() ? "all of -O" : config[0].c_str());
+    double optimize_ms = 0;
+    int kernels = 0;
+    for (const Workload& w : work) {
+      loom::ProgramOptions plain = options(device), opt = options(device);
+      opt.spirv_opt = true;
+      opt.spirv_opt_passes = config;
+      try {
+        loom::Program a(plain), b(opt);
+        w.setup(a);
+        w.setup(b);
+        std::vector<Timing> t = time_interleaved(s.runs, {[&] {
+                                                            for (int i = 0; i < s.batch; ++i)
+                                                              w.run(a);
+                                                            a.synchronize();
+                                                          },
+                                                          [&] {
+                                                            for (int i = 0; i < s.batch; ++i)
+                                                              w.run(b);
+                                                            b.synchronize();
+                                                          }});
+        std::printf(" %8.3f", t[1].median / t[0].median);
+        optimize_ms += b.stats().ms_optimize;
+        kernels += b.stats().instantiations;
+      } catch (const std::exception& e) {
+        std::printf(" %8s", "error");
+        std::fprintf(stderr, "%s: %s\n", w.name.c_str(), e.what());
+      }
+    }
+    std::printf(" %10.2f\n", kernels ? optimize_ms / kernels : 0.0);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool quick = false;
   std::string select;
   int runs = 0;
-  bool kernels_only = false;
+  bool kernels_only = false, spirv_passes = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick"))
       quick = true;
@@ -510,10 +592,12 @@ int main(int argc, char** argv) {
       g_workgroup = std::max(1, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--kernels-only"))
       kernels_only = true;
+    else if (!std::strcmp(argv[i], "--spirv-passes"))
+      spirv_passes = true;
     else {
       std::fprintf(stderr,
                    "usage: loom_vulkan_bench [--quick] [--device D] [--runs N] [--workgroup N] "
-                   "[--kernels-only]\n");
+                   "[--kernels-only | --spirv-passes]\n");
       return 2;
     }
   }
@@ -533,6 +617,10 @@ int main(int argc, char** argv) {
     Baseline base(*device);
     std::printf("loom_vulkan_bench: %s (subgroups of %u)\n\n", device->caps().name.c_str(),
                 device->caps().subgroup_size);
+    if (spirv_passes) {
+      spirv_passes_section(device, s);
+      return 0;
+    }
     Verdicts v;
     kernels_section(device, base, s, v);
     if (kernels_only) {

@@ -2016,7 +2016,7 @@ CompiledSpirvKernel compile_kernel_to_spirv(const ir::Kernel& kernel, const Spir
                               "' is not valid SPIR-V:\n" + problems);
     if (target.optimize) {
       auto t2 = Clock::now();
-      task.spirv = optimize_spirv(task.spirv);
+      task.spirv = optimize_spirv(task.spirv, target.optimizer_passes);
       if (timings) timings->optimize_ms += ms_since(t2);
     }
     TaskDesc desc;

@@ -23,7 +23,10 @@ struct SpirvTarget {
   uint32_t max_push_constant_bytes = 128;
   uint32_t workgroup_size = 128;           // local size of range and struct tasks
   std::string device_name = "the device";  // for error messages
-  bool optimize = false;                   // SPIRV-Tools' performance passes
+  bool optimize = false;                   // SPIRV-Tools' performance passes (spirv-opt -O)
+  // With `optimize`: these spirv-opt passes (their flags, "--ccp") in this order instead of
+  // the whole performance set, to measure them one by one (loom_vulkan_bench --spirv-passes).
+  std::vector<std::string> optimizer_passes;
   // The SPIR-V version to write: kSpirv1_5 for Vulkan 1.2 devices, kSpirv1_3 for Vulkan 1.1,
   // kSpirv1_0 for Vulkan 1.0 (max_spirv_version of the device's API version; an engine's device
   // may be any). SPIR-V 1.0 declares storage buffers as Uniform BufferBlocks (no extension) and

@@ -1,5 +1,7 @@
 #include "compiler/codegen_spirv/spirv_tools.h"
 
+#include <algorithm>
+
 #include <spirv-tools/libspirv.hpp>
 #include <spirv-tools/optimizer.hpp>
 
@@ -47,14 +49,33 @@ std::string disassemble_spirv(const std::vector<uint32_t>& words) {
   return text;
 }
 
-std::vector<uint32_t> optimize_spirv(const std::vector<uint32_t>& words) {
+std::vector<uint32_t> optimize_spirv(const std::vector<uint32_t>& words,
+                                     const std::vector<std::string>& flags) {
   spvtools::Optimizer opt(env_of(words));
   std::string messages;
   opt.SetMessageConsumer(collect(&messages));
-  opt.RegisterPerformancePasses();
+  if (flags.empty())
+    opt.RegisterPerformancePasses();
+  else if (!opt.RegisterPassesFromFlags(flags))
+    throw Error("spirv-opt does not know a pass of " + [&] {
+      std::string all;
+      for (const std::string& f : flags) all += (all.empty() ? "" : " ") + f;
+      return all;
+    }() + (messages.empty() ? "" : ": " + messages));
   std::vector<uint32_t> out;
   if (!opt.Run(words.data(), words.size(), &out)) throw Error("spirv-opt failed: " + messages);
   return out;
+}
+
+std::vector<std::string> performance_pass_flags() {
+  spvtools::Optimizer opt(SPV_ENV_VULKAN_1_2);
+  opt.RegisterPerformancePasses();
+  std::vector<std::string> flags;
+  for (const char* name : opt.GetPassNames()) {
+    std::string flag = std::string("--") + name;
+    if (std::find(flags.begin(), flags.end(), flag) == flags.end()) flags.push_back(flag);
+  }
+  return flags;
 }
 
 }  // namespace loom::codegen

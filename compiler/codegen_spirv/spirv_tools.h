@@ -13,7 +13,11 @@ namespace loom::codegen {
 std::string validate_spirv(const std::vector<uint32_t>& words);
 // Assembly text with friendly names.
 std::string disassemble_spirv(const std::vector<uint32_t>& words);
-// SPIRV-Tools' performance passes; throws loom::Error if the optimizer fails.
-std::vector<uint32_t> optimize_spirv(const std::vector<uint32_t>& words);
+// SPIRV-Tools' performance passes (spirv-opt -O), or the passes of `flags` ("--ccp") in
+// order when given; throws loom::Error if a flag is unknown or the optimizer fails.
+std::vector<uint32_t> optimize_spirv(const std::vector<uint32_t>& words,
+                                     const std::vector<std::string>& flags = {});
+// The flags of the passes spirv-opt -O runs, in order, each once.
+std::vector<std::string> performance_pass_flags();
 
 }  // namespace loom::codegen

@@ -30,8 +30,10 @@ class VulkanBackend : public DeviceBackend {
         caps_(device().vulkan()->caps()) {}
 
   std::string target_signature() const override {
-    return "vulkan\n" + caps_.signature() + "\nworkgroup " + std::to_string(workgroup_size()) +
-           (options_.spirv_opt ? "\nspirv-opt" : "");
+    std::string opt = options_.spirv_opt ? "\nspirv-opt" : "";
+    if (options_.spirv_opt)
+      for (const std::string& pass : options_.spirv_opt_passes) opt += " " + pass;
+    return "vulkan\n" + caps_.signature() + "\nworkgroup " + std::to_string(workgroup_size()) + opt;
   }
   int index_bits() const override { return 32; }
 
@@ -53,6 +55,7 @@ class VulkanBackend : public DeviceBackend {
     t.workgroup_size = std::min<uint32_t>(workgroup_size(), caps_.max_workgroup_size_x);
     t.device_name = "device '" + caps_.name + "'";
     t.optimize = options_.spirv_opt;
+    t.optimizer_passes = options_.spirv_opt_passes;
     t.loop_iteration_limit = codegen::loop_iteration_limit(caps_.vendor_id, caps_.name);
     // The newest SPIR-V the device takes that our emitter writes: 1.0 on an engine's Vulkan
     // 1.0 device, 1.3 on 1.1, 1.5 on 1.2 and later.

@@ -49,6 +49,9 @@ struct ProgramOptions {
   // (a multiple of its subgroup size: 128 on NVIDIA, 256 on AMD; vk::preferred_workgroup_size)
   int workgroup_size = 0;
   bool spirv_opt = false;  // Vulkan: run SPIRV-Tools' optimizer on every shader
+  // With spirv_opt: only these spirv-opt passes, by flag ("--ccp"), in order (measuring them
+  // one by one: loom_vulkan_bench --spirv-passes); empty: the whole performance set (-O).
+  std::vector<std::string> spirv_opt_passes;
   // Vulkan: run on this device (shared with a renderer or a host engine, same thread)
   // instead of making one; `device` and `validation` are then the device's business.
   std::shared_ptr<vk::VulkanDevice> vulkan_device;
