@@ -6,8 +6,10 @@
 // a while from inside a nested counted loop goes through a flag the enclosing loops check
 // after they end. Values follow the IR's dominance, so no phi nodes are needed; locals are
 // Function variables.
+#include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -1175,6 +1177,72 @@ class TaskEmitter {
     }
     mark(plan_.find(BindingKind::Buffer, p->resource_slot()), kAccessRead | kAccessWrite);
     Id pv = value(p);
+    if (combines_in_subgroup(in)) {
+      // Every active invocation updates the same element: the subgroup combines its values
+      // and one of them updates memory (one atomic per subgroup instead of one per element).
+      constexpr uint32_t kScopeSubgroup = 3;
+      Op combine = op == ir::AtomicOp::Sub ? Op::Add : ir::atomic_binary_op(op);
+      Id total = m_.op(
+          subgroup_op(combine, ty), t(ty),
+          {m_.constant_u32(kScopeSubgroup), static_cast<uint32_t>(spv::GroupOperationReduce), v});
+      Id leader = m_.op(spv::OpGroupNonUniformElect, bool_t(), {m_.constant_u32(kScopeSubgroup)});
+      if_then(leader, [&] { atomic_update(in, pv, total); });
+      return total;  // never read: combines_in_subgroup asks that nothing uses the old value
+    }
+    return atomic_update(in, pv, v);
+  }
+
+  // True for an atomic whose element is the same in every invocation (its index is built from
+  // constants, value parameters and extents: a 0-d field, g[3], a[n - 1]) and whose old value
+  // nothing reads, when the device combines 32-bit values in subgroups (integers: every
+  // operation; floats: add and subtract, where only the order of the additions changes).
+  bool combines_in_subgroup(const Inst& in) {
+    if (m_.version() < kSpirv1_3 || !(target_.features & kNeedSubgroupArithmetic)) return false;
+    Scalar ty = in.type;
+    if (ty != Scalar::I32 && ty != Scalar::U32 && ty != Scalar::F32) return false;
+    ir::AtomicOp op = in.atomic_op();
+    if (ty == Scalar::F32 && op != ir::AtomicOp::Add && op != ir::AtomicOp::Sub) return false;
+    if (kind_ == ir::TaskKind::Serial || read_values().count(&in)) return false;
+    if (!uniform(in.operand(0)->operand(0), 0)) return false;
+    *requirements_ |= kNeedSubgroupArithmetic;
+    m_.capability(spv::CapabilityGroupNonUniform);
+    m_.capability(spv::CapabilityGroupNonUniformArithmetic);
+    return true;
+  }
+
+  // The instructions of the task whose values something reads.
+  const std::set<const Inst*>& read_values() {
+    if (!read_values_) {
+      read_values_.emplace();
+      ir::walk(*offload_.region(0), [&](const Inst& i) {
+        for (const Inst* o : i.operands) read_values_->insert(o);
+      });
+    }
+    return *read_values_;
+  }
+
+  // True when `v` has one value in every invocation of the dispatch: built by pure operations
+  // from constants, value parameters and extents only (no loop index, load or random number).
+  // Deep expressions are treated as varying rather than followed (a bounded walk).
+  bool uniform(const Inst* v, int depth) {
+    if (auto it = uniform_.find(v); it != uniform_.end()) return it->second;
+    bool u = false;
+    if (v->op == Op::Const || v->op == Op::ArgLoad || v->op == Op::ResourceShape)
+      u = true;
+    else if (ir::is_pure(v->op) && !v->operands.empty() && depth < 32)
+      u = std::all_of(v->operands.begin(), v->operands.end(),
+                      [&](const Inst* o) { return uniform(o, depth + 1); });
+    return uniform_[v] = u;
+  }
+
+  // The atomic update of the element at `pv` by `v`; the old value.
+  Id atomic_update(const Inst& in, Id pv, Id v) {
+    const Inst* p = in.operand(0);
+    Scalar ty = in.type;
+    ir::AtomicOp op = in.atomic_op();
+    int width = bit_width(ty);
+    bool native_float = is_float(ty) && !cas_slots_.count(p->resource_slot()) &&
+                        is_float_atomic_native(ty, op, target_.features);
     Id scope = m_.constant_u32(kScopeDevice), sem = m_.constant_u32(kSemanticsRelaxed);
     if (!is_float(ty)) {
       bool s = is_signed_int(ty);
@@ -1945,6 +2013,8 @@ class TaskEmitter {
   std::map<std::pair<int, int>, Id> shapes_;
   std::map<std::vector<uint32_t>, Id> texel_cache_;
   std::vector<Loop> loops_;
+  std::optional<std::set<const Inst*>> read_values_;  // combines_in_subgroup
+  std::unordered_map<const Inst*, bool> uniform_;
   bool guard_loops_ = false;  // the device may cut this task's loops short (spirv_loops.h)
   Id loop_flag_ = 0;          // this invocation's word of the loop flag (prepare_loop_guard)
 };
