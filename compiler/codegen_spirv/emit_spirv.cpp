@@ -499,8 +499,9 @@ class TaskEmitter {
     sb.var = m_.global_variable(ptr(buffer_class(), st), buffer_class());
     decorate_binding(sb.var, plan_.find(BindingKind::Buffer, slot));
     // SPIR-V lets a compiler assume distinct buffers do not overlap; two ndarray slots may be
-    // bound to the same ndarray (fields are distinct by name and never alias).
-    if (r.kind == ResourceKind::Ndarray && ndarray_slots() > 1)
+    // bound to the same ndarray unless the launch said otherwise (fields are distinct by name
+    // and never alias).
+    if (r.kind == ResourceKind::Ndarray && ndarray_slots() > 1 && !k_.distinct_ndarrays)
       m_.decorate(sb.var, spv::DecorationAliased);
     m_.name(sb.var, r.kind == ResourceKind::Field ? r.field : "slot" + std::to_string(slot));
     return slot_buffers_[slot] = sb;

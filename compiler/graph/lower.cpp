@@ -525,7 +525,9 @@ std::unique_ptr<ir::Kernel> lower_kernel(const Document& doc, const std::string&
     if (k.name == kernel) decl = &k;
   if (!decl)
     throw Error(Place{doc.path, kernel, -1, ""}, "the document has no kernel '" + kernel + "'");
-  return detail::Lowerer(doc, *decl, args).run();
+  std::unique_ptr<ir::Kernel> k = detail::Lowerer(doc, *decl, args).run();
+  k->distinct_ndarrays = args.distinct_ndarrays;
+  return k;
 }
 
 KernelDecl function_probe(const FunctionDecl& f) {

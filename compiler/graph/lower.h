@@ -29,11 +29,16 @@ struct TemplateArg {
 
 struct TemplateArgs {
   std::vector<std::pair<std::string, TemplateArg>> values;
+  // Every ndarray parameter is bound to an ndarray of its own (the JIT sees the launch's
+  // arguments): the code may assume no two of them overlap (ir::Kernel::distinct_ndarrays).
+  bool distinct_ndarrays = false;
 
   const TemplateArg* find(const std::string& name) const;
   void set(const std::string& name, TemplateArg arg);
   // Canonical text, sorted by name: "n=i:3,src=field:x" ("" for no arguments).
   std::string signature() const;
+  // What tells instantiations apart: the signature and whether ndarrays are distinct.
+  std::string key() const { return signature() + (distinct_ndarrays ? "|distinct" : ""); }
 };
 
 // One value a kernel returns, as the return node's pin names it. A struct return (an argpack

@@ -245,6 +245,7 @@ std::unique_ptr<Kernel> Kernel::clone() const {
   k->fast_math = fast_math;
   k->index_bits = index_bits;
   k->workgroup_size = workgroup_size;
+  k->distinct_ndarrays = distinct_ndarrays;
   k->task_notes = task_notes;
   std::unordered_map<const Inst*, Inst*> map;
   clone_block(*body, *k->body, map);

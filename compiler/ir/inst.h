@@ -152,6 +152,9 @@ class Kernel {
   // buffers are smaller than 4 GiB and whose 64-bit integer math is slow or missing.
   int index_bits = 64;
   int workgroup_size = 0;  // GPU targets: invocations per workgroup; 0: the target's default
+  // No two ndarray slots are bound to the same ndarray (the JIT knows it from the launch):
+  // GPU code need not declare their buffers as possibly overlapping (SPIR-V Aliased).
+  bool distinct_ndarrays = false;
   std::vector<TaskNote> task_notes;  // one per task, in task order (filled by offload)
   // Variables lowered from a function's `var` node. Inlined code carries the call node, so
   // this says which function and node a variable came from (offload's notes name it).

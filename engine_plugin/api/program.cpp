@@ -369,6 +369,7 @@ struct Program::Impl {
 
   graph::TemplateArgs template_args(const graph::KernelDecl& decl, const Args& args) const {
     graph::TemplateArgs t;
+    t.distinct_ndarrays = distinct_ndarrays(decl, args);
     for (const graph::KernelParam& p : decl.params) {
       bool open_ndarray = p.kind == graph::ParamKind::Ndarray && p.type.empty();
       if (p.kind != graph::ParamKind::Template && !open_ndarray) continue;
@@ -421,6 +422,22 @@ struct Program::Impl {
     return t;
   }
 
+  // Two or more ndarray parameters, each bound to a different ndarray, and no argpack (whose
+  // members could hold one of them again): their buffers never overlap. On Vulkan every
+  // ndarray has a buffer of its own, wrapped caller memory included.
+  bool distinct_ndarrays(const graph::KernelDecl& decl, const Args& args) const {
+    std::vector<std::string> bound;
+    for (const graph::KernelParam& p : decl.params) {
+      if (p.kind == graph::ParamKind::Argpack) return false;
+      if (p.kind != graph::ParamKind::Ndarray) continue;
+      for (const auto& [name, value] : args)
+        if (name == p.name && value.kind() == Arg::Kind::Resource)
+          bound.push_back(value.resource());
+    }
+    std::sort(bound.begin(), bound.end());
+    return bound.size() >= 2 && std::adjacent_find(bound.begin(), bound.end()) == bound.end();
+  }
+
   void check_argument_names(const graph::KernelDecl& decl, const Args& args) const {
     for (size_t i = 0; i < args.size(); ++i)
       for (size_t j = 0; j < i; ++j)
@@ -469,14 +486,14 @@ struct Program::Impl {
 
   Instance& instance(const graph::KernelDecl& decl, const graph::TemplateArgs& targs) {
     std::string signature = targs.signature();
-    std::string memory_key = decl.name + '\n' + signature;
+    std::string memory_key = decl.name + '\n' + targs.key();
     auto found = instances.find(memory_key);
     if (found != instances.end()) {
       ++stats.memory_hits;
       return *found->second;
     }
     std::string key = hash128_hex(
-        content_key(decl.name) + '\n' + signature + '\n' + backend->target_signature() + '\n' +
+        content_key(decl.name) + '\n' + targs.key() + '\n' + backend->target_signature() + '\n' +
         (options.debug ? "debug" : "release") + (options.fast_math ? ",fast" : ",ieee") +
         (options.cancellable ? ",cancellable" : "") + '\n' + kCompilerVersion + '\n' +
         kRuntimeVersion + '\n' + build_id());
@@ -791,7 +808,7 @@ struct Program::Impl {
         check_argument_names(decl, args);
         graph::TemplateArgs targs = template_args(decl, args);
         std::string sig = targs.signature();
-        if (!seen.insert(kernel + '\n' + sig).second) continue;
+        if (!seen.insert(kernel + '\n' + targs.key()).second) continue;
         visit(kernel, targs, kernel + (sig.empty() ? "" : "[" + sig + "]"));
       }
     }
@@ -976,7 +993,7 @@ ReloadReport Program::reload(graph::Document document) {
         const graph::KernelDecl& decl = fresh->kernel_decl(kernel);
         fresh->check_argument_names(decl, args);
         graph::TemplateArgs targs = fresh->template_args(decl, args);
-        std::string key = kernel + '\n' + targs.signature();
+        std::string key = kernel + '\n' + targs.key();
         if (seen[key]) continue;
         seen[key] = true;
         bool reused = fresh->instances.count(key) > 0;
