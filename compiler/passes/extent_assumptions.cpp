@@ -1,7 +1,5 @@
 #include "compiler/passes/extent_assumptions.h"
 
-#include "compiler/ir/range_bound.h"
-
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -156,7 +154,8 @@ bool delinearize(const Inst* linear, int32_t slot, const ResourceDesc& r,
 bool same_bounds(const std::vector<RangeBound>& a, const std::vector<RangeBound>& b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(),
                     [](const RangeBound& x, const RangeBound& y) {
-                      return x.kind == y.kind && x.value == y.value && x.offset == y.offset;
+                      return x.kind == y.kind && x.value == y.value && x.offset == y.offset &&
+                             x.plus == y.plus;
                     });
 }
 

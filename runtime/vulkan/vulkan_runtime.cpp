@@ -891,11 +891,12 @@ std::optional<VulkanRuntime::GroupCount> VulkanRuntime::dispatch_groups(
   uint32_t cap_x = std::min<uint32_t>(caps().max_workgroup_count_x, 65535);
   uint32_t cap_y = std::min<uint32_t>(caps().max_workgroup_count_y, 65535);
   // Bounds only the shader knows: enough groups to fill the device; the grid-stride
-  // loops cover the rest and idle invocations leave at once.
-  GroupCount advisory = task.grid_dims == 2
-                            ? GroupCount{std::min<uint32_t>(caps().discrete ? 64 : 8, cap_x),
-                                         std::min<uint32_t>(caps().discrete ? 256 : 16, cap_y)}
-                            : GroupCount{std::min<uint32_t>(caps().discrete ? 4096 : 64, cap_x), 1};
+  // loops cover the rest and idle invocations leave at once. The same on CPU devices: with
+  // few groups each invocation strides far through memory and lavapipe's sums ran 1.7x the
+  // GLSL baseline's time (64 groups) instead of 1.0x (4096; bench/README.md).
+  GroupCount advisory = task.grid_dims == 2 ? GroupCount{std::min<uint32_t>(64, cap_x),
+                                                         std::min<uint32_t>(256, cap_y)}
+                                            : GroupCount{std::min<uint32_t>(4096, cap_x), 1};
   if (!task.host_extent) return advisory;
   // A parallel task writes the temps binding only to combine reductions: each workgroup
   // ends with a combine through shared memory and an atomic, so the advisory grid (fewer,
