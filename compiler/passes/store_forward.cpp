@@ -80,9 +80,21 @@ class Forwarder {
   // ---- promotion of variables with one dominating store (or none)
 
   // Index in `level` of the instruction that is, or encloses, `inst`; -1 if outside.
-  static long position_in(const Block* level, const Inst* inst) {
+  long position_in(const Block* level, const Inst* inst) {
     while (inst && inst->parent != level) inst = inst->parent ? inst->parent->owner : nullptr;
-    return inst ? static_cast<long>(level->index_of(inst)) : -1;
+    if (!inst) return -1;
+    if (!positioned_) {  // every instruction's index in its block, found once
+      index_blocks(*kernel_.body);
+      positioned_ = true;
+    }
+    return static_cast<long>(position_.at(inst));
+  }
+
+  void index_blocks(const Block& block) {
+    for (size_t i = 0; i < block.insts.size(); ++i) {
+      position_[block.insts[i].get()] = i;
+      for (const auto& region : block.insts[i]->regions) index_blocks(*region);
+    }
   }
 
   void promote_variables() {
@@ -109,16 +121,17 @@ class Forwarder {
           u.other = true;
       }
     });
+    Insertions inserted;  // the blocks keep their positions until every variable is looked at
     for (Inst* var : order) {
       Uses& u = vars[var];
       if (u.other || u.loads.empty() || u.stores.size() > 1) continue;
       Inst* value = nullptr;
       if (u.stores.empty()) {  // never stored: reads see the zero it starts with
-        value = insert_after(var, new_const_bits(var->type, 0, var->node));
+        value = inserted.after(var, new_const_bits(var->type, 0, var->node));
       } else {
         Inst* store = u.stores[0];
         if (store->parent != var->parent) continue;
-        long at = static_cast<long>(var->parent->index_of(store));
+        long at = position_in(var->parent, store);
         bool all_after = true;
         for (Inst* load : u.loads)
           if (position_in(var->parent, load) <= at) all_after = false;
@@ -130,7 +143,9 @@ class Forwarder {
       dead_.insert(var);
       progress_ = true;
     }
-    // Apply now so the forwarding walk sees a consistent kernel.
+    // Apply now so the forwarding walk sees a consistent kernel (insertions first: they sit
+    // next to variables about to be erased).
+    inserted.apply();
     for (auto& [from, to] : replaced_) dead_.insert(from);
     replace_and_erase(kernel_, replaced_, dead_);
     replaced_.clear();
@@ -164,22 +179,40 @@ class Forwarder {
       consts_[&inst] = *bits;
   }
 
-  // Replaces the `if` at `pos`, whose condition is known, by its taken branch.
-  void splice_if(Block& block, size_t pos, bool taken) {
-    std::unique_ptr<Inst> branch = block.remove(pos);
+  // Replaces the `if`, whose condition is known, by its taken branch, visited next.
+  void splice_if(std::unique_ptr<Inst> branch, bool taken,
+                 std::vector<std::unique_ptr<Inst>>& todo) {
     Block& body = *branch->regions[taken ? 0 : 1];
-    for (size_t j = 0; j < body.insts.size(); ++j) block.insert(pos + j, std::move(body.insts[j]));
+    for (auto it = body.insts.rbegin(); it != body.insts.rend(); ++it)
+      todo.push_back(std::move(*it));
     body.insts.clear();
     kernel_.erase(std::move(branch));  // keeps addresses unique until the pipeline step ends
     progress_ = true;
   }
 
+  // Rebuilds the block in order, so replacing ifs by their branches stays linear.
   void forward_block(Block& block, Known& known) {
     std::unordered_map<const Inst*, Inst*> pending;  // variable -> store not yet read
-    for (size_t i = 0; i < block.insts.size(); ++i) {
-      Inst* inst = block.insts[i].get();
+    std::vector<std::unique_ptr<Inst>> todo;         // the next instruction last
+    todo.reserve(block.insts.size());
+    for (auto it = block.insts.rbegin(); it != block.insts.rend(); ++it)
+      todo.push_back(std::move(*it));
+    block.insts.clear();
+    while (!todo.empty()) {
+      std::unique_ptr<Inst> up = std::move(todo.back());
+      todo.pop_back();
+      Inst* inst = up.get();
       for (auto& op : inst->operands) op = resolve(op);
       evaluate(*inst);
+      // An if whose condition forwarding made known: keep its taken branch and go on
+      // through it, so a chain of such ifs resolves in one sweep.
+      if (inst->op == Op::If) {
+        if (std::optional<uint64_t> cond = constant_of(inst->operands[0])) {
+          splice_if(std::move(up), *cond != 0, todo);
+          continue;
+        }
+      }
+      block.append(std::move(up));
       switch (inst->op) {
         case Op::LocalStore: {
           Inst* var = inst->operands[0];
@@ -210,7 +243,12 @@ class Forwarder {
         case Op::Break:
         case Op::Continue:
         case Op::Return:
-          return;  // the rest of the block never runs (and its stores must not kill earlier ones)
+          // The rest of the block never runs (and its stores must not kill earlier ones).
+          while (!todo.empty()) {
+            block.append(std::move(todo.back()));
+            todo.pop_back();
+          }
+          return;
         // Values.
         case Op::Neg:
         case Op::BitNot:
@@ -285,15 +323,6 @@ class Forwarder {
         case Op::Offload: break;
       }
       if (inst->regions.empty()) continue;
-      // An if whose condition forwarding made known: keep its taken branch and go on
-      // through it, so a chain of such ifs resolves in one sweep.
-      if (inst->op == Op::If) {
-        if (std::optional<uint64_t> cond = constant_of(inst->operands[0])) {
-          splice_if(block, i, *cond != 0);
-          --i;  // wraps at 0; the loop's ++ undoes it
-          continue;
-        }
-      }
       const RegionEffects& e = effects(inst);
       if (e.jumps) pending.clear();
       for (const Inst* v : e.read) pending.erase(v);
@@ -343,6 +372,8 @@ class Forwarder {
   std::unordered_map<Inst*, Inst*> replaced_;
   std::unordered_set<Inst*> dead_;
   std::unordered_map<const Inst*, uint64_t> consts_;  // values found constant while forwarding
+  std::unordered_map<const Inst*, size_t> position_;  // promotion: index in its block
+  bool positioned_ = false;
   bool progress_ = false;
 };
 

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Writes the hostile graph documents of issue 17 for measuring compile-time growth.
+
+usage: hostile_graphs.py SHAPE SIZE OUT.loom.json
+
+Shapes (SIZE is a count of nodes or kernels, or a formula's length in bytes):
+  stores N      one serial kernel of N store nodes, x[k] = k
+  loop_stores N one range_for whose body stores N elements of a row, x[i, k] = i + k
+  chain N       N add nodes, each reading the one before (a dependence chain), one store
+  kernels N     N kernels of one store each, all launched by the step pipeline
+  sum BYTES     one expr node: a + a + a + ... of about BYTES characters
+  idents BYTES  one expr node over many input pins: a0 + a1 + a2 + ... (each pin a literal)
+  nest BYTES    one expr node: ((((a)))) of about BYTES characters (past the nesting limit:
+                the document must fail fast with a located error)
+
+bench/README.md ("Compile time of hostile documents") has the figures. Not part of the
+product: a measuring aid, like big_graph.cpp.
+"""
+import json
+import sys
+
+
+def document(kernels, fields):
+    return {
+        "format": "loom-graph",
+        "version": 2,
+        "name": "hostile",
+        "fields": fields,
+        "kernels": kernels,
+        "pipelines": [{"name": "step", "launches": [{"kernel": k["name"]} for k in kernels]}],
+    }
+
+
+def stores(n):
+    nodes = [{"id": k + 1, "type": "store", "inputs": {"i0": k, "value": float(k)},
+              "params": {"field": "x"}} for k in range(n)]
+    return document([{"name": "k", "nodes": nodes}],
+                    [{"name": "x", "type": "f32", "shape": [n]}])
+
+
+def loop_stores(n):
+    body = []
+    for k in range(n):
+        body.append({"id": 2 * k + 2, "type": "add", "inputs": {"a": "1.i0", "b": k}})
+        body.append({"id": 2 * k + 3, "type": "store",
+                     "inputs": {"i0": "1.i0", "i1": k, "value": "%d.out" % (2 * k + 2)},
+                     "params": {"field": "x"}})
+    loop = {"id": 1, "type": "range_for", "inputs": {"end0": 4}, "regions": {"body": body}}
+    return document([{"name": "k", "nodes": [loop]}],
+                    [{"name": "x", "type": "i32", "shape": [4, n]}])
+
+
+def chain(n):
+    nodes = [{"id": 1, "type": "add", "inputs": {"a": 0.5, "b": 1.0}}]
+    for k in range(2, n + 1):
+        nodes.append({"id": k, "type": "add", "inputs": {"a": "%d.out" % (k - 1), "b": 1.0}})
+    nodes.append({"id": n + 1, "type": "store", "inputs": {"i0": 0, "value": "%d.out" % n},
+                  "params": {"field": "x"}})
+    return document([{"name": "k", "nodes": nodes}], [{"name": "x", "type": "f32", "shape": [1]}])
+
+
+def kernels(n):
+    ks = [{"name": "k%d" % k, "nodes": [
+        {"id": 1, "type": "store", "inputs": {"i0": k % 64, "value": float(k)},
+         "params": {"field": "x"}}]} for k in range(n)]
+    return document(ks, [{"name": "x", "type": "f32", "shape": [64]}])
+
+
+def formula_kernel(expr, inputs):
+    nodes = [{"id": 1, "type": "expr", "inputs": inputs, "params": {"expr": expr}},
+             {"id": 2, "type": "store", "inputs": {"i0": 0, "value": "1.out"},
+              "params": {"field": "x"}}]
+    return document([{"name": "k", "nodes": nodes}], [{"name": "x", "type": "f32", "shape": [1]}])
+
+
+def sum_formula(size):
+    terms = max(1, (size + 1) // 4)  # "a + " per term
+    return formula_kernel(" + ".join(["a"] * terms), {"a": 0.5})
+
+
+def idents(size):
+    names, length = [], 0
+    while length < size:
+        names.append("a%d" % len(names))
+        length += len(names[-1]) + 1
+    return formula_kernel("+".join(names), {name: 1.0 for name in names})
+
+
+def nest(size):
+    depth = max(1, (size - 1) // 2)
+    return formula_kernel("(" * depth + "a" + ")" * depth, {"a": 0.5})
+
+
+SHAPES = {"stores": stores, "loop_stores": loop_stores, "chain": chain, "kernels": kernels,
+          "sum": sum_formula, "idents": idents, "nest": nest}
+
+
+def parse_size(text):
+    scale = {"k": 1000, "K": 1024, "M": 1 << 20}
+    if text[-1] in scale:
+        return int(float(text[:-1]) * scale[text[-1]])
+    return int(text)
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[1] not in SHAPES:
+        sys.stderr.write(__doc__)
+        return 2
+    doc = SHAPES[sys.argv[1]](parse_size(sys.argv[2]))
+    with open(sys.argv[3], "w") as f:
+        json.dump(doc, f, separators=(",", ":"))
+        f.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
