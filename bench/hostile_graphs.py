@@ -7,6 +7,11 @@ Shapes (SIZE is a count of nodes or kernels, or a formula's length in bytes):
   stores N      one serial kernel of N store nodes, x[k] = k
   loop_stores N one range_for whose body stores N elements of a row, x[i, k] = i + k
   chain N       N add nodes, each reading the one before (a dependence chain), one store
+  load_chain N  the same inside a range_for, starting from a load of the element it stores
+  dag N         in a range_for, N add nodes each reading the one before twice (a DAG of 2^N
+                paths), its value the index of a read-modify-write
+  ifs N         N variables, then N ifs each setting one of them from a load, then N stores
+  reductions N  N variables, each summed over one range_for (N reductions in one loop)
   kernels N     N kernels of one store each, all launched by the step pipeline
   sum BYTES     one expr node: a + a + a + ... of about BYTES characters
   idents BYTES  one expr node over many input pins: a0 + a1 + a2 + ... (each pin a literal)
@@ -59,6 +64,80 @@ def chain(n):
     return document([{"name": "k", "nodes": nodes}], [{"name": "x", "type": "f32", "shape": [1]}])
 
 
+def load_chain(n):
+    body = [{"id": 2, "type": "load", "inputs": {"i0": "1.i0"}, "params": {"field": "x"}}]
+    for k in range(3, n + 3):
+        body.append({"id": k, "type": "add", "inputs": {"a": "%d.out" % (k - 1), "b": 1.0}})
+    body.append({"id": n + 3, "type": "store", "inputs": {"i0": "1.i0", "value": "%d.out" % (n + 2)},
+                 "params": {"field": "x"}})
+    loop = {"id": 1, "type": "range_for", "inputs": {"end0": 64}, "regions": {"body": body}}
+    return document([{"name": "k", "nodes": [loop]}], [{"name": "x", "type": "f32", "shape": [64]}])
+
+
+def dag(n):
+    body = [{"id": 2, "type": "add", "inputs": {"a": 1, "b": 2}}]
+    for k in range(3, n + 2):
+        body.append({"id": k, "type": "add", "inputs": {"a": "%d.out" % (k - 1),
+                                                        "b": "%d.out" % (k - 1)}})
+    last = "%d.out" % (n + 1)
+    body.append({"id": n + 2, "type": "and", "inputs": {"a": last, "b": 63}})
+    body.append({"id": n + 3, "type": "load", "inputs": {"i0": "%d.out" % (n + 2)},
+                 "params": {"field": "x"}})
+    body.append({"id": n + 4, "type": "add", "inputs": {"a": "%d.out" % (n + 3), "b": 1.0}})
+    body.append({"id": n + 5, "type": "store",
+                 "inputs": {"i0": "%d.out" % (n + 2), "value": "%d.out" % (n + 4)},
+                 "params": {"field": "x"}})
+    loop = {"id": 1, "type": "range_for", "inputs": {"end0": 64}, "regions": {"body": body}}
+    return document([{"name": "k", "nodes": [loop]}], [{"name": "x", "type": "f32", "shape": [64]}])
+
+
+def ifs(n):
+    nodes = [{"id": k + 1, "type": "var", "params": {"type": "f32"}} for k in range(n)]
+    next_id = n + 1
+    for k in range(n):
+        load = {"id": next_id, "type": "load", "inputs": {"i0": k}, "params": {"field": "x"}}
+        cond = {"id": next_id + 1, "type": "gt", "inputs": {"a": "%d.out" % next_id, "b": 0.0}}
+        branch = {"id": next_id + 2, "type": "if", "inputs": {"cond": "%d.out" % (next_id + 1)},
+                  "regions": {"then": [{"id": next_id + 3, "type": "set",
+                                        "inputs": {"var": "%d.ref" % (k + 1),
+                                                   "value": "%d.out" % next_id}}],
+                              "else": []}}
+        nodes += [load, cond, branch]
+        next_id += 4
+    for k in range(n):
+        nodes.append({"id": next_id, "type": "get", "inputs": {"var": "%d.ref" % (k + 1)}})
+        nodes.append({"id": next_id + 1, "type": "store",
+                      "inputs": {"i0": k, "value": "%d.out" % next_id}, "params": {"field": "y"}})
+        next_id += 2
+    return document([{"name": "k", "nodes": nodes}],
+                    [{"name": "x", "type": "f32", "shape": [n]},
+                     {"name": "y", "type": "f32", "shape": [n]}])
+
+
+def reductions(n):
+    nodes = [{"id": k + 2, "type": "var", "params": {"type": "f32"}} for k in range(n)]
+    body, next_id = [], n + 2
+    body.append({"id": next_id, "type": "load", "inputs": {"i0": "1.i0"}, "params": {"field": "x"}})
+    value = "%d.out" % next_id
+    next_id += 1
+    for k in range(n):
+        body.append({"id": next_id, "type": "get", "inputs": {"var": "%d.ref" % (k + 2)}})
+        body.append({"id": next_id + 1, "type": "add",
+                     "inputs": {"a": "%d.out" % next_id, "b": value}})
+        body.append({"id": next_id + 2, "type": "set",
+                     "inputs": {"var": "%d.ref" % (k + 2), "value": "%d.out" % (next_id + 1)}})
+        next_id += 3
+    nodes.append({"id": 1, "type": "range_for", "inputs": {"end0": 64}, "regions": {"body": body}})
+    for k in range(n):
+        nodes.append({"id": next_id, "type": "get", "inputs": {"var": "%d.ref" % (k + 2)}})
+        nodes.append({"id": next_id + 1, "type": "store",
+                      "inputs": {"i0": k, "value": "%d.out" % next_id}, "params": {"field": "y"}})
+        next_id += 2
+    return document([{"name": "k", "nodes": nodes}],
+                    [{"name": "x", "type": "f32", "shape": [64]},
+                     {"name": "y", "type": "f32", "shape": [n]}])
+
+
 def kernels(n):
     ks = [{"name": "k%d" % k, "nodes": [
         {"id": 1, "type": "store", "inputs": {"i0": k % 64, "value": float(k)},
@@ -91,7 +170,8 @@ def nest(size):
     return formula_kernel("(" * depth + "a" + ")" * depth, {"a": 0.5})
 
 
-SHAPES = {"stores": stores, "loop_stores": loop_stores, "chain": chain, "kernels": kernels,
+SHAPES = {"stores": stores, "loop_stores": loop_stores, "chain": chain, "load_chain": load_chain,
+          "dag": dag, "ifs": ifs, "reductions": reductions, "kernels": kernels,
           "sum": sum_formula, "idents": idents, "nest": nest}
 
 

@@ -300,6 +300,20 @@ bool Lowerer::unused_resource_member(const Node& n) const {
 
 const NodeSpec* Lowerer::spec_of(const Node& n) const { return type_of(n).spec; }
 
+const Input* Lowerer::find_input(const Node& n, const std::string& pin) {
+  constexpr size_t kScanned = 16;  // nodes of the library have fewer pins: a scan is cheaper
+  if (n.inputs.size() <= kScanned) {
+    for (const Input& i : n.inputs)
+      if (i.pin == pin) return &i;
+    return nullptr;
+  }
+  auto& index = pins_[&n];
+  if (index.empty())
+    for (const Input& i : n.inputs) index.emplace(i.pin, &i);  // the first of a pin, as a scan
+  auto it = index.find(pin);
+  return it == index.end() ? nullptr : it->second;
+}
+
 const NodeType& Lowerer::type_of(const Node& n) const {
   const NodeType* type = find_node_type(n.type);
   if (!type) fail(n.id, "", "unknown node type '" + n.type + "'");

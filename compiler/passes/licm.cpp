@@ -95,7 +95,7 @@ class Hoister {
     bool loads_ok = !to_top_level && runs_once(loop);
     if (loads_ok) written = written_slots(loop);
     std::vector<Inst*> moved;
-    hoisted_.clear();  // this loop's hoisted values count as outside it
+    reset_table(hoisted_);  // this loop's hoisted values count as outside it
     for (auto& region : loop->regions)
       collect(*region, loop, to_top_level, loads_ok, written, true, moved);
     if (moved.empty()) return {};

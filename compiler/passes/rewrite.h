@@ -87,6 +87,13 @@ bool defined_within(const ir::Inst* value, const ir::Inst* region);
 void replace_and_erase(ir::Kernel& kernel, const std::unordered_map<ir::Inst*, ir::Inst*>& replace,
                        const std::unordered_set<ir::Inst*>& dead);
 
+// Empties a hash table in time proportional to what it holds: clear() also zeroes every bucket
+// the table ever grew to, so clearing a once-big table again and again is quadratic.
+template <typename Table>
+void reset_table(Table& table) {
+  Table().swap(table);
+}
+
 // Loops that may run their body more than once (RangeFor, StructFor, While, parallel Offload).
 bool is_loop(const ir::Inst& inst);
 

@@ -19,7 +19,45 @@ using ir::Inst;
 using ir::Op;
 
 using VarSet = std::unordered_set<const Inst*>;
-using Known = std::unordered_map<const Inst*, Inst*>;  // variable -> value it holds now
+// Variable -> the value it holds now. A region's walk changes it and then undoes its changes
+// (mark / undo_to) instead of working on a copy, so a block of many ifs over many known
+// variables costs the changes made, not a copy of every variable per branch.
+class Known {
+ public:
+  Inst* find(const Inst* var) const {
+    auto it = values_.find(var);
+    return it == values_.end() ? nullptr : it->second;
+  }
+  void set(const Inst* var, Inst* value) {
+    auto [it, added] = values_.try_emplace(var, value);
+    log_.push_back({var, added ? nullptr : it->second});
+    it->second = value;
+  }
+  void erase(const Inst* var) {
+    auto it = values_.find(var);
+    if (it == values_.end()) return;
+    log_.push_back({var, it->second});
+    values_.erase(it);
+  }
+  size_t mark() const { return log_.size(); }
+  void undo_to(size_t mark) {
+    for (; log_.size() > mark; log_.pop_back()) {
+      const Change& c = log_.back();
+      if (c.before)
+        values_[c.var] = c.before;
+      else
+        values_.erase(c.var);
+    }
+  }
+
+ private:
+  struct Change {
+    const Inst* var;
+    Inst* before;  // null: had no value
+  };
+  std::unordered_map<const Inst*, Inst*> values_;
+  std::vector<Change> log_;
+};
 
 bool is_jump(Op op) { return op == Op::Break || op == Op::Continue || op == Op::Return; }
 
@@ -154,7 +192,7 @@ class Forwarder {
 
   // ---- forwarding through the block structure
 
-  void forget(Known& known, const VarSet& vars) {
+  static void forget(Known& known, const VarSet& vars) {
     for (const Inst* v : vars) known.erase(v);
   }
 
@@ -219,19 +257,18 @@ class Forwarder {
           auto p = pending.find(var);
           if (p != pending.end()) dead_.insert(p->second);  // overwritten before any read
           pending[var] = inst;
-          known[var] = inst->operands[1];
+          known.set(var, inst->operands[1]);
           continue;
         }
         case Op::LocalLoad: {
           Inst* var = inst->operands[0];
-          auto k = known.find(var);
-          if (k != known.end()) {
-            replaced_[inst] = k->second;
-            if (std::optional<uint64_t> bits = constant_of(k->second)) consts_[inst] = *bits;
+          if (Inst* k = known.find(var)) {
+            replaced_[inst] = k;
+            if (std::optional<uint64_t> bits = constant_of(k)) consts_[inst] = *bits;
             continue;
           }
           pending.erase(var);
-          known[var] = inst;
+          known.set(var, inst);
           continue;
         }
         case Op::AtomicRMW:
@@ -324,15 +361,17 @@ class Forwarder {
       }
       if (inst->regions.empty()) continue;
       const RegionEffects& e = effects(inst);
-      if (e.jumps) pending.clear();
+      if (e.jumps) reset_table(pending);
       for (const Inst* v : e.read) pending.erase(v);
       // A loop's body sees its own stores from the previous iteration.
-      Known inner = known;
-      if (is_loop(*inst)) forget(inner, e.stored);
+      size_t before = known.mark();
+      if (is_loop(*inst)) forget(known, e.stored);
+      size_t inner = known.mark();
       for (auto& region : inst->regions) {
-        Known branch = inner;
-        forward_block(*region, branch);
+        forward_block(*region, known);
+        known.undo_to(inner);  // each branch starts from what holds before it
       }
+      known.undo_to(before);
       forget(known, e.stored);
     }
   }
@@ -356,14 +395,14 @@ class Forwarder {
         continue;
       }
       if (inst->op == Op::GlobalStore) {
-        memory.clear();  // another pointer may name the same element
+        reset_table(memory);  // another pointer may name the same element
         memory[inst->operands[0]] = inst->operands[1];
         continue;
       }
       bool local_atomic = inst->op == Op::AtomicRMW && inst->operands[0]->op == Op::Alloca;
       if ((writes_global_memory(inst->op) && !local_atomic) ||
           (!inst->regions.empty() && effects(inst).writes_memory))
-        memory.clear();
+        reset_table(memory);
     }
   }
 
