@@ -13,6 +13,7 @@ Shapes (SIZE is a count of nodes or kernels, or a formula's length in bytes):
   ifs N         N variables, then N ifs each setting one of them from a load, then N stores
   reductions N  N variables, each summed over one range_for (N reductions in one loop)
   kernels N     N kernels of one store each, all launched by the step pipeline
+  laid_out N    the stores kernel with an editor position for every node (and 2 comments)
   sum BYTES     one expr node: a + a + a + ... of about BYTES characters
   idents BYTES  one expr node over many input pins: a0 + a1 + a2 + ... (each pin a literal)
   nest BYTES    one expr node: ((((a)))) of about BYTES characters (past the nesting limit:
@@ -138,6 +139,14 @@ def reductions(n):
                      {"name": "y", "type": "f32", "shape": [n]}])
 
 
+def laid_out(n):
+    doc = stores(n)
+    positions = {str(k + 1): [40 * (k % 100), 60 * (k // 100)] for k in range(n)}
+    doc["layout"] = [{"graph": "k", "positions": positions,
+                      "comments": [{"title": "all", "rect": [0, 0, 4000, 60 * n]}]}]
+    return doc
+
+
 def kernels(n):
     ks = [{"name": "k%d" % k, "nodes": [
         {"id": 1, "type": "store", "inputs": {"i0": k % 64, "value": float(k)},
@@ -171,7 +180,7 @@ def nest(size):
 
 
 SHAPES = {"stores": stores, "loop_stores": loop_stores, "chain": chain, "load_chain": load_chain,
-          "dag": dag, "ifs": ifs, "reductions": reductions, "kernels": kernels,
+          "dag": dag, "ifs": ifs, "reductions": reductions, "kernels": kernels, "laid_out": laid_out,
           "sum": sum_formula, "idents": idents, "nest": nest}
 
 

@@ -1,6 +1,7 @@
 #include "compiler/graph/document.h"
 
 #include <climits>
+#include <vector>
 
 namespace loom::graph {
 
@@ -75,6 +76,27 @@ bool contains_node(const std::vector<Node>& nodes, int id) {
   return false;
 }
 }  // namespace
+
+namespace {
+void collect_node_ids(const std::vector<Node>& nodes, std::unordered_set<int>& out) {
+  std::vector<const std::vector<Node>*> todo{&nodes};  // regions nest at most JSON deep
+  while (!todo.empty()) {
+    const std::vector<Node>* list = todo.back();
+    todo.pop_back();
+    for (const Node& n : *list) {
+      out.insert(n.id);
+      for (const Region& r : n.regions) todo.push_back(&r.nodes);
+    }
+  }
+}
+}  // namespace
+
+GraphNodeIds graph_node_ids(const Document& doc) {
+  GraphNodeIds ids;
+  for (const KernelDecl& k : doc.kernels) collect_node_ids(k.nodes, ids[k.name]);
+  for (const FunctionDecl& f : doc.functions) collect_node_ids(f.nodes, ids[f.name]);
+  return ids;
+}
 
 bool Document::has_graph(const std::string& name) const { return kernel(name) || function(name); }
 

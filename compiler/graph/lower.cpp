@@ -251,9 +251,10 @@ int Lowerer::add_slot(const std::string& key, const ResourceDesc& r) {
 }
 
 const KernelParam* Lowerer::kernel_param(const std::string& name) const {
-  for (const KernelParam& p : decl_.params)
-    if (p.name == name) return &p;
-  return nullptr;
+  if (kernel_params_.empty())  // indexed once: a param node per parameter reads them all
+    for (const KernelParam& p : decl_.params) kernel_params_.emplace(p.name, &p);  // the first
+  auto it = kernel_params_.find(name);
+  return it == kernel_params_.end() ? nullptr : it->second;
 }
 
 void Lowerer::init_scope(Scope& s, const std::vector<Node>& nodes) {
@@ -542,6 +543,11 @@ std::unique_ptr<ir::Kernel> lower_kernel(const Document& doc, const std::string&
   std::unique_ptr<ir::Kernel> k = detail::Lowerer(doc, *decl, args).run();
   k->distinct_ndarrays = args.distinct_ndarrays;
   return k;
+}
+
+std::unique_ptr<ir::Kernel> lower_kernel(const Document& doc, const KernelDecl& kernel,
+                                         const TemplateArgs& args) {
+  return detail::Lowerer(doc, kernel, args).run();
 }
 
 KernelDecl function_probe(const FunctionDecl& f) {

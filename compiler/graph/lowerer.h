@@ -474,6 +474,8 @@ class Lowerer {
   std::string record_graph_;
   bool record_function_ = false;
   std::unordered_set<const Node*> poisoned_;  // failed nodes of the recorded graph
+  mutable std::unordered_map<std::string_view, const KernelParam*> kernel_params_;  // by name
+  std::unordered_map<std::string_view, const FieldDesc*> fields_;  // field_slot's, by name
   // find_input's index of the nodes with many inputs.
   std::unordered_map<const Node*, std::unordered_map<std::string_view, const Input*>> pins_;
 };

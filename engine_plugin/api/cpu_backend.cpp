@@ -5,6 +5,7 @@
 #include <map>
 
 #include "compiler/codegen_llvm/cpu_codegen.h"
+#include "compiler/ir/inst.h"
 #include "engine_plugin/api/device_backend.h"
 
 namespace loom {
@@ -40,6 +41,9 @@ class CpuBackend : public DeviceBackend {
     stats.ms_codegen += ct.emit_ms;
     stats.ms_optimize += ct.optimize_ms;
     stats.ms_emit += ct.object_ms;
+    if (options_.warn)
+      for (const std::string& note : compiled.notes)
+        options_.warn("note: kernel '" + kernel.abi.name + "', " + note);
     return KernelRecord{std::move(compiled.abi), std::move(compiled.object)};
   }
 
