@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "compiler/graph/lowerer.h"
+#include "compiler/ir/work_count.h"
 #include "runtime/common/error.h"
 
 namespace loom::graph {
@@ -304,10 +305,12 @@ const NodeSpec* Lowerer::spec_of(const Node& n) const { return type_of(n).spec; 
 const Input* Lowerer::find_input(const Node& n, const std::string& pin) {
   constexpr size_t kScanned = 16;  // nodes of the library have fewer pins: a scan is cheaper
   if (n.inputs.size() <= kScanned) {
+    ir::count_work(n.inputs.size());
     for (const Input& i : n.inputs)
       if (i.pin == pin) return &i;
     return nullptr;
   }
+  ir::count_work();
   auto& index = pins_[&n];
   if (index.empty())
     for (const Input& i : n.inputs) index.emplace(i.pin, &i);  // the first of a pin, as a scan
@@ -322,6 +325,7 @@ const NodeType& Lowerer::type_of(const Node& n) const {
 }
 
 const Outs& Lowerer::lower_node(Scope& s, const Node& n) {
+  ir::count_work();
   if (auto it = s.done.find(n.id); it != s.done.end()) return it->second;
   if (record_ && recording_here()) return lower_node_recorded(s, n);
   return lower_node_strict(s, n);
@@ -536,6 +540,7 @@ Outs Lowerer::lower_reroute(const NodeType&) { return one(input("in")); }
 std::unique_ptr<ir::Kernel> lower_kernel(const Document& doc, const std::string& kernel,
                                          const TemplateArgs& args) {
   const KernelDecl* decl = nullptr;
+  ir::count_work(doc.kernels.size());  // a scan: lowering many kernels passes the KernelDecl
   for (const KernelDecl& k : doc.kernels)
     if (k.name == kernel) decl = &k;
   if (!decl)

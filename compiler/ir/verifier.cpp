@@ -5,6 +5,7 @@
 
 #include "compiler/ir/inst.h"
 #include "compiler/ir/printer.h"
+#include "compiler/ir/work_count.h"
 #include "runtime/common/error.h"
 
 namespace loom::ir {
@@ -435,6 +436,7 @@ class Verifier {
   void check_block(const Block& block) {
     for (const auto& up : block.insts) {
       const Inst& inst = *up;
+      count_work();
       if (inst.parent != &block) fail(inst, "parent pointer is wrong");
       if (!check_operands(inst)) return;  // nothing below may look at its operands
       check_inst(inst);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/ir/inst.h"
+#include "compiler/ir/work_count.h"
 #include "compiler/passes/rewrite.h"
 #include "runtime/common/error.h"
 
@@ -89,6 +90,7 @@ class Simplifier {
       std::unique_ptr<Inst> up = std::move(todo.back());
       todo.pop_back();
       Inst* inst = up.get();
+      ir::count_work();
       for (auto& op : inst->operands) op = resolve(op);
       if (inst->op == Op::If && inst->operands.size() == 1 && inst->operands[0]->is_const()) {
         splice_if(std::move(up), todo);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compiler/ir/inst.h"
+#include "compiler/ir/work_count.h"
 #include "compiler/passes/rewrite.h"
 
 namespace loom::passes {
@@ -47,6 +48,7 @@ class Hoister {
     block.insts.reserve(old.size());
     for (auto& up : old) {
       Inst* inst = up.get();
+      ir::count_work();
       for (auto& region : inst->regions) visit_block(*region);  // inner loops first
       if (is_loop(*inst))
         for (auto& hoisted : hoist_from(inst)) block.append(std::move(hoisted));
@@ -106,6 +108,7 @@ class Hoister {
     for (Block* from : sources) {
       size_t kept = 0;
       for (auto& up : from->insts) {
+        ir::count_work();
         if (hoisted_.count(up.get()))
           taken.emplace(up.get(), std::move(up));
         else
@@ -125,6 +128,7 @@ class Hoister {
                const std::unordered_set<int>& written, bool always, std::vector<Inst*>& moved) {
     for (auto& up : block.insts) {
       Inst& inst = *up;
+      ir::count_work();
       if (is_loop(inst)) {  // already hoisted what it could; its body stays put
         always = false;
         continue;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compiler/ir/inst.h"
+#include "compiler/ir/work_count.h"
 #include "compiler/passes/rewrite.h"
 #include "runtime/common/error.h"
 
@@ -130,6 +131,7 @@ class Offloader {
     BlockIndex& index = block_indexes_[&block];
     for (size_t i = 0; i < block.insts.size(); ++i) {
       const Inst& inst = *block.insts[i];
+      ir::count_work();
       index.position.emplace(&inst, i);
       auto note = [&](const Inst& user) {
         if (user.operands.empty()) return;
@@ -175,6 +177,7 @@ class Offloader {
     while (!todo.empty() && !found) {
       const Inst* x = todo.back();
       todo.pop_back();
+      ir::count_work();
       if (x->op == Op::LocalLoad && x->operands[0] == var) found = true;
       if (found || x->parent != block || !clean.insert(x).second) continue;
       seen.push_back(x);
@@ -463,6 +466,7 @@ class Offloader {
   // that breaks to the top level (an `if` on a constant replaced by its branch).
   static bool breaks_own_loop(const Block& body) {
     for (const auto& inst : body.insts) {
+      ir::count_work();
       if (inst->op == Op::Break) return true;
       if (inst->op == Op::While || inst->op == Op::RangeFor || inst->op == Op::StructFor) continue;
       for (const auto& region : inst->regions)
@@ -499,6 +503,7 @@ class Offloader {
     notes_.clear();
     for (auto& up : old) {
       Inst* inst = up.get();
+      ir::count_work();
       if (uniform_at_top(*inst)) {
         uniform_.insert(inst);
         top_.append(std::move(up));
@@ -774,6 +779,7 @@ class Offloader {
     size_t barrier = block.insts.size();     // the next region or jump
     for (size_t i = block.insts.size(); i-- > 0;) {
       Inst& inst = *block.insts[i];
+      ir::count_work();
       if (inst.op == Op::Alloca && shared_.count(&inst)) {
         auto it = next.find(static_cast<int32_t>(offset_of.at(&inst)));
         out[&inst] = it != next.end() && it->second.at < barrier && it->second.store;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compiler/ir/inst.h"
+#include "compiler/ir/work_count.h"
 #include "runtime/common/scalar.h"
 
 namespace loom::passes {
@@ -87,6 +88,7 @@ class LoopValues {
     while (!stack.empty()) {
       const Inst* x = stack.back().first;
       size_t i = stack.back().second++;
+      ir::count_work();
       if (i == x->operands.size()) {
         known[x] = true;
         stack.pop_back();

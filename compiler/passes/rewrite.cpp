@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compiler/ir/work_count.h"
 #include "runtime/common/error.h"
 
 namespace loom::passes {
@@ -64,6 +65,7 @@ void Insertions::emit(std::unique_ptr<Inst> root, Block& out) {
   while (!todo.empty()) {
     Item item = std::move(todo.back());
     todo.pop_back();
+    ir::count_work();
     auto it = item.expanded ? pending_.end() : pending_.find(item.inst.get());
     if (it == pending_.end()) {
       placed_.erase(item.inst.get());
@@ -169,12 +171,15 @@ void replace_and_erase(ir::Kernel& kernel, const std::unordered_map<Inst*, Inst*
   std::unordered_set<Block*> blocks;
   for (Inst* inst : dead) {
     bool nested_in_dead = false;  // erased together with its dead region owner
-    for (Block* b = inst->parent; b && b->owner; b = b->owner->parent)
+    for (Block* b = inst->parent; b && b->owner; b = b->owner->parent) {
+      ir::count_work();
       if (dead.count(b->owner)) nested_in_dead = true;
+    }
     if (!nested_in_dead) blocks.insert(inst->parent);
   }
   for (Block* block : blocks) {
     auto& insts = block->insts;
+    ir::count_work(insts.size());
     auto kept = std::stable_partition(
         insts.begin(), insts.end(),
         [&](const std::unique_ptr<Inst>& i) { return dead.count(i.get()) == 0; });

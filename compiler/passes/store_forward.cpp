@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/ir/inst.h"
+#include "compiler/ir/work_count.h"
 #include "compiler/passes/constant_fold.h"
 #include "compiler/passes/rewrite.h"
 
@@ -130,6 +131,7 @@ class Forwarder {
 
   void index_blocks(const Block& block) {
     for (size_t i = 0; i < block.insts.size(); ++i) {
+      ir::count_work();
       position_[block.insts[i].get()] = i;
       for (const auto& region : block.insts[i]->regions) index_blocks(*region);
     }
@@ -240,6 +242,7 @@ class Forwarder {
       std::unique_ptr<Inst> up = std::move(todo.back());
       todo.pop_back();
       Inst* inst = up.get();
+      ir::count_work();
       for (auto& op : inst->operands) op = resolve(op);
       evaluate(*inst);
       // An if whose condition forwarding made known: keep its taken branch and go on
@@ -382,6 +385,7 @@ class Forwarder {
     std::unordered_map<const Inst*, Inst*> memory;  // pointer -> value it holds
     for (auto& up : block.insts) {
       Inst* inst = up.get();
+      ir::count_work();
       for (auto& op : inst->operands) op = resolve(op);
       for (auto& region : inst->regions) forward_globals(*region);
       if (inst->op == Op::GlobalLoad) {
