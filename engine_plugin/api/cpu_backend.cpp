@@ -7,6 +7,7 @@
 #include "compiler/codegen_llvm/cpu_codegen.h"
 #include "compiler/ir/inst.h"
 #include "engine_plugin/api/device_backend.h"
+#include "runtime/common/bounded_message.h"
 
 namespace loom {
 
@@ -43,7 +44,7 @@ class CpuBackend : public DeviceBackend {
     stats.ms_emit += ct.object_ms;
     if (options_.warn)
       for (const std::string& note : compiled.notes)
-        options_.warn("note: kernel '" + kernel.abi.name + "', " + note);
+        options_.warn(bounded_message("note: kernel '" + kernel.abi.name + "', " + note));
     return KernelRecord{std::move(compiled.abi), std::move(compiled.object)};
   }
 

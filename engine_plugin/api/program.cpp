@@ -32,6 +32,7 @@
 #include "engine_plugin/api/device_backend.h"
 #include "engine_plugin/api/offline_cache.h"
 #include "runtime/common/abi_serialize.h"
+#include "runtime/common/bounded_message.h"
 #include "runtime/common/error.h"
 #include "runtime/common/launch_error.h"
 #include "runtime/common/resource_npy.h"
@@ -1413,31 +1414,31 @@ std::string count_of(size_t n, const std::string& thing) {
 
 std::vector<std::string> Program::prepare_pipelines(bool compile) {
   std::vector<std::string> lines;
-  impl_->for_each_pipeline_instantiation([&](const std::string& kernel,
-                                             const graph::TemplateArgs& targs,
-                                             const std::string& name) {
-    if (compile) {
-      Instance& inst = impl_->instance(impl_->kernel_decl(kernel), targs);
-      lines.push_back(name + ": compiled, " + count_of(inst.kernel->abi().tasks.size(), "task"));
-      return;
-    }
-    auto k = impl_->lower_and_optimise(kernel, targs);
-    size_t tasks = 0;
-    for (const auto& inst : k->body->insts) tasks += inst->op == ir::Op::Offload;
-    lines.push_back(name + ": ok, " + count_of(tasks, "task"));
-    // How offload ran each task (parallel, reductions, or serial and why).
-    for (const TaskNote& note : notes_of(*k, impl_->doc->path, kernel, name))
-      lines.push_back(
-          "  task " + std::to_string(note.task) +
-          (note.place.node >= 0 ? " (node " + std::to_string(note.place.node) + ")" : "") + ": " +
-          note.text);
-  });
+  impl_->for_each_pipeline_instantiation(
+      [&](const std::string& kernel, const graph::TemplateArgs& targs, const std::string& name) {
+        if (compile) {
+          Instance& inst = impl_->instance(impl_->kernel_decl(kernel), targs);
+          lines.push_back(bounded_message(name + ": compiled, " +
+                                          count_of(inst.kernel->abi().tasks.size(), "task")));
+          return;
+        }
+        auto k = impl_->lower_and_optimise(kernel, targs);
+        size_t tasks = 0;
+        for (const auto& inst : k->body->insts) tasks += inst->op == ir::Op::Offload;
+        lines.push_back(bounded_message(name + ": ok, " + count_of(tasks, "task")));
+        // How offload ran each task (parallel, reductions, or serial and why).
+        for (const TaskNote& note : notes_of(*k, impl_->doc->path, kernel, name))
+          lines.push_back(bounded_message(
+              "  task " + std::to_string(note.task) +
+              (note.place.node >= 0 ? " (node " + std::to_string(note.place.node) + ")" : "") +
+              ": " + note.text));
+      });
   return lines;
 }
 
 std::string Program::Warning::to_string() const {
   std::string where = place.to_string();
-  return where.empty() ? message : where + ": " + message;
+  return bounded_message(where.empty() ? message : where + ": " + message);
 }
 
 std::vector<Program::Warning> Program::warnings() {

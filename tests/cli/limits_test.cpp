@@ -106,6 +106,32 @@ TEST(CliLimits, MessagesQuotingA10MbNameOrFormulaStayShort) {
   std::filesystem::remove(bad_formula);
 }
 
+// What check and compile print on success names kernels too: a 10 MB kernel name once made
+// `loom check` print 20 MB (its "ok" line and a warning).
+TEST(CliLimits, ReportsOfA10MbKernelNameStayShort) {
+  std::string name(kHuge, 'k');
+  std::string doc = write_doc("kernel_name", R"({"format": "loom-graph", "version": 2,
+ "name": "n", "fields": [{"name": "x", "type": "i32", "shape": [8]}],
+ "kernels": [{"name": ")" + name + R"(", "nodes": [
+   {"id": 1, "type": "range_for", "inputs": {"end0": 8}, "regions": {"body": [
+     {"id": 2, "type": "load", "inputs": {"i0": 0}, "params": {"field": "x"}},
+     {"id": 3, "type": "add", "inputs": {"a": "2", "b": 1}},
+     {"id": 4, "type": "store", "inputs": {"i0": 0, "value": "3"}, "params": {"field": "x"}}
+   ]}}]}],
+ "pipelines": [{"name": "step", "launches": [{"kernel": ")" +
+                                                 name + R"("}]}]})");
+  CliRun r = run_loom("check " + doc);
+  EXPECT_EQ(r.code, 0) << r.out.substr(0, 2000);
+  EXPECT_LT(r.out.size(), 4000u) << r.out.substr(0, 4000);
+  EXPECT_NE(r.out.find("(10485760 characters)...kkkkkkkkkkkkkkkk: ok, 1 task"), std::string::npos)
+      << r.out.substr(0, 4000);
+  EXPECT_NE(r.out.find("warning: "), std::string::npos) << r.out.substr(0, 4000);  // the race
+  r = run_loom("compile --no-cache " + doc);
+  EXPECT_EQ(r.code, 0) << r.out.substr(0, 2000);
+  EXPECT_LT(r.out.size(), 2000u) << r.out.substr(0, 2000);
+  std::filesystem::remove(doc);
+}
+
 // Runs `loom ARGS` with at most `seconds` of CPU time (ulimit -t: the kernel stops it with
 // SIGXCPU, and the exit code says so). Each document below takes a second or two now; before
 // the linear-time work of issue 17 each took from 35 s to minutes.

@@ -37,8 +37,7 @@ std::string document(const std::string& fields, const std::vector<std::string>& 
 
 std::string kernel(const std::string& name, const std::string& nodes,
                    const std::string& params = "") {
-  return R"({"name": ")" + name + R"(", "params": [)" + params + R"(], "nodes": [)" + nodes +
-         "]}";
+  return R"({"name": ")" + name + R"(", "params": [)" + params + R"(], "nodes": [)" + nodes + "]}";
 }
 
 std::string launch(const std::string& name, const std::string& args = "") {
@@ -80,8 +79,7 @@ std::string join(const std::vector<std::string>& parts) {
 std::string stores(int n) {
   std::vector<std::string> nodes;
   for (int k = 0; k < n; ++k) nodes.push_back(store(k + 1, num(k), num(k) + ".5"));
-  return document(field("x", "f32", "[" + num(n) + "]"), {kernel("k", join(nodes))},
-                  launch("k"));
+  return document(field("x", "f32", "[" + num(n) + "]"), {kernel("k", join(nodes))}, launch("k"));
 }
 
 // The same with an editor position for every node (layout checks searched each graph).
@@ -108,8 +106,7 @@ std::string loop_stores(int n) {
 
 // A chain of n adds from a load, in a loop.
 std::string load_chain(int n) {
-  std::vector<std::string> body = {
-      node(2, "load", R"("i0": )" + link(1, "i0"), R"("field": "x")")};
+  std::vector<std::string> body = {node(2, "load", R"("i0": )" + link(1, "i0"), R"("field": "x")")};
   for (int k = 3; k < n + 3; ++k)
     body.push_back(node(k, "mul", R"("a": )" + link(k - 1) + R"(, "b": 1.5)"));
   body.push_back(store(n + 3, link(1, "i0"), link(n + 2)));
@@ -139,19 +136,19 @@ std::string ifs(int n) {
   for (int k = 0; k < n; ++k, id += 4) {
     nodes.push_back(node(id, "load", R"("i0": )" + num(k), R"("field": "x")"));
     nodes.push_back(node(id + 1, "gt", R"("a": )" + link(id) + R"(, "b": 0.0)"));
-    nodes.push_back(R"({"id": )" + num(id + 2) + R"(, "type": "if", "inputs": {"cond": )" +
-                    link(id + 1) + R"(}, "regions": {"then": [)" +
-                    node(id + 3, "set",
-                         R"("var": )" + link(k + 1, "ref") + R"(, "value": )" + link(id)) +
-                    R"(], "else": []}})");
+    nodes.push_back(
+        R"({"id": )" + num(id + 2) + R"(, "type": "if", "inputs": {"cond": )" + link(id + 1) +
+        R"(}, "regions": {"then": [)" +
+        node(id + 3, "set", R"("var": )" + link(k + 1, "ref") + R"(, "value": )" + link(id)) +
+        R"(], "else": []}})");
   }
   for (int k = 0; k < n; ++k, id += 2) {
     nodes.push_back(node(id, "get", R"("var": )" + link(k + 1, "ref")));
     nodes.push_back(store(id + 1, num(k), link(id), "y"));
   }
-  return document(field("x", "f32", "[" + num(n) + "]") + ", " +
-                      field("y", "f32", "[" + num(n) + "]"),
-                  {kernel("k", join(nodes))}, launch("k"));
+  return document(
+      field("x", "f32", "[" + num(n) + "]") + ", " + field("y", "f32", "[" + num(n) + "]"),
+      {kernel("k", join(nodes))}, launch("k"));
 }
 
 // n variables, each a reduction of one parallel loop.
@@ -220,8 +217,7 @@ std::string params_and_fields(int n) {
     nodes.push_back(node(2 * k + 1, "param", "", R"("name": "p)" + num(k) + "\""));
     nodes.push_back(store(2 * k + 2, "0", link(2 * k + 1), "f" + num(k)));
   }
-  return document(join(fields), {kernel("k", join(nodes), join(params))},
-                  launch("k", join(args)));
+  return document(join(fields), {kernel("k", join(nodes), join(params))}, launch("k", join(args)));
 }
 
 // What `loom check` does to a document: load and validate it (which lowers every kernel),
@@ -272,7 +268,8 @@ TEST(LinearWork, HostileDocumentsTakeStepsInProportionToTheirSize) {
 // The counter counts what it claims: a search through a block is as long as the block.
 TEST(LinearWork, ASearchOfABlockCountsItsPositions) {
   ir::Block block;
-  for (int i = 0; i < 100; ++i) block.append(std::make_unique<ir::Inst>(ir::Op::Const, Scalar::I32));
+  for (int i = 0; i < 100; ++i)
+    block.append(std::make_unique<ir::Inst>(ir::Op::Const, Scalar::I32));
   uint64_t start = ir::work_count();
   block.index_of(block.insts.back().get());
   EXPECT_EQ(ir::work_count() - start, 100u);
