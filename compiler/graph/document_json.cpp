@@ -5,8 +5,10 @@
 #include <climits>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <unordered_set>
 
 #include "compiler/graph/json_value.h"
 #include "compiler/graph/migrate.h"
@@ -540,12 +542,14 @@ class Reader {
     GraphLayout g;
     const JsonValue& graph = required(v, at, "graph");
     g.graph = string(graph, at + ".graph");
-    if (!doc.has_graph(g.graph))
+    if (!graph_ids_) graph_ids_ = graph_node_ids(doc);  // kernels and functions are read
+    auto ids = graph_ids_->find(g.graph);
+    if (ids == graph_ids_->end())
       fail(graph, at + ".graph",
            "layout of '" + g.graph + "', but no kernel or function has that name");
-    for (const GraphLayout& other : doc.layout)
-      if (other.graph == g.graph)
-        fail(graph, at + ".graph", "a second layout entry for '" + g.graph + "'");
+    if (!laid_out_.insert(g.graph).second)
+      fail(graph, at + ".graph", "a second layout entry for '" + g.graph + "'");
+    const std::unordered_set<int>& nodes = ids->second;
     if (const JsonValue* positions = v.find("positions")) {
       object(*positions, at + ".positions");
       for (const auto& [id, xy] : positions->members) {
@@ -563,7 +567,7 @@ class Reader {
           fail(xy, pat,
                "position key \"" + id + "\" is not a node id as written (expected \"" +
                    std::to_string(np.node) + "\")");
-        if (!doc.graph_has_node(g.graph, np.node))
+        if (!nodes.count(np.node))
           fail(xy, pat, "position of node " + id + ", but '" + g.graph + "' has no node " + id);
         if (xy.kind != Kind::Array || xy.items.size() != 2) fail(xy, pat, "expected [x, y]");
         np.x = coordinate(xy.items[0], pat);
@@ -578,7 +582,7 @@ class Reader {
     each(v, "collapsed", [&](const JsonValue& c, const std::string& cat0) {
       std::string cat = at + "." + cat0;
       int id = small_integer(c, cat);
-      if (!doc.graph_has_node(g.graph, id))
+      if (!nodes.count(id))
         fail(c, cat,
              "node " + std::to_string(id) + " collapsed, but '" + g.graph + "' has no node " +
                  std::to_string(id));
@@ -646,6 +650,8 @@ class Reader {
   bool in_function_ = false;
   int node_ = -1;
   std::string pin_;
+  std::optional<GraphNodeIds> graph_ids_;     // layout: the graphs' node ids, found once
+  std::unordered_set<std::string> laid_out_;  // layout: graphs with an entry so far
 };
 
 // ---------------------------------------------------------------- writing

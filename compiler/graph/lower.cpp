@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "compiler/graph/lowerer.h"
+#include "compiler/ir/work_count.h"
 #include "runtime/common/error.h"
 
 namespace loom::graph {
@@ -251,9 +252,10 @@ int Lowerer::add_slot(const std::string& key, const ResourceDesc& r) {
 }
 
 const KernelParam* Lowerer::kernel_param(const std::string& name) const {
-  for (const KernelParam& p : decl_.params)
-    if (p.name == name) return &p;
-  return nullptr;
+  if (kernel_params_.empty())  // indexed once: a param node per parameter reads them all
+    for (const KernelParam& p : decl_.params) kernel_params_.emplace(p.name, &p);  // the first
+  auto it = kernel_params_.find(name);
+  return it == kernel_params_.end() ? nullptr : it->second;
 }
 
 void Lowerer::init_scope(Scope& s, const std::vector<Node>& nodes) {
@@ -300,6 +302,22 @@ bool Lowerer::unused_resource_member(const Node& n) const {
 
 const NodeSpec* Lowerer::spec_of(const Node& n) const { return type_of(n).spec; }
 
+const Input* Lowerer::find_input(const Node& n, const std::string& pin) {
+  constexpr size_t kScanned = 16;  // nodes of the library have fewer pins: a scan is cheaper
+  if (n.inputs.size() <= kScanned) {
+    ir::count_work(n.inputs.size());
+    for (const Input& i : n.inputs)
+      if (i.pin == pin) return &i;
+    return nullptr;
+  }
+  ir::count_work();
+  auto& index = pins_[&n];
+  if (index.empty())
+    for (const Input& i : n.inputs) index.emplace(i.pin, &i);  // the first of a pin, as a scan
+  auto it = index.find(pin);
+  return it == index.end() ? nullptr : it->second;
+}
+
 const NodeType& Lowerer::type_of(const Node& n) const {
   const NodeType* type = find_node_type(n.type);
   if (!type) fail(n.id, "", "unknown node type '" + n.type + "'");
@@ -307,6 +325,7 @@ const NodeType& Lowerer::type_of(const Node& n) const {
 }
 
 const Outs& Lowerer::lower_node(Scope& s, const Node& n) {
+  ir::count_work();
   if (auto it = s.done.find(n.id); it != s.done.end()) return it->second;
   if (record_ && recording_here()) return lower_node_recorded(s, n);
   return lower_node_strict(s, n);
@@ -521,6 +540,7 @@ Outs Lowerer::lower_reroute(const NodeType&) { return one(input("in")); }
 std::unique_ptr<ir::Kernel> lower_kernel(const Document& doc, const std::string& kernel,
                                          const TemplateArgs& args) {
   const KernelDecl* decl = nullptr;
+  ir::count_work(doc.kernels.size());  // a scan: lowering many kernels passes the KernelDecl
   for (const KernelDecl& k : doc.kernels)
     if (k.name == kernel) decl = &k;
   if (!decl)
@@ -528,6 +548,11 @@ std::unique_ptr<ir::Kernel> lower_kernel(const Document& doc, const std::string&
   std::unique_ptr<ir::Kernel> k = detail::Lowerer(doc, *decl, args).run();
   k->distinct_ndarrays = args.distinct_ndarrays;
   return k;
+}
+
+std::unique_ptr<ir::Kernel> lower_kernel(const Document& doc, const KernelDecl& kernel,
+                                         const TemplateArgs& args) {
+  return detail::Lowerer(doc, kernel, args).run();
 }
 
 KernelDecl function_probe(const FunctionDecl& f) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "compiler/ir/op.h"
+#include "compiler/ir/work_count.h"
 #include "runtime/common/kernel_abi.h"
 #include "runtime/common/scalar.h"
 
@@ -197,6 +198,7 @@ bool const_is_normalized(const Inst& c);
 template <typename F>
 void walk(Block& block, F&& visit) {
   for (auto& inst : block.insts) {
+    count_work();
     visit(*inst);
     for (auto& region : inst->regions) walk(*region, visit);
   }
@@ -204,6 +206,7 @@ void walk(Block& block, F&& visit) {
 template <typename F>
 void walk(const Block& block, F&& visit) {
   for (const auto& inst : block.insts) {
+    count_work();
     visit(static_cast<const Inst&>(*inst));
     for (const auto& region : inst->regions) walk(static_cast<const Block&>(*region), visit);
   }
