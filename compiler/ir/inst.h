@@ -156,6 +156,11 @@ class Kernel {
   // No two ndarray slots are bound to the same ndarray (the JIT knows it from the launch):
   // GPU code need not declare their buffers as possibly overlapping (SPIR-V Aliased).
   bool distinct_ndarrays = false;
+  // Resource slots the kernel asks GPU targets to stage in workgroup memory (the document's
+  // `block_local`, Taichi's ti.block_local): a 2-d task reading one at small constant offsets
+  // of its indices loads a tile and its halo once per workgroup (codegen_spirv/README.md);
+  // other targets ignore it.
+  std::vector<int32_t> block_local_slots;
   std::vector<TaskNote> task_notes;  // one per task, in task order (filled by offload)
   // Variables lowered from a function's `var` node. Inlined code carries the call node, so
   // this says which function and node a variable came from (offload's notes name it).
