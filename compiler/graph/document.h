@@ -65,6 +65,9 @@ struct KernelDecl {
   std::vector<KernelParam> params;
   std::vector<std::string> returns;  // value types
   int workgroup_size = 0;            // GPU invocations per workgroup; 0: the program's option
+  // Fields or ndarray parameters to stage in GPU workgroup memory (Taichi's ti.block_local);
+  // CPU code ignores it.
+  std::vector<std::string> block_local;
   std::vector<Node> nodes;
 };
 

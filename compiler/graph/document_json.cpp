@@ -449,7 +449,7 @@ class Reader {
 
   KernelDecl kernel(const JsonValue& v, const std::string& at) {
     object(v, at);
-    keys(v, at, {"name", "params", "returns", "workgroup_size", "nodes"});
+    keys(v, at, {"name", "params", "returns", "workgroup_size", "block_local", "nodes"});
     KernelDecl k;
     k.name = string(required(v, at, "name"), at + ".name");
     if (const JsonValue* wg = v.find("workgroup_size")) {
@@ -488,6 +488,13 @@ class Reader {
     each(v, "returns", [&](const JsonValue& r, const std::string& rat) {
       k.returns.push_back(string(r, at + "." + rat));
     });
+    if (const JsonValue* list = v.find("block_local")) {
+      std::string bat = at + ".block_local";
+      if (list->kind != Kind::Array)
+        fail(*list, bat, std::string("expected a list of names, found ") + kind_name(list->kind));
+      for (size_t i = 0; i < list->items.size(); ++i)
+        k.block_local.push_back(string(list->items[i], bat + "[" + std::to_string(i) + "]"));
+    }
     k.nodes = nodes(v, at);
     kernel_.clear();
     return k;
@@ -783,6 +790,12 @@ std::string write_kernel(const KernelDecl& k, int indent) {
   }
   if (k.workgroup_size)
     out += pad(indent + 2) + "\"workgroup_size\": " + std::to_string(k.workgroup_size) + ",\n";
+  if (!k.block_local.empty()) {
+    out += pad(indent + 2) + "\"block_local\": [";
+    for (size_t i = 0; i < k.block_local.size(); ++i)
+      out += (i ? ", " : "") + json_quote(k.block_local[i]);
+    out += "],\n";
+  }
   write_graph_nodes(k.nodes, indent + 2, out);
   return out + pad(indent) + "}";
 }

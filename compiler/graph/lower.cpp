@@ -125,6 +125,7 @@ std::unique_ptr<ir::Kernel> Lowerer::run() {
   root.cursor = &cursor;
   init_scope(root, decl_.nodes);
   lower_region(root);
+  block_local_slots();
   return std::move(kernel_);
 }
 
@@ -234,6 +235,24 @@ void Lowerer::build_abi() {
     add_slot("param:" + std::to_string(i), r);
   }
   for (const ReturnValue& r : kernel_returns(doc_, decl_)) kernel_->abi.returns.push_back(r.type);
+}
+
+void Lowerer::block_local_slots() {
+  // A field has a slot only once a node uses it: one the kernel never touches adds nothing.
+  // Every ndarray parameter has its slot (build_abi). A name that is both (a field and an
+  // ndarray parameter, reached by different nodes) stages both.
+  std::vector<int32_t>& out = kernel_->block_local_slots;
+  auto add = [&](const std::string& key) {
+    auto it = slots_.find(key);
+    if (it != slots_.end() && std::find(out.begin(), out.end(), it->second) == out.end())
+      out.push_back(it->second);
+  };
+  for (const std::string& name : decl_.block_local) {
+    const KernelParam* p = kernel_param(name);
+    if (p && p->kind == graph::ParamKind::Ndarray)
+      add("param:" + std::to_string(param_index_.at(name)));
+    add("field:" + name);
+  }
 }
 
 int Lowerer::argpack_type_index(const std::string& name) const {

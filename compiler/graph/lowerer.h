@@ -213,6 +213,8 @@ class Lowerer {
   [[noreturn]] void fail(int node, const std::string& pin, const std::string& msg) const;
   [[noreturn]] void fail_here(const std::string& pin, const std::string& msg) const;
   void build_abi();
+  // The slots of the kernel's `block_local` names, once lowering has given slots out.
+  void block_local_slots();
   int argpack_type_index(const std::string& name) const;
   int add_slot(const std::string& key, const ResourceDesc& r);
   const KernelParam* kernel_param(const std::string& name) const;
