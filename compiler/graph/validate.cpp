@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -385,7 +386,33 @@ void check_argument(const Document& doc, const Pipeline& pipe, const KernelDecl&
   }
 }
 
+using NameSet = std::unordered_set<std::string_view>;
+
+std::string block_local_problem(const KernelDecl& k, const NameSet& fields) {
+  NameSet ndarray_params, seen;
+  for (const KernelParam& p : k.params)
+    if (p.kind == ParamKind::Ndarray) ndarray_params.insert(p.name);
+  for (const std::string& name : k.block_local) {
+    if (!fields.count(name) && !ndarray_params.count(name))
+      return "block_local names '" + name +
+             "', which is neither a field nor an ndarray parameter of the kernel";
+    if (!seen.insert(name).second) return "block_local names '" + name + "' twice";
+  }
+  return "";
+}
+
+NameSet field_names(const Document& doc) {
+  NameSet names;
+  for (const FieldDesc& f : doc.fields) names.insert(f.name);
+  return names;
+}
+
 }  // namespace
+
+std::string block_local_problem(const Document& doc, const KernelDecl& kernel) {
+  if (kernel.block_local.empty()) return "";
+  return block_local_problem(kernel, field_names(doc));
+}
 
 void validate_document(const Document& doc) {
   {
@@ -434,9 +461,15 @@ void validate_document(const Document& doc) {
     probe_lowerer.run();
   }
   std::set<std::string> kernels;
+  std::optional<NameSet> fields;  // for block_local lists, made once when one is there
   for (const KernelDecl& k : doc.kernels) {
     if (!kernels.insert(k.name).second)
       throw Error(Place{doc.path, k.name, -1, ""}, "two kernels are named '" + k.name + "'");
+    if (!k.block_local.empty()) {
+      if (!fields) fields = field_names(doc);
+      std::string why = block_local_problem(k, *fields);
+      if (!why.empty()) throw Error(Place{doc.path, k.name}, why);
+    }
     GraphChecker(doc, k.name, false).check(k.nodes);
   }
   // Types: lower every kernel; template kernels once per distinct launch.

@@ -77,6 +77,9 @@ class Verifier {
     // no entry (or another instruction's), so it is reported as not dominating its use.
     walk(*kernel_.body, [&](const Inst& inst) { order_.push_back(&inst); });
     defined_.assign(order_.size(), false);
+    for (int32_t slot : kernel_.block_local_slots)
+      if (slot < 0 || static_cast<size_t>(slot) >= kernel_.abi.resources.size())
+        return error_ = "block_local slot $" + std::to_string(slot) + " out of range";
     if (options_.offloaded) check_offloaded_top_level();
     check_block(*kernel_.body);
     return error_;
