@@ -54,8 +54,8 @@ std::string refusal(const ir::Kernel& kernel, const Inst& offload, int32_t slot)
         kernel.abi.resources.at(static_cast<size_t>(in.operand(0)->resource_slot())).kind ==
             ResourceKind::Ndarray;
     if (other_ndarray_written)
-      why = "the task writes an ndarray that may be the same one (node " +
-            std::to_string(in.node) + "); bind distinct ndarrays";
+      why = "the task writes an ndarray that may be the same one (node " + std::to_string(in.node) +
+            "); bind distinct ndarrays";
   });
   return why;
 }

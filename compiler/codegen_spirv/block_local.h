@@ -38,7 +38,8 @@ struct StagedResource {
 };
 
 // The largest offset from a task's index a staged read may have, and the workgroup memory
-// the tiles of one task may take (of the 16 KiB every Vulkan device has: maxComputeSharedMemorySize).
+// the tiles of one task may take (of the 16 KiB every Vulkan device has:
+// maxComputeSharedMemorySize).
 constexpr int32_t kMaxHalo = 8;
 constexpr uint32_t kMaxTileBytes = 12288;
 // The most loads per invocation filling one tile: past it the halo costs more than it saves.

@@ -49,8 +49,8 @@ void fill(Program& p, const std::string& name) {
 }
 
 // One input pin that reads `src` at (i + di, j + dj), from node ids `id`, `id + 1`, `id + 2`.
-std::vector<N> read_at(int id, int loop, int di, int dj,
-                                               const std::string& kind, const std::string& src) {
+std::vector<N> read_at(int id, int loop, int di, int dj, const std::string& kind,
+                       const std::string& src) {
   return {N(id, "add").in("a", ln(loop, "i0")).in("b", di),
           N(id + 1, "add").in("a", ln(loop, "i1")).in("b", dj),
           N(id + 2, "load").in("i0", ln(id)).in("i1", ln(id + 1)).p(kind, src)};
@@ -59,14 +59,14 @@ std::vector<N> read_at(int id, int loop, int di, int dj,
 // out[i, j] = sum of weight_k * src[i + di_k, j + dj_k] over `taps`, for i in [lo, rows - hi)
 // and j in [lo, cols - hi); `src` a field (fields u/out of `rows` x `cols`) or an ndarray
 // parameter. The taps' weights differ, so two swapped reads change the sum.
-graph::Document stencil(const std::vector<std::pair<int, int>>& taps, int lo, int hi,
-                        bool on_field, int64_t rows, int64_t cols, bool in_place = false) {
+graph::Document stencil(const std::vector<std::pair<int, int>>& taps, int lo, int hi, bool on_field,
+                        int64_t rows, int64_t cols, bool in_place = false) {
   graph::Document doc;
   const std::string kind = on_field ? "field" : "ndarray";
   graph::KernelDecl k =
-      on_field ? kernel("stencil", {}, {})
-               : kernel("stencil", {ndarray_param("u", "i32", 2), ndarray_param("out", "i32", 2)},
-                        {});
+      on_field
+          ? kernel("stencil", {}, {})
+          : kernel("stencil", {ndarray_param("u", "i32", 2), ndarray_param("out", "i32", 2)}, {});
   if (on_field) {
     doc.fields.push_back(FieldDesc{"u", {Scalar::I32}, {rows, cols}, Layout::AoS});
     doc.fields.push_back(FieldDesc{"out", {Scalar::I32}, {rows, cols}, Layout::AoS});
@@ -107,7 +107,8 @@ struct Outcome {
   std::string spirv;
 };
 
-Outcome run(Backend backend, const graph::Document& doc, bool on_field, int64_t rows, int64_t cols) {
+Outcome run(Backend backend, const graph::Document& doc, bool on_field, int64_t rows,
+            int64_t cols) {
   Outcome r;
   Program p(on(backend, &r.notes));
   p.load(doc);
@@ -181,8 +182,9 @@ TEST(BlockLocal, AResourceTheTaskWritesIsReadInPlaceWithANote) {
   EXPECT_FALSE(staged(gpu));
   bool noted = false;
   for (const std::string& n : gpu.notes)
-    noted |= n.find("kernel 'stencil': 'u' stays out of workgroup memory (block_local): the task writes it") !=
-             std::string::npos;
+    noted |= n.find(
+                 "kernel 'stencil': 'u' stays out of workgroup memory (block_local): the task "
+                 "writes it") != std::string::npos;
   EXPECT_TRUE(noted);
   EXPECT_EQ(gpu.out, cpu.out);
 }
