@@ -117,8 +117,9 @@ void taichi_setup(TaichiPeer& taichi, const std::string& name, int per) {
   double fields = 0, ndarrays = 0;
   if (std::sscanf(reply.c_str(), "ok %31s %lf %lf", form, &fields, &ndarrays) != 3)
     throw std::runtime_error("Taichi peer: unexpected reply '" + reply + "'");
-  std::printf("    taichi runs its %s form (first timings, ms per unit: fields %.4f, ndarrays %.4f)\n",
-              form, fields / per, ndarrays / per);
+  std::printf(
+      "    taichi runs its %s form (first timings, ms per unit: fields %.4f, ndarrays %.4f)\n",
+      form, fields / per, ndarrays / per);
 }
 
 // A side of a comparison: runs one timed unit and returns its seconds (its own measurement,
@@ -176,8 +177,8 @@ struct HandMpm {
         J(static_cast<size_t>(size.n)),
         grid_v(static_cast<size_t>(2 * size.grid * size.grid)),
         grid_m(static_cast<size_t>(size.grid * size.grid)) {
-    s = {size.n, size.grid, size.dt, x.data(), v.data(), C.data(), J.data(), grid_v.data(),
-         grid_m.data()};
+    s = {size.n,   size.grid, size.dt,       x.data(),     v.data(),
+         C.data(), J.data(),  grid_v.data(), grid_m.data()};
     for (int t = 0; t < threads; ++t) {
       private_v.emplace_back(grid_v.size(), 0.0f);
       private_m.emplace_back(grid_m.size(), 0.0f);
@@ -280,7 +281,8 @@ bool mpm88(const Mpm88Size& size, loom::cpu::ThreadPool& pool, int runs, TaichiP
                   good ? "" : "OUTSIDE THE TOLERANCE");
     };
     report("loom", max_position_difference(a.x, check_loom->array("x")));
-    report("loom, scatter privatization off", max_position_difference(a.x, check_atomic->array("x")));
+    report("loom, scatter privatization off",
+           max_position_difference(a.x, check_atomic->array("x")));
     report("hand-written, private grids", max_position_difference(a.x, b.x));
   }
 
@@ -317,8 +319,7 @@ bool mpm88(const Mpm88Size& size, loom::cpu::ThreadPool& pool, int runs, TaichiP
 
 void sample(const char* name, const char* unit, int per, int threads, int runs,
             TaichiPeer* taichi) {
-  std::printf("\n%s (assets/graphs/%s.loom.json): ms per %s (%d per run)\n", name, name, unit,
-              per);
+  std::printf("\n%s (assets/graphs/%s.loom.json): ms per %s (%d per run)\n", name, name, unit, per);
   loom::ProgramOptions options;
   options.backend = loom::Backend::Cpu;
   options.threads = threads;

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -181,10 +182,9 @@ class Emitter {
 
   std::vector<PrivateRegion> private_regions(const Inst& offload) {
     std::vector<PrivateRegion> regions;
+    std::set<int32_t> seen;  // their offsets
     ir::walk(*offload.region(0), [&](const Inst& in) {
-      if (!ir::has_private_copies(in)) return;
-      for (const PrivateRegion& r : regions)
-        if (r.layout.offset == static_cast<uint32_t>(in.temp_offset())) return;
+      if (!ir::has_private_copies(in) || !seen.insert(in.temp_offset()).second) return;
       std::string problem;
       std::optional<ir::PrivateCopies> layout = ir::private_copies_of(k_, in, &problem);
       if (!layout) throw InternalError("codegen: " + problem);
@@ -205,25 +205,26 @@ class Emitter {
   }
 
   // Before the task: a copy not free is what a launch that stopped early (a failed check,
-  // a cancel) left; its sums belong to no launch, so it is cleared.
+  // a cancel) left; its sums belong to no launch, so it is cleared. Loops over the copies at
+  // run time, here and in the merge: the code does not grow with their number.
   void emit_private_check(const Inst& offload, size_t index, TaskDesc* desc) {
     desc->kind = static_cast<uint8_t>(ir::TaskKind::Serial);
     desc->symbol = task_symbol(index) + "_private_check";
     begin_function(new_function(desc->symbol, b_.getVoidTy(), {ptr_, i64_, i64_}));
     for (const PrivateRegion& r : private_regions(offload))
-      for (int k = 0; k < r.layout.copies; ++k) {
-        Value* flag = temp_ptr(r.layout.flag(k));
+      counted_loop(b_.getInt32(0), copy_count(r.layout), [&](Value* k, BasicBlock*, BasicBlock*) {
+        Value* flag = flag_ptr(r.layout, k);
         BasicBlock* stale = BasicBlock::Create(c_, "stale_copy", fn_);
         BasicBlock* next = BasicBlock::Create(c_, "next_copy", fn_);
         b_.CreateCondBr(b_.CreateICmpNE(b_.CreateLoad(i32_, flag), b_.getInt32(ir::kCopyFree)),
                         stale, next);
         b_.SetInsertPoint(stale);
-        b_.CreateMemSet(temp_ptr(r.layout.copy(k)), b_.getInt8(0), b_.getInt64(r.layout.copy_bytes),
+        b_.CreateMemSet(copy_ptr(r.layout, k), b_.getInt8(0), b_.getInt64(r.layout.copy_bytes),
                         llvm::MaybeAlign(64));
         b_.CreateStore(b_.getInt32(ir::kCopyFree), flag);
         b_.CreateBr(next);
         b_.SetInsertPoint(next);
-      }
+      });
     finish_function();
   }
 
@@ -239,13 +240,18 @@ class Emitter {
     Function* extent = new_function(desc->extent_symbol, i64_, {ptr_, ptr_});
     begin_function(extent);
     uint64_t rows = 0;
-    Value* any = b_.getFalse();
+    Value* any = entry_alloca(b_.getInt1Ty());
+    b_.CreateStore(b_.getFalse(), any);
     for (const PrivateRegion& r : regions) {
       rows = std::max(rows, r.layout.scalars);
-      for (int k = 0; k < r.layout.copies; ++k) any = b_.CreateOr(any, holds_sums(r.layout, k));
+      counted_loop(b_.getInt32(0), copy_count(r.layout), [&](Value* k, BasicBlock*, BasicBlock*) {
+        b_.CreateStore(b_.CreateOr(b_.CreateLoad(b_.getInt1Ty(), any), holds_sums(r.layout, k)),
+                       any);
+      });
     }
     b_.CreateStore(b_.getInt64(1), extent->getArg(1));
-    b_.CreateRet(b_.CreateSelect(any, b_.getInt64(rows), b_.getInt64(0)));
+    b_.CreateRet(
+        b_.CreateSelect(b_.CreateLoad(b_.getInt1Ty(), any), b_.getInt64(rows), b_.getInt64(0)));
 
     Function* fn = new_function(desc->symbol, b_.getVoidTy(), {ptr_, i64_, i64_});
     begin_function(fn);
@@ -258,12 +264,12 @@ class Emitter {
           b_.CreateTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, fn->getArg(2), n), i32_);
       Type* t = mem_type(r.type);
       Value* slot_data = data(r.slot);
-      for (int k = 0; k < r.layout.copies; ++k) {
+      counted_loop(b_.getInt32(0), copy_count(r.layout), [&](Value* k, BasicBlock*, BasicBlock*) {
         BasicBlock* add = BasicBlock::Create(c_, "merge_copy", fn_);
         BasicBlock* next = BasicBlock::Create(c_, "next_copy", fn_);
         b_.CreateCondBr(holds_sums(r.layout, k), add, next);
         b_.SetInsertPoint(add);
-        Value* copy = temp_ptr(r.layout.copy(k));
+        Value* copy = copy_ptr(r.layout, k);
         counted_loop(lo, hi, [&](Value* iv, BasicBlock*, BasicBlock*) {
           Value* i = b_.CreateZExt(iv, i64_);
           Value* to = b_.CreateInBoundsGEP(t, slot_data, i);
@@ -274,19 +280,21 @@ class Emitter {
         });
         b_.CreateBr(next);
         b_.SetInsertPoint(next);
-      }
+      });
     }
     finish_function();
   }
 
   // After the merge: every copy free (and zero: the merge cleared what it added).
   void emit_private_reset(const Inst& offload, size_t index, TaskDesc* desc) {
+    static_assert(ir::kCopyFree == 0, "the flags are reset by a memset");
     desc->kind = static_cast<uint8_t>(ir::TaskKind::Serial);
     desc->symbol = task_symbol(index) + "_private_reset";
     begin_function(new_function(desc->symbol, b_.getVoidTy(), {ptr_, i64_, i64_}));
     for (const PrivateRegion& r : private_regions(offload))
-      for (int k = 0; k < r.layout.copies; ++k)
-        b_.CreateStore(b_.getInt32(ir::kCopyFree), temp_ptr(r.layout.flag(k)));
+      b_.CreateMemSet(temp_ptr(r.layout.offset), b_.getInt8(0),
+                      b_.getInt64(4 * static_cast<uint64_t>(r.layout.copies)),
+                      llvm::MaybeAlign(64));
     finish_function();
   }
 
@@ -295,8 +303,22 @@ class Emitter {
     return b_.CreateGEP(i8_, ctx_field(kCtxTemps), b_.getInt64(offset));
   }
 
-  Value* holds_sums(const ir::PrivateCopies& layout, int k) {
-    return b_.CreateICmpEQ(b_.CreateLoad(i32_, temp_ptr(layout.flag(k))),
+  Value* copy_count(const ir::PrivateCopies& layout) {
+    return b_.getInt32(static_cast<uint32_t>(layout.copies));
+  }
+
+  // Flag and storage of copy `k` (i32, below the copy count).
+  Value* flag_ptr(const ir::PrivateCopies& layout, Value* k) {
+    return b_.CreateInBoundsGEP(i32_, temp_ptr(layout.offset), b_.CreateZExt(k, i64_));
+  }
+  Value* copy_ptr(const ir::PrivateCopies& layout, Value* k) {
+    return b_.CreateInBoundsGEP(
+        i8_, temp_ptr(layout.first),
+        b_.CreateMul(b_.CreateZExt(k, i64_), b_.getInt64(layout.stride), "", true, true));
+  }
+
+  Value* holds_sums(const ir::PrivateCopies& layout, Value* k) {
+    return b_.CreateICmpEQ(b_.CreateLoad(i32_, flag_ptr(layout, k)),
                            b_.getInt32(ir::kCopyHoldsSums));
   }
 
@@ -1329,31 +1351,37 @@ class Emitter {
 std::unique_ptr<llvm::Module> emit_kernel_module(const ir::Kernel& kernel,
                                                  llvm::LLVMContext& context,
                                                  const EmitOptions& options,
-                                                 std::vector<TaskDesc>* tasks) {
+                                                 std::vector<TaskDesc>* tasks,
+                                                 std::vector<size_t>* ir_tasks) {
   auto module = std::make_unique<llvm::Module>("loom_" + sanitize(kernel.abi.name), context);
   if (!options.triple.empty()) module->setTargetTriple(options.triple);
   if (!options.data_layout.empty()) module->setDataLayout(options.data_layout);
   Emitter emitter(kernel, context, *module, options);
   tasks->clear();
+  if (ir_tasks) ir_tasks->clear();
   size_t index = 0;
+  auto add = [&](const TaskDesc& desc) {
+    tasks->push_back(desc);
+    if (ir_tasks) ir_tasks->push_back(index);
+  };
   for (auto& inst : kernel.body->insts) {
     if (inst->op != Op::Offload) continue;
     bool copies = emitter.has_private_copies(*inst);
     TaskDesc desc;
     if (copies) {
       emitter.emit_private_check(*inst, index, &desc);
-      tasks->push_back(desc);
+      add(desc);
       desc = TaskDesc{};
     }
     emitter.emit_task(*inst, index, &desc);
-    tasks->push_back(desc);
+    add(desc);
     if (copies) {
       desc = TaskDesc{};
       emitter.emit_private_merge(*inst, index, &desc);
-      tasks->push_back(desc);
+      add(desc);
       desc = TaskDesc{};
       emitter.emit_private_reset(*inst, index, &desc);
-      tasks->push_back(desc);
+      add(desc);
     }
     ++index;
   }

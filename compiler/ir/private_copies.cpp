@@ -56,10 +56,9 @@ std::optional<PrivateCopies> private_copies_of(const Kernel& kernel, const Inst&
     return fail("private copies of a resource slot out of range");
   if (element_ptr.bits > static_cast<uint64_t>(kMaxPrivateCopies) || element_ptr.temp_offset() < 0)
     return fail("private copies without a valid count or place");
-  std::optional<PrivateCopies> p =
-      private_copies_layout(kernel.abi.resources[static_cast<size_t>(slot)],
-                            static_cast<int>(element_ptr.bits),
-                            static_cast<uint32_t>(element_ptr.temp_offset()));
+  std::optional<PrivateCopies> p = private_copies_layout(
+      kernel.abi.resources[static_cast<size_t>(slot)], static_cast<int>(element_ptr.bits),
+      static_cast<uint32_t>(element_ptr.temp_offset()));
   if (!p) return fail("private copies of a resource without a fixed numeric shape");
   if (p->end() > kernel.abi.temps_size) return fail("private copies outside the temporaries");
   return p;

@@ -36,7 +36,9 @@ struct PrivateCopies {
 
   uint32_t flag(int k) const { return offset + 4 * static_cast<uint32_t>(k); }
   uint32_t copy(int k) const { return first + static_cast<uint32_t>(k) * stride; }
-  uint64_t end() const { return uint64_t{first} + uint64_t{stride} * static_cast<uint64_t>(copies); }
+  uint64_t end() const {
+    return uint64_t{first} + uint64_t{stride} * static_cast<uint64_t>(copies);
+  }
 };
 
 // Scalars in the storage of `r` (elements times components) when its shape is fixed (a

@@ -51,7 +51,8 @@ std::optional<uint64_t> constant_trip_count(const ir::Kernel& kernel, const Inst
     const Inst* lo = task.operand(i);
     const Inst* hi = task.operand(i + 1);
     if (!lo->is_const() || !hi->is_const()) return std::nullopt;
-    trips = times(trips, static_cast<uint64_t>(std::max<int64_t>(0, hi->int_value() - lo->int_value())));
+    trips = times(trips,
+                  static_cast<uint64_t>(std::max<int64_t>(0, hi->int_value() - lo->int_value())));
   }
   return trips;
 }
@@ -90,9 +91,15 @@ class Privatizer {
       }
     });
     std::optional<uint64_t> trips = constant_trip_count(k_, task);
+    // Fields by name, with how many of the task's slots are bound to each.
+    std::map<std::string, int> fields;
+    for (const auto& [slot, use] : slots) {
+      const ResourceDesc& r = k_.abi.resources.at(static_cast<size_t>(slot));
+      if (r.kind == ResourceKind::Field) ++fields[r.field];
+    }
     std::string privatized;
     for (auto& [slot, use] : slots) {
-      std::optional<ir::PrivateCopies> layout = plan(slot, use, slots, trips);
+      std::optional<ir::PrivateCopies> layout = plan(slot, use, fields, trips);
       if (!layout) continue;
       for (Inst* p : use.pointers) {
         p->bits = static_cast<uint64_t>(layout->copies);
@@ -111,7 +118,7 @@ class Privatizer {
 
   // The copies of `slot` for this task, or none when its updates must stay atomics.
   std::optional<ir::PrivateCopies> plan(int slot, const SlotUse& use,
-                                        const std::map<int, SlotUse>& slots,
+                                        const std::map<std::string, int>& fields,
                                         std::optional<uint64_t> trips) {
     if (!use.only_updates || use.updates == 0) return std::nullopt;
     const ResourceDesc& r = k_.abi.resources.at(static_cast<size_t>(slot));
@@ -121,11 +128,7 @@ class Privatizer {
     if (is_float(r.dtype) && !k_.fast_math) return std::nullopt;  // would regroup float sums
     // Another slot bound to the same field (a template parameter, say) reads or writes the
     // memory the copies stand for.
-    for (const auto& [other, unused] : slots)
-      if (other != slot && k_.abi.resources.at(static_cast<size_t>(other)).kind ==
-                               ResourceKind::Field &&
-          k_.abi.resources.at(static_cast<size_t>(other)).field == r.field)
-        return std::nullopt;
+    if (fields.at(r.field) > 1) return std::nullopt;
     std::optional<uint64_t> scalars = ir::fixed_scalars(r);
     if (!scalars || *scalars == 0) return std::nullopt;
     if (trips && times(*trips, static_cast<uint64_t>(use.updates)) < *scalars) return std::nullopt;
@@ -150,7 +153,7 @@ class Privatizer {
   ir::Kernel& k_;
   std::unordered_map<const Inst*, int> uses_;
   std::map<int, ir::PrivateCopies> regions_;  // one region per slot, shared by its tasks
-  uint64_t copy_bytes_ = 0;                    // of every region so far
+  uint64_t copy_bytes_ = 0;                   // of every region so far
 };
 
 }  // namespace

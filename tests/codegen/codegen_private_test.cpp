@@ -204,8 +204,8 @@ TEST(PrivateCopies, ThePipelinesKernelComputesWhatTheReferenceInterpreterDoes) {
     b.atomic(ir::AtomicOp::Add, b.global_ptr(Scalar::I32, hist, {b.binary(Op::Mod, d, b.i32(97))}),
              d);
     Inst* d3 = b.binary(Op::Mul, d, b.i32(3));
-    b.atomic(ir::AtomicOp::Sub,
-             b.global_ptr(Scalar::I32, hist, {b.binary(Op::Mod, d3, b.i32(97))}), b.i32(1));
+    b.atomic(ir::AtomicOp::Sub, b.global_ptr(Scalar::I32, hist, {b.binary(Op::Mod, d3, b.i32(97))}),
+             b.i32(1));
     Inst* y = b.global_ptr(Scalar::I32, pair, {b.binary(Op::Mod, d, b.i32(16))});
     y->set_component(1);
     b.atomic(ir::AtomicOp::Add, y, b.i32(1));
@@ -230,9 +230,8 @@ TEST(PrivateCopies, ThePipelinesKernelComputesWhatTheReferenceInterpreterDoes) {
     SCOPED_TRACE(std::to_string(threads) + " threads");
     cpu::CpuDevice device(threads);
     host::LaunchFrame frame(kernel->abi);
-    std::vector<std::vector<int32_t>> memory = {std::vector<int32_t>(n),
-                                                std::vector<int32_t>(97, 0),
-                                                std::vector<int32_t>(32, 0), {0}};
+    std::vector<std::vector<int32_t>> memory = {
+        std::vector<int32_t>(n), std::vector<int32_t>(97, 0), std::vector<int32_t>(32, 0), {0}};
     for (int i = 0; i < n; ++i) memory[0][static_cast<size_t>(i)] = value_of(i);
     const int64_t shapes[] = {n, 97, 16, 0};
     for (size_t s = 0; s < memory.size(); ++s)
@@ -244,4 +243,27 @@ TEST(PrivateCopies, ThePipelinesKernelComputesWhatTheReferenceInterpreterDoes) {
         ASSERT_EQ(memory[s][e], static_cast<int32_t>(want.slots[s][e]))
             << kernel->abi.resources[s].field << "[" << e << "]";
   }
+}
+
+TEST(PrivateCopies, SizeNotesNameTheIrTask) {
+  // The scatter (4 ABI tasks: check, scatter, merge, reset), then a serial task (the 5th): what
+  // the size limits say names IR tasks 0 and 1 and, for the tasks copies bring, what they are.
+  auto k = scatter(64, 4);
+  Builder b(k->body.get());
+  Inst* task = serial(b);
+  Builder in(task->region(0));
+  store(in, 0, in.i32(0), in.i32(7));
+  k->task_notes = {{9, true, "parallel"}, {5, false, "serial"}};
+  codegen::CpuCodegenOptions limited;
+  limited.max_optimized_instructions = 1;  // every function gets a note
+  codegen::CompiledCpuKernel c = codegen::compile_kernel_to_object(*k, limited);
+  ASSERT_EQ(c.abi.tasks.size(), 5u);
+  std::string notes;
+  for (const std::string& n : c.notes) notes += n + "\n";
+  for (const char* place :
+       {"task 0 (node 9)'s private check: ", "task 0 (node 9): ",
+        "task 0 (node 9)'s extent function: ", "task 0 (node 9)'s private merge: ",
+        "task 0 (node 9)'s private merge's extent function: ", "task 0 (node 9)'s private reset: ",
+        "task 1 (node 5): "})
+    EXPECT_NE(notes.find(place), std::string::npos) << place << "\n" << notes;
 }

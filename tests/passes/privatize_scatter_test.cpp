@@ -122,18 +122,16 @@ TEST(PrivatizeScatter, WhatKeepsTheAtomics) {
                   b.global_load(b.global_ptr(Scalar::F32, 1, {b.binary(Op::Mod, i, b.i32(3))}));
               b.global_store(b.global_ptr(Scalar::F32, 0, {i}), g);
             }},
-       "element_ptr $1 ", 2},
+       "element_ptr $1 ",
+       2},
       {"the task also stores into the grid",
-       {.extra =
-            [](Kernel&, Builder& b, Inst*, Inst*) {
-              b.global_store(b.global_ptr(Scalar::F32, 1, {b.i32(0)}), b.f32(0));
-            }},
-       "element_ptr $1 ", 2},
+       {.extra = [](Kernel&, Builder& b, Inst*,
+                    Inst*) { b.global_store(b.global_ptr(Scalar::F32, 1, {b.i32(0)}), b.f32(0)); }},
+       "element_ptr $1 ",
+       2},
       {"the old value is read",
-       {.extra =
-            [](Kernel&, Builder& b, Inst* i, Inst* atomic) {
-              b.global_store(b.global_ptr(Scalar::F32, 0, {i}), atomic);
-            }},
+       {.extra = [](Kernel&, Builder& b, Inst* i,
+                    Inst* atomic) { b.global_store(b.global_ptr(Scalar::F32, 0, {i}), atomic); }},
        "global_store "},
       {"another slot names the same field (and reads it)",
        {.extra =
@@ -190,7 +188,8 @@ TEST(PrivatizeScatter, AKernelsCopiesStayWithinItsBudget) {
   run_pipeline(*k, {});
   std::string ir = print_kernel(*k);
   for (int g = 0; g < 6; ++g) {
-    bool copies = ir.find("element_ptr $" + std::to_string(g) + " private 16 ") != std::string::npos;
+    bool copies =
+        ir.find("element_ptr $" + std::to_string(g) + " private 16 ") != std::string::npos;
     EXPECT_EQ(copies, g < 4) << "grid" << g << "\n" << ir;
   }
   EXPECT_LE(k->abi.temps_size, (64u << 20) + 4 * 64u);
@@ -241,8 +240,7 @@ TEST(PrivatizeScatter, ATripCountKnownOnlyAtLaunchIsLeftToTheBackend) {
   b.set_insert_end(loop->region(0));
   Inst* i = b.loop_index(loop, 0);
   Inst* v = b.global_load(b.global_ptr(Scalar::F32, x, {i}));
-  b.atomic(AtomicOp::Add, b.global_ptr(Scalar::F32, grid, {b.binary(Op::Mod, i, b.i32(1024))}),
-           v);
+  b.atomic(AtomicOp::Add, b.global_ptr(Scalar::F32, grid, {b.binary(Op::Mod, i, b.i32(1024))}), v);
   run_pipeline(*k, {});
   EXPECT_TRUE(privatized(*k)) << print_kernel(*k);
 }
@@ -260,8 +258,7 @@ TEST(PrivatizeScatter, TwoTasksShareOneRegionPerField) {
     Inst* loop = b.range_for({b.i32(0), b.i32(1000)});
     b.set_insert_end(loop->region(0));
     Inst* i = b.loop_index(loop, 0);
-    b.atomic(AtomicOp::Add, b.global_ptr(Scalar::I32, slot, {b.binary(Op::Mod, i, b.i32(32))}),
-             i);
+    b.atomic(AtomicOp::Add, b.global_ptr(Scalar::I32, slot, {b.binary(Op::Mod, i, b.i32(32))}), i);
   }
   run_pipeline(*k, {});
   std::string ir = print_kernel(*k);
