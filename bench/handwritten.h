@@ -24,4 +24,31 @@ void stencil5_f32(const float* in, float* out, int64_t w, float k, int64_t row_b
 float sum_f32(const float* x, int64_t begin, int64_t end);
 int32_t max_i32(const int32_t* x, int64_t begin, int64_t end);
 
+// mpm88 (Taichi's example, as bench/graphs/mpm88_*.loom.json writes it): the same storage as
+// Loom's fields (x, v: f32x2 interleaved; C: f32x2x2, columns one after the other; the grid
+// row-major, grid_v interleaved), the same four loops. Each call covers [begin, end) of the
+// loop's outermost dimension (particles, or grid rows).
+struct Mpm88 {
+  int64_t n = 0, grid = 0;
+  float dt = 0;
+  float* x = nullptr;       // n x 2
+  float* v = nullptr;       // n x 2
+  float* C = nullptr;       // n x 4
+  float* J = nullptr;       // n
+  float* grid_v = nullptr;  // grid x grid x 2
+  float* grid_m = nullptr;  // grid x grid
+};
+void mpm88_seed(const Mpm88& s, int64_t begin, int64_t end);
+void mpm88_clear_grid(const Mpm88& s, int64_t row_begin, int64_t row_end);
+// P2G as Taichi writes it: every particle adds into 9 cells with atomic float adds
+// (compare-and-swap loops, as C++ compiles std::atomic_ref<float>::fetch_add).
+void mpm88_p2g_atomic(const Mpm88& s, int64_t begin, int64_t end);
+// P2G as one hand-optimises it: plain adds into a grid of the caller's own (`grid_v`,
+// `grid_m`, laid out as the shared grid), which the caller later adds into the shared one.
+void mpm88_p2g_private(const Mpm88& s, float* grid_v, float* grid_m, int64_t begin, int64_t end);
+// dst[i] += src[i], src[i] = 0 over [begin, end): one private grid merged into the shared one.
+void add_and_clear_f32(float* dst, float* src, int64_t begin, int64_t end);
+void mpm88_grid_update(const Mpm88& s, int64_t row_begin, int64_t row_end);
+void mpm88_g2p(const Mpm88& s, int64_t begin, int64_t end);
+
 }  // namespace loom::bench

@@ -217,15 +217,22 @@ struct SizeLimits {
 };
 
 // "task 2 (node 7)" for a task's function (or its extent function), else "function NAME".
+// Tasks are numbered as the IR's (`ir_tasks`: the IR task of each of `tasks`).
 std::string function_place(const llvm::Function& f, const ir::Kernel& kernel,
-                           const std::vector<TaskDesc>& tasks) {
+                           const std::vector<TaskDesc>& tasks,
+                           const std::vector<size_t>& ir_tasks) {
   std::string name = f.getName().str();
   for (size_t t = 0; t < tasks.size(); ++t) {
     if (tasks[t].symbol != name && tasks[t].extent_symbol != name) continue;
-    std::string place = "task " + std::to_string(t);
-    if (t < kernel.task_notes.size() && kernel.task_notes[t].node >= 0)
-      place += " (node " + std::to_string(kernel.task_notes[t].node) + ")";
-    return tasks[t].extent_symbol == name ? place + "'s extent function" : place;
+    size_t ir = t < ir_tasks.size() ? ir_tasks[t] : t;
+    std::string place = "task " + std::to_string(ir);
+    if (ir < kernel.task_notes.size() && kernel.task_notes[ir].node >= 0)
+      place += " (node " + std::to_string(kernel.task_notes[ir].node) + ")";
+    // The tasks a task's private copies bring: "task 0 (node 1)'s private merge".
+    for (const char* part : {"check", "merge", "reset"})
+      if (tasks[t].symbol.ends_with(std::string("_private_") + part))
+        place += std::string("'s private ") + part;
+    return tasks[t].symbol == name ? place : place + "'s extent function";
   }
   return "function " + name;
 }
@@ -234,7 +241,8 @@ std::string function_place(const llvm::Function& f, const ir::Kernel& kernel,
 // limit becomes `optnone` (every optimisation pass and the backend's optimisations skip it),
 // one with a loop over the access limit is listed for the pass callback in optimize().
 SizeLimits apply_size_limits(llvm::Module& module, const ir::Kernel& kernel,
-                             const std::vector<TaskDesc>& tasks, const CpuCodegenOptions& o) {
+                             const std::vector<TaskDesc>& tasks,
+                             const std::vector<size_t>& ir_tasks, const CpuCodegenOptions& o) {
   SizeLimits limits;
   if (o.opt_level <= 0) return limits;
   for (llvm::Function& f : module) {
@@ -246,7 +254,7 @@ SizeLimits apply_size_limits(llvm::Module& module, const ir::Kernel& kernel,
       f.removeFnAttr(llvm::Attribute::AlwaysInline);
       limits.unoptimized.push_back(f.getName().str());
       limits.notes.push_back(
-          function_place(f, kernel, tasks) + ": " + std::to_string(size.instructions) +
+          function_place(f, kernel, tasks, ir_tasks) + ": " + std::to_string(size.instructions) +
           " LLVM instructions, more than " + std::to_string(o.max_optimized_instructions) +
           ": compiled without LLVM's optimisations, whose time grows faster than the code "
           "(Loom's own passes ran)");
@@ -254,7 +262,7 @@ SizeLimits apply_size_limits(llvm::Module& module, const ir::Kernel& kernel,
     }
     if (o.max_loop_accesses && size.loop_accesses > o.max_loop_accesses) {
       limits.no_loop_dependences.insert(&f);
-      limits.notes.push_back(function_place(f, kernel, tasks) + ": a loop with " +
+      limits.notes.push_back(function_place(f, kernel, tasks, ir_tasks) + ": a loop with " +
                              std::to_string(size.loop_accesses) + " loads and stores, more than " +
                              std::to_string(o.max_loop_accesses) +
                              ": not vectorised by LLVM, whose dependence analysis compares "
@@ -309,6 +317,7 @@ struct Lowered {
   std::unique_ptr<llvm::TargetMachine> tm;
   std::unique_ptr<llvm::Module> module;
   std::vector<TaskDesc> tasks;
+  std::vector<size_t> ir_tasks;    // the IR task of each of `tasks`
   std::vector<std::string> notes;  // what the size limits changed
 };
 
@@ -325,11 +334,11 @@ Lowered lower(const ir::Kernel& kernel, const CpuCodegenOptions& options, bool o
   emit.triple = out.tm->getTargetTriple().str();
   emit.data_layout = out.tm->createDataLayout().getStringRepresentation();
   auto start = Clock::now();
-  out.module = emit_kernel_module(kernel, *out.context, emit, &out.tasks);
+  out.module = emit_kernel_module(kernel, *out.context, emit, &out.tasks, &out.ir_tasks);
   if (timings) timings->emit_ms = ms_since(start);
   if (optimized) {
     start = Clock::now();
-    SizeLimits limits = apply_size_limits(*out.module, kernel, out.tasks, options);
+    SizeLimits limits = apply_size_limits(*out.module, kernel, out.tasks, out.ir_tasks, options);
     out.notes = std::move(limits.notes);
     optimize(*out.module, *out.tm, options, limits);
     for (const std::string& name : limits.unoptimized)

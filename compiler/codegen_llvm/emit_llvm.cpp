@@ -4,6 +4,9 @@
 #include <cctype>
 #include <functional>
 #include <map>
+#include <optional>
+#include <set>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -23,6 +26,7 @@
 
 #include "compiler/codegen_llvm/emit_math.h"
 #include "compiler/ir/inst.h"
+#include "compiler/ir/private_copies.h"
 #include "runtime/common/error.h"
 
 namespace loom::codegen {
@@ -115,9 +119,11 @@ class Emitter {
                              llvm::ConstantArray::get(type, entries), kAssertMessagesSymbol);
   }
 
+  // `index` counts the kernel's offloaded tasks (the IR's), which name the symbols and seed
+  // their random streams; the private-copy tasks around a task are extra ABI tasks.
   void emit_task(const Inst& offload, size_t index, TaskDesc* desc) {
     ir::TaskKind kind = offload.task_kind();
-    std::string sym = "loom_" + sanitize(k_.abi.name) + "_task" + std::to_string(index);
+    std::string sym = task_symbol(index);
     desc->kind = static_cast<uint8_t>(kind);
     task_index_ = index;
     desc->symbol = sym;
@@ -142,13 +148,310 @@ class Emitter {
       task_bounds(offload, &lo, &hi);
       Value* first = b_.CreateAdd(lo[0], b_.CreateTrunc(fn->getArg(1), i32_));
       Value* last = b_.CreateAdd(lo[0], b_.CreateTrunc(fn->getArg(2), i32_));
+      std::vector<PrivateRegion> regions = private_regions(offload);
+      Value* use_copies = regions.empty() ? nullptr : worth_copies(offload, regions, lo, hi);
       lo[0] = first;
       hi[0] = last;
       begin_partials(offload);
-      emit_nest(offload, 0, lo, hi, *offload.region(0));
+      if (regions.empty()) {
+        emit_nest(offload, 0, lo, hi, *offload.region(0));
+      } else {
+        emit_private_nests(offload, regions, use_copies, lo, hi);
+      }
       if (!terminated()) combine_partials();
     }
     finish_function();
+  }
+
+  // ---------------------------------------------------------------- private copies
+  // A parallel task whose element_ptrs have private copies (ir/private_copies.h) is emitted
+  // twice: each chunk claims a free copy of every such slot at its start and, when it got
+  // them all, runs the version that adds into its copies with plain loads and stores, then
+  // marks them as holding sums; otherwise (no copy free, or too few updates for copies to
+  // pay: worth_copies) it runs the version with the atomics as written. Three more tasks go
+  // with it: a serial check before it (copies left by a launch that stopped early are
+  // cleared), a parallel merge after it (every copy holding sums is added into the slot and
+  // cleared) and a serial reset (every copy free again).
+  struct PrivateRegion {
+    int slot;
+    Scalar type;
+    ir::PrivateCopies layout;
+    Value* base = nullptr;   // per chunk: the claimed copy
+    Value* claim = nullptr;  // per chunk: copy * 4 + its flag before the claim, or -1
+  };
+
+  std::vector<PrivateRegion> private_regions(const Inst& offload) {
+    std::vector<PrivateRegion> regions;
+    std::set<int32_t> seen;  // their offsets
+    ir::walk(*offload.region(0), [&](const Inst& in) {
+      if (!ir::has_private_copies(in) || !seen.insert(in.temp_offset()).second) return;
+      std::string problem;
+      std::optional<ir::PrivateCopies> layout = ir::private_copies_of(k_, in, &problem);
+      if (!layout) throw InternalError("codegen: " + problem);
+      regions.push_back({in.resource_slot(), resource(in.resource_slot()).dtype, *layout});
+    });
+    return regions;
+  }
+
+ public:
+  bool has_private_copies(const Inst& offload) {
+    bool found = false;
+    ir::walk(*offload.region(0), [&](const Inst& in) { found |= ir::has_private_copies(in); });
+    return found;
+  }
+
+  std::string task_symbol(size_t index) const {
+    return "loom_" + sanitize(k_.abi.name) + "_task" + std::to_string(index);
+  }
+
+  // Before the task: a copy not free is what a launch that stopped early (a failed check,
+  // a cancel) left; its sums belong to no launch, so it is cleared. Loops over the copies at
+  // run time, here and in the merge: the code does not grow with their number.
+  void emit_private_check(const Inst& offload, size_t index, TaskDesc* desc) {
+    desc->kind = static_cast<uint8_t>(ir::TaskKind::Serial);
+    desc->symbol = task_symbol(index) + "_private_check";
+    begin_function(new_function(desc->symbol, b_.getVoidTy(), {ptr_, i64_, i64_}));
+    for (const PrivateRegion& r : private_regions(offload))
+      counted_loop(b_.getInt32(0), copy_count(r.layout), [&](Value* k, BasicBlock*, BasicBlock*) {
+        Value* flag = flag_ptr(r.layout, k);
+        BasicBlock* stale = BasicBlock::Create(c_, "stale_copy", fn_);
+        BasicBlock* next = BasicBlock::Create(c_, "next_copy", fn_);
+        b_.CreateCondBr(b_.CreateICmpNE(b_.CreateLoad(i32_, flag), b_.getInt32(ir::kCopyFree)),
+                        stale, next);
+        b_.SetInsertPoint(stale);
+        b_.CreateMemSet(copy_ptr(r.layout, k), b_.getInt8(0), b_.getInt64(r.layout.copy_bytes),
+                        llvm::MaybeAlign(64));
+        b_.CreateStore(b_.getInt32(ir::kCopyFree), flag);
+        b_.CreateBr(next);
+        b_.SetInsertPoint(next);
+      });
+    finish_function();
+  }
+
+  // After the task: scalars [begin, end) of every slot, plus the same scalars of every copy
+  // holding sums, which are cleared. No rows at all when no copy holds sums.
+  void emit_private_merge(const Inst& offload, size_t index, TaskDesc* desc) {
+    std::vector<PrivateRegion> regions = private_regions(offload);
+    desc->kind = static_cast<uint8_t>(ir::TaskKind::RangeFor);
+    desc->dims = 1;
+    desc->symbol = task_symbol(index) + "_private_merge";
+    desc->extent_symbol = desc->symbol + "_extent";
+
+    Function* extent = new_function(desc->extent_symbol, i64_, {ptr_, ptr_});
+    begin_function(extent);
+    uint64_t rows = 0;
+    Value* any = entry_alloca(b_.getInt1Ty());
+    b_.CreateStore(b_.getFalse(), any);
+    for (const PrivateRegion& r : regions) {
+      rows = std::max(rows, r.layout.scalars);
+      counted_loop(b_.getInt32(0), copy_count(r.layout), [&](Value* k, BasicBlock*, BasicBlock*) {
+        b_.CreateStore(b_.CreateOr(b_.CreateLoad(b_.getInt1Ty(), any), holds_sums(r.layout, k)),
+                       any);
+      });
+    }
+    b_.CreateStore(b_.getInt64(1), extent->getArg(1));
+    b_.CreateRet(
+        b_.CreateSelect(b_.CreateLoad(b_.getInt1Ty(), any), b_.getInt64(rows), b_.getInt64(0)));
+
+    Function* fn = new_function(desc->symbol, b_.getVoidTy(), {ptr_, i64_, i64_});
+    begin_function(fn);
+    for (const PrivateRegion& r : regions) {
+      // [begin, end) within this slot's scalars; i32 is enough (the region fits in 2^31).
+      Value* n = b_.getInt64(r.layout.scalars);
+      Value* lo =
+          b_.CreateTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, fn->getArg(1), n), i32_);
+      Value* hi =
+          b_.CreateTrunc(b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, fn->getArg(2), n), i32_);
+      Type* t = mem_type(r.type);
+      Value* slot_data = data(r.slot);
+      counted_loop(b_.getInt32(0), copy_count(r.layout), [&](Value* k, BasicBlock*, BasicBlock*) {
+        BasicBlock* add = BasicBlock::Create(c_, "merge_copy", fn_);
+        BasicBlock* next = BasicBlock::Create(c_, "next_copy", fn_);
+        b_.CreateCondBr(holds_sums(r.layout, k), add, next);
+        b_.SetInsertPoint(add);
+        Value* copy = copy_ptr(r.layout, k);
+        counted_loop(lo, hi, [&](Value* iv, BasicBlock*, BasicBlock*) {
+          Value* i = b_.CreateZExt(iv, i64_);
+          Value* to = b_.CreateInBoundsGEP(t, slot_data, i);
+          Value* from = b_.CreateInBoundsGEP(t, copy, i);
+          Value* sum = math_.binary(Op::Add, b_.CreateLoad(t, to), b_.CreateLoad(t, from), r.type);
+          b_.CreateStore(sum, to);
+          b_.CreateStore(llvm::Constant::getNullValue(t), from);
+        });
+        b_.CreateBr(next);
+        b_.SetInsertPoint(next);
+      });
+    }
+    finish_function();
+  }
+
+  // After the merge: every copy free (and zero: the merge cleared what it added).
+  void emit_private_reset(const Inst& offload, size_t index, TaskDesc* desc) {
+    static_assert(ir::kCopyFree == 0, "the flags are reset by a memset");
+    desc->kind = static_cast<uint8_t>(ir::TaskKind::Serial);
+    desc->symbol = task_symbol(index) + "_private_reset";
+    begin_function(new_function(desc->symbol, b_.getVoidTy(), {ptr_, i64_, i64_}));
+    for (const PrivateRegion& r : private_regions(offload))
+      b_.CreateMemSet(temp_ptr(r.layout.offset), b_.getInt8(0),
+                      b_.getInt64(4 * static_cast<uint64_t>(r.layout.copies)),
+                      llvm::MaybeAlign(64));
+    finish_function();
+  }
+
+ private:
+  Value* temp_ptr(uint64_t offset) {
+    return b_.CreateGEP(i8_, ctx_field(kCtxTemps), b_.getInt64(offset));
+  }
+
+  Value* copy_count(const ir::PrivateCopies& layout) {
+    return b_.getInt32(static_cast<uint32_t>(layout.copies));
+  }
+
+  // Flag and storage of copy `k` (i32, below the copy count).
+  Value* flag_ptr(const ir::PrivateCopies& layout, Value* k) {
+    return b_.CreateInBoundsGEP(i32_, temp_ptr(layout.offset), b_.CreateZExt(k, i64_));
+  }
+  Value* copy_ptr(const ir::PrivateCopies& layout, Value* k) {
+    return b_.CreateInBoundsGEP(
+        i8_, temp_ptr(layout.first),
+        b_.CreateMul(b_.CreateZExt(k, i64_), b_.getInt64(layout.stride), "", true, true));
+  }
+
+  Value* holds_sums(const ir::PrivateCopies& layout, Value* k) {
+    return b_.CreateICmpEQ(b_.CreateLoad(i32_, flag_ptr(layout, k)),
+                           b_.getInt32(ir::kCopyHoldsSums));
+  }
+
+  // Copies pay when the task makes at least as many updates as a merge adds scalars: its
+  // iterations (all chunks') times the updates in its body, against the copies' scalars.
+  Value* worth_copies(const Inst& offload, const std::vector<PrivateRegion>& regions,
+                      const std::vector<Value*>& lo, const std::vector<Value*>& hi) {
+    int updates = 0;
+    ir::walk(*offload.region(0), [&](const Inst& in) {
+      updates += in.op == Op::AtomicRMW && ir::has_private_copies(*in.operand(0));
+    });
+    uint64_t scalars = 0;
+    for (const PrivateRegion& r : regions) scalars += r.layout.scalars;
+    Value* trips = llvm::ConstantFP::get(b_.getDoubleTy(), static_cast<double>(updates));
+    for (size_t d = 0; d < lo.size(); ++d) {
+      Value* n = b_.CreateSub(b_.CreateSExt(hi[d], i64_), b_.CreateSExt(lo[d], i64_));
+      n = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, n, b_.getInt64(0));
+      trips = b_.CreateFMul(trips, b_.CreateSIToFP(n, b_.getDoubleTy()));
+    }
+    return b_.CreateFCmpOGE(trips,
+                            llvm::ConstantFP::get(b_.getDoubleTy(), static_cast<double>(scalars)));
+  }
+
+  // i32 loom.claim_copy(ptr flags, i32 copies): the first copy not taken, taken now
+  // (acquire: the sums a chunk left in it are visible), as copy * 4 + its flag before; -1
+  // when every copy is taken.
+  Function* claim_function() {
+    if (claim_fn_) return claim_fn_;
+    auto* fn = Function::Create(llvm::FunctionType::get(i32_, {ptr_, i32_}, false),
+                                Function::InternalLinkage, "loom.claim_copy", m_);
+    fn->setDoesNotThrow();
+    llvm::IRBuilder<> r(BasicBlock::Create(c_, "entry", fn));
+    BasicBlock* head = BasicBlock::Create(c_, "copy", fn);
+    BasicBlock* look = BasicBlock::Create(c_, "look", fn);
+    BasicBlock* take = BasicBlock::Create(c_, "take", fn);
+    BasicBlock* next = BasicBlock::Create(c_, "next", fn);
+    BasicBlock* taken = BasicBlock::Create(c_, "taken", fn);
+    BasicBlock* none = BasicBlock::Create(c_, "none", fn);
+    r.CreateBr(head);
+    r.SetInsertPoint(head);
+    llvm::PHINode* k = r.CreatePHI(i32_, 2, "k");
+    k->addIncoming(r.getInt32(0), &fn->getEntryBlock());
+    r.CreateCondBr(r.CreateICmpSLT(k, fn->getArg(1)), look, none);
+    r.SetInsertPoint(look);
+    Value* flag = r.CreateInBoundsGEP(i32_, fn->getArg(0), k);
+    auto* seen = r.CreateAlignedLoad(i32_, flag, llvm::MaybeAlign(4));
+    seen->setAtomic(llvm::AtomicOrdering::Monotonic);
+    r.CreateCondBr(r.CreateICmpEQ(seen, r.getInt32(ir::kCopyTaken)), next, take);
+    r.SetInsertPoint(take);
+    Value* pair =
+        r.CreateAtomicCmpXchg(flag, seen, r.getInt32(ir::kCopyTaken), llvm::MaybeAlign(4),
+                              llvm::AtomicOrdering::Acquire, llvm::AtomicOrdering::Monotonic);
+    r.CreateCondBr(r.CreateExtractValue(pair, 1), taken, next);
+    r.SetInsertPoint(next);
+    k->addIncoming(r.CreateAdd(k, r.getInt32(1)), next);
+    r.CreateBr(head);
+    r.SetInsertPoint(taken);
+    r.CreateRet(r.CreateAdd(r.CreateShl(k, 2), seen));
+    r.SetInsertPoint(none);
+    r.CreateRet(r.getInt32(-1));
+    return claim_fn_ = fn;
+  }
+
+  // Sets the flag of a claimed copy (release: the sums added to it are visible to the next
+  // claim and to the merge).
+  void release_copy(const PrivateRegion& r, Value* flag_value) {
+    Value* k = b_.CreateAShr(r.claim, 2);
+    Value* flag = b_.CreateInBoundsGEP(i32_, temp_ptr(r.layout.offset), k);
+    auto* st = b_.CreateAlignedStore(flag_value, flag, llvm::MaybeAlign(4));
+    st->setAtomic(llvm::AtomicOrdering::Release);
+  }
+
+  void emit_private_nests(const Inst& offload, std::vector<PrivateRegion>& regions,
+                          Value* use_copies, const std::vector<Value*>& lo,
+                          const std::vector<Value*>& hi) {
+    BasicBlock* claim = BasicBlock::Create(c_, "claim_copies", fn_);
+    BasicBlock* with = BasicBlock::Create(c_, "with_copies", fn_);
+    BasicBlock* without = BasicBlock::Create(c_, "with_atomics", fn_);
+    BasicBlock* join = BasicBlock::Create(c_, "chunk_done", fn_);
+    b_.CreateCondBr(use_copies, claim, without);
+    b_.SetInsertPoint(claim);
+    Value* all = b_.getTrue();
+    for (PrivateRegion& r : regions) {
+      r.claim = b_.CreateCall(
+          claim_function(),
+          {temp_ptr(r.layout.offset), b_.getInt32(static_cast<uint32_t>(r.layout.copies))});
+      Value* got = b_.CreateICmpSGE(r.claim, b_.getInt32(0));
+      all = b_.CreateAnd(all, got);
+      Value* k = b_.CreateZExt(b_.CreateAShr(r.claim, 2), i64_);
+      r.base = b_.CreateGEP(
+          i8_, temp_ptr(r.layout.first),
+          b_.CreateMul(k, b_.getInt64(r.layout.stride)));  // meaningless when none was free
+    }
+    BasicBlock* some_missing = BasicBlock::Create(c_, "give_back_copies", fn_);
+    b_.CreateCondBr(all, with, some_missing);
+    // Not every slot got a copy: the ones claimed go back as they were; atomics it is.
+    b_.SetInsertPoint(some_missing);
+    for (const PrivateRegion& r : regions) {
+      BasicBlock* back = BasicBlock::Create(c_, "give_back", fn_);
+      BasicBlock* next = BasicBlock::Create(c_, "given_back", fn_);
+      b_.CreateCondBr(b_.CreateICmpSGE(r.claim, b_.getInt32(0)), back, next);
+      b_.SetInsertPoint(back);
+      release_copy(r, b_.CreateAnd(r.claim, b_.getInt32(3)));
+      b_.CreateBr(next);
+      b_.SetInsertPoint(next);
+    }
+    b_.CreateBr(without);
+
+    b_.SetInsertPoint(with);
+    private_bases_.clear();
+    for (const PrivateRegion& r : regions) private_bases_[r.layout.offset] = r.base;
+    emit_nest(offload, 0, lo, hi, *offload.region(0));
+    private_bases_.clear();
+    if (!terminated()) {
+      for (const PrivateRegion& r : regions) release_copy(r, b_.getInt32(ir::kCopyHoldsSums));
+      b_.CreateBr(join);
+    }
+
+    b_.SetInsertPoint(without);
+    emit_nest(offload, 0, lo, hi, *offload.region(0));
+    if (!terminated()) b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+  }
+
+  // An atomic add or sub through a claimed copy: the chunk owns the copy, so a plain load
+  // and store do (the old value is never read: the verifier sees to it).
+  Value* private_update(const Inst& in) {
+    Value* ptr = value(in.operand(0));
+    Type* t = mem_type(in.type);
+    Value* old = b_.CreateLoad(t, ptr);
+    Op op = in.atomic_op() == ir::AtomicOp::Sub ? Op::Sub : Op::Add;
+    b_.CreateStore(math_.binary(op, old, value(in.operand(1)), in.type), ptr);
+    return old;
   }
 
  private:
@@ -868,13 +1171,19 @@ class Emitter {
       case Op::ElementPtr: {
         Value* idx = value(in.operand(0));
         idx = b_.CreateIntCast(idx, i64_, is_signed_int(in.operand(0)->type));
-        return b_.CreateInBoundsGEP(mem_type(in.type), data(in.resource_slot()), idx);
+        Value* base = data(in.resource_slot());
+        if (ir::has_private_copies(in) && !private_bases_.empty())
+          base = private_bases_.at(static_cast<uint32_t>(in.temp_offset()));
+        return b_.CreateInBoundsGEP(mem_type(in.type), base, idx);
       }
       case Op::GlobalLoad: return load_mem(value(in.operand(0)), in.type);
       case Op::GlobalStore:
         store_mem(value(in.operand(0)), value(in.operand(1)), in.operand(1)->type);
         return nullptr;
-      case Op::AtomicRMW: return atomic(in);
+      case Op::AtomicRMW:
+        if (ir::has_private_copies(*in.operand(0)) && !private_bases_.empty())
+          return private_update(in);
+        return atomic(in);
       case Op::TmpLoad:
         return load_mem(b_.CreateGEP(i8_, ctx_field(kCtxTemps),
                                      b_.getInt64(static_cast<uint64_t>(in.temp_offset()))),
@@ -1016,6 +1325,7 @@ class Emitter {
   llvm::StructType* view_ty_;
   llvm::StructType* err_ty_;
   Function* report_fn_ = nullptr;
+  Function* claim_fn_ = nullptr;
 
   // Per function.
   Function* fn_ = nullptr;
@@ -1032,7 +1342,8 @@ class Emitter {
   std::map<int, Value*> ctx_fields_;
   std::vector<LoopTarget> loops_;
   std::map<int32_t, std::pair<Value*, const Inst*>> partials_;  // temp offset -> partial, a reduce
-  std::vector<std::string> assert_messages_;                    // whole module
+  std::map<uint32_t, Value*> private_bases_;  // region -> the chunk's copy, in the copies' nest
+  std::vector<std::string> assert_messages_;  // whole module
 };
 
 }  // namespace
@@ -1040,17 +1351,39 @@ class Emitter {
 std::unique_ptr<llvm::Module> emit_kernel_module(const ir::Kernel& kernel,
                                                  llvm::LLVMContext& context,
                                                  const EmitOptions& options,
-                                                 std::vector<TaskDesc>* tasks) {
+                                                 std::vector<TaskDesc>* tasks,
+                                                 std::vector<size_t>* ir_tasks) {
   auto module = std::make_unique<llvm::Module>("loom_" + sanitize(kernel.abi.name), context);
   if (!options.triple.empty()) module->setTargetTriple(options.triple);
   if (!options.data_layout.empty()) module->setDataLayout(options.data_layout);
   Emitter emitter(kernel, context, *module, options);
   tasks->clear();
+  if (ir_tasks) ir_tasks->clear();
+  size_t index = 0;
+  auto add = [&](const TaskDesc& desc) {
+    tasks->push_back(desc);
+    if (ir_tasks) ir_tasks->push_back(index);
+  };
   for (auto& inst : kernel.body->insts) {
     if (inst->op != Op::Offload) continue;
+    bool copies = emitter.has_private_copies(*inst);
     TaskDesc desc;
-    emitter.emit_task(*inst, tasks->size(), &desc);
-    tasks->push_back(desc);
+    if (copies) {
+      emitter.emit_private_check(*inst, index, &desc);
+      add(desc);
+      desc = TaskDesc{};
+    }
+    emitter.emit_task(*inst, index, &desc);
+    add(desc);
+    if (copies) {
+      desc = TaskDesc{};
+      emitter.emit_private_merge(*inst, index, &desc);
+      add(desc);
+      desc = TaskDesc{};
+      emitter.emit_private_reset(*inst, index, &desc);
+      add(desc);
+    }
+    ++index;
   }
   emitter.emit_assert_messages();
   std::string problems;

@@ -28,10 +28,13 @@ struct EmitOptions {
   bool cancel_checks = false;
 };
 
-// One function per offloaded task; `tasks` receives their descriptions in order.
+// One function per offloaded task; `tasks` receives their descriptions in order. A task with
+// private copies brings three more around it (compiler/codegen_llvm/README.md), so `ir_tasks`
+// (optional) receives, for each of `tasks`, the index of the offloaded task it belongs to.
 std::unique_ptr<llvm::Module> emit_kernel_module(const ir::Kernel& kernel,
                                                  llvm::LLVMContext& context,
                                                  const EmitOptions& options,
-                                                 std::vector<TaskDesc>* tasks);
+                                                 std::vector<TaskDesc>* tasks,
+                                                 std::vector<size_t>* ir_tasks = nullptr);
 
 }  // namespace loom::codegen

@@ -253,6 +253,7 @@ std::unique_ptr<Kernel> Kernel::clone() const {
   k->workgroup_size = workgroup_size;
   k->distinct_ndarrays = distinct_ndarrays;
   k->block_local_slots = block_local_slots;
+  k->private_copies = private_copies;
   k->task_notes = task_notes;
   std::unordered_map<const Inst*, Inst*> map;
   clone_block(*body, *k->body, map);

@@ -28,8 +28,10 @@ class Inst {
   Op op;
   Scalar type;
   std::vector<Inst*> operands;
-  uint64_t bits = 0;  // Const payload: integers as int64 (two's complement), floats as double bits
-  std::string text;   // Assert message
+  // Const payload: integers as int64 (two's complement), floats as double bits; TexSample:
+  // SamplerBits; ElementPtr: its private copies (0: none; private_copies.h).
+  uint64_t bits = 0;
+  std::string text;  // Assert message
   std::vector<std::unique_ptr<Block>> regions;
   Block* parent = nullptr;
   mutable uint32_t id = 0;  // printing name (%id), assigned by Kernel::renumber
@@ -58,7 +60,8 @@ class Inst {
     return attr(Attr::Dims);
   }  // TexStore, RangeFor, StructFor, range_for Offload
   ir::AtomicOp atomic_op() const { return static_cast<ir::AtomicOp>(attr(Attr::AtomicOp)); }
-  int32_t temp_offset() const { return attr(Attr::TempOffset); }  // TmpLoad, TmpStore: bytes
+  // TmpLoad, TmpStore, Reduce: bytes; ElementPtr: its private copies (private_copies.h)
+  int32_t temp_offset() const { return attr(Attr::TempOffset); }
   ir::Op combine_op() const { return static_cast<ir::Op>(attr(Attr::CombineOp)); }  // Reduce
   int32_t length() const { return attr(Attr::Length); }           // LocalArray: elements
   int32_t width() const { return attr(Attr::Width); }             // LocalArray: scalars per element
@@ -161,6 +164,10 @@ class Kernel {
   // of its indices loads a tile and its halo once per workgroup (codegen_spirv/README.md);
   // other targets ignore it.
   std::vector<int32_t> block_local_slots;
+  // CPU targets: atomic adds of a parallel task may go through at most this many per-thread
+  // copies of the field they update (passes/privatize_scatter.h): the threads of the device
+  // that runs the kernel, since no more chunks than threads hold a copy at once; 0: none.
+  int private_copies = 0;
   std::vector<TaskNote> task_notes;  // one per task, in task order (filled by offload)
   // Variables lowered from a function's `var` node. Inlined code carries the call node, so
   // this says which function and node a variable came from (offload's notes name it).

@@ -50,7 +50,12 @@ std::string format_attributes(const Inst& inst) {
              std::to_string(inst.dimension());
     case Op::ResourceShape: return slot_and(inst, ".", inst.dimension());
     case Op::GlobalPtr: return slot_and(inst, ".c", inst.component());
-    case Op::ElementPtr: return "$" + std::to_string(inst.resource_slot());
+    case Op::ElementPtr: {
+      std::string s = "$" + std::to_string(inst.resource_slot());
+      if (inst.bits == 0) return s;
+      return s + " private " + std::to_string(inst.bits) + " @" +
+             std::to_string(inst.temp_offset());
+    }
     case Op::AtomicRMW: return std::string(atomic_op_name(inst.atomic_op()));
     case Op::TexLoad: return slot_and(inst, ".c", inst.channel());
     case Op::TexSample: return slot_and(inst, ".c", inst.channel()) + format_sampler(inst);

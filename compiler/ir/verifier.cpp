@@ -1,10 +1,14 @@
 #include "compiler/ir/verifier.h"
 
 #include <cstdio>
+#include <iterator>
+#include <map>
+#include <optional>
 #include <vector>
 
 #include "compiler/ir/inst.h"
 #include "compiler/ir/printer.h"
+#include "compiler/ir/private_copies.h"
 #include "compiler/ir/work_count.h"
 #include "runtime/common/error.h"
 
@@ -82,6 +86,7 @@ class Verifier {
         return error_ = "block_local slot $" + std::to_string(slot) + " out of range";
     if (options_.offloaded) check_offloaded_top_level();
     check_block(*kernel_.body);
+    if (error_.empty() && options_.offloaded) check_private_regions();
     return error_;
   }
 
@@ -309,6 +314,79 @@ class Verifier {
         inst.op == Op::GlobalPtr ? "index is not an integer" : "element index is not an integer";
     for (const Inst* index : inst.operands)
       if (!is_int(index->type)) type_fail(inst, problem);
+    if (has_private_copies(inst)) check_private_copies(inst);
+  }
+
+  // An element_ptr with private copies: a region that fits the temporaries, in a parallel task.
+  void check_private_copies(const Inst& inst) {
+    std::string problem;
+    if (!private_copies_of(kernel_, inst, &problem)) return (void)fail(inst, problem);
+    const Inst* task = &inst;
+    while (task->parent && task->parent->owner) task = task->parent->owner;
+    if (task->op != Op::Offload || task->task_kind() == TaskKind::Serial)
+      fail(inst, "private copies outside a parallel task");
+  }
+
+  // Within a task, a slot's element_ptrs have the same private copies or none (a plain one
+  // would read or write the field while sums for it sit in the copies); the regions of two
+  // slots do not overlap, and no other temporary lies in one.
+  void check_private_regions() {
+    struct Region {
+      uint64_t end;
+      int slot;
+    };
+    std::map<uint64_t, Region> regions;  // by first byte; they never overlap
+    for (const auto& task : kernel_.body->insts) {
+      if (task->op != Op::Offload) continue;
+      std::map<int, const Inst*> first;  // slot -> its first element_ptr with copies
+      walk(*task->region(0), [&](const Inst& in) {
+        if (has_private_copies(in)) first.emplace(in.resource_slot(), &in);
+      });
+      if (first.empty()) continue;
+      walk(*task->region(0), [&](const Inst& in) {
+        if (in.op != Op::ElementPtr) return;
+        auto it = first.find(in.resource_slot());
+        if (it != first.end() &&
+            (in.bits != it->second->bits || in.temp_offset() != it->second->temp_offset()))
+          fail(in, "an element_ptr of a slot with private copies in this task has other ones");
+      });
+      for (const auto& [slot, in] : first) {
+        std::optional<PrivateCopies> p = private_copies_of(kernel_, *in);
+        if (!p) return;  // reported where it stands
+        auto next = regions.lower_bound(p->offset);
+        if (next != regions.end() && next->first == p->offset && next->second.end == p->end() &&
+            next->second.slot == slot)
+          continue;  // the same slot's region, used by an earlier task
+        bool overlaps = (next != regions.end() && next->first < p->end()) ||
+                        (next != regions.begin() && std::prev(next)->second.end > p->offset);
+        if (overlaps) return (void)fail(*in, "private copies overlap those of another slot");
+        regions.emplace(p->offset, Region{p->end(), slot});
+      }
+    }
+    if (regions.empty()) return;
+    walk(*kernel_.body, [&](const Inst& in) {
+      if (in.op != Op::TmpLoad && in.op != Op::TmpStore && in.op != Op::Reduce) return;
+      Scalar t = in.op == Op::TmpLoad ? in.type : in.operands[0]->type;
+      auto begin = static_cast<uint64_t>(in.temp_offset());
+      auto after = regions.lower_bound(begin + static_cast<uint64_t>(size_of(t)));
+      if (after != regions.begin() && std::prev(after)->second.end > begin)
+        fail(in, "a temporary inside private copies");
+    });
+  }
+
+  // Private copies hold sums, not the slot's values: an element_ptr with them is only the
+  // target of an atomic add or sub, and nothing reads what such an atomic returns.
+  void check_private_uses(const Inst& inst) {
+    for (size_t i = 0; i < inst.operands.size(); ++i) {
+      const Inst* op = inst.operands[i];
+      if (has_private_copies(*op)) {
+        bool adds = inst.op == Op::AtomicRMW && i == 0 &&
+                    (inst.atomic_op() == AtomicOp::Add || inst.atomic_op() == AtomicOp::Sub);
+        if (!adds) fail(inst, "an element_ptr with private copies used but by an atomic add");
+      } else if (op->op == Op::AtomicRMW && has_private_copies(*op->operands[0])) {
+        fail(inst, "reads the old value of an atomic through private copies");
+      }
+    }
   }
 
   // If/Assert: their one operand is a condition.
@@ -443,6 +521,7 @@ class Verifier {
       if (inst.parent != &block) fail(inst, "parent pointer is wrong");
       if (!check_operands(inst)) return;  // nothing below may look at its operands
       check_inst(inst);
+      check_private_uses(inst);
       define(&inst);  // a loop is visible to the loop_index users inside it
       for (const auto& region : inst.regions) {
         if (region->owner != &inst) fail(inst, "region owner pointer is wrong");

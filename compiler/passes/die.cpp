@@ -110,10 +110,27 @@ class DeadCode {
     }
     if (!any) return;
     progress_ = true;
+    if (&block == kernel_.body.get()) drop_notes_of_removed_tasks(block, dead);
     size_t kept = 0;
     for (size_t i = 0; i < block.insts.size(); ++i)
       if (!dead[i]) block.insts[kept++] = std::move(block.insts[i]);
     block.insts.resize(kept);
+  }
+
+  // Kernel::task_notes has one note per task, in task order: an empty task removed takes
+  // its note with it, so the notes of the tasks after it stay theirs.
+  void drop_notes_of_removed_tasks(const Block& body, const std::vector<bool>& dead) {
+    std::vector<ir::TaskNote>& notes = kernel_.task_notes;
+    if (notes.empty()) return;
+    std::vector<ir::TaskNote> kept;
+    size_t task = 0;
+    for (size_t i = 0; i < body.insts.size(); ++i) {
+      if (body.insts[i]->op != Op::Offload) continue;
+      if (task < notes.size() && !dead[i]) kept.push_back(std::move(notes[task]));
+      ++task;
+    }
+    for (; task < notes.size(); ++task) kept.push_back(std::move(notes[task]));
+    notes = std::move(kept);
   }
 
   ir::Kernel& kernel_;

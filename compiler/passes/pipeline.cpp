@@ -11,6 +11,7 @@
 #include "compiler/passes/licm.h"
 #include "compiler/passes/lower_access.h"
 #include "compiler/passes/offload.h"
+#include "compiler/passes/privatize_scatter.h"
 #include "compiler/passes/resource_access.h"
 #include "compiler/passes/type_check.h"
 
@@ -34,7 +35,8 @@ struct Stage {
 // access lowering so the resource shapes and strides it creates land once at the (uniform)
 // top level. Atomics are demoted after offloading, because only then is it known which code
 // runs serially. The last simplify folds and shares the address arithmetic that lowering
-// leaves and forwards the demoted atomics.
+// leaves and forwards the demoted atomics. Scatters are privatized last, on the final
+// addresses (CPU targets only; it marks element_ptrs and changes nothing else).
 constexpr ir::VerifyOptions kPlain{};
 constexpr ir::VerifyOptions kOffloaded{.offloaded = true};
 constexpr ir::VerifyOptions kLowered{.offloaded = true, .lowered = true};
@@ -46,7 +48,7 @@ const Stage kStages[] = {
     {"full_simplify", nullptr, kPlain},       {"licm", licm, kPlain},
     {"full_simplify", nullptr, kPlain},       {"offload", offload, kOffloaded},
     {"lower_access", lower_access, kLowered}, {"demote_atomics", demote_atomics, kLowered},
-    {"full_simplify", nullptr, kLowered},
+    {"full_simplify", nullptr, kLowered},     {"privatize_scatter", privatize_scatter, kLowered},
 };
 
 }  // namespace

@@ -2,7 +2,9 @@
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Support/Host.h>
 
+#include <algorithm>
 #include <map>
+#include <thread>
 
 #include "compiler/codegen_llvm/cpu_codegen.h"
 #include "compiler/ir/inst.h"
@@ -32,6 +34,7 @@ class CpuBackend : public DeviceBackend {
 
   std::string target_signature() const override { return "cpu\n" + host_; }
   int index_bits() const override { return 64; }
+  int private_copies() const override { return cpu_private_copies(options_.threads); }
 
   KernelRecord compile(ir::Kernel& kernel, Stats& stats) override {
     codegen::CpuCodegenOptions co;
@@ -54,6 +57,11 @@ class CpuBackend : public DeviceBackend {
 };
 
 }  // namespace
+
+int cpu_private_copies(int threads) {
+  return threads > 0 ? threads
+                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 std::unique_ptr<DeviceBackend> make_cpu_backend(const ProgramOptions& options) {
   return std::make_unique<CpuBackend>(options);

@@ -34,6 +34,8 @@ class DeviceBackend {
   virtual std::string target_signature() const = 0;
   // Width of lowered element offsets (ir::Kernel::index_bits).
   virtual int index_bits() const = 0;
+  // ir::Kernel::private_copies: per-thread copies a scattering task may use (0: none).
+  virtual int private_copies() const { return 0; }
   // Offloaded, lowered IR -> a record for this device to load; adds codegen times to `stats`.
   virtual KernelRecord compile(ir::Kernel& kernel, Stats& stats) = 0;
 
@@ -42,6 +44,9 @@ class DeviceBackend {
 };
 
 std::unique_ptr<DeviceBackend> make_cpu_backend(const ProgramOptions& options);
+// ir::Kernel::private_copies for CPU code run by `threads` threads (0: one per core, as the
+// CPU device counts them).
+int cpu_private_copies(int threads);
 // Throws loom::Error when no usable Vulkan device exists.
 std::unique_ptr<DeviceBackend> make_vulkan_backend(const ProgramOptions& options);
 // options.backend, with Auto trying Vulkan first and falling back to the CPU with a notice.

@@ -485,6 +485,9 @@ struct Program::Impl {
     return content_keys[kernel] = graph::kernel_content_key(*doc, kernel);
   }
 
+  // ir::Kernel::private_copies for this program's backend.
+  int private_copies() const { return options.privatize_scatter ? backend->private_copies() : 0; }
+
   // Lowers and optimises; `observer` sees the IR after lowering ("lower") and each pass.
   std::unique_ptr<ir::Kernel> lower_and_optimise(const std::string& kernel,
                                                  const graph::TemplateArgs& targs,
@@ -494,6 +497,7 @@ struct Program::Impl {
     stats.ms_lower += ms_since(t0);
     k->fast_math = options.fast_math;
     k->index_bits = backend->index_bits();
+    k->private_copies = private_copies();
     if (observer) observer("lower", *k);
     passes::PipelineOptions po;
     po.debug = options.debug;
@@ -521,7 +525,8 @@ struct Program::Impl {
     std::string key = hash128_hex(
         content_key(decl.name) + '\n' + targs.key() + '\n' + backend->target_signature() + '\n' +
         (options.debug ? "debug" : "release") + (options.fast_math ? ",fast" : ",ieee") +
-        (options.cancellable ? ",cancellable" : "") + '\n' + kCompilerVersion + '\n' +
+        (options.cancellable ? ",cancellable" : "") +
+        ",copies=" + std::to_string(private_copies()) + '\n' + kCompilerVersion + '\n' +
         kRuntimeVersion + '\n' + build_id());
     auto t0 = Clock::now();
     std::optional<KernelRecord> record = cache.load(key);
@@ -1310,6 +1315,8 @@ std::string Program::llvm_ir_text(const std::string& kernel, const Args& templat
   std::unique_ptr<ir::Kernel> k =
       graph::lower_kernel(*impl_->doc, kernel, impl_->template_args(decl, template_args));
   k->fast_math = impl_->options.fast_math;
+  k->private_copies =
+      impl_->options.privatize_scatter ? cpu_private_copies(impl_->options.threads) : 0;
   passes::PipelineOptions po;
   po.debug = impl_->options.debug;
   passes::run_pipeline(*k, po);
@@ -1327,6 +1334,9 @@ void Program::lower_for_module(const std::string& kernel, const Args& args, int 
   std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*impl_->doc, kernel, targs);
   k->fast_math = impl_->options.fast_math;
   k->index_bits = index_bits;
+  // A CPU module (64-bit offsets) runs on machines of any size: copies for 16 threads, and
+  // the atomics as written on any further thread.
+  k->private_copies = impl_->options.privatize_scatter && index_bits == 64 ? 16 : 0;
   passes::PipelineOptions po;
   po.debug = impl_->options.debug;
   passes::run_pipeline(*k, po);

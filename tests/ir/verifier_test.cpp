@@ -449,3 +449,93 @@ TEST(Verifier, ErasingARegionErasesWhatIsInside) {
   EXPECT_TRUE(inner->erased());
   EXPECT_NE(verify(k).find("operand 0 (const) refers to an erased instruction"), std::string::npos);
 }
+
+// element_ptr with private copies (compiler/ir/private_copies.h): a region inside the
+// temporaries, in a parallel task, the target of atomic adds and subs whose old value nothing
+// reads.
+TEST(Verifier, PrivateCopiesOfAnElementPtr) {
+  struct PrivateCase {
+    const char* name;
+    std::function<void(Kernel&, Builder&, Inst* ptr)> use;  // after the element_ptr
+    const char* expected;                                   // "" for none
+    TaskKind kind = TaskKind::RangeFor;
+    uint32_t temps = 64 + 4 * 64;  // flags, then 4 copies of the 8-float field
+  };
+  const std::vector<PrivateCase> cases = {
+      {"an atomic add", [](Kernel&, Builder& b, Inst* p) { b.atomic(AtomicOp::Add, p, b.f32(1)); },
+       ""},
+      {"an atomic sub", [](Kernel&, Builder& b, Inst* p) { b.atomic(AtomicOp::Sub, p, b.f32(1)); },
+       ""},
+      {"an atomic max", [](Kernel&, Builder& b, Inst* p) { b.atomic(AtomicOp::Max, p, b.f32(1)); },
+       "an element_ptr with private copies used but by an atomic add"},
+      {"a load", [](Kernel&, Builder& b, Inst* p) { b.global_load(p); },
+       "an element_ptr with private copies used but by an atomic add"},
+      {"the old value read",
+       [](Kernel&, Builder& b, Inst* p) { b.unary(Op::Neg, b.atomic(AtomicOp::Add, p, b.f32(1))); },
+       "reads the old value of an atomic through private copies"},
+      {"outside the temporaries",
+       [](Kernel&, Builder& b, Inst* p) { b.atomic(AtomicOp::Add, p, b.f32(1)); },
+       "private copies outside the temporaries", TaskKind::RangeFor, 64 + 3 * 64},
+      {"in a serial task",
+       [](Kernel&, Builder& b, Inst* p) { b.atomic(AtomicOp::Add, p, b.f32(1)); },
+       "private copies outside a parallel task", TaskKind::Serial},
+      {"of an ndarray",
+       [](Kernel& k, Builder& b, Inst* p) {
+         k.abi.resources[0].kind = ResourceKind::Ndarray;
+         b.atomic(AtomicOp::Add, p, b.f32(1));
+       },
+       "private copies of a resource without a fixed numeric shape"},
+      {"beside a plain element_ptr of the same slot",
+       [](Kernel&, Builder& b, Inst* p) {
+         b.atomic(AtomicOp::Add, p, b.f32(1));
+         Inst* plain = b.make(Op::ElementPtr, Scalar::F32, {b.const_int(Scalar::I64, 5)}, 0, 0);
+         b.atomic(AtomicOp::Add, plain, b.f32(1));
+       },
+       "an element_ptr of a slot with private copies in this task has other ones"},
+      {"a temporary inside the copies",
+       [](Kernel&, Builder& b, Inst* p) {
+         b.atomic(AtomicOp::Add, p, b.f32(1));
+         b.make(Op::TmpStore, Scalar::Void, {b.f32(2)}, 100);
+       },
+       "a temporary inside private copies"},
+      {"a temporary after them",
+       [](Kernel&, Builder& b, Inst* p) {
+         b.atomic(AtomicOp::Add, p, b.f32(1));
+         b.make(Op::TmpStore, Scalar::Void, {b.f32(2)}, 64 + 4 * 64);
+       },
+       "", TaskKind::RangeFor, 64 + 4 * 64 + 4},
+      {"copies of two slots overlapping",
+       [](Kernel& k, Builder& b, Inst* p) {
+         b.atomic(AtomicOp::Add, p, b.f32(1));
+         add_field(k, Scalar::F32);
+         Inst* other = b.make(Op::ElementPtr, Scalar::F32, {b.const_int(Scalar::I64, 1)}, 1, 64);
+         other->bits = 4;
+         b.atomic(AtomicOp::Add, other, b.f32(1));
+       },
+       "private copies overlap those of another slot", TaskKind::RangeFor, 64 + 64 + 4 * 64},
+  };
+  for (const PrivateCase& c : cases) {
+    Kernel k;
+    k.abi.name = "scatter";
+    add_field(k, Scalar::F32);
+    k.abi.temps_size = c.temps;
+    Builder b(k.body.get());
+    Inst* begin = b.i32(0);
+    Inst* end = b.i32(100);
+    Inst* task = offload(b, c.kind);
+    if (c.kind == TaskKind::RangeFor) {
+      task->set_dims(1);
+      task->operands = {begin, end};
+    }
+    Builder in(task->region(0));
+    Inst* p = in.make(Op::ElementPtr, Scalar::F32, {in.const_int(Scalar::I64, 3)}, 0, 0);
+    p->bits = 4;
+    c.use(k, in, p);
+    std::string problem = verify(k, kLowered);
+    if (*c.expected == 0)
+      EXPECT_EQ(problem, "") << c.name;
+    else
+      EXPECT_NE(problem.find(c.expected), std::string::npos)
+          << c.name << ": got \"" << problem << "\"";
+  }
+}

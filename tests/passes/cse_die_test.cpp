@@ -212,7 +212,12 @@ TEST(Die, RemovesUnusedTemporaryLoadsAndEmptyTasks) {
   kept->regions.push_back(std::make_unique<Block>(kept));
   Builder in2(kept->region(0));
   in2.make(Op::TmpStore, Scalar::Void, {in2.i32(1)}, 0);
+  // One note per task, in task order: the removed task's goes with it.
+  k->task_notes = {{1, false, "the empty one"}, {2, false, "the one kept"}};
   EXPECT_TRUE(die(*k));
+  ASSERT_EQ(k->task_notes.size(), 1u);
+  EXPECT_EQ(k->task_notes[0].node, 2);
+  EXPECT_EQ(k->task_notes[0].text, "the one kept");
   expect_ir(*k, R"(kernel die_tasks
   offload serial {
     %1:i32 = const 1

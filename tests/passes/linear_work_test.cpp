@@ -220,6 +220,17 @@ std::string params_and_fields(int n) {
   return document(join(fields), {kernel("k", join(nodes), join(params))}, launch("k", join(args)));
 }
 
+// One parallel loop adding into n fields (each gets per-thread copies: privatize_scatter).
+std::string scatters(int n) {
+  std::vector<std::string> fields, body;
+  for (int k = 0; k < n; ++k) {
+    fields.push_back(field("g" + num(k), "i32", "[4]"));
+    body.push_back(node(k + 2, "atomic_add", R"("i0": 1, "value": )" + link(1, "i0"),
+                        R"("field": "g)" + num(k) + "\""));
+  }
+  return document(join(fields), {kernel("k", range_for(1, 4096, join(body)))}, launch("k"));
+}
+
 // What `loom check` does to a document: load and validate it (which lowers every kernel),
 // then lower each kernel again for the pipeline and once more for the porting warnings.
 uint64_t steps_to_check(const std::string& text) {
@@ -229,6 +240,7 @@ uint64_t steps_to_check(const std::string& text) {
   for (const graph::KernelDecl& k : doc.kernels) {
     passes::porting_warnings(*graph::lower_kernel(doc, k));
     std::unique_ptr<ir::Kernel> kernel = graph::lower_kernel(doc, k);
+    kernel->private_copies = 8;  // as for a CPU of 8 threads
     passes::run_pipeline(*kernel, {});
   }
   return ir::work_count() - start;
@@ -253,6 +265,7 @@ TEST(LinearWork, HostileDocumentsTakeStepsInProportionToTheirSize) {
       {"sum", sum, 5000},
       {"kernels", kernels, 200},
       {"params_and_fields", params_and_fields, 300},
+      {"scatters", scatters, 200},
   };
   for (const Shape& s : shapes) {
     uint64_t small = steps_to_check(s.make(s.n));

@@ -51,8 +51,8 @@ struct CommandHelp {
 constexpr CommandHelp kHelp[] = {
     {"run", R"(usage: loom run DOC [--steps N] [--backend cpu|vulkan|auto] [--device D]
                 [--load NAME=FILE.npy ...] [--dump NAME=FILE.npy ...] [--stats] [--debug]
-                [--no-fast-math] [--threads N] [--cache-dir DIR] [--no-cache]
-                [--png NAME=PATTERN [--every K]] [--returns]
+                [--no-fast-math] [--no-privatize] [--threads N] [--cache-dir DIR]
+                [--no-cache] [--png NAME=PATTERN [--every K]] [--returns]
 
 Runs pipeline `init` once, then pipeline `step` N times (default 1), then writes the
 requested fields/ndarrays as NumPy .npy files and prints a summary of every resource and
@@ -65,6 +65,8 @@ values, those of its last run, by name (r0, r1; struct members as r1.a).
   --stats            print compile and launch statistics
   --debug            compile bounds checks and assertions into kernels
   --no-fast-math     strict IEEE float math (default: fast math, see docs/nodes.md)
+  --no-privatize     CPU: keep a parallel loop's atomic adds into a field as atomics (default:
+                     per-thread copies of the field, added into it after the loop)
   --backend B        cpu (default), vulkan, or auto (Vulkan when a device exists, else CPU)
   --device D         Vulkan device: an index or part of its name (default: the best one)
   --validate         Vulkan validation layer on; any message is an error
@@ -80,8 +82,8 @@ values, those of its last run, by name (r0, r1; struct members as r1.a).
     {"launch",
      R"(usage: loom launch DOC KERNEL [--arg NAME=VALUE ...] [--init] [--load NAME=FILE.npy ...]
                    [--dump NAME=FILE.npy ...] [--backend cpu|vulkan|auto] [--device D]
-                   [--validate] [--debug] [--no-fast-math] [--threads N] [--cache-dir DIR]
-                   [--no-cache] [--stats]
+                   [--validate] [--debug] [--no-fast-math] [--no-privatize] [--threads N]
+                   [--cache-dir DIR] [--no-cache] [--stats]
 
 Launches kernel KERNEL once with arguments from the command line and prints what it returns
 (each value by name: r0, r1; struct members as r1.a), then a summary of the fields and
@@ -111,18 +113,22 @@ kernel and node; they do not change the exit status.
   --no-fast-math     optimise as for strict IEEE float math
 )"},
     {"ir", R"(usage: loom ir DOC --kernel K [--after PASS] [--template NAME=VALUE ...]
-               [--debug] [--no-fast-math]
+               [--debug] [--no-fast-math] [--no-privatize] [--threads N]
 
 Prints the IR of kernel K after lowering (--after lower) or after a pass of the pipeline
 (default: the final IR). Template parameters take a field name or a number.
   --list-passes      print the pass names usable with --after
   --debug            as compiled for debugging (bounds checks, assertions)
   --no-fast-math     as compiled for strict IEEE float math
+  --no-privatize     as compiled with atomic adds kept as atomics (privatize_scatter)
+  --threads N        as compiled for N threads (default: all hardware threads): the
+                     per-thread copies privatize_scatter gives a field
 )"},
     {"compile",
      R"(usage: loom compile DOC [-o FILE [--arch cpu|vulkan] [--folder] [--cpu LEVEL[,LEVEL...]]
                     [--vulkan-version 1.0|1.1|1.2] [--kernel K ...]]
-                    [--stats] [--cache-dir DIR] [--debug] [--no-fast-math] [--backend B] [--device D]
+                    [--stats] [--cache-dir DIR] [--debug] [--no-fast-math] [--no-privatize]
+                    [--backend B] [--device D]
 
 Compiles every (kernel, template arguments) pair the document's pipelines launch.
 Without -o, stores them in the offline cache and prints the compile statistics.
@@ -151,6 +157,7 @@ give byte-identical files.
   --workgroup-size N vulkan: invocations per workgroup of parallel tasks (default 128)
   --debug            compile bounds checks and assertions into kernels
   --no-fast-math     strict IEEE float math (a separate cache entry)
+  --no-privatize     cpu: atomic adds kept as atomics (a separate cache entry)
 )"},
     {"spirv", R"(usage: loom spirv DOC --kernel K [--template NAME=VALUE ...] [--device D] [--debug]
 
@@ -169,9 +176,11 @@ Lists the Vulkan devices this machine has, with the index --device takes.
 )"},
     {"bench",
      R"(usage: loom bench DOC [--steps N] [--threads N] [--backend B] [--device D] [--no-fast-math]
+                  [--no-privatize]
 
 Runs `init`, then times N runs of `step` (default 100) and prints the mean time per step.
   --no-fast-math     strict IEEE float math
+  --no-privatize     CPU: atomic adds kept as atomics (to measure what privatization gains)
 )"},
 };
 
@@ -207,7 +216,7 @@ const std::map<std::string, std::vector<std::string>> kValueOptions = {
      {"--arg", "--load", "--dump", "--backend", "--device", "--workgroup-size", "--threads",
       "--cache-dir"}},
     {"check", {}},
-    {"ir", {"--kernel", "--after", "--template"}},
+    {"ir", {"--kernel", "--after", "--template", "--threads"}},
     {"compile",
      {"--cache-dir", "--backend", "--device", "--workgroup-size", "--output", "--arch", "--cpu",
       "--vulkan-version", "--kernel"}},
@@ -219,16 +228,17 @@ const std::map<std::string, std::vector<std::string>> kValueOptions = {
 const std::map<std::string, std::vector<std::string>> kFlagOptions = {
     {"run",
      {"--stats", "--debug", "--no-cache", "--validate", "--spirv-opt", "--no-fast-math",
-      "--returns"}},
+      "--no-privatize", "--returns"}},
     {"launch",
-     {"--init", "--stats", "--debug", "--no-cache", "--validate", "--spirv-opt", "--no-fast-math"}},
+     {"--init", "--stats", "--debug", "--no-cache", "--validate", "--spirv-opt", "--no-fast-math",
+      "--no-privatize"}},
     {"check", {"--debug", "--no-fast-math"}},
-    {"ir", {"--list-passes", "--debug", "--no-fast-math"}},
+    {"ir", {"--list-passes", "--debug", "--no-fast-math", "--no-privatize"}},
     {"compile",
      {"--stats", "--debug", "--no-cache", "--validate", "--spirv-opt", "--no-fast-math",
-      "--folder"}},
+      "--no-privatize", "--folder"}},
     {"spirv", {"--debug"}},
-    {"bench", {"--no-cache", "--validate", "--spirv-opt", "--no-fast-math"}},
+    {"bench", {"--no-cache", "--validate", "--spirv-opt", "--no-fast-math", "--no-privatize"}},
     {"fmt", {"--check"}},
     {"devices", {}},
 };
@@ -324,6 +334,7 @@ loom::ProgramOptions program_options(const Options& o) {
   }
   p.debug = o.flag("--debug");
   p.fast_math = !o.flag("--no-fast-math");
+  p.privatize_scatter = !o.flag("--no-privatize");
   p.offline_cache = !o.flag("--no-cache");
   p.cache_dir = o.value("--cache-dir");
   if (!o.value("--threads").empty()) p.threads = to_int("--threads", o.value("--threads"));
@@ -585,6 +596,8 @@ int cmd_ir(const Options& o) {
   loom::ProgramOptions po;
   po.debug = o.flag("--debug");
   po.fast_math = !o.flag("--no-fast-math");
+  po.privatize_scatter = !o.flag("--no-privatize");
+  if (!o.value("--threads").empty()) po.threads = to_int("--threads", o.value("--threads"));
   po.offline_cache = false;
   loom::Program program(po);
   program.load_file(o.doc);

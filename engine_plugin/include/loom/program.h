@@ -57,6 +57,11 @@ struct ProgramOptions {
   std::shared_ptr<vk::VulkanDevice> vulkan_device;
   bool debug = false;  // bounds checks and assertions compiled into kernels
   bool fast_math = true;
+  // CPU: a parallel loop's atomic adds into a field may go through per-thread copies of the
+  // field (one per thread, within a memory cap), added into it when the loop ends
+  // (compiler/passes/privatize_scatter.h); false: the atomics as written (`loom run|bench|ir
+  // --no-privatize`), for comparisons.
+  bool privatize_scatter = true;
   bool offline_cache = true;
   std::string cache_dir;  // empty: $LOOM_CACHE_DIR, $XDG_CACHE_HOME/loom, ~/.cache/loom
   int threads = 0;        // 0: one per hardware thread
