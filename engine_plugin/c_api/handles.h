@@ -19,6 +19,7 @@
 #include "engine_plugin/c_api/handle_table.h"
 #include "runtime/aot/loaded_module.h"
 #include "runtime/aot/module_device.h"
+#include "runtime/common/file_version.h"
 #include "runtime/host/argpack.h"
 #include "runtime/host/field.h"
 #include "runtime/host/launch_frame.h"
@@ -61,15 +62,6 @@ struct RuntimeObject {
   void retire(Retired module);
   void free_retired(bool all);
   void release(Retired& module);  // the device copies of its packs; the module frees its own
-};
-
-// A module file's (or folder's newest file's) modification time and size: what a reload
-// compares. `exists` false for none.
-struct FileStamp {
-  bool exists = false;
-  int64_t mtime_ns = 0;  // file clock ticks, any epoch (may be negative)
-  uint64_t size = 0;
-  bool operator==(const FileStamp&) const = default;
 };
 
 struct KernelObject {
@@ -152,7 +144,8 @@ struct ModuleObject {
   std::string what;  // names the module in errors
   std::unique_ptr<loom::aot::LoadedModule> loaded;
   uint64_t generation = 0;
-  FileStamp loaded_stamp, failed_stamp;
+  // What was read of `path` for the module running and for the last reload that failed.
+  FileVersion loaded_version, failed_version;
   std::map<std::string, std::unique_ptr<KernelObject>> kernels;  // by name + template arguments
   std::map<std::string, std::unique_ptr<PipelineObject>> pipelines;
   std::map<std::string, std::unique_ptr<ArrayObject>> arrays;
