@@ -422,9 +422,9 @@ void wait_for_host_frames(RuntimeObject& r) {
 }
 
 LoomResult reload(LoomModule module, LoomReloadStatus* status, bool force) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
-    ModuleObject& m = resolve(
-        module, force ? "loom_module_reload: module" : "loom_module_reload_if_changed: module");
+  const char* call = force ? "loom_module_reload" : "loom_module_reload_if_changed";
+  return guard(call, LOOM_ERROR_DEVICE, [&] {
+    ModuleObject& m = resolve(module, std::string(call) + ": module");
     LoomReloadStatus& out = need(status, "status");
     out = LOOM_RELOAD_UNCHANGED;
     if (m.path.empty()) return;
@@ -489,7 +489,7 @@ LoomResult reload(LoomModule module, LoomReloadStatus* status, bool force) {
 extern "C" {
 
 LoomResult loom_module_load(LoomRuntime runtime, const char* path, LoomModule* out) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_module_load", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_module_load: runtime");
     need(path, "loom_module_load: path");
     need(out, "loom_module_load: out");
@@ -502,7 +502,7 @@ LoomResult loom_module_load(LoomRuntime runtime, const char* path, LoomModule* o
 
 LoomResult loom_module_load_memory(LoomRuntime runtime, const void* data, size_t size,
                                    const char* name, LoomModule* out) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_module_load_memory", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_module_load_memory: runtime");
     need(data, "loom_module_load_memory: data");
     need(out, "loom_module_load_memory: out");
@@ -515,7 +515,7 @@ LoomResult loom_module_load_memory(LoomRuntime runtime, const void* data, size_t
 }
 
 LoomResult loom_module_destroy(LoomModule module) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_module_destroy", LOOM_ERROR_DEVICE, [&] {
     ModuleObject* m = capi::resolve_or_null(module, "loom_module_destroy: module");
     if (!m) return;
     RuntimeObject& r = *m->runtime;
@@ -536,7 +536,7 @@ LoomResult loom_module_destroy(LoomModule module) {
 }
 
 LoomResult loom_module_get_info(LoomModule module, LoomModuleInfo* out) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_module_get_info", LOOM_ERROR_DEVICE, [&] {
     ModuleObject& m = resolve(module, "loom_module_get_info: module");
     capi::check_out(out, "loom_module_get_info: out");
     const aot::ModuleMetadata& meta = m.loaded->metadata();
@@ -560,7 +560,7 @@ LoomResult loom_module_get_info(LoomModule module, LoomModuleInfo* out) {
 
 LoomResult loom_module_get_item_name(LoomModule module, LoomModuleItem item, uint32_t index,
                                      const char** name) {
-  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+  return guard("loom_module_get_item_name", LOOM_ERROR_INVALID_ARGUMENT, [&] {
     ModuleObject& m = resolve(module, "loom_module_get_item_name: module");
     need(name, "loom_module_get_item_name: name");
     int32_t kind = capi::enum_int(item);
@@ -585,7 +585,7 @@ LoomResult loom_module_reload(LoomModule module, LoomReloadStatus* status) {
 
 LoomResult loom_module_get_reload_reset(LoomModule module, uint32_t index,
                                         const char** pack_member_path) {
-  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+  return guard("loom_module_get_reload_reset", LOOM_ERROR_INVALID_ARGUMENT, [&] {
     const ModuleObject& m = resolve(module, "loom_module_get_reload_reset: module");
     const char*& out = need(pack_member_path, "loom_module_get_reload_reset: pack_member_path");
     if (index >= m.reload_resets.size())
