@@ -323,6 +323,26 @@ void kernels_section(const std::shared_ptr<loom::vk::VulkanDevice>& device, Base
     compare(
         "stencil", v, s.runs, s.batch, 8.0 * static_cast<double>(cells), copy_bw, loom_launch,
         [&] { p.synchronize(); }, glsl_launch, [&] { base.stream().finish(); });
+
+    // The same kernel staging `src` in workgroup memory (its `block_local`): measured against
+    // the plain form, in turns; no goal of its own (it pays where caches do not hold the halo).
+    auto bls_launch = [&] { p.launch("stencil_bls", args); };
+    bls_launch();
+    p.synchronize();
+    report_check("stencil, block-local", v, relative_difference(get_array(p, "gb"), base.read(gb)),
+                 1e-6);
+    auto batch_of = [&](const std::function<void()>& launch) {
+      return [&, launch] {
+        for (int i = 0; i < s.batch; ++i) launch();
+        p.synchronize();
+      };
+    };
+    std::vector<Timing> t = time_interleaved(s.runs, {batch_of(loom_launch), batch_of(bls_launch)});
+    double plain = t[0].median / s.batch, staged = t[1].median / s.batch;
+    std::printf(
+        "  %-9s plain %9.3f ms | block-local %9.3f ms | time block-local/plain %.2f "
+        "(bests %.2f)\n",
+        "stencil", plain * 1e3, staged * 1e3, staged / plain, t[1].best / t[0].best);
   }
 
   // ---- scatter: particles add B-spline weights and weighted velocities to a grid

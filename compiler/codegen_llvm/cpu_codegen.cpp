@@ -3,21 +3,29 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <unordered_set>
 
+#include <llvm/ADT/DepthFirstIterator.h>
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringMap.h>
 #include <llvm/ADT/Triple.h>
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/InstrTypes.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/PassInstrumentation.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/SubtargetFeature.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -149,7 +157,115 @@ bool use_libmvec(llvm::TargetMachine& tm, const CpuCodegenOptions& options) {
   return sti && sti->checkFeatures("+avx2,+fma");
 }
 
-void optimize(llvm::Module& module, llvm::TargetMachine& tm, const CpuCodegenOptions& options) {
+// How big a function is for the size limits of CpuCodegenOptions.
+struct FunctionSize {
+  size_t instructions = 0;
+  size_t loop_accesses = 0;  // loads and stores of its busiest innermost loop
+};
+
+FunctionSize measure(llvm::Function& f) {
+  FunctionSize size;
+  for (llvm::BasicBlock& block : f) size.instructions += block.size();
+  llvm::DominatorTree dominators(f);
+  llvm::LoopInfo loops(dominators);
+  for (llvm::Loop* top : loops)
+    for (llvm::Loop* loop : llvm::depth_first(top)) {
+      if (!loop->isInnermost()) continue;
+      size_t accesses = 0;
+      // Variables (allocas) become registers before the loop passes run: not counted.
+      for (llvm::BasicBlock* block : loop->blocks())
+        for (llvm::Instruction& inst : *block)
+          if (const llvm::Value* p = llvm::getLoadStorePointerOperand(&inst))
+            accesses += !llvm::isa<llvm::AllocaInst>(p);
+      size.loop_accesses = std::max(size.loop_accesses, accesses);
+    }
+  return size;
+}
+
+// LLVM's instruction selection puts each floating-point constant an instruction uses in the
+// function's constant pool, and the pool looks for an equal entry by comparing with every entry
+// it has (MachineConstantPool::getConstantPoolIndex): quadratic in the distinct constants, 26 s
+// for a function storing 100,000 of them. In a function left unoptimised, each use instead
+// reads an integer immediate through a bitcast instruction, so no constant reaches the pool.
+// Done after the optimisation pipeline, whose module passes (constant propagation) would fold
+// the bitcasts back.
+void materialize_float_constants(llvm::Function& f) {
+  for (llvm::BasicBlock& block : f)
+    for (llvm::Instruction& inst : block) {
+      auto* call = llvm::dyn_cast<llvm::CallBase>(&inst);
+      for (unsigned i = 0; i < inst.getNumOperands(); ++i) {
+        auto* c = llvm::dyn_cast<llvm::ConstantFP>(inst.getOperand(i));
+        if (!c || (call && i < call->arg_size() && call->paramHasAttr(i, llvm::Attribute::ImmArg)))
+          continue;
+        llvm::Type* bits =
+            llvm::IntegerType::get(f.getContext(), c->getType()->getPrimitiveSizeInBits());
+        llvm::Instruction* at = &inst;
+        if (auto* phi = llvm::dyn_cast<llvm::PHINode>(&inst))
+          at = phi->getIncomingBlock(i)->getTerminator();
+        inst.setOperand(i, new llvm::BitCastInst(
+                               llvm::ConstantInt::get(bits, c->getValueAPF().bitcastToAPInt()),
+                               c->getType(), "", at));
+      }
+    }
+}
+
+// What the size limits leave out, function by function.
+struct SizeLimits {
+  std::unordered_set<const llvm::Function*> no_loop_dependences;  // no LoopVectorize, LLE
+  std::vector<std::string> unoptimized;                           // made optnone, by name
+  std::vector<std::string> notes;
+};
+
+// "task 2 (node 7)" for a task's function (or its extent function), else "function NAME".
+std::string function_place(const llvm::Function& f, const ir::Kernel& kernel,
+                           const std::vector<TaskDesc>& tasks) {
+  std::string name = f.getName().str();
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    if (tasks[t].symbol != name && tasks[t].extent_symbol != name) continue;
+    std::string place = "task " + std::to_string(t);
+    if (t < kernel.task_notes.size() && kernel.task_notes[t].node >= 0)
+      place += " (node " + std::to_string(kernel.task_notes[t].node) + ")";
+    return tasks[t].extent_symbol == name ? place + "'s extent function" : place;
+  }
+  return "function " + name;
+}
+
+// Applies CpuCodegenOptions' size limits before optimisation: a function over the instruction
+// limit becomes `optnone` (every optimisation pass and the backend's optimisations skip it),
+// one with a loop over the access limit is listed for the pass callback in optimize().
+SizeLimits apply_size_limits(llvm::Module& module, const ir::Kernel& kernel,
+                             const std::vector<TaskDesc>& tasks, const CpuCodegenOptions& o) {
+  SizeLimits limits;
+  if (o.opt_level <= 0) return limits;
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration() || f.hasOptNone()) continue;
+    FunctionSize size = measure(f);
+    if (o.max_optimized_instructions && size.instructions > o.max_optimized_instructions) {
+      f.addFnAttr(llvm::Attribute::OptimizeNone);
+      f.addFnAttr(llvm::Attribute::NoInline);
+      f.removeFnAttr(llvm::Attribute::AlwaysInline);
+      limits.unoptimized.push_back(f.getName().str());
+      limits.notes.push_back(
+          function_place(f, kernel, tasks) + ": " + std::to_string(size.instructions) +
+          " LLVM instructions, more than " + std::to_string(o.max_optimized_instructions) +
+          ": compiled without LLVM's optimisations, whose time grows faster than the code "
+          "(Loom's own passes ran)");
+      continue;
+    }
+    if (o.max_loop_accesses && size.loop_accesses > o.max_loop_accesses) {
+      limits.no_loop_dependences.insert(&f);
+      limits.notes.push_back(function_place(f, kernel, tasks) + ": a loop with " +
+                             std::to_string(size.loop_accesses) + " loads and stores, more than " +
+                             std::to_string(o.max_loop_accesses) +
+                             ": not vectorised by LLVM, whose dependence analysis compares "
+                             "every pair of a loop's accesses");
+    }
+  }
+  return limits;
+}
+
+void optimize(llvm::Module& module, llvm::TargetMachine& tm, const CpuCodegenOptions& options,
+              const SizeLimits& limits) {
   int opt_level = options.opt_level;
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -158,7 +274,17 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, const CpuCodegenOpt
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = opt_level >= 2;
   tuning.SLPVectorization = opt_level >= 2;
-  llvm::PassBuilder pb(&tm, tuning);
+  // Optional passes skip `optnone` functions (the new pass manager leaves that to this
+  // instrumentation), and those running loop dependence analysis skip the functions listed.
+  llvm::PassInstrumentationCallbacks callbacks;
+  llvm::OptNoneInstrumentation optnone(false);
+  optnone.registerCallbacks(callbacks);
+  callbacks.registerShouldRunOptionalPassCallback([&](llvm::StringRef pass, llvm::Any ir) {
+    if (pass != "LoopVectorizePass" && pass != "LoopLoadEliminationPass") return true;
+    const auto* f = llvm::any_cast<const llvm::Function*>(&ir);
+    return !f || !limits.no_loop_dependences.count(*f);
+  });
+  llvm::PassBuilder pb(&tm, tuning, llvm::None, &callbacks);
   llvm::Triple triple(module.getTargetTriple());
   llvm::TargetLibraryInfoImpl library(triple);
   if (use_libmvec(tm, options))
@@ -183,6 +309,7 @@ struct Lowered {
   std::unique_ptr<llvm::TargetMachine> tm;
   std::unique_ptr<llvm::Module> module;
   std::vector<TaskDesc> tasks;
+  std::vector<std::string> notes;  // what the size limits changed
 };
 
 Lowered lower(const ir::Kernel& kernel, const CpuCodegenOptions& options, bool optimized,
@@ -202,7 +329,11 @@ Lowered lower(const ir::Kernel& kernel, const CpuCodegenOptions& options, bool o
   if (timings) timings->emit_ms = ms_since(start);
   if (optimized) {
     start = Clock::now();
-    optimize(*out.module, *out.tm, options);
+    SizeLimits limits = apply_size_limits(*out.module, kernel, out.tasks, options);
+    out.notes = std::move(limits.notes);
+    optimize(*out.module, *out.tm, options, limits);
+    for (const std::string& name : limits.unoptimized)
+      if (llvm::Function* f = out.module->getFunction(name)) materialize_float_constants(*f);
     if (timings) timings->optimize_ms = ms_since(start);
   }
   return out;
@@ -229,6 +360,7 @@ CompiledCpuKernel compile_kernel_to_object(const ir::Kernel& kernel,
   out.abi = kernel.abi;
   out.abi.tasks = l.tasks;
   out.object.assign(buffer.begin(), buffer.end());
+  out.notes = std::move(l.notes);
   return out;
 }
 

@@ -4,6 +4,7 @@
 // plus, for range and struct tasks, int64_t <symbol>_extent(LaunchContext*).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,6 +34,17 @@ struct CpuCodegenOptions {
   // sets it from another thread to stop a launch that never ends (cpu::CpuDevice::cancel).
   // Off for `loom run` and AOT modules: innermost for loops stay free of it, so they vectorise.
   bool cancel_checks = false;
+  // LLVM's time on one function grows faster than the function for several of its passes
+  // (SSA construction, SLP vectorisation and instruction scheduling of a block holding many
+  // live values, loop dependence analysis: bench/README.md, "Compile time of hostile
+  // documents"). A function of more LLVM instructions than this (a task of tens of thousands
+  // of statements) is compiled without LLVM's optimisations: `optnone`, as Loom's passes left
+  // it, with fast instruction selection and register allocation. 0: no limit.
+  size_t max_optimized_instructions = 20000;
+  // A loop with more loads and stores than this is not given to LLVM's loop vectoriser and
+  // loop load elimination, whose dependence analysis compares every pair of its accesses.
+  // 0: no limit.
+  size_t max_loop_accesses = 512;
 };
 
 struct CodegenTimings {
@@ -44,6 +56,9 @@ struct CodegenTimings {
 struct CompiledCpuKernel {
   KernelABI abi;                // the kernel's ABI with `tasks` filled
   std::vector<uint8_t> object;  // ELF relocatable object for the host
+  // What the size limits above changed, one line per task: "task 0 (node 3): 60041 LLVM
+  // instructions, more than 20000: not optimised by LLVM ...".
+  std::vector<std::string> notes;
 };
 
 // The CPU an object for `options` targets and which of `candidates` (LLVM feature names:

@@ -14,6 +14,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "compiler/codegen_spirv/block_local.h"
 #include "compiler/codegen_spirv/spirv_codegen.h"
 #include "compiler/codegen_spirv/spirv_loops.h"
 #include "compiler/codegen_spirv/spirv_math.h"
@@ -240,6 +241,12 @@ class TaskEmitter {
     fn_ = m_.begin_function(void_t, m_.type_function(void_t, {}));
     begin_block(0);
     prepare_loop_guard(task.workgroup_size);
+    if (kind_ != ir::TaskKind::Serial && task_dims() == 2 && direct_form()) {
+      tile_ = tile_shape(target_.workgroup_size);
+      std::vector<std::string> why;
+      staged_ = plan_block_local(k_, offload_, tile_, &why);
+      notes_->insert(why.begin(), why.end());
+    }
     for (auto& inst : k_.body->insts)
       if (inst->op != Op::Offload) emit_inst(*inst);
     preload_extents();
@@ -250,6 +257,7 @@ class TaskEmitter {
       emit_block(*offload_.region(0));
     } else if (direct_form()) {
       task.direct = true;
+      if (!staged_.empty()) task.tile_cols = tile_.cols;
       emit_direct_task();
     } else {
       begin_partials();
@@ -946,7 +954,10 @@ class TaskEmitter {
     auto add = [&](Id a, Id b) { return m_.op(spv::OpIAdd, u32t(), {a, b}); };
     Id grid_row = add(lane(group, 1), mul(lane(group, 2), lane(groups, 1)));
     Id in_range = 0, inner = 0, row = 0;
-    if (dims == 1) {
+    if (!staged_.empty()) {
+      tiled_position(lo, extent, add(mul(grid_row, lane(groups, 0)), lane(group, 0)), local, &inner,
+                     &row, &in_range);
+    } else if (dims == 1) {
       inner = add(mul(add(mul(grid_row, lane(groups, 0)), lane(group, 0)), wg), local);
       in_range = m_.op(spv::OpULessThan, bool_t(), {inner, extent[0]});
     } else {
@@ -1001,6 +1012,117 @@ class TaskEmitter {
     loops_.pop_back();
     if (!m_.block_closed()) m_.op_void(spv::OpBranch, {done});
     begin_block(done);
+  }
+
+  // The direct form with tiles (block-local storage, block_local.h): each workgroup covers a
+  // tile of tile_.rows x tile_.cols elements, the tiles numbered by the workgroup's place in
+  // the grid (x, then y, then z; SpirvTask::tile_cols, the runtime's direct_groups). The
+  // workgroup fills the tiles of its staged resources, halos included, waits for all of
+  // them, and then each invocation runs its element, its staged reads served from the tiles.
+  void tiled_position(const std::vector<Id>& lo, const std::vector<Id>& extent, Id place, Id local,
+                      Id* inner, Id* row, Id* in_range) {
+    auto c = [&](uint32_t v) { return m_.constant_u32(v); };
+    auto mul = [&](Id a, Id b) { return m_.op(spv::OpIMul, u32t(), {a, b}); };
+    auto add = [&](Id a, Id b) { return m_.op(spv::OpIAdd, u32t(), {a, b}); };
+    auto div = [&](Id a, Id b) { return m_.op(spv::OpUDiv, u32t(), {a, b}); };
+    auto less = [&](Id a, Id b) { return m_.op(spv::OpULessThan, bool_t(), {a, b}); };
+    auto ceil_div = [&](Id a, uint32_t k) {  // without overflowing near 2^32
+      Id rest = m_.op(spv::OpUMod, u32t(), {a, c(k)});
+      return add(div(a, c(k)),
+                 m_.op(spv::OpSelect, u32t(),
+                       {m_.op(spv::OpINotEqual, bool_t(), {rest, c(0)}), c(1), c(0)}));
+    };
+    Id rows = extent[0], cols = extent[1];
+    // At least 1: an empty range is never dispatched, but a division by 0 is undefined.
+    Id per_row = math_.binary(Op::Max, ceil_div(cols, tile_.cols), c(1), Scalar::U32);
+    Id tile_row = div(place, per_row);
+    Id tile_col = m_.op(spv::OpISub, u32t(), {place, mul(tile_row, per_row)});
+    Id active = less(tile_row, ceil_div(rows, tile_.rows));  // the same for the whole workgroup
+    tile_x_ = m_.op(spv::OpUMod, u32t(), {local, c(tile_.cols)});
+    tile_y_ = div(local, c(tile_.cols));
+    Id row0 = mul(tile_row, c(tile_.rows)), col0 = mul(tile_col, c(tile_.cols));
+    *inner = add(col0, tile_x_);
+    *row = add(row0, tile_y_);
+    if_then(active, [&] {
+      for (const StagedResource& st : staged_) fill_tile(st, lo, row0, col0, local);
+    });
+    barrier();  // outside the branch: every invocation of the workgroup reaches it
+    *in_range =
+        m_.op(spv::OpLogicalAnd, bool_t(),
+              {active, m_.op(spv::OpLogicalAnd, bool_t(), {less(*inner, cols), less(*row, rows)})});
+  }
+
+  // Tile elements (r, c) hold the resource's (row0 + row_lo + r, col0 + col_lo + c), each
+  // invocation loading every workgroup-size-th; outside the resource, 0 (what robust buffer
+  // access reads; no read of an element in range goes there, the launch's extent check says).
+  void fill_tile(const StagedResource& st, const std::vector<Id>& lo, Id row0, Id col0, Id local) {
+    const uint32_t width = st.width(tile_), elements = width * st.height(tile_);
+    const uint32_t wg = tile_.cols * tile_.rows;
+    const SlotBuffer& sb = slot_buffer(st.slot);
+    mark(plan_.find(BindingKind::Buffer, st.slot), kAccessRead);
+    Id elem = t(sb.stored);
+    Id array = m_.type_array(elem, m_.constant_u32(elements));
+    Id var = m_.global_variable(ptr(spv::StorageClassWorkgroup, array), spv::StorageClassWorkgroup);
+    interface_.push_back(var);
+    m_.name(var, "tile_" + std::to_string(st.slot));
+    tiles_[st.slot] = var;
+    auto i32 = [&](Id u) { return m_.op(spv::OpBitcast, i32t(), {u}); };
+    auto iadd = [&](Id a, Id b) { return m_.op(spv::OpIAdd, i32t(), {a, b}); };
+    Id first_row = iadd(iadd(lo[0], i32(row0)), m_.constant_i32(st.row_lo));
+    Id first_col = iadd(iadd(lo[1], i32(col0)), m_.constant_i32(st.col_lo));
+    Id e0 = shape(st.slot, 0), e1 = shape(st.slot, 1);
+    auto within = [&](Id i, Id extent) {
+      return m_.op(spv::OpLogicalAnd, bool_t(),
+                   {m_.op(spv::OpSGreaterThanEqual, bool_t(), {i, m_.constant_i32(0)}),
+                    m_.op(spv::OpSLessThan, bool_t(), {i, extent})});
+    };
+    for (uint32_t first = 0; first < elements; first += wg) {
+      Id e = m_.op(spv::OpIAdd, u32t(), {local, m_.constant_u32(first)});
+      auto fill = [&] {
+        Id r = m_.op(spv::OpUDiv, u32t(), {e, m_.constant_u32(width)});
+        Id col = m_.op(spv::OpISub, u32t(),
+                       {e, m_.op(spv::OpIMul, u32t(), {r, m_.constant_u32(width)})});
+        Id i = iadd(first_row, i32(r)), j = iadd(first_col, i32(col));
+        Id dst = m_.op(spv::OpAccessChain, ptr(spv::StorageClassWorkgroup, elem), {var, e});
+        m_.op_void(spv::OpStore, {dst, math_.bits_const(sb.stored, 0)});
+        Id inside = m_.op(spv::OpLogicalAnd, bool_t(), {within(i, e0), within(j, e1)});
+        if_then(inside, [&] {
+          Id linear = iadd(m_.op(spv::OpIMul, i32t(), {i, e1}), j);
+          Id src = m_.op(spv::OpAccessChain, ptr(buffer_class(), elem),
+                         {sb.var, m_.constant_i32(0), linear});
+          m_.op_void(spv::OpStore, {dst, m_.op(spv::OpLoad, elem, {src})});
+        });
+      };
+      if (first + wg > elements)
+        if_then(m_.op(spv::OpULessThan, bool_t(), {e, m_.constant_u32(elements)}), fill);
+      else
+        fill();
+    }
+  }
+
+  // A read of a staged resource from its tile; any other read as written.
+  Id staged_load(const Inst& in) {
+    for (const StagedResource& st : staged_) {
+      auto it = st.loads.find(&in);
+      if (it == st.loads.end()) continue;
+      const uint32_t width = st.width(tile_);
+      auto [dr, dc] = it->second;
+      Id at = m_.op(
+          spv::OpIAdd, u32t(),
+          {m_.op(spv::OpIAdd, u32t(),
+                 {m_.op(spv::OpIMul, u32t(),
+                        {m_.op(spv::OpIAdd, u32t(),
+                               {tile_y_, m_.constant_u32(static_cast<uint32_t>(dr - st.row_lo))}),
+                         m_.constant_u32(width)}),
+                  tile_x_}),
+           m_.constant_u32(static_cast<uint32_t>(dc - st.col_lo))});
+      Scalar stored = slot_buffer(st.slot).stored;
+      Id raw = m_.op(spv::OpLoad, t(stored),
+                     {m_.op(spv::OpAccessChain, ptr(spv::StorageClassWorkgroup, t(stored)),
+                            {tiles_.at(st.slot), at})});
+      return stored == in.type ? raw : m_.op(spv::OpBitcast, t(in.type), {raw});
+    }
+    return load_through(in.operand(0), in.type);
   }
 
   // ------------------------------------------------------------------ random numbers
@@ -1076,6 +1198,7 @@ class TaskEmitter {
       if (slot_op) slots.insert(in.resource_slot());
     });
     if (kind_ == ir::TaskKind::StructFor) slots.insert(offload_.resource_slot());
+    for (const StagedResource& st : staged_) slots.insert(st.slot);  // the fill checks bounds
     for (int slot : slots) {
       const ResourceDesc& r = k_.abi.resources.at(static_cast<size_t>(slot));
       if (r.kind == ResourceKind::Field) continue;
@@ -1820,7 +1943,7 @@ class TaskEmitter {
         m_.op_void(spv::OpStore, {array_element(in), value(in.operand(2))});
         return 0;
       case Op::ElementPtr: return element_ptr(in);
-      case Op::GlobalLoad: return load_through(in.operand(0), in.type);
+      case Op::GlobalLoad: return staged_load(in);
       case Op::GlobalStore:
         store_through(in.operand(0), value(in.operand(1)), in.operand(1)->type);
         return 0;
@@ -1996,6 +2119,12 @@ class TaskEmitter {
   Id fn_ = 0;
   bool in_task_ = false;  // past the entry block's uniform values
   Id rng_ = 0;
+  // Block-local storage of a tiled direct task: the resources staged, the tile's shape, each
+  // resource's tile (Workgroup array) by slot, and the invocation's column and row in it.
+  std::vector<StagedResource> staged_;
+  TileShape tile_;
+  std::map<int32_t, Id> tiles_;
+  Id tile_x_ = 0, tile_y_ = 0;
   bool uses_rand_ = false;
   std::vector<Id> interface_;     // every global the entry point uses (SPIR-V 1.4 and later)
   std::vector<Id> io_interface_;  // its Input and Output variables only (before 1.4)

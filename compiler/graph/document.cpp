@@ -1,12 +1,16 @@
 #include "compiler/graph/document.h"
 
 #include <climits>
+#include <vector>
+
+#include "compiler/ir/work_count.h"
 
 namespace loom::graph {
 
 namespace {
 template <typename T>
 const T* find_named(const std::vector<T>& items, const std::string& name) {
+  ir::count_work(items.size());  // a scan: callers looking up many names index them instead
   for (const T& item : items)
     if (item.name == name) return &item;
   return nullptr;
@@ -34,12 +38,14 @@ std::string shape_problem(const std::vector<int64_t>& shape, int64_t elem_bytes)
 }
 
 const Literal* Node::param(const std::string& name) const {
+  ir::count_work(params.size());
   for (const auto& [key, value] : params)
     if (key == name) return &value;
   return nullptr;
 }
 
 const Input* Node::input(const std::string& pin) const {
+  ir::count_work(inputs.size());
   for (const Input& in : inputs)
     if (in.pin == pin) return &in;
   return nullptr;
@@ -68,6 +74,7 @@ const Pipeline* Document::pipeline(const std::string& name) const {
 namespace {
 bool contains_node(const std::vector<Node>& nodes, int id) {
   for (const Node& n : nodes) {
+    ir::count_work();
     if (n.id == id) return true;
     for (const Region& r : n.regions)
       if (contains_node(r.nodes, id)) return true;
@@ -75,6 +82,28 @@ bool contains_node(const std::vector<Node>& nodes, int id) {
   return false;
 }
 }  // namespace
+
+namespace {
+void collect_node_ids(const std::vector<Node>& nodes, std::unordered_set<int>& out) {
+  std::vector<const std::vector<Node>*> todo{&nodes};  // regions nest at most JSON deep
+  while (!todo.empty()) {
+    const std::vector<Node>* list = todo.back();
+    todo.pop_back();
+    for (const Node& n : *list) {
+      ir::count_work();
+      out.insert(n.id);
+      for (const Region& r : n.regions) todo.push_back(&r.nodes);
+    }
+  }
+}
+}  // namespace
+
+GraphNodeIds graph_node_ids(const Document& doc) {
+  GraphNodeIds ids;
+  for (const KernelDecl& k : doc.kernels) collect_node_ids(k.nodes, ids[k.name]);
+  for (const FunctionDecl& f : doc.functions) collect_node_ids(f.nodes, ids[f.name]);
+  return ids;
+}
 
 bool Document::has_graph(const std::string& name) const { return kernel(name) || function(name); }
 

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -63,6 +65,9 @@ struct KernelDecl {
   std::vector<KernelParam> params;
   std::vector<std::string> returns;  // value types
   int workgroup_size = 0;            // GPU invocations per workgroup; 0: the program's option
+  // Fields or ndarray parameters to stage in GPU workgroup memory (Taichi's ti.block_local);
+  // CPU code ignores it.
+  std::vector<std::string> block_local;
   std::vector<Node> nodes;
 };
 
@@ -133,6 +138,14 @@ struct GraphLayout {
 // must be 1 to 2147483647 (kernels index with i32) and the whole array must fit in 2^63
 // bytes. `elem_bytes` is the size of one element.
 std::string shape_problem(const std::vector<int64_t>& shape, int64_t elem_bytes);
+
+struct Document;
+
+// Every node id of each kernel and function (nested regions included), by graph name: what
+// has_graph and graph_has_node answer one at a time, for checks of many nodes (the positions
+// of a layout) in time linear in the document.
+using GraphNodeIds = std::unordered_map<std::string, std::unordered_set<int>>;
+GraphNodeIds graph_node_ids(const Document& doc);
 
 struct Document {
   std::string path;  // where it was loaded from ("<memory>" otherwise); not saved

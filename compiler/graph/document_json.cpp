@@ -5,8 +5,10 @@
 #include <climits>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <unordered_set>
 
 #include "compiler/graph/json_value.h"
 #include "compiler/graph/migrate.h"
@@ -447,7 +449,7 @@ class Reader {
 
   KernelDecl kernel(const JsonValue& v, const std::string& at) {
     object(v, at);
-    keys(v, at, {"name", "params", "returns", "workgroup_size", "nodes"});
+    keys(v, at, {"name", "params", "returns", "workgroup_size", "block_local", "nodes"});
     KernelDecl k;
     k.name = string(required(v, at, "name"), at + ".name");
     if (const JsonValue* wg = v.find("workgroup_size")) {
@@ -486,6 +488,13 @@ class Reader {
     each(v, "returns", [&](const JsonValue& r, const std::string& rat) {
       k.returns.push_back(string(r, at + "." + rat));
     });
+    if (const JsonValue* list = v.find("block_local")) {
+      std::string bat = at + ".block_local";
+      if (list->kind != Kind::Array)
+        fail(*list, bat, std::string("expected a list of names, found ") + kind_name(list->kind));
+      for (size_t i = 0; i < list->items.size(); ++i)
+        k.block_local.push_back(string(list->items[i], bat + "[" + std::to_string(i) + "]"));
+    }
     k.nodes = nodes(v, at);
     kernel_.clear();
     return k;
@@ -540,12 +549,14 @@ class Reader {
     GraphLayout g;
     const JsonValue& graph = required(v, at, "graph");
     g.graph = string(graph, at + ".graph");
-    if (!doc.has_graph(g.graph))
+    if (!graph_ids_) graph_ids_ = graph_node_ids(doc);  // kernels and functions are read
+    auto ids = graph_ids_->find(g.graph);
+    if (ids == graph_ids_->end())
       fail(graph, at + ".graph",
            "layout of '" + g.graph + "', but no kernel or function has that name");
-    for (const GraphLayout& other : doc.layout)
-      if (other.graph == g.graph)
-        fail(graph, at + ".graph", "a second layout entry for '" + g.graph + "'");
+    if (!laid_out_.insert(g.graph).second)
+      fail(graph, at + ".graph", "a second layout entry for '" + g.graph + "'");
+    const std::unordered_set<int>& nodes = ids->second;
     if (const JsonValue* positions = v.find("positions")) {
       object(*positions, at + ".positions");
       for (const auto& [id, xy] : positions->members) {
@@ -563,7 +574,7 @@ class Reader {
           fail(xy, pat,
                "position key \"" + id + "\" is not a node id as written (expected \"" +
                    std::to_string(np.node) + "\")");
-        if (!doc.graph_has_node(g.graph, np.node))
+        if (!nodes.count(np.node))
           fail(xy, pat, "position of node " + id + ", but '" + g.graph + "' has no node " + id);
         if (xy.kind != Kind::Array || xy.items.size() != 2) fail(xy, pat, "expected [x, y]");
         np.x = coordinate(xy.items[0], pat);
@@ -578,7 +589,7 @@ class Reader {
     each(v, "collapsed", [&](const JsonValue& c, const std::string& cat0) {
       std::string cat = at + "." + cat0;
       int id = small_integer(c, cat);
-      if (!doc.graph_has_node(g.graph, id))
+      if (!nodes.count(id))
         fail(c, cat,
              "node " + std::to_string(id) + " collapsed, but '" + g.graph + "' has no node " +
                  std::to_string(id));
@@ -646,6 +657,8 @@ class Reader {
   bool in_function_ = false;
   int node_ = -1;
   std::string pin_;
+  std::optional<GraphNodeIds> graph_ids_;     // layout: the graphs' node ids, found once
+  std::unordered_set<std::string> laid_out_;  // layout: graphs with an entry so far
 };
 
 // ---------------------------------------------------------------- writing
@@ -777,6 +790,12 @@ std::string write_kernel(const KernelDecl& k, int indent) {
   }
   if (k.workgroup_size)
     out += pad(indent + 2) + "\"workgroup_size\": " + std::to_string(k.workgroup_size) + ",\n";
+  if (!k.block_local.empty()) {
+    out += pad(indent + 2) + "\"block_local\": [";
+    for (size_t i = 0; i < k.block_local.size(); ++i)
+      out += (i ? ", " : "") + json_quote(k.block_local[i]);
+    out += "],\n";
+  }
   write_graph_nodes(k.nodes, indent + 2, out);
   return out + pad(indent) + "}";
 }

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 
 #include "runtime/common/error.h"
@@ -441,11 +443,11 @@ class Parser {
 
 void collect_inputs(const Expr& root, std::vector<std::string>& out) {
   std::vector<const Expr*> stack{&root};  // pre-order, left to right
+  std::unordered_set<std::string_view> seen;
   while (!stack.empty()) {
     const Expr* e = stack.back();
     stack.pop_back();
-    if (e->kind == Expr::Kind::Var && std::find(out.begin(), out.end(), e->name) == out.end())
-      out.push_back(e->name);
+    if (e->kind == Expr::Kind::Var && seen.insert(e->name).second) out.push_back(e->name);
     for (auto a = e->args.rbegin(); a != e->args.rend(); ++a) stack.push_back(a->get());
   }
 }

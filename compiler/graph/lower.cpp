@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "compiler/graph/lowerer.h"
+#include "compiler/ir/work_count.h"
 #include "runtime/common/error.h"
 
 namespace loom::graph {
@@ -124,6 +125,7 @@ std::unique_ptr<ir::Kernel> Lowerer::run() {
   root.cursor = &cursor;
   init_scope(root, decl_.nodes);
   lower_region(root);
+  block_local_slots();
   return std::move(kernel_);
 }
 
@@ -235,6 +237,24 @@ void Lowerer::build_abi() {
   for (const ReturnValue& r : kernel_returns(doc_, decl_)) kernel_->abi.returns.push_back(r.type);
 }
 
+void Lowerer::block_local_slots() {
+  // A field has a slot only once a node uses it: one the kernel never touches adds nothing.
+  // Every ndarray parameter has its slot (build_abi). A name that is both (a field and an
+  // ndarray parameter, reached by different nodes) stages both.
+  std::vector<int32_t>& out = kernel_->block_local_slots;
+  auto add = [&](const std::string& key) {
+    auto it = slots_.find(key);
+    if (it != slots_.end() && std::find(out.begin(), out.end(), it->second) == out.end())
+      out.push_back(it->second);
+  };
+  for (const std::string& name : decl_.block_local) {
+    const KernelParam* p = kernel_param(name);
+    if (p && p->kind == graph::ParamKind::Ndarray)
+      add("param:" + std::to_string(param_index_.at(name)));
+    add("field:" + name);
+  }
+}
+
 int Lowerer::argpack_type_index(const std::string& name) const {
   for (size_t i = 0; i < types_.size(); ++i)
     if (types_[i].name == name) return static_cast<int>(i);
@@ -251,9 +271,10 @@ int Lowerer::add_slot(const std::string& key, const ResourceDesc& r) {
 }
 
 const KernelParam* Lowerer::kernel_param(const std::string& name) const {
-  for (const KernelParam& p : decl_.params)
-    if (p.name == name) return &p;
-  return nullptr;
+  if (kernel_params_.empty())  // indexed once: a param node per parameter reads them all
+    for (const KernelParam& p : decl_.params) kernel_params_.emplace(p.name, &p);  // the first
+  auto it = kernel_params_.find(name);
+  return it == kernel_params_.end() ? nullptr : it->second;
 }
 
 void Lowerer::init_scope(Scope& s, const std::vector<Node>& nodes) {
@@ -300,6 +321,22 @@ bool Lowerer::unused_resource_member(const Node& n) const {
 
 const NodeSpec* Lowerer::spec_of(const Node& n) const { return type_of(n).spec; }
 
+const Input* Lowerer::find_input(const Node& n, const std::string& pin) {
+  constexpr size_t kScanned = 16;  // nodes of the library have fewer pins: a scan is cheaper
+  if (n.inputs.size() <= kScanned) {
+    ir::count_work(n.inputs.size());
+    for (const Input& i : n.inputs)
+      if (i.pin == pin) return &i;
+    return nullptr;
+  }
+  ir::count_work();
+  auto& index = pins_[&n];
+  if (index.empty())
+    for (const Input& i : n.inputs) index.emplace(i.pin, &i);  // the first of a pin, as a scan
+  auto it = index.find(pin);
+  return it == index.end() ? nullptr : it->second;
+}
+
 const NodeType& Lowerer::type_of(const Node& n) const {
   const NodeType* type = find_node_type(n.type);
   if (!type) fail(n.id, "", "unknown node type '" + n.type + "'");
@@ -307,6 +344,7 @@ const NodeType& Lowerer::type_of(const Node& n) const {
 }
 
 const Outs& Lowerer::lower_node(Scope& s, const Node& n) {
+  ir::count_work();
   if (auto it = s.done.find(n.id); it != s.done.end()) return it->second;
   if (record_ && recording_here()) return lower_node_recorded(s, n);
   return lower_node_strict(s, n);
@@ -521,11 +559,17 @@ Outs Lowerer::lower_reroute(const NodeType&) { return one(input("in")); }
 std::unique_ptr<ir::Kernel> lower_kernel(const Document& doc, const std::string& kernel,
                                          const TemplateArgs& args) {
   const KernelDecl* decl = nullptr;
+  ir::count_work(doc.kernels.size());  // a scan: lowering many kernels passes the KernelDecl
   for (const KernelDecl& k : doc.kernels)
     if (k.name == kernel) decl = &k;
   if (!decl)
     throw Error(Place{doc.path, kernel, -1, ""}, "the document has no kernel '" + kernel + "'");
-  std::unique_ptr<ir::Kernel> k = detail::Lowerer(doc, *decl, args).run();
+  return lower_kernel(doc, *decl, args);
+}
+
+std::unique_ptr<ir::Kernel> lower_kernel(const Document& doc, const KernelDecl& kernel,
+                                         const TemplateArgs& args) {
+  std::unique_ptr<ir::Kernel> k = detail::Lowerer(doc, kernel, args).run();
   k->distinct_ndarrays = args.distinct_ndarrays;
   return k;
 }

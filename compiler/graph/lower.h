@@ -62,5 +62,9 @@ KernelDecl function_probe(const FunctionDecl& f);
 // ir::verify() and is not offloaded.
 std::unique_ptr<ir::Kernel> lower_kernel(const Document& doc, const std::string& kernel,
                                          const TemplateArgs& args = {});
+// The same for a kernel of `doc` the caller holds: no search by name, so lowering every kernel
+// of a document of many kernels stays linear in its size.
+std::unique_ptr<ir::Kernel> lower_kernel(const Document& doc, const KernelDecl& kernel,
+                                         const TemplateArgs& args = {});
 
 }  // namespace loom::graph

@@ -1,6 +1,8 @@
 #include "compiler/graph/lowerer.h"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_set>
 
 #include "runtime/common/error.h"
 
@@ -14,18 +16,33 @@ void Lowerer::open_child(Scope& child, const std::vector<Node>& nodes, Cursor* c
   init_scope(child, nodes);
 }
 
+namespace {
+
+// Where `inst` is in the builder's block. Here it is always next to the insert point (a
+// region instruction just placed, and what lowering adds meanwhile goes before it), so this
+// is no scan of the block: a kernel of many ifs lowers in linear time.
+size_t place_of(const ir::Builder& b, const Inst* inst) {
+  const auto& insts = b.block()->insts;
+  size_t p = b.position();
+  if (p > 0 && insts[p - 1].get() == inst) return p - 1;
+  if (p < insts.size() && insts[p].get() == inst) return p;
+  return b.block()->index_of(inst);
+}
+
+}  // namespace
+
 template <typename Setup>
 void Lowerer::lower_into(Inst* inst, size_t block, const Region* region, Setup&& setup,
                          int branch) {
   ir::Builder& outer = cur_->cursor->b;
-  outer.set_insert_point(outer.block(), outer.block()->index_of(inst));
+  outer.set_insert_point(outer.block(), place_of(outer, inst));
   Cursor inner(inst->region(block));
   Scope child;
   open_child(child, region ? region->nodes : empty_, &inner);
   child.branch = branch;
   setup(child);
   lower_in(child);
-  outer.set_insert_point(outer.block(), outer.block()->index_of(inst) + 1);
+  outer.set_insert_point(outer.block(), place_of(outer, inst) + 1);
 }
 
 void Lowerer::lower_in(Scope& child) {
@@ -52,16 +69,18 @@ Outs Lowerer::node_if() {
         [&](Scope& s) { s.if_state = &state; }, b);
   // Outputs: every yielded name, typed by both branches together (weak literals adapt).
   std::vector<std::string> order;
+  std::unordered_set<std::string_view> ordered;
   for (int b = 0; b < 2; ++b)
     for (const auto& y : state.yields[b])
-      if (std::find(order.begin(), order.end(), y.name) == order.end()) order.push_back(y.name);
+      if (ordered.insert(y.name).second) order.push_back(y.name);
   ir::Builder& outer = cur_->cursor->b;
   Outs outs;
   for (const std::string& name : order) {
     const IfState::Yield* y[2] = {nullptr, nullptr};
-    for (int b = 0; b < 2; ++b)
-      for (const auto& it : state.yields[b])
-        if (it.name == name) y[b] = &it;
+    for (int b = 0; b < 2; ++b) {
+      auto it = state.index[b].find(name);
+      if (it != state.index[b].end()) y[b] = &state.yields[b][it->second];
+    }
     for (int b = 0; b < 2; ++b)
       if (!y[b])
         fail(self->id, name,
@@ -73,7 +92,7 @@ Outs Lowerer::node_if() {
     t.scalar = common(v0, v1);
     if (v0.weak && v1.weak) t.scalar = promote(v0.type.scalar, v1.type.scalar);
     // allocas before the if
-    outer.set_insert_point(outer.block(), outer.block()->index_of(inst));
+    outer.set_insert_point(outer.block(), place_of(outer, inst));
     std::vector<Inst*> vars;
     vars.reserve(static_cast<size_t>(t.components()));
     for (int i = 0; i < t.components(); ++i) vars.push_back(B().alloca_(t.scalar));
@@ -99,7 +118,7 @@ Outs Lowerer::node_if() {
     outs.emplace_back(name, ref);
   }
   // The results, read once after the if.
-  outer.set_insert_point(outer.block(), outer.block()->index_of(inst) + 1);
+  outer.set_insert_point(outer.block(), place_of(outer, inst) + 1);
   for (auto& [name, v] : outs) {
     std::vector<Inst*> loads;
     for (Inst* a : v.c) loads.push_back(B().local_load(a));
@@ -113,14 +132,14 @@ Outs Lowerer::node_yield() {
   if (!s->if_state)
     fail_here("", "a yield node must be directly inside the then or else region of an if");
   auto& list = s->if_state->yields[s->branch];
+  auto& index = s->if_state->index[s->branch];
   for (const Input& in : node_->inputs) {
     Val v = input_value(in.pin);
-    auto it =
-        std::find_if(list.begin(), list.end(), [&](const auto& y) { return y.name == in.pin; });
-    if (it != list.end())
-      *it = {in.pin, v, node_};
-    else
+    auto [it, added] = index.emplace(in.pin, list.size());
+    if (added)
       list.push_back({in.pin, v, node_});
+    else
+      list[it->second] = {in.pin, v, node_};
   }
   return {};
 }

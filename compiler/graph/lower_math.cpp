@@ -1,4 +1,5 @@
 #include "compiler/graph/lowerer.h"
+#include "compiler/ir/work_count.h"
 
 #include "runtime/common/error.h"
 
@@ -560,6 +561,7 @@ Val Lowerer::eval(const Expr& root, const std::string& text) {
   };
   push(&root);
   for (;;) {
+    ir::count_work();
     Frame& f = stack.back();
     if (f.args.size() < f.e->args.size()) {
       push(f.e->args[f.args.size()].get());  // `f` may dangle now
@@ -574,7 +576,8 @@ Val Lowerer::eval(const Expr& root, const std::string& text) {
 
 Val Lowerer::eval_one(const Expr& e, const NodeType* t, std::vector<Val> args,
                       const std::string& shown) {
-  const std::string at = "formula '" + shown + "', column " + std::to_string(e.column) + ": ";
+  // Built only for a message: a formula of millions of terms evaluates this per term.
+  auto at = [&] { return "formula '" + shown + "', column " + std::to_string(e.column) + ": "; };
   switch (e.kind) {
     case Expr::Kind::Number:
       if (e.integer) return weak_int(vt(Scalar::I32), {IntLit{e.integer_value, e.above_int64}});
@@ -583,8 +586,8 @@ Val Lowerer::eval_one(const Expr& e, const NodeType* t, std::vector<Val> args,
     case Expr::Kind::Type: return type_value(*parse_value_type(e.name));
     case Expr::Kind::Var: {
       if (!find_input(*node_, e.name))
-        fail_here("expr", at + "uses '" + e.name + "' but the node has no input '" + e.name + "'" +
-                              formula_word_hint(e.name));
+        fail_here("expr", at() + "uses '" + e.name + "' but the node has no input '" + e.name +
+                              "'" + formula_word_hint(e.name));
       return input_value(e.name);
     }
     case Expr::Kind::Op: break;
@@ -593,14 +596,14 @@ Val Lowerer::eval_one(const Expr& e, const NodeType* t, std::vector<Val> args,
     Val v = materialize(args[0], "expr");
     if (e.swizzle[0] == 'c') {  // a matrix column: c0..c3
       if (!v.type.is_matrix())
-        fail_here("expr", at + "'." + e.swizzle + "' picks a matrix column, and " + tname(v.type) +
-                              " is no matrix (components are .x .y .z .w)");
+        fail_here("expr", at() + "'." + e.swizzle + "' picks a matrix column, and " +
+                              tname(v.type) + " is no matrix (components are .x .y .z .w)");
       if (e.swizzle[1] - '0' >= v.type.cols)
-        fail_here("expr", at + tname(v.type) + " has no column " + e.swizzle);
+        fail_here("expr", at() + tname(v.type) + " has no column " + e.swizzle);
       return column_of(v, e.swizzle[1] - '0', "expr");
     }
     if (!v.type.is_vector())
-      fail_here("expr", at + "'." + e.swizzle + "' needs a vector, not " + tname(v.type) +
+      fail_here("expr", at() + "'." + e.swizzle + "' needs a vector, not " + tname(v.type) +
                             (v.type.is_matrix() ? " (a matrix column is .c0 to .c3)" : ""));
     std::vector<Inst*> c;
     for (char letter : e.swizzle) {
@@ -610,7 +613,7 @@ Val Lowerer::eval_one(const Expr& e, const NodeType* t, std::vector<Val> args,
               .find(letter);
       if (static_cast<int>(k) >= v.type.rows)
         fail_here("expr",
-                  at + tname(v.type) + " has no component '" + std::string(1, letter) + "'");
+                  at() + tname(v.type) + " has no component '" + std::string(1, letter) + "'");
       c.push_back(v.c[k]);
     }
     return value(vt(v.type.scalar, static_cast<int>(c.size())), c);
@@ -627,7 +630,7 @@ Val Lowerer::eval_one(const Expr& e, const NodeType* t, std::vector<Val> args,
   } catch (const InternalError&) {
     throw;
   } catch (const Error& err) {
-    fail_here("expr", at + "'" + e.name + "': " + err.message());
+    fail_here("expr", at() + "'" + e.name + "': " + err.message());
   }
 }
 

@@ -12,10 +12,11 @@ int Lowerer::field_slot(const std::string& name, const std::string& pin) {
       fail_here(pin, "template parameter '" + name + "' is not bound to a field");
     field = a->field;
   }
-  const FieldDesc* f = nullptr;
-  for (const FieldDesc& d : doc_.fields)
-    if (d.name == field) f = &d;
-  if (!f) fail_here(pin, "unknown field '" + field + "'");
+  if (fields_.empty())  // indexed once: many memory nodes over many fields stay linear
+    for (const FieldDesc& d : doc_.fields) fields_[d.name] = &d;  // the last of a name
+  auto found = fields_.find(field);
+  if (found == fields_.end()) fail_here(pin, "unknown field '" + field + "'");
+  const FieldDesc* f = found->second;
   ResourceDesc r;
   r.kind = ResourceKind::Field;
   r.dtype = f->elem.scalar;

@@ -107,7 +107,8 @@ struct IfState {
     Val value;
     const Node* node;
   };
-  std::vector<Yield> yields[2];  // per branch, last yield of a name wins
+  std::vector<Yield> yields[2];                      // per branch, last yield of a name wins
+  std::unordered_map<std::string, size_t> index[2];  // per branch: name -> its entry in yields
 };
 
 struct WhileState {
@@ -146,12 +147,6 @@ struct GraphInst {
 inline const Literal* find_param(const Node& n, const std::string& name) {
   for (const auto& [k, v] : n.params)
     if (k == name) return &v;
-  return nullptr;
-}
-
-inline const Input* find_input(const Node& n, const std::string& pin) {
-  for (const Input& i : n.inputs)
-    if (i.pin == pin) return &i;
   return nullptr;
 }
 
@@ -218,6 +213,8 @@ class Lowerer {
   [[noreturn]] void fail(int node, const std::string& pin, const std::string& msg) const;
   [[noreturn]] void fail_here(const std::string& pin, const std::string& msg) const;
   void build_abi();
+  // The slots of the kernel's `block_local` names, once lowering has given slots out.
+  void block_local_slots();
   int argpack_type_index(const std::string& name) const;
   int add_slot(const std::string& key, const ResourceDesc& r);
   const KernelParam* kernel_param(const std::string& name) const;
@@ -229,6 +226,9 @@ class Lowerer {
   bool unused_resource_member(const Node& n) const;
   const NodeSpec* spec_of(const Node& n) const;
   const NodeType& type_of(const Node& n) const;
+  // The input of `n` on `pin`, or null. A node with many inputs (an expr over a long list of
+  // names) is indexed on its first lookup, so reading every input stays linear.
+  const Input* find_input(const Node& n, const std::string& pin);
   // Lowers node `n`, which lives in scope `s`, into s's block (memoised in s).
   const Outs& lower_node(Scope& s, const Node& n);
   const Outs& lower_node_strict(Scope& s, const Node& n);
@@ -476,6 +476,10 @@ class Lowerer {
   std::string record_graph_;
   bool record_function_ = false;
   std::unordered_set<const Node*> poisoned_;  // failed nodes of the recorded graph
+  mutable std::unordered_map<std::string_view, const KernelParam*> kernel_params_;  // by name
+  std::unordered_map<std::string_view, const FieldDesc*> fields_;  // field_slot's, by name
+  // find_input's index of the nodes with many inputs.
+  std::unordered_map<const Node*, std::unordered_map<std::string_view, const Input*>> pins_;
 };
 
 // Thrown in tolerant mode when a node reads a node that failed: it fails silently too.

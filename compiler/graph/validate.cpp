@@ -4,8 +4,11 @@
 #include <cctype>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <set>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "compiler/graph/lower.h"
 #include "compiler/graph/lowerer.h"
@@ -383,7 +386,33 @@ void check_argument(const Document& doc, const Pipeline& pipe, const KernelDecl&
   }
 }
 
+using NameSet = std::unordered_set<std::string_view>;
+
+std::string block_local_problem(const KernelDecl& k, const NameSet& fields) {
+  NameSet ndarray_params, seen;
+  for (const KernelParam& p : k.params)
+    if (p.kind == ParamKind::Ndarray) ndarray_params.insert(p.name);
+  for (const std::string& name : k.block_local) {
+    if (!fields.count(name) && !ndarray_params.count(name))
+      return "block_local names '" + name +
+             "', which is neither a field nor an ndarray parameter of the kernel";
+    if (!seen.insert(name).second) return "block_local names '" + name + "' twice";
+  }
+  return "";
+}
+
+NameSet field_names(const Document& doc) {
+  NameSet names;
+  for (const FieldDesc& f : doc.fields) names.insert(f.name);
+  return names;
+}
+
 }  // namespace
+
+std::string block_local_problem(const Document& doc, const KernelDecl& kernel) {
+  if (kernel.block_local.empty()) return "";
+  return block_local_problem(kernel, field_names(doc));
+}
 
 void validate_document(const Document& doc) {
   {
@@ -432,26 +461,37 @@ void validate_document(const Document& doc) {
     probe_lowerer.run();
   }
   std::set<std::string> kernels;
+  std::optional<NameSet> fields;  // for block_local lists, made once when one is there
   for (const KernelDecl& k : doc.kernels) {
     if (!kernels.insert(k.name).second)
       throw Error(Place{doc.path, k.name, -1, ""}, "two kernels are named '" + k.name + "'");
+    if (!k.block_local.empty()) {
+      if (!fields) fields = field_names(doc);
+      std::string why = block_local_problem(k, *fields);
+      if (!why.empty()) throw Error(Place{doc.path, k.name}, why);
+    }
     GraphChecker(doc, k.name, false).check(k.nodes);
   }
   // Types: lower every kernel; template kernels once per distinct launch.
   std::set<std::string> lowered;
+  std::unordered_map<std::string_view, const KernelDecl*> kernel_named;
+  for (const KernelDecl& d : doc.kernels) kernel_named[d.name] = &d;
   for (const Pipeline& pipe : doc.pipelines) {
     for (const Launch& launch : pipe.launches) {
-      const KernelDecl* k = nullptr;
-      for (const KernelDecl& d : doc.kernels)
-        if (d.name == launch.kernel) k = &d;
+      auto named = kernel_named.find(launch.kernel);
+      const KernelDecl* k = named == kernel_named.end() ? nullptr : named->second;
       if (!k)
         throw Error(Place{doc.path, launch.kernel, -1, ""},
                     "pipeline '" + pipe.name + "' launches unknown kernel '" + launch.kernel + "'");
       TemplateArgs targs;
+      // By name, both ways: a launch gives every parameter, so this is linear in the launch.
+      std::unordered_map<std::string_view, const KernelParam*> param_named;
+      for (const KernelParam& kp : k->params) param_named[kp.name] = &kp;  // the last, as before
+      std::unordered_set<std::string_view> given;
       for (const auto& [name, arg] : launch.args) {
-        const KernelParam* p = nullptr;
-        for (const KernelParam& kp : k->params)
-          if (kp.name == name) p = &kp;
+        given.insert(name);
+        auto named_param = param_named.find(name);
+        const KernelParam* p = named_param == param_named.end() ? nullptr : named_param->second;
         if (!p)
           throw Error(Place{doc.path, k->name, -1, name}, "pipeline '" + pipe.name + "': kernel '" +
                                                               k->name + "' has no parameter '" +
@@ -459,27 +499,27 @@ void validate_document(const Document& doc) {
         check_argument(doc, pipe, *k, *p, arg, targs);
       }
       for (const KernelParam& p : k->params) {
-        bool given = false;
-        for (const auto& [name, arg] : launch.args) given |= name == p.name;
-        if (!given)
+        if (!given.count(p.name))
           throw Error(Place{doc.path, k->name, -1, p.name},
                       "pipeline '" + pipe.name + "' launches kernel '" + k->name +
                           "' without argument '" + p.name + "'");
       }
-      if (lowered.insert(k->name + "|" + targs.signature()).second)
-        lower_kernel(doc, k->name, targs);
+      if (lowered.insert(k->name + "|" + targs.signature()).second) lower_kernel(doc, *k, targs);
     }
   }
   std::set<std::string> laid_out;
+  GraphNodeIds ids;
+  if (!doc.layout.empty()) ids = graph_node_ids(doc);
   for (const GraphLayout& g : doc.layout) {
-    if (!doc.has_graph(g.graph))
+    auto nodes = ids.find(g.graph);
+    if (nodes == ids.end())
       throw Error(Place{doc.path},
                   "layout of '" + g.graph + "', but no kernel or function has that name");
     if (!laid_out.insert(g.graph).second)
       throw Error(Place{doc.path, g.graph, -1, "", !doc.kernel(g.graph)},
                   "a second layout entry for '" + g.graph + "'");
     for (const NodePosition& p : g.positions)
-      if (!doc.graph_has_node(g.graph, p.node))
+      if (!nodes->second.count(p.node))
         throw Error(Place{doc.path, g.graph, p.node, "", !doc.kernel(g.graph)},
                     "layout: position of node " + std::to_string(p.node) + ", but '" + g.graph +
                         "' has no node " + std::to_string(p.node));
@@ -507,7 +547,7 @@ void validate_document(const Document& doc) {
       is_template |=
           p.kind == ParamKind::Template || (p.kind == ParamKind::Ndarray && p.type.empty());
     if (is_template) continue;  // checked per launch above
-    if (lowered.insert(k.name + "|").second) lower_kernel(doc, k.name);
+    if (lowered.insert(k.name + "|").second) lower_kernel(doc, k);
   }
 }
 

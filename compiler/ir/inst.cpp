@@ -1,5 +1,6 @@
 #include "compiler/ir/inst.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -133,6 +134,7 @@ Inst* Block::append(std::unique_ptr<Inst> inst) {
 }
 
 Inst* Block::insert(size_t pos, std::unique_ptr<Inst> inst) {
+  count_work(insts.size() - std::min(pos, insts.size()) + 1);  // moved to make room
   inst->parent = this;
   Inst* raw = inst.get();
   insts.insert(insts.begin() + static_cast<std::ptrdiff_t>(pos), std::move(inst));
@@ -141,11 +143,15 @@ Inst* Block::insert(size_t pos, std::unique_ptr<Inst> inst) {
 
 size_t Block::index_of(const Inst* inst) const {
   for (size_t i = 0; i < insts.size(); ++i)
-    if (insts[i].get() == inst) return i;
+    if (insts[i].get() == inst) {
+      count_work(i + 1);  // positions searched
+      return i;
+    }
   throw InternalError("Block::index_of: instruction not in block");
 }
 
 std::unique_ptr<Inst> Block::remove(size_t pos) {
+  count_work(insts.size() - pos);  // moved to close the gap
   auto inst = std::move(insts[pos]);
   insts.erase(insts.begin() + static_cast<std::ptrdiff_t>(pos));
   inst->parent = nullptr;
@@ -246,6 +252,7 @@ std::unique_ptr<Kernel> Kernel::clone() const {
   k->index_bits = index_bits;
   k->workgroup_size = workgroup_size;
   k->distinct_ndarrays = distinct_ndarrays;
+  k->block_local_slots = block_local_slots;
   k->task_notes = task_notes;
   std::unordered_map<const Inst*, Inst*> map;
   clone_block(*body, *k->body, map);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "compiler/ir/op.h"
+#include "compiler/ir/work_count.h"
 #include "runtime/common/kernel_abi.h"
 #include "runtime/common/scalar.h"
 
@@ -155,6 +156,11 @@ class Kernel {
   // No two ndarray slots are bound to the same ndarray (the JIT knows it from the launch):
   // GPU code need not declare their buffers as possibly overlapping (SPIR-V Aliased).
   bool distinct_ndarrays = false;
+  // Resource slots the kernel asks GPU targets to stage in workgroup memory (the document's
+  // `block_local`, Taichi's ti.block_local): a 2-d task reading one at small constant offsets
+  // of its indices loads a tile and its halo once per workgroup (codegen_spirv/README.md);
+  // other targets ignore it.
+  std::vector<int32_t> block_local_slots;
   std::vector<TaskNote> task_notes;  // one per task, in task order (filled by offload)
   // Variables lowered from a function's `var` node. Inlined code carries the call node, so
   // this says which function and node a variable came from (offload's notes name it).
@@ -197,6 +203,7 @@ bool const_is_normalized(const Inst& c);
 template <typename F>
 void walk(Block& block, F&& visit) {
   for (auto& inst : block.insts) {
+    count_work();
     visit(*inst);
     for (auto& region : inst->regions) walk(*region, visit);
   }
@@ -204,6 +211,7 @@ void walk(Block& block, F&& visit) {
 template <typename F>
 void walk(const Block& block, F&& visit) {
   for (const auto& inst : block.insts) {
+    count_work();
     visit(static_cast<const Inst&>(*inst));
     for (const auto& region : inst->regions) walk(static_cast<const Block&>(*region), visit);
   }

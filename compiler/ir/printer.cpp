@@ -203,6 +203,11 @@ std::string print_kernel(const Kernel& kernel) {
     if (r.param_offset >= 0) out += "+" + std::to_string(r.param_offset);
     out += "\n";
   }
+  if (!kernel.block_local_slots.empty()) {
+    out += "  block_local";
+    for (int32_t slot : kernel.block_local_slots) out += " $" + std::to_string(slot);
+    out += "\n";
+  }
   for (const ValueType& t : abi.returns) out += "  returns " + value_type_name(t) + "\n";
   print_block(*kernel.body, 1, out);
   return out;

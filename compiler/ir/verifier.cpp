@@ -1,11 +1,11 @@
 #include "compiler/ir/verifier.h"
 
 #include <cstdio>
-#include <unordered_set>
 #include <vector>
 
 #include "compiler/ir/inst.h"
 #include "compiler/ir/printer.h"
+#include "compiler/ir/work_count.h"
 #include "runtime/common/error.h"
 
 namespace loom::ir {
@@ -72,6 +72,14 @@ class Verifier {
 
   std::string run() {
     kernel_.renumber();
+    // Ids are print order: instruction `id` is order_[id]. Looking a value up here instead of
+    // in a hash set keeps the checks cheap for big kernels; an operand outside the kernel has
+    // no entry (or another instruction's), so it is reported as not dominating its use.
+    walk(*kernel_.body, [&](const Inst& inst) { order_.push_back(&inst); });
+    defined_.assign(order_.size(), false);
+    for (int32_t slot : kernel_.block_local_slots)
+      if (slot < 0 || static_cast<size_t>(slot) >= kernel_.abi.resources.size())
+        return error_ = "block_local slot $" + std::to_string(slot) + " out of range";
     if (options_.offloaded) check_offloaded_top_level();
     check_block(*kernel_.body);
     return error_;
@@ -419,7 +427,7 @@ class Verifier {
                        ") refers to an erased instruction");
         return false;
       }
-      if (!defined_.count(op))
+      if (!is_defined(op))
         fail(inst, "operand %" + std::to_string(op->id) + " does not dominate its use");
       if (op->type == Scalar::Void && op->op != Op::RangeFor && op->op != Op::StructFor &&
           op->op != Op::Offload)
@@ -431,6 +439,7 @@ class Verifier {
   void check_block(const Block& block) {
     for (const auto& up : block.insts) {
       const Inst& inst = *up;
+      count_work();
       if (inst.parent != &block) fail(inst, "parent pointer is wrong");
       if (!check_operands(inst)) return;  // nothing below may look at its operands
       check_inst(inst);
@@ -440,7 +449,7 @@ class Verifier {
         size_t mark = scope_.size();
         check_block(*region);
         while (scope_.size() > mark) {  // values of a region do not escape it
-          defined_.erase(scope_.back());
+          defined_[scope_.back()->id] = false;
           scope_.pop_back();
         }
       }
@@ -448,13 +457,21 @@ class Verifier {
     }
   }
 
-  void define(const Inst* inst) {
-    if (defined_.insert(inst).second) scope_.push_back(inst);
+  bool in_kernel(const Inst* inst) const {
+    return inst->id < order_.size() && order_[inst->id] == inst;
+  }
+
+  bool is_defined(const Inst* inst) const { return in_kernel(inst) && defined_[inst->id]; }
+
+  void define(const Inst* inst) {  // each instruction once: the walk meets it once
+    defined_[inst->id] = true;
+    scope_.push_back(inst);
   }
 
   const Kernel& kernel_;
   VerifyOptions options_;
-  std::unordered_set<const Inst*> defined_;
+  std::vector<const Inst*> order_;  // every instruction, by id
+  std::vector<bool> defined_;       // by id: visible at the current point of the walk
   std::vector<const Inst*> scope_;
   std::string error_;
 };

@@ -1,11 +1,14 @@
 #include "compiler/passes/algebraic_simplify.h"
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "compiler/ir/inst.h"
+#include "compiler/ir/work_count.h"
 #include "compiler/passes/rewrite.h"
 #include "runtime/common/error.h"
 
@@ -74,38 +77,48 @@ class Simplifier {
     return v;
   }
 
+  // Rebuilds the block in order: a constant a rewrite needs is appended just before the
+  // instruction it serves, and the taken branch of an `if` on a constant takes the if's place
+  // and is visited in turn, so the work stays linear in the block size.
   void simplify_block(Block& block) {
-    for (size_t i = 0; i < block.insts.size(); ++i) {
-      Inst* inst = block.insts[i].get();
+    std::vector<std::unique_ptr<Inst>> todo;  // the next instruction last
+    todo.reserve(block.insts.size());
+    for (auto it = block.insts.rbegin(); it != block.insts.rend(); ++it)
+      todo.push_back(std::move(*it));
+    block.insts.clear();
+    while (!todo.empty()) {
+      std::unique_ptr<Inst> up = std::move(todo.back());
+      todo.pop_back();
+      Inst* inst = up.get();
+      ir::count_work();
       for (auto& op : inst->operands) op = resolve(op);
       if (inst->op == Op::If && inst->operands.size() == 1 && inst->operands[0]->is_const()) {
-        i = splice_if(block, i);
+        splice_if(std::move(up), todo);
         continue;
       }
-      size_t before = block.insts.size();
+      out_ = &block;
       if (Inst* r = simplify(inst)) {
         replaced_[inst] = r;
         progress_ = true;
       }
-      i += block.insts.size() - before;
+      block.append(std::move(up));
       for (auto& region : inst->regions) simplify_block(*region);
     }
   }
 
-  // Replaces `if <const>` by the taken branch; returns the index before the next instruction.
-  size_t splice_if(Block& block, size_t pos) {
+  // Replaces `if <const>` by the taken branch, whose instructions are visited next.
+  void splice_if(std::unique_ptr<Inst> branch, std::vector<std::unique_ptr<Inst>>& todo) {
     progress_ = true;
-    std::unique_ptr<Inst> branch = block.remove(pos);
     Block& taken = *branch->regions[branch->operands[0]->bits ? 0 : 1];
-    for (size_t j = 0; j < taken.insts.size(); ++j)
-      block.insert(pos + j, std::move(taken.insts[j]));
+    for (auto it = taken.insts.rbegin(); it != taken.insts.rend(); ++it)
+      todo.push_back(std::move(*it));
     taken.insts.clear();
     kernel_.erase(std::move(branch));
-    return pos - 1;  // revisit the spliced instructions (wraps for pos 0; the loop's ++ undoes it)
   }
 
+  // A constant placed just before the instruction being simplified.
   Inst* constant(Inst* before, Scalar type, uint64_t bits) {
-    return insert_before(before, new_const_bits(type, normalize_bits(type, bits), before->node));
+    return out_->append(new_const_bits(type, normalize_bits(type, bits), before->node));
   }
 
   // In-place rewrites; they return null, meaning "no replacement value".
@@ -451,6 +464,7 @@ class Simplifier {
 
   ir::Kernel& kernel_;
   std::unordered_map<Inst*, Inst*> replaced_;
+  Block* out_ = nullptr;  // the block being rebuilt: constant() appends to it
   bool progress_ = false;
 };
 

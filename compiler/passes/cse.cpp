@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/ir/inst.h"
+#include "compiler/ir/work_count.h"
 #include "compiler/passes/rewrite.h"
 
 namespace loom::passes {
@@ -70,6 +71,7 @@ class ValueNumbering {
     std::vector<Key> scope;  // keys this block added, dropped when it ends
     for (auto& up : block.insts) {
       Inst* inst = up.get();
+      ir::count_work();
       for (auto& op : inst->operands) op = resolve(op);
       if (ir::is_pure(inst->op) && inst->type != Scalar::Void) {
         Key k = key_of(inst);

@@ -26,6 +26,7 @@ bool demote_atomics(ir::Kernel& kernel) {
     if (inst.op != Op::AtomicRMW) return;
     if (inst.operands[0]->op == Op::Alloca || in_serial_task(inst)) atomics.push_back(&inst);
   });
+  Insertions inserted;
   for (Inst* atomic : atomics) {
     Inst* ptr = atomic->operands[0];
     Inst* value = atomic->operands[1];
@@ -35,10 +36,11 @@ bool demote_atomics(ir::Kernel& kernel) {
     atomic->morph(local ? Op::LocalLoad : Op::GlobalLoad);
     atomic->operands = {ptr};
     Inst* updated =
-        insert_after(atomic, new_inst(binary, atomic->type, {atomic, value}, atomic->node));
-    insert_after(updated, new_inst(local ? Op::LocalStore : Op::GlobalStore, Scalar::Void,
-                                   {ptr, updated}, atomic->node));
+        inserted.after(atomic, new_inst(binary, atomic->type, {atomic, value}, atomic->node));
+    inserted.after(updated, new_inst(local ? Op::LocalStore : Op::GlobalStore, Scalar::Void,
+                                     {ptr, updated}, atomic->node));
   }
+  inserted.apply();
   return !atomics.empty();
 }
 

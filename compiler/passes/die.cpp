@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "compiler/ir/inst.h"
+#include "compiler/ir/work_count.h"
 #include "compiler/passes/rewrite.h"
 
 namespace loom::passes {
@@ -52,6 +53,7 @@ class DeadCode {
   void truncate_after_jumps(Block& block) {
     for (size_t i = 0; i < block.insts.size(); ++i) {
       Inst& inst = *block.insts[i];
+      ir::count_work();
       for (auto& region : inst.regions) truncate_after_jumps(*region);
       if (ends_block(inst.op) && i + 1 < block.insts.size()) {
         erase_from(kernel_, block, i + 1);
@@ -88,6 +90,7 @@ class DeadCode {
   }
 
   void release_operands(const Inst& inst) {
+    ir::count_work();
     for (const Inst* op : inst.operands) --uses_[op];
     for (const auto& region : inst.regions)
       for (const auto& child : region->insts) release_operands(*child);
@@ -98,6 +101,7 @@ class DeadCode {
     bool any = false;
     for (size_t i = block.insts.size(); i-- > 0;) {
       Inst& inst = *block.insts[i];
+      ir::count_work();
       for (auto& region : inst.regions) sweep(*region);
       if (!(is_removable_when_unused(inst) && uses_[&inst] == 0) && !is_empty_region(inst))
         continue;

@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "compiler/ir/element_index.h"
 #include "compiler/ir/inst.h"
 #include "compiler/ir/range_bound.h"
+#include "compiler/ir/work_count.h"
 
 namespace loom::passes {
 
@@ -26,13 +29,6 @@ constexpr size_t kMaxEntries = 4096;
 using ir::Affine;
 using ir::affine;
 using ir::delinearize;
-
-bool same_bounds(const std::vector<RangeBound>& a, const std::vector<RangeBound>& b) {
-  return std::equal(
-      a.begin(), a.end(), b.begin(), b.end(), [](const RangeBound& x, const RangeBound& y) {
-        return x.kind == y.kind && x.value == y.value && x.offset == y.offset && x.plus == y.plus;
-      });
-}
 
 // A break, continue or return (or only `which`) anywhere inside `region`.
 bool has_jump(const Inst& region, Op which = Op::Const) {
@@ -90,6 +86,7 @@ class Recorder {
   void visit(const Block& block, const Scope& outer) {
     for (const auto& owned : block.insts) {
       const Inst& inst = *owned;
+      ir::count_work();
       // A `return` ends the whole launch: what follows the task holding one may never run.
       Scope cut;
       if (after_return_) {
@@ -170,14 +167,30 @@ class Recorder {
     }
   }
 
+  // Entries merge by slot, dimension, loop and bounds: found through this key, not by a scan
+  // of every entry (a kernel storing into many fields makes as many entries as accesses).
+  using EntryKey = std::tuple<int32_t, int32_t, int32_t,
+                              std::vector<std::tuple<int, int64_t, uint32_t, int32_t>>>;
+
+  static void add_bounds(const std::vector<RangeBound>& bounds,
+                         std::vector<std::tuple<int, int64_t, uint32_t, int32_t>>& out) {
+    for (const RangeBound& b : bounds)
+      out.emplace_back(static_cast<int>(b.kind), b.value, b.offset, b.plus);
+    out.emplace_back(-1, 0, 0, 0);  // begin and end apart
+  }
+
   void add_checked(int32_t slot, int32_t dim, const Scope& scope, int32_t loop, int64_t c) {
-    for (ExtentAssumption& e : entries_)
-      if (e.checked && e.slot == slot && e.dim == dim && e.loop == loop &&
-          same_bounds(e.begin, scope.begin) && same_bounds(e.end, scope.end)) {
-        e.low = std::min(e.low, c);
-        e.high = std::max(e.high, c);
-        return;
-      }
+    ir::count_work();
+    EntryKey key{slot, dim, loop, {}};
+    add_bounds(scope.begin, std::get<3>(key));
+    add_bounds(scope.end, std::get<3>(key));
+    auto [it, added] = checked_.try_emplace(std::move(key), entries_.size());
+    if (!added) {
+      ExtentAssumption& e = entries_[it->second];
+      e.low = std::min(e.low, c);
+      e.high = std::max(e.high, c);
+      return;
+    }
     ExtentAssumption e;
     e.slot = slot;
     e.dim = dim;
@@ -191,8 +204,8 @@ class Recorder {
   }
 
   void add_unchecked(int32_t slot, int32_t dim) {
-    for (const ExtentAssumption& e : entries_)
-      if (!e.checked && e.slot == slot && e.dim == dim) return;
+    ir::count_work();
+    if (!unchecked_.emplace(slot, dim).second) return;
     ExtentAssumption e;
     e.slot = slot;
     e.dim = dim;
@@ -216,6 +229,8 @@ class Recorder {
   KernelABI& abi_;
   std::map<int32_t, std::string> lowered_names_;
   std::vector<ExtentAssumption> entries_;
+  std::map<EntryKey, size_t> checked_;               // checked entries: where in entries_
+  std::set<std::pair<int32_t, int32_t>> unchecked_;  // slot, dimension of unchecked entries
   bool after_return_ = false;
 };
 

@@ -1,9 +1,12 @@
 #include "compiler/passes/licm.h"
 
+#include <memory>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "compiler/ir/inst.h"
+#include "compiler/ir/work_count.h"
 #include "compiler/passes/rewrite.h"
 
 namespace loom::passes {
@@ -37,16 +40,19 @@ class Hoister {
   }
 
  private:
+  // Rebuilds the block in order: what a loop hoists is appended just before the loop, so
+  // hoisting out of many loops stays linear in the block size.
   void visit_block(Block& block) {
-    // Index-based: hoisting inserts instructions before the loop in this block.
-    for (size_t i = 0; i < block.insts.size(); ++i) {
-      Inst* inst = block.insts[i].get();
+    std::vector<std::unique_ptr<Inst>> old = std::move(block.insts);
+    block.insts.clear();
+    block.insts.reserve(old.size());
+    for (auto& up : old) {
+      Inst* inst = up.get();
+      ir::count_work();
       for (auto& region : inst->regions) visit_block(*region);  // inner loops first
-      if (is_loop(*inst)) {
-        size_t before = block.insts.size();
-        hoist_from(inst);
-        i += block.insts.size() - before;
-      }
+      if (is_loop(*inst))
+        for (auto& hoisted : hoist_from(inst)) block.append(std::move(hoisted));
+      block.append(std::move(up));
     }
   }
 
@@ -83,21 +89,37 @@ class Hoister {
     return true;
   }
 
-  void hoist_from(Inst* loop) {
+  // Takes the hoistable instructions out of the loop (one compaction per block they leave),
+  // in program order, for the caller to place before it.
+  std::vector<std::unique_ptr<Inst>> hoist_from(Inst* loop) {
     bool to_top_level = loop->op == Op::Offload;
     std::unordered_set<int> written;
     bool loads_ok = !to_top_level && runs_once(loop);
     if (loads_ok) written = written_slots(loop);
     std::vector<Inst*> moved;
-    hoisted_.clear();  // this loop's hoisted values count as outside it
+    reset_table(hoisted_);  // this loop's hoisted values count as outside it
     for (auto& region : loop->regions)
       collect(*region, loop, to_top_level, loads_ok, written, true, moved);
-    for (Inst* inst : moved) {
-      Block* from = inst->parent;
-      std::unique_ptr<Inst> owned = from->remove(from->index_of(inst));
-      insert_before(loop, std::move(owned));
-      progress_ = true;
+    if (moved.empty()) return {};
+    progress_ = true;
+    std::unordered_map<const Inst*, std::unique_ptr<Inst>> taken;
+    std::unordered_set<Block*> sources;
+    for (Inst* inst : moved) sources.insert(inst->parent);
+    for (Block* from : sources) {
+      size_t kept = 0;
+      for (auto& up : from->insts) {
+        ir::count_work();
+        if (hoisted_.count(up.get()))
+          taken.emplace(up.get(), std::move(up));
+        else
+          from->insts[kept++] = std::move(up);
+      }
+      from->insts.resize(kept);
     }
+    std::vector<std::unique_ptr<Inst>> out;
+    out.reserve(moved.size());
+    for (Inst* inst : moved) out.push_back(std::move(taken.at(inst)));
+    return out;
   }
 
   // Marks hoistable instructions in program order; `always` is false inside If regions and
@@ -106,6 +128,7 @@ class Hoister {
                const std::unordered_set<int>& written, bool always, std::vector<Inst*>& moved) {
     for (auto& up : block.insts) {
       Inst& inst = *up;
+      ir::count_work();
       if (is_loop(inst)) {  // already hoisted what it could; its body stays put
         always = false;
         continue;

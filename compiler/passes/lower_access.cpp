@@ -11,7 +11,6 @@ namespace loom::passes {
 
 namespace {
 
-using ir::Block;
 using ir::Inst;
 using ir::Op;
 
@@ -35,14 +34,14 @@ class AccessLowering {
         for (Inst* access : accesses[ptr]) check_bounds(ptr, access);
       lower(ptr);
     }
+    inserted_.apply();
     return !pointers.empty();
   }
 
  private:
   // A uniform value at the top of the kernel, created once per key.
   Inst* top_level(std::unique_ptr<Inst> inst) {
-    Block& top = *kernel_.body;
-    return top.insert(prologue_++, std::move(inst));
+    return inserted_.at_start(kernel_.body.get(), std::move(inst));
   }
 
   Inst* top_const(Scalar type, int64_t value) {
@@ -106,7 +105,7 @@ class AccessLowering {
       auto check = new_inst(Op::BoundsCheck, Scalar::Void, {ptr->operands[d], e}, access->node);
       check->set_resource_slot(ptr->resource_slot());
       check->set_dimension(static_cast<int32_t>(d));
-      insert_before(access, std::move(check));
+      inserted_.before(access, std::move(check));
     }
   }
 
@@ -115,7 +114,7 @@ class AccessLowering {
     int component = ptr->component();
     const ResourceDesc& r = desc(slot);
     auto here = [&](Op op, std::vector<Inst*> ops) {
-      return insert_before(ptr, new_inst(op, index_, std::move(ops), ptr->node));
+      return inserted_.before(ptr, new_inst(op, index_, std::move(ops), ptr->node));
     };
     auto wide = [&](Inst* index) {
       return index->type == index_ ? index : here(Op::Cast, {index});
@@ -146,7 +145,7 @@ class AccessLowering {
 
   ir::Kernel& kernel_;
   Scalar index_;
-  size_t prologue_ = 0;
+  Insertions inserted_;  // placed at the end: one rebuild per block, not one shift per value
   std::map<std::pair<int, int64_t>, Inst*> consts_;
   std::map<std::tuple<int, int, bool>, Inst*> extents_;
   std::map<int, Inst*> counts_;

@@ -1,5 +1,6 @@
 #include "compiler/passes/offload.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <tuple>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "compiler/ir/inst.h"
+#include "compiler/ir/work_count.h"
 #include "compiler/passes/rewrite.h"
 #include "runtime/common/error.h"
 
@@ -105,25 +107,52 @@ class Offloader {
   }
 
   // Inlined code carries the call node: a function's variable is named by its own node.
-  std::string var_name(const Inst* var) const {
-    if (const ir::Kernel::VarOrigin* o = kernel_.origin_of(var))
+  std::string var_name(const Inst* var) {
+    if (origins_.empty() && !kernel_.var_origins.empty())
+      for (const ir::Kernel::VarOrigin& o : kernel_.var_origins) origins_.emplace(o.var, &o);
+    auto found = origins_.find(var);
+    if (const ir::Kernel::VarOrigin* o = found == origins_.end() ? nullptr : found->second)
       return "the variable of node " + std::to_string(o->node) + " in function '" + o->function +
              "' (called by node " + std::to_string(var->node) + ")";
     return "the variable of node " + std::to_string(var->node);
   }
 
-  // Whether `between` (exclusive) positions of `block` touch `var`, nested regions included.
-  static bool touches(const Block& block, size_t from, size_t to, const Inst* var) {
-    bool found = false;
-    auto check = [&](const Inst& inst) {
-      if (!inst.operands.empty() && inst.operands[0] == var) found = true;
-    };
-    for (size_t i = from + 1; i < to; ++i) {
+  // Where each instruction of a block is, and at which positions each value is operand 0 of
+  // an instruction (nested ones counted at the position of the region holding them).
+  struct BlockIndex {
+    std::unordered_map<const Inst*, size_t> position;
+    std::unordered_map<const Inst*, std::vector<size_t>> first_operand_at;  // ascending
+  };
+
+  // Built once per block while a loop is examined (nothing moves until make_reductions).
+  const BlockIndex& block_index(const Block& block) {
+    auto found = block_indexes_.find(&block);
+    if (found != block_indexes_.end()) return found->second;
+    BlockIndex& index = block_indexes_[&block];
+    for (size_t i = 0; i < block.insts.size(); ++i) {
       const Inst& inst = *block.insts[i];
-      check(inst);
-      for (const auto& region : inst.regions) ir::walk(*region, check);
+      ir::count_work();
+      index.position.emplace(&inst, i);
+      auto note = [&](const Inst& user) {
+        if (user.operands.empty()) return;
+        std::vector<size_t>& at = index.first_operand_at[user.operands[0]];
+        if (at.empty() || at.back() != i) at.push_back(i);
+      };
+      note(inst);
+      for (const auto& region : inst.regions) ir::walk(*region, note);
     }
-    return found;
+    return index;
+  }
+
+  // Whether positions of `block` strictly between those of `from` and `to` touch `var` (use
+  // it as operand 0), nested regions included.
+  bool touches(const Block& block, const Inst* from, const Inst* to, const Inst* var) {
+    const BlockIndex& index = block_index(block);
+    auto at = index.first_operand_at.find(var);
+    if (at == index.first_operand_at.end()) return false;
+    size_t a = index.position.at(from), b = index.position.at(to);
+    auto next = std::upper_bound(at->second.begin(), at->second.end(), a);
+    return next != at->second.end() && *next < b;
   }
 
   // "the loop combines the variable of node 1 with both + (node 8) and * (node 9)".
@@ -137,13 +166,26 @@ class Offloader {
            ": a reduction takes one operation, so the loop runs in order";
   }
 
-  // Whether `root`'s operands (recursively, within `block`) read `var`.
-  static const Inst* reads_var(const Inst* root, const Inst* var, const Block* block) {
-    if (root->op == Op::LocalLoad && root->operands[0] == var) return root;
-    if (root->parent != block) return nullptr;
-    for (const Inst* op : root->operands)
-      if (const Inst* load = reads_var(op, var, block)) return load;
-    return nullptr;
+  // Whether `root`'s operands (recursively, within `block`) read `var`. Iterative, and each
+  // value is looked at once per variable (`clean` keeps those that do not read it), so long
+  // chains and shared operands cost their size, not their depth or their number of paths.
+  static bool reads_var(const Inst* root, const Inst* var, const Block* block,
+                        std::unordered_set<const Inst*>& clean) {
+    std::vector<const Inst*> todo{root};
+    std::vector<const Inst*> seen;
+    bool found = false;
+    while (!todo.empty() && !found) {
+      const Inst* x = todo.back();
+      todo.pop_back();
+      ir::count_work();
+      if (x->op == Op::LocalLoad && x->operands[0] == var) found = true;
+      if (found || x->parent != block || !clean.insert(x).second) continue;
+      seen.push_back(x);
+      for (const Inst* op : x->operands) todo.push_back(op);
+    }
+    if (found)  // what was marked on the way may lead to the load
+      for (const Inst* x : seen) clean.erase(x);
+    return found;
   }
 
   // Why `store` (LocalStore of var) is not `v = v OP e`, with the node to blame.
@@ -154,7 +196,8 @@ class Offloader {
 
   // `store` as `v = v OP e`, possibly through a chain of OP; or why not.
   bool match_store(Inst* store, const Inst* var, Block& loop_body,
-                   const std::unordered_map<const Inst*, int>& uses, Update* u, Mismatch* m) {
+                   const std::unordered_map<const Inst*, int>& uses,
+                   std::unordered_set<const Inst*>& clean, Update* u, Mismatch* m) {
     Inst* root = store->operands[1];
     Block* block = store->parent;
     auto is_load = [&](const Inst* x) { return x->op == Op::LocalLoad && x->operands[0] == var; };
@@ -214,8 +257,7 @@ class Offloader {
         at = i;
         continue;
       }
-      const Inst* inner = reads_var(leaves[i], var, block);
-      if (!inner) continue;
+      if (!reads_var(leaves[i], var, block, clean)) continue;
       Op other;
       bool unused;
       if (leaves[i]->parent == block && reducible(leaves[i]->op, &other, &unused) && other != cls) {
@@ -228,7 +270,7 @@ class Offloader {
     if (!load || negated[at] || load->parent != block) return generic();  // v = e - v
     if (uses.at(load) != 1) return read_elsewhere(load, parent_of[at]);
     // Another access between the read and the write would see or lose a partial update.
-    if (touches(*block, block->index_of(load), block->index_of(store), var)) return generic();
+    if (touches(*block, load, store, var)) return generic();
     leaves.erase(leaves.begin() + static_cast<std::ptrdiff_t>(at));
     negated.erase(negated.begin() + static_cast<std::ptrdiff_t>(at));
     *u = {store, load, std::move(chain), std::move(leaves), std::move(negated), cls};
@@ -271,6 +313,15 @@ class Offloader {
     });
     if (written.empty()) return w;
     auto uses = ir::count_uses(*loop->regions[0]);
+    block_indexes_.clear();
+    // Every access of each written variable, in program order, from one walk.
+    std::unordered_map<const Inst*, std::vector<Inst*>> accesses_of;
+    for (Inst* var : written) accesses_of[var];
+    ir::walk(*loop->regions[0], [&](Inst& inst) {
+      if (inst.operands.empty()) return;
+      auto it = accesses_of.find(inst.operands[0]);
+      if (it != accesses_of.end()) it->second.push_back(&inst);
+    });
     auto serial_text = [&](const std::string& reason) {
       w.serial_reason = reason;
       w.vars.clear();
@@ -284,17 +335,15 @@ class Offloader {
       return serial_text(mixed_text(var, a, at_a, b, at_b));
     };
     for (Inst* var : written) {
-      std::vector<Inst*> accesses;
-      ir::walk(*loop->regions[0], [&](Inst& inst) {
-        if (!inst.operands.empty() && inst.operands[0] == var) accesses.push_back(&inst);
-      });
+      const std::vector<Inst*>& accesses = accesses_of[var];
+      std::unordered_set<const Inst*> clean;  // values known not to read var
       std::unordered_set<const Inst*> consumed;
       std::vector<Update> mine;
       for (Inst* a : accesses) {
         Update u;
         if (a->op == Op::LocalStore) {
           Mismatch m;
-          if (!match_store(a, var, *loop->regions[0], uses, &u, &m))
+          if (!match_store(a, var, *loop->regions[0], uses, clean, &u, &m))
             return m.at ? serial(*m.at, m.why) : serial_text(m.why);
           consumed.insert(u.load);
         } else if (a->op == Op::AtomicRMW) {
@@ -349,6 +398,8 @@ class Offloader {
   // Replaces each update by a `reduce` into the task's partial of its variable (whose
   // temporary offset convert_shared_variables fills in).
   void make_reductions(const OuterWrites& w) {
+    Insertions inserted;
+    std::unordered_set<Inst*> dead;
     for (const Update& u : w.updates) {
       Inst* var = u.store->operands[0];
       // e: the chain's other leaves, combined in their order.
@@ -356,26 +407,27 @@ class Offloader {
       for (size_t i = 0; i < u.leaves.size(); ++i) {
         Inst* leaf = u.leaves[i];
         if (!value && u.negated[i])
-          value = insert_before(u.store, new_inst(Op::Neg, leaf->type, {leaf}, u.store->node));
+          value = inserted.before(u.store, new_inst(Op::Neg, leaf->type, {leaf}, u.store->node));
         else if (!value)
           value = leaf;
         else
-          value = insert_before(u.store, new_inst(u.negated[i] ? Op::Sub : u.op, value->type,
-                                                  {value, leaf}, u.store->node));
+          value = inserted.before(u.store, new_inst(u.negated[i] ? Op::Sub : u.op, value->type,
+                                                    {value, leaf}, u.store->node));
       }
       auto reduce = new_inst(Op::Reduce, Scalar::Void, {value}, u.store->node);
       reduce->set_combine_op(u.op);
       reduce->set_temp_offset(0);
-      reductions_.emplace_back(insert_before(u.store, std::move(reduce)), var);
-      std::vector<Inst*> dead = {u.store};
-      dead.insert(dead.end(), u.chain.begin(), u.chain.end());
-      if (u.load) dead.push_back(u.load);
-      for (Inst* d : dead) kernel_.erase(d->parent->remove(d->parent->index_of(d)));
+      reductions_.emplace_back(inserted.before(u.store, std::move(reduce)), var);
+      dead.insert(u.store);
+      dead.insert(u.chain.begin(), u.chain.end());
+      if (u.load) dead.insert(u.load);
     }
+    inserted.apply();  // before the stores they sit next to leave
+    erase_all(kernel_, dead);
     for (Inst* var : w.vars) shared_.insert(var);
   }
 
-  std::string parallel_note(const Inst& loop, const OuterWrites& w) const {
+  std::string parallel_note(const Inst& loop, const OuterWrites& w) {
     std::string note;
     if (loop.op == Op::RangeFor) {
       int dims = loop.dims();
@@ -389,10 +441,11 @@ class Offloader {
              (r.ndim == 1 ? " dim)" : " dims)");
     }
     note += ", parallel";
+    std::unordered_map<const Inst*, Op> ops;
+    for (const Update& u : w.updates) ops.emplace(u.store->operands[0], u.op);
     auto op_of = [&](const Inst* var) {
-      for (const Update& u : w.updates)
-        if (u.store->operands[0] == var) return u.op;
-      return Op::Add;
+      auto it = ops.find(var);
+      return it == ops.end() ? Op::Add : it->second;
     };
     // A vector variable lowers to one variable per component, all from its node: said once.
     for (size_t i = 0; i < w.vars.size();) {
@@ -413,6 +466,7 @@ class Offloader {
   // that breaks to the top level (an `if` on a constant replaced by its branch).
   static bool breaks_own_loop(const Block& body) {
     for (const auto& inst : body.insts) {
+      ir::count_work();
       if (inst->op == Op::Break) return true;
       if (inst->op == Op::While || inst->op == Op::RangeFor || inst->op == Op::StructFor) continue;
       for (const auto& region : inst->regions)
@@ -436,17 +490,23 @@ class Offloader {
 
     std::vector<std::unique_ptr<Inst>> old = std::move(top_.insts);
     top_.insts.clear();
-    Inst* serial = nullptr;                  // the open serial task
-    size_t serial_note = 0;                  // its entry in notes_
+    // The open serial task goes in once it closes, so uniform values met meanwhile (which it
+    // may use) land before it by being appended.
+    std::unique_ptr<Inst> open_serial;
+    Inst* serial = nullptr;  // the open serial task
+    size_t serial_note = 0;  // its entry in notes_
+    auto close_serial = [&] {
+      if (open_serial) top_.append(std::move(open_serial));
+      serial = nullptr;
+    };
     std::unordered_map<Inst*, Inst*> loops;  // offloaded loop -> its task
     notes_.clear();
     for (auto& up : old) {
       Inst* inst = up.get();
+      ir::count_work();
       if (uniform_at_top(*inst)) {
         uniform_.insert(inst);
-        // Before the open serial task, which may use it later on.
-        size_t at = serial ? top_.index_of(serial) : top_.insts.size();
-        top_.insert(at, std::move(up));
+        top_.append(std::move(up));
         continue;
       }
       bool uniform_bounds = true;
@@ -468,7 +528,7 @@ class Offloader {
         serial_reason = "node " + std::to_string(inst->node) + " (" +
                         std::string(ir::op_name(inst->op)) + ") has a break, so it runs in order";
       if (inst->op == Op::Offload || parallel) {
-        serial = nullptr;
+        close_serial();
         if (inst->op == Op::Offload) {
           notes_.push_back({inst->node, inst->task_kind() != TaskKind::Serial,
                             std::string(ir::task_kind_name(inst->task_kind())) +
@@ -492,7 +552,9 @@ class Offloader {
         continue;
       }
       if (!serial) {
-        serial = top_.append(new_task(TaskKind::Serial, inst->node));
+        open_serial = new_task(TaskKind::Serial, inst->node);
+        open_serial->parent = &top_;
+        serial = open_serial.get();
         serial_note = notes_.size();
         notes_.push_back({inst->node, false, "serial"});
       }
@@ -505,6 +567,7 @@ class Offloader {
       }
       serial->regions[0]->append(std::move(up));
     }
+    close_serial();
     for (ir::TaskNote& note : notes_)
       if (note.text == "serial") note.text = "serial: statements outside any parallel loop";
     ir::replace_uses(top_, loops);  // LoopIndex operands now name their task
@@ -522,8 +585,7 @@ class Offloader {
     auto key = std::make_pair(value, task);
     auto it = imported_.find(key);
     if (it != imported_.end()) return it->second;
-    Block& body = *task->regions[0];
-    size_t& at = prologue_[task];
+    Block* body = task->regions[0].get();
     Inst* result;
     if (value->op == Op::GlobalPtr || value->op == Op::ElementPtr) {
       // Pointers do not fit temporaries: recompute them from their (imported) indices.
@@ -531,11 +593,11 @@ class Offloader {
       for (Inst* op : value->operands) indices.push_back(materialize(op, task));
       auto copy = new_inst(value->op, value->type, indices, value->node);
       copy->copy_attributes_from(*value);
-      result = body.insert(at++, std::move(copy));
+      result = inserted_.at_start(body, std::move(copy));
     } else {
       uint32_t offset = temp_of(value);
-      result =
-          body.insert(at++, new_tmp_load(value->type, static_cast<int32_t>(offset), value->node));
+      result = inserted_.at_start(
+          body, new_tmp_load(value->type, static_cast<int32_t>(offset), value->node));
     }
     imported_[key] = result;
     return result;
@@ -553,7 +615,7 @@ class Offloader {
     if (it != temps_.end()) return it->second;
     uint32_t offset = allocate_temp();
     temps_[value] = offset;
-    insert_after(value, new_tmp_store(value, static_cast<int32_t>(offset), value->node));
+    inserted_.after(value, new_tmp_store(value, static_cast<int32_t>(offset), value->node));
     return offset;
   }
 
@@ -586,6 +648,7 @@ class Offloader {
         }
       }
     }
+    inserted_.apply();
   }
 
   [[noreturn]] void fail(const Inst& inst, const std::string& message) {
@@ -609,6 +672,7 @@ class Offloader {
     });
     for (auto& [reduce, var] : reductions_)
       reduce->set_temp_offset(static_cast<int32_t>(offset_of[var]));
+    Insertions inserted;
     for (Inst* use : uses) {
       Inst* var = use->operands[0];
       auto offset = static_cast<int32_t>(offset_of[var]);
@@ -629,21 +693,28 @@ class Offloader {
         use->morph(Op::TmpLoad);  // the old value is the result
         use->operands.clear();
         use->set_temp_offset(offset);
-        Inst* updated = insert_after(use, new_inst(binary, use->type, {use, value}, use->node));
-        insert_after(updated, new_tmp_store(updated, offset, use->node));
+        Inst* updated = inserted.after(use, new_inst(binary, use->type, {use, value}, use->node));
+        inserted.after(updated, new_tmp_store(updated, offset, use->node));
       } else {
         fail(*use, "unsupported use of a variable shared between tasks");
       }
     }
     // The variable itself: its zero start value, unless a store right after it overwrites it.
+    std::unordered_set<Block*> blocks;
+    for (Inst* var : shared_) blocks.insert(var->parent);
+    std::unordered_map<const Inst*, bool> stored_first;
+    for (Block* block : blocks) stored_before_read(*block, offset_of, stored_first);
+    std::unordered_set<Inst*> vars;
     for (Inst* var : shared_) {
       auto offset = static_cast<int32_t>(offset_of[var]);
-      if (!stored_before_read(var, offset)) {
-        Inst* zero = insert_before(var, new_const_bits(var->type, 0, var->node));
-        insert_before(var, new_tmp_store(zero, offset, var->node));
+      if (!stored_first.at(var)) {
+        Inst* zero = inserted.before(var, new_const_bits(var->type, 0, var->node));
+        inserted.before(var, new_tmp_store(zero, offset, var->node));
       }
-      kernel_.erase(var->parent->remove(var->parent->index_of(var)));
+      vars.insert(var);
     }
+    inserted.apply();  // before the variables they sit next to leave
+    erase_all(kernel_, vars);
   }
 
   static bool contains_return(Inst* task) {
@@ -675,13 +746,15 @@ class Offloader {
     Inst* no = insert_before(tasks[first], new_const_bits(Scalar::Bool, 0, tasks[first]->node));
     Inst* yes = insert_before(tasks[first], new_const_bits(Scalar::Bool, 1, tasks[first]->node));
     tasks[first]->regions[0]->insert(0, new_tmp_store(no, flag, tasks[first]->node));
+    Insertions inserted;
     for (size_t t = first; t + 1 < tasks.size(); ++t) {
       std::vector<Inst*> returns;
       ir::walk(*tasks[t]->regions[0], [&](Inst& inst) {
         if (inst.op == Op::Return) returns.push_back(&inst);
       });
-      for (Inst* r : returns) insert_before(r, new_tmp_store(yes, flag, r->node));
+      for (Inst* r : returns) inserted.before(r, new_tmp_store(yes, flag, r->node));
     }
+    inserted.apply();
     for (size_t t = first + 1; t < tasks.size(); ++t) {
       Inst* task = tasks[t];
       Block& body = *task->regions[0];
@@ -693,26 +766,39 @@ class Offloader {
     }
   }
 
-  // True when, in the variable's own block, its temporary is stored before anything could
-  // read it (a region or a jump could, so they end the search).
-  static bool stored_before_read(Inst* var, int32_t offset) {
-    Block& block = *var->parent;
-    for (size_t i = block.index_of(var) + 1; i < block.insts.size(); ++i) {
-      const Inst& inst = *block.insts[i];
-      if (inst.op == Op::TmpStore && inst.temp_offset() == offset) return true;
-      if (inst.op == Op::TmpLoad && inst.temp_offset() == offset) return false;
-      if (!inst.regions.empty() || inst.op == Op::Break || inst.op == Op::Continue ||
-          inst.op == Op::Return)
-        return false;
+  // For each shared variable of `block`: true when, in the block, its temporary is stored
+  // before anything could read it (a region or a jump could, so they end the search). One
+  // backward sweep: the next access of each temporary, and the next region or jump.
+  void stored_before_read(Block& block, const std::unordered_map<const Inst*, uint32_t>& offset_of,
+                          std::unordered_map<const Inst*, bool>& out) {
+    struct Next {
+      size_t at;
+      bool store;
+    };
+    std::unordered_map<int32_t, Next> next;  // temporary offset -> its next access
+    size_t barrier = block.insts.size();     // the next region or jump
+    for (size_t i = block.insts.size(); i-- > 0;) {
+      Inst& inst = *block.insts[i];
+      ir::count_work();
+      if (inst.op == Op::Alloca && shared_.count(&inst)) {
+        auto it = next.find(static_cast<int32_t>(offset_of.at(&inst)));
+        out[&inst] = it != next.end() && it->second.at < barrier && it->second.store;
+      }
+      if (inst.op == Op::TmpStore || inst.op == Op::TmpLoad)
+        next[inst.temp_offset()] = {i, inst.op == Op::TmpStore};
+      else if (!inst.regions.empty() || inst.op == Op::Break || inst.op == Op::Continue ||
+               inst.op == Op::Return)
+        barrier = i;
     }
-    return false;
   }
 
   ir::Kernel& kernel_;
   Block& top_;
   std::unordered_set<const Inst*> uniform_;
   std::map<std::pair<Inst*, Inst*>, Inst*> imported_;
-  std::unordered_map<Inst*, size_t> prologue_;
+  Insertions inserted_;  // imports at the start of tasks, stores of exported values
+  std::unordered_map<const Inst*, const ir::Kernel::VarOrigin*> origins_;  // var_name's
+  std::unordered_map<const Block*, BlockIndex> block_indexes_;             // touches(), per loop
   std::unordered_map<Inst*, uint32_t> temps_;
   std::unordered_set<Inst*> shared_;
   std::vector<std::pair<Inst*, Inst*>> reductions_;  // reduce -> its variable

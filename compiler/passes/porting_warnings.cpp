@@ -1,11 +1,15 @@
 #include "compiler/passes/porting_warnings.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include "compiler/ir/inst.h"
+#include "compiler/ir/work_count.h"
 #include "runtime/common/scalar.h"
 
 namespace loom::passes {
@@ -40,31 +44,73 @@ bool inside(const Inst* v, const Inst* loop) {
   return false;
 }
 
-// The same value in every iteration of `loop`: defined outside it, or a pure op of such
-// values. Loads and anything else inside count as changing (no warning then).
-bool invariant(const Inst* v, const Inst* loop, int depth = 0) {
-  if (!inside(v, loop) || v->op == Op::Const) return true;
-  if (depth > 32 || !ir::is_pure(v->op) || v->op == Op::LoopIndex) return false;
-  for (const Inst* op : v->operands)
-    if (!invariant(op, loop, depth + 1)) return false;
-  return true;
-}
+// What the values of one parallel loop's body depend on, each value looked at once per
+// question (a shared operand is not walked again per path, and nothing recurses), so a long
+// chain or a DAG of many paths costs its size.
+class LoopValues {
+ public:
+  explicit LoopValues(const Inst& loop) : loop_(&loop) {}
 
-// A load of resource `slot` among the values `v` is computed from (within the loop body).
-bool reads_slot(const Inst* v, int32_t slot, const Inst* loop) {
-  std::vector<const Inst*> todo{v};
-  std::unordered_set<const Inst*> seen;
-  while (!todo.empty()) {
-    const Inst* x = todo.back();
-    todo.pop_back();
-    if (!seen.insert(x).second || !inside(x, loop) || seen.size() > 4096) continue;
-    if (x->op == Op::GlobalLoad && x->operands[0]->op == Op::GlobalPtr &&
-        x->operands[0]->resource_slot() == slot)
-      return true;
-    for (const Inst* op : x->operands) todo.push_back(op);
+  // The same value in every iteration: defined outside the loop, or a pure op of such values.
+  // Loads and anything else inside count as changing (no warning then).
+  bool invariant(const Inst* v) {
+    return all_of(v, invariant_, [&](const Inst* x) -> std::optional<bool> {
+      if (!inside(x, loop_) || x->op == Op::Const) return true;
+      if (!ir::is_pure(x->op) || x->op == Op::LoopIndex) return false;
+      return std::nullopt;  // as its operands
+    });
   }
-  return false;
-}
+
+  // A load of resource `slot` among the values `v` is computed from (within the loop body).
+  bool reads_slot(const Inst* v, int32_t slot) {
+    // "reads no load of slot" for every operand is "reads none": all_of over the negation.
+    return !all_of(v, clean_of_[slot], [&](const Inst* x) -> std::optional<bool> {
+      if (!inside(x, loop_)) return true;
+      if (x->op == Op::GlobalLoad && x->operands[0]->op == Op::GlobalPtr &&
+          x->operands[0]->resource_slot() == slot)
+        return false;
+      return std::nullopt;
+    });
+  }
+
+ private:
+  // Whether `test` holds for `root` and, where `test` defers (nullopt), for all its operands
+  // recursively. `known` remembers every answer.
+  template <typename Test>
+  static bool all_of(const Inst* root, std::unordered_map<const Inst*, bool>& known, Test&& test) {
+    auto decided = [&](const Inst* x) -> std::optional<bool> {
+      auto it = known.find(x);
+      if (it != known.end()) return it->second;
+      return test(x);
+    };
+    if (std::optional<bool> r = decided(root)) return *r;
+    std::vector<std::pair<const Inst*, size_t>> stack{{root, 0}};  // value, next operand
+    while (!stack.empty()) {
+      const Inst* x = stack.back().first;
+      size_t i = stack.back().second++;
+      ir::count_work();
+      if (i == x->operands.size()) {
+        known[x] = true;
+        stack.pop_back();
+        continue;
+      }
+      const Inst* op = x->operands[i];
+      std::optional<bool> r = decided(op);
+      if (!r) {
+        stack.push_back({op, 0});
+        continue;
+      }
+      if (*r) continue;
+      for (const auto& [on_stack, next] : stack) known[on_stack] = false;
+      return false;
+    }
+    return known.at(root);
+  }
+
+  const Inst* loop_;
+  std::unordered_map<const Inst*, bool> invariant_;
+  std::unordered_map<int32_t, std::unordered_map<const Inst*, bool>> clean_of_;  // by slot
+};
 
 std::string resource_name(const ir::Kernel& kernel, int32_t slot) {
   if (slot < 0 || static_cast<size_t>(slot) >= kernel.abi.resources.size()) return "a resource";
@@ -76,13 +122,14 @@ std::string resource_name(const ir::Kernel& kernel, int32_t slot) {
 }
 
 void racing_updates(const ir::Kernel& kernel, const Inst& loop, std::vector<PortingWarning>& out) {
+  LoopValues values(loop);
   ir::walk(static_cast<const ir::Block&>(*loop.regions[0]), [&](const Inst& inst) {
     if (inst.op != Op::GlobalStore) return;
     const Inst* ptr = inst.operands[0];
     if (ptr->op != Op::GlobalPtr) return;
     for (const Inst* index : ptr->operands)
-      if (!invariant(index, &loop)) return;
-    if (!reads_slot(inst.operands[1], ptr->resource_slot(), &loop)) return;
+      if (!values.invariant(index)) return;
+    if (!values.reads_slot(inst.operands[1], ptr->resource_slot())) return;
     const char* what = loop.op == Op::StructFor ? "struct_for" : "range_for";
     out.push_back(
         {inst.node, "every thread of the parallel " + std::string(what) + " (node " +

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "compiler/ir/work_count.h"
+#include "runtime/common/error.h"
+
 namespace loom::passes {
 
 using ir::Block;
@@ -23,6 +26,86 @@ Inst* insert_before(Inst* before, std::unique_ptr<Inst> inst) {
 Inst* insert_after(Inst* after, std::unique_ptr<Inst> inst) {
   Block* block = after->parent;
   return block->insert(block->index_of(after) + 1, std::move(inst));
+}
+
+Inst* Insertions::before(Inst* anchor, std::unique_ptr<Inst> inst) {
+  inst->parent = anchor->parent;
+  Inst* raw = inst.get();
+  placed_.insert(raw);
+  pending_[anchor].before.push_back(std::move(inst));
+  return raw;
+}
+
+Inst* Insertions::after(Inst* anchor, std::unique_ptr<Inst> inst) {
+  inst->parent = anchor->parent;
+  Inst* raw = inst.get();
+  placed_.insert(raw);
+  pending_[anchor].after.push_back(std::move(inst));
+  return raw;
+}
+
+Inst* Insertions::at_start(Block* block, std::unique_ptr<Inst> inst) {
+  inst->parent = block;
+  Inst* raw = inst.get();
+  placed_.insert(raw);
+  starts_[block].push_back(std::move(inst));
+  return raw;
+}
+
+// Appends `root` to `out` with everything placed around it, and around those, in order.
+// Iterative: a pass may chain anchors (demote_atomics places a store after the operation it
+// placed after the load).
+void Insertions::emit(std::unique_ptr<Inst> root, Block& out) {
+  struct Item {
+    std::unique_ptr<Inst> inst;
+    bool expanded;
+  };
+  std::vector<Item> todo;
+  todo.push_back({std::move(root), false});
+  while (!todo.empty()) {
+    Item item = std::move(todo.back());
+    todo.pop_back();
+    ir::count_work();
+    auto it = item.expanded ? pending_.end() : pending_.find(item.inst.get());
+    if (it == pending_.end()) {
+      placed_.erase(item.inst.get());
+      out.append(std::move(item.inst));
+      continue;
+    }
+    Around around = std::move(it->second);
+    pending_.erase(it);
+    // Popped in reverse: before[0..], the anchor, then after[] nearest (last placed) first.
+    for (auto& a : around.after) todo.push_back({std::move(a), false});
+    todo.push_back({std::move(item.inst), true});
+    for (auto b = around.before.rbegin(); b != around.before.rend(); ++b)
+      todo.push_back({std::move(*b), false});
+  }
+}
+
+void Insertions::apply() {
+  std::unordered_set<Block*> blocks;
+  for (auto& [anchor, around] : pending_)
+    if (!placed_.count(anchor) && anchor->parent) blocks.insert(anchor->parent);
+  for (auto& [block, insts] : starts_) blocks.insert(block);
+  for (Block* block : blocks) {
+    std::vector<std::unique_ptr<Inst>> old = std::move(block->insts);
+    block->insts.clear();
+    block->insts.reserve(old.size());
+    auto start = starts_.find(block);
+    if (start != starts_.end()) {
+      for (auto& inst : start->second) emit(std::move(inst), *block);
+      starts_.erase(start);
+    }
+    for (auto& inst : old) emit(std::move(inst), *block);
+  }
+  if (!pending_.empty() || !placed_.empty())
+    throw InternalError(
+        "Insertions::apply: an anchor left its block before the insertions "
+        "next to it were placed");
+}
+
+void erase_all(ir::Kernel& kernel, const std::unordered_set<Inst*>& dead) {
+  replace_and_erase(kernel, {}, dead);
 }
 
 std::unique_ptr<Inst> new_const_bits(Scalar type, uint64_t bits, int32_t node) {
@@ -88,12 +171,15 @@ void replace_and_erase(ir::Kernel& kernel, const std::unordered_map<Inst*, Inst*
   std::unordered_set<Block*> blocks;
   for (Inst* inst : dead) {
     bool nested_in_dead = false;  // erased together with its dead region owner
-    for (Block* b = inst->parent; b && b->owner; b = b->owner->parent)
+    for (Block* b = inst->parent; b && b->owner; b = b->owner->parent) {
+      ir::count_work();
       if (dead.count(b->owner)) nested_in_dead = true;
+    }
     if (!nested_in_dead) blocks.insert(inst->parent);
   }
   for (Block* block : blocks) {
     auto& insts = block->insts;
+    ir::count_work(insts.size());
     auto kept = std::stable_partition(
         insts.begin(), insts.end(),
         [&](const std::unique_ptr<Inst>& i) { return dead.count(i.get()) == 0; });

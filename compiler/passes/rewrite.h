@@ -15,9 +15,48 @@ namespace loom::passes {
 // attributes through their named setters (set_resource_slot, ...).
 std::unique_ptr<ir::Inst> new_inst(ir::Op op, Scalar type, std::vector<ir::Inst*> operands,
                                    int32_t node);
-// Inserts `inst` into the block of `before` / `after`, next to it.
+// Inserts `inst` into the block of `before` / `after`, next to it. Each call finds the
+// position and moves the rest of the block: for one or a few insertions. A pass that inserts
+// next to many instructions uses Insertions, which stays linear in the block size.
 ir::Inst* insert_before(ir::Inst* before, std::unique_ptr<ir::Inst> inst);
 ir::Inst* insert_after(ir::Inst* after, std::unique_ptr<ir::Inst> inst);
+
+// Instructions to place next to others, all placed by one rebuild of each block they touch
+// (apply). Until then a new instruction already has its parent block (so is_inside, the
+// enclosing task and the like work) but no position in it; an anchor may itself be one of
+// them. The result is what the same calls of insert_before / insert_after / inserting at a
+// block's start would give, in the same order.
+class Insertions {
+ public:
+  Insertions() = default;
+  Insertions(const Insertions&) = delete;
+  Insertions& operator=(const Insertions&) = delete;
+
+  // Just before `anchor`, after what was placed before it earlier.
+  ir::Inst* before(ir::Inst* anchor, std::unique_ptr<ir::Inst> inst);
+  // Just after `anchor`, before what was placed after it earlier (as insert_after does).
+  ir::Inst* after(ir::Inst* anchor, std::unique_ptr<ir::Inst> inst);
+  // At the start of `block`, after what was placed there earlier.
+  ir::Inst* at_start(ir::Block* block, std::unique_ptr<ir::Inst> inst);
+
+  bool empty() const { return pending_.empty() && starts_.empty(); }
+  // Places everything; throws InternalError if an anchor is no longer in a block.
+  void apply();
+
+ private:
+  struct Around {
+    std::vector<std::unique_ptr<ir::Inst>> before, after;  // `after` nearest last
+  };
+  void emit(std::unique_ptr<ir::Inst> inst, ir::Block& out);
+
+  std::unordered_map<const ir::Inst*, Around> pending_;  // by anchor
+  std::unordered_set<const ir::Inst*> placed_;           // made here, not yet in a block
+  std::unordered_map<ir::Block*, std::vector<std::unique_ptr<ir::Inst>>> starts_;
+};
+
+// Erases every instruction in `dead` from its block (Kernel::erase), one compaction per
+// block: replace_and_erase without replacements.
+void erase_all(ir::Kernel& kernel, const std::unordered_set<ir::Inst*>& dead);
 // A constant with the given raw bits (already normalised, see normalize_bits).
 std::unique_ptr<ir::Inst> new_const_bits(Scalar type, uint64_t bits, int32_t node);
 
@@ -47,6 +86,13 @@ bool defined_within(const ir::Inst* value, const ir::Inst* region);
 // still uses the dead ones.
 void replace_and_erase(ir::Kernel& kernel, const std::unordered_map<ir::Inst*, ir::Inst*>& replace,
                        const std::unordered_set<ir::Inst*>& dead);
+
+// Empties a hash table in time proportional to what it holds: clear() also zeroes every bucket
+// the table ever grew to, so clearing a once-big table again and again is quadratic.
+template <typename Table>
+void reset_table(Table& table) {
+  Table().swap(table);
+}
 
 // Loops that may run their body more than once (RangeFor, StructFor, While, parallel Offload).
 bool is_loop(const ir::Inst& inst);

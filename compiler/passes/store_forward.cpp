@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/ir/inst.h"
+#include "compiler/ir/work_count.h"
 #include "compiler/passes/constant_fold.h"
 #include "compiler/passes/rewrite.h"
 
@@ -19,7 +20,45 @@ using ir::Inst;
 using ir::Op;
 
 using VarSet = std::unordered_set<const Inst*>;
-using Known = std::unordered_map<const Inst*, Inst*>;  // variable -> value it holds now
+// Variable -> the value it holds now. A region's walk changes it and then undoes its changes
+// (mark / undo_to) instead of working on a copy, so a block of many ifs over many known
+// variables costs the changes made, not a copy of every variable per branch.
+class Known {
+ public:
+  Inst* find(const Inst* var) const {
+    auto it = values_.find(var);
+    return it == values_.end() ? nullptr : it->second;
+  }
+  void set(const Inst* var, Inst* value) {
+    auto [it, added] = values_.try_emplace(var, value);
+    log_.push_back({var, added ? nullptr : it->second});
+    it->second = value;
+  }
+  void erase(const Inst* var) {
+    auto it = values_.find(var);
+    if (it == values_.end()) return;
+    log_.push_back({var, it->second});
+    values_.erase(it);
+  }
+  size_t mark() const { return log_.size(); }
+  void undo_to(size_t mark) {
+    for (; log_.size() > mark; log_.pop_back()) {
+      const Change& c = log_.back();
+      if (c.before)
+        values_[c.var] = c.before;
+      else
+        values_.erase(c.var);
+    }
+  }
+
+ private:
+  struct Change {
+    const Inst* var;
+    Inst* before;  // null: had no value
+  };
+  std::unordered_map<const Inst*, Inst*> values_;
+  std::vector<Change> log_;
+};
 
 bool is_jump(Op op) { return op == Op::Break || op == Op::Continue || op == Op::Return; }
 
@@ -80,9 +119,22 @@ class Forwarder {
   // ---- promotion of variables with one dominating store (or none)
 
   // Index in `level` of the instruction that is, or encloses, `inst`; -1 if outside.
-  static long position_in(const Block* level, const Inst* inst) {
+  long position_in(const Block* level, const Inst* inst) {
     while (inst && inst->parent != level) inst = inst->parent ? inst->parent->owner : nullptr;
-    return inst ? static_cast<long>(level->index_of(inst)) : -1;
+    if (!inst) return -1;
+    if (!positioned_) {  // every instruction's index in its block, found once
+      index_blocks(*kernel_.body);
+      positioned_ = true;
+    }
+    return static_cast<long>(position_.at(inst));
+  }
+
+  void index_blocks(const Block& block) {
+    for (size_t i = 0; i < block.insts.size(); ++i) {
+      ir::count_work();
+      position_[block.insts[i].get()] = i;
+      for (const auto& region : block.insts[i]->regions) index_blocks(*region);
+    }
   }
 
   void promote_variables() {
@@ -109,16 +161,17 @@ class Forwarder {
           u.other = true;
       }
     });
+    Insertions inserted;  // the blocks keep their positions until every variable is looked at
     for (Inst* var : order) {
       Uses& u = vars[var];
       if (u.other || u.loads.empty() || u.stores.size() > 1) continue;
       Inst* value = nullptr;
       if (u.stores.empty()) {  // never stored: reads see the zero it starts with
-        value = insert_after(var, new_const_bits(var->type, 0, var->node));
+        value = inserted.after(var, new_const_bits(var->type, 0, var->node));
       } else {
         Inst* store = u.stores[0];
         if (store->parent != var->parent) continue;
-        long at = static_cast<long>(var->parent->index_of(store));
+        long at = position_in(var->parent, store);
         bool all_after = true;
         for (Inst* load : u.loads)
           if (position_in(var->parent, load) <= at) all_after = false;
@@ -130,7 +183,9 @@ class Forwarder {
       dead_.insert(var);
       progress_ = true;
     }
-    // Apply now so the forwarding walk sees a consistent kernel.
+    // Apply now so the forwarding walk sees a consistent kernel (insertions first: they sit
+    // next to variables about to be erased).
+    inserted.apply();
     for (auto& [from, to] : replaced_) dead_.insert(from);
     replace_and_erase(kernel_, replaced_, dead_);
     replaced_.clear();
@@ -139,7 +194,7 @@ class Forwarder {
 
   // ---- forwarding through the block structure
 
-  void forget(Known& known, const VarSet& vars) {
+  static void forget(Known& known, const VarSet& vars) {
     for (const Inst* v : vars) known.erase(v);
   }
 
@@ -164,41 +219,59 @@ class Forwarder {
       consts_[&inst] = *bits;
   }
 
-  // Replaces the `if` at `pos`, whose condition is known, by its taken branch.
-  void splice_if(Block& block, size_t pos, bool taken) {
-    std::unique_ptr<Inst> branch = block.remove(pos);
+  // Replaces the `if`, whose condition is known, by its taken branch, visited next.
+  void splice_if(std::unique_ptr<Inst> branch, bool taken,
+                 std::vector<std::unique_ptr<Inst>>& todo) {
     Block& body = *branch->regions[taken ? 0 : 1];
-    for (size_t j = 0; j < body.insts.size(); ++j) block.insert(pos + j, std::move(body.insts[j]));
+    for (auto it = body.insts.rbegin(); it != body.insts.rend(); ++it)
+      todo.push_back(std::move(*it));
     body.insts.clear();
     kernel_.erase(std::move(branch));  // keeps addresses unique until the pipeline step ends
     progress_ = true;
   }
 
+  // Rebuilds the block in order, so replacing ifs by their branches stays linear.
   void forward_block(Block& block, Known& known) {
     std::unordered_map<const Inst*, Inst*> pending;  // variable -> store not yet read
-    for (size_t i = 0; i < block.insts.size(); ++i) {
-      Inst* inst = block.insts[i].get();
+    std::vector<std::unique_ptr<Inst>> todo;         // the next instruction last
+    todo.reserve(block.insts.size());
+    for (auto it = block.insts.rbegin(); it != block.insts.rend(); ++it)
+      todo.push_back(std::move(*it));
+    block.insts.clear();
+    while (!todo.empty()) {
+      std::unique_ptr<Inst> up = std::move(todo.back());
+      todo.pop_back();
+      Inst* inst = up.get();
+      ir::count_work();
       for (auto& op : inst->operands) op = resolve(op);
       evaluate(*inst);
+      // An if whose condition forwarding made known: keep its taken branch and go on
+      // through it, so a chain of such ifs resolves in one sweep.
+      if (inst->op == Op::If) {
+        if (std::optional<uint64_t> cond = constant_of(inst->operands[0])) {
+          splice_if(std::move(up), *cond != 0, todo);
+          continue;
+        }
+      }
+      block.append(std::move(up));
       switch (inst->op) {
         case Op::LocalStore: {
           Inst* var = inst->operands[0];
           auto p = pending.find(var);
           if (p != pending.end()) dead_.insert(p->second);  // overwritten before any read
           pending[var] = inst;
-          known[var] = inst->operands[1];
+          known.set(var, inst->operands[1]);
           continue;
         }
         case Op::LocalLoad: {
           Inst* var = inst->operands[0];
-          auto k = known.find(var);
-          if (k != known.end()) {
-            replaced_[inst] = k->second;
-            if (std::optional<uint64_t> bits = constant_of(k->second)) consts_[inst] = *bits;
+          if (Inst* k = known.find(var)) {
+            replaced_[inst] = k;
+            if (std::optional<uint64_t> bits = constant_of(k)) consts_[inst] = *bits;
             continue;
           }
           pending.erase(var);
-          known[var] = inst;
+          known.set(var, inst);
           continue;
         }
         case Op::AtomicRMW:
@@ -210,7 +283,12 @@ class Forwarder {
         case Op::Break:
         case Op::Continue:
         case Op::Return:
-          return;  // the rest of the block never runs (and its stores must not kill earlier ones)
+          // The rest of the block never runs (and its stores must not kill earlier ones).
+          while (!todo.empty()) {
+            block.append(std::move(todo.back()));
+            todo.pop_back();
+          }
+          return;
         // Values.
         case Op::Neg:
         case Op::BitNot:
@@ -285,25 +363,18 @@ class Forwarder {
         case Op::Offload: break;
       }
       if (inst->regions.empty()) continue;
-      // An if whose condition forwarding made known: keep its taken branch and go on
-      // through it, so a chain of such ifs resolves in one sweep.
-      if (inst->op == Op::If) {
-        if (std::optional<uint64_t> cond = constant_of(inst->operands[0])) {
-          splice_if(block, i, *cond != 0);
-          --i;  // wraps at 0; the loop's ++ undoes it
-          continue;
-        }
-      }
       const RegionEffects& e = effects(inst);
-      if (e.jumps) pending.clear();
+      if (e.jumps) reset_table(pending);
       for (const Inst* v : e.read) pending.erase(v);
       // A loop's body sees its own stores from the previous iteration.
-      Known inner = known;
-      if (is_loop(*inst)) forget(inner, e.stored);
+      size_t before = known.mark();
+      if (is_loop(*inst)) forget(known, e.stored);
+      size_t inner = known.mark();
       for (auto& region : inst->regions) {
-        Known branch = inner;
-        forward_block(*region, branch);
+        forward_block(*region, known);
+        known.undo_to(inner);  // each branch starts from what holds before it
       }
+      known.undo_to(before);
       forget(known, e.stored);
     }
   }
@@ -314,6 +385,7 @@ class Forwarder {
     std::unordered_map<const Inst*, Inst*> memory;  // pointer -> value it holds
     for (auto& up : block.insts) {
       Inst* inst = up.get();
+      ir::count_work();
       for (auto& op : inst->operands) op = resolve(op);
       for (auto& region : inst->regions) forward_globals(*region);
       if (inst->op == Op::GlobalLoad) {
@@ -327,14 +399,14 @@ class Forwarder {
         continue;
       }
       if (inst->op == Op::GlobalStore) {
-        memory.clear();  // another pointer may name the same element
+        reset_table(memory);  // another pointer may name the same element
         memory[inst->operands[0]] = inst->operands[1];
         continue;
       }
       bool local_atomic = inst->op == Op::AtomicRMW && inst->operands[0]->op == Op::Alloca;
       if ((writes_global_memory(inst->op) && !local_atomic) ||
           (!inst->regions.empty() && effects(inst).writes_memory))
-        memory.clear();
+        reset_table(memory);
     }
   }
 
@@ -343,6 +415,8 @@ class Forwarder {
   std::unordered_map<Inst*, Inst*> replaced_;
   std::unordered_set<Inst*> dead_;
   std::unordered_map<const Inst*, uint64_t> consts_;  // values found constant while forwarding
+  std::unordered_map<const Inst*, size_t> position_;  // promotion: index in its block
+  bool positioned_ = false;
   bool progress_ = false;
 };
 

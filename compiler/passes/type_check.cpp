@@ -3,6 +3,7 @@
 #include <string>
 
 #include "compiler/ir/inst.h"
+#include "compiler/ir/work_count.h"
 #include "compiler/passes/rewrite.h"
 #include "runtime/common/error.h"
 
@@ -483,6 +484,7 @@ class TypeChecker {
     block.insts.reserve(old.size());
     for (auto& up : old) {
       Inst* inst = up.get();
+      ir::count_work();
       block_ = &block;
       check(inst);
       block.append(std::move(up));

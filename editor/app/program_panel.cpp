@@ -101,6 +101,21 @@ void value_paths(const graph::Document& doc, int type, const std::string& prefix
   }
 }
 
+// "a, b c" -> {"a", "b", "c"}: a list typed into one text field.
+std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> list;
+  std::string item;
+  for (char c : text + ",") {
+    if (c == ',' || c == ' ') {
+      if (!item.empty()) list.push_back(item);
+      item.clear();
+    } else {
+      item += c;
+    }
+  }
+  return list;
+}
+
 // The list's sections in order: Data, Kernels, Functions, Pipelines (then View).
 int section_index(DeclKind add_kind) {
   switch (add_kind) {
@@ -704,19 +719,8 @@ void ProgramPanel::inspect_kernel(EditorDocument& doc, PanelState& state) {
   std::string returns;
   for (const std::string& r : k.returns) returns += (returns.empty() ? "" : ", ") + r;
   std::string typed;
-  if (text_field(state, "##returns", returns, &typed)) {
-    std::vector<std::string> list;
-    std::string item;
-    for (char c : typed + ",") {
-      if (c == ',' || c == ' ') {
-        if (!item.empty()) list.push_back(item);
-        item.clear();
-      } else {
-        item += c;
-      }
-    }
-    apply(set_kernel_returns(doc, kernel, list));
-  }
+  if (text_field(state, "##returns", returns, &typed))
+    apply(set_kernel_returns(doc, kernel, split_names(typed)));
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("value or struct types, comma separated; empty: none");
   label("workgroup");
@@ -731,6 +735,15 @@ void ProgramPanel::inspect_kernel(EditorDocument& doc, PanelState& state) {
   }
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("GPU invocations per workgroup; empty: the program's default");
+  label("block local");
+  std::string staged;
+  for (const std::string& name : k.block_local) staged += (staged.empty() ? "" : ", ") + name;
+  if (text_field(state, "##block_local", staged, &typed))
+    apply(set_kernel_block_local(doc, kernel, split_names(typed)));
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "fields or ndarray parameters to stage in GPU workgroup memory for stencils; CPU "
+        "ignores it");
 }
 
 void ProgramPanel::inspect_function(EditorDocument& doc, PanelState& state) {

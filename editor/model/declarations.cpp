@@ -6,6 +6,7 @@
 #include <map>
 
 #include "compiler/graph/document_json.h"
+#include "compiler/graph/validate.h"
 #include "editor/model/graph_access.h"
 #include "runtime/common/error.h"
 
@@ -183,6 +184,41 @@ void rename_resource_refs(Document& doc, DeclKind kind, const std::string& from,
       if (names_string(&value, from)) value.s = to;
   if (doc.view.show == from) doc.view.show = to;
   if (doc.view.color_by == from) doc.view.color_by = to;
+}
+
+bool has_ndarray_param(const graph::KernelDecl& k, const std::string& name) {
+  return std::any_of(k.params.begin(), k.params.end(), [&](const graph::KernelParam& p) {
+    return p.kind == graph::ParamKind::Ndarray && p.name == name;
+  });
+}
+
+// Field `from` renamed to `to` (or deleted, `to` empty): the kernels' block_local entries
+// follow, except where the entry also names an ndarray parameter of that kernel.
+void follow_field(Document& doc, const std::string& from, const std::string& to) {
+  for (graph::KernelDecl& k : doc.kernels) {
+    auto& list = k.block_local;
+    auto it = std::find(list.begin(), list.end(), from);
+    if (it == list.end() || has_ndarray_param(k, from)) continue;
+    if (to.empty() || std::find(list.begin(), list.end(), to) != list.end())
+      list.erase(it);
+    else
+      *it = to;
+  }
+}
+
+// Parameter `old` of `k` became `now` (nullptr: removed): a block_local entry naming the old
+// ndarray parameter follows it, and goes when it is no longer an ndarray parameter; a field
+// of the old name keeps its entry.
+void follow_param(const Document& doc, graph::KernelDecl& k, const graph::KernelParam& old,
+                  const graph::KernelParam* now) {
+  auto& list = k.block_local;
+  auto it = std::find(list.begin(), list.end(), old.name);
+  if (old.kind != graph::ParamKind::Ndarray || it == list.end()) return;
+  long at = it - list.begin();
+  if (!doc.field(old.name)) list.erase(it);
+  if (now && now->kind == graph::ParamKind::Ndarray &&
+      std::find(list.begin(), list.end(), now->name) == list.end())
+    list.insert(list.begin() + at, now->name);
 }
 
 // Renames the uses of kernel parameter `from` inside the kernel's nodes: param and member
@@ -485,6 +521,7 @@ EditResult rename_declaration(EditorDocument& d, DeclKind kind, const std::strin
     case DeclKind::Function: break;
   }
   if (is_resource(kind)) rename_resource_refs(next, kind, from, to);
+  if (kind == DeclKind::Field) follow_field(next, from, to);
   EditResult r = commit(d, std::move(next), label);
   if (r.ok && kind == DeclKind::Kernel && d.selection().graph == GraphRef{from, false}) {
     Selection s = d.selection();
@@ -516,7 +553,10 @@ EditResult delete_declaration(EditorDocument& d, DeclKind kind, const std::strin
         items.end());
   };
   switch (kind) {
-    case DeclKind::Field: erase_named(next.fields); break;
+    case DeclKind::Field:
+      erase_named(next.fields);
+      follow_field(next, name, "");
+      break;
     case DeclKind::Ndarray: erase_named(next.ndarrays); break;
     case DeclKind::Texture: erase_named(next.textures); break;
     case DeclKind::Argpack: erase_named(next.argpacks); break;
@@ -774,9 +814,11 @@ EditResult set_kernel_param(EditorDocument& d, const std::string& kernel, size_t
                          return "kernel '" + kernel + "' has no parameter " + std::to_string(index);
                        if (std::string why = kernel_param_problem(k, p, index); !why.empty())
                          return why;
-                       std::string old = k.params[index].name;
+                       graph::KernelParam before = k.params[index];
+                       std::string old = before.name;
                        k.params[index] = p;
                        if (old != p.name) rename_param_uses(k, old, p.name);
+                       follow_param(doc, k, before, &p);
                        Literal fallback = default_argument(doc, p);
                        for_each_launch(doc, kernel, [&](graph::Launch& l) {
                          for (auto it = l.args.begin(); it != l.args.end(); ++it) {
@@ -804,6 +846,7 @@ EditResult remove_kernel_param(EditorDocument& d, const std::string& kernel, siz
         if (int user = param_user(k, name); user >= 0)
           return "parameter '" + name + "' is used by node " + std::to_string(user) +
                  " of kernel '" + kernel + "'";
+        follow_param(doc, k, k.params[index], nullptr);
         k.params.erase(k.params.begin() + static_cast<long>(index));
         for_each_launch(doc, kernel, [&](graph::Launch& l) {
           l.args.erase(std::remove_if(l.args.begin(), l.args.end(),
@@ -848,6 +891,16 @@ EditResult set_kernel_workgroup(EditorDocument& d, const std::string& kernel, in
         k.workgroup_size = size;
         return std::string();
       });
+}
+
+EditResult set_kernel_block_local(EditorDocument& d, const std::string& kernel,
+                                  std::vector<std::string> names) {
+  return edit_kernel(d, kernel, "Set the block local list of " + kernel,
+                     [&](Document& doc, graph::KernelDecl& k) {
+                       k.block_local = std::move(names);
+                       std::string why = graph::block_local_problem(doc, k);
+                       return why.empty() ? why : "kernel '" + kernel + "': " + why;
+                     });
 }
 
 // ------------------------------------------------------------------ functions' ports

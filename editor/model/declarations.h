@@ -79,6 +79,11 @@ EditResult set_kernel_returns(EditorDocument& d, const std::string& kernel,
                               std::vector<std::string> returns);
 // 0: the program's default; else 1 to 1024.
 EditResult set_kernel_workgroup(EditorDocument& d, const std::string& kernel, int size);
+// Fields or ndarray parameters of the kernel to stage in GPU workgroup memory (the document's
+// `block_local`); a name that is neither, or one given twice, is refused. Renames of those
+// fields and parameters carry the list; deleting one removes it from the list.
+EditResult set_kernel_block_local(EditorDocument& d, const std::string& kernel,
+                                  std::vector<std::string> names);
 
 // ---- functions' ports (a rename carries the function's input/output nodes and every call)
 EditResult add_function_port(EditorDocument& d, const std::string& function, bool output,

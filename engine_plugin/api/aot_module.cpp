@@ -16,6 +16,7 @@
 #include "engine_plugin/api/argument_values.h"
 #include "runtime/aot/module.h"
 #include "runtime/aot/module_files.h"
+#include "runtime/common/bounded_message.h"
 #include "runtime/common/error.h"
 #include "runtime/common/spirv_kernel.h"
 #include "runtime/cpu/host_cpu.h"
@@ -271,6 +272,9 @@ int AotModule::add_instance(const std::string& kernel, const Args& args, const s
       co.fast_math = program.options().fast_math;
       co.cpu = impl_->codegen_cpu[level];
       codegen::CompiledCpuKernel c = codegen::compile_kernel_to_object(*inst.ir, co);
+      if (level == 0 && program.options().warn)  // the same for every level
+        for (const std::string& note : c.notes)
+          program.options().warn(bounded_message("note: kernel '" + module_name + "', " + note));
       // Levels share one ABI: the tasks come from the IR, not from the CPU.
       if (level > 0 && c.abi.tasks.size() != info.abi.tasks.size())
         throw InternalError("AOT module: kernel '" + module_name + "' has " +

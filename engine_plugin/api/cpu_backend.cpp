@@ -5,7 +5,9 @@
 #include <map>
 
 #include "compiler/codegen_llvm/cpu_codegen.h"
+#include "compiler/ir/inst.h"
 #include "engine_plugin/api/device_backend.h"
+#include "runtime/common/bounded_message.h"
 
 namespace loom {
 
@@ -40,6 +42,9 @@ class CpuBackend : public DeviceBackend {
     stats.ms_codegen += ct.emit_ms;
     stats.ms_optimize += ct.optimize_ms;
     stats.ms_emit += ct.object_ms;
+    if (options_.warn)
+      for (const std::string& note : compiled.notes)
+        options_.warn(bounded_message("note: kernel '" + kernel.abi.name + "', " + note));
     return KernelRecord{std::move(compiled.abi), std::move(compiled.object)};
   }
 

@@ -10,8 +10,10 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <string_view>
 #include <type_traits>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "compiler/codegen_llvm/cpu_codegen.h"
 #include "compiler/codegen_spirv/spirv_codegen.h"
@@ -30,6 +32,7 @@
 #include "engine_plugin/api/device_backend.h"
 #include "engine_plugin/api/offline_cache.h"
 #include "runtime/common/abi_serialize.h"
+#include "runtime/common/bounded_message.h"
 #include "runtime/common/error.h"
 #include "runtime/common/launch_error.h"
 #include "runtime/common/resource_npy.h"
@@ -172,6 +175,8 @@ struct Program::Impl {
   Device& device;  // the backend's: loads, launches, device copies of this program's storage
   Stats stats;
   std::unique_ptr<graph::Document> doc = std::make_unique<graph::Document>();
+  std::unordered_map<std::string_view, const graph::KernelDecl*> kernel_index;  // set_document
+  std::unordered_map<std::string_view, const graph::Pipeline*> pipeline_index;
   std::unordered_map<std::string, std::unique_ptr<Instance>> instances;  // kernel '\n' signature
   std::unordered_map<std::string, std::string> content_keys;             // per kernel
   std::map<std::string, std::unique_ptr<host::Field>> fields;
@@ -361,8 +366,28 @@ struct Program::Impl {
 
   // ---- instantiation
 
+  // Kernels and pipelines by name, so a document of many kernels costs no scan per lookup.
+  // Set with the document (an Impl's document never changes: a reload makes a new Impl).
+  void set_document(std::unique_ptr<graph::Document> d) {
+    doc = std::move(d);
+    kernel_index.clear();
+    pipeline_index.clear();
+    for (const graph::KernelDecl& k : doc->kernels) kernel_index.emplace(k.name, &k);
+    for (const graph::Pipeline& p : doc->pipelines) pipeline_index.emplace(p.name, &p);
+  }
+
+  const graph::KernelDecl* find_kernel(const std::string& name) const {
+    auto it = kernel_index.find(name);
+    return it == kernel_index.end() ? nullptr : it->second;
+  }
+
+  const graph::Pipeline* find_pipeline(const std::string& name) const {
+    auto it = pipeline_index.find(name);
+    return it == pipeline_index.end() ? nullptr : it->second;
+  }
+
   const graph::KernelDecl& kernel_decl(const std::string& name) const {
-    const graph::KernelDecl* k = doc->kernel(name);
+    const graph::KernelDecl* k = find_kernel(name);
     if (!k) throw Error(place(name), "the document has no kernel '" + name + "'");
     return *k;
   }
@@ -439,14 +464,15 @@ struct Program::Impl {
   }
 
   void check_argument_names(const graph::KernelDecl& decl, const Args& args) const {
-    for (size_t i = 0; i < args.size(); ++i)
-      for (size_t j = 0; j < i; ++j)
-        if (args[i].first == args[j].first)
-          throw Error(place(decl.name, args[i].first), "kernel '" + decl.name + "': argument '" +
-                                                           args[i].first + "' is given twice");
+    std::unordered_set<std::string_view> seen;
+    for (const auto& [name, value] : args)
+      if (!seen.insert(name).second)
+        throw Error(place(decl.name, name),
+                    "kernel '" + decl.name + "': argument '" + name + "' is given twice");
+    std::unordered_set<std::string_view> params;
+    for (const graph::KernelParam& p : decl.params) params.insert(p.name);
     for (const auto& [name, value] : args) {
-      bool known = false;
-      for (const graph::KernelParam& p : decl.params) known |= p.name == name;
+      bool known = params.count(name) != 0;
       if (!known)
         throw Error(place(decl.name, name),
                     "kernel '" + decl.name + "' has no parameter '" + name + "'");
@@ -464,7 +490,7 @@ struct Program::Impl {
                                                  const graph::TemplateArgs& targs,
                                                  const passes::PassObserver& observer = {}) {
     auto t0 = Clock::now();
-    std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*doc, kernel, targs);
+    std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*doc, kernel_decl(kernel), targs);
     stats.ms_lower += ms_since(t0);
     k->fast_math = options.fast_math;
     k->index_bits = backend->index_bits();
@@ -760,14 +786,16 @@ struct Program::Impl {
       for (const auto& [kernel, args] : pipeline_launches(pipe.name)) {
         const graph::KernelDecl& decl = kernel_decl(kernel);
         check_argument_names(decl, args);
+        std::unordered_map<std::string_view, const Arg*> given;  // names are unique (above)
+        for (const auto& [name, value] : args) given.emplace(name, &value);
         for (const graph::KernelParam& param : decl.params) {
           auto type = parse_value_type(param.type);
           if (param.kind != graph::ParamKind::Value || !type)
             continue;  // validation checked the rest
-          for (const auto& [name, value] : args)
-            if (name == param.name)
-              argument_bytes(value, *type, place(kernel, name),
-                             "pipeline '" + pipe.name + "': parameter '" + name + "'");
+          auto value = given.find(param.name);
+          if (value != given.end())
+            argument_bytes(*value->second, *type, place(kernel, param.name),
+                           "pipeline '" + pipe.name + "': parameter '" + param.name + "'");
         }
       }
   }
@@ -785,7 +813,7 @@ struct Program::Impl {
   }
 
   std::vector<std::pair<std::string, Args>> pipeline_launches(const std::string& name) const {
-    const graph::Pipeline* p = doc->pipeline(name);
+    const graph::Pipeline* p = find_pipeline(name);
     if (!p) throw Error(place(), "the document has no pipeline '" + name + "'");
     std::vector<std::pair<std::string, Args>> out;
     for (const graph::Launch& l : p->launches) {
@@ -894,7 +922,7 @@ void Program::load(graph::Document document) {
   layout_argpack_types(doc->argpack_types);
   graph::validate_document(*doc);
   auto fresh = std::make_unique<Impl>(impl_->options, impl_->backend);
-  fresh->doc = std::move(doc);
+  fresh->set_document(std::move(doc));
   fresh->allocate_resources();  // throws before anything of the old program is touched
   fresh->check_pipeline_values();
   fresh->stats.kernels_registered = static_cast<int>(fresh->doc->kernels.size());
@@ -950,7 +978,7 @@ ReloadReport Program::reload(graph::Document document) {
   layout_argpack_types(doc->argpack_types);
   graph::validate_document(*doc);
   auto fresh = std::make_unique<Impl>(old.options, old.backend);
-  fresh->doc = std::move(doc);
+  fresh->set_document(std::move(doc));
   fresh->stats = old.stats;
   fresh->stats.kernels_registered = static_cast<int>(fresh->doc->kernels.size());
   fresh->allocate_storage();
@@ -958,7 +986,7 @@ ReloadReport Program::reload(graph::Document document) {
   // Kernels whose content did not change keep their compiled code.
   for (const auto& [key, inst] : old.instances) {
     std::string kernel = key.substr(0, key.find('\n'));
-    if (!fresh->doc->kernel(kernel) || fresh->content_key(kernel) != old.content_key(kernel))
+    if (!fresh->find_kernel(kernel) || fresh->content_key(kernel) != old.content_key(kernel))
       continue;
     auto copy = std::make_unique<Instance>(inst->kernel, inst->signature);
     copy->return_names = inst->return_names;
@@ -1119,7 +1147,7 @@ void Program::run_pipeline(const std::string& name, const Args& args) {
 }
 
 bool Program::has_pipeline(const std::string& name) const {
-  return impl_->doc->pipeline(name) != nullptr;
+  return impl_->find_pipeline(name) != nullptr;
 }
 
 const std::vector<LaunchReturns>& Program::last_returns(const std::string& name) const {
@@ -1386,31 +1414,31 @@ std::string count_of(size_t n, const std::string& thing) {
 
 std::vector<std::string> Program::prepare_pipelines(bool compile) {
   std::vector<std::string> lines;
-  impl_->for_each_pipeline_instantiation([&](const std::string& kernel,
-                                             const graph::TemplateArgs& targs,
-                                             const std::string& name) {
-    if (compile) {
-      Instance& inst = impl_->instance(impl_->kernel_decl(kernel), targs);
-      lines.push_back(name + ": compiled, " + count_of(inst.kernel->abi().tasks.size(), "task"));
-      return;
-    }
-    auto k = impl_->lower_and_optimise(kernel, targs);
-    size_t tasks = 0;
-    for (const auto& inst : k->body->insts) tasks += inst->op == ir::Op::Offload;
-    lines.push_back(name + ": ok, " + count_of(tasks, "task"));
-    // How offload ran each task (parallel, reductions, or serial and why).
-    for (const TaskNote& note : notes_of(*k, impl_->doc->path, kernel, name))
-      lines.push_back(
-          "  task " + std::to_string(note.task) +
-          (note.place.node >= 0 ? " (node " + std::to_string(note.place.node) + ")" : "") + ": " +
-          note.text);
-  });
+  impl_->for_each_pipeline_instantiation(
+      [&](const std::string& kernel, const graph::TemplateArgs& targs, const std::string& name) {
+        if (compile) {
+          Instance& inst = impl_->instance(impl_->kernel_decl(kernel), targs);
+          lines.push_back(bounded_message(name + ": compiled, " +
+                                          count_of(inst.kernel->abi().tasks.size(), "task")));
+          return;
+        }
+        auto k = impl_->lower_and_optimise(kernel, targs);
+        size_t tasks = 0;
+        for (const auto& inst : k->body->insts) tasks += inst->op == ir::Op::Offload;
+        lines.push_back(bounded_message(name + ": ok, " + count_of(tasks, "task")));
+        // How offload ran each task (parallel, reductions, or serial and why).
+        for (const TaskNote& note : notes_of(*k, impl_->doc->path, kernel, name))
+          lines.push_back(bounded_message(
+              "  task " + std::to_string(note.task) +
+              (note.place.node >= 0 ? " (node " + std::to_string(note.place.node) + ")" : "") +
+              ": " + note.text));
+      });
   return lines;
 }
 
 std::string Program::Warning::to_string() const {
   std::string where = place.to_string();
-  return where.empty() ? message : where + ": " + message;
+  return bounded_message(where.empty() ? message : where + ": " + message);
 }
 
 std::vector<Program::Warning> Program::warnings() {
@@ -1422,7 +1450,7 @@ std::vector<Program::Warning> Program::warnings() {
       graph::TemplateArgs targs = impl_->template_args(decl, args);
       // Instantiations share their nodes: a mistake is said once per kernel.
       if (!seen.insert(kernel).second) continue;
-      std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*impl_->doc, kernel, targs);
+      std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*impl_->doc, decl, targs);
       for (passes::PortingWarning& w : passes::porting_warnings(*k))
         out.push_back({Place{impl_->doc->path, kernel, w.node, ""}, std::move(w.message)});
     }
@@ -1436,7 +1464,7 @@ std::vector<Program::Warning> Program::warnings() {
       templated |= p.kind == graph::ParamKind::Template ||
                    (p.kind == graph::ParamKind::Ndarray && p.type.empty());
     if (templated) continue;
-    std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*impl_->doc, decl.name, {});
+    std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*impl_->doc, decl, {});
     for (passes::PortingWarning& w : passes::porting_warnings(*k))
       out.push_back({Place{impl_->doc->path, decl.name, w.node, ""}, std::move(w.message)});
   }

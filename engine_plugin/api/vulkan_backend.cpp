@@ -4,6 +4,7 @@
 #include "compiler/codegen_spirv/spirv_codegen.h"
 #include "engine_plugin/api/device_backend.h"
 #include "engine_plugin/api/offline_cache.h"
+#include "runtime/common/bounded_message.h"
 #include "runtime/common/spirv_kernel.h"
 #include "runtime/vulkan/vulkan_device.h"
 #include "runtime/vulkan/vulkan_runtime.h"
@@ -43,7 +44,7 @@ class VulkanBackend : public DeviceBackend {
     stats.ms_codegen += timings.emit_ms + timings.validate_ms;
     stats.ms_optimize += timings.optimize_ms;
     if (options_.warn)
-      for (const std::string& note : c.notes) options_.warn("note: " + note);
+      for (const std::string& note : c.notes) options_.warn(bounded_message("note: " + note));
     return KernelRecord{std::move(c.abi), serialize_spirv_kernel(c.kernel)};
   }
 

@@ -189,6 +189,11 @@ void visit_fields(V& v, T& t, size_t binding_count) {
   // Absent from module metadata when false (modules written before it read as grid-stride).
   v.optional_flag("direct", t.direct);
   v.require(!t.direct || (t.host_extent && t.kind != 0), "is direct without a host extent");
+  // Absent from module metadata when 0 (untiled).
+  v.optional_integer("tile_cols", t.tile_cols, 0, 4096, uint32_t{0});
+  v.require(t.tile_cols == 0 || (t.direct && t.grid_dims == 2 && t.begin.size() == 2 &&
+                                 t.workgroup_size % t.tile_cols == 0),
+            "has tiles but is no direct 2-d task whose workgroup they divide");
   v.byte_list("access", t.access, kMaxListed, 0, kAccessRead | kAccessWrite);
   v.require(t.access.size() == binding_count,
             "has an access list that does not match the bindings");

@@ -12,8 +12,8 @@ namespace {
 
 constexpr char kMagic[8] = {'L', 'O', 'O', 'M', 'K', 'R', 'N', 'L'};
 // 3: task extent functions report work per row; 4: the kernel's resource access; 5: the
-// extents its code assumes; 6: range bounds plus a constant.
-constexpr uint32_t kRecordVersion = 6;
+// extents its code assumes; 6: range bounds plus a constant; 7: tiled tasks.
+constexpr uint32_t kRecordVersion = 7;
 
 }  // namespace
 

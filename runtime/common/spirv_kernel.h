@@ -75,6 +75,11 @@ struct SpirvTask {
   // specialization constant kSpecRowsEndToEnd true (the shader divides; rare, so made only
   // when a launch needs it).
   bool direct = false;
+  // Direct 2-d tasks staging resources in workgroup memory (block-local storage): each
+  // workgroup covers a tile of tile_cols columns by workgroup_size / tile_cols rows, the
+  // tiles numbered by the workgroup's place in the grid (x, then y, then z), row by row of
+  // ceil(columns / tile_cols) tiles. 0: untiled.
+  uint32_t tile_cols = 0;
   std::vector<uint8_t> access;  // per kernel binding: BindingAccess bits of this task
 };
 

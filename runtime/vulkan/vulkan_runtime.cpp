@@ -944,7 +944,13 @@ VulkanRuntime::GroupCount VulkanRuntime::direct_groups(const SpirvTask& task, in
   int64_t per_row = (inner + wg - 1) / wg;
   int64_t x = 0, rows = 0;
   bool end_to_end = false;
-  if (task.grid_dims == 1) {  // one row of per_row workgroups, folded into rows of cap_x
+  bool one_row = task.grid_dims == 1;
+  if (task.tile_cols > 0) {  // one workgroup per tile, numbered like 1-d elements
+    const int64_t tile_rows = wg / task.tile_cols;
+    per_row = (inner + task.tile_cols - 1) / task.tile_cols * ((outer + tile_rows - 1) / tile_rows);
+    one_row = true;
+  }
+  if (one_row) {  // one row of per_row workgroups, folded into rows of cap_x
     x = std::min(per_row, cap_x);
     rows = (per_row + x - 1) / x;
   } else if (per_row <= cap_x) {
@@ -958,7 +964,9 @@ VulkanRuntime::GroupCount VulkanRuntime::direct_groups(const SpirvTask& task, in
   int64_t y = std::min(rows, cap_y);
   int64_t z = (rows + y - 1) / y;
   // The shader numbers workgroups (and 1-d elements) in 32 bits.
-  int64_t places = task.grid_dims == 1 ? x * y * z * wg : per_row * outer;
+  int64_t places = task.tile_cols > 0    ? x * y * z
+                   : task.grid_dims == 1 ? x * y * z * wg
+                                         : per_row * outer;
   if (z > cap_z || places > int64_t{UINT32_MAX})
     throw Error(Place{"", kernel, -1, ""},
                 "kernel '" + kernel + "' has a range of " +

@@ -1,7 +1,8 @@
 // Hostile sizes at the command line (issue 17): `loom check` of a document declaring
 // resources bigger than any machine's memory succeeds without allocating them, `loom run`
-// names the document and the resource it cannot allocate, and a 10 MB name or formula gives a
-// message of bounded length.
+// names the document and the resource it cannot allocate, a 10 MB name or formula gives a
+// message of bounded length, and documents that once took minutes to check or compile finish
+// within a CPU-time limit (a backstop: tests/passes/linear_work_test.cpp holds the work linear).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -16,6 +17,7 @@
 namespace {
 
 using loom::test::CliRun;
+using loom::test::run_command;
 using loom::test::run_loom;
 
 // One document per test and process: ctest runs tests in parallel.
@@ -102,6 +104,103 @@ TEST(CliLimits, MessagesQuotingA10MbNameOrFormulaStayShort) {
   EXPECT_LT(r.out.size(), 2000u) << r.out.substr(0, 2000);
   EXPECT_NE(r.out.find("node 3"), std::string::npos) << r.out.substr(0, 2000);
   std::filesystem::remove(bad_formula);
+}
+
+// What check and compile print on success names kernels too: a 10 MB kernel name once made
+// `loom check` print 20 MB (its "ok" line and a warning).
+TEST(CliLimits, ReportsOfA10MbKernelNameStayShort) {
+  std::string name(kHuge, 'k');
+  std::string doc = write_doc("kernel_name", R"({"format": "loom-graph", "version": 2,
+ "name": "n", "fields": [{"name": "x", "type": "i32", "shape": [8]}],
+ "kernels": [{"name": ")" + name + R"(", "nodes": [
+   {"id": 1, "type": "range_for", "inputs": {"end0": 8}, "regions": {"body": [
+     {"id": 2, "type": "load", "inputs": {"i0": 0}, "params": {"field": "x"}},
+     {"id": 3, "type": "add", "inputs": {"a": "2", "b": 1}},
+     {"id": 4, "type": "store", "inputs": {"i0": 0, "value": "3"}, "params": {"field": "x"}}
+   ]}}]}],
+ "pipelines": [{"name": "step", "launches": [{"kernel": ")" +
+                                                 name + R"("}]}]})");
+  CliRun r = run_loom("check " + doc);
+  EXPECT_EQ(r.code, 0) << r.out.substr(0, 2000);
+  EXPECT_LT(r.out.size(), 4000u) << r.out.substr(0, 4000);
+  EXPECT_NE(r.out.find("(10485760 characters)...kkkkkkkkkkkkkkkk: ok, 1 task"), std::string::npos)
+      << r.out.substr(0, 4000);
+  EXPECT_NE(r.out.find("warning: "), std::string::npos) << r.out.substr(0, 4000);  // the race
+  r = run_loom("compile --no-cache " + doc);
+  EXPECT_EQ(r.code, 0) << r.out.substr(0, 2000);
+  EXPECT_LT(r.out.size(), 2000u) << r.out.substr(0, 2000);
+  std::filesystem::remove(doc);
+}
+
+// Runs `loom ARGS` with at most `seconds` of CPU time (ulimit -t: the kernel stops it with
+// SIGXCPU, and the exit code says so). Each document below takes a second or two now; before
+// the linear-time work of issue 17 each took from 35 s to minutes.
+CliRun run_loom_within(int seconds, const std::string& args) {
+  return run_command("ulimit -t " + std::to_string(seconds) + "; exec " + LOOM_CLI + " " + args);
+}
+
+std::string one_kernel(const std::string& fields, const std::string& nodes) {
+  return R"({"format": "loom-graph", "version": 2, "name": "big", "fields": [)" + fields +
+         R"(], "kernels": [{"name": "k", "nodes": [)" + nodes +
+         R"(]}], "pipelines": [{"name": "step", "launches": [{"kernel": "k"}]}]})";
+}
+
+TEST(CliLimits, HostileDocumentsCheckAndCompileWithinACpuTimeLimit) {
+  constexpr int kCpuSeconds = 30;
+  // A formula over 1 MB of distinct names (233 s to check; every name was looked for with a
+  // scan of the node's inputs).
+  std::string formula, inputs;
+  for (int k = 0; formula.size() < (size_t{1} << 20); ++k) {
+    formula += (k ? "+a" : "a") + std::to_string(k);
+    inputs += (k ? ", \"a" : "\"a") + std::to_string(k) + "\": 1.0";
+  }
+  std::string names =
+      write_doc("names", one_kernel(R"({"name": "x", "type": "f32", "shape": [1]})",
+                                    R"({"id": 1, "type": "expr", "inputs": {)" + inputs +
+                                        R"(}, "params": {"expr": ")" + formula + R"("}},
+       {"id": 2, "type": "store", "inputs": {"i0": 0, "value": "1"}, "params": {"field": "x"}})"));
+  CliRun r = run_loom_within(kCpuSeconds, "check " + names);
+  EXPECT_EQ(r.code, 0) << r.out.substr(0, 2000);
+  std::filesystem::remove(names);
+
+  // 32 adds each reading the one before twice, indexing a read-modify-write in a parallel
+  // loop: the porting warning's walk took one step per path, 2^32 (it gave up 33 deep).
+  std::string body = R"({"id": 2, "type": "add", "inputs": {"a": 1, "b": 2}})";
+  for (int k = 3; k <= 33; ++k)
+    body += R"(, {"id": )" + std::to_string(k) + R"(, "type": "add", "inputs": {"a": ")" +
+            std::to_string(k - 1) + R"(", "b": ")" + std::to_string(k - 1) + R"("}})";
+  body += R"(, {"id": 34, "type": "and", "inputs": {"a": "33", "b": 63}},
+     {"id": 35, "type": "load", "inputs": {"i0": "34"}, "params": {"field": "x"}},
+     {"id": 36, "type": "add", "inputs": {"a": "35", "b": 1.0}},
+     {"id": 37, "type": "store", "inputs": {"i0": "34", "value": "36"}, "params": {"field": "x"}})";
+  std::string dag = write_doc(
+      "dag", one_kernel(R"({"name": "x", "type": "f32", "shape": [64]})",
+                        R"({"id": 1, "type": "range_for", "inputs": {"end0": 64}, "regions":
+                          {"body": [)" +
+                            body + "]}}"));
+  r = run_loom_within(kCpuSeconds, "check " + dag);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("warning: "), std::string::npos) << r.out;  // the race is still found
+  std::filesystem::remove(dag);
+
+  // A loop body of 4,000 stores (LLVM's loop dependence analysis compared every pair: 35 s;
+  // now skipped for such a loop, with a note).
+  std::string stores;
+  for (int k = 0; k < 4000; ++k)
+    stores += std::string(k ? ", " : "") + R"({"id": )" + std::to_string(k + 2) +
+              R"(, "type": "store", "inputs": {"i0": "1.i0", "i1": )" + std::to_string(k) +
+              R"(, "value": "1.i0"}, "params": {"field": "x"}})";
+  std::string loop = write_doc(
+      "loop", one_kernel(R"({"name": "x", "type": "i32", "shape": [4, 4000]})",
+                         R"({"id": 1, "type": "range_for", "inputs": {"end0": 4}, "regions":
+                           {"body": [)" +
+                             stores + "]}}"));
+  r = run_loom_within(kCpuSeconds, "compile --no-cache " + loop);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("note: kernel 'k', task 0 (node 1): a loop with 4000 loads and stores"),
+            std::string::npos)
+      << r.out;
+  std::filesystem::remove(loop);
 }
 
 }  // namespace

@@ -583,3 +583,66 @@ TEST(CpuCodegen, DivisionByAConstantStrictAndFast) {
     }
   }
 }
+
+// CpuCodegenOptions' size limits (issue 17): a function of more LLVM instructions than
+// max_optimized_instructions is compiled unoptimised (optnone, float constants through integer
+// immediates), one with a loop of more accesses than max_loop_accesses is not vectorised; each
+// says so in a note, and the code computes the same.
+TEST(CpuCodegen, FunctionsOverTheSizeLimitsCompileUnoptimisedWithANote) {
+  constexpr int kConstants = 200, kRows = 37, kColumns = 40;
+  auto k = std::make_unique<ir::Kernel>();
+  k->abi.name = "limits";
+  int f = add_field(*k, "f", Scalar::F32, {kConstants});
+  int d = add_field(*k, "d", Scalar::F64, {kConstants});
+  int g = add_field(*k, "g", Scalar::I32, {kRows, kColumns});
+  Builder b(k->body.get());
+  Inst* task = serial(b);
+  b.set_insert_end(task->region(0));
+  for (int c = 0; c < kConstants; ++c) {
+    store(b, f, b.i32(c), b.f32(c + 0.25));
+    store(b, d, b.i32(c), b.const_float(Scalar::F64, -c - 0.125));
+  }
+  b.set_insert_end(k->body.get());
+  Inst* rows = range(b, {b.i32(0), b.i32(kRows)});
+  b.set_insert_end(rows->region(0));
+  Inst* i = b.loop_index(rows, 0);
+  for (int c = 0; c < kColumns; ++c)
+    store(b, g, b.binary(Op::Add, b.binary(Op::Mul, i, b.i32(kColumns)), b.i32(c)),
+          b.binary(Op::Add, i, b.i32(c)));
+
+  codegen::CpuCodegenOptions limited;
+  limited.max_optimized_instructions = 300;
+  limited.max_loop_accesses = 16;
+  codegen::CompiledCpuKernel compiled = codegen::compile_kernel_to_object(*k, limited);
+  ASSERT_EQ(compiled.notes.size(), 2u);
+  EXPECT_NE(compiled.notes[0].find("task 0: "), std::string::npos) << compiled.notes[0];
+  EXPECT_NE(compiled.notes[0].find("LLVM instructions, more than 300: compiled without LLVM's "
+                                   "optimisations"),
+            std::string::npos)
+      << compiled.notes[0];
+  EXPECT_NE(compiled.notes[1].find("task 1: a loop with 40 loads and stores, more than 16: not "
+                                   "vectorised by LLVM"),
+            std::string::npos)
+      << compiled.notes[1];
+  std::string text = codegen::dump_llvm_ir(*k, limited);
+  EXPECT_NE(text.find("optnone"), std::string::npos);
+  EXPECT_NE(text.find("bitcast i32 1048576000 to float"), std::string::npos);  // 0.25f
+  EXPECT_EQ(text.find("store float 2.500000e-01"), std::string::npos);
+  EXPECT_TRUE(codegen::compile_kernel_to_object(*k).notes.empty());  // the defaults
+
+  auto kernel = compile_and_load(*k, limited);
+  host::Field ff(FieldDesc{"f", {Scalar::F32}, {kConstants}, Layout::AoS});
+  host::Field fd(FieldDesc{"d", {Scalar::F64}, {kConstants}, Layout::AoS});
+  host::Field fg(FieldDesc{"g", {Scalar::I32}, {kRows, kColumns}, Layout::AoS});
+  host::LaunchFrame frame(kernel->abi);
+  frame.bind_field("f", ff);
+  frame.bind_field("d", fd);
+  frame.bind_field("g", fg);
+  test_device().launch(*kernel, frame.context());
+  for (int c = 0; c < kConstants; ++c) {
+    ASSERT_EQ(ff.data_as<float>()[c], static_cast<float>(c + 0.25)) << c;
+    ASSERT_EQ(fd.data_as<double>()[c], -c - 0.125) << c;
+  }
+  for (int r = 0; r < kRows; ++r)
+    for (int c = 0; c < kColumns; ++c) ASSERT_EQ(fg.data_as<int32_t>()[r * kColumns + c], r + c);
+}

@@ -376,3 +376,80 @@ TEST(Declarations, TheViewIsCheckedAndFollowsItsResource) {
   EXPECT_NE(r.message.find("view was reset"), std::string::npos);
   EXPECT_TRUE(d.doc().view.empty());
 }
+
+// A kernel's block_local list: set as one undo step, refused with the reason (and nothing
+// changed) when a name is neither a field nor an ndarray parameter, and kept true when the
+// fields and parameters it names are renamed or deleted.
+TEST(Declarations, BlockLocalIsCheckedUndoableAndFollowsRenamesAndDeletes) {
+  EditorDocument d = heat();
+  auto list = [&] { return d.doc().kernel("diffuse")->block_local; };
+  using Names = std::vector<std::string>;
+  std::string before = d.save_text();
+  ASSERT_TRUE(set_kernel_block_local(d, "diffuse", {"temperature"}).ok);
+  EXPECT_EQ(list(), Names{"temperature"});
+  EXPECT_NE(d.save_text().find("\"block_local\": [\"temperature\"],"), std::string::npos);
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+  std::string with = d.save_text();
+  ASSERT_TRUE(d.undo());
+  EXPECT_EQ(d.save_text(), before);
+  ASSERT_TRUE(d.redo());
+  EXPECT_EQ(d.save_text(), with);
+
+  // A name that is neither, or one given twice: refused, the document as it was.
+  EditResult r = set_kernel_block_local(d, "diffuse", {"temperature", "tmp"});
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.message,
+            "kernel 'diffuse': block_local names 'tmp', which is neither a field nor an ndarray "
+            "parameter of the kernel");
+  EXPECT_NE(set_kernel_block_local(d, "diffuse", {"temperature", "temperature"})
+                .message.find("names 'temperature' twice"),
+            std::string::npos);
+  EXPECT_NE(set_kernel_block_local(d, "diffuse", {"k"}).message.find("names 'k', which"),
+            std::string::npos);  // a value parameter
+  EXPECT_FALSE(set_kernel_block_local(d, "nope", {"temperature"}).ok);
+  EXPECT_EQ(d.save_text(), with);
+
+  // A field renamed: the entry follows, in the same undo step.
+  ASSERT_TRUE(rename_declaration(d, DeclKind::Field, "temperature", "t").ok);
+  EXPECT_EQ(list(), Names{"t"});
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+  ASSERT_TRUE(d.undo());
+  EXPECT_EQ(d.save_text(), with);
+  ASSERT_TRUE(d.redo());
+
+  // A field deleted: its entry goes with it; undo brings both back.
+  ASSERT_TRUE(add_declaration(d, DeclKind::Field, "halo").ok);
+  ASSERT_TRUE(set_kernel_block_local(d, "diffuse", {"t", "halo"}).ok);
+  std::string with_halo = d.save_text();
+  ASSERT_TRUE(delete_declaration(d, DeclKind::Field, "halo").ok);
+  EXPECT_EQ(list(), Names{"t"});
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+  ASSERT_TRUE(d.undo());
+  EXPECT_EQ(d.save_text(), with_halo);
+
+  // An ndarray parameter: renamed, the entry follows; made a value, or removed, it goes.
+  ASSERT_TRUE(add_declaration(d, DeclKind::Ndarray, "arr").ok);
+  ASSERT_TRUE(
+      add_kernel_param(d, "diffuse", graph::KernelParam{"a", graph::ParamKind::Ndarray, "f32", 1})
+          .ok);
+  ASSERT_TRUE(set_kernel_block_local(d, "diffuse", {"t", "a", "halo"}).ok);
+  ASSERT_TRUE(set_kernel_param(d, "diffuse", 3,
+                               graph::KernelParam{"b", graph::ParamKind::Ndarray, "f32", 1})
+                  .ok);
+  EXPECT_EQ(list(), (Names{"t", "b", "halo"}));
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+  ASSERT_TRUE(
+      set_kernel_param(d, "diffuse", 3, graph::KernelParam{"b", graph::ParamKind::Value, "f32", 0})
+          .ok);
+  EXPECT_EQ(list(), (Names{"t", "halo"}));
+  ASSERT_TRUE(d.undo());
+  EXPECT_EQ(list(), (Names{"t", "b", "halo"}));
+  ASSERT_TRUE(remove_kernel_param(d, "diffuse", 3).ok);
+  EXPECT_EQ(list(), (Names{"t", "halo"}));
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+  ASSERT_TRUE(d.undo());
+  EXPECT_EQ(list(), (Names{"t", "b", "halo"}));
+  // Cleared: the key is gone from the text.
+  ASSERT_TRUE(set_kernel_block_local(d, "diffuse", {}).ok);
+  EXPECT_EQ(d.save_text().find("block_local"), std::string::npos);
+}

@@ -433,6 +433,56 @@ TEST_F(EditorAppTest, AFieldsShapeEmptiedInTheInspectorIsAZeroDimensionalFieldTh
 
 // Text typed into one entry's field and left by clicking another entry applies to the entry
 // it was typed for (leaving a field sets it, as in Blender), never to the other one.
+// A kernel's "block local" row in the inspector: names typed there become the document's
+// block_local (one undo step), the kernel's IR lists their slots, a name that is neither a
+// field nor an ndarray parameter is refused with the reason, and the CPU runs as before.
+TEST_F(EditorAppTest, TheKernelInspectorsBlockLocalRowSetsTheListAndRefusesBadNames) {
+  start();
+  frames(6);
+  const graph::Document& doc = app().document().doc();
+  std::string starter = app().document().save_text();
+  click("program.kernel.step");
+  frames(2);
+  // At 1280x720 the kernel's last rows are under the inspector's edge: scroll it.
+  std::optional<ControlRect> returns = app().control("program.inspector.returns");
+  ASSERT_TRUE(returns.has_value());
+  move(ImVec2(returns->cx(), returns->cy()));
+  host_->io().MouseWheel = -5;
+  frames(2);
+  retype("program.inspector.block_local", "u");
+  ASSERT_EQ(doc.kernel("step")->block_local, std::vector<std::string>{"u"})
+      << app().program_panel().error();
+  EXPECT_TRUE(app().program_panel().error().empty()) << app().program_panel().error();
+  EXPECT_NE(app().document().save_text().find("\"block_local\": [\"u\"]"), std::string::npos);
+  frames(3);
+  ASSERT_FALSE(app().session().error().has_value()) << app().session().error()->what();
+  EXPECT_EQ(app().panels().selected_kernel, "step");
+  EXPECT_NE(app().panels().code.find("  block_local $0\n"), std::string::npos)
+      << app().panels().code.substr(0, 400);
+  std::string with = app().document().save_text();
+
+  // Refused, with the reason under the inspector; the document as it was.
+  retype("program.inspector.block_local", "u, tmp");
+  EXPECT_EQ(app().document().save_text(), with);
+  EXPECT_NE(app().program_panel().error().find(
+                "kernel 'step': block_local names 'tmp', which is neither a field nor an ndarray "
+                "parameter of the kernel"),
+            std::string::npos)
+      << app().program_panel().error();
+
+  // It runs on the CPU as before: a step scales u by decay.
+  key(kF7);
+  frames(1);
+  double u0 = app().session().program().array("u").component(5, 0);
+  key(kF6);
+  frames(2);
+  EXPECT_NEAR(app().session().program().array("u").component(5, 0), u0 * 0.99, 1e-5);
+
+  // Undo (Ctrl+Z): the starter program's bytes.
+  key('Z', true);
+  EXPECT_EQ(app().document().save_text(), starter);
+}
+
 TEST_F(EditorAppTest, TextLeftInAnInspectorFieldNeverRenamesAnotherEntry) {
   start();
   frames(6);

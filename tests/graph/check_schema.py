@@ -59,6 +59,10 @@ bad = {
     "reroute at version 2": {"format": "loom-graph", "version": 2,
                                        "kernels": [{"name": "k", "nodes": [{"id": 1, "type": "reroute", "version": 2}]}]},
     "a view shown as dots": {"format": "loom-graph", "version": 2, "view": {"show": "f", "as": "dots"}},
+    "a block_local name that is no string": {"format": "loom-graph", "version": 2,
+                                             "kernels": [{"name": "k", "block_local": [3], "nodes": []}]},
+    "a block_local name given twice": {"format": "loom-graph", "version": 2,
+                                       "kernels": [{"name": "k", "block_local": ["f", "f"], "nodes": []}]},
 }
 good = {
     "comment frame and reroute": {"format": "loom-graph", "version": 2,
@@ -66,6 +70,9 @@ good = {
                                                                       {"id": 2, "type": "reroute", "inputs": {"in": "1"}}]}],
                                   "layout": [{"graph": "k", "positions": {"1": [0, 0]},
                                               "comments": [{"title": "Setup", "rect": [-20, -40, 300, 200], "color": "#3a6ea5"}]}]},
+    "block_local list": {"format": "loom-graph", "version": 2,
+                         "fields": [{"name": "t", "type": "f32", "shape": [64, 64]}],
+                         "kernels": [{"name": "k", "workgroup_size": 64, "block_local": ["t"], "nodes": []}]},
 }
 for what, doc in good.items():
     for e in list(validator.iter_errors(doc))[:3]:

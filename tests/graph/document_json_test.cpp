@@ -655,3 +655,43 @@ TEST(DocumentJson, ViewSettingsRoundTripAndNameTheKeyAtFault) {
         << e.what();
   }
 }
+
+// A kernel's block_local list (fields or ndarray parameters to stage in GPU workgroup memory)
+// round-trips, is written only when given, and is part of the kernel's content key.
+TEST(DocumentJson, BlockLocalRoundTripsAndKeysTheKernel) {
+  std::string with = kSmall;
+  with.replace(with.find("      \"nodes\": [\n        {\"id\": 1"), 0,
+               "      \"block_local\": [\"x\"],\n");
+  Document doc = load_document(with, "b.loom.json");
+  EXPECT_EQ(doc.kernels[0].block_local, std::vector<std::string>{"x"});
+  EXPECT_EQ(save_document(doc), with);
+  Document back = load_document(save_document(doc), "b.loom.json");
+  EXPECT_EQ(back.kernels[0].block_local, doc.kernels[0].block_local);
+  EXPECT_EQ(save_document(back), with);
+  EXPECT_NO_THROW(validate_document(doc));
+  // Without it, nothing is written: documents that never had one keep their bytes.
+  Document plain = load_document(kSmall, "a.loom.json");
+  EXPECT_TRUE(plain.kernels[0].block_local.empty());
+  EXPECT_EQ(save_document(plain).find("block_local"), std::string::npos);
+  // The JIT cache key follows the list.
+  EXPECT_NE(kernel_content_key(doc, "k"), kernel_content_key(plain, "k"));
+  plain.kernels[0].block_local = {"x"};
+  EXPECT_EQ(kernel_content_key(doc, "k"), kernel_content_key(plain, "k"));
+
+  std::string head =
+      R"({"format": "loom-graph", "version": 2, "kernels": [{"name": "a", "nodes": []}, )";
+  std::string e = error_of(head + R"({"name": "heat", "block_local": ["x", 3], "nodes": []}]})");
+  EXPECT_NE(e.find("bad.loom.json: kernel 'heat': line 1, column"), std::string::npos) << e;
+  EXPECT_NE(e.find("kernels[1].block_local[1]: expected a string, found a number"),
+            std::string::npos)
+      << e;
+  e = error_of(head + R"({"name": "heat", "block_local": "x", "nodes": []}]})");
+  EXPECT_NE(e.find("kernels[1].block_local: expected a list of names, found a string"),
+            std::string::npos)
+      << e;
+  e = error_of(head + R"({"name": "heat", "blocklocal": ["x"], "nodes": []}]})");
+  EXPECT_NE(e.find("unknown key \"blocklocal\" (expected one of name, params, returns, "
+                   "workgroup_size, block_local, nodes)"),
+            std::string::npos)
+      << e;
+}

@@ -1263,3 +1263,56 @@ TEST(Lower, OuterAndTrace) {
     EXPECT_EQ(e.place().pin, "a");
   }
 }
+
+// block_local names become the IR kernel's resource slots, in the list's order: a field's
+// slot once a node uses it (one the kernel never touches adds nothing), an ndarray
+// parameter's slot. The printer shows them in the kernel's header.
+TEST(Lower, BlockLocalNamesBecomeResourceSlots) {
+  KernelDecl k = kernel(
+      "blur", {ndarray_param("w", "f32", 2)},
+      {N(1, "range_for")
+           .in("begin0", 1)
+           .in("end0", 63)
+           .in("begin1", 1)
+           .in("end1", 63)
+           .region("body",
+                   {
+                       N(2, "add").in("a", ln(1, "i0")).in("b", 1),
+                       N(3, "load").p("field", "src").in("i0", ln(2)).in("i1", ln(1, "i1")),
+                       N(4, "load").p("ndarray", "w").in("i0", ln(1, "i0")).in("i1", ln(1, "i1")),
+                       N(5, "mul").in("a", ln(3)).in("b", ln(4)),
+                       N(6, "store")
+                           .p("field", "dst")
+                           .in("i0", ln(1, "i0"))
+                           .in("i1", ln(1, "i1"))
+                           .in("value", ln(5)),
+                   })});
+  k.block_local = {"src", "untouched", "w"};
+  Document doc = doc_with(k);
+  doc.fields = {field("src", "f32", {64, 64}), field("dst", "f32", {64, 64}),
+                field("untouched", "f32", {64, 64})};
+  EXPECT_NO_THROW(validate_document(doc));
+  auto ir = lower_kernel(doc, "blur");
+  EXPECT_EQ(ir::verify(*ir), "");
+  int src = -1, w = -1;
+  for (size_t i = 0; i < ir->abi.resources.size(); ++i) {
+    const ResourceDesc& r = ir->abi.resources[i];
+    EXPECT_NE(r.field, "untouched");
+    if (r.field == "src") src = static_cast<int>(i);
+    if (r.kind == ResourceKind::Ndarray && r.param == 0) w = static_cast<int>(i);
+  }
+  ASSERT_GE(src, 0);
+  ASSERT_GE(w, 0);
+  EXPECT_EQ(ir->block_local_slots, (std::vector<int32_t>{src, w}));
+  std::string text = ir::print_kernel(*ir);
+  std::string header = "  block_local $" + std::to_string(src) + " $" + std::to_string(w) + "\n";
+  EXPECT_NE(text.find(header), std::string::npos) << text;
+  // Without a list: no slots, and the header says nothing.
+  doc.kernels[0].block_local.clear();
+  auto plain = lower_kernel(doc, "blur");
+  EXPECT_TRUE(plain->block_local_slots.empty());
+  EXPECT_EQ(ir::print_kernel(*plain).find("block_local"), std::string::npos);
+  // A slot out of range is the verifier's error.
+  ir->block_local_slots.push_back(99);
+  EXPECT_NE(ir::verify(*ir).find("block_local slot $99 out of range"), std::string::npos);
+}

@@ -747,3 +747,26 @@ TEST(Validate, LayoutMustMatchTheGraphs) {
   e = validation_error(doc);
   EXPECT_MESSAGE(e, "a second layout entry for 'k'");
 }
+
+TEST(Validate, BlockLocalNamesFieldsOrNdarrayParameters) {
+  KernelDecl k = kernel("heat", {ndarray_param("w", "f32", 1), value_param("s", "f32")}, {});
+  k.block_local = {"temperature", "w", "tmp"};
+  Document doc = doc_with(k);
+  doc.fields.push_back(field("temperature", "f32", {16, 16}));
+  Error e = validation_error(doc);
+  EXPECT_PLACE(e, "heat", -1, "");
+  EXPECT_MESSAGE(e,
+                 "block_local names 'tmp', which is neither a field nor an ndarray parameter of "
+                 "the kernel");
+  EXPECT_NE(std::string(e.what()).find("cloth.json: kernel 'heat': block_local names 'tmp'"),
+            std::string::npos)
+      << e.what();
+  // A value parameter is no memory to stage.
+  doc.kernels[0].block_local = {"s"};
+  EXPECT_MESSAGE(validation_error(doc), "block_local names 's', which is neither");
+  doc.kernels[0].block_local = {"w", "temperature", "w"};
+  EXPECT_MESSAGE(validation_error(doc), "block_local names 'w' twice");
+  doc.kernels[0].block_local = {"temperature", "w"};
+  EXPECT_NO_THROW(validate_document(doc));
+  EXPECT_EQ(block_local_problem(doc, doc.kernels[0]), "");
+}
