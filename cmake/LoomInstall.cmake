@@ -14,7 +14,7 @@
 include(CMakePackageConfigHelpers)
 
 set(LOOM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/Loom)
-# The package's version is the C ABI's (libloom's VERSION from loom.h, 3.0.0 -> SOVERSION 3), not the
+# The package's version is the C ABI's (libloom's VERSION from loom.h, 3.1.0 -> SOVERSION 3), not the
 # product's: SameMajorVersion then means "links against the same libloom.so.N".
 get_target_property(LOOM_ABI_VERSION loom_plugin VERSION)
 

@@ -2,6 +2,7 @@
 
 #include <condition_variable>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -11,6 +12,7 @@
 #include "compiler/graph/document_json.h"
 #include "engine_plugin/api/offline_cache.h"
 #include "runtime/common/abi_serialize.h"
+#include "runtime/common/file_version.h"
 #include "runtime/common/input_file.h"
 
 namespace loom::editor {
@@ -234,13 +236,13 @@ void LiveSession::open(graph::Document document) {
 }
 
 void LiveSession::open_file(const std::string& path) {
+  FileStamp stamp = file_stamp(path);  // before reading: a later write shows a later stamp
   std::string text = read_text(path);
   graph::Document doc = graph::load_document(text, path);
   open(std::move(doc));
   path_ = path;
   disk_text_ = text;
-  std::error_code ec;
-  disk_time_ = fs::last_write_time(path, ec);
+  disk_stamp_ = stamp;
 }
 
 void LiveSession::edit(const graph::Document& document, Clock::time_point edited_at) {
@@ -286,10 +288,12 @@ bool LiveSession::apply_edit() {
 }
 
 void LiveSession::reload_from_disk() {
-  std::error_code ec;
-  auto t = fs::last_write_time(path_, ec);
-  if (ec || t == disk_time_) return;
-  disk_time_ = t;
+  // The time and size say when to read (a stamp not yet settled says nothing: a write within
+  // the same timestamp tick keeps it); the text decides (runtime/common/file_version.h).
+  FileStamp stamp = file_stamp(path_);
+  if (!stamp.exists) return;
+  if (disk_stamp_.settled && stamp.same_time_and_size(disk_stamp_)) return;
+  disk_stamp_ = stamp;
   std::string text;
   try {
     text = read_text(path_);
@@ -705,7 +709,7 @@ void LiveSession::save(const graph::Document& document, const std::string& path)
   fs::remove(autosave_path(), ec);  // the file has every edit now
   path_ = target;
   disk_text_ = text;
-  disk_time_ = fs::last_write_time(target, ec);
+  disk_stamp_ = file_stamp(target);  // a write after ours and in the same tick: not settled
   unsaved_.reset();
   autosave_due_ = false;
   note(LogEntry::Level::Info, "saved " + target);

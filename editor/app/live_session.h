@@ -33,7 +33,6 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +41,7 @@
 #include "compiler/graph/document.h"
 #include "engine_plugin/include/loom/program.h"
 #include "runtime/common/error.h"
+#include "runtime/common/file_version.h"
 
 namespace loom::editor {
 
@@ -211,8 +211,9 @@ class LiveSession {
   Clock::time_point pending_since_{};
   std::string running_key_;  // the document without its layout
   std::string path_;
-  std::filesystem::file_time_type disk_time_{};
-  std::string disk_text_;  // what is on disk (ours or loaded)
+  // The file's time and size when disk_text_ was read or written: when to read it again.
+  FileStamp disk_stamp_;
+  std::string disk_text_;  // what is on disk (ours or loaded): what decides a change
   Clock::time_point last_disk_check_{};
   bool playing_ = false;
   bool step_requested_ = false;

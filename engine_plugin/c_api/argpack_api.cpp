@@ -45,7 +45,7 @@ extern "C" {
 
 LoomResult loom_module_get_argpack_type(LoomModule module, const char* type_name, uint32_t* size,
                                         uint32_t* member_count) {
-  return guard(LOOM_ERROR_NOT_FOUND, [&] {
+  return guard("loom_module_get_argpack_type", LOOM_ERROR_NOT_FOUND, [&] {
     const char* call = "loom_module_get_argpack_type";
     ModuleObject& m = resolve(module, "loom_module_get_argpack_type: module");
     need(type_name, "loom_module_get_argpack_type: type_name");
@@ -59,7 +59,7 @@ LoomResult loom_module_get_argpack_type(LoomModule module, const char* type_name
 
 LoomResult loom_module_get_argpack_member(LoomModule module, const char* type_name, uint32_t index,
                                           LoomArgpackMemberInfo* out) {
-  return guard(LOOM_ERROR_NOT_FOUND, [&] {
+  return guard("loom_module_get_argpack_member", LOOM_ERROR_NOT_FOUND, [&] {
     const char* call = "loom_module_get_argpack_member";
     ModuleObject& m = resolve(module, "loom_module_get_argpack_member: module");
     need(type_name, "loom_module_get_argpack_member: type_name");
@@ -90,7 +90,7 @@ LoomResult loom_module_get_argpack_member(LoomModule module, const char* type_na
 }
 
 LoomResult loom_module_get_argpack(LoomModule module, const char* name, LoomArgpack* out) {
-  return guard(LOOM_ERROR_NOT_FOUND, [&] {
+  return guard("loom_module_get_argpack", LOOM_ERROR_NOT_FOUND, [&] {
     ModuleObject& m = resolve(module, "loom_module_get_argpack: module");
     need(name, "loom_module_get_argpack: name");
     need(out, "loom_module_get_argpack: out");
@@ -111,7 +111,7 @@ LoomResult loom_module_get_argpack(LoomModule module, const char* name, LoomArgp
 }
 
 LoomResult loom_argpack_create(LoomModule module, const char* type_name, LoomArgpack* out) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_argpack_create", LOOM_ERROR_DEVICE, [&] {
     ModuleObject& m = resolve(module, "loom_argpack_create: module");
     need(type_name, "loom_argpack_create: type_name");
     need(out, "loom_argpack_create: out");
@@ -137,7 +137,7 @@ LoomResult loom_argpack_create(LoomModule module, const char* type_name, LoomArg
 }
 
 LoomResult loom_argpack_destroy(LoomArgpack pack) {
-  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+  return guard("loom_argpack_destroy", LOOM_ERROR_INVALID_ARGUMENT, [&] {
     ArgpackObject* p = capi::resolve_or_null(pack, "loom_argpack_destroy: pack");
     if (!p) return;
     if (!p->own)
@@ -159,7 +159,7 @@ LoomResult loom_argpack_destroy(LoomArgpack pack) {
 }
 
 LoomResult loom_argpack_set(LoomArgpack pack, const char* path, const LoomArgument* value) {
-  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+  return guard("loom_argpack_set", LOOM_ERROR_INVALID_ARGUMENT, [&] {
     ArgpackObject& p = resolve(pack, "loom_argpack_set: pack");
     need(path, "loom_argpack_set: path");
     capi::set_member(p, path, need(value, "loom_argpack_set: value"));
@@ -168,7 +168,7 @@ LoomResult loom_argpack_set(LoomArgpack pack, const char* path, const LoomArgume
 }
 
 LoomResult loom_argpack_get(LoomArgpack pack, const char* path, LoomArgument* out) {
-  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+  return guard("loom_argpack_get", LOOM_ERROR_INVALID_ARGUMENT, [&] {
     const ArgpackObject& p = resolve(pack, "loom_argpack_get: pack");
     need(path, "loom_argpack_get: path");
     LoomArgument& o = need(out, "loom_argpack_get: out");

@@ -1,7 +1,7 @@
-// Errors across the C ABI: every entry point runs its body through guard(), which turns
-// exceptions into a LoomResult and the thread's last error. Inside, ApiError carries an
-// exact code; loom::Errors from the runtime are mapped by their kind, or else get the
-// code the entry point names as its default.
+// Errors across the C ABI: every entry point runs its body through guard(), which opens the
+// call's CallScope (call_scope.h) and turns exceptions into a LoomResult and the thread's last
+// error. Inside, ApiError carries an exact code; loom::Errors from the runtime are mapped by their
+// kind, or else get the code the entry point names as its default.
 #pragma once
 
 #include <loom/loom.h>
@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "engine_plugin/c_api/call_scope.h"
 #include "runtime/common/error.h"
 
 namespace loom::capi {
@@ -27,9 +28,11 @@ class ApiError : public Error {
 void set_last_error(LoomResult code, const std::string& message);
 LoomResult result_of_current_exception(LoomResult fallback);
 
-// Runs `body`; exceptions become the thread's last error and its code.
+// Runs `body` as the loom_* call `call` (a string literal: CallScope); exceptions become the
+// thread's last error and its code.
 template <typename Body>
-LoomResult guard(LoomResult fallback, Body&& body) noexcept {
+LoomResult guard(const char* call, LoomResult fallback, Body&& body) noexcept {
+  CallScope scope(call);
   try {
     std::forward<Body>(body)();
     return LOOM_SUCCESS;

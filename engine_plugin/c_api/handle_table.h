@@ -3,7 +3,8 @@
 // kind, and every call looks it up here first. Destroying an object bumps its slot's
 // generation, so a stale handle, a double destroy, a handle cast to another kind or a value
 // that never was a handle is an error, not a use-after-free. Guarded by a mutex: calls on
-// different runtimes may come from different threads.
+// different runtimes may come from different threads (and a call on a runtime another
+// thread's call is inside is refused in the same lookup: call_scope.h).
 #pragma once
 
 #include <loom/loom.h>
@@ -82,7 +83,9 @@ class HandleTable {
   }
 
   // The object `value` names, of `kind`; throws LOOM_ERROR_INVALID_HANDLE naming `what`.
-  void* find(uint64_t value, HandleKind kind, const std::string& what) {
+  // `found(object)` runs under the table's lock, while the object cannot leave the table.
+  template <typename Found>
+  void* find(uint64_t value, HandleKind kind, const std::string& what, Found&& found) {
     uint32_t tag_byte = static_cast<uint32_t>(value & 0xffu);
     uint32_t index = static_cast<uint32_t>(value >> 8) & 0xffffffu;
     uint32_t generation = static_cast<uint32_t>(value >> 32);
@@ -104,6 +107,7 @@ class HandleTable {
                          " was destroyed (or the module or runtime it belonged to was)");
     if (s.kind != kind || !s.object)
       throw ApiError(LOOM_ERROR_INVALID_HANDLE, what + ": the value is not a Loom handle");
+    found(s.object);
     return s.object;
   }
 

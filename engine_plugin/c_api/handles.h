@@ -16,9 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "engine_plugin/c_api/call_scope.h"
 #include "engine_plugin/c_api/handle_table.h"
 #include "runtime/aot/loaded_module.h"
 #include "runtime/aot/module_device.h"
+#include "runtime/common/file_version.h"
 #include "runtime/host/argpack.h"
 #include "runtime/host/field.h"
 #include "runtime/host/launch_frame.h"
@@ -35,6 +37,10 @@ struct ArgpackObject;
 struct ReadbackObject;
 
 struct RuntimeObject {
+  // The call inside the runtime now, if any (call_scope.h). Declared before `handle`: it lives
+  // while the runtime is in the handle table, so a call that finds the runtime being
+  // destroyed there is refused by it.
+  RuntimeOwner owner;
   HandleSlot handle{HandleKind::Runtime, this};
   LoomArch arch = LOOM_ARCH_CPU;
   uint32_t frames_in_flight = 2;
@@ -61,15 +67,6 @@ struct RuntimeObject {
   void retire(Retired module);
   void free_retired(bool all);
   void release(Retired& module);  // the device copies of its packs; the module frees its own
-};
-
-// A module file's (or folder's newest file's) modification time and size: what a reload
-// compares. `exists` false for none.
-struct FileStamp {
-  bool exists = false;
-  int64_t mtime_ns = 0;  // file clock ticks, any epoch (may be negative)
-  uint64_t size = 0;
-  bool operator==(const FileStamp&) const = default;
 };
 
 struct KernelObject {
@@ -152,7 +149,8 @@ struct ModuleObject {
   std::string what;  // names the module in errors
   std::unique_ptr<loom::aot::LoadedModule> loaded;
   uint64_t generation = 0;
-  FileStamp loaded_stamp, failed_stamp;
+  // What was read of `path` for the module running and for the last reload that failed.
+  FileVersion loaded_version, failed_version;
   std::map<std::string, std::unique_ptr<KernelObject>> kernels;  // by name + template arguments
   std::map<std::string, std::unique_ptr<PipelineObject>> pipelines;
   std::map<std::string, std::unique_ptr<ArrayObject>> arrays;
@@ -210,14 +208,31 @@ struct HandleTraits<LoomReadback> {
   static constexpr HandleKind kind = HandleKind::Readback;
 };
 
+// The runtime an object belongs to: fixed when the object is made, so it may be read under
+// the handle table's lock while another thread's call is inside that runtime.
+inline RuntimeObject& runtime_of(RuntimeObject& r) { return r; }
+inline RuntimeObject& runtime_of(const ModuleObject& m) { return *m.runtime; }
+inline RuntimeObject& runtime_of(const KernelObject& k) { return *k.module->runtime; }
+inline RuntimeObject& runtime_of(const PipelineObject& p) { return *p.module->runtime; }
+inline RuntimeObject& runtime_of(const ArrayObject& a) { return *a.runtime; }
+inline RuntimeObject& runtime_of(const TextureObject& t) { return *t.runtime; }
+inline RuntimeObject& runtime_of(const ArgpackObject& p) { return *p.module->runtime; }
+inline RuntimeObject& runtime_of(const ReadbackObject& rb) { return *rb.runtime; }
+
 // The object a host handle names, or null for a null handle (destroy calls: a no-op).
-// Throws LOOM_ERROR_INVALID_HANDLE naming `what` ("loom_launch: kernel") otherwise.
+// Throws LOOM_ERROR_INVALID_HANDLE naming `what` ("loom_launch: kernel") otherwise. The
+// call enters the object's runtime (CallScope::enter: LOOM_ERROR_RUNTIME_BUSY while another
+// call is inside it) in the same step, under the table's lock, so an object another thread
+// is destroying is either gone from the table or in a runtime that call is inside.
 template <typename H>
 typename HandleTraits<H>::Object* resolve_or_null(H handle, const std::string& what) {
+  using Object = typename HandleTraits<H>::Object;
   if (!handle) return nullptr;
   auto value = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(handle));
-  return static_cast<typename HandleTraits<H>::Object*>(
-      HandleTable::instance().find(value, HandleTraits<H>::kind, what));
+  return static_cast<Object*>(
+      HandleTable::instance().find(value, HandleTraits<H>::kind, what, [&](void* object) {
+        CallScope::enter(runtime_of(*static_cast<Object*>(object)).owner, what);
+      }));
 }
 // The same; a null handle is LOOM_ERROR_NULL_HANDLE.
 template <typename H>

@@ -43,7 +43,7 @@ extern "C" {
 
 LoomResult loom_kernel_get_resource_access(LoomKernel kernel, uint32_t* count,
                                            LoomResourceAccess* accesses) {
-  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+  return guard("loom_kernel_get_resource_access", LOOM_ERROR_INVALID_ARGUMENT, [&] {
     KernelObject& k = resolve(kernel, "loom_kernel_get_resource_access: kernel");
     uint32_t& n = need(count, "loom_kernel_get_resource_access: count");
     const KernelABI& abi = k.module->loaded->kernel_info(k.index).abi;

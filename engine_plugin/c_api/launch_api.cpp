@@ -71,7 +71,7 @@ extern "C" {
 
 LoomResult loom_module_get_kernel(LoomModule module, const char* name, uint32_t template_arg_count,
                                   const LoomTemplateArgument* template_args, LoomKernel* out) {
-  return guard(LOOM_ERROR_NOT_FOUND, [&] {
+  return guard("loom_module_get_kernel", LOOM_ERROR_NOT_FOUND, [&] {
     ModuleObject& m = resolve(module, "loom_module_get_kernel: module");
     need(name, "loom_module_get_kernel: name");
     need(out, "loom_module_get_kernel: out");
@@ -99,7 +99,7 @@ LoomResult loom_module_get_kernel(LoomModule module, const char* name, uint32_t 
 }
 
 LoomResult loom_module_get_pipeline(LoomModule module, const char* name, LoomPipeline* out) {
-  return guard(LOOM_ERROR_NOT_FOUND, [&] {
+  return guard("loom_module_get_pipeline", LOOM_ERROR_NOT_FOUND, [&] {
     ModuleObject& m = resolve(module, "loom_module_get_pipeline: module");
     need(name, "loom_module_get_pipeline: name");
     need(out, "loom_module_get_pipeline: out");
@@ -127,7 +127,7 @@ LoomResult loom_module_get_pipeline(LoomModule module, const char* name, LoomPip
 }
 
 LoomResult loom_kernel_get_info(LoomKernel kernel, LoomKernelInfo* out) {
-  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+  return guard("loom_kernel_get_info", LOOM_ERROR_INVALID_ARGUMENT, [&] {
     KernelObject& k = resolve(kernel, "loom_kernel_get_info: kernel");
     capi::check_out(out, "loom_kernel_get_info: out");
     LoomKernelInfo info{};
@@ -142,7 +142,7 @@ LoomResult loom_kernel_get_info(LoomKernel kernel, LoomKernelInfo* out) {
 }
 
 LoomResult loom_kernel_get_param(LoomKernel kernel, uint32_t index, LoomParamInfo* out) {
-  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+  return guard("loom_kernel_get_param", LOOM_ERROR_INVALID_ARGUMENT, [&] {
     KernelObject& k = resolve(kernel, "loom_kernel_get_param: kernel");
     capi::check_out(out, "loom_kernel_get_param: out");
     LoomParamInfo info{};
@@ -166,7 +166,7 @@ LoomResult loom_kernel_get_param(LoomKernel kernel, uint32_t index, LoomParamInf
 }
 
 LoomResult loom_launch(LoomKernel kernel, uint32_t arg_count, const LoomArgument* args) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_launch", LOOM_ERROR_DEVICE, [&] {
     KernelObject& k = resolve(kernel, "loom_launch: kernel");
     if (k.module->runtime->engine_owned_queue && !k.frame->abi().returns.empty())
       throw ApiError(LOOM_ERROR_NOT_SUPPORTED, Place{k.module->what, k.name},
@@ -179,7 +179,7 @@ LoomResult loom_launch(LoomKernel kernel, uint32_t arg_count, const LoomArgument
 
 LoomResult loom_launch_into(LoomKernel kernel, VkCommandBuffer command_buffer, uint32_t arg_count,
                             const LoomArgument* args) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_launch_into", LOOM_ERROR_DEVICE, [&] {
     KernelObject& k = resolve(kernel, "loom_launch_into: kernel");
     RuntimeObject& r = *k.module->runtime;
     capi::check_into(r, command_buffer, "loom_launch_into");
@@ -194,7 +194,7 @@ LoomResult loom_launch_into(LoomKernel kernel, VkCommandBuffer command_buffer, u
 
 LoomResult loom_kernel_get_return(LoomKernel kernel, uint32_t index, LoomDataType dtype,
                                   void* out) {
-  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+  return guard("loom_kernel_get_return", LOOM_ERROR_INVALID_ARGUMENT, [&] {
     KernelObject& k = resolve(kernel, "loom_kernel_get_return: kernel");
     need(out, "loom_kernel_get_return: out");
     std::vector<Scalar> scalars;
@@ -225,14 +225,14 @@ LoomResult loom_kernel_get_return(LoomKernel kernel, uint32_t index, LoomDataTyp
 }
 
 LoomResult loom_pipeline_launch(LoomPipeline pipeline) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_pipeline_launch", LOOM_ERROR_DEVICE, [&] {
     PipelineObject& p = resolve(pipeline, "loom_pipeline_launch: pipeline");
     capi::launching([&] { p.module->loaded->run_pipeline(p.index); });
   });
 }
 
 LoomResult loom_pipeline_launch_into(LoomPipeline pipeline, VkCommandBuffer command_buffer) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_pipeline_launch_into", LOOM_ERROR_DEVICE, [&] {
     PipelineObject& p = resolve(pipeline, "loom_pipeline_launch_into: pipeline");
     RuntimeObject& r = *p.module->runtime;
     capi::check_into(r, command_buffer, "loom_pipeline_launch_into");

@@ -10,6 +10,8 @@
 #include "engine_plugin/c_api/info_structs.h"
 #include "engine_plugin/c_api/types.h"
 #include "runtime/aot/module_files.h"
+#include "runtime/common/file_version.h"
+#include "runtime/common/input_file.h"
 #include "runtime/vulkan/vulkan_device.h"
 #include "runtime/vulkan/vulkan_runtime.h"
 
@@ -17,7 +19,6 @@ using namespace loom;
 using loom::capi::ApiError;
 using loom::capi::ArgpackObject;
 using loom::capi::ArrayObject;
-using loom::capi::FileStamp;
 using loom::capi::guard;
 using loom::capi::HandleKind;
 using loom::capi::MemberRef;
@@ -57,34 +58,62 @@ aot::Module read_or_corrupt(Read&& read) {
   }
 }
 
-aot::Module read_source(RuntimeObject& r, const std::string& path) {
+// A module's source as it is on disk now. What was read is hashed, so that a reload can tell
+// a file rewritten within one timestamp tick from an unchanged one (runtime/common/file_version.h).
+struct Source {
+  enum class Kind { Archive, Folder, Document } kind = Kind::Archive;
+  FileVersion version;  // the stamp, taken before reading, and the hash of what was read
+  // An archive's bytes, loaded as hashed. A folder and a document are read again by their
+  // readers: a change in between loads newer content than the hash says, and the next call
+  // sees the hash differ and reloads once more, never misses it.
+  std::vector<uint8_t> bytes;
+};
+
+// `stamp`: the path's, taken just before.
+Source read_source(const std::string& path, const FileStamp& stamp) {
+  namespace fs = std::filesystem;
+  Source s;
+  std::error_code ec;
   if (capi::is_graph_document(path)) {
-    std::vector<uint8_t> bytes =
-        capi::compile_document(path, r.arch == LOOM_ARCH_CPU ? "cpu" : "vulkan");
-    return read_or_corrupt([&] { return aot::read_module_bytes(bytes, path); });
+    s.kind = Source::Kind::Document;
+    s.version = FileVersion(stamp, content_hash(read_text_file_checked(path, "graph document")));
+    return s;
   }
-  return read_or_corrupt([&] { return aot::read_module_path(path); });
+  if (fs::is_directory(path, ec)) {
+    s.kind = Source::Kind::Folder;
+    // Every regular file, by name: what the stamp covers and more than the module reads.
+    std::map<std::string, std::vector<uint8_t>> files;
+    for (const auto& entry : fs::directory_iterator(path, ec))
+      if (entry.is_regular_file(ec))
+        files[entry.path().filename().string()] =
+            read_file_checked(entry.path().string(), "module file");
+    uint64_t hash = kContentHashStart;
+    for (const auto& [name, bytes] : files) {
+      uint64_t size = bytes.size();
+      hash = content_hash(name.c_str(), name.size() + 1, hash);
+      hash = content_hash(&size, sizeof size, hash);
+      hash = content_hash(bytes.data(), bytes.size(), hash);
+    }
+    s.version = FileVersion(stamp, hash);
+    return s;
+  }
+  s.bytes = read_file_checked(path, "module file");
+  s.version = FileVersion(stamp, content_hash(s.bytes.data(), s.bytes.size()));
+  return s;
 }
 
-FileStamp stamp_of(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  FileStamp s;
-  auto add = [&](const fs::path& p) {
-    auto t = fs::last_write_time(p, ec);
-    if (ec) return;
-    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
-    if (!s.exists || ns > s.mtime_ns) s.mtime_ns = ns;
-    s.exists = true;
-    s.size += fs::file_size(p, ec);
-  };
-  if (fs::is_directory(path, ec)) {
-    for (const auto& entry : fs::directory_iterator(path, ec))
-      if (entry.is_regular_file(ec)) add(entry.path());
-  } else {
-    add(path);
+// The module `source` holds (a document compiled for the runtime's device).
+aot::Module module_of(RuntimeObject& r, const std::string& path, const Source& source) {
+  switch (source.kind) {
+    case Source::Kind::Document: {
+      std::vector<uint8_t> bytes =
+          capi::compile_document(path, r.arch == LOOM_ARCH_CPU ? "cpu" : "vulkan");
+      return read_or_corrupt([&] { return aot::read_module_bytes(bytes, path); });
+    }
+    case Source::Kind::Folder: return read_or_corrupt([&] { return aot::read_module_path(path); });
+    case Source::Kind::Archive: break;
   }
-  return s;
+  return read_or_corrupt([&] { return aot::read_module_bytes(source.bytes, path); });
 }
 
 std::unique_ptr<aot::LoadedModule> instantiate(RuntimeObject& r, aot::Module module,
@@ -93,13 +122,13 @@ std::unique_ptr<aot::LoadedModule> instantiate(RuntimeObject& r, aot::Module mod
 }
 
 LoomModule make_module(RuntimeObject& r, std::unique_ptr<aot::LoadedModule> loaded,
-                       std::string path, std::string what) {
+                       std::string path, std::string what, const FileVersion& version = {}) {
   auto m = std::make_unique<ModuleObject>();
   m->runtime = &r;
   m->path = std::move(path);
   m->what = std::move(what);
   m->loaded = std::move(loaded);
-  if (!m->path.empty()) m->loaded_stamp = stamp_of(m->path);
+  m->loaded_version = version;
   m->refresh_names();
   r.modules.insert(m.get());
   LoomModule handle = m->handle.as<LoomModule>();
@@ -393,25 +422,41 @@ void wait_for_host_frames(RuntimeObject& r) {
 }
 
 LoomResult reload(LoomModule module, LoomReloadStatus* status, bool force) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
-    ModuleObject& m = resolve(
-        module, force ? "loom_module_reload: module" : "loom_module_reload_if_changed: module");
+  const char* call = force ? "loom_module_reload" : "loom_module_reload_if_changed";
+  return guard(call, LOOM_ERROR_DEVICE, [&] {
+    ModuleObject& m = resolve(module, std::string(call) + ": module");
     LoomReloadStatus& out = need(status, "status");
     out = LOOM_RELOAD_UNCHANGED;
     if (m.path.empty()) return;
-    FileStamp stamp = stamp_of(m.path);
-    if (!force && (stamp == m.loaded_stamp || stamp == m.failed_stamp)) return;
+    // Time and size only say when to look (a stamp not yet settled says nothing); what was
+    // read decides (runtime/common/file_version.h).
+    FileStamp stamp = file_stamp(m.path);
+    if (!force && (m.loaded_version.unchanged_at(stamp) || m.failed_version.unchanged_at(stamp)))
+      return;
     std::unique_ptr<aot::LoadedModule> next;
     std::vector<std::string> reset;
+    FileVersion version(stamp);  // no hash: a file that cannot be read is read again
     try {
-      next = instantiate(*m.runtime, read_source(*m.runtime, m.path), m.what);
+      Source source = read_source(m.path, stamp);
+      version = source.version;
+      if (!force && m.loaded_version.same_content(version.hash)) {
+        // Rewritten or touched with what runs (or back to it after a failed change).
+        m.loaded_version = version;
+        m.failed_version = FileVersion{};
+        return;
+      }
+      if (!force && m.failed_version.same_content(version.hash)) {
+        m.failed_version = version;  // what failed is not tried again until it changes
+        return;
+      }
+      next = instantiate(*m.runtime, module_of(*m.runtime, m.path, source), m.what);
       check_held(m, *next);
       check_referenced(m, *next);
       wait_for_host_frames(*m.runtime);
       carry_state(*m.runtime, *m.loaded, *next);
       reset = reset_members(m, *next);
     } catch (...) {
-      m.failed_stamp = stamp;
+      m.failed_version = version;
       throw;
     }
     for (auto& [key, k] : m.kernels) {
@@ -430,8 +475,8 @@ LoomResult reload(LoomModule module, LoomReloadStatus* status, bool force) {
     old.reset();  // otherwise nothing in flight uses it any more: waited for above
     // Packs pointing at the old module's resources (freed just now) point at the new ones.
     rebind_referenced(m);
-    m.loaded_stamp = stamp;
-    m.failed_stamp = FileStamp{};
+    m.loaded_version = version;
+    m.failed_version = FileVersion{};
     ++m.generation;
     m.refresh_names();
     report_reset_members(m, std::move(reset));
@@ -444,18 +489,20 @@ LoomResult reload(LoomModule module, LoomReloadStatus* status, bool force) {
 extern "C" {
 
 LoomResult loom_module_load(LoomRuntime runtime, const char* path, LoomModule* out) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_module_load", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_module_load: runtime");
     need(path, "loom_module_load: path");
     need(out, "loom_module_load: out");
     if (!*path) throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, "loom_module_load: the path is empty");
-    *out = make_module(r, instantiate(r, read_source(r, path), path), path, path);
+    Source source = read_source(path, file_stamp(path));
+    *out = make_module(r, instantiate(r, module_of(r, path, source), path), path, path,
+                       source.version);
   });
 }
 
 LoomResult loom_module_load_memory(LoomRuntime runtime, const void* data, size_t size,
                                    const char* name, LoomModule* out) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_module_load_memory", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_module_load_memory: runtime");
     need(data, "loom_module_load_memory: data");
     need(out, "loom_module_load_memory: out");
@@ -468,7 +515,7 @@ LoomResult loom_module_load_memory(LoomRuntime runtime, const void* data, size_t
 }
 
 LoomResult loom_module_destroy(LoomModule module) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_module_destroy", LOOM_ERROR_DEVICE, [&] {
     ModuleObject* m = capi::resolve_or_null(module, "loom_module_destroy: module");
     if (!m) return;
     RuntimeObject& r = *m->runtime;
@@ -489,7 +536,7 @@ LoomResult loom_module_destroy(LoomModule module) {
 }
 
 LoomResult loom_module_get_info(LoomModule module, LoomModuleInfo* out) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_module_get_info", LOOM_ERROR_DEVICE, [&] {
     ModuleObject& m = resolve(module, "loom_module_get_info: module");
     capi::check_out(out, "loom_module_get_info: out");
     const aot::ModuleMetadata& meta = m.loaded->metadata();
@@ -513,7 +560,7 @@ LoomResult loom_module_get_info(LoomModule module, LoomModuleInfo* out) {
 
 LoomResult loom_module_get_item_name(LoomModule module, LoomModuleItem item, uint32_t index,
                                      const char** name) {
-  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+  return guard("loom_module_get_item_name", LOOM_ERROR_INVALID_ARGUMENT, [&] {
     ModuleObject& m = resolve(module, "loom_module_get_item_name: module");
     need(name, "loom_module_get_item_name: name");
     int32_t kind = capi::enum_int(item);
@@ -538,7 +585,7 @@ LoomResult loom_module_reload(LoomModule module, LoomReloadStatus* status) {
 
 LoomResult loom_module_get_reload_reset(LoomModule module, uint32_t index,
                                         const char** pack_member_path) {
-  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+  return guard("loom_module_get_reload_reset", LOOM_ERROR_INVALID_ARGUMENT, [&] {
     const ModuleObject& m = resolve(module, "loom_module_get_reload_reset: module");
     const char*& out = need(pack_member_path, "loom_module_get_reload_reset: pack_member_path");
     if (index >= m.reload_resets.size())

@@ -87,7 +87,7 @@ extern "C" {
 
 LoomResult loom_pipeline_launch_with(LoomPipeline pipeline, uint32_t count,
                                      const LoomNamedArgument* args) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_pipeline_launch_with", LOOM_ERROR_DEVICE, [&] {
     PipelineObject& p = resolve(pipeline, "loom_pipeline_launch_with: pipeline");
     aot::PipelineArguments given = arguments_of(p, count, args, "loom_pipeline_launch_with");
     capi::launching([&] { p.module->loaded->run_pipeline(p.index, given); });
@@ -96,7 +96,7 @@ LoomResult loom_pipeline_launch_with(LoomPipeline pipeline, uint32_t count,
 
 LoomResult loom_pipeline_launch_into_with(LoomPipeline pipeline, VkCommandBuffer command_buffer,
                                           uint32_t count, const LoomNamedArgument* args) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_pipeline_launch_into_with", LOOM_ERROR_DEVICE, [&] {
     const char* call = "loom_pipeline_launch_into_with";
     PipelineObject& p = resolve(pipeline, std::string(call) + ": pipeline");
     RuntimeObject& r = *p.module->runtime;
@@ -108,7 +108,7 @@ LoomResult loom_pipeline_launch_into_with(LoomPipeline pipeline, VkCommandBuffer
 }
 
 LoomResult loom_pipeline_get_param_count(LoomPipeline pipeline, uint32_t* count) {
-  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+  return guard("loom_pipeline_get_param_count", LOOM_ERROR_INVALID_ARGUMENT, [&] {
     PipelineObject& p = resolve(pipeline, "loom_pipeline_get_param_count: pipeline");
     uint32_t& out = capi::need(count, "loom_pipeline_get_param_count: count");
     out = static_cast<uint32_t>(p.module->loaded->pipeline_params(p.index).size());
@@ -117,7 +117,7 @@ LoomResult loom_pipeline_get_param_count(LoomPipeline pipeline, uint32_t* count)
 
 LoomResult loom_pipeline_get_param(LoomPipeline pipeline, uint32_t index,
                                    LoomPipelineParamInfo* out) {
-  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+  return guard("loom_pipeline_get_param", LOOM_ERROR_INVALID_ARGUMENT, [&] {
     PipelineObject& p = resolve(pipeline, "loom_pipeline_get_param: pipeline");
     capi::check_out(out, "loom_pipeline_get_param: out");
     const aot::LoadedModule& m = *p.module->loaded;

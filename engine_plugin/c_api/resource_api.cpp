@@ -180,7 +180,7 @@ void read_into(RuntimeObject& r, const void* key, VkCommandBuffer cb, LoomReadba
 extern "C" {
 
 LoomResult loom_module_get_array(LoomModule module, const char* name, LoomArray* out) {
-  return guard(LOOM_ERROR_NOT_FOUND, [&] {
+  return guard("loom_module_get_array", LOOM_ERROR_NOT_FOUND, [&] {
     ModuleObject& m = resolve(module, "loom_module_get_array: module");
     need(name, "loom_module_get_array: name");
     need(out, "loom_module_get_array: out");
@@ -209,7 +209,7 @@ LoomResult loom_module_get_array(LoomModule module, const char* name, LoomArray*
 
 LoomResult loom_ndarray_create(LoomRuntime runtime, LoomDataType dtype, uint32_t components,
                                uint32_t ndim, const int64_t* shape, LoomArray* out) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_ndarray_create", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_ndarray_create: runtime");
     need(out, "loom_ndarray_create: out");
     Scalar s = capi::scalar_of(dtype, "loom_ndarray_create: dtype");
@@ -228,7 +228,7 @@ LoomResult loom_ndarray_create(LoomRuntime runtime, LoomDataType dtype, uint32_t
 LoomResult loom_ndarray_import_vulkan(LoomRuntime runtime, const LoomVulkanBuffer* buffer,
                                       LoomDataType dtype, uint32_t components, uint32_t ndim,
                                       const int64_t* shape, LoomArray* out) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_ndarray_import_vulkan", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_ndarray_import_vulkan: runtime");
     const LoomVulkanBuffer& b = need(buffer, "loom_ndarray_import_vulkan: buffer");
     need(out, "loom_ndarray_import_vulkan: out");
@@ -255,7 +255,7 @@ LoomResult loom_ndarray_import_vulkan(LoomRuntime runtime, const LoomVulkanBuffe
 }
 
 LoomResult loom_ndarray_rebind_vulkan(LoomArray array, const LoomVulkanBuffer* buffer) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_ndarray_rebind_vulkan", LOOM_ERROR_DEVICE, [&] {
     ArrayObject& a = resolve(array, "loom_ndarray_rebind_vulkan: array");
     const LoomVulkanBuffer& b = need(buffer, "loom_ndarray_rebind_vulkan: buffer");
     if (!a.imported)
@@ -281,7 +281,7 @@ LoomResult loom_ndarray_rebind_vulkan(LoomArray array, const LoomVulkanBuffer* b
 }
 
 LoomResult loom_ndarray_destroy(LoomArray array) {
-  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+  return guard("loom_ndarray_destroy", LOOM_ERROR_INVALID_ARGUMENT, [&] {
     ArrayObject* a = capi::resolve_or_null(array, "loom_ndarray_destroy: array");
     if (!a) return;
     if (a->module)
@@ -296,7 +296,7 @@ LoomResult loom_ndarray_destroy(LoomArray array) {
 }
 
 LoomResult loom_array_get_info(LoomArray array, LoomArrayInfo* out) {
-  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+  return guard("loom_array_get_info", LOOM_ERROR_INVALID_ARGUMENT, [&] {
     ArrayObject& a = resolve(array, "loom_array_get_info: array");
     capi::check_out(out, "loom_array_get_info: out");
     LoomArrayInfo info{};
@@ -323,7 +323,7 @@ LoomResult loom_array_get_info(LoomArray array, LoomArrayInfo* out) {
 }
 
 LoomResult loom_array_read(LoomArray array, void* dst, uint64_t bytes) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_array_read", LOOM_ERROR_DEVICE, [&] {
     ArrayView v = view_of(resolve(array, "loom_array_read: array"));
     need(dst, "loom_array_read: dst");
     check_bytes(bytes, v.bytes, v.what);
@@ -338,7 +338,7 @@ LoomResult loom_array_read(LoomArray array, void* dst, uint64_t bytes) {
 }
 
 LoomResult loom_array_write(LoomArray array, const void* src, uint64_t bytes) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_array_write", LOOM_ERROR_DEVICE, [&] {
     ArrayView v = view_of(resolve(array, "loom_array_write: array"));
     need(src, "loom_array_write: src");
     check_bytes(bytes, v.bytes, v.what);
@@ -352,7 +352,7 @@ LoomResult loom_array_write(LoomArray array, const void* src, uint64_t bytes) {
 }
 
 LoomResult loom_array_export_vulkan(LoomArray array, LoomVulkanBuffer* out) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_array_export_vulkan", LOOM_ERROR_DEVICE, [&] {
     ArrayView v = view_of(resolve(array, "loom_array_export_vulkan: array"));
     LoomVulkanBuffer& b = need(out, "loom_array_export_vulkan: out");
     vk::VulkanRuntime& vr = capi::vulkan_of(*v.runtime, "loom_array_export_vulkan");
@@ -364,7 +364,7 @@ LoomResult loom_array_export_vulkan(LoomArray array, LoomVulkanBuffer* out) {
 
 LoomResult loom_array_read_into(LoomArray array, VkCommandBuffer command_buffer,
                                 LoomReadbackFn done, void* user, LoomReadback* out) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_array_read_into", LOOM_ERROR_DEVICE, [&] {
     ArrayView v = view_of(resolve(array, "loom_array_read_into: array"));
     read_into(*v.runtime, v.data, command_buffer, done, user, out, v.what, "loom_array_read_into");
   });
@@ -373,7 +373,7 @@ LoomResult loom_array_read_into(LoomArray array, VkCommandBuffer command_buffer,
 // ---- reads recorded into the host's command buffers
 
 LoomResult loom_readback_get(LoomReadback readback, void* dst, uint64_t bytes) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_readback_get", LOOM_ERROR_DEVICE, [&] {
     capi::ReadbackObject& rb = resolve(readback, "loom_readback_get: readback");
     need(dst, "loom_readback_get: dst");
     vk::HostFrames& frames = rb.runtime->host_frames();
@@ -388,7 +388,7 @@ LoomResult loom_readback_get(LoomReadback readback, void* dst, uint64_t bytes) {
 }
 
 LoomResult loom_readback_destroy(LoomReadback readback) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_readback_destroy", LOOM_ERROR_DEVICE, [&] {
     capi::ReadbackObject* rb = capi::resolve_or_null(readback, "loom_readback_destroy: readback");
     if (!rb) return;
     RuntimeObject& r = *rb->runtime;
@@ -400,7 +400,7 @@ LoomResult loom_readback_destroy(LoomReadback readback) {
 // ---- textures
 
 LoomResult loom_module_get_texture(LoomModule module, const char* name, LoomTexture* out) {
-  return guard(LOOM_ERROR_NOT_FOUND, [&] {
+  return guard("loom_module_get_texture", LOOM_ERROR_NOT_FOUND, [&] {
     ModuleObject& m = resolve(module, "loom_module_get_texture: module");
     need(name, "loom_module_get_texture: name");
     need(out, "loom_module_get_texture: out");
@@ -426,7 +426,7 @@ LoomResult loom_module_get_texture(LoomModule module, const char* name, LoomText
 
 LoomResult loom_texture_create(LoomRuntime runtime, LoomTextureFormat format, uint32_t width,
                                uint32_t height, uint32_t depth, LoomTexture* out) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_texture_create", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_texture_create: runtime");
     need(out, "loom_texture_create: out");
     TextureFormat f = capi::texture_format_of(format, "loom_texture_create: format");
@@ -447,7 +447,7 @@ LoomResult loom_texture_create(LoomRuntime runtime, LoomTextureFormat format, ui
 
 LoomResult loom_texture_import_vulkan(LoomRuntime runtime, const LoomVulkanImage* image,
                                       LoomTexture* out) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_texture_import_vulkan", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_texture_import_vulkan: runtime");
     const LoomVulkanImage& i = need(image, "loom_texture_import_vulkan: image");
     need(out, "loom_texture_import_vulkan: out");
@@ -492,7 +492,7 @@ LoomResult loom_texture_import_vulkan(LoomRuntime runtime, const LoomVulkanImage
 }
 
 LoomResult loom_texture_destroy(LoomTexture texture) {
-  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+  return guard("loom_texture_destroy", LOOM_ERROR_INVALID_ARGUMENT, [&] {
     TextureObject* t = capi::resolve_or_null(texture, "loom_texture_destroy: texture");
     if (!t) return;
     if (t->module)
@@ -507,7 +507,7 @@ LoomResult loom_texture_destroy(LoomTexture texture) {
 }
 
 LoomResult loom_texture_get_info(LoomTexture texture, LoomTextureInfo* out) {
-  return guard(LOOM_ERROR_INVALID_ARGUMENT, [&] {
+  return guard("loom_texture_get_info", LOOM_ERROR_INVALID_ARGUMENT, [&] {
     const host::Texture& t = capi::texture_of(resolve(texture, "loom_texture_get_info: texture"));
     capi::check_out(out, "loom_texture_get_info: out");
     LoomTextureInfo info{};
@@ -522,7 +522,7 @@ LoomResult loom_texture_get_info(LoomTexture texture, LoomTextureInfo* out) {
 }
 
 LoomResult loom_texture_read(LoomTexture texture, void* dst, uint64_t bytes) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_texture_read", LOOM_ERROR_DEVICE, [&] {
     TextureObject& h = resolve(texture, "loom_texture_read: texture");
     const host::Texture& t = capi::texture_of(h);
     need(dst, "loom_texture_read: dst");
@@ -537,7 +537,7 @@ LoomResult loom_texture_read(LoomTexture texture, void* dst, uint64_t bytes) {
 }
 
 LoomResult loom_texture_write(LoomTexture texture, const void* src, uint64_t bytes) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_texture_write", LOOM_ERROR_DEVICE, [&] {
     TextureObject& h = resolve(texture, "loom_texture_write: texture");
     const host::Texture& t = capi::texture_of(h);
     need(src, "loom_texture_write: src");
@@ -552,7 +552,7 @@ LoomResult loom_texture_write(LoomTexture texture, const void* src, uint64_t byt
 
 LoomResult loom_texture_read_into(LoomTexture texture, VkCommandBuffer command_buffer,
                                   LoomReadbackFn done, void* user, LoomReadback* out) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_texture_read_into", LOOM_ERROR_DEVICE, [&] {
     TextureObject& h = resolve(texture, "loom_texture_read_into: texture");
     host::Texture& t = capi::texture_of(h);
     read_into(*h.runtime, t.data(), command_buffer, done, user, out, "texture '" + h.name + "'",
@@ -561,7 +561,7 @@ LoomResult loom_texture_read_into(LoomTexture texture, VkCommandBuffer command_b
 }
 
 LoomResult loom_texture_export_vulkan(LoomTexture texture, LoomVulkanImage* out) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_texture_export_vulkan", LOOM_ERROR_DEVICE, [&] {
     TextureObject& h = resolve(texture, "loom_texture_export_vulkan: texture");
     const host::Texture& t = capi::texture_of(h);
     LoomVulkanImage& i = need(out, "loom_texture_export_vulkan: out");

@@ -108,7 +108,10 @@ namespace {
 std::function<void(const std::string&)> warner(LoomLogFn log, void* user) {
   if (!log)
     return [](const std::string& m) { std::fprintf(stderr, "loom: warning: %s\n", m.c_str()); };
-  return [log, user](const std::string& m) { log(user, LOOM_LOG_WARNING, m.c_str()); };
+  return [log, user](const std::string& m) {
+    capi::CallbackScope inside("the log callback");
+    log(user, LOOM_LOG_WARNING, m.c_str());
+  };
 }
 
 // The engine's job system as the CPU device's: one LoomJobFn trampoline into the chunk job.
@@ -116,6 +119,7 @@ cpu::JobSystem job_system(LoomParallelForFn parallel_for, void* user, uint32_t w
   cpu::JobSystem j;
   j.workers = static_cast<int>(std::clamp<uint32_t>(workers, 1, 1024));
   j.parallel_for = [parallel_for, user](uint32_t count, const cpu::JobSystem::Job& job) {
+    capi::CallbackScope inside("the parallel_for callback");
     parallel_for(
         user, count,
         [](void* context, uint32_t index) {
@@ -150,7 +154,7 @@ const char* loom_version_string(void) {
 }
 
 LoomResult loom_runtime_create(const LoomRuntimeCreateInfo* info, LoomRuntime* out) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_runtime_create", LOOM_ERROR_DEVICE, [&] {
     const LoomRuntimeCreateInfo i = capi::read_info(info, "loom_runtime_create: info");
     need(out, "loom_runtime_create: out");
     auto r = std::make_unique<RuntimeObject>();
@@ -184,7 +188,7 @@ LoomResult loom_runtime_create(const LoomRuntimeCreateInfo* info, LoomRuntime* o
 }
 
 LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, LoomRuntime* out) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_runtime_import_vulkan", LOOM_ERROR_DEVICE, [&] {
     const LoomVulkanDeviceImport d = capi::read_info(device, "loom_runtime_import_vulkan: device");
     need(out, "loom_runtime_import_vulkan: out");
     vk::ImportedDevice host;
@@ -222,8 +226,14 @@ LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, Loom
                      "loom_runtime_import_vulkan: give both lock_queue and unlock_queue, or "
                      "neither");
     if (d.lock_queue) {
-      host.lock_queue = [f = d.lock_queue, user = d.queue_user] { f(user); };
-      host.unlock_queue = [f = d.unlock_queue, user = d.queue_user] { f(user); };
+      host.lock_queue = [f = d.lock_queue, user = d.queue_user] {
+        capi::CallbackScope inside("the lock_queue callback");
+        f(user);
+      };
+      host.unlock_queue = [f = d.unlock_queue, user = d.queue_user] {
+        capi::CallbackScope inside("the unlock_queue callback");
+        f(user);
+      };
     }
     auto say = warner(d.log, d.log_user);
     if (d.get_instance_proc_addr && d.instance && d.device) {
@@ -252,9 +262,11 @@ LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, Loom
     if (d.allocate_memory) {
       host.allocate_memory = [f = d.allocate_memory, user = d.memory_user](
                                  const VkMemoryAllocateInfo& info, VkDeviceMemory* memory) {
+        capi::CallbackScope inside("the allocate_memory callback");
         return f(user, &info, memory);
       };
       host.free_memory = [f = d.free_memory, user = d.memory_user](VkDeviceMemory memory) {
+        capi::CallbackScope inside("the free_memory callback");
         f(user, memory);
       };
     }
@@ -288,7 +300,7 @@ LoomResult loom_runtime_import_vulkan(const LoomVulkanDeviceImport* device, Loom
 }
 
 LoomResult loom_runtime_destroy(LoomRuntime runtime) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_runtime_destroy", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject* r = capi::resolve_or_null(runtime, "loom_runtime_destroy: runtime");
     if (!r) return;
     size_t alive = r->modules.size() + r->arrays.size() + r->textures.size();
@@ -302,12 +314,13 @@ LoomResult loom_runtime_destroy(LoomRuntime runtime) {
     if (!r->engine_owned_queue) r->device->synchronize();
     r->free_retired(true);
     r->frames.reset();
+    capi::CallScope::forget(r->owner);       // never left: a call that comes now finds it gone
     std::unique_ptr<RuntimeObject> gone(r);  // its handle turns stale with it
   });
 }
 
 LoomResult loom_runtime_get_info(LoomRuntime runtime, LoomRuntimeInfo* out) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_runtime_get_info", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_runtime_get_info: runtime");
     capi::check_out(out, "loom_runtime_get_info: out");
     LoomRuntimeInfo info{};
@@ -320,7 +333,7 @@ LoomResult loom_runtime_get_info(LoomRuntime runtime, LoomRuntimeInfo* out) {
 
 LoomResult loom_runtime_get_memory_usage(LoomRuntime runtime, uint32_t* count,
                                          LoomMemoryUsage* usages) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_runtime_get_memory_usage", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_runtime_get_memory_usage: runtime");
     uint32_t& n = need(count, "loom_runtime_get_memory_usage: count");
     vk::VulkanRuntime* v = r.device->vulkan();
@@ -350,7 +363,7 @@ LoomResult loom_runtime_get_memory_usage(LoomRuntime runtime, uint32_t* count,
 
 LoomResult loom_runtime_get_heap_budget(LoomRuntime runtime, uint32_t heap, uint64_t* budget,
                                         uint64_t* usage) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_runtime_get_heap_budget", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_runtime_get_heap_budget: runtime");
     uint64_t& b = need(budget, "loom_runtime_get_heap_budget: budget");
     uint64_t& u = need(usage, "loom_runtime_get_heap_budget: usage");
@@ -371,7 +384,7 @@ LoomResult loom_runtime_get_heap_budget(LoomRuntime runtime, uint32_t heap, uint
 }
 
 LoomResult loom_runtime_get_pipeline_cache_data(LoomRuntime runtime, size_t* size, void* data) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_runtime_get_pipeline_cache_data", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_runtime_get_pipeline_cache_data: runtime");
     size_t& n = need(size, "loom_runtime_get_pipeline_cache_data: size");
     std::vector<uint8_t> bytes =
@@ -401,6 +414,7 @@ void frame_begun(RuntimeObject& r) {
     if (rb->done && !rb->called && frames.readback_ready(rb->id)) landed.push_back(key);
   for (capi::ReadbackObject* rb : landed) {
     rb->called = true;
+    capi::CallbackScope inside("a read-back's done callback");
     rb->done(rb->user, frames.readback_data(rb->id), frames.readback_bytes(rb->id));
     if (!rb->host_owned) {
       frames.release_readback(rb->id);
@@ -412,7 +426,7 @@ void frame_begun(RuntimeObject& r) {
 }  // namespace
 
 LoomResult loom_runtime_begin_frame(LoomRuntime runtime) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_runtime_begin_frame", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_runtime_begin_frame: runtime");
     if (r.arch != LOOM_ARCH_VULKAN) return;
     try {
@@ -428,7 +442,7 @@ LoomResult loom_runtime_begin_frame(LoomRuntime runtime) {
 
 LoomResult loom_runtime_begin_frame_number(LoomRuntime runtime, uint64_t frame,
                                            uint64_t completed_frame) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_runtime_begin_frame_number", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_runtime_begin_frame_number: runtime");
     if (r.arch != LOOM_ARCH_VULKAN) return;
     try {
@@ -443,7 +457,7 @@ LoomResult loom_runtime_begin_frame_number(LoomRuntime runtime, uint64_t frame,
 
 LoomResult loom_runtime_barrier(LoomRuntime runtime, VkCommandBuffer command_buffer,
                                 VkPipelineStageFlags dst_stages, VkAccessFlags dst_access) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_runtime_barrier", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_runtime_barrier: runtime");
     capi::vulkan_of(r, "loom_runtime_barrier");
     need(command_buffer, "loom_runtime_barrier: command_buffer");
@@ -456,7 +470,7 @@ LoomResult loom_runtime_barrier(LoomRuntime runtime, VkCommandBuffer command_buf
 }
 
 LoomResult loom_runtime_record(LoomRuntime runtime, VkCommandBuffer command_buffer) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_runtime_record", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_runtime_record: runtime");
     capi::vulkan_of(r, "loom_runtime_record");
     need(command_buffer, "loom_runtime_record: command_buffer");
@@ -465,7 +479,7 @@ LoomResult loom_runtime_record(LoomRuntime runtime, VkCommandBuffer command_buff
 }
 
 LoomResult loom_runtime_barrier_for_graphics(LoomRuntime runtime, VkCommandBuffer command_buffer) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_runtime_barrier_for_graphics", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_runtime_barrier_for_graphics: runtime");
     need(command_buffer, "loom_runtime_barrier_for_graphics: command_buffer");
     r.host_frames().barrier_for_graphics(command_buffer);
@@ -474,7 +488,7 @@ LoomResult loom_runtime_barrier_for_graphics(LoomRuntime runtime, VkCommandBuffe
 
 LoomResult loom_runtime_submit(LoomRuntime runtime, uint32_t wait_count, const LoomSemaphore* waits,
                                uint32_t signal_count, const LoomSemaphore* signals) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_runtime_submit", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_runtime_submit: runtime");
     if (wait_count && !waits)
       throw ApiError(LOOM_ERROR_NULL_HANDLE, "loom_runtime_submit: waits is null");
@@ -513,7 +527,7 @@ LoomResult loom_runtime_submit(LoomRuntime runtime, uint32_t wait_count, const L
 }
 
 LoomResult loom_runtime_wait(LoomRuntime runtime) {
-  return guard(LOOM_ERROR_DEVICE, [&] {
+  return guard("loom_runtime_wait", LOOM_ERROR_DEVICE, [&] {
     RuntimeObject& r = resolve(runtime, "loom_runtime_wait: runtime");
     if (r.engine_owned_queue) {
       vk::VulkanRuntime& v = capi::vulkan_of(r, "loom_runtime_wait");

@@ -115,9 +115,16 @@ TEST_P(Reload, ASwappedModuleKeepsStateAndHandlesAndAFailedOneKeepsTheOldRunning
   ASSERT_LOOM(loom_module_reload_if_changed(m, &status));
   EXPECT_EQ(status, LOOM_RELOAD_UNCHANGED);
 
-  // The file is written again (a rebuild): swapped, state and handles kept.
-  std::vector<float> before = read(m, "temperature");
+  // The file is written again with the same bytes (a rebuild that changed nothing): the
+  // content decides, nothing is reloaded.
   replace_file(path, module_bytes("heat"));
+  ASSERT_LOOM(loom_module_reload_if_changed(m, &status));
+  EXPECT_EQ(status, LOOM_RELOAD_UNCHANGED);
+
+  // A rebuild with other code (bounds checks) and the same results: swapped, state and
+  // handles kept.
+  std::vector<float> before = read(m, "temperature");
+  replace_file(path, module_bytes("heat_debug"));
   ASSERT_LOOM(loom_module_reload_if_changed(m, &status));
   EXPECT_EQ(status, LOOM_RELOAD_SWAPPED);
   LoomModuleInfo info{sizeof(LoomModuleInfo)};
@@ -167,6 +174,67 @@ TEST_P(Reload, ASwappedModuleKeepsStateAndHandlesAndAFailedOneKeepsTheOldRunning
   // loom_module_reload reloads even an unchanged file.
   ASSERT_LOOM(loom_module_reload(m, &status));
   EXPECT_EQ(status, LOOM_RELOAD_SWAPPED);
+}
+
+// Issue 17: on file systems with coarse timestamps (1-2 s) a file rewritten within one tick
+// keeps its time, and often its size. Here both are forced: the content still decides.
+TEST_P(Reload, AFileRewrittenWithTheSameTimeAndSizeIsReloadedByItsContent) {
+  std::string path = dir + "/heat.loommod";
+  std::string heat = module_bytes("heat"), heat_k = module_bytes("heat_k");
+  ASSERT_EQ(heat.size(), heat_k.size());  // k = 0.2 or 0.3: only a value in the metadata
+  ASSERT_NE(heat, heat_k);
+  // Written in place, as a build step or an editor that does not rename would.
+  auto write_in_place = [&](const std::string& bytes, fs::file_time_type time) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    fs::last_write_time(path, time);
+  };
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << heat;
+  const fs::file_time_type tick = fs::last_write_time(path);
+  LoomModule m = load(path);
+  ASSERT_NE(m, nullptr);
+  LoomPipeline init = nullptr, step = nullptr;
+  ASSERT_LOOM(loom_module_get_pipeline(m, "init", &init));
+  ASSERT_LOOM(loom_module_get_pipeline(m, "step", &step));
+  ASSERT_LOOM(loom_pipeline_launch(init));
+  ASSERT_LOOM(loom_pipeline_launch(step));
+  std::vector<float> state = read(m, "temperature");
+
+  // Rewritten within the same tick: the same time (set back) and the same size.
+  write_in_place(heat_k, tick);
+  ASSERT_EQ(fs::last_write_time(path), tick);
+  LoomReloadStatus status = LOOM_RELOAD_UNCHANGED;
+  ASSERT_LOOM(loom_module_reload_if_changed(m, &status));
+  EXPECT_EQ(status, LOOM_RELOAD_SWAPPED);
+  LoomModuleInfo info{sizeof(LoomModuleInfo)};
+  ASSERT_LOOM(loom_module_get_info(m, &info));
+  EXPECT_EQ(info.generation, 1u);
+  EXPECT_EQ(read(m, "temperature"), state);
+  ASSERT_LOOM(loom_module_reload_if_changed(m, &status));  // and once only
+  EXPECT_EQ(status, LOOM_RELOAD_UNCHANGED);
+
+  // The same bytes written again, with a new time or the same: not a change.
+  write_in_place(heat_k, tick + std::chrono::seconds(3));
+  ASSERT_LOOM(loom_module_reload_if_changed(m, &status));
+  EXPECT_EQ(status, LOOM_RELOAD_UNCHANGED);
+  write_in_place(heat_k, tick);
+  ASSERT_LOOM(loom_module_reload_if_changed(m, &status));
+  EXPECT_EQ(status, LOOM_RELOAD_UNCHANGED);
+  ASSERT_LOOM(loom_module_get_info(m, &info));
+  EXPECT_EQ(info.generation, 1u);
+
+  // The new module runs: a step with k = 0.3 from the carried state, as heat_k's own would.
+  std::string copy = dir + "/heat_k.loommod";
+  std::ofstream(copy, std::ios::binary | std::ios::trunc) << heat_k;
+  LoomModule reference = load(copy);
+  ASSERT_NE(reference, nullptr);
+  LoomArray t = nullptr;
+  ASSERT_LOOM(loom_module_get_array(reference, "temperature", &t));
+  ASSERT_LOOM(loom_array_write(t, state.data(), state.size() * 4));
+  LoomPipeline ref_step = nullptr;
+  ASSERT_LOOM(loom_module_get_pipeline(reference, "step", &ref_step));
+  ASSERT_LOOM(loom_pipeline_launch(step));
+  ASSERT_LOOM(loom_pipeline_launch(ref_step));
+  EXPECT_EQ(read(m, "temperature"), read(reference, "temperature"));
 }
 
 TEST_P(Reload, GraphDocumentsReloadThroughTheCompiler) {

@@ -7,7 +7,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -33,6 +36,31 @@ void write(const std::string& src, const std::string& out, loom::Backend arch,
   loom::AotModule m(program, ao);
   add(m);
   m.save(out + (arch == loom::Backend::Vulkan ? "/vulkan" : "/cpu"), name);
+}
+
+// heat with its pipeline's diffusion constant k = 0.3 instead of 0.2, as OUT/ARCH/NAME.loommod:
+// the same kernels and layout, only a value in the metadata differs, spelled in as many
+// characters, so the archive has heat's size. Hot reload tests rewrite one with the other.
+void write_heat_k(const std::string& src, const std::string& out, loom::Backend arch,
+                  const std::string& name) {
+  std::ifstream in(src + "/assets/graphs/heat.loom.json", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int replaced = 0;
+  for (size_t at = text.find("\"k\": 0.2"); at != std::string::npos;
+       at = text.find("\"k\": 0.2", at), ++replaced)
+    text.replace(at, 8, "\"k\": 0.3");
+  if (replaced == 0) throw loom::Error("heat.loom.json has no \"k\": 0.2 any more");
+  // Written as a module named heat in a folder of its own, then moved to NAME.loommod: the
+  // module's name is part of its metadata.
+  namespace fs = std::filesystem;
+  std::string work = out + "/" + name;
+  fs::create_directories(work);
+  std::ofstream(work + "/heat.loom.json", std::ios::binary | std::ios::trunc) << text;
+  write(work, work, arch, "heat.loom.json", "heat", false,
+        [](loom::AotModule& m) { m.add_document(); });
+  const char* dir = arch == loom::Backend::Vulkan ? "/vulkan/" : "/cpu/";
+  fs::rename(work + dir + "heat.loommod", out + dir + name + ".loommod");
+  fs::remove_all(work);
 }
 
 // heat's Vulkan module with the SPIR-V of diffuse's task made hostile by `edit` (the archive's
@@ -123,6 +151,10 @@ int main(int argc, char** argv) {
       for (const char* sample : {"cloth", "julia", "heat"})
         write(src, out, arch, std::string("assets/graphs/") + sample + ".loom.json", sample, false,
               [](loom::AotModule& m) { m.add_document(); });
+      // heat rebuilt: with bounds checks (other code, the same results) and with another k.
+      write(src, out, arch, "assets/graphs/heat.loom.json", "heat_debug", true,
+            [](loom::AotModule& m) { m.add_document(); });
+      write_heat_k(src, out, arch, "heat_k");
     }
     // Hostile SPIR-V in heat's Vulkan module (issue 17): valid SPIR-V whose entry point is
     // not "main" (it crashed lavapipe, and the host with it), and a shader cut inside its

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "compiler/graph/document_json.h"
@@ -137,6 +138,28 @@ TEST(LiveSession, AFileChangedOnDiskIsReloaded) {
   ASSERT_TRUE(outside.has_value());
   EXPECT_TRUE(logged(s, "changed on disk"));
   EXPECT_EQ(graph::program_key(*outside), graph::program_key(s.document()));
+  fs::remove_all(fs::path(path).parent_path());
+}
+
+// Issue 17: a file rewritten within one timestamp tick (1-2 s on some file systems) keeps its
+// time, and here its size too: the session still sees the new text.
+TEST(LiveSession, AFileRewrittenWithTheSameTimeAndSizeIsReloaded) {
+  std::string path = scratch_copy("tick");
+  const fs::file_time_type tick = fs::last_write_time(path);
+  LiveSession s(options());
+  s.open_file(path);
+  std::ifstream in(path, std::ios::binary);
+  std::string edited((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t at = edited.find("\"k\": 0.2");
+  ASSERT_NE(at, std::string::npos);
+  edited.replace(at, 8, "\"k\": 0.3");  // as many characters
+  ASSERT_EQ(edited.size(), fs::file_size(path));
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << edited;
+  fs::last_write_time(path, tick);
+  s.frame();  // the first frame looks at the file
+  std::optional<graph::Document> outside = s.take_external_change();
+  ASSERT_TRUE(outside.has_value());
+  EXPECT_TRUE(logged(s, "changed on disk"));
   fs::remove_all(fs::path(path).parent_path());
 }
 

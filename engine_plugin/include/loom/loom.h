@@ -28,8 +28,13 @@
  * - Threads: the handle table is locked, so calls on different runtimes may run on
  *   different threads at the same time, and a stale handle is a clean error on any thread.
  *   The objects are not: one runtime and everything made from it (modules, kernels,
- *   pipelines, arrays, textures, argpacks) are used from one thread at a time; destroying
- *   an object while another thread's call uses it is not allowed.
+ *   pipelines, arrays, textures, argpacks) are used from one thread at a time. Loom checks
+ *   it: a call on a runtime (or on anything made from it) while another thread's call is
+ *   inside that runtime is refused with LOOM_ERROR_RUNTIME_BUSY, doing nothing, and the
+ *   message names both calls. Calls never wait for each other; serialise them yourself. The
+ *   same holds for a callback Loom makes (log, parallel_for, lock_queue, the memory hooks, a
+ *   read-back's done): it may call Loom on other runtimes, and loom_last_error*, but a call
+ *   on the runtime whose call runs it is LOOM_ERROR_RUNTIME_BUSY.
  * - Nothing is freed under an argpack: destroying an ndarray, texture, pack or module that
  *   a pack member refers to is refused with LOOM_ERROR_IN_USE (the message names the pack
  *   and the member); set the member to another object, or destroy the pack, first.
@@ -68,11 +73,11 @@ extern "C" {
 #define LOOM_VERSION_PATCH(v) ((uint32_t)(v)&0xfffu)
 /* The ABI this header describes. A library of the same major version and an equal or later
  * minor version serves it. */
-#define LOOM_HEADER_VERSION LOOM_MAKE_VERSION(3, 0, 0)
+#define LOOM_HEADER_VERSION LOOM_MAKE_VERSION(3, 1, 0)
 
 /* The library's ABI version (LOOM_MAKE_VERSION). */
 LOOM_API uint32_t loom_version(void);
-/* "loom 0.1.0 (abi 3.0.0, module format 1)": the product, the ABI and the module format
+/* "loom 0.1.0 (abi 3.1.0, module format 2)": the product, the ABI and the module format
  * versions it reads. Static storage. */
 LOOM_API const char* loom_version_string(void);
 
@@ -103,6 +108,9 @@ typedef enum LoomResult {
       -16, /* a handle that was destroyed, is of another kind, or never was a Loom handle */
   LOOM_ERROR_IN_USE = -17,    /* a destroy of what an argpack member still refers to */
   LOOM_ERROR_NOT_READY = -18, /* a read-back whose frame the engine has not completed yet */
+  LOOM_ERROR_RUNTIME_BUSY =
+      -19, /* another call is inside the same runtime (another thread's, or the call whose
+              callback made this one): nothing was done (see "Threads" above) */
 } LoomResult;
 
 /* The result of the calling thread's last failed call (LOOM_SUCCESS when none failed). */
