@@ -59,11 +59,14 @@ struct Launcher {
   const int32_t* flags() { return reinterpret_cast<const int32_t*>(frame.context().temps); }
 };
 
+// Kernel integer adds wrap (two's complement), so the reference adds in unsigned arithmetic:
+// a signed overflow here would be undefined behaviour (UBSan found one).
 std::vector<int32_t> expected(int cells, int32_t n, int launches = 1) {
-  std::vector<int32_t> sums(static_cast<size_t>(cells), 0);
+  std::vector<uint32_t> sums(static_cast<size_t>(cells), 0);
   for (int l = 0; l < launches; ++l)
-    for (int32_t i = 0; i < n; ++i) sums[static_cast<size_t>(i % cells)] += i;
-  return sums;
+    for (int32_t i = 0; i < n; ++i)
+      sums[static_cast<size_t>(i % cells)] += static_cast<uint32_t>(i);
+  return std::vector<int32_t>(sums.begin(), sums.end());
 }
 
 }  // namespace
