@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "compiler/ir/block_worklist.h"
 #include "compiler/ir/inst.h"
 #include "compiler/ir/work_count.h"
 #include "compiler/passes/rewrite.h"
@@ -82,10 +83,7 @@ class Simplifier {
   // and is visited in turn, so the work stays linear in the block size.
   void simplify_block(Block& block) {
     std::vector<std::unique_ptr<Inst>> todo;  // the next instruction last
-    todo.reserve(block.insts.size());
-    for (auto it = block.insts.rbegin(); it != block.insts.rend(); ++it)
-      todo.push_back(std::move(*it));
-    block.insts.clear();
+    ir::push_in_visit_order(block, todo);
     while (!todo.empty()) {
       std::unique_ptr<Inst> up = std::move(todo.back());
       todo.pop_back();
@@ -110,9 +108,7 @@ class Simplifier {
   void splice_if(std::unique_ptr<Inst> branch, std::vector<std::unique_ptr<Inst>>& todo) {
     progress_ = true;
     Block& taken = *branch->regions[branch->operands[0]->bits ? 0 : 1];
-    for (auto it = taken.insts.rbegin(); it != taken.insts.rend(); ++it)
-      todo.push_back(std::move(*it));
-    taken.insts.clear();
+    ir::push_in_visit_order(taken, todo);
     kernel_.erase(std::move(branch));
   }
 

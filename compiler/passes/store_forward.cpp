@@ -6,6 +6,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "compiler/ir/block_worklist.h"
 #include "compiler/ir/inst.h"
 #include "compiler/ir/work_count.h"
 #include "compiler/passes/constant_fold.h"
@@ -223,9 +224,7 @@ class Forwarder {
   void splice_if(std::unique_ptr<Inst> branch, bool taken,
                  std::vector<std::unique_ptr<Inst>>& todo) {
     Block& body = *branch->regions[taken ? 0 : 1];
-    for (auto it = body.insts.rbegin(); it != body.insts.rend(); ++it)
-      todo.push_back(std::move(*it));
-    body.insts.clear();
+    ir::push_in_visit_order(body, todo);
     kernel_.erase(std::move(branch));  // keeps addresses unique until the pipeline step ends
     progress_ = true;
   }
@@ -234,10 +233,7 @@ class Forwarder {
   void forward_block(Block& block, Known& known) {
     std::unordered_map<const Inst*, Inst*> pending;  // variable -> store not yet read
     std::vector<std::unique_ptr<Inst>> todo;         // the next instruction last
-    todo.reserve(block.insts.size());
-    for (auto it = block.insts.rbegin(); it != block.insts.rend(); ++it)
-      todo.push_back(std::move(*it));
-    block.insts.clear();
+    ir::push_in_visit_order(block, todo);
     while (!todo.empty()) {
       std::unique_ptr<Inst> up = std::move(todo.back());
       todo.pop_back();
