@@ -1368,6 +1368,24 @@ class TaskEmitter {
     bool native_float = is_float(ty) && !cas_slots_.count(p->resource_slot()) &&
                         is_float_atomic_native(ty, op, target_.features);
     Id scope = m_.constant_u32(kScopeDevice), sem = m_.constant_u32(kSemanticsRelaxed);
+    if (!is_float(ty) || native_float) return native_atomic(ty, op, pv, v);
+    Scalar ut = width == 64 ? Scalar::U64 : Scalar::U32;
+    bool bitwise = op == ir::AtomicOp::And || op == ir::AtomicOp::Or || op == ir::AtomicOp::Xor;
+    if (bitwise) {  // on the bits, as the CPU backend does
+      spv::Op o = op == ir::AtomicOp::And  ? spv::OpAtomicAnd
+                  : op == ir::AtomicOp::Or ? spv::OpAtomicOr
+                                           : spv::OpAtomicXor;
+      Id old = m_.op(o, t(ut), {pv, scope, sem, m_.op(spv::OpBitcast, t(ut), {v})});
+      return m_.op(spv::OpBitcast, t(ty), {old});
+    }
+    return cas_update(pv, ty, ir::atomic_binary_op(op), v);
+  }
+
+  // The device's own atomic `op` of `v` on the `ty` at `pv` (an integer, or a float the
+  // device has the atomic for: is_float_atomic_native); the old value.
+  Id native_atomic(Scalar ty, ir::AtomicOp op, Id pv, Id v) {
+    int width = bit_width(ty);
+    Id scope = m_.constant_u32(kScopeDevice), sem = m_.constant_u32(kSemanticsRelaxed);
     if (!is_float(ty)) {
       bool s = is_signed_int(ty);
       spv::Op o = spv::OpAtomicIAdd;
@@ -1382,33 +1400,28 @@ class TaskEmitter {
       }
       return m_.op(o, t(ty), {pv, scope, sem, v});
     }
-    Scalar ut = width == 64 ? Scalar::U64 : Scalar::U32;
-    bool bitwise = op == ir::AtomicOp::And || op == ir::AtomicOp::Or || op == ir::AtomicOp::Xor;
-    if (bitwise) {  // on the bits, as the CPU backend does
-      spv::Op o = op == ir::AtomicOp::And  ? spv::OpAtomicAnd
-                  : op == ir::AtomicOp::Or ? spv::OpAtomicOr
-                                           : spv::OpAtomicXor;
-      Id old = m_.op(o, t(ut), {pv, scope, sem, m_.op(spv::OpBitcast, t(ut), {v})});
-      return m_.op(spv::OpBitcast, t(ty), {old});
+    bool add = op == ir::AtomicOp::Add || op == ir::AtomicOp::Sub;
+    if (add) {
+      m_.extension("SPV_EXT_shader_atomic_float_add");
+      m_.capability(width == 64 ? spv::CapabilityAtomicFloat64AddEXT
+                                : spv::CapabilityAtomicFloat32AddEXT);
+      *requirements_ |= width == 64 ? kNeedFloat64AtomicAdd : kNeedFloat32AtomicAdd;
+      Id operand = op == ir::AtomicOp::Sub ? m_.op(spv::OpFNegate, t(ty), {v}) : v;
+      return m_.op(spv::OpAtomicFAddEXT, t(ty), {pv, scope, sem, operand});
     }
-    if (native_float) {
-      bool add = op == ir::AtomicOp::Add || op == ir::AtomicOp::Sub;
-      if (add) {
-        m_.extension("SPV_EXT_shader_atomic_float_add");
-        m_.capability(width == 64 ? spv::CapabilityAtomicFloat64AddEXT
-                                  : spv::CapabilityAtomicFloat32AddEXT);
-        *requirements_ |= width == 64 ? kNeedFloat64AtomicAdd : kNeedFloat32AtomicAdd;
-        Id operand = op == ir::AtomicOp::Sub ? m_.op(spv::OpFNegate, t(ty), {v}) : v;
-        return m_.op(spv::OpAtomicFAddEXT, t(ty), {pv, scope, sem, operand});
-      }
-      m_.extension("SPV_EXT_shader_atomic_float_min_max");
-      m_.capability(width == 64 ? spv::CapabilityAtomicFloat64MinMaxEXT
-                                : spv::CapabilityAtomicFloat32MinMaxEXT);
-      *requirements_ |= width == 64 ? kNeedFloat64AtomicMinMax : kNeedFloat32AtomicMinMax;
-      return m_.op(op == ir::AtomicOp::Min ? spv::OpAtomicFMinEXT : spv::OpAtomicFMaxEXT, t(ty),
-                   {pv, scope, sem, v});
-    }
-    // Compare-and-swap loop on the bits (the slot is declared as unsigned words).
+    m_.extension("SPV_EXT_shader_atomic_float_min_max");
+    m_.capability(width == 64 ? spv::CapabilityAtomicFloat64MinMaxEXT
+                              : spv::CapabilityAtomicFloat32MinMaxEXT);
+    *requirements_ |= width == 64 ? kNeedFloat64AtomicMinMax : kNeedFloat32AtomicMinMax;
+    return m_.op(op == ir::AtomicOp::Min ? spv::OpAtomicFMinEXT : spv::OpAtomicFMaxEXT, t(ty),
+                 {pv, scope, sem, v});
+  }
+
+  // `*pv = *pv combine v` by a compare-and-swap loop on the bits of the unsigned word at `pv`
+  // (serves every operation and type alike); the old value.
+  Id cas_update(Id pv, Scalar ty, Op combine, Id v) {
+    Scalar ut = bit_width(ty) == 64 ? Scalar::U64 : Scalar::U32;
+    Id scope = m_.constant_u32(kScopeDevice), sem = m_.constant_u32(kSemanticsRelaxed);
     Id header = m_.fresh_id(), body = m_.fresh_id(), cont = m_.fresh_id(), merge = m_.fresh_id();
     m_.op_void(spv::OpBranch, {header});
     begin_block(header);
@@ -1416,9 +1429,9 @@ class TaskEmitter {
     m_.op_void(spv::OpBranch, {body});
     begin_block(body);
     Id old_bits = m_.op(spv::OpAtomicLoad, t(ut), {pv, scope, sem});
-    Id old = m_.op(spv::OpBitcast, t(ty), {old_bits});
-    Id updated = math_.binary(ir::atomic_binary_op(op), old, v, ty);
-    Id new_bits = m_.op(spv::OpBitcast, t(ut), {updated});
+    Id old = ty == ut ? old_bits : m_.op(spv::OpBitcast, t(ty), {old_bits});
+    Id updated = math_.binary(combine, old, v, ty);
+    Id new_bits = ty == ut ? updated : m_.op(spv::OpBitcast, t(ut), {updated});
     Id seen = m_.op(spv::OpAtomicCompareExchange, t(ut), {pv, scope, sem, sem, new_bits, old_bits});
     Id swapped = m_.op(spv::OpIEqual, bool_t(), {seen, old_bits});
     m_.op_void(spv::OpBranchConditional, {swapped, merge, cont});
@@ -1722,53 +1735,64 @@ class TaskEmitter {
   }
 
   // The temps binding as 64-bit words, for 64-bit atomics (an alias of the same buffer).
-  const WordBlock& temps64() {
-    if (temps64_.var) return temps64_;
-    Id array = m_.type_runtime_array(t(Scalar::U64));
-    m_.decorate(array, spv::DecorationArrayStride, {8});
+  // The temps binding seen as an array of `ty` (a second view of the same binding, for
+  // atomics whose pointer must point to their own type).
+  const WordBlock& temps_as(Scalar ty) {
+    WordBlock& view = temps_views_[ty];
+    if (view.var) return view;
+    Id array = m_.type_runtime_array(t(ty));
+    m_.decorate(array, spv::DecorationArrayStride, {static_cast<uint32_t>(bit_width(ty) / 8)});
     Id st = m_.type_struct({array});
     decorate_buffer_block(st);
     m_.member_decorate(st, 0, spv::DecorationOffset, {0});
-    temps64_.storage = buffer_class();
-    temps64_.var = m_.global_variable(ptr(buffer_class(), st), buffer_class());
-    decorate_binding(temps64_.var, plan_.find(BindingKind::Temps));
-    m_.name(temps64_.var, "temps64");
-    return temps64_;
+    view.storage = buffer_class();
+    view.var = m_.global_variable(ptr(buffer_class(), st), buffer_class());
+    decorate_binding(view.var, plan_.find(BindingKind::Temps));
+    m_.name(view.var, "temps_" + std::string(scalar_name(ty)));
+    return view;
   }
 
-  // temp = temp OP partial by compare-and-swap on the bits, which serves every operation
-  // and type alike (there is no atomic multiply, and float atomics are optional).
+  // The atomic the device has for `temp = temp combine partial`, if any: integer add,
+  // min, max and bit operations always; float add, min and max where the device has them.
+  std::optional<ir::AtomicOp> native_combine(Op combine, Scalar ty) const {
+    std::optional<ir::AtomicOp> op;
+    switch (combine) {
+      case Op::Add: op = ir::AtomicOp::Add; break;
+      case Op::Min: op = ir::AtomicOp::Min; break;
+      case Op::Max: op = ir::AtomicOp::Max; break;
+      case Op::BitAnd: op = ir::AtomicOp::And; break;
+      case Op::BitOr: op = ir::AtomicOp::Or; break;
+      case Op::BitXor: op = ir::AtomicOp::Xor; break;
+      default: return std::nullopt;  // no atomic multiply
+    }
+    if (ty == Scalar::Bool || bit_width(ty) < 32) return std::nullopt;
+    if (is_float(ty) && !is_float_atomic_native(ty, *op, target_.features)) return std::nullopt;
+    return op;
+  }
+
+  // temp = temp OP partial: one of the device's atomics where it has one (under contention a
+  // compare-and-swap loop retries once per writer that got in first: thousands of workgroups
+  // adding floats into one sum took 25x a native atomic add on an H200), else a
+  // compare-and-swap loop on the bits, which serves every operation and type alike.
   void combine_into_temp(const Partial& p, uint32_t offset, Id partial) {
     int width = bit_width(p.type);
     Scalar ut = width == 64 ? Scalar::U64 : Scalar::U32;
     mark(plan_.find(BindingKind::Temps), kAccessRead | kAccessWrite);
-    Id pv;
     if (width == 64) {
       require(kNeedInt64Atomics, *p.first, "reduces a 64-bit value in parallel");
       m_.capability(spv::CapabilityInt64Atomics);
-      pv = m_.op(
-          spv::OpAccessChain, ptr(buffer_class(), t(ut)),
-          {temps64().var, m_.constant_i32(0), m_.constant_i32(static_cast<int32_t>(offset / 8))});
-    } else {
-      pv = word_ptr(buffer_block(BindingKind::Temps), offset / 4);
     }
-    Id scope = m_.constant_u32(kScopeDevice), sem = m_.constant_u32(kSemanticsRelaxed);
-    Id header = m_.fresh_id(), body = m_.fresh_id(), cont = m_.fresh_id(), merge = m_.fresh_id();
-    m_.op_void(spv::OpBranch, {header});
-    begin_block(header);
-    m_.op_void(spv::OpLoopMerge, {merge, cont, spv::LoopControlMaskNone});
-    m_.op_void(spv::OpBranch, {body});
-    begin_block(body);
-    Id old_bits = m_.op(spv::OpAtomicLoad, t(ut), {pv, scope, sem});
-    Id old = p.type == ut ? old_bits : m_.op(spv::OpBitcast, t(p.type), {old_bits});
-    Id updated = math_.binary(p.combine, old, partial, p.type);
-    Id new_bits = p.type == ut ? updated : m_.op(spv::OpBitcast, t(ut), {updated});
-    Id seen = m_.op(spv::OpAtomicCompareExchange, t(ut), {pv, scope, sem, sem, new_bits, old_bits});
-    Id swapped = m_.op(spv::OpIEqual, bool_t(), {seen, old_bits});
-    m_.op_void(spv::OpBranchConditional, {swapped, merge, cont});
-    begin_block(cont);
-    m_.op_void(spv::OpBranch, {header});
-    begin_block(merge);
+    auto element = [&](Scalar view) {
+      return m_.op(spv::OpAccessChain, ptr(buffer_class(), t(view)),
+                   {temps_as(view).var, m_.constant_i32(0),
+                    m_.constant_i32(static_cast<int32_t>(offset / (width / 8)))});
+    };
+    if (std::optional<ir::AtomicOp> op = native_combine(p.combine, p.type)) {
+      native_atomic(p.type, *op, element(p.type), partial);
+      return;
+    }
+    Id pv = width == 64 ? element(ut) : word_ptr(buffer_block(BindingKind::Temps), offset / 4);
+    cas_update(pv, p.type, p.combine, partial);
   }
 
   // ------------------------------------------------------------------ textures
@@ -2130,9 +2154,9 @@ class TaskEmitter {
   std::vector<Id> io_interface_;  // its Input and Output variables only (before 1.4)
   std::vector<uint8_t> access_;
   WordBlock args_, temps_, returns_, error_;
-  WordBlock temps64_;                    // the temps binding seen as 64-bit words (reductions)
-  std::map<int32_t, Partial> partials_;  // temp offset -> the task's partial
-  bool one_workgroup_ = false;           // a 64-bit reduction without 64-bit atomics
+  std::map<Scalar, WordBlock> temps_views_;  // the temps binding seen as other types (reductions)
+  std::map<int32_t, Partial> partials_;      // temp offset -> the task's partial
+  bool one_workgroup_ = false;               // a 64-bit reduction without 64-bit atomics
   std::map<int, WordBlock> argpacks_;
   std::map<int, SlotBuffer> slot_buffers_;
   std::set<int> cas_slots_;
