@@ -14,6 +14,7 @@
 #include "compiler/graph/lowerer.h"
 #include "compiler/graph/node_library.h"
 #include "compiler/ir/inst.h"
+#include "compiler/ir/work_count.h"
 #include "runtime/common/error.h"
 
 namespace loom::graph {
@@ -236,6 +237,7 @@ void check_calls(const Document& doc, const detail::FunctionIndex& fns) {
         continue;
       }
       const auto& [callee, node] = top.calls[top.next];
+      ir::count_work();  // each call is looked at twice at most: the walk is linear
       const FunctionDecl& f = *top.f;
       auto it = fns.find(callee);
       if (it == fns.end())

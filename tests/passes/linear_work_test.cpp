@@ -18,6 +18,7 @@
 #include "compiler/ir/work_count.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/passes/porting_warnings.h"
+#include "runtime/common/error.h"
 
 namespace loom {
 namespace {
@@ -231,6 +232,29 @@ std::string scatters(int n) {
   return document(join(fields), {kernel("k", range_for(1, 4096, join(body)))}, launch("k"));
 }
 
+// Functions f0 .. f(n-1), each calling the next, the last adding 1; the kernel stores what f0
+// gives (inlining once recursed per call: 5,000 nested calls overflowed the stack, and each
+// level walked what the levels below had inlined).
+std::string call_chain(int n) {
+  std::vector<std::string> functions;
+  for (int i = 0; i < n; ++i) {
+    std::string body =
+        i + 1 < n
+            ? node(2, "call", R"("v": "1")", R"("function": "f)" + num(i + 1) + "\"") + ", " +
+                  node(3, "output", R"("r": "2.r")")
+            : node(2, "add", R"("a": "1", "b": 1.0)") + ", " + node(3, "output", R"("r": "2")");
+    functions.push_back(
+        R"({"name": "f)" + num(i) +
+        R"(", "inputs": [{"name": "v", "type": "f32"}], "outputs": [{"name": "r", "type": "f32"}], "nodes": [)" +
+        node(1, "input", "", R"("name": "v")") + ", " + body + "]}");
+  }
+  std::string text = document(field("x", "f32", "[1]"),
+                              {kernel("k", node(1, "call", R"("v": 0.5)", R"("function": "f0")") +
+                                               ", " + store(2, "0", link(1, "r")))},
+                              launch("k"));
+  return text.substr(0, text.size() - 1) + R"(, "functions": [)" + join(functions) + "]}";
+}
+
 // What `loom check` does to a document: load and validate it (which lowers every kernel),
 // then lower each kernel again for the pipeline and once more for the porting warnings.
 uint64_t steps_to_check(const std::string& text) {
@@ -266,6 +290,7 @@ TEST(LinearWork, HostileDocumentsTakeStepsInProportionToTheirSize) {
       {"kernels", kernels, 200},
       {"params_and_fields", params_and_fields, 300},
       {"scatters", scatters, 200},
+      {"call_chain", call_chain, 16},  // 4n = 64, the deepest nesting allowed
   };
   for (const Shape& s : shapes) {
     uint64_t small = steps_to_check(s.make(s.n));
@@ -276,6 +301,21 @@ TEST(LinearWork, HostileDocumentsTakeStepsInProportionToTheirSize) {
                           << " for 4n";
     EXPECT_GT(big, small) << s.name;
   }
+}
+
+// A chain of calls too deep to inline is refused (CallLimits) after steps in proportion to its
+// length, however long it is.
+TEST(LinearWork, ACallChainTooDeepToInlineIsRefusedInStepsInProportionToItsLength) {
+  auto steps_to_refuse = [](int n) {
+    uint64_t start = ir::work_count();
+    graph::Document doc = graph::load_document(call_chain(n), "<hostile>");
+    EXPECT_THROW(graph::validate_document(doc), Error) << n;
+    return ir::work_count() - start;
+  };
+  uint64_t small = steps_to_refuse(1250), big = steps_to_refuse(5000);
+  double ratio = static_cast<double>(big) / static_cast<double>(small);
+  EXPECT_LT(ratio, 5.0) << small << " steps for 1250 nested calls, " << big << " for 5000";
+  EXPECT_GT(big, small);
 }
 
 // The counter counts what it claims: a search through a block is as long as the block.
