@@ -88,6 +88,7 @@ struct NdarrayDecl {
   std::string name;
   ValueType elem;
   std::vector<int64_t> shape;
+  bool needs_grad = false;  // the program also holds the ndarray NAME.grad (FieldDesc's)
 };
 
 struct TextureDecl {

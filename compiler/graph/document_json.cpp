@@ -232,7 +232,7 @@ class Reader {
 
   FieldDesc field(const JsonValue& v, const std::string& at) {
     object(v, at);
-    keys(v, at, {"name", "type", "shape", "layout"});
+    keys(v, at, {"name", "type", "shape", "layout", "needs_grad"});
     FieldDesc f;
     f.name = string(required(v, at, "name"), at + ".name");
     f.elem = value_type(required(v, at, "type"), at + ".type");
@@ -249,12 +249,16 @@ class Reader {
       else if (l != "aos")
         fail(*layout, at + ".layout", "expected \"aos\" or \"soa\", found '" + l + "'");
     }
+    f.needs_grad = needs_grad(v, at);
+    if (f.needs_grad && !is_float(f.elem.scalar))
+      fail(*v.find("needs_grad"), at + ".needs_grad",
+           "field '" + f.name + "': only float fields have gradients");
     return f;
   }
 
   NdarrayDecl ndarray(const JsonValue& v, const std::string& at) {
     object(v, at);
-    keys(v, at, {"name", "type", "shape"});
+    keys(v, at, {"name", "type", "shape", "needs_grad"});
     NdarrayDecl n;
     n.name = string(required(v, at, "name"), at + ".name");
     n.elem = value_type(required(v, at, "type"), at + ".type");
@@ -270,7 +274,19 @@ class Reader {
     std::string problem =
         shape_problem(n.shape, int64_t{size_of(n.elem.scalar)} * n.elem.components());
     if (!problem.empty()) fail(shape, at + ".shape", "ndarray '" + n.name + "': " + problem);
+    n.needs_grad = needs_grad(v, at);
+    if (n.needs_grad && !is_float(n.elem.scalar))
+      fail(*v.find("needs_grad"), at + ".needs_grad",
+           "ndarray '" + n.name + "': only float ndarrays have gradients");
     return n;
+  }
+
+  // The optional "needs_grad": true | false of a field or ndarray.
+  bool needs_grad(const JsonValue& v, const std::string& at) {
+    const JsonValue* g = v.find("needs_grad");
+    if (!g) return false;
+    if (g->kind != Kind::Bool) fail(*g, at + ".needs_grad", "expected true or false");
+    return g->b;
   }
 
   TextureDecl texture(const JsonValue& v, const std::string& at) {
@@ -883,12 +899,14 @@ std::string save_document(const Document& doc) {
     return "    {\"name\": " + json_quote(f.name) +
            ", \"type\": " + json_quote(value_type_name(f.elem)) +
            ", \"shape\": " + write_extents(f.shape) +
-           (f.layout == Layout::SoA ? ", \"layout\": \"soa\"}" : "}");
+           (f.layout == Layout::SoA ? ", \"layout\": \"soa\"" : "") +
+           (f.needs_grad ? ", \"needs_grad\": true}" : "}");
   });
   write_section(out, "ndarrays", doc.ndarrays, [](const NdarrayDecl& n) {
     return "    {\"name\": " + json_quote(n.name) +
            ", \"type\": " + json_quote(value_type_name(n.elem)) +
-           ", \"shape\": " + write_extents(n.shape) + "}";
+           ", \"shape\": " + write_extents(n.shape) +
+           (n.needs_grad ? ", \"needs_grad\": true}" : "}");
   });
   write_section(out, "textures", doc.textures, [](const TextureDecl& t) {
     return "    {\"name\": " + json_quote(t.name) + ", \"size\": " + write_extents(t.size) +

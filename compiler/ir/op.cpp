@@ -6,6 +6,11 @@ namespace loom::ir {
 
 namespace {
 // clang-format off
+// A derivative rule (ops.def's gradient column) makes its op of class Yes; derivative.cpp
+// expands the rules themselves.
+#define D1(...) Yes
+#define D2(...) Yes
+#define D3(...) Yes
 constexpr OpInfo kOps[] = {
 #define LOOM_OP(name, spelling, effects, arity, operands, result, folding, gradient, attr0, attr1) \
   {spelling, Effects::effects, arity, OperandTypes::operands, ResultType::result, \
@@ -13,6 +18,9 @@ constexpr OpInfo kOps[] = {
 #include "compiler/ir/ops.def"
 #undef LOOM_OP
 };
+#undef D1
+#undef D2
+#undef D3
 // clang-format on
 static_assert(std::size(kOps) == kOpCount);
 }  // namespace

@@ -21,9 +21,21 @@ namespace {
 
 struct Stage {
   const char* name;
-  bool (*run)(ir::Kernel&);  // null: full_simplify, which verifies after each sub-pass
+  // Both null: full_simplify, which verifies after each sub-pass.
+  bool (*run)(ir::Kernel&);
+  bool (*run_with_options)(ir::Kernel&, const PipelineOptions&);
   ir::VerifyOptions verify;  // what must hold after it
 };
+
+// The kernel becomes its adjoint when the options ask for it.
+bool autodiff(ir::Kernel& kernel, const PipelineOptions& options) {
+  if (!options.adjoint) return false;
+  std::unique_ptr<ir::Kernel> adjoint = make_adjoint(kernel, *options.adjoint);
+  kernel.abi = std::move(adjoint->abi);
+  kernel.body = std::move(adjoint->body);
+  kernel.var_origins.clear();  // they name the primal's variables
+  return true;
+}
 
 // The pass order; this list is the one place it is written down (READMEs and
 // docs/ARCHITECTURE.md point here). Why this order: debug-only checks leave first when not
@@ -36,7 +48,9 @@ struct Stage {
 // top level. Atomics are demoted after offloading, because only then is it known which code
 // runs serially. The last simplify folds and shares the address arithmetic that lowering
 // leaves and forwards the demoted atomics. Scatters are privatized last, on the final
-// addresses (CPU targets only; it marks element_ptrs and changes nothing else).
+// addresses (CPU targets only; it marks element_ptrs and changes nothing else). Autodiff
+// (when asked for) works on typed, simplified IR with the kernel's loops still in place, and
+// everything after it optimises the adjoint as it would any kernel.
 constexpr ir::VerifyOptions kPlain{};
 constexpr ir::VerifyOptions kOffloaded{.offloaded = true};
 constexpr ir::VerifyOptions kLowered{.offloaded = true, .lowered = true};
@@ -44,11 +58,17 @@ constexpr ir::VerifyOptions kLowered{.offloaded = true, .lowered = true};
 constexpr ir::VerifyOptions kUntyped{.types = false};
 
 const Stage kStages[] = {
-    {"drop_asserts", drop_asserts, kUntyped}, {"type_check", type_check, kPlain},
-    {"full_simplify", nullptr, kPlain},       {"licm", licm, kPlain},
-    {"full_simplify", nullptr, kPlain},       {"offload", offload, kOffloaded},
-    {"lower_access", lower_access, kLowered}, {"demote_atomics", demote_atomics, kLowered},
-    {"full_simplify", nullptr, kLowered},     {"privatize_scatter", privatize_scatter, kLowered},
+    {"drop_asserts", drop_asserts, nullptr, kUntyped},
+    {"type_check", type_check, nullptr, kPlain},
+    {"full_simplify", nullptr, nullptr, kPlain},
+    {"autodiff", nullptr, autodiff, kPlain},
+    {"licm", licm, nullptr, kPlain},
+    {"full_simplify", nullptr, nullptr, kPlain},
+    {"offload", offload, nullptr, kOffloaded},
+    {"lower_access", lower_access, nullptr, kLowered},
+    {"demote_atomics", demote_atomics, nullptr, kLowered},
+    {"full_simplify", nullptr, nullptr, kLowered},
+    {"privatize_scatter", privatize_scatter, nullptr, kLowered},
 };
 
 }  // namespace
@@ -62,6 +82,8 @@ void run_pipeline(ir::Kernel& kernel, const PipelineOptions& options,
     auto start = std::chrono::steady_clock::now();
     if (stage.run) {
       stage.run(kernel);
+    } else if (stage.run_with_options) {
+      stage.run_with_options(kernel, options);
     } else {
       SimplifyOptions so;
       so.name =

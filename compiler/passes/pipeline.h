@@ -2,9 +2,12 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "compiler/passes/autodiff.h"
 
 namespace loom::ir {
 class Kernel;
@@ -14,6 +17,9 @@ namespace loom::passes {
 
 struct PipelineOptions {
   bool debug = false;  // bounds checks and assertions compiled in (sets Kernel::debug)
+  // Set: the pipeline turns the kernel into its adjoint (the `autodiff` stage, make_adjoint)
+  // after the first simplification, and optimises that.
+  std::optional<AdjointOptions> adjoint;
   // ir::verify_or_throw on the input (structure only: types are type_check's job), after
   // every pass, and inside full_simplify after every sub-pass; failures name the (sub-)pass.
   bool verify = true;

@@ -42,7 +42,8 @@ std::pair<int32_t, uint8_t> access_of(const Inst& inst, const KernelABI& abi) {
     case Op::TmpStore:
     case Op::Reduce:
     case Op::GlobalPtr:
-    case Op::ElementPtr: return {-1, 0};
+    case Op::ElementPtr:
+    case Op::ArgLoad: return {-1, 0};  // a parameter's bytes, not a resource
     default: break;
   }
   // A memory op added to ops.def without a case above would go unreported: a render graph

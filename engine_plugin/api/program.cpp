@@ -24,6 +24,7 @@
 #include "compiler/graph/validate.h"
 #include "compiler/ir/inst.h"
 #include "compiler/ir/printer.h"
+#include "compiler/passes/autodiff.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/passes/porting_warnings.h"
 #include "engine_plugin/api/aot_instance.h"
@@ -249,18 +250,30 @@ struct Program::Impl {
   }
   void allocate_storage_unplaced() {
     const bool memory = options.allocate;
-    for (const FieldDesc& f : doc->fields) {
+    auto add_field = [&](const FieldDesc& f) {
       claim_name(f.name);
       fields[f.name] = std::make_unique<host::Field>(f, memory);
       if (memory) device.add_buffer(f.name, fields[f.name]->data(), fields[f.name]->bytes(), false);
+    };
+    auto add_ndarray = [&](const std::string& name, const graph::NdarrayDecl& n) {
+      claim_name(name);
+      ndarrays[name] = std::make_unique<host::Ndarray>(n.elem.scalar, n.shape, n.elem.components(),
+                                                       name, memory);
+      if (memory) device.add_buffer(name, ndarrays[name]->data(), ndarrays[name]->bytes(), false);
+      ndarray_elems[name] = n.elem;
+    };
+    // A resource that needs_grad comes with its adjoint NAME.grad, zeroed (passes/autodiff.h).
+    for (const FieldDesc& f : doc->fields) {
+      add_field(f);
+      if (!f.needs_grad) continue;
+      FieldDesc g = f;
+      g.name = passes::adjoint_name(f.name);
+      g.needs_grad = false;
+      add_field(g);
     }
     for (const graph::NdarrayDecl& n : doc->ndarrays) {
-      claim_name(n.name);
-      ndarrays[n.name] = std::make_unique<host::Ndarray>(n.elem.scalar, n.shape,
-                                                         n.elem.components(), n.name, memory);
-      if (memory)
-        device.add_buffer(n.name, ndarrays[n.name]->data(), ndarrays[n.name]->bytes(), false);
-      ndarray_elems[n.name] = n.elem;
+      add_ndarray(n.name, n);
+      if (n.needs_grad) add_ndarray(passes::adjoint_name(n.name), n);
     }
     for (const graph::TextureDecl& t : doc->textures) {
       claim_name(t.name);
@@ -392,6 +405,50 @@ struct Program::Impl {
     return *k;
   }
 
+  // The kernel K whose adjoint "K.grad" names, or null when `name` names no adjoint.
+  const graph::KernelDecl* adjoint_of(const std::string& name) const {
+    const std::string suffix = passes::adjoint_name("");
+    if (name.size() <= suffix.size() || find_kernel(name) ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      return nullptr;
+    return find_kernel(name.substr(0, name.size() - suffix.size()));
+  }
+
+  // The launch of an adjoint kernel: which ndarray parameters get one (those bound to an
+  // ndarray that has an adjoint NAME.grad, or given a PARAM.grad argument), and the arguments
+  // with each PARAM.grad bound (to NAME.grad unless the caller bound it).
+  struct AdjointLaunch {
+    std::set<std::string> ndarray_params;
+    Args args;
+    std::string key() const {
+      std::string k = "adjoint:";
+      for (const std::string& p : ndarray_params) k += p + ',';
+      return k;
+    }
+  };
+  AdjointLaunch adjoint_launch(const graph::KernelDecl& decl, const Args& args) const {
+    AdjointLaunch a;
+    a.args = args;
+    for (const graph::KernelParam& p : decl.params) {
+      if (p.kind != graph::ParamKind::Ndarray) continue;
+      std::string grad = passes::adjoint_name(p.name);
+      bool given = false;
+      for (const auto& [name, value] : args) given = given || name == grad;
+      if (given) {
+        a.ndarray_params.insert(p.name);
+        continue;
+      }
+      for (const auto& [name, value] : args) {
+        if (name != p.name || value.kind() != Arg::Kind::Resource) continue;
+        std::string companion = passes::adjoint_name(value.resource());
+        if (!ndarrays.count(companion)) continue;
+        a.ndarray_params.insert(p.name);
+        a.args.emplace_back(grad, Arg(companion));
+      }
+    }
+    return a;
+  }
+
   graph::TemplateArgs template_args(const graph::KernelDecl& decl, const Args& args) const {
     graph::TemplateArgs t;
     t.distinct_ndarrays = distinct_ndarrays(decl, args);
@@ -463,14 +520,19 @@ struct Program::Impl {
     return bound.size() >= 2 && std::adjacent_find(bound.begin(), bound.end()) == bound.end();
   }
 
-  void check_argument_names(const graph::KernelDecl& decl, const Args& args) const {
+  void check_argument_names(const graph::KernelDecl& decl, const Args& args,
+                            bool adjoint = false) const {
     std::unordered_set<std::string_view> seen;
     for (const auto& [name, value] : args)
       if (!seen.insert(name).second)
         throw Error(place(decl.name, name),
                     "kernel '" + decl.name + "': argument '" + name + "' is given twice");
-    std::unordered_set<std::string_view> params;
-    for (const graph::KernelParam& p : decl.params) params.insert(p.name);
+    std::unordered_set<std::string> params;
+    for (const graph::KernelParam& p : decl.params) {
+      params.insert(p.name);
+      if (adjoint && p.kind == graph::ParamKind::Ndarray)
+        params.insert(passes::adjoint_name(p.name));
+    }
     for (const auto& [name, value] : args) {
       bool known = params.count(name) != 0;
       if (!known)
@@ -491,7 +553,8 @@ struct Program::Impl {
   // Lowers and optimises; `observer` sees the IR after lowering ("lower") and each pass.
   std::unique_ptr<ir::Kernel> lower_and_optimise(const std::string& kernel,
                                                  const graph::TemplateArgs& targs,
-                                                 const passes::PassObserver& observer = {}) {
+                                                 const passes::PassObserver& observer = {},
+                                                 const AdjointLaunch* adjoint = nullptr) {
     auto t0 = Clock::now();
     std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*doc, kernel_decl(kernel), targs);
     stats.ms_lower += ms_since(t0);
@@ -501,6 +564,7 @@ struct Program::Impl {
     if (observer) observer("lower", *k);
     passes::PipelineOptions po;
     po.debug = options.debug;
+    if (adjoint) po.adjoint = adjoint_options(*k, *adjoint);
     std::vector<passes::PassTiming> timings;
     auto t1 = Clock::now();
     passes::run_pipeline(*k, po, observer, &timings);
@@ -509,21 +573,51 @@ struct Program::Impl {
     return k;
   }
 
-  KernelRecord compile(const std::string& kernel, const graph::TemplateArgs& targs) {
-    std::unique_ptr<ir::Kernel> k = lower_and_optimise(kernel, targs);
+  // Which of a lowered kernel's slots have an adjoint: fields whose NAME.grad the program
+  // holds, and the ndarray parameters of `a`.
+  passes::AdjointOptions adjoint_options(const ir::Kernel& k, const AdjointLaunch& a) const {
+    passes::AdjointOptions o;
+    for (const ResourceDesc& r : k.abi.resources) {
+      bool has = false;
+      if (r.kind == ResourceKind::Field)
+        has = fields.count(passes::adjoint_name(r.field)) != 0;
+      else if (r.kind == ResourceKind::Ndarray && r.param_offset < 0 && r.param >= 0)
+        has = a.ndarray_params.count(k.abi.params.at(static_cast<size_t>(r.param)).name) != 0;
+      o.slot_has_adjoint.push_back(has && is_float(r.dtype));
+    }
+    return o;
+  }
+
+  // The fields that have an adjoint, for the keys of adjoint kernels.
+  std::string fields_with_adjoints() const {
+    std::string names;
+    for (const FieldDesc& f : doc->fields)
+      if (f.needs_grad) names += f.name + ',';
+    return names;
+  }
+
+  KernelRecord compile(const std::string& kernel, const graph::TemplateArgs& targs,
+                       const AdjointLaunch* adjoint = nullptr) {
+    std::unique_ptr<ir::Kernel> k = lower_and_optimise(kernel, targs, {}, adjoint);
     return backend->compile(*k, stats);
   }
 
-  Instance& instance(const graph::KernelDecl& decl, const graph::TemplateArgs& targs) {
+  Instance& instance(const graph::KernelDecl& decl, const graph::TemplateArgs& targs,
+                     const AdjointLaunch* adjoint = nullptr) {
     std::string signature = targs.signature();
+    std::string adjoint_key = adjoint ? adjoint->key() + fields_with_adjoints() : "";
+    std::string name = adjoint ? passes::adjoint_name(decl.name) : decl.name;
+    // Adjoints have keys of their own; a primal's stay what they were (reload looks them up).
     std::string memory_key = decl.name + '\n' + targs.key();
+    if (adjoint) memory_key += '\n' + adjoint_key;
     auto found = instances.find(memory_key);
     if (found != instances.end()) {
       ++stats.memory_hits;
       return *found->second;
     }
     std::string key = hash128_hex(
-        content_key(decl.name) + '\n' + targs.key() + '\n' + backend->target_signature() + '\n' +
+        content_key(decl.name) + '\n' + targs.key() + '\n' +
+        (adjoint ? adjoint_key + '\n' : std::string()) + backend->target_signature() + '\n' +
         (options.debug ? "debug" : "release") + (options.fast_math ? ",fast" : ",ieee") +
         (options.cancellable ? ",cancellable" : "") +
         ",copies=" + std::to_string(private_copies()) + '\n' + kCompilerVersion + '\n' +
@@ -537,8 +631,8 @@ struct Program::Impl {
       // symbol, another kernel's record) is corrupt too: recompiled and replaced.
       auto t1 = Clock::now();
       try {
-        if (record->abi.name != decl.name)
-          throw Error("the entry holds kernel '" + record->abi.name + "', not '" + decl.name + "'");
+        if (record->abi.name != name)
+          throw Error("the entry holds kernel '" + record->abi.name + "', not '" + name + "'");
         loaded = device.load(*record);
         ++stats.disk_hits;
       } catch (const std::exception& e) {
@@ -548,7 +642,7 @@ struct Program::Impl {
       stats.ms_load += ms_since(t1);
     }
     if (!record) {
-      record = compile(decl.name, targs);
+      record = compile(decl.name, targs, adjoint);
       ++stats.misses;
       cache.store(key, *record);
       auto t1 = Clock::now();
@@ -556,8 +650,14 @@ struct Program::Impl {
       stats.ms_load += ms_since(t1);
     }
     auto inst = std::make_unique<Instance>(std::move(loaded), signature);
-    for (const graph::ReturnValue& r : graph::kernel_returns(*doc, decl))
-      inst->return_names.push_back(r.name);
+    if (adjoint) {  // the gradients of the float value parameters, named by them
+      for (const ParamDesc& p : inst->kernel->abi().params)
+        if (p.kind == ParamKind::Value && is_float(p.type.scalar))
+          inst->return_names.push_back(p.name);
+    } else {
+      for (const graph::ReturnValue& r : graph::kernel_returns(*doc, decl))
+        inst->return_names.push_back(r.name);
+    }
     ++stats.instantiations;
     return *(instances[memory_key] = std::move(inst));
   }
@@ -699,10 +799,13 @@ struct Program::Impl {
 
   KernelResult launch(const std::string& kernel, const Args& args) {
     need_memory("launching kernel '" + kernel + "'");
-    const graph::KernelDecl& decl = kernel_decl(kernel);
-    check_argument_names(decl, args);
-    Instance& inst = instance(decl, template_args(decl, args));
-    bind(inst, args);
+    std::optional<AdjointLaunch> adjoint;
+    const graph::KernelDecl* primal = adjoint_of(kernel);
+    if (primal) adjoint = adjoint_launch(*primal, args);
+    const graph::KernelDecl& decl = primal ? *primal : kernel_decl(kernel);
+    check_argument_names(decl, args, primal != nullptr);
+    Instance& inst = instance(decl, template_args(decl, args), adjoint ? &*adjoint : nullptr);
+    bind(inst, adjoint ? adjoint->args : args);
     LaunchContext& ctx = inst.frame.context();
     ctx.seed = 0x9e3779b97f4a7c15ull * ++launch_serial;  // fresh random numbers every launch
     auto t0 = Clock::now();

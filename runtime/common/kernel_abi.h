@@ -172,6 +172,9 @@ struct FieldDesc {
   ValueType elem;
   std::vector<int64_t> shape;
   Layout layout = Layout::AoS;
+  // The program also holds its adjoint, the field NAME.grad of the same type and shape, which
+  // adjoint kernels (NAME.grad kernels, passes/autodiff.h) read and accumulate into.
+  bool needs_grad = false;
 };
 
 }  // namespace loom

@@ -74,8 +74,9 @@ std::unique_ptr<Kernel> stencil() {
 
 TEST(Pipeline, PassNamesInOrder) {
   std::vector<std::string> expected = {
-      "drop_asserts", "type_check",   "full_simplify",  "licm",          "full_simplify",
-      "offload",      "lower_access", "demote_atomics", "full_simplify", "privatize_scatter"};
+      "drop_asserts",   "type_check",    "full_simplify",    "autodiff",
+      "licm",           "full_simplify", "offload",          "lower_access",
+      "demote_atomics", "full_simplify", "privatize_scatter"};
   EXPECT_EQ(pipeline_pass_names(), expected);
 }
 

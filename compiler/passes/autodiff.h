@@ -1,0 +1,48 @@
+// Reverse-mode automatic differentiation: the adjoint kernel of a kernel (Taichi's
+// kernel.grad()). Runs on typed, simplified IR before offload (pipeline.h: after the first
+// full_simplify); the adjoint kernel then goes through the rest of the pipeline like any other.
+//
+// For every resource slot with an adjoint (`NAME.grad`: an ndarray parameter gets a twin
+// parameter `NAME.grad` of the same type, a field the program's field `NAME.grad`), the adjoint
+// kernel reads the adjoints of what the kernel wrote and accumulates into the adjoints of what
+// it read: a load's adjoint is an atomic add into the adjoint of the element (a gather becomes
+// a scatter), a store's and an atomic add's is a load of the adjoint of the element (a scatter
+// becomes a gather). Values are recomputed, not stored: each reversed block first recomputes
+// its values (everything but the kernel's stores and atomics), then walks its instructions
+// backwards through the derivative rules of ops.def (ir/derivative.h). Parallel loops stay
+// parallel, in reverse order; branches are reversed under the same condition. The gradients of
+// float value parameters are reduced over every thread and returned, one return value per
+// parameter, in parameter order.
+//
+// Like Taichi's, the result is right when the kernel obeys the global data access rule: it
+// never reads a global element after overwriting it (the recomputation reads memory as the
+// kernel left it). What this pass cannot differentiate yet it refuses with an error naming the
+// kernel and node: loops inside a parallel loop and serial loops (they need a stack of the
+// values each iteration overwrote), random numbers, atomic min/max on differentiated memory,
+// and a branch that reads a variable it did not define.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "compiler/ir/inst.h"
+
+namespace loom::passes {
+
+struct AdjointOptions {
+  // By primal slot: whether the slot has an adjoint. Empty: every float field and ndarray
+  // parameter slot (argpack members and textures never have one).
+  std::vector<bool> slot_has_adjoint;
+};
+
+// The name of the adjoint kernel, of a slot's adjoint parameter or field: NAME + ".grad".
+std::string adjoint_name(const std::string& name);
+
+// The adjoint kernel of `primal` (typed, not offloaded; unchanged). Its ABI: the primal's
+// parameters, then one ndarray parameter per ndarray slot with an adjoint; the primal's
+// resource slots, then one slot per adjoint; one return value per float value parameter (its
+// gradient); the primal's return values are not differentiated.
+std::unique_ptr<ir::Kernel> make_adjoint(const ir::Kernel& primal,
+                                         const AdjointOptions& options = {});
+
+}  // namespace loom::passes

@@ -1,0 +1,99 @@
+// Gradients through loom::Program (passes/autodiff.h): launching "K.grad" runs the adjoint of
+// kernel K on the resources' NAME.grad companions (declared `needs_grad` in the document).
+// The suite runs on the CPU and on Vulkan (e2e_test.vulkan).
+#include <cmath>
+
+#include "tests/e2e/e2e_util.h"
+
+using namespace loom;
+using namespace loom::test;
+
+namespace {
+
+// autodiff: model(a, x, w, y): y[i] = a * sin(x[i]) * x[i] + w[i]; loss += y[i]^2.
+std::string document() { return doc_path("autodiff.loom.json"); }
+
+constexpr int64_t kN = 64;
+
+float x_at(int64_t i) { return -1.6f + 0.05f * static_cast<float>(i); }
+
+void set(Program& p, const std::string& name, const std::vector<float>& v) {
+  ArrayView view = p.array(name);
+  std::memcpy(view.data, v.data(), v.size() * sizeof(float));
+}
+
+}  // namespace
+
+TEST(Autodiff, AKernelsAdjointGivesTheGradientsOfItsResourcesAndValueParameters) {
+  Program p(no_cache());
+  p.load_file(document());
+  std::vector<float> x(kN), w(kN);
+  for (int64_t i = 0; i < kN; ++i) {
+    x[static_cast<size_t>(i)] = x_at(i);
+    w[static_cast<size_t>(i)] = 0.01f * static_cast<float>(i);
+  }
+  set(p, "xs", x);
+  set(p, "ws", w);
+  const float a = 1.3f;
+  const Args args = {{"a", a}, {"x", "xs"}, {"w", "ws"}, {"y", "ys"}};
+  p.launch("model", args);
+  set(p, "loss.grad", {1.0f});  // d loss / d loss
+  KernelResult r = p.launch("model.grad", args);
+
+  double da = 0;
+  ArrayView xg = p.array("xs.grad");
+  ArrayView yg = p.array("ys.grad");
+  for (int64_t i = 0; i < kN; ++i) {
+    double xi = x[static_cast<size_t>(i)], y = a * std::sin(xi) * xi + w[static_cast<size_t>(i)];
+    double dx = 2 * y * a * (std::cos(xi) * xi + std::sin(xi));
+    da += 2 * y * std::sin(xi) * xi;
+    EXPECT_NEAR(element<float>(xg, i), dx, 1e-4 * std::max(1.0, std::abs(dx))) << i;
+    EXPECT_EQ(element<float>(yg, i), 0.0f);  // y.grad is read, not written
+  }
+  ASSERT_EQ(r.names, std::vector<std::string>{"a"});
+  EXPECT_NEAR(r.value("a"), da, 1e-4 * std::abs(da));
+  // ws has no adjoint: the kernel reads it, and nothing was made for it.
+  EXPECT_NE(error_of([&] { p.array("ws.grad"); }), "");
+}
+
+// The gradient against central differences of the loss the primal kernel computes.
+TEST(Autodiff, GradientsMatchCentralDifferencesOfTheLoss) {
+  Program p(no_cache());
+  p.load_file(document());
+  std::vector<float> x(kN), w(kN, 0.0f);
+  for (int64_t i = 0; i < kN; ++i) x[static_cast<size_t>(i)] = x_at(i);
+  set(p, "ws", w);
+  const Args args = {{"a", 0.7f}, {"x", "xs"}, {"w", "ws"}, {"y", "ys"}};
+  auto loss_at = [&](const std::vector<float>& at) {
+    set(p, "xs", at);
+    set(p, "loss", {0.0f});
+    p.launch("model", args);
+    return static_cast<double>(element<float>(p.array("loss"), 0));
+  };
+  loss_at(x);
+  set(p, "loss.grad", {1.0f});
+  p.launch("model.grad", args);
+  for (int64_t i : {0, 9, 31, 50, 63}) {
+    const float h = 1e-2f;
+    auto plus = x, minus = x;
+    plus[static_cast<size_t>(i)] += h;
+    minus[static_cast<size_t>(i)] -= h;
+    double fd = (loss_at(plus) - loss_at(minus)) / (2.0 * h);
+    double ad = element<float>(p.array("xs.grad"), i);
+    EXPECT_NEAR(ad, fd, 2e-3 * std::max(1.0, std::abs(fd))) << i;
+  }
+}
+
+// An adjoint launch of a kernel the document lacks, or with an argument the kernel does not
+// take, fails naming it; a PARAM.grad argument binds the adjoint explicitly.
+TEST(Autodiff, AdjointLaunchesNameWhatIsWrong) {
+  Program p(no_cache());
+  p.load_file(document());
+  EXPECT_NE(error_of([&] { p.launch("nothing.grad"); }).find("no kernel 'nothing.grad'"),
+            std::string::npos);
+  const Args args = {{"a", 1.0f}, {"x", "xs"}, {"w", "ws"}, {"y", "ys"}, {"w.grad", "nope"}};
+  EXPECT_NE(error_of([&] { p.launch("model.grad", args); }).find("'nope' is not an ndarray"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { p.launch("model", args); }).find("has no parameter 'w.grad'"),
+            std::string::npos);
+}

@@ -1,0 +1,350 @@
+// Reverse-mode autodiff (passes/autodiff.h): the adjoint kernel's gradients against central
+// finite differences of the primal kernel in f64, both run by the reference interpreter, before
+// and after the rest of the pipeline.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <random>
+
+#include "compiler/ir/op.h"
+#include "compiler/passes/autodiff.h"
+#include "compiler/passes/pipeline.h"
+#include "interpreter.h"
+#include "pass_test_util.h"
+#include "runtime/common/error.h"
+
+namespace loom::passes {
+namespace {
+
+using ir::Builder;
+using ir::Inst;
+using ir::Op;
+using testing::add_field;
+using testing::add_ndarray;
+using testing::add_value_param;
+using testing::Interpreter;
+using testing::make_memory;
+using testing::Memory;
+using testing::new_kernel;
+
+uint64_t bits(double v) {
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+double real(uint64_t b) {
+  double v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
+}
+
+constexpr int64_t kN = 16;
+
+// A kernel over 1-d f64 ndarrays: the first `inputs` slots are read, `out` (the last) is
+// written by `body(b, i, loads)`.
+struct Elementwise {
+  std::unique_ptr<ir::Kernel> kernel;
+  int inputs;
+};
+
+Elementwise elementwise(int inputs,
+                        const std::function<Inst*(Builder&, const std::vector<Inst*>&)>& body) {
+  auto k = new_kernel("k");
+  for (int j = 0; j < inputs; ++j) add_ndarray(*k, "x" + std::to_string(j), Scalar::F64, 1);
+  int out = add_ndarray(*k, "y", Scalar::F64, 1);
+  Builder b(k->body.get());
+  Inst* n = b.make(Op::ResourceShape, Scalar::I32, {}, out, 0);
+  Inst* loop = b.range_for({b.i32(0), n});
+  b.set_insert_end(loop->region(0));
+  Inst* i = b.loop_index(loop, 0);
+  std::vector<Inst*> loads;
+  loads.reserve(static_cast<size_t>(inputs));
+  for (int j = 0; j < inputs; ++j)
+    loads.push_back(b.global_load(b.global_ptr(Scalar::F64, j, {i})));
+  b.global_store(b.global_ptr(Scalar::F64, out, {i}), body(b, loads));
+  return {std::move(k), inputs};
+}
+
+// Runs the primal on `x` (per input slot), returns y.
+std::vector<double> primal_y(const ir::Kernel& k, const std::vector<std::vector<double>>& x) {
+  std::vector<std::vector<int64_t>> shapes(k.abi.resources.size(), {kN});
+  Memory m = make_memory(k, shapes, [](int, int64_t) { return bits(0.0); });
+  for (size_t j = 0; j < x.size(); ++j)
+    for (int64_t i = 0; i < kN; ++i)
+      m.slots[j][static_cast<size_t>(i)] = bits(x[j][static_cast<size_t>(i)]);
+  Interpreter(k, m).run();
+  std::vector<double> y;
+  for (uint64_t v : m.slots.back()) y.push_back(real(v));
+  return y;
+}
+
+// The adjoint kernel's x.grad for y.grad = w.
+std::vector<std::vector<double>> adjoint_grads(const ir::Kernel& adjoint, size_t primal_slots,
+                                               const std::vector<std::vector<double>>& x,
+                                               const std::vector<double>& w) {
+  std::vector<std::vector<int64_t>> shapes(adjoint.abi.resources.size(), {kN});
+  Memory m = make_memory(adjoint, shapes, [](int, int64_t) { return bits(0.0); });
+  for (size_t j = 0; j < x.size(); ++j)
+    for (int64_t i = 0; i < kN; ++i)
+      m.slots[j][static_cast<size_t>(i)] = bits(x[j][static_cast<size_t>(i)]);
+  // Adjoint slots follow the primal's in slot order: x0.grad ... y.grad.
+  std::vector<uint64_t>& yg = m.slots[primal_slots + x.size()];
+  for (int64_t i = 0; i < kN; ++i) yg[static_cast<size_t>(i)] = bits(w[static_cast<size_t>(i)]);
+  Interpreter(adjoint, m).run();
+  std::vector<std::vector<double>> g(x.size());
+  for (size_t j = 0; j < x.size(); ++j)
+    for (uint64_t v : m.slots[primal_slots + j]) g[j].push_back(real(v));
+  return g;
+}
+
+// Checks the adjoint of `e` against central differences at `x`, with the adjoint kernel as
+// made and after the rest of the pipeline.
+void expect_gradients_match(Elementwise e, const std::vector<std::vector<double>>& x,
+                            double tolerance = 1e-6, double h = 1e-6) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> weight(0.5, 1.5);
+  std::vector<double> w(kN);
+  for (double& v : w) v = weight(rng);
+  auto adjoint = make_adjoint(*e.kernel);
+  ASSERT_EQ(ir::verify(*adjoint), "") << ir::print_kernel(*adjoint);
+  const size_t slots = e.kernel->abi.resources.size();
+  auto piped = adjoint->clone();
+  run_pipeline(*piped, {});
+  for (const ir::Kernel* k : {adjoint.get(), piped.get()}) {
+    auto g = adjoint_grads(*k, slots, x, w);
+    for (int j = 0; j < e.inputs; ++j) {
+      auto plus = x, minus = x;
+      for (int64_t i = 0; i < kN; ++i) {
+        plus[static_cast<size_t>(j)][static_cast<size_t>(i)] += h;
+        minus[static_cast<size_t>(j)][static_cast<size_t>(i)] -= h;
+      }
+      auto yp = primal_y(*e.kernel, plus), ym = primal_y(*e.kernel, minus);
+      for (int64_t i = 0; i < kN; ++i) {
+        auto u = static_cast<size_t>(i);
+        double fd = (yp[u] - ym[u]) / (2 * h) * w[u];
+        double ad = g[static_cast<size_t>(j)][u];
+        EXPECT_NEAR(ad, fd, tolerance * std::max(1.0, std::abs(fd)))
+            << "input " << j << " element " << i << " at " << x[static_cast<size_t>(j)][u]
+            << (k == piped.get() ? " (after the pipeline)" : "") << "\n"
+            << ir::print_kernel(*k);
+      }
+    }
+  }
+}
+
+// Inputs where the op is smooth, away from its kinks and poles.
+std::vector<std::vector<double>> inputs_for(Op op, int count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  auto draw = [&](double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(rng);
+  };
+  auto away_from_zero = [&](double lo, double hi) {
+    double v = draw(lo, hi);
+    return rng() % 2 ? v : -v;
+  };
+  std::vector<std::vector<double>> x(static_cast<size_t>(count), std::vector<double>(kN));
+  for (int j = 0; j < count; ++j)
+    for (double& v : x[static_cast<size_t>(j)]) {
+      switch (op) {
+        case Op::Sqrt:
+        case Op::Rsqrt:
+        case Op::Log:
+        case Op::Pow: v = draw(0.5, 2.0); break;
+        case Op::Asin:
+        case Op::Acos: v = draw(-0.9, 0.9); break;
+        case Op::Tan: v = draw(-1.2, 1.2); break;
+        case Op::Abs:
+        case Op::Div:
+        case Op::Atan2: v = away_from_zero(0.3, 2.0); break;
+        case Op::Mod:
+          v = j == 0 ? draw(0.1, 0.9) + static_cast<double>(rng() % 3) : draw(1.0, 1.3);
+          break;
+        default: v = draw(-2.0, 2.0);
+      }
+    }
+  if (op == Op::Min || op == Op::Max)  // never equal: one side clearly wins
+    for (int64_t i = 0; i < kN; ++i)
+      x[1][static_cast<size_t>(i)] = x[0][static_cast<size_t>(i)] + (i % 2 ? 0.5 : -0.5);
+  return x;
+}
+
+// Every op with a derivative rule in ops.def, on each of its float operands: the table, not a
+// list kept here, says which ops these are, so an op given a rule is checked from then on.
+TEST(Autodiff, EveryDerivativeRuleMatchesCentralDifferences) {
+  int checked = 0;
+  for (int o = 0; o < ir::kOpCount; ++o) {
+    auto op = static_cast<Op>(o);
+    const ir::OpInfo& info = ir::op_info(op);
+    if (info.gradient != ir::Differentiable::Yes) continue;
+    SCOPED_TRACE(std::string(ir::op_name(op)));
+    if (op == Op::Cast) {  // f64 -> f32 -> f64: a derivative of 1 with f32 rounding
+      Elementwise e = elementwise(1, [](Builder& b, const std::vector<Inst*>& x) {
+        return b.cast(Scalar::F64, b.binary(Op::Mul, b.cast(Scalar::F32, x[0]), b.f32(3.0)));
+      });
+      expect_gradients_match(std::move(e), inputs_for(op, 1, 1), 1e-2, 1e-3);
+    } else if (op == Op::Select) {  // x0 > 0 ? x1 : x2
+      Elementwise e = elementwise(3, [](Builder& b, const std::vector<Inst*>& x) {
+        return b.select(b.binary(Op::Gt, x[0], b.const_float(Scalar::F64, 0.0)), x[1], x[2]);
+      });
+      expect_gradients_match(std::move(e), inputs_for(op, 3, 2));
+    } else {
+      int arity = info.arity;
+      ASSERT_GE(arity, 1);
+      Elementwise e = elementwise(arity, [&](Builder& b, const std::vector<Inst*>& x) {
+        auto inst = std::make_unique<Inst>(op, Scalar::F64);
+        inst->operands = x;
+        return b.insert(std::move(inst));
+      });
+      expect_gradients_match(std::move(e), inputs_for(op, arity, static_cast<uint32_t>(o)));
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 24);
+}
+
+// y = a * x * x + b: the gradients of value parameters are reduced over every thread and
+// returned in parameter order (a, then b).
+TEST(Autodiff, ValueParameterGradientsAreReducedAndReturned) {
+  auto k = new_kernel("k");
+  add_value_param(*k, "a", Scalar::F64);
+  add_value_param(*k, "n", Scalar::I32);
+  add_value_param(*k, "b", Scalar::F64);
+  int x = add_ndarray(*k, "x", Scalar::F64, 1);
+  int y = add_ndarray(*k, "y", Scalar::F64, 1);
+  Builder b(k->body.get());
+  Inst* loop = b.range_for({b.i32(0), b.arg(Scalar::I32, 1)});
+  b.set_insert_end(loop->region(0));
+  Inst* i = b.loop_index(loop, 0);
+  Inst* xi = b.global_load(b.global_ptr(Scalar::F64, x, {i}));
+  Inst* v = b.binary(Op::Add, b.binary(Op::Mul, b.arg(Scalar::F64, 0), b.binary(Op::Mul, xi, xi)),
+                     b.arg(Scalar::F64, 2));
+  b.global_store(b.global_ptr(Scalar::F64, y, {i}), v);
+
+  auto adjoint = make_adjoint(*k);
+  ASSERT_EQ(adjoint->abi.returns.size(), 2u);
+  EXPECT_EQ(adjoint->abi.name, "k.grad");
+  EXPECT_EQ(adjoint->abi.params.at(5).name, "x.grad");
+  EXPECT_EQ(adjoint->abi.params.at(6).name, "y.grad");
+  for (bool piped : {false, true}) {
+    auto a = adjoint->clone();
+    if (piped) run_pipeline(*a, {});
+    Memory m = make_memory(*a, {{kN}, {kN}, {kN}, {kN}}, [](int, int64_t) { return bits(0.0); });
+    m.args[0] = bits(1.5);
+    m.args[1] = static_cast<uint64_t>(kN);
+    m.args[2] = bits(-0.25);
+    double da = 0, db = 0;
+    for (int64_t j = 0; j < kN; ++j) {
+      double xv = 0.1 * static_cast<double>(j) - 0.5, w = 1.0 + 0.01 * static_cast<double>(j);
+      m.slots[0][static_cast<size_t>(j)] = bits(xv);
+      m.slots[3][static_cast<size_t>(j)] = bits(w);  // y.grad
+      da += w * xv * xv;
+      db += w;
+    }
+    Interpreter(*a, m).run();
+    ASSERT_EQ(m.returns.size(), 2u);
+    EXPECT_NEAR(real(m.returns[0]), da, 1e-12) << (piped ? "after the pipeline" : "");
+    EXPECT_NEAR(real(m.returns[1]), db, 1e-12);
+    for (int64_t j = 0; j < kN; ++j) {
+      double xv = 0.1 * static_cast<double>(j) - 0.5, w = 1.0 + 0.01 * static_cast<double>(j);
+      EXPECT_NEAR(real(m.slots[2][static_cast<size_t>(j)]), w * 1.5 * 2 * xv, 1e-12);  // x.grad
+    }
+  }
+}
+
+// A branch through a variable (lowering's form of an `if` with outputs), an atomic add into a
+// field (the adjoint of a scatter is a gather) and a gather through an index array (its
+// adjoint is a scatter of atomic adds).
+TEST(Autodiff, BranchesAtomicsAndGathers) {
+  auto k = new_kernel("k");
+  int x = add_ndarray(*k, "x", Scalar::F64, 1);
+  int idx = add_ndarray(*k, "idx", Scalar::I32, 1);
+  int loss = add_field(*k, "loss", Scalar::F64, {1});
+  Builder b(k->body.get());
+  Inst* loop = b.range_for({b.i32(0), b.i32(kN)});
+  b.set_insert_end(loop->region(0));
+  Inst* i = b.loop_index(loop, 0);
+  Inst* xi = b.global_load(
+      b.global_ptr(Scalar::F64, x, {b.global_load(b.global_ptr(Scalar::I32, idx, {i}))}));
+  Inst* t = b.alloca_(Scalar::F64);
+  Inst* branch = b.if_(b.binary(Op::Gt, xi, b.const_float(Scalar::F64, 0.0)));
+  Builder then(branch->region(0)), otherwise(branch->region(1));
+  then.local_store(t, then.unary(Op::Sin, xi));
+  otherwise.local_store(t, otherwise.binary(Op::Mul, xi, xi));
+  b.atomic(ir::AtomicOp::Add, b.global_ptr(Scalar::F64, loss, {b.i32(0)}),
+           b.binary(Op::Mul, b.local_load(t), b.const_float(Scalar::F64, 2.0)));
+
+  auto adjoint = make_adjoint(*k);
+  ASSERT_EQ(ir::verify(*adjoint), "") << ir::print_kernel(*adjoint);
+  // x.grad, loss.grad: idx is an integer array, it has no adjoint.
+  ASSERT_EQ(adjoint->abi.resources.size(), 5u);
+  EXPECT_EQ(adjoint->abi.resources[4].field, "loss.grad");
+  for (bool piped : {false, true}) {
+    auto a = adjoint->clone();
+    if (piped) run_pipeline(*a, {});
+    Memory m = make_memory(*a, {{kN}, {kN}, {kN}}, [](int, int64_t) { return bits(0.0); });
+    std::vector<double> expected(kN, 0.0);
+    for (int64_t j = 0; j < kN; ++j) {
+      auto u = static_cast<size_t>(j);
+      double xv = 0.2 * static_cast<double>(j) - 1.5;
+      m.slots[static_cast<size_t>(x)][u] = bits(xv);
+      int64_t from = (j * 5) % kN;  // a permutation; element `from` is read by thread j
+      m.slots[static_cast<size_t>(idx)][u] = static_cast<uint64_t>(from);
+    }
+    m.slots[4][0] = bits(0.5);  // loss.grad
+    for (int64_t j = 0; j < kN; ++j) {
+      auto from = static_cast<size_t>((j * 5) % kN);
+      double xv = real(m.slots[static_cast<size_t>(x)][from]);
+      expected[from] += 0.5 * 2.0 * (xv > 0 ? std::cos(xv) : 2 * xv);
+    }
+    Interpreter(*a, m).run();
+    for (int64_t j = 0; j < kN; ++j)
+      EXPECT_NEAR(real(m.slots[3][static_cast<size_t>(j)]), expected[static_cast<size_t>(j)], 1e-12)
+          << j << (piped ? " after the pipeline" : "") << "\n"
+          << ir::print_kernel(*a);
+  }
+}
+
+// What cannot be differentiated yet is refused with the kernel and node named.
+TEST(Autodiff, WhatItCannotDifferentiateIsAnErrorNamingKernelAndNode) {
+  auto k = new_kernel("walk");
+  int x = add_ndarray(*k, "x", Scalar::F64, 1);
+  Builder b(k->body.get());
+  Inst* loop = b.range_for({b.i32(0), b.i32(4)});
+  b.set_insert_end(loop->region(0));
+  b.set_node(42);
+  Inst* inner = b.while_();
+  Builder w(inner->region(0));
+  w.make(Op::Break, Scalar::Void);
+  b.set_node(43);
+  b.global_store(b.global_ptr(Scalar::F64, x, {b.loop_index(loop, 0)}),
+                 b.const_float(Scalar::F64, 1));
+  try {
+    make_adjoint(*k);
+    FAIL() << "a loop inside a parallel loop was differentiated";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.place().kernel, "walk");
+    EXPECT_EQ(e.place().node, 42);
+    EXPECT_NE(std::string(e.what()).find("loop"), std::string::npos) << e.what();
+  }
+
+  auto r = new_kernel("noise");
+  int y = add_ndarray(*r, "y", Scalar::F64, 1);
+  Builder rb(r->body.get());
+  Inst* l2 = rb.range_for({rb.i32(0), rb.i32(4)});
+  rb.set_insert_end(l2->region(0));
+  rb.set_node(7);
+  Inst* u = rb.make(Op::Rand, Scalar::F64);
+  rb.global_store(rb.global_ptr(Scalar::F64, y, {rb.loop_index(l2, 0)}), u);
+  try {
+    make_adjoint(*r);
+    FAIL() << "random numbers were differentiated";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.place().node, 7);
+    EXPECT_NE(std::string(e.what()).find("random"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace loom::passes
