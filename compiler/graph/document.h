@@ -89,6 +89,7 @@ struct NdarrayDecl {
   ValueType elem;
   std::vector<int64_t> shape;
   bool needs_grad = false;  // the program also holds the ndarray NAME.grad (FieldDesc's)
+  bool needs_dual = false;  // and NAME.dual
 };
 
 struct TextureDecl {

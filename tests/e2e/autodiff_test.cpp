@@ -84,6 +84,40 @@ TEST(Autodiff, GradientsMatchCentralDifferencesOfTheLoss) {
   }
 }
 
+// Forward mode: "model.dual" runs the kernel and, beside it, the tangents along the direction
+// the .dual arguments give (xs.dual bound by default, the value parameter's a.dual 0 unless
+// given): y.dual = dy/dx * x.dual + dy/da * a.dual, loss.dual = sum of 2 y * y.dual.
+TEST(Autodiff, ATangentLaunchGivesDirectionalDerivatives) {
+  Program p(no_cache());
+  p.load_file(document());
+  std::vector<float> x(kN), d(kN), w(kN, 0.25f);
+  for (int64_t i = 0; i < kN; ++i) {
+    x[static_cast<size_t>(i)] = x_at(i);
+    d[static_cast<size_t>(i)] = std::cos(0.3f * static_cast<float>(i));
+  }
+  set(p, "xs", x);
+  set(p, "ws", w);
+  set(p, "xs.dual", d);
+  const float a = 0.9f;
+  p.launch("model.dual", {{"a", a}, {"x", "xs"}, {"w", "ws"}, {"y", "ys"}, {"a.dual", 0.5f}});
+  double loss_dual = 0;
+  for (int64_t i = 0; i < kN; ++i) {
+    auto u = static_cast<size_t>(i);
+    double xi = x[u], y = a * std::sin(xi) * xi + w[u];
+    double yd = a * (std::cos(xi) * xi + std::sin(xi)) * d[u] + std::sin(xi) * xi * 0.5;
+    loss_dual += 2 * y * yd;
+    EXPECT_NEAR(element<float>(p.array("ys.dual"), i), yd, 1e-4 * std::max(1.0, std::abs(yd))) << i;
+    EXPECT_NEAR(element<float>(p.array("ys"), i), y, 1e-5 * std::max(1.0, std::abs(y))) << i;
+  }
+  EXPECT_NEAR(element<float>(p.array("loss.dual"), 0), loss_dual, 1e-4 * std::abs(loss_dual));
+  // A tangent argument of a parameter the kernel lacks, or of an integer one, is refused.
+  EXPECT_NE(
+      error_of([&] {
+        p.launch("model.dual", {{"a", a}, {"x", "xs"}, {"w", "ws"}, {"y", "ys"}, {"b.dual", 1.0f}});
+      }).find("has no parameter 'b.dual'"),
+      std::string::npos);
+}
+
 // An adjoint launch of a kernel the document lacks, or with an argument the kernel does not
 // take, fails naming it; a PARAM.grad argument binds the adjoint explicitly.
 TEST(Autodiff, AdjointLaunchesNameWhatIsWrong) {
