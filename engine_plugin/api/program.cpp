@@ -431,6 +431,13 @@ struct Program::Impl {
     return nullptr;
   }
 
+  // The kernel a launch of `kernel` runs, or whose adjoint or tangent kernel it runs.
+  const graph::KernelDecl& launch_decl(const std::string& kernel) const {
+    Derivative mode = Derivative::Adjoint;
+    if (const graph::KernelDecl* k = derived_from(kernel, &mode)) return *k;
+    return kernel_decl(kernel);
+  }
+
   // The launch of an adjoint or tangent kernel: which ndarray parameters get a derived twin
   // PARAM.grad / PARAM.dual (those bound to an ndarray that has NAME.grad / NAME.dual, or given
   // the twin as an argument), and the arguments with each twin bound (to the companion unless
@@ -940,8 +947,10 @@ struct Program::Impl {
   void check_pipeline_values() const {
     for (const graph::Pipeline& pipe : doc->pipelines)
       for (const auto& [kernel, args] : pipeline_launches(pipe.name)) {
-        const graph::KernelDecl& decl = kernel_decl(kernel);
-        check_argument_names(decl, args);
+        Derivative mode = Derivative::Adjoint;
+        const graph::KernelDecl* primal = derived_from(kernel, &mode);
+        const graph::KernelDecl& decl = primal ? *primal : kernel_decl(kernel);
+        check_argument_names(decl, args, primal ? &mode : nullptr);
         std::unordered_map<std::string_view, const Arg*> given;  // names are unique (above)
         for (const auto& [name, value] : args) given.emplace(name, &value);
         for (const graph::KernelParam& param : decl.params) {
@@ -988,6 +997,8 @@ struct Program::Impl {
     std::set<std::string> seen;
     for (const graph::Pipeline& p : doc->pipelines) {
       for (const auto& [kernel, args] : pipeline_launches(p.name)) {
+        Derivative mode = Derivative::Adjoint;
+        if (derived_from(kernel, &mode)) continue;  // K.grad, K.dual: checked as K
         const graph::KernelDecl& decl = kernel_decl(kernel);
         check_argument_names(decl, args);
         graph::TemplateArgs targs = template_args(decl, args);
@@ -1174,6 +1185,8 @@ ReloadReport Program::reload(graph::Document document) {
     std::unordered_map<std::string, bool> seen;
     for (const graph::Pipeline& p : fresh->doc->pipelines)
       for (const auto& [kernel, args] : fresh->pipeline_launches(p.name)) {
+        Derivative mode = Derivative::Adjoint;
+        if (fresh->derived_from(kernel, &mode)) continue;  // compiled at their first launch
         const graph::KernelDecl& decl = fresh->kernel_decl(kernel);
         fresh->check_argument_names(decl, args);
         graph::TemplateArgs targs = fresh->template_args(decl, args);
@@ -1266,7 +1279,7 @@ void Program::run_pipeline(const std::string& name, const Args& args) {
   auto launches = impl_->pipeline_launches(name);
   std::vector<std::string> names;  // the parameters of the launches' kernels, first seen first
   for (const auto& [kernel, ignored] : launches)
-    for (const graph::KernelParam& p : impl_->kernel_decl(kernel).params)
+    for (const graph::KernelParam& p : impl_->launch_decl(kernel).params)
       if (std::find(names.begin(), names.end(), p.name) == names.end()) names.push_back(p.name);
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& given = args[i].first;
@@ -1281,7 +1294,7 @@ void Program::run_pipeline(const std::string& name, const Args& args) {
                                              "'; its launches take: " + list);
   }
   for (auto& [kernel, launch_args] : launches) {
-    const graph::KernelDecl& decl = impl_->kernel_decl(kernel);
+    const graph::KernelDecl& decl = impl_->launch_decl(kernel);
     for (const auto& arg : args) {
       const std::string& given = arg.first;  // named: clang before 16 cannot capture a binding
       bool takes = false;
@@ -1607,6 +1620,8 @@ std::vector<Program::Warning> Program::warnings() {
   std::set<std::string> seen;
   for (const graph::Pipeline& p : impl_->doc->pipelines) {
     for (const auto& [kernel, args] : impl_->pipeline_launches(p.name)) {
+      Derivative mode = Derivative::Adjoint;
+      if (impl_->derived_from(kernel, &mode)) continue;  // K.grad, K.dual: said for K
       const graph::KernelDecl& decl = impl_->kernel_decl(kernel);
       graph::TemplateArgs targs = impl_->template_args(decl, args);
       // Instantiations share their nodes: a mistake is said once per kernel.

@@ -131,3 +131,34 @@ TEST(Autodiff, AdjointLaunchesNameWhatIsWrong) {
   EXPECT_NE(error_of([&] { p.launch("model", args); }).find("has no parameter 'w.grad'"),
             std::string::npos);
 }
+
+// A pipeline that descends a gradient: seed the loss's adjoint, zero x's, the loss, its
+// adjoint ("distance.grad"), then x -= rate * x.grad. With loss = sum (x - t)^2 and rate 0.1
+// each step scales x - t by 0.8 exactly as plain arithmetic does.
+TEST(Autodiff, APipelineDescendsAGradient) {
+  Program p(no_cache());
+  p.load_file(doc_path("autodiff_descent.loom.json"));
+  std::vector<float> x(kN), t(kN);
+  for (int64_t i = 0; i < kN; ++i) {
+    x[static_cast<size_t>(i)] = x_at(i);
+    t[static_cast<size_t>(i)] = 0.5f - 0.01f * static_cast<float>(i);
+  }
+  set(p, "xs", x);
+  set(p, "ts", t);
+  std::vector<float> expected = x;
+  double last_loss = 0;  // the loss the last step measured, before its descent
+  for (int step = 0; step < 20; ++step) {
+    p.run_pipeline("step");
+    last_loss = 0;
+    for (size_t i = 0; i < expected.size(); ++i) {
+      last_loss += (expected[i] - t[i]) * (expected[i] - t[i]);
+      expected[i] = expected[i] - 0.1f * (2.0f * (expected[i] - t[i]));
+    }
+  }
+  for (int64_t i = 0; i < kN; ++i) {
+    auto u = static_cast<size_t>(i);
+    EXPECT_NEAR(element<float>(p.array("xs"), i), expected[u], 1e-5) << i;
+    EXPECT_NEAR(expected[u] - t[u], (x[u] - t[u]) * std::pow(0.8, 20), 1e-5) << i;
+  }
+  EXPECT_NEAR(element<float>(p.array("loss"), 0), last_loss, 1e-5);
+}
