@@ -1,6 +1,7 @@
 #include "compiler/graph/document.h"
 
 #include <climits>
+#include <string_view>
 #include <vector>
 
 #include "compiler/ir/work_count.h"
@@ -58,6 +59,17 @@ const FunctionDecl* Document::function(const std::string& name) const {
   return find_named(functions, name);
 }
 const FieldDesc* Document::field(const std::string& name) const { return find_named(fields, name); }
+const FieldDesc* Document::field_or_derivative(const std::string& name) const {
+  if (const FieldDesc* f = field(name)) return f;
+  for (const char* suffix : {".grad", ".dual"}) {
+    std::string_view s = suffix;
+    if (name.size() <= s.size() || std::string_view(name).substr(name.size() - s.size()) != s)
+      continue;
+    const FieldDesc* f = field(name.substr(0, name.size() - s.size()));
+    if (f && (s == ".grad" ? f->needs_grad : f->needs_dual)) return f;
+  }
+  return nullptr;
+}
 const NdarrayDecl* Document::ndarray(const std::string& name) const {
   return find_named(ndarrays, name);
 }

@@ -89,6 +89,7 @@ struct NdarrayDecl {
   ValueType elem;
   std::vector<int64_t> shape;
   bool needs_grad = false;  // the program also holds the ndarray NAME.grad (FieldDesc's)
+  bool needs_dual = false;  // and NAME.dual
 };
 
 struct TextureDecl {
@@ -166,6 +167,9 @@ struct Document {
   const KernelDecl* kernel(const std::string& name) const;
   const FunctionDecl* function(const std::string& name) const;
   const FieldDesc* field(const std::string& name) const;
+  // The field a node or launch names: a declared field, or NAME.grad / NAME.dual of a field
+  // that needs_grad / needs_dual (the same type and shape; docs/autodiff.md). Null otherwise.
+  const FieldDesc* field_or_derivative(const std::string& name) const;
   const NdarrayDecl* ndarray(const std::string& name) const;
   const TextureDecl* texture(const std::string& name) const;
   const ArgpackDecl* argpack(const std::string& name) const;

@@ -232,7 +232,7 @@ class Reader {
 
   FieldDesc field(const JsonValue& v, const std::string& at) {
     object(v, at);
-    keys(v, at, {"name", "type", "shape", "layout", "needs_grad"});
+    keys(v, at, {"name", "type", "shape", "layout", "needs_grad", "needs_dual"});
     FieldDesc f;
     f.name = string(required(v, at, "name"), at + ".name");
     f.elem = value_type(required(v, at, "type"), at + ".type");
@@ -249,16 +249,14 @@ class Reader {
       else if (l != "aos")
         fail(*layout, at + ".layout", "expected \"aos\" or \"soa\", found '" + l + "'");
     }
-    f.needs_grad = needs_grad(v, at);
-    if (f.needs_grad && !is_float(f.elem.scalar))
-      fail(*v.find("needs_grad"), at + ".needs_grad",
-           "field '" + f.name + "': only float fields have gradients");
+    f.needs_grad = flag(v, at, "needs_grad", "field '" + f.name + "'", f.elem);
+    f.needs_dual = flag(v, at, "needs_dual", "field '" + f.name + "'", f.elem);
     return f;
   }
 
   NdarrayDecl ndarray(const JsonValue& v, const std::string& at) {
     object(v, at);
-    keys(v, at, {"name", "type", "shape", "needs_grad"});
+    keys(v, at, {"name", "type", "shape", "needs_grad", "needs_dual"});
     NdarrayDecl n;
     n.name = string(required(v, at, "name"), at + ".name");
     n.elem = value_type(required(v, at, "type"), at + ".type");
@@ -274,18 +272,19 @@ class Reader {
     std::string problem =
         shape_problem(n.shape, int64_t{size_of(n.elem.scalar)} * n.elem.components());
     if (!problem.empty()) fail(shape, at + ".shape", "ndarray '" + n.name + "': " + problem);
-    n.needs_grad = needs_grad(v, at);
-    if (n.needs_grad && !is_float(n.elem.scalar))
-      fail(*v.find("needs_grad"), at + ".needs_grad",
-           "ndarray '" + n.name + "': only float ndarrays have gradients");
+    n.needs_grad = flag(v, at, "needs_grad", "ndarray '" + n.name + "'", n.elem);
+    n.needs_dual = flag(v, at, "needs_dual", "ndarray '" + n.name + "'", n.elem);
     return n;
   }
 
-  // The optional "needs_grad": true | false of a field or ndarray.
-  bool needs_grad(const JsonValue& v, const std::string& at) {
-    const JsonValue* g = v.find("needs_grad");
+  // The optional "needs_grad" / "needs_dual": true | false of a float field or ndarray.
+  bool flag(const JsonValue& v, const std::string& at, const char* key, const std::string& what,
+            ValueType elem) {
+    const JsonValue* g = v.find(key);
     if (!g) return false;
-    if (g->kind != Kind::Bool) fail(*g, at + ".needs_grad", "expected true or false");
+    if (g->kind != Kind::Bool) fail(*g, at + "." + key, "expected true or false");
+    if (g->b && !is_float(elem.scalar))
+      fail(*g, at + "." + key, what + ": only float resources have gradients");
     return g->b;
   }
 
@@ -900,13 +899,15 @@ std::string save_document(const Document& doc) {
            ", \"type\": " + json_quote(value_type_name(f.elem)) +
            ", \"shape\": " + write_extents(f.shape) +
            (f.layout == Layout::SoA ? ", \"layout\": \"soa\"" : "") +
-           (f.needs_grad ? ", \"needs_grad\": true}" : "}");
+           (f.needs_grad ? ", \"needs_grad\": true" : "") +
+           (f.needs_dual ? ", \"needs_dual\": true}" : "}");
   });
   write_section(out, "ndarrays", doc.ndarrays, [](const NdarrayDecl& n) {
     return "    {\"name\": " + json_quote(n.name) +
            ", \"type\": " + json_quote(value_type_name(n.elem)) +
            ", \"shape\": " + write_extents(n.shape) +
-           (n.needs_grad ? ", \"needs_grad\": true}" : "}");
+           (n.needs_grad ? ", \"needs_grad\": true" : "") +
+           (n.needs_dual ? ", \"needs_dual\": true}" : "}");
   });
   write_section(out, "textures", doc.textures, [](const TextureDecl& t) {
     return "    {\"name\": " + json_quote(t.name) + ", \"size\": " + write_extents(t.size) +

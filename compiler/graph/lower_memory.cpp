@@ -15,6 +15,21 @@ int Lowerer::field_slot(const std::string& name, const std::string& pin) {
   if (fields_.empty())  // indexed once: many memory nodes over many fields stay linear
     for (const FieldDesc& d : doc_.fields) fields_[d.name] = &d;  // the last of a name
   auto found = fields_.find(field);
+  // NAME.grad / NAME.dual: the adjoint or tangent of a field that needs_grad / needs_dual (the
+  // program holds it, with the field's type and shape; docs/autodiff.md).
+  std::string twin;
+  for (const char* suffix : {".grad", ".dual"}) {
+    std::string_view s = suffix;
+    if (found != fields_.end() || field.size() <= s.size() ||
+        std::string_view(field).substr(field.size() - s.size()) != s)
+      continue;
+    auto base = fields_.find(field.substr(0, field.size() - s.size()));
+    if (base != fields_.end() &&
+        (s == ".grad" ? base->second->needs_grad : base->second->needs_dual)) {
+      found = base;
+      twin = suffix;
+    }
+  }
   if (found == fields_.end()) fail_here(pin, "unknown field '" + field + "'");
   const FieldDesc* f = found->second;
   ResourceDesc r;
@@ -24,9 +39,9 @@ int Lowerer::field_slot(const std::string& name, const std::string& pin) {
   r.ndim = static_cast<int>(f->shape.size());
   for (size_t i = 0; i < f->shape.size() && i < kMaxDims; ++i) r.shape[i] = f->shape[i];
   r.layout = f->layout;
-  r.field = f->name;
-  field_types_[f->name] = f->elem;
-  return add_slot("field:" + f->name, r);
+  r.field = f->name + twin;
+  field_types_[r.field] = f->elem;
+  return add_slot("field:" + r.field, r);
 }
 
 ValueType Lowerer::slot_type(int slot) const {

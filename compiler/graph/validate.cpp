@@ -320,7 +320,9 @@ void check_argument(const Document& doc, const Pipeline& pipe, const KernelDecl&
       if (arg.kind != Literal::Kind::String) bad("the name of an ndarray");
       const NdarrayDecl* nd = nullptr;
       for (const NdarrayDecl& d : doc.ndarrays)
-        if (d.name == arg.s) nd = &d;
+        if (d.name == arg.s || (d.needs_grad && arg.s == d.name + ".grad") ||
+            (d.needs_dual && arg.s == d.name + ".dual"))
+          nd = &d;  // an ndarray, or the adjoint or tangent of one (same type and shape)
       if (!nd) bad("the name of an ndarray");
       if (p.type.empty()) {  // open element type: the bound ndarray decides, per instantiation
         TemplateArg a;
@@ -482,6 +484,17 @@ void validate_document(const Document& doc) {
     for (const Launch& launch : pipe.launches) {
       auto named = kernel_named.find(launch.kernel);
       const KernelDecl* k = named == kernel_named.end() ? nullptr : named->second;
+      // "K.grad" / "K.dual": kernel K's adjoint or tangent kernel (docs/autodiff.md), which also
+      // take PARAM.grad / PARAM.dual arguments (ndarrays; for .dual float values too).
+      std::string twin;
+      for (const char* suffix : {".grad", ".dual"}) {
+        std::string_view name = launch.kernel, s = suffix;
+        if (k || name.size() <= s.size() || name.substr(name.size() - s.size()) != s) continue;
+        auto base = kernel_named.find(name.substr(0, name.size() - s.size()));
+        if (base == kernel_named.end()) continue;
+        k = base->second;
+        twin = suffix;
+      }
       if (!k)
         throw Error(Place{doc.path, launch.kernel, -1, ""},
                     "pipeline '" + pipe.name + "' launches unknown kernel '" + launch.kernel + "'");
@@ -494,6 +507,25 @@ void validate_document(const Document& doc) {
         given.insert(name);
         auto named_param = param_named.find(name);
         const KernelParam* p = named_param == param_named.end() ? nullptr : named_param->second;
+        if (!p && !twin.empty() && name.size() > twin.size() &&
+            name.compare(name.size() - twin.size(), twin.size(), twin) == 0) {
+          auto base = param_named.find(std::string_view(name).substr(0, name.size() - twin.size()));
+          if (base != param_named.end()) {
+            bool value = base->second->kind == ParamKind::Value;
+            if (base->second->kind != ParamKind::Ndarray && !(value && twin == ".dual"))
+              throw Error(Place{doc.path, k->name, -1, name},
+                          "pipeline '" + pipe.name + "': parameter '" + base->second->name +
+                              "' of kernel '" + k->name + "' has no '" + twin.substr(1) +
+                              "' twin (ndarrays have one, and float values in forward mode)");
+            if (value ? !arg.is_number() : arg.kind != Literal::Kind::String)
+              throw Error(Place{doc.path, k->name, -1, name},
+                          "pipeline '" + pipe.name + "': argument '" + name + "' of '" +
+                              launch.kernel + "' must be " +
+                              (value ? "a number" : "the name of an ndarray") + ", got " +
+                              literal_kind(arg));
+            continue;
+          }
+        }
         if (!p)
           throw Error(Place{doc.path, k->name, -1, name}, "pipeline '" + pipe.name + "': kernel '" +
                                                               k->name + "' has no parameter '" +

@@ -47,10 +47,14 @@ Inst* operand_adjoint(Builder& b, const Inst& in, int i, Inst* g_inst) {
   const E x0 = operand(0), x1 = operand(1), x2 = operand(2);
   const E none{&b, nullptr};
   auto c = [&](double value) { return E{&b, b.const_float(ty, value)}; };
-  auto cast_to_operand = [&](E v) { return E{&b, b.cast(operand_type, v.v)}; };
+  // A cast's derivative is 1 across the two types: reverse mode brings the result's adjoint
+  // to the operand's type, forward mode the operand's tangent to the result's.
+  auto cast_across = [&](E v) {
+    return E{&b, b.cast(v.v->type == in.type ? operand_type : in.type, v.v)};
+  };
   (void)x2;
   (void)none;
-  (void)cast_to_operand;
+  (void)cast_across;
   (void)c;
   (void)y;
   // Each rule builds only the operand asked for.

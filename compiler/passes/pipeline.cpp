@@ -27,12 +27,17 @@ struct Stage {
   ir::VerifyOptions verify;  // what must hold after it
 };
 
-// The kernel becomes its adjoint when the options ask for it.
+// The kernel becomes its adjoint or its tangent kernel when the options ask for it.
 bool autodiff(ir::Kernel& kernel, const PipelineOptions& options) {
-  if (!options.adjoint) return false;
-  std::unique_ptr<ir::Kernel> adjoint = make_adjoint(kernel, *options.adjoint);
-  kernel.abi = std::move(adjoint->abi);
-  kernel.body = std::move(adjoint->body);
+  std::unique_ptr<ir::Kernel> derived;
+  if (options.adjoint)
+    derived = make_adjoint(kernel, *options.adjoint);
+  else if (options.tangent)
+    derived = make_tangent(kernel, *options.tangent);
+  else
+    return false;
+  kernel.abi = std::move(derived->abi);
+  kernel.body = std::move(derived->body);
   kernel.var_origins.clear();  // they name the primal's variables
   return true;
 }

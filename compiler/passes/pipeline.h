@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/passes/autodiff.h"
+#include "compiler/passes/forward_mode.h"
 
 namespace loom::ir {
 class Kernel;
@@ -20,6 +21,9 @@ struct PipelineOptions {
   // Set: the pipeline turns the kernel into its adjoint (the `autodiff` stage, make_adjoint)
   // after the first simplification, and optimises that.
   std::optional<AdjointOptions> adjoint;
+  // Set (and `adjoint` not): the `autodiff` stage turns the kernel into its tangent kernel
+  // (make_tangent, forward mode) instead.
+  std::optional<TangentOptions> tangent;
   // ir::verify_or_throw on the input (structure only: types are type_check's job), after
   // every pass, and inside full_simplify after every sub-pass; failures name the (sub-)pass.
   bool verify = true;

@@ -11,6 +11,12 @@ namespace loom::editor {
 
 namespace {
 
+// " +grad", " +dual", " +grad +dual" or "": what the data list says of a resource's
+// derivatives (docs/autodiff.md).
+std::string derivative_marks(bool needs_grad, bool needs_dual) {
+  return std::string(needs_grad ? " +grad" : "") + (needs_dual ? " +dual" : "");
+}
+
 const ImVec4 kErrorColor(1.0f, 0.45f, 0.4f, 1.0f);
 const ImVec4 kNoteColor(1.0f, 0.85f, 0.4f, 1.0f);
 
@@ -278,11 +284,13 @@ void ProgramPanel::list(EditorDocument& doc, PanelState& state) {
   std::vector<std::string> details;
   for (const FieldDesc& f : d.fields) {
     entries.emplace_back(DeclKind::Field, f.name);
-    details.push_back("field " + value_type_name(f.elem) + " " + shape_text(f.shape));
+    details.push_back("field " + value_type_name(f.elem) + " " + shape_text(f.shape) +
+                      derivative_marks(f.needs_grad, f.needs_dual));
   }
   for (const graph::NdarrayDecl& n : d.ndarrays) {
     entries.emplace_back(DeclKind::Ndarray, n.name);
-    details.push_back("ndarray " + value_type_name(n.elem) + " " + shape_text(n.shape));
+    details.push_back("ndarray " + value_type_name(n.elem) + " " + shape_text(n.shape) +
+                      derivative_marks(n.needs_grad, n.needs_dual));
   }
   for (const graph::TextureDecl& t : d.textures) {
     entries.emplace_back(DeclKind::Texture, t.name);
@@ -450,7 +458,31 @@ void ProgramPanel::inspect_field(EditorDocument& doc, PanelState& state) {
     f.layout = layout == "soa" ? Layout::SoA : Layout::AoS;
     apply(set_field(doc, f));
   }
+  if (derivative_rows(state, is_float(f.elem.scalar), &f.needs_grad, &f.needs_dual))
+    apply(set_field(doc, f));
   hint("Drag it from the list onto the graph: load or store.");
+}
+
+// The "gradients" row of a field or ndarray: needs_grad (its adjoint NAME.grad, for K.grad
+// launches) and needs_dual (its tangent NAME.dual, for K.dual); float resources only. True
+// when either box changed.
+bool ProgramPanel::derivative_rows(PanelState& state, bool is_float_type, bool* needs_grad,
+                                   bool* needs_dual) {
+  label("gradients");
+  if (!is_float_type && !*needs_grad && !*needs_dual) {
+    ImGui::TextDisabled("float types only");
+    return false;
+  }
+  bool changed = ImGui::Checkbox("grad##needs_grad", needs_grad);
+  state.controls["inspector.needs_grad"] = ControlRect::last_item();
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("needs_grad: the program holds NAME.grad, which K.grad launches fill");
+  ImGui::SameLine();
+  changed |= ImGui::Checkbox("dual##needs_dual", needs_dual);
+  state.controls["inspector.needs_dual"] = ControlRect::last_item();
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("needs_dual: the program holds NAME.dual, for forward mode (K.dual)");
+  return changed;
 }
 
 void ProgramPanel::inspect_ndarray(EditorDocument& doc, PanelState& state) {
@@ -470,6 +502,8 @@ void ProgramPanel::inspect_ndarray(EditorDocument& doc, PanelState& state) {
     else
       apply(EditResult::fail(why));
   }
+  if (derivative_rows(state, is_float(n.elem.scalar), &n.needs_grad, &n.needs_dual))
+    apply(set_ndarray(doc, n));
   hint("Kernels take it through an ndarray parameter.");
 }
 

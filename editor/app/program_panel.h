@@ -46,6 +46,7 @@ class ProgramPanel {
   void inspector(EditorDocument& doc, PanelState& state);
   void inspect_field(EditorDocument& doc, PanelState& state);
   void inspect_ndarray(EditorDocument& doc, PanelState& state);
+  bool derivative_rows(PanelState& state, bool is_float_type, bool* needs_grad, bool* needs_dual);
   void inspect_texture(EditorDocument& doc, PanelState& state);
   void inspect_argpack_type(EditorDocument& doc, PanelState& state);
   void inspect_argpack(EditorDocument& doc, PanelState& state);

@@ -43,7 +43,8 @@ int template_field_dims(const graph::Document& doc, const std::string& kernel,
       if (launch.kernel != kernel) continue;
       for (const auto& [name, arg] : launch.args)
         if (name == param && arg.kind == graph::Literal::Kind::String)
-          if (const FieldDesc* f = doc.field(arg.s)) return static_cast<int>(f->shape.size());
+          if (const FieldDesc* f = doc.field_or_derivative(arg.s))
+            return static_cast<int>(f->shape.size());
       return -1;
     }
   return -1;
@@ -80,7 +81,8 @@ std::vector<std::string> shown_inputs(const graph::Document& doc, const GraphRef
     const graph::Literal* field = n.param("field");
     const graph::Literal* nd = n.param("ndarray");
     if (field && field->kind == graph::Literal::Kind::String) {
-      if (const FieldDesc* f = doc.field(field->s)) ndim = static_cast<int>(f->shape.size());
+      if (const FieldDesc* f = doc.field_or_derivative(field->s))
+        ndim = static_cast<int>(f->shape.size());
       if (const graph::KernelDecl* k = g.function ? nullptr : doc.kernel(g.name))
         for (const graph::KernelParam& p : k->params)
           if (p.name == field->s && p.kind == graph::ParamKind::Template)
@@ -195,7 +197,7 @@ void GraphGeometry::build(const graph::Document& doc, const GraphRef& g,
     } else if (n.type == "struct_for") {
       const graph::Literal* f = n.param("field");
       const FieldDesc* field =
-          f && f->kind == graph::Literal::Kind::String ? doc.field(f->s) : nullptr;
+          f && f->kind == graph::Literal::Kind::String ? doc.field_or_derivative(f->s) : nullptr;
       if (field) loop_dims = static_cast<int>(field->shape.size());
     }
     if (loop_dims >= 0)

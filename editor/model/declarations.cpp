@@ -717,16 +717,34 @@ std::string member_value_problem(const Document& doc, int type, const std::strin
 
 }  // namespace
 
+namespace {
+
+// Gradients (needs_grad, needs_dual: docs/autodiff.md) are for float resources only.
+std::string derivative_problem(const char* kind, const std::string& name, ValueType elem,
+                               bool needs_grad, bool needs_dual) {
+  if ((needs_grad || needs_dual) && !is_float(elem.scalar))
+    return std::string(kind) + " '" + name + "' holds " + value_type_name(elem) +
+           ": only float resources have gradients (clear needs_grad and needs_dual first)";
+  return "";
+}
+
+}  // namespace
+
 EditResult set_field(EditorDocument& d, const FieldDesc& field) {
   return set_named<FieldDesc>(d, &Document::fields, field, DeclKind::Field, [](const FieldDesc& f) {
-    return array_problem("field", f.name, f.shape, f.elem, 0, 4);  // 0-d: one value
+    std::string why = array_problem("field", f.name, f.shape, f.elem, 0, 4);  // 0-d: one value
+    if (why.empty()) why = derivative_problem("field", f.name, f.elem, f.needs_grad, f.needs_dual);
+    return why;
   });
 }
 
 EditResult set_ndarray(EditorDocument& d, const graph::NdarrayDecl& ndarray) {
   return set_named<graph::NdarrayDecl>(
       d, &Document::ndarrays, ndarray, DeclKind::Ndarray, [](const graph::NdarrayDecl& n) {
-        return array_problem("ndarray", n.name, n.shape, n.elem, 1, 4);
+        std::string why = array_problem("ndarray", n.name, n.shape, n.elem, 1, 4);
+        if (why.empty())
+          why = derivative_problem("ndarray", n.name, n.elem, n.needs_grad, n.needs_dual);
+        return why;
       });
 }
 

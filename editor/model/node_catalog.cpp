@@ -168,7 +168,8 @@ std::string compatible_input(const graph::Document& doc, const GraphRef& g,
   int dims = 0;
   for (const auto& [name, v] : entry.params)
     if (name == "field" && v.kind == Literal::Kind::String)
-      if (const FieldDesc* f = doc.field(v.s)) dims = static_cast<int>(f->shape.size());
+      if (const FieldDesc* f = doc.field_or_derivative(v.s))
+        dims = static_cast<int>(f->shape.size());
   graph::Input zero;
   zero.literal = Literal::integer(0);
   for (const std::string& pin : pins) {

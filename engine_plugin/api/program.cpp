@@ -25,6 +25,7 @@
 #include "compiler/ir/inst.h"
 #include "compiler/ir/printer.h"
 #include "compiler/passes/autodiff.h"
+#include "compiler/passes/forward_mode.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/passes/porting_warnings.h"
 #include "engine_plugin/api/aot_instance.h"
@@ -83,6 +84,12 @@ struct Instance {
 };
 
 using host::with_scalar_type;
+
+// What a launch of "K.grad" or "K.dual" runs instead of K (docs/autodiff.md).
+enum class Derivative : uint8_t { Adjoint, Tangent };
+std::string derived_name(Derivative d, const std::string& name) {
+  return d == Derivative::Adjoint ? passes::adjoint_name(name) : passes::tangent_name(name);
+}
 
 }  // namespace
 
@@ -262,18 +269,22 @@ struct Program::Impl {
       if (memory) device.add_buffer(name, ndarrays[name]->data(), ndarrays[name]->bytes(), false);
       ndarray_elems[name] = n.elem;
     };
-    // A resource that needs_grad comes with its adjoint NAME.grad, zeroed (passes/autodiff.h).
+    // A resource that needs_grad comes with its adjoint NAME.grad (passes/autodiff.h), one that
+    // needs_dual with its tangent NAME.dual (passes/forward_mode.h), zeroed.
     for (const FieldDesc& f : doc->fields) {
       add_field(f);
-      if (!f.needs_grad) continue;
-      FieldDesc g = f;
-      g.name = passes::adjoint_name(f.name);
-      g.needs_grad = false;
-      add_field(g);
+      for (Derivative d : {Derivative::Adjoint, Derivative::Tangent}) {
+        if (!(d == Derivative::Adjoint ? f.needs_grad : f.needs_dual)) continue;
+        FieldDesc g = f;
+        g.name = derived_name(d, f.name);
+        g.needs_grad = g.needs_dual = false;
+        add_field(g);
+      }
     }
     for (const graph::NdarrayDecl& n : doc->ndarrays) {
       add_ndarray(n.name, n);
       if (n.needs_grad) add_ndarray(passes::adjoint_name(n.name), n);
+      if (n.needs_dual) add_ndarray(passes::tangent_name(n.name), n);
     }
     for (const graph::TextureDecl& t : doc->textures) {
       claim_name(t.name);
@@ -405,45 +416,74 @@ struct Program::Impl {
     return *k;
   }
 
-  // The kernel K whose adjoint "K.grad" names, or null when `name` names no adjoint.
-  const graph::KernelDecl* adjoint_of(const std::string& name) const {
-    const std::string suffix = passes::adjoint_name("");
-    if (name.size() <= suffix.size() || find_kernel(name) ||
-        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-      return nullptr;
-    return find_kernel(name.substr(0, name.size() - suffix.size()));
+  // The kernel K that "K.grad" (its adjoint) or "K.dual" (its tangent kernel) names, or null
+  // when `name` names neither.
+  const graph::KernelDecl* derived_from(const std::string& name, Derivative* mode) const {
+    if (find_kernel(name)) return nullptr;
+    for (Derivative d : {Derivative::Adjoint, Derivative::Tangent}) {
+      const std::string suffix = derived_name(d, "");
+      if (name.size() <= suffix.size() ||
+          name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+        continue;
+      *mode = d;
+      return find_kernel(name.substr(0, name.size() - suffix.size()));
+    }
+    return nullptr;
   }
 
-  // The launch of an adjoint kernel: which ndarray parameters get one (those bound to an
-  // ndarray that has an adjoint NAME.grad, or given a PARAM.grad argument), and the arguments
-  // with each PARAM.grad bound (to NAME.grad unless the caller bound it).
-  struct AdjointLaunch {
+  // The kernel a launch of `kernel` runs, or whose adjoint or tangent kernel it runs.
+  const graph::KernelDecl& launch_decl(const std::string& kernel) const {
+    Derivative mode = Derivative::Adjoint;
+    if (const graph::KernelDecl* k = derived_from(kernel, &mode)) return *k;
+    return kernel_decl(kernel);
+  }
+
+  // The launch of an adjoint or tangent kernel: which ndarray parameters get a derived twin
+  // PARAM.grad / PARAM.dual (those bound to an ndarray that has NAME.grad / NAME.dual, or given
+  // the twin as an argument), and the arguments with each twin bound (to the companion unless
+  // the caller bound it; a tangent kernel's value-parameter tangents default to 0).
+  struct DerivedLaunch {
+    Derivative mode = Derivative::Adjoint;
     std::set<std::string> ndarray_params;
     Args args;
     std::string key() const {
-      std::string k = "adjoint:";
+      std::string k = mode == Derivative::Adjoint ? "adjoint:" : "tangent:";
       for (const std::string& p : ndarray_params) k += p + ',';
       return k;
     }
   };
-  AdjointLaunch adjoint_launch(const graph::KernelDecl& decl, const Args& args) const {
-    AdjointLaunch a;
+  DerivedLaunch derived_launch(const graph::KernelDecl& decl, const Args& args,
+                               Derivative mode) const {
+    DerivedLaunch a;
+    a.mode = mode;
     a.args = args;
+    auto given = [&](const std::string& name) {
+      return std::any_of(args.begin(), args.end(),
+                         [&](const auto& arg) { return arg.first == name; });
+    };
     for (const graph::KernelParam& p : decl.params) {
+      std::string twin = derived_name(mode, p.name);
+      if (p.kind == graph::ParamKind::Value && mode == Derivative::Tangent) {
+        std::optional<ValueType> t = parse_value_type(p.type);
+        if (!t || !is_float(t->scalar) || given(twin)) continue;
+        if (t->is_scalar())
+          a.args.emplace_back(twin, Arg(0.0));
+        else
+          a.args.emplace_back(twin,
+                              Arg(std::vector<double>(static_cast<size_t>(t->components()), 0.0)));
+        continue;
+      }
       if (p.kind != graph::ParamKind::Ndarray) continue;
-      std::string grad = passes::adjoint_name(p.name);
-      bool given = false;
-      for (const auto& [name, value] : args) given = given || name == grad;
-      if (given) {
+      if (given(twin)) {
         a.ndarray_params.insert(p.name);
         continue;
       }
       for (const auto& [name, value] : args) {
         if (name != p.name || value.kind() != Arg::Kind::Resource) continue;
-        std::string companion = passes::adjoint_name(value.resource());
+        std::string companion = derived_name(mode, value.resource());
         if (!ndarrays.count(companion)) continue;
         a.ndarray_params.insert(p.name);
-        a.args.emplace_back(grad, Arg(companion));
+        a.args.emplace_back(twin, Arg(companion));
       }
     }
     return a;
@@ -512,8 +552,11 @@ struct Program::Impl {
     for (const graph::KernelParam& p : decl.params) {
       if (p.kind == graph::ParamKind::Argpack) return false;
       if (p.kind != graph::ParamKind::Ndarray) continue;
+      // A derived launch binds PARAM.grad or PARAM.dual too: those must be distinct as well.
       for (const auto& [name, value] : args)
-        if (name == p.name && value.kind() == Arg::Kind::Resource)
+        if ((name == p.name || name == passes::adjoint_name(p.name) ||
+             name == passes::tangent_name(p.name)) &&
+            value.kind() == Arg::Kind::Resource)
           bound.push_back(value.resource());
     }
     std::sort(bound.begin(), bound.end());
@@ -521,7 +564,7 @@ struct Program::Impl {
   }
 
   void check_argument_names(const graph::KernelDecl& decl, const Args& args,
-                            bool adjoint = false) const {
+                            const Derivative* derived = nullptr) const {
     std::unordered_set<std::string_view> seen;
     for (const auto& [name, value] : args)
       if (!seen.insert(name).second)
@@ -530,8 +573,10 @@ struct Program::Impl {
     std::unordered_set<std::string> params;
     for (const graph::KernelParam& p : decl.params) {
       params.insert(p.name);
-      if (adjoint && p.kind == graph::ParamKind::Ndarray)
-        params.insert(passes::adjoint_name(p.name));
+      if (derived && (p.kind == graph::ParamKind::Ndarray ||
+                      (p.kind == graph::ParamKind::Value && *derived == Derivative::Tangent &&
+                       parse_value_type(p.type) && is_float(parse_value_type(p.type)->scalar))))
+        params.insert(derived_name(*derived, p.name));
     }
     for (const auto& [name, value] : args) {
       bool known = params.count(name) != 0;
@@ -554,7 +599,7 @@ struct Program::Impl {
   std::unique_ptr<ir::Kernel> lower_and_optimise(const std::string& kernel,
                                                  const graph::TemplateArgs& targs,
                                                  const passes::PassObserver& observer = {},
-                                                 const AdjointLaunch* adjoint = nullptr) {
+                                                 const DerivedLaunch* derived = nullptr) {
     auto t0 = Clock::now();
     std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*doc, kernel_decl(kernel), targs);
     stats.ms_lower += ms_since(t0);
@@ -564,7 +609,13 @@ struct Program::Impl {
     if (observer) observer("lower", *k);
     passes::PipelineOptions po;
     po.debug = options.debug;
-    if (adjoint) po.adjoint = adjoint_options(*k, *adjoint);
+    if (derived) {
+      std::vector<bool> slots = derived_slots(*k, *derived);
+      if (derived->mode == Derivative::Adjoint)
+        po.adjoint = passes::AdjointOptions{slots};
+      else
+        po.tangent = passes::TangentOptions{slots};
+    }
     std::vector<passes::PassTiming> timings;
     auto t1 = Clock::now();
     passes::run_pipeline(*k, po, observer, &timings);
@@ -573,43 +624,44 @@ struct Program::Impl {
     return k;
   }
 
-  // Which of a lowered kernel's slots have an adjoint: fields whose NAME.grad the program
-  // holds, and the ndarray parameters of `a`.
-  passes::AdjointOptions adjoint_options(const ir::Kernel& k, const AdjointLaunch& a) const {
-    passes::AdjointOptions o;
+  // Which of a lowered kernel's slots get a derived twin: fields whose NAME.grad / NAME.dual
+  // the program holds, and the ndarray parameters of `a`.
+  std::vector<bool> derived_slots(const ir::Kernel& k, const DerivedLaunch& a) const {
+    std::vector<bool> slots;
     for (const ResourceDesc& r : k.abi.resources) {
       bool has = false;
       if (r.kind == ResourceKind::Field)
-        has = fields.count(passes::adjoint_name(r.field)) != 0;
+        has = fields.count(derived_name(a.mode, r.field)) != 0;
       else if (r.kind == ResourceKind::Ndarray && r.param_offset < 0 && r.param >= 0)
         has = a.ndarray_params.count(k.abi.params.at(static_cast<size_t>(r.param)).name) != 0;
-      o.slot_has_adjoint.push_back(has && is_float(r.dtype));
+      slots.push_back(has && is_float(r.dtype));
     }
-    return o;
+    return slots;
   }
 
-  // The fields that have an adjoint, for the keys of adjoint kernels.
-  std::string fields_with_adjoints() const {
+  // The fields with a derived twin of `mode`, for the keys of derived kernels.
+  std::string fields_with(Derivative mode) const {
     std::string names;
     for (const FieldDesc& f : doc->fields)
-      if (f.needs_grad) names += f.name + ',';
+      if (mode == Derivative::Adjoint ? f.needs_grad : f.needs_dual) names += f.name + ',';
     return names;
   }
 
   KernelRecord compile(const std::string& kernel, const graph::TemplateArgs& targs,
-                       const AdjointLaunch* adjoint = nullptr) {
-    std::unique_ptr<ir::Kernel> k = lower_and_optimise(kernel, targs, {}, adjoint);
+                       const DerivedLaunch* derived = nullptr) {
+    std::unique_ptr<ir::Kernel> k = lower_and_optimise(kernel, targs, {}, derived);
     return backend->compile(*k, stats);
   }
 
   Instance& instance(const graph::KernelDecl& decl, const graph::TemplateArgs& targs,
-                     const AdjointLaunch* adjoint = nullptr) {
+                     const DerivedLaunch* derived = nullptr) {
     std::string signature = targs.signature();
-    std::string adjoint_key = adjoint ? adjoint->key() + fields_with_adjoints() : "";
-    std::string name = adjoint ? passes::adjoint_name(decl.name) : decl.name;
-    // Adjoints have keys of their own; a primal's stay what they were (reload looks them up).
+    std::string derived_key = derived ? derived->key() + fields_with(derived->mode) : "";
+    std::string name = derived ? derived_name(derived->mode, decl.name) : decl.name;
+    // Derived kernels have keys of their own; a primal's stay what they were (reload looks
+    // them up).
     std::string memory_key = decl.name + '\n' + targs.key();
-    if (adjoint) memory_key += '\n' + adjoint_key;
+    if (derived) memory_key += '\n' + derived_key;
     auto found = instances.find(memory_key);
     if (found != instances.end()) {
       ++stats.memory_hits;
@@ -617,7 +669,7 @@ struct Program::Impl {
     }
     std::string key = hash128_hex(
         content_key(decl.name) + '\n' + targs.key() + '\n' +
-        (adjoint ? adjoint_key + '\n' : std::string()) + backend->target_signature() + '\n' +
+        (derived ? derived_key + '\n' : std::string()) + backend->target_signature() + '\n' +
         (options.debug ? "debug" : "release") + (options.fast_math ? ",fast" : ",ieee") +
         (options.cancellable ? ",cancellable" : "") +
         ",copies=" + std::to_string(private_copies()) + '\n' + kCompilerVersion + '\n' +
@@ -642,7 +694,7 @@ struct Program::Impl {
       stats.ms_load += ms_since(t1);
     }
     if (!record) {
-      record = compile(decl.name, targs, adjoint);
+      record = compile(decl.name, targs, derived);
       ++stats.misses;
       cache.store(key, *record);
       auto t1 = Clock::now();
@@ -650,7 +702,8 @@ struct Program::Impl {
       stats.ms_load += ms_since(t1);
     }
     auto inst = std::make_unique<Instance>(std::move(loaded), signature);
-    if (adjoint) {  // the gradients of the float value parameters, named by them
+    if (derived && derived->mode == Derivative::Adjoint) {
+      // the gradients of the float value parameters, named by them
       for (const ParamDesc& p : inst->kernel->abi().params)
         if (p.kind == ParamKind::Value && is_float(p.type.scalar))
           inst->return_names.push_back(p.name);
@@ -799,13 +852,15 @@ struct Program::Impl {
 
   KernelResult launch(const std::string& kernel, const Args& args) {
     need_memory("launching kernel '" + kernel + "'");
-    std::optional<AdjointLaunch> adjoint;
-    const graph::KernelDecl* primal = adjoint_of(kernel);
-    if (primal) adjoint = adjoint_launch(*primal, args);
+    std::optional<DerivedLaunch> derived;
+    Derivative mode = Derivative::Adjoint;
+    const graph::KernelDecl* primal = derived_from(kernel, &mode);
+    if (primal) derived = derived_launch(*primal, args, mode);
     const graph::KernelDecl& decl = primal ? *primal : kernel_decl(kernel);
-    check_argument_names(decl, args, primal != nullptr);
-    Instance& inst = instance(decl, template_args(decl, args), adjoint ? &*adjoint : nullptr);
-    bind(inst, adjoint ? adjoint->args : args);
+    check_argument_names(decl, args, primal ? &mode : nullptr);
+    const Args& bound = derived ? derived->args : args;
+    Instance& inst = instance(decl, template_args(decl, bound), derived ? &*derived : nullptr);
+    bind(inst, bound);
     LaunchContext& ctx = inst.frame.context();
     ctx.seed = 0x9e3779b97f4a7c15ull * ++launch_serial;  // fresh random numbers every launch
     auto t0 = Clock::now();
@@ -892,8 +947,10 @@ struct Program::Impl {
   void check_pipeline_values() const {
     for (const graph::Pipeline& pipe : doc->pipelines)
       for (const auto& [kernel, args] : pipeline_launches(pipe.name)) {
-        const graph::KernelDecl& decl = kernel_decl(kernel);
-        check_argument_names(decl, args);
+        Derivative mode = Derivative::Adjoint;
+        const graph::KernelDecl* primal = derived_from(kernel, &mode);
+        const graph::KernelDecl& decl = primal ? *primal : kernel_decl(kernel);
+        check_argument_names(decl, args, primal ? &mode : nullptr);
         std::unordered_map<std::string_view, const Arg*> given;  // names are unique (above)
         for (const auto& [name, value] : args) given.emplace(name, &value);
         for (const graph::KernelParam& param : decl.params) {
@@ -940,6 +997,8 @@ struct Program::Impl {
     std::set<std::string> seen;
     for (const graph::Pipeline& p : doc->pipelines) {
       for (const auto& [kernel, args] : pipeline_launches(p.name)) {
+        Derivative mode = Derivative::Adjoint;
+        if (derived_from(kernel, &mode)) continue;  // K.grad, K.dual: checked as K
         const graph::KernelDecl& decl = kernel_decl(kernel);
         check_argument_names(decl, args);
         graph::TemplateArgs targs = template_args(decl, args);
@@ -1126,6 +1185,8 @@ ReloadReport Program::reload(graph::Document document) {
     std::unordered_map<std::string, bool> seen;
     for (const graph::Pipeline& p : fresh->doc->pipelines)
       for (const auto& [kernel, args] : fresh->pipeline_launches(p.name)) {
+        Derivative mode = Derivative::Adjoint;
+        if (fresh->derived_from(kernel, &mode)) continue;  // compiled at their first launch
         const graph::KernelDecl& decl = fresh->kernel_decl(kernel);
         fresh->check_argument_names(decl, args);
         graph::TemplateArgs targs = fresh->template_args(decl, args);
@@ -1218,7 +1279,7 @@ void Program::run_pipeline(const std::string& name, const Args& args) {
   auto launches = impl_->pipeline_launches(name);
   std::vector<std::string> names;  // the parameters of the launches' kernels, first seen first
   for (const auto& [kernel, ignored] : launches)
-    for (const graph::KernelParam& p : impl_->kernel_decl(kernel).params)
+    for (const graph::KernelParam& p : impl_->launch_decl(kernel).params)
       if (std::find(names.begin(), names.end(), p.name) == names.end()) names.push_back(p.name);
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& given = args[i].first;
@@ -1233,7 +1294,7 @@ void Program::run_pipeline(const std::string& name, const Args& args) {
                                              "'; its launches take: " + list);
   }
   for (auto& [kernel, launch_args] : launches) {
-    const graph::KernelDecl& decl = impl_->kernel_decl(kernel);
+    const graph::KernelDecl& decl = impl_->launch_decl(kernel);
     for (const auto& arg : args) {
       const std::string& given = arg.first;  // named: clang before 16 cannot capture a binding
       bool takes = false;
@@ -1559,6 +1620,8 @@ std::vector<Program::Warning> Program::warnings() {
   std::set<std::string> seen;
   for (const graph::Pipeline& p : impl_->doc->pipelines) {
     for (const auto& [kernel, args] : impl_->pipeline_launches(p.name)) {
+      Derivative mode = Derivative::Adjoint;
+      if (impl_->derived_from(kernel, &mode)) continue;  // K.grad, K.dual: said for K
       const graph::KernelDecl& decl = impl_->kernel_decl(kernel);
       graph::TemplateArgs targs = impl_->template_args(decl, args);
       // Instantiations share their nodes: a mistake is said once per kernel.

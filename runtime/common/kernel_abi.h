@@ -175,6 +175,9 @@ struct FieldDesc {
   // The program also holds its adjoint, the field NAME.grad of the same type and shape, which
   // adjoint kernels (NAME.grad kernels, passes/autodiff.h) read and accumulate into.
   bool needs_grad = false;
+  // Likewise its tangent NAME.dual, which tangent kernels (forward mode, NAME.dual kernels,
+  // passes/forward_mode.h) read and write.
+  bool needs_dual = false;
 };
 
 }  // namespace loom

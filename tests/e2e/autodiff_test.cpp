@@ -84,6 +84,40 @@ TEST(Autodiff, GradientsMatchCentralDifferencesOfTheLoss) {
   }
 }
 
+// Forward mode: "model.dual" runs the kernel and, beside it, the tangents along the direction
+// the .dual arguments give (xs.dual bound by default, the value parameter's a.dual 0 unless
+// given): y.dual = dy/dx * x.dual + dy/da * a.dual, loss.dual = sum of 2 y * y.dual.
+TEST(Autodiff, ATangentLaunchGivesDirectionalDerivatives) {
+  Program p(no_cache());
+  p.load_file(document());
+  std::vector<float> x(kN), d(kN), w(kN, 0.25f);
+  for (int64_t i = 0; i < kN; ++i) {
+    x[static_cast<size_t>(i)] = x_at(i);
+    d[static_cast<size_t>(i)] = std::cos(0.3f * static_cast<float>(i));
+  }
+  set(p, "xs", x);
+  set(p, "ws", w);
+  set(p, "xs.dual", d);
+  const float a = 0.9f;
+  p.launch("model.dual", {{"a", a}, {"x", "xs"}, {"w", "ws"}, {"y", "ys"}, {"a.dual", 0.5f}});
+  double loss_dual = 0;
+  for (int64_t i = 0; i < kN; ++i) {
+    auto u = static_cast<size_t>(i);
+    double xi = x[u], y = a * std::sin(xi) * xi + w[u];
+    double yd = a * (std::cos(xi) * xi + std::sin(xi)) * d[u] + std::sin(xi) * xi * 0.5;
+    loss_dual += 2 * y * yd;
+    EXPECT_NEAR(element<float>(p.array("ys.dual"), i), yd, 1e-4 * std::max(1.0, std::abs(yd))) << i;
+    EXPECT_NEAR(element<float>(p.array("ys"), i), y, 1e-5 * std::max(1.0, std::abs(y))) << i;
+  }
+  EXPECT_NEAR(element<float>(p.array("loss.dual"), 0), loss_dual, 1e-4 * std::abs(loss_dual));
+  // A tangent argument of a parameter the kernel lacks, or of an integer one, is refused.
+  EXPECT_NE(
+      error_of([&] {
+        p.launch("model.dual", {{"a", a}, {"x", "xs"}, {"w", "ws"}, {"y", "ys"}, {"b.dual", 1.0f}});
+      }).find("has no parameter 'b.dual'"),
+      std::string::npos);
+}
+
 // An adjoint launch of a kernel the document lacks, or with an argument the kernel does not
 // take, fails naming it; a PARAM.grad argument binds the adjoint explicitly.
 TEST(Autodiff, AdjointLaunchesNameWhatIsWrong) {
@@ -96,4 +130,35 @@ TEST(Autodiff, AdjointLaunchesNameWhatIsWrong) {
             std::string::npos);
   EXPECT_NE(error_of([&] { p.launch("model", args); }).find("has no parameter 'w.grad'"),
             std::string::npos);
+}
+
+// A pipeline that descends a gradient: seed the loss's adjoint, zero x's, the loss, its
+// adjoint ("distance.grad"), then x -= rate * x.grad. With loss = sum (x - t)^2 and rate 0.1
+// each step scales x - t by 0.8 exactly as plain arithmetic does.
+TEST(Autodiff, APipelineDescendsAGradient) {
+  Program p(no_cache());
+  p.load_file(doc_path("autodiff_descent.loom.json"));
+  std::vector<float> x(kN), t(kN);
+  for (int64_t i = 0; i < kN; ++i) {
+    x[static_cast<size_t>(i)] = x_at(i);
+    t[static_cast<size_t>(i)] = 0.5f - 0.01f * static_cast<float>(i);
+  }
+  set(p, "xs", x);
+  set(p, "ts", t);
+  std::vector<float> expected = x;
+  double last_loss = 0;  // the loss the last step measured, before its descent
+  for (int step = 0; step < 20; ++step) {
+    p.run_pipeline("step");
+    last_loss = 0;
+    for (size_t i = 0; i < expected.size(); ++i) {
+      last_loss += (expected[i] - t[i]) * (expected[i] - t[i]);
+      expected[i] = expected[i] - 0.1f * (2.0f * (expected[i] - t[i]));
+    }
+  }
+  for (int64_t i = 0; i < kN; ++i) {
+    auto u = static_cast<size_t>(i);
+    EXPECT_NEAR(element<float>(p.array("xs"), i), expected[u], 1e-5) << i;
+    EXPECT_NEAR(expected[u] - t[u], (x[u] - t[u]) * std::pow(0.8, 20), 1e-5) << i;
+  }
+  EXPECT_NEAR(element<float>(p.array("loss"), 0), last_loss, 1e-5);
 }

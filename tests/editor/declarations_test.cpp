@@ -177,6 +177,24 @@ TEST(Declarations, RetypingAFieldKeepsTheDocumentAndShowsOnNodes) {
   EXPECT_NO_THROW(graph::validate_document(d.doc()));
 }
 
+// needs_grad / needs_dual: float fields and ndarrays only; undone like any edit.
+TEST(Declarations, GradientsAreForFloatResources) {
+  EditorDocument d = heat();
+  FieldDesc f = *d.doc().field("scratch");
+  f.needs_grad = true;
+  EditResult r = set_field(d, f);
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_TRUE(d.doc().field("scratch")->needs_grad);
+  EXPECT_NE(d.save_text().find("\"needs_grad\": true"), std::string::npos);
+  f.elem = *parse_value_type("i32");
+  r = set_field(d, f);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.message.find("only float resources have gradients"), std::string::npos) << r.message;
+  EXPECT_EQ(value_type_name(d.doc().field("scratch")->elem), "f32");
+  ASSERT_TRUE(d.undo());
+  EXPECT_FALSE(d.doc().field("scratch")->needs_grad);
+}
+
 TEST(Declarations, RenamingAFieldRenamesNodesLaunchesAndTheView) {
   EditorDocument d = heat();
   ASSERT_TRUE(rename_declaration(d, DeclKind::Field, "temperature", "u").ok);

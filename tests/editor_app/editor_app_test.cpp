@@ -337,6 +337,14 @@ TEST_F(EditorAppTest, FromFileNewTheProgramPanelDeclaresTheProgram) {
   retype("program.inspector.name", "u");
   EXPECT_TRUE(doc.field("h"));
   EXPECT_NE(app().program_panel().error().find("already"), std::string::npos);
+  // Gradients: the boxes give it an adjoint and a tangent (docs/autodiff.md), one undo each.
+  click("program.inspector.needs_grad");
+  EXPECT_TRUE(doc.field("h")->needs_grad) << app().program_panel().error();
+  click("program.inspector.needs_dual");
+  EXPECT_TRUE(doc.field("h")->needs_dual);
+  key('Z', true);
+  EXPECT_TRUE(doc.field("h")->needs_grad);
+  EXPECT_FALSE(doc.field("h")->needs_dual);
 
   // The step kernel: its parameter renamed, its launch and param node follow; a new one.
   click("program.kernel.step");

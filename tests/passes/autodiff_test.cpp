@@ -10,6 +10,7 @@
 
 #include "compiler/ir/op.h"
 #include "compiler/passes/autodiff.h"
+#include "compiler/passes/forward_mode.h"
 #include "compiler/passes/pipeline.h"
 #include "interpreter.h"
 #include "pass_test_util.h"
@@ -99,6 +100,9 @@ std::vector<std::vector<double>> adjoint_grads(const ir::Kernel& adjoint, size_t
   return g;
 }
 
+void expect_tangents_match(const ir::Kernel& primal, int inputs,
+                           const std::vector<std::vector<double>>& x, double tolerance, double h);
+
 // Checks the adjoint of `e` against central differences at `x`, with the adjoint kernel as
 // made and after the rest of the pipeline.
 void expect_gradients_match(Elementwise e, const std::vector<std::vector<double>>& x,
@@ -107,6 +111,7 @@ void expect_gradients_match(Elementwise e, const std::vector<std::vector<double>
   std::uniform_real_distribution<double> weight(0.5, 1.5);
   std::vector<double> w(kN);
   for (double& v : w) v = weight(rng);
+  expect_tangents_match(*e.kernel, e.inputs, x, tolerance, h);
   auto adjoint = make_adjoint(*e.kernel);
   ASSERT_EQ(ir::verify(*adjoint), "") << ir::print_kernel(*adjoint);
   const size_t slots = e.kernel->abi.resources.size();
@@ -132,6 +137,55 @@ void expect_gradients_match(Elementwise e, const std::vector<std::vector<double>
       }
     }
   }
+}
+
+// The tangent kernel's y.dual for x.dual = d against the central difference of y along d, as
+// made and after the rest of the pipeline.
+void expect_tangents_match(const ir::Kernel& primal, int inputs,
+                           const std::vector<std::vector<double>>& x, double tolerance, double h) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> dir(-1.0, 1.0);
+  std::vector<std::vector<double>> d(static_cast<size_t>(inputs), std::vector<double>(kN));
+  for (auto& row : d)
+    for (double& v : row) v = dir(rng);
+  auto tangent = make_tangent(primal);
+  ASSERT_EQ(ir::verify(*tangent), "") << ir::print_kernel(*tangent);
+  auto piped = tangent->clone();
+  run_pipeline(*piped, {});
+  const size_t slots = primal.abi.resources.size();
+  auto plus = x, minus = x;
+  for (size_t j = 0; j < x.size(); ++j)
+    for (size_t i = 0; i < static_cast<size_t>(kN); ++i) {
+      plus[j][i] += h * d[j][i];
+      minus[j][i] -= h * d[j][i];
+    }
+  auto yp = primal_y(primal, plus), ym = primal_y(primal, minus);
+  for (const ir::Kernel* k : {tangent.get(), piped.get()}) {
+    std::vector<std::vector<int64_t>> shapes(k->abi.resources.size(), {kN});
+    Memory m = make_memory(*k, shapes, [](int, int64_t) { return bits(0.0); });
+    for (size_t j = 0; j < x.size(); ++j)
+      for (size_t i = 0; i < static_cast<size_t>(kN); ++i) {
+        m.slots[j][i] = bits(x[j][i]);
+        m.slots[slots + j][i] = bits(d[j][i]);  // x_j.dual
+      }
+    Interpreter(*k, m).run();
+    const std::vector<uint64_t>& ydual = m.slots[slots + x.size()];
+    for (size_t i = 0; i < static_cast<size_t>(kN); ++i) {
+      double fd = (yp[i] - ym[i]) / (2 * h);
+      EXPECT_NEAR(real(ydual[i]), fd, tolerance * std::max(1.0, std::abs(fd)))
+          << "element " << i << (k == piped.get() ? " (after the pipeline)" : "") << "\n"
+          << ir::print_kernel(*k);
+    }
+  }
+}
+
+std::string error_of_adjoint(const ir::Kernel& k) {
+  try {
+    make_adjoint(k);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 // Inputs where the op is smooth, away from its kinks and poles.
@@ -170,8 +224,9 @@ std::vector<std::vector<double>> inputs_for(Op op, int count, uint32_t seed) {
   return x;
 }
 
-// Every op with a derivative rule in ops.def, on each of its float operands: the table, not a
-// list kept here, says which ops these are, so an op given a rule is checked from then on.
+// Every op with a derivative rule in ops.def, on each of its float operands, in reverse mode
+// (the adjoint) and forward mode (the tangent): the table, not a list kept here, says which
+// ops these are, so an op given a rule is checked from then on.
 TEST(Autodiff, EveryDerivativeRuleMatchesCentralDifferences) {
   int checked = 0;
   for (int o = 0; o < ir::kOpCount; ++o) {
@@ -304,6 +359,26 @@ TEST(Autodiff, BranchesAtomicsAndGathers) {
           << j << (piped ? " after the pipeline" : "") << "\n"
           << ir::print_kernel(*a);
   }
+}
+
+// Forward mode needs no stack: a serial loop whose value is carried from one iteration to the
+// next (y = sin(y) + x, five times) has its tangent carried alongside.
+TEST(Autodiff, ForwardModeCarriesTangentsThroughLoops) {
+  Elementwise e = elementwise(1, [](Builder& b, const std::vector<Inst*>& x) {
+    Inst* y = b.alloca_(Scalar::F64);
+    Inst* n = b.alloca_(Scalar::I32);
+    b.local_store(y, x[0]);
+    Inst* loop = b.while_();
+    Builder body(loop->region(0));
+    Inst* count = body.local_load(n);
+    Inst* stop = body.if_(body.binary(Op::Ge, count, body.i32(5)));
+    Builder(stop->region(0)).make(Op::Break, Scalar::Void);
+    body.local_store(y, body.binary(Op::Add, body.unary(Op::Sin, body.local_load(y)), x[0]));
+    body.local_store(n, body.binary(Op::Add, count, body.i32(1)));
+    return b.local_load(y);
+  });
+  expect_tangents_match(*e.kernel, 1, inputs_for(Op::Sin, 1, 3), 1e-6, 1e-6);
+  EXPECT_NE(error_of_adjoint(*e.kernel).find("loop"), std::string::npos);
 }
 
 // What cannot be differentiated yet is refused with the kernel and node named.
