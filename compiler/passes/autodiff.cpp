@@ -7,6 +7,7 @@
 #include "compiler/ir/builder.h"
 #include "compiler/ir/derivative.h"
 #include "compiler/ir/op.h"
+#include "compiler/passes/twin_slots.h"
 #include "runtime/common/error.h"
 
 namespace loom::passes {
@@ -38,7 +39,7 @@ class Adjoint {
     out_->index_bits = primal.index_bits;
     out_->workgroup_size = primal.workgroup_size;
     out_->block_local_slots = primal.block_local_slots;
-    add_adjoint_slots(options);
+    adjoint_slot_ = add_twin_slots(out_->abi, options.slot_has_adjoint, adjoint_name(""), "");
   }
 
   std::unique_ptr<ir::Kernel> run() {
@@ -84,33 +85,6 @@ class Adjoint {
   [[noreturn]] void refuse(const Inst& in, const std::string& why) const {
     throw Error(Place{"", primal_.abi.name, in.node, ""},
                 "cannot differentiate kernel '" + primal_.abi.name + "': " + why);
-  }
-
-  void add_adjoint_slots(const AdjointOptions& options) {
-    const auto& resources = primal_.abi.resources;
-    adjoint_slot_.assign(resources.size(), -1);
-    for (size_t s = 0; s < resources.size(); ++s) {
-      const ResourceDesc& r = resources[s];
-      bool wanted = options.slot_has_adjoint.empty()
-                        ? is_float(r.dtype) && r.kind != ResourceKind::Texture && r.param_offset < 0
-                        : s < options.slot_has_adjoint.size() && options.slot_has_adjoint[s];
-      if (!wanted) continue;
-      if (r.kind == ResourceKind::Texture || r.param_offset >= 0 || !is_float(r.dtype))
-        throw Error(Place{"", primal_.abi.name, -1, ""},
-                    "cannot differentiate kernel '" + primal_.abi.name +
-                        "': only float fields and ndarray parameters have adjoints");
-      ResourceDesc twin = r;
-      if (r.kind == ResourceKind::Field) {
-        twin.field = adjoint_name(r.field);
-      } else {
-        ParamDesc p = primal_.abi.params.at(static_cast<size_t>(r.param));
-        p.name = adjoint_name(p.name);
-        twin.param = static_cast<int>(out_->abi.params.size());
-        out_->abi.params.push_back(p);
-      }
-      adjoint_slot_[s] = static_cast<int>(out_->abi.resources.size());
-      out_->abi.resources.push_back(twin);
-    }
   }
 
   int adjoint_slot(int slot) const {

@@ -6,6 +6,7 @@
 #include "compiler/ir/builder.h"
 #include "compiler/ir/derivative.h"
 #include "compiler/ir/op.h"
+#include "compiler/passes/twin_slots.h"
 #include "runtime/common/error.h"
 
 namespace loom::passes {
@@ -52,30 +53,8 @@ class Tangent {
       value_tangent_[static_cast<int>(p)] = static_cast<int>(abi.params.size());
       abi.params.push_back(t);
     }
-    const size_t slots = abi.resources.size();
-    tangent_slot_.assign(slots, -1);
-    for (size_t s = 0; s < slots; ++s) {
-      ResourceDesc r = abi.resources[s];
-      bool wanted = options.slot_has_tangent.empty()
-                        ? is_float(r.dtype) && r.kind != ResourceKind::Texture && r.param_offset < 0
-                        : s < options.slot_has_tangent.size() && options.slot_has_tangent[s];
-      if (!wanted) continue;
-      if (r.kind == ResourceKind::Texture || r.param_offset >= 0 || !is_float(r.dtype))
-        throw Error(
-            Place{"", abi.name, -1, ""},
-            "cannot differentiate kernel '" + abi.name +
-                "' in forward mode: only float fields and ndarray parameters have tangents");
-      if (r.kind == ResourceKind::Field) {
-        r.field = tangent_name(r.field);
-      } else {
-        ParamDesc p = abi.params.at(static_cast<size_t>(r.param));
-        p.name = tangent_name(p.name);
-        r.param = static_cast<int>(abi.params.size());
-        abi.params.push_back(p);
-      }
-      tangent_slot_[s] = static_cast<int>(abi.resources.size());
-      abi.resources.push_back(r);
-    }
+    tangent_slot_ =
+        add_twin_slots(abi, options.slot_has_tangent, tangent_name(""), " in forward mode");
   }
 
   Inst* tangent(const Inst* v) const {

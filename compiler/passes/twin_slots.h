@@ -1,0 +1,20 @@
+// The resource slots autodiff adds beside a kernel's own: an adjoint (NAME.grad, autodiff.h)
+// or a tangent (NAME.dual, forward_mode.h) of each differentiated field or ndarray parameter.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/common/kernel_abi.h"
+
+namespace loom::passes {
+
+// Adds to `abi` a twin of each slot `wanted` selects (by slot; empty: every float field and
+// ndarray-parameter slot, never argpack members or textures): a field's twin is the program's
+// field NAME + suffix, an ndarray parameter's a new parameter NAME + suffix of the same type.
+// Returns, by original slot, its twin's slot or -1. A selected slot that cannot have a twin is
+// an error naming the kernel; `mode` says which derivative in it ("", " in forward mode").
+std::vector<int> add_twin_slots(KernelABI& abi, const std::vector<bool>& wanted,
+                                const std::string& suffix, const std::string& mode);
+
+}  // namespace loom::passes
