@@ -270,8 +270,13 @@ class Adjoint {
       }
       case Op::GlobalStore: {
         if (!is_float(in.operands[1]->type)) return;
-        if (Inst* p = adjoint_pointer(s, b, *in.operands[0]))
+        // The store overwrote the element: its adjoint passes to the stored value and the
+        // overwritten value's adjoint starts at 0 (what a kernel that updates state in place,
+        // x = f(x), needs when a tape reverses many launches).
+        if (Inst* p = adjoint_pointer(s, b, *in.operands[0])) {
           accumulate(s, b, in.operands[1], b.global_load(p));
+          b.global_store(p, b.const_float(in.operands[1]->type, 0.0));
+        }
         return;
       }
       case Op::AtomicRMW: {
