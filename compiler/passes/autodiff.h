@@ -8,12 +8,12 @@
 // it read: a load's adjoint is an atomic add into the adjoint of the element (a gather becomes
 // a scatter), a store's and an atomic add's is a load of the adjoint of the element (a scatter
 // becomes a gather); a store then zeroes the element's adjoint, since the value it overwrote
-// has no further effect (so a kernel that updates state in place, x = f(x), reverses right). Values are recomputed, not stored: each reversed block first recomputes
-// its values (everything but the kernel's stores and atomics), then walks its instructions
-// backwards through the derivative rules of ops.def (ir/derivative.h). Parallel loops stay
-// parallel, in reverse order; branches are reversed under the same condition. The gradients of
-// float value parameters are reduced over every thread and returned, one return value per
-// parameter, in parameter order.
+// has no further effect (so a kernel that updates state in place, x = f(x), reverses right). Values
+// are recomputed, not stored: each reversed block first recomputes its values (everything but the
+// kernel's stores and atomics), then walks its instructions backwards through the derivative rules
+// of ops.def (ir/derivative.h). Parallel loops stay parallel, in reverse order; branches are
+// reversed under the same condition. The gradients of float value parameters are reduced over every
+// thread and returned, one return value per parameter, in parameter order.
 //
 // Like Taichi's, the result is right when the kernel obeys the global data access rule: it
 // never reads a global element after overwriting it (the recomputation reads memory as the
