@@ -6,6 +6,7 @@
 # the sources for this tree's own build, so every type keeps one declaration.
 set(LOOM_CPP_HEADERS
   program.h engine_plugin/include/loom/program.h
+  tape.h engine_plugin/include/loom/tape.h
   aot_module.h engine_plugin/include/loom/aot_module.h
   error.h runtime/common/error.h
   scalar.h runtime/common/scalar.h

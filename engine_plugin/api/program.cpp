@@ -850,16 +850,54 @@ struct Program::Impl {
     running = kernel;
   }
 
-  KernelResult launch(const std::string& kernel, const Args& args) {
-    need_memory("launching kernel '" + kernel + "'");
+  // The instantiation a launch of `kernel` (a kernel, K.grad or K.dual) runs, compiled if new,
+  // and the arguments it binds (a derived launch's twins added).
+  std::pair<Instance*, Args> launch_instance(const std::string& kernel, const Args& args) {
     std::optional<DerivedLaunch> derived;
     Derivative mode = Derivative::Adjoint;
     const graph::KernelDecl* primal = derived_from(kernel, &mode);
     if (primal) derived = derived_launch(*primal, args, mode);
     const graph::KernelDecl& decl = primal ? *primal : kernel_decl(kernel);
     check_argument_names(decl, args, primal ? &mode : nullptr);
-    const Args& bound = derived ? derived->args : args;
+    Args bound = derived ? derived->args : args;
     Instance& inst = instance(decl, template_args(decl, bound), derived ? &*derived : nullptr);
+    return {&inst, std::move(bound)};
+  }
+
+  LaunchAccess launch_access(const std::string& kernel, const Args& args) {
+    auto [inst, bound] = launch_instance(kernel, args);
+    const KernelABI& abi = inst->kernel->abi();
+    LaunchAccess out;
+    out.complete = abi.resource_access_known;
+    auto add = [](std::vector<std::string>& list, const std::string& name) {
+      if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+    };
+    for (const ResourceAccess& a : abi.resource_access) {
+      const ResourceDesc& r = abi.resources.at(static_cast<size_t>(a.slot));
+      std::string name;
+      if (r.kind == ResourceKind::Field) {
+        name = r.field;
+      } else if (r.param >= 0 && r.param_offset < 0) {
+        const std::string& param = abi.params.at(static_cast<size_t>(r.param)).name;
+        for (const auto& [given, value] : bound)
+          if (given == param && value.kind() == Arg::Kind::Resource) name = value.resource();
+      }
+      if (name.empty()) {  // inside an argpack: the program cannot name it here
+        out.complete = false;
+        continue;
+      }
+      if (a.access & (kResourceRead | kResourceAtomic)) add(out.reads, name);
+      if (a.access & (kResourceWrite | kResourceAtomic)) add(out.writes, name);
+    }
+    std::sort(out.reads.begin(), out.reads.end());
+    std::sort(out.writes.begin(), out.writes.end());
+    return out;
+  }
+
+  KernelResult launch(const std::string& kernel, const Args& args) {
+    need_memory("launching kernel '" + kernel + "'");
+    auto [instance_ptr, bound] = launch_instance(kernel, args);
+    Instance& inst = *instance_ptr;
     bind(inst, bound);
     LaunchContext& ctx = inst.frame.context();
     ctx.seed = 0x9e3779b97f4a7c15ull * ++launch_serial;  // fresh random numbers every launch
@@ -1275,7 +1313,8 @@ void Program::run_pipeline(const std::string& name) {
   impl_->run_launches(name, impl_->pipeline_launches(name));
 }
 
-void Program::run_pipeline(const std::string& name, const Args& args) {
+std::vector<std::pair<std::string, Args>> Program::pipeline_launches(const std::string& name,
+                                                                     const Args& args) const {
   auto launches = impl_->pipeline_launches(name);
   std::vector<std::string> names;  // the parameters of the launches' kernels, first seen first
   for (const auto& [kernel, ignored] : launches)
@@ -1307,12 +1346,24 @@ void Program::run_pipeline(const std::string& name, const Args& args) {
       else
         launch_args.emplace_back(given, arg.second);
     }
+  }
+  return launches;
+}
+
+void Program::run_pipeline(const std::string& name, const Args& args) {
+  auto launches = pipeline_launches(name, args);
+  for (const auto& [kernel, launch_args] : launches) {
     // What a launch checks, before any runs: names, template arguments (compiling what a
     // new binding needs) and the arguments' types.
+    const graph::KernelDecl& decl = impl_->launch_decl(kernel);
     impl_->check_argument_names(decl, launch_args);
     impl_->bind(impl_->instance(decl, impl_->template_args(decl, launch_args)), launch_args);
   }
   impl_->run_launches(name, launches);
+}
+
+LaunchAccess Program::launch_access(const std::string& kernel, const Args& args) {
+  return impl_->launch_access(kernel, args);
 }
 
 bool Program::has_pipeline(const std::string& name) const {

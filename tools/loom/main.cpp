@@ -1,6 +1,7 @@
-// The `loom` command line: run, launch, check, ir, compile, spirv, bench.
+// The `loom` command line: run, launch, check, ir, compile, spirv, bench, grad.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "compiler/graph/document_json.h"
 #include "engine_plugin/include/loom/aot_module.h"
 #include "engine_plugin/include/loom/program.h"
+#include "engine_plugin/include/loom/tape.h"
 #include "runtime/aot/module_files.h"
 #include "runtime/common/bounded_message.h"
 #include "runtime/common/error.h"
@@ -37,6 +40,7 @@ commands:
                with -o into an AOT module that loads without the compiler
   spirv DOC    print a kernel's SPIR-V disassembly (Vulkan backend)
   bench DOC    time the `step` pipeline
+  grad DOC     the gradient of a loss over `init`, `step` N times and `loss`: a tape
   fmt DOC      rewrite a document in the canonical style (--check: only report)
   devices      list the Vulkan devices (for --device)
 
@@ -182,6 +186,26 @@ Runs `init`, then times N runs of `step` (default 100) and prints the mean time 
   --no-fast-math     strict IEEE float math
   --no-privatize     CPU: atomic adds kept as atomics (to measure what privatization gains)
 )"},
+    {"grad",
+     R"(usage: loom grad DOC --loss NAME --wrt NAME [--wrt NAME ...] [--steps N]
+                 [--memory-budget BYTES] [--arg NAME=VALUE ...] [--dump NAME=FILE.npy ...]
+                 [--backend cpu|vulkan|auto] [other options as for `loom run`]
+
+Records on a tape pipeline `init` (if the document has one), then `step` N times (default 1),
+then `loss` (if it has one), then runs the adjoints of the recorded launches in reverse order
+(docs/autodiff.md) and prints the loss, the gradient of the loss with respect to each --wrt,
+and what the tape kept and took.
+  --loss NAME        a float field or ndarray declared "needs_grad" (its elements are summed)
+  --wrt NAME         a field or ndarray declared "needs_grad" (prints the norm and the largest
+                     component of NAME.grad), or a float value parameter of the launches
+                     (prints d loss / d NAME, summed over every launch that takes it)
+  --steps N          runs of `step` recorded
+  --memory-budget B  bytes of state copies the tape may hold (suffix K, M or G: 64M); without
+                     it, a copy before every launch and nothing recomputed; with it, a copy
+                     every K launches and the rest recomputed (binomial checkpointing)
+  --arg NAME=VALUE   the value of parameter NAME in every launch that takes it
+  --dump NAME=FILE   write a field/ndarray after the backward sweep (NAME.grad: a gradient)
+)"},
 };
 
 [[noreturn]] void fail(const std::string& message) {
@@ -224,6 +248,9 @@ const std::map<std::string, std::vector<std::string>> kValueOptions = {
     {"bench", {"--steps", "--threads", "--backend", "--device", "--workgroup-size", "--cache-dir"}},
     {"fmt", {}},
     {"devices", {}},
+    {"grad",
+     {"--loss", "--wrt", "--steps", "--memory-budget", "--arg", "--dump", "--backend", "--device",
+      "--workgroup-size", "--threads", "--cache-dir"}},
 };
 const std::map<std::string, std::vector<std::string>> kFlagOptions = {
     {"run",
@@ -241,6 +268,8 @@ const std::map<std::string, std::vector<std::string>> kFlagOptions = {
     {"bench", {"--no-cache", "--validate", "--spirv-opt", "--no-fast-math", "--no-privatize"}},
     {"fmt", {"--check"}},
     {"devices", {}},
+    {"grad",
+     {"--debug", "--no-cache", "--validate", "--no-fast-math", "--no-privatize", "--stats"}},
 };
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
@@ -741,6 +770,120 @@ int cmd_check_or_compile(const Options& o, bool compile) {
   return 0;
 }
 
+// "64M", "512K", "2G", "1000000": bytes.
+size_t parse_bytes(const std::string& option, const std::string& text) {
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  double scale = 1;
+  std::string unit = end ? std::string(end) : "";
+  if (unit == "K" || unit == "k") scale = 1024;
+  if (unit == "M" || unit == "m") scale = 1024.0 * 1024;
+  if (unit == "G" || unit == "g") scale = 1024.0 * 1024 * 1024;
+  bool known = unit.empty() || scale != 1;
+  if (text.empty() || end == text.c_str() || !known || !(v > 0) || v * scale > 1e18)
+    fail(option + " expects a number of bytes (64M, 512K, 2G, 1000000), got '" + text + "'");
+  return static_cast<size_t>(v * scale);
+}
+
+// `loom grad DOC --loss L --wrt X ...`: a tape over init, step N times and loss.
+int cmd_grad(const Options& o) {
+  std::string loss = o.value("--loss");
+  if (loss.empty()) fail("'loom grad' needs --loss NAME (a field or ndarray declared needs_grad)");
+  std::vector<std::string> wrt = o.all("--wrt");
+  if (wrt.empty()) fail("'loom grad' needs at least one --wrt NAME (see loom grad --help)");
+  loom::Program program(program_options(o));
+  program.load_file(o.doc);
+  int steps = to_int("--steps", o.value("--steps", "1"));
+  loom::TapeOptions options;
+  options.loss = loss;
+  if (!o.value("--memory-budget").empty())
+    options.memory_budget = parse_bytes("--memory-budget", o.value("--memory-budget"));
+  loom::Args args;
+  for (const std::string& a : o.all("--arg")) {
+    auto [name, value] = split_assignment("--arg", a);
+    args.emplace_back(name, parse_arg(value));
+  }
+  std::vector<std::string> resources = program.resource_names();
+  auto is_resource = [&](const std::string& n) {
+    return std::find(resources.begin(), resources.end(), n) != resources.end();
+  };
+  for (const std::string& w : wrt)
+    if (is_resource(w) && !is_resource(w + ".grad"))
+      fail(o.doc + ": --wrt " + w + ": '" + w +
+           "' has no gradient: declare it \"needs_grad\": true in the document");
+  // Each pipeline gets the --arg values its launches take; one that none takes is an error.
+  std::vector<std::string> pipelines;
+  if (program.has_pipeline("init")) pipelines.push_back("init");
+  if (!program.has_pipeline("step") && steps > 0)
+    fail(o.doc + ": the document has no 'step' pipeline");
+  std::set<std::string> taken;
+  auto args_for = [&](const std::string& pipeline) {
+    loom::Args subset;
+    std::set<std::string> params;
+    for (const auto& [kernel, ignored] : program.pipeline_launches(pipeline))
+      for (const auto& k : program.document().kernels)
+        if (k.name == kernel)
+          for (const auto& p : k.params) params.insert(p.name);
+    for (const auto& a : args)
+      if (params.count(a.first)) {
+        subset.push_back(a);
+        taken.insert(a.first);
+      }
+    return subset;
+  };
+  loom::Tape tape(program, options);
+  if (program.has_pipeline("init")) tape.run_pipeline("init", args_for("init"));
+  loom::Args step_args = steps > 0 ? args_for("step") : loom::Args{};
+  for (int s = 0; s < steps; ++s) tape.run_pipeline("step", step_args);
+  bool has_loss = program.has_pipeline("loss");
+  if (has_loss) tape.run_pipeline("loss", args_for("loss"));
+  for (const auto& a : args)
+    if (!taken.count(a.first)) fail("--arg " + a.first + ": no launch of the pipelines takes it");
+  const loom::TapeReport& r = tape.backward();
+  std::printf("%s: loss %s = %.9g after %s%d step%s%s\n", o.doc.c_str(), loss.c_str(), r.loss,
+              program.has_pipeline("init") ? "init, " : "", steps, steps == 1 ? "" : "s",
+              has_loss ? ", loss" : "");
+  for (const std::string& w : wrt) {
+    if (is_resource(w)) {
+      loom::ArrayView g = program.array(w + ".grad");
+      size_t n = g.bytes / static_cast<size_t>(loom::size_of(g.dtype));
+      double sum2 = 0, largest = 0;
+      for (size_t k = 0; k < n; ++k) {
+        double v = g.scalar(k);
+        sum2 += v * v;
+        largest = std::max(largest, std::fabs(v));
+      }
+      std::printf("  d %s / d %s: norm %.6g, largest |component| %.6g (%s.grad, %zu value%s)\n",
+                  loss.c_str(), w.c_str(), std::sqrt(sum2), largest, w.c_str(), n,
+                  n == 1 ? "" : "s");
+      if (n <= 4)
+        for (size_t k = 0; k < n; ++k) std::printf("    [%zu] %.9g\n", k, g.scalar(k));
+      continue;
+    }
+    bool found = false;
+    for (const auto& [name, value] : r.value_gradients)
+      if (name == w || name.rfind(w + "[", 0) == 0) {
+        std::printf("  d %s / d %s = %.9g\n", loss.c_str(), name.c_str(), value);
+        found = true;
+      }
+    if (!found) {
+      std::string have;
+      for (const auto& [name, value] : r.value_gradients) have += (have.empty() ? "" : ", ") + name;
+      fail(o.doc + ": --wrt " + w +
+           ": neither a resource nor a float value parameter of the recorded launches" +
+           (have.empty() ? std::string() : " (their float value parameters: " + have + ")"));
+    }
+  }
+  std::printf("%s\n", r.to_string().c_str());
+  for (const std::string& dump : o.all("--dump")) {
+    auto [name, file] = split_assignment("--dump", dump);
+    program.dump_npy(name, file);
+    std::printf("wrote %s -> %s\n", name.c_str(), file.c_str());
+  }
+  if (o.flag("--stats")) print_stats(program);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -754,6 +897,7 @@ int main(int argc, char** argv) {
     if (o.command == "compile") return cmd_check_or_compile(o, true);
     if (o.command == "fmt") return cmd_fmt(o);
     if (o.command == "spirv") return cmd_spirv(o);
+    if (o.command == "grad") return cmd_grad(o);
     if (o.command == "devices") {
       std::vector<std::string> devices = loom::enumerate_vulkan_devices();
       if (devices.empty())

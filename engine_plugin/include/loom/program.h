@@ -142,6 +142,16 @@ struct LaunchReturns {
   KernelResult result;
 };
 
+// The program's resources one launch reads and writes (Program::launch_access): what an engine's
+// render graph declares for it, and what a tape keeps copies of.
+struct LaunchAccess {
+  std::vector<std::string> reads;   // fields, ndarrays and textures it reads, sorted
+  std::vector<std::string> writes;  // those it writes or updates atomically, sorted
+  // false: some access is not listed (a resource reached through an argpack member, or a
+  // module that did not record its accesses).
+  bool complete = true;
+};
+
 // A view of a field's or ndarray's storage (C order; AoS elements unless layout is SoA;
 // a matrix element's components column-major, as kernels store them).
 struct ArrayView {
@@ -246,6 +256,14 @@ class Program {
   // listing those the pipeline takes.
   void run_pipeline(const std::string& name, const Args& args);
   bool has_pipeline(const std::string& name) const;
+  // The launches a run of pipeline `name` with `args` makes, in order, each with its
+  // arguments as run_pipeline(name, args) would bind them (the same errors for names no launch
+  // takes). Nothing is compiled or run.
+  std::vector<std::pair<std::string, Args>> pipeline_launches(const std::string& name,
+                                                              const Args& args = {}) const;
+  // What one launch of `kernel` with `args` would read and write, found by the compiler in its
+  // code (compiles the instantiation if new; launches nothing). K.grad and K.dual too.
+  LaunchAccess launch_access(const std::string& kernel, const Args& args = {});
   // What the launches of the last run of pipeline `name` returned, in launch order: one entry
   // per launch whose kernel returns values (a kernel that returns nothing has none), so a
   // game reads a pipeline's results after run_pipeline without launching kernels one by one.

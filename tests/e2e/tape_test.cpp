@@ -1,0 +1,155 @@
+// loom::Tape (tape.h): gradients of whole pipelines run many steps, on the sample cannon
+// (assets/graphs/cannon.loom.json: 64 projectiles fired with a speed and an angle, moved in
+// place by `advance` with drag, and a loss measuring how far they land from a target), checked
+// against central differences of the loss, with and without a memory budget. The suite runs
+// on the CPU and on Vulkan (e2e_test.vulkan).
+#include <cmath>
+
+#include "engine_plugin/include/loom/tape.h"
+#include "tests/e2e/e2e_util.h"
+
+using namespace loom;
+using namespace loom::test;
+
+namespace {
+
+std::string cannon() { return source_path("assets/graphs/cannon.loom.json"); }
+
+// init, `steps` runs of step, loss: recorded when a tape is given, plain runs otherwise.
+double run_cannon(Program& p, Tape* tape, int steps, const Args& fire) {
+  auto run = [&](const std::string& pipeline, const Args& args) {
+    if (tape) {
+      tape->run_pipeline(pipeline, args);
+    } else {
+      p.run_pipeline(pipeline, args);
+    }
+  };
+  run("init", fire);
+  for (int s = 0; s < steps; ++s) run("step", {});
+  run("loss", {});
+  return element<float>(p.array("loss"), 0);
+}
+
+// d loss / d (speed, angle) by central differences of the whole forward run, in f32 kernels.
+std::pair<double, double> central_differences(int steps, double speed, double angle) {
+  Program p(no_cache());
+  p.load_file(cannon());
+  auto loss = [&](double s, double a) {
+    return run_cannon(p, nullptr, steps, {{"speed", s}, {"angle", a}});
+  };
+  const double h = 2e-3;
+  return {(loss(speed + h, angle) - loss(speed - h, angle)) / (2 * h),
+          (loss(speed, angle + h) - loss(speed, angle - h)) / (2 * h)};
+}
+
+struct TapeRun {
+  TapeReport report;
+  double d_speed = 0, d_angle = 0;
+};
+
+TapeRun tape_run(int steps, size_t budget_copies, double speed = 1.2, double angle = 0.9) {
+  Program p(no_cache());
+  p.load_file(cannon());
+  size_t state = p.array("x").bytes + p.array("v").bytes + p.array("loss").bytes;
+  Tape tape(p, {.loss = "loss", .memory_budget = budget_copies * state});
+  run_cannon(p, &tape, steps, {{"speed", speed}, {"angle", angle}});
+  TapeRun r;
+  r.report = tape.backward();
+  r.d_speed = r.report.value_gradient("speed");
+  r.d_angle = r.report.value_gradient("angle");
+  return r;
+}
+
+}  // namespace
+
+TEST(Tape, GradientsOfAWholeSimulationMatchCentralDifferences) {
+  const int steps = 40;  // 200 `advance` launches, each updating x and v in place
+  auto [fd_speed, fd_angle] = central_differences(steps, 1.2, 0.9);
+  TapeRun r = tape_run(steps, 0);
+  EXPECT_NEAR(r.d_speed, fd_speed, 2e-2 * std::abs(fd_speed) + 1e-4) << r.report.to_string();
+  EXPECT_NEAR(r.d_angle, fd_angle, 2e-2 * std::abs(fd_angle) + 1e-4) << r.report.to_string();
+  EXPECT_GT(std::abs(fd_speed), 1e-3);  // the check means something
+  EXPECT_GT(std::abs(fd_angle), 1e-3);
+  // No budget: a copy before every launch, nothing recomputed.
+  EXPECT_EQ(r.report.launches, 1u + 5u * steps + 2u);
+  EXPECT_EQ(r.report.checkpoints, r.report.launches);
+  EXPECT_EQ(r.report.launches_recomputed, 0u);
+  EXPECT_EQ(r.report.stride, 1u);
+  EXPECT_EQ(r.report.state, (std::vector<std::string>{"v", "x", "loss"}));
+}
+
+TEST(Tape, AMemoryBudgetKeepsFewerCopiesAndRecomputesTheRest) {
+  const int steps = 40;
+  TapeRun all = tape_run(steps, 0);
+  for (size_t copies : {size_t{24}, size_t{6}, size_t{4}}) {
+    TapeRun r = tape_run(steps, copies);
+    SCOPED_TRACE(r.report.to_string());
+    EXPECT_NEAR(r.d_speed, all.d_speed, 1e-5 * std::abs(all.d_speed));
+    EXPECT_NEAR(r.d_angle, all.d_angle, 1e-5 * std::abs(all.d_angle));
+    EXPECT_LE(r.report.peak_bytes, copies * r.report.state_bytes);
+    EXPECT_LE(r.report.peak_copies, copies);
+    EXPECT_GT(r.report.stride, 1u);
+    EXPECT_GT(r.report.launches_recomputed, 0u);
+    // Binomial checkpointing: far fewer recomputed launches than a sweep that recomputes
+    // each launch from the start (n^2 / 2, 20,503 for these 203 launches).
+    EXPECT_LT(r.report.launches_recomputed, 5000u);
+  }
+}
+
+TEST(Tape, BackwardLeavesTheStateAsTheFirstRecordedLaunchFoundIt) {
+  Program p(no_cache());
+  p.load_file(cannon());
+  p.run_pipeline("init", {{"speed", 1.0}, {"angle", 0.7}});
+  std::vector<float> x0(128), v0(128);
+  std::memcpy(x0.data(), p.array("x").data, 512);
+  std::memcpy(v0.data(), p.array("v").data, 512);
+  Tape tape(p, {.loss = "loss", .memory_budget = 4 * (512 * 2 + 4)});
+  for (int s = 0; s < 10; ++s) tape.run_pipeline("step");
+  tape.run_pipeline("loss");
+  EXPECT_NE(std::memcmp(x0.data(), p.array("x").data, 512), 0);  // the projectiles moved
+  const TapeReport& r = tape.backward();
+  EXPECT_EQ(std::memcmp(x0.data(), p.array("x").data, 512), 0) << r.to_string();
+  EXPECT_EQ(std::memcmp(v0.data(), p.array("v").data, 512), 0);
+  // v.grad is d loss / d v before the first recorded launch: nudging one projectile's
+  // velocity changes the loss by about that much.
+  const float g = element<float>(p.array("v.grad"), 2 * 5 + 1);
+  auto loss_with = [&](float dv) {
+    std::memcpy(p.array("x").data, x0.data(), 512);
+    std::vector<float> v = v0;
+    v[2 * 5 + 1] += dv;
+    std::memcpy(p.array("v").data, v.data(), 512);
+    for (int s = 0; s < 10; ++s) p.run_pipeline("step");
+    p.run_pipeline("loss");
+    return static_cast<double>(element<float>(p.array("loss"), 0));
+  };
+  double fd = (loss_with(1e-2f) - loss_with(-1e-2f)) / 2e-2;
+  EXPECT_NEAR(g, fd, 2e-2 * std::abs(fd) + 1e-5);
+  EXPECT_GT(std::abs(fd), 1e-4);
+}
+
+TEST(Tape, WhatATapeCannotRecordIsAnErrorNamingTheLaunch) {
+  Program p(no_cache());
+  p.load_file(cannon());
+  EXPECT_NE(error_of([&] { Tape t(p, {.loss = "lost"}); }).find("'lost' is not a resource"),
+            std::string::npos);
+  Tape tape(p, {.loss = "loss"});
+  std::string e = error_of([&] {
+    tape.launch("advance.grad", {{"dt", 0.1}, {"drag", 0.0}, {"gravity", 1.0}});
+  });
+  EXPECT_NE(e.find("launch #0 runs 'advance.grad', itself a derivative"), std::string::npos) << e;
+  // A budget smaller than one copy of the state (x, v: 1,024 bytes).
+  Tape small(p, {.loss = "loss", .memory_budget = 100});
+  e = error_of([&] { small.run_pipeline("init", {{"speed", 1.0}, {"angle", 0.5}}); });
+  EXPECT_NE(e.find("a memory budget of 100 bytes cannot hold one copy of the state"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("x, v") == std::string::npos ? e.find("v, x") : 0, std::string::npos) << e;
+}
+
+TEST(Tape, ALossWithoutAnAdjointIsRefused) {
+  Program p(no_cache());
+  p.load_file(doc_path("autodiff_descent.loom.json"));
+  std::string e = error_of([&] { Tape t(p, {.loss = "ts"}); });
+  EXPECT_NE(e.find("the loss 'ts' has no adjoint: declare it \"needs_grad\""), std::string::npos)
+      << e;
+}
