@@ -155,7 +155,8 @@ step "install the cpp component (the C++ API with the compiler)"
 "$cmake" --install "$build" --prefix "$prefix" --component cpp
 cpp_real=$(cd "$prefix/$libdir" && ls libloom_cpp.so.*.*.*)
 for f in "$libdir/libloom_cpp.so" "$libdir/$cpp_real" "$libdir/cmake/Loom/LoomCppTargets.cmake" \
-  "$libdir/pkgconfig/loom-cpp.pc" "$includedir/loom/program.h" "$includedir/loom/aot_module.h"; do
+  "$libdir/pkgconfig/loom-cpp.pc" "$includedir/loom/program.h" "$includedir/loom/tape.h" \
+  "$includedir/loom/aot_module.h"; do
   [ -e "$prefix/$f" ] || fail "the cpp component did not install $f"
 done
 readelf -d "$prefix/$libdir/$cpp_real" | grep -q 'SONAME.*\[libloom_cpp\.so\.' ||

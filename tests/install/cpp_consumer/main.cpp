@@ -7,6 +7,7 @@
 // the document as an AOT module at MODULE_OUT for the C consumer to run. Exits 1 on a failure.
 #include <loom/aot_module.h>
 #include <loom/program.h>
+#include <loom/tape.h>  // installed beside program.h; includes only <loom/...> names
 
 #include <cmath>
 #include <cstdio>
