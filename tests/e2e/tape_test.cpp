@@ -153,3 +153,44 @@ TEST(Tape, ALossWithoutAnAdjointIsRefused) {
   EXPECT_NE(e.find("the loss 'ts' has no adjoint: declare it \"needs_grad\""), std::string::npos)
       << e;
 }
+
+// mpm88's P2G / grid / G2P (tests/e2e/docs/mpm_gradient.loom.json: the sample with every
+// field needs_grad, the stiffness E, gravity and the initial velocity as arguments, and a
+// loss of the particles' final heights): scatters by float atomics, 3x3 stencils of
+// quadratic weights, integer base cells, state updated in place; 83 launches.
+TEST(Tape, MpmParticleToGridGradientsMatchCentralDifferences) {
+  const std::string doc = doc_path("mpm_gradient.loom.json");
+  const int steps = 10;
+  // The loss with one pipeline argument moved (in `init` or in `step`, whichever takes it).
+  auto loss = [&](const std::string& pipeline, const Args& args) {
+    Program p(no_cache());
+    p.load_file(doc);
+    p.run_pipeline("init", pipeline == "init" ? args : Args{});
+    for (int s = 0; s < steps; ++s) p.run_pipeline("step", pipeline == "step" ? args : Args{});
+    p.run_pipeline("loss");
+    return static_cast<double>(element<float>(p.array("loss"), 0));
+  };
+  Program p(no_cache());
+  p.load_file(doc);
+  Tape tape(p, {.loss = "loss"});
+  tape.run_pipeline("init");
+  for (int s = 0; s < steps; ++s) tape.run_pipeline("step");
+  tape.run_pipeline("loss");
+  const TapeReport& r = tape.backward();
+  SCOPED_TRACE(r.to_string());
+  struct Parameter {
+    const char* pipeline;
+    const char* pipeline_arg;
+    double at, h;
+  };
+  for (const Parameter& q :
+       {Parameter{"step", "E", 400.0, 20.0}, Parameter{"init", "vx", 0.5, 0.05},
+        Parameter{"step", "gravity", 9.8, 2.0}}) {
+    double fd = (loss(q.pipeline, {{q.pipeline_arg, q.at + q.h}}) -
+                 loss(q.pipeline, {{q.pipeline_arg, q.at - q.h}})) /
+                (2 * q.h);
+    double g = r.value_gradient(q.pipeline_arg);
+    EXPECT_NEAR(g, fd, 3e-2 * std::abs(fd)) << q.pipeline_arg;
+    EXPECT_NE(fd, 0.0) << q.pipeline_arg;
+  }
+}
