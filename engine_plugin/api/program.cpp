@@ -1395,6 +1395,26 @@ ArrayView Program::array(const std::string& name) {
   throw Error(impl_->place("", name), "'" + name + "' is not a field or ndarray of the program");
 }
 
+void Program::write_array(const std::string& name, const void* data, size_t bytes) {
+  impl_->need_memory("'" + name + "'");
+  uint8_t* storage = nullptr;
+  size_t size = 0;
+  if (auto it = impl_->fields.find(name); it != impl_->fields.end()) {
+    storage = it->second->data();
+    size = it->second->bytes();
+  } else if (auto nd = impl_->ndarrays.find(name); nd != impl_->ndarrays.end()) {
+    storage = nd->second->data();
+    size = nd->second->bytes();
+  } else {
+    throw Error(impl_->place("", name), "'" + name + "' is not a field or ndarray of the program");
+  }
+  if (bytes != size)
+    throw Error(impl_->place("", name), "writing " + std::to_string(bytes) + " bytes into '" +
+                                            name + "', which holds " + std::to_string(size));
+  std::memcpy(storage, data, bytes);
+  impl_->device.host_wrote(storage);
+}
+
 TextureView Program::texture(const std::string& name) {
   impl_->need_memory("'" + name + "'");
   auto it = impl_->textures.find(name);

@@ -76,6 +76,10 @@ struct Tape::Impl {
   struct Recorded {
     std::string kernel;
     Args args;
+    std::vector<std::string> reads;  // what its adjoint recomputes from
+  };
+  struct Access {
+    std::vector<std::string> reads, writes;
   };
   struct Checkpoint {
     size_t at = 0;  // the state before recorded launch `at`
@@ -89,7 +93,8 @@ struct Tape::Impl {
   std::map<std::string, std::vector<uint8_t>> base;  // each state resource before its first writer
   size_t base_bytes = 0;
   std::vector<Checkpoint> checkpoints;
-  size_t held_copies = 0, held_bytes = 0;  // copies alive now (checkpoints and backward's)
+  std::map<std::string, Access> access_by_launch;  // by launch_key: asked once per binding
+  size_t held_copies = 0, held_bytes = 0;          // copies alive now (checkpoints and backward's)
   TapeReport report;
 
   Impl(Program& p, TapeOptions o) : program(p), options(std::move(o)) {
@@ -148,16 +153,12 @@ struct Tape::Impl {
     c = Copy{};
   }
 
-  void restore(const Copy& c) {
+  // Writes the state `c` holds back (only the resources in `only`, when given).
+  void restore(const Copy& c, const std::vector<std::string>* only = nullptr) {
     for (size_t i = 0; i < state.size(); ++i) {
+      if (only && std::find(only->begin(), only->end(), state[i]) == only->end()) continue;
       const std::vector<uint8_t>& src = i < c.data.size() ? c.data[i] : base.at(state[i]);
-      ArrayView v = program.array(state[i]);
-      if (v.bytes != src.size())
-        throw Error(Place{"", "", -1, state[i]}, "tape: '" + state[i] +
-                                                     "' changed size while recorded (" +
-                                                     std::to_string(src.size()) + " bytes, now " +
-                                                     std::to_string(v.bytes) + ")");
-      std::memcpy(v.data, src.data(), src.size());
+      program.write_array(state[i], src.data(), src.size());
     }
   }
 
@@ -200,6 +201,41 @@ struct Tape::Impl {
     return "tape: launch #" + std::to_string(i) + " ('" + recorded[i].kernel + "')";
   }
 
+  // The launch's identity for access_by_launch: the kernel and every argument.
+  static std::string launch_key(const std::string& kernel, const Args& args) {
+    std::string key = kernel;
+    for (const auto& [name, a] : args) {
+      key += '\n' + name + '=' + std::to_string(static_cast<int>(a.kind())) + ':';
+      switch (a.kind()) {
+        case Arg::Kind::Resource: key += a.resource(); break;
+        case Arg::Kind::List:
+          for (double d : a.list()) key += std::to_string(d) + ',';
+          break;
+        default: key += std::to_string(a.as_int()) + '/' + std::to_string(a.as_double());
+      }
+    }
+    return key;
+  }
+
+  const Access& access(const std::string& kernel, const Args& args) {
+    std::string key = launch_key(kernel, args);
+    auto it = access_by_launch.find(key);
+    if (it != access_by_launch.end()) return it->second;
+    LaunchAccess a = program.launch_access(kernel, args);
+    // The adjoint too, so a kernel that cannot be differentiated is refused now, not after a
+    // long recording.
+    program.launch_access(kernel + ".grad", args);
+    Access made{a.reads, a.writes};
+    if (!a.complete) {  // reaches resources through argpacks: every array is state
+      for (const std::string& n : program.resource_names())
+        if (!is_adjoint(n)) {
+          made.writes.push_back(n);
+          made.reads.push_back(n);
+        }
+    }
+    return access_by_launch.emplace(key, std::move(made)).first->second;
+  }
+
   KernelResult record(const std::string& kernel, const Args& args) {
     auto t0 = Clock::now();
     double compiled = compile_ms(program);
@@ -208,16 +244,8 @@ struct Tape::Impl {
       throw Error(Place{"", kernel, -1, ""},
                   "tape: launch #" + std::to_string(i) + " runs '" + kernel +
                       "', itself a derivative: a tape records forward launches only");
-    LaunchAccess access = program.launch_access(kernel, args);
-    // The adjoint too, so a kernel that cannot be differentiated is refused now, not after a
-    // long recording.
-    program.launch_access(kernel + ".grad", args);
-    std::vector<std::string> writes = access.writes;
-    if (!access.complete) {  // reaches resources through argpacks: every array is state
-      for (const std::string& n : program.resource_names())
-        if (!is_adjoint(n)) writes.push_back(n);
-    }
-    for (const std::string& name : writes) {
+    const Access& touched = access(kernel, args);
+    for (const std::string& name : touched.writes) {
       if (is_adjoint(name))
         throw Error(Place{"", kernel, -1, name},
                     "tape: launch #" + std::to_string(i) + " ('" + kernel + "') writes '" + name +
@@ -241,7 +269,7 @@ struct Tape::Impl {
       if (!room && checkpoints.empty()) over_budget();
       if (room && i % report.stride == 0) checkpoints.push_back({i, take_copy()});
     }
-    recorded.push_back({kernel, args});
+    recorded.push_back({kernel, args, touched.reads});
     report.forward_ms += ms_since(t0);
     auto t1 = Clock::now();
     KernelResult r = program.launch(kernel, args);
@@ -317,20 +345,19 @@ struct Tape::Impl {
 
   void fill(const std::string& name, double value) {
     ArrayView v = program.array(name);
+    if (value != 0 && v.dtype != Scalar::F32 && v.dtype != Scalar::F64)
+      throw Error(Place{"", "", -1, name}, "tape: '" + name + "' is not a float array");
+    std::vector<uint8_t> bytes(v.bytes, 0);
     size_t n = v.bytes / static_cast<size_t>(size_of(v.dtype));
-    for (size_t k = 0; k < n; ++k) {
+    for (size_t k = 0; k < n && value != 0; ++k) {
       if (v.dtype == Scalar::F32) {
         auto f = static_cast<float>(value);
-        std::memcpy(v.data + k * sizeof f, &f, sizeof f);
-      } else if (v.dtype == Scalar::F64) {
-        std::memcpy(v.data + k * sizeof value, &value, sizeof value);
-      } else if (value != 0) {
-        throw Error(Place{"", "", -1, name}, "tape: '" + name + "' is not a float array");
+        std::memcpy(bytes.data() + k * sizeof f, &f, sizeof f);
       } else {
-        std::memset(v.data, 0, v.bytes);
-        return;
+        std::memcpy(bytes.data() + k * sizeof value, &value, sizeof value);
       }
     }
+    program.write_array(name, bytes.data(), bytes.size());
   }
 
   const TapeReport& backward() {
@@ -362,6 +389,11 @@ struct Tape::Impl {
       if (options.memory_budget != 0) {
         size_t used = held_bytes + base_bytes;
         spare = used >= options.memory_budget ? 0 : (options.memory_budget - used) / full;
+      }
+      if (b - a == 1 && j > 0) {  // a copy before this very launch: its adjoint recomputes
+        restore(checkpoints[j].copy, &recorded[a].reads);  // only from what the launch reads
+        adjoint(a);
+        continue;
       }
       restore(checkpoints[j].copy);
       reverse(a, b, checkpoints[j].copy, spare);

@@ -277,6 +277,10 @@ class Program {
   // Resources of the program.
   ArrayView array(const std::string& name);  // field or ndarray
   TextureView texture(const std::string& name);
+  // Replaces the whole storage of a field or ndarray with `bytes` bytes from `data` (exactly
+  // its size, in its storage order): array() and a copy, without reading the old contents
+  // back from the device first.
+  void write_array(const std::string& name, const void* data, size_t bytes);
   void create_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape);
   // Wraps caller memory (not copied, not freed); must outlive its use in launches.
   void wrap_ndarray(const std::string& name, ValueType elem, std::vector<int64_t> shape,
