@@ -7,6 +7,7 @@
 #include "compiler/ir/builder.h"
 #include "compiler/ir/derivative.h"
 #include "compiler/ir/op.h"
+#include "compiler/passes/ad_loops.h"
 #include "compiler/passes/twin_slots.h"
 #include "runtime/common/error.h"
 
@@ -23,10 +24,32 @@ namespace {
 
 bool is_loop(Op op) { return op == Op::RangeFor || op == Op::StructFor || op == Op::While; }
 
+// What one thread's stacks may take, all of a kernel's together: far below the stack of a CPU
+// pool thread and of the threads lavapipe runs invocations on.
+constexpr int64_t kMaxStackBytes = int64_t{1} << 20;
+constexpr int kMaxStackEntries = 1 << 16;
+
+// The primal with its loops in the forms the adjoint reverses (ad_loops.h).
+std::unique_ptr<ir::Kernel> normalized(const ir::Kernel& primal,
+                                       std::unordered_set<const Inst*>& terminals) {
+  std::unique_ptr<ir::Kernel> k = primal.clone();
+  terminals = normalize_adjoint_loops(*k);
+  return k;
+}
+
 class Adjoint {
  public:
   Adjoint(const ir::Kernel& primal, const AdjointOptions& options)
-      : primal_(primal), out_(std::make_unique<ir::Kernel>()) {
+      : work_(normalized(primal, terminals_)),
+        primal_(*work_),
+        out_(std::make_unique<ir::Kernel>()),
+        stack_size_(options.stack_size) {
+    if (stack_size_ < 1 || stack_size_ > kMaxStackEntries)
+      throw Error(Place{"", primal.abi.name, -1, ""},
+                  "cannot differentiate kernel '" + primal.abi.name +
+                      "': the autodiff stack size " + std::to_string(stack_size_) +
+                      " is not in [1, " + std::to_string(kMaxStackEntries) +
+                      "] (ProgramOptions::ad_stack_size)");
     out_->abi = primal.abi;
     out_->abi.name = adjoint_name(primal.abi.name);
     out_->abi.returns.clear();
@@ -60,8 +83,8 @@ class Adjoint {
         returned_.push_back(acc);
       }
     }
-    Scope scope{primal_.body.get(), nullptr, {}, {}, {}};
-    reverse_block(scope, body, /*in_parallel_loop=*/false);
+    Scope scope(primal_.body.get(), nullptr);
+    reverse_block(scope, body);
     Builder end(body);
     if (!returned_.empty()) {
       auto ret = std::make_unique<Inst>(Op::Return, Scalar::Void);
@@ -72,14 +95,24 @@ class Adjoint {
   }
 
  private:
+  // A variable (or local array) of the adjoint and the copy holding the value it had.
+  struct Saved {
+    Inst* var;
+    Inst* copy;
+  };
+
   // What one reversed block knows: the recomputed copy of each of its primal values, and the
   // variable holding each one's adjoint (and each float variable's and local array's).
   struct Scope {
+    Scope(const Block* primal, const Scope* parent) : primal(primal), parent(parent) {}
     const Block* primal;
     const Scope* parent;
     std::unordered_map<const Inst*, Inst*> value;
     std::unordered_map<const Inst*, Inst*> adjoint;
     std::unordered_map<const Inst*, Inst*> loop;  // primal loop -> its reversed copy
+    // Per region of this block (if, loop): the outer variables it reads, as they were just
+    // before it ran in the recomputation, restored before the region is recomputed again.
+    std::unordered_map<const Inst*, std::vector<Saved>> saved;
   };
 
   [[noreturn]] void refuse(const Inst& in, const std::string& why) const {
@@ -110,6 +143,13 @@ class Adjoint {
     return c;
   }
 
+  std::vector<Inst*> values(const Scope& s, const std::vector<Inst*>& primal) const {
+    std::vector<Inst*> out;
+    out.reserve(primal.size());
+    for (const Inst* v : primal) out.push_back(value(s, v));
+    return out;
+  }
+
   // A copy of `in` (no regions) with its operands recomputed in `s`.
   Inst* copy(Scope& s, Builder& b, const Inst& in) {
     auto c = std::make_unique<Inst>(in.op, in.type);
@@ -127,8 +167,10 @@ class Adjoint {
   }
 
   // Recomputes the values of `primal` into `b`: everything but the kernel's effects on
-  // global memory (they happened in the primal launch) and the loops (reversed later).
-  void recompute(Scope& s, Builder& b, const Block& primal, bool in_parallel_loop) {
+  // global memory (they happened in the primal launch) and the parallel loops (reversed
+  // later). Serial loops run whole. `reversible`: this block is reversed next (reverse_block),
+  // so the outer variables each region reads are saved first for its own recomputation then.
+  void recompute(Scope& s, Builder& b, const Block& primal, bool reversible) {
     for (const auto& owned : primal.insts) {
       const Inst& in = *owned;
       switch (in.op) {
@@ -146,22 +188,37 @@ class Adjoint {
           break;
         case Op::Rand: refuse(in, "it draws random numbers (the reverse sweep would draw others)");
         case Op::RangeFor:
-        case Op::StructFor:
-        case Op::While:
-          if (in_parallel_loop || in.op == Op::While)
-            refuse(in,
-                   "it has a loop inside a parallel loop or a serial loop (not yet "
-                   "differentiable: the reverse sweep needs a stack of the values each "
-                   "iteration overwrote)");
-          break;  // a parallel loop: reversed by reverse_block
-        case Op::Break:
-        case Op::Continue: refuse(in, "it leaves a loop early (not yet differentiable)");
+        case Op::StructFor: {  // a parallel loop: reversed by reverse()
+          if (reversible) save(s, b, in);
+          // Its accumulations `v += e` into outer variables run again for what follows.
+          if (outer_access(in).written.empty()) break;
+          Inst* loop = in.op == Op::RangeFor ? b.range_for(values(s, in.operands))
+                                             : b.struct_for(in.resource_slot(), in.dims());
+          Scope inner(in.region(0), &s);
+          inner.loop[&in] = loop;
+          Builder lb(loop->region(0));
+          recompute(inner, lb, *in.region(0), false);
+          break;
+        }
+        case Op::While: {
+          if (reversible) save(s, b, in);
+          Inst* w = b.while_();
+          Scope inner(in.region(0), &s);
+          Builder wb(w->region(0));
+          recompute(inner, wb, *in.region(0), false);
+          break;
+        }
+        case Op::Continue:  // normalize_adjoint_loops turned them into flags
+          throw InternalError(Place{"", primal_.abi.name, in.node, ""},
+                              "autodiff: a continue left in a loop");
         case Op::If: {
+          if (reversible && terminals_.count(&in)) break;  // the reverse sweep runs the count
+          if (reversible) save(s, b, in);
           Inst* c = b.if_(value(s, in.operands[0]));
           for (size_t r = 0; r < 2; ++r) {
-            Scope inner{in.region(r), &s, {}, {}, {}};
+            Scope inner(in.region(r), &s);
             Builder rb(c->region(r));
-            recompute(inner, rb, *in.region(r), in_parallel_loop);
+            recompute(inner, rb, *in.region(r), false);
           }
           break;
         }
@@ -169,9 +226,136 @@ class Adjoint {
           if (ir::has_regions(in.op))
             throw InternalError(Place{"", primal_.abi.name, in.node, ""},
                                 "autodiff: unexpected region " + std::string(ir::op_name(in.op)));
-          copy(s, b, in);
+          copy(s, b, in);  // a break copies too: it leaves a serial loop's copy
       }
     }
+  }
+
+  // Element `e` (component `c`) of variable or local array `var`.
+  static Inst* load_element(Builder& b, Inst* var, Inst* e, int c) {
+    if (var->op == Op::Alloca) return b.local_load(var);
+    return b.make(Op::ArrayLoad, var->type, {var, e}, c);
+  }
+  static void store_element(Builder& b, Inst* var, Inst* e, int c, Inst* v) {
+    if (var->op == Op::Alloca) {
+      b.local_store(var, v);
+      return;
+    }
+    b.make(Op::ArrayStore, Scalar::Void, {var, e, v}, c);
+  }
+
+  // Copies `n` elements of `width` components from `from`, starting at element `from_at`, to
+  // `to` at `to_at` (a variable is one element; nullptr offsets: 0).
+  static void copy_elements(Builder& b, Inst* to, Inst* to_at, Inst* from, Inst* from_at, int n,
+                            int width) {
+    if (!to_at) to_at = b.i32(0);
+    if (!from_at) from_at = b.i32(0);
+    Builder* at = &b;
+    Builder inner(b.block());
+    Inst* e = b.i32(0);
+    if (n > 1) {
+      Inst* loop = b.range_for({b.i32(0), b.i32(n)});
+      inner.set_insert_end(loop->region(0));
+      e = inner.loop_index(loop, 0);
+      at = &inner;
+    }
+    Inst* src = at->binary(Op::Add, from_at, e);
+    Inst* dst = at->binary(Op::Add, to_at, e);
+    for (int c = 0; c < width; ++c) store_element(*at, to, dst, c, load_element(*at, from, src, c));
+  }
+
+  static int elements(const Inst* var) { return var->op == Op::LocalArray ? var->length() : 1; }
+  static int width(const Inst* var) { return var->op == Op::LocalArray ? var->width() : 1; }
+
+  // Saves the outer variables `region` reads as they are now.
+  void save(Scope& s, Builder& b, const Inst& region) {
+    std::vector<Saved>& saved = s.saved[&region];
+    for (const Inst* v : outer_access(region).read) {
+      Inst* var = value(s, v);
+      Inst* copy = v->op == Op::LocalArray
+                       ? b.make(Op::LocalArray, v->type, {}, v->length(), v->width())
+                       : b.alloca_(v->type);
+      copy_elements(b, copy, nullptr, var, nullptr, elements(v), width(v));
+      saved.push_back({var, copy});
+    }
+  }
+
+  // Gives the outer variables `region` reads back the values save() kept.
+  void restore(const Scope& s, Builder& b, const Inst& region) {
+    auto it = s.saved.find(&region);
+    if (it == s.saved.end()) return;
+    for (const Saved& v : it->second)
+      copy_elements(b, v.var, nullptr, v.copy, nullptr, elements(v.var), width(v.var));
+  }
+
+  // A serial loop (a `while` ending in its only break, ad_loops.h), reversed with a stack per
+  // variable the loop both reads and overwrites: its outer variables are restored to what they
+  // were before it, it runs again pushing those variables at the start of each iteration,
+  // then the iterations run backwards, each popping them, recomputing its values and walking
+  // its instructions backwards. The adjoints of those variables live outside the loop, so
+  // they carry from one reversed iteration to the one before.
+  void reverse_serial_loop(Scope& s, Builder& b, const Inst& loop) {
+    restore(s, b, loop);
+    OuterAccess access = outer_access(loop);
+    std::unordered_set<const Inst*> written(access.written.begin(), access.written.end());
+    struct Stack {
+      Inst* var;
+      Inst* entries;
+      int n;
+      int width;
+    };
+    std::vector<Stack> stacks;
+    for (const Inst* v : access.read) {
+      if (!written.count(v)) continue;
+      int n = elements(v), w = width(v);
+      int64_t scalars = (int64_t{stack_size_} + 1) * n * w;
+      stack_bytes_ += scalars * (v->type == Scalar::Bool ? 1 : bit_width(v->type) / 8);
+      if (stack_bytes_ > kMaxStackBytes || scalars > INT32_MAX)
+        refuse(loop, "its autodiff stacks of " + std::to_string(stack_size_) +
+                         " entries per variable would take " + std::to_string(stack_bytes_) +
+                         " bytes per thread, more than " + std::to_string(kMaxStackBytes) +
+                         " (lower ProgramOptions::ad_stack_size, or carry fewer "
+                         "or smaller local arrays through the loop)");
+      // One entry more than the option says: the test that ends a loop is an iteration too.
+      Inst* entries = b.make(Op::LocalArray, v->type, {}, (stack_size_ + 1) * n, w);
+      stacks.push_back({value(s, v), entries, n, w});
+    }
+    Inst* depth = b.alloca_(Scalar::I32);
+
+    // Forward: the loop again, each iteration first pushing what it will overwrite.
+    Inst* forward = b.while_();
+    Builder f(forward->region(0));
+    f.set_node(loop.node);
+    Inst* d = f.local_load(depth);
+    auto check = std::make_unique<Inst>(Op::Assert, Scalar::Void);
+    check->operands.push_back(f.binary(Op::Le, d, f.i32(stack_size_)));
+    check->text = "the autodiff stack of " + std::to_string(stack_size_) +
+                  " entries overflowed: the loop of node " + std::to_string(loop.node) +
+                  " ran more iterations than the stack holds (the reverse sweep needs the values "
+                  "each iteration overwrote); raise ProgramOptions::ad_stack_size";
+    check->set_assert_node(loop.node);
+    f.insert(std::move(check));
+    for (const Stack& st : stacks)
+      copy_elements(f, st.entries, f.binary(Op::Mul, d, f.i32(st.n)), st.var, nullptr, st.n,
+                    st.width);
+    f.local_store(depth, f.binary(Op::Add, d, f.i32(1)));
+    Scope fs(loop.region(0), &s);
+    recompute(fs, f, *loop.region(0), false);
+
+    // Reverse: the iterations backwards, each popping what it overwrote.
+    Inst* backward = b.while_();
+    Builder r(backward->region(0));
+    r.set_node(loop.node);
+    Inst* left = r.local_load(depth);
+    Inst* empty = r.if_(r.binary(Op::Le, left, r.i32(0)));
+    Builder(empty->region(0)).make(Op::Break, Scalar::Void);
+    Inst* top = r.binary(Op::Sub, left, r.i32(1));
+    r.local_store(depth, top);
+    for (const Stack& st : stacks)
+      copy_elements(r, st.var, nullptr, st.entries, r.binary(Op::Mul, top, r.i32(st.n)), st.n,
+                    st.width);
+    Scope rs(loop.region(0), &s);
+    reverse_block(rs, backward->region(0));
   }
 
   // The variable holding the adjoint of `v`, or nullptr (not a float, or a constant).
@@ -199,18 +383,7 @@ class Adjoint {
     return b.global_ptr(ptr.type, slot, indices, ptr.component());
   }
 
-  // Refuses a branch that reads a variable defined outside it: its recomputation inside the
-  // reversed branch would read the variable as the whole block left it.
-  void check_branch_reads(const Block& branch, const Inst& owner) {
-    ir::walk(branch, [&](const Inst& in) {
-      if ((in.op == Op::LocalLoad || in.op == Op::ArrayLoad) &&
-          !ir::is_inside(in.operands[0], &branch))
-        refuse(in, "a branch (node " + std::to_string(owner.node) +
-                       ") reads a variable defined outside it (not yet differentiable)");
-    });
-  }
-
-  void reverse_block(Scope& s, Block* out, bool in_parallel_loop) {
+  void reverse_block(Scope& s, Block* out) {
     Builder b(out);
     const Block& primal = *s.primal;
     // Adjoint variables first, so they dominate every accumulation into them.
@@ -226,38 +399,38 @@ class Adjoint {
         s.adjoint[&in] = b.alloca_(in.type);
       }
     }
-    recompute(s, b, primal, in_parallel_loop);
+    recompute(s, b, primal, true);
     for (auto it = primal.insts.rbegin(); it != primal.insts.rend(); ++it) {
       const Inst& in = **it;
+      if (terminals_.count(&in)) continue;
       b.set_node(in.node);
-      reverse(s, b, in, in_parallel_loop);
+      reverse(s, b, in);
     }
   }
 
-  void reverse(Scope& s, Builder& b, const Inst& in, bool in_parallel_loop) {
+  void reverse(Scope& s, Builder& b, const Inst& in) {
     switch (in.op) {
+      case Op::While: reverse_serial_loop(s, b, in); return;
       case Op::RangeFor:
       case Op::StructFor: {
+        restore(s, b, in);
         Inst* loop;
         if (in.op == Op::RangeFor) {
-          std::vector<Inst*> bounds;
-          for (const Inst* o : in.operands) bounds.push_back(value(s, o));
-          loop = b.range_for(bounds);
+          loop = b.range_for(values(s, in.operands));
         } else {
           loop = b.struct_for(in.resource_slot(), in.dims());
         }
-        Scope inner{in.region(0), &s, {}, {}, {}};
+        Scope inner(in.region(0), &s);
         inner.loop[&in] = loop;
-        reverse_block(inner, loop->region(0), true);
+        reverse_block(inner, loop->region(0));
         return;
       }
       case Op::If: {
-        check_branch_reads(*in.region(0), in);
-        check_branch_reads(*in.region(1), in);
+        restore(s, b, in);
         Inst* c = b.if_(value(s, in.operands[0]));
         for (size_t r = 0; r < 2; ++r) {
-          Scope inner{in.region(r), &s, {}, {}, {}};
-          reverse_block(inner, c->region(r), in_parallel_loop);
+          Scope inner(in.region(r), &s);
+          reverse_block(inner, c->region(r));
         }
         return;
       }
@@ -338,7 +511,6 @@ class Adjoint {
       }
       default: break;
     }
-    (void)in_parallel_loop;
     if (ir::op_info(in.op).gradient != ir::Differentiable::Yes) return;
     Inst* acc = adjoint_of(s, &in);
     if (!acc) return;
@@ -351,8 +523,12 @@ class Adjoint {
     }
   }
 
+  std::unordered_set<const Inst*> terminals_;  // each serial loop's `if (done) break`
+  std::unique_ptr<ir::Kernel> work_;           // the primal, loops normalized
   const ir::Kernel& primal_;
   std::unique_ptr<ir::Kernel> out_;
+  int stack_size_;
+  int64_t stack_bytes_ = 0;
   std::vector<int> adjoint_slot_;
   std::map<std::pair<int, int>, Inst*> param_accumulators_;
   std::vector<Inst*> returned_;

@@ -15,12 +15,28 @@
 // reversed under the same condition. The gradients of float value parameters are reduced over every
 // thread and returned, one return value per parameter, in parameter order.
 //
+// Serial loops (every `while`, every loop inside another loop, a top-level loop whose
+// iterations hand a variable on, and any loop that breaks; ad_loops.h puts them in one form)
+// need the values each iteration overwrote: the autodiff stack, as Taichi's AdStack. Where
+// the reverse sweep reaches such a loop it restores the outer variables the loop reads (saved
+// when the block was recomputed), runs the loop forward again pushing, at the start of each
+// iteration, every variable and local array the loop both reads and overwrites, then runs the
+// iterations backwards: pop, recompute the iteration, walk it backwards. The adjoints of those
+// variables live outside the loop and carry from one reversed iteration to the one before.
+// Branches save and restore the outer variables they read the same way, so a branch may read
+// any variable. Cost: a stack is a local array of `stack_size` + 1 entries (the test that
+// ends a loop takes one) per variable the loop carries, per thread (256 f32: 1 KiB; a carried
+// local array: its size times that), zeroed where the loop is reversed; a serial loop runs
+// three times in the adjoint (recomputation, forward with pushes, reverse), and a loop nested
+// d deep 2d + 1 times. A thread's stacks may take 1 MiB in all. A loop that runs more
+// iterations than its stack holds fails the launch (an assertion that stays in release
+// builds) naming the kernel and the loop's node, on every backend.
+//
 // Like Taichi's, the result is right when the kernel obeys the global data access rule: it
 // never reads a global element after overwriting it (the recomputation reads memory as the
 // kernel left it). What this pass cannot differentiate yet it refuses with an error naming the
-// kernel and node: loops inside a parallel loop and serial loops (they need a stack of the
-// values each iteration overwrote), random numbers, atomic min/max on differentiated memory,
-// and a branch that reads a variable it did not define.
+// kernel and node: a struct_for inside another loop or carrying a variable, random numbers,
+// atomic min/max on differentiated memory, and the value an atomic on memory returns.
 #pragma once
 
 #include <memory>
@@ -34,6 +50,9 @@ struct AdjointOptions {
   // By primal slot: whether the slot has an adjoint. Empty: every float field and ndarray
   // parameter slot (argpack members and textures never have one).
   std::vector<bool> slot_has_adjoint;
+  // Entries of each autodiff stack: the iterations a serial loop may run per thread (and per
+  // run of the loops around it) before the launch fails naming the loop.
+  int stack_size = 256;
 };
 
 // The name of the adjoint kernel, of a slot's adjoint parameter or field: NAME + ".grad".

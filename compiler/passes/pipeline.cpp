@@ -30,9 +30,11 @@ struct Stage {
 // The kernel becomes its adjoint or its tangent kernel when the options ask for it.
 bool autodiff(ir::Kernel& kernel, const PipelineOptions& options) {
   std::unique_ptr<ir::Kernel> derived;
-  if (options.adjoint)
-    derived = make_adjoint(kernel, *options.adjoint);
-  else if (options.tangent)
+  if (options.adjoint) {
+    AdjointOptions adjoint = *options.adjoint;
+    adjoint.stack_size = options.ad_stack_size;
+    derived = make_adjoint(kernel, adjoint);
+  } else if (options.tangent)
     derived = make_tangent(kernel, *options.tangent);
   else
     return false;

@@ -24,6 +24,8 @@ struct PipelineOptions {
   // Set (and `adjoint` not): the `autodiff` stage turns the kernel into its tangent kernel
   // (make_tangent, forward mode) instead.
   std::optional<TangentOptions> tangent;
+  // With `adjoint`: entries of each per-thread autodiff stack (AdjointOptions::stack_size).
+  int ad_stack_size = 256;
   // ir::verify_or_throw on the input (structure only: types are type_check's job), after
   // every pass, and inside full_simplify after every sub-pass; failures name the (sub-)pass.
   bool verify = true;

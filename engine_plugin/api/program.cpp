@@ -609,6 +609,7 @@ struct Program::Impl {
     if (observer) observer("lower", *k);
     passes::PipelineOptions po;
     po.debug = options.debug;
+    po.ad_stack_size = options.ad_stack_size;
     if (derived) {
       std::vector<bool> slots = derived_slots(*k, *derived);
       if (derived->mode == Derivative::Adjoint)
@@ -657,6 +658,8 @@ struct Program::Impl {
                      const DerivedLaunch* derived = nullptr) {
     std::string signature = targs.signature();
     std::string derived_key = derived ? derived->key() + fields_with(derived->mode) : "";
+    if (derived && derived->mode == Derivative::Adjoint)
+      derived_key += ",stack=" + std::to_string(options.ad_stack_size);
     std::string name = derived ? derived_name(derived->mode, decl.name) : decl.name;
     // Derived kernels have keys of their own; a primal's stay what they were (reload looks
     // them up).

@@ -62,6 +62,10 @@ struct ProgramOptions {
   // (compiler/passes/privatize_scatter.h); false: the atomics as written (`loom run|bench|ir
   // --no-privatize`), for comparisons.
   bool privatize_scatter = true;
+  // Reverse mode (`K.grad`): entries of each per-thread autodiff stack, the iterations a
+  // serial loop may run before the launch fails naming it (docs/autodiff.md). Each variable
+  // a loop overwrites takes this many values of local memory per thread.
+  int ad_stack_size = 256;
   bool offline_cache = true;
   std::string cache_dir;  // empty: $LOOM_CACHE_DIR, $XDG_CACHE_HOME/loom, ~/.cache/loom
   int threads = 0;        // 0: one per hardware thread
