@@ -4,6 +4,7 @@
 
 #include "compiler/ir/inst.h"
 #include "compiler/ir/verifier.h"
+#include "compiler/passes/access_rule.h"
 #include "compiler/passes/demote_atomics.h"
 #include "compiler/passes/drop_asserts.h"
 #include "compiler/passes/extent_assumptions.h"
@@ -31,9 +32,13 @@ struct Stage {
 bool autodiff(ir::Kernel& kernel, const PipelineOptions& options) {
   std::unique_ptr<ir::Kernel> derived;
   if (options.adjoint) {
+    // The global data access rule (access_rule.h): proven violations throw; debug kernels
+    // get the rest checked at run time.
+    check_access_rule(kernel);
     AdjointOptions adjoint = *options.adjoint;
     adjoint.stack_size = options.ad_stack_size;
     derived = make_adjoint(kernel, adjoint);
+    add_access_rule_asserts(*derived);
   } else if (options.tangent)
     derived = make_tangent(kernel, *options.tangent);
   else
@@ -78,6 +83,29 @@ const Stage kStages[] = {
     {"privatize_scatter", privatize_scatter, nullptr, kLowered},
 };
 
+// Runs one stage (full_simplify verifies its sub-passes); `simplify_runs` counts
+// full_simplify's runs.
+void run_stage(ir::Kernel& kernel, const Stage& stage, const PipelineOptions& options,
+               int& simplify_runs) {
+  if (stage.run) {
+    stage.run(kernel);
+  } else if (stage.run_with_options) {
+    stage.run_with_options(kernel, options);
+  } else {
+    SimplifyOptions so;
+    so.name =
+        ++simplify_runs == 1 ? "full_simplify" : "full_simplify#" + std::to_string(simplify_runs);
+    so.verify = options.verify ? &stage.verify : nullptr;
+    full_simplify(kernel, so);
+  }
+}
+
+// The checks after each stage.
+void verify_stage(ir::Kernel& kernel, const Stage& stage, const PipelineOptions& options) {
+  if (options.verify) ir::verify_or_throw(kernel, stage.name, stage.verify);
+  kernel.free_erased();  // after the check, which reports uses of them
+}
+
 }  // namespace
 
 void run_pipeline(ir::Kernel& kernel, const PipelineOptions& options,
@@ -87,23 +115,12 @@ void run_pipeline(ir::Kernel& kernel, const PipelineOptions& options,
   int simplify_runs = 0;
   for (const Stage& stage : kStages) {
     auto start = std::chrono::steady_clock::now();
-    if (stage.run) {
-      stage.run(kernel);
-    } else if (stage.run_with_options) {
-      stage.run_with_options(kernel, options);
-    } else {
-      SimplifyOptions so;
-      so.name =
-          ++simplify_runs == 1 ? "full_simplify" : "full_simplify#" + std::to_string(simplify_runs);
-      so.verify = options.verify ? &stage.verify : nullptr;
-      full_simplify(kernel, so);
-    }
+    run_stage(kernel, stage, options, simplify_runs);
     auto end = std::chrono::steady_clock::now();
     if (timings)
       timings->push_back(
           {stage.name, std::chrono::duration<double, std::milli>(end - start).count()});
-    if (options.verify) ir::verify_or_throw(kernel, stage.name, stage.verify);
-    kernel.free_erased();  // after the check, which reports uses of them
+    verify_stage(kernel, stage, options);
     if (after_each) after_each(stage.name, kernel);
   }
   // From the final IR, so only the accesses the generated code makes count. Extents first:
@@ -116,6 +133,21 @@ std::vector<std::string> pipeline_pass_names() {
   std::vector<std::string> names;
   for (const Stage& stage : kStages) names.emplace_back(stage.name);
   return names;
+}
+
+std::vector<GradientWarning> gradient_warnings(ir::Kernel& kernel, const PipelineOptions& options) {
+  if (!options.adjoint) return {};
+  kernel.debug = options.debug;
+  if (options.verify) ir::verify_or_throw(kernel, "lowering (the pipeline's input)", kUntyped);
+  int simplify_runs = 0;
+  for (const Stage& stage : kStages) {
+    if (stage.run_with_options == autodiff) break;
+    run_stage(kernel, stage, options, simplify_runs);
+    verify_stage(kernel, stage, options);
+  }
+  std::vector<GradientWarning> warnings = gradient_reach(kernel, options.adjoint->slot_has_adjoint);
+  check_access_rule(kernel);  // as the autodiff stage would
+  return warnings;
 }
 
 }  // namespace loom::passes

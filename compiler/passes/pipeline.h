@@ -9,6 +9,7 @@
 
 #include "compiler/passes/autodiff.h"
 #include "compiler/passes/forward_mode.h"
+#include "compiler/passes/gradient_reach.h"
 
 namespace loom::ir {
 class Kernel;
@@ -45,6 +46,13 @@ struct PassTiming {
 // and the extents it assumes (record_extent_assumptions, extent_assumptions.h).
 void run_pipeline(ir::Kernel& kernel, const PipelineOptions& options,
                   const PassObserver& after_each = {}, std::vector<PassTiming>* timings = nullptr);
+
+// Where the adjoint that `options.adjoint` asks for gets no gradient through ops without a
+// derivative (gradient_reach.h): runs the passes before `autodiff` on `kernel` (lowered), then
+// the analysis; then throws, as the `autodiff` stage would, for a proven violation of the
+// global data access rule (check_access_rule, access_rule.h), so `loom check` finds those
+// too. Empty without `options.adjoint`.
+std::vector<GradientWarning> gradient_warnings(ir::Kernel& kernel, const PipelineOptions& options);
 
 // The pass names run_pipeline reports, in order (repeated passes appear each time).
 std::vector<std::string> pipeline_pass_names();

@@ -648,6 +648,22 @@ struct Program::Impl {
     return names;
   }
 
+  // Where the adjoint of `decl` gets no gradient through ops without a derivative
+  // (passes/gradient_reach.h), placed on K's nodes.
+  std::vector<Program::Warning> gradient_warnings(const graph::KernelDecl& decl,
+                                                  const graph::TemplateArgs& targs,
+                                                  const DerivedLaunch& derived) {
+    std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*doc, decl, targs);
+    k->fast_math = options.fast_math;
+    passes::PipelineOptions po;
+    po.debug = options.debug;
+    po.adjoint = passes::AdjointOptions{derived_slots(*k, derived)};
+    std::vector<Program::Warning> out;
+    for (passes::GradientWarning& w : passes::gradient_warnings(*k, po))
+      out.push_back({Place{doc->path, decl.name, w.node, ""}, std::move(w.message)});
+    return out;
+  }
+
   KernelRecord compile(const std::string& kernel, const graph::TemplateArgs& targs,
                        const DerivedLaunch* derived = nullptr) {
     std::unique_ptr<ir::Kernel> k = lower_and_optimise(kernel, targs, {}, derived);
@@ -670,6 +686,9 @@ struct Program::Impl {
       ++stats.memory_hits;
       return *found->second;
     }
+    if (derived && derived->mode == Derivative::Adjoint)
+      for (const Program::Warning& w : gradient_warnings(decl, targs, *derived))
+        options.warn(w.to_string());
     std::string key = hash128_hex(
         content_key(decl.name) + '\n' + targs.key() + '\n' +
         (derived ? derived_key + '\n' : std::string()) + backend->target_signature() + '\n' +
@@ -1695,7 +1714,15 @@ std::vector<Program::Warning> Program::warnings() {
   for (const graph::Pipeline& p : impl_->doc->pipelines) {
     for (const auto& [kernel, args] : impl_->pipeline_launches(p.name)) {
       Derivative mode = Derivative::Adjoint;
-      if (impl_->derived_from(kernel, &mode)) continue;  // K.grad, K.dual: said for K
+      if (const graph::KernelDecl* primal = impl_->derived_from(kernel, &mode)) {
+        // K.grad: where its gradients stop, once per kernel; K.dual: said for K.
+        if (mode != Derivative::Adjoint || !seen.insert(kernel).second) continue;
+        Impl::DerivedLaunch derived = impl_->derived_launch(*primal, args, mode);
+        for (Warning& w : impl_->gradient_warnings(
+                 *primal, impl_->template_args(*primal, derived.args), derived))
+          out.push_back(std::move(w));
+        continue;
+      }
       const graph::KernelDecl& decl = impl_->kernel_decl(kernel);
       graph::TemplateArgs targs = impl_->template_args(decl, args);
       // Instantiations share their nodes: a mistake is said once per kernel.

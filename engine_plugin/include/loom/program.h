@@ -333,7 +333,10 @@ class Program {
   // Likely mistakes of code ported from Taichi (an integer division converted to a float...;
   // docs/porting-from-taichi.md) in every kernel the pipelines launch, in pipeline order,
   // then in every other kernel that needs no template arguments; each names its kernel and
-  // node. Lowers the kernels; compiles nothing.
+  // node. For every K.grad a pipeline launches, also where its gradients stop at an op
+  // without a derivative, on K's nodes (docs/autodiff.md); a read after a write that K.grad
+  // could not differentiate is thrown as the launch would. Lowers the kernels; compiles
+  // nothing.
   struct Warning {
     Place place;
     std::string message;

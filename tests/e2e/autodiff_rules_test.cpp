@@ -1,0 +1,115 @@
+// The checks of reverse mode as a user meets them through loom::Program (docs/autodiff.md):
+// the global data access rule (a proven violation fails the K.grad launch; an undecided one
+// fails it in debug programs, at run time) and gradients that stop at ops without a derivative
+// (a warning through ProgramOptions::warn and Program::warnings). The suite runs on the CPU and
+// on Vulkan (e2e_test.vulkan).
+#include <functional>
+#include <vector>
+
+#include "tests/e2e/e2e_util.h"
+
+using namespace loom;
+using namespace loom::test;
+
+namespace {
+
+// autodiff_rules: gather (y[j] = x[i], then reads y[i]), quantize (y[i] = floor(x[i] * 4) *
+// 0.25); autodiff_access_rule: accumulate (y[i] += x[i]^2, then reads y[i]).
+std::string document() { return doc_path("autodiff_rules.loom.json"); }
+
+ProgramOptions options(bool debug, std::vector<std::string>* warnings = nullptr) {
+  ProgramOptions o = no_cache();
+  o.debug = debug;
+  if (warnings) o.warn = [warnings](const std::string& m) { warnings->push_back(m); };
+  return o;
+}
+
+Place place_of(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const Error& e) {
+    return e.place();
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST(AutodiffRules, AReadAfterAWriteTheCompilerProvesFailsTheAdjointLaunch) {
+  for (bool debug : {false, true}) {
+    Program p(options(debug));
+    p.load_file(doc_path("autodiff_access_rule.loom.json"));
+    const Args args = {{"x", "xs"}, {"y", "ys"}};
+    p.launch("accumulate", args);  // the kernel itself is fine
+    std::string e = error_of([&] { p.launch("accumulate.grad", args); });
+    EXPECT_NE(e.find("kernel 'accumulate': node 6: cannot differentiate kernel 'accumulate': "
+                     "node 6 reads y[i0] after node 5 wrote to it"),
+              std::string::npos)
+        << e;
+    EXPECT_NE(e.find("docs/autodiff.md"), std::string::npos) << e;
+    EXPECT_EQ(place_of([&] { p.launch("accumulate.grad", args); }).node, 6);
+    // The same in a pipeline, and from the checks `loom check` and the editor run.
+    EXPECT_NE(error_of([&] {
+                p.run_pipeline("step");
+              }).find("node 6 reads y[i0] after node 5 wrote to it"),
+              std::string::npos);
+    EXPECT_NE(error_of([&] { p.warnings(); }).find("node 6 reads y[i0] after node 5 wrote to it"),
+              std::string::npos);
+  }
+}
+
+TEST(AutodiffRules, AnUndecidedReadAfterWriteIsCheckedWhenADebugAdjointRuns) {
+  Program p(options(true));
+  p.load_file(document());
+  // j = 100 (in zs, of 128): no thread reads what it wrote.
+  const Args far = {{"x", "xs"}, {"y", "zs"}, {"j", 100}};
+  p.launch("gather", far);
+  EXPECT_EQ(error_of([&] { p.launch("gather.grad", far); }), "");
+  // j = 5: thread 5 writes y[5], then reads it.
+  const Args near = {{"x", "xs"}, {"y", "ys"}, {"j", 5}};
+  p.launch("gather", near);
+  std::string e = error_of([&] { p.launch("gather.grad", near); });
+  EXPECT_NE(e.find("kernel 'gather.grad': node 6: assertion failed: kernel 'gather': node 6 "
+                   "reads y[i0] after node 5 wrote it"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(place_of([&] { p.launch("gather.grad", near); }).node, 6);
+  // The pipeline `step` launches it with j = 5 too.
+  EXPECT_NE(error_of([&] { p.run_pipeline("step"); }).find("node 6 reads y[i0] after node 5"),
+            std::string::npos);
+
+  // A release program does not check.
+  Program release(options(false));
+  release.load_file(document());
+  release.launch("gather", near);
+  EXPECT_EQ(error_of([&] { release.launch("gather.grad", near); }), "");
+}
+
+TEST(AutodiffRules, AGradientThatStopsAtAnOpWithoutADerivativeIsAWarning) {
+  std::vector<std::string> warned;
+  Program p(options(false, &warned));
+  p.load_file(document());
+  const Args args = {{"x", "xs"}, {"y", "ys"}};
+  p.launch("quantize", args);
+  p.launch("quantize.grad", args);
+  p.launch("quantize.grad", args);  // one warning per instantiation, not per launch
+  ASSERT_EQ(warned.size(), 1u);
+  EXPECT_NE(warned[0].find("kernel 'quantize': node 5: the gradient of y with respect to x "
+                           "stops at this floor"),
+            std::string::npos)
+      << warned[0];
+  // gather's gradients all flow (its index j is no value dependency).
+  p.launch("gather.grad", {{"x", "xs"}, {"y", "zs"}, {"j", 100}});
+  EXPECT_EQ(warned.size(), 1u);
+
+  // loom check and the editor: for every K.grad a pipeline launches.
+  std::vector<Program::Warning> ws = p.warnings();
+  int found = 0;
+  for (const Program::Warning& w : ws) {
+    if (w.message.find("the gradient of") == std::string::npos) continue;
+    ++found;
+    EXPECT_EQ(w.place.kernel, "quantize");
+    EXPECT_EQ(w.place.node, 5);
+  }
+  EXPECT_EQ(found, 1);
+}
