@@ -661,15 +661,17 @@ LOOM_API LoomResult loom_launch(LoomKernel kernel, uint32_t arg_count, const Loo
  * - Parameters: K's, then the twins, each named after its parameter ("x.grad" for the
  *   ndarray parameter x; a tangent kernel's also "w.dual" for each float value parameter w,
  *   the direction along w). loom_kernel_get_param lists them.
- * - loom_launch takes every argument, twins included, or K's arguments only (the first
- *   param_count minus twins): then each ndarray twin is bound to the companion of the module
+ * - loom_launch takes every argument, twins included, or K's arguments only (as many as
+ *   K's param_count, in K's order): then each ndarray twin is bound to the companion of the module
  *   ndarray given for its parameter (x given "xs": x.grad is "xs.grad"), and each value twin
  *   to 0. An ndarray the engine made has no companion (LOOM_ERROR_INVALID_ARGUMENT), nor one
  *   whose companion the module lacks (LOOM_ERROR_NOT_FOUND): give every argument then. A
  *   twin's ndarray must have the shape of its parameter's (LOOM_ERROR_INVALID_ARGUMENT).
  * - An adjoint returns the gradients of K's float value parameters, each named by its
  *   parameter: loom_kernel_get_return_named(k, "w", LOOM_DTYPE_F32, 1, &dw). A tangent
- *   kernel returns what K returns.
+ *   kernel returns what K returns. Like any kernel with return values, such an adjoint is
+ *   refused by loom_launch_into and, with LOOM_QUEUE_ENGINE_OWNED, by loom_launch; an
+ *   adjoint of a kernel without float value parameters returns nothing.
  * - Pipelines that launch K.grad run as any pipeline (loom_pipeline_launch); their twins
  *   are bound in the module, and loom_pipeline_launch_with may give them by name ("x.grad"). */
 /* Vulkan: records the launch into `command_buffer`, a primary command buffer of the
