@@ -147,9 +147,7 @@ aot::Derivation derivation_of(const AotInstance& inst) {
   const std::vector<ParamDesc>& params = inst.ir->abi.params;
   for (size_t p = 0; p < params.size(); ++p) {
     const std::string& name = params[p].name;
-    if (name.size() <= suffix.size() ||
-        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-      continue;
+    if (!name.ends_with(suffix)) continue;
     for (size_t q = 0; q < p; ++q)
       if (params[q].name + suffix == name)
         d.twins.push_back({static_cast<int>(p), static_cast<int>(q)});
@@ -254,9 +252,7 @@ void AotModule::add_resource(const std::string& name) {
   for (aot::Derivation::Mode mode :
        {aot::Derivation::Mode::Adjoint, aot::Derivation::Mode::Tangent}) {
     std::string suffix = aot::derivation_suffix(mode);
-    if (name.size() <= suffix.size() ||
-        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-      continue;
+    if (name.size() <= suffix.size() || !name.ends_with(suffix)) continue;
     std::string base = name.substr(0, name.size() - suffix.size());
     bool adjoint = mode == aot::Derivation::Mode::Adjoint;
     if (const FieldDesc* f = doc.field(base); f && (adjoint ? f->needs_grad : f->needs_dual)) {
@@ -333,9 +329,7 @@ int AotModule::add_instance(const std::string& kernel, const Args& args, const s
           "AOT module: '" + kernel + "' is found by its own name, not '" + module_name + "'");
     Args primal_args;
     for (const auto& [param, value] : args)
-      if (param.size() <= suffix.size() ||
-          param.compare(param.size() - suffix.size(), suffix.size(), suffix) != 0)
-        primal_args.emplace_back(param, value);
+      if (!param.ends_with(suffix)) primal_args.emplace_back(param, value);
     add_instance(inst.primal, primal_args, inst.primal);
   }
   for (size_t k = 0; k < m.kernels.size(); ++k) {
