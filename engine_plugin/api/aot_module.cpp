@@ -116,6 +116,45 @@ aot::Value normalised_value(const Arg& a, ValueType type, const Place& where,
   return v;
 }
 
+// "x, t, x.grad": a kernel's parameters, which for a derived kernel say its twins.
+std::string param_names(const KernelABI& abi) {
+  std::string names;
+  for (const ParamDesc& p : abi.params) names += (names.empty() ? "" : ", ") + p.name;
+  return names;
+}
+
+// Whether a float ndarray parameter of `primal` has no example argument, so its twin was
+// chosen by default rather than by the caller.
+bool defaulted_twins(const graph::Document& doc, const std::string& primal, const Args& args) {
+  const graph::KernelDecl* decl = doc.kernel(primal);
+  if (!decl) return false;
+  for (const graph::KernelParam& p : decl->params) {
+    auto type = parse_value_type(p.type);
+    if (p.kind != graph::ParamKind::Ndarray || !type || !is_float(type->scalar)) continue;
+    if (std::none_of(args.begin(), args.end(), [&](const auto& a) { return a.first == p.name; }))
+      return true;
+  }
+  return false;
+}
+
+// The twins of a derived instantiation: its parameters after the primal's own, each named
+// after the parameter it is the twin of (passes/twin_slots.h appends them so).
+aot::Derivation derivation_of(const AotInstance& inst) {
+  aot::Derivation d;
+  d.mode = inst.derived;
+  d.of = inst.primal;
+  const std::string suffix = aot::derivation_suffix(inst.derived);
+  const std::vector<ParamDesc>& params = inst.ir->abi.params;
+  for (size_t p = 0; p < params.size(); ++p) {
+    const std::string& name = params[p].name;
+    if (!name.ends_with(suffix)) continue;
+    for (size_t q = 0; q < p; ++q)
+      if (params[q].name + suffix == name)
+        d.twins.push_back({static_cast<int>(p), static_cast<int>(q)});
+  }
+  return d;
+}
+
 aot::Value resource_value(const std::string& name) {
   aot::Value v;
   v.kind = aot::Value::Kind::Resource;
@@ -208,6 +247,29 @@ void AotModule::add_resource(const std::string& name) {
     m.ndarrays.push_back({n->name, n->elem, n->shape});
     return;
   }
+  // NAME.grad / NAME.dual: the adjoint or tangent companion of a float field or ndarray that
+  // needs_grad / needs_dual, a resource of its own in the module (docs/autodiff.md).
+  for (aot::Derivation::Mode mode :
+       {aot::Derivation::Mode::Adjoint, aot::Derivation::Mode::Tangent}) {
+    std::string suffix = aot::derivation_suffix(mode);
+    if (name.size() <= suffix.size() || !name.ends_with(suffix)) continue;
+    std::string base = name.substr(0, name.size() - suffix.size());
+    bool adjoint = mode == aot::Derivation::Mode::Adjoint;
+    if (const FieldDesc* f = doc.field(base); f && (adjoint ? f->needs_grad : f->needs_dual)) {
+      impl_->resources.insert(name);
+      FieldDesc companion = *f;
+      companion.name = name;
+      companion.needs_grad = companion.needs_dual = false;
+      m.fields.push_back(std::move(companion));
+      return;
+    }
+    if (const graph::NdarrayDecl* n = doc.ndarray(base);
+        n && (adjoint ? n->needs_grad : n->needs_dual)) {
+      impl_->resources.insert(name);
+      m.ndarrays.push_back({name, n->elem, n->shape});
+      return;
+    }
+  }
   if (const graph::TextureDecl* t = doc.texture(name)) {
     impl_->resources.insert(name);
     m.textures.push_back({t->name, t->format, t->size});
@@ -248,23 +310,50 @@ void AotModule::add_field(const std::string& name) {
   add_resource(name);
 }
 
-int AotModule::add_instance(const std::string& kernel, const Args& args, const std::string& name) {
+int AotModule::add_instance(const std::string& kernel, const Args& args, const std::string& name,
+                            Args* bound) {
   Program& program = impl_->program;
   aot::ModuleMetadata& m = impl_->module.meta;
   bool vulkan = m.arch == aot::Arch::Vulkan;
   AotInstance inst;
   program.lower_for_module(kernel, args, vulkan ? 32 : 64, inst);
   std::string module_name = name.empty() ? kernel : name;
-  for (size_t k = 0; k < m.kernels.size(); ++k)
-    if (m.kernels[k].name == module_name &&
-        same_template(m.kernels[k].template_args, inst.template_args))
-      return static_cast<int>(k);
+  bool derived = inst.derived != aot::Derivation::Mode::None;
+  if (bound) *bound = derived ? inst.args : args;
+  if (derived) {
+    // The module holds K beside K.grad, for the same template arguments: K's own arguments.
+    std::string suffix = aot::derivation_suffix(inst.derived);
+    if (module_name != kernel)
+      throw Error(
+          Place{impl_->doc().path, kernel},
+          "AOT module: '" + kernel + "' is found by its own name, not '" + module_name + "'");
+    Args primal_args;
+    for (const auto& [param, value] : args)
+      if (!param.ends_with(suffix)) primal_args.emplace_back(param, value);
+    add_instance(inst.primal, primal_args, inst.primal);
+  }
+  for (size_t k = 0; k < m.kernels.size(); ++k) {
+    const aot::KernelInfo& have = m.kernels[k];
+    if (have.name != module_name || !same_template(have.template_args, inst.template_args))
+      continue;
+    // One derived kernel per instantiation: its twins are in its code. Twins asked for by
+    // default (no example argument) take the ones the module holds.
+    if (derived && param_names(have.abi) != param_names(inst.ir->abi) &&
+        !defaulted_twins(impl_->doc(), inst.primal, args))
+      throw Error(Place{impl_->doc().path, kernel},
+                  "AOT module: '" + kernel + "' is launched with the twins (" +
+                      param_names(inst.ir->abi) + ") and with (" + param_names(have.abi) +
+                      "); a module holds one per instantiation (bind the same ndarrays, or give "
+                      "the twin arguments)");
+    return static_cast<int>(k);
+  }
 
   size_t index = m.kernels.size();
   aot::KernelInfo info;
   info.name = module_name;
   info.template_args = inst.template_args;
   info.return_names = inst.return_names;
+  if (derived) info.derived = derivation_of(inst);
   std::string stem = blob_stem(index, module_name);
   if (!vulkan) {
     for (size_t level = 0; level < m.needs.cpu_levels.size(); ++level) {
@@ -350,7 +439,9 @@ void AotModule::add_pipeline(const std::string& name) {
     for (const auto& [param, literal] : l.args)
       args.emplace_back(param, literal_to_arg(literal, Place{doc.path, l.kernel, -1, param}));
     aot::LaunchInfo launch;
-    launch.kernel = add_instance(l.kernel, args, l.kernel);
+    Args bound;  // K.grad, K.dual: with every twin bound
+    launch.kernel = add_instance(l.kernel, args, l.kernel, &bound);
+    args = std::move(bound);
     const KernelABI& abi = m.kernels[static_cast<size_t>(launch.kernel)].abi;
     for (const ParamDesc& d : abi.params) {
       Place where{doc.path, l.kernel, -1, d.name};
@@ -379,8 +470,16 @@ void AotModule::add_pipeline(const std::string& name) {
 
 void AotModule::add_document() {
   const graph::Document& doc = impl_->doc();
-  for (const FieldDesc& f : doc.fields) add_resource(f.name);
-  for (const graph::NdarrayDecl& n : doc.ndarrays) add_resource(n.name);
+  for (const FieldDesc& f : doc.fields) {
+    add_resource(f.name);
+    if (f.needs_grad) add_resource(f.name + aot::derivation_suffix(aot::Derivation::Mode::Adjoint));
+    if (f.needs_dual) add_resource(f.name + aot::derivation_suffix(aot::Derivation::Mode::Tangent));
+  }
+  for (const graph::NdarrayDecl& n : doc.ndarrays) {
+    add_resource(n.name);
+    if (n.needs_grad) add_resource(n.name + aot::derivation_suffix(aot::Derivation::Mode::Adjoint));
+    if (n.needs_dual) add_resource(n.name + aot::derivation_suffix(aot::Derivation::Mode::Tangent));
+  }
   for (const graph::TextureDecl& t : doc.textures) add_resource(t.name);
   for (const graph::ArgpackDecl& a : doc.argpacks) add_resource(a.name);
   for (const graph::Pipeline& p : doc.pipelines) add_pipeline(p.name);

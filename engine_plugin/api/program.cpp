@@ -1585,10 +1585,26 @@ std::string Program::llvm_ir_text(const std::string& kernel, const Args& templat
 
 void Program::lower_for_module(const std::string& kernel, const Args& args, int index_bits,
                                AotInstance& out) {
-  const graph::KernelDecl& decl = impl_->kernel_decl(kernel);
-  impl_->check_argument_names(decl, args);
-  graph::TemplateArgs targs = impl_->template_args(decl, args);
-  std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*impl_->doc, kernel, targs);
+  // K.grad / K.dual: twins bound as a launch binds them; a float ndarray parameter given no
+  // example argument gets its twin too (the engine binds it at launch).
+  Derivative mode = Derivative::Adjoint;
+  const graph::KernelDecl* primal = impl_->derived_from(kernel, &mode);
+  const graph::KernelDecl& decl = primal ? *primal : impl_->kernel_decl(kernel);
+  impl_->check_argument_names(decl, args, primal ? &mode : nullptr);
+  std::optional<Impl::DerivedLaunch> derived;
+  if (primal) {
+    derived = impl_->derived_launch(decl, args, mode);
+    for (const graph::KernelParam& p : decl.params) {
+      auto type = parse_value_type(p.type);
+      bool given =
+          std::any_of(args.begin(), args.end(), [&](const auto& a) { return a.first == p.name; });
+      if (p.kind == graph::ParamKind::Ndarray && type && is_float(type->scalar) && !given)
+        derived->ndarray_params.insert(p.name);
+    }
+  }
+  const Args& bound = derived ? derived->args : args;
+  graph::TemplateArgs targs = impl_->template_args(decl, bound);
+  std::unique_ptr<ir::Kernel> k = graph::lower_kernel(*impl_->doc, decl, targs);
   k->fast_math = impl_->options.fast_math;
   k->index_bits = index_bits;
   // A CPU module (64-bit offsets) runs on machines of any size: copies for 16 threads, and
@@ -1596,7 +1612,19 @@ void Program::lower_for_module(const std::string& kernel, const Args& args, int 
   k->private_copies = impl_->options.privatize_scatter && index_bits == 64 ? 16 : 0;
   passes::PipelineOptions po;
   po.debug = impl_->options.debug;
+  if (derived) {
+    std::vector<bool> slots = impl_->derived_slots(*k, *derived);
+    if (mode == Derivative::Adjoint)
+      po.adjoint = passes::AdjointOptions{slots};
+    else
+      po.tangent = passes::TangentOptions{slots};
+  }
   passes::run_pipeline(*k, po);
+  out.derived = !primal                       ? aot::Derivation::Mode::None
+                : mode == Derivative::Adjoint ? aot::Derivation::Mode::Adjoint
+                                              : aot::Derivation::Mode::Tangent;
+  out.primal = primal ? decl.name : "";
+  out.args = bound;
   out.ir = std::move(k);
   out.template_args.clear();
   auto sorted = targs.values;
@@ -1631,6 +1659,11 @@ void Program::lower_for_module(const std::string& kernel, const Args& args, int 
     out.template_args.push_back(std::move(a));
   }
   out.return_names.clear();
+  if (out.derived == aot::Derivation::Mode::Adjoint) {  // the gradients of float value params
+    for (const ParamDesc& p : out.ir->abi.params)
+      if (p.kind == ParamKind::Value && is_float(p.type.scalar)) out.return_names.push_back(p.name);
+    return;
+  }
   for (const graph::ReturnValue& r : graph::kernel_returns(*impl_->doc, decl))
     out.return_names.push_back(r.name);
 }

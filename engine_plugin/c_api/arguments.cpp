@@ -223,18 +223,75 @@ void collect_resources(const ArgpackObject& p, const std::string& prefix,
   }
 }
 
+// K.grad / K.dual given K's arguments only: each ndarray twin bound to the companion
+// (NAME.grad / NAME.dual) of the module ndarray given for its parameter, each value twin (a
+// tangent's direction) to 0, as Program::launch binds them.
+void bind_twins(KernelObject& k, const aot::Derivation& d, const LoomArgument* args) {
+  ModuleObject& m = *k.module;
+  host::LaunchFrame& frame = *k.frame;
+  const KernelABI& abi = frame.abi();
+  const std::string suffix = aot::derivation_suffix(d.mode);
+  for (const aot::Derivation::Twin& t : d.twins) {
+    const ParamDesc& twin = abi.params.at(static_cast<size_t>(t.param));
+    const ParamDesc& of = abi.params.at(static_cast<size_t>(t.of));
+    Place where{m.what, k.name, -1, twin.name};
+    if (twin.kind == ParamKind::Value) {
+      host::with_scalar_type(twin.type.scalar, [&](auto zero) {
+        using T = decltype(zero);
+        frame.set_components<T>(t.param,
+                                std::vector<T>(static_cast<size_t>(twin.type.components()), T{}));
+      });
+      continue;
+    }
+    // bind_arguments checked the argument: an ndarray of this runtime.
+    const ArrayObject& given = resolve(args[t.of].value.ndarray, "the ndarray");
+    std::string all = "give all " + std::to_string(abi.params.size()) + " arguments, '" +
+                      twin.name + "' included";
+    if (!given.module)
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, where,
+                     "parameter '" + of.name +
+                         "' is given an ndarray the engine made, which has no companion '" +
+                         of.name + suffix + "' in the module: " + all);
+    std::string companion = given.name + suffix;
+    host::Ndarray* nd = given.module->loaded->ndarray(companion);
+    if (!nd)
+      throw ApiError(LOOM_ERROR_NOT_FOUND, where,
+                     "parameter '" + of.name + "' is given ndarray '" + given.name +
+                         "', and the module has no '" + companion + "' for '" + twin.name +
+                         "' (declare '" + given.name + "' " +
+                         (d.mode == aot::Derivation::Mode::Adjoint ? "needs_grad" : "needs_dual") +
+                         "), or " + all);
+    if (nd->dtype() != twin.type.scalar || nd->components() != twin.type.components() ||
+        nd->ndim() != twin.ndim)
+      throw ApiError(LOOM_ERROR_WRONG_DTYPE, where,
+                     "'" + companion + "' is an ndarray of " +
+                         describe(nd->dtype(), nd->components()) + " with " +
+                         std::to_string(nd->ndim()) + " dimension(s); '" + twin.name + "' takes " +
+                         describe(twin.type.scalar, twin.type.components()) + " with " +
+                         std::to_string(twin.ndim));
+    frame.set_ndarray(t.param, *nd);
+  }
+}
+
 }  // namespace
 
 void bind_arguments(KernelObject& k, uint32_t count, const LoomArgument* args) {
   ModuleObject& m = *k.module;
   host::LaunchFrame& frame = *k.frame;
   const KernelABI& abi = frame.abi();
-  if (count != abi.params.size()) {
+  const aot::Derivation& derived = m.loaded->kernel_info(k.index).derived;
+  const size_t own = abi.params.size() - derived.twins.size();
+  const bool twins_bound_here = !derived.twins.empty() && count == own;
+  if (count != abi.params.size() && !twins_bound_here) {
     std::string names;
     for (const ParamDesc& p : abi.params) names += (names.empty() ? "" : ", ") + p.name;
     throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, Place{m.what, k.name},
                    "the kernel takes " + std::to_string(abi.params.size()) + " argument(s) (" +
-                       names + "), given " + std::to_string(count));
+                       names + ")" +
+                       (derived.twins.empty() ? std::string()
+                                              : ", or the first " + std::to_string(own) +
+                                                    " (its twins then bound to the companions)") +
+                       ", given " + std::to_string(count));
   }
   if (count && !args) throw ApiError(LOOM_ERROR_NULL_HANDLE, Place{m.what, k.name}, "args is null");
   for (uint32_t i = 0; i < count; ++i) {
@@ -275,6 +332,7 @@ void bind_arguments(KernelObject& k, uint32_t count, const LoomArgument* args) {
       }
     }
   }
+  if (twins_bound_here) bind_twins(k, derived, args);
 }
 
 aot::PipelineArgument pipeline_argument(ModuleObject& m, const KernelABI& abi, int param,

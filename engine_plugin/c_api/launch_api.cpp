@@ -224,6 +224,50 @@ LoomResult loom_kernel_get_return(LoomKernel kernel, uint32_t index, LoomDataTyp
   });
 }
 
+LoomResult loom_kernel_get_return_named(LoomKernel kernel, const char* name, LoomDataType dtype,
+                                        uint32_t count, void* out) {
+  return guard("loom_kernel_get_return_named", LOOM_ERROR_INVALID_ARGUMENT, [&] {
+    KernelObject& k = resolve(kernel, "loom_kernel_get_return_named: kernel");
+    need(name, "loom_kernel_get_return_named: name");
+    need(out, "loom_kernel_get_return_named: out");
+    const std::vector<std::string>& names = k.module->loaded->kernel_info(k.index).return_names;
+    const std::vector<ValueType>& returns = k.frame->abi().returns;
+    Place where{k.module->what, k.name, -1, name};
+    uint32_t first = 0;
+    size_t r = 0;
+    for (; r < returns.size() && r < names.size() && names[r] != name; ++r)
+      first += static_cast<uint32_t>(returns[r].components());
+    if (r == returns.size() || r == names.size()) {
+      std::string have;
+      for (size_t i = 0; i < returns.size() && i < names.size(); ++i)
+        have += (have.empty() ? "'" : ", '") + names[i] + "'";
+      throw ApiError(LOOM_ERROR_NOT_FOUND, where,
+                     std::string("the kernel returns no value '") + name + "'" +
+                         (have.empty() ? " (it returns none)" : "; it returns " + have));
+    }
+    ValueType t = returns[r];
+    Scalar want = capi::scalar_of(dtype, "loom_kernel_get_return_named: dtype");
+    if (want != t.scalar || count != static_cast<uint32_t>(t.components()))
+      throw ApiError(LOOM_ERROR_WRONG_DTYPE, where,
+                     std::string("return value '") + name + "' is a " + value_type_name(t) +
+                         " of " + std::to_string(t.components()) + " component(s), asked for " +
+                         std::to_string(count) + " of " + std::string(scalar_name(want)));
+    auto* bytes = static_cast<uint8_t*>(out);
+    for (uint32_t c = 0; c < count; ++c) {
+      if (want == Scalar::Bool) {
+        int32_t v = k.frame->returned<bool>(first + c) ? 1 : 0;
+        std::memcpy(bytes + size_t{4} * c, &v, 4);
+        continue;
+      }
+      host::with_scalar_type(want, [&](auto zero) {
+        using T = decltype(zero);
+        T v = k.frame->returned<T>(first + c);
+        std::memcpy(bytes + sizeof v * c, &v, sizeof v);
+      });
+    }
+  });
+}
+
 LoomResult loom_pipeline_launch(LoomPipeline pipeline) {
   return guard("loom_pipeline_launch", LOOM_ERROR_DEVICE, [&] {
     PipelineObject& p = resolve(pipeline, "loom_pipeline_launch: pipeline");

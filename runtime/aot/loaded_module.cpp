@@ -10,6 +10,7 @@
 #include "runtime/aot/module_device.h"
 #include "runtime/common/error.h"
 #include "runtime/host/argpack.h"
+#include "runtime/host/extent_check.h"
 #include "runtime/host/field.h"
 #include "runtime/host/launch_frame.h"
 #include "runtime/host/ndarray.h"
@@ -411,6 +412,43 @@ void LoadedModule::launch(int index, host::LaunchFrame& frame) {
   launch(index, frame, [this](DeviceKernel& k, LaunchContext& ctx) { device_.launch(k, ctx); });
 }
 
+namespace {
+
+// The slot of ndarray parameter `param` itself (not a pack member), -1 when its code has none.
+int param_slot(const KernelABI& abi, int param) {
+  for (size_t s = 0; s < abi.resources.size(); ++s)
+    if (abi.resources[s].param == param && abi.resources[s].param_offset < 0)
+      return static_cast<int>(s);
+  return -1;
+}
+
+std::string shape_text(const ResourceView& v, int ndim) {
+  std::string s = "[";
+  for (int d = 0; d < ndim; ++d) s += (d ? ", " : "") + std::to_string(v.shape[d]);
+  return s + "]";
+}
+
+// A derived kernel's ndarray twins have the shapes of their parameters' ndarrays: the adjoint
+// of x[i] is x.grad[i], over the same loops.
+void check_twin_shapes(const KernelInfo& info, const LaunchContext& ctx, const Place& where) {
+  for (const Derivation::Twin& t : info.derived.twins) {
+    const ParamDesc& twin = info.abi.params.at(static_cast<size_t>(t.param));
+    if (twin.kind != ParamKind::Ndarray) continue;
+    int ts = param_slot(info.abi, t.param), os = param_slot(info.abi, t.of);
+    if (ts < 0 || os < 0) continue;
+    const ResourceView& tv = ctx.resources[ts];
+    const ResourceView& ov = ctx.resources[os];
+    if (std::equal(tv.shape, tv.shape + twin.ndim, ov.shape)) continue;
+    const std::string& of = info.abi.params.at(static_cast<size_t>(t.of)).name;
+    throw host::ExtentError(where, "the ndarray given for '" + twin.name + "' has the shape " +
+                                       shape_text(tv, twin.ndim) + ", the one given for '" + of +
+                                       "' " + shape_text(ov, twin.ndim) +
+                                       "; a twin has the shape of its parameter's ndarray");
+  }
+}
+
+}  // namespace
+
 void LoadedModule::launch(int index, host::LaunchFrame& frame, const Launcher& launcher) {
   DeviceKernel& k = *kernels_.at(static_cast<size_t>(index));
   for (const ResourceDesc& r : k.abi().resources) {
@@ -422,6 +460,7 @@ void LoadedModule::launch(int index, host::LaunchFrame& frame, const Launcher& l
     frame.bind_field(r.field, *f);
   }
   LaunchContext& ctx = frame.context();
+  check_twin_shapes(kernel_info(index), ctx, Place{what_, k.abi().name});
   ctx.seed = 0x9e3779b97f4a7c15ull * ++launch_serial_;
   try {
     launcher(k, ctx);

@@ -19,6 +19,10 @@ namespace loom::aot {
 
 const char* arch_name(Arch a) { return a == Arch::Vulkan ? "vulkan" : "cpu"; }
 
+const char* derivation_suffix(Derivation::Mode mode) {
+  return mode == Derivation::Mode::Tangent ? ".dual" : ".grad";
+}
+
 const char* template_kind_name(TemplateArgument::Kind k) {
   switch (k) {
     case TemplateArgument::Kind::Field: return "field";
@@ -297,6 +301,22 @@ JsonValue template_json(const TemplateArgument& t) {
   return j;
 }
 
+// An optional key: a runtime before derived kernels loads them as kernels like any other
+// (pipelines bind every twin), so it needs no new format version.
+JsonValue derivation_json(const KernelInfo& k) {
+  const Derivation& d = k.derived;
+  JsonValue j = object();
+  put(j, "mode", str(d.mode == Derivation::Mode::Tangent ? "dual" : "grad"));
+  put(j, "of", str(d.of));
+  put(j, "twins", array_of(d.twins, [&](const Derivation::Twin& t) {
+        JsonValue o = object();
+        put(o, "param", str(k.abi.params.at(static_cast<size_t>(t.param)).name));
+        put(o, "of", str(k.abi.params.at(static_cast<size_t>(t.of)).name));
+        return o;
+      }));
+  return j;
+}
+
 }  // namespace
 
 int module_format_version(const ModuleMetadata& m) {
@@ -399,6 +419,7 @@ std::string metadata_to_json(const ModuleMetadata& m) {
         put(j, "template_args", array_of(k.template_args, template_json));
         put(j, "return_names", array_of(k.return_names, str));
         put(j, "abi", abi_json(k.abi));
+        if (k.derived.mode != Derivation::Mode::None) put(j, "derived", derivation_json(k));
         if (m.arch == Arch::Vulkan) {
           put(j, "spirv", spirv_json(k.spirv, k.spirv_blobs));
           return j;
@@ -887,6 +908,78 @@ void read_argpacks(const Reader& r, ModuleMetadata& m) {
   });
 }
 
+// kernels[i].derived: the mode, the primal's name (the kernel's name less the suffix), and
+// each twin a parameter after the primal's own, of the same kind, type and dimensions as the
+// parameter it is the twin of, named after it. Whether the module holds the primal is
+// checked once every kernel is read (check_derivations).
+Derivation read_derivation(const Reader& d, const KernelInfo& k) {
+  Derivation out;
+  out.mode = d.name_of<Derivation::Mode>(
+      "mode", {{"grad", Derivation::Mode::Adjoint}, {"dual", Derivation::Mode::Tangent}});
+  const std::string suffix = derivation_suffix(out.mode);
+  out.of = d.string("of");
+  if (out.of.empty() || k.name != out.of + suffix)
+    d.fail_at(d.at("of"),
+              "is '" + out.of + "'; kernel '" + k.name + "' is not '" + out.of + suffix + "'");
+  const std::vector<ParamDesc>& params = k.abi.params;
+  auto param_named = [&](const Reader& t, const std::string& key) {
+    std::string name = t.string(key);
+    for (size_t p = 0; p < params.size(); ++p)
+      if (params[p].name == name) return static_cast<int>(p);
+    t.fail_at(t.at(key), "names '" + name + "', which is no parameter of kernel '" + k.name + "'");
+  };
+  size_t count = d.list("twins").size();
+  if (count > params.size())
+    d.fail_at(d.at("twins"), "has " + std::to_string(count) + " twins; kernel '" + k.name +
+                                 "' has " + std::to_string(params.size()) + " parameters");
+  const size_t first_twin = params.size() - count;
+  for_each_item(d, "twins", [&](const Reader& t) {
+    Derivation::Twin twin{param_named(t, "param"), param_named(t, "of")};
+    const ParamDesc& tp = params[static_cast<size_t>(twin.param)];
+    const ParamDesc& op = params[static_cast<size_t>(twin.of)];
+    size_t expected = first_twin + out.twins.size();
+    if (static_cast<size_t>(twin.param) != expected)
+      t.fail_at(t.at("param"), "is parameter " + std::to_string(twin.param) + " of kernel '" +
+                                   k.name + "'; twins are its last parameters, in order (this " +
+                                   "one should be parameter " + std::to_string(expected) + ")");
+    if (static_cast<size_t>(twin.of) >= first_twin)
+      t.fail_at(t.at("of"), "names '" + op.name + "', which is a twin itself");
+    if (tp.name != op.name + suffix)
+      t.fail_at(t.at("param"), "is '" + tp.name + "'; the twin of '" + op.name + "' is '" +
+                                   op.name + suffix + "'");
+    bool value_twin = op.kind == ParamKind::Value && out.mode == Derivation::Mode::Tangent &&
+                      is_float(op.type.scalar);
+    if (op.kind != ParamKind::Ndarray && !value_twin)
+      t.fail_at(t.at("of"), "names '" + op.name + "', which has no " + suffix.substr(1) +
+                                " twin (only ndarray parameters" +
+                                (out.mode == Derivation::Mode::Tangent
+                                     ? std::string(" and float value parameters")
+                                     : std::string()) +
+                                " have one)");
+    if (tp.kind != op.kind || tp.type != op.type || tp.ndim != op.ndim)
+      t.fail_at(t.at("param"),
+                "'" + tp.name + "' is not of the kind, type and dimensions of '" + op.name + "'");
+    for (const Derivation::Twin& before : out.twins)
+      if (before.of == twin.of) t.fail_at(t.at("of"), "names '" + op.name + "' a second time");
+    out.twins.push_back(twin);
+  });
+  return out;
+}
+
+// Every derived kernel's primal is in the module, and is a kernel of its own (not derived).
+void check_derivations(const Reader& r, const ModuleMetadata& m) {
+  for (size_t i = 0; i < m.kernels.size(); ++i) {
+    const Derivation& d = m.kernels[i].derived;
+    if (d.mode == Derivation::Mode::None) continue;
+    bool found = std::any_of(m.kernels.begin(), m.kernels.end(), [&](const KernelInfo& k) {
+      return k.name == d.of && k.derived.mode == Derivation::Mode::None;
+    });
+    if (!found)
+      r.fail_at("kernels[" + std::to_string(i) + "].derived.of",
+                "names kernel '" + d.of + "', which the module lacks");
+  }
+}
+
 KernelInfo read_kernel(const Reader& k, const ModuleMetadata& m) {
   KernelInfo info;
   info.name = k.string("name");
@@ -894,6 +987,7 @@ KernelInfo read_kernel(const Reader& k, const ModuleMetadata& m) {
                 [&](const Reader& t) { info.template_args.push_back(read_template(t)); });
   info.return_names = k.strings("return_names");
   info.abi = read_abi(k.object("abi"), info.name);
+  if (k.has("derived")) info.derived = read_derivation(k.object("derived"), info);
   for (const ParamDesc& p : info.abi.params)
     if (p.kind == ParamKind::Argpack &&
         (p.argpack_type < 0 || static_cast<size_t>(p.argpack_type) >= m.argpack_types.size()))
@@ -956,6 +1050,7 @@ ModuleMetadata metadata_from_json(const std::string& text, const std::string& wh
   check_argpack_layouts(m, what);
   read_argpacks(r, m);
   for_each_item(r, "kernels", [&](const Reader& k) { m.kernels.push_back(read_kernel(k, m)); });
+  check_derivations(r, m);
   read_pipelines(r, m);
   for_each_item(r, "blobs", [&](const Reader& b) {
     m.blobs.push_back({b.string("name"), b.unsigned_integer("size"), b.string("hash")});

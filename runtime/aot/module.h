@@ -77,6 +77,24 @@ struct ArgpackInfo {
   std::vector<std::pair<std::string, Value>> values;  // declared member values, dotted paths
 };
 
+// What an adjoint (K.grad) or tangent (K.dual) kernel derives from: its primal kernel K (which
+// the module holds too) and, per twin parameter (PARAM.grad / PARAM.dual, appended after K's
+// own parameters), the parameter it is the twin of. A launch that gives only K's arguments
+// binds each ndarray twin to the companion NAME.grad / NAME.dual of the ndarray given for its
+// parameter, and each value twin (a tangent's direction) to 0 (docs/autodiff.md).
+struct Derivation {
+  enum class Mode : uint8_t { None, Adjoint, Tangent };
+  Mode mode = Mode::None;
+  std::string of;  // the primal kernel's name
+  struct Twin {
+    int param = -1;  // the twin parameter's index in the kernel's ABI
+    int of = -1;     // the primal parameter's index
+  };
+  std::vector<Twin> twins;  // in parameter order
+};
+// ".grad" for adjoints, ".dual" for tangents: the suffix of the kernel's and its twins' names.
+const char* derivation_suffix(Derivation::Mode mode);
+
 // One compiled instantiation of a kernel.
 struct KernelInfo {
   std::string name;                             // the name it is found by
@@ -86,6 +104,7 @@ struct KernelInfo {
   std::vector<std::string> objects;       // Cpu: per CPU level (needs.cpu_levels), its ELF blob
   SpirvKernel spirv;                      // Vulkan: everything but the task words...
   std::vector<std::string> spirv_blobs;   // ...which are in these blobs, one per task
+  Derivation derived;                     // adjoint and tangent kernels: what they derive from
 };
 
 struct LaunchInfo {

@@ -171,7 +171,13 @@ def make_module_corpus(loom, corpus):
             shutil.rmtree(out, ignore_errors=True)
             subprocess.run([loom, "compile", doc, "--arch", arch, "--folder", "-o", out,
                             "--cache-dir", tmp], check=True)
+        # An adjoint kernel in a pipeline (docs/autodiff.md): descent.loom.json.
+        out = os.path.join(corpus, "descent_cpu")
+        shutil.rmtree(out, ignore_errors=True)
+        subprocess.run([loom, "compile", os.path.join(corpus, "descent.loom.json"), "--arch",
+                        "cpu", "--folder", "-o", out, "--cache-dir", tmp], check=True)
     cpu, vulkan = os.path.join(corpus, "fill_cpu"), os.path.join(corpus, "fill_vulkan")
+    descent = os.path.join(corpus, "descent_cpu")
     value = '"value": 2.5'
     cases = {
         "inf_argument_cpu": (cpu, lambda t: t.replace(value, '"value": "inf"'), None),
@@ -180,6 +186,14 @@ def make_module_corpus(loom, corpus):
         "entry_point_oain": (vulkan, None, spirv_edit(rename_entry_point)),
         "spirv_cut_in_entry_point": (vulkan, None,
                                      spirv_edit(lambda w: w[:entry_point(w) + 2])),
+        # K.grad's entry names a kernel the module lacks; its twin is bound to the wrong
+        # parameter; the pipeline binds the twin to an ndarray of another shape.
+        "adjoint_of_missing_kernel": (descent, lambda t: t.replace(
+            '"name": "sq.grad"', '"name": "gone.grad"').replace('"of": "sq"', '"of": "gone"'),
+            None),
+        "twin_of_wrong_param": (descent, lambda t: t.replace('"of": "x"', '"of": "c"'), None),
+        "twin_of_another_shape": (descent, lambda t: t.replace('"value": "xs.grad"',
+                                                               '"value": "small"'), None),
     }
     for name, (src, meta, blob) in cases.items():
         out = os.path.join(corpus, name)

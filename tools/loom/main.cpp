@@ -145,7 +145,8 @@ give byte-identical files.
                      (repeatable; for an engine to launch with loom_launch). By default a
                      module holds the kernels its pipelines launch, and no others. A kernel
                      with template parameters or ndarrays of open type needs a pipeline
-                     launch to fix them
+                     launch to fix them. K.grad / K.dual: K's adjoint or tangent kernel
+                     (and K), a twin for every float ndarray parameter (docs/autodiff.md)
   --arch A           cpu (native object code) or vulkan (SPIR-V)
   --folder           write FILE as an unpacked folder (metadata.json and the blobs)
   --cpu LEVELS       cpu: the CPU levels the code is for, comma-separated LLVM CPU names

@@ -137,6 +137,14 @@ int info(const loom::aot::Module& m, const std::string& path) {
   for (const auto& k : meta.kernels) {
     std::printf("kernel %s: %zu parameter(s), %zu task(s)\n", k.name.c_str(), k.abi.params.size(),
                 k.abi.tasks.size());
+    if (k.derived.mode != loom::aot::Derivation::Mode::None) {
+      std::string twins;
+      for (const loom::aot::Derivation::Twin& t : k.derived.twins)
+        twins += (twins.empty() ? "" : ", ") + k.abi.params.at(static_cast<size_t>(t.param)).name;
+      std::printf("  %s of %s; twins: %s\n",
+                  k.derived.mode == loom::aot::Derivation::Mode::Adjoint ? "adjoint" : "tangent",
+                  k.derived.of.c_str(), twins.empty() ? "-" : twins.c_str());
+    }
     print_resource_access(k.abi);
   }
   for (const auto& p : meta.pipelines)

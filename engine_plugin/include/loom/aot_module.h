@@ -67,7 +67,10 @@ class AotModule {
   void add_field(const std::string& name);
   // Compiles `kernel` for the arguments (values may be anything of the right type; template
   // parameters and open ndarray parameters take what fixes the instantiation). `name` is
-  // what the kernel is found by ("" the kernel's own name).
+  // what the kernel is found by ("" the kernel's own name). "K.grad" / "K.dual" adds K's
+  // adjoint or tangent kernel (and K), its twins chosen as Program::launch chooses them: an
+  // ndarray parameter bound to an ndarray with a NAME.grad companion, or given PARAM.grad,
+  // has one, and so has a float ndarray parameter given no example argument.
   void add_kernel(const std::string& kernel, const Args& example_args = {},
                   const std::string& name = "");
 
@@ -99,7 +102,9 @@ class AotModule {
   void save_folder(const std::string& dir) const;
 
  private:
-  int add_instance(const std::string& kernel, const Args& args, const std::string& name);
+  // `bound` (when given): the arguments a launch of it binds (K.grad's with its twins).
+  int add_instance(const std::string& kernel, const Args& args, const std::string& name,
+                   Args* bound = nullptr);
   void add_resource(const std::string& name);
 
   struct Impl;

@@ -651,6 +651,29 @@ static inline LoomArgument loom_arg_argpack(LoomArgpack v) {
  * (LOOM_ERROR_LAUNCH) and record nothing to check at launch, and modules written before
  * Loom recorded extents are not checked. */
 LOOM_API LoomResult loom_launch(LoomKernel kernel, uint32_t arg_count, const LoomArgument* args);
+/* Gradients (docs/autodiff.md, "Gradients without the compiler"). A module may hold the
+ * adjoint "K.grad" and the tangent kernel "K.dual" of a kernel K of its document (those its
+ * pipelines launch, and those `loom compile --kernel K.grad` adds), found with
+ * loom_module_get_kernel by that name and K's template arguments. The companions of what
+ * needs them, "xs.grad" / "xs.dual" and "loss.grad", are module arrays like any other
+ * (loom_module_get_array), zeroed at load; adjoints accumulate, so zero them (or the seed)
+ * between steps, with a kernel of the document or loom_array_write.
+ * - Parameters: K's, then the twins, each named after its parameter ("x.grad" for the
+ *   ndarray parameter x; a tangent kernel's also "w.dual" for each float value parameter w,
+ *   the direction along w). loom_kernel_get_param lists them.
+ * - loom_launch takes every argument, twins included, or K's arguments only (as many as
+ *   K's param_count, in K's order): then each ndarray twin is bound to the companion of the module
+ *   ndarray given for its parameter (x given "xs": x.grad is "xs.grad"), and each value twin
+ *   to 0. An ndarray the engine made has no companion (LOOM_ERROR_INVALID_ARGUMENT), nor one
+ *   whose companion the module lacks (LOOM_ERROR_NOT_FOUND): give every argument then. A
+ *   twin's ndarray must have the shape of its parameter's (LOOM_ERROR_INVALID_ARGUMENT).
+ * - An adjoint returns the gradients of K's float value parameters, each named by its
+ *   parameter: loom_kernel_get_return_named(k, "w", LOOM_DTYPE_F32, 1, &dw). A tangent
+ *   kernel returns what K returns. Like any kernel with return values, such an adjoint is
+ *   refused by loom_launch_into and, with LOOM_QUEUE_ENGINE_OWNED, by loom_launch; an
+ *   adjoint of a kernel without float value parameters returns nothing.
+ * - Pipelines that launch K.grad run as any pipeline (loom_pipeline_launch); their twins
+ *   are bound in the module, and loom_pipeline_launch_with may give them by name ("x.grad"). */
 /* Vulkan: records the launch into `command_buffer`, a primary command buffer of the
  * runtime's queue family that the host has begun and submits in this frame, outside a
  * render pass. Kernels with return values are refused (LOOM_ERROR_NOT_SUPPORTED). What Loom
@@ -666,6 +689,14 @@ LOOM_API LoomResult loom_launch_into(LoomKernel kernel, VkCommandBuffer command_
  * `dtype` (which must be the return's type). */
 LOOM_API LoomResult loom_kernel_get_return(LoomKernel kernel, uint32_t index, LoomDataType dtype,
                                            void* out);
+/* Return value `name` of the kernel's last loom_launch: its `count` components (exactly the
+ * value's: 1 for a scalar, column-major for vectors and matrices) as `dtype` (the value's
+ * scalar type; BOOL: 32-bit 0 or 1), written to `out`. Values are named as the kernel names
+ * them; an adjoint kernel's ("K.grad", below) are the gradients of K's float value
+ * parameters, named by the parameter. LOOM_ERROR_NOT_FOUND lists the names there are,
+ * LOOM_ERROR_WRONG_DTYPE says the value's type. */
+LOOM_API LoomResult loom_kernel_get_return_named(LoomKernel kernel, const char* name,
+                                                 LoomDataType dtype, uint32_t count, void* out);
 
 /* A pipeline's launches, in order, with the arguments the module bound. */
 LOOM_API LoomResult loom_pipeline_launch(LoomPipeline pipeline);

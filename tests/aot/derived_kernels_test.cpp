@@ -1,0 +1,294 @@
+// Adjoint and tangent kernels (K.grad, K.dual) in AOT modules: what a module built from a
+// document with gradient steps holds, its metadata written and read back, a gradient-descent
+// pipeline run from it against the JIT on both archs, and hostile `derived` entries refused
+// with the key path and the reason.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "engine_plugin/include/loom/aot_module.h"
+#include "engine_plugin/include/loom/program.h"
+#include "runtime/aot/loaded_module.h"
+#include "runtime/aot/module.h"
+#include "runtime/aot/module_files.h"
+#include "runtime/common/error.h"
+#include "runtime/device/device.h"
+#include "runtime/host/field.h"
+#include "runtime/host/ndarray.h"
+#include "tests/support/vulkan_required.h"
+
+namespace loom {
+namespace {
+
+std::string source(const std::string& rel) { return std::string(LOOM_SOURCE_DIR) + "/" + rel; }
+
+// A descent of w (x - t)^2 with an init pipeline, so a run needs no data from outside.
+std::string descent_doc() { return source("tests/c_api/docs/gradient_descent.loom.json"); }
+
+Backend backend_of(aot::Arch arch) {
+  return arch == aot::Arch::Vulkan ? Backend::Vulkan : Backend::Cpu;
+}
+
+aot::Module build(const std::string& doc, aot::Arch arch,
+                  const std::vector<std::string>& kernels = {}) {
+  ProgramOptions po;
+  po.offline_cache = false;
+  Program program(po);
+  program.load_file(doc);
+  AotOptions ao;
+  ao.arch = backend_of(arch);
+  ao.cpu_levels = {"host"};  // compared with the JIT, which compiles for this CPU
+  AotModule m(program, ao);
+  m.add_document();
+  for (const std::string& k : kernels) m.add_kernel(k);
+  return m.module();
+}
+
+const aot::KernelInfo* kernel_named(const aot::ModuleMetadata& m, const std::string& name) {
+  for (const aot::KernelInfo& k : m.kernels)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+std::vector<std::string> twin_pairs(const aot::KernelInfo& k) {
+  std::vector<std::string> out;
+  for (const aot::Derivation::Twin& t : k.derived.twins)
+    out.push_back(k.abi.params.at(static_cast<size_t>(t.param)).name + "<-" +
+                  k.abi.params.at(static_cast<size_t>(t.of)).name);
+  return out;
+}
+
+bool has_resource(const aot::ModuleMetadata& m, const std::string& name) {
+  for (const FieldDesc& f : m.fields)
+    if (f.name == name) return true;
+  for (const aot::NdarrayInfo& n : m.ndarrays)
+    if (n.name == name) return true;
+  return false;
+}
+
+// A pipeline's K.grad is compiled with the twins its launch binds, K beside it, and the
+// companions are resources of the module; the launch binds x.grad to xs.grad.
+TEST(DerivedKernels, AModuleHoldsThePipelinesAdjointsAndTheirCompanions) {
+  for (aot::Arch arch : {aot::Arch::Cpu, aot::Arch::Vulkan}) {
+    SCOPED_TRACE(aot::arch_name(arch));
+    aot::Module m = build(descent_doc(), arch);
+    const aot::KernelInfo* grad = kernel_named(m.meta, "distance.grad");
+    ASSERT_NE(grad, nullptr);
+    ASSERT_NE(kernel_named(m.meta, "distance"), nullptr);
+    EXPECT_EQ(grad->derived.mode, aot::Derivation::Mode::Adjoint);
+    EXPECT_EQ(grad->derived.of, "distance");
+    // ts has no adjoint: t gets no twin, as Program::launch binds it.
+    EXPECT_EQ(twin_pairs(*grad), std::vector<std::string>{"x.grad<-x"});
+    EXPECT_EQ(grad->return_names, std::vector<std::string>{"w"});  // d loss / d w
+    for (const char* r : {"loss.grad", "loss.dual", "xs.grad", "xs.dual", "ts.dual"})
+      EXPECT_TRUE(has_resource(m.meta, r)) << r;
+    EXPECT_FALSE(has_resource(m.meta, "ts.grad"));
+    const aot::PipelineInfo* step = nullptr;
+    for (const aot::PipelineInfo& p : m.meta.pipelines)
+      if (p.name == "step") step = &p;
+    ASSERT_NE(step, nullptr);
+    const aot::LaunchInfo& l = step->launches.at(3);
+    EXPECT_EQ(m.meta.kernels.at(static_cast<size_t>(l.kernel)).name, "distance.grad");
+    bool twin_bound = false;
+    for (const auto& [param, value] : l.args)
+      twin_bound |= param == "x.grad" && value.resource == "xs.grad";
+    EXPECT_TRUE(twin_bound);
+  }
+}
+
+// --kernel K.dual (AotModule::add_kernel without example arguments): a twin for every float
+// ndarray parameter and every float value parameter; K.grad asked for again takes the one
+// the pipeline compiled.
+TEST(DerivedKernels, KernelsAskedForByNameGetEveryTwin) {
+  aot::Module m = build(descent_doc(), aot::Arch::Cpu, {"distance.dual", "distance.grad"});
+  const aot::KernelInfo* dual = kernel_named(m.meta, "distance.dual");
+  ASSERT_NE(dual, nullptr);
+  EXPECT_EQ(dual->derived.mode, aot::Derivation::Mode::Tangent);
+  EXPECT_EQ(twin_pairs(*dual), (std::vector<std::string>{"w.dual<-w", "x.dual<-x", "t.dual<-t"}));
+  int grads = 0;
+  for (const aot::KernelInfo& k : m.meta.kernels) grads += k.name == "distance.grad";
+  EXPECT_EQ(grads, 1);
+}
+
+// Two launches of K.grad with the same template arguments and other twins cannot share one
+// instantiation: the error names both sets.
+TEST(DerivedKernels, OneInstantiationHasOneSetOfTwins) {
+  ProgramOptions po;
+  po.offline_cache = false;
+  Program program(po);
+  program.load_file(descent_doc());
+  AotModule m(program, {});
+  m.add_kernel("distance.grad", {{"x", "xs"}, {"t", "ts"}});
+  try {
+    m.add_kernel("distance.grad", {{"x", "xs"}, {"t", "ts"}, {"t.grad", "xs.grad"}});
+    FAIL() << "two sets of twins were accepted";
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("x, t, w, x.grad, t.grad"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("x, t, w, x.grad)"), std::string::npos) << msg;
+  }
+}
+
+// The metadata of derived kernels reads back as written, byte for byte.
+TEST(DerivedKernels, MetadataRoundTrips) {
+  for (aot::Arch arch : {aot::Arch::Cpu, aot::Arch::Vulkan}) {
+    aot::Module m = build(descent_doc(), arch, {"distance.dual"});
+    std::string json = aot::metadata_to_json(m.meta);
+    EXPECT_NE(json.find("\"derived\""), std::string::npos);
+    aot::ModuleMetadata back = aot::metadata_from_json(json, "descent.loommod");
+    EXPECT_EQ(aot::metadata_to_json(back), json);
+    const aot::KernelInfo* grad = kernel_named(back, "distance.grad");
+    ASSERT_NE(grad, nullptr);
+    EXPECT_EQ(twin_pairs(*grad), std::vector<std::string>{"x.grad<-x"});
+    // Through the archive too.
+    std::vector<uint8_t> archive = aot::write_module_archive(m);
+    EXPECT_EQ(aot::write_module_archive(aot::read_module_bytes(archive, "a")), archive);
+  }
+}
+
+std::unique_ptr<Device> device_for(aot::Arch arch) {
+  if (arch == aot::Arch::Cpu) return make_cpu_device();
+  return make_vulkan_device({});
+}
+
+std::vector<float> floats(const uint8_t* data, size_t bytes) {
+  std::vector<float> v(bytes / 4);
+  std::memcpy(v.data(), data, v.size() * 4);
+  return v;
+}
+
+class DerivedKernelsRun : public testing::TestWithParam<aot::Arch> {};
+
+// init and five gradient steps from the module equal the JIT's (the loss is summed with
+// float atomics, whose order varies: compared with a tolerance).
+TEST_P(DerivedKernelsRun, GradientDescentFromAModuleMatchesTheJit) {
+  aot::Arch arch = GetParam();
+  if (arch == aot::Arch::Vulkan) LOOM_REQUIRE_VULKAN_OR_SKIP();
+  auto device = device_for(arch);
+  aot::LoadedModule loaded(
+      aot::read_module_bytes(aot::write_module_archive(build(descent_doc(), arch)), "d.loommod"),
+      *device, "d.loommod");
+  ProgramOptions po;
+  po.backend = backend_of(arch);
+  po.offline_cache = false;
+  Program jit(po);
+  jit.load_file(descent_doc());
+  jit.run_pipeline("init");
+  loaded.run_pipeline("init");
+  for (int s = 0; s < 5; ++s) {
+    jit.run_pipeline("step");
+    loaded.run_pipeline("step");
+  }
+  jit.synchronize();
+  for (const char* name : {"xs", "xs.grad", "loss", "loss.grad"}) {
+    SCOPED_TRACE(name);
+    ArrayView want = jit.array(name);
+    const uint8_t* data = nullptr;
+    size_t bytes = 0;
+    if (host::Field* f = loaded.field(name))
+      data = f->data(), bytes = f->bytes();
+    else if (host::Ndarray* n = loaded.ndarray(name))
+      data = n->data(), bytes = n->bytes();
+    ASSERT_NE(data, nullptr);
+    loaded.device().read_back(data);
+    ASSERT_EQ(bytes, want.bytes);
+    std::vector<float> got = floats(data, bytes), expect = floats(want.data, want.bytes);
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_NEAR(got[i], expect[i], 1e-4f * std::max(1.0f, std::fabs(expect[i]))) << i;
+  }
+  // The descent moved xs toward ts: the gradient was applied, not zero.
+  std::vector<float> xs = floats(jit.array("xs").data, jit.array("xs").bytes);
+  EXPECT_NE(xs[0], 0.0f);
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, DerivedKernelsRun,
+                         testing::Values(aot::Arch::Cpu, aot::Arch::Vulkan),
+                         [](const testing::TestParamInfo<aot::Arch>& i) {
+                           return std::string(aot::arch_name(i.param));
+                         });
+
+// A twin of another shape than its parameter's ndarray is refused before anything runs, also
+// where the module records no extents to check (--debug modules check accesses instead).
+TEST(DerivedKernels, ATwinOfAnotherShapeIsRefusedAtLaunch) {
+  ProgramOptions po;
+  po.offline_cache = false;
+  po.debug = true;
+  Program program(po);
+  program.load_file(descent_doc());
+  AotModule builder(program, {});
+  builder.add_document();
+  auto device = make_cpu_device();
+  aot::LoadedModule loaded(builder.module(), *device, "d.loommod");
+  host::Ndarray shorter(Scalar::F32, {8});
+  aot::PipelineArguments args;
+  args.emplace("x.grad", aot::PipelineArgument::of(shorter));
+  try {
+    loaded.run_pipeline("step", args);
+    FAIL() << "a twin of 8 elements for 64 was accepted";
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("distance.grad"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("the ndarray given for 'x.grad' has the shape [8], the one given for 'x' "
+                       "[64]"),
+              std::string::npos)
+        << msg;
+  }
+}
+
+// `edit` applied to the metadata of the descent module must make reading it fail with every
+// one of `parts` in the message.
+void expect_refused(const std::string& from, const std::string& to,
+                    const std::vector<std::string>& parts) {
+  std::string json = aot::metadata_to_json(build(descent_doc(), aot::Arch::Cpu).meta);
+  size_t at = json.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  json.replace(at, from.size(), to);
+  try {
+    aot::metadata_from_json(json, "descent.loommod");
+    FAIL() << "accepted: " << to;
+  } catch (const Error& e) {
+    for (const std::string& part : parts)
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+TEST(DerivedKernels, HostileDerivedEntriesAreClearErrors) {
+  // An adjoint of a kernel the module lacks.
+  expect_refused("\"name\": \"distance.grad\"", "\"name\": \"gone.grad\"",
+                 {"descent.loommod", "derived.of", "is 'distance'; kernel 'gone.grad'"});
+  expect_refused("\"of\": \"distance\"", "\"of\": \"dist\"",
+                 {"derived.of", "kernel 'distance.grad' is not 'dist.grad'"});
+  // A twin bound to the wrong parameter, to no parameter, of the wrong kind.
+  expect_refused("\"of\": \"x\"", "\"of\": \"t\"",
+                 {"derived.twins[0].param", "the twin of 't' is 't.grad'"});
+  expect_refused("\"of\": \"x\"", "\"of\": \"nothing\"",
+                 {"derived.twins[0].of", "names 'nothing', which is no parameter"});
+  expect_refused("\"of\": \"x\"", "\"of\": \"w\"", {"derived.twins[0]"});
+  expect_refused("\"mode\": \"grad\"", "\"mode\": \"hessian\"",
+                 {"derived.mode", "unknown value 'hessian'"});
+  expect_refused("\"param\": \"x.grad\"", "\"param\": \"x\"",
+                 {"derived.twins[0].param", "twins are its last parameters"});
+}
+
+// A module whose primal is gone: the adjoint names a kernel the module lacks.
+TEST(DerivedKernels, AnAdjointWithoutItsKernelIsRefused) {
+  aot::Module m = build(descent_doc(), aot::Arch::Cpu);
+  for (aot::KernelInfo& k : m.meta.kernels)
+    if (k.name == "distance") k.name = "renamed";
+  try {
+    aot::metadata_from_json(aot::metadata_to_json(m.meta), "descent.loommod");
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("names kernel 'distance', which the module lacks"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace loom
