@@ -171,6 +171,10 @@ std::optional<ControlRect> EditorApp::control(const std::string& name) const {
     auto p = panels_.controls.find(name.substr(8));
     if (p != panels_.controls.end()) return p->second;
   }
+  if (name.rfind("optimise.", 0) == 0) {
+    auto o = optimise_.controls().find(name.substr(9));
+    if (o != optimise_.controls().end()) return o->second;
+  }
   if (name.rfind("viewport.", 0) == 0) {
     auto v = viewport_.controls().find(name.substr(9));
     if (v != viewport_.controls().end()) return v->second;
@@ -346,6 +350,7 @@ void EditorApp::menu_bar() {
       session_.stop();
     bool checks = session_.bounds_checks();
     if (ImGui::MenuItem("Bounds checks", nullptr, &checks)) session_.set_bounds_checks(checks);
+    if (ImGui::MenuItem("Optimise...")) optimise_.select_tab = true;
     ImGui::Separator();
     ImGui::TextDisabled("backend: %s",
                         session_.has_program() ? session_.program().device_name().c_str() : "none");
@@ -439,13 +444,13 @@ void EditorApp::layout_windows(float top, float bottom) {
   if (options_.hide_timings) shown = ViewportTimes{-1, -1, -1, -1};
   viewport_.window_flags = kTiled;
   viewport_.draw(session_, shown);
-  // Under it, Code and Spreadsheet as tabs: a strip of tabs over the chosen panel.
+  // Under it, Code, Spreadsheet and Optimise as tabs: a strip of tabs over the chosen panel.
   float tabs_h = ImGui::GetFrameHeight() + 2;
   place(rx, top + vh + kGap, rw, tabs_h);
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(4, 2));
   ImGui::Begin("##right tabs", nullptr,
                kTiled | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
-  bool spreadsheet_tab = false;
+  bool spreadsheet_tab = false, optimise_tab = false;
   if (ImGui::BeginTabBar("##code or spreadsheet")) {
     if (ImGui::BeginTabItem("Code")) ImGui::EndTabItem();
     controls_["tab.Code"] = ControlRect::last_item();
@@ -454,6 +459,10 @@ void EditorApp::layout_windows(float top, float bottom) {
     if (ImGui::BeginTabItem("Spreadsheet", nullptr, select))
       spreadsheet_tab = true, ImGui::EndTabItem();
     controls_["tab.Spreadsheet"] = ControlRect::last_item();
+    select = optimise_.select_tab ? ImGuiTabItemFlags_SetSelected : 0;
+    optimise_.select_tab = false;
+    if (ImGui::BeginTabItem("Optimise", nullptr, select)) optimise_tab = true, ImGui::EndTabItem();
+    controls_["tab.Optimise"] = ControlRect::last_item();
     ImGui::EndTabBar();
   }
   ImGui::End();
@@ -461,6 +470,8 @@ void EditorApp::layout_windows(float top, float bottom) {
   place(rx, top + vh + kGap + tabs_h, rw, height - vh - kGap - tabs_h);
   if (spreadsheet_tab) {
     spreadsheet_.draw(session_, viewport_.view(), kTiled | ImGuiWindowFlags_NoTitleBar);
+  } else if (optimise_tab) {
+    optimise_.draw(session_, panels_, kTiled | ImGuiWindowFlags_NoTitleBar);
   } else {
     panels_.window_flags = kTiled | ImGuiWindowFlags_NoTitleBar;
     draw_code_panel(session_, panels_);

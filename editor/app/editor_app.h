@@ -16,6 +16,7 @@
 #include <string>
 
 #include "editor/app/live_session.h"
+#include "editor/app/optimise_panel.h"
 #include "editor/app/panels.h"
 #include "editor/app/probe_runner.h"
 #include "editor/app/program_panel.h"
@@ -94,6 +95,7 @@ class EditorApp {
   const PanelState& panels() const { return panels_; }
   ProgramPanel& program_panel() { return program_panel_; }
   SpreadsheetPanel& spreadsheet() { return spreadsheet_; }
+  OptimisePanel& optimise_panel() { return optimise_; }
   const std::string& path() const { return path_; }
   // A prompt waiting for an answer ("recover", "save-before-quit", "save-before-new", "save-as",
   // "open"; "" none).
@@ -103,7 +105,8 @@ class EditorApp {
 
   // Screen rectangles of named controls in the last frame (tests click them):
   // "viewport.play", "viewport.step", "viewport.reset", "viewport.show", "viewport.show.<i>",
-  // "viewport.save-default", "tab.Code", "tab.Spreadsheet", "panel.<window name>",
+  // "viewport.save-default", "tab.Code", "tab.Spreadsheet", "tab.Optimise",
+  // "optimise.<control>" (OptimisePanel::controls), "panel.<window name>",
   // "program.kernel.<name>", "program.function.<name>", "prompt.<choice>", "find.query",
   // "find.match.<i>".
   std::optional<ControlRect> control(const std::string& name) const;
@@ -141,6 +144,7 @@ class EditorApp {
   ProgramPanel program_panel_;
   ViewportPanel viewport_;
   SpreadsheetPanel spreadsheet_;
+  OptimisePanel optimise_;
   ViewportTimes times_;
   double compile_total_ = 0;  // the program's compile time so far (its stats)
   std::string path_;

@@ -252,6 +252,11 @@ void LiveSession::edit(const graph::Document& document, Clock::time_point edited
   autosave_due_ = true;
 }
 
+void LiveSession::preview(const graph::Document& document) {
+  if (!pending_) pending_since_ = Clock::now();
+  pending_ = document;
+}
+
 bool LiveSession::apply_edit() {
   graph::Document doc = std::move(*pending_);
   pending_.reset();

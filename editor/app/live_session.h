@@ -88,6 +88,9 @@ class LiveSession {
   // it compiles (an error is logged with its place, the previous kernels keep running).
   // Layout-only edits are not reloads. `edited_at` starts the edit-to-running clock.
   void edit(const graph::Document& document, Clock::time_point edited_at = Clock::now());
+  // Runs `document` from the next frame boundary as edit() does, but it is not an edit: it
+  // is not autosaved (the Optimise panel's trial values). The editor's next edit replaces it.
+  void preview(const graph::Document& document);
 
   // Play controls. A reset re-runs `init` on fresh storage at the next frame.
   void play() { playing_ = true; }

@@ -1113,6 +1113,86 @@ TEST_F(EditorAppTest, AMeshViewMovesTheClothMeshAndAMissingMeshIsReported) {
   EXPECT_GE(app().viewport().uploads(), 2u);
 }
 
+// Issue 16's Optimise panel as a user drives it on the cannon: tick speed and angle, type a
+// range, press Optimise, watch the loss fall and the viewport replay the values; Revert leaves
+// the document alone; Keep writes the values as one undo step, which Ctrl+Z takes back.
+TEST_F(EditorAppTest, TheOptimisePanelTunesTheCannonKeepIsOneUndoStepRevertNone) {
+  start();
+  std::string path = copy_sample("cannon");
+  ASSERT_TRUE(app().open(path));
+  frames(3);
+  const std::string saved = app().document().save_text();
+  auto speed_in = [](const graph::Document& doc) {
+    for (const LaunchValue& v : launch_values(doc))
+      if (v.pipeline == "init" && v.param == "speed") return v.components.at(0);
+    return -1.0;
+  };
+  OptimisePanel& panel = app().optimise_panel();
+  click("tab.Optimise");
+  frames(1);
+  click("optimise.tune.speed");
+  click("optimise.tune.angle");
+  retype("optimise.max.speed", "2.5");
+  frames(3);  // what was typed stays
+  std::vector<OptimisePanel::Row>& rows = panel.rows();
+  auto row = [&](const std::string& name) {
+    for (OptimisePanel::Row& r : rows)
+      if (r.value.name == name) return r;
+    ADD_FAILURE() << "no row " << name;
+    return OptimisePanel::Row{};
+  };
+  EXPECT_TRUE(row("speed").tune);
+  EXPECT_TRUE(row("angle").tune);
+  EXPECT_FALSE(row("dt").tune);
+  EXPECT_DOUBLE_EQ(row("speed").max, 2.5);
+  retype("optimise.iterations", "4");
+  EXPECT_EQ(panel.settings.iterations, 4);
+
+  // A short run, reverted: the document is as it was, the session runs its values again.
+  click("optimise.optimise");
+  ASSERT_NE(panel.optimiser(), nullptr) << panel.message();
+  ASSERT_TRUE(frames_until([&] { return !panel.optimiser()->running(); }));
+  frames(2);
+  EXPECT_EQ(panel.optimiser()->progress().done(), 4);
+  EXPECT_NE(speed_in(app().session().document()), 1.2);  // the viewport replays the tuned run
+  uint64_t revision = app().document().revision();
+  click("optimise.revert");
+  EXPECT_EQ(panel.optimiser(), nullptr);
+  EXPECT_EQ(app().document().revision(), revision);
+  EXPECT_EQ(app().document().save_text(), saved);
+  frames(2);
+  EXPECT_DOUBLE_EQ(speed_in(app().session().document()), 1.2);
+
+  // A longer one: the loss falls; Keep; Ctrl+Z.
+  retype("optimise.iterations", "30");
+  click("optimise.optimise");
+  ASSERT_NE(panel.optimiser(), nullptr) << panel.message();
+  ASSERT_TRUE(frames_until([&] { return !panel.optimiser()->running(); }));
+  frames(2);
+  OptimiseProgress p = panel.optimiser()->progress();
+  ASSERT_EQ(p.done(), 30) << panel.message();
+  EXPECT_LT(p.losses.back(), 0.2 * p.losses.front());
+  EXPECT_LE(p.values[0], 2.5);
+  // The plot spans the panel (as wide as the parameter table's row).
+  std::optional<ControlRect> plot = app().control("optimise.plot");
+  std::optional<ControlRect> tune = app().control("optimise.max.speed");
+  ASSERT_TRUE(plot.has_value());
+  ASSERT_TRUE(tune.has_value());
+  EXPECT_GT(plot->x1 - plot->x0, 0.9f * (tune->x1 - plot->x0))
+      << plot->x0 << " " << plot->x1 << " / " << tune->x1;
+  EXPECT_GT(plot->y1 - plot->y0, 40);
+  click("optimise.keep");
+  frames(2);
+  EXPECT_EQ(panel.optimiser(), nullptr);
+  EXPECT_NEAR(speed_in(app().document().doc()), p.values[0], 1e-5);
+  EXPECT_TRUE(app().document().dirty());
+  EXPECT_NEAR(speed_in(app().session().document()), p.values[0], 1e-5);
+  key('Z', true);  // Ctrl+Z: the panel has the focus, the app undoes
+  frames(2);
+  EXPECT_EQ(app().document().save_text(), saved);
+  EXPECT_DOUBLE_EQ(speed_in(app().session().document()), 1.2);
+}
+
 TEST_F(EditorAppTest, AKernelClickedInTheProgramPanelShowsItsGraphAndItsCode) {
   start();
   ASSERT_TRUE(app().open(copy_sample("mpm88")));

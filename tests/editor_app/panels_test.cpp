@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include "compiler/graph/document_json.h"
+#include "editor/app/optimise_panel.h"
 #include "editor/app/panels.h"
 #include "editor/app/program_panel.h"
 
@@ -73,7 +74,7 @@ TEST(Panels, EveryPanelDrawsForEverySample) {
   int w, h;
   io.Fonts->GetTexDataAsRGBA32(&pixels, &w, &h);
   io.Fonts->SetTexID(reinterpret_cast<ImTextureID>(1));
-  for (const char* name : {"heat", "life", "julia", "nbody", "mpm88", "cloth"}) {
+  for (const char* name : {"heat", "life", "julia", "nbody", "mpm88", "cloth", "cannon"}) {
     SCOPED_TRACE(name);
     LiveSession session(quiet());
     session.open_file(sample(name));
@@ -81,6 +82,7 @@ TEST(Panels, EveryPanelDrawsForEverySample) {
     PanelState state;
     EditorDocument doc(session.document());
     ProgramPanel program;
+    OptimisePanel optimise;
     int edits = 0;
     state.edit = [&](graph::Document) { ++edits; };
     for (int kind = 0; kind < 3; ++kind) {
@@ -92,6 +94,7 @@ TEST(Panels, EveryPanelDrawsForEverySample) {
         draw_parameters_panel(session, state);
         draw_code_panel(session, state);
         draw_log_panel(session, state);
+        optimise.draw(session, state);
         ImGui::Render();
       }
       EXPECT_FALSE(state.code.empty());
