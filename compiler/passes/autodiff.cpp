@@ -329,10 +329,11 @@ class Adjoint {
     Inst* d = f.local_load(depth);
     auto check = std::make_unique<Inst>(Op::Assert, Scalar::Void);
     check->operands.push_back(f.binary(Op::Le, d, f.i32(stack_size_)));
-    check->text = "the autodiff stack of " + std::to_string(stack_size_) +
-                  " entries overflowed: the loop of node " + std::to_string(loop.node) +
-                  " ran more iterations than the stack holds (the reverse sweep needs the values "
-                  "each iteration overwrote); raise ProgramOptions::ad_stack_size";
+    check->text =
+        "the autodiff stack of " + std::to_string(stack_size_) +
+        " entries overflowed: the loop of node " + std::to_string(loop.node) +
+        " ran more iterations than the stack holds (the reverse sweep needs the values "
+        "each iteration overwrote); raise ProgramOptions::ad_stack_size (loom --ad-stack N)";
     check->set_assert_node(loop.node);
     f.insert(std::move(check));
     for (const Stack& st : stacks)

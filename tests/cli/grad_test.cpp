@@ -89,3 +89,22 @@ TEST(CliGrad, MistakesAreNamed) {
             std::string::npos)
       << no_grad.out;
 }
+
+// `loom launch DOC K.grad` runs an adjoint with K's arguments; --ad-stack sizes the stack of a
+// serial loop's reverse sweep, and an overflow names the kernel, the loop's node and the option.
+TEST(CliGrad, LaunchRunsAnAdjointAndAdStackSizesItsStack) {
+  std::string doc = std::string(LOOM_SOURCE_DIR) + "/tests/e2e/docs/autodiff_loops.loom.json";
+  std::string launch = "launch " + doc + " orbit.grad --arg x=xs --arg y=ys --no-cache";
+  CliRun small = run_loom(launch + " --ad-stack 4");
+  EXPECT_NE(small.code, 0);
+  EXPECT_NE(small.out.find("kernel 'orbit.grad': node 4"), std::string::npos) << small.out;
+  EXPECT_NE(small.out.find("the autodiff stack of 4 entries overflowed"), std::string::npos)
+      << small.out;
+  EXPECT_NE(small.out.find("loom --ad-stack N"), std::string::npos) << small.out;
+  CliRun enough = run_loom(launch + " --ad-stack 100");
+  EXPECT_EQ(enough.code, 0) << enough.out;
+  EXPECT_NE(enough.out.find("orbit.grad returns nothing"), std::string::npos) << enough.out;
+  CliRun zero = run_loom(launch + " --ad-stack 0");
+  EXPECT_NE(zero.code, 0);
+  EXPECT_NE(zero.out.find("--ad-stack takes a positive number"), std::string::npos) << zero.out;
+}

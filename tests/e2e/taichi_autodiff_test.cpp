@@ -74,3 +74,17 @@ TEST(TaichiAutodiff, AScatterThenAGather) {
   std::vector<double> g = gradients(p, {"scatter", "weigh"});
   for (size_t i = 0; i < taichi.size(); ++i) EXPECT_NEAR(g[i], taichi[i], 1e-12) << i;
 }
+
+TEST(TaichiAutodiff, ALoopCarriedValue) {
+  // v = x[i]; four times v = 0.9 v + sin(v); loss += v: Taichi 1.7.4's x.grad (its autodiff
+  // stack; Loom's per-thread stack, autodiff.h).
+  const std::vector<double> taichi = {0.000575681438506832, 0.25756988813377657,
+                                      13.032099999999998,   4.668794216503507,
+                                      0.25756988813377657,  -1.3538268713712641e-05};
+  Program p(no_cache());
+  p.load_file(doc_path("taichi_autodiff.loom.json"));
+  const double tolerance = p.backend() == Backend::Vulkan ? 1e-6 : 1e-12;
+  std::vector<double> g = gradients(p, {"loop"});
+  for (size_t i = 0; i < taichi.size(); ++i)
+    EXPECT_NEAR(g[i], taichi[i], tolerance * std::max(1.0, std::abs(taichi[i]))) << i;
+}

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <utility>
 
@@ -214,6 +215,14 @@ Args launch_arguments(Program& program, const std::string& kernel,
                       const std::vector<std::string>& specs) {
   const graph::Document& doc = program.document();
   const graph::KernelDecl* decl = doc.kernel(kernel);
+  // K.grad / K.dual: K's parameters, and the twins PARAM.grad / PARAM.dual (docs/autodiff.md).
+  std::string twin;
+  for (const char* suffix : {".grad", ".dual"}) {
+    size_t n = std::strlen(suffix);
+    if (decl || kernel.size() <= n || kernel.compare(kernel.size() - n, n, suffix) != 0) continue;
+    decl = doc.kernel(kernel.substr(0, kernel.size() - n));
+    if (decl) twin = suffix;
+  }
   if (!decl)
     throw Error(Place{doc.path, "", -1, ""},
                 "the document has no kernel '" + kernel + "'; " +
@@ -243,7 +252,9 @@ Args launch_arguments(Program& program, const std::string& kernel,
     std::string param = name.substr(0, name.find('.'));
     const graph::KernelParam* p = parameter(param);
     if (!p) throw Error(where, "no parameter '" + param + "'; " + parameters);
-    if (param != name && p->kind != graph::ParamKind::Argpack)
+    bool is_twin = !twin.empty() && name == param + twin &&
+                   (p->kind == graph::ParamKind::Ndarray || p->kind == graph::ParamKind::Value);
+    if (param != name && p->kind != graph::ParamKind::Argpack && !is_twin)
       throw Error(where, "argument '" + name + "': parameter '" + param + "' is " + describe(*p) +
                              ", not an argpack; only argpack members are set as PARAM.MEMBER");
     for (const auto& [earlier, ignored] : given)
@@ -332,10 +343,24 @@ Args launch_arguments(Program& program, const std::string& kernel,
     }
   }
 
+  // Twins of a derived launch: an ndarray's by name, a value's (a tangent) by its type.
+  for (const auto& [name, text] : given) {
+    const graph::KernelParam* p = parameter(name.substr(0, name.find('.')));
+    if (twin.empty() || name != p->name + twin || p->kind == graph::ParamKind::Argpack) continue;
+    std::optional<ValueType> type = parse_value_type(p->type);
+    if (p->kind == graph::ParamKind::Value && type)
+      args.emplace_back(name, parse_value(text, *type, where, "argument '" + name + "'"));
+    else
+      args.emplace_back(name, Arg(text));
+  }
+
   // Argpack members: set on the argpack each parameter is bound to, read by the member's type.
   for (const auto& [name, text] : given) {
     size_t dot = name.find('.');
     if (dot == std::string::npos) continue;
+    if (!twin.empty() && name == name.substr(0, dot) + twin &&
+        parameter(name.substr(0, dot))->kind != graph::ParamKind::Argpack)
+      continue;  // a twin (above)
     std::string param = name.substr(0, dot), path = name.substr(dot + 1);
     std::string pack;
     for (const auto& [n, value] : args)

@@ -82,6 +82,8 @@ values, those of its last run, by name (r0, r1; struct members as r1.a).
   --every K          with --png: a frame every K steps (default: only after the last)
   --threads N        worker threads (default: all hardware threads)
   --cache-dir DIR    offline cache folder;  --no-cache: no offline cache
+  --ad-stack N       entries of the per-thread stack a K.grad launch keeps for each value a
+                     serial loop overwrites (default 256; docs/autodiff.md)
 )"},
     {"launch",
      R"(usage: loom launch DOC KERNEL [--arg NAME=VALUE ...] [--init] [--load NAME=FILE.npy ...]
@@ -236,10 +238,10 @@ struct Options {
 const std::map<std::string, std::vector<std::string>> kValueOptions = {
     {"run",
      {"--steps", "--backend", "--device", "--workgroup-size", "--load", "--dump", "--threads",
-      "--cache-dir", "--png", "--every"}},
+      "--cache-dir", "--png", "--every", "--ad-stack"}},
     {"launch",
      {"--arg", "--load", "--dump", "--backend", "--device", "--workgroup-size", "--threads",
-      "--cache-dir"}},
+      "--cache-dir", "--ad-stack"}},
     {"check", {}},
     {"ir", {"--kernel", "--after", "--template", "--threads"}},
     {"compile",
@@ -251,7 +253,7 @@ const std::map<std::string, std::vector<std::string>> kValueOptions = {
     {"devices", {}},
     {"grad",
      {"--loss", "--wrt", "--steps", "--memory-budget", "--arg", "--dump", "--backend", "--device",
-      "--workgroup-size", "--threads", "--cache-dir"}},
+      "--workgroup-size", "--threads", "--cache-dir", "--ad-stack"}},
 };
 const std::map<std::string, std::vector<std::string>> kFlagOptions = {
     {"run",
@@ -368,6 +370,10 @@ loom::ProgramOptions program_options(const Options& o) {
   p.offline_cache = !o.flag("--no-cache");
   p.cache_dir = o.value("--cache-dir");
   if (!o.value("--threads").empty()) p.threads = to_int("--threads", o.value("--threads"));
+  if (!o.value("--ad-stack").empty()) {
+    p.ad_stack_size = to_int("--ad-stack", o.value("--ad-stack"));
+    if (p.ad_stack_size < 1) fail("--ad-stack takes a positive number of entries");
+  }
   return p;
 }
 
