@@ -103,7 +103,7 @@ TEST(Tape, BackwardLeavesTheStateAsTheFirstRecordedLaunchFoundIt) {
   std::vector<float> x0(128), v0(128);
   std::memcpy(x0.data(), p.array("x").data, 512);
   std::memcpy(v0.data(), p.array("v").data, 512);
-  Tape tape(p, {.loss = "loss", .memory_budget = 4 * (512 * 2 + 4)});
+  Tape tape(p, {.loss = "loss", .memory_budget = size_t{4} * (512 * 2 + 4)});
   for (int s = 0; s < 10; ++s) tape.run_pipeline("step");
   tape.run_pipeline("loss");
   EXPECT_NE(std::memcmp(x0.data(), p.array("x").data, 512), 0);  // the projectiles moved
