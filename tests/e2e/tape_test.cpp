@@ -100,16 +100,20 @@ TEST(Tape, BackwardLeavesTheStateAsTheFirstRecordedLaunchFoundIt) {
   Program p(no_cache());
   p.load_file(cannon());
   p.run_pipeline("init", {{"speed", 1.0}, {"angle", 0.7}});
-  std::vector<float> x0(128), v0(128);
-  std::memcpy(x0.data(), p.array("x").data, 512);
-  std::memcpy(v0.data(), p.array("v").data, 512);
+  auto floats = [&](const std::string& name) {
+    ArrayView a = p.array(name);
+    std::vector<float> v(a.bytes / sizeof(float));
+    std::memcpy(v.data(), a.data, a.bytes);
+    return v;
+  };
+  const std::vector<float> x0 = floats("x"), v0 = floats("v");
   Tape tape(p, {.loss = "loss", .memory_budget = size_t{4} * (512 * 2 + 4)});
   for (int s = 0; s < 10; ++s) tape.run_pipeline("step");
   tape.run_pipeline("loss");
-  EXPECT_NE(std::memcmp(x0.data(), p.array("x").data, 512), 0);  // the projectiles moved
+  EXPECT_NE(floats("x"), x0);  // the projectiles moved
   const TapeReport& r = tape.backward();
-  EXPECT_EQ(std::memcmp(x0.data(), p.array("x").data, 512), 0) << r.to_string();
-  EXPECT_EQ(std::memcmp(v0.data(), p.array("v").data, 512), 0);
+  EXPECT_EQ(floats("x"), x0) << r.to_string();
+  EXPECT_EQ(floats("v"), v0);
   // v.grad is d loss / d v before the first recorded launch: nudging one projectile's
   // velocity changes the loss by about that much.
   const float g = element<float>(p.array("v.grad"), 2 * 5 + 1);
