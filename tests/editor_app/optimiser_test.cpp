@@ -232,12 +232,17 @@ TEST(Optimiser, BadSettingsAndUndifferentiableKernelsAreErrorsThatSayWhere) {
   std::string load = R"({"id": 5, "type": "load")";
   size_t at = text.find(load);
   ASSERT_NE(at, std::string::npos);
-  text.insert(at, R"({"id": 11, "type": "random"},)");
-  std::string expr = R"("expr": "p + w * t")";
+  text.insert(at, R"({"id": 12, "type": "random"},)");
+  std::string inputs = R"("inputs": {"v": "6", "t": "1", "k": "2", "g": "3"})";
+  at = text.find(inputs);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, inputs.size(),
+               R"("inputs": {"v": "6", "t": "1", "k": "2", "g": "3", "r": "12"})");
+  std::string expr = R"("expr": "v + (vec2(0.0, -g) - k * length(v) * v) * t")";
   at = text.find(expr);
   ASSERT_NE(at, std::string::npos);
-  text.replace(at, expr.size(), R"j("expr": "p + w * t * (1.0 + 0.0 * r)")j");
-  text.replace(text.find(R"("t": "1"}, "params": {"expr": "p + w)"), 8, R"("t": "1", "r": "11")");
+  text.replace(at, expr.size(),
+               R"j("expr": "v + (vec2(0.0, -g) - k * length(v) * v) * t * (1.0 + 0.0 * r)")j");
   graph::Document random = graph::load_document(text);
   Optimiser o(random, aim());
   try {
@@ -245,7 +250,7 @@ TEST(Optimiser, BadSettingsAndUndifferentiableKernelsAreErrorsThatSayWhere) {
     FAIL() << "the random node was differentiated";
   } catch (const Error& e) {
     EXPECT_EQ(e.place().kernel, "advance") << e.what();
-    EXPECT_EQ(e.place().node, 11) << e.what();
+    EXPECT_EQ(e.place().node, 12) << e.what();
   }
   ASSERT_TRUE(o.progress().error.has_value());
   EXPECT_EQ(o.progress().error->place().kernel, "advance");
