@@ -269,10 +269,19 @@ struct Tape::Impl {
       if (!room && checkpoints.empty()) over_budget();
       if (room && i % report.stride == 0) checkpoints.push_back({i, take_copy()});
     }
-    recorded.push_back({kernel, args, touched.reads});
     report.forward_ms += ms_since(t0);
     auto t1 = Clock::now();
-    KernelResult r = program.launch(kernel, args);
+    KernelResult r;
+    try {
+      r = program.launch(kernel, args);
+    } catch (const Error&) {  // not recorded: the checkpoint made for it goes too
+      if (!checkpoints.empty() && checkpoints.back().at == i) {
+        release(checkpoints.back().copy);
+        checkpoints.pop_back();
+      }
+      throw;
+    }
+    recorded.push_back({kernel, args, touched.reads});
     report.forward_ms += ms_since(t1);
     double compiling = compile_ms(program) - compiled;
     report.compile_ms += compiling;
