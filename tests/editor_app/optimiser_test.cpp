@@ -68,7 +68,8 @@ TEST(Optimiser, TheCannonsLaunchValuesAndLossesAreOffered) {
   // Launches that pass one parameter different values: the gradient would be their sum.
   for (graph::Pipeline& p : doc.pipelines)
     if (p.name == "step") p.launches[2].args[0].second = graph::Literal::real(0.002);
-  const TunableValue* dt = find(tunable_values(doc), "dt");
+  const std::vector<TunableValue> differing = tunable_values(doc);
+  const TunableValue* dt = find(differing, "dt");
   ASSERT_NE(dt, nullptr);
   EXPECT_NE(dt->problem.find("different values"), std::string::npos) << dt->problem;
 }
