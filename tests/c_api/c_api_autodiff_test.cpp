@@ -15,24 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "tests/c_api/loom_result_checks.h"
 #include "tests/support/vulkan_required.h"
 
 namespace {
-
-#define ASSERT_LOOM(call) \
-  ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
-#define EXPECT_LOOM(call) \
-  EXPECT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
-// `call` fails with `code`, and the message holds each of the parts.
-#define EXPECT_LOOM_ERROR(call, code, ...)                                             \
-  do {                                                                                 \
-    LoomResult r_ = (call);                                                            \
-    EXPECT_EQ(r_, code) << #call << ": " << loom_result_name(r_) << ": "               \
-                        << loom_last_error_message();                                  \
-    for (const char* part_ : {__VA_ARGS__})                                            \
-      EXPECT_NE(std::string(loom_last_error_message()).find(part_), std::string::npos) \
-          << #call << ": no '" << part_ << "' in: " << loom_last_error_message();      \
-  } while (0)
 
 constexpr int kN = 64;  // elements of xs and ts
 constexpr uint64_t kBytes = uint64_t{kN} * 4;
