@@ -43,8 +43,12 @@ timed() {
 }
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/loom-ccache}
-# Paths relative to the checkout, so a fresh clone elsewhere (CI) hits what another compiled.
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
+# Paths relative to the checkout on the compiler's command line. The main build keeps ccache's
+# default of hashing the build directory: its objects name their split-DWARF .dwo files from
+# the directory they were compiled in, and an object another checkout compiled would send gdb
+# to that checkout's .dwo (gone once it is deleted: no frames, no source lines). The sanitizer
+# build has no .dwo files, so a fresh clone elsewhere (CI) may hit what another compiled.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 timed "build" cmake --build "$build" -j "$(nproc)"
 
@@ -60,7 +64,7 @@ build_sanitized() {
   # The sanitizers' options (cmake/Sanitizers.cmake; reports fail, leaks of the libraries we
   # load are suppressed in tests/sanitizers/): gtest discovery runs the binaries at build time.
   . "$asan_build/sanitizer_env.sh"
-  cmake --build "$asan_build" -j "$(nproc)"
+  CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true} cmake --build "$asan_build" -j "$(nproc)"
 }
 
 # The whole test suite of one build, ctest's other arguments after the folder; each run gets
