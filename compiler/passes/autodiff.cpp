@@ -10,6 +10,7 @@
 #include "compiler/passes/ad_loops.h"
 #include "compiler/passes/twin_slots.h"
 #include "runtime/common/error.h"
+#include "runtime/common/gradient_values.h"
 
 namespace loom::passes {
 
@@ -43,7 +44,8 @@ class Adjoint {
       : work_(normalized(primal, terminals_)),
         primal_(*work_),
         out_(std::make_unique<ir::Kernel>()),
-        stack_size_(options.stack_size) {
+        stack_size_(options.stack_size),
+        argpack_types_(options.argpack_types) {
     if (stack_size_ < 1 || stack_size_ > kMaxStackEntries)
       throw Error(Place{"", primal.abi.name, -1, ""},
                   "cannot differentiate kernel '" + primal.abi.name +
@@ -71,15 +73,13 @@ class Adjoint {
     });
     Block* body = out_->body.get();
     Builder top(body);
-    // One accumulator per float component of every value parameter, returned at the end.
-    for (size_t p = 0; p < primal_.abi.params.size(); ++p) {
-      const ParamDesc& d = primal_.abi.params[p];
-      if (d.kind != ParamKind::Value || !is_float(d.type.scalar)) continue;
-      out_->abi.returns.push_back(d.type);
-      int width = size_of(d.type.scalar);
-      for (int c = 0; c < d.type.components(); ++c) {
-        Inst* acc = top.alloca_(d.type.scalar);
-        param_accumulators_[{static_cast<int>(p), c * width}] = acc;
+    // One accumulator per float component of every value parameter and argpack member
+    // (gradient_values.h), returned at the end.
+    for (const GradientValue& g : gradient_values(primal_.abi, argpack_types_)) {
+      out_->abi.returns.push_back(g.type);
+      for (uint32_t offset : g.offsets) {
+        Inst* acc = top.alloca_(g.type.scalar);
+        param_accumulators_[{g.param, static_cast<int32_t>(offset)}] = acc;
         returned_.push_back(acc);
       }
     }
@@ -529,6 +529,7 @@ class Adjoint {
   const ir::Kernel& primal_;
   std::unique_ptr<ir::Kernel> out_;
   int stack_size_;
+  const std::vector<ArgpackType>& argpack_types_;
   int64_t stack_bytes_ = 0;
   std::vector<int> adjoint_slot_;
   std::map<std::pair<int, int>, Inst*> param_accumulators_;

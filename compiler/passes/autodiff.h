@@ -13,7 +13,8 @@
 // kernel's stores and atomics), then walks its instructions backwards through the derivative rules
 // of ops.def (ir/derivative.h). Parallel loops stay parallel, in reverse order; branches are
 // reversed under the same condition. The gradients of float value parameters are reduced over every
-// thread and returned, one return value per parameter, in parameter order.
+// thread and returned, one return value per parameter, in parameter order; so are those of the
+// float value members of argpack parameters (runtime/common/gradient_values.h).
 //
 // Serial loops (every `while`, every loop inside another loop, a top-level loop whose
 // iterations hand a variable on, and any loop that breaks; ad_loops.h puts them in one form)
@@ -43,13 +44,17 @@
 #include <vector>
 
 #include "compiler/ir/inst.h"
+#include "runtime/common/argpack_layout.h"
 
 namespace loom::passes {
 
 struct AdjointOptions {
   // By primal slot: whether the slot has an adjoint. Empty: every float field and ndarray
-  // parameter slot (argpack members and textures never have one).
+  // parameter slot (ndarray members of argpacks and textures never have one).
   std::vector<bool> slot_has_adjoint;
+  // The program's argpack types, laid out: the float value members of argpack parameters
+  // get gradients too (runtime/common/gradient_values.h). Empty: only value parameters do.
+  std::vector<ArgpackType> argpack_types;
   // Entries of each autodiff stack: the iterations a serial loop may run per thread (and per
   // run of the loops around it) before the launch fails naming the loop.
   int stack_size = 256;
@@ -60,8 +65,9 @@ std::string adjoint_name(const std::string& name);
 
 // The adjoint kernel of `primal` (typed, not offloaded; unchanged). Its ABI: the primal's
 // parameters, then one ndarray parameter per ndarray slot with an adjoint; the primal's
-// resource slots, then one slot per adjoint; one return value per float value parameter (its
-// gradient); the primal's return values are not differentiated.
+// resource slots, then one slot per adjoint; one return value per float value parameter and
+// argpack member, as gradient_values() lists them (its gradient); the primal's return values are
+// not differentiated.
 std::unique_ptr<ir::Kernel> make_adjoint(const ir::Kernel& primal,
                                          const AdjointOptions& options = {});
 

@@ -1,5 +1,6 @@
 #include "compiler/passes/gradient_reach.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -40,8 +41,10 @@ class GradientReach {
       slot_input_.push_back(has ? add_input(slot_name(static_cast<int>(s))) : -1);
     }
     for (const ParamDesc& p : kernel.abi.params)
-      param_input_.push_back(
-          p.kind == ParamKind::Value && is_float(p.type.scalar) ? add_input(p.name) : -1);
+      param_input_.push_back((p.kind == ParamKind::Value && is_float(p.type.scalar)) ||
+                                     p.kind == ParamKind::Argpack
+                                 ? add_input(p.name)
+                                 : -1);
   }
 
   std::vector<GradientWarning> run() {
@@ -65,6 +68,26 @@ class GradientReach {
     });
     std::vector<GradientWarning> out;
     for (const auto& [node, cut] : cuts_) out.push_back({node, message(cut)});
+    // A float ndarray reached through an argpack member has no adjoint: what flows into it
+    // is dropped, once said where the kernel first touches it.
+    std::set<int> said;
+    ir::walk(*kernel_.body, [&](const Inst& in) {
+      if (in.op != Op::GlobalPtr && in.op != Op::ElementPtr) return;
+      int slot = in.resource_slot();
+      const ResourceDesc& r = kernel_.abi.resources.at(static_cast<size_t>(slot));
+      if (r.param_offset < 0 || r.kind != ResourceKind::Ndarray || !is_float(r.dtype) ||
+          !said.insert(slot).second)
+        return;
+      std::string name = member_name(slot);
+      out.push_back({in.node, "the ndarray of argpack member '" + name +
+                                  "' gets no gradient: an argpack's ndarrays have no adjoint, so "
+                                  "the adjoint passes nothing into it; pass the ndarray as an "
+                                  "ndarray parameter to have its NAME.grad filled "
+                                  "(docs/autodiff.md)"});
+    });
+    std::stable_sort(
+        out.begin(), out.end(),
+        [](const GradientWarning& a, const GradientWarning& b) { return a.node < b.node; });
     return out;
   }
 
@@ -87,6 +110,13 @@ class GradientReach {
     if (r.param >= 0 && static_cast<size_t>(r.param) < kernel_.abi.params.size())
       return kernel_.abi.params[static_cast<size_t>(r.param)].name;
     return "slot " + std::to_string(slot);
+  }
+
+  // "p.grid": the parameter and the member's path, as lowering recorded it.
+  std::string member_name(int slot) const {
+    for (const ResourceAccess& a : kernel_.abi.resource_access)
+      if (a.slot == slot) return a.name;
+    return slot_name(slot);
   }
 
   int slot_input(int slot) const {

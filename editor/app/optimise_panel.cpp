@@ -221,7 +221,9 @@ void OptimisePanel::toolbar(LiveSession& session, PanelState& state, const graph
     controls_["keep"] = ControlRect::last_item();
     ImGui::EndDisabled();
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-      ImGui::SetTooltip("write the values now into the document's launches (one undo step)");
+      ImGui::SetTooltip(
+          "write the values now into the document: launch arguments and argpack values (one undo "
+          "step)");
     ImGui::SameLine();
     bool revert_now = ImGui::Button("Revert");
     controls_["revert"] = ControlRect::last_item();

@@ -36,9 +36,29 @@ std::string number_text(double v) {
 
 double six_digits(double v) { return std::strtod(number_text(v).c_str(), nullptr); }
 
-}  // namespace
+// An argpack member's tunable name, "world.drag": the argpack, then the member's path.
+std::pair<std::string, std::string> pack_and_path(const std::string& name) {
+  size_t dot = name.find('.');
+  if (dot == std::string::npos) return {};
+  return {name.substr(0, dot), name.substr(dot + 1)};
+}
 
-std::vector<TunableValue> tunable_values(const graph::Document& doc) {
+// The value a document gives an argpack member (0 when it gives none, as the pack starts).
+double member_start(const graph::Document& doc, const MemberValue& m) {
+  const graph::ArgpackDecl* decl = doc.argpack(m.pack);
+  if (!decl) return 0;
+  for (const auto& [path, literal] : decl->values) {
+    if (path != m.path) continue;
+    if (literal.is_number()) return literal.as_double();
+    if (literal.kind == graph::Literal::Kind::List && !literal.list.empty() &&
+        literal.list[0].is_number())
+      return literal.list[0].as_double();
+  }
+  return 0;
+}
+
+// The float value parameters the launches pass.
+std::vector<TunableValue> tunable_launch_values(const graph::Document& doc) {
   std::vector<TunableValue> out;
   for (const LaunchValue& v : launch_values(doc)) {
     if (!optimised_pipeline(v.pipeline) || !is_float(v.type.scalar)) continue;
@@ -64,6 +84,42 @@ std::vector<TunableValue> tunable_values(const graph::Document& doc) {
   return out;
 }
 
+}  // namespace
+
+std::vector<TunableValue> tunable_values(const graph::Document& doc) {
+  std::vector<TunableValue> out = tunable_launch_values(doc);
+  // The argpacks the launches pass, and where: their float members are tuned in the pack,
+  // so every launch that passes it sees the one value.
+  std::vector<std::pair<std::string, std::vector<std::string>>> passed;
+  for (const graph::Pipeline& p : doc.pipelines) {
+    if (!optimised_pipeline(p.name)) continue;
+    for (size_t l = 0; l < p.launches.size(); ++l)
+      for (const auto& [name, literal] : p.launches[l].args) {
+        const graph::KernelParam* param = param_of(doc, p.launches[l].kernel, name);
+        if (!param || param->kind != graph::ParamKind::Argpack ||
+            literal.kind != graph::Literal::Kind::String)
+          continue;
+        auto it = std::find_if(passed.begin(), passed.end(),
+                               [&](const auto& e) { return e.first == literal.s; });
+        if (it == passed.end()) it = passed.insert(passed.end(), {literal.s, {}});
+        it->second.push_back(p.name + " " + std::to_string(l + 1) + ". " + p.launches[l].kernel);
+      }
+  }
+  for (const MemberValue& m : argpack_values(doc)) {
+    auto it = std::find_if(passed.begin(), passed.end(),
+                           [&](const auto& e) { return e.first == m.pack; });
+    if (it == passed.end() || !is_float(m.type.scalar)) continue;
+    TunableValue t;
+    t.name = m.pack + "." + m.path;
+    t.value = member_start(doc, m);
+    t.launches = it->second;
+    if (!m.type.is_scalar())
+      t.problem = "a " + value_type_name(m.type) + ": only float scalars are tuned";
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 std::vector<std::string> loss_candidates(const graph::Document& doc) {
   std::vector<std::string> out;
   for (const FieldDesc& f : doc.fields)
@@ -78,6 +134,17 @@ std::vector<std::string> loss_candidates(const graph::Document& doc) {
 graph::Document with_tuned_values(const graph::Document& doc,
                                   const std::vector<std::pair<std::string, double>>& values) {
   graph::Document out = doc;
+  for (const auto& [tuned, value] : values) {  // argpack members: in the pack's values
+    auto [pack, path] = pack_and_path(tuned);
+    graph::ArgpackDecl* decl = nullptr;
+    for (graph::ArgpackDecl& a : out.argpacks)
+      if (a.name == pack) decl = &a;
+    if (!decl) continue;
+    auto at = std::find_if(decl->values.begin(), decl->values.end(),
+                           [&](const auto& v) { return v.first == path; });
+    if (at == decl->values.end()) at = decl->values.insert(decl->values.end(), {path, {}});
+    at->second = graph::Literal::real(six_digits(value));
+  }
   for (graph::Pipeline& p : out.pipelines) {
     if (!optimised_pipeline(p.name)) continue;
     for (graph::Launch& l : p.launches)
@@ -153,6 +220,11 @@ double Optimiser::iterate() {
           args.emplace_back(settings_.parameters[i].name, static_cast<float>(values_[i]));
       return args;
     };
+    // Argpack members go into the packs, which every launch passing them reads.
+    for (size_t i = 0; i < values_.size(); ++i) {
+      auto [pack, path] = pack_and_path(settings_.parameters[i].name);
+      if (!pack.empty()) program_->set_argpack(pack, path, static_cast<float>(values_[i]));
+    }
     TapeOptions options;
     options.loss = settings_.loss;
     options.memory_budget = settings_.memory_budget;

@@ -10,6 +10,9 @@
 // A value is a kernel parameter's name: the tape sums its gradient over every launch that
 // takes it, so every launch of those pipelines that takes the parameter gets the one value,
 // and one whose launches give it different values cannot be tuned (tunable_values says why).
+// Or it is a float member of an argpack the launches pass, "world.drag": set in the pack
+// (Program::set_argpack) before each iteration, its gradient summed over every launch that
+// passes the pack, and kept in the document's values of that argpack.
 //
 //   Optimiser opt(doc, settings);   // throws loom::Error for a setting that cannot work
 //   opt.start();                    // a worker thread runs the iterations; opt.stop() ends
@@ -35,14 +38,15 @@ namespace loom::editor {
 // The pipelines an iteration runs, in order (`step` `steps` times); those the document has.
 inline constexpr const char* kOptimisePipelines[] = {"init", "step", "loss"};
 
-// A float value parameter the launches of the optimised pipelines pass: what can be tuned.
+// A float value parameter the launches of the optimised pipelines pass, or a float member of
+// an argpack they pass: what can be tuned.
 struct TunableValue {
-  std::string name;                   // the kernel parameter
-  double value = 0;                   // what the document's launches pass
+  std::string name;                   // the kernel parameter, or "ARGPACK.member.path"
+  double value = 0;                   // what the document's launches pass, or its argpack holds
   std::vector<std::string> launches;  // "init 1. fire": where (pipeline, launch, kernel)
   std::string problem;                // why it cannot be tuned; "" when it can
 };
-// In the order the launches pass them.
+// In the order the launches pass them; then argpack members, in layout order.
 std::vector<TunableValue> tunable_values(const graph::Document& doc);
 // The float fields and ndarrays declared needs_grad ("loss" first when there is one).
 std::vector<std::string> loss_candidates(const graph::Document& doc);
@@ -99,7 +103,8 @@ class Optimiser {
   const OptimiseSettings& settings() const { return settings_; }
 
   // `doc` with the current values written into every launch of the optimised pipelines that
-  // takes them (6 significant digits): Keep gives this to the document as one undo step.
+  // takes them and into the argpacks (6 significant digits): Keep gives this to the document
+  // as one undo step.
   graph::Document tuned(const graph::Document& doc) const;
 
  private:
@@ -117,7 +122,8 @@ class Optimiser {
 };
 
 // Writes `values` (by parameter name) into every launch of the optimised pipelines that
-// takes them. Values are rounded to 6 significant digits.
+// takes them, and argpack members ("world.drag") into the argpack's values. Values are
+// rounded to 6 significant digits.
 graph::Document with_tuned_values(const graph::Document& doc,
                                   const std::vector<std::pair<std::string, double>>& values);
 

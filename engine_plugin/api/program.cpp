@@ -36,6 +36,7 @@
 #include "runtime/common/abi_serialize.h"
 #include "runtime/common/bounded_message.h"
 #include "runtime/common/error.h"
+#include "runtime/common/gradient_values.h"
 #include "runtime/common/launch_error.h"
 #include "runtime/common/resource_npy.h"
 #include "runtime/common/spirv_kernel.h"
@@ -613,7 +614,7 @@ struct Program::Impl {
     if (derived) {
       std::vector<bool> slots = derived_slots(*k, *derived);
       if (derived->mode == Derivative::Adjoint)
-        po.adjoint = passes::AdjointOptions{slots};
+        po.adjoint = passes::AdjointOptions{slots, doc->argpack_types};
       else
         po.tangent = passes::TangentOptions{slots};
     }
@@ -657,7 +658,7 @@ struct Program::Impl {
     k->fast_math = options.fast_math;
     passes::PipelineOptions po;
     po.debug = options.debug;
-    po.adjoint = passes::AdjointOptions{derived_slots(*k, derived)};
+    po.adjoint = passes::AdjointOptions{derived_slots(*k, derived), doc->argpack_types};
     std::vector<Program::Warning> out;
     for (passes::GradientWarning& w : passes::gradient_warnings(*k, po))
       out.push_back({Place{doc->path, decl.name, w.node, ""}, std::move(w.message)});
@@ -725,10 +726,9 @@ struct Program::Impl {
     }
     auto inst = std::make_unique<Instance>(std::move(loaded), signature);
     if (derived && derived->mode == Derivative::Adjoint) {
-      // the gradients of the float value parameters, named by them
-      for (const ParamDesc& p : inst->kernel->abi().params)
-        if (p.kind == ParamKind::Value && is_float(p.type.scalar))
-          inst->return_names.push_back(p.name);
+      // the gradients of float value parameters and argpack members, named by them
+      for (const GradientValue& g : gradient_values(inst->kernel->abi(), doc->argpack_types))
+        inst->return_names.push_back(g.name);
     } else {
       for (const graph::ReturnValue& r : graph::kernel_returns(*doc, decl))
         inst->return_names.push_back(r.name);
@@ -1615,7 +1615,7 @@ void Program::lower_for_module(const std::string& kernel, const Args& args, int 
   if (derived) {
     std::vector<bool> slots = impl_->derived_slots(*k, *derived);
     if (mode == Derivative::Adjoint)
-      po.adjoint = passes::AdjointOptions{slots};
+      po.adjoint = passes::AdjointOptions{slots, impl_->doc->argpack_types};
     else
       po.tangent = passes::TangentOptions{slots};
   }
@@ -1659,9 +1659,9 @@ void Program::lower_for_module(const std::string& kernel, const Args& args, int 
     out.template_args.push_back(std::move(a));
   }
   out.return_names.clear();
-  if (out.derived == aot::Derivation::Mode::Adjoint) {  // the gradients of float value params
-    for (const ParamDesc& p : out.ir->abi.params)
-      if (p.kind == ParamKind::Value && is_float(p.type.scalar)) out.return_names.push_back(p.name);
+  if (out.derived == aot::Derivation::Mode::Adjoint) {  // gradients of values and members
+    for (const GradientValue& g : gradient_values(out.ir->abi, impl_->doc->argpack_types))
+      out.return_names.push_back(g.name);
     return;
   }
   for (const graph::ReturnValue& r : graph::kernel_returns(*impl_->doc, decl))

@@ -291,12 +291,26 @@ struct Tape::Impl {
 
   // ---- backward
 
-  void add_gradients(const KernelResult& r) {
+  // An argpack member's gradient is named by the argpack the launch passed ("world.wind"),
+  // not by the kernel's parameter ("p.wind"): launches of different kernels that share the
+  // argpack add up, as they share its values.
+  static std::string gradient_name(const std::string& returned, const Args& args) {
+    size_t dot = returned.find('.');
+    if (dot == std::string::npos) return returned;
+    std::string param = returned.substr(0, dot);
+    for (const auto& [name, value] : args)
+      if (name == param && value.kind() == Arg::Kind::Resource)
+        return value.resource() + returned.substr(dot);
+    return returned;
+  }
+
+  void add_gradients(const KernelResult& r, const Args& args) {
     size_t c = 0;
     for (size_t v = 0; v < r.names.size(); ++v) {
       int n = r.types[v].components();
+      std::string base = gradient_name(r.names[v], args);
       for (int k = 0; k < n; ++k, ++c) {
-        std::string name = n == 1 ? r.names[v] : r.names[v] + "[" + std::to_string(k) + "]";
+        std::string name = n == 1 ? base : base + "[" + std::to_string(k) + "]";
         auto it = std::find_if(report.value_gradients.begin(), report.value_gradients.end(),
                                [&](const auto& g) { return g.first == name; });
         if (it == report.value_gradients.end()) {
@@ -310,7 +324,8 @@ struct Tape::Impl {
 
   void adjoint(size_t i) {
     try {
-      add_gradients(program.launch(recorded[i].kernel + ".grad", recorded[i].args));
+      add_gradients(program.launch(recorded[i].kernel + ".grad", recorded[i].args),
+                    recorded[i].args);
     } catch (const Error& e) {
       throw Error(e.place(), where(i) + ": " + e.message(), e.kind());
     }

@@ -101,6 +101,25 @@ TEST(DerivedKernels, AModuleHoldsThePipelinesAdjointsAndTheirCompanions) {
   }
 }
 
+// An adjoint returns the gradients of the argpack's float members too (gradient_values.h),
+// named by the kernel's parameter and the member's path, in layout order; what loom.h's
+// loom_kernel_get_return_named finds them by.
+TEST(DerivedKernels, AnAdjointNamesTheArgpackMembersItReturns) {
+  for (aot::Arch arch : {aot::Arch::Cpu, aot::Arch::Vulkan}) {
+    SCOPED_TRACE(aot::arch_name(arch));
+    aot::Module m =
+        build(source("tests/e2e/docs/argpack_gradient.loom.json"), arch, {"drift.grad"});
+    const aot::KernelInfo* grad = kernel_named(m.meta, "drift.grad");
+    ASSERT_NE(grad, nullptr);
+    EXPECT_EQ(grad->return_names, (std::vector<std::string>{"w.gravity", "w.wind", "w.shape.k",
+                                                            "w.shape.m", "w.inner.drag", "dt"}));
+    ASSERT_EQ(grad->abi.returns.size(), 6u);
+    EXPECT_EQ(grad->abi.returns[3].components(), 4);  // the 2x2 matrix
+    aot::ModuleMetadata back = aot::metadata_from_json(aot::metadata_to_json(m.meta), "a");
+    EXPECT_EQ(kernel_named(back, "drift.grad")->return_names, grad->return_names);
+  }
+}
+
 // --kernel K.dual (AotModule::add_kernel without example arguments): a twin for every float
 // ndarray parameter and every float value parameter; K.grad asked for again takes the one
 // the pipeline compiled.

@@ -108,3 +108,30 @@ TEST(CliGrad, LaunchRunsAnAdjointAndAdStackSizesItsStack) {
   EXPECT_NE(zero.code, 0);
   EXPECT_NE(zero.out.find("--ad-stack takes a positive number"), std::string::npos) << zero.out;
 }
+
+// --wrt an argpack prints each float member's gradient, named by the argpack; --wrt one
+// member prints that one; a member that does not exist lists those that do.
+TEST(CliGrad, ArgpackMembersByPackOrByMember) {
+  std::string doc = std::string(LOOM_SOURCE_DIR) + "/tests/e2e/docs/argpack_gradient.loom.json";
+  std::string run = "grad " + doc + " --loss loss --no-cache --steps 3 ";
+  CliRun pack = run_loom(run + "--wrt world");
+  ASSERT_EQ(pack.code, 0) << pack.out;
+  for (const char* name : {"world.gravity", "world.wind[0]", "world.wind[1]", "world.shape.k",
+                           "world.shape.m[3]", "world.inner.drag"})
+    EXPECT_NE(pack.out.find(std::string("d loss / d ") + name + " = "), std::string::npos)
+        << name << "\n"
+        << pack.out;
+  EXPECT_EQ(pack.out.find("world.steps"), std::string::npos) << pack.out;  // an integer
+  CliRun member = run_loom(run + "--wrt world.shape.k");
+  ASSERT_EQ(member.code, 0) << member.out;
+  EXPECT_DOUBLE_EQ(number_after(member.out, "d loss / d world.shape.k = "),
+                   number_after(pack.out, "d loss / d world.shape.k = "));
+  EXPECT_EQ(member.out.find("world.gravity"), std::string::npos) << member.out;
+  CliRun wrong = run_loom(run + "--wrt world.shape.q");
+  EXPECT_NE(wrong.code, 0);
+  EXPECT_NE(wrong.out.find("--wrt world.shape.q: neither a resource nor a float value parameter "
+                           "or argpack member"),
+            std::string::npos)
+      << wrong.out;
+  EXPECT_NE(wrong.out.find("world.shape.k"), std::string::npos) << wrong.out;
+}

@@ -113,3 +113,20 @@ TEST(AutodiffRules, AGradientThatStopsAtAnOpWithoutADerivativeIsAWarning) {
   }
   EXPECT_EQ(found, 1);
 }
+
+// An ndarray reached through an argpack member has no adjoint: the adjoint of a kernel that
+// writes one says so, naming the member and the node, instead of leaving data.grad silently
+// untouched. The argpack's value members do get gradients (tape_test.cpp).
+TEST(AutodiffRules, AnArgpacksNdarrayGetsNoGradientAndAWarningSaysSo) {
+  std::vector<std::string> warned;
+  Program p(options(false, &warned));
+  p.load_file(doc_path("resources_in_packs.loom.json"));
+  KernelResult r = p.launch("fill.grad", {{"job", "job"}});
+  ASSERT_EQ(warned.size(), 1u);
+  EXPECT_NE(warned[0].find("kernel 'fill': node 6: the ndarray of argpack member 'job.out' gets "
+                           "no gradient"),
+            std::string::npos)
+      << warned[0];
+  // job.scale (a value member) and job.tint (a vector) are returned, tint's three components.
+  EXPECT_EQ(r.names, (std::vector<std::string>{"job.scale", "job.tint"}));
+}

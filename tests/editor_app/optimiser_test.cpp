@@ -129,6 +129,55 @@ TEST(Optimiser, ValuesStayInTheirRanges) {
   EXPECT_TRUE(on_bound) << p.values[0] << ", " << p.values[1];
 }
 
+// Argpack members are tuned in the pack every launch reads (tests/e2e/docs/
+// argpack_gradient.loom.json: `drift` reads world's gravity, wind, shape.k, shape.m and the
+// nested pack's drag): float scalars offered with the document's values, vectors and
+// matrices listed as not tunable; the gradient is the loss's slope; Keep writes the pack.
+TEST(Optimiser, ArgpackMembersAreTunedInTheirPack) {
+  graph::Document doc = graph::load_document_file(std::string(LOOM_SOURCE_DIR) +
+                                                  "/tests/e2e/docs/argpack_gradient.loom.json");
+  std::vector<TunableValue> values = tunable_values(doc);
+  ASSERT_NE(find(values, "world.gravity"), nullptr);
+  EXPECT_DOUBLE_EQ(find(values, "world.gravity")->value, 1.5);
+  ASSERT_NE(find(values, "world.shape.k"), nullptr);
+  EXPECT_DOUBLE_EQ(find(values, "world.shape.k")->value, 0.8);
+  EXPECT_TRUE(find(values, "world.shape.k")->problem.empty());
+  EXPECT_EQ(find(values, "world.shape.k")->launches, std::vector<std::string>{"step 1. drift"});
+  ASSERT_NE(find(values, "world.wind"), nullptr);
+  EXPECT_NE(find(values, "world.wind")->problem.find("f32x2"), std::string::npos);
+  EXPECT_EQ(find(values, "world.steps"), nullptr);  // an integer
+  ASSERT_NE(find(values, "dt"), nullptr);
+
+  auto settings = [](double k, int iterations) {
+    OptimiseSettings s;
+    s.loss = "loss";
+    s.parameters = {{"world.shape.k", k, 0.0, 2.0}};
+    s.steps = 3;
+    s.iterations = iterations;
+    return s;
+  };
+  auto loss_at = [&](double k) { return Optimiser(doc, settings(k, 1)).iterate(); };
+  Optimiser o(doc, settings(0.8, 20));
+  o.iterate();
+  double g = o.progress().gradients.at(0);
+  const double h = 1e-2;
+  double fd = (loss_at(0.8 + h) - loss_at(0.8 - h)) / (2 * h);
+  EXPECT_NE(g, 0);
+  EXPECT_NEAR(g, fd, 0.03 * std::fabs(fd) + 1e-5) << "tape " << g << ", differences " << fd;
+  for (int i = 1; i < 20; ++i) o.iterate();
+  OptimiseProgress p = o.progress();
+  EXPECT_LT(p.losses.back(), 0.8 * p.losses.front())
+      << "from " << p.losses.front() << " to " << p.losses.back();
+  graph::Document kept = o.tuned(doc);
+  const graph::ArgpackDecl* world = kept.argpack("world");
+  ASSERT_NE(world, nullptr);
+  double written = NAN;
+  for (const auto& [path, literal] : world->values)
+    if (path == "shape.k") written = literal.as_double();
+  EXPECT_NEAR(written, p.values[0], 1e-5);
+  EXPECT_NE(written, 0.8);
+}
+
 TEST(Optimiser, KeepIsOneUndoStepAndRevertChangesNothing) {
   EditorDocument doc = EditorDocument::from_file(cannon_path());
   std::string before = doc.save_text();

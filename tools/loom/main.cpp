@@ -200,8 +200,10 @@ then `loss` (if it has one), then runs the adjoints of the recorded launches in 
 and what the tape kept and took.
   --loss NAME        a float field or ndarray declared "needs_grad" (its elements are summed)
   --wrt NAME         a field or ndarray declared "needs_grad" (prints the norm and the largest
-                     component of NAME.grad), or a float value parameter of the launches
-                     (prints d loss / d NAME, summed over every launch that takes it)
+                     component of NAME.grad), a float value parameter of the launches
+                     (prints d loss / d NAME, summed over every launch that takes it), an
+                     argpack's float member (world.drag) or a whole argpack (world: each
+                     float member), summed over every launch that passes the argpack
   --steps N          runs of `step` recorded
   --memory-budget B  bytes of state copies the tape may hold (suffix K, M or G: 64M); without
                      it, a copy before every launch and nothing recomputed; with it, a copy
@@ -814,8 +816,9 @@ int cmd_grad(const Options& o) {
   auto is_resource = [&](const std::string& n) {
     return std::find(resources.begin(), resources.end(), n) != resources.end();
   };
+  auto is_argpack = [&](const std::string& n) { return program.document().argpack(n) != nullptr; };
   for (const std::string& w : wrt)
-    if (is_resource(w) && !is_resource(w + ".grad"))
+    if (is_resource(w) && !is_argpack(w) && !is_resource(w + ".grad"))
       fail(o.doc + ": --wrt " + w + ": '" + w +
            "' has no gradient: declare it \"needs_grad\": true in the document");
   // Each pipeline gets the --arg values its launches take; one that none takes is an error.
@@ -851,7 +854,7 @@ int cmd_grad(const Options& o) {
               program.has_pipeline("init") ? "init, " : "", steps, steps == 1 ? "" : "s",
               has_loss ? ", loss" : "");
   for (const std::string& w : wrt) {
-    if (is_resource(w)) {
+    if (is_resource(w) && !is_argpack(w)) {
       loom::ArrayView g = program.array(w + ".grad");
       size_t n = g.bytes / static_cast<size_t>(loom::size_of(g.dtype));
       double sum2 = 0, largest = 0;
@@ -867,9 +870,12 @@ int cmd_grad(const Options& o) {
         for (size_t k = 0; k < n; ++k) std::printf("    [%zu] %.9g\n", k, g.scalar(k));
       continue;
     }
+    // A value parameter, an argpack member ("world.drag") or a whole argpack ("world": every
+    // float member); vectors by component ("wind[0]").
     bool found = false;
     for (const auto& [name, value] : r.value_gradients)
-      if (name == w || name.rfind(w + "[", 0) == 0) {
+      if (name == w || name.rfind(w + "[", 0) == 0 ||
+          (is_argpack(w) && name.rfind(w + ".", 0) == 0)) {
         std::printf("  d %s / d %s = %.9g\n", loss.c_str(), name.c_str(), value);
         found = true;
       }
@@ -877,8 +883,11 @@ int cmd_grad(const Options& o) {
       std::string have;
       for (const auto& [name, value] : r.value_gradients) have += (have.empty() ? "" : ", ") + name;
       fail(o.doc + ": --wrt " + w +
-           ": neither a resource nor a float value parameter of the recorded launches" +
-           (have.empty() ? std::string() : " (their float value parameters: " + have + ")"));
+           (is_argpack(w) ? ": no launch recorded passes argpack '" + w +
+                                "' to a kernel, or it has no float value member"
+                          : ": neither a resource nor a float value parameter or argpack member "
+                            "of the recorded launches") +
+           (have.empty() ? std::string() : " (their float values: " + have + ")"));
     }
   }
   std::printf("%s\n", r.to_string().c_str());

@@ -65,7 +65,9 @@ struct TapeReport {
   // d loss / d P for every float value parameter P of the recorded launches, summed over the
   // launches that take it (the gradient with respect to the value a pipeline argument gives
   // them all), in order of first appearance; vector parameters have one entry per component,
-  // "P[0]", "P[1]"...
+  // "P[0]", "P[1]"... Likewise for every float value member of the argpacks the launches
+  // pass, named by the argpack and the member's path ("world.wind[1]", "world.drag"), summed
+  // over every launch that passes that argpack.
   std::vector<std::pair<std::string, double>> value_gradients;
   std::string to_string() const;                         // what `loom grad` prints about the tape
   double value_gradient(const std::string& name) const;  // throws loom::Error if absent
