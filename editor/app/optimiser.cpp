@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include "editor/app/panels.h"
@@ -43,53 +44,66 @@ std::pair<std::string, std::string> pack_and_path(const std::string& name) {
   return {name.substr(0, dot), name.substr(dot + 1)};
 }
 
-// The value a document gives an argpack member (0 when it gives none, as the pack starts).
-double member_start(const graph::Document& doc, const MemberValue& m) {
-  const graph::ArgpackDecl* decl = doc.argpack(m.pack);
-  if (!decl) return 0;
-  for (const auto& [path, literal] : decl->values) {
-    if (path != m.path) continue;
-    if (literal.is_number()) return literal.as_double();
-    if (literal.kind == graph::Literal::Kind::List && !literal.list.empty() &&
-        literal.list[0].is_number())
-      return literal.list[0].as_double();
-  }
-  return 0;
+// A tunable name: a value ("target", "world.wind") and, for a vector or matrix, one of its
+// components, column-major ("target[1]"), as the tape names their gradients.
+struct ValueName {
+  std::string base;
+  int component = -1;  // -1: a scalar
+};
+
+ValueName split_component(const std::string& name) {
+  size_t open = name.rfind('[');
+  if (open == std::string::npos || name.back() != ']') return {name, -1};
+  return {name.substr(0, open), std::atoi(name.c_str() + open + 1)};
 }
 
-// The float value parameters the launches pass.
+std::string component_name(const std::string& base, ValueType type, int k) {
+  return type.is_scalar() ? base : base + "[" + std::to_string(k) + "]";
+}
+
+// The components a document gives an argpack member: its value, a scalar given for a vector
+// splatted, zeros where it gives none (as the pack starts).
+std::vector<double> member_components(const graph::Document& doc, const MemberValue& m) {
+  std::vector<double> out(static_cast<size_t>(m.type.components()), 0.0);
+  const graph::ArgpackDecl* decl = doc.argpack(m.pack);
+  if (!decl) return out;
+  for (const auto& [path, literal] : decl->values) {
+    if (path != m.path) continue;
+    std::vector<double> given = literal_components(literal);
+    if (given.size() == 1) given.assign(out.size(), given[0]);
+    for (size_t k = 0; k < out.size() && k < given.size(); ++k) out[k] = given[k];
+  }
+  return out;
+}
+
+// The float value parameters the launches pass, a component at a time.
 std::vector<TunableValue> tunable_launch_values(const graph::Document& doc) {
   std::vector<TunableValue> out;
   for (const LaunchValue& v : launch_values(doc)) {
     if (!optimised_pipeline(v.pipeline) || !is_float(v.type.scalar)) continue;
     std::string where = v.pipeline + " " + std::to_string(v.launch + 1) + ". " + v.kernel;
-    auto same = std::find_if(out.begin(), out.end(),
-                             [&](const TunableValue& t) { return t.name == v.param; });
-    if (same == out.end()) {
-      TunableValue t;
-      t.name = v.param;
-      t.value = v.components.empty() ? 0 : v.components[0];
-      if (!v.type.is_scalar())
-        t.problem = "a " + value_type_name(v.type) + ": only float scalars are tuned";
-      t.launches.push_back(where);
-      out.push_back(std::move(t));
-      continue;
+    for (int k = 0; k < v.type.components(); ++k) {
+      std::string name = component_name(v.param, v.type, k);
+      double value =
+          static_cast<size_t>(k) < v.components.size() ? v.components[static_cast<size_t>(k)] : 0.0;
+      auto same = std::find_if(out.begin(), out.end(),
+                               [&](const TunableValue& t) { return t.name == name; });
+      if (same == out.end()) {
+        out.push_back({name, value, {where}, ""});
+        continue;
+      }
+      same->launches.push_back(where);
+      if (value != same->value && same->problem.empty())
+        same->problem = "its launches pass different values (" + same->launches.front() + ", " +
+                        where + "): the gradient sums over them, so make them equal first";
     }
-    same->launches.push_back(where);
-    bool differs = !v.type.is_scalar() || v.components.empty() || v.components[0] != same->value;
-    if (differs && same->problem.empty())
-      same->problem = "its launches pass different values (" + same->launches.front() + ", " +
-                      where + "): the gradient sums over them, so make them equal first";
   }
   return out;
 }
 
-}  // namespace
-
-std::vector<TunableValue> tunable_values(const graph::Document& doc) {
-  std::vector<TunableValue> out = tunable_launch_values(doc);
-  // The argpacks the launches pass, and where: their float members are tuned in the pack,
-  // so every launch that passes it sees the one value.
+// The argpacks the optimised pipelines' launches pass, each with where.
+std::vector<std::pair<std::string, std::vector<std::string>>> passed_argpacks(
+    const graph::Document& doc) {
   std::vector<std::pair<std::string, std::vector<std::string>>> passed;
   for (const graph::Pipeline& p : doc.pipelines) {
     if (!optimised_pipeline(p.name)) continue;
@@ -105,17 +119,33 @@ std::vector<TunableValue> tunable_values(const graph::Document& doc) {
         it->second.push_back(p.name + " " + std::to_string(l + 1) + ". " + p.launches[l].kernel);
       }
   }
-  for (const MemberValue& m : argpack_values(doc)) {
-    auto it = std::find_if(passed.begin(), passed.end(),
-                           [&](const auto& e) { return e.first == m.pack; });
-    if (it == passed.end() || !is_float(m.type.scalar)) continue;
-    TunableValue t;
-    t.name = m.pack + "." + m.path;
-    t.value = member_start(doc, m);
-    t.launches = it->second;
-    if (!m.type.is_scalar())
-      t.problem = "a " + value_type_name(m.type) + ": only float scalars are tuned";
-    out.push_back(std::move(t));
+  return passed;
+}
+
+// The float members of the argpacks the launches pass.
+std::vector<MemberValue> tuned_members(const graph::Document& doc) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> passed = passed_argpacks(doc);
+  std::vector<MemberValue> out;
+  for (const MemberValue& m : argpack_values(doc))
+    if (is_float(m.type.scalar) &&
+        std::any_of(passed.begin(), passed.end(), [&](const auto& e) { return e.first == m.pack; }))
+      out.push_back(m);
+  return out;
+}
+
+}  // namespace
+
+std::vector<TunableValue> tunable_values(const graph::Document& doc) {
+  std::vector<TunableValue> out = tunable_launch_values(doc);
+  // Argpack members are tuned in the pack, so every launch that passes it sees one value.
+  std::vector<std::pair<std::string, std::vector<std::string>>> passed = passed_argpacks(doc);
+  for (const MemberValue& m : tuned_members(doc)) {
+    auto where = std::find_if(passed.begin(), passed.end(),
+                              [&](const auto& e) { return e.first == m.pack; });
+    std::vector<double> start = member_components(doc, m);
+    for (int k = 0; k < m.type.components(); ++k)
+      out.push_back({component_name(m.pack + "." + m.path, m.type, k),
+                     start[static_cast<size_t>(k)], where->second, ""});
   }
   return out;
 }
@@ -134,26 +164,38 @@ std::vector<std::string> loss_candidates(const graph::Document& doc) {
 graph::Document with_tuned_values(const graph::Document& doc,
                                   const std::vector<std::pair<std::string, double>>& values) {
   graph::Document out = doc;
-  for (const auto& [tuned, value] : values) {  // argpack members: in the pack's values
-    auto [pack, path] = pack_and_path(tuned);
-    graph::ArgpackDecl* decl = nullptr;
-    for (graph::ArgpackDecl& a : out.argpacks)
-      if (a.name == pack) decl = &a;
-    if (!decl) continue;
-    auto at = std::find_if(decl->values.begin(), decl->values.end(),
-                           [&](const auto& v) { return v.first == path; });
-    if (at == decl->values.end()) at = decl->values.insert(decl->values.end(), {path, {}});
-    at->second = graph::Literal::real(six_digits(value));
-  }
-  for (graph::Pipeline& p : out.pipelines) {
-    if (!optimised_pipeline(p.name)) continue;
-    for (graph::Launch& l : p.launches)
-      for (auto& [name, literal] : l.args)
-        for (const auto& [tuned, value] : values) {
-          const graph::KernelParam* param = param_of(out, l.kernel, name);
-          if (name == tuned && param && param->kind == graph::ParamKind::Value)
-            literal = graph::Literal::real(six_digits(value));
+  for (const auto& [tuned, value] : values) {
+    ValueName v = split_component(tuned);
+    size_t k = v.component < 0 ? 0 : static_cast<size_t>(v.component);
+    auto [pack, path] = pack_and_path(v.base);
+    if (!pack.empty()) {  // an argpack member: in the pack's values
+      for (const MemberValue& m : argpack_values(out)) {
+        if (m.pack != pack || m.path != path) continue;
+        std::vector<double> c = member_components(out, m);
+        if (k >= c.size()) continue;
+        c[k] = six_digits(value);
+        graph::Literal literal = graph::Literal::real(c[0]);
+        if (c.size() > 1) {
+          std::vector<graph::Literal> items;
+          for (double x : c) items.push_back(graph::Literal::real(x));
+          literal = graph::Literal::list_of(std::move(items));  // flat, column-major
         }
+        for (graph::ArgpackDecl& a : out.argpacks) {
+          if (a.name != pack) continue;
+          auto at = std::find_if(a.values.begin(), a.values.end(),
+                                 [&](const auto& e) { return e.first == path; });
+          if (at == a.values.end()) at = a.values.insert(a.values.end(), {path, {}});
+          at->second = literal;
+        }
+      }
+      continue;
+    }
+    for (LaunchValue lv : launch_values(out)) {  // a value parameter: in every launch
+      if (!optimised_pipeline(lv.pipeline) || lv.param != v.base || k >= lv.components.size())
+        continue;
+      lv.components[k] = six_digits(value);
+      out = with_launch_value(out, lv);
+    }
   }
   return out;
 }
@@ -191,6 +233,21 @@ Optimiser::Optimiser(const graph::Document& doc, OptimiseSettings settings)
     fail("the step size must be above 0");
   for (const OptimiseSettings::Parameter& p : settings_.parameters)
     values_.push_back(std::clamp(p.start, p.min, p.max));
+  // Every component of the values tuned, as the document gives them: an iteration passes a
+  // whole vector with its tuned components replaced.
+  for (const OptimiseSettings::Parameter& p : settings_.parameters) {
+    std::string base = split_component(p.name).base;
+    if (whole_values_.count(base)) continue;
+    auto [pack, path] = pack_and_path(base);
+    if (!pack.empty()) {
+      for (const MemberValue& m : tuned_members(doc))
+        if (m.pack == pack && m.path == path) whole_values_[base] = member_components(doc, m);
+      continue;
+    }
+    for (const LaunchValue& lv : launch_values(doc))
+      if (lv.param == base && optimised_pipeline(lv.pipeline) && !whole_values_.count(base))
+        whole_values_[base] = lv.components;
+  }
   m_.assign(values_.size(), 0);
   v_.assign(values_.size(), 0);
   progress_.values = values_;
@@ -209,21 +266,32 @@ Optimiser::~Optimiser() {
 
 double Optimiser::iterate() {
   try {
-    // Each pipeline gets the tuned values its launches' kernels take (others are refused).
+    // The values now, whole: what the document gives, with the tuned components replaced.
+    std::map<std::string, std::vector<double>> now = whole_values_;
+    for (size_t i = 0; i < values_.size(); ++i) {
+      ValueName v = split_component(settings_.parameters[i].name);
+      std::vector<double>& c = now[v.base];
+      size_t k = v.component < 0 ? 0 : static_cast<size_t>(v.component);
+      if (c.size() <= k) c.resize(k + 1, 0.0);
+      c[k] = static_cast<float>(values_[i]);
+    }
+    auto arg = [](const std::vector<double>& c) {
+      return c.size() == 1 ? Arg(static_cast<float>(c[0])) : Arg(c);
+    };
+    // Each pipeline gets the tuned values its launches' kernels take (others are refused);
+    // argpack members go into the packs, which every launch passing them reads.
     auto args_for = [&](const std::string& pipeline) {
       std::set<std::string> takes;
       for (const auto& [kernel, args] : program_->pipeline_launches(pipeline))
         for (const auto& [name, value] : args) takes.insert(name);
       Args args;
-      for (size_t i = 0; i < values_.size(); ++i)
-        if (takes.count(settings_.parameters[i].name))
-          args.emplace_back(settings_.parameters[i].name, static_cast<float>(values_[i]));
+      for (const auto& [base, c] : now)
+        if (pack_and_path(base).first.empty() && takes.count(base)) args.emplace_back(base, arg(c));
       return args;
     };
-    // Argpack members go into the packs, which every launch passing them reads.
-    for (size_t i = 0; i < values_.size(); ++i) {
-      auto [pack, path] = pack_and_path(settings_.parameters[i].name);
-      if (!pack.empty()) program_->set_argpack(pack, path, static_cast<float>(values_[i]));
+    for (const auto& [base, c] : now) {
+      auto [pack, path] = pack_and_path(base);
+      if (!pack.empty()) program_->set_argpack(pack, path, arg(c));
     }
     TapeOptions options;
     options.loss = settings_.loss;

@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -39,9 +40,11 @@ namespace loom::editor {
 inline constexpr const char* kOptimisePipelines[] = {"init", "step", "loss"};
 
 // A float value parameter the launches of the optimised pipelines pass, or a float member of
-// an argpack they pass: what can be tuned.
+// an argpack they pass: what can be tuned, a component at a time.
 struct TunableValue {
-  std::string name;                   // the kernel parameter, or "ARGPACK.member.path"
+  // The kernel parameter, or "ARGPACK.member.path"; a vector's or matrix's component
+  // (column-major) as "target[1]", "world.wind[0]", as the tape names the gradients.
+  std::string name;
   double value = 0;                   // what the document's launches pass, or its argpack holds
   std::vector<std::string> launches;  // "init 1. fire": where (pipeline, launch, kernel)
   std::string problem;                // why it cannot be tuned; "" when it can
@@ -114,6 +117,8 @@ class Optimiser {
   OptimiseSettings settings_;
   std::unique_ptr<Program> program_;
   std::vector<double> values_, m_, v_;  // Adam's moments
+  // By value tuned ("target", "world.wind"): all its components as the document gives them.
+  std::map<std::string, std::vector<double>> whole_values_;
   int t_ = 0;
   mutable std::mutex mutex_;
   OptimiseProgress progress_;

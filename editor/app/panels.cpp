@@ -11,8 +11,6 @@
 
 namespace loom::editor {
 
-namespace {
-
 std::vector<double> literal_components(const graph::Literal& l) {
   std::vector<double> out;
   switch (l.kind) {
@@ -29,6 +27,8 @@ std::vector<double> literal_components(const graph::Literal& l) {
   }
   return out;
 }
+
+namespace {
 
 graph::Literal number_literal(Scalar s, double v) {
   if (s == Scalar::Bool) return graph::Literal::boolean(v != 0);

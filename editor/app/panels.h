@@ -46,6 +46,10 @@ void draw_log_panel(LiveSession& session, PanelState& state);
 
 // ---- the logic behind them, testable without a UI
 
+// The numbers of a literal (a number, a bool as 0 or 1, a list or a list of columns),
+// flattened in order: column-major for a matrix given as its columns.
+std::vector<double> literal_components(const graph::Literal& l);
+
 // A value a pipeline launch passes to a kernel parameter: what the parameters panel edits.
 struct LaunchValue {
   std::string pipeline;

@@ -447,9 +447,14 @@ KernelResult Tape::launch(const std::string& kernel, const Args& args) {
   return impl_->record(kernel, args);
 }
 
-void Tape::run_pipeline(const std::string& name, const Args& args) {
-  for (const auto& [kernel, launch_args] : impl_->program.pipeline_launches(name, args))
-    impl_->record(kernel, launch_args);
+std::vector<LaunchReturns> Tape::run_pipeline(const std::string& name, const Args& args) {
+  std::vector<LaunchReturns> returned;
+  std::vector<std::pair<std::string, Args>> launches = impl_->program.pipeline_launches(name, args);
+  for (size_t i = 0; i < launches.size(); ++i) {
+    KernelResult r = impl_->record(launches[i].first, launches[i].second);
+    if (!r.names.empty()) returned.push_back({i, launches[i].first, std::move(r)});
+  }
+  return returned;
 }
 
 const TapeReport& Tape::backward() { return impl_->backward(); }

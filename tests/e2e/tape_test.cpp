@@ -231,7 +231,11 @@ TEST(Tape, ArgpackMemberGradientsMatchCentralDifferences) {
   start(p);
   Tape tape(p, {.loss = "loss"});
   for (int s = 0; s < steps; ++s) tape.run_pipeline("step");
-  tape.run_pipeline("loss");
+  std::vector<LaunchReturns> returned = tape.run_pipeline("loss");
+  ASSERT_EQ(returned.size(), 1u);  // `report`, the third launch, returns the loss
+  EXPECT_EQ(returned[0].launch, 2u);
+  EXPECT_EQ(returned[0].kernel, "report");
+  EXPECT_EQ(returned[0].result.value("r0"), element<float>(p.array("loss"), 0));
   const TapeReport& r = tape.backward();
   SCOPED_TRACE(r.to_string());
   std::vector<std::string> names;

@@ -85,8 +85,10 @@ class Tape {
   // Runs the launch (or every launch of the pipeline, as Program::run_pipeline does) now and
   // records it. Throws loom::Error naming the launch if it launches a derived kernel (K.grad,
   // K.dual) or writes an adjoint, or if the budget cannot hold one copy of the state.
+  // run_pipeline returns what the pipeline's launches returned, as Program::last_returns
+  // gives it after Program::run_pipeline (the launches that return something, in order).
   KernelResult launch(const std::string& kernel, const Args& args = {});
-  void run_pipeline(const std::string& name, const Args& args = {});
+  std::vector<LaunchReturns> run_pipeline(const std::string& name, const Args& args = {});
 
   // Seeds the loss's adjoint and runs the adjoints of the recorded launches in reverse order.
   // Afterwards the adjoints hold the gradients, the state is as the first recorded launch
