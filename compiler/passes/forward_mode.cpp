@@ -47,7 +47,10 @@ class Tangent {
     const size_t params = abi.params.size();
     for (size_t p = 0; p < params; ++p) {
       const ParamDesc& d = abi.params[p];
-      if (d.kind != ParamKind::Value || !is_float(d.type.scalar)) continue;
+      bool value = d.kind == ParamKind::Value && is_float(d.type.scalar);
+      bool pack = d.kind == ParamKind::Argpack && p < options.argpack_has_tangent.size() &&
+                  options.argpack_has_tangent[p];
+      if (!value && !pack) continue;
       ParamDesc t = d;
       t.name = tangent_name(d.name);
       value_tangent_[static_cast<int>(p)] = static_cast<int>(abi.params.size());

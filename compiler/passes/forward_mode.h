@@ -7,7 +7,9 @@
 // tangent: a load of a slot with a tangent (`NAME.dual`: an ndarray parameter gets a twin
 // parameter `NAME.dual`, a field the program's field `NAME.dual`) reads the tangent of the
 // element, a store writes it, an atomic add adds it; a float value parameter's tangent is the
-// parameter `NAME.dual` (the direction of the product). Local variables and local arrays carry
+// parameter `NAME.dual` (the direction of the product), and an argpack parameter asked for
+// one gets an argpack parameter `NAME.dual` of its type, whose float members are the tangents
+// of its members. Local variables and local arrays carry
 // tangents of their own, so loops of every kind and branches need nothing special. Refused by
 // kernel and node: atomic min/max of memory with a tangent.
 #pragma once
@@ -24,6 +26,8 @@ struct TangentOptions {
   // By primal slot: whether the slot has a tangent. Empty: every float field and ndarray
   // parameter slot (argpack members and textures never have one).
   std::vector<bool> slot_has_tangent;
+  // By parameter: whether an argpack parameter gets a tangent argpack. Empty: none does.
+  std::vector<bool> argpack_has_tangent;
 };
 
 // NAME + ".dual": the tangent kernel's name, a slot's tangent parameter or field, a value
@@ -31,8 +35,9 @@ struct TangentOptions {
 std::string tangent_name(const std::string& name);
 
 // The tangent kernel of `primal` (typed, not offloaded; unchanged). Its ABI: the primal's
-// parameters, then one value parameter per float value parameter and one ndarray parameter per
-// ndarray slot with a tangent; the primal's resource slots, then one slot per tangent; the
+// parameters, then one value parameter per float value parameter and one argpack parameter per
+// argpack asked for (in parameter order), and one ndarray parameter per ndarray slot with a
+// tangent; the primal's resource slots, then one slot per tangent; the
 // primal's return values.
 std::unique_ptr<ir::Kernel> make_tangent(const ir::Kernel& primal,
                                          const TangentOptions& options = {});

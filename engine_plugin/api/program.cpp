@@ -446,11 +446,21 @@ struct Program::Impl {
   struct DerivedLaunch {
     Derivative mode = Derivative::Adjoint;
     std::set<std::string> ndarray_params;
+    std::set<std::string> argpack_params;  // K.dual: those given a tangent argpack (P.dual)
     Args args;
     std::string key() const {
       std::string k = mode == Derivative::Adjoint ? "adjoint:" : "tangent:";
       for (const std::string& p : ndarray_params) k += p + ',';
+      if (!argpack_params.empty()) k += "packs:";
+      for (const std::string& p : argpack_params) k += p + ',';
       return k;
+    }
+    // By parameter of `abi`: whether it is an argpack given a tangent argpack.
+    std::vector<bool> argpack_tangents(const KernelABI& abi) const {
+      std::vector<bool> out;
+      for (const ParamDesc& p : abi.params)
+        out.push_back(p.kind == ParamKind::Argpack && argpack_params.count(p.name) != 0);
+      return out;
     }
   };
   DerivedLaunch derived_launch(const graph::KernelDecl& decl, const Args& args,
@@ -464,6 +474,10 @@ struct Program::Impl {
     };
     for (const graph::KernelParam& p : decl.params) {
       std::string twin = derived_name(mode, p.name);
+      if (p.kind == graph::ParamKind::Argpack && mode == Derivative::Tangent) {
+        if (given(twin)) a.argpack_params.insert(p.name);  // none given: no tangent
+        continue;
+      }
       if (p.kind == graph::ParamKind::Value && mode == Derivative::Tangent) {
         std::optional<ValueType> t = parse_value_type(p.type);
         if (!t || !is_float(t->scalar) || given(twin)) continue;
@@ -574,9 +588,11 @@ struct Program::Impl {
     std::unordered_set<std::string> params;
     for (const graph::KernelParam& p : decl.params) {
       params.insert(p.name);
+      bool tangent = derived && *derived == Derivative::Tangent;
       if (derived && (p.kind == graph::ParamKind::Ndarray ||
-                      (p.kind == graph::ParamKind::Value && *derived == Derivative::Tangent &&
-                       parse_value_type(p.type) && is_float(parse_value_type(p.type)->scalar))))
+                      (tangent && p.kind == graph::ParamKind::Argpack) ||
+                      (tangent && p.kind == graph::ParamKind::Value && parse_value_type(p.type) &&
+                       is_float(parse_value_type(p.type)->scalar))))
         params.insert(derived_name(*derived, p.name));
     }
     for (const auto& [name, value] : args) {
@@ -616,7 +632,7 @@ struct Program::Impl {
       if (derived->mode == Derivative::Adjoint)
         po.adjoint = passes::AdjointOptions{slots, doc->argpack_types};
       else
-        po.tangent = passes::TangentOptions{slots};
+        po.tangent = passes::TangentOptions{slots, derived->argpack_tangents(k->abi)};
     }
     std::vector<passes::PassTiming> timings;
     auto t1 = Clock::now();
@@ -1617,7 +1633,7 @@ void Program::lower_for_module(const std::string& kernel, const Args& args, int 
     if (mode == Derivative::Adjoint)
       po.adjoint = passes::AdjointOptions{slots, impl_->doc->argpack_types};
     else
-      po.tangent = passes::TangentOptions{slots};
+      po.tangent = passes::TangentOptions{slots, derived->argpack_tangents(k->abi)};
   }
   passes::run_pipeline(*k, po);
   out.derived = !primal                       ? aot::Derivation::Mode::None

@@ -947,16 +947,17 @@ Derivation read_derivation(const Reader& d, const KernelInfo& k) {
     if (tp.name != op.name + suffix)
       t.fail_at(t.at("param"), "is '" + tp.name + "'; the twin of '" + op.name + "' is '" +
                                    op.name + suffix + "'");
-    bool value_twin = op.kind == ParamKind::Value && out.mode == Derivation::Mode::Tangent &&
-                      is_float(op.type.scalar);
-    if (op.kind != ParamKind::Ndarray && !value_twin)
+    bool tangent = out.mode == Derivation::Mode::Tangent;
+    bool value_twin = tangent && op.kind == ParamKind::Value && is_float(op.type.scalar);
+    bool pack_twin = tangent && op.kind == ParamKind::Argpack;
+    if (op.kind != ParamKind::Ndarray && !value_twin && !pack_twin)
       t.fail_at(t.at("of"), "names '" + op.name + "', which has no " + suffix.substr(1) +
                                 " twin (only ndarray parameters" +
-                                (out.mode == Derivation::Mode::Tangent
-                                     ? std::string(" and float value parameters")
-                                     : std::string()) +
+                                (tangent ? std::string(", float value parameters and argpacks")
+                                         : std::string()) +
                                 " have one)");
-    if (tp.kind != op.kind || tp.type != op.type || tp.ndim != op.ndim)
+    if (tp.kind != op.kind || tp.type != op.type || tp.ndim != op.ndim ||
+        tp.argpack_type != op.argpack_type)
       t.fail_at(t.at("param"),
                 "'" + tp.name + "' is not of the kind, type and dimensions of '" + op.name + "'");
     for (const Derivation::Twin& before : out.twins)

@@ -120,6 +120,26 @@ TEST(DerivedKernels, AnAdjointNamesTheArgpackMembersItReturns) {
   }
 }
 
+// K.dual with a tangent argpack: its twin `w.dual` is an argpack parameter of w's type, and
+// the module's metadata reads back with it (the reader checks a twin's kind and argpack type).
+TEST(DerivedKernels, ATangentArgpackIsATwinOfItsArgpack) {
+  ProgramOptions po;
+  po.offline_cache = false;
+  Program program(po);
+  program.load_file(source("tests/e2e/docs/argpack_gradient.loom.json"));
+  AotModule m(program, {});
+  m.add_kernel("drift.dual", {{"w", "world"}, {"dt", 0.1}, {"w.dual", "direction"}});
+  aot::Module module = m.module();
+  const aot::KernelInfo* dual = kernel_named(module.meta, "drift.dual");
+  ASSERT_NE(dual, nullptr);
+  EXPECT_EQ(twin_pairs(*dual), (std::vector<std::string>{"w.dual<-w", "dt.dual<-dt"}));
+  const ParamDesc& twin = dual->abi.params.at(2);
+  EXPECT_EQ(twin.kind, ParamKind::Argpack);
+  EXPECT_EQ(twin.argpack_type, dual->abi.params.at(0).argpack_type);
+  std::string json = aot::metadata_to_json(module.meta);
+  EXPECT_EQ(aot::metadata_to_json(aot::metadata_from_json(json, "a")), json);
+}
+
 // --kernel K.dual (AotModule::add_kernel without example arguments): a twin for every float
 // ndarray parameter and every float value parameter; K.grad asked for again takes the one
 // the pipeline compiled.
