@@ -49,6 +49,7 @@ export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/loom-ccache}
 # to that checkout's .dwo (gone once it is deleted: no frames, no source lines). The sanitizer
 # build has no .dwo files, so a fresh clone elsewhere (CI) may hit what another compiled.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+unset CCACHE_NOHASHDIR  # whatever the caller set: see above
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 timed "build" cmake --build "$build" -j "$(nproc)"
 
@@ -64,7 +65,7 @@ build_sanitized() {
   # The sanitizers' options (cmake/Sanitizers.cmake; reports fail, leaks of the libraries we
   # load are suppressed in tests/sanitizers/): gtest discovery runs the binaries at build time.
   . "$asan_build/sanitizer_env.sh"
-  CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true} cmake --build "$asan_build" -j "$(nproc)"
+  CCACHE_NOHASHDIR=true cmake --build "$asan_build" -j "$(nproc)"
 }
 
 # The whole test suite of one build, ctest's other arguments after the folder; each run gets

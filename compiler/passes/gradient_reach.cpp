@@ -45,6 +45,14 @@ class GradientReach {
                                      p.kind == ParamKind::Argpack
                                  ? add_input(p.name)
                                  : -1);
+    // The float ndarrays inside argpacks: tracked like inputs, but they have no adjoint.
+    for (size_t s = 0; s < rs.size(); ++s) {
+      bool member =
+          rs[s].param_offset >= 0 && rs[s].kind == ResourceKind::Ndarray && is_float(rs[s].dtype);
+      int input = member ? add_input(member_name(static_cast<int>(s))) : -1;
+      member_input_.push_back(input);
+      member_bits_ |= bit(input);
+    }
   }
 
   std::vector<GradientWarning> run() {
@@ -61,30 +69,24 @@ class GradientReach {
                     (in.operands[0]->op == Op::GlobalPtr || in.operands[0]->op == Op::ElementPtr);
       if (!global || (in.op != Op::GlobalStore && in.op != Op::AtomicRMW)) return;
       int slot = in.operands[0]->resource_slot();
-      if (slot_input(slot) < 0) return;
       const Inst* v = in.operands[1];
-      uint64_t missing = flow(v).depends & ~flow(v).active;
+      if (member_input(slot) >= 0) {  // into an argpack's ndarray: no gradient comes back
+        if (flow(v).depends & ~member_bits_) member_store(in, slot);
+        return;
+      }
+      if (slot_input(slot) < 0) return;
+      uint64_t members = flow(v).depends & member_bits_;
+      for (size_t s = 0; s < member_input_.size(); ++s)
+        if (members & bit(member_input_[s])) member_read(static_cast<int>(s));
+      uint64_t missing = flow(v).depends & ~flow(v).active & ~member_bits_;
       if (missing) back(v, missing, slot, seen[slot]);
     });
     std::vector<GradientWarning> out;
     for (const auto& [node, cut] : cuts_) out.push_back({node, message(cut)});
-    // A float ndarray reached through an argpack member has no adjoint: what flows into it
-    // is dropped, once said where the kernel first touches it.
-    std::set<int> said;
-    ir::walk(*kernel_.body, [&](const Inst& in) {
-      if (in.op != Op::GlobalPtr && in.op != Op::ElementPtr) return;
-      int slot = in.resource_slot();
-      const ResourceDesc& r = kernel_.abi.resources.at(static_cast<size_t>(slot));
-      if (r.param_offset < 0 || r.kind != ResourceKind::Ndarray || !is_float(r.dtype) ||
-          !said.insert(slot).second)
-        return;
-      std::string name = member_name(slot);
-      out.push_back({in.node, "the ndarray of argpack member '" + name +
-                                  "' gets no gradient: an argpack's ndarrays have no adjoint, so "
-                                  "the adjoint passes nothing into it; pass the ndarray as an "
-                                  "ndarray parameter to have its NAME.grad filled "
-                                  "(docs/autodiff.md)"});
-    });
+    for (auto& [slot, warning] : member_warnings_) out.push_back(std::move(warning));
+    std::stable_sort(
+        out.begin(), out.end(),
+        [](const GradientWarning& a, const GradientWarning& b) { return a.node < b.node; });
     std::stable_sort(
         out.begin(), out.end(),
         [](const GradientWarning& a, const GradientWarning& b) { return a.node < b.node; });
@@ -117,6 +119,39 @@ class GradientReach {
     for (const ResourceAccess& a : kernel_.abi.resource_access)
       if (a.slot == slot) return a.name;
     return slot_name(slot);
+  }
+
+  int member_input(int slot) const {
+    return slot >= 0 && static_cast<size_t>(slot) < member_input_.size()
+               ? member_input_[static_cast<size_t>(slot)]
+               : -1;
+  }
+
+  // An argpack's float ndarray has no adjoint (autodiff.h): a differentiated output that
+  // depends on what the kernel reads from it gets no gradient into it, said at its first read.
+  void member_read(int slot) {
+    if (member_warnings_.count(slot)) return;
+    int32_t node = -1;
+    ir::walk(*kernel_.body, [&](const Inst& in) {
+      if (node < 0 && in.op == Op::GlobalLoad && in.operands[0]->resource_slot() == slot)
+        node = in.node;
+    });
+    member_warnings_[slot] = {
+        node, "the ndarray of argpack member '" + member_name(slot) +
+                  "' gets no gradient though what the kernel writes depends on it: an argpack's "
+                  "ndarrays have no adjoint; pass the ndarray as an ndarray parameter to have its "
+                  "NAME.grad filled (docs/autodiff.md)"};
+  }
+
+  // A store into one of them of a value that depends on a differentiated input: the gradient
+  // of what it stores never reaches that input.
+  void member_store(const Inst& store, int slot) {
+    if (member_warnings_.count(slot)) return;
+    member_warnings_[slot] = {
+        store.node, "what this stores into the ndarray of argpack member '" + member_name(slot) +
+                        "' depends on differentiated inputs, but an argpack's ndarrays have no "
+                        "adjoint, so no gradient flows back through it; pass the ndarray as an "
+                        "ndarray parameter to have its NAME.grad used (docs/autodiff.md)"};
   }
 
   int slot_input(int slot) const {
@@ -153,7 +188,7 @@ class GradientReach {
         const Inst* p = in.operands[0];
         if (p->op != Op::GlobalPtr && p->op != Op::ElementPtr) return;
         uint64_t b = bit(slot_input(p->resource_slot()));
-        flows_[&in] = {b, b};
+        flows_[&in] = {b | bit(member_input(p->resource_slot())), b};  // members: never active
         return;
       }
       case Op::ArgLoad: {
@@ -245,6 +280,9 @@ class GradientReach {
   std::vector<std::string> names_;  // by input
   std::vector<int> slot_input_;     // by slot: its input, or -1
   std::vector<int> param_input_;    // by parameter
+  std::vector<int> member_input_;   // by slot: an argpack's float ndarray's input, or -1
+  uint64_t member_bits_ = 0;
+  std::map<int, GradientWarning> member_warnings_;  // by slot
   std::unordered_map<const Inst*, Flow> flows_;
   std::unordered_map<const Inst*, std::vector<const Inst*>> writers_;
   bool writers_done_ = false;

@@ -27,11 +27,14 @@ struct GradientWarning {
 };
 
 // It also reports the float ndarrays a kernel reaches through argpack members, which have no
-// adjoint (autodiff.h): whatever gradient flows into them is dropped.
+// adjoint (autodiff.h), where that loses a gradient: a differentiated output that depends on
+// what the kernel reads from one (at its first read), a store into one of a value that depends
+// on a differentiated input (at the store). A lookup table nothing differentiated depends on is
+// not reported.
 //
-// One warning per node, in node order. `slot_has_adjoint` as AdjointOptions::slot_has_adjoint
-// (empty: every float field and ndarray parameter slot). `kernel`: typed IR, as make_adjoint
-// receives it.
+// One warning per node where a gradient stops and one per such ndarray, in node order.
+// `slot_has_adjoint` as AdjointOptions::slot_has_adjoint (empty: every float field and ndarray
+// parameter slot). `kernel`: typed IR, as make_adjoint receives it.
 std::vector<GradientWarning> gradient_reach(const ir::Kernel& kernel,
                                             const std::vector<bool>& slot_has_adjoint);
 

@@ -54,7 +54,11 @@ struct ValueName {
 ValueName split_component(const std::string& name) {
   size_t open = name.rfind('[');
   if (open == std::string::npos || name.back() != ']') return {name, -1};
-  return {name.substr(0, open), std::atoi(name.c_str() + open + 1)};
+  std::string digits = name.substr(open + 1, name.size() - open - 2);
+  if (digits.empty() || digits.size() > 2 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return {name, -1};  // not a component: a name no tunable value has
+  return {name.substr(0, open), std::stoi(digits)};
 }
 
 std::string component_name(const std::string& base, ValueType type, int k) {
@@ -76,28 +80,39 @@ std::vector<double> member_components(const graph::Document& doc, const MemberVa
   return out;
 }
 
-// The float value parameters the launches pass, a component at a time.
+// The float value parameters the launches pass, a component at a time. A parameter is
+// passed whole to every launch that takes it, so when its launches pass different values (in
+// any component) or types, none of its components can be tuned.
 std::vector<TunableValue> tunable_launch_values(const graph::Document& doc) {
-  std::vector<TunableValue> out;
+  struct Passed {
+    LaunchValue first;
+    std::vector<std::string> launches;
+    std::string problem;
+  };
+  std::vector<Passed> params;
   for (const LaunchValue& v : launch_values(doc)) {
     if (!optimised_pipeline(v.pipeline) || !is_float(v.type.scalar)) continue;
     std::string where = v.pipeline + " " + std::to_string(v.launch + 1) + ". " + v.kernel;
-    for (int k = 0; k < v.type.components(); ++k) {
-      std::string name = component_name(v.param, v.type, k);
-      double value =
-          static_cast<size_t>(k) < v.components.size() ? v.components[static_cast<size_t>(k)] : 0.0;
-      auto same = std::find_if(out.begin(), out.end(),
-                               [&](const TunableValue& t) { return t.name == name; });
-      if (same == out.end()) {
-        out.push_back({name, value, {where}, ""});
-        continue;
-      }
-      same->launches.push_back(where);
-      if (value != same->value && same->problem.empty())
-        same->problem = "its launches pass different values (" + same->launches.front() + ", " +
-                        where + "): the gradient sums over them, so make them equal first";
+    auto same = std::find_if(params.begin(), params.end(),
+                             [&](const Passed& p) { return p.first.param == v.param; });
+    if (same == params.end()) {
+      params.push_back({v, {where}, ""});
+      continue;
     }
+    same->launches.push_back(where);
+    bool differs = v.type != same->first.type || v.components != same->first.components;
+    if (differs && same->problem.empty())
+      same->problem = "its launches pass different values (" + same->launches.front() + ", " +
+                      where + "): the gradient sums over them, so make them equal first";
   }
+  std::vector<TunableValue> out;
+  for (const Passed& p : params)
+    for (int k = 0; k < p.first.type.components(); ++k) {
+      auto at = static_cast<size_t>(k);
+      out.push_back({component_name(p.first.param, p.first.type, k),
+                     at < p.first.components.size() ? p.first.components[at] : 0.0, p.launches,
+                     p.problem});
+    }
   return out;
 }
 
@@ -113,18 +128,20 @@ std::vector<std::pair<std::string, std::vector<std::string>>> passed_argpacks(
         if (!param || param->kind != graph::ParamKind::Argpack ||
             literal.kind != graph::Literal::Kind::String)
           continue;
+        const std::string& pack = literal.s;
         auto it = std::find_if(passed.begin(), passed.end(),
-                               [&](const auto& e) { return e.first == literal.s; });
-        if (it == passed.end()) it = passed.insert(passed.end(), {literal.s, {}});
+                               [&](const auto& e) { return e.first == pack; });
+        if (it == passed.end()) it = passed.insert(passed.end(), {pack, {}});
         it->second.push_back(p.name + " " + std::to_string(l + 1) + ". " + p.launches[l].kernel);
       }
   }
   return passed;
 }
 
-// The float members of the argpacks the launches pass.
-std::vector<MemberValue> tuned_members(const graph::Document& doc) {
-  std::vector<std::pair<std::string, std::vector<std::string>>> passed = passed_argpacks(doc);
+// The float members of the argpacks the launches pass (`passed`: passed_argpacks).
+std::vector<MemberValue> tuned_members(
+    const graph::Document& doc,
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& passed) {
   std::vector<MemberValue> out;
   for (const MemberValue& m : argpack_values(doc))
     if (is_float(m.type.scalar) &&
@@ -139,7 +156,7 @@ std::vector<TunableValue> tunable_values(const graph::Document& doc) {
   std::vector<TunableValue> out = tunable_launch_values(doc);
   // Argpack members are tuned in the pack, so every launch that passes it sees one value.
   std::vector<std::pair<std::string, std::vector<std::string>>> passed = passed_argpacks(doc);
-  for (const MemberValue& m : tuned_members(doc)) {
+  for (const MemberValue& m : tuned_members(doc, passed)) {
     auto where = std::find_if(passed.begin(), passed.end(),
                               [&](const auto& e) { return e.first == m.pack; });
     std::vector<double> start = member_components(doc, m);
@@ -167,7 +184,9 @@ graph::Document with_tuned_values(const graph::Document& doc,
   for (const auto& [tuned, value] : values) {
     ValueName v = split_component(tuned);
     size_t k = v.component < 0 ? 0 : static_cast<size_t>(v.component);
-    auto [pack, path] = pack_and_path(v.base);
+    const std::pair<std::string, std::string> member = pack_and_path(v.base);
+    const std::string& pack = member.first;
+    const std::string& path = member.second;
     if (!pack.empty()) {  // an argpack member: in the pack's values
       for (const MemberValue& m : argpack_values(out)) {
         if (m.pack != pack || m.path != path) continue;
@@ -177,6 +196,7 @@ graph::Document with_tuned_values(const graph::Document& doc,
         graph::Literal literal = graph::Literal::real(c[0]);
         if (c.size() > 1) {
           std::vector<graph::Literal> items;
+          items.reserve(c.size());
           for (double x : c) items.push_back(graph::Literal::real(x));
           literal = graph::Literal::list_of(std::move(items));  // flat, column-major
         }
@@ -235,12 +255,13 @@ Optimiser::Optimiser(const graph::Document& doc, OptimiseSettings settings)
     values_.push_back(std::clamp(p.start, p.min, p.max));
   // Every component of the values tuned, as the document gives them: an iteration passes a
   // whole vector with its tuned components replaced.
+  const std::vector<MemberValue> members = tuned_members(doc, passed_argpacks(doc));
   for (const OptimiseSettings::Parameter& p : settings_.parameters) {
     std::string base = split_component(p.name).base;
     if (whole_values_.count(base)) continue;
     auto [pack, path] = pack_and_path(base);
     if (!pack.empty()) {
-      for (const MemberValue& m : tuned_members(doc))
+      for (const MemberValue& m : members)
         if (m.pack == pack && m.path == path) whole_values_[base] = member_components(doc, m);
       continue;
     }

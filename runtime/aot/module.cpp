@@ -956,10 +956,14 @@ Derivation read_derivation(const Reader& d, const KernelInfo& k) {
                                 (tangent ? std::string(", float value parameters and argpacks")
                                          : std::string()) +
                                 " have one)");
-    if (tp.kind != op.kind || tp.type != op.type || tp.ndim != op.ndim ||
-        tp.argpack_type != op.argpack_type)
+    if (tp.kind != op.kind || tp.type != op.type || tp.ndim != op.ndim)
       t.fail_at(t.at("param"),
                 "'" + tp.name + "' is not of the kind, type and dimensions of '" + op.name + "'");
+    if (tp.argpack_type != op.argpack_type)
+      t.fail_at(t.at("param"), "'" + tp.name + "' is an argpack of type " +
+                                   std::to_string(tp.argpack_type) + ", '" + op.name +
+                                   "' of type " + std::to_string(op.argpack_type) +
+                                   "; a twin has its parameter's argpack type");
     for (const Derivation::Twin& before : out.twins)
       if (before.of == twin.of) t.fail_at(t.at("of"), "names '" + op.name + "' a second time");
     out.twins.push_back(twin);

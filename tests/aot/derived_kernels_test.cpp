@@ -138,6 +138,24 @@ TEST(DerivedKernels, ATangentArgpackIsATwinOfItsArgpack) {
   EXPECT_EQ(twin.argpack_type, dual->abi.params.at(0).argpack_type);
   std::string json = aot::metadata_to_json(module.meta);
   EXPECT_EQ(aot::metadata_to_json(aot::metadata_from_json(json, "a")), json);
+
+  // A hostile module whose twin is an argpack of another type is refused, naming both.
+  size_t twin_at = json.find("\"name\": \"w.dual\"");
+  ASSERT_NE(twin_at, std::string::npos) << json;
+  size_t type_at = json.find("\"argpack_type\": ", twin_at);
+  ASSERT_NE(type_at, std::string::npos);
+  type_at += std::string("\"argpack_type\": ").size();
+  size_t end = json.find_first_not_of("0123456789", type_at);
+  std::string hostile = json;
+  hostile.replace(type_at, end - type_at, "1");  // Inner, not World
+  try {
+    aot::metadata_from_json(hostile, "a");
+    FAIL() << "a twin of another argpack type was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'w.dual' is an argpack of type 1, 'w' of type 2"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // --kernel K.dual (AotModule::add_kernel without example arguments): a twin for every float

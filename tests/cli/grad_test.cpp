@@ -127,6 +127,11 @@ TEST(CliGrad, ArgpackMembersByPackOrByMember) {
   EXPECT_DOUBLE_EQ(number_after(member.out, "d loss / d world.shape.k = "),
                    number_after(pack.out, "d loss / d world.shape.k = "));
   EXPECT_EQ(member.out.find("world.gravity"), std::string::npos) << member.out;
+  CliRun shape = run_loom(run + "--wrt world.shape");  // a struct: each float member in it
+  ASSERT_EQ(shape.code, 0) << shape.out;
+  EXPECT_NE(shape.out.find("d loss / d world.shape.k = "), std::string::npos) << shape.out;
+  EXPECT_NE(shape.out.find("d loss / d world.shape.m[2] = "), std::string::npos) << shape.out;
+  EXPECT_EQ(shape.out.find("world.gravity"), std::string::npos) << shape.out;
   CliRun wrong = run_loom(run + "--wrt world.shape.q");
   EXPECT_NE(wrong.code, 0);
   EXPECT_NE(wrong.out.find("--wrt world.shape.q: neither a resource nor a float value parameter "

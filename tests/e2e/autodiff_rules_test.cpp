@@ -115,18 +115,37 @@ TEST(AutodiffRules, AGradientThatStopsAtAnOpWithoutADerivativeIsAWarning) {
 }
 
 // An ndarray reached through an argpack member has no adjoint: the adjoint of a kernel that
-// writes one says so, naming the member and the node, instead of leaving data.grad silently
-// untouched. The argpack's value members do get gradients (tape_test.cpp).
+// stores into one a value that depends on a differentiated input (job.scale) says so, naming
+// the member and the node, instead of leaving the gradient silently lost. The argpack's value
+// members do get gradients (tape_test.cpp).
 TEST(AutodiffRules, AnArgpacksNdarrayGetsNoGradientAndAWarningSaysSo) {
   std::vector<std::string> warned;
   Program p(options(false, &warned));
   p.load_file(doc_path("resources_in_packs.loom.json"));
   KernelResult r = p.launch("fill.grad", {{"job", "job"}});
   ASSERT_EQ(warned.size(), 1u);
-  EXPECT_NE(warned[0].find("kernel 'fill': node 6: the ndarray of argpack member 'job.out' gets "
-                           "no gradient"),
+  EXPECT_NE(warned[0].find("kernel 'fill': node 6: what this stores into the ndarray of argpack "
+                           "member 'job.out' depends on differentiated inputs"),
             std::string::npos)
       << warned[0];
   // job.scale (a value member) and job.tint (a vector) are returned, tint's three components.
   EXPECT_EQ(r.names, (std::vector<std::string>{"job.scale", "job.tint"}));
+}
+
+// Reading an argpack's ndarray: a warning when what the kernel writes to a differentiated
+// resource depends on the value read (`scaled`: out = t[i] * k), none when the ndarray only
+// decides a condition (`lookup`: out = t[i] > 0 ? k : 0), as a lookup table does.
+TEST(AutodiffRules, AnArgpacksNdarrayThatFeedsAGradientIsReportedALookupIsNot) {
+  std::vector<std::string> warned;
+  Program p(options(false, &warned));
+  p.load_file(doc_path("argpack_ndarray_gradient.loom.json"));
+  KernelResult r = p.launch("scaled.grad", {{"p", "tab"}});
+  ASSERT_EQ(warned.size(), 1u);
+  EXPECT_NE(warned[0].find("kernel 'scaled': node 3: the ndarray of argpack member 'p.t' gets no "
+                           "gradient though what the kernel writes depends on it"),
+            std::string::npos)
+      << warned[0];
+  EXPECT_EQ(r.names, std::vector<std::string>{"p.k"});
+  p.launch("lookup.grad", {{"p", "tab"}});
+  EXPECT_EQ(warned.size(), 1u) << warned.back();
 }

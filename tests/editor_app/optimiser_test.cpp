@@ -134,8 +134,10 @@ TEST(Optimiser, ValuesStayInTheirRanges) {
 
 // Argpack members are tuned in the pack every launch reads (tests/e2e/docs/
 // argpack_gradient.loom.json: `drift` reads world's gravity, wind, shape.k, shape.m and the
-// nested pack's drag): float scalars offered with the document's values, vectors and
-// matrices listed as not tunable; the gradient is the loss's slope; Keep writes the pack.
+// nested pack's drag): float members offered with the document's values, vectors and matrices
+// a component at a time (the nested pack's members are listed under that pack's own name, as
+// the parameters panel lists them, so world.inner.drag is not offered); the gradient is the
+// loss's slope; Keep writes the pack.
 TEST(Optimiser, ArgpackMembersAreTunedInTheirPack) {
   graph::Document doc = graph::load_document_file(std::string(LOOM_SOURCE_DIR) +
                                                   "/tests/e2e/docs/argpack_gradient.loom.json");
@@ -151,6 +153,7 @@ TEST(Optimiser, ArgpackMembersAreTunedInTheirPack) {
   ASSERT_NE(find(values, "world.shape.m[2]"), nullptr);  // column 1, row 0
   EXPECT_DOUBLE_EQ(find(values, "world.shape.m[2]")->value, -0.1);
   EXPECT_EQ(find(values, "world.steps"), nullptr);  // an integer
+  EXPECT_EQ(find(values, "world.inner.drag"), nullptr);
   ASSERT_NE(find(values, "dt"), nullptr);
 
   auto settings = [](double k, int iterations) {
@@ -197,11 +200,13 @@ TEST(Optimiser, ArgpackMembersAreTunedInTheirPack) {
   EXPECT_NE(dw, 0);
   EXPECT_NEAR(dw, fd_w, 0.03 * std::fabs(fd_w) + 1e-5);
   graph::Document kept_wind = with_tuned_values(doc, {{"world.wind[1]", 0.125}});
+  bool wind_written = false;
   for (const auto& [path, literal] : kept_wind.argpack("world")->values) {
-    if (path == "wind") {
-      EXPECT_EQ(literal_components(literal), (std::vector<double>{0.3, 0.125}));
-    }
+    if (path != "wind") continue;
+    EXPECT_EQ(literal_components(literal), (std::vector<double>{0.3, 0.125}));
+    wind_written = true;
   }
+  EXPECT_TRUE(wind_written);
 }
 
 // The cannon's target, a vector parameter, tuned by one component: its gradient is the
@@ -233,6 +238,22 @@ TEST(Optimiser, AVectorParameterIsTunedAComponentAtATime) {
     }
   }
   EXPECT_TRUE(written);
+
+  // A vector passed whole: launches that differ in another component (or in its type) make
+  // every component untunable, since an iteration passes the whole vector to them all.
+  graph::Document two = doc;
+  for (graph::Pipeline& p : two.pipelines)
+    if (p.name == "loss") p.launches.push_back(p.launches.at(1));
+  for (graph::Pipeline& p : two.pipelines)
+    if (p.name == "loss")
+      for (auto& [name, literal] : p.launches.back().args)
+        if (name == "target")
+          literal =
+              graph::Literal::list_of({graph::Literal::real(0.5), graph::Literal::real(0.25)});
+  std::vector<TunableValue> values = tunable_values(two);
+  ASSERT_NE(find(values, "target[1]"), nullptr);
+  EXPECT_NE(find(values, "target[1]")->problem.find("different values"), std::string::npos);
+  EXPECT_NE(find(values, "target[0]")->problem.find("different values"), std::string::npos);
 }
 
 TEST(Optimiser, KeepIsOneUndoStepAndRevertChangesNothing) {

@@ -817,6 +817,11 @@ int cmd_grad(const Options& o) {
     return std::find(resources.begin(), resources.end(), n) != resources.end();
   };
   auto is_argpack = [&](const std::string& n) { return program.document().argpack(n) != nullptr; };
+  // "world.shape": a struct inside an argpack, every float member under it.
+  auto inside_argpack = [&](const std::string& n) {
+    size_t dot = n.find('.');
+    return dot != std::string::npos && is_argpack(n.substr(0, dot));
+  };
   for (const std::string& w : wrt)
     if (is_resource(w) && !is_argpack(w) && !is_resource(w + ".grad"))
       fail(o.doc + ": --wrt " + w + ": '" + w +
@@ -875,7 +880,7 @@ int cmd_grad(const Options& o) {
     bool found = false;
     for (const auto& [name, value] : r.value_gradients)
       if (name == w || name.rfind(w + "[", 0) == 0 ||
-          (is_argpack(w) && name.rfind(w + ".", 0) == 0)) {
+          ((is_argpack(w) || inside_argpack(w)) && name.rfind(w + ".", 0) == 0)) {
         std::printf("  d %s / d %s = %.9g\n", loss.c_str(), name.c_str(), value);
         found = true;
       }

@@ -21,7 +21,8 @@
 // every launch, nothing recomputed.
 //
 // The host must not change the state between recorded launches (a launch is recomputed from
-// a copy, so host writes in between would be lost), and a recorded launch must not write an
+// a copy, so host writes in between would be lost), nor the argpacks they pass (set_argpack:
+// their adjoints run with the values the packs hold then), and a recorded launch must not write an
 // adjoint (`NAME.grad`) or launch one (`K.grad`).
 #pragma once
 
@@ -67,7 +68,8 @@ struct TapeReport {
   // them all), in order of first appearance; vector parameters have one entry per component,
   // "P[0]", "P[1]"... Likewise for every float value member of the argpacks the launches
   // pass, named by the argpack and the member's path ("world.wind[1]", "world.drag"), summed
-  // over every launch that passes that argpack.
+  // over every launch that passes that argpack. (A member of a nested pack bound to another
+  // argpack is named through the outer pack, "world.inner.drag", not by the bound pack.)
   std::vector<std::pair<std::string, double>> value_gradients;
   std::string to_string() const;                         // what `loom grad` prints about the tape
   double value_gradient(const std::string& name) const;  // throws loom::Error if absent
