@@ -1,10 +1,12 @@
 #include "compiler/passes/access_rule.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "compiler/ir/builder.h"
 #include "compiler/ir/inst.h"
 #include "compiler/ir/op.h"
 #include "compiler/ir/work_count.h"
@@ -16,6 +18,7 @@ namespace loom::passes {
 namespace {
 
 using ir::Block;
+using ir::Builder;
 using ir::Inst;
 using ir::Op;
 
@@ -39,11 +42,32 @@ enum class Same { Yes, No, Unknown };
 
 bool is_loop(Op op) { return op == Op::RangeFor || op == Op::StructFor || op == Op::While; }
 
+// The top-level instruction `in` is inside (itself at top level).
+const Inst* top_level(const Inst* in) {
+  while (in->parent && in->parent->owner) in = in->parent->owner;
+  return in;
+}
+
+// By top-level instruction of `kernel`: its ordinal, 1, 2, ... in program order.
+std::unordered_map<const Inst*, int> top_level_ordinals(const ir::Kernel& kernel) {
+  std::unordered_map<const Inst*, int> out;
+  int n = 0;
+  for (const auto& in : kernel.body->insts) out[in.get()] = ++n;
+  return out;
+}
+
+bool has_return(const ir::Kernel& kernel) {
+  bool found = false;
+  ir::walk(*kernel.body, [&](const Inst& in) { found |= in.op == Op::Return; });
+  return found;
+}
+
 class AccessRule {
  public:
-  explicit AccessRule(ir::Kernel& kernel) : kernel_(kernel) {}
+  AccessRule(ir::Kernel& kernel, bool shadows)
+      : kernel_(kernel), shadows_(shadows && kernel.debug && !has_return(kernel)) {}
 
-  int run() {
+  AccessRuleChecks run() {
     collect(*kernel_.body, nullptr, true);
     // By read, in program order: the first violation is reported.
     std::unordered_map<int, std::vector<const Access*>> writes;  // by slot, so far
@@ -59,8 +83,9 @@ class AccessRule {
         examine(*w, a);
       }
     }
+    add_shadow_checks();
     ins_.apply();
-    return checks_;
+    return {checks_, shadows_added_};
   }
 
  private:
@@ -218,6 +243,54 @@ class AccessRule {
           Place{"", kernel_.abi.name, r.inst->node, ""},
           "cannot differentiate kernel '" + kernel_.abi.name + "': " + violation(w, r, one_thread));
     if (one_thread && kernel_.debug && checks_ < kMaxRuntimeChecks) add_check(w, r);
+    if (!one_thread && shadows_ && is_field(r.ptr->resource_slot()) &&
+        std::none_of(across_.begin(), across_.end(), [&](const auto& p) { return p.second == &r; }))
+      across_.emplace_back(&w, &r);
+  }
+
+  bool is_field(int slot) const {
+    return slot >= 0 && static_cast<size_t>(slot) < kernel_.abi.resources.size() &&
+           kernel_.abi.resources[static_cast<size_t>(slot)].kind == ResourceKind::Field;
+  }
+
+  int shadow_of(int slot) {
+    for (const auto& [field, shadow] : shadows_added_)
+      if (field == slot) return shadow;
+    ResourceDesc r = kernel_.abi.resources[static_cast<size_t>(slot)];
+    r.field = access_shadow_name(r.field);
+    int shadow = static_cast<int>(kernel_.abi.resources.size());
+    kernel_.abi.resources.push_back(r);
+    shadows_added_.emplace_back(slot, shadow);
+    return shadow;
+  }
+
+  // Before each read of a pair across loops: ok = its element's shadow is 0 (no loop wrote
+  // it) or at least the read's own loop's ordinal (add_access_rule_shadows marks it).
+  void add_shadow_checks() {
+    std::unordered_map<const Inst*, int> ordinal = top_level_ordinals(kernel_);
+    for (const auto& [w, r] : across_) {
+      if (checks_ >= kMaxRuntimeChecks) return;
+      int shadow = shadow_of(r->ptr->resource_slot());
+      Scalar t = r->inst->type;
+      auto ptr = new_inst(Op::GlobalPtr, r->ptr->type, r->ptr->operands, r->inst->node);
+      ptr->copy_attributes_from(*r->ptr);
+      ptr->set_resource_slot(shadow);
+      Inst* at = ins_.before(r->inst, std::move(ptr));
+      Inst* mark = before(r->inst, Op::GlobalLoad, t, {at});
+      auto zero = is_float(t) ? ir::make_const(t, 0.0) : ir::make_const_int(t, 0);
+      zero->node = r->inst->node;
+      Inst* none =
+          before(r->inst, Op::Eq, Scalar::Bool, {mark, ins_.before(r->inst, std::move(zero))});
+      int own = ordinal.at(top_level(r->inst));
+      auto own_const = is_float(t) ? ir::make_const(t, own) : ir::make_const_int(t, own);
+      own_const->node = r->inst->node;
+      Inst* later =
+          before(r->inst, Op::Ge, Scalar::Bool, {mark, ins_.before(r->inst, std::move(own_const))});
+      Inst* ok = before(r->inst, Op::LogicOr, Scalar::Bool, {none, later});
+      ok->text =
+          std::string(kMark) + "kernel '" + kernel_.abi.name + "': " + violation(*w, *r, false);
+      ++checks_;
+    }
   }
 
   bool dominates(const Inst* v, const Inst* at) const {
@@ -293,11 +366,18 @@ class AccessRule {
   int next_order_ = 0;
   Insertions ins_;
   int checks_ = 0;
+  const bool shadows_;
+  std::vector<std::pair<const Access*, const Access*>> across_;  // (write, read) across loops
+  std::vector<std::pair<int, int>> shadows_added_;
 };
 
 }  // namespace
 
-int check_access_rule(ir::Kernel& primal) { return AccessRule(primal).run(); }
+std::string access_shadow_name(const std::string& field) { return field + ".written"; }
+
+AccessRuleChecks check_access_rule(ir::Kernel& primal, bool shadows) {
+  return AccessRule(primal, shadows).run();
+}
 
 void add_access_rule_asserts(ir::Kernel& adjoint) {
   std::vector<Inst*> marked;
@@ -313,6 +393,83 @@ void add_access_rule_asserts(ir::Kernel& adjoint) {
     ins.after(in, std::move(check));
   }
   ins.apply();
+}
+
+void add_access_rule_shadows(ir::Kernel& adjoint, const ir::Kernel& primal,
+                             const AccessRuleChecks& checks) {
+  if (checks.shadows.empty()) return;
+  std::unordered_map<int, int> shadow(checks.shadows.begin(), checks.shadows.end());
+  // The primal again, its effects gone but for the marks.
+  std::unique_ptr<ir::Kernel> again = primal.clone();
+  std::unordered_map<const Inst*, int> ordinal = top_level_ordinals(*again);
+  std::vector<Inst*> effects;
+  ir::walk(*again->body, [&](Inst& in) {
+    if (in.text.compare(0, kMark.size(), kMark) == 0) in.text.clear();  // checked in the adjoint
+    bool memory =
+        (in.op == Op::GlobalStore || in.op == Op::AtomicRMW) && in.operands[0]->op != Op::Alloca;
+    if (memory || in.op == Op::TexStore || in.op == Op::Assert) effects.push_back(&in);
+  });
+  Insertions ins;
+  std::unordered_map<Inst*, Inst*> replaced;
+  auto constant = [](Scalar t, int64_t v, int32_t node) {
+    auto c = is_float(t) ? ir::make_const(t, static_cast<double>(v)) : ir::make_const_int(t, v);
+    c->node = node;
+    return c;
+  };
+  for (Inst* in : effects) {
+    if (in->op != Op::GlobalStore && in->op != Op::AtomicRMW) continue;
+    Inst* ptr = in->operands[0];
+    auto it = shadow.find(ptr->resource_slot());
+    const Inst* top = top_level(in);
+    if (it != shadow.end() && top != in && is_loop(top->op)) {
+      // shadow[e] = shadow[e] == 0 ? this loop's ordinal : shadow[e]
+      Scalar t = in->op == Op::GlobalStore ? in->operands[1]->type : in->type;
+      auto sp = new_inst(Op::GlobalPtr, ptr->type, ptr->operands, in->node);
+      sp->copy_attributes_from(*ptr);
+      sp->set_resource_slot(it->second);
+      Inst* at = ins.before(in, std::move(sp));
+      Inst* old = ins.before(in, new_inst(Op::GlobalLoad, t, {at}, in->node));
+      Inst* zero = ins.before(in, constant(t, 0, in->node));
+      Inst* own = ins.before(in, constant(t, ordinal.at(top), in->node));
+      Inst* unmarked = ins.before(in, new_inst(Op::Eq, Scalar::Bool, {old, zero}, in->node));
+      Inst* mark = ins.before(in, new_inst(Op::Select, t, {unmarked, own, old}, in->node));
+      ins.before(in, new_inst(Op::GlobalStore, Scalar::Void, {at, mark}, in->node));
+    }
+    if (in->op == Op::AtomicRMW)  // where its value is used: what memory holds
+      replaced[in] = ins.before(in, new_inst(Op::GlobalLoad, in->type, {ptr}, in->node));
+  }
+  ins.apply();
+  ir::replace_uses(*again->body, replaced);
+  for (Inst* in : effects) in->parent->remove(in->parent->index_of(in));
+
+  // Before it, every shadow zeroed.
+  ir::Block zeroing;
+  Builder b(&zeroing);
+  for (const auto& [field, slot] : checks.shadows) {
+    const ResourceDesc& r = adjoint.abi.resources.at(static_cast<size_t>(slot));
+    Builder in_loop = b;
+    std::vector<Inst*> indices;
+    if (r.ndim > 0) {
+      std::vector<Inst*> bounds;
+      for (int d = 0; d < r.ndim; ++d) {
+        bounds.push_back(b.i32(0));
+        bounds.push_back(b.i32(r.shape[static_cast<size_t>(d)]));
+      }
+      Inst* loop = b.range_for(bounds);
+      in_loop = Builder(loop->region(0));
+      for (int d = 0; d < r.ndim; ++d) indices.push_back(in_loop.loop_index(loop, d));
+    }
+    for (int c = 0; c < r.components; ++c) {
+      Inst* zero =
+          is_float(r.dtype) ? in_loop.const_float(r.dtype, 0) : in_loop.const_int(r.dtype, 0);
+      in_loop.global_store(in_loop.global_ptr(r.dtype, slot, indices, c), zero);
+    }
+  }
+  std::vector<std::unique_ptr<Inst>> body;
+  for (auto* from : {&zeroing.insts, &again->body->insts, &adjoint.body->insts})
+    for (auto& in : *from) body.push_back(std::move(in));
+  adjoint.body->insts.clear();
+  for (auto& in : body) adjoint.body->append(std::move(in));
 }
 
 }  // namespace loom::passes

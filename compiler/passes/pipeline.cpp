@@ -14,6 +14,7 @@
 #include "compiler/passes/offload.h"
 #include "compiler/passes/privatize_scatter.h"
 #include "compiler/passes/resource_access.h"
+#include "compiler/passes/twin_slots.h"
 #include "compiler/passes/type_check.h"
 
 namespace loom::passes {
@@ -34,11 +35,14 @@ bool autodiff(ir::Kernel& kernel, const PipelineOptions& options) {
   if (options.adjoint) {
     // The global data access rule (access_rule.h): proven violations throw; debug kernels
     // get the rest checked at run time.
-    check_access_rule(kernel);
     AdjointOptions adjoint = *options.adjoint;
     adjoint.stack_size = options.ad_stack_size;
+    if (adjoint.slot_has_adjoint.empty())  // the default, decided before shadow slots join
+      adjoint.slot_has_adjoint = default_twin_slots(kernel.abi);
+    AccessRuleChecks checks = check_access_rule(kernel, options.access_shadows);
     derived = make_adjoint(kernel, adjoint);
     add_access_rule_asserts(*derived);
+    add_access_rule_shadows(*derived, kernel, checks);
   } else if (options.tangent)
     derived = make_tangent(kernel, *options.tangent);
   else

@@ -14,6 +14,9 @@ namespace loom::passes {
 // field NAME + suffix, an ndarray parameter's a new parameter NAME + suffix of the same type.
 // Returns, by original slot, its twin's slot or -1. A selected slot that cannot have a twin is
 // an error naming the kernel; `mode` says which derivative in it ("", " in forward mode").
+// What an empty `wanted` selects: every float field and ndarray-parameter slot.
+std::vector<bool> default_twin_slots(const KernelABI& abi);
+
 std::vector<int> add_twin_slots(KernelABI& abi, const std::vector<bool>& wanted,
                                 const std::string& suffix, const std::string& mode);
 

@@ -24,6 +24,7 @@
 #include "compiler/graph/validate.h"
 #include "compiler/ir/inst.h"
 #include "compiler/ir/printer.h"
+#include "compiler/passes/access_rule.h"
 #include "compiler/passes/autodiff.h"
 #include "compiler/passes/forward_mode.h"
 #include "compiler/passes/pipeline.h"
@@ -627,6 +628,7 @@ struct Program::Impl {
     passes::PipelineOptions po;
     po.debug = options.debug;
     po.ad_stack_size = options.ad_stack_size;
+    po.access_shadows = options.debug;  // bound below (bind_fields makes NAME.written)
     if (derived) {
       std::vector<bool> slots = derived_slots(*k, *derived);
       if (derived->mode == Derivative::Adjoint)
@@ -832,11 +834,28 @@ struct Program::Impl {
     for (const ResourceDesc& res : abi.resources) {
       if (res.kind != ResourceKind::Field) continue;
       auto it = fields.find(res.field);
+      if (it == fields.end()) it = make_access_shadow(res.field);
       if (it == fields.end())
         throw Error(place(abi.name),
                     "kernel uses field '" + res.field + "', which the program lacks");
       inst.frame.bind_field(res.field, *it->second);
     }
+  }
+
+  // The shadow field NAME.written a debug K.grad checks the global data access rule with
+  // (passes/access_rule.h): NAME's type and shape, made when a kernel first binds it, not a
+  // resource of the document (resource_names() leaves it out). end() for any other name.
+  std::map<std::string, std::unique_ptr<host::Field>>::iterator make_access_shadow(
+      const std::string& name) {
+    for (auto& [field, f] : fields) {
+      if (passes::access_shadow_name(field) != name) continue;
+      FieldDesc d = f->desc();
+      d.name = name;
+      auto shadow = std::make_unique<host::Field>(d, options.allocate);
+      if (options.allocate) device.add_buffer(name, shadow->data(), shadow->bytes(), false);
+      return fields.emplace(name, std::move(shadow)).first;
+    }
+    return fields.end();
   }
 
   // The dotted path of the resource member at byte `offset` of argpack type `type`.
