@@ -243,21 +243,33 @@ class AccessRule {
           Place{"", kernel_.abi.name, r.inst->node, ""},
           "cannot differentiate kernel '" + kernel_.abi.name + "': " + violation(w, r, one_thread));
     if (one_thread && kernel_.debug && checks_ < kMaxRuntimeChecks) add_check(w, r);
-    if (!one_thread && shadows_ && is_field(r.ptr->resource_slot()) &&
+    if (!one_thread && shadows_ && can_shadow(r.ptr->resource_slot()) &&
         std::none_of(across_.begin(), across_.end(), [&](const auto& p) { return p.second == &r; }))
       across_.emplace_back(&w, &r);
   }
 
-  bool is_field(int slot) const {
-    return slot >= 0 && static_cast<size_t>(slot) < kernel_.abi.resources.size() &&
-           kernel_.abi.resources[static_cast<size_t>(slot)].kind == ResourceKind::Field;
+  // A field, or an ndarray parameter (not one inside an argpack).
+  bool can_shadow(int slot) const {
+    if (slot < 0 || static_cast<size_t>(slot) >= kernel_.abi.resources.size()) return false;
+    const ResourceDesc& r = kernel_.abi.resources[static_cast<size_t>(slot)];
+    return r.kind == ResourceKind::Field ||
+           (r.kind == ResourceKind::Ndarray && r.param >= 0 && r.param_offset < 0);
   }
 
+  // A field's shadow is the program's field NAME.written; an ndarray parameter's a parameter
+  // NAME.written, which the program binds to the shadow of the ndarray it binds to NAME.
   int shadow_of(int slot) {
     for (const auto& [field, shadow] : shadows_added_)
       if (field == slot) return shadow;
     ResourceDesc r = kernel_.abi.resources[static_cast<size_t>(slot)];
-    r.field = access_shadow_name(r.field);
+    if (r.kind == ResourceKind::Field) {
+      r.field = access_shadow_name(r.field);
+    } else {
+      ParamDesc p = kernel_.abi.params.at(static_cast<size_t>(r.param));
+      p.name = access_shadow_name(p.name);
+      r.param = static_cast<int>(kernel_.abi.params.size());
+      kernel_.abi.params.push_back(p);
+    }
     int shadow = static_cast<int>(kernel_.abi.resources.size());
     kernel_.abi.resources.push_back(r);
     shadows_added_.emplace_back(slot, shadow);
@@ -453,7 +465,9 @@ void add_access_rule_shadows(ir::Kernel& adjoint, const ir::Kernel& primal,
       std::vector<Inst*> bounds;
       for (int d = 0; d < r.ndim; ++d) {
         bounds.push_back(b.i32(0));
-        bounds.push_back(b.i32(r.shape[static_cast<size_t>(d)]));
+        bounds.push_back(r.kind == ResourceKind::Field
+                             ? b.i32(r.shape[static_cast<size_t>(d)])
+                             : b.make(Op::ResourceShape, Scalar::I32, {}, slot, d));
       }
       Inst* loop = b.range_for(bounds);
       in_loop = Builder(loop->region(0));

@@ -15,15 +15,16 @@
 // like any value, and add_access_rule_asserts puts an assert after that copy, which fails
 // the K.grad launch naming the read's node.
 //
-// Pairs across tasks it cannot decide (a field written in one top-level loop, read in a later
-// one, at indices neither provably equal nor different) are checked at run time too when
-// the caller provides shadow fields (`shadows`: the JIT program does in debug builds): each
-// field such a read reads gets a shadow slot, the program's field NAME.written of the
-// field's type and shape. The adjoint then starts by zeroing the shadows and running the
-// primal again without its effects (add_access_rule_shadows), except that a write of a
-// shadowed field in a top-level loop marks its element in the shadow with the loop's
-// ordinal (1, 2, ... in program order) if no earlier loop marked it; the read's condition
-// (recomputed in its reversed loop) is that its element is unmarked or marked by its own
+// Pairs across tasks it cannot decide (a field or ndarray parameter written in one top-level
+// loop, read in a later one, at indices neither provably equal nor different) are checked
+// at run time too when the caller provides shadows (`shadows`: the JIT program does in debug
+// builds): each field such a read reads gets a shadow slot, the program's field NAME.written
+// of the field's type and shape, and each ndarray parameter a parameter NAME.written, which
+// the program binds to a shadow ndarray of the one it binds to NAME. The adjoint then starts by
+// zeroing the shadows and running the primal again without its effects (add_access_rule_shadows),
+// except that a write of a shadowed field in a top-level loop marks its element in the shadow with
+// the loop's ordinal (1, 2, ... in program order) if no earlier loop marked it; the read's
+// condition (recomputed in its reversed loop) is that its element is unmarked or marked by its own
 // loop or a later one. A kernel with an early `return` gets no shadow checks. Textures are
 // not looked at.
 #pragma once
@@ -43,7 +44,7 @@ std::string access_shadow_name(const std::string& field);
 
 struct AccessRuleChecks {
   int conditions = 0;                        // run-time conditions added
-  std::vector<std::pair<int, int>> shadows;  // (field slot, its shadow slot) added to the ABI
+  std::vector<std::pair<int, int>> shadows;  // (slot, its shadow slot) added to the ABI
 };
 
 // On the primal (typed, simplified, not offloaded) before make_adjoint: throws loom::Error

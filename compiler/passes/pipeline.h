@@ -27,9 +27,10 @@ struct PipelineOptions {
   std::optional<TangentOptions> tangent;
   // With `adjoint`: entries of each per-thread autodiff stack (AdjointOptions::stack_size).
   int ad_stack_size = 256;
-  // With `adjoint` in a debug kernel: the program binds shadow fields (NAME.written, of
-  // NAME's type and shape) to the slots check_access_rule adds, so reads in a later loop of
-  // what an earlier loop wrote are checked at run time too (access_rule.h).
+  // With `adjoint` in a debug kernel: the program binds shadows (the field NAME.written, of
+  // NAME's type and shape; for an ndarray parameter P, P.written to a shadow of P's ndarray)
+  // to the slots check_access_rule adds, so reads in a later loop of what an earlier loop
+  // wrote are checked at run time too (access_rule.h).
   bool access_shadows = false;
   // ir::verify_or_throw on the input (structure only: types are type_check's job), after
   // every pass, and inside full_simplify after every sub-pass; failures name the (sub-)pass.

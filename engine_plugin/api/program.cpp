@@ -170,6 +170,8 @@ struct Program::Impl {
       if (t) device.remove(t->data());
     for (auto& [name, a] : argpacks)
       if (a) device.remove(a->data());
+    for (auto& [name, s] : access_shadows)
+      if (s) device.remove(s->data());
   }
 
   static ProgramOptions with_defaults(ProgramOptions o) {
@@ -190,6 +192,8 @@ struct Program::Impl {
   std::unordered_map<std::string, std::unique_ptr<Instance>> instances;  // kernel '\n' signature
   std::unordered_map<std::string, std::string> content_keys;             // per kernel
   std::map<std::string, std::unique_ptr<host::Field>> fields;
+  // By ndarray: its shadow for a debug K.grad (access_shadow_ndarray); not a resource.
+  std::map<std::string, std::unique_ptr<host::Ndarray>> access_shadows;
   std::map<std::string, std::unique_ptr<host::Ndarray>> ndarrays;
   std::map<std::string, ValueType> ndarray_elems;  // element types (a matrix dumps as [rows, cols])
   std::map<std::string, std::unique_ptr<host::Texture>> textures;
@@ -789,9 +793,13 @@ struct Program::Impl {
     const KernelABI& abi = inst.kernel->abi();
     for (size_t p = 0; p < abi.params.size(); ++p) {
       const ParamDesc& d = abi.params[p];
-      const Arg& a = argument(abi, d.name, args);
       Place where = place(abi.name, d.name);
       int index = static_cast<int>(p);
+      if (const host::Ndarray* shadow = access_shadow_ndarray(abi, d, args)) {
+        inst.frame.set_ndarray(index, *shadow);
+        continue;
+      }
+      const Arg& a = argument(abi, d.name, args);
       if (d.kind == ParamKind::Value) {
         bind_value(inst, p, a);
         continue;
@@ -856,6 +864,32 @@ struct Program::Impl {
       return fields.emplace(name, std::move(shadow)).first;
     }
     return fields.end();
+  }
+
+  // A debug K.grad's parameter P.written (passes/access_rule.h): a shadow of the ndarray
+  // bound to P, of its type and shape, made (again when that changed) when first bound. Null
+  // for any other parameter.
+  const host::Ndarray* access_shadow_ndarray(const KernelABI& abi, const ParamDesc& d,
+                                             const Args& args) {
+    if (d.kind != ParamKind::Ndarray) return nullptr;
+    for (const ParamDesc& base : abi.params) {
+      if (base.kind != ParamKind::Ndarray || passes::access_shadow_name(base.name) != d.name)
+        continue;
+      const Arg& a = argument(abi, base.name, args);
+      auto it = a.kind() == Arg::Kind::Resource ? ndarrays.find(a.resource()) : ndarrays.end();
+      if (it == ndarrays.end()) return nullptr;  // binding `base` says what is wrong
+      const host::Ndarray& nd = *it->second;
+      std::unique_ptr<host::Ndarray>& shadow = access_shadows[it->first];
+      if (!shadow || shadow->shape() != nd.shape()) {
+        if (shadow) device.remove(shadow->data());
+        std::string name = passes::access_shadow_name(it->first);
+        shadow = std::make_unique<host::Ndarray>(nd.dtype(), nd.shape(), nd.components(), name,
+                                                 options.allocate);
+        if (options.allocate) device.add_buffer(name, shadow->data(), shadow->bytes(), false);
+      }
+      return shadow.get();
+    }
+    return nullptr;
   }
 
   // The dotted path of the resource member at byte `offset` of argpack type `type`.

@@ -113,6 +113,17 @@ TEST(AutodiffRules, AReadInALaterLoopOfWhatAnEarlierLoopWroteIsCheckedWhenADebug
   std::vector<std::string> names = p.resource_names();
   EXPECT_EQ(std::find(names.begin(), names.end(), "y.written"), names.end());
 
+  // An ndarray parameter: its shadow is bound beside the ndarray the launch binds.
+  p.launch("nd_scatter_then_read", {{"y", "ys"}});
+  e = error_of([&] { p.launch("nd_scatter_then_read.grad", {{"y", "ys"}}); });
+  EXPECT_NE(e.find("kernel 'nd_scatter_then_read.grad': node 8: assertion failed: kernel "
+                   "'nd_scatter_then_read': node 8 reads y[...] after node 5 (in an earlier "
+                   "loop) wrote it"),
+            std::string::npos)
+      << e;
+  names = p.resource_names();
+  EXPECT_EQ(std::find(names.begin(), names.end(), "ys.written"), names.end());
+
   // A release program does not check.
   Program release(options(false));
   release.load_file(doc_path("autodiff_access_across_loops.loom.json"));
