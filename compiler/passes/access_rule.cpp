@@ -48,11 +48,13 @@ const Inst* top_level(const Inst* in) {
   return in;
 }
 
-// By top-level instruction of `kernel`: its ordinal, 1, 2, ... in program order.
+// By top-level instruction of `kernel`: a loop's ordinal among the top-level loops (1, 2,
+// ...), serial code's the ordinal of the next loop. Code the checks insert holds no loop, so
+// the primal before and after them numbers its loops alike.
 std::unordered_map<const Inst*, int> top_level_ordinals(const ir::Kernel& kernel) {
   std::unordered_map<const Inst*, int> out;
-  int n = 0;
-  for (const auto& in : kernel.body->insts) out[in.get()] = ++n;
+  int loops = 0;
+  for (const auto& in : kernel.body->insts) out[in.get()] = is_loop(in->op) ? ++loops : loops + 1;
   return out;
 }
 
@@ -243,9 +245,30 @@ class AccessRule {
           Place{"", kernel_.abi.name, r.inst->node, ""},
           "cannot differentiate kernel '" + kernel_.abi.name + "': " + violation(w, r, one_thread));
     if (one_thread && kernel_.debug && checks_ < kMaxRuntimeChecks) add_check(w, r);
-    if (!one_thread && shadows_ && can_shadow(r.ptr->resource_slot()) &&
-        std::none_of(across_.begin(), across_.end(), [&](const auto& p) { return p.second == &r; }))
-      across_.emplace_back(&w, &r);
+    if (!one_thread && shadows_ && can_shadow(r.ptr->resource_slot())) {
+      auto it = std::find_if(across_.begin(), across_.end(),
+                             [&](const auto& p) { return p.first == &r; });
+      if (it == across_.end()) it = across_.insert(across_.end(), {&r, {}});
+      it->second.push_back(&w);
+    }
+  }
+
+  // The message of a read that an earlier loop's write may have hit (`writes`: those the
+  // indices leave undecided, in program order).
+  std::string across(const std::vector<const Access*>& writes, const Access& r) const {
+    if (writes.size() == 1) return violation(*writes[0], r, false);
+    std::string nodes;
+    for (size_t i = 0; i < writes.size(); ++i)
+      nodes += (i == 0                   ? ""
+                : i + 1 == writes.size() ? " or "
+                                         : ", ") +
+               std::string("node ") + std::to_string(writes[i]->inst->node);
+    std::string rn = "node " + std::to_string(r.inst->node);
+    return rn + " reads " + describe(r.ptr) + " after an earlier loop wrote it (" + nodes +
+           "); the adjoint would recompute " + rn +
+           " from memory that loop changed, so the gradients would be wrong (the global data "
+           "access rule: keep the value stored and use it instead of reading it back, or split "
+           "the kernel) (docs/autodiff.md)";
   }
 
   // A field, or an ndarray parameter (not one inside an argpack).
@@ -267,9 +290,11 @@ class AccessRule {
     } else {
       ParamDesc p = kernel_.abi.params.at(static_cast<size_t>(r.param));
       p.name = access_shadow_name(p.name);
+      p.type.scalar = Scalar::I32;
       r.param = static_cast<int>(kernel_.abi.params.size());
       kernel_.abi.params.push_back(p);
     }
+    r.dtype = Scalar::I32;  // loop ordinals, whatever the element type
     int shadow = static_cast<int>(kernel_.abi.resources.size());
     kernel_.abi.resources.push_back(r);
     shadows_added_.emplace_back(slot, shadow);
@@ -280,27 +305,25 @@ class AccessRule {
   // it) or at least the read's own loop's ordinal (add_access_rule_shadows marks it).
   void add_shadow_checks() {
     std::unordered_map<const Inst*, int> ordinal = top_level_ordinals(kernel_);
-    for (const auto& [w, r] : across_) {
+    for (const auto& [r, writes] : across_) {
       if (checks_ >= kMaxRuntimeChecks) return;
       int shadow = shadow_of(r->ptr->resource_slot());
-      Scalar t = r->inst->type;
-      auto ptr = new_inst(Op::GlobalPtr, r->ptr->type, r->ptr->operands, r->inst->node);
+      auto ptr = new_inst(Op::GlobalPtr, Scalar::I32, r->ptr->operands, r->inst->node);
       ptr->copy_attributes_from(*r->ptr);
       ptr->set_resource_slot(shadow);
       Inst* at = ins_.before(r->inst, std::move(ptr));
-      Inst* mark = before(r->inst, Op::GlobalLoad, t, {at});
-      auto zero = is_float(t) ? ir::make_const(t, 0.0) : ir::make_const_int(t, 0);
-      zero->node = r->inst->node;
-      Inst* none =
-          before(r->inst, Op::Eq, Scalar::Bool, {mark, ins_.before(r->inst, std::move(zero))});
-      int own = ordinal.at(top_level(r->inst));
-      auto own_const = is_float(t) ? ir::make_const(t, own) : ir::make_const_int(t, own);
-      own_const->node = r->inst->node;
+      Inst* mark = before(r->inst, Op::GlobalLoad, Scalar::I32, {at});
+      Inst* read = r->inst;
+      auto constant = [&](int64_t v) {
+        auto c = ir::make_const_int(Scalar::I32, v);
+        c->node = read->node;
+        return ins_.before(read, std::move(c));
+      };
+      Inst* none = before(r->inst, Op::Eq, Scalar::Bool, {mark, constant(0)});
       Inst* later =
-          before(r->inst, Op::Ge, Scalar::Bool, {mark, ins_.before(r->inst, std::move(own_const))});
+          before(r->inst, Op::Ge, Scalar::Bool, {mark, constant(ordinal.at(top_level(r->inst)))});
       Inst* ok = before(r->inst, Op::LogicOr, Scalar::Bool, {none, later});
-      ok->text =
-          std::string(kMark) + "kernel '" + kernel_.abi.name + "': " + violation(*w, *r, false);
+      ok->text = std::string(kMark) + "kernel '" + kernel_.abi.name + "': " + across(writes, *r);
       ++checks_;
     }
   }
@@ -379,7 +402,8 @@ class AccessRule {
   Insertions ins_;
   int checks_ = 0;
   const bool shadows_;
-  std::vector<std::pair<const Access*, const Access*>> across_;  // (write, read) across loops
+  // Reads across loops, each with the writes of earlier loops the indices leave undecided.
+  std::vector<std::pair<const Access*, std::vector<const Access*>>> across_;
   std::vector<std::pair<int, int>> shadows_added_;
 };
 
@@ -424,7 +448,7 @@ void add_access_rule_shadows(ir::Kernel& adjoint, const ir::Kernel& primal,
   Insertions ins;
   std::unordered_map<Inst*, Inst*> replaced;
   auto constant = [](Scalar t, int64_t v, int32_t node) {
-    auto c = is_float(t) ? ir::make_const(t, static_cast<double>(v)) : ir::make_const_int(t, v);
+    auto c = ir::make_const_int(t, v);
     c->node = node;
     return c;
   };
@@ -435,8 +459,8 @@ void add_access_rule_shadows(ir::Kernel& adjoint, const ir::Kernel& primal,
     const Inst* top = top_level(in);
     if (it != shadow.end() && top != in && is_loop(top->op)) {
       // shadow[e] = shadow[e] == 0 ? this loop's ordinal : shadow[e]
-      Scalar t = in->op == Op::GlobalStore ? in->operands[1]->type : in->type;
-      auto sp = new_inst(Op::GlobalPtr, ptr->type, ptr->operands, in->node);
+      Scalar t = Scalar::I32;
+      auto sp = new_inst(Op::GlobalPtr, t, ptr->operands, in->node);
       sp->copy_attributes_from(*ptr);
       sp->set_resource_slot(it->second);
       Inst* at = ins.before(in, std::move(sp));
@@ -473,11 +497,8 @@ void add_access_rule_shadows(ir::Kernel& adjoint, const ir::Kernel& primal,
       in_loop = Builder(loop->region(0));
       for (int d = 0; d < r.ndim; ++d) indices.push_back(in_loop.loop_index(loop, d));
     }
-    for (int c = 0; c < r.components; ++c) {
-      Inst* zero =
-          is_float(r.dtype) ? in_loop.const_float(r.dtype, 0) : in_loop.const_int(r.dtype, 0);
-      in_loop.global_store(in_loop.global_ptr(r.dtype, slot, indices, c), zero);
-    }
+    for (int c = 0; c < r.components; ++c)
+      in_loop.global_store(in_loop.global_ptr(Scalar::I32, slot, indices, c), in_loop.i32(0));
   }
   std::vector<std::unique_ptr<Inst>> body;
   for (auto* from : {&zeroing.insts, &again->body->insts, &adjoint.body->insts})

@@ -851,14 +851,16 @@ struct Program::Impl {
   }
 
   // The shadow field NAME.written a debug K.grad checks the global data access rule with
-  // (passes/access_rule.h): NAME's type and shape, made when a kernel first binds it, not a
-  // resource of the document (resource_names() leaves it out). end() for any other name.
+  // (passes/access_rule.h): i32 elements of NAME's shape and components, made when a kernel first
+  // binds it, not a resource of the document (resource_names() leaves it out). end() for any other
+  // name.
   std::map<std::string, std::unique_ptr<host::Field>>::iterator make_access_shadow(
       const std::string& name) {
     for (auto& [field, f] : fields) {
       if (passes::access_shadow_name(field) != name) continue;
       FieldDesc d = f->desc();
       d.name = name;
+      d.elem.scalar = Scalar::I32;  // loop ordinals
       auto shadow = std::make_unique<host::Field>(d, options.allocate);
       if (options.allocate) device.add_buffer(name, shadow->data(), shadow->bytes(), false);
       return fields.emplace(name, std::move(shadow)).first;
@@ -866,9 +868,17 @@ struct Program::Impl {
     return fields.end();
   }
 
+  // Whether slot `r` of `abi` is a shadow of the access rule's checks.
+  bool is_access_shadow(const KernelABI& abi, const ResourceDesc& r) const {
+    const std::string suffix = passes::access_shadow_name("");
+    if (r.kind == ResourceKind::Field) return r.field.ends_with(suffix) && !doc->field(r.field);
+    return r.param >= 0 && r.param_offset < 0 &&
+           abi.params.at(static_cast<size_t>(r.param)).name.ends_with(suffix);
+  }
+
   // A debug K.grad's parameter P.written (passes/access_rule.h): a shadow of the ndarray
-  // bound to P, of its type and shape, made (again when that changed) when first bound. Null
-  // for any other parameter.
+  // bound to P (i32 elements of its shape and components), made (again when those changed)
+  // when first bound. Null for any other parameter.
   const host::Ndarray* access_shadow_ndarray(const KernelABI& abi, const ParamDesc& d,
                                              const Args& args) {
     if (d.kind != ParamKind::Ndarray) return nullptr;
@@ -880,10 +890,10 @@ struct Program::Impl {
       if (it == ndarrays.end()) return nullptr;  // binding `base` says what is wrong
       const host::Ndarray& nd = *it->second;
       std::unique_ptr<host::Ndarray>& shadow = access_shadows[it->first];
-      if (!shadow || shadow->shape() != nd.shape()) {
+      if (!shadow || shadow->shape() != nd.shape() || shadow->components() != nd.components()) {
         if (shadow) device.remove(shadow->data());
         std::string name = passes::access_shadow_name(it->first);
-        shadow = std::make_unique<host::Ndarray>(nd.dtype(), nd.shape(), nd.components(), name,
+        shadow = std::make_unique<host::Ndarray>(Scalar::I32, nd.shape(), nd.components(), name,
                                                  options.allocate);
         if (options.allocate) device.add_buffer(name, shadow->data(), shadow->bytes(), false);
       }
@@ -965,6 +975,7 @@ struct Program::Impl {
     };
     for (const ResourceAccess& a : abi.resource_access) {
       const ResourceDesc& r = abi.resources.at(static_cast<size_t>(a.slot));
+      if (is_access_shadow(abi, r)) continue;  // the program's own, not a resource
       std::string name;
       if (r.kind == ResourceKind::Field) {
         name = r.field;
@@ -1204,6 +1215,10 @@ void Program::Impl::remove_ndarray(const std::string& name) {
   device.read_back(ndarrays.at(name)->data());
   device.remove(ndarrays.at(name)->data());
   ndarrays.erase(name);
+  if (auto shadow = access_shadows.find(name); shadow != access_shadows.end()) {
+    if (shadow->second) device.remove(shadow->second->data());
+    access_shadows.erase(shadow);
+  }
   ndarray_elems.erase(name);
   code_ndarrays.erase(name);
   std::erase(resource_order, name);
