@@ -14,16 +14,12 @@
 
 #include <unistd.h>
 
+#include "tests/c_api/loom_result_checks.h"
 #include "tests/support/vulkan_required.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-#define ASSERT_LOOM(call) \
-  ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
-#define EXPECT_LOOM(call) \
-  EXPECT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
 
 const char* arch_name(LoomArch arch) { return arch == LOOM_ARCH_CPU ? "cpu" : "vulkan"; }
 

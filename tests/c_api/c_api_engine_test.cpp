@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/c_api/loom_result_checks.h"
 #include "tests/support/engine_host.h"
 #include "tests/support/engine_import.h"
 #include "tests/support/host_vulkan_device.h"
@@ -25,11 +26,6 @@ namespace {
 using loom::testing::Engine;
 using loom::testing::engine_name;
 using loom::testing::EngineHost;
-
-#define ASSERT_LOOM(call) \
-  ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
-#define EXPECT_LOOM(call) \
-  EXPECT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
 
 std::string module_path(const char* arch, const std::string& name) {
   return std::string(LOOM_TEST_MODULES) + "/" + arch + "/" + name + ".loommod";

@@ -16,25 +16,12 @@
 #include <thread>
 #include <vector>
 
+#include "tests/c_api/loom_result_checks.h"
 #include "tests/support/vulkan_required.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-#define EXPECT_LOOM_ERROR(call, code, part)                                         \
-  do {                                                                              \
-    LoomResult r_ = (call);                                                         \
-    EXPECT_EQ(r_, code) << #call << ": " << loom_result_name(r_) << ": "            \
-                        << loom_last_error_message();                               \
-    EXPECT_EQ(loom_last_error(), code);                                             \
-    EXPECT_NE(std::string(loom_last_error_message()).find(part), std::string::npos) \
-        << #call << ": " << loom_last_error_message();                              \
-  } while (0)
-#define ASSERT_LOOM(call) \
-  ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
-#define EXPECT_LOOM(call) \
-  EXPECT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
 
 std::string module_path(LoomArch arch, const std::string& name) {
   return std::string(LOOM_TEST_MODULES) + (arch == LOOM_ARCH_CPU ? "/cpu/" : "/vulkan/") + name +

@@ -24,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tests/c_api/loom_result_checks.h"
 #include "tests/support/engine_host.h"
 #include "tests/support/engine_import.h"
 #include "tests/support/vulkan_required.h"
@@ -32,11 +33,6 @@ namespace {
 
 using loom::testing::Engine;
 using loom::testing::EngineHost;
-
-#define ASSERT_LOOM(call) \
-  ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
-#define EXPECT_LOOM(call) \
-  EXPECT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
 
 // ---- Loom's Vulkan calls, by function and by whether they passed allocation callbacks ----
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "queue_counter.h"
+#include "tests/c_api/loom_result_checks.h"
 #include "tests/support/engine_host.h"
 #include "tests/support/engine_import.h"
 #include "tests/support/vulkan_required.h"
@@ -28,9 +29,6 @@ namespace {
 
 using loom::testing::Engine;
 using loom::testing::EngineHost;
-
-#define ASSERT_LOOM(call) \
-  ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
 
 uint64_t queue_ops(const QueueCounts& c) {
   return c.submits + c.queue_wait_idles + c.device_wait_idles;

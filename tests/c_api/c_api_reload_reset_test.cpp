@@ -12,14 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/c_api/loom_result_checks.h"
 #include "tests/support/vulkan_required.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-#define ASSERT_LOOM(call) \
-  ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
 
 // A pack `params` of type Params read by one kernel; `members` are Params' members and
 // `values` its declared values (JSON), `expr` what the kernel returns of them.

@@ -12,16 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/c_api/loom_result_checks.h"
 #include "tests/support/vulkan_required.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-#define ASSERT_LOOM(call) \
-  ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
-#define EXPECT_LOOM(call) \
-  EXPECT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
 
 std::string text_of(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

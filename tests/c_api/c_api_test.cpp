@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/c_api/loom_result_checks.h"
 #include "tests/support/vulkan_required.h"
 
 namespace fs = std::filesystem;
@@ -39,21 +40,6 @@ void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
   out.write(reinterpret_cast<const char*>(bytes.data()),
             static_cast<std::streamsize>(bytes.size()));
 }
-
-// The call failed with `code` and a message containing `part`.
-#define EXPECT_LOOM_ERROR(call, code, part)                                         \
-  do {                                                                              \
-    LoomResult r_ = (call);                                                         \
-    EXPECT_EQ(r_, code) << #call << ": " << loom_result_name(r_) << ": "            \
-                        << loom_last_error_message();                               \
-    EXPECT_EQ(loom_last_error(), code);                                             \
-    EXPECT_NE(std::string(loom_last_error_message()).find(part), std::string::npos) \
-        << loom_last_error_message();                                               \
-  } while (0)
-#define ASSERT_LOOM(call) \
-  ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
-#define EXPECT_LOOM(call) \
-  EXPECT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
 
 LoomRuntime make_runtime(LoomArch arch) {
   LoomRuntimeCreateInfo info{};

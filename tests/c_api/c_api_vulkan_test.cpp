@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <loom/loom.h>
 
+#include "tests/c_api/loom_result_checks.h"
 #include "tests/support/host_vulkan_device.h"
 #include "tests/support/vulkan_required.h"
 
@@ -16,10 +17,6 @@ namespace {
 using loom::testing::HostBuffer;
 using loom::testing::HostDevice;
 
-#define ASSERT_LOOM(call) \
-  ASSERT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
-#define EXPECT_LOOM(call) \
-  EXPECT_EQ((call), LOOM_SUCCESS) << #call << ": " << loom_last_error_message()
 #define ASSERT_VK(call) ASSERT_EQ((call), VK_SUCCESS) << #call
 
 std::string module_path(const std::string& name) {
