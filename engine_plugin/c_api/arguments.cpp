@@ -225,7 +225,7 @@ void collect_resources(const ArgpackObject& p, const std::string& prefix,
 
 // K.grad / K.dual given K's arguments only: each ndarray twin bound to the companion
 // (NAME.grad / NAME.dual) of the module ndarray given for its parameter, each value twin (a
-// tangent's direction) to 0, as Program::launch binds them.
+// tangent's direction) to 0, as Program::launch binds them. An argpack twin has no default.
 void bind_twins(KernelObject& k, const aot::Derivation& d, const LoomArgument* args) {
   ModuleObject& m = *k.module;
   host::LaunchFrame& frame = *k.frame;
@@ -243,6 +243,12 @@ void bind_twins(KernelObject& k, const aot::Derivation& d, const LoomArgument* a
       });
       continue;
     }
+    if (twin.kind == ParamKind::Argpack)  // a tangent's direction pack: no default to take
+      throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, where,
+                     "'" + twin.name + "' is an argpack (the direction of '" + of.name +
+                         "'s members), which has no default: give all " +
+                         std::to_string(abi.params.size()) + " arguments, '" + twin.name +
+                         "' included");
     // bind_arguments checked the argument: an ndarray of this runtime.
     const ArrayObject& given = resolve(args[t.of].value.ndarray, "the ndarray");
     std::string all = "give all " + std::to_string(abi.params.size()) + " arguments, '" +

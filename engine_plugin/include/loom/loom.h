@@ -660,15 +660,20 @@ LOOM_API LoomResult loom_launch(LoomKernel kernel, uint32_t arg_count, const Loo
  * between steps, with a kernel of the document or loom_array_write.
  * - Parameters: K's, then the twins, each named after its parameter ("x.grad" for the
  *   ndarray parameter x; a tangent kernel's also "w.dual" for each float value parameter w,
- *   the direction along w). loom_kernel_get_param lists them.
+ *   the direction along w, and "p.dual" for an argpack parameter p when the module was
+ *   compiled with one: an argpack of p's type whose members are the directions along p's).
+ *   loom_kernel_get_param lists them.
  * - loom_launch takes every argument, twins included, or K's arguments only (as many as
  *   K's param_count, in K's order): then each ndarray twin is bound to the companion of the module
  *   ndarray given for its parameter (x given "xs": x.grad is "xs.grad"), and each value twin
- *   to 0. An ndarray the engine made has no companion (LOOM_ERROR_INVALID_ARGUMENT), nor one
+ *   to 0; an argpack twin has no default (LOOM_ERROR_INVALID_ARGUMENT). An ndarray the
+ *   engine made has no companion (LOOM_ERROR_INVALID_ARGUMENT), nor one
  *   whose companion the module lacks (LOOM_ERROR_NOT_FOUND): give every argument then. A
  *   twin's ndarray must have the shape of its parameter's (LOOM_ERROR_INVALID_ARGUMENT).
  * - An adjoint returns the gradients of K's float value parameters, each named by its
- *   parameter: loom_kernel_get_return_named(k, "w", LOOM_DTYPE_F32, 1, &dw). A tangent
+ *   parameter: loom_kernel_get_return_named(k, "w", LOOM_DTYPE_F32, 1, &dw), and of the
+ *   float members of its argpack parameters, named by parameter and member path
+ *   ("p.wind", "p.shape.k"), each at its parameter's place in parameter order. A tangent
  *   kernel returns what K returns. Like any kernel with return values, such an adjoint is
  *   refused by loom_launch_into and, with LOOM_QUEUE_ENGINE_OWNED, by loom_launch; an
  *   adjoint of a kernel without float value parameters returns nothing.
@@ -693,8 +698,8 @@ LOOM_API LoomResult loom_kernel_get_return(LoomKernel kernel, uint32_t index, Lo
  * value's: 1 for a scalar, column-major for vectors and matrices) as `dtype` (the value's
  * scalar type; BOOL: 32-bit 0 or 1), written to `out`. Values are named as the kernel names
  * them; an adjoint kernel's ("K.grad", below) are the gradients of K's float value
- * parameters, named by the parameter. LOOM_ERROR_NOT_FOUND lists the names there are,
- * LOOM_ERROR_WRONG_DTYPE says the value's type. */
+ * parameters and argpack members, named by the parameter (and member path). LOOM_ERROR_NOT_FOUND
+ * lists the names there are, LOOM_ERROR_WRONG_DTYPE says the value's type. */
 LOOM_API LoomResult loom_kernel_get_return_named(LoomKernel kernel, const char* name,
                                                  LoomDataType dtype, uint32_t count, void* out);
 
