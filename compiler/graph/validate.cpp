@@ -509,20 +509,44 @@ void validate_document(const Document& doc) {
         const KernelParam* p = named_param == param_named.end() ? nullptr : named_param->second;
         if (!p && !twin.empty() && name.size() > twin.size() &&
             name.compare(name.size() - twin.size(), twin.size(), twin) == 0) {
-          auto base = param_named.find(std::string_view(name).substr(0, name.size() - twin.size()));
-          if (base != param_named.end()) {
-            bool value = base->second->kind == ParamKind::Value;
-            if (base->second->kind != ParamKind::Ndarray && !(value && twin == ".dual"))
+          std::string_view of = std::string_view(name).substr(0, name.size() - twin.size());
+          auto base = param_named.find(of);
+          // PARAM.PATH.grad / .dual: the twin of a float ndarray inside argpack PARAM.
+          const ArgpackMember* member = nullptr;
+          if (size_t dot = of.find('.'); base == param_named.end() && dot != std::string::npos) {
+            auto pack = param_named.find(of.substr(0, dot));
+            if (pack != param_named.end() && pack->second->kind == ParamKind::Argpack) {
+              int type = doc.argpack_type(pack->second->type);
+              member = type < 0 ? nullptr
+                                : find_member(doc.argpack_types, type,
+                                              std::string(of.substr(dot + 1)), nullptr);
+              if (!member || member->kind != MemberKind::Ndarray || !is_float(member->type.scalar))
+                throw Error(Place{doc.path, k->name, -1, name},
+                            "pipeline '" + pipe.name + "': argpack parameter '" +
+                                pack->second->name + "' of kernel '" + k->name +
+                                "' has no float ndarray member '" +
+                                std::string(of.substr(dot + 1)) + "' to have a '" + twin.substr(1) +
+                                "' twin");
+            }
+          }
+          if (base != param_named.end() || member) {
+            ParamKind kind = member ? ParamKind::Ndarray : base->second->kind;
+            bool value = kind == ParamKind::Value;
+            bool pack = kind == ParamKind::Argpack;
+            if (kind != ParamKind::Ndarray && !((value || pack) && twin == ".dual"))
               throw Error(Place{doc.path, k->name, -1, name},
                           "pipeline '" + pipe.name + "': parameter '" + base->second->name +
                               "' of kernel '" + k->name + "' has no '" + twin.substr(1) +
-                              "' twin (ndarrays have one, and float values in forward mode)");
+                              "' twin (ndarrays have one, and float values and argpacks in "
+                              "forward mode)");
             if (value ? !arg.is_number() : arg.kind != Literal::Kind::String)
               throw Error(Place{doc.path, k->name, -1, name},
                           "pipeline '" + pipe.name + "': argument '" + name + "' of '" +
                               launch.kernel + "' must be " +
-                              (value ? "a number" : "the name of an ndarray") + ", got " +
-                              literal_kind(arg));
+                              (value  ? "a number"
+                               : pack ? "the name of an argpack"
+                                      : "the name of an ndarray") +
+                              ", got " + literal_kind(arg));
             continue;
           }
         }

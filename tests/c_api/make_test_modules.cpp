@@ -145,6 +145,15 @@ int main(int argc, char** argv) {
                 m.add_kernel("paint", {{"p", "pair"}});
                 m.add_document();
               });
+      // A tangent kernel with an argpack twin p.dual, given by the example arguments
+      // (`loom compile --kernel K.dual` gives none).
+      write(src, out, arch, "tests/c_api/docs/argpack_tangent.loom.json", "argpack_tangent", false,
+            [](loom::AotModule& m) {
+              m.add_kernel(
+                  "warp.dual",
+                  {{"p", "params"}, {"x", "xs"}, {"y", "ys"}, {"s", 0.6}, {"p.dual", "direction"}});
+              m.add_document();
+            });
       // 0-d fields: ndim 0 through the C ABI.
       write(src, out, arch, "tests/e2e/docs/zero_d_fields.loom.json", "zero_d", false,
             [](loom::AotModule& m) { m.add_document(); });
