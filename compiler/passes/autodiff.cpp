@@ -64,7 +64,8 @@ class Adjoint {
     out_->index_bits = primal.index_bits;
     out_->workgroup_size = primal.workgroup_size;
     out_->block_local_slots = primal.block_local_slots;
-    adjoint_slot_ = add_twin_slots(out_->abi, options.slot_has_adjoint, adjoint_name(""), "");
+    adjoint_slot_ = add_twin_slots(out_->abi, options.slot_has_adjoint, adjoint_name(""), "",
+                                   options.argpack_types);
   }
 
   std::unique_ptr<ir::Kernel> run() {

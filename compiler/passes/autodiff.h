@@ -50,10 +50,12 @@ namespace loom::passes {
 
 struct AdjointOptions {
   // By primal slot: whether the slot has an adjoint. Empty: every float field and ndarray
-  // parameter slot (ndarray members of argpacks and textures never have one).
+  // parameter slot (never argpack members or textures); a float ndarray inside an argpack has
+  // one only when selected here (its adjoint is a parameter PARAM.PATH.grad, twin_slots.h).
   std::vector<bool> slot_has_adjoint;
   // The program's argpack types, laid out: the float value members of argpack parameters
-  // get gradients too (runtime/common/gradient_values.h). Empty: only value parameters do.
+  // get gradients too (runtime/common/gradient_values.h), and the ndarray members selected
+  // above are found there. Empty: only value parameters do.
   std::vector<ArgpackType> argpack_types;
   // Entries of each autodiff stack: the iterations a serial loop may run per thread (and per
   // run of the loops around it) before the launch fails naming the loop.

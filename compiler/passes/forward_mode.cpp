@@ -56,8 +56,8 @@ class Tangent {
       value_tangent_[static_cast<int>(p)] = static_cast<int>(abi.params.size());
       abi.params.push_back(t);
     }
-    tangent_slot_ =
-        add_twin_slots(abi, options.slot_has_tangent, tangent_name(""), " in forward mode");
+    tangent_slot_ = add_twin_slots(abi, options.slot_has_tangent, tangent_name(""),
+                                   " in forward mode", options.argpack_types);
   }
 
   Inst* tangent(const Inst* v) const {

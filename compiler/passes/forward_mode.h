@@ -19,15 +19,19 @@
 #include <vector>
 
 #include "compiler/ir/inst.h"
+#include "runtime/common/argpack_layout.h"
 
 namespace loom::passes {
 
 struct TangentOptions {
   // By primal slot: whether the slot has a tangent. Empty: every float field and ndarray
-  // parameter slot (argpack members and textures never have one).
+  // parameter slot (never argpack members or textures); a float ndarray inside an argpack has
+  // one only when selected here (its tangent is a parameter PARAM.PATH.dual, twin_slots.h).
   std::vector<bool> slot_has_tangent;
   // By parameter: whether an argpack parameter gets a tangent argpack. Empty: none does.
   std::vector<bool> argpack_has_tangent;
+  // The program's argpack types, laid out: where the ndarray members selected above are.
+  std::vector<ArgpackType> argpack_types;
 };
 
 // NAME + ".dual": the tangent kernel's name, a slot's tangent parameter or field, a value

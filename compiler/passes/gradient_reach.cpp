@@ -45,10 +45,11 @@ class GradientReach {
                                      p.kind == ParamKind::Argpack
                                  ? add_input(p.name)
                                  : -1);
-    // The float ndarrays inside argpacks: tracked like inputs, but they have no adjoint.
+    // The float ndarrays inside argpacks without an adjoint (the launch binds none to the
+    // ndarray the pack holds): tracked like inputs, to say where a gradient stops there.
     for (size_t s = 0; s < rs.size(); ++s) {
-      bool member =
-          rs[s].param_offset >= 0 && rs[s].kind == ResourceKind::Ndarray && is_float(rs[s].dtype);
+      bool member = rs[s].param_offset >= 0 && rs[s].kind == ResourceKind::Ndarray &&
+                    is_float(rs[s].dtype) && slot_input_[s] < 0;
       int input = member ? add_input(member_name(static_cast<int>(s))) : -1;
       member_input_.push_back(input);
       member_bits_ |= bit(input);
@@ -127,8 +128,9 @@ class GradientReach {
                : -1;
   }
 
-  // An argpack's float ndarray has no adjoint (autodiff.h): a differentiated output that
-  // depends on what the kernel reads from it gets no gradient into it, said at its first read.
+  // An argpack's float ndarray without an adjoint (the ndarray the pack holds there has no
+  // NAME.grad): a differentiated output that depends on what the kernel reads from it gets no
+  // gradient into it, said at its first read.
   void member_read(int slot) {
     if (member_warnings_.count(slot)) return;
     int32_t node = -1;
@@ -138,9 +140,9 @@ class GradientReach {
     });
     member_warnings_[slot] = {
         node, "the ndarray of argpack member '" + member_name(slot) +
-                  "' gets no gradient though what the kernel writes depends on it: an argpack's "
-                  "ndarrays have no adjoint; pass the ndarray as an ndarray parameter to have its "
-                  "NAME.grad filled (docs/autodiff.md)"};
+                  "' gets no gradient though what the kernel writes depends on it: the ndarray "
+                  "the argpack holds there has no adjoint; declare that ndarray \"needs_grad\" "
+                  "to have its NAME.grad filled (docs/autodiff.md)"};
   }
 
   // A store into one of them of a value that depends on a differentiated input: the gradient
@@ -149,9 +151,9 @@ class GradientReach {
     if (member_warnings_.count(slot)) return;
     member_warnings_[slot] = {
         store.node, "what this stores into the ndarray of argpack member '" + member_name(slot) +
-                        "' depends on differentiated inputs, but an argpack's ndarrays have no "
-                        "adjoint, so no gradient flows back through it; pass the ndarray as an "
-                        "ndarray parameter to have its NAME.grad used (docs/autodiff.md)"};
+                        "' depends on differentiated inputs, but the ndarray the argpack holds "
+                        "there has no adjoint, so no gradient flows back through it; declare that "
+                        "ndarray \"needs_grad\" to have its NAME.grad used (docs/autodiff.md)"};
   }
 
   int slot_input(int slot) const {

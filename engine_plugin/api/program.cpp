@@ -200,8 +200,11 @@ struct Program::Impl {
   std::map<std::string, std::unique_ptr<host::Argpack>> argpacks;
   std::vector<std::string> resource_order;
   std::set<std::string> code_ndarrays;  // created or wrapped from code (may be removed)
-  // Argpack ndarray members and the ndarray each holds: (pack, member path) -> ndarray.
+  // Argpack ndarray members and the ndarray each holds: (pack, member path) -> ndarray. A
+  // struct member's ndarrays are the outer pack's ("s.data"); a nested pack's are its own.
   std::map<std::pair<std::string, std::string>, std::string> pack_ndarrays;
+  // Nested pack members and the argpack each refers to: (pack, member path) -> argpack.
+  std::map<std::pair<std::string, std::string>, std::string> pack_packs;
   // Member values set through the API, in order: a reload replays them on the new packs.
   std::vector<std::tuple<std::string, std::string, Arg>> argpack_overrides;
   uint64_t launch_serial = 0;
@@ -367,10 +370,26 @@ struct Program::Impl {
           throw Error(where, "member is a '" + want + "'; argpack '" + value.resource() +
                                  "' is a '" + nested.type().name + "'");
         pack.set_pack(path, nested);
-        std::erase_if(
-            pack_ndarrays, [&](const auto& entry) {  // members inside now belong to `nested`
-              return entry.first.first == pack_name && entry.first.second.rfind(path + ".", 0) == 0;
-            });
+        auto inside = [&](const auto& entry) {
+          return entry.first.first == pack_name &&
+                 (entry.first.second == path || entry.first.second.starts_with(path + "."));
+        };
+        std::erase_if(pack_ndarrays, inside);
+        std::erase_if(pack_packs, inside);
+        if (m->kind == MemberKind::Pack) {  // members inside now belong to `nested`
+          pack_packs[{pack_name, path}] = value.resource();
+          return;
+        }
+        // A struct is copied: so are the ndarrays and packs its members refer to.
+        auto copy_refs = [&](auto& refs) {
+          std::vector<std::pair<std::string, std::string>> copied;
+          for (const auto& [member, target] : refs)
+            if (member.first == value.resource())
+              copied.emplace_back(path + "." + member.second, target);
+          for (auto& [member, target] : copied) refs[{pack_name, member}] = std::move(target);
+        };
+        copy_refs(pack_ndarrays);
+        copy_refs(pack_packs);
         return;
       }
       case MemberKind::Value: break;
@@ -389,6 +408,35 @@ struct Program::Impl {
       std::memcpy(values.data(), bytes.data(), bytes.size());
       pack.set_components<T>(path, values);
     });
+  }
+
+  // The ndarray argpack `pack` holds at member `path`, through nested packs; "" when it holds
+  // none there.
+  std::string member_ndarray(const std::string& pack, const std::string& path,
+                             int depth = 0) const {
+    if (auto it = pack_ndarrays.find({pack, path}); it != pack_ndarrays.end()) return it->second;
+    if (depth > 16) return "";  // deeper than argpack types nest
+    for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', dot + 1))
+      if (auto it = pack_packs.find({pack, path.substr(0, dot)}); it != pack_packs.end())
+        return member_ndarray(it->second, path.substr(dot + 1), depth + 1);
+    return "";
+  }
+
+  // The dotted paths of the float ndarray members of argpack type `type`, inside nested
+  // structs and packs too: those that may have an adjoint or a tangent.
+  void float_ndarray_members(int type, const std::string& prefix,
+                             std::vector<std::string>& out) const {
+    for (const ArgpackMember& m : doc->argpack_types.at(static_cast<size_t>(type)).members) {
+      if (m.kind == MemberKind::Ndarray && is_float(m.type.scalar)) out.push_back(prefix + m.name);
+      if (m.kind == MemberKind::Pack || m.kind == MemberKind::Struct)
+        float_ndarray_members(m.nested, prefix + m.name + ".", out);
+    }
+  }
+  std::vector<std::string> float_ndarray_members(const std::string& type_name) const {
+    std::vector<std::string> out;
+    int type = doc->argpack_type(type_name);
+    if (type >= 0) float_ndarray_members(type, "", out);
+    return out;
   }
 
   void rebind_ndarray(const std::string& name, void* data, std::vector<int64_t> shape);
@@ -446,18 +494,23 @@ struct Program::Impl {
 
   // The launch of an adjoint or tangent kernel: which ndarray parameters get a derived twin
   // PARAM.grad / PARAM.dual (those bound to an ndarray that has NAME.grad / NAME.dual, or given
-  // the twin as an argument), and the arguments with each twin bound (to the companion unless
-  // the caller bound it; a tangent kernel's value-parameter tangents default to 0).
+  // the twin as an argument), which float ndarray members of argpack parameters do
+  // (PARAM.PATH.grad / .dual: the pack holds an ndarray there that has one, or the twin is
+  // given), and the arguments with each twin bound (to the companion unless the caller bound
+  // it; a tangent kernel's value-parameter tangents default to 0).
   struct DerivedLaunch {
     Derivative mode = Derivative::Adjoint;
     std::set<std::string> ndarray_params;
-    std::set<std::string> argpack_params;  // K.dual: those given a tangent argpack (P.dual)
+    std::set<std::string> argpack_params;   // K.dual: those given a tangent argpack (P.dual)
+    std::set<std::string> member_ndarrays;  // "p.inner.vel": PARAM.PATH of each member twin
     Args args;
     std::string key() const {
       std::string k = mode == Derivative::Adjoint ? "adjoint:" : "tangent:";
       for (const std::string& p : ndarray_params) k += p + ',';
       if (!argpack_params.empty()) k += "packs:";
       for (const std::string& p : argpack_params) k += p + ',';
+      if (!member_ndarrays.empty()) k += "members:";
+      for (const std::string& p : member_ndarrays) k += p + ',';
       return k;
     }
     // By parameter of `abi`: whether it is an argpack given a tangent argpack.
@@ -479,8 +532,23 @@ struct Program::Impl {
     };
     for (const graph::KernelParam& p : decl.params) {
       std::string twin = derived_name(mode, p.name);
-      if (p.kind == graph::ParamKind::Argpack && mode == Derivative::Tangent) {
-        if (given(twin)) a.argpack_params.insert(p.name);  // none given: no tangent
+      if (p.kind == graph::ParamKind::Argpack) {
+        if (mode == Derivative::Tangent && given(twin))
+          a.argpack_params.insert(p.name);  // none given: no tangent
+        const Arg* pack = nullptr;
+        for (const auto& [name, value] : args)
+          if (name == p.name && value.kind() == Arg::Kind::Resource) pack = &value;
+        for (const std::string& path : float_ndarray_members(p.type)) {
+          std::string member = p.name + "." + path;
+          if (given(derived_name(mode, member))) {
+            a.member_ndarrays.insert(member);
+            continue;
+          }
+          std::string held = pack ? member_ndarray(pack->resource(), path) : "";
+          if (held.empty() || !ndarrays.count(derived_name(mode, held))) continue;
+          a.member_ndarrays.insert(member);
+          a.args.emplace_back(derived_name(mode, member), Arg(derived_name(mode, held)));
+        }
         continue;
       }
       if (p.kind == graph::ParamKind::Value && mode == Derivative::Tangent) {
@@ -593,6 +661,9 @@ struct Program::Impl {
     std::unordered_set<std::string> params;
     for (const graph::KernelParam& p : decl.params) {
       params.insert(p.name);
+      if (derived && p.kind == graph::ParamKind::Argpack)
+        for (const std::string& path : float_ndarray_members(p.type))
+          params.insert(derived_name(*derived, p.name + "." + path));
       bool tangent = derived && *derived == Derivative::Tangent;
       if (derived && (p.kind == graph::ParamKind::Ndarray ||
                       (tangent && p.kind == graph::ParamKind::Argpack) ||
@@ -638,7 +709,8 @@ struct Program::Impl {
       if (derived->mode == Derivative::Adjoint)
         po.adjoint = passes::AdjointOptions{slots, doc->argpack_types};
       else
-        po.tangent = passes::TangentOptions{slots, derived->argpack_tangents(k->abi)};
+        po.tangent =
+            passes::TangentOptions{slots, derived->argpack_tangents(k->abi), doc->argpack_types};
     }
     std::vector<passes::PassTiming> timings;
     auto t1 = Clock::now();
@@ -649,15 +721,22 @@ struct Program::Impl {
   }
 
   // Which of a lowered kernel's slots get a derived twin: fields whose NAME.grad / NAME.dual
-  // the program holds, and the ndarray parameters of `a`.
+  // the program holds, and the ndarray parameters and argpack ndarray members of `a`.
   std::vector<bool> derived_slots(const ir::Kernel& k, const DerivedLaunch& a) const {
     std::vector<bool> slots;
     for (const ResourceDesc& r : k.abi.resources) {
       bool has = false;
-      if (r.kind == ResourceKind::Field)
+      if (r.kind == ResourceKind::Field) {
         has = fields.count(derived_name(a.mode, r.field)) != 0;
-      else if (r.kind == ResourceKind::Ndarray && r.param_offset < 0 && r.param >= 0)
-        has = a.ndarray_params.count(k.abi.params.at(static_cast<size_t>(r.param)).name) != 0;
+      } else if (r.kind == ResourceKind::Ndarray && r.param >= 0) {
+        const ParamDesc& p = k.abi.params.at(static_cast<size_t>(r.param));
+        std::string path;
+        if (r.param_offset < 0)
+          has = a.ndarray_params.count(p.name) != 0;
+        else if (find_resource_member_at(doc->argpack_types, p.argpack_type,
+                                         static_cast<uint32_t>(r.param_offset), &path))
+          has = a.member_ndarrays.count(p.name + "." + path) != 0;
+      }
       slots.push_back(has && is_float(r.dtype));
     }
     return slots;
@@ -904,14 +983,9 @@ struct Program::Impl {
 
   // The dotted path of the resource member at byte `offset` of argpack type `type`.
   std::string member_path_at(int type, uint32_t offset) const {
-    for (const ArgpackMember& m : doc->argpack_types.at(static_cast<size_t>(type)).members) {
-      bool nested = m.kind == MemberKind::Pack || m.kind == MemberKind::Struct;
-      if (!nested && m.offset == offset) return m.name;
-      if (!nested || offset < m.offset) continue;
-      std::string rest = member_path_at(m.nested, offset - m.offset);
-      if (!rest.empty()) return m.name + "." + rest;
-    }
-    return "";
+    std::string path;
+    find_resource_member_at(doc->argpack_types, type, offset, &path);
+    return path;
   }
 
   // What a kernel's resource slot is, in the document's words.
@@ -979,12 +1053,17 @@ struct Program::Impl {
       std::string name;
       if (r.kind == ResourceKind::Field) {
         name = r.field;
-      } else if (r.param >= 0 && r.param_offset < 0) {
-        const std::string& param = abi.params.at(static_cast<size_t>(r.param)).name;
+      } else if (r.param >= 0) {
+        const ParamDesc& param = abi.params.at(static_cast<size_t>(r.param));
         for (const auto& [given, value] : bound)
-          if (given == param && value.kind() == Arg::Kind::Resource) name = value.resource();
+          if (given == param.name && value.kind() == Arg::Kind::Resource) name = value.resource();
+        if (r.param_offset >= 0)  // the ndarray the argpack holds there (not a texture's)
+          name = name.empty()
+                     ? ""
+                     : member_ndarray(name, member_path_at(param.argpack_type,
+                                                           static_cast<uint32_t>(r.param_offset)));
       }
-      if (name.empty()) {  // inside an argpack: the program cannot name it here
+      if (name.empty()) {  // a texture inside an argpack: the program cannot name it here
         out.complete = false;
         continue;
       }
@@ -1701,7 +1780,8 @@ void Program::lower_for_module(const std::string& kernel, const Args& args, int 
     if (mode == Derivative::Adjoint)
       po.adjoint = passes::AdjointOptions{slots, impl_->doc->argpack_types};
     else
-      po.tangent = passes::TangentOptions{slots, derived->argpack_tangents(k->abi)};
+      po.tangent = passes::TangentOptions{slots, derived->argpack_tangents(k->abi),
+                                          impl_->doc->argpack_types};
   }
   passes::run_pipeline(*k, po);
   out.derived = !primal                       ? aot::Derivation::Mode::None

@@ -98,4 +98,24 @@ const ArgpackMember* find_member(const std::vector<ArgpackType>& types, int root
   return found;
 }
 
+const ArgpackMember* find_resource_member_at(const std::vector<ArgpackType>& types, int root,
+                                             uint32_t offset, std::string* path) {
+  if (root < 0 || static_cast<size_t>(root) >= types.size()) return nullptr;
+  for (const ArgpackMember& m : types[static_cast<size_t>(root)].members) {
+    if (offset < m.offset) continue;
+    if (m.kind == MemberKind::Ndarray || m.kind == MemberKind::Texture) {
+      if (m.offset != offset) continue;
+      if (path) *path = m.name;
+      return &m;
+    }
+    if (m.kind == MemberKind::Value) continue;
+    std::string rest;
+    const ArgpackMember* inner = find_resource_member_at(types, m.nested, offset - m.offset, &rest);
+    if (!inner) continue;
+    if (path) *path = m.name + "." + rest;
+    return inner;
+  }
+  return nullptr;
+}
+
 }  // namespace loom

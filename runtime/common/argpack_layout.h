@@ -54,4 +54,9 @@ void layout_argpack_types(std::vector<ArgpackType>& types);
 const ArgpackMember* find_member(const std::vector<ArgpackType>& types, int root,
                                  const std::string& path, uint32_t* offset);
 
+// The resource member (ndarray or texture) at absolute byte `offset` of type `root`, looking
+// into nested structs and packs; *path receives its dotted path. Nullptr if none starts there.
+const ArgpackMember* find_resource_member_at(const std::vector<ArgpackType>& types, int root,
+                                             uint32_t offset, std::string* path);
+
 }  // namespace loom

@@ -4,6 +4,10 @@
 // target), checked against central differences of the loss, with and without a memory
 // budget. The suite runs on the CPU and on Vulkan (e2e_test.vulkan).
 #include <cmath>
+#include <fstream>
+#include <iterator>
+
+#include "compiler/graph/document_json.h"
 
 #include "engine_plugin/include/loom/tape.h"
 #include "tests/e2e/e2e_util.h"
@@ -335,4 +339,148 @@ TEST(Tape, ArgpackMemberTangentsMatchCentralDifferences) {
   start(none);
   none.launch("drift.dual", args);  // no w.dual: x.dual stays 0 (x.dual's own direction)
   for (float t : floats(none, "x.dual")) EXPECT_EQ(t, 0.0f);
+}
+
+// The ndarrays an argpack holds get gradients too
+// (tests/e2e/docs/argpack_ndarray_adjoint.loom.json: a pack `body` holding `pos` directly, `coef`
+// in a struct and `weights` through a nested pack `inner`, all needs_grad; `advance` moves pos in
+// place through the pack three times and `energy` sums w * |pos|^2). The adjoint's twins
+// PARAM.PATH.grad are bound to the .grad of the ndarray each member holds; each element against
+// central differences of the loss.
+TEST(Tape, ArgpackNdarrayGradientsMatchCentralDifferences) {
+  const std::string doc = doc_path("argpack_ndarray_adjoint.loom.json");
+  const int steps = 3;
+  auto floats = [](Program& p, const std::string& name) {
+    ArrayView a = p.array(name);
+    std::vector<float> v(a.bytes / sizeof(float));
+    std::memcpy(v.data(), a.data, a.bytes);
+    return v;
+  };
+  Program p(no_cache());
+  p.load_file(doc);
+  p.run_pipeline("init");
+  Tape tape(p, {.loss = "loss"});
+  for (int s = 0; s < steps; ++s) tape.run_pipeline("step");
+  tape.run_pipeline("loss");
+  const TapeReport& r = tape.backward();
+  SCOPED_TRACE(r.to_string());
+  EXPECT_NE(r.value_gradient("body.k"), 0.0);
+  for (const char* name : {"pos", "weights", "coef"}) {
+    std::vector<float> grad = floats(p, std::string(name) + ".grad");
+    double largest = 0;
+    for (size_t e = 0; e < grad.size(); e += 3) {  // every third element keeps the test short
+      Program q(no_cache());
+      q.load_file(doc);
+      auto loss_at = [&](double d) {
+        q.run_pipeline("init");
+        std::vector<float> v = floats(q, name);
+        v[e] += static_cast<float>(d);
+        q.write_array(name, v.data(), v.size() * sizeof(float));
+        for (int s = 0; s < steps; ++s) q.run_pipeline("step");
+        q.run_pipeline("loss");
+        return static_cast<double>(element<float>(q.array("loss"), 0));
+      };
+      const double h = 1e-2;
+      double fd = (loss_at(h) - loss_at(-h)) / (2 * h);
+      EXPECT_NEAR(grad[e], fd, 2e-2 * std::abs(fd) + 5e-4) << name << "[" << e << "]";
+      largest = std::max(largest, std::abs(fd));
+    }
+    EXPECT_GT(largest, 1e-2) << name;  // the check means something
+  }
+  // K.grad on its own, its twin for b.pos given: the gradient goes there, not into pos.grad.
+  p.create_ndarray("elsewhere", ValueType{Scalar::F32, 2, 1}, {16});
+  std::vector<float> before = floats(p, "pos.grad");
+  std::vector<float> one = {1.0f};
+  p.write_array("loss.grad", one.data(), sizeof(float));
+  p.launch("energy.grad", {{"b", "body"}, {"b.pos.grad", "elsewhere"}});
+  EXPECT_EQ(floats(p, "pos.grad"), before);
+  std::vector<float> elsewhere = floats(p, "elsewhere");
+  EXPECT_TRUE(std::any_of(elsewhere.begin(), elsewhere.end(), [](float g) { return g != 0; }));
+  EXPECT_NE(error_of([&] {
+              p.launch("energy.grad", {{"b", "body"}, {"b.k.grad", "elsewhere"}});
+            }).find("kernel 'energy' has no parameter 'b.k.grad'"),
+            std::string::npos);
+}
+
+// Forward mode through an argpack's ndarrays: advance.dual binds b.pos.dual to pos.dual and
+// b.inner.w.dual to weights.dual (coef has no tangent: constant), and pos.dual becomes the
+// derivative along (pos.dual, weights.dual), checked against central differences.
+TEST(Tape, ArgpackNdarrayTangentsMatchCentralDifferences) {
+  const std::string doc = doc_path("argpack_ndarray_adjoint.loom.json");
+  auto floats = [](Program& p, const std::string& name) {
+    ArrayView a = p.array(name);
+    std::vector<float> v(a.bytes / sizeof(float));
+    std::memcpy(v.data(), a.data, a.bytes);
+    return v;
+  };
+  std::vector<float> dpos(32), dw(16);
+  for (size_t i = 0; i < dpos.size(); ++i) dpos[i] = std::cos(0.7f * static_cast<float>(i));
+  for (size_t i = 0; i < dw.size(); ++i) dw[i] = 0.5f - 0.1f * static_cast<float>(i % 5);
+  const Args args = {{"b", "body"}, {"dt", 0.1}};
+  Program p(no_cache());
+  p.load_file(doc);
+  p.run_pipeline("init");
+  p.write_array("pos.dual", dpos.data(), dpos.size() * sizeof(float));
+  p.write_array("weights.dual", dw.data(), dw.size() * sizeof(float));
+  p.launch("advance.dual", args);
+  std::vector<float> tangent = floats(p, "pos.dual");
+  auto pos_along = [&](double t) {
+    Program q(no_cache());
+    q.load_file(doc);
+    q.run_pipeline("init");
+    std::vector<float> pos = floats(q, "pos"), w = floats(q, "weights");
+    for (size_t i = 0; i < pos.size(); ++i) pos[i] += static_cast<float>(t) * dpos[i];
+    for (size_t i = 0; i < w.size(); ++i) w[i] += static_cast<float>(t) * dw[i];
+    q.write_array("pos", pos.data(), pos.size() * sizeof(float));
+    q.write_array("weights", w.data(), w.size() * sizeof(float));
+    q.launch("advance", args);
+    return floats(q, "pos");
+  };
+  const double h = 1e-2;
+  std::vector<float> plus = pos_along(h), minus = pos_along(-h);
+  for (size_t i = 0; i < tangent.size(); ++i) {
+    double fd = (plus[i] - minus[i]) / (2 * h);
+    EXPECT_NEAR(tangent[i], fd, 1e-3 * std::max(1.0, std::abs(fd))) << i;
+  }
+}
+
+// Pipelines may launch K.grad and K.dual with the twins of an argpack's ndarrays
+// (PARAM.PATH.grad / .dual, an ndarray's name) and K.dual with an argpack twin (P.dual, an
+// argpack's name); a twin of anything else is refused when the document loads, naming it.
+TEST(Tape, PipelinesGiveArgpackTwins) {
+  std::ifstream in(doc_path("argpack_ndarray_adjoint.loom.json"));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto with_pipeline = [&](const std::string& launch) {
+    std::string t = text;
+    t.replace(t.find("\"pipelines\": ["), 14,
+              "\"pipelines\": [{\"name\": \"extra\", \"launches\": [" + launch + "]},");
+    Program p(no_cache());
+    p.load(graph::load_document(t, "twins.loom.json"));
+    p.run_pipeline("init");
+    p.run_pipeline("extra");
+  };
+  auto error_with = [&](const std::string& launch) {
+    return error_of([&] { with_pipeline(launch); });
+  };
+  EXPECT_EQ(error_with(
+                R"({"kernel": "energy.grad", "args": {"b": "body", "b.inner.w.grad": "coef.grad"}},
+         {"kernel": "advance.dual", "args": {"b": "body", "dt": 0.1, "b.dual": "body",
+                                             "b.pos.dual": "pos.dual"}})"),
+            "");
+  std::string e =
+      error_with(R"({"kernel": "energy.grad", "args": {"b": "body", "b.k.grad": "coef"}})");
+  EXPECT_NE(e.find("pipeline 'extra': argpack parameter 'b' of kernel 'energy' has no float "
+                   "ndarray member 'k' to have a 'grad' twin"),
+            std::string::npos)
+      << e;
+  e = error_with(R"({"kernel": "energy.grad", "args": {"b": "body", "b.pos.grad": 1.5}})");
+  EXPECT_NE(e.find("argument 'b.pos.grad' of 'energy.grad' must be the name of an ndarray"),
+            std::string::npos)
+      << e;
+  e = error_with(R"({"kernel": "energy.grad", "args": {"b": "body", "b.grad": "body"}})");
+  EXPECT_NE(e.find("parameter 'b' of kernel 'energy' has no 'grad' twin"), std::string::npos) << e;
+  e = error_with(R"({"kernel": "advance.dual", "args": {"b": "body", "dt": 0.1, "b.dual": 2}})");
+  EXPECT_NE(e.find("argument 'b.dual' of 'advance.dual' must be the name of an argpack"),
+            std::string::npos)
+      << e;
 }
