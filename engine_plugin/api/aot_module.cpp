@@ -123,14 +123,16 @@ std::string param_names(const KernelABI& abi) {
   return names;
 }
 
-// Whether a float ndarray parameter of `primal` has no example argument, so its twin was
-// chosen by default rather than by the caller.
+// Whether a float ndarray parameter of `primal`, or an argpack parameter, has no example
+// argument, so its twins were chosen by default rather than by the caller.
 bool defaulted_twins(const graph::Document& doc, const std::string& primal, const Args& args) {
   const graph::KernelDecl* decl = doc.kernel(primal);
   if (!decl) return false;
   for (const graph::KernelParam& p : decl->params) {
     auto type = parse_value_type(p.type);
-    if (p.kind != graph::ParamKind::Ndarray || !type || !is_float(type->scalar)) continue;
+    bool twinned = p.kind == graph::ParamKind::Argpack ||
+                   (p.kind == graph::ParamKind::Ndarray && type && is_float(type->scalar));
+    if (!twinned) continue;
     if (std::none_of(args.begin(), args.end(), [&](const auto& a) { return a.first == p.name; }))
       return true;
   }
@@ -138,8 +140,9 @@ bool defaulted_twins(const graph::Document& doc, const std::string& primal, cons
 }
 
 // The twins of a derived instantiation: its parameters after the primal's own, each named
-// after the parameter it is the twin of (passes/twin_slots.h appends them so).
-aot::Derivation derivation_of(const AotInstance& inst) {
+// after the parameter it is the twin of, or after an argpack parameter and the path of the
+// ndarray member it is the twin of (passes/twin_slots.h appends them so).
+aot::Derivation derivation_of(const AotInstance& inst, const std::vector<ArgpackType>& types) {
   aot::Derivation d;
   d.mode = inst.derived;
   d.of = inst.primal;
@@ -148,9 +151,20 @@ aot::Derivation derivation_of(const AotInstance& inst) {
   for (size_t p = 0; p < params.size(); ++p) {
     const std::string& name = params[p].name;
     if (!name.ends_with(suffix)) continue;
-    for (size_t q = 0; q < p; ++q)
-      if (params[q].name + suffix == name)
-        d.twins.push_back({static_cast<int>(p), static_cast<int>(q)});
+    const std::string of = name.substr(0, name.size() - suffix.size());
+    for (size_t q = 0; q < p; ++q) {
+      if (params[q].name == of) {
+        d.twins.push_back({static_cast<int>(p), static_cast<int>(q), ""});
+        break;
+      }
+      const std::string prefix = params[q].name + ".";
+      if (params[q].kind != ParamKind::Argpack || !of.starts_with(prefix)) continue;
+      std::string member = of.substr(prefix.size());
+      if (find_member(types, params[q].argpack_type, member, nullptr)) {
+        d.twins.push_back({static_cast<int>(p), static_cast<int>(q), member});
+        break;
+      }
+    }
   }
   return d;
 }
@@ -353,7 +367,7 @@ int AotModule::add_instance(const std::string& kernel, const Args& args, const s
   info.name = module_name;
   info.template_args = inst.template_args;
   info.return_names = inst.return_names;
-  if (derived) info.derived = derivation_of(inst);
+  if (derived) info.derived = derivation_of(inst, m.argpack_types);
   std::string stem = blob_stem(index, module_name);
   if (!vulkan) {
     for (size_t level = 0; level < m.needs.cpu_levels.size(); ++level) {

@@ -1749,7 +1749,8 @@ std::string Program::llvm_ir_text(const std::string& kernel, const Args& templat
 void Program::lower_for_module(const std::string& kernel, const Args& args, int index_bits,
                                AotInstance& out) {
   // K.grad / K.dual: twins bound as a launch binds them; a float ndarray parameter given no
-  // example argument gets its twin too (the engine binds it at launch).
+  // example argument gets its twin too (the engine binds it at launch), and so does each float
+  // ndarray member of an argpack parameter given none.
   Derivative mode = Derivative::Adjoint;
   const graph::KernelDecl* primal = impl_->derived_from(kernel, &mode);
   const graph::KernelDecl& decl = primal ? *primal : impl_->kernel_decl(kernel);
@@ -1763,6 +1764,9 @@ void Program::lower_for_module(const std::string& kernel, const Args& args, int 
           std::any_of(args.begin(), args.end(), [&](const auto& a) { return a.first == p.name; });
       if (p.kind == graph::ParamKind::Ndarray && type && is_float(type->scalar) && !given)
         derived->ndarray_params.insert(p.name);
+      if (p.kind == graph::ParamKind::Argpack && !given)
+        for (const std::string& path : impl_->float_ndarray_members(p.type))
+          derived->member_ndarrays.insert(p.name + "." + path);
     }
   }
   const Args& bound = derived ? derived->args : args;

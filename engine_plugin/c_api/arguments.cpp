@@ -223,9 +223,24 @@ void collect_resources(const ArgpackObject& p, const std::string& prefix,
   }
 }
 
+// The name of the module ndarray argpack `pack` holds at member `path`, found by its storage
+// (a member records the address of the ndarray set there); "" when it holds none of the
+// module's there (none set, or one the engine made).
+std::string module_ndarray_at(const ModuleObject& m, const host::Argpack& pack,
+                              const std::string& path) {
+  const uint8_t* data = pack.resource_view(path).data;
+  if (!data) return "";
+  for (const std::string& name : m.loaded->resource_names()) {
+    const host::Ndarray* nd = m.loaded->ndarray(name);
+    if (nd && nd->data() == data) return name;
+  }
+  return "";
+}
+
 // K.grad / K.dual given K's arguments only: each ndarray twin bound to the companion
-// (NAME.grad / NAME.dual) of the module ndarray given for its parameter, each value twin (a
-// tangent's direction) to 0, as Program::launch binds them. An argpack twin has no default.
+// (NAME.grad / NAME.dual) of the module ndarray given for its parameter, or held by the
+// argpack member it twins; each value twin (a tangent's direction) to 0, as Program::launch
+// binds them. An argpack twin has no default.
 void bind_twins(KernelObject& k, const aot::Derivation& d, const LoomArgument* args) {
   ModuleObject& m = *k.module;
   host::LaunchFrame& frame = *k.frame;
@@ -249,10 +264,32 @@ void bind_twins(KernelObject& k, const aot::Derivation& d, const LoomArgument* a
                          "'s members), which has no default: give all " +
                          std::to_string(abi.params.size()) + " arguments, '" + twin.name +
                          "' included");
-    // bind_arguments checked the argument: an ndarray of this runtime.
-    const ArrayObject& given = resolve(args[t.of].value.ndarray, "the ndarray");
     std::string all = "give all " + std::to_string(abi.params.size()) + " arguments, '" +
                       twin.name + "' included";
+    if (!t.member.empty()) {  // bind_arguments checked the argument: an argpack of the module
+      const std::vector<ArgpackType>& types = m.loaded->metadata().argpack_types;
+      const host::Argpack& pack = argpack_of(argpack_argument(
+          args[t.of], m, types, of.argpack_type, where, "parameter '" + of.name + "'"));
+      std::string held = module_ndarray_at(m, pack, t.member);
+      if (held.empty())
+        throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, where,
+                       "member '" + t.member + "' of the argpack given for '" + of.name +
+                           "' holds no ndarray of the module, so '" + twin.name +
+                           "' has no companion to default to: " + all);
+      host::Ndarray* nd = m.loaded->ndarray(held + suffix);
+      if (!nd)
+        throw ApiError(
+            LOOM_ERROR_NOT_FOUND, where,
+            "member '" + t.member + "' of the argpack given for '" + of.name + "' holds ndarray '" +
+                held + "', and the module has no '" + held + suffix + "' for '" + twin.name +
+                "' (declare '" + held + "' " +
+                (d.mode == aot::Derivation::Mode::Adjoint ? "needs_grad" : "needs_dual") +
+                "), or " + all);
+      frame.set_ndarray(t.param, *nd);
+      continue;
+    }
+    // bind_arguments checked the argument: an ndarray of this runtime.
+    const ArrayObject& given = resolve(args[t.of].value.ndarray, "the ndarray");
     if (!given.module)
       throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, where,
                      "parameter '" + of.name +

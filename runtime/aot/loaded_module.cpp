@@ -428,18 +428,36 @@ std::string shape_text(const ResourceView& v, int ndim) {
   return s + "]";
 }
 
-// A derived kernel's ndarray twins have the shapes of their parameters' ndarrays: the adjoint
-// of x[i] is x.grad[i], over the same loops.
-void check_twin_shapes(const KernelInfo& info, const LaunchContext& ctx, const Place& where) {
+// The slot of the ndarray member at `path` of argpack parameter `param`, or -1.
+int member_slot(const KernelABI& abi, int param, const std::string& path,
+                const std::vector<ArgpackType>& types) {
+  uint32_t offset = 0;
+  int type = abi.params.at(static_cast<size_t>(param)).argpack_type;
+  if (!find_member(types, type, path, &offset)) return -1;
+  for (size_t s = 0; s < abi.resources.size(); ++s)
+    if (abi.resources[s].param == param &&
+        abi.resources[s].param_offset == static_cast<int32_t>(offset))
+      return static_cast<int>(s);
+  return -1;
+}
+
+// A derived kernel's ndarray twins have the shapes of their parameters' ndarrays (or of the
+// ndarrays the argpack members they twin hold): the adjoint of x[i] is x.grad[i], over the same
+// loops.
+void check_twin_shapes(const KernelInfo& info, const LaunchContext& ctx, const Place& where,
+                       const std::vector<ArgpackType>& types) {
   for (const Derivation::Twin& t : info.derived.twins) {
     const ParamDesc& twin = info.abi.params.at(static_cast<size_t>(t.param));
     if (twin.kind != ParamKind::Ndarray) continue;
-    int ts = param_slot(info.abi, t.param), os = param_slot(info.abi, t.of);
+    int ts = param_slot(info.abi, t.param);
+    int os = t.member.empty() ? param_slot(info.abi, t.of)
+                              : member_slot(info.abi, t.of, t.member, types);
     if (ts < 0 || os < 0) continue;
     const ResourceView& tv = ctx.resources[ts];
     const ResourceView& ov = ctx.resources[os];
     if (std::equal(tv.shape, tv.shape + twin.ndim, ov.shape)) continue;
-    const std::string& of = info.abi.params.at(static_cast<size_t>(t.of)).name;
+    std::string of = info.abi.params.at(static_cast<size_t>(t.of)).name;
+    if (!t.member.empty()) of += "." + t.member;
     throw host::ExtentError(where, "the ndarray given for '" + twin.name + "' has the shape " +
                                        shape_text(tv, twin.ndim) + ", the one given for '" + of +
                                        "' " + shape_text(ov, twin.ndim) +
@@ -460,7 +478,8 @@ void LoadedModule::launch(int index, host::LaunchFrame& frame, const Launcher& l
     frame.bind_field(r.field, *f);
   }
   LaunchContext& ctx = frame.context();
-  check_twin_shapes(kernel_info(index), ctx, Place{what_, k.abi().name});
+  check_twin_shapes(kernel_info(index), ctx, Place{what_, k.abi().name},
+                    module_.meta.argpack_types);
   ctx.seed = 0x9e3779b97f4a7c15ull * ++launch_serial_;
   try {
     launcher(k, ctx);

@@ -312,6 +312,7 @@ JsonValue derivation_json(const KernelInfo& k) {
         JsonValue o = object();
         put(o, "param", str(k.abi.params.at(static_cast<size_t>(t.param)).name));
         put(o, "of", str(k.abi.params.at(static_cast<size_t>(t.of)).name));
+        if (!t.member.empty()) put(o, "member", str(t.member));
         return o;
       }));
   return j;
@@ -324,6 +325,9 @@ int module_format_version(const ModuleMetadata& m) {
     return std::any_of(bounds.begin(), bounds.end(),
                        [](const RangeBound& b) { return b.plus != 0; });
   };
+  for (const KernelInfo& k : m.kernels)
+    for (const Derivation::Twin& t : k.derived.twins)
+      if (!t.member.empty()) return 3;
   for (const KernelInfo& k : m.kernels) {
     for (const ExtentAssumption& e : k.abi.extent_assumptions)
       if (plus(e.begin) || plus(e.end)) return 2;
@@ -910,9 +914,11 @@ void read_argpacks(const Reader& r, ModuleMetadata& m) {
 
 // kernels[i].derived: the mode, the primal's name (the kernel's name less the suffix), and
 // each twin a parameter after the primal's own, of the same kind, type and dimensions as the
-// parameter it is the twin of, named after it. Whether the module holds the primal is
-// checked once every kernel is read (check_derivations).
-Derivation read_derivation(const Reader& d, const KernelInfo& k) {
+// parameter it is the twin of, named after it; a twin of the ndarray an argpack holds, of the
+// element type and dimensions of that member of the parameter's argpack type (`types`). Whether
+// the module holds the primal is checked once every kernel is read (check_derivations).
+Derivation read_derivation(const Reader& d, const KernelInfo& k,
+                           const std::vector<ArgpackType>& types) {
   Derivation out;
   out.mode = d.name_of<Derivation::Mode>(
       "mode", {{"grad", Derivation::Mode::Adjoint}, {"dual", Derivation::Mode::Tangent}});
@@ -934,7 +940,8 @@ Derivation read_derivation(const Reader& d, const KernelInfo& k) {
                                  "' has " + std::to_string(params.size()) + " parameters");
   const size_t first_twin = params.size() - count;
   for_each_item(d, "twins", [&](const Reader& t) {
-    Derivation::Twin twin{param_named(t, "param"), param_named(t, "of")};
+    Derivation::Twin twin{param_named(t, "param"), param_named(t, "of"),
+                          t.has("member") ? t.string("member") : std::string()};
     const ParamDesc& tp = params[static_cast<size_t>(twin.param)];
     const ParamDesc& op = params[static_cast<size_t>(twin.of)];
     size_t expected = first_twin + out.twins.size();
@@ -944,9 +951,32 @@ Derivation read_derivation(const Reader& d, const KernelInfo& k) {
                                    "one should be parameter " + std::to_string(expected) + ")");
     if (static_cast<size_t>(twin.of) >= first_twin)
       t.fail_at(t.at("of"), "names '" + op.name + "', which is a twin itself");
-    if (tp.name != op.name + suffix)
-      t.fail_at(t.at("param"), "is '" + tp.name + "'; the twin of '" + op.name + "' is '" +
-                                   op.name + suffix + "'");
+    const ArgpackMember* member = nullptr;  // a twin of an argpack's ndarray: that member
+    if (!twin.member.empty()) {
+      if (op.kind != ParamKind::Argpack || op.argpack_type < 0 ||
+          static_cast<size_t>(op.argpack_type) >= types.size())
+        t.fail_at(t.at("member"), "names a member of '" + op.name + "', which is no argpack");
+      member = find_member(types, op.argpack_type, twin.member, nullptr);
+      if (!member || member->kind != MemberKind::Ndarray || !is_float(member->type.scalar))
+        t.fail_at(t.at("member"), "is '" + twin.member +
+                                      "', which is no float ndarray member of argpack type '" +
+                                      types[static_cast<size_t>(op.argpack_type)].name + "'");
+    }
+    const std::string of = member ? op.name + "." + twin.member : op.name;
+    if (tp.name != of + suffix)
+      t.fail_at(t.at("param"),
+                "is '" + tp.name + "'; the twin of '" + of + "' is '" + of + suffix + "'");
+    for (const Derivation::Twin& before : out.twins)
+      if (before.of == twin.of && before.member == twin.member)
+        t.fail_at(t.at("of"), "names '" + of + "' a second time");
+    if (member) {
+      if (tp.kind != ParamKind::Ndarray || tp.type != member->type || tp.ndim != member->ndim)
+        t.fail_at(t.at("param"), "'" + tp.name +
+                                     "' is not an ndarray of the element type and dimensions of '" +
+                                     of + "'");
+      out.twins.push_back(twin);
+      return;
+    }
     bool tangent = out.mode == Derivation::Mode::Tangent;
     bool value_twin = tangent && op.kind == ParamKind::Value && is_float(op.type.scalar);
     bool pack_twin = tangent && op.kind == ParamKind::Argpack;
@@ -964,8 +994,6 @@ Derivation read_derivation(const Reader& d, const KernelInfo& k) {
                                    std::to_string(tp.argpack_type) + ", '" + op.name +
                                    "' of type " + std::to_string(op.argpack_type) +
                                    "; a twin has its parameter's argpack type");
-    for (const Derivation::Twin& before : out.twins)
-      if (before.of == twin.of) t.fail_at(t.at("of"), "names '" + op.name + "' a second time");
     out.twins.push_back(twin);
   });
   return out;
@@ -992,12 +1020,12 @@ KernelInfo read_kernel(const Reader& k, const ModuleMetadata& m) {
                 [&](const Reader& t) { info.template_args.push_back(read_template(t)); });
   info.return_names = k.strings("return_names");
   info.abi = read_abi(k.object("abi"), info.name);
-  if (k.has("derived")) info.derived = read_derivation(k.object("derived"), info);
   for (const ParamDesc& p : info.abi.params)
     if (p.kind == ParamKind::Argpack &&
         (p.argpack_type < 0 || static_cast<size_t>(p.argpack_type) >= m.argpack_types.size()))
       k.fail_at(k.at("abi.params"), "names argpack type " + std::to_string(p.argpack_type) +
                                         ", which the module lacks");
+  if (k.has("derived")) info.derived = read_derivation(k.object("derived"), info, m.argpack_types);
   if (m.arch == Arch::Cpu) {
     info.objects = {k.string("object")};
     size_t levels = m.needs.cpu_levels.size();

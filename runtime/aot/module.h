@@ -28,7 +28,9 @@ namespace loom::aot {
 // (SpirvTask::direct), which an older runtime would dispatch wrongly without a word. A module
 // is written with the lowest version that holds what it uses (module_format_version), so one
 // without them still loads in runtimes that read only version 1.
-constexpr int kModuleFormatVersion = 2;
+// Version 3: twins of the ndarrays argpacks hold (Derivation::Twin::member), which an older
+// runtime would refuse with a message about the twin's place.
+constexpr int kModuleFormatVersion = 3;
 
 enum class Arch : uint8_t { Cpu, Vulkan };
 const char* arch_name(Arch a);  // "cpu", "vulkan"
@@ -89,6 +91,9 @@ struct Derivation {
   struct Twin {
     int param = -1;  // the twin parameter's index in the kernel's ABI
     int of = -1;     // the primal parameter's index
+    // A twin of the ndarray an argpack holds: its member path in argpack parameter `of`
+    // ("inner.vel": the twin is named "p.inner.vel.grad"); empty for a parameter's twin.
+    std::string member;
   };
   std::vector<Twin> twins;  // in parameter order
 };

@@ -30,6 +30,12 @@ std::string source(const std::string& rel) { return std::string(LOOM_SOURCE_DIR)
 // A descent of w (x - t)^2 with an init pipeline, so a run needs no data from outside.
 std::string descent_doc() { return source("tests/c_api/docs/gradient_descent.loom.json"); }
 
+// An argpack holding ndarrays directly, in a struct and through a nested pack, with a
+// `backward` pipeline running energy.grad and advance.grad.
+std::string argpack_ndarray_doc() {
+  return source("tests/e2e/docs/argpack_ndarray_adjoint.loom.json");
+}
+
 Backend backend_of(aot::Arch arch) {
   return arch == aot::Arch::Vulkan ? Backend::Vulkan : Backend::Cpu;
 }
@@ -55,11 +61,13 @@ const aot::KernelInfo* kernel_named(const aot::ModuleMetadata& m, const std::str
   return nullptr;
 }
 
+// "x.grad<-x"; a twin of an argpack's ndarray "b.pos.grad<-b:pos".
 std::vector<std::string> twin_pairs(const aot::KernelInfo& k) {
   std::vector<std::string> out;
   for (const aot::Derivation::Twin& t : k.derived.twins)
     out.push_back(k.abi.params.at(static_cast<size_t>(t.param)).name + "<-" +
-                  k.abi.params.at(static_cast<size_t>(t.of)).name);
+                  k.abi.params.at(static_cast<size_t>(t.of)).name +
+                  (t.member.empty() ? "" : ":" + t.member));
   return out;
 }
 
@@ -156,6 +164,46 @@ TEST(DerivedKernels, ATangentArgpackIsATwinOfItsArgpack) {
               std::string::npos)
         << e.what();
   }
+}
+
+// The twins of the ndarrays an argpack holds (PARAM.PATH.grad) are twins of the argpack
+// parameter with the member's path, in the metadata too (format version 3, read back as
+// written); asked for by name, K.grad gets one per float ndarray member. A hostile `member`
+// is refused naming the member and the type.
+TEST(DerivedKernels, TheNdarraysOfAnArgpackHaveTwinsByMemberPath) {
+  aot::Module module = build(argpack_ndarray_doc(), aot::Arch::Cpu, {"advance.grad"});
+  const aot::KernelInfo* energy = kernel_named(module.meta, "energy.grad");
+  const aot::KernelInfo* advance = kernel_named(module.meta, "advance.grad");
+  ASSERT_TRUE(energy && advance);
+  // In slot order; energy reads no coefficient, so b.lens.c has no twin there.
+  EXPECT_EQ(twin_pairs(*energy),
+            (std::vector<std::string>{"b.pos.grad<-b:pos", "b.inner.w.grad<-b:inner.w"}));
+  EXPECT_EQ(twin_pairs(*advance),
+            (std::vector<std::string>{"b.pos.grad<-b:pos", "b.inner.w.grad<-b:inner.w",
+                                      "b.lens.c.grad<-b:lens.c"}));
+  EXPECT_EQ(aot::module_format_version(module.meta), 3);
+  std::string json = aot::metadata_to_json(module.meta);
+  EXPECT_EQ(aot::metadata_to_json(aot::metadata_from_json(json, "a")), json);
+  auto error_of = [&](const std::string& from, const std::string& to) {
+    std::string hostile = json;
+    size_t at = hostile.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at == std::string::npos) return std::string();
+    hostile.replace(at, from.size(), to);
+    try {
+      aot::metadata_from_json(hostile, "a");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  std::string e = error_of("\"member\": \"pos\"", "\"member\": \"k\"");
+  EXPECT_NE(e.find("is 'k', which is no float ndarray member of argpack type 'Body'"),
+            std::string::npos)
+      << e;
+  e = error_of("\"member\": \"inner.w\"", "\"member\": \"pos\"");
+  EXPECT_NE(e.find("is 'b.inner.w.grad'; the twin of 'b.pos' is 'b.pos.grad'"), std::string::npos)
+      << e;
 }
 
 // --kernel K.dual (AotModule::add_kernel without example arguments): a twin for every float
@@ -261,6 +309,44 @@ TEST_P(DerivedKernelsRun, GradientDescentFromAModuleMatchesTheJit) {
   // The descent moved xs toward ts: the gradient was applied, not zero.
   std::vector<float> xs = floats(jit.array("xs").data, jit.array("xs").bytes);
   EXPECT_NE(xs[0], 0.0f);
+}
+
+// The backward pipeline of argpack_ndarray_adjoint from the module (its K.grad launches
+// binding the twins of the pack's ndarrays to pos.grad, coef.grad and weights.grad) equals the
+// JIT's, and moves every one of them.
+TEST_P(DerivedKernelsRun, ArgpackNdarrayGradientsFromAModuleMatchTheJit) {
+  aot::Arch arch = GetParam();
+  if (arch == aot::Arch::Vulkan) LOOM_REQUIRE_VULKAN_OR_SKIP();
+  auto device = device_for(arch);
+  aot::LoadedModule loaded(
+      aot::read_module_bytes(aot::write_module_archive(build(argpack_ndarray_doc(), arch)),
+                             "a.loommod"),
+      *device, "a.loommod");
+  ProgramOptions po;
+  po.backend = backend_of(arch);
+  po.offline_cache = false;
+  Program jit(po);
+  jit.load_file(argpack_ndarray_doc());
+  for (const char* pipeline : {"init", "step", "step", "backward"}) {
+    jit.run_pipeline(pipeline);
+    loaded.run_pipeline(pipeline);
+  }
+  jit.synchronize();
+  for (const char* name : {"pos.grad", "coef.grad", "weights.grad"}) {
+    SCOPED_TRACE(name);
+    ArrayView want = jit.array(name);
+    host::Ndarray* n = loaded.ndarray(name);
+    ASSERT_NE(n, nullptr);
+    loaded.device().read_back(n->data());
+    ASSERT_EQ(n->bytes(), want.bytes);
+    std::vector<float> got = floats(n->data(), n->bytes()), expect = floats(want.data, want.bytes);
+    double largest = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_NEAR(got[i], expect[i], 1e-4f * std::max(1.0f, std::fabs(expect[i]))) << i;
+      largest = std::max(largest, static_cast<double>(std::fabs(expect[i])));
+    }
+    EXPECT_GT(largest, 1e-2);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, DerivedKernelsRun,

@@ -612,7 +612,7 @@ INSTANTIATE_TEST_SUITE_P(Arch, CApi, testing::Values(LOOM_ARCH_CPU, LOOM_ARCH_VU
 TEST(CApiBasics, VersionQuery) {
   EXPECT_EQ(LOOM_VERSION_MAJOR(loom_version()), 3u);
   EXPECT_GE(loom_version(), LOOM_HEADER_VERSION);
-  EXPECT_NE(std::string(loom_version_string()).find("abi 3.1.0, module format 2"),
+  EXPECT_NE(std::string(loom_version_string()).find("abi 3.1.0, module format 3"),
             std::string::npos)
       << loom_version_string();
   EXPECT_STREQ(loom_result_name(LOOM_ERROR_WRONG_NDIM), "LOOM_ERROR_WRONG_NDIM");

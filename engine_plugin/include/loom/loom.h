@@ -77,7 +77,7 @@ extern "C" {
 
 /* The library's ABI version (LOOM_MAKE_VERSION). */
 LOOM_API uint32_t loom_version(void);
-/* "loom 0.1.0 (abi 3.1.0, module format 2)": the product, the ABI and the module format
+/* "loom 0.1.0 (abi 3.1.0, module format 3)": the product, the ABI and the module format
  * versions it reads. Static storage. */
 LOOM_API const char* loom_version_string(void);
 
@@ -661,15 +661,18 @@ LOOM_API LoomResult loom_launch(LoomKernel kernel, uint32_t arg_count, const Loo
  * - Parameters: K's, then the twins, each named after its parameter ("x.grad" for the
  *   ndarray parameter x; a tangent kernel's also "w.dual" for each float value parameter w,
  *   the direction along w, and "p.dual" for an argpack parameter p when the module was
- *   compiled with one: an argpack of p's type whose members are the directions along p's).
- *   loom_kernel_get_param lists them.
+ *   compiled with one: an argpack of p's type whose members are the directions along p's),
+ *   and "p.inner.vel.grad" / ".dual" for each float ndarray member of an argpack parameter p
+ *   that K reads or writes (by member path), an ndarray of the member's element type and
+ *   dimensions. loom_kernel_get_param lists them.
  * - loom_launch takes every argument, twins included, or K's arguments only (as many as
  *   K's param_count, in K's order): then each ndarray twin is bound to the companion of the module
- *   ndarray given for its parameter (x given "xs": x.grad is "xs.grad"), and each value twin
- *   to 0; an argpack twin has no default (LOOM_ERROR_INVALID_ARGUMENT). An ndarray the
- *   engine made has no companion (LOOM_ERROR_INVALID_ARGUMENT), nor one
- *   whose companion the module lacks (LOOM_ERROR_NOT_FOUND): give every argument then. A
- *   twin's ndarray must have the shape of its parameter's (LOOM_ERROR_INVALID_ARGUMENT).
+ *   ndarray given for its parameter (x given "xs": x.grad is "xs.grad") or held by the argpack
+ *   member it twins, and each value twin to 0; an argpack twin has no default
+ *   (LOOM_ERROR_INVALID_ARGUMENT). An ndarray the engine made has no companion
+ *   (LOOM_ERROR_INVALID_ARGUMENT), nor one whose companion the module lacks
+ *   (LOOM_ERROR_NOT_FOUND): give every argument then. A twin's ndarray must have the shape of
+ *   its parameter's, or of the ndarray the member holds (LOOM_ERROR_INVALID_ARGUMENT).
  * - An adjoint returns the gradients of K's float value parameters, each named by its
  *   parameter: loom_kernel_get_return_named(k, "w", LOOM_DTYPE_F32, 1, &dw), and of the
  *   float members of its argpack parameters, named by parameter and member path
