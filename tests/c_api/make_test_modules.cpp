@@ -154,6 +154,10 @@ int main(int argc, char** argv) {
                   {{"p", "params"}, {"x", "xs"}, {"y", "ys"}, {"s", 0.6}, {"p.dual", "direction"}});
               m.add_document();
             });
+      // Adjoints with a twin per float ndarray an argpack holds (b.pos.grad, b.inner.w.grad,
+      // b.lens.c.grad): energy.grad and advance.grad, which its backward pipeline launches.
+      write(src, out, arch, "tests/e2e/docs/argpack_ndarray_adjoint.loom.json", "argpack_gradient",
+            false, [](loom::AotModule& m) { m.add_document(); });
       // 0-d fields: ndim 0 through the C ABI.
       write(src, out, arch, "tests/e2e/docs/zero_d_fields.loom.json", "zero_d", false,
             [](loom::AotModule& m) { m.add_document(); });
