@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "editor/model/launch_params.h"
 #include "editor/model/literal_text.h"
 #include "runtime/common/argpack_layout.h"
 
@@ -35,14 +36,21 @@ const std::vector<std::string>& value_type_choices() {
 }
 
 // A combo over `choices`; true with `*value` changed when another was picked.
-bool choice(const char* label, std::string* value, const std::vector<std::string>& choices) {
+// What a derived launch's optional twin shows when the launch binds its default.
+constexpr const char* kDefaultArgument = "(default)";
+
+// A combo of `choices`; with `state`, each open choice is the control "CONTROL=CHOICE".
+bool choice(const char* label, std::string* value, const std::vector<std::string>& choices,
+            PanelState* state = nullptr, const std::string& control = "") {
   bool changed = false;
   if (ImGui::BeginCombo(label, value->c_str())) {
-    for (const std::string& c : choices)
+    for (const std::string& c : choices) {
       if (ImGui::Selectable(c.c_str(), c == *value) && c != *value) {
         *value = c;
         changed = true;
       }
+      if (state) state->controls[control + "=" + c] = ControlRect::last_item();
+    }
     ImGui::EndCombo();
   }
   return changed;
@@ -853,14 +861,24 @@ void ProgramPanel::inspect_pipeline(EditorDocument& doc, PanelState& state) {
       ImGui::PopID();
       return;
     }
-    const graph::KernelDecl* k = doc.doc().kernel(l.kernel);
-    if (k) {
+    std::vector<LaunchParam> params = launch_params(doc.doc(), l.kernel);
+    if (!params.empty()) {
       ImGui::Indent();
-      for (const graph::KernelParam& param : k->params) {
+      for (const LaunchParam& row : params) {
+        const graph::KernelParam& param = row.param;
         ImGui::PushID(param.name.c_str());
         ImGui::AlignTextToFramePadding();
-        ImGui::TextUnformatted(param.name.c_str());
-        ImGui::SameLine(110);
+        if (row.twin)
+          ImGui::TextDisabled("%s", param.name.c_str());
+        else
+          ImGui::TextUnformatted(param.name.c_str());
+        if (row.twin && ImGui::IsItemHovered())
+          ImGui::SetTooltip(
+              "optional: by default the companion (.grad / .dual) of what '%s' is "
+              "given, or 0 for a value's direction",
+              param.name.substr(0, param.name.rfind('.')).c_str());
+        // A long twin name ("b.inner.w.grad") puts its value on a line of its own.
+        if (ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x < 106) ImGui::SameLine(110);
         std::string current;
         for (const auto& [name, v] : l.args)
           if (name == param.name) current = literal_text(v);
@@ -869,24 +887,38 @@ void ProgramPanel::inspect_pipeline(EditorDocument& doc, PanelState& state) {
                        !(param.kind == graph::ParamKind::Template && param.type != "field" &&
                          !param.type.empty());
         if (by_name) {
-          std::vector<std::string> names = param.kind == graph::ParamKind::Ndarray
-                                               ? resource_names(doc.doc(), false, true, false)
-                                           : param.kind == graph::ParamKind::Texture
-                                               ? resource_names(doc.doc(), false, false, true)
-                                           : param.kind == graph::ParamKind::Template
-                                               ? resource_names(doc.doc(), true, false, false)
-                                               : std::vector<std::string>{};
-          if (param.kind == graph::ParamKind::Argpack)
+          std::vector<std::string> names;
+          if (row.twin) names.push_back(kDefaultArgument);
+          if (param.kind == graph::ParamKind::Ndarray) {
+            for (const std::string& n : resource_names(doc.doc(), false, true, false))
+              names.push_back(n);
+            if (row.twin) {  // the companions of its kind an ndarray twin is usually given
+              bool grad = param.name.ends_with(".grad");
+              for (const graph::NdarrayDecl& n : doc.doc().ndarrays)
+                if (grad ? n.needs_grad : n.needs_dual)
+                  names.push_back(n.name + (grad ? ".grad" : ".dual"));
+            }
+          } else if (param.kind == graph::ParamKind::Texture) {
+            names = resource_names(doc.doc(), false, false, true);
+          } else if (param.kind == graph::ParamKind::Template) {
+            names = resource_names(doc.doc(), true, false, false);
+          } else if (param.kind == graph::ParamKind::Argpack) {
             for (const graph::ArgpackDecl& a : doc.doc().argpacks)
               if (a.type == param.type) names.push_back(a.name);
+          }
           ImGui::SetNextItemWidth(-1);
-          std::string chosen = current;
-          if (choice("##arg", &chosen, names))
-            apply(set_launch_arg(doc, pipeline, i, param.name, graph::Literal::text(chosen)));
+          std::string chosen = current.empty() && row.twin ? kDefaultArgument : current;
+          if (choice("##arg", &chosen, names, &state,
+                     "inspector.arg." + std::to_string(i) + "." + param.name))
+            apply(chosen == kDefaultArgument
+                      ? clear_launch_arg(doc, pipeline, i, param.name)
+                      : set_launch_arg(doc, pipeline, i, param.name, graph::Literal::text(chosen)));
         } else if (text_field(state, "##arg", current, &typed)) {
           std::string why;
           std::optional<graph::Literal> v = parse_literal_text(typed, false, &why);
-          if (!v)
+          if (row.twin && typed.empty())  // cleared: the default again
+            apply(clear_launch_arg(doc, pipeline, i, param.name));
+          else if (!v)
             apply(EditResult::fail(param.name + ": " + (why.empty() ? "give a value" : why)));
           else
             apply(set_launch_arg(doc, pipeline, i, param.name, *v));
@@ -899,13 +931,20 @@ void ProgramPanel::inspect_pipeline(EditorDocument& doc, PanelState& state) {
     }
     ImGui::PopID();
   }
-  std::vector<std::string> kernels;
-  for (const graph::KernelDecl& k : doc.doc().kernels) kernels.push_back(k.name);
   ImGui::SetNextItemWidth(-1);
-  if (ImGui::BeginCombo("##launch", "+ launch a kernel")) {
-    for (const std::string& k : kernels) {
-      if (ImGui::Selectable(k.c_str())) apply(add_launch(doc, pipeline, k));
-      state.controls["inspector.launch." + k] = ControlRect::last_item();
+  if (ImGui::BeginCombo("##launch", "+ launch a kernel", ImGuiComboFlags_HeightLarge)) {
+    // The kernels, then their adjoints and tangent kernels (a gradient step in a pipeline).
+    for (bool derived : {false, true}) {
+      if (derived && !doc.doc().kernels.empty()) {
+        ImGui::Separator();
+        ImGui::TextDisabled("gradients (docs/autodiff.md)");
+      }
+      for (const graph::KernelDecl& kd : doc.doc().kernels)
+        for (const std::string& k : launch_choices(kd)) {
+          if ((k != kd.name) != derived) continue;
+          if (ImGui::Selectable(k.c_str())) apply(add_launch(doc, pipeline, k));
+          state.controls["inspector.launch." + k] = ControlRect::last_item();
+        }
     }
     ImGui::EndCombo();
   }

@@ -8,6 +8,7 @@
 #include "compiler/graph/document_json.h"
 #include "compiler/graph/validate.h"
 #include "editor/model/graph_access.h"
+#include "editor/model/launch_params.h"
 #include "runtime/common/error.h"
 
 namespace loom::editor {
@@ -66,6 +67,17 @@ Literal* find_param(Node& n, const std::string& name) {
 
 bool names_string(const Literal* l, const std::string& name) {
   return l && l->kind == Literal::Kind::String && l->s == name;
+}
+
+// A launch argument naming resource `name` or its companion NAME.grad / NAME.dual (what a
+// derived launch's twin binds); *suffix gets which ("" for the resource itself).
+bool names_resource(const Literal& l, const std::string& name, std::string* suffix) {
+  for (const char* s : {"", ".grad", ".dual"})
+    if (names_string(&l, name + s)) {
+      *suffix = s;
+      return true;
+    }
+  return false;
 }
 
 std::string graph_label(const GraphRef& g) {
@@ -150,10 +162,11 @@ std::string resource_user(Document& doc, DeclKind kind, const std::string& name)
     });
     if (!user.empty()) return user;
   }
+  std::string suffix;
   for (const graph::Pipeline& p : doc.pipelines)
     for (const graph::Launch& l : p.launches)
       for (const auto& [param, value] : l.args)
-        if (names_string(&value, name))
+        if (names_resource(value, name, &suffix))
           return "pipeline '" + p.name + "' (the launch of '" + l.kernel + "', argument '" + param +
                  "')";
   for (const graph::ArgpackDecl& a : doc.argpacks)
@@ -175,10 +188,11 @@ void rename_resource_refs(Document& doc, DeclKind kind, const std::string& from,
       f->s = to;
     });
   }
+  std::string suffix;
   for (graph::Pipeline& p : doc.pipelines)
     for (graph::Launch& l : p.launches)
       for (auto& [param, value] : l.args)
-        if (names_string(&value, from)) value.s = to;
+        if (names_resource(value, from, &suffix)) value.s = to + suffix;
   for (graph::ArgpackDecl& a : doc.argpacks)
     for (auto& [path, value] : a.values)
       if (names_string(&value, from)) value.s = to;
@@ -263,6 +277,15 @@ int param_user(const graph::KernelDecl& k, const std::string& name) {
   return found;
 }
 
+// Whether `name` is the companion NAME.grad / NAME.dual of an ndarray that needs one: an
+// array of the program, which a derived launch's twin may be given.
+bool ndarray_companion(const Document& doc, const std::string& name) {
+  for (const graph::NdarrayDecl& n : doc.ndarrays)
+    if ((n.needs_grad && name == n.name + ".grad") || (n.needs_dual && name == n.name + ".dual"))
+      return true;
+  return false;
+}
+
 // Whether a launch argument still suits parameter `p` (the kind of literal, and for
 // resources a declaration of the right kind); the full check is the document load's.
 bool argument_fits(const Document& doc, const graph::KernelParam& p, const Literal& arg) {
@@ -274,7 +297,9 @@ bool argument_fits(const Document& doc, const graph::KernelParam& p, const Liter
         return arg.kind != Literal::Kind::List && arg.kind != Literal::Kind::String;
       return arg.kind == Literal::Kind::List || arg.is_number();
     }
-    case graph::ParamKind::Ndarray: return arg.kind == Literal::Kind::String && doc.ndarray(arg.s);
+    case graph::ParamKind::Ndarray:
+      return arg.kind == Literal::Kind::String &&
+             (doc.ndarray(arg.s) || ndarray_companion(doc, arg.s));
     case graph::ParamKind::Texture: return arg.kind == Literal::Kind::String && doc.texture(arg.s);
     case graph::ParamKind::Argpack:
       return arg.kind == Literal::Kind::String && doc.argpack(arg.s) &&
@@ -513,7 +538,7 @@ EditResult rename_declaration(EditorDocument& d, DeclKind kind, const std::strin
       find_named(next.kernels, from)->name = to;
       for (graph::Pipeline& p : next.pipelines)
         for (graph::Launch& l : p.launches)
-          if (l.kernel == from) l.kernel = to;
+          if (launches_kernel(l.kernel, from)) l.kernel = to + l.kernel.substr(from.size());
       for (graph::GraphLayout& l : next.layout)
         if (l.graph == from) l.graph = to;
       break;
@@ -592,8 +617,9 @@ EditResult delete_declaration(EditorDocument& d, DeclKind kind, const std::strin
       int launches = 0;
       for (graph::Pipeline& p : next.pipelines) {
         auto& l = p.launches;
-        auto end = std::remove_if(l.begin(), l.end(),
-                                  [&](const graph::Launch& x) { return x.kernel == name; });
+        auto end = std::remove_if(l.begin(), l.end(), [&](const graph::Launch& x) {
+          return launches_kernel(x.kernel, name);
+        });
         launches += static_cast<int>(l.end() - end);
         l.erase(end, l.end());
       }
@@ -802,11 +828,18 @@ EditResult edit_kernel(EditorDocument& d, const std::string& kernel, const std::
   return commit(d, std::move(next), label);
 }
 
+// Each launch of `kernel`, or of its adjoint or tangent kernel.
 void for_each_launch(Document& doc, const std::string& kernel,
                      const std::function<void(graph::Launch&)>& fn) {
   for (graph::Pipeline& p : doc.pipelines)
     for (graph::Launch& l : p.launches)
-      if (l.kernel == kernel) fn(l);
+      if (launches_kernel(l.kernel, kernel)) fn(l);
+}
+
+// Whether launch argument `arg` is parameter `param`'s or, in a derived launch, one of its
+// twins (PARAM.grad, PARAM.dual, PARAM.PATH.grad).
+bool argument_of(const std::string& arg, const std::string& param) {
+  return arg == param || arg.starts_with(param + ".");
 }
 
 }  // namespace
@@ -839,6 +872,15 @@ EditResult set_kernel_param(EditorDocument& d, const std::string& kernel, size_t
                        follow_param(doc, k, before, &p);
                        Literal fallback = default_argument(doc, p);
                        for_each_launch(doc, kernel, [&](graph::Launch& l) {
+                         // A derived launch's twins follow the parameter: renamed with it,
+                         // and dropped (back to their defaults) when its kind changes.
+                         std::erase_if(l.args, [&](const auto& a) {
+                           return a.first != old && argument_of(a.first, old) &&
+                                  before.kind != p.kind;
+                         });
+                         for (auto& a : l.args)
+                           if (a.first != old && argument_of(a.first, old))
+                             a.first = p.name + a.first.substr(old.size());
                          for (auto it = l.args.begin(); it != l.args.end(); ++it) {
                            if (it->first != old) continue;
                            it->first = p.name;
@@ -867,9 +909,7 @@ EditResult remove_kernel_param(EditorDocument& d, const std::string& kernel, siz
         follow_param(doc, k, k.params[index], nullptr);
         k.params.erase(k.params.begin() + static_cast<long>(index));
         for_each_launch(doc, kernel, [&](graph::Launch& l) {
-          l.args.erase(std::remove_if(l.args.begin(), l.args.end(),
-                                      [&](const auto& a) { return a.first == name; }),
-                       l.args.end());
+          std::erase_if(l.args, [&](const auto& a) { return argument_of(a.first, name); });
         });
         return std::string();
       });
@@ -1044,7 +1084,7 @@ EditResult edit_pipeline(EditorDocument& d, const std::string& pipeline, const s
 EditResult add_launch(EditorDocument& d, const std::string& pipeline, const std::string& kernel) {
   return edit_pipeline(d, pipeline, "Launch " + kernel + " in " + pipeline,
                        [&](Document& doc, graph::Pipeline& p) {
-                         const graph::KernelDecl* k = doc.kernel(kernel);
+                         const graph::KernelDecl* k = launched_kernel(doc, kernel);
                          if (!k) return "there is no kernel '" + kernel + "'";
                          graph::Launch l{kernel, {}};
                          for (const graph::KernelParam& param : k->params) {
@@ -1088,11 +1128,10 @@ EditResult set_launch_arg(EditorDocument& d, const std::string& pipeline, size_t
         if (index >= p.launches.size())
           return "pipeline '" + pipeline + "' has no launch " + std::to_string(index);
         graph::Launch& l = p.launches[index];
-        const graph::KernelDecl* k = doc.kernel(l.kernel);
+        std::vector<LaunchParam> params = launch_params(doc, l.kernel);
         const graph::KernelParam* kp = nullptr;
-        if (k)
-          for (const graph::KernelParam& x : k->params)
-            if (x.name == param) kp = &x;
+        for (const LaunchParam& x : params)
+          if (x.param.name == param) kp = &x.param;
         if (!kp) return "kernel '" + l.kernel + "' has no parameter '" + param + "'";
         if (!argument_fits(doc, *kp, value))
           return "'" + param + "' of kernel '" + l.kernel + "' takes " +
@@ -1106,6 +1145,27 @@ EditResult set_launch_arg(EditorDocument& d, const std::string& pipeline, size_t
           }
         l.args.emplace_back(param, value);
         return std::string();
+      });
+}
+
+EditResult clear_launch_arg(EditorDocument& d, const std::string& pipeline, size_t index,
+                            const std::string& param) {
+  return edit_pipeline(
+      d, pipeline, "Bind " + param + " by default in " + pipeline,
+      [&](Document& doc, graph::Pipeline& p) {
+        if (index >= p.launches.size())
+          return "pipeline '" + pipeline + "' has no launch " + std::to_string(index);
+        graph::Launch& l = p.launches[index];
+        for (const LaunchParam& x : launch_params(doc, l.kernel)) {
+          if (x.param.name != param) continue;
+          if (!x.twin)
+            return "'" + param + "' of '" + l.kernel +
+                   "' needs an argument; only the twins of a K.grad or K.dual launch bind a "
+                   "default";
+          std::erase_if(l.args, [&](const auto& a) { return a.first == param; });
+          return std::string();
+        }
+        return "kernel '" + l.kernel + "' has no parameter '" + param + "'";
       });
 }
 

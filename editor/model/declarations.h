@@ -94,13 +94,19 @@ EditResult remove_function_port(EditorDocument& d, const std::string& function, 
                                 size_t index);
 
 // ---- pipelines
-// A launch of `kernel` at the end, with an argument for every parameter (as add_kernel_param).
+// A launch of `kernel`, "K.grad" or "K.dual" (launch_params.h) at the end, with an argument
+// for every parameter of K (as add_kernel_param); twins are left to their defaults.
 EditResult add_launch(EditorDocument& d, const std::string& pipeline, const std::string& kernel);
 EditResult remove_launch(EditorDocument& d, const std::string& pipeline, size_t index);
 EditResult move_launch(EditorDocument& d, const std::string& pipeline, size_t index, int delta);
-// One argument of a launch (checked against the parameter as a document load checks it).
+// One argument of a launch, a twin's too (checked against the parameter as a document load
+// checks it).
 EditResult set_launch_arg(EditorDocument& d, const std::string& pipeline, size_t index,
                           const std::string& param, const graph::Literal& value);
+// Leaves a derived launch's twin to its default (the companion of what its parameter is
+// given); refused for a parameter that needs an argument.
+EditResult clear_launch_arg(EditorDocument& d, const std::string& pipeline, size_t index,
+                            const std::string& param);
 
 // ---- the view (editor-only: never recompiles). Checked like a document's `view`.
 EditResult set_view(EditorDocument& d, const graph::ViewSettings& view);

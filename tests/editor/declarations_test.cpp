@@ -7,6 +7,7 @@
 #include "compiler/graph/document_json.h"
 #include "compiler/graph/validate.h"
 #include "editor/model/graph_access.h"
+#include "editor/model/launch_params.h"
 #include "runtime/common/error.h"
 #include "tests/editor/test_docs.h"
 
@@ -339,6 +340,61 @@ TEST(Declarations, PipelinesLaunchWithDefaultsAndCheckArguments) {
   EXPECT_EQ(d.doc().pipeline("extra")->launches[0].kernel, "init");
   ASSERT_TRUE(remove_launch(d, "extra", 0).ok);
   EXPECT_EQ(d.doc().pipeline("extra")->launches.size(), 1u);
+}
+
+// A gradient step authored in a pipeline: K.grad and K.dual launch with K's arguments; their
+// twins (of ndarray parameters and of the ndarrays an argpack holds, and for K.dual the
+// directions) are optional, set and cleared back to their defaults, each an undo step, and
+// follow renames of the kernel, its parameters and the resources they name.
+TEST(Declarations, DerivedLaunchesTakeOptionalTwins) {
+  EditorDocument d = EditorDocument::from_file(std::string(LOOM_SOURCE_DIR) +
+                                               "/tests/e2e/docs/argpack_ndarray_adjoint.loom.json");
+  auto names = [&](const std::string& kernel) {
+    std::vector<std::string> out;
+    for (const LaunchParam& p : launch_params(d.doc(), kernel))
+      out.push_back(p.param.name + (p.twin ? "?" : ""));
+    return out;
+  };
+  EXPECT_EQ(names("energy.grad"),
+            (std::vector<std::string>{"b", "b.pos.grad?", "b.lens.c.grad?", "b.inner.w.grad?"}));
+  EXPECT_EQ(names("advance.dual"),
+            (std::vector<std::string>{"b", "dt", "b.dual?", "b.pos.dual?", "b.lens.c.dual?",
+                                      "b.inner.w.dual?", "dt.dual?"}));
+  EXPECT_TRUE(names("energy.hess").empty());
+  ASSERT_TRUE(add_declaration(d, DeclKind::Pipeline, "train").ok);
+  ASSERT_TRUE(add_launch(d, "train", "energy.grad").ok);
+  EXPECT_FALSE(add_launch(d, "train", "nothing.grad").ok);
+  auto launch = [&] { return d.doc().pipeline("train")->launches.at(0); };
+  ASSERT_EQ(launch().args.size(), 1u);  // K's argument; the twins bind their defaults
+  EXPECT_EQ(launch().args[0].second.s, "body");
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+  auto text = [](const std::string& s) { return graph::Literal::text(s); };
+  ASSERT_TRUE(set_launch_arg(d, "train", 0, "b.pos.grad", text("pos.grad")).ok);
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+  EXPECT_FALSE(set_launch_arg(d, "train", 0, "b.pos.grad", text("nothing")).ok);
+  EXPECT_FALSE(set_launch_arg(d, "train", 0, "b.k.grad", text("pos.grad")).ok);
+  EXPECT_FALSE(clear_launch_arg(d, "train", 0, "b").ok);  // needs an argument
+  ASSERT_TRUE(clear_launch_arg(d, "train", 0, "b.pos.grad").ok);
+  EXPECT_EQ(launch().args.size(), 1u);
+  d.undo();
+  ASSERT_EQ(launch().args.size(), 2u);
+  EXPECT_EQ(launch().args[1].first, "b.pos.grad");
+  // Renames follow: the ndarray (its companion with it), the kernel, the parameter.
+  ASSERT_TRUE(rename_declaration(d, DeclKind::Ndarray, "pos", "position").ok);
+  EXPECT_EQ(launch().args[1].second.s, "position.grad");
+  ASSERT_TRUE(rename_declaration(d, DeclKind::Kernel, "energy", "potential").ok);
+  EXPECT_EQ(launch().kernel, "potential.grad");
+  graph::KernelParam b = d.doc().kernel("potential")->params[0];
+  b.name = "bodies";
+  ASSERT_TRUE(set_kernel_param(d, "potential", 0, b).ok);
+  EXPECT_EQ(launch().args[0].first, "bodies");
+  EXPECT_EQ(launch().args[1].first, "bodies.pos.grad");
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
+  // The ndarray cannot go while the launch gives its companion; the kernel takes the launch.
+  EXPECT_FALSE(delete_declaration(d, DeclKind::Ndarray, "position").ok);
+  ASSERT_TRUE(delete_declaration(d, DeclKind::Kernel, "potential").ok);
+  EXPECT_TRUE(d.doc().pipeline("train")->launches.empty());
+  EXPECT_NO_THROW(graph::validate_document(d.doc()));
 }
 
 TEST(Declarations, ArgpackTypesRenameAndReorderKeepTheirReferences) {

@@ -67,11 +67,11 @@ class EditorAppTest : public ::testing::Test {
     fs::remove_all(dir_);
   }
 
-  EditorHost& start(Backend backend = Backend::Cpu) {
+  EditorHost& start(Backend backend = Backend::Cpu, int height = 720) {
     HostOptions o;
     o.headless = true;
     o.width = 1280;
-    o.height = 720;
+    o.height = height;
     o.validation = true;
     o.backend = backend;
     o.offline_cache = false;
@@ -377,6 +377,60 @@ TEST_F(EditorAppTest, FromFileNewTheProgramPanelDeclaresTheProgram) {
   // Undo everything (Ctrl+Z, wherever the mouse is): the starter program's bytes.
   for (int i = 0; i < 20 && app().document().can_undo(); ++i) key('Z', true);
   EXPECT_EQ(app().document().save_text(), starter);
+}
+
+// A gradient step authored in the pipeline inspector: K.grad and K.dual are offered beside
+// the kernels, and a derived launch lists its twins (here of the ndarrays an argpack holds),
+// each "(default)" until one is picked; picking "(default)" again clears it, one undo step each.
+TEST_F(EditorAppTest, APipelineLaunchesAKernelsAdjointWithItsTwins) {
+  start(Backend::Cpu, 1400);  // the pipeline's twelve argument rows in view
+  frames(6);
+  std::string path = (dir_ / "bodies.loom.json").string();
+  fs::copy_file(std::string(LOOM_SOURCE_DIR) + "/tests/e2e/docs/argpack_ndarray_adjoint.loom.json",
+                path);
+  ASSERT_TRUE(app().open(path));
+  frames(4);
+  const graph::Document& doc = app().document().doc();
+  std::optional<ControlRect> list = app().control("program.kernel.init");
+  ASSERT_TRUE(list.has_value());
+  move(ImVec2(list->cx(), list->cy()));
+  host_->io().MouseWheel = -10;  // the pipelines are under the kernels
+  frames(2);
+  click("program.pipeline.backward");
+  frames(2);
+  auto twin_arg = [&]() -> std::string {
+    for (const auto& [name, value] : doc.pipeline("backward")->launches.at(2).args)
+      if (name == "b.pos.grad") return value.s;
+    return "";
+  };
+  ASSERT_EQ(doc.pipeline("backward")->launches.at(2).kernel, "energy.grad");
+  click("program.inspector.arg.2.b.pos.grad");
+  frames(2);  // the combo has its size
+  click("program.inspector.arg.2.b.pos.grad=pos.grad");
+  EXPECT_EQ(twin_arg(), "pos.grad") << app().program_panel().error();
+  click("program.inspector.arg.2.b.pos.grad");
+  frames(2);
+  click("program.inspector.arg.2.b.pos.grad=(default)");
+  EXPECT_EQ(twin_arg(), "");
+  key('Z', true);
+  EXPECT_EQ(twin_arg(), "pos.grad");
+  // The launch menu offers the tangent kernel; its launch gets K's arguments only.
+  std::optional<ControlRect> rows = app().control("program.inspector.arg.2.b");
+  ASSERT_TRUE(rows.has_value());
+  move(ImVec2(rows->cx(), rows->cy()));
+  host_->io().MouseWheel = -10;  // the launch menu is under the rows
+  frames(2);
+  click("program.inspector.add_launch");
+  frames(2);
+  click("program.inspector.launch.advance.dual");
+  ASSERT_EQ(doc.pipeline("backward")->launches.size(), 5u) << app().program_panel().error();
+  const graph::Launch& dual = doc.pipeline("backward")->launches.back();
+  EXPECT_EQ(dual.kernel, "advance.dual");
+  EXPECT_EQ(dual.args.size(), 2u);  // b and dt
+  frames(2);
+  EXPECT_TRUE(app().control("program.inspector.arg.4.b.inner.w.dual").has_value());
+  EXPECT_TRUE(app().control("program.inspector.arg.4.dt.dual").has_value());
+  ASSERT_FALSE(app().session().error().has_value()) << app().session().error()->what();
 }
 
 // A field's shape emptied in the program panel's inspector makes it 0-d (Taichi's shape=()):
