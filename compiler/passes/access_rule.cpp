@@ -182,10 +182,18 @@ class AccessRule {
     return all ? Same::Yes : Same::Unknown;
   }
 
+  // The name lowering gave an argpack's ndarray slot ("p.inner.vel"), or "".
+  std::string member_name(int slot) const {
+    for (const ResourceAccess& a : kernel_.abi.resource_access)
+      if (a.slot == slot) return a.name;
+    return "";
+  }
+
   std::string slot_name(int slot) const {
     if (slot < 0 || static_cast<size_t>(slot) >= kernel_.abi.resources.size()) return "?";
     const ResourceDesc& r = kernel_.abi.resources[static_cast<size_t>(slot)];
     if (r.kind == ResourceKind::Field) return r.field;
+    if (r.param_offset >= 0 && !member_name(slot).empty()) return member_name(slot);
     if (r.param >= 0 && static_cast<size_t>(r.param) < kernel_.abi.params.size())
       return kernel_.abi.params[static_cast<size_t>(r.param)].name;
     return "slot " + std::to_string(slot);
@@ -271,27 +279,39 @@ class AccessRule {
            "the kernel) (docs/autodiff.md)";
   }
 
-  // A field, or an ndarray parameter (not one inside an argpack).
+  // A field, an ndarray parameter, or an ndarray inside an argpack parameter.
   bool can_shadow(int slot) const {
     if (slot < 0 || static_cast<size_t>(slot) >= kernel_.abi.resources.size()) return false;
     const ResourceDesc& r = kernel_.abi.resources[static_cast<size_t>(slot)];
-    return r.kind == ResourceKind::Field ||
-           (r.kind == ResourceKind::Ndarray && r.param >= 0 && r.param_offset < 0);
+    if (r.kind == ResourceKind::Field) return true;
+    if (r.kind != ResourceKind::Ndarray || r.param < 0) return false;
+    return r.param_offset < 0 || !member_name(slot).empty();
   }
 
   // A field's shadow is the program's field NAME.written; an ndarray parameter's a parameter
-  // NAME.written, which the program binds to the shadow of the ndarray it binds to NAME.
+  // NAME.written, which the program binds to the shadow of the ndarray it binds to NAME; an
+  // argpack's ndarray's a parameter PARAM.PATH.written, bound to the shadow of the ndarray the
+  // pack holds there.
   int shadow_of(int slot) {
     for (const auto& [field, shadow] : shadows_added_)
       if (field == slot) return shadow;
     ResourceDesc r = kernel_.abi.resources[static_cast<size_t>(slot)];
     if (r.kind == ResourceKind::Field) {
       r.field = access_shadow_name(r.field);
-    } else {
+    } else if (r.param_offset < 0) {
       ParamDesc p = kernel_.abi.params.at(static_cast<size_t>(r.param));
       p.name = access_shadow_name(p.name);
       p.type.scalar = Scalar::I32;
       r.param = static_cast<int>(kernel_.abi.params.size());
+      kernel_.abi.params.push_back(p);
+    } else {
+      ParamDesc p;
+      p.name = access_shadow_name(member_name(slot));
+      p.kind = ParamKind::Ndarray;
+      p.type = ValueType{Scalar::I32, static_cast<uint8_t>(r.components), 1};
+      p.ndim = r.ndim;
+      r.param = static_cast<int>(kernel_.abi.params.size());
+      r.param_offset = -1;
       kernel_.abi.params.push_back(p);
     }
     r.dtype = Scalar::I32;  // loop ordinals, whatever the element type

@@ -956,29 +956,46 @@ struct Program::Impl {
   }
 
   // A debug K.grad's parameter P.written (passes/access_rule.h): a shadow of the ndarray
-  // bound to P (i32 elements of its shape and components), made (again when those changed)
-  // when first bound. Null for any other parameter.
+  // bound to P, or for P.PATH.written of the ndarray argpack P holds at PATH (i32 elements of
+  // its shape and components), made (again when those changed) when first bound. Null for any
+  // other parameter.
   const host::Ndarray* access_shadow_ndarray(const KernelABI& abi, const ParamDesc& d,
                                              const Args& args) {
     if (d.kind != ParamKind::Ndarray) return nullptr;
+    const std::string suffix = passes::access_shadow_name("");
+    if (!d.name.ends_with(suffix)) return nullptr;
+    const std::string of = d.name.substr(0, d.name.size() - suffix.size());
+    auto bound_to = [&](const std::string& param) -> std::string {
+      const Arg& a = argument(abi, param, args);
+      return a.kind() == Arg::Kind::Resource ? a.resource() : "";
+    };
     for (const ParamDesc& base : abi.params) {
-      if (base.kind != ParamKind::Ndarray || passes::access_shadow_name(base.name) != d.name)
-        continue;
-      const Arg& a = argument(abi, base.name, args);
-      auto it = a.kind() == Arg::Kind::Resource ? ndarrays.find(a.resource()) : ndarrays.end();
-      if (it == ndarrays.end()) return nullptr;  // binding `base` says what is wrong
-      const host::Ndarray& nd = *it->second;
-      std::unique_ptr<host::Ndarray>& shadow = access_shadows[it->first];
-      if (!shadow || shadow->shape() != nd.shape() || shadow->components() != nd.components()) {
-        if (shadow) device.remove(shadow->data());
-        std::string name = passes::access_shadow_name(it->first);
-        shadow = std::make_unique<host::Ndarray>(Scalar::I32, nd.shape(), nd.components(), name,
-                                                 options.allocate);
-        if (options.allocate) device.add_buffer(name, shadow->data(), shadow->bytes(), false);
+      if (base.kind == ParamKind::Ndarray && base.name == of)
+        return shadow_of_ndarray(bound_to(base.name));
+      if (base.kind == ParamKind::Argpack && of.starts_with(base.name + ".")) {
+        std::string pack = bound_to(base.name);
+        if (!pack.empty())
+          return shadow_of_ndarray(member_ndarray(pack, of.substr(base.name.size() + 1)));
       }
-      return shadow.get();
     }
     return nullptr;
+  }
+
+  // The shadow of ndarray `name` (null when there is no such ndarray: binding the parameter
+  // says what is wrong).
+  const host::Ndarray* shadow_of_ndarray(const std::string& name) {
+    auto it = ndarrays.find(name);
+    if (it == ndarrays.end()) return nullptr;
+    const host::Ndarray& nd = *it->second;
+    std::unique_ptr<host::Ndarray>& shadow = access_shadows[it->first];
+    if (!shadow || shadow->shape() != nd.shape() || shadow->components() != nd.components()) {
+      if (shadow) device.remove(shadow->data());
+      std::string shadow_name = passes::access_shadow_name(it->first);
+      shadow = std::make_unique<host::Ndarray>(Scalar::I32, nd.shape(), nd.components(),
+                                               shadow_name, options.allocate);
+      if (options.allocate) device.add_buffer(shadow_name, shadow->data(), shadow->bytes(), false);
+    }
+    return shadow.get();
   }
 
   // The dotted path of the resource member at byte `offset` of argpack type `type`.

@@ -134,6 +134,15 @@ TEST(AutodiffRules, AReadInALaterLoopOfWhatAnEarlierLoopWroteIsCheckedWhenADebug
       << e;
   names = p.resource_names();
   EXPECT_EQ(std::find(names.begin(), names.end(), "ys.written"), names.end());
+  // An ndarray an argpack holds: the shadow of the ndarray the pack holds there (ys: the same
+  // shadow as through the parameter above).
+  p.launch("pack_scatter_then_read", {{"p", "holder"}});
+  e = error_of([&] { p.launch("pack_scatter_then_read.grad", {{"p", "holder"}}); });
+  EXPECT_NE(e.find("kernel 'pack_scatter_then_read.grad': node 8: assertion failed: kernel "
+                   "'pack_scatter_then_read': node 8 reads p.y[...] after node 5 (in an earlier "
+                   "loop) wrote it"),
+            std::string::npos)
+      << e;
 
   // A release program does not check.
   Program release(options(false));
