@@ -17,12 +17,13 @@
 //
 // Pairs across tasks it cannot decide (a field or ndarray parameter written in one top-level
 // loop, read in a later one, at indices neither provably equal nor different) are checked
-// at run time too when the caller provides shadows (`shadows`: the JIT program does in debug
-// builds): each field such a read reads gets a shadow slot, the program's field NAME.written
-// of the field's type and shape, each ndarray parameter a parameter NAME.written, which
-// the program binds to a shadow ndarray of the one it binds to NAME, and each ndarray inside an
-// argpack parameter a parameter PARAM.PATH.written, bound to the shadow of the ndarray the pack
-// holds there. The adjoint then starts by
+// at run time too when the caller provides shadows (`shadows`: the JIT program and AOT modules
+// do in debug builds): each field such a read reads gets a shadow slot, the program's field
+// NAME.written of the field's type and shape, each ndarray parameter a parameter NAME.written,
+// which the program binds to a shadow ndarray of the one it binds to NAME, and each ndarray inside
+// an argpack parameter a parameter PARAM.PATH.written, bound to the shadow of the ndarray the pack
+// holds there (pipeline.cpp moves these parameters after the adjoint's twins: a launcher gives
+// K's arguments and the twins, the runtime the shadows). The adjoint then starts by
 // zeroing the shadows and running the primal again without its effects (add_access_rule_shadows),
 // except that a write of a shadowed field in a top-level loop marks its element in the shadow with
 // the loop's ordinal (1, 2, ... in program order) if no earlier loop marked it; the read's

@@ -29,6 +29,26 @@ struct Stage {
   ir::VerifyOptions verify;  // what must hold after it
 };
 
+// Moves parameters [first, first + count) of `k` to the end, keeping their order and the
+// order of the others (resource slots and argument loads follow).
+void move_params_last(ir::Kernel& k, size_t first, size_t count) {
+  const size_t n = k.abi.params.size();
+  if (count == 0 || first + count >= n) return;
+  std::vector<int> to(n);
+  for (size_t i = 0; i < n; ++i)
+    to[i] = static_cast<int>(i < first           ? i
+                             : i < first + count ? n - count + (i - first)
+                                                 : i - count);
+  std::vector<ParamDesc> params(n);
+  for (size_t i = 0; i < n; ++i) params[static_cast<size_t>(to[i])] = std::move(k.abi.params[i]);
+  k.abi.params = std::move(params);
+  for (ResourceDesc& r : k.abi.resources)
+    if (r.param >= 0) r.param = to.at(static_cast<size_t>(r.param));
+  ir::walk(*k.body, [&](ir::Inst& in) {
+    if (in.op == ir::Op::ArgLoad) in.set_param_index(to.at(static_cast<size_t>(in.param_index())));
+  });
+}
+
 // The kernel becomes its adjoint or its tangent kernel when the options ask for it.
 bool autodiff(ir::Kernel& kernel, const PipelineOptions& options) {
   std::unique_ptr<ir::Kernel> derived;
@@ -39,10 +59,15 @@ bool autodiff(ir::Kernel& kernel, const PipelineOptions& options) {
     adjoint.stack_size = options.ad_stack_size;
     if (adjoint.slot_has_adjoint.empty())  // the default, decided before shadow slots join
       adjoint.slot_has_adjoint = default_twin_slots(kernel.abi);
+    const size_t own = kernel.abi.params.size();
     AccessRuleChecks checks = check_access_rule(kernel, options.access_shadows);
+    const size_t shadows = kernel.abi.params.size() - own;
     derived = make_adjoint(kernel, adjoint);
     add_access_rule_asserts(*derived);
     add_access_rule_shadows(*derived, kernel, checks);
+    // K's parameters, its twins, then the shadows: a launcher binds K's and may bind the
+    // twins; the shadows are always the runtime's own (access_rule.h).
+    move_params_last(*derived, own, shadows);
   } else if (options.tangent)
     derived = make_tangent(kernel, *options.tangent);
   else

@@ -12,6 +12,7 @@
 #include "compiler/codegen_llvm/cpu_codegen.h"
 #include "compiler/codegen_spirv/spirv_codegen.h"
 #include "compiler/graph/document.h"
+#include "compiler/passes/access_rule.h"
 #include "engine_plugin/api/aot_instance.h"
 #include "engine_plugin/api/argument_values.h"
 #include "runtime/aot/module.h"
@@ -148,20 +149,24 @@ aot::Derivation derivation_of(const AotInstance& inst, const std::vector<Argpack
   d.of = inst.primal;
   const std::string suffix = aot::derivation_suffix(inst.derived);
   const std::vector<ParamDesc>& params = inst.ir->abi.params;
+  const std::string written = passes::access_shadow_name("");
   for (size_t p = 0; p < params.size(); ++p) {
     const std::string& name = params[p].name;
-    if (!name.ends_with(suffix)) continue;
-    const std::string of = name.substr(0, name.size() - suffix.size());
+    // A debug adjoint's shadows come last, after the twins (passes/pipeline.cpp).
+    bool shadow = inst.derived == aot::Derivation::Mode::Adjoint && name.ends_with(written);
+    if (!shadow && !name.ends_with(suffix)) continue;
+    const std::string of = name.substr(0, name.size() - (shadow ? written : suffix).size());
+    auto& list = shadow ? d.shadows : d.twins;
     for (size_t q = 0; q < p; ++q) {
       if (params[q].name == of) {
-        d.twins.push_back({static_cast<int>(p), static_cast<int>(q), ""});
+        list.push_back({static_cast<int>(p), static_cast<int>(q), ""});
         break;
       }
       const std::string prefix = params[q].name + ".";
       if (params[q].kind != ParamKind::Argpack || !of.starts_with(prefix)) continue;
       std::string member = of.substr(prefix.size());
       if (find_member(types, params[q].argpack_type, member, nullptr)) {
-        d.twins.push_back({static_cast<int>(p), static_cast<int>(q), member});
+        list.push_back({static_cast<int>(p), static_cast<int>(q), member});
         break;
       }
     }
@@ -283,6 +288,20 @@ void AotModule::add_resource(const std::string& name) {
       m.ndarrays.push_back({name, n->elem, n->shape});
       return;
     }
+  }
+  // NAME.written: the shadow a debug adjoint checks the access rule across loops with
+  // (passes/access_rule.h): i32 elements of the field's shape and components, zeroed by each
+  // launch of the adjoint before it marks them.
+  const std::string written = passes::access_shadow_name("");
+  if (const FieldDesc* f = doc.field(name.substr(0, name.size() - written.size()));
+      f && name.ends_with(written)) {
+    impl_->resources.insert(name);
+    FieldDesc shadow = *f;
+    shadow.name = name;
+    shadow.elem.scalar = Scalar::I32;
+    shadow.needs_grad = shadow.needs_dual = false;
+    m.fields.push_back(std::move(shadow));
+    return;
   }
   if (const graph::TextureDecl* t = doc.texture(name)) {
     impl_->resources.insert(name);
@@ -456,8 +475,11 @@ void AotModule::add_pipeline(const std::string& name) {
     Args bound;  // K.grad, K.dual: with every twin bound
     launch.kernel = add_instance(l.kernel, args, l.kernel, &bound);
     args = std::move(bound);
-    const KernelABI& abi = m.kernels[static_cast<size_t>(launch.kernel)].abi;
-    for (const ParamDesc& d : abi.params) {
+    const aot::KernelInfo& kernel = m.kernels[static_cast<size_t>(launch.kernel)];
+    const KernelABI& abi = kernel.abi;
+    // Not a debug adjoint's shadows: the module binds those at each launch.
+    for (size_t i = 0; i < aot::launch_param_count(kernel); ++i) {
+      const ParamDesc& d = abi.params[i];
       Place where{doc.path, l.kernel, -1, d.name};
       const Arg* a = nullptr;
       for (const auto& [param, value] : args)

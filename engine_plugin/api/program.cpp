@@ -1796,6 +1796,7 @@ void Program::lower_for_module(const std::string& kernel, const Args& args, int 
   k->private_copies = impl_->options.privatize_scatter && index_bits == 64 ? 16 : 0;
   passes::PipelineOptions po;
   po.debug = impl_->options.debug;
+  po.access_shadows = impl_->options.debug;  // the module's own (LoadedModule binds them)
   if (derived) {
     std::vector<bool> slots = impl_->derived_slots(*k, *derived);
     if (mode == Derivative::Adjoint)

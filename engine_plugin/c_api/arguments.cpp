@@ -245,6 +245,7 @@ void bind_twins(KernelObject& k, const aot::Derivation& d, const LoomArgument* a
   ModuleObject& m = *k.module;
   host::LaunchFrame& frame = *k.frame;
   const KernelABI& abi = frame.abi();
+  const size_t all_count = aot::launch_param_count(m.loaded->kernel_info(k.index));
   const std::string suffix = aot::derivation_suffix(d.mode);
   for (const aot::Derivation::Twin& t : d.twins) {
     const ParamDesc& twin = abi.params.at(static_cast<size_t>(t.param));
@@ -262,10 +263,9 @@ void bind_twins(KernelObject& k, const aot::Derivation& d, const LoomArgument* a
       throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, where,
                      "'" + twin.name + "' is an argpack (the direction of '" + of.name +
                          "'s members), which has no default: give all " +
-                         std::to_string(abi.params.size()) + " arguments, '" + twin.name +
-                         "' included");
-    std::string all = "give all " + std::to_string(abi.params.size()) + " arguments, '" +
-                      twin.name + "' included";
+                         std::to_string(all_count) + " arguments, '" + twin.name + "' included");
+    std::string all =
+        "give all " + std::to_string(all_count) + " arguments, '" + twin.name + "' included";
     if (!t.member.empty()) {  // bind_arguments checked the argument: an argpack of the module
       const std::vector<ArgpackType>& types = m.loaded->metadata().argpack_types;
       const host::Argpack& pack = argpack_of(argpack_argument(
@@ -323,14 +323,15 @@ void bind_arguments(KernelObject& k, uint32_t count, const LoomArgument* args) {
   host::LaunchFrame& frame = *k.frame;
   const KernelABI& abi = frame.abi();
   const aot::Derivation& derived = m.loaded->kernel_info(k.index).derived;
-  const size_t own = abi.params.size() - derived.twins.size();
+  // A debug adjoint's shadows, its last parameters, are bound by the module at launch.
+  const size_t all = aot::launch_param_count(m.loaded->kernel_info(k.index));
+  const size_t own = all - derived.twins.size();
   const bool twins_bound_here = !derived.twins.empty() && count == own;
-  if (count != abi.params.size() && !twins_bound_here) {
+  if (count != all && !twins_bound_here) {
     std::string names;
-    for (const ParamDesc& p : abi.params) names += (names.empty() ? "" : ", ") + p.name;
+    for (size_t i = 0; i < all; ++i) names += (names.empty() ? "" : ", ") + abi.params[i].name;
     throw ApiError(LOOM_ERROR_INVALID_ARGUMENT, Place{m.what, k.name},
-                   "the kernel takes " + std::to_string(abi.params.size()) + " argument(s) (" +
-                       names + ")" +
+                   "the kernel takes " + std::to_string(all) + " argument(s) (" + names + ")" +
                        (derived.twins.empty() ? std::string()
                                               : ", or the first " + std::to_string(own) +
                                                     " (its twins then bound to the companions)") +

@@ -133,7 +133,9 @@ LoomResult loom_kernel_get_info(LoomKernel kernel, LoomKernelInfo* out) {
     LoomKernelInfo info{};
     const KernelABI& abi = k.frame->abi();
     info.name = k.module->loaded->kernel_info(k.index).name.c_str();
-    info.param_count = static_cast<uint32_t>(abi.params.size());
+    // A debug adjoint's shadows are the runtime's own: not parameters the host gives.
+    info.param_count =
+        static_cast<uint32_t>(aot::launch_param_count(k.module->loaded->kernel_info(k.index)));
     uint32_t components = 0;
     for (ValueType t : abi.returns) components += static_cast<uint32_t>(t.components());
     info.return_count = components;
@@ -146,11 +148,13 @@ LoomResult loom_kernel_get_param(LoomKernel kernel, uint32_t index, LoomParamInf
     KernelObject& k = resolve(kernel, "loom_kernel_get_param: kernel");
     capi::check_out(out, "loom_kernel_get_param: out");
     LoomParamInfo info{};
-    const KernelABI& abi = k.module->loaded->kernel_info(k.index).abi;
-    if (index >= abi.params.size())
-      throw ApiError(LOOM_ERROR_NOT_FOUND, Place{k.module->what, k.name},
-                     "parameter " + std::to_string(index) + " is past the kernel's " +
-                         std::to_string(abi.params.size()));
+    const aot::KernelInfo& kinfo = k.module->loaded->kernel_info(k.index);
+    const KernelABI& abi = kinfo.abi;
+    const size_t count = aot::launch_param_count(kinfo);  // not a debug adjoint's shadows
+    if (index >= count)
+      throw ApiError(
+          LOOM_ERROR_NOT_FOUND, Place{k.module->what, k.name},
+          "parameter " + std::to_string(index) + " is past the kernel's " + std::to_string(count));
     const ParamDesc& p = abi.params[index];
     info.name = p.name.c_str();
     info.kind = static_cast<LoomParamKind>(static_cast<int>(p.kind) + 1);

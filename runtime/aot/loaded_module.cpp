@@ -104,6 +104,9 @@ struct LoadedModule::Resources {
   std::map<std::string, std::unique_ptr<host::Ndarray>> ndarrays;
   std::map<std::string, std::unique_ptr<host::Texture>> textures;
   std::map<std::string, std::unique_ptr<host::Argpack>> argpacks;
+  // A debug adjoint's shadows (Derivation::shadows), by the storage of the ndarray each
+  // shadows: made when first bound, again when that ndarray's shape changed.
+  std::map<const uint8_t*, std::unique_ptr<host::Ndarray>> shadows;
 };
 
 struct LoadedModule::BoundLaunch {
@@ -181,6 +184,8 @@ void LoadedModule::release_device_copies() {
     if (t) device_.remove(t->data());
   for (auto& [name, a] : resources_->argpacks)
     if (a) device_.remove(a->data());
+  for (auto& [storage, s] : resources_->shadows)
+    if (s) device_.remove(s->data());
   resources_.reset();
 }
 
@@ -290,9 +295,14 @@ void LoadedModule::bind_pipelines() {
     for (const LaunchInfo& l : p.launches) {
       const KernelABI& abi = kernels_.at(static_cast<size_t>(l.kernel))->abi();
       auto bound = std::make_unique<BoundLaunch>(l.kernel, abi);
+      const size_t given = launch_param_count(kernel_info(l.kernel));
       for (size_t i = 0; i < abi.params.size(); ++i) {
         const ParamDesc& d = abi.params[i];
         Place where{what_, abi.name, -1, d.name};
+        if (i >= given) {  // a shadow: bound at each launch (bind_access_shadows)
+          bound->module_args.emplace_back([](host::LaunchFrame&) {});
+          continue;
+        }
         const Value* v = nullptr;
         for (const auto& [name, value] : l.args)
           if (name == d.name) v = &value;
@@ -467,6 +477,26 @@ void check_twin_shapes(const KernelInfo& info, const LaunchContext& ctx, const P
 
 }  // namespace
 
+void LoadedModule::bind_access_shadows(const KernelInfo& info, host::LaunchFrame& frame) {
+  if (info.derived.shadows.empty()) return;
+  const LaunchContext& ctx = frame.context();  // the views of what the launch binds
+  for (const Derivation::Twin& s : info.derived.shadows) {
+    int of = s.member.empty() ? param_slot(info.abi, s.of)
+                              : member_slot(info.abi, s.of, s.member, module_.meta.argpack_types);
+    if (of < 0) continue;  // the code does not touch it
+    const ResourceView& v = ctx.resources[of];
+    const ParamDesc& p = info.abi.params.at(static_cast<size_t>(s.param));
+    std::vector<int64_t> shape(v.shape, v.shape + p.ndim);
+    std::unique_ptr<host::Ndarray>& shadow = resources_->shadows[v.data];
+    if (!shadow || shadow->shape() != shape) {
+      if (shadow) device_.remove(shadow->data());
+      shadow = std::make_unique<host::Ndarray>(Scalar::I32, shape, p.type.components(), p.name);
+      device_.add_buffer(p.name, shadow->data(), shadow->bytes(), false);
+    }
+    frame.set_ndarray(s.param, *shadow);
+  }
+}
+
 void LoadedModule::launch(int index, host::LaunchFrame& frame, const Launcher& launcher) {
   DeviceKernel& k = *kernels_.at(static_cast<size_t>(index));
   for (const ResourceDesc& r : k.abi().resources) {
@@ -477,6 +507,7 @@ void LoadedModule::launch(int index, host::LaunchFrame& frame, const Launcher& l
                   "the kernel uses field '" + r.field + "', which the module lacks");
     frame.bind_field(r.field, *f);
   }
+  bind_access_shadows(kernel_info(index), frame);
   LaunchContext& ctx = frame.context();
   check_twin_shapes(kernel_info(index), ctx, Place{what_, k.abi().name},
                     module_.meta.argpack_types);
@@ -525,7 +556,8 @@ std::vector<PipelineParam> LoadedModule::pipeline_params(int index) const {
   std::vector<PipelineParam> params;
   for (size_t l = 0; l < p.launches.size(); ++l) {
     const KernelABI& abi = kernels_.at(static_cast<size_t>(p.launches[l].kernel))->abi();
-    for (size_t i = 0; i < abi.params.size(); ++i) {
+    const size_t given = launch_param_count(kernel_info(p.launches[l].kernel));
+    for (size_t i = 0; i < given; ++i) {
       const std::string& name = abi.params[i].name;
       auto it = std::find_if(params.begin(), params.end(),
                              [&](const PipelineParam& q) { return q.name == name; });

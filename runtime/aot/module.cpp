@@ -308,13 +308,15 @@ JsonValue derivation_json(const KernelInfo& k) {
   JsonValue j = object();
   put(j, "mode", str(d.mode == Derivation::Mode::Tangent ? "dual" : "grad"));
   put(j, "of", str(d.of));
-  put(j, "twins", array_of(d.twins, [&](const Derivation::Twin& t) {
-        JsonValue o = object();
-        put(o, "param", str(k.abi.params.at(static_cast<size_t>(t.param)).name));
-        put(o, "of", str(k.abi.params.at(static_cast<size_t>(t.of)).name));
-        if (!t.member.empty()) put(o, "member", str(t.member));
-        return o;
-      }));
+  auto twin_json = [&](const Derivation::Twin& t) {
+    JsonValue o = object();
+    put(o, "param", str(k.abi.params.at(static_cast<size_t>(t.param)).name));
+    put(o, "of", str(k.abi.params.at(static_cast<size_t>(t.of)).name));
+    if (!t.member.empty()) put(o, "member", str(t.member));
+    return o;
+  };
+  put(j, "twins", array_of(d.twins, twin_json));
+  if (!d.shadows.empty()) put(j, "shadows", array_of(d.shadows, twin_json));
   return j;
 }
 
@@ -325,9 +327,11 @@ int module_format_version(const ModuleMetadata& m) {
     return std::any_of(bounds.begin(), bounds.end(),
                        [](const RangeBound& b) { return b.plus != 0; });
   };
-  for (const KernelInfo& k : m.kernels)
+  for (const KernelInfo& k : m.kernels) {
+    if (!k.derived.shadows.empty()) return 3;
     for (const Derivation::Twin& t : k.derived.twins)
       if (!t.member.empty()) return 3;
+  }
   for (const KernelInfo& k : m.kernels) {
     for (const ExtentAssumption& e : k.abi.extent_assumptions)
       if (plus(e.begin) || plus(e.end)) return 2;
@@ -934,11 +938,26 @@ Derivation read_derivation(const Reader& d, const KernelInfo& k,
       if (params[p].name == name) return static_cast<int>(p);
     t.fail_at(t.at(key), "names '" + name + "', which is no parameter of kernel '" + k.name + "'");
   };
+  // The float ndarray an argpack parameter holds at `member` (a twin's or a shadow's).
+  auto argpack_ndarray = [&](const Reader& t, const ParamDesc& op, const std::string& member) {
+    if (op.kind != ParamKind::Argpack || op.argpack_type < 0 ||
+        static_cast<size_t>(op.argpack_type) >= types.size())
+      t.fail_at(t.at("member"), "names a member of '" + op.name + "', which is no argpack");
+    const ArgpackMember* m = find_member(types, op.argpack_type, member, nullptr);
+    if (!m || m->kind != MemberKind::Ndarray || !is_float(m->type.scalar))
+      t.fail_at(t.at("member"), "is '" + member +
+                                    "', which is no float ndarray member of argpack type '" +
+                                    types[static_cast<size_t>(op.argpack_type)].name + "'");
+    return m;
+  };
+  const size_t shadow_count = d.has("shadows") ? d.list("shadows").size() : 0;
   size_t count = d.list("twins").size();
-  if (count > params.size())
-    d.fail_at(d.at("twins"), "has " + std::to_string(count) + " twins; kernel '" + k.name +
+  if (count + shadow_count > params.size())
+    d.fail_at(d.at("twins"), "has " + std::to_string(count) + " twins and " +
+                                 std::to_string(shadow_count) + " shadows; kernel '" + k.name +
                                  "' has " + std::to_string(params.size()) + " parameters");
-  const size_t first_twin = params.size() - count;
+  const size_t first_shadow = params.size() - shadow_count;
+  const size_t first_twin = first_shadow - count;
   for_each_item(d, "twins", [&](const Reader& t) {
     Derivation::Twin twin{param_named(t, "param"), param_named(t, "of"),
                           t.has("member") ? t.string("member") : std::string()};
@@ -951,17 +970,9 @@ Derivation read_derivation(const Reader& d, const KernelInfo& k,
                                    "one should be parameter " + std::to_string(expected) + ")");
     if (static_cast<size_t>(twin.of) >= first_twin)
       t.fail_at(t.at("of"), "names '" + op.name + "', which is a twin itself");
-    const ArgpackMember* member = nullptr;  // a twin of an argpack's ndarray: that member
-    if (!twin.member.empty()) {
-      if (op.kind != ParamKind::Argpack || op.argpack_type < 0 ||
-          static_cast<size_t>(op.argpack_type) >= types.size())
-        t.fail_at(t.at("member"), "names a member of '" + op.name + "', which is no argpack");
-      member = find_member(types, op.argpack_type, twin.member, nullptr);
-      if (!member || member->kind != MemberKind::Ndarray || !is_float(member->type.scalar))
-        t.fail_at(t.at("member"), "is '" + twin.member +
-                                      "', which is no float ndarray member of argpack type '" +
-                                      types[static_cast<size_t>(op.argpack_type)].name + "'");
-    }
+    // A twin of an argpack's ndarray: that member.
+    const ArgpackMember* member =
+        twin.member.empty() ? nullptr : argpack_ndarray(t, op, twin.member);
     const std::string of = member ? op.name + "." + twin.member : op.name;
     if (tp.name != of + suffix)
       t.fail_at(t.at("param"),
@@ -996,8 +1007,56 @@ Derivation read_derivation(const Reader& d, const KernelInfo& k,
                                    "; a twin has its parameter's argpack type");
     out.twins.push_back(twin);
   });
+  if (!d.has("shadows")) return out;
+  if (out.mode != Derivation::Mode::Adjoint)
+    d.fail_at(d.at("shadows"), "are given, but only adjoint kernels have shadows");
+  for_each_item(d, "shadows", [&](const Reader& t) {
+    Derivation::Twin shadow{param_named(t, "param"), param_named(t, "of"),
+                            t.has("member") ? t.string("member") : std::string()};
+    const ParamDesc& sp = params[static_cast<size_t>(shadow.param)];
+    const ParamDesc& op = params[static_cast<size_t>(shadow.of)];
+    size_t expected = first_shadow + out.shadows.size();
+    if (static_cast<size_t>(shadow.param) != expected)
+      t.fail_at(t.at("param"), "is parameter " + std::to_string(shadow.param) + " of kernel '" +
+                                   k.name + "'; shadows are its last parameters, in order (this " +
+                                   "one should be parameter " + std::to_string(expected) + ")");
+    if (static_cast<size_t>(shadow.of) >= first_twin)
+      t.fail_at(t.at("of"), "names '" + op.name + "', which is a twin or a shadow itself");
+    ValueType elem = op.type;
+    int ndim = op.ndim;
+    std::string of = op.name;
+    if (!shadow.member.empty()) {
+      const ArgpackMember* m = argpack_ndarray(t, op, shadow.member);
+      elem = m->type;
+      ndim = m->ndim;
+      of += "." + shadow.member;
+    } else if (op.kind != ParamKind::Ndarray) {
+      t.fail_at(t.at("of"), "names '" + op.name +
+                                "', which is no ndarray (only ndarrays have "
+                                "shadows)");
+    }
+    if (sp.name != of + ".written")
+      t.fail_at(t.at("param"),
+                "is '" + sp.name + "'; the shadow of '" + of + "' is '" + of + ".written'");
+    if (sp.kind != ParamKind::Ndarray || sp.type.scalar != Scalar::I32 ||
+        sp.type.components() != elem.components() || sp.ndim != ndim)
+      t.fail_at(t.at("param"), "'" + sp.name + "' is not an ndarray of i32 elements of the " +
+                                   "components and dimensions of '" + of + "'");
+    for (const Derivation::Twin& before : out.shadows)
+      if (before.of == shadow.of && before.member == shadow.member)
+        t.fail_at(t.at("of"), "names '" + of + "' a second time");
+    out.shadows.push_back(shadow);
+  });
   return out;
 }
+
+}  // namespace
+
+size_t launch_param_count(const KernelInfo& k) {
+  return k.abi.params.size() - std::min(k.abi.params.size(), k.derived.shadows.size());
+}
+
+namespace {
 
 // Every derived kernel's primal is in the module, and is a kernel of its own (not derived).
 void check_derivations(const Reader& r, const ModuleMetadata& m) {

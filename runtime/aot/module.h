@@ -28,8 +28,9 @@ namespace loom::aot {
 // (SpirvTask::direct), which an older runtime would dispatch wrongly without a word. A module
 // is written with the lowest version that holds what it uses (module_format_version), so one
 // without them still loads in runtimes that read only version 1.
-// Version 3: twins of the ndarrays argpacks hold (Derivation::Twin::member), which an older
-// runtime would refuse with a message about the twin's place.
+// Version 3: twins of the ndarrays argpacks hold (Derivation::Twin::member) and the shadows of
+// debug adjoints (Derivation::shadows), which an older runtime would refuse with a message
+// about the twin's place, or leave unbound.
 constexpr int kModuleFormatVersion = 3;
 
 enum class Arch : uint8_t { Cpu, Vulkan };
@@ -96,6 +97,12 @@ struct Derivation {
     std::string member;
   };
   std::vector<Twin> twins;  // in parameter order
+  // A debug adjoint's shadows for the global data access rule across loops
+  // (compiler/passes/access_rule.h): its last parameters, after the twins, each the shadow
+  // NAME.written of parameter `of` (or of the ndarray argpack `of` holds at `member`): i32
+  // elements of that ndarray's shape and components, which the runtime makes and binds at each
+  // launch (LoadedModule::launch); a launcher never gives them.
+  std::vector<Twin> shadows;
 };
 // ".grad" for adjoints, ".dual" for tangents: the suffix of the kernel's and its twins' names.
 const char* derivation_suffix(Derivation::Mode mode);
@@ -111,6 +118,8 @@ struct KernelInfo {
   std::vector<std::string> spirv_blobs;   // ...which are in these blobs, one per task
   Derivation derived;                     // adjoint and tangent kernels: what they derive from
 };
+// The parameters a launcher gives kernel `k`: all but a debug adjoint's shadows.
+size_t launch_param_count(const KernelInfo& k);
 
 struct LaunchInfo {
   int kernel = -1;  // index into ModuleMetadata::kernels

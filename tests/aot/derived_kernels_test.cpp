@@ -383,6 +383,93 @@ TEST(DerivedKernels, ATwinOfAnotherShapeIsRefusedAtLaunch) {
   }
 }
 
+// A debug module checks the global data access rule across loops as the JIT does: a debug
+// adjoint's shadows (NAME.written) are fields of the module or its last parameters, which the
+// module binds at each launch to shadows of the ndarrays the launch gives (through a parameter
+// or an argpack); a launcher never gives them. A violation fails the launch naming both nodes.
+TEST_P(DerivedKernelsRun, ADebugModuleChecksTheAccessRuleAcrossLoops) {
+  aot::Arch arch = GetParam();
+  if (arch == aot::Arch::Vulkan) LOOM_REQUIRE_VULKAN_OR_SKIP();
+  ProgramOptions po;
+  po.offline_cache = false;
+  po.debug = true;
+  Program program(po);
+  program.load_file(source("tests/e2e/docs/autodiff_access_across_loops.loom.json"));
+  AotOptions ao;
+  ao.arch = backend_of(arch);
+  ao.cpu_levels = {"host"};
+  AotModule builder(program, ao);
+  builder.add_document();
+  aot::Module built = builder.module();
+  const aot::KernelInfo* nd = kernel_named(built.meta, "nd_scatter_then_read.grad");
+  ASSERT_NE(nd, nullptr);
+  ASSERT_EQ(nd->derived.shadows.size(), 1u);
+  EXPECT_EQ(nd->abi.params.at(static_cast<size_t>(nd->derived.shadows[0].param)).name, "y.written");
+  EXPECT_EQ(aot::launch_param_count(*nd), nd->abi.params.size() - 1);  // y, y.grad
+  const aot::KernelInfo* pack = kernel_named(built.meta, "pack_scatter_then_read.grad");
+  ASSERT_TRUE(pack && pack->derived.shadows.size() == 1u);
+  EXPECT_EQ(pack->derived.shadows[0].member, "y");
+  EXPECT_TRUE(has_resource(built.meta, "y.written"));  // the field y's shadow
+  EXPECT_EQ(aot::module_format_version(built.meta), 3);
+  std::string json = aot::metadata_to_json(built.meta);
+  EXPECT_EQ(aot::metadata_to_json(aot::metadata_from_json(json, "a")), json);
+  // Hostile shadows: of a twin, out of place, of an argpack member of no argpack, of another
+  // element type. `from` is replaced at its first place after `after` (pretty-printed JSON).
+  auto refused = [&](const std::string& after, const std::string& from, const std::string& to) {
+    std::string hostile = json;
+    size_t at = hostile.find(from, hostile.find(after));
+    if (at == std::string::npos) return "not found: " + from;
+    hostile.replace(at, from.size(), to);
+    try {
+      aot::metadata_from_json(hostile, "a");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string shadows = "\"shadows\"";
+  EXPECT_NE(refused(shadows, "\"of\": \"y\"", "\"of\": \"y.grad\"")
+                .find("names 'y.grad', which is a twin or a shadow itself"),
+            std::string::npos);
+  EXPECT_NE(refused(shadows, "\"param\": \"y.written\"", "\"param\": \"y.grad\"")
+                .find("shadows are its last parameters"),
+            std::string::npos);
+  EXPECT_NE(refused(shadows, "\"of\": \"y\"", "\"of\": \"y\", \"member\": \"y\"")
+                .find("names a member of 'y', which is no argpack"),
+            std::string::npos);
+  size_t param = json.find("\"name\": \"y.written\"", json.find("nd_scatter_then_read.grad"));
+  ASSERT_NE(param, std::string::npos);
+  EXPECT_NE(refused(json.substr(param, 40), "\"type\": \"i32\"", "\"type\": \"f32\"")
+                .find("'y.written' is not an ndarray of i32 elements"),
+            std::string::npos);
+
+  auto device = device_for(arch);
+  aot::LoadedModule loaded(
+      aot::read_module_bytes(aot::write_module_archive(std::move(built)), "d.loommod"), *device,
+      "d.loommod");
+  auto error_of = [&](const std::string& pipeline) {
+    try {
+      loaded.run_pipeline(pipeline);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error_of("fine"), "");
+  std::string e = error_of("field_check");
+  EXPECT_NE(e.find("node 8 reads y[i0] after node 6 (in an earlier loop) wrote it"),
+            std::string::npos)
+      << e;
+  e = error_of("ndarray_check");
+  EXPECT_NE(e.find("node 8 reads y[...] after node 5 (in an earlier loop) wrote it"),
+            std::string::npos)
+      << e;
+  e = error_of("member_check");
+  EXPECT_NE(e.find("node 8 reads p.y[...] after node 5 (in an earlier loop) wrote it"),
+            std::string::npos)
+      << e;
+}
+
 // `edit` applied to the metadata of the descent module must make reading it fail with every
 // one of `parts` in the message.
 void expect_refused(const std::string& from, const std::string& to,

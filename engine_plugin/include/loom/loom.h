@@ -664,7 +664,9 @@ LOOM_API LoomResult loom_launch(LoomKernel kernel, uint32_t arg_count, const Loo
  *   compiled with one: an argpack of p's type whose members are the directions along p's),
  *   and "p.inner.vel.grad" / ".dual" for each float ndarray member of an argpack parameter p
  *   that K reads or writes (by member path), an ndarray of the member's element type and
- *   dimensions. loom_kernel_get_param lists them.
+ *   dimensions. loom_kernel_get_param lists them. An adjoint in a module compiled with
+ *   --debug checks the global data access rule across loops with shadows of what it reads,
+ *   which the module makes and binds itself: they are not parameters the host gives or sees.
  * - loom_launch takes every argument, twins included, or K's arguments only (as many as
  *   K's param_count, in K's order): then each ndarray twin is bound to the companion of the module
  *   ndarray given for its parameter (x given "xs": x.grad is "xs.grad") or held by the argpack
