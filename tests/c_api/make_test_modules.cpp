@@ -1,7 +1,7 @@
 // Writes the modules the C ABI tests load: for each arch, one module per test document
-// (templates, argpacks, ndarray and texture parameters, a debug module whose launches fail
-// their bounds checks), built with the C++ AOT API, and modules whose SPIR-V is hostile. The
-// tests themselves use only loom.h.
+// (templates, argpacks, ndarray and texture parameters, debug modules whose launches fail
+// their bounds checks or the access rule across loops), built with the C++ AOT API, and
+// modules whose SPIR-V is hostile. The tests themselves use only loom.h.
 //
 //   make_test_modules SOURCE_DIR OUT_DIR
 #include <cstdint>
@@ -158,6 +158,10 @@ int main(int argc, char** argv) {
       // b.lens.c.grad): energy.grad and advance.grad, which its backward pipeline launches.
       write(src, out, arch, "tests/e2e/docs/argpack_ndarray_adjoint.loom.json", "argpack_gradient",
             false, [](loom::AotModule& m) { m.add_document(); });
+      // Debug adjoints that check the access rule across loops with shadows the module binds
+      // itself (y.written, p.y.written): the document's pipelines' K and K.grad.
+      write(src, out, arch, "tests/e2e/docs/autodiff_access_across_loops.loom.json",
+            "access_rule_debug", true, [](loom::AotModule& m) { m.add_document(); });
       // 0-d fields: ndim 0 through the C ABI.
       write(src, out, arch, "tests/e2e/docs/zero_d_fields.loom.json", "zero_d", false,
             [](loom::AotModule& m) { m.add_document(); });
