@@ -58,16 +58,10 @@ std::unordered_map<const Inst*, int> top_level_ordinals(const ir::Kernel& kernel
   return out;
 }
 
-bool has_return(const ir::Kernel& kernel) {
-  bool found = false;
-  ir::walk(*kernel.body, [&](const Inst& in) { found |= in.op == Op::Return; });
-  return found;
-}
-
 class AccessRule {
  public:
   AccessRule(ir::Kernel& kernel, bool shadows)
-      : kernel_(kernel), shadows_(shadows && kernel.debug && !has_return(kernel)) {}
+      : kernel_(kernel), shadows_(shadows && kernel.debug) {}
 
   AccessRuleChecks run() {
     collect(*kernel_.body, nullptr, true);
@@ -463,7 +457,10 @@ void add_access_rule_shadows(ir::Kernel& adjoint, const ir::Kernel& primal,
     if (in.text.compare(0, kMark.size(), kMark) == 0) in.text.clear();  // checked in the adjoint
     bool memory =
         (in.op == Op::GlobalStore || in.op == Op::AtomicRMW) && in.operands[0]->op != Op::Alloca;
-    if (memory || in.op == Op::TexStore || in.op == Op::Assert) effects.push_back(&in);
+    // A return goes too: the adjoint runs after this (make_adjoint refuses early returns, so
+    // nothing follows one).
+    if (memory || in.op == Op::TexStore || in.op == Op::Assert || in.op == Op::Return)
+      effects.push_back(&in);
   });
   Insertions ins;
   std::unordered_map<Inst*, Inst*> replaced;

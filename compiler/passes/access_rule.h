@@ -28,8 +28,7 @@
 // except that a write of a shadowed field in a top-level loop marks its element in the shadow with
 // the loop's ordinal (1, 2, ... in program order) if no earlier loop marked it; the read's
 // condition (recomputed in its reversed loop) is that its element is unmarked or marked by its own
-// loop or a later one. A kernel with an early `return` gets no shadow checks. Textures are
-// not looked at.
+// loop or a later one. Textures are not looked at.
 #pragma once
 
 #include <string>

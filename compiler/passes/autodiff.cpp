@@ -540,7 +540,36 @@ class Adjoint {
 
 }  // namespace
 
+namespace {
+
+// A `return` that skips nothing: the last instruction of its block, whose enclosing regions
+// are all `if`s, each the last instruction of its own block. Any other return ends the launch
+// before code the adjoint would still reverse (it reverses the kernel as written), so the
+// gradients would be wrong: refused, naming the return's node.
+void refuse_early_returns(const ir::Kernel& primal) {
+  ir::walk(*primal.body, [&](const Inst& in) {
+    if (in.op != Op::Return) return;
+    for (const Inst* at = &in; at && at->parent; at = at->parent->owner) {
+      const Block& b = *at->parent;
+      bool last = b.index_of(at) + 1 == b.insts.size();
+      bool in_if = !b.owner || b.owner->op == Op::If;
+      if (last && in_if) continue;
+      throw Error(Place{"", primal.abi.name, in.node, ""},
+                  "cannot differentiate kernel '" + primal.abi.name + "': node " +
+                      std::to_string(in.node) + " returns early" +
+                      (in_if ? ", before code that then does not run"
+                             : ", out of a loop whose later iterations then do not run") +
+                      ", and the adjoint would reverse that code too (the gradients would be "
+                      "wrong); return at the end, or put the rest under an `if` "
+                      "(docs/autodiff.md)");
+    }
+  });
+}
+
+}  // namespace
+
 std::unique_ptr<ir::Kernel> make_adjoint(const ir::Kernel& primal, const AdjointOptions& options) {
+  refuse_early_returns(primal);
   return Adjoint(primal, options).run();
 }
 

@@ -36,8 +36,9 @@
 // Like Taichi's, the result is right when the kernel obeys the global data access rule: it
 // never reads a global element after overwriting it (the recomputation reads memory as the
 // kernel left it). What this pass cannot differentiate yet it refuses with an error naming the
-// kernel and node: a struct_for inside another loop or carrying a variable, random numbers,
-// atomic min/max on differentiated memory, and the value an atomic on memory returns.
+// kernel and node: a `return` that skips code, a struct_for inside another loop or carrying a
+// variable, random numbers, atomic min/max on differentiated memory, and the value an atomic
+// on memory returns.
 #pragma once
 
 #include <memory>

@@ -215,3 +215,28 @@ TEST(AutodiffRules, AnArgpacksNdarrayThatFeedsAGradientIsReportedALookupIsNot) {
   p.launch("lookup.grad", {{"p", "tab"}});
   EXPECT_EQ(warned.size(), 1u) << warned.back();
 }
+
+// A return that skips code (tests/e2e/docs/autodiff_returns.loom.json: `early` returns before
+// its loop when k > 0) cannot be reversed as written: K.grad is refused naming the return's
+// node, instead of reversing the loop that did not run. Returns at the end (`late`, in both
+// arms of a final `if`) are fine, and a debug adjoint of a kernel that returns at the end
+// still checks the access rule across loops.
+TEST(AutodiffRules, AnEarlyReturnIsRefusedAndOneAtTheEndIsFine) {
+  Program p(options(true));
+  p.load_file(doc_path("autodiff_returns.loom.json"));
+  std::string e = error_of([&] { p.launch("early.grad", {{"k", 1}}); });
+  EXPECT_NE(e.find("cannot differentiate kernel 'early': node 4 returns early, before code "
+                   "that then does not run"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(place_of([&] { p.launch("early.grad", {{"k", 1}}); }).node, 4);
+  std::vector<float> one(1, 1.0f), ones(16, 1.0f);
+  p.write_array("y.grad", ones.data(), ones.size() * sizeof(float));
+  EXPECT_EQ(error_of([&] { p.launch("late.grad", {{"k", 1}}); }), "");
+  for (int64_t i = 0; i < 16; ++i) EXPECT_EQ(element<float>(p.array("x.grad"), i), 2.0f) << i;
+  p.launch("scatter_then_read_returning");
+  e = error_of([&] { p.launch("scatter_then_read_returning.grad"); });
+  EXPECT_NE(e.find("node 8 reads y[i0] after node 6 (in an earlier loop) wrote it"),
+            std::string::npos)
+      << e;
+}
