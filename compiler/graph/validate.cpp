@@ -547,6 +547,39 @@ void validate_document(const Document& doc) {
                                : pack ? "the name of an argpack"
                                       : "the name of an ndarray") +
                               ", got " + literal_kind(arg));
+            Place at{doc.path, k->name, -1, name};
+            if (pack) {
+              const ArgpackDecl* a = doc.argpack(arg.s);
+              if (!a || a->type != base->second->type)
+                throw Error(at, "pipeline '" + pipe.name + "': argument '" + name + "' of '" +
+                                    launch.kernel + "' must be an argpack of type '" +
+                                    base->second->type + "'; '" + arg.s + "' is not one");
+            } else if (!value) {
+              // An ndarray or the companion NAME.grad / NAME.dual of one that has it, of the
+              // element type and dimensions of what it twins.
+              const NdarrayDecl* nd = doc.ndarray(arg.s);
+              for (const char* c : {".grad", ".dual"}) {
+                std::string_view given = arg.s, suffix = c;
+                if (nd || !given.ends_with(suffix)) continue;
+                const NdarrayDecl* b =
+                    doc.ndarray(std::string(given.substr(0, given.size() - suffix.size())));
+                if (b && (suffix == ".grad" ? b->needs_grad : b->needs_dual)) nd = b;
+              }
+              if (!nd)
+                throw Error(at, "pipeline '" + pipe.name + "': argument '" + name + "' of '" +
+                                    launch.kernel + "' must name an ndarray; '" + arg.s +
+                                    "' is none of the program's");
+              std::string want_type = member ? value_type_name(member->type) : base->second->type;
+              int want_ndim = member ? member->ndim : base->second->ndim;
+              if ((!want_type.empty() && value_type_name(nd->elem) != want_type) ||
+                  (want_ndim != 0 && static_cast<int>(nd->shape.size()) != want_ndim))
+                throw Error(at, "pipeline '" + pipe.name + "': argument '" + name + "' of '" +
+                                    launch.kernel + "' takes an ndarray of " +
+                                    (want_type.empty() ? std::string("any type") : want_type) +
+                                    " with " + std::to_string(want_ndim) + " dimensions; '" +
+                                    arg.s + "' has " + value_type_name(nd->elem) + " with " +
+                                    std::to_string(nd->shape.size()));
+            }
             continue;
           }
         }

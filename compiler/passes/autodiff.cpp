@@ -55,7 +55,9 @@ class Adjoint {
     out_->abi = primal.abi;
     out_->abi.name = adjoint_name(primal.abi.name);
     out_->abi.returns.clear();
-    out_->abi.resource_access.clear();
+    // The names lowering gave the primal's slots (argpack members: "b.pos") stay; what the
+    // derived code does to each is recorded after the passes (resource_access.h).
+    for (ResourceAccess& a : out_->abi.resource_access) a.access = 0;
     out_->abi.resource_access_known = false;
     out_->abi.extent_assumptions.clear();
     out_->abi.extent_assumptions_known = false;

@@ -24,7 +24,9 @@ class Tangent {
  public:
   Tangent(const ir::Kernel& primal, const TangentOptions& options) : k_(primal.clone()) {
     k_->abi.name = tangent_name(primal.abi.name);
-    k_->abi.resource_access.clear();
+    // The names lowering gave the primal's slots (argpack members: "b.pos") stay; what the
+    // derived code does to each is recorded after the passes (resource_access.h).
+    for (ResourceAccess& a : k_->abi.resource_access) a.access = 0;
     k_->abi.resource_access_known = false;
     k_->abi.extent_assumptions.clear();
     k_->abi.extent_assumptions_known = false;

@@ -26,11 +26,11 @@ struct GradientWarning {
   std::string message;
 };
 
-// It also reports the float ndarrays a kernel reaches through argpack members, which have no
-// adjoint (autodiff.h), where that loses a gradient: a differentiated output that depends on
-// what the kernel reads from one (at its first read), a store into one of a value that depends
-// on a differentiated input (at the store). A lookup table nothing differentiated depends on is
-// not reported.
+// It also reports the float ndarrays a kernel reaches through argpack members that have no
+// adjoint (the ndarray the pack holds there has no NAME.grad), where that loses a gradient: a
+// differentiated output that depends on what the kernel reads from one (at its first read), a store
+// into one of a value that depends on a differentiated input (at the store). A lookup table nothing
+// differentiated depends on is not reported.
 //
 // One warning per node where a gradient stops and one per such ndarray, in node order.
 // `slot_has_adjoint` as AdjointOptions::slot_has_adjoint (empty: every float field and ndarray

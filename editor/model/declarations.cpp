@@ -128,6 +128,18 @@ bool exists(const Document& doc, DeclKind kind, const std::string& name) {
 // step. The checked document is the loaded one, so argpack layouts are recomputed.
 EditResult commit(EditorDocument& d, Document next, const std::string& label,
                   std::string note = "") {
+  // A K.grad / K.dual launch keeps only the twins K still has (a parameter or argpack member
+  // retyped or gone takes its twins' arguments with it: the default binds again).
+  for (graph::Pipeline& p : next.pipelines)
+    for (graph::Launch& l : p.launches) {
+      std::string suffix;
+      if (!launched_kernel(next, l.kernel, &suffix) || suffix.empty()) continue;
+      std::vector<LaunchParam> params = launch_params(next, l.kernel);
+      std::erase_if(l.args, [&](const auto& a) {
+        return std::none_of(params.begin(), params.end(),
+                            [&](const LaunchParam& x) { return x.param.name == a.first; });
+      });
+    }
   std::string key;
   if (!next.view.empty() && !graph::view_problem(next, next.view, &key).empty()) {
     // The change makes the view unshowable (a field made 1-d under an image): the editor
@@ -1215,7 +1227,7 @@ EditResult add_declaration_node(EditorDocument& d, const GraphRef& g, const Regi
   std::vector<const graph::Launch*> launches;
   for (const graph::Pipeline& p : d.doc().pipelines)
     for (const graph::Launch& l : p.launches)
-      if (l.kernel == k.name) launches.push_back(&l);
+      if (launches_kernel(l.kernel, k.name)) launches.push_back(&l);
   std::string param;
   for (const graph::KernelParam& p : k.params) {
     if (p.kind != want || !param.empty()) continue;
@@ -1250,7 +1262,7 @@ EditResult add_declaration_node(EditorDocument& d, const GraphRef& g, const Regi
     EditResult r = add_kernel_param(d, kernel, p);
     for (size_t pi = 0; r.ok && pi < d.doc().pipelines.size(); ++pi)
       for (size_t li = 0; r.ok && li < d.doc().pipelines[pi].launches.size(); ++li)
-        if (d.doc().pipelines[pi].launches[li].kernel == kernel)
+        if (launches_kernel(d.doc().pipelines[pi].launches[li].kernel, kernel))
           r = set_launch_arg(d, d.doc().pipelines[pi].name, li, param, Literal::text(name));
     if (!r.ok) {
       d.end_group();

@@ -293,8 +293,9 @@ void AotModule::add_resource(const std::string& name) {
   // (passes/access_rule.h): i32 elements of the field's shape and components, zeroed by each
   // launch of the adjoint before it marks them.
   const std::string written = passes::access_shadow_name("");
-  if (const FieldDesc* f = doc.field(name.substr(0, name.size() - written.size()));
-      f && name.ends_with(written)) {
+  if (const FieldDesc* f = name.ends_with(written) ? doc.field_or_derivative(name.substr(
+                                                         0, name.size() - written.size()))
+                                                   : nullptr) {
     impl_->resources.insert(name);
     FieldDesc shadow = *f;
     shadow.name = name;

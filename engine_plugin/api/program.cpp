@@ -345,7 +345,9 @@ struct Program::Impl {
           throw Error(where, "member is an ndarray; pass the name of an ndarray, not " +
                                  describe_arg(value));
         pack.set_ndarray(path, *ndarrays.at(value.resource()));
-        pack_ndarrays[{pack_name, path}] = value.resource();  // rebinding the ndarray updates it
+        // Recorded where the write landed (a nested pack's own member), so every pack that
+        // refers to that pack sees it; rebinding the ndarray updates it.
+        pack_ndarrays[holder_of(pack_name, path)] = value.resource();
         return;
       }
       case MemberKind::Texture: {
@@ -410,16 +412,30 @@ struct Program::Impl {
     });
   }
 
+  // The pack that holds member `path` of argpack `pack` itself, and the path there: through
+  // the nested packs `pack` refers to, as host::Argpack forwards writes to them.
+  std::pair<std::string, std::string> holder_of(const std::string& pack,
+                                                const std::string& path) const {
+    std::pair<std::string, std::string> at{pack, path};
+    for (int depth = 0; depth < 16; ++depth) {  // no deeper than argpack types nest
+      bool nested = false;
+      for (size_t dot = at.second.find('.'); dot != std::string::npos && !nested;
+           dot = at.second.find('.', dot + 1))
+        if (auto it = pack_packs.find({at.first, at.second.substr(0, dot)});
+            it != pack_packs.end()) {
+          at = {it->second, at.second.substr(dot + 1)};
+          nested = true;
+        }
+      if (!nested) break;
+    }
+    return at;
+  }
+
   // The ndarray argpack `pack` holds at member `path`, through nested packs; "" when it holds
   // none there.
-  std::string member_ndarray(const std::string& pack, const std::string& path,
-                             int depth = 0) const {
-    if (auto it = pack_ndarrays.find({pack, path}); it != pack_ndarrays.end()) return it->second;
-    if (depth > 16) return "";  // deeper than argpack types nest
-    for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', dot + 1))
-      if (auto it = pack_packs.find({pack, path.substr(0, dot)}); it != pack_packs.end())
-        return member_ndarray(it->second, path.substr(dot + 1), depth + 1);
-    return "";
+  std::string member_ndarray(const std::string& pack, const std::string& path) const {
+    auto it = pack_ndarrays.find(holder_of(pack, path));
+    return it == pack_ndarrays.end() ? "" : it->second;
   }
 
   // The dotted paths of the float ndarray members of argpack type `type`, inside nested
@@ -918,6 +934,7 @@ struct Program::Impl {
         inst.frame.set_argpack(index, *it->second);
       }
     }
+    check_twin_shapes(abi, args);
     for (const ResourceDesc& res : abi.resources) {
       if (res.kind != ResourceKind::Field) continue;
       auto it = fields.find(res.field);
@@ -926,6 +943,48 @@ struct Program::Impl {
         throw Error(place(abi.name),
                     "kernel uses field '" + res.field + "', which the program lacks");
       inst.frame.bind_field(res.field, *it->second);
+    }
+  }
+
+  // A derived kernel's ndarray twins have the shapes of what their parameters are given (or
+  // of the ndarray the argpack member they twin holds): the adjoint of x[i] is x.grad[i], over
+  // the same loops, so a smaller twin would be written past its end.
+  void check_twin_shapes(const KernelABI& abi, const Args& args) const {
+    Derivative mode = Derivative::Adjoint;
+    if (!derived_from(abi.name, &mode)) return;
+    const std::string suffix = derived_name(mode, "");
+    auto bound = [&](const std::string& param) -> const host::Ndarray* {
+      for (const auto& [name, value] : args)
+        if (name == param && value.kind() == Arg::Kind::Resource)
+          if (auto it = ndarrays.find(value.resource()); it != ndarrays.end())
+            return it->second.get();
+      return nullptr;
+    };
+    for (const ParamDesc& twin : abi.params) {
+      if (twin.kind != ParamKind::Ndarray || !twin.name.ends_with(suffix)) continue;
+      const std::string of = twin.name.substr(0, twin.name.size() - suffix.size());
+      const host::Ndarray* t = bound(twin.name);
+      const host::Ndarray* o = nullptr;
+      for (const ParamDesc& base : abi.params) {
+        if (base.kind == ParamKind::Ndarray && base.name == of) o = bound(of);
+        if (base.kind == ParamKind::Argpack && of.starts_with(base.name + "."))
+          for (const auto& [name, value] : args)
+            if (name == base.name && value.kind() == Arg::Kind::Resource)
+              if (auto it = ndarrays.find(
+                      member_ndarray(value.resource(), of.substr(base.name.size() + 1)));
+                  it != ndarrays.end())
+                o = it->second.get();
+      }
+      if (!t || !o || t->shape() == o->shape()) continue;
+      auto text = [](const std::vector<int64_t>& shape) {
+        std::string s = "[";
+        for (size_t d = 0; d < shape.size(); ++d) s += (d ? ", " : "") + std::to_string(shape[d]);
+        return s + "]";
+      };
+      throw Error(place(abi.name, twin.name),
+                  "the ndarray given for '" + twin.name + "' has the shape " + text(t->shape()) +
+                      ", the one given for '" + of + "' " + text(o->shape()) +
+                      "; a twin has the shape of its parameter's ndarray");
     }
   }
 
@@ -974,8 +1033,14 @@ struct Program::Impl {
         return shadow_of_ndarray(bound_to(base.name));
       if (base.kind == ParamKind::Argpack && of.starts_with(base.name + ".")) {
         std::string pack = bound_to(base.name);
-        if (!pack.empty())
-          return shadow_of_ndarray(member_ndarray(pack, of.substr(base.name.size() + 1)));
+        if (pack.empty()) return nullptr;  // binding `base` says what is wrong
+        std::string path = of.substr(base.name.size() + 1);
+        std::string held = member_ndarray(pack, path);
+        if (held.empty())
+          throw Error(place(abi.name, base.name),
+                      "argpack '" + pack + "' holds no ndarray at member '" + path +
+                          "', which the kernel reads (set one with set_argpack)");
+        return shadow_of_ndarray(held);
       }
     }
     return nullptr;

@@ -53,7 +53,13 @@ LoomResult loom_kernel_get_resource_access(LoomKernel kernel, uint32_t* count,
                      "loom_kernel_get_resource_access: the module was written before Loom "
                      "recorded which resources kernels read and write; compile it again with "
                      "this Loom (loom compile)");
-    const std::vector<ResourceAccess>& list = abi.resource_access;
+    // Not a debug adjoint's shadows: the module binds them, the host never sees them.
+    const size_t given = aot::launch_param_count(k.module->loaded->kernel_info(k.index));
+    std::vector<const ResourceAccess*> list;  // the module's entries: names outlive the call
+    for (const ResourceAccess& a : abi.resource_access) {
+      int param = abi.resources.at(static_cast<size_t>(a.slot)).param;
+      if (param < 0 || static_cast<size_t>(param) < given) list.push_back(&a);
+    }
     if (!accesses) {
       n = static_cast<uint32_t>(list.size());
       return;
@@ -63,7 +69,7 @@ LoomResult loom_kernel_get_resource_access(LoomKernel kernel, uint32_t* count,
     for (uint32_t i = 0; i < written; ++i) {
       LoomResourceAccess* slot = capi::element(accesses, i);
       slot->struct_size = accesses->struct_size;
-      capi::write_out(slot, entry_of(abi, list[i]));
+      capi::write_out(slot, entry_of(abi, *list[i]));
     }
     n = written;
   });

@@ -172,10 +172,14 @@ bool owned_by(const MemberRef& ref, const ModuleObject& m) {
 
 // ---- hot reload: what the host holds must be there in the new module, state carries over
 
-bool same_params(const KernelABI& a, const KernelABI& b, const aot::ModuleMetadata& ma,
-                 const aot::ModuleMetadata& mb) {
-  if (a.params.size() != b.params.size() || a.returns != b.returns) return false;
-  for (size_t i = 0; i < a.params.size(); ++i) {
+// The parameters the host gives (not a debug adjoint's shadows, which the module binds) and
+// the return values.
+bool same_params(const aot::KernelInfo& ka, const aot::KernelInfo& kb,
+                 const aot::ModuleMetadata& ma, const aot::ModuleMetadata& mb) {
+  const KernelABI &a = ka.abi, &b = kb.abi;
+  const size_t given = aot::launch_param_count(ka);
+  if (given != aot::launch_param_count(kb) || a.returns != b.returns) return false;
+  for (size_t i = 0; i < given; ++i) {
     const ParamDesc &x = a.params[i], &y = b.params[i];
     if (x.kind != y.kind || x.type != y.type || x.ndim != y.ndim) return false;
     if (x.kind == ParamKind::Argpack &&
@@ -229,8 +233,8 @@ void check_held(const ModuleObject& m, const aot::LoadedModule& next) {
       throw ApiError(LOOM_ERROR_NOT_FOUND, Place{what, k->name},
                      "the new module lacks this kernel (or this instantiation), which the host "
                      "holds; the old module keeps running");
-    if (!same_params(now.device_kernel(k->index).abi(), next.device_kernel(index).abi(),
-                     now.metadata(), next.metadata()))
+    if (!same_params(now.kernel_info(k->index), next.kernel_info(index), now.metadata(),
+                     next.metadata()))
       throw ApiError(LOOM_ERROR_WRONG_TYPE, Place{what, k->name},
                      "the kernel's parameters or return values changed, so the host's launches no "
                      "longer match; the old "

@@ -154,8 +154,12 @@ LoomResult loom_pipeline_get_param(LoomPipeline pipeline, uint32_t index,
                                                .kernel)
                                  .abi;
       if (!abi.resource_access_known && !abi.resources.empty()) info.access_known = 0;
-      for (const ResourceAccess& a : abi.resource_access)
-        if (a.name == q.name || a.name.rfind(q.name + ".", 0) == 0) info.access |= a.access;
+      // Slots of the parameter itself or of its pack's members (not its twins or shadows).
+      for (const ResourceAccess& a : abi.resource_access) {
+        const ResourceDesc& r = abi.resources.at(static_cast<size_t>(a.slot));
+        if (r.param >= 0 && abi.params.at(static_cast<size_t>(r.param)).name == q.name)
+          info.access |= a.access;
+      }
     }
     if (!info.access_known) info.access = 0;
     capi::write_out(out, info);

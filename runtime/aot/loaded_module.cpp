@@ -104,9 +104,10 @@ struct LoadedModule::Resources {
   std::map<std::string, std::unique_ptr<host::Ndarray>> ndarrays;
   std::map<std::string, std::unique_ptr<host::Texture>> textures;
   std::map<std::string, std::unique_ptr<host::Argpack>> argpacks;
-  // A debug adjoint's shadows (Derivation::shadows), by the storage of the ndarray each
-  // shadows: made when first bound, again when that ndarray's shape changed.
-  std::map<const uint8_t*, std::unique_ptr<host::Ndarray>> shadows;
+  // A debug adjoint's shadows (Derivation::shadows), by kernel and shadow parameter: made
+  // when first bound, again when the ndarray it shadows has another shape (launches run in
+  // order, and each zeroes its shadows first, so one per parameter serves them all).
+  std::map<std::pair<int, int>, std::unique_ptr<host::Ndarray>> shadows;
 };
 
 struct LoadedModule::BoundLaunch {
@@ -477,18 +478,23 @@ void check_twin_shapes(const KernelInfo& info, const LaunchContext& ctx, const P
 
 }  // namespace
 
-void LoadedModule::bind_access_shadows(const KernelInfo& info, host::LaunchFrame& frame) {
+void LoadedModule::bind_access_shadows(int index, host::LaunchFrame& frame) {
+  const KernelInfo& info = kernel_info(index);
   if (info.derived.shadows.empty()) return;
   const LaunchContext& ctx = frame.context();  // the views of what the launch binds
   for (const Derivation::Twin& s : info.derived.shadows) {
     int of = s.member.empty() ? param_slot(info.abi, s.of)
                               : member_slot(info.abi, s.of, s.member, module_.meta.argpack_types);
-    if (of < 0) continue;  // the code does not touch it
+    if (of < 0)  // read_derivation checked that it has a slot
+      throw Error(Place{what_, info.name},
+                  "corrupt module metadata: shadow '" +
+                      info.abi.params.at(static_cast<size_t>(s.param)).name +
+                      "' shadows nothing the kernel touches");
     const ResourceView& v = ctx.resources[of];
     const ParamDesc& p = info.abi.params.at(static_cast<size_t>(s.param));
     std::vector<int64_t> shape(v.shape, v.shape + p.ndim);
-    std::unique_ptr<host::Ndarray>& shadow = resources_->shadows[v.data];
-    if (!shadow || shadow->shape() != shape) {
+    std::unique_ptr<host::Ndarray>& shadow = resources_->shadows[{index, s.param}];
+    if (!shadow || shadow->shape() != shape || shadow->components() != p.type.components()) {
       if (shadow) device_.remove(shadow->data());
       shadow = std::make_unique<host::Ndarray>(Scalar::I32, shape, p.type.components(), p.name);
       device_.add_buffer(p.name, shadow->data(), shadow->bytes(), false);
@@ -507,7 +513,7 @@ void LoadedModule::launch(int index, host::LaunchFrame& frame, const Launcher& l
                   "the kernel uses field '" + r.field + "', which the module lacks");
     frame.bind_field(r.field, *f);
   }
-  bind_access_shadows(kernel_info(index), frame);
+  bind_access_shadows(index, frame);
   LaunchContext& ctx = frame.context();
   check_twin_shapes(kernel_info(index), ctx, Place{what_, k.abi().name},
                     module_.meta.argpack_types);

@@ -141,7 +141,7 @@ class LoadedModule {
   void bind_pipelines();
   // Binds a debug adjoint's shadows (Derivation::shadows) to the module's shadows of the
   // ndarrays the launch gives their parameters.
-  void bind_access_shadows(const KernelInfo& info, host::LaunchFrame& frame);
+  void bind_access_shadows(int index, host::LaunchFrame& frame);
   void check_pipeline_argument(int index, const PipelineParam& param,
                                const PipelineArgument& arg) const;
 

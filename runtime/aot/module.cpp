@@ -1045,6 +1045,19 @@ Derivation read_derivation(const Reader& d, const KernelInfo& k,
     for (const Derivation::Twin& before : out.shadows)
       if (before.of == shadow.of && before.member == shadow.member)
         t.fail_at(t.at("of"), "names '" + of + "' a second time");
+    // Both are resource slots of the kernel: the runtime binds the shadow beside what it
+    // shadows.
+    uint32_t offset = 0;
+    if (!shadow.member.empty()) find_member(types, op.argpack_type, shadow.member, &offset);
+    auto slot_of = [&](int param, int32_t at) {
+      return std::any_of(
+          k.abi.resources.begin(), k.abi.resources.end(),
+          [&](const ResourceDesc& r) { return r.param == param && r.param_offset == at; });
+    };
+    if (!slot_of(shadow.param, -1) ||
+        !slot_of(shadow.of, shadow.member.empty() ? -1 : static_cast<int32_t>(offset)))
+      t.fail_at(t.at("param"),
+                "'" + sp.name + "' or '" + of + "' is no resource slot of kernel '" + k.name + "'");
     out.shadows.push_back(shadow);
   });
   return out;

@@ -181,6 +181,11 @@ TEST(DerivedKernels, TheNdarraysOfAnArgpackHaveTwinsByMemberPath) {
   EXPECT_EQ(twin_pairs(*advance),
             (std::vector<std::string>{"b.pos.grad<-b:pos", "b.inner.w.grad<-b:inner.w",
                                       "b.lens.c.grad<-b:lens.c"}));
+  // The adjoint names what it touches as the kernel does: the pack's members by path.
+  std::vector<std::string> touched;
+  for (const ResourceAccess& a : energy->abi.resource_access) touched.push_back(a.name);
+  EXPECT_NE(std::find(touched.begin(), touched.end(), "b.pos"), touched.end());
+  for (const std::string& name : touched) EXPECT_EQ(name.find('@'), std::string::npos) << name;
   EXPECT_EQ(aot::module_format_version(module.meta), 3);
   std::string json = aot::metadata_to_json(module.meta);
   EXPECT_EQ(aot::metadata_to_json(aot::metadata_from_json(json, "a")), json);

@@ -137,6 +137,19 @@ TEST_P(AccessRule, ShadowsAreNoParametersOfTheHost) {
   EXPECT_LOOM_ERROR(loom_launch(nd, 3, three), LOOM_ERROR_INVALID_ARGUMENT,
                     "nd_scatter_then_read.grad", "the kernel takes 2 argument(s) (y, y.grad)");
 
+  // Nor do they show among what the kernel touches: every access names a parameter the host
+  // gives, or a field (the field shadows are the module's own fields).
+  for (LoomKernel k : {nd, pack}) {
+    uint32_t count = 0;
+    ASSERT_LOOM(loom_kernel_get_resource_access(k, &count, nullptr));
+    std::vector<LoomResourceAccess> list(count, LoomResourceAccess{sizeof(LoomResourceAccess)});
+    ASSERT_LOOM(loom_kernel_get_resource_access(k, &count, list.data()));
+    for (const LoomResourceAccess& a : list) {
+      EXPECT_EQ(std::string(a.name).find(".written"), std::string::npos) << a.name;
+      if (a.source != LOOM_RESOURCE_FIELD) EXPECT_LT(a.param, 2u) << a.name;
+    }
+  }
+
   // Nor does a pipeline take them by name.
   EXPECT_EQ(pipeline_param_names(pipeline("ndarray_check")),
             (std::vector<std::string>{"y", "y.grad"}));

@@ -479,8 +479,59 @@ TEST(Tape, PipelinesGiveArgpackTwins) {
       << e;
   e = error_with(R"({"kernel": "energy.grad", "args": {"b": "body", "b.grad": "body"}})");
   EXPECT_NE(e.find("parameter 'b' of kernel 'energy' has no 'grad' twin"), std::string::npos) << e;
+  e = error_with(R"({"kernel": "energy.grad", "args": {"b": "body", "b.pos.grad": "coef.grad"}})");
+  EXPECT_NE(e.find("argument 'b.pos.grad' of 'energy.grad' takes an ndarray of f32x2 with 1 "
+                   "dimensions; 'coef.grad' has f32 with 1"),
+            std::string::npos)
+      << e;
+  e = error_with(R"({"kernel": "energy.grad", "args": {"b": "body", "b.pos.grad": "nothing"}})");
+  EXPECT_NE(e.find("'nothing' is none of the program's"), std::string::npos) << e;
+  e = error_with(
+      R"({"kernel": "advance.dual", "args": {"b": "body", "dt": 0.1, "b.dual": "inner"}})");
+  EXPECT_NE(e.find("must be an argpack of type 'Body'; 'inner' is not one"), std::string::npos)
+      << e;
   e = error_with(R"({"kernel": "advance.dual", "args": {"b": "body", "dt": 0.1, "b.dual": 2}})");
   EXPECT_NE(e.find("argument 'b.dual' of 'advance.dual' must be the name of an argpack"),
+            std::string::npos)
+      << e;
+}
+
+// A member set through a nested pack lands in that pack (`body` sets inner.w, so `inner`
+// holds weights2 from then on, for `body2` too): a twin binds the companion of what the pack
+// really holds. A twin of another shape than what it twins is refused before anything runs.
+TEST(Tape, ATwinFollowsWhatANestedPackHoldsAndHasItsShape) {
+  std::ifstream in(doc_path("argpack_ndarray_adjoint.loom.json"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto replace = [&](const std::string& from, const std::string& to) {
+    size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  replace(R"({"name": "coef", "type": "f32", "shape": [16], "needs_grad": true})",
+          R"({"name": "coef", "type": "f32", "shape": [16], "needs_grad": true},
+             {"name": "weights2", "type": "f32", "shape": [16], "needs_grad": true})");
+  replace(R"("inner": "inner", "k": 0.7}})",
+          R"("inner": "inner", "inner.w": "weights2", "k": 0.7}},
+             {"name": "body2", "type": "Body", "values": {"pos": "pos", "lens.c": "coef",
+                                                          "inner": "inner"}})");
+  Program p(no_cache());
+  p.load(graph::load_document(text, "nested.loom.json"));
+  p.run_pipeline("init");  // through body: pos, weights2 (inner.w), coef
+  std::vector<float> one = {1.0f};
+  p.write_array("loss.grad", one.data(), sizeof(float));
+  p.launch("energy.grad", {{"b", "body2"}});
+  ArrayView w = p.array("weights.grad"), w2 = p.array("weights2.grad"), pos = p.array("pos");
+  for (int64_t i = 0; i < 16; ++i) {
+    float x = element<float>(pos, 2 * i), y = element<float>(pos, 2 * i + 1);
+    EXPECT_EQ(element<float>(w, i), 0.0f) << i;
+    EXPECT_NEAR(element<float>(w2, i), x * x + y * y, 1e-6f) << i;
+  }
+  p.create_ndarray("small", ValueType{Scalar::F32, 2, 1}, {2});
+  std::string e = error_of([&] {
+    p.launch("energy.grad", {{"b", "body"}, {"b.pos.grad", "small"}});
+  });
+  EXPECT_NE(e.find("the ndarray given for 'b.pos.grad' has the shape [2], the one given for "
+                   "'b.pos' [16]"),
             std::string::npos)
       << e;
 }

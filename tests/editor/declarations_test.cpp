@@ -527,3 +527,36 @@ TEST(Declarations, BlockLocalIsCheckedUndoableAndFollowsRenamesAndDeletes) {
   ASSERT_TRUE(set_kernel_block_local(d, "diffuse", {}).ok);
   EXPECT_EQ(d.save_text().find("block_local"), std::string::npos);
 }
+
+// An ndarray dropped on a kernel binds it in the kernel's K.grad launches too, and a twin
+// whose parameter no longer has one (an ndarray parameter made i32) goes with it.
+TEST(Declarations, DerivedLaunchesFollowDroppedAndRetypedParameters) {
+  EditorDocument d = EditorDocument::from_text(R"({
+  "format": "loom-graph", "version": 2, "name": "drop",
+  "ndarrays": [
+    {"name": "a", "type": "f32", "shape": [16], "needs_grad": true},
+    {"name": "b", "type": "f32", "shape": [16], "needs_grad": true}
+  ],
+  "kernels": [{"name": "k", "nodes": [
+    {"id": 1, "type": "range_for", "inputs": {"end0": 16}, "regions": {"body": []}}]}],
+  "pipelines": [
+    {"name": "step", "launches": [{"kernel": "k"}]},
+    {"name": "backward", "launches": [{"kernel": "k.grad"}]}
+  ]})",
+                                               "drop.loom.json");
+  ASSERT_TRUE(add_declaration_node(d, GraphRef{"k", false}, RegionRef{1, "body"}, Vec2{0, 0},
+                                   DeclKind::Ndarray, "b", "load")
+                  .ok);
+  for (const char* pipeline : {"step", "backward"}) {
+    const graph::Launch& l = d.doc().pipeline(pipeline)->launches.at(0);
+    ASSERT_EQ(l.args.size(), 1u) << pipeline;
+    EXPECT_EQ(l.args[0].second.s, "b") << pipeline;
+  }
+  ASSERT_TRUE(set_launch_arg(d, "backward", 0, "b.grad", graph::Literal::text("a.grad")).ok);
+  graph::KernelParam p = d.doc().kernel("k")->params.at(0);
+  p.type = "i32";
+  ASSERT_TRUE(set_kernel_param(d, "k", 0, p).ok);
+  const graph::Launch& l = d.doc().pipeline("backward")->launches.at(0);
+  EXPECT_TRUE(std::none_of(l.args.begin(), l.args.end(),
+                           [](const auto& a) { return a.first == "b.grad"; }));
+}
