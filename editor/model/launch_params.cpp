@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "runtime/common/argpack_layout.h"
 #include "runtime/common/scalar.h"
 
 namespace loom::editor {
@@ -10,18 +11,15 @@ namespace {
 
 constexpr const char* kSuffixes[] = {".grad", ".dual"};
 
-// Float ndarray members of argpack type `type` (through structs and nested packs), as twins
-// of parameter `pack` with `suffix`.
-void member_twins(const graph::Document& doc, int type, const std::string& prefix,
-                  const std::string& suffix, int depth, std::vector<LaunchParam>& out) {
-  if (type < 0 || static_cast<size_t>(type) >= doc.argpack_types.size() || depth > 16) return;
-  for (const ArgpackMember& m : doc.argpack_types[static_cast<size_t>(type)].members) {
-    if (m.kind == MemberKind::Ndarray && is_float(m.type.scalar))
-      out.push_back(
-          {{prefix + m.name + suffix, graph::ParamKind::Ndarray, value_type_name(m.type), m.ndim},
-           true});
-    if (m.kind == MemberKind::Struct || m.kind == MemberKind::Pack)
-      member_twins(doc, m.nested, prefix + m.name + ".", suffix, depth + 1, out);
+// The twins of the float ndarrays argpack parameter `pack` holds (argpack_layout.h).
+void member_twins(const graph::Document& doc, const graph::KernelParam& pack,
+                  const std::string& suffix, std::vector<LaunchParam>& out) {
+  int type = doc.argpack_type(pack.type);
+  for (const std::string& path : float_ndarray_members(doc.argpack_types, type)) {
+    const ArgpackMember* m = find_member(doc.argpack_types, type, path, nullptr);
+    out.push_back({{pack.name + "." + path + suffix, graph::ParamKind::Ndarray,
+                    value_type_name(m->type), m->ndim},
+                   true});
   }
 }
 
@@ -69,7 +67,7 @@ std::vector<LaunchParam> launch_params(const graph::Document& doc, const std::st
         break;
       case graph::ParamKind::Argpack:
         if (tangent) out.push_back({{p.name + suffix, p.kind, p.type, 0}, true});
-        member_twins(doc, doc.argpack_type(p.type), p.name + ".", suffix, 0, out);
+        member_twins(doc, p, suffix, out);
         break;
       case graph::ParamKind::Texture:
       case graph::ParamKind::Template: break;

@@ -438,21 +438,9 @@ struct Program::Impl {
     return it == pack_ndarrays.end() ? "" : it->second;
   }
 
-  // The dotted paths of the float ndarray members of argpack type `type`, inside nested
-  // structs and packs too: those that may have an adjoint or a tangent.
-  void float_ndarray_members(int type, const std::string& prefix,
-                             std::vector<std::string>& out) const {
-    for (const ArgpackMember& m : doc->argpack_types.at(static_cast<size_t>(type)).members) {
-      if (m.kind == MemberKind::Ndarray && is_float(m.type.scalar)) out.push_back(prefix + m.name);
-      if (m.kind == MemberKind::Pack || m.kind == MemberKind::Struct)
-        float_ndarray_members(m.nested, prefix + m.name + ".", out);
-    }
-  }
+  // The float ndarray members of argpack type `type_name` (argpack_layout.h).
   std::vector<std::string> float_ndarray_members(const std::string& type_name) const {
-    std::vector<std::string> out;
-    int type = doc->argpack_type(type_name);
-    if (type >= 0) float_ndarray_members(type, "", out);
-    return out;
+    return loom::float_ndarray_members(doc->argpack_types, doc->argpack_type(type_name));
   }
 
   void rebind_ndarray(const std::string& name, void* data, std::vector<int64_t> shape);

@@ -958,18 +958,35 @@ Derivation read_derivation(const Reader& d, const KernelInfo& k,
                                  "' has " + std::to_string(params.size()) + " parameters");
   const size_t first_shadow = params.size() - shadow_count;
   const size_t first_twin = first_shadow - count;
+  // An entry of `twins` or `shadows` (`read`: those before it, from parameter `first` on): its
+  // parameter in its place, of one of K's own parameters (or of an argpack's ndarray there).
+  auto read_entry = [&](const Reader& t, const std::vector<Derivation::Twin>& read, size_t first,
+                        const char* list) {
+    Derivation::Twin e{param_named(t, "param"), param_named(t, "of"),
+                       t.has("member") ? t.string("member") : std::string()};
+    size_t expected = first + read.size();
+    if (static_cast<size_t>(e.param) != expected)
+      t.fail_at(t.at("param"), "is parameter " + std::to_string(e.param) + " of kernel '" + k.name +
+                                   "'; " + list +
+                                   " are its last parameters (twins before shadows), in order "
+                                   "(this one should be parameter " +
+                                   std::to_string(expected) + ")");
+    const std::string& of = params[static_cast<size_t>(e.of)].name;
+    if (static_cast<size_t>(e.of) >= first_twin)
+      t.fail_at(t.at("of"), "names '" + of + "', which is a twin or a shadow itself");
+    return e;
+  };
+  // ... and named by no entry before it (`of`: what it names, "p.vel" for a member).
+  auto check_once = [](const Reader& t, const std::vector<Derivation::Twin>& read,
+                       const Derivation::Twin& e, const std::string& of) {
+    for (const Derivation::Twin& before : read)
+      if (before.of == e.of && before.member == e.member)
+        t.fail_at(t.at("of"), "names '" + of + "' a second time");
+  };
   for_each_item(d, "twins", [&](const Reader& t) {
-    Derivation::Twin twin{param_named(t, "param"), param_named(t, "of"),
-                          t.has("member") ? t.string("member") : std::string()};
+    Derivation::Twin twin = read_entry(t, out.twins, first_twin, "twins");
     const ParamDesc& tp = params[static_cast<size_t>(twin.param)];
     const ParamDesc& op = params[static_cast<size_t>(twin.of)];
-    size_t expected = first_twin + out.twins.size();
-    if (static_cast<size_t>(twin.param) != expected)
-      t.fail_at(t.at("param"), "is parameter " + std::to_string(twin.param) + " of kernel '" +
-                                   k.name + "'; twins are its last parameters, in order (this " +
-                                   "one should be parameter " + std::to_string(expected) + ")");
-    if (static_cast<size_t>(twin.of) >= first_twin)
-      t.fail_at(t.at("of"), "names '" + op.name + "', which is a twin itself");
     // A twin of an argpack's ndarray: that member.
     const ArgpackMember* member =
         twin.member.empty() ? nullptr : argpack_ndarray(t, op, twin.member);
@@ -977,9 +994,7 @@ Derivation read_derivation(const Reader& d, const KernelInfo& k,
     if (tp.name != of + suffix)
       t.fail_at(t.at("param"),
                 "is '" + tp.name + "'; the twin of '" + of + "' is '" + of + suffix + "'");
-    for (const Derivation::Twin& before : out.twins)
-      if (before.of == twin.of && before.member == twin.member)
-        t.fail_at(t.at("of"), "names '" + of + "' a second time");
+    check_once(t, out.twins, twin, of);
     if (member) {
       if (tp.kind != ParamKind::Ndarray || tp.type != member->type || tp.ndim != member->ndim)
         t.fail_at(t.at("param"), "'" + tp.name +
@@ -1011,17 +1026,9 @@ Derivation read_derivation(const Reader& d, const KernelInfo& k,
   if (out.mode != Derivation::Mode::Adjoint)
     d.fail_at(d.at("shadows"), "are given, but only adjoint kernels have shadows");
   for_each_item(d, "shadows", [&](const Reader& t) {
-    Derivation::Twin shadow{param_named(t, "param"), param_named(t, "of"),
-                            t.has("member") ? t.string("member") : std::string()};
+    Derivation::Twin shadow = read_entry(t, out.shadows, first_shadow, "shadows");
     const ParamDesc& sp = params[static_cast<size_t>(shadow.param)];
     const ParamDesc& op = params[static_cast<size_t>(shadow.of)];
-    size_t expected = first_shadow + out.shadows.size();
-    if (static_cast<size_t>(shadow.param) != expected)
-      t.fail_at(t.at("param"), "is parameter " + std::to_string(shadow.param) + " of kernel '" +
-                                   k.name + "'; shadows are its last parameters, in order (this " +
-                                   "one should be parameter " + std::to_string(expected) + ")");
-    if (static_cast<size_t>(shadow.of) >= first_twin)
-      t.fail_at(t.at("of"), "names '" + op.name + "', which is a twin or a shadow itself");
     ValueType elem = op.type;
     int ndim = op.ndim;
     std::string of = op.name;
@@ -1042,9 +1049,7 @@ Derivation read_derivation(const Reader& d, const KernelInfo& k,
         sp.type.components() != elem.components() || sp.ndim != ndim)
       t.fail_at(t.at("param"), "'" + sp.name + "' is not an ndarray of i32 elements of the " +
                                    "components and dimensions of '" + of + "'");
-    for (const Derivation::Twin& before : out.shadows)
-      if (before.of == shadow.of && before.member == shadow.member)
-        t.fail_at(t.at("of"), "names '" + of + "' a second time");
+    check_once(t, out.shadows, shadow, of);
     // Both are resource slots of the kernel: the runtime binds the shadow beside what it
     // shadows.
     uint32_t offset = 0;

@@ -98,6 +98,26 @@ const ArgpackMember* find_member(const std::vector<ArgpackType>& types, int root
   return found;
 }
 
+namespace {
+
+void collect_float_ndarrays(const std::vector<ArgpackType>& types, int type,
+                            const std::string& prefix, int depth, std::vector<std::string>& out) {
+  if (type < 0 || static_cast<size_t>(type) >= types.size() || depth > 16) return;
+  for (const ArgpackMember& m : types[static_cast<size_t>(type)].members) {
+    if (m.kind == MemberKind::Ndarray && is_float(m.type.scalar)) out.push_back(prefix + m.name);
+    if (m.kind == MemberKind::Struct || m.kind == MemberKind::Pack)
+      collect_float_ndarrays(types, m.nested, prefix + m.name + ".", depth + 1, out);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> float_ndarray_members(const std::vector<ArgpackType>& types, int root) {
+  std::vector<std::string> out;
+  collect_float_ndarrays(types, root, "", 0, out);
+  return out;
+}
+
 const ArgpackMember* find_resource_member_at(const std::vector<ArgpackType>& types, int root,
                                              uint32_t offset, std::string* path) {
   if (root < 0 || static_cast<size_t>(root) >= types.size()) return nullptr;

@@ -54,6 +54,10 @@ void layout_argpack_types(std::vector<ArgpackType>& types);
 const ArgpackMember* find_member(const std::vector<ArgpackType>& types, int root,
                                  const std::string& path, uint32_t* offset);
 
+// The dotted paths of the float ndarray members of type `root`, inside nested structs and
+// packs too, in layout order: those that may have an adjoint or a tangent ("inner.vel").
+std::vector<std::string> float_ndarray_members(const std::vector<ArgpackType>& types, int root);
+
 // The resource member (ndarray or texture) at absolute byte `offset` of type `root`, looking
 // into nested structs and packs; *path receives its dotted path. Nullptr if none starts there.
 const ArgpackMember* find_resource_member_at(const std::vector<ArgpackType>& types, int root,

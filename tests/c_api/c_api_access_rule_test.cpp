@@ -15,7 +15,11 @@
 #include <vector>
 
 #include "tests/c_api/loom_result_checks.h"
+#include "tests/c_api/test_module.h"
 #include "tests/support/vulkan_required.h"
+
+using loom::test::open_module;
+using loom::test::test_module_path;
 
 namespace {
 
@@ -26,22 +30,12 @@ const char* const kMemberViolation =
     "node 8 reads p.y[...] after node 5 (in an earlier loop) wrote it";
 const char* const kFieldViolation = "node 8 reads y[i0] after node 6 (in an earlier loop) wrote it";
 
-std::string module_path(LoomArch arch) {
-  return std::string(LOOM_TEST_MODULES) + (arch == LOOM_ARCH_CPU ? "/cpu" : "/vulkan") +
-         "/access_rule_debug.loommod";
-}
-
 class AccessRule : public testing::TestWithParam<LoomArch> {
  protected:
   void SetUp() override {
     if (GetParam() == LOOM_ARCH_VULKAN) LOOM_REQUIRE_VULKAN_OR_SKIP();
-    LoomRuntimeCreateInfo info{};
-    info.struct_size = sizeof info;
-    info.arch = GetParam();
-    info.cpu_threads = 2;
-    info.validation = GetParam() == LOOM_ARCH_VULKAN;
-    ASSERT_LOOM(loom_runtime_create(&info, &runtime));
-    ASSERT_LOOM(loom_module_load(runtime, module_path(GetParam()).c_str(), &module));
+    ASSERT_NO_FATAL_FAILURE(open_module(
+        GetParam(), test_module_path(GetParam(), "access_rule_debug"), &runtime, &module));
     std::vector<float> x(kN);
     for (int64_t i = 0; i < kN; ++i) x[static_cast<size_t>(i)] = 0.25f * static_cast<float>(i + 1);
     ASSERT_LOOM(loom_array_write(array("x"), x.data(), x.size() * 4));

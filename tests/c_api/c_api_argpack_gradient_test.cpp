@@ -18,17 +18,16 @@
 #include <vector>
 
 #include "tests/c_api/loom_result_checks.h"
+#include "tests/c_api/test_module.h"
 #include "tests/support/vulkan_required.h"
+
+using loom::test::open_module;
+using loom::test::test_module_path;
 
 namespace {
 
 constexpr int64_t kN = 16;  // elements of pos (f32x2), weights and coef (f32)
 constexpr float kSentinel = 7.0f;
-
-std::string module_path(LoomArch arch) {
-  return std::string(LOOM_TEST_MODULES) + (arch == LOOM_ARCH_CPU ? "/cpu" : "/vulkan") +
-         "/argpack_gradient.loommod";
-}
 
 std::vector<float> filled(size_t count, float v) { return std::vector<float>(count, v); }
 
@@ -36,13 +35,8 @@ class ArgpackGradient : public testing::TestWithParam<LoomArch> {
  protected:
   void SetUp() override {
     if (GetParam() == LOOM_ARCH_VULKAN) LOOM_REQUIRE_VULKAN_OR_SKIP();
-    LoomRuntimeCreateInfo info{};
-    info.struct_size = sizeof info;
-    info.arch = GetParam();
-    info.cpu_threads = 2;
-    info.validation = GetParam() == LOOM_ARCH_VULKAN;
-    ASSERT_LOOM(loom_runtime_create(&info, &runtime));
-    ASSERT_LOOM(loom_module_load(runtime, module_path(GetParam()).c_str(), &module));
+    ASSERT_NO_FATAL_FAILURE(open_module(
+        GetParam(), test_module_path(GetParam(), "argpack_gradient"), &runtime, &module));
     ASSERT_LOOM(loom_module_get_kernel(module, "reset", 0, nullptr, &reset));
     ASSERT_LOOM(loom_module_get_kernel(module, "energy", 0, nullptr, &energy));
     ASSERT_LOOM(loom_module_get_kernel(module, "energy.grad", 0, nullptr, &energy_grad));

@@ -14,7 +14,11 @@
 #include <vector>
 
 #include "tests/c_api/loom_result_checks.h"
+#include "tests/c_api/test_module.h"
 #include "tests/support/vulkan_required.h"
+
+using loom::test::open_module;
+using loom::test::test_module_path;
 
 namespace {
 
@@ -22,11 +26,6 @@ constexpr int64_t kN = 32;  // elements of x and y, each an f32x2
 constexpr size_t kFloats = 2 * kN;
 constexpr uint64_t kBytes = kFloats * 4;
 constexpr float kS = 0.6f;  // warp's value parameter s
-
-std::string module_path(LoomArch arch) {
-  return std::string(LOOM_TEST_MODULES) + (arch == LOOM_ARCH_CPU ? "/cpu" : "/vulkan") +
-         "/argpack_tangent.loommod";
-}
 
 // The members of a pack of type Params: an int, floats, a struct Lens {k, m} and a nested
 // pack Inner {drag} bound by reference.
@@ -64,13 +63,8 @@ class ArgpackTangent : public testing::TestWithParam<LoomArch> {
  protected:
   void SetUp() override {
     if (GetParam() == LOOM_ARCH_VULKAN) LOOM_REQUIRE_VULKAN_OR_SKIP();
-    LoomRuntimeCreateInfo info{};
-    info.struct_size = sizeof info;
-    info.arch = GetParam();
-    info.cpu_threads = 2;
-    info.validation = GetParam() == LOOM_ARCH_VULKAN;
-    ASSERT_LOOM(loom_runtime_create(&info, &runtime));
-    ASSERT_LOOM(loom_module_load(runtime, module_path(GetParam()).c_str(), &module));
+    ASSERT_NO_FATAL_FAILURE(open_module(GetParam(), test_module_path(GetParam(), "argpack_tangent"),
+                                        &runtime, &module));
     ASSERT_LOOM(loom_module_get_kernel(module, "warp", 0, nullptr, &warp));
     ASSERT_LOOM(loom_module_get_kernel(module, "warp.dual", 0, nullptr, &dual));
   }

@@ -16,7 +16,10 @@
 #include <vector>
 
 #include "tests/c_api/loom_result_checks.h"
+#include "tests/c_api/test_module.h"
 #include "tests/support/vulkan_required.h"
+
+using loom::test::open_module;
 
 namespace {
 
@@ -47,13 +50,7 @@ class Gradients : public testing::TestWithParam<LoomArch> {
  protected:
   void SetUp() override {
     if (GetParam() == LOOM_ARCH_VULKAN) LOOM_REQUIRE_VULKAN_OR_SKIP();
-    LoomRuntimeCreateInfo info{};
-    info.struct_size = sizeof info;
-    info.arch = GetParam();
-    info.cpu_threads = 2;
-    info.validation = GetParam() == LOOM_ARCH_VULKAN;
-    ASSERT_LOOM(loom_runtime_create(&info, &runtime));
-    ASSERT_LOOM(loom_module_load(runtime, module_path(GetParam()).c_str(), &module));
+    ASSERT_NO_FATAL_FAILURE(open_module(GetParam(), module_path(GetParam()), &runtime, &module));
   }
   void TearDown() override {
     if (module) EXPECT_LOOM(loom_module_destroy(module));
